@@ -1,0 +1,25 @@
+"""The errors a user can cause, each carrying a message fit to print as it is.
+
+The command line turns these into one line on stderr and a non-zero exit; anything else is a
+bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class HyokaError(Exception):
+    """A problem the user can fix: bad input, missing data, a bad flag."""
+
+    exit_code = 1
+
+
+class DataError(HyokaError):
+    """Benchmark data is missing, corrupted or malformed."""
+
+
+class InputError(HyokaError):
+    """A file or folder the user gave cannot be used (malformed, unreadable, unknown)."""
+
+
+class MissingDataError(DataError):
+    """The benchmark data is not in the data directory; the message names the fetch command."""

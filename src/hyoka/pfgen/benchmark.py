@@ -1,0 +1,128 @@
+"""The pfgen-bench benchmark as loaded from a data directory: questions, scorers, hashes.
+
+Scorers are built on first use and cached on disk (``index_cache``); building the missing
+ones runs in parallel processes, one question per task, because building is CPU-bound numpy
+work and the machine's cores are otherwise idle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from hyoka.data.paths import resolve_data_dir
+from hyoka.errors import DataError, MissingDataError
+from hyoka.pfgen.index_cache import IndexCache
+from hyoka.pfgen.questions import QuestionFile, QuestionInfo
+from hyoka.pfgen.scorer import QuestionScorer, ReferenceSet
+
+#: Folder of the pfgen-bench files inside a data directory.
+BENCHMARK_FOLDER = Path("pfgen-bench") / "data"
+FETCH_HINT = "run `hyoka data fetch pfgen` to download it"
+
+
+@dataclass(frozen=True)
+class SampleAnswer:
+    """A question with the hand-written ~100-character answer used as a many-shot example."""
+
+    question: str
+    answer: str
+
+
+class PfgenBenchmark:
+    """The 50 questions of one data directory, with lazily built, cached scorers."""
+
+    def __init__(self, folder: Path, files: list[QuestionFile], cache: IndexCache) -> None:
+        self.folder = folder
+        self._files = {f.path.stem: f for f in files}
+        self._cache = cache
+        self._scorers: dict[str, QuestionScorer] = {}
+        self.metadata_hash = hashlib.sha1("".join(f.sha1 for f in files).encode()).hexdigest()
+        self.questions: dict[str, QuestionInfo] = {}
+        self._load_infos()
+        self.by_text = {q.question: q for q in self.questions.values()}
+
+    @classmethod
+    def load(cls, data_dir: Path | None = None, cache_dir: Path | None = None) -> PfgenBenchmark:
+        folder = resolve_data_dir(data_dir) / BENCHMARK_FOLDER
+        paths = sorted(folder.glob("Q*.json")) if folder.is_dir() else []
+        if not paths:
+            raise MissingDataError(f"pfgen-bench data not found in {folder}: {FETCH_HINT}")
+        files = [QuestionFile.read(p) for p in paths]
+        return cls(folder, files, IndexCache(cache_dir))
+
+    def sample_answers(self) -> list[SampleAnswer]:
+        """The many-shot examples (``questions.jsonl``), in file order."""
+        path = self.folder / "questions.jsonl"
+        if not path.exists():
+            raise MissingDataError(f"{path} not found: {FETCH_HINT}")
+        samples: list[SampleAnswer] = []
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                try:
+                    raw = json.loads(line)
+                    samples.append(SampleAnswer(raw["question"], raw["answer"]))
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    raise DataError(f"{path}:{number}: not a question/answer object") from None
+        return samples
+
+    def question(self, key: str) -> QuestionInfo:
+        """A question by id (``Q01``) or by its exact text."""
+        if key in self.questions:
+            return self.questions[key]
+        if key in self.by_text:
+            return self.by_text[key]
+        raise DataError(f"no question {key!r} in pfgen-bench ({self.folder})")
+
+    def scorer(self, question_id: str) -> QuestionScorer:
+        return self.scorers([question_id])[question_id]
+
+    def scorers(self, question_ids: Iterable[str]) -> dict[str, QuestionScorer]:
+        """Scorers for these questions: from memory, the disk cache, or built (in parallel)."""
+        wanted = [q for q in dict.fromkeys(question_ids) if q not in self._scorers]
+        missing: list[str] = []
+        for qid in wanted:
+            cached = self._cache.load(self._files[qid].sha1)
+            if cached is None:
+                missing.append(qid)
+            else:
+                self._scorers[qid] = QuestionScorer(cached[0], cached[1])
+        for qid, scorer in zip(missing, self._build(missing), strict=True):
+            self._scorers[qid] = scorer
+        return {q: self._scorers[q] for q in dict.fromkeys(question_ids)}
+
+    def _build(self, question_ids: list[str]) -> list[QuestionScorer]:
+        files = [self._files[q] for q in question_ids]
+        workers = min(len(files), os.cpu_count() or 1)
+        if workers <= 1:
+            built = [_build_question(f) for f in files]
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                built = list(pool.map(_build_question, files))
+        scorers = []
+        for file, (info, sets) in zip(files, built, strict=True):
+            try:
+                self._cache.store(file.sha1, info, sets)
+            except OSError:
+                pass  # an unwritable cache costs speed, never correctness
+            scorers.append(QuestionScorer(info, sets))
+        return scorers
+
+    def _load_infos(self) -> None:
+        for qid, file in self._files.items():
+            cached = self._cache.load_info(file.sha1)
+            info = cached if cached is not None else file.parse()[0]
+            if info.question_id != qid:
+                raise DataError(f"{file.path}: question_id {info.question_id!r} != file name")
+            self.questions[qid] = info
+
+
+def _build_question(file: QuestionFile) -> tuple[QuestionInfo, list[ReferenceSet]]:
+    info, answers = file.parse()
+    sets = [ReferenceSet.build(name, texts, str(file.path)) for name, texts in answers.items()]
+    return info, sets

@@ -1,0 +1,124 @@
+"""Helpfulness: keyword rules that an answer should satisfy early (pfgen-spec.md §3).
+
+A rule is ``{"t": regex}``, ``{"and": [rules]}`` or ``{"or": [rules]}`` with an optional
+``importance`` (default 1) and ``name``. Each rule has an *end*: where, in the answer's first
+200 characters, it is first satisfied. Every cut of the answer shorter than a rule's end is
+penalised by the factor ``1 - importance``; Helpfulness is the best penalised, length-discounted
+cut. Rules are compiled once per question; a bad regular expression is a data error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from hyoka.errors import DataError
+
+#: Characters of an answer that Helpfulness looks at.
+HELPFULNESS_WINDOW = 200
+#: Longest cut that still has a non-negative length discount.
+_LONGEST_CUT = 150
+#: The reference's "not found" position: past any cut.
+NOT_FOUND = 9999
+
+
+@dataclass(frozen=True)
+class KeywordRule:
+    """One node of a rule tree; ``kind`` is ``"t"``, ``"and"`` or ``"or"``."""
+
+    kind: str
+    name: str | None
+    pattern: re.Pattern[str] | None
+    parts: tuple[KeywordRule, ...]
+    factor: float
+
+    def end(self, text: str) -> tuple[int, str]:
+        """Where the rule is first satisfied in ``text``, and the name to report if it is not."""
+        if self.pattern is not None:
+            found = self.pattern.search(text)
+            name = self.name if self.name is not None else self.pattern.pattern
+            return (found.end() if found else NOT_FOUND), name
+        ends = [part.end(text) for part in self.parts]
+        pick = max if self.kind == "and" else min
+        chosen = pick(ends, key=lambda e: e[0])
+        return chosen[0], (self.name if self.name is not None else chosen[1])
+
+
+@dataclass(frozen=True)
+class HelpfulnessResult:
+    """The score and the rules (name, factor) that were missed at the chosen cut."""
+
+    score: float
+    missed: list[tuple[str, float]]
+
+
+def parse_rules(raw: Any, where: str) -> tuple[KeywordRule, ...]:
+    if not isinstance(raw, list):
+        raise DataError(f"{where}: 'keywords' must be a list of rules")
+    return tuple(_parse_rule(item, f"{where}: keyword {i + 1}") for i, item in enumerate(raw))
+
+
+def _parse_rule(raw: Any, where: str) -> KeywordRule:
+    if not isinstance(raw, dict):
+        raise DataError(f"{where}: a rule must be an object, got {raw!r}")
+    importance = raw.get("importance", 1.0)
+    if not isinstance(importance, int | float) or isinstance(importance, bool):
+        raise DataError(f"{where}: 'importance' must be a number, got {importance!r}")
+    name = raw.get("name")
+    if name is not None and not isinstance(name, str):
+        raise DataError(f"{where}: 'name' must be a string, got {name!r}")
+    factor = 1 - importance
+    if "t" in raw:
+        try:
+            pattern = re.compile(raw["t"])
+        except (re.error, TypeError) as exc:
+            raise DataError(f"{where}: bad regular expression {raw['t']!r}: {exc}") from None
+        return KeywordRule("t", name, pattern, (), factor)
+    for kind in ("and", "or"):
+        if kind in raw:
+            parts = raw[kind]
+            if not isinstance(parts, list) or not parts:
+                raise DataError(f"{where}: '{kind}' must be a non-empty list of rules")
+            parsed = tuple(_parse_rule(p, f"{where}.{kind}[{j}]") for j, p in enumerate(parts))
+            return KeywordRule(kind, name, None, parsed, factor)
+    raise DataError(f"{where}: a rule needs one of 't', 'and' or 'or', got {raw!r}")
+
+
+def helpfulness(rules: Sequence[KeywordRule], answers: Sequence[str]) -> list[HelpfulnessResult]:
+    """Score many answers: one regex pass per rule per answer, the cut arithmetic in numpy.
+
+    Penalties are applied rule by rule in file order, as repeated multiplications, so the
+    floats equal the reference's; ties between cuts go to the longest.
+    """
+    texts = [a[:HELPFULNESS_WINDOW] for a in answers]
+    rows, width = len(texts), _LONGEST_CUT + 1
+    cuts = np.arange(width, dtype=np.int64)
+    values = np.broadcast_to(1 - np.maximum(cuts - 100, 0) / 50, (rows, width)).copy()
+    ends = np.empty((len(rules), rows), dtype=np.int64)
+    names: list[list[str]] = []
+    for r, rule in enumerate(rules):
+        found = [rule.end(t) for t in texts]
+        ends[r] = [e for e, _ in found]
+        names.append([n for _, n in found])
+        penalised = cuts[None, :] < ends[r][:, None]
+        values = np.where(penalised, values * rule.factor, values)
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=rows)
+    values = np.where(cuts[None, :] <= lengths[:, None], values, -np.inf)
+    chosen = width - 1 - np.argmax(values[:, ::-1], axis=1)
+
+    results: list[HelpfulnessResult] = []
+    for i in range(rows):
+        cut = int(chosen[i])
+        score = float(values[i, cut])
+        missed = [
+            (names[r][i], rule.factor) for r, rule in enumerate(rules) if cut < int(ends[r, i])
+        ]
+        if cut > 100 and score > 0:
+            missed.append((f"{cut - 100}字超過", 1 - max(cut - 100, 0) / 50))
+        results.append(HelpfulnessResult(score=score, missed=missed))
+    return results

@@ -1,0 +1,106 @@
+"""The pfgen-bench question files as typed records, read once and validated.
+
+A question file (``Qxx.json``) holds the question, its Helpfulness rules and its reference
+answer sets. Validation happens here, at the edge, so a malformed file is reported by name
+before any scoring starts instead of failing deep inside the n-gram engine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hyoka.errors import DataError
+from hyoka.pfgen.keywords import KeywordRule, parse_rules
+
+
+@dataclass(frozen=True)
+class QuestionInfo:
+    """Everything about a question except its (large) reference answers."""
+
+    question_id: str
+    question: str
+    category: str
+    note: str
+    keywords: list[Any]
+    reference_sets: tuple[str, ...]
+    rules: tuple[KeywordRule, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question_id": self.question_id,
+            "question": self.question,
+            "category": self.category,
+            "note": self.note,
+            "keywords": self.keywords,
+            "reference_sets": list(self.reference_sets),
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any], where: str) -> QuestionInfo:
+        return cls(
+            question_id=raw["question_id"],
+            question=raw["question"],
+            category=raw.get("category", ""),
+            note=raw.get("note", ""),
+            keywords=raw["keywords"],
+            reference_sets=tuple(raw["reference_sets"]),
+            rules=parse_rules(raw["keywords"], where),
+        )
+
+
+@dataclass(frozen=True)
+class QuestionFile:
+    """A question file on disk: its path, SHA-1 (the upstream metadata hash) and raw bytes."""
+
+    path: Path
+    sha1: str
+    content: bytes
+
+    @classmethod
+    def read(cls, path: Path) -> QuestionFile:
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            raise DataError(f"{path}: cannot read question file: {exc.strerror}") from None
+        return cls(path=path, sha1=hashlib.sha1(content).hexdigest(), content=content)
+
+    def parse(self) -> tuple[QuestionInfo, dict[str, list[str]]]:
+        """The question's metadata and its reference sets, validated."""
+        where = str(self.path)
+        try:
+            raw = json.loads(self.content.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{where}:{exc.lineno}: malformed JSON: {exc.msg}") from None
+        if not isinstance(raw, dict):
+            raise DataError(f"{where}: expected a JSON object")
+        for field in ("question_id", "question", "keywords", "answers"):
+            if field not in raw:
+                raise DataError(f"{where}: missing field '{field}'")
+        if not isinstance(raw["question_id"], str) or not isinstance(raw["question"], str):
+            raise DataError(f"{where}: 'question_id' and 'question' must be strings")
+        answers = raw["answers"]
+        if not isinstance(answers, dict) or not answers:
+            raise DataError(f"{where}: question {raw['question_id']} has no reference answers")
+        for name, texts in answers.items():
+            if not isinstance(texts, list) or not texts:
+                raise DataError(
+                    f"{where}: reference set '{name}' of {raw['question_id']} has no answers"
+                )
+            if not all(isinstance(t, str) for t in texts):
+                raise DataError(f"{where}: reference set '{name}' holds a non-string answer")
+        info = QuestionInfo(
+            question_id=raw["question_id"],
+            question=raw["question"],
+            category=str(raw.get("category", "")),
+            note=str(raw.get("note", "")),
+            keywords=raw["keywords"],
+            reference_sets=tuple(answers),
+            rules=parse_rules(raw["keywords"], f"{where} ({raw['question_id']})"),
+        )
+        return info, answers
