@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from enum import Enum
+from enum import StrEnum
 
 
-class Summation(str, Enum):
+class Summation(StrEnum):
     """How float sums are formed; part of a result's signature."""
 
     COMPENSATED = "compensated"  # CPython >= 3.12 sum(): the upstream scorer today

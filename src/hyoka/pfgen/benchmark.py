@@ -7,6 +7,7 @@ work and the machine's cores are otherwise idle.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -106,10 +107,9 @@ class PfgenBenchmark:
                 built = list(pool.map(_build_question, files))
         scorers = []
         for file, (info, sets) in zip(files, built, strict=True):
-            try:
+            # an unwritable cache costs speed, never correctness
+            with contextlib.suppress(OSError):
                 self._cache.store(file.sha1, info, sets)
-            except OSError:
-                pass  # an unwritable cache costs speed, never correctness
             scorers.append(QuestionScorer(info, sets))
         return scorers
 

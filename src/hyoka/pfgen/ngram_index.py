@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -35,7 +36,7 @@ class NgramIndex:
     """
 
     keys: tuple[U64Array, ...]
-    df: tuple[I64Array, ...]
+    df: tuple[npt.NDArray[np.integer[Any]], ...]
     num_answers: int
 
     @property
@@ -60,7 +61,7 @@ class NgramIndex:
         batch = encode(answers)
         owner = batch.owner()
         remaining = batch.remaining()
-        owner_bits = max(int(len(answers)).bit_length(), 1)
+        owner_bits = max(len(answers).bit_length(), 1)
         keys: list[U64Array] = []
         dfs: list[I64Array] = []
         ids_at = np.full(len(batch.codepoints), -1, dtype=np.int64)
@@ -116,7 +117,7 @@ class NgramIndex:
     def from_arrays(cls, arrays: dict[str, npt.NDArray[np.generic]]) -> NgramIndex:
         max_n = sum(1 for name in arrays if name.startswith("keys_"))
         keys = tuple(np.asarray(arrays[f"keys_{n}"], dtype=np.uint64) for n in range(1, max_n + 1))
-        dfs = tuple(np.asarray(arrays[f"df_{n}"], dtype=np.int64) for n in range(1, max_n + 1))
+        dfs = tuple(np.asarray(arrays[f"df_{n}"]) for n in range(1, max_n + 1))
         return cls(keys=keys, df=dfs, num_answers=int(arrays["num_answers"][0]))
 
 
@@ -156,9 +157,7 @@ def _rank_with_df(
         pair_keys = pairs >> np.uint64(owner_bits)
     else:  # very large sets: rank the keys first, then pair the ranks with their owners
         ranked, key_inverse = np.unique(keys, return_inverse=True)
-        packed = (key_inverse.astype(np.uint64) << np.uint64(owner_bits)) | owners.astype(
-            np.uint64
-        )
+        packed = (key_inverse.astype(np.uint64) << np.uint64(owner_bits)) | owners.astype(np.uint64)
         pairs, inverse = np.unique(packed, return_inverse=True)
         pair_keys = ranked[(pairs >> np.uint64(owner_bits)).astype(np.int64)]
     new_key = np.empty(len(pairs), dtype=bool)

@@ -126,12 +126,12 @@ def truthfulness_values(index: NgramIndex, answers: Sequence[str]) -> F64Array:
     local = batch.local_positions()
     cell = owner * width + local
 
-    share = np.zeros(rows * width, dtype=np.float64)
-    share[cell] = np.minimum(1.0, support / index.num_answers * TRUTHFULNESS_SATURATION)
-    counted = np.zeros(rows * width, dtype=bool)
-    counted[cell] = ~np.isin(batch.codepoints, _SKIPPED_CODEPOINTS)
-    share = np.where(counted, share, 0.0).reshape(rows, width)
-    counted = counted.reshape(rows, width)
+    flat_share = np.zeros(rows * width, dtype=np.float64)
+    flat_share[cell] = np.minimum(1.0, support / index.num_answers * TRUTHFULNESS_SATURATION)
+    flat_counted = np.zeros(rows * width, dtype=bool)
+    flat_counted[cell] = ~np.isin(batch.codepoints, _SKIPPED_CODEPOINTS)
+    share = np.where(flat_counted, flat_share, 0.0).reshape(rows, width)
+    counted = flat_counted.reshape(rows, width)
 
     totals = np.cumsum(share, axis=1)
     counts = np.cumsum(counted, axis=1)

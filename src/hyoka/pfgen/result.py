@@ -17,9 +17,7 @@ ScoredAnswer = tuple[dict[str, Any], AnswerScore]
 SAMPLE_RANKS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
-def mean_std(
-    values: Sequence[float], ndigits: int, summation: Summation
-) -> tuple[float, float]:
+def mean_std(values: Sequence[float], ndigits: int, summation: Summation) -> tuple[float, float]:
     """Mean and population standard deviation, each rounded."""
     mean = float_sum(values, summation) / len(values)
     std = math.sqrt(float_sum([(x - mean) ** 2 for x in values], summation) / len(values))
@@ -44,7 +42,9 @@ def build_result(
         result["config"] = config
     result["num_trials"] = min(len(answers) for answers in data.values())
     per_question = [[s.average for _, s in answers] for answers in data.values()]
-    trial_means = [float_sum(trial, summation) / len(trial) for trial in zip(*per_question)]
+    trial_means = [
+        float_sum(trial, summation) / len(trial) for trial in zip(*per_question, strict=False)
+    ]
     result["score"], result["score_std"] = mean_std(trial_means, 4, summation)
     lengths = [float(len(r["answer"])) for answers in data.values() for r, _ in answers]
     result["length"], result["length_std"] = mean_std(lengths, 1, summation)
@@ -83,7 +83,9 @@ def _question_means(ranked: list[ScoredAnswer], summation: Summation) -> dict[st
     for name in first.truthfulness_shares:
         shares = [s.truthfulness_shares[name] for _, s in ranked]
         means["truthfulness"][name] = round(float_sum(shares, summation) / count, 5)
-    means["helpfulness"] = round(float_sum([s.helpfulness for _, s in ranked], summation) / count, 5)
+    means["helpfulness"] = round(
+        float_sum([s.helpfulness for _, s in ranked], summation) / count, 5
+    )
     means["average"] = round(float_sum([s.average for _, s in ranked], summation) / count, 5)
     return means
 

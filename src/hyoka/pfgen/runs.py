@@ -8,13 +8,16 @@ and the write is a rename, so an existing ``result.json`` is never left half-wri
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hyoka._atomic import atomic_write_text
-from hyoka.errors import InputError
+from hyoka.errors import HyokaError, InputError
 from hyoka.pfgen._pysum import Summation, summation_for
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.result import ScoredAnswer, build_result
@@ -68,6 +71,56 @@ def score_run(
     if write:
         atomic_write_text(result_path, json.dumps(result, indent=2, ensure_ascii=False))
     return RunOutcome(trials.folder, result, skipped=False)
+
+
+def score_runs(
+    sources: Sequence[Path],
+    benchmark: PfgenBenchmark,
+    *,
+    force: bool = False,
+    summation: Summation | None = None,
+    workers: int | None = None,
+) -> Iterator[tuple[Path, RunOutcome | HyokaError]]:
+    """Score many runs, in parallel processes when there are several, in input order.
+
+    A run that fails (bad input) yields its error and the others still get scored, so one
+    broken folder in a tree of hundreds costs one result, not the whole batch.
+    """
+    workers = min(workers or os.cpu_count() or 1, len(sources))
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for source in sources:
+            yield source, _score_or_error(source, benchmark, force, summation)
+        return
+    # Load every scorer once here; forked workers inherit them instead of reloading.
+    benchmark.scorers(benchmark.questions)
+    global _FORKED_BENCHMARK
+    _FORKED_BENCHMARK = benchmark
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures: list[Future[RunOutcome | HyokaError]] = [
+            pool.submit(_score_in_worker, source, force, summation) for source in sources
+        ]
+        for source, future in zip(sources, futures, strict=True):
+            yield source, future.result()
+
+
+_FORKED_BENCHMARK: PfgenBenchmark | None = None
+
+
+def _score_in_worker(
+    source: Path, force: bool, summation: Summation | None
+) -> RunOutcome | HyokaError:
+    assert _FORKED_BENCHMARK is not None
+    return _score_or_error(source, _FORKED_BENCHMARK, force, summation)
+
+
+def _score_or_error(
+    source: Path, benchmark: PfgenBenchmark, force: bool, summation: Summation | None
+) -> RunOutcome | HyokaError:
+    try:
+        return score_run(source, benchmark, force=force, summation=summation)
+    except HyokaError as exc:
+        return exc
 
 
 def _group_by_question(

@@ -45,10 +45,10 @@ def find_runs(path: Path) -> list[Path]:
     if own is not None:
         return [own]
     try:
-        found = sorted({_run_source(p.parent) for p in path.rglob("trial*.jsonl*")} - {None})
+        candidates = {_run_source(p.parent) for p in path.rglob("trial*.jsonl*")}
     except OSError as exc:
         raise InputError(f"{path}: cannot read folder: {exc.strerror}") from None
-    runs = [p for p in found if p is not None]
+    runs = sorted(p for p in candidates if p is not None)
     if not runs:
         raise InputError(f"{path}: no {TRIALS_XZ}, {TRIALS_JSONL} or {TRIAL_GLOB} found")
     return runs
@@ -66,12 +66,20 @@ def _run_source(folder: Path) -> Path | None:
 def read_trials(source: Path) -> TrialsInput:
     """Parse a trials source (see ``find_runs``) into records, or fail naming file and line."""
     if source.is_dir():
+        own = _run_source(source)
+        if own is not None and own != source:
+            return read_trials(own)
         parts = sorted(source.glob(TRIAL_GLOB))
+        if not parts:
+            raise InputError(f"{source}: no {TRIAL_GLOB} files in folder")
         lines: list[tuple[Path, int, bytes]] = []
         for part in parts:
             lines.extend((part, i, line) for i, line in enumerate(_read(part).splitlines(), 1))
         # upstream's trials.jsonl.xz is these lines sorted bytewise (LC_ALL=C sort)
+        lines = [item for item in lines if item[2].strip()]
         lines.sort(key=lambda item: item[2])
+        if not lines:
+            raise InputError(f"{source}: no answers in {TRIAL_GLOB} files")
         content = b"".join(line + b"\n" for _, _, line in lines)
         records = [_parse_line(path, number, line) for path, number, line in lines]
         return TrialsInput(source, source, hashlib.sha1(content).hexdigest(), records)

@@ -1,0 +1,1 @@
+"""The ``hyoka`` command: thin wiring from flags to library calls, nothing else."""

@@ -1,0 +1,46 @@
+"""What every command shares: the console, options that recur, and error reporting.
+
+A user mistake (``HyokaError``) becomes one line on stderr and exit code 1 (2 for a bad
+flag, as typer does); anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+
+from hyoka.errors import HyokaError
+
+console = Console()
+err_console = Console(stderr=True)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+DataDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir",
+        help="Benchmark data directory (default: $HYOKA_DATA_DIR, else the user cache).",
+        show_default=False,
+    ),
+]
+
+
+def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Turn ``HyokaError`` into a one-line message and a non-zero exit."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except HyokaError as exc:
+            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
+
+    return wrapper

@@ -1,0 +1,34 @@
+"""Entry point of the ``hyoka`` console script."""
+
+from __future__ import annotations
+
+import typer
+
+from hyoka import __version__
+from hyoka.cli.data_cmd import data_app
+from hyoka.cli.pfgen_cmd import pfgen_app
+
+app = typer.Typer(
+    name="hyoka",
+    help="hyoka (評価): measure how well language models write Japanese.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(data_app, name="data")
+app.add_typer(pfgen_app, name="pfgen")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"hyoka {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """hyoka (評価): measure how well language models write Japanese."""

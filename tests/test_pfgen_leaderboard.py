@@ -1,0 +1,512 @@
+"""``hyoka pfgen leaderboard``: collecting, ranking and rendering result folders."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from hyoka.cli.pfgen_leaderboard_cmd import leaderboard_command
+from hyoka.errors import InputError
+from hyoka.pfgen.leaderboard import CSV_COLUMNS, LeaderboardFormat, collect, rank, render
+from hyoka.pfgen.summary import RunSummary
+
+RESULTS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pfgen-bench" / "results"
+
+needs_results = pytest.mark.skipif(
+    not RESULTS.is_dir(), reason="sample pfgen-bench results not available"
+)
+
+MD_HEADER = ["Rank", "Score", "Model", "Length", "Fluency", "Truthfulness", "Helpfulness"]
+
+# (folder under RESULTS, model as in its config, mode)
+KNOWN_RUNS = [
+    ("anthropic/claude-opus-4-20250514/2dafa10", "claude-opus-4-20250514", "qa"),
+    ("openai/chatgpt-o1/9a61e92", "openai/chatgpt-o1", "qa"),
+    ("sbintuitions/sarashina2-8x70b/0a74f0a", "sbintuitions/sarashina2-8x70b", "completion"),
+    ("Qwen/Qwen2.5-32B-Instruct/01f44c1", "Qwen/Qwen2.5-32B-Instruct", "chat"),
+    ("lightblue/karasu-7B-chat-plus/dd860e5", "lightblue/karasu-7B-chat-plus", "completion"),
+]
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _load(folder: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((RESULTS / folder / "result.json").read_text("utf-8"))
+    return data
+
+
+def _fake_result(
+    model: str, mode: str = "chat", score: float = 0.5, trials: int = 4
+) -> dict[str, Any]:
+    """The top of a pfgen-bench result.json, which is all the leaderboard reads."""
+    return {
+        "input_hash": "0" * 40,
+        "metadata_hash": "0" * 40,
+        "config": {"model": model, "mode": mode},
+        "num_trials": trials,
+        "score": score,
+        "score_std": 0.02,
+        "length": 100.0,
+        "length_std": 10.0,
+        "scores": {
+            "fluency": {"a": 0.25, "b": 0.5},
+            "truthfulness": {"a": 0.5, "b": 0.25},
+            "helpfulness": 0.4,
+            "average": score,
+        },
+        "questions": {},
+    }
+
+
+def _write(path: Path, content: dict[str, Any] | str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _md_cells(line: str) -> list[str]:
+    """The cells of one Markdown table row, with ``\\|`` and ``\\\\`` unescaped."""
+    assert line.startswith("|") and line.endswith("|"), line
+    cells: list[str] = []
+    current: list[str] = []
+    chars = iter(line[1:])
+    for char in chars:
+        if char == "\\":
+            current.append(next(chars))
+        elif char == "|":
+            cells.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    assert not "".join(current).strip(), line
+    return cells
+
+
+def _md_table(text: str) -> list[dict[str, str]]:
+    lines = text.splitlines()
+    assert _md_cells(lines[0]) == MD_HEADER
+    assert len(_md_cells(lines[1])) == len(MD_HEADER)
+    assert all(set(cell) <= set(":-") for cell in _md_cells(lines[1]))
+    rows = [_md_cells(line) for line in lines[2:]]
+    assert all(len(row) == len(MD_HEADER) for row in rows)
+    return [dict(zip(MD_HEADER, row, strict=True)) for row in rows]
+
+
+@pytest.fixture(scope="module")
+def real_rows() -> list[RunSummary]:
+    if not RESULTS.is_dir():
+        pytest.skip("sample pfgen-bench results not available")
+    warnings: list[str] = []
+    rows = collect(RESULTS, warnings=warnings)
+    assert warnings == []
+    return rows
+
+
+# --- collecting the sample results -----------------------------------------------------------
+
+
+@needs_results
+def test_collects_all_49_sample_runs(real_rows: list[RunSummary]) -> None:
+    assert len(real_rows) == 49
+    folders = {row.folder.relative_to(RESULTS).as_posix() for row in real_rows}
+    on_disk = {p.parent.relative_to(RESULTS).as_posix() for p in RESULTS.rglob("result.json")}
+    assert folders == on_disk
+
+
+@needs_results
+def test_rows_are_ranked_by_score_then_model(real_rows: list[RunSummary]) -> None:
+    keys = [(-row.score, row.model) for row in real_rows]
+    assert keys == sorted(keys)
+    scores = [row.score for row in real_rows]
+    assert scores == sorted(scores, reverse=True)
+    assert rank(list(reversed(real_rows))) == real_rows
+
+
+@needs_results
+def test_top_row_is_the_best_score_on_disk(real_rows: list[RunSummary]) -> None:
+    best = max(
+        (json.loads(p.read_text("utf-8")) for p in RESULTS.rglob("result.json")),
+        key=lambda r: r["score"],
+    )
+    top = real_rows[0]
+    assert top.folder == RESULTS / KNOWN_RUNS[0][0]
+    assert top.score == best["score"]
+    assert top.model == best["config"]["model"]
+    assert top.mode == best["config"]["mode"]
+
+
+@needs_results
+@pytest.mark.parametrize(("folder", "model", "mode"), KNOWN_RUNS)
+def test_known_runs_match_their_result_json(
+    real_rows: list[RunSummary], folder: str, model: str, mode: str
+) -> None:
+    result = _load(folder)
+    (row,) = [r for r in real_rows if r.folder == RESULTS / folder]
+    assert (row.model, row.mode) == (model, mode)
+    assert row.score == result["score"]
+    assert row.score_std == result["score_std"]
+    assert row.num_trials == result["num_trials"]
+    assert row.length == result["length"]
+    assert row.length_std == result["length_std"]
+    assert row.helpfulness == result["scores"]["helpfulness"]
+    assert row.fluency == pytest.approx(sum(result["scores"]["fluency"].values()))
+    assert row.truthfulness == pytest.approx(sum(result["scores"]["truthfulness"].values()))
+    assert row.score_sem == pytest.approx(result["score_std"] / math.sqrt(result["num_trials"]))
+
+
+@needs_results
+def test_equal_scores_are_ordered_by_model_name(real_rows: list[RunSummary]) -> None:
+    tied = [row.model for row in real_rows if row.score == 0.7748]
+    assert tied == ["openai/chatgpt-o1", "sbintuitions/sarashina2-8x70b"]
+
+
+# --- rendering the sample results ------------------------------------------------------------
+
+
+@needs_results
+def test_markdown_parses_back(real_rows: list[RunSummary]) -> None:
+    table = _md_table(render(real_rows, "md"))
+    assert len(table) == 49
+    assert [int(row["Rank"]) for row in table] == list(range(1, 50))
+    for cells, run in zip(table, real_rows, strict=True):
+        assert cells["Model"] == f"{run.model} ({run.mode})"
+        score, sem = cells["Score"].split(" (±")
+        assert float(score) == run.score
+        assert float(sem.rstrip(")")) == pytest.approx(run.score_sem, abs=5e-5)
+        length, length_std = cells["Length"].split(" (±")
+        assert float(length) == run.length
+        assert float(length_std.rstrip(")")) == run.length_std
+        assert float(cells["Helpfulness"]) == pytest.approx(run.helpfulness, abs=5e-4)
+
+    first = table[0]
+    result = _load(KNOWN_RUNS[0][0])
+    sem = result["score_std"] / math.sqrt(result["num_trials"])
+    assert first["Score"] == f"{result['score']:.4f} (±{sem:.4f})"
+    assert first["Model"] == "claude-opus-4-20250514 (qa)"
+    assert first["Length"] == f"{result['length']:.1f} (±{result['length_std']:.1f})"
+
+
+@needs_results
+def test_markdown_row_format_matches_the_readme_style(real_rows: list[RunSummary]) -> None:
+    lines = render(real_rows).splitlines()  # Markdown is the default
+    (line,) = [line for line in lines if "openai/chatgpt-o1 (qa)" in line]
+    assert line == (
+        "| 6 | 0.7748 (±0.0000) | openai/chatgpt-o1 (qa) | 76.3 (±17.7) | 0.755 | 0.960 | 0.610 |"
+    )
+
+
+@needs_results
+def test_csv_parses_back(real_rows: list[RunSummary]) -> None:
+    text = render(real_rows, LeaderboardFormat.CSV)
+    reader = csv.DictReader(io.StringIO(text))
+    assert tuple(reader.fieldnames or ()) == CSV_COLUMNS
+    records = list(reader)
+    assert len(records) == 49
+    for number, (record, run) in enumerate(zip(records, real_rows, strict=True), 1):
+        assert int(record["rank"]) == number
+        assert record["model"] == run.model
+        assert record["mode"] == run.mode
+        assert float(record["score"]) == run.score
+        assert float(record["score_sem"]) == run.score_sem
+        assert float(record["score_std"]) == run.score_std
+        assert float(record["length"]) == run.length
+        assert float(record["length_std"]) == run.length_std
+        assert float(record["fluency"]) == run.fluency
+        assert float(record["truthfulness"]) == run.truthfulness
+        assert float(record["helpfulness"]) == run.helpfulness
+        assert int(record["num_trials"]) == run.num_trials
+        assert Path(record["folder"]) == run.folder
+
+
+@needs_results
+def test_json_parses_back(real_rows: list[RunSummary]) -> None:
+    objects = json.loads(render(real_rows, "json"))
+    assert isinstance(objects, list)
+    assert len(objects) == 49
+    for number, (obj, run) in enumerate(zip(objects, real_rows, strict=True), 1):
+        assert obj == {"rank": number, **run.to_json()}
+    top = objects[0]
+    result = _load(KNOWN_RUNS[0][0])
+    assert top["score"] == result["score"]
+    assert top["num_trials"] == result["num_trials"]
+
+
+def test_render_rejects_an_unknown_format() -> None:
+    with pytest.raises(ValueError, match="unknown leaderboard format"):
+        render([], "html")
+
+
+def test_render_of_no_rows_is_just_the_header() -> None:
+    assert _md_table(render([])) == []
+    assert render([], "csv") == ",".join(CSV_COLUMNS) + "\n"
+    assert json.loads(render([], "json")) == []
+
+
+# --- escaping --------------------------------------------------------------------------------
+
+
+def test_markdown_escapes_pipes_in_model_names(tmp_path: Path) -> None:
+    _write(tmp_path / "org" / "a" / "1111111" / "result.json", _fake_result("org/a|b", score=0.6))
+    _write(tmp_path / "org" / "c" / "2222222" / "result.json", _fake_result("org/c\\|d", score=0.5))
+    rows = collect(tmp_path)
+    text = render(rows, "md")
+    assert "org/a\\|b (chat)" in text
+    assert "org/c\\\\\\|d (chat)" in text
+    table = _md_table(text)
+    assert [row["Model"] for row in table] == ["org/a|b (chat)", "org/c\\|d (chat)"]
+    # CSV and JSON keep the name as it is
+    assert next(csv.DictReader(io.StringIO(render(rows, "csv"))))["model"] == "org/a|b"
+    assert json.loads(render(rows, "json"))[1]["model"] == "org/c\\|d"
+
+
+def test_markdown_keeps_a_multi_line_model_name_on_one_row(tmp_path: Path) -> None:
+    _write(tmp_path / "x" / "result.json", _fake_result("org/two\nlines"))
+    table = _md_table(render(collect(tmp_path)))
+    assert [row["Model"] for row in table] == ["org/two lines (chat)"]
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+def test_missing_directory_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such folder"):
+        collect(tmp_path / "nowhere")
+
+
+def test_empty_directory_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "org" / "model").mkdir(parents=True)
+    with pytest.raises(InputError, match=r"no result\.json found"):
+        collect(tmp_path)
+
+
+def test_a_file_is_not_a_results_directory(tmp_path: Path) -> None:
+    path = _write(tmp_path / "result.json", _fake_result("org/m"))
+    with pytest.raises(InputError, match="not a folder"):
+        collect(path)
+
+
+def test_only_bad_results_is_an_input_error(tmp_path: Path) -> None:
+    _write(tmp_path / "a" / "result.json", "{not json")
+    warnings: list[str] = []
+    with pytest.raises(InputError, match=r"none of the 1 result\.json"):
+        collect(tmp_path, warnings=warnings)
+    assert len(warnings) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("{not json", "not valid JSON"),
+        (b"\xff\xfe\x00garbage", "not valid JSON"),
+        ("", "not valid JSON"),
+        ("[1, 2, 3]", "expected a JSON object"),
+        ('{"accuracy": 0.9}', "not a pfgen-bench result"),
+        ({**_fake_result("org/m"), "scores": {"average": 0.5}}, "malformed 'scores'"),
+        ({**_fake_result("org/m"), "config": "oops"}, "malformed 'config'"),
+        ({**_fake_result("org/m"), "score": "high"}, "malformed pfgen-bench result"),
+        ({**_fake_result("org/m"), "num_trials": None}, "malformed pfgen-bench result"),
+        ({**_fake_result("org/m"), "score": float("nan")}, "non-finite"),
+        ({**_fake_result("org/m"), "num_trials": 0}, "non-finite"),
+    ],
+)
+def test_a_bad_result_json_among_good_ones_is_a_warning(
+    tmp_path: Path, content: dict[str, Any] | str | bytes, reason: str
+) -> None:
+    _write(
+        tmp_path / "org" / "good" / "aaaaaaa" / "result.json", _fake_result("org/good", score=0.7)
+    )
+    _write(
+        tmp_path / "org" / "fine" / "bbbbbbb" / "result.json", _fake_result("org/fine", score=0.3)
+    )
+    bad = tmp_path / "org" / "bad" / "ccccccc" / "result.json"
+    bad.parent.mkdir(parents=True)
+    if isinstance(content, bytes):
+        bad.write_bytes(content)
+    else:
+        _write(bad, content)
+
+    warnings: list[str] = []
+    rows = collect(tmp_path, warnings=warnings)
+
+    assert [row.model for row in rows] == ["org/good", "org/fine"]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"{bad}: skipped: ")
+    assert reason in warnings[0]
+
+
+@needs_results
+def test_a_corrupt_result_among_real_ones_is_a_warning(tmp_path: Path) -> None:
+    for folder, _, _ in KNOWN_RUNS[:3]:
+        _write(tmp_path / folder / "result.json", (RESULTS / folder / "result.json").read_text())
+    corrupt = _write(tmp_path / "broken" / "model" / "0000000" / "result.json", '{"score": 0.9')
+    warnings: list[str] = []
+    rows = collect(tmp_path, warnings=warnings)
+    assert [row.folder for row in rows] == [tmp_path / folder for folder, _, _ in KNOWN_RUNS[:3]]
+    assert len(warnings) == 1
+    assert str(corrupt) in warnings[0]
+
+
+def test_warnings_are_optional(tmp_path: Path) -> None:
+    _write(tmp_path / "good" / "result.json", _fake_result("org/good"))
+    _write(tmp_path / "bad" / "result.json", "nope")
+    assert [row.model for row in collect(tmp_path)] == ["org/good"]
+
+
+def test_results_dir_may_be_a_single_run_folder(tmp_path: Path) -> None:
+    _write(tmp_path / "result.json", _fake_result("org/only"))
+    (row,) = collect(tmp_path)
+    assert row.folder == tmp_path
+
+
+def test_ties_fall_back_to_model_then_mode(tmp_path: Path) -> None:
+    _write(tmp_path / "1" / "result.json", _fake_result("org/b", "qa", score=0.5))
+    _write(tmp_path / "2" / "result.json", _fake_result("org/a", "qa", score=0.5))
+    _write(tmp_path / "3" / "result.json", _fake_result("org/a", "chat", score=0.5))
+    _write(tmp_path / "4" / "result.json", _fake_result("org/z", "qa", score=0.9))
+    rows = collect(tmp_path)
+    assert [(row.model, row.mode) for row in rows] == [
+        ("org/z", "qa"),
+        ("org/a", "chat"),
+        ("org/a", "qa"),
+        ("org/b", "qa"),
+    ]
+
+
+# --- the command -----------------------------------------------------------------------------
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """Test harness."""
+
+    app.command("leaderboard")(leaderboard_command)
+    return app
+
+
+def _small_tree(root: Path) -> Path:
+    _write(root / "org" / "good" / "aaaaaaa" / "result.json", _fake_result("org/good", score=0.7))
+    _write(root / "org" / "fine" / "bbbbbbb" / "result.json", _fake_result("org/fine", score=0.3))
+    return root
+
+
+def test_command_prints_markdown_by_default(tmp_path: Path) -> None:
+    result = CliRunner().invoke(_app(), ["leaderboard", str(_small_tree(tmp_path))])
+    assert result.exit_code == 0, result.output
+    table = _md_table(result.stdout)
+    assert [row["Model"] for row in table] == ["org/good (chat)", "org/fine (chat)"]
+    assert table[0]["Score"] == "0.7000 (±0.0100)"  # 0.02 / sqrt(4)
+    assert result.stderr == ""
+
+
+@pytest.mark.parametrize("flag", ["--format", "-f"])
+def test_command_prints_csv(tmp_path: Path, flag: str) -> None:
+    result = CliRunner().invoke(_app(), ["leaderboard", str(_small_tree(tmp_path)), flag, "csv"])
+    assert result.exit_code == 0, result.output
+    records = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [(r["rank"], r["model"]) for r in records] == [("1", "org/good"), ("2", "org/fine")]
+
+
+def test_command_prints_json(tmp_path: Path) -> None:
+    result = CliRunner().invoke(_app(), ["leaderboard", str(_small_tree(tmp_path)), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    objects = json.loads(result.stdout)
+    assert [(o["rank"], o["model"], o["score"]) for o in objects] == [
+        (1, "org/good", 0.7),
+        (2, "org/fine", 0.3),
+    ]
+
+
+def test_command_reads_results_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _small_tree(tmp_path / "results")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(_app(), ["leaderboard", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    assert [o["folder"] for o in json.loads(result.stdout)] == [
+        str(Path("results/org/good/aaaaaaa")),
+        str(Path("results/org/fine/bbbbbbb")),
+    ]
+
+
+@pytest.mark.parametrize("fmt", ["md", "csv", "json"])
+def test_command_writes_output_file(tmp_path: Path, fmt: str) -> None:
+    results = _small_tree(tmp_path / "results")
+    target = tmp_path / f"board.{fmt}"
+    result = CliRunner().invoke(
+        _app(), ["leaderboard", str(results), "--format", fmt, "--output", str(target)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    assert target.read_text("utf-8") == render(collect(results), fmt)
+    assert "Wrote 2 runs" in result.stderr
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_command_output_into_a_missing_folder_is_an_error(tmp_path: Path) -> None:
+    results = _small_tree(tmp_path / "results")
+    target = tmp_path / "nowhere" / "board.md"
+    result = CliRunner().invoke(_app(), ["leaderboard", str(results), "-o", str(target)])
+    assert result.exit_code == 1
+    assert "cannot write" in result.stderr
+    assert not target.exists()
+
+
+def test_command_warns_on_stderr_and_goes_on(tmp_path: Path) -> None:
+    bad = _write(_small_tree(tmp_path) / "org" / "bad" / "ccccccc" / "result.json", "{oops")
+    result = CliRunner().invoke(_app(), ["leaderboard", str(tmp_path), "-f", "csv"])
+    assert result.exit_code == 0, result.output
+    assert len(list(csv.DictReader(io.StringIO(result.stdout)))) == 2
+    assert "warning:" in result.stderr
+    assert bad.name in result.stderr
+    assert "oops" not in result.stdout
+
+
+def test_command_missing_directory_fails_cleanly(tmp_path: Path) -> None:
+    result = CliRunner().invoke(_app(), ["leaderboard", str(tmp_path / "nowhere")])
+    assert result.exit_code == 1
+    assert "error:" in result.stderr
+    assert "no such folder" in result.stderr
+    assert result.stdout == ""
+    assert not isinstance(result.exception, InputError)  # reported, not raised
+
+
+def test_command_empty_directory_fails_cleanly(tmp_path: Path) -> None:
+    result = CliRunner().invoke(_app(), ["leaderboard", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "no result.json found" in result.stderr
+
+
+def test_command_shows_why_no_result_was_usable(tmp_path: Path) -> None:
+    _write(tmp_path / "org" / "bad" / "ccccccc" / "result.json", "{oops")
+    result = CliRunner().invoke(_app(), ["leaderboard", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "warning:" in result.stderr
+    assert "not valid JSON" in result.stderr
+    assert "error:" in result.stderr
+
+
+def test_command_rejects_an_unknown_format(tmp_path: Path) -> None:
+    result = CliRunner().invoke(_app(), ["leaderboard", str(_small_tree(tmp_path)), "-f", "html"])
+    assert result.exit_code == 2
+
+
+@needs_results
+def test_command_on_the_sample_results() -> None:
+    result = CliRunner().invoke(_app(), ["leaderboard", str(RESULTS)])
+    assert result.exit_code == 0, result.output
+    table = _md_table(result.stdout)
+    assert len(table) == 49
+    assert table[0]["Model"] == "claude-opus-4-20250514 (qa)"
+    assert table[-1]["Model"] == "lightblue/karasu-7B-chat-plus (completion)"
