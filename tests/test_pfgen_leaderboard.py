@@ -28,7 +28,7 @@ MD_HEADER = ["Rank", "Score", "Model", "Length", "Fluency", "Truthfulness", "Hel
 
 # (folder under RESULTS, model as in its config, mode)
 KNOWN_RUNS = [
-    ("anthropic/claude-opus-4-20250514/2dafa10", "claude-opus-4-20250514", "qa"),
+    ("anthropic/claude-opus-4-20250514/2dafa10", "anthropic/claude-opus-4-20250514", "qa"),
     ("openai/chatgpt-o1/9a61e92", "openai/chatgpt-o1", "qa"),
     ("sbintuitions/sarashina2-8x70b/0a74f0a", "sbintuitions/sarashina2-8x70b", "completion"),
     ("Qwen/Qwen2.5-32B-Instruct/01f44c1", "Qwen/Qwen2.5-32B-Instruct", "chat"),
@@ -141,7 +141,8 @@ def test_top_row_is_the_best_score_on_disk(real_rows: list[RunSummary]) -> None:
     top = real_rows[0]
     assert top.folder == RESULTS / KNOWN_RUNS[0][0]
     assert top.score == best["score"]
-    assert top.model == best["config"]["model"]
+    # upstream layout <org>/<model>/<hash>: the leaderboard names the model by its folders
+    assert top.model == "anthropic/" + best["config"]["model"]
     assert top.mode == best["config"]["mode"]
 
 
@@ -192,7 +193,7 @@ def test_markdown_parses_back(real_rows: list[RunSummary]) -> None:
     result = _load(KNOWN_RUNS[0][0])
     sem = result["score_std"] / math.sqrt(result["num_trials"])
     assert first["Score"] == f"{result['score']:.4f} (±{sem:.4f})"
-    assert first["Model"] == "claude-opus-4-20250514 (qa)"
+    assert first["Model"] == "anthropic/claude-opus-4-20250514 (qa)"
     assert first["Length"] == f"{result['length']:.1f} (±{result['length_std']:.1f})"
 
 
@@ -256,8 +257,9 @@ def test_render_of_no_rows_is_just_the_header() -> None:
 
 
 def test_markdown_escapes_pipes_in_model_names(tmp_path: Path) -> None:
-    _write(tmp_path / "org" / "a" / "1111111" / "result.json", _fake_result("org/a|b", score=0.6))
-    _write(tmp_path / "org" / "c" / "2222222" / "result.json", _fake_result("org/c\\|d", score=0.5))
+    # folders outside the upstream <org>/<model>/<hash> layout: names come from config.json
+    _write(tmp_path / "org" / "a" / "run-a" / "result.json", _fake_result("org/a|b", score=0.6))
+    _write(tmp_path / "org" / "c" / "run-c" / "result.json", _fake_result("org/c\\|d", score=0.5))
     rows = collect(tmp_path)
     text = render(rows, "md")
     assert "org/a\\|b (chat)" in text
@@ -508,5 +510,5 @@ def test_command_on_the_sample_results() -> None:
     assert result.exit_code == 0, result.output
     table = _md_table(result.stdout)
     assert len(table) == 49
-    assert table[0]["Model"] == "claude-opus-4-20250514 (qa)"
+    assert table[0]["Model"] == "anthropic/claude-opus-4-20250514 (qa)"
     assert table[-1]["Model"] == "lightblue/karasu-7B-chat-plus (completion)"

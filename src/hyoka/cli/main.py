@@ -6,6 +6,7 @@ import typer
 
 from hyoka import __version__
 from hyoka.cli.data_cmd import data_app
+from hyoka.cli.demo_cmd import demo_command
 from hyoka.cli.pfgen_cmd import pfgen_app
 
 app = typer.Typer(
@@ -17,6 +18,7 @@ app = typer.Typer(
 )
 app.add_typer(data_app, name="data")
 app.add_typer(pfgen_app, name="pfgen")
+app.command("demo")(demo_command)
 
 
 def _version(value: bool) -> None:

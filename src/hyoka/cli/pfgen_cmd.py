@@ -87,7 +87,7 @@ def score_command(
         rows = [{**s.to_json(), "skipped": skipped} for s, skipped in summaries]
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
     else:
-        console.print(_score_table(summaries))
+        console.print(score_table(summaries))
     if failures:
         raise typer.Exit(1)
 
@@ -104,7 +104,7 @@ def _progress() -> Progress:
     )
 
 
-def _score_table(summaries: list[tuple[RunSummary, bool]]) -> Table:
+def score_table(summaries: list[tuple[RunSummary, bool]]) -> Table:
     table = Table(title="pfgen-bench")
     table.add_column("Model", overflow="fold", min_width=24)
     table.add_column("Mode")

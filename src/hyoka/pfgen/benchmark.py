@@ -11,7 +11,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +20,7 @@ from hyoka.data.paths import resolve_data_dir
 from hyoka.errors import DataError, MissingDataError
 from hyoka.pfgen.index_cache import IndexCache
 from hyoka.pfgen.questions import QuestionFile, QuestionInfo
-from hyoka.pfgen.scorer import QuestionScorer, ReferenceSet
+from hyoka.pfgen.scorer import AnswerScore, QuestionScorer, ReferenceSet
 
 #: Folder of the pfgen-bench files inside a data directory.
 BENCHMARK_FOLDER = Path("pfgen-bench") / "data"
@@ -80,8 +80,22 @@ class PfgenBenchmark:
             return self.by_text[key]
         raise DataError(f"no question {key!r} in pfgen-bench ({self.folder})")
 
-    def scorer(self, question_id: str) -> QuestionScorer:
+    def scorer(self, question: str) -> QuestionScorer:
+        """The scorer of a question given by id (``Q01``) or exact text."""
+        question_id = self.question(question).question_id
         return self.scorers([question_id])[question_id]
+
+    def score(self, question: str, answer: str) -> AnswerScore:
+        """Score one answer: the three metrics, their average and the missed rules.
+
+        >>> bench = PfgenBenchmark.load()                         # doctest: +SKIP
+        >>> bench.score("Q01", "22回です。").helpfulness          # doctest: +SKIP
+        """
+        return self.scorer(question).score([answer])[0]
+
+    def score_many(self, question: str, answers: Sequence[str]) -> list[AnswerScore]:
+        """Score many answers to one question in one vectorised pass."""
+        return self.scorer(question).score(answers)
 
     def scorers(self, question_ids: Iterable[str]) -> dict[str, QuestionScorer]:
         """Scorers for these questions: from memory, the disk cache, or built (in parallel)."""

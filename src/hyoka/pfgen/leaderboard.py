@@ -87,8 +87,15 @@ def rank(runs: Sequence[RunSummary]) -> list[RunSummary]:
     return sorted(runs, key=lambda s: (-s.score, s.model, s.mode, str(s.folder)))
 
 
-def render(rows: Sequence[RunSummary], fmt: LeaderboardFormat | str = LeaderboardFormat.MD) -> str:
-    """The leaderboard as text, ending in a newline; ``rows`` are ranked in the order given."""
+def render(
+    rows: Sequence[RunSummary],
+    fmt: LeaderboardFormat | str = LeaderboardFormat.MD,
+    first_rank: int = 1,
+) -> str:
+    """The leaderboard as text, ending in a newline; ``rows`` are ranked in the order given.
+
+    ``first_rank`` numbers a slice of a longer leaderboard by its place in the whole.
+    """
     try:
         kind = LeaderboardFormat(fmt)
     except ValueError:
@@ -97,10 +104,10 @@ def render(rows: Sequence[RunSummary], fmt: LeaderboardFormat | str = Leaderboar
             f"unknown leaderboard format {fmt!r} (expected one of {choices})"
         ) from None
     if kind is LeaderboardFormat.CSV:
-        return _render_csv(rows)
+        return _render_csv(rows, first_rank)
     if kind is LeaderboardFormat.JSON:
-        return _render_json(rows)
-    return _render_markdown(rows)
+        return _render_json(rows, first_rank)
+    return _render_markdown(rows, first_rank)
 
 
 def _result_files(results_dir: Path, problems: list[str]) -> list[Path]:
@@ -184,12 +191,12 @@ def _model_label(s: RunSummary) -> str:
     return s.model if s.mode == "?" else f"{s.model} ({s.mode})"
 
 
-def _render_markdown(rows: Sequence[RunSummary]) -> str:
+def _render_markdown(rows: Sequence[RunSummary], first_rank: int) -> str:
     lines = [
         "| Rank | Score | Model | Length | Fluency | Truthfulness | Helpfulness |",
         "|---:|---:|:---|---:|---:|---:|---:|",
     ]
-    for number, s in enumerate(rows, 1):
+    for number, s in enumerate(rows, first_rank):
         cells = (
             str(number),
             f"{s.score:.4f} (±{s.score_sem:.4f})",
@@ -203,11 +210,11 @@ def _render_markdown(rows: Sequence[RunSummary]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _render_csv(rows: Sequence[RunSummary]) -> str:
+def _render_csv(rows: Sequence[RunSummary], first_rank: int) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for number, s in enumerate(rows, 1):
+    for number, s in enumerate(rows, first_rank):
         writer.writerow(
             (
                 number,
@@ -228,8 +235,8 @@ def _render_csv(rows: Sequence[RunSummary]) -> str:
     return buffer.getvalue()
 
 
-def _render_json(rows: Sequence[RunSummary]) -> str:
+def _render_json(rows: Sequence[RunSummary], first_rank: int) -> str:
     objects: list[dict[str, Any]] = [
-        {"rank": number, **s.to_json()} for number, s in enumerate(rows, 1)
+        {"rank": number, **s.to_json()} for number, s in enumerate(rows, first_rank)
     ]
     return json.dumps(objects, ensure_ascii=False, indent=2) + "\n"

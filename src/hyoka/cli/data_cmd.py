@@ -1,0 +1,203 @@
+"""``hyoka data ...``: fetch and check benchmark data."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
+
+from hyoka.cli._common import DataDirOption, console, err_console, reports_errors
+from hyoka.data.fetch import FetchEvent, FetchReport, FileProblem, fetch, verify
+from hyoka.data.manifest import (
+    ALL_GROUPS,
+    CORE,
+    Group,
+    Manifest,
+    all_manifests,
+    manifest,
+    manifest_names,
+)
+from hyoka.data.paths import resolve_data_dir
+from hyoka.errors import DataError, HyokaError
+
+data_app = typer.Typer(help="Download and verify benchmark data.", no_args_is_help=True)
+
+_ALL = "all"
+
+
+def _complete_benchmark(incomplete: str) -> list[str]:
+    return [n for n in (*manifest_names(), _ALL) if n.startswith(incomplete)]
+
+
+# A plain string rather than an Enum so a typo gets our one-line error, not a usage panel.
+BenchmarkArgument = Annotated[
+    str,
+    typer.Argument(
+        help="pfgen, pfmt-fin, or all.",
+        autocompletion=_complete_benchmark,
+        show_default=False,
+    ),
+]
+WithPublishedOption = Annotated[
+    bool,
+    typer.Option(
+        "--with-published",
+        help="Include the upstream model answers and judgments (pfmt-fin, about 80 MB), "
+        "needed only to reproduce the published leaderboard.",
+    ),
+]
+
+
+@data_app.command("fetch")
+@reports_errors
+def fetch_command(
+    benchmark: BenchmarkArgument,
+    data_dir: DataDirOption = None,
+    with_published: WithPublishedOption = False,
+) -> None:
+    """Download benchmark data pinned to an upstream commit, checking each SHA-256.
+
+    Intact files are kept, so running it again is cheap; corrupt or
+    truncated ones are downloaded again. HYOKA_DATA_BASE_URL points it
+    at a mirror laid out like raw.githubusercontent.com.
+
+    Examples:
+
+      hyoka data fetch pfgen
+
+      hyoka data fetch all --with-published --data-dir ./data
+    """
+    groups = ALL_GROUPS if with_published else CORE
+    root = resolve_data_dir(data_dir)
+    for selected in _select(benchmark):
+        report = _fetch_with_progress(selected, root, groups)
+        console.print(_summary(report), highlight=False, soft_wrap=True)
+
+
+@data_app.command("verify")
+@reports_errors
+def verify_command(
+    benchmark: BenchmarkArgument,
+    data_dir: DataDirOption = None,
+    with_published: WithPublishedOption = False,
+) -> None:
+    """Check benchmark data against the pinned sizes and SHA-256s, offline.
+
+    Exits non-zero if a file is missing or corrupt, naming the fetch
+    command that repairs it. Published files are checked when present,
+    and required with --with-published.
+
+    Examples:
+
+      hyoka data verify all
+
+      hyoka data verify pfmt-fin --with-published --data-dir ./data
+    """
+    root = resolve_data_dir(data_dir)
+    broken: list[Manifest] = []
+    needs_published = False
+    for selected in _select(benchmark):
+        report = verify(selected, root, ALL_GROUPS)
+        problems = [p for p in report.problems if _counts(p, with_published)]
+        checked = report.checked - (len(report.problems) - len(problems))
+        if not problems:
+            console.print(
+                f"{selected.title}: all {checked} files verified in {root}", soft_wrap=True
+            )
+            continue
+        broken.append(selected)
+        needs_published |= any(p.file.group == "published" for p in problems)
+        _print_problems(selected, root, problems, checked)
+    if broken:
+        titles = " and ".join(m.title for m in broken)
+        repair = _repair_command(broken, data_dir, with_published=needs_published)
+        raise DataError(f"{titles} data is incomplete in {root}; run `{repair}` to repair it")
+
+
+def _select(name: str) -> tuple[Manifest, ...]:
+    if name == _ALL:
+        return all_manifests()
+    known = manifest_names()
+    if name not in known:
+        raise HyokaError(f"unknown benchmark {name!r}; choose one of: {', '.join(known)}, {_ALL}")
+    return (manifest(name),)
+
+
+def _fetch_with_progress(selected: Manifest, root: Path, groups: frozenset[Group]) -> FetchReport:
+    total = sum(f.size for f in selected.select(groups))
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+    )
+    # Off when stderr is not a terminal: logs get the summary line, not redraw debris.
+    hidden = not err_console.is_terminal
+    with Progress(*columns, console=err_console, transient=True, disable=hidden) as bar:
+        task = bar.add_task(selected.title, total=total)
+
+        def on_event(event: FetchEvent) -> None:
+            if event.kind in ("present", "bytes"):
+                bar.advance(task, event.nbytes)
+            elif event.kind == "retry":
+                bar.advance(task, -event.nbytes)
+                bar.console.print(
+                    f"[yellow]retrying[/] {event.file.path}: {event.detail}", soft_wrap=True
+                )
+            elif event.kind == "corrupt":
+                bar.console.print(
+                    f"[yellow]corrupt:[/] {event.file.path} ({event.detail}); downloading again",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+
+        return fetch(selected, root, groups=groups, progress=on_event)
+
+
+def _summary(report: FetchReport) -> str:
+    size = f" ({report.bytes_downloaded / 1e6:.1f} MB)" if report.bytes_downloaded else ""
+    return (
+        f"{report.manifest.title}: {report.total} files in {report.data_dir}: "
+        f"{report.present} already present, {report.downloaded} downloaded, "
+        f"{report.refetched} re-fetched{size}"
+    )
+
+
+def _counts(problem: FileProblem, with_published: bool) -> bool:
+    # Published files are optional: absent is fine unless asked for, corrupt never is.
+    return problem.file.group == "core" or with_published or problem.kind == "corrupt"
+
+
+def _print_problems(
+    selected: Manifest, root: Path, problems: list[FileProblem], checked: int
+) -> None:
+    if len(problems) == checked and all(p.kind == "missing" for p in problems):
+        err_console.print(f"{selected.title}: not downloaded in {root}", soft_wrap=True)
+        return
+    for problem in problems:
+        err_console.print(
+            f"{selected.title}: {problem.kind}: {problem.file.path}"
+            + ("" if problem.kind == "missing" else f" ({problem.detail})"),
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def _repair_command(broken: list[Manifest], data_dir: Path | None, *, with_published: bool) -> str:
+    words = ["hyoka", "data", "fetch", broken[0].name if len(broken) == 1 else _ALL]
+    if with_published:
+        words.append("--with-published")
+    if data_dir is not None:
+        words += ["--data-dir", str(data_dir)]
+    return shlex.join(words)

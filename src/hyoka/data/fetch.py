@@ -1,0 +1,296 @@
+"""Download a benchmark's pinned files into the data directory, and check what is there.
+
+Scores are only comparable if everyone scores against the same bytes, so every file is
+checked against the size and SHA-256 in its manifest, both before (a file already present
+is kept only if it verifies) and after download (a download is moved under its final name
+only once it verifies). Downloads go to a temporary file beside the target and are renamed
+into place, so an interrupted or bad download never leaves a plausible-looking file behind.
+
+Only the standard library is used for HTTP: the files are small static blobs on a CDN, and
+the retry rules we need (connection errors and 5xx only) are a few lines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+import tempfile
+import time
+from collections.abc import Callable, Collection, Generator
+from dataclasses import dataclass
+from http.client import HTTPException
+from pathlib import Path
+from typing import Literal
+from urllib.error import HTTPError, URLError
+from urllib.parse import quote
+from urllib.request import Request, urlopen
+
+from hyoka import __version__
+from hyoka.data.manifest import CORE, Group, Manifest, ManifestFile
+from hyoka.data.paths import resolve_data_dir
+from hyoka.errors import DataError, HyokaError
+
+DEFAULT_BASE_URL = "https://raw.githubusercontent.com"
+#: Points downloads at a mirror (or, in tests, a local server) laid out like the default.
+BASE_URL_ENV = "HYOKA_DATA_BASE_URL"
+
+_CHUNK = 1 << 20
+_USER_AGENT = f"hyoka/{__version__}"
+#: Statuses worth asking again for: the server or a proxy is having a moment.
+_RETRY_STATUSES = frozenset({408, 425, 429})
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """Why a file in the data directory cannot be used as it is."""
+
+    file: ManifestFile
+    kind: Literal["missing", "corrupt"]
+    detail: str
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """The result of checking one benchmark's files without touching the network."""
+
+    manifest: Manifest
+    data_dir: Path
+    checked: int
+    problems: tuple[FileProblem, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass(frozen=True)
+class FetchReport:
+    """What a fetch did; ``problems`` are the corrupt files found (and replaced) on the way."""
+
+    manifest: Manifest
+    data_dir: Path
+    present: int
+    downloaded: int
+    refetched: int
+    bytes_downloaded: int
+    problems: tuple[FileProblem, ...] = ()
+
+    @property
+    def total(self) -> int:
+        return self.present + self.downloaded + self.refetched
+
+
+@dataclass(frozen=True)
+class FetchEvent:
+    """One step of a fetch, for progress display.
+
+    ``present`` and ``bytes`` carry in ``nbytes`` how far the work moved on; ``retry``
+    carries the bytes of the failed attempt, which a progress bar should take back.
+    """
+
+    kind: Literal["present", "corrupt", "start", "bytes", "retry", "done"]
+    file: ManifestFile
+    nbytes: int = 0
+    detail: str = ""
+
+
+ProgressCallback = Callable[[FetchEvent], None]
+
+
+class _TransientError(Exception):
+    """A failure that may go away if we ask again (connection trouble, 5xx, short body)."""
+
+
+class _FatalError(Exception):
+    """A failure that asking again will not fix (404, wrong bytes)."""
+
+
+def resolve_base_url(base_url: str | None = None) -> str:
+    """``base_url``, else ``$HYOKA_DATA_BASE_URL``, else GitHub's raw-file host."""
+    url = base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
+    if not url.startswith(("http://", "https://")):
+        source = "base URL" if base_url else f"${BASE_URL_ENV}"
+        raise HyokaError(f"{source} must start with http:// or https://, got {url!r}")
+    return url.rstrip("/")
+
+
+def file_url(manifest: Manifest, file: ManifestFile, base_url: str | None = None) -> str:
+    """Where ``file`` is downloaded from: ``{base}/{repository}/{commit}/{upstream}``."""
+    base = resolve_base_url(base_url)
+    return f"{base}/{manifest.repository}/{manifest.commit}/{quote(file.upstream, safe='/')}"
+
+
+def check_file(file: ManifestFile, path: Path) -> FileProblem | None:
+    """``None`` if ``path`` holds exactly the bytes the manifest pins, else what is wrong."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return FileProblem(file, "missing", "missing")
+    except OSError as exc:
+        return FileProblem(file, "corrupt", f"cannot read: {exc.strerror or exc}")
+    if not stat.S_ISREG(info.st_mode):
+        return FileProblem(file, "corrupt", "not a regular file")
+    if info.st_size != file.size:
+        # Cheap and the usual sign of an interrupted copy: no need to hash.
+        return FileProblem(file, "corrupt", f"{info.st_size} bytes, expected {file.size}")
+    try:
+        digest = _sha256_of(path)
+    except OSError as exc:
+        return FileProblem(file, "corrupt", f"cannot read: {exc.strerror or exc}")
+    if digest != file.sha256:
+        return FileProblem(file, "corrupt", "SHA-256 does not match the manifest")
+    return None
+
+
+def verify(
+    manifest: Manifest, data_dir: Path | str | None = None, groups: Collection[Group] = CORE
+) -> VerifyReport:
+    """Check the files of ``groups`` in the data directory; never downloads."""
+    root = resolve_data_dir(data_dir)
+    selected = manifest.select(groups)
+    problems = tuple(p for f in selected if (p := check_file(f, root / f.path)) is not None)
+    return VerifyReport(manifest, root, len(selected), problems)
+
+
+def fetch(
+    manifest: Manifest,
+    data_dir: Path | str | None = None,
+    *,
+    base_url: str | None = None,
+    groups: Collection[Group] = CORE,
+    progress: ProgressCallback | None = None,
+    timeout: float = 30.0,
+    retries: int = 3,
+    backoff: float = 1.0,
+) -> FetchReport:
+    """Make the data directory hold every file of ``groups``, downloading what is missing.
+
+    Files that already verify are left alone, so running this again is cheap and safe.
+    Corrupt ones are reported through ``progress`` and downloaded again. Each download is
+    tried ``retries`` more times after connection errors or 5xx answers, waiting
+    ``backoff`` seconds and doubling; the first file that still fails raises ``DataError``.
+    """
+    root = resolve_data_dir(data_dir)
+    base = resolve_base_url(base_url)
+    notify: ProgressCallback = progress or _ignore
+    present = downloaded = nbytes = 0
+    problems: list[FileProblem] = []
+    for file in manifest.select(groups):
+        dest = root / file.path
+        problem = check_file(file, dest)
+        if problem is None:
+            present += 1
+            notify(FetchEvent("present", file, file.size))
+            continue
+        if problem.kind == "corrupt":
+            problems.append(problem)
+            notify(FetchEvent("corrupt", file, detail=problem.detail))
+        else:
+            downloaded += 1
+        notify(FetchEvent("start", file))
+        url = file_url(manifest, file, base)
+        _download(file, url, dest, notify, timeout=timeout, retries=retries, backoff=backoff)
+        nbytes += file.size
+        notify(FetchEvent("done", file))
+    return FetchReport(manifest, root, present, downloaded, len(problems), nbytes, tuple(problems))
+
+
+def _download(
+    file: ManifestFile,
+    url: str,
+    dest: Path,
+    notify: ProgressCallback,
+    *,
+    timeout: float,
+    retries: int,
+    backoff: float,
+) -> None:
+    received = 0
+
+    def on_chunk(size: int) -> None:
+        nonlocal received
+        received += size
+        notify(FetchEvent("bytes", file, size))
+
+    attempts = retries + 1
+    for attempt in range(attempts):
+        received = 0
+        try:
+            _download_once(file, url, dest, on_chunk, timeout)
+            return
+        except _FatalError as exc:
+            raise DataError(f"could not download {file.path} from {url}: {exc}") from None
+        except _TransientError as exc:
+            if attempt + 1 == attempts:
+                raise DataError(
+                    f"could not download {file.path} from {url} after {attempts} attempts: {exc}"
+                ) from None
+            notify(FetchEvent("retry", file, received, detail=str(exc)))
+            time.sleep(backoff * 2**attempt)
+        except OSError as exc:
+            # Not the network (that is _TransientError): the data directory itself is unusable.
+            raise DataError(f"cannot write {dest}: {exc.strerror or exc}") from None
+
+
+def _download_once(
+    file: ManifestFile, url: str, dest: Path, on_chunk: Callable[[int], None], timeout: float
+) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    tmp = Path(name)
+    try:
+        digest = hashlib.sha256()
+        received = 0
+        with os.fdopen(fd, "wb") as handle, contextlib.closing(_chunks(url, timeout)) as chunks:
+            for chunk in chunks:
+                received += len(chunk)
+                if received > file.size:
+                    raise _FatalError(f"the server sent more than the expected {file.size} bytes")
+                digest.update(chunk)
+                handle.write(chunk)
+                on_chunk(len(chunk))
+            if received < file.size:
+                raise _TransientError(f"the server sent {received} of {file.size} bytes")
+            if digest.hexdigest() != file.sha256:
+                raise _FatalError(
+                    f"the server sent different bytes (SHA-256 {digest.hexdigest()}, "
+                    f"expected {file.sha256})"
+                )
+            handle.flush()
+            os.fsync(handle.fileno())
+        tmp.replace(dest)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _chunks(url: str, timeout: float) -> Generator[bytes, None, None]:
+    """The body of ``url``, with network failures sorted into worth-retrying or not."""
+    request = Request(url, headers={"User-Agent": _USER_AGENT})
+    try:
+        with urlopen(request, timeout=timeout) as response:
+            while chunk := response.read(_CHUNK):
+                yield chunk
+    except HTTPError as exc:
+        reason = f"HTTP {exc.code} {exc.reason}"
+        if exc.code >= 500 or exc.code in _RETRY_STATUSES:
+            raise _TransientError(reason) from exc
+        raise _FatalError(reason) from exc
+    except URLError as exc:
+        raise _TransientError(str(exc.reason)) from exc
+    except (OSError, HTTPException) as exc:  # reset, timeout, or a mangled response mid-body
+        raise _TransientError(str(exc) or type(exc).__name__) from exc
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _ignore(event: FetchEvent) -> None:
+    del event

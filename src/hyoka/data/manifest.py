@@ -1,0 +1,101 @@
+"""The pinned lists of files each benchmark needs, shipped inside the package.
+
+Every file is named by its place upstream at one commit and by its size and SHA-256, so a
+download can be checked byte for byte and every user scores against the same data. The
+manifests are package data rather than code so that re-pinning a benchmark is a data change.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Collection
+from importlib.resources import files
+from pathlib import PurePosixPath
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from hyoka.errors import DataError, HyokaError
+
+#: ``core`` is what scoring needs; ``published`` is optional upstream output (model answers
+#: and judgments) that is large and only needed to reproduce the published leaderboards.
+Group = Literal["core", "published"]
+
+CORE: frozenset[Group] = frozenset({"core"})
+ALL_GROUPS: frozenset[Group] = frozenset({"core", "published"})
+
+_SUFFIX = ".json"
+
+
+class ManifestFile(BaseModel):
+    """One file: where it goes in the data directory, where it comes from, what it must be."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    upstream: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    size: int = Field(ge=0)
+    group: Group
+
+    @field_validator("path", "upstream")
+    @classmethod
+    def _relative_and_contained(cls, value: str) -> str:
+        # A manifest path must never write outside the data directory, nor fetch outside the
+        # pinned tree, even if a manifest is edited by hand.
+        parts = PurePosixPath(value).parts
+        if not parts or value.startswith("/") or "\\" in value or ".." in parts:
+            raise ValueError(f"not a plain relative path: {value!r}")
+        return value
+
+
+class Manifest(BaseModel):
+    """A benchmark pinned to one upstream commit."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    title: str
+    repository: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+    commit: str = Field(pattern=r"^[0-9a-f]{40}$")
+    files: tuple[ManifestFile, ...]
+
+    def select(self, groups: Collection[Group] = CORE) -> tuple[ManifestFile, ...]:
+        """The files of ``groups``, in manifest order."""
+        return tuple(f for f in self.files if f.group in groups)
+
+
+def manifest_names() -> tuple[str, ...]:
+    """Names of the shipped manifests, sorted; found on disk so adding one needs no code."""
+    folder = files("hyoka.data") / "manifests"
+    return tuple(
+        sorted(
+            entry.name.removesuffix(_SUFFIX)
+            for entry in folder.iterdir()
+            if entry.name.endswith(_SUFFIX)
+        )
+    )
+
+
+@functools.cache
+def manifest(name: str) -> Manifest:
+    """The manifest called ``name`` (``pfgen``, ``pfmt-fin``)."""
+    known = manifest_names()
+    if name not in known:
+        raise HyokaError(f"unknown benchmark {name!r}; known benchmarks: {', '.join(known)}")
+    resource = files("hyoka.data") / "manifests" / f"{name}{_SUFFIX}"
+    try:
+        loaded = Manifest.model_validate(json.loads(resource.read_text(encoding="utf-8")))
+    except ValueError as exc:  # bad JSON or a pydantic ValidationError
+        # A broken manifest is a packaging bug, but say which one rather than dump a trace.
+        first = str(exc).splitlines()[0]
+        raise DataError(f"manifest {name!r} shipped with hyoka is malformed: {first}") from exc
+    if loaded.name != name:
+        raise DataError(f"manifest file {name}{_SUFFIX} declares name {loaded.name!r}")
+    return loaded
+
+
+def all_manifests() -> tuple[Manifest, ...]:
+    """Every shipped manifest, in name order."""
+    return tuple(manifest(name) for name in manifest_names())

@@ -1,0 +1,300 @@
+"""The downloader against a real HTTP server on localhost that mimics raw.githubusercontent.com.
+
+A real server (not a mocked urlopen) is used so truncated bodies, 5xx answers and closed
+connections go through the same http.client code paths as in the field.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from pydantic import ValidationError
+from typer.testing import CliRunner
+
+from hyoka.cli.main import app
+from hyoka.data.fetch import BASE_URL_ENV, FetchEvent, fetch, file_url, verify
+from hyoka.data.manifest import ALL_GROUPS, ManifestFile, all_manifests, manifest
+from hyoka.errors import DataError, HyokaError
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@dataclass
+class Behaviour:
+    """How the fake server misbehaves; tests flip these between fetches."""
+
+    fail_first: int = 0
+    truncate: bool = False
+    corrupt: bool = False
+    requests: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
+class Server:
+    url: str
+    behaviour: Behaviour
+
+
+def _routes() -> dict[str, Path]:
+    return {
+        f"/{m.repository}/{m.commit}/{f.upstream}": SHARED / f.path
+        for m in all_manifests()
+        for f in m.files
+    }
+
+
+def _handler(behaviour: Behaviour, routes: dict[str, Path]) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            with behaviour.lock:
+                behaviour.requests.append(self.path)
+                failing = behaviour.fail_first > 0
+                behaviour.fail_first -= failing
+            local = routes.get(unquote(self.path))
+            if failing or local is None:
+                self.send_error(500 if failing else 404)
+                return
+            body = local.read_bytes()
+            declared = len(body)
+            if behaviour.truncate:
+                body = body[: declared // 2]
+            if behaviour.corrupt:
+                body = bytes([body[0] ^ 0xFF]) + body[1:]
+            self.send_response(200)
+            self.send_header("Content-Length", str(declared))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            del format, args
+
+    return Handler
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    behaviour = Behaviour()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(behaviour, _routes()))
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    try:
+        yield Server(f"http://127.0.0.1:{httpd.server_address[1]}", behaviour)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+def _leftovers(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and p.name.startswith(".")]
+
+
+def _assert_matches_shared(
+    root: Path, name: str, groups: frozenset[str] = frozenset({"core"})
+) -> None:
+    for f in manifest(name).files:
+        if f.group in groups:
+            assert filecmp.cmp(root / f.path, SHARED / f.path, shallow=False), f.path
+
+
+def test_manifests_load_and_are_consistent() -> None:
+    names = [m.name for m in all_manifests()]
+    assert names == ["pfgen", "pfmt-fin"]
+    for m in all_manifests():
+        paths = [f.path for f in m.files]
+        assert len(paths) == len(set(paths))
+        assert m.select({"core"})
+    assert len(manifest("pfgen").select()) == 52
+
+
+def test_unknown_manifest_lists_known_names() -> None:
+    with pytest.raises(HyokaError, match="pfgen, pfmt-fin"):
+        manifest("nope")
+
+
+@pytest.mark.parametrize("path", ["../escape.json", "/etc/passwd", "a/../../b", ""])
+def test_manifest_paths_cannot_escape_the_data_dir(path: str) -> None:
+    with pytest.raises(ValidationError):
+        ManifestFile(path=path, upstream="x", sha256="0" * 64, size=1, group="core")
+
+
+def test_full_fetch_is_byte_identical_and_second_fetch_downloads_nothing(
+    server: Server, tmp_path: Path
+) -> None:
+    pfgen = manifest("pfgen")
+    first = fetch(pfgen, tmp_path, base_url=server.url)
+    assert (first.present, first.downloaded, first.refetched) == (0, 52, 0)
+    assert first.bytes_downloaded == sum(f.size for f in pfgen.files)
+    _assert_matches_shared(tmp_path, "pfgen")
+    assert not _leftovers(tmp_path)
+
+    server.behaviour.requests.clear()
+    second = fetch(pfgen, tmp_path, base_url=server.url)
+    assert (second.present, second.downloaded, second.refetched) == (52, 0, 0)
+    assert server.behaviour.requests == []
+
+
+def test_corrupt_and_truncated_files_are_detected_and_refetched(
+    server: Server, tmp_path: Path
+) -> None:
+    fin = manifest("pfmt-fin")
+    fetch(fin, tmp_path, base_url=server.url)
+    flipped, truncated = (tmp_path / f.path for f in fin.select()[:2])
+    data = bytearray(flipped.read_bytes())
+    data[100] ^= 0x01
+    flipped.write_bytes(bytes(data))
+    truncated.write_bytes(truncated.read_bytes()[:-10])
+
+    report = verify(fin, tmp_path)
+    assert {(p.file.path, p.kind) for p in report.problems} == {
+        (fin.select()[0].path, "corrupt"),
+        (fin.select()[1].path, "corrupt"),
+    }
+
+    events: list[FetchEvent] = []
+    again = fetch(fin, tmp_path, base_url=server.url, progress=events.append)
+    assert (again.present, again.downloaded, again.refetched) == (2, 0, 2)
+    assert {e.file.path for e in events if e.kind == "corrupt"} == {
+        fin.select()[0].path,
+        fin.select()[1].path,
+    }
+    _assert_matches_shared(tmp_path, "pfmt-fin")
+    assert verify(fin, tmp_path).ok
+
+
+def test_verify_never_downloads(server: Server, tmp_path: Path) -> None:
+    report = verify(manifest("pfmt-fin"), tmp_path, ALL_GROUPS)
+    assert report.checked == len(manifest("pfmt-fin").files)
+    assert all(p.kind == "missing" for p in report.problems)
+    assert len(report.problems) == report.checked
+    assert server.behaviour.requests == []
+
+
+@pytest.mark.parametrize(
+    ("misbehaviour", "message", "attempts"),
+    [("truncate", "after 3 attempts", 3), ("corrupt", "SHA-256", 1)],
+)
+def test_bad_bodies_fail_without_leaving_files(
+    server: Server, tmp_path: Path, misbehaviour: str, message: str, attempts: int
+) -> None:
+    fin = manifest("pfmt-fin")
+    setattr(server.behaviour, misbehaviour, True)
+    first = fin.select()[0]
+    with pytest.raises(DataError, match=message) as caught:
+        fetch(fin, tmp_path, base_url=server.url, retries=2, backoff=0)
+    assert first.path in str(caught.value)
+    assert file_url(fin, first, server.url) in str(caught.value)
+    assert not (tmp_path / first.path).exists()
+    assert not _leftovers(tmp_path)
+    assert len(server.behaviour.requests) == attempts
+
+
+def test_server_errors_are_retried(server: Server, tmp_path: Path) -> None:
+    server.behaviour.fail_first = 2
+    events: list[FetchEvent] = []
+    report = fetch(
+        manifest("pfmt-fin"), tmp_path, base_url=server.url, backoff=0, progress=events.append
+    )
+    assert report.downloaded == 4
+    assert len(server.behaviour.requests) == 6
+    assert [e.detail for e in events if e.kind == "retry"] == ["HTTP 500 Internal Server Error"] * 2
+    _assert_matches_shared(tmp_path, "pfmt-fin")
+
+
+def test_persistent_server_errors_give_up(server: Server, tmp_path: Path) -> None:
+    server.behaviour.fail_first = 100
+    with pytest.raises(DataError, match="after 2 attempts: HTTP 500"):
+        fetch(manifest("pfmt-fin"), tmp_path, base_url=server.url, retries=1, backoff=0)
+    assert not _leftovers(tmp_path)
+
+
+def test_not_found_is_not_retried(server: Server, tmp_path: Path) -> None:
+    moved = manifest("pfmt-fin").model_copy(update={"commit": "0" * 40})
+    with pytest.raises(DataError, match="HTTP 404"):
+        fetch(moved, tmp_path, base_url=server.url, backoff=0)
+    assert len(server.behaviour.requests) == 1
+
+
+def test_unreachable_server_is_a_data_error(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(DataError, match="could not download"):
+        fetch(manifest("pfmt-fin"), tmp_path, base_url=f"http://127.0.0.1:{port}", backoff=0)
+
+
+def test_interrupted_download_leaves_nothing(server: Server, tmp_path: Path) -> None:
+    def interrupt(event: FetchEvent) -> None:
+        if event.kind == "bytes":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        fetch(manifest("pfmt-fin"), tmp_path, base_url=server.url, progress=interrupt)
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
+def test_base_url_must_be_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(BASE_URL_ENV, "ftp://example.org")
+    with pytest.raises(HyokaError, match=BASE_URL_ENV):
+        fetch(manifest("pfmt-fin"), tmp_path)
+
+
+def test_cli_fetch_then_verify(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(BASE_URL_ENV, server.url)
+    runner = CliRunner()
+    fetched = runner.invoke(app, ["data", "fetch", "pfgen", "--data-dir", str(tmp_path)])
+    assert fetched.exit_code == 0, fetched.output
+    assert "52 downloaded" in fetched.stdout
+    _assert_matches_shared(tmp_path, "pfgen")
+
+    ok = runner.invoke(app, ["data", "verify", "pfgen", "--data-dir", str(tmp_path)])
+    assert ok.exit_code == 0, ok.output
+    assert "all 52 files verified" in ok.stdout
+
+    (tmp_path / manifest("pfgen").files[0].path).unlink()
+    broken = runner.invoke(app, ["data", "verify", "pfgen", "--data-dir", str(tmp_path)])
+    assert broken.exit_code == 1
+    assert f"hyoka data fetch pfgen --data-dir {tmp_path}" in broken.stderr
+    assert manifest("pfgen").files[0].path in broken.stderr
+
+
+def test_cli_verify_checks_published_files_that_are_present(server: Server, tmp_path: Path) -> None:
+    fin = manifest("pfmt-fin")
+    fetch(fin, tmp_path, base_url=server.url)
+    runner = CliRunner()
+    ok = runner.invoke(app, ["data", "verify", "pfmt-fin", "--data-dir", str(tmp_path)])
+    assert ok.exit_code == 0, ok.output
+
+    published = tmp_path / fin.select({"published"})[0].path
+    published.parent.mkdir(parents=True)
+    published.write_text("not the upstream file\n")
+    broken = runner.invoke(app, ["data", "verify", "pfmt-fin", "--data-dir", str(tmp_path)])
+    assert broken.exit_code == 1
+    assert f"corrupt: {fin.select({'published'})[0].path}" in broken.stderr
+    assert "hyoka data fetch pfmt-fin --with-published" in broken.stderr
+
+    everything = runner.invoke(app, ["data", "verify", "all", "--data-dir", str(tmp_path)])
+    assert everything.exit_code == 1
+    assert "pfgen-bench: not downloaded" in everything.stderr
+    assert "hyoka data fetch all --with-published" in everything.stderr
+
+
+def test_cli_unknown_benchmark_is_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["data", "fetch", "nope", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.stderr.strip().count("\n") == 0
+    assert "unknown benchmark 'nope'" in result.stderr
+    assert "pfgen, pfmt-fin, all" in result.stderr
