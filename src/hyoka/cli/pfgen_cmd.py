@@ -73,16 +73,21 @@ def score_command(
     summaries: list[tuple[RunSummary, bool]] = []
     failures: list[HyokaError] = []
     with _progress() as progress:
-        task = progress.add_task("Scoring runs", total=len(sources))
-        outcomes = score_runs(sources, benchmark, force=force, summation=summation, workers=workers)
-        for _source, outcome in outcomes:
-            progress.advance(task)
-            if isinstance(outcome, HyokaError):
-                failures.append(outcome)
-                err_console.print(f"[bold red]error:[/] {outcome}", highlight=False)
-                continue
-            summary = RunSummary.from_result(outcome.folder, outcome.result)
-            summaries.append((summary, outcome.skipped))
+        task = progress.add_task(f"Scoring {len(sources)} run(s)", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        outcomes = score_runs(
+            sources, benchmark, force=force, summation=summation, workers=workers, progress=advance
+        )
+    for _source, outcome in outcomes:
+        if isinstance(outcome, HyokaError):
+            failures.append(outcome)
+            err_console.print(f"[bold red]error:[/] {outcome}", highlight=False)
+            continue
+        summary = RunSummary.from_result(outcome.folder, outcome.result)
+        summaries.append((summary, outcome.skipped))
     if as_json:
         rows = [{**s.to_json(), "skipped": skipped} for s, skipped in summaries]
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))

@@ -1,8 +1,11 @@
 """Scoring whole runs: read trials, score every answer, write ``result.json`` atomically.
 
-A run whose ``result.json`` already records the same input hash and benchmark hash is
-skipped (as upstream does), unless forced. Nothing is written until a run is fully scored,
-and the write is a rename, so an existing ``result.json`` is never left half-written.
+Many runs are scored together, question by question: the answers of every run to one
+question are de-duplicated (API models at temperature 0 repeat themselves) and measured in
+one array pass, and questions are spread over worker processes. The per-run results are then
+assembled with each run's own summation era (``_pysum``). A run whose ``result.json``
+already records the same input and benchmark hashes is skipped, as upstream does, unless
+forced; a write is a rename, so an existing ``result.json`` is never left half-written.
 """
 
 from __future__ import annotations
@@ -10,8 +13,8 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,10 +24,15 @@ from hyoka.errors import HyokaError, InputError
 from hyoka.pfgen._pysum import Summation, summation_for
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.result import ScoredAnswer, build_result
+from hyoka.pfgen.scorer import Measurement
 from hyoka.pfgen.trials import TrialsInput, read_trials
 
 RESULT_FILE = "result.json"
 CONFIG_FILE = "config.json"
+#: Below this many distinct answers, starting worker processes costs more than it saves.
+_PARALLEL_THRESHOLD = 1000
+
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,13 @@ class RunOutcome:
     skipped: bool
 
 
+@dataclass
+class _PendingRun:
+    trials: TrialsInput
+    grouped: dict[str, list[dict[str, Any]]]
+    summation: Summation
+
+
 def score_run(
     source: Path,
     benchmark: PfgenBenchmark,
@@ -43,34 +58,15 @@ def score_run(
     force: bool = False,
     write: bool = True,
     summation: Summation | None = None,
-    progress: Callable[[str], None] | None = None,
+    workers: int | None = None,
 ) -> RunOutcome:
-    trials = read_trials(source)
-    result_path = trials.folder / RESULT_FILE
-    if not force:
-        existing = _up_to_date(result_path, trials.input_hash, benchmark.metadata_hash)
-        if existing is not None:
-            return RunOutcome(trials.folder, existing, skipped=True)
-    grouped = _group_by_question(trials, benchmark)
-    if summation is None:
-        summation = summation_for(r.get("timestamp") for r in trials.records)
-    scorers = benchmark.scorers(grouped)
-    by_question: dict[str, list[ScoredAnswer]] = {}
-    for question_id, records in grouped.items():
-        if progress is not None:
-            progress(question_id)
-        scores = scorers[question_id].score([r["answer"] for r in records], summation)
-        by_question[question_id] = list(zip(records, scores, strict=True))
-    result = build_result(
-        by_question,
-        input_hash=trials.input_hash,
-        metadata_hash=benchmark.metadata_hash,
-        config=_read_config(trials.folder),
-        summation=summation,
+    """Score one run (a trials file or run folder); raises on bad input."""
+    ((_, outcome),) = score_runs(
+        [source], benchmark, force=force, write=write, summation=summation, workers=workers
     )
-    if write:
-        atomic_write_text(result_path, json.dumps(result, indent=2, ensure_ascii=False))
-    return RunOutcome(trials.folder, result, skipped=False)
+    if isinstance(outcome, HyokaError):
+        raise outcome
+    return outcome
 
 
 def score_runs(
@@ -78,49 +74,119 @@ def score_runs(
     benchmark: PfgenBenchmark,
     *,
     force: bool = False,
+    write: bool = True,
     summation: Summation | None = None,
     workers: int | None = None,
-) -> Iterator[tuple[Path, RunOutcome | HyokaError]]:
-    """Score many runs, in parallel processes when there are several, in input order.
+    progress: Progress | None = None,
+) -> list[tuple[Path, RunOutcome | HyokaError]]:
+    """Score many runs; a run with bad input gets its error and the others still get scored.
 
-    A run that fails (bad input) yields its error and the others still get scored, so one
-    broken folder in a tree of hundreds costs one result, not the whole batch.
+    ``summation`` forces one float summation for every run; by default each run gets the one
+    of its era. ``progress(done, total)`` is called as questions are measured.
     """
-    workers = min(workers or os.cpu_count() or 1, len(sources))
-    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        for source in sources:
-            yield source, _score_or_error(source, benchmark, force, summation)
-        return
-    # Load every scorer once here; forked workers inherit them instead of reloading.
-    benchmark.scorers(benchmark.questions)
-    global _FORKED_BENCHMARK
-    _FORKED_BENCHMARK = benchmark
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures: list[Future[RunOutcome | HyokaError]] = [
-            pool.submit(_score_in_worker, source, force, summation) for source in sources
+    outcomes: dict[int, RunOutcome | HyokaError] = {}
+    pending: dict[int, _PendingRun] = {}
+    for number, source in enumerate(sources):
+        try:
+            trials = read_trials(source)
+            existing = None if force else _up_to_date(trials, benchmark.metadata_hash)
+            if existing is not None:
+                outcomes[number] = RunOutcome(trials.folder, existing, skipped=True)
+                continue
+            grouped = _group_by_question(trials, benchmark)
+            era = summation or summation_for(r.get("timestamp") for r in trials.records)
+            pending[number] = _PendingRun(trials, grouped, era)
+        except HyokaError as exc:
+            outcomes[number] = exc
+
+    wanted: dict[str, dict[str, None]] = {}
+    for run in pending.values():
+        for question_id, records in run.grouped.items():
+            wanted.setdefault(question_id, {}).update(dict.fromkeys(r["answer"] for r in records))
+    measured = _measure(benchmark, wanted, workers, progress)
+
+    for number, run in pending.items():
+        try:
+            outcomes[number] = _finish(run, benchmark, measured, write)
+        except HyokaError as exc:
+            outcomes[number] = exc
+    return [(source, outcomes[number]) for number, source in enumerate(sources)]
+
+
+def _finish(
+    run: _PendingRun,
+    benchmark: PfgenBenchmark,
+    measured: dict[str, dict[str, Measurement]],
+    write: bool,
+) -> RunOutcome:
+    by_question: dict[str, list[ScoredAnswer]] = {}
+    for question_id, records in run.grouped.items():
+        scorer = benchmark.scorer(question_id)
+        values = measured[question_id]
+        by_question[question_id] = [
+            (r, scorer.finish(values[r["answer"]], run.summation)) for r in records
         ]
-        for source, future in zip(sources, futures, strict=True):
-            yield source, future.result()
+    result = build_result(
+        by_question,
+        input_hash=run.trials.input_hash,
+        metadata_hash=benchmark.metadata_hash,
+        config=_read_config(run.trials.folder),
+        summation=run.summation,
+    )
+    if write:
+        path = run.trials.folder / RESULT_FILE
+        try:
+            atomic_write_text(path, json.dumps(result, indent=2, ensure_ascii=False))
+        except OSError as exc:
+            raise InputError(f"{path}: cannot write result: {exc.strerror}") from None
+    return RunOutcome(run.trials.folder, result, skipped=False)
 
 
-_FORKED_BENCHMARK: PfgenBenchmark | None = None
+def _measure(
+    benchmark: PfgenBenchmark,
+    wanted: dict[str, dict[str, None]],
+    workers: int | None,
+    progress: Progress | None,
+) -> dict[str, dict[str, Measurement]]:
+    """Measurements of every distinct answer, questions spread over forked workers."""
+    benchmark.scorers(wanted)  # load or build in this process; forked workers inherit them
+    order = sorted(wanted, key=lambda q: -len(wanted[q]))  # big questions first: balance
+    total_answers = sum(len(answers) for answers in wanted.values())
+    workers = min(workers or os.cpu_count() or 1, len(order))
+    results: dict[str, dict[str, Measurement]] = {}
+    if workers > 1 and total_answers >= _PARALLEL_THRESHOLD and _can_fork():
+        global _FORK_STATE
+        _FORK_STATE = (benchmark, wanted)
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            for done, (question_id, by_answer) in enumerate(pool.map(_measure_question, order), 1):
+                results[question_id] = by_answer
+                if progress is not None:
+                    progress(done, len(order))
+        _FORK_STATE = None
+        return results
+    for done, question_id in enumerate(order, 1):
+        answers = list(wanted[question_id])
+        measured = benchmark.scorer(question_id).measure(answers)
+        results[question_id] = dict(zip(answers, measured, strict=True))
+        if progress is not None:
+            progress(done, len(order))
+    return results
 
 
-def _score_in_worker(
-    source: Path, force: bool, summation: Summation | None
-) -> RunOutcome | HyokaError:
-    assert _FORKED_BENCHMARK is not None
-    return _score_or_error(source, _FORKED_BENCHMARK, force, summation)
+_FORK_STATE: tuple[PfgenBenchmark, dict[str, dict[str, None]]] | None = None
 
 
-def _score_or_error(
-    source: Path, benchmark: PfgenBenchmark, force: bool, summation: Summation | None
-) -> RunOutcome | HyokaError:
-    try:
-        return score_run(source, benchmark, force=force, summation=summation)
-    except HyokaError as exc:
-        return exc
+def _can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _measure_question(question_id: str) -> tuple[str, dict[str, Measurement]]:
+    assert _FORK_STATE is not None, "workers are forked from score_runs"
+    benchmark, wanted = _FORK_STATE
+    answers = list(wanted[question_id])
+    values = benchmark.scorer(question_id).measure(answers)
+    return question_id, dict(zip(answers, values, strict=True))
 
 
 def _group_by_question(
@@ -136,14 +202,15 @@ def _group_by_question(
     return grouped
 
 
-def _up_to_date(result_path: Path, input_hash: str, metadata_hash: str) -> dict[str, Any] | None:
+def _up_to_date(trials: TrialsInput, metadata_hash: str) -> dict[str, Any] | None:
     try:
-        existing = json.loads(result_path.read_text(encoding="utf-8"))
+        existing = json.loads((trials.folder / RESULT_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(existing, dict):
         return None
-    if existing.get("input_hash") == input_hash and existing.get("metadata_hash") == metadata_hash:
+    same_input = existing.get("input_hash") == trials.input_hash
+    if same_input and existing.get("metadata_hash") == metadata_hash:
         return existing
     return None
 

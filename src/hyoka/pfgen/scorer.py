@@ -13,7 +13,7 @@ from typing import Any
 
 from hyoka.errors import DataError
 from hyoka.pfgen._pysum import Summation, float_sum
-from hyoka.pfgen.keywords import helpfulness
+from hyoka.pfgen.keywords import HelpfulnessResult, helpfulness
 from hyoka.pfgen.ngram_index import NgramIndex
 from hyoka.pfgen.ngram_metrics import fluency_values, truthfulness_values
 from hyoka.pfgen.questions import QuestionInfo
@@ -74,6 +74,15 @@ class AnswerScore:
         }
 
 
+@dataclass(frozen=True)
+class Measurement:
+    """One answer's unrounded per-set values and Helpfulness: the same under any summation."""
+
+    fluency: tuple[float, ...]
+    truthfulness: tuple[float, ...]
+    helpfulness: HelpfulnessResult
+
+
 class QuestionScorer:
     """Scores any number of answers to one question against all of its reference sets."""
 
@@ -83,29 +92,34 @@ class QuestionScorer:
         self.info = info
         self.sets = tuple(sets)
 
-    def score(
-        self, answers: Sequence[str], summation: Summation = Summation.COMPENSATED
-    ) -> list[AnswerScore]:
-        count = len(self.sets)
+    @property
+    def set_names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.sets)
+
+    def measure(self, answers: Sequence[str]) -> list[Measurement]:
+        """The unrounded values of many answers, computed set by set in one array pass."""
         fluency = [fluency_values(s.index, answers, s.baseline).tolist() for s in self.sets]
         truth = [truthfulness_values(s.index, answers).tolist() for s in self.sets]
         helpful = helpfulness(self.info.rules, answers)
-        names = [s.name for s in self.sets]
-        scores: list[AnswerScore] = []
-        for i, h in enumerate(helpful):
-            fluency_shares = {n: round(fluency[k][i] / count, 6) for k, n in enumerate(names)}
-            truth_shares = {n: round(truth[k][i] / count, 6) for k, n in enumerate(names)}
-            rounded_help = round(h.score, 5)
-            average = round(
-                (
-                    float_sum(fluency_shares.values(), summation)
-                    + float_sum(truth_shares.values(), summation)
-                    + rounded_help
-                )
-                / 3,
-                5,
+        return [
+            Measurement(
+                tuple(values[i] for values in fluency), tuple(values[i] for values in truth), h
             )
-            scores.append(
-                AnswerScore(fluency_shares, truth_shares, rounded_help, h.missed, average)
-            )
-        return scores
+            for i, h in enumerate(helpful)
+        ]
+
+    def finish(self, measured: Measurement, summation: Summation) -> AnswerScore:
+        """Round as upstream does; only the average depends on the summation."""
+        count = len(self.sets)
+        names = self.set_names
+        fluency = {n: round(v / count, 6) for n, v in zip(names, measured.fluency, strict=True)}
+        truth = {n: round(v / count, 6) for n, v in zip(names, measured.truthfulness, strict=True)}
+        helpful = round(measured.helpfulness.score, 5)
+        total = float_sum(fluency.values(), summation) + float_sum(truth.values(), summation)
+        average = round((total + helpful) / 3, 5)
+        return AnswerScore(fluency, truth, helpful, measured.helpfulness.missed, average)
+
+    def score(
+        self, answers: Sequence[str], summation: Summation = Summation.COMPENSATED
+    ) -> list[AnswerScore]:
+        return [self.finish(m, summation) for m in self.measure(answers)]
