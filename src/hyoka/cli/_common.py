@@ -13,6 +13,7 @@ from typing import Annotated, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from hyoka.errors import HyokaError
 
@@ -32,6 +33,11 @@ DataDirOption = Annotated[
 ]
 
 
+def print_error(error: Exception) -> None:
+    """One line on stderr, never wrapped (paths stay whole) and never read as markup."""
+    err_console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+
+
 def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Turn ``HyokaError`` into a one-line message and a non-zero exit."""
 
@@ -40,7 +46,7 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
         try:
             return command(*args, **kwargs)
         except HyokaError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            print_error(exc)
             raise typer.Exit(exc.exit_code) from None
 
     return wrapper

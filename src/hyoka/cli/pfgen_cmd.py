@@ -17,7 +17,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from hyoka.cli._common import DataDirOption, console, err_console, reports_errors
+from hyoka.cli._common import DataDirOption, console, err_console, print_error, reports_errors
 from hyoka.cli.pfgen_leaderboard_cmd import leaderboard_command
 from hyoka.errors import HyokaError
 from hyoka.pfgen._pysum import Summation
@@ -84,7 +84,7 @@ def score_command(
     for _source, outcome in outcomes:
         if isinstance(outcome, HyokaError):
             failures.append(outcome)
-            err_console.print(f"[bold red]error:[/] {outcome}", highlight=False)
+            print_error(outcome)
             continue
         summary = RunSummary.from_result(outcome.folder, outcome.result)
         summaries.append((summary, outcome.skipped))

@@ -69,7 +69,7 @@ def _parse_rule(raw: Any, where: str) -> KeywordRule:
     if not isinstance(importance, int | float) or isinstance(importance, bool):
         raise DataError(f"{where}: 'importance' must be a number, got {importance!r}")
     name = raw.get("name")
-    if name is not None and not isinstance(name, str):
+    if "name" in raw and not isinstance(name, str):
         raise DataError(f"{where}: 'name' must be a string, got {name!r}")
     factor = 1 - importance
     if "t" in raw:

@@ -193,11 +193,11 @@ def _group_by_question(
     trials: TrialsInput, benchmark: PfgenBenchmark
 ) -> dict[str, list[dict[str, Any]]]:
     grouped: dict[str, list[dict[str, Any]]] = {}
-    for number, record in enumerate(trials.records, start=1):
+    for index, record in enumerate(trials.records):
         info = benchmark.by_text.get(record["question"])
         if info is None:
             shown = record["question"][:40]
-            raise InputError(f"{trials.source}:{number}: question not in pfgen-bench: {shown!r}")
+            raise InputError(f"{trials.where(index)}: question not in pfgen-bench: {shown!r}")
         grouped.setdefault(info.question_id, []).append(record)
     return grouped
 

@@ -29,6 +29,13 @@ class TrialsInput:
     source: Path
     input_hash: str
     records: list[dict[str, Any]]
+    #: Where each record came from, for error messages: (file, line number).
+    origins: list[tuple[Path, int]]
+
+    def where(self, index: int) -> str:
+        """``file:line`` of record ``index``."""
+        path, line = self.origins[index]
+        return f"{path}:{line}"
 
 
 def find_runs(path: Path) -> list[Path]:
@@ -82,17 +89,18 @@ def read_trials(source: Path) -> TrialsInput:
             raise InputError(f"{source}: no answers in {TRIAL_GLOB} files")
         content = b"".join(line + b"\n" for _, _, line in lines)
         records = [_parse_line(path, number, line) for path, number, line in lines]
-        return TrialsInput(source, source, hashlib.sha1(content).hexdigest(), records)
+        origins = [(path, number) for path, number, _ in lines]
+        return TrialsInput(source, source, hashlib.sha1(content).hexdigest(), records, origins)
     raw = _read(source)
     content = _decompress(source, raw) if source.name.endswith(".xz") else raw
-    records = [
-        _parse_line(source, number, line)
-        for number, line in enumerate(content.splitlines(), start=1)
-        if line.strip()
+    numbered = [
+        (number, line) for number, line in enumerate(content.splitlines(), start=1) if line.strip()
     ]
-    if not records:
+    if not numbered:
         raise InputError(f"{source}: no answers in file")
-    return TrialsInput(source.parent, source, hashlib.sha1(raw).hexdigest(), records)
+    records = [_parse_line(source, number, line) for number, line in numbered]
+    origins = [(source, number) for number, _ in numbered]
+    return TrialsInput(source.parent, source, hashlib.sha1(raw).hexdigest(), records, origins)
 
 
 def _read(path: Path) -> bytes:
