@@ -1,0 +1,65 @@
+"""The one interface every backend implements, kept small on purpose.
+
+A backend turns a ``GenerationRequest`` into a ``GenerationResponse`` and raises
+``TransientError`` for what may succeed later. Everything shared (retries, the concurrency
+limit, the response cache, token accounting) lives once in ``client.ModelClient``, not in
+the backends. Local backends that batch (transformers, vLLM) override ``generate_batch``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from hyoka.providers.types import GenerationRequest, GenerationResponse
+
+
+class Provider(ABC):
+    """A model behind some API or in this process.
+
+    ``name`` is the part before the slash in ``provider/model`` strings.
+    """
+
+    name: ClassVar[str]
+    supports_chat: ClassVar[bool] = True
+    supports_completion: ClassVar[bool] = True
+    supports_logprobs: ClassVar[bool] = False
+
+    def __init__(self, model: str, *, base_url: str | None = None, **options: Any) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.options = options
+
+    @abstractmethod
+    async def generate(self, request: GenerationRequest) -> GenerationResponse:
+        """One request, ``request.n`` samples."""
+
+    async def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[GenerationResponse]:
+        """Several requests; by default concurrently, one call each."""
+        return list(await asyncio.gather(*(self.generate(r) for r in requests)))
+
+    def identity(self) -> dict[str, Any]:
+        """What, besides the request, decides the output: part of every cache key.
+
+        Never secrets: API keys are read from the environment by the backend and are not
+        options, so they cannot leak into caches or configs from here.
+        """
+        return {"provider": self.name, "model": self.model, "base_url": self.base_url}
+
+    def check_request(self, request: GenerationRequest) -> None:
+        """Refuse, before any work, what this backend cannot do (e.g. chat without a template)."""
+        from hyoka.providers.errors import ProviderError
+
+        if request.is_chat and not self.supports_chat:
+            raise ProviderError(f"{self.name}/{self.model} cannot do chat requests")
+        if not request.is_chat and not self.supports_completion:
+            raise ProviderError(f"{self.name}/{self.model} cannot do raw-prompt requests")
+        if request.params.logprobs and not self.supports_logprobs:
+            raise ProviderError(f"{self.name}/{self.model} returns no logprobs")
+
+    async def aclose(self) -> None:
+        """Release connections or memory; the client calls it once at the end."""

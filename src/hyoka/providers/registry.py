@@ -1,0 +1,56 @@
+"""``provider/model`` strings to backends, importing each backend only when it is used.
+
+A backend's module imports its SDK at the top; importing it lazily keeps ``hyoka`` fast to
+start and lets a user without, say, ``anthropic`` installed use every other backend. A
+missing SDK is a one-line hint naming the extra to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from hyoka.errors import HyokaError
+from hyoka.providers.base import Provider
+from hyoka.providers.errors import MissingDependencyError
+
+#: provider name -> (module, class, pip extra)
+BACKENDS: dict[str, tuple[str, str, str]] = {
+    "openai": ("hyoka.providers.openai_backend", "OpenAIProvider", "openai"),
+    "anthropic": ("hyoka.providers.anthropic_backend", "AnthropicProvider", "anthropic"),
+    "google": ("hyoka.providers.google_backend", "GoogleProvider", "google"),
+    "hf": ("hyoka.providers.hf_backend", "HFProvider", "hf"),
+    "vllm": ("hyoka.providers.vllm_backend", "VLLMProvider", "vllm"),
+    "llamacpp": ("hyoka.providers.llamacpp_backend", "LlamaCppProvider", "llamacpp"),
+}
+
+
+def parse_model_string(spec: str) -> tuple[str, str]:
+    """``"openai/gpt-4o-mini"`` -> ``("openai", "gpt-4o-mini")``; the model may hold slashes."""
+    provider, sep, model = spec.partition("/")
+    if not sep or not provider or not model:
+        known = ", ".join(sorted(BACKENDS))
+        raise HyokaError(
+            f"--model must look like PROVIDER/MODEL (providers: {known}), got {spec!r}"
+        )
+    if provider not in BACKENDS:
+        known = ", ".join(sorted(BACKENDS))
+        raise HyokaError(f"unknown provider {provider!r} in {spec!r} (known: {known})")
+    return provider, model
+
+
+def load_provider(spec: str, **options: Any) -> Provider:
+    """Build the backend for ``spec`` with backend options (``base_url``, ``n_ctx`` ...)."""
+    provider, model = parse_model_string(spec)
+    module_name, class_name, extra = BACKENDS[provider]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and not exc.name.startswith("hyoka"):
+            raise MissingDependencyError(
+                f"the {provider} provider needs the package {exc.name!r}: "
+                f"pip install 'hyoka[{extra}]'"
+            ) from None
+        raise
+    backend: type[Provider] = getattr(module, class_name)
+    return backend(model, **options)

@@ -1,0 +1,119 @@
+"""The records every provider speaks: a request in, a response out.
+
+One request is either chat messages or a raw prompt, plus sampling parameters. Validation
+happens when the record is built, so an invalid value (a negative temperature, top_p of 2)
+is a clear error before any work starts, whatever backend would have received it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Role = Literal["system", "user", "assistant"]
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Role
+    content: str
+
+
+class SamplingParams(BaseModel):
+    """Sampling settings; ``None`` means the backend's default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    temperature: float | None = Field(default=None, ge=0.0, le=5.0)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    top_k: int | None = Field(default=None, ge=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+    repetition_penalty: float | None = Field(default=None, gt=0.0)
+    logprobs: bool = False
+    top_logprobs: int | None = Field(default=None, ge=0, le=20)
+
+    @model_validator(mode="after")
+    def _top_logprobs_need_logprobs(self) -> SamplingParams:
+        if self.top_logprobs and not self.logprobs:
+            raise ValueError("top_logprobs needs logprobs=True")
+        return self
+
+
+class GenerationRequest(BaseModel):
+    """Chat ``messages`` or a raw ``prompt`` (exactly one), and ``n`` samples of it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    messages: tuple[Message, ...] | None = None
+    prompt: str | None = None
+    params: SamplingParams = SamplingParams()
+    n: int = Field(default=1, ge=1)
+
+    @model_validator(mode="after")
+    def _exactly_one_input(self) -> GenerationRequest:
+        if (self.messages is None) == (self.prompt is None):
+            raise ValueError("a request has either messages or a prompt, not both or neither")
+        if self.messages is not None and not self.messages:
+            raise ValueError("messages must not be empty")
+        return self
+
+    @property
+    def is_chat(self) -> bool:
+        return self.messages is not None
+
+
+class TopLogprob(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    token: str
+    logprob: float
+
+
+class TokenLogprob(BaseModel):
+    """One generated token, its log probability, and the most likely alternatives there."""
+
+    model_config = ConfigDict(frozen=True)
+
+    token: str
+    logprob: float
+    top: tuple[TopLogprob, ...] = ()
+
+
+class Choice(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    finish_reason: str | None = None
+    logprobs: tuple[TokenLogprob, ...] | None = None
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+        )
+
+
+class GenerationResponse(BaseModel):
+    """``choices`` holds the request's ``n`` samples, in order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    choices: tuple[Choice, ...]
+    usage: Usage = Usage()
+    model: str = ""
+    cached: bool = False
+
+    @property
+    def text(self) -> str:
+        return self.choices[0].text if self.choices else ""
