@@ -61,5 +61,5 @@ class Provider(ABC):
         if request.params.logprobs and not self.supports_logprobs:
             raise ProviderError(f"{self.name}/{self.model} returns no logprobs")
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, most backends hold nothing
         """Release connections or memory; the client calls it once at the end."""
