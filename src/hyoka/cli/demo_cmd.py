@@ -15,10 +15,9 @@ from typing import Annotated
 import typer
 
 from hyoka.cli._common import DataDirOption, console, reports_errors
+from hyoka.cli._context import show_beside_public
 from hyoka.cli.pfgen_cmd import score_table
-from hyoka.data.paths import resolve_data_dir
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.leaderboard import collect, rank, render
 from hyoka.pfgen.runs import score_run
 from hyoka.pfgen.summary import RunSummary
 
@@ -48,10 +47,5 @@ def demo_command(
     outcome = score_run(run_folder, benchmark, force=True)
     ours = RunSummary.from_result(outcome.folder, outcome.result)
     console.print(score_table([(ours, False)]))
-    public = resolve_data_dir(data_dir) / "pfgen-bench" / "results"
-    if public.is_dir():
-        console.print(f"\nBeside the public results in {public}:")
-        rows = rank([*collect(public), ours])
-        start = max(rows.index(ours) - 3, 0)
-        typer.echo(render(rows[start : start + 7], "md", first_rank=start + 1))
+    show_beside_public(ours, data_dir)
     console.print(f"\nresult.json written to {outcome.folder / 'result.json'}")
