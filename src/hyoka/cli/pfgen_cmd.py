@@ -130,3 +130,14 @@ def score_table(summaries: list[tuple[RunSummary, bool]]) -> Table:
 
 
 pfgen_app.command("leaderboard")(leaderboard_command)
+
+
+def _register_generation() -> None:
+    # imported here: generation pulls in the provider layer, which scoring does not need
+    from hyoka.cli.pfgen_generate_cmd import generate_command, run_command
+
+    pfgen_app.command("generate")(generate_command)
+    pfgen_app.command("run")(run_command)
+
+
+_register_generation()
