@@ -1,0 +1,411 @@
+"""Local HTTP servers that speak the Anthropic Messages API and the Gemini API on the wire.
+
+The hosted services cannot be reached from the tests, so each server answers on
+127.0.0.1 (a free port) in the documented JSON shapes, checks the API key the way the
+service does, and records every request it receives (path, headers, JSON body), so a
+test can assert exactly what a provider sent. Replies can be scripted per request
+(errors, odd bodies, slow answers; sent once the key has passed); without a script the
+request is checked like the service checks it and a valid answer is built from it.
+
+Use as a context manager (``reset()`` between tests lets one server serve a module)::
+
+    with AnthropicServer(api_key="sk-test") as server:
+        server.script(Reply(429, anthropic_error("rate_limit_error", "slow down"),
+                            headers={"retry-after": "7"}))
+        ...  # point the provider at server.base_url
+        server.received[0].body["messages"]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, ClassVar
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request as the server saw it; header names are lower-cased."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any
+    raw: bytes
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A scripted answer: a dict or list body is sent as JSON, bytes as they are."""
+
+    status: int = 200
+    body: Any = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    content_type: str = "application/json"
+
+
+def _free_port() -> int:
+    """A port that nothing listens on (bound, then released at once)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def closed_port_url() -> str:
+    """A base URL whose connections are refused: for connection-error tests."""
+    return f"http://127.0.0.1:{_free_port()}"
+
+
+class _WireServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    handler: ClassVar[type[_Handler]]
+
+    def __init__(self, api_key: str) -> None:
+        super().__init__(("127.0.0.1", 0), self.handler)
+        self.api_key = api_key
+        self.received: list[Received] = []
+        self.served = 0
+        #: off: every answer closes its connection, so no client keeps one pooled past its
+        #: event loop; on: connections stay open, as the real services keep them
+        self.keep_alive = False
+        self._replies: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self.serve_forever, args=(0.01,), daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def script(self, *replies: Reply) -> None:
+        """Answer the next requests with these replies, in order, then by default again."""
+        with self._lock:
+            self._replies.extend(replies)
+
+    def reset(self) -> None:
+        """Forget what was received and scripted: a clean server for the next test."""
+        with self._lock:
+            self.received.clear()
+            self._replies.clear()
+            self.served = 0
+            self.keep_alive = False
+
+    def record(self, received: Received) -> tuple[Reply | None, int]:
+        with self._lock:
+            self.received.append(received)
+            self.served += 1
+            return (self._replies.popleft() if self._replies else None), self.served
+
+    def __enter__(self) -> _WireServer:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.shutdown()
+        self.server_close()
+        self._thread.join(timeout=5)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _WireServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+        pass
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    def do_POST(self) -> None:
+        self._handle()
+
+    def _handle(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        url = urlsplit(self.path)
+        received = Received(
+            method=self.command,
+            path=url.path,
+            query=parse_qs(url.query),
+            headers={name.lower(): value for name, value in self.headers.items()},
+            body=body,
+            raw=raw,
+        )
+        scripted, serial = self.server.record(received)
+        reply = self.answer(received, serial, scripted)
+        self._send(reply)
+
+    def answer(self, received: Received, serial: int, scripted: Reply | None) -> Reply:
+        raise NotImplementedError
+
+    def _send(self, reply: Reply) -> None:
+        if reply.delay_s:
+            time.sleep(reply.delay_s)
+        if isinstance(reply.body, bytes):
+            payload = reply.body
+        elif reply.body is None:
+            payload = b""
+        else:
+            payload = json.dumps(reply.body, ensure_ascii=False).encode("utf-8")
+        try:
+            self.send_response(reply.status)
+            self.send_header("content-type", reply.content_type)
+            self.send_header("content-length", str(len(payload)))
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            if not self.server.keep_alive:
+                self.send_header("connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
+            self.close_connection = True
+
+
+# --- Anthropic Messages API ---------------------------------------------------------------
+
+
+def anthropic_message(
+    text: str,
+    *,
+    model: str = "claude-test",
+    stop_reason: str | None = "end_turn",
+    stop_sequence: str | None = None,
+    input_tokens: int = 10,
+    output_tokens: int = 5,
+    serial: int = 1,
+) -> dict[str, Any]:
+    """A ``POST /v1/messages`` success body in the documented shape."""
+    return {
+        "id": f"msg_test{serial:04d}",
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "text", "text": text}],
+        "model": model,
+        "stop_reason": stop_reason,
+        "stop_sequence": stop_sequence,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    }
+
+
+def anthropic_error(error_type: str, message: str) -> dict[str, Any]:
+    """An Anthropic error body: ``{"type": "error", "error": {"type", "message"}}``."""
+    return {"type": "error", "error": {"type": error_type, "message": message}}
+
+
+class _AnthropicHandler(_Handler):
+    def answer(self, received: Received, serial: int, scripted: Reply | None) -> Reply:
+        if received.method != "POST" or received.path != "/v1/messages":
+            return Reply(404, anthropic_error("not_found_error", "Not found"))
+        key = self.server.api_key
+        headers = received.headers
+        if headers.get("x-api-key") != key and headers.get("authorization") != f"Bearer {key}":
+            return Reply(401, anthropic_error("authentication_error", "invalid x-api-key"))
+        if "anthropic-version" not in headers:
+            return Reply(
+                400,
+                anthropic_error("invalid_request_error", "anthropic-version: header is required"),
+            )
+        if scripted is not None:
+            return scripted
+        problem = self._invalid(received.body)
+        if problem:
+            return Reply(400, anthropic_error("invalid_request_error", problem))
+        body = received.body
+        last_user = next(
+            (m["content"] for m in reversed(body["messages"]) if m.get("role") == "user"), ""
+        )
+        text = f"応答{serial}: {last_user}" if isinstance(last_user, str) else f"応答{serial}"
+        return Reply(
+            200,
+            anthropic_message(
+                text,
+                model=body["model"],
+                input_tokens=10 + serial,
+                output_tokens=len(text),
+                serial=serial,
+            ),
+            headers={"request-id": f"req_test{serial:04d}"},
+        )
+
+    @staticmethod
+    def _invalid(body: Any) -> str | None:
+        if not isinstance(body, dict):
+            return "request body must be a JSON object"
+        for name in ("model", "max_tokens", "messages"):
+            if name not in body:
+                return f"{name}: Field required"
+        if not isinstance(body["max_tokens"], int) or body["max_tokens"] < 1:
+            return "max_tokens: must be a positive integer"
+        messages = body["messages"]
+        if not isinstance(messages, list) or not messages:
+            return "messages: at least one message is required"
+        for i, message in enumerate(messages):
+            if message.get("role") not in ("user", "assistant"):
+                return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+        return None
+
+
+class AnthropicServer(_WireServer):
+    """``POST /v1/messages``; accepts the key as ``x-api-key`` or ``Authorization: Bearer``."""
+
+    handler = _AnthropicHandler
+
+    def __enter__(self) -> AnthropicServer:
+        super().__enter__()
+        return self
+
+
+# --- Gemini API -----------------------------------------------------------------------------
+
+_GENERATE = re.compile(r"^/(v1|v1beta)/models/([^/:]+):generateContent$")
+
+
+def gemini_candidate(
+    text: str,
+    *,
+    index: int | None = 0,
+    finish_reason: str = "STOP",
+    logprobs: list[tuple[str, float, list[tuple[str, float]]]] | None = None,
+) -> dict[str, Any]:
+    """One candidate; ``logprobs`` is (token, logprob, [(alternative, logprob)]) per token."""
+    candidate: dict[str, Any] = {
+        "content": {"parts": [{"text": text}], "role": "model"},
+        "finishReason": finish_reason,
+    }
+    if index is not None:
+        candidate["index"] = index
+    if logprobs is not None:
+        candidate["logprobsResult"] = {
+            "chosenCandidates": [{"token": tok, "logProbability": lp} for tok, lp, _ in logprobs],
+            "topCandidates": [
+                {"candidates": [{"token": t, "logProbability": p} for t, p in top]}
+                for _, _, top in logprobs
+            ],
+        }
+    return candidate
+
+
+def gemini_response(
+    candidates: list[dict[str, Any]],
+    *,
+    prompt_tokens: int = 10,
+    candidates_tokens: int = 5,
+    thoughts_tokens: int | None = None,
+    model_version: str = "gemini-test-001",
+) -> dict[str, Any]:
+    """A ``generateContent`` success body in the documented shape."""
+    usage: dict[str, Any] = {
+        "promptTokenCount": prompt_tokens,
+        "candidatesTokenCount": candidates_tokens,
+        "totalTokenCount": prompt_tokens + candidates_tokens + (thoughts_tokens or 0),
+    }
+    if thoughts_tokens is not None:
+        usage["thoughtsTokenCount"] = thoughts_tokens
+    return {
+        "candidates": candidates,
+        "usageMetadata": usage,
+        "modelVersion": model_version,
+        "responseId": "resp-test",
+    }
+
+
+def gemini_error(
+    code: int, message: str, status: str, details: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """A Google API error body: ``{"error": {"code", "message", "status"}}``."""
+    error: dict[str, Any] = {"code": code, "message": message, "status": status}
+    if details is not None:
+        error["details"] = details
+    return {"error": error}
+
+
+class _GeminiHandler(_Handler):
+    def answer(self, received: Received, serial: int, scripted: Reply | None) -> Reply:
+        match = _GENERATE.match(received.path)
+        if received.method != "POST" or match is None:
+            return Reply(404, gemini_error(404, "Requested entity was not found.", "NOT_FOUND"))
+        given = received.headers.get("x-goog-api-key") or next(
+            iter(received.query.get("key", [])), None
+        )
+        if given is None:
+            return Reply(
+                403,
+                gemini_error(
+                    403,
+                    "Method doesn't allow unregistered callers. Please use an API key.",
+                    "PERMISSION_DENIED",
+                ),
+            )
+        if given != self.server.api_key:
+            return Reply(
+                400,
+                gemini_error(
+                    400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT"
+                ),
+            )
+        if scripted is not None:
+            return scripted
+        body = received.body
+        if not isinstance(body, dict) or not body.get("contents"):
+            return Reply(
+                400,
+                gemini_error(
+                    400,
+                    "* GenerateContentRequest.contents: contents is not specified",
+                    "INVALID_ARGUMENT",
+                ),
+            )
+        config = body.get("generationConfig") or {}
+        count = int(config.get("candidateCount", 1))
+        top_k = config.get("logprobs")
+        candidates = []
+        for index in range(count):
+            text = f"応答{serial}-{index}"
+            logprobs = None
+            if config.get("responseLogprobs"):
+                logprobs = [
+                    (
+                        char,
+                        -0.25 * (j + 1),
+                        [(char, -0.25 * (j + 1)), ("x", -3.0)][: int(top_k or 0)],
+                    )
+                    for j, char in enumerate(text)
+                ]
+            candidates.append(gemini_candidate(text, index=index, logprobs=logprobs))
+        return Reply(
+            200,
+            gemini_response(candidates, prompt_tokens=10 + serial, candidates_tokens=4 * count),
+        )
+
+
+class GeminiServer(_WireServer):
+    """``POST /{v1,v1beta}/models/{model}:generateContent``; key in ``x-goog-api-key``."""
+
+    handler = _GeminiHandler
+
+    def __enter__(self) -> GeminiServer:
+        super().__enter__()
+        return self
