@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e '.[dev]'
+# the CPU build of torch first (see pyproject's hf extra), so transformers' tests run
+.venv/bin/python -m pip install --quiet torch==2.13.0
+.venv/bin/python -m pip install --quiet -e '.[dev,hf]'
 export PATH="$PWD/.venv/bin:$PATH"
 exec .venv/bin/python -m pytest -m "slow or not slow" "$@"

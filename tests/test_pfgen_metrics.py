@@ -272,7 +272,10 @@ def test_oracle_grams_enumerate_by_end_then_length() -> None:
 
 
 def test_oracle_helpfulness_on_a_hand_worked_example() -> None:
-    rules = [{"t": "b"}, {"importance": 0.5, "or": [{"t": "x"}, {"t": "c", "name": "C"}]}]
+    rules: list[dict[str, Any]] = [
+        {"t": "b"},
+        {"importance": 0.5, "or": [{"t": "x"}, {"t": "c", "name": "C"}]},
+    ]
     # "abc": 'b' ends at 2, 'c' at 3; cuts 0..3; 0,1 get ×0 (b missing); 0..2 get ×0.5
     score, missed = oracle.helpfulness(rules, "abc")
     assert (score, missed) == (1.0, [])
@@ -387,7 +390,11 @@ def test_edge_answers_against_a_tiny_set() -> None:
     assert fluency_values(index, answers, built.baseline).tolist() == [
         oracle.fluency(df, a, built.baseline) for a in answers
     ]
-    rules = [{"t": "語$"}, {"t": ".{150}", "importance": 0.3}, {"or": [{"t": "x"}, {"t": "z"}]}]
+    rules: list[dict[str, Any]] = [
+        {"t": "語$"},
+        {"t": ".{150}", "importance": 0.3},
+        {"or": [{"t": "x"}, {"t": "z"}]},
+    ]
     assert engine_help(rules, answers) == oracle_help(rules, answers)
 
 

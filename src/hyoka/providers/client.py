@@ -1,0 +1,502 @@
+"""The reliability layer every backend shares: retries, a concurrency limit, a cache, accounting.
+
+``ModelClient`` wraps one ``Provider``:
+
+* ``RetryPolicy`` retries ``TransientError`` with exponential backoff and full jitter, never
+  waiting less than the server's ``Retry-After`` hint, within a total deadline per request;
+* ``AdaptiveLimiter`` caps the requests in flight: it starts at the user's ``concurrency``,
+  halves on each rate limit and grows back by one after a run of successes (AIMD);
+* ``ResponseCache`` keeps every answer in SQLite, so an interrupted run resumes for free and
+  a re-run costs nothing; its key is a hash of the backend's identity, the request and a
+  caller-chosen ``sample_key`` (say, the trial number), never of anything secret.
+
+Everything else (a bad request, a missing key, an unknown model) fails at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import random
+import sqlite3
+import threading
+import time
+import warnings
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from pydantic import ValidationError
+
+from hyoka.errors import HyokaError
+from hyoka.providers.base import Provider
+from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
+from hyoka.providers.types import GenerationRequest, GenerationResponse, Usage
+
+#: Bump when the key material or the stored layout changes: old entries are then misses.
+CACHE_FORMAT = 1
+CACHE_FILENAME = "responses.sqlite3"
+
+
+class CacheError(HyokaError):
+    """The response cache cannot be opened or used (corrupt file, unwritable folder)."""
+
+
+class GaveUpError(ProviderError):
+    """A request still failed with transient errors after every attempt the policy allows."""
+
+    def __init__(self, message: str, last_error: TransientError, attempts: int) -> None:
+        super().__init__(message)
+        self.last_error = last_error
+        self.attempts = attempts
+
+
+# --------------------------------------------------------------------------- retries
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently to retry transient failures.
+
+    The wait before retry ``k`` (1-based) is uniform in ``[0, min(max_delay, base_delay *
+    2**(k-1))]`` ("full jitter"), raised to the server's ``retry_after`` when it gave one.
+    ``deadline`` bounds the whole request, waits included: a retry that could not start
+    before it is not made. ``attempt_timeout`` bounds one provider call (backends with their
+    own HTTP timeout need none).
+    """
+
+    max_attempts: int = 6
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    deadline: float | None = 600.0
+    attempt_timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        if self.base_delay < 0 or self.max_delay < 0:
+            raise ValueError("retry delays must not be negative")
+        if self.deadline is not None and self.deadline <= 0:
+            raise ValueError("deadline must be positive")
+        if self.attempt_timeout is not None and self.attempt_timeout <= 0:
+            raise ValueError("attempt_timeout must be positive")
+
+    def delay(
+        self,
+        retry: int,
+        retry_after: float | None = None,
+        rng: random.Random | None = None,
+    ) -> float:
+        """Seconds to wait before retry number ``retry`` (1 for the first retry)."""
+        ceiling = min(self.max_delay, self.base_delay * 2.0 ** (retry - 1))
+        wait = (rng or random).uniform(0.0, ceiling)
+        if retry_after is not None and retry_after > wait:
+            wait = retry_after
+        return wait
+
+
+@dataclass(frozen=True)
+class RetryEvent:
+    """What ``on_retry`` is told: attempt ``attempt`` failed with ``error``; next in ``delay``."""
+
+    attempt: int
+    max_attempts: int
+    error: TransientError
+    delay: float
+    request: GenerationRequest
+
+
+# --------------------------------------------------------------------------- limiter
+
+
+class AdaptiveLimiter:
+    """An async semaphore whose size adapts to rate limits (additive increase, halving).
+
+    ``limit`` starts at ``ceiling``; ``on_rate_limit`` halves it (never below 1) and
+    ``on_success`` raises it by one after ``recover_after`` successes in a row (never above
+    ``ceiling``). Requests already in flight when the limit drops finish normally; new ones
+    wait until fewer than ``limit`` are in flight. Waiters are served first come, first
+    served. Meant for one event loop at a time; all methods run on it.
+    """
+
+    def __init__(self, ceiling: int, *, recover_after: int = 8) -> None:
+        if ceiling < 1:
+            raise ValueError("concurrency must be at least 1")
+        if recover_after < 1:
+            raise ValueError("recover_after must be at least 1")
+        self.ceiling = ceiling
+        self.limit = ceiling
+        self.recover_after = recover_after
+        self.in_flight = 0
+        self.lowest = ceiling
+        self._streak = 0
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    async def acquire(self) -> None:
+        if self.in_flight < self.limit and not self._waiters:
+            self.in_flight += 1
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                # the slot was handed over just as we were cancelled: pass it on
+                self.release()
+            else:
+                with contextlib.suppress(ValueError):
+                    self._waiters.remove(waiter)
+            raise
+
+    def release(self) -> None:
+        self.in_flight -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        while self._waiters and self.in_flight < self.limit:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                self.in_flight += 1  # the slot is handed over, not raced for
+                waiter.set_result(None)
+
+    def on_rate_limit(self) -> None:
+        self._streak = 0
+        self.limit = max(1, self.limit // 2)
+        self.lowest = min(self.lowest, self.limit)
+
+    def on_success(self) -> None:
+        if self.limit >= self.ceiling:
+            return
+        self._streak += 1
+        if self._streak >= self.recover_after:
+            self._streak = 0
+            self.limit += 1
+            self._wake()
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        await self.acquire()
+        try:
+            yield
+        finally:
+            self.release()
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def default_cache_dir() -> Path:
+    """``HYOKA_CACHE_DIR``, else the platform's user cache folder for hyoka."""
+    explicit = os.environ.get("HYOKA_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("hyoka"))
+
+
+def _secret_values() -> list[str]:
+    """Values of the environment's API keys and tokens, to check nothing stored holds one."""
+    names = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY")
+    return [
+        value
+        for name, value in os.environ.items()
+        if name.upper().endswith(names) and len(value) >= 8
+    ]
+
+
+def cache_key(
+    provider_identity: dict[str, Any], request: GenerationRequest, sample_key: str
+) -> str:
+    """SHA-256 (hex) of the canonical JSON of what decides a response."""
+    material = {
+        "format": CACHE_FORMAT,
+        "identity": provider_identity,
+        "request": request.model_dump(mode="json"),
+        "sample_key": sample_key,
+    }
+    try:
+        canonical = json.dumps(
+            material, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
+    except (TypeError, ValueError) as exc:
+        raise ProviderError(f"cannot build a cache key: {exc}") from None
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """Responses by key in ``<cache_dir>/responses.sqlite3`` (SQLite, WAL mode).
+
+    Several processes may read and write the same file at once: SQLite serialises the
+    writers and ``busy_timeout`` makes them wait rather than fail. Within a process one
+    connection is shared under a lock, so threads may share an instance too. A file that is
+    not a readable SQLite database is reported as a ``CacheError`` naming it.
+    """
+
+    def __init__(self, cache_dir: Path | str | None = None, *, busy_timeout: float = 30.0) -> None:
+        root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.path = root / CACHE_FILENAME
+        self._lock = threading.Lock()
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheError(f"cannot create the response cache folder {root}: {exc}") from None
+        self._conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(
+                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise CacheError(f"cannot open the response cache {self.path}: {exc}") from None
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS responses ("
+                " key TEXT PRIMARY KEY,"
+                " response TEXT NOT NULL,"
+                " created REAL NOT NULL)"
+            )
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._broken(exc) from None
+        self._conn = conn
+
+    def _broken(self, exc: sqlite3.Error) -> CacheError:
+        if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+            return CacheError(
+                f"the response cache {self.path} is corrupt ({exc}); "
+                "delete it (and its -wal/-shm files) to start afresh"
+            )
+        return CacheError(f"the response cache {self.path} cannot be used: {exc}")
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        if self._conn is None:
+            raise CacheError(f"the response cache {self.path} is closed")
+        with self._lock:
+            try:
+                yield self._conn
+            except sqlite3.Error as exc:
+                raise self._broken(exc) from None
+
+    def get(self, key: str) -> GenerationResponse | None:
+        with self._connection() as conn:
+            row = conn.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return GenerationResponse.model_validate_json(row[0])
+        except ValidationError:
+            return None  # written by an incompatible version: a miss, overwritten on success
+
+    def put(self, key: str, response: GenerationResponse) -> bool:
+        """Store ``response``; ``False`` (and a warning) if it would have stored a secret."""
+        value = response.model_copy(update={"cached": False}).model_dump_json()
+        if any(secret in value for secret in _secret_values()):
+            warnings.warn(
+                "a response holds the value of an API key from the environment; not cached",
+                stacklevel=2,
+            )
+            return False
+        with self._connection() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO responses (key, response, created) VALUES (?, ?, ?)",
+                (key, value, time.time()),
+            )
+        return True
+
+    def __len__(self) -> int:
+        with self._connection() as conn:
+            (count,) = conn.execute("SELECT COUNT(*) FROM responses").fetchone()
+        return int(count)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+# --------------------------------------------------------------------------- client
+
+
+@dataclass
+class ClientStats:
+    """Running totals of one ``ModelClient``.
+
+    ``requests`` counts provider calls (retries included), ``retries`` the calls that were
+    repeats, ``rate_limited`` the rate-limit answers among the failures, ``failures`` the
+    requests that failed for good, ``seconds`` the time spent inside provider calls (summed
+    over concurrent calls, so it can exceed the wall-clock time).
+    """
+
+    requests: int = 0
+    retries: int = 0
+    rate_limited: int = 0
+    cache_hits: int = 0
+    failures: int = 0
+    usage: Usage = field(default_factory=Usage)
+    seconds: float = 0.0
+
+
+class ModelClient:
+    """A provider with retries, an adaptive concurrency limit, a response cache and totals."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        cache: ResponseCache | None = None,
+        concurrency: int = 8,
+        retry: RetryPolicy | None = None,
+        on_retry: Callable[[RetryEvent], None] | None = None,
+        recover_after: int = 8,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.provider = provider
+        self.cache = cache
+        self.retry = retry or RetryPolicy()
+        self.on_retry = on_retry
+        self.limiter = AdaptiveLimiter(concurrency, recover_after=recover_after)
+        self.stats = ClientStats()
+        self._rng = rng or random.Random()
+        self._identity = provider.identity()
+        shown = json.dumps(self._identity, default=str)
+        if any(secret in shown for secret in _secret_values()):
+            raise ProviderError(
+                f"{provider.name}/{provider.model}: the backend's identity holds the value of "
+                "an API key from the environment; refusing to use it as a cache key"
+            )
+
+    async def generate(
+        self, request: GenerationRequest, *, sample_key: str = ""
+    ) -> GenerationResponse:
+        """One request: from the cache if there, else from the provider (retrying)."""
+        self.provider.check_request(request)
+        key = None
+        if self.cache is not None:
+            key = cache_key(self._identity, request, sample_key)
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.stats.cache_hits += 1
+                return hit.model_copy(update={"cached": True})
+        response = await self._call_with_retries(request)
+        if self.cache is not None and key is not None:
+            self.cache.put(key, response)
+        return response
+
+    async def _call_with_retries(self, request: GenerationRequest) -> GenerationResponse:
+        policy = self.retry
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await self._attempt(request)
+            except TransientError as exc:
+                error = exc
+            except ProviderError:
+                self.stats.failures += 1
+                raise
+            if isinstance(error, RateLimitError):
+                self.stats.rate_limited += 1
+                self.limiter.on_rate_limit()
+            spec = f"{self.provider.name}/{self.provider.model}"
+            if attempt >= policy.max_attempts:
+                self.stats.failures += 1
+                raise GaveUpError(
+                    f"{spec}: {error} (gave up after {attempt} attempts)", error, attempt
+                ) from error
+            delay = policy.delay(attempt, error.retry_after, self._rng)
+            elapsed = time.monotonic() - started
+            if policy.deadline is not None and elapsed + delay >= policy.deadline:
+                self.stats.failures += 1
+                raise GaveUpError(
+                    f"{spec}: {error} (gave up after {attempt} attempts: "
+                    f"the {policy.deadline:g} s deadline would pass before the next)",
+                    error,
+                    attempt,
+                ) from error
+            if self.on_retry is not None:
+                self.on_retry(RetryEvent(attempt, policy.max_attempts, error, delay, request))
+            self.stats.retries += 1
+            await asyncio.sleep(delay)
+
+    async def _attempt(self, request: GenerationRequest) -> GenerationResponse:
+        timeout = self.retry.attempt_timeout
+        async with self.limiter.slot():
+            self.stats.requests += 1
+            started = time.perf_counter()
+            try:
+                if timeout is None:
+                    response = await self.provider.generate(request)
+                else:
+                    try:
+                        response = await asyncio.wait_for(self.provider.generate(request), timeout)
+                    except TimeoutError:
+                        raise TransientError(f"no answer within {timeout:g} s") from None
+            finally:
+                self.stats.seconds += time.perf_counter() - started
+            self.limiter.on_success()
+        self.stats.usage = self.stats.usage + response.usage
+        return response
+
+    async def generate_many(
+        self,
+        requests: Sequence[GenerationRequest],
+        sample_keys: Sequence[str] | None = None,
+    ) -> list[GenerationResponse]:
+        """Several requests concurrently (up to the limit), answers in order.
+
+        The first request that fails for good cancels the rest and is raised; the answers
+        already received are in the cache (if any), so a re-run picks up where this stopped.
+        """
+        if sample_keys is None:
+            sample_keys = [""] * len(requests)
+        if len(sample_keys) != len(requests):
+            raise ValueError("sample_keys must be as many as the requests")
+        tasks = [
+            asyncio.ensure_future(self.generate(request, sample_key=key))
+            for request, key in zip(requests, sample_keys, strict=True)
+        ]
+        try:
+            return list(await asyncio.gather(*tasks))
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+
+    async def aclose(self) -> None:
+        """Close the provider (the cache belongs to the caller, who may share it)."""
+        await self.provider.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

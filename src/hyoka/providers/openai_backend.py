@@ -1,0 +1,323 @@
+"""OpenAI and every server that speaks its API (vLLM, llama.cpp, LM Studio, Azure OpenAI).
+
+``openai/MODEL`` talks to api.openai.com; with ``base_url`` to any compatible server (a local
+one needs no key); with the options ``azure_endpoint`` and ``api_version`` to Azure OpenAI,
+where MODEL is the deployment name. Chat requests go to ``chat.completions``, raw prompts to
+the legacy ``completions`` endpoint.
+
+The API key is read from ``OPENAI_API_KEY`` (``AZURE_OPENAI_API_KEY`` for Azure) and nowhere
+else: it is never an option, so it cannot reach a config file, a cache key or a log. The SDK's
+own retries are off; ``ModelClient`` retries, so every backend behaves alike. SDK errors become
+``RateLimitError`` (429, with the ``Retry-After`` hint), ``TransientError`` (5xx, timeouts,
+dropped connections, garbled bodies) or ``ProviderError`` (any other 4xx, with the server's
+message).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import math
+import os
+import re
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import openai
+
+from hyoka.providers.base import Provider
+from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
+from hyoka.providers.types import (
+    Choice,
+    GenerationRequest,
+    GenerationResponse,
+    TokenLogprob,
+    TopLogprob,
+    Usage,
+)
+
+OPENAI_KEY_ENV = "OPENAI_API_KEY"
+AZURE_KEY_ENV = "AZURE_OPENAI_API_KEY"
+#: What a keyless local server is sent as the key (the SDK insists on one).
+PLACEHOLDER_KEY = "not-needed"
+DEFAULT_TIMEOUT = 600.0
+#: Status codes that may succeed on a later try besides 429 and 5xx.
+_TRANSIENT_STATUS = frozenset({408, 409, 425})
+_OPTIONS = frozenset({"timeout", "azure_endpoint", "api_version"})
+_KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-*.]{3,})")
+
+
+class OpenAIProvider(Provider):
+    name = "openai"
+    supports_logprobs = True
+
+    def __init__(self, model: str, *, base_url: str | None = None, **options: Any) -> None:
+        unknown = sorted(set(options) - _OPTIONS)
+        if unknown:
+            hint = (
+                f" (API keys are read from {OPENAI_KEY_ENV} / {AZURE_KEY_ENV} only)"
+                if any("key" in name.lower() for name in unknown)
+                else ""
+            )
+            raise ProviderError(
+                f"openai/{model}: unknown option(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(_OPTIONS))}{hint}"
+            )
+        super().__init__(model, base_url=base_url, **options)
+        timeout = float(options.get("timeout", DEFAULT_TIMEOUT))
+        if not timeout > 0:
+            raise ProviderError(f"openai/{model}: timeout must be positive, got {timeout}")
+        self.timeout = timeout
+        self.azure_endpoint: str | None = options.get("azure_endpoint")
+        self.api_version: str | None = options.get("api_version")
+        self.azure = self.azure_endpoint is not None or self.api_version is not None
+        self._key = self._api_key()
+        self._client: openai.AsyncOpenAI
+        if self.azure:
+            if not self.azure_endpoint or not self.api_version:
+                raise ProviderError(
+                    f"openai/{model}: Azure OpenAI needs both the azure_endpoint and the "
+                    "api_version options"
+                )
+            self._client = openai.AsyncAzureOpenAI(
+                api_key=self._key,
+                azure_endpoint=self.azure_endpoint,
+                api_version=self.api_version,
+                max_retries=0,
+                timeout=timeout,
+            )
+        else:
+            self._client = openai.AsyncOpenAI(
+                api_key=self._key, base_url=base_url, max_retries=0, timeout=timeout
+            )
+
+    def _api_key(self) -> str:
+        env = AZURE_KEY_ENV if self.azure else OPENAI_KEY_ENV
+        key = os.environ.get(env, "").strip()
+        if key:
+            return key
+        if self.base_url is not None and not self.azure:
+            return PLACEHOLDER_KEY  # a local or self-hosted server; it answers 401 if not
+        where = "Azure OpenAI" if self.azure else "the OpenAI API"
+        raise ProviderError(
+            f"openai/{self.model}: {where} needs an API key in the environment variable {env} "
+            "(or pass base_url for a local server that needs none)"
+        )
+
+    def identity(self) -> dict[str, Any]:
+        identity = super().identity()
+        if self.azure:
+            identity["azure_endpoint"] = self.azure_endpoint
+            identity["api_version"] = self.api_version
+        return identity
+
+    @property
+    def _spec(self) -> str:
+        return f"{self.name}/{self.model}"
+
+    # ------------------------------------------------------------------ requests
+
+    def _common_args(self, request: GenerationRequest) -> dict[str, Any]:
+        params = request.params
+        args: dict[str, Any] = {"model": self.model}
+        if request.n != 1:
+            args["n"] = request.n
+        if params.temperature is not None:
+            args["temperature"] = params.temperature
+        if params.top_p is not None:
+            args["top_p"] = params.top_p
+        if params.stop:
+            args["stop"] = list(params.stop)
+        if params.seed is not None:
+            args["seed"] = params.seed
+        extra: dict[str, Any] = {}
+        if params.top_k is not None:
+            extra["top_k"] = params.top_k
+        if params.repetition_penalty is not None:
+            # vLLM's name, and llama.cpp's; each server ignores the one it does not know
+            extra["repetition_penalty"] = params.repetition_penalty
+            extra["repeat_penalty"] = params.repetition_penalty
+        if extra:
+            args["extra_body"] = extra
+        return args
+
+    def _chat_args(self, request: GenerationRequest) -> dict[str, Any]:
+        params = request.params
+        args = self._common_args(request)
+        args["messages"] = [
+            {"role": message.role, "content": message.content} for message in request.messages or ()
+        ]
+        if params.max_tokens is not None:
+            # api.openai.com wants max_completion_tokens (its reasoning models refuse
+            # max_tokens); compatible servers and older Azure API versions know max_tokens
+            official = self.base_url is None and not self.azure
+            args["max_completion_tokens" if official else "max_tokens"] = params.max_tokens
+        if params.logprobs:
+            args["logprobs"] = True
+            if params.top_logprobs is not None:
+                args["top_logprobs"] = params.top_logprobs
+        return args
+
+    def _completion_args(self, request: GenerationRequest) -> dict[str, Any]:
+        params = request.params
+        args = self._common_args(request)
+        args["prompt"] = request.prompt
+        if params.max_tokens is not None:
+            args["max_tokens"] = params.max_tokens
+        if params.logprobs:
+            args["logprobs"] = params.top_logprobs or 0
+        return args
+
+    async def generate(self, request: GenerationRequest) -> GenerationResponse:
+        try:
+            if request.is_chat:
+                raw: Any = await self._client.chat.completions.create(**self._chat_args(request))
+            else:
+                raw = await self._client.completions.create(**self._completion_args(request))
+        except openai.APIError as exc:
+            raise self._map_error(exc) from None
+        except ValueError as exc:  # json.JSONDecodeError from a garbled body
+            raise TransientError(f"{self._spec}: the server sent malformed JSON ({exc})") from None
+        try:
+            if request.is_chat:
+                choices = tuple(_chat_choice(choice) for choice in raw.choices)
+            else:
+                choices = tuple(_completion_choice(choice) for choice in raw.choices)
+            usage = _usage(raw.usage)
+            model = str(raw.model or self.model)
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+            raise TransientError(
+                f"{self._spec}: the server's answer is not a {'chat ' if request.is_chat else ''}"
+                f"completion ({type(exc).__name__}: {exc})"
+            ) from None
+        if not choices:
+            raise TransientError(f"{self._spec}: the server's answer holds no choices")
+        return GenerationResponse(choices=choices, usage=usage, model=model)
+
+    # ------------------------------------------------------------------ errors
+
+    def _scrub(self, text: str) -> str:
+        if self._key and self._key != PLACEHOLDER_KEY:
+            text = text.replace(self._key, "***")
+        return _KEY_PATTERN.sub("sk-***", text)
+
+    def _server_message(self, exc: openai.APIError) -> str:
+        body = exc.body
+        message: Any = None
+        if isinstance(body, Mapping):
+            message = body.get("message") or body.get("detail") or body.get("error")
+        elif isinstance(body, str):
+            message = body
+        if message is None:
+            message = exc.message
+        if not isinstance(message, str):
+            message = json.dumps(message, ensure_ascii=False, default=str)
+        message = " ".join(message.split())
+        if len(message) > 500:
+            message = message[:500] + "…"
+        return self._scrub(message)
+
+    def _map_error(self, exc: openai.APIError) -> ProviderError:
+        spec = self._spec
+        if isinstance(exc, openai.APITimeoutError):
+            return TransientError(f"{spec}: no answer within {self.timeout:g} s")
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            detail = f": {type(cause).__name__}: {cause}" if cause else ""
+            return TransientError(f"{spec}: connection failed{self._scrub(detail)}")
+        if isinstance(exc, openai.APIResponseValidationError):
+            return TransientError(f"{spec}: malformed answer from the server ({exc.message})")
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            message = f"{spec}: HTTP {status}: {self._server_message(exc)}"
+            if status == 429:
+                return RateLimitError(message, retry_after=_retry_after(exc.response.headers))
+            if status >= 500 or status in _TRANSIENT_STATUS:
+                return TransientError(message, retry_after=_retry_after(exc.response.headers))
+            return ProviderError(message)
+        return ProviderError(f"{spec}: {self._scrub(exc.message)}")
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds from ``retry-after-ms``, or ``Retry-After`` (seconds or an HTTP date)."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            value = float(millis) / 1000.0
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(value) and value >= 0:
+                return value
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, when.timestamp() - time.time())
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def _usage(raw: Any) -> Usage:
+    if raw is None:
+        return Usage()
+    return Usage(
+        prompt_tokens=int(raw.prompt_tokens or 0),
+        completion_tokens=int(raw.completion_tokens or 0),
+    )
+
+
+def _logprob(value: Any) -> float:
+    return float("nan") if value is None else float(value)
+
+
+def _chat_choice(raw: Any) -> Choice:
+    logprobs = None
+    if raw.logprobs is not None and raw.logprobs.content is not None:
+        logprobs = tuple(
+            TokenLogprob(
+                token=item.token,
+                logprob=_logprob(item.logprob),
+                top=tuple(
+                    TopLogprob(token=alt.token, logprob=_logprob(alt.logprob))
+                    for alt in item.top_logprobs or ()
+                ),
+            )
+            for item in raw.logprobs.content
+        )
+    return Choice(
+        text=raw.message.content or "", finish_reason=raw.finish_reason, logprobs=logprobs
+    )
+
+
+def _completion_choice(raw: Any) -> Choice:
+    logprobs = None
+    if raw.logprobs is not None and raw.logprobs.tokens is not None:
+        tokens: Sequence[str] = raw.logprobs.tokens
+        values: Sequence[float | None] = raw.logprobs.token_logprobs or [None] * len(tokens)
+        tops: Sequence[Mapping[str, float] | None] = raw.logprobs.top_logprobs or [None] * len(
+            tokens
+        )
+        logprobs = tuple(
+            TokenLogprob(
+                token=token,
+                logprob=_logprob(value),
+                top=tuple(
+                    TopLogprob(token=alt, logprob=_logprob(alt_value))
+                    for alt, alt_value in sorted(
+                        (top or {}).items(), key=lambda item: -_logprob(item[1])
+                    )
+                ),
+            )
+            for token, value, top in zip(tokens, values, tops, strict=True)
+        )
+    return Choice(text=raw.text or "", finish_reason=raw.finish_reason, logprobs=logprobs)
