@@ -7,7 +7,10 @@ import typer
 from hyoka import __version__
 from hyoka.cli.data_cmd import data_app
 from hyoka.cli.demo_cmd import demo_command
+from hyoka.cli.judge_cmd import judge_app
+from hyoka.cli.mtbench_cmd import mtbench_app
 from hyoka.cli.pfgen_cmd import pfgen_app
+from hyoka.cli.refset_cmd import refset_app
 
 app = typer.Typer(
     name="hyoka",
@@ -18,6 +21,9 @@ app = typer.Typer(
 )
 app.add_typer(data_app, name="data")
 app.add_typer(pfgen_app, name="pfgen")
+app.add_typer(refset_app, name="refset")
+app.add_typer(judge_app, name="judge")
+app.add_typer(mtbench_app, name="mtbench")
 app.command("demo")(demo_command)
 
 
