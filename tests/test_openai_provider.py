@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import socket
 from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -172,11 +173,32 @@ def test_cache_with_a_real_server_holds_no_key(
         assert sentinel.encode() not in path.read_bytes(), path
 
 
-def test_connection_refused_is_transient() -> None:
+def test_a_refused_base_url_fails_at_once() -> None:
     async def go() -> None:
         provider = load_provider("openai/smollm2", base_url="http://127.0.0.1:9/v1")
+        policy = RetryPolicy(max_attempts=3, base_delay=0.01)
+        async with ModelClient(provider, retry=policy) as client:
+            with pytest.raises(ProviderError, match=r"cannot connect to http://127.0.0.1:9/v1"):
+                await client.generate(chat("hi", max_tokens=1))
+            assert (client.stats.requests, client.stats.retries) == (0, 0)
+
+    run(go())
+
+
+def test_a_server_gone_after_the_start_is_retried() -> None:
+    """Refusals after the preflight passed are transient: the server may be restarting."""
+
+    async def go() -> None:
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        provider = load_provider(
+            "openai/smollm2", base_url=f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+        )
         policy = RetryPolicy(max_attempts=2, base_delay=0.01)
         async with ModelClient(provider, retry=policy) as client:
+            await client.check_reachable()
+            listener.close()
             with pytest.raises(ProviderError, match=r"connection failed.*gave up after 2"):
                 await client.generate(chat("hi", max_tokens=1))
             assert client.stats.retries == 1

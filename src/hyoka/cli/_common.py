@@ -14,6 +14,8 @@ from typing import Annotated, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import ProgressColumn, Task
+from rich.text import Text
 
 from hyoka.errors import HyokaError
 
@@ -50,3 +52,14 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(exc.exit_code) from None
 
     return wrapper
+
+
+class RateColumn(ProgressColumn):
+    """Items per second (or seconds per item when slower than one a second)."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        if not speed:
+            return Text("  -/s", style="progress.data.speed")
+        shown = f"{speed:.1f}/s" if speed >= 1 else f"{1 / speed:.1f} s/it"
+        return Text(shown, style="progress.data.speed")

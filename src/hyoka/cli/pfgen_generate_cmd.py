@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -18,7 +19,13 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from hyoka.cli._common import DataDirOption, console, err_console, reports_errors
+from hyoka.cli._common import (
+    DataDirOption,
+    RateColumn,
+    console,
+    err_console,
+    reports_errors,
+)
 from hyoka.cli._context import show_beside_public
 from hyoka.cli.pfgen_cmd import score_table
 from hyoka.errors import HyokaError
@@ -84,6 +91,20 @@ class GenerateSettings:
     no_cache: bool = False
 
 
+_FLAGS = {"temperature": "--temperature", "top_p": "--top-p", "top_k": "--top-k"}
+
+
+def sampling_error(exc: ValidationError) -> str:
+    """Pydantic's report as one line per flag, e.g. ``--top-p 2.0: must be <= 1``."""
+    parts = []
+    for problem in exc.errors():
+        field_name = str(problem["loc"][0]) if problem["loc"] else ""
+        flag = _FLAGS.get(field_name, f"--{field_name.replace('_', '-')}")
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        parts.append(f"{flag} {problem.get('input')!r}: {message}")
+    return "invalid sampling setting: " + "; ".join(parts)
+
+
 def generate(
     settings: GenerateSettings, benchmark: PfgenBenchmark
 ) -> tuple[Path, GenerationReport, ModelClient]:
@@ -95,8 +116,8 @@ def generate(
             temperature=s.temperature, top_p=s.top_p, top_k=s.top_k, max_tokens=s.max_tokens,
             stop=tuple(stops_for(s.mode)),
         )  # fmt: skip
-    except ValueError as exc:
-        raise HyokaError(f"invalid sampling setting: {exc}") from None
+    except ValidationError as exc:
+        raise HyokaError(sampling_error(exc)) from None
     if not 0 <= s.num_examples <= 49:
         raise HyokaError("--num-examples must be between 0 and 49")
     samples = benchmark.sample_answers()
@@ -120,7 +141,7 @@ def generate(
     )
     err_console.print(f"Run folder: {folder}", highlight=False)
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
         TimeElapsedColumn(), TimeRemainingColumn(), console=err_console,
     ) as bar:  # fmt: skip
         answers = bar.add_task("answers", total=s.trials * len(questions))

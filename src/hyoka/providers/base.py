@@ -61,5 +61,13 @@ class Provider(ABC):
         if request.params.logprobs and not self.supports_logprobs:
             raise ProviderError(f"{self.name}/{self.model} returns no logprobs")
 
+    async def preflight(self) -> None:  # noqa: B027 - optional hook, most backends need none
+        """Fail fast, before any work, where the model cannot be reached at all.
+
+        ``ModelClient`` calls it once, before its first call to the backend (never for
+        answers from the cache, so a cached re-run needs no server). A ``ProviderError``
+        from here is final: retrying a refused connection only hides a wrong URL.
+        """
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most backends hold nothing
         """Release connections or memory; the client calls it once at the end."""

@@ -379,6 +379,7 @@ class ModelClient:
         self.limiter = AdaptiveLimiter(concurrency, recover_after=recover_after)
         self.stats = ClientStats()
         self._rng = rng or random.Random()
+        self._preflight: asyncio.Task[None] | None = None
         self._identity = provider.identity()
         shown = json.dumps(self._identity, default=str)
         if any(secret in shown for secret in _secret_values()):
@@ -404,7 +405,21 @@ class ModelClient:
             self.cache.put(key, response)
         return response
 
+    async def check_reachable(self) -> None:
+        """The backend's preflight, run once however many requests wait on it.
+
+        It runs by itself before the first call to the backend; call it to check earlier.
+        """
+        if self._preflight is None:
+            self._preflight = asyncio.ensure_future(self.provider.preflight())
+        try:
+            await asyncio.shield(self._preflight)
+        except ProviderError:
+            self.stats.failures += 1
+            raise
+
     async def _call_with_retries(self, request: GenerationRequest) -> GenerationResponse:
+        await self.check_reachable()
         policy = self.retry
         started = time.monotonic()
         attempt = 0
@@ -421,17 +436,18 @@ class ModelClient:
                 self.stats.rate_limited += 1
                 self.limiter.on_rate_limit()
             spec = f"{self.provider.name}/{self.provider.model}"
+            told = str(error) if str(error).startswith(spec) else f"{spec}: {error}"
             if attempt >= policy.max_attempts:
                 self.stats.failures += 1
                 raise GaveUpError(
-                    f"{spec}: {error} (gave up after {attempt} attempts)", error, attempt
+                    f"{told} (gave up after {attempt} attempts)", error, attempt
                 ) from error
             delay = policy.delay(attempt, error.retry_after, self._rng)
             elapsed = time.monotonic() - started
             if policy.deadline is not None and elapsed + delay >= policy.deadline:
                 self.stats.failures += 1
                 raise GaveUpError(
-                    f"{spec}: {error} (gave up after {attempt} attempts: "
+                    f"{told} (gave up after {attempt} attempts: "
                     f"the {policy.deadline:g} s deadline would pass before the next)",
                     error,
                     attempt,

@@ -15,6 +15,8 @@ message).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import email.utils
 import json
 import math
@@ -23,6 +25,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import openai
 
@@ -42,6 +45,7 @@ AZURE_KEY_ENV = "AZURE_OPENAI_API_KEY"
 #: What a keyless local server is sent as the key (the SDK insists on one).
 PLACEHOLDER_KEY = "not-needed"
 DEFAULT_TIMEOUT = 600.0
+PREFLIGHT_TIMEOUT = 10.0
 #: Status codes that may succeed on a later try besides 429 and 5xx.
 _TRANSIENT_STATUS = frozenset({408, 409, 425})
 _OPTIONS = frozenset({"timeout", "azure_endpoint", "api_version"})
@@ -115,6 +119,29 @@ class OpenAIProvider(Provider):
     @property
     def _spec(self) -> str:
         return f"{self.name}/{self.model}"
+
+    async def preflight(self) -> None:
+        """A server of the user's own (``base_url``) must accept a connection at all."""
+        if self.base_url is None or self.azure:
+            return
+        address = urlsplit(self.base_url)
+        if address.hostname is None:
+            raise ProviderError(f"{self._spec}: base URL {self.base_url!r} names no host")
+        default_port = 443 if address.scheme == "https" else 80
+        try:
+            port = address.port or default_port
+            _, writer = await asyncio.wait_for(
+                asyncio.open_connection(address.hostname, port), PREFLIGHT_TIMEOUT
+            )
+        except (OSError, TimeoutError, ValueError) as exc:
+            reason = str(exc) or type(exc).__name__
+            raise ProviderError(
+                f"{self._spec}: cannot connect to {self.base_url} ({reason}); "
+                "is the server running, and is --base-url right?"
+            ) from None
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
 
     # ------------------------------------------------------------------ requests
 
