@@ -1,0 +1,85 @@
+"""JSON Lines in and out, with every problem pinned to a file and line.
+
+Answer and judgment files are append-only logs: a run that is interrupted leaves whole
+lines behind (each line is written with one ``write`` and flushed), and a re-run appends
+what is missing. A last line without its newline is the trace of a crash mid-write; a
+resumed run cuts it off (``drop_partial_tail``) before appending, anywhere else a bad line
+is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from hyoka.errors import InputError
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _first_problem(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else str(error["msg"])
+
+
+def read_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line; an ``InputError`` at the first bad one."""
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+                if not isinstance(value, dict):
+                    raise InputError(f"{path}:{number}: expected a JSON object")
+                yield number, value
+        except UnicodeDecodeError:
+            raise InputError(f"{path}: not UTF-8 text") from None
+
+
+def read_records(path: Path, model: type[_M]) -> Iterator[tuple[int, _M]]:
+    """Each line validated as ``model``; an ``InputError`` naming file, line and field."""
+    for number, value in read_objects(path):
+        try:
+            yield number, model.model_validate(value)
+        except ValidationError as exc:
+            raise InputError(
+                f"{path}:{number}: not a {model.__name__} record ({_first_problem(exc)})"
+            ) from None
+
+
+def append_record(path: Path, record: BaseModel) -> None:
+    """One line, written whole and flushed to disk, so a crash never leaves half a record."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n"
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def drop_partial_tail(path: Path) -> bool:
+    """Cut a last line that lacks its newline (a write cut short); ``True`` if one was cut."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return False
+    if not data or data.endswith(b"\n"):
+        return False
+    keep = data.rfind(b"\n") + 1
+    with path.open("r+b") as handle:
+        handle.truncate(keep)
+    return True

@@ -1,0 +1,63 @@
+"""Loading answer files, refusing what would silently give wrong scores.
+
+Every problem is reported once, naming the file and line: a dialogue the benchmark does not
+have (usually an answer file of another benchmark), a dialogue answered twice, a missing
+turn, two models mixed in one file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hyoka.errors import InputError
+from hyoka.mtbench._jsonl import read_records
+from hyoka.mtbench.bench import Bench
+from hyoka.mtbench.records import AnswerRecord
+
+
+def load_answers(path: Path, bench: Bench, *, complete: bool = False) -> dict[int, AnswerRecord]:
+    """The answers in ``path`` by question id.
+
+    ``complete`` also requires every dialogue of the benchmark to be answered (for judging:
+    a partial file would rank the model on a different set of questions).
+    """
+    known = bench.by_id
+    answers: dict[int, AnswerRecord] = {}
+    lines: dict[int, int] = {}
+    model_id: str | None = None
+    for number, record in read_records(path, AnswerRecord):
+        where = f"{path}:{number}"
+        if record.question_id not in known:
+            raise InputError(
+                f"{where}: question_id {record.question_id} is not a {bench.spec.title} "
+                "question (an answer file of another benchmark?)"
+            )
+        if record.question_id in answers:
+            raise InputError(
+                f"{where}: question_id {record.question_id} answered twice "
+                f"(first at line {lines[record.question_id]})"
+            )
+        turns = len(record.turns)
+        if turns != 2:
+            raise InputError(
+                f"{where}: question_id {record.question_id} has {turns} turn(s), expected 2"
+            )
+        if model_id is None:
+            model_id = record.model_id
+        elif record.model_id != model_id:
+            raise InputError(
+                f"{where}: model_id {record.model_id!r} differs from {model_id!r} earlier "
+                "in the file (one model per answer file)"
+            )
+        answers[record.question_id] = record
+        lines[record.question_id] = number
+    if not answers:
+        raise InputError(f"{path}: no answers")
+    if complete and len(answers) < len(known):
+        missing = [q for q in known if q not in answers]
+        raise InputError(
+            f"{path}: answers {len(answers)} of the {len(known)} {bench.spec.title} dialogues "
+            f"(first missing: question_id {missing[0]}); finish it with `hyoka mtbench "
+            "generate` before judging"
+        )
+    return answers

@@ -1,0 +1,196 @@
+"""Answer every dialogue of a benchmark with one model, two turns each, resumably.
+
+The second request carries the first question, the model's own (cleaned) first answer and
+the second question. Each finished dialogue is appended to the answer file at once, so an
+interrupted run loses at most the dialogues in flight; a re-run skips the ones in the file
+and the response cache replays any turn already generated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from hyoka._atomic import atomic_write_text
+from hyoka.errors import InputError
+from hyoka.mtbench._jsonl import append_record, drop_partial_tail
+from hyoka.mtbench.answers import load_answers
+from hyoka.mtbench.bench import Bench, Question
+from hyoka.mtbench.dialogue import (
+    ROLE_MARKERS,
+    Injection,
+    base_prompt,
+    chat_messages,
+    clean_answer,
+)
+from hyoka.mtbench.records import AnswerChoice, AnswerRecord
+from hyoka.providers.client import ModelClient
+from hyoka.providers.errors import ProviderError
+from hyoka.providers.types import GenerationRequest, SamplingParams
+
+Template = Literal["auto", "chat", "base"]
+
+#: upstream's temperatures (FastChat's ``temperature_config``; 0.7 for the rest)
+DEFAULT_TEMPERATURES: dict[str, float] = {
+    "writing": 0.7, "roleplay": 0.7, "extraction": 0.0, "math": 0.0, "coding": 0.0,
+    "reasoning": 0.0, "knowledge": 0.7, "idea": 0.7, "translation": 0.7, "ethics": 0.7,
+    "trustworthiness": 0.7, "ESGs": 0.7,
+}  # fmt: skip
+#: providers that run the model here, where upstream's repetition penalty of 1.1 applies
+LOCAL_PROVIDERS = frozenset({"hf", "vllm", "llamacpp"})
+LOCAL_REPETITION_PENALTY = 1.1
+
+
+def parse_temperatures(pairs: list[str], bench: Bench) -> dict[str, float]:
+    """``CATEGORY=T`` flags over the defaults; an unknown category names the flag."""
+    temperatures = {c: DEFAULT_TEMPERATURES.get(c, 0.7) for c in bench.spec.categories}
+    for pair in pairs:
+        category, sep, raw = pair.partition("=")
+        if not sep or category not in temperatures:
+            known = ", ".join(bench.spec.categories)
+            raise InputError(f"--temperature {pair!r}: expected CATEGORY=T with one of: {known}")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise InputError(f"--temperature {pair!r}: {raw!r} is not a number") from None
+        if not 0.0 <= value <= 5.0:
+            raise InputError(f"--temperature {pair!r}: must be between 0 and 5")
+        temperatures[category] = value
+    return temperatures
+
+
+@dataclass
+class GeneratePlan:
+    answer_file: Path
+    model_id: str
+    template: Template = "auto"
+    max_tokens: int = 4096
+    temperatures: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TEMPERATURES))
+    repetition_penalty: float | None = None
+    injection: Injection = "strict"
+    limit: int | None = None
+    seed: int | None = None
+
+
+@dataclass
+class GenerateReport:
+    generated: int = 0
+    done_before: int = 0
+    injections: int = 0
+    empty: int = 0
+    template: str = ""
+    tail_dropped: bool = False
+
+
+class _Run:
+    def __init__(self, plan: GeneratePlan, client: ModelClient) -> None:
+        self.plan = plan
+        self.client = client
+        self.template: Literal["chat", "base"] = "base" if plan.template == "base" else "chat"
+        self.probing = plan.template == "auto"
+        self.report = GenerateReport()
+        self._lock = asyncio.Lock()
+
+    def _request(self, question: Question, answers: list[str]) -> GenerationRequest:
+        asked = question.turns[: len(answers) + 1]
+        # strict mode must see a marker to empty the answer, so it cannot stop there
+        stop = ROLE_MARKERS if self.plan.injection == "lenient" else ()
+        params = SamplingParams(
+            temperature=self.plan.temperatures[question.category],
+            max_tokens=self.plan.max_tokens,
+            repetition_penalty=self.plan.repetition_penalty,
+            stop=stop,
+            seed=self.plan.seed,
+        )
+        if self.template == "chat":
+            return GenerationRequest(messages=chat_messages(asked, answers), params=params)
+        return GenerationRequest(prompt=base_prompt(asked, answers), params=params)
+
+    async def _ask(self, question: Question, answers: list[str]) -> str:
+        key = f"mtbench:{question.question_id}:{len(answers) + 1}"
+        try:
+            response = await self.client.generate(self._request(question, answers), sample_key=key)
+        except ProviderError as exc:
+            if not (self.probing and self.template == "chat" and "cannot do chat" in str(exc)):
+                raise
+            async with self._lock:  # the model has no chat template: use the Japanese one
+                self.template, self.probing = "base", False
+            response = await self.client.generate(self._request(question, answers), sample_key=key)
+        if self.probing:
+            self.probing = False
+        return response.text
+
+    async def dialogue(self, question: Question) -> AnswerRecord:
+        answers: list[str] = []
+        for _ in question.turns:
+            text, injected = clean_answer(await self._ask(question, answers), self.plan.injection)
+            self.report.injections += injected
+            self.report.empty += not text
+            answers.append(text)
+        return AnswerRecord(
+            question_id=question.question_id,
+            answer_id=uuid.uuid4().hex[:22],
+            model_id=self.plan.model_id,
+            choices=(AnswerChoice(index=0, turns=tuple(answers)),),
+            tstamp=time.time(),
+        )
+
+
+async def generate_answers(
+    plan: GeneratePlan,
+    bench: Bench,
+    client: ModelClient,
+    progress: Callable[[], None] | None = None,
+) -> GenerateReport:
+    """Answer the dialogues not yet in ``plan.answer_file``, appending each when done."""
+    run = _Run(plan, client)
+    run.report.tail_dropped = drop_partial_tail(plan.answer_file)
+    done: set[int] = set()
+    if plan.answer_file.exists() and plan.answer_file.stat().st_size:
+        existing = load_answers(plan.answer_file, bench)
+        other = next(iter(existing.values())).model_id
+        if other != plan.model_id:
+            raise InputError(
+                f"{plan.answer_file} holds answers of {other!r}, not {plan.model_id!r}; "
+                "choose another --output"
+            )
+        done = set(existing)
+    questions = list(bench.questions[: plan.limit or None])
+    todo = [q for q in questions if q.question_id not in done]
+    run.report.done_before = len(questions) - len(todo)
+    if todo and run.probing:  # settle the template on one dialogue before the rest
+        first = await run.dialogue(todo[0])
+        append_record(plan.answer_file, first)
+        run.report.generated += 1
+        if progress:
+            progress()
+        todo = todo[1:]
+
+    async def one(question: Question) -> None:
+        record = await run.dialogue(question)
+        append_record(plan.answer_file, record)
+        run.report.generated += 1
+        if progress:
+            progress()
+
+    await asyncio.gather(*(one(q) for q in todo))
+    run.report.template = run.template
+    if run.report.generated:
+        _sort_by_question(plan.answer_file, bench)
+    return run.report
+
+
+def _sort_by_question(path: Path, bench: Bench) -> None:
+    """Dialogues finish out of order; leave the file in question order, as upstream does."""
+    answers = load_answers(path, bench)
+    lines = [
+        json.dumps(answers[q].model_dump(mode="json"), ensure_ascii=False) + "\n"
+        for q in sorted(answers)
+    ]
+    atomic_write_text(path, "".join(lines))

@@ -1,0 +1,91 @@
+"""The leaderboard as Markdown, CSV or JSON: both turns together, then each turn alone.
+
+Numbers are rounded half-up to two decimals (``round_half_up``) and written as decimal
+strings in Markdown and CSV, as JSON numbers in JSON; a category with no rated turn is
+empty (``null`` in JSON).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+from typing import Any, Literal
+
+from hyoka.mtbench.bench import SHORT_NAMES
+from hyoka.mtbench.leaderboard import Leaderboard, display_name, round_half_up
+
+Format = Literal["md", "csv", "json"]
+_TITLES = {None: "Both turns", 1: "Turn 1", 2: "Turn 2"}
+
+
+def _cell(value: Fraction | None) -> str:
+    return "" if value is None else str(round_half_up(value))
+
+
+def _number(value: Fraction | None) -> float | None:
+    return None if value is None else float(round_half_up(value))
+
+
+def table_rows(board: Leaderboard, turn: int | None = None) -> list[list[str]]:
+    """Header, then one row per model: name, Avg., the categories in benchmark order."""
+    categories = board.bench.spec.categories
+    rows = [["Model", "Avg.", *(SHORT_NAMES.get(c, c) for c in categories)]]
+    for model in board.ranked(turn):
+        means = model.means(turn)
+        rows.append(
+            [
+                display_name(model.model),
+                _cell(model.overall(turn)),
+                *(_cell(means[c]) for c in categories),
+            ]
+        )
+    return rows
+
+
+def _markdown(rows: list[list[str]]) -> str:
+    lines = [
+        "| " + " | ".join(rows[0]) + " |",
+        "|" + "|".join(["---"] + ["--:"] * (len(rows[0]) - 1)) + "|",
+    ]
+    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    return "\n".join(lines)
+
+
+def render(board: Leaderboard, fmt: Format, *, per_turn: bool = True) -> str:
+    turns: list[int | None] = [None, 1, 2] if per_turn else [None]
+    if fmt == "json":
+        return json.dumps(to_json(board), ensure_ascii=False, indent=2) + "\n"
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        for turn in turns:
+            rows = table_rows(board, turn)
+            writer.writerow(["Turns", *rows[0]])
+            label = "both" if turn is None else str(turn)
+            writer.writerows([label, *row] for row in rows[1:])
+        return buffer.getvalue()
+    parts = [f"### {_TITLES[turn]}\n\n{_markdown(table_rows(board, turn))}\n" for turn in turns]
+    return "\n".join(parts)
+
+
+def to_json(board: Leaderboard) -> list[dict[str, Any]]:
+    """One object per model, best first: overall, category means, the same per turn."""
+    categories = board.bench.spec.categories
+    out: list[dict[str, Any]] = []
+    for model in board.ranked():
+        entry: dict[str, Any] = {
+            "model": display_name(model.model),
+            "overall": _number(model.overall()),
+            "categories": {c: _number(m) for c, m in model.means().items()},
+        }
+        for turn in (1, 2):
+            entry[f"turn{turn}"] = {
+                "overall": _number(model.overall(turn)),
+                "categories": {c: _number(model.category_mean(c, turn)) for c in categories},
+            }
+        entry["judged_turns"] = model.judged
+        entry["unrated_turns"] = model.unrated
+        out.append(entry)
+    return out

@@ -1,0 +1,183 @@
+"""The pfmt-bench-fin-ja leaderboard against the paper's Table 1, cell by cell."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from _shared import SHARED_DATA
+from hyoka.cli.main import app
+from hyoka.errors import InputError
+from hyoka.mtbench import Bench, build_leaderboard, judgment_files, render, round_half_up
+from hyoka.mtbench.radar import write_radar
+
+FIN = SHARED_DATA / "pfmt-bench-fin-ja"
+PUBLISHED = FIN / "model_judgment" / "gpt-4o-mini_single"
+
+# Seed 004 (Hirano & Imajo, pfmt-bench-fin-ja), Table 1, transcribed from the paper:
+# Avg., Writ., Role., Kno., Ext., Reas., Math, Cod., Idea, Tran., Eth., Trust., ESGs.
+# gpt-4o is in the table but its gpt-4o-mini judgment file is not published.
+TABLE_1 = {
+    "claude-3-5-sonnet-20240620": "9.07 9.38 9.38 8.93 8.93 9.35 5.52 9.57 9.63 9.62 9.65 9.47 "
+    "9.45",
+    "claude-3-opus-20240229": "8.70 9.23 9.18 9.45 6.78 8.97 4.35 9.72 9.45 9.52 9.25 9.30 9.22",
+    "claude-3-haiku-20240307": "8.55 9.02 8.93 8.53 7.70 8.98 3.97 9.57 9.25 9.30 9.08 9.17 9.12",
+    "claude-3-sonnet-20240229": "8.41 9.18 8.95 9.12 6.38 9.02 3.00 9.27 9.08 9.45 9.08 9.20 9.17",
+    "gpt-4": "8.37 8.42 8.70 8.62 7.17 8.80 4.55 8.95 9.07 9.33 8.90 9.12 8.78",
+    "plamo-1.0-prime-beta": "8.33 9.33 9.12 9.12 6.45 9.00 3.25 8.77 9.40 7.85 9.32 9.22 9.08",
+    "claude-2.1": "8.20 8.42 8.17 8.45 8.17 8.62 4.12 8.82 8.38 9.25 8.42 8.80 8.83",
+    "nvidia/nemotron-4-340b-instruct": "8.07 9.35 9.30 8.77 5.30 9.20 2.45 5.77 9.53 9.38 9.37 "
+    "9.37 9.07",
+    "gpt-35-turbo": "8.04 8.78 8.50 8.57 6.82 8.68 3.27 9.00 8.82 8.28 8.73 8.87 8.12",
+}
+HEADER = [
+    "Model",
+    "Avg.",
+    "Writ.",
+    "Role.",
+    "Kno.",
+    "Ext.",
+    "Reas.",
+    "Math",
+    "Cod.",
+    "Idea",
+    "Tran.",
+    "Eth.",
+    "Trust.",
+    "ESGs",
+]
+
+
+@pytest.fixture(scope="module")
+def bench() -> Bench:
+    return Bench.load("pfmt-fin", SHARED_DATA)
+
+
+def test_every_cell_of_table_1(bench: Bench) -> None:
+    board = build_leaderboard(bench, judgment_files([PUBLISHED]))
+    text = render(board, "md", per_turn=False)
+    rows = [line.strip("| ").split(" | ") for line in text.splitlines() if line.startswith("| ")]
+    assert rows[0] == HEADER
+    got = {row[0]: " ".join(row[1:]) for row in rows[1:]}
+    assert got == TABLE_1
+    # and in the paper's order (gpt-4o left out)
+    assert [row[0] for row in rows[1:]] == list(TABLE_1)
+    assert not board.incomplete()
+
+
+def test_json_has_one_object_per_model_with_turn_tables(bench: Bench) -> None:
+    board = build_leaderboard(bench, judgment_files([PUBLISHED]))
+    entries = json.loads(render(board, "json"))
+    assert [e["model"] for e in entries] == list(TABLE_1)
+    top = entries[0]
+    assert top["overall"] == 9.07 and top["categories"]["math"] == 5.52
+    assert top["judged_turns"] == 720 and top["unrated_turns"] == 0
+    # the both-turn mean of a category is the mean of its two turn means (30 turns each)
+    for entry in entries:
+        for category, both in entry["categories"].items():
+            one, two = (
+                entry["turn1"]["categories"][category],
+                entry["turn2"]["categories"][category],
+            )
+            assert abs(both - (one + two) / 2) <= 0.01
+
+
+def test_csv_has_three_tables(bench: Bench) -> None:
+    board = build_leaderboard(bench, judgment_files([PUBLISHED]))
+    lines = render(board, "csv").splitlines()
+    assert lines[0] == "Turns," + ",".join(HEADER)
+    best = "claude-3-5-sonnet-20240620"
+    assert lines[1] == f"both,{best}," + TABLE_1[best].replace(" ", ",")
+    assert sum(line.startswith("Turns,") for line in lines) == 3
+    assert len(lines) == 3 * (1 + 9)
+
+
+def test_round_half_up_is_exact() -> None:
+    assert round_half_up(Fraction(8125, 1000)) == Decimal("8.13")  # round() gives 8.12
+    assert round_half_up(Fraction(2, 3)) == Decimal("0.67")
+    assert round_half_up(Fraction(-1, 8)) == Decimal("-0.13")
+    assert round_half_up(Fraction(9)) == Decimal("9.00")
+
+
+def _copy(tmp_path: Path, name: str = "gpt-4.jsonl") -> Path:
+    folder = tmp_path / "judgments"
+    folder.mkdir()
+    shutil.copy(PUBLISHED / name, folder / name)
+    return folder / name
+
+
+def test_unrated_turns_are_left_out_and_zeros_count(bench: Bench, tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    # make the first writing turn unrated: the writing mean is then over 59 turns
+    first = json.loads(lines[0])
+    assert first["question_id"] == 0 and first["turn"] == 1
+    scores = [json.loads(line)["score"] for line in lines if json.loads(line)["question_id"] < 30]
+    first["score"] = -1
+    lines[0] = json.dumps(first, ensure_ascii=False)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    board = build_leaderboard(bench, [path])
+    (model,) = board.models
+    expected = Fraction(sum(scores) - scores[0], len(scores) - 1)
+    assert model.category_mean("writing") == expected
+    assert model.unrated == 1
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda r: {**r, "question_id": 9999}, "question_id 9999 is not a pfmt-bench-fin-ja"),
+        (lambda r: {**r, "user_prompt": "### ユーザー:\nWrite a haiku."}, "another benchmark"),
+        (lambda r: {**r, "turn": 3}, r"not a JudgmentRecord record \(turn"),
+    ],
+)  # fmt: skip
+def test_bad_judgment_lines_name_file_and_line(
+    bench: Bench, tmp_path: Path, edit: object, message: str
+) -> None:
+    path = _copy(tmp_path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert callable(edit)
+    lines[4] = json.dumps(edit(json.loads(lines[4])), ensure_ascii=False)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=f"{path.name}:5: .*{message}"):
+        build_leaderboard(bench, [path])
+
+
+def test_duplicate_turns_are_an_error(bench: Bench, tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([*lines, lines[10]]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r":721: .* judged twice \(first at .*:11\)"):
+        build_leaderboard(bench, [path])
+
+
+def test_cli_formats_radar_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    runner = CliRunner()
+    png, html = tmp_path / "radar.png", tmp_path / "radar.html"
+    args = ["mtbench", "leaderboard", "--format", "json", "--radar", str(png), "--radar", str(html)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)[7]["model"] == "nvidia/nemotron-4-340b-instruct"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    page = html.read_text(encoding="utf-8")
+    assert "plotly" in page and "claude-3-5-sonnet-20240620" in page and "ESGs" in page
+    bad = runner.invoke(app, ["mtbench", "leaderboard", "--format", "xml"])
+    assert bad.exit_code == 1 and "--format" in bad.stderr
+    path = _copy(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8") + "{not json\n", encoding="utf-8")
+    broken = runner.invoke(app, ["mtbench", "leaderboard", "--judgments", str(path.parent)])
+    assert broken.exit_code == 1
+    assert f"{path}:721: not valid JSON" in broken.stderr
+
+
+def test_radar_refuses_other_suffixes(bench: Bench, tmp_path: Path) -> None:
+    board = build_leaderboard(bench, judgment_files([PUBLISHED]))
+    with pytest.raises(InputError, match=r"must end in \.png or \.html"):
+        write_radar(board, tmp_path / "radar.svg")
