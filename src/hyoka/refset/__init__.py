@@ -1,0 +1,52 @@
+"""Building pfgen-style reference answer sets (seeds 000/002 §3.2), stage by stage.
+
+1. ``run_generation``: many-shot answers into append-only, self-checking shards;
+2. ``normalise_pool``: declared regex rewrites (official-document style by default);
+3. ``filter_rules``: per-question NG patterns;
+4. ``rare_ngram_filter``: drop answers with an n-gram seen once in their question;
+5. ``select_length``: the N answers closest to the target length;
+6. ``hill_climb``: the M answers whose 1–10-gram distribution best matches the N's;
+7. ``publish``: question files in pfgen-bench's layout.
+
+``run_stage`` runs stages 2–6 resumably over a work folder; ``build`` runs 2–7.
+"""
+
+from hyoka.refset.build import build
+from hyoka.refset.config import BuildConfig, load_build_config
+from hyoka.refset.executor import Executor
+from hyoka.refset.generate import GenerateConfig, read_generated
+from hyoka.refset.length import select_length
+from hyoka.refset.ngrules import filter_rules, load_ng_rules
+from hyoka.refset.normalise import load_rewrites, normalise_pool
+from hyoka.refset.pipeline import STAGES, run_stage
+from hyoka.refset.pool import PoolRecord, read_pool
+from hyoka.refset.publish import publish
+from hyoka.refset.rare import rare_ngram_filter
+from hyoka.refset.representative import hill_climb, presence_matrix
+from hyoka.refset.run_generation import import_answers, run_generation
+from hyoka.refset.source import BenchmarkSource
+
+__all__ = [
+    "STAGES",
+    "BenchmarkSource",
+    "BuildConfig",
+    "Executor",
+    "GenerateConfig",
+    "PoolRecord",
+    "build",
+    "filter_rules",
+    "hill_climb",
+    "import_answers",
+    "load_build_config",
+    "load_ng_rules",
+    "load_rewrites",
+    "normalise_pool",
+    "presence_matrix",
+    "publish",
+    "rare_ngram_filter",
+    "read_generated",
+    "read_pool",
+    "run_generation",
+    "run_stage",
+    "select_length",
+]

@@ -1,0 +1,266 @@
+"""Stage 1: many-shot generation of candidate answers into append-only shards.
+
+Answer i of a question is fully determined by the settings: its prompt takes the examples
+of pfgen-bench's prompt for trial i+1 (the other questions ordered by a seeded SHA-1, so
+each prompt has its own random choice of examples), optionally prefixed by k retrieval
+snippets drawn with a seeded RNG, and it is sampled with its own seed. Answers are made in
+batches of ``batch_size``; a finished batch is one frame appended to shard
+``batch mod shards`` (see ``shards``). A restarted job cuts any damaged frame off, reads
+which batches are whole, and makes only the others, so nothing is lost or counted twice.
+Several workers (or Ray tasks) may fill different shards of one question at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hyoka._atomic import atomic_write_text
+from hyoka.errors import HyokaError, InputError
+from hyoka.pfgen.benchmark import SampleAnswer
+from hyoka.pfgen.prompts import Mode, build_prompt, clean_answer, stops_for, trial_seed
+from hyoka.providers.client import ModelClient
+from hyoka.providers.types import SamplingParams
+from hyoka.refset.pool import PoolRecord, merge_counts
+from hyoka.refset.shards import append_frame, repair_shard, scan_shard, shard_name, shard_paths
+from hyoka.refset.source import SourceQuestion
+
+GENERATED = "01-generated"
+SETTINGS_FILE = "generation.json"
+STATS_FILE = "stats.json"
+MAX_ATTEMPTS = 10
+SNIPPETS_HEADER = "## 参考資料\n"
+
+Progress = Callable[[int], None]
+
+
+class GenerateConfig(BaseModel):
+    """Everything that decides the answers (``answers``, ``shards``, ``concurrency`` do not)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str
+    set_name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    mode: Mode = Mode.CHAT
+    num_examples: int = Field(default=20, ge=0, le=1000)
+    temperature: float = Field(default=1.0, ge=0)
+    top_p: float = Field(default=0.98, gt=0, le=1)
+    top_k: int | None = Field(default=1000, ge=1)
+    max_tokens: int = Field(default=300, ge=1)
+    seed: str = ""
+    batch_size: int = Field(default=100, ge=1)
+    snippets_k: int = Field(default=5, ge=0)
+    snippets_sha1: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    answers: int = Field(default=1000, ge=1)
+    shards: int = Field(default=1, ge=1)
+    concurrency: int = Field(default=8, ge=1)
+
+    def identity(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude={"answers", "shards", "concurrency"})
+
+    def batches(self) -> int:
+        return -(-self.answers // self.batch_size)
+
+    def batch_range(self, batch: int) -> range:
+        return range(batch * self.batch_size, min((batch + 1) * self.batch_size, self.answers))
+
+
+def load_snippets(path: Path, questions: Sequence[SourceQuestion]) -> dict[str, list[str]]:
+    """``{"question_id" or "question": ..., "text": ...}`` lines -> passages per question id."""
+    ids = {q.question_id: q.question_id for q in questions}
+    ids.update({q.question: q.question_id for q in questions})
+    snippets: dict[str, list[str]] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read snippets: {exc.strerror}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            key, text = raw.get("question_id") or raw.get("question"), raw["text"]
+        except (ValueError, KeyError, AttributeError):
+            raise InputError(f"{path}:{number}: expected {{question_id, text}}") from None
+        if key not in ids or not isinstance(text, str) or not text.strip():
+            raise InputError(f"{path}:{number}: unknown question {key!r} or empty text")
+        snippets.setdefault(ids[key], []).append(text.strip())
+    return snippets
+
+
+def snippets_prefix(passages: Sequence[str], k: int, seed: str, qid: str, index: int) -> str:
+    if not passages or k == 0:
+        return ""
+    rng = random.Random(hashlib.sha1(f"{seed}::{qid}::{index}".encode()).hexdigest())
+    chosen = rng.sample(list(passages), min(k, len(passages)))
+    return SNIPPETS_HEADER + "".join(f"- {p}\n" for p in chosen) + "\n"
+
+
+def question_folder(work: Path, question_id: str, set_name: str) -> Path:
+    return work / GENERATED / question_id / set_name
+
+
+def prepare(folder: Path, config: GenerateConfig) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / SETTINGS_FILE
+    text = json.dumps(config.identity(), ensure_ascii=False, sort_keys=True)
+    if path.exists():
+        if path.read_text(encoding="utf-8").strip() != text:
+            raise HyokaError(
+                f"{path} holds different generation settings; use another --set-name or work dir"
+            )
+        return
+    atomic_write_text(path, text + "\n")
+
+
+def done_batches(folder: Path, config: GenerateConfig, repair: bool) -> tuple[set[int], int]:
+    """Whole batches already in the shards, and how many damaged bytes were cut (or seen)."""
+    done: set[int] = set()
+    damaged = 0
+    for path in shard_paths(folder):
+        scan = repair_shard(path) if repair else scan_shard(path)
+        damaged += scan.size - scan.good_bytes
+        for frame in scan.frames:
+            batch = int(frame.header["batch"])
+            if frame.header.get("planned") == len(config.batch_range(batch)):
+                done.add(batch)
+    return done, damaged
+
+
+@dataclass
+class ShardReport:
+    question_id: str
+    shard: int
+    batches: int = 0
+    answers: int = 0
+    empty_retries: int = 0
+    failed: int = 0
+    damaged_bytes: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+async def generate_shard(
+    config: GenerateConfig,
+    question: SourceQuestion,
+    samples: Sequence[SampleAnswer],
+    passages: Sequence[str],
+    folder: Path,
+    shard: int,
+    client: ModelClient,
+    progress: Progress | None = None,
+) -> ShardReport:
+    """Make every missing batch of one shard of one question."""
+    prepare(folder, config)
+    path = folder / shard_name(shard)
+    report = ShardReport(question.question_id, shard)
+    if path.exists():
+        scan = repair_shard(path)
+        report.damaged_bytes = scan.size - scan.good_bytes
+        if scan.damaged:
+            report.notes.append(f"{path}: damaged tail of {report.damaged_bytes} bytes dropped")
+    done, _ = done_batches(folder, config, repair=False)
+    stops = stops_for(config.mode)
+    for batch in range(shard, config.batches(), config.shards):
+        if batch in done:
+            continue
+        indexes = config.batch_range(batch)
+        answers = await asyncio.gather(
+            *(
+                _answer(config, question, samples, passages, i, stops, client, report)
+                for i in indexes
+            )
+        )
+        records = [{"i": i, "text": a} for i, a in zip(indexes, answers, strict=True) if a]
+        header = {"batch": batch, "planned": len(indexes), "question_id": question.question_id}
+        append_frame(path, header, records)
+        report.batches += 1
+        report.answers += len(records)
+        report.failed += len(indexes) - len(records)
+        if progress is not None:
+            progress(len(indexes))
+    return report
+
+
+async def _answer(
+    config: GenerateConfig,
+    question: SourceQuestion,
+    samples: Sequence[SampleAnswer],
+    passages: Sequence[str],
+    index: int,
+    stops: list[str],
+    client: ModelClient,
+    report: ShardReport,
+) -> str:
+    qid = question.question_id
+    prefix = snippets_prefix(passages, config.snippets_k, config.seed, qid, index)
+    prompt = build_prompt(
+        samples, question.question, config.mode, index + 1,
+        num_examples=config.num_examples, seed=config.seed, prefix=prefix,
+    )  # fmt: skip
+    base = trial_seed(index + 1, f"{config.seed}::{qid}::{config.set_name}")
+    for attempt in range(MAX_ATTEMPTS):
+        params = SamplingParams(
+            temperature=config.temperature, top_p=config.top_p, top_k=config.top_k,
+            max_tokens=config.max_tokens, stop=tuple(stops), seed=(base + attempt) % 2**31,
+        )  # fmt: skip
+        response = await client.generate(
+            prompt.to_request(params), sample_key=f"refset:{qid}:{index}:{attempt}"
+        )
+        answer = clean_answer(response.text, config.mode, stops)
+        if answer:
+            return answer
+        report.empty_retries += 1
+    return ""
+
+
+def read_generated(work: Path, question_id: str) -> list[PoolRecord]:
+    """Every answer in the intact frames of a question's shards, as distinct counted records.
+
+    A damaged tail is never read (``scan_shard`` stops at it). If a batch appears in two
+    frames (a partial last batch regenerated after ``answers`` grew), each answer index
+    counts once, the later frame winning.
+    """
+    root = work / GENERATED / question_id
+    records: list[PoolRecord] = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        by_index: dict[int, str] = {}
+        for path in shard_paths(folder):
+            for frame in scan_shard(path).frames:
+                for record in frame.records:
+                    by_index[int(record["i"])] = str(record["text"])
+        records.extend(PoolRecord(folder.name, text) for text in by_index.values())
+    return merge_counts(records)
+
+
+def generated_fingerprint(work: Path, question_id: str) -> str:
+    root = work / GENERATED / question_id
+    parts = [
+        f"{p.relative_to(root)}:{p.stat().st_size}"
+        for p in sorted(root.rglob("shard-*"))
+        if p.is_file()
+    ]
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()
+
+
+def write_stats(folder: Path) -> dict[str, int]:
+    """Answers and distinct answers of one question's set: the de-duplicated counts."""
+    texts: dict[str, int] = {}
+    by_index: dict[int, str] = {}
+    for path in shard_paths(folder):
+        for frame in scan_shard(path).frames:
+            for record in frame.records:
+                by_index[int(record["i"])] = str(record["text"])
+    for text in by_index.values():
+        texts[text] = texts.get(text, 0) + 1
+    stats = {"answers": len(by_index), "distinct": len(texts)}
+    atomic_write_text(folder / STATS_FILE, json.dumps(stats) + "\n")
+    return stats

@@ -1,0 +1,154 @@
+"""Append-only shard files of generated answers, made of self-checking compressed frames.
+
+Millions of answers per question cannot sit in one JSON file, and a generation job on many
+machines may be killed at any moment. A shard is therefore a sequence of frames, each one
+batch of answers written with a single append::
+
+    b"HRS1" | header length (u32) | payload length (u32) | CRC-32 of header+payload (u32)
+    | header (JSON) | payload (the batch's JSON lines, compressed)
+
+A frame is data only if it is whole and its checksum matches, so a frame cut short by a
+crash (or a torn disk write) is recognised by its length or its CRC, never read as answers.
+``scan_shard`` returns the good frames and where the damage starts; ``repair_shard`` cuts
+the file there, and the batches of the dropped frames are simply generated again.
+Compression is zstd when the ``zstandard`` package is installed, else gzip; each frame
+names its codec, so shards written on different machines can be mixed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import struct
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hyoka.errors import DataError
+
+MAGIC = b"HRS1"
+_PREFIX = struct.Struct("<4sIII")
+SHARD_SUFFIX = ".hrs"
+#: Frames larger than this are not frames but garbage (a damaged length field).
+_MAX_PART = 1 << 30
+
+try:  # optional: faster and smaller than gzip
+    import zstandard as _zstd  # type: ignore[import-not-found,unused-ignore]
+except ModuleNotFoundError:  # pragma: no cover - depends on the environment
+    _zstd = None
+
+
+def default_codec() -> str:
+    return "zstd" if _zstd is not None else "gzip"
+
+
+def _compress(data: bytes, codec: str) -> bytes:
+    if codec == "zstd" and _zstd is not None:
+        return bytes(_zstd.ZstdCompressor(level=3).compress(data))
+    return gzip.compress(data, compresslevel=6, mtime=0)
+
+
+def _decompress(data: bytes, codec: str, where: str) -> bytes:
+    if codec == "zstd":
+        if _zstd is None:
+            raise DataError(f"{where}: frame is zstd-compressed; pip install zstandard")
+        return bytes(_zstd.ZstdDecompressor().decompress(data))
+    if codec == "gzip":
+        return gzip.decompress(data)
+    raise DataError(f"{where}: unknown frame codec {codec!r}")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One batch: its header (``batch`` number and more) and its answer records."""
+
+    header: dict[str, Any]
+    records: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ShardScan:
+    """The intact frames of a shard; ``good_bytes`` < ``size`` means a damaged tail."""
+
+    path: Path
+    frames: list[Frame]
+    good_bytes: int
+    size: int
+
+    @property
+    def damaged(self) -> bool:
+        return self.good_bytes < self.size
+
+
+def encode_frame(header: dict[str, Any], records: Sequence[dict[str, Any]], codec: str) -> bytes:
+    head = json.dumps({**header, "codec": codec}, ensure_ascii=False, sort_keys=True).encode()
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    payload = _compress(lines.encode("utf-8"), codec)
+    crc = zlib.crc32(payload, zlib.crc32(head))
+    return _PREFIX.pack(MAGIC, len(head), len(payload), crc) + head + payload
+
+
+def append_frame(
+    path: Path, header: dict[str, Any], records: Sequence[dict[str, Any]], codec: str | None = None
+) -> None:
+    """Append one frame and make it durable before returning (so a batch is done or absent)."""
+    blob = encode_frame(header, records, codec or default_codec())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab") as handle:
+        handle.write(blob)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _frames(raw: bytes, where: str) -> Iterator[tuple[int, Frame]]:
+    """(end offset, frame) for each intact frame from the start; stops at the first damage."""
+    offset = 0
+    while offset + _PREFIX.size <= len(raw):
+        magic, head_len, body_len, crc = _PREFIX.unpack_from(raw, offset)
+        start = offset + _PREFIX.size
+        end = start + head_len + body_len
+        if magic != MAGIC or head_len > _MAX_PART or body_len > _MAX_PART or end > len(raw):
+            return
+        head, body = raw[start : start + head_len], raw[start + head_len : end]
+        if zlib.crc32(body, zlib.crc32(head)) != crc:
+            return
+        try:
+            header = json.loads(head)
+            text = _decompress(body, header.get("codec", "gzip"), where).decode("utf-8")
+            records = [json.loads(line) for line in text.splitlines() if line]
+        except (ValueError, OSError, EOFError):
+            return
+        yield end, Frame(header=header, records=records)
+        offset = end
+
+
+def scan_shard(path: Path) -> ShardScan:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read shard: {exc.strerror}") from None
+    frames: list[Frame] = []
+    good = 0
+    for end, frame in _frames(raw, str(path)):
+        frames.append(frame)
+        good = end
+    return ShardScan(path=path, frames=frames, good_bytes=good, size=len(raw))
+
+
+def repair_shard(path: Path) -> ShardScan:
+    """Scan and cut a damaged tail off, so that later appends follow the last good frame."""
+    scan = scan_shard(path)
+    if scan.damaged:
+        os.truncate(path, scan.good_bytes)
+    return scan
+
+
+def shard_paths(folder: Path) -> list[Path]:
+    return sorted(folder.glob(f"shard-*{SHARD_SUFFIX}")) if folder.is_dir() else []
+
+
+def shard_name(number: int) -> str:
+    return f"shard-{number:05d}{SHARD_SUFFIX}"
