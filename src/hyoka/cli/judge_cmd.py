@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import typer
 
+from hyoka.cli.judge_agreement_cmd import agreement_command
+
 judge_app = typer.Typer(
     help="Judge answers with an LLM (single grading, pairwise) and measure agreement.",
     no_args_is_help=True,
 )
+judge_app.command("agreement")(agreement_command)

@@ -141,3 +141,15 @@ def _register_generation() -> None:
 
 
 _register_generation()
+
+
+
+def _register_analysis() -> None:
+    """Commands reading result folders rather than scoring them."""
+    from hyoka.cli.pfgen_analysis_cmd import correlate_command, stability_command
+
+    pfgen_app.command("correlate")(correlate_command)
+    pfgen_app.command("stability")(stability_command)
+
+
+_register_analysis()

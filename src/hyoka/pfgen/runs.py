@@ -103,7 +103,7 @@ def score_runs(
     for run in pending.values():
         for question_id, records in run.grouped.items():
             wanted.setdefault(question_id, {}).update(dict.fromkeys(r["answer"] for r in records))
-    measured = _measure(benchmark, wanted, workers, progress)
+    measured = measure_answers(benchmark, wanted, workers, progress)
 
     for number, run in pending.items():
         try:
@@ -142,7 +142,7 @@ def _finish(
     return RunOutcome(run.trials.folder, result, skipped=False)
 
 
-def _measure(
+def measure_answers(
     benchmark: PfgenBenchmark,
     wanted: dict[str, dict[str, None]],
     workers: int | None,

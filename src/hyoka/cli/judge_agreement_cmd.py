@@ -1,0 +1,192 @@
+"""``hyoka judge agreement``: how well label sets agree (humans, judges, methods)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from hyoka.cli._common import console, reports_errors
+from hyoka.errors import InputError
+from hyoka.stats.agreement import AgreementReport, agreement_report
+from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from hyoka.stats.labels import LETTERS, VERDICT_NAMES, LabelTable
+
+QUESTION_FILE = "question.jsonl"
+
+
+@reports_errors
+def agreement_command(
+    human: Annotated[
+        Path | None,
+        typer.Option(
+            "--human",
+            help="Human labels, JSONL or CSV: item, rater, label (A/B/C), optional category.",
+            show_default=False,
+        ),
+    ] = None,
+    auto: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--auto",
+            help="Automatic verdicts, JSONL: item, verdict (A/B/C or null), optional "
+            "order_xy/order_yx. Repeatable; each file is named by its stem.",
+            show_default=False,
+        ),
+    ] = None,
+    single: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--single",
+            help="Twice: two judges' single-grading folders (FastChat model_judgment layout); "
+            "their 1-10 grades become pairwise preferences between models. The first is "
+            "the reference.",
+            show_default=False,
+        ),
+    ] = None,
+    questions: Annotated[
+        Path | None,
+        typer.Option(
+            "--questions",
+            help=f"{QUESTION_FILE} giving each question's category for --single "
+            "(default: the one two folders above the first judgment folder, if any).",
+            show_default=False,
+        ),
+    ] = None,
+    by_category: Annotated[
+        bool, typer.Option("--by-category/--no-by-category", help="Per-category breakdown.")
+    ] = True,
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the 95% CIs.")
+    ] = DEFAULT_RESAMPLES,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = DEFAULT_SEED,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Concordance, Fleiss' and Cohen's kappa, robustness, confusion and per-category tables.
+
+    Examples:
+
+      hyoka judge agreement --human labels.csv --auto prob.jsonl --auto bs1.jsonl
+
+      hyoka judge agreement --single model_judgment/gpt-4o_single
+      --single model_judgment/gpt-4o-mini_single --json
+    """
+    notes: dict[str, Any] = {}
+    if single:
+        if human is not None or auto:
+            raise InputError("--single cannot be combined with --human/--auto")
+        table, notes = _from_single_grades(single, questions)
+    else:
+        table = _from_label_files(human, auto or [])
+    report = agreement_report(table, resamples=resamples, seed=seed, by_category=by_category)
+    if as_json:
+        typer.echo(json.dumps({**notes, **report.to_json()}, ensure_ascii=False, indent=2))
+        return
+    _print(report, notes)
+
+
+def _from_label_files(human: Path | None, auto: list[Path]) -> LabelTable:
+    from hyoka.stats.label_files import build_label_table, read_human_labels, read_verdicts
+
+    if human is None and len(auto) < 2:
+        raise InputError("give --human with --auto, or at least two --auto files, or --single")
+    names: dict[str, Path] = {}
+    for path in auto:
+        if path.stem in names:
+            raise InputError(f"--auto {path}: same name {path.stem!r} as {names[path.stem]}")
+        names[path.stem] = path
+    labels = read_human_labels(human) if human is not None else []
+    methods = {name: read_verdicts(path) for name, path in names.items()}
+    return build_label_table(labels, methods)
+
+
+def _from_single_grades(
+    folders: list[Path], questions: Path | None
+) -> tuple[LabelTable, dict[str, Any]]:
+    from hyoka.stats.single_grades import preferences, read_categories, read_single_grades
+
+    if len(folders) != 2:
+        raise InputError(f"--single takes exactly two judgment folders, got {len(folders)}")
+    first, second = (read_single_grades(f) for f in folders)
+    if questions is None:
+        guess = folders[0].resolve().parent.parent / QUESTION_FILE
+        questions = guess if guess.is_file() else None
+    categories = read_categories(questions) if questions is not None else None
+    result = preferences(first, second, categories)
+    notes = {
+        "source": "single grades turned into pairwise preferences",
+        "judges": result.judges,
+        "models": result.models,
+        "models_left_out": result.only_in_one,
+        "comparisons_left_out_for_failed_grades": result.dropped_failed,
+        "failed_grades": result.failures,
+    }
+    return result.table, notes
+
+
+def _print(report: AgreementReport, notes: dict[str, Any]) -> None:
+    if notes:
+        console.print(
+            f"{escape(notes['judges'][1])} vs {escape(notes['judges'][0])} over "
+            f"{len(notes['models'])} models; left out: "
+            f"{escape(str(notes['models_left_out']))}, "
+            f"{notes['comparisons_left_out_for_failed_grades']} comparisons with a failed grade"
+        )
+    raters = ", ".join(report.raters) or "none"
+    console.print(f"{report.n_items} items; reference raters: {escape(raters)}")
+    if report.fleiss is not None:
+        console.print(f"Fleiss' kappa among raters: {report.fleiss.format()}")
+    if report.concordance or report.robustness:
+        view = Table(title="Methods against the raters")
+        for name in ("Method", "Concordance [95% CI]", "Per rater", "Robustness [95% CI]"):
+            view.add_column(name)
+        for method in report.methods:
+            ci = report.concordance.get(method)
+            per = report.concordance_per_rater.get(method, {})
+            robust = report.robustness.get(method)
+            view.add_row(
+                escape(method),
+                ci.format() if ci else "-",
+                escape(", ".join(f"{r} {v:.3f}" for r, v in per.items())) or "-",
+                f"{robust[0].format()} (n={robust[1]})" if robust else "-",
+            )
+        console.print(view)
+    pairs = Table(title="Label sets pairwise")
+    for name in ("First", "Second", "Agreement [95% CI]", "Cohen's kappa [95% CI]"):
+        pairs.add_column(name)
+    for p in report.pairs:
+        pairs.add_row(escape(p.first), escape(p.second), p.agreement.format(), p.kappa.format())
+    console.print(pairs)
+    for method, matrices in report.confusion.items():
+        for reference, matrix in matrices.items():
+            view = Table(title=f"Confusion: rows {reference}, columns {method}")
+            view.add_column("")
+            for name in VERDICT_NAMES:
+                view.add_column(name, justify="right")
+            for letter, row in zip(LETTERS, matrix, strict=True):
+                view.add_row(letter, *map(str, row))
+            console.print(view)
+    if report.by_category:
+        view = Table(title="By category")
+        view.add_column("Category")
+        view.add_column("Items", justify="right")
+        for method in report.concordance:
+            view.add_column(f"Concordance {escape(method)}")
+        if report.pairs:
+            first = report.pairs[0]
+            view.add_column(f"kappa {escape(first.first)}~{escape(first.second)}")
+        if report.fleiss is not None:
+            view.add_column("Fleiss")
+        for name, sub in report.by_category.items():
+            cells = [escape(name), str(sub.n_items)]
+            cells += [sub.concordance[m].format() for m in report.concordance]
+            if report.pairs:
+                cells.append(sub.pairs[0].kappa.format())
+            if report.fleiss is not None:
+                cells.append(sub.fleiss.format() if sub.fleiss else "-")
+            view.add_row(*cells)
+        console.print(view)

@@ -1,0 +1,244 @@
+"""``hyoka pfgen correlate`` and ``hyoka pfgen stability``: how pfgen relates to other scores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from hyoka.cli._common import DataDirOption, console, err_console, reports_errors
+from hyoka.errors import InputError
+from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from hyoka.stats.correlation import Correlation
+
+ResamplesOption = Annotated[
+    int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the 95% intervals.")
+]
+SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
+PlotOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--plot",
+        help="Write a scatter plot to PLOT.png and PLOT.html (interactive).",
+        show_default=False,
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+@reports_errors
+def correlate_command(
+    results_dir: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Folder of pfgen runs (result.json) with judge/<judge>/summary.json beside "
+            "them, as `hyoka pfgen judge` writes.",
+            metavar="[RESULTS_DIR]",
+            show_default=False,
+        ),
+    ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge", help="Which judge's summaries to use (PROVIDER/MODEL), if several."
+        ),
+    ] = None,
+    table: Annotated[
+        Path | None,
+        typer.Option(
+            "--table",
+            help="A CSV, JSON list or JSONL of model, pfgen_score, judge_score instead.",
+            show_default=False,
+        ),
+    ] = None,
+    plot: PlotOption = None,
+    resamples: ResamplesOption = DEFAULT_RESAMPLES,
+    seed: SeedOption = DEFAULT_SEED,
+    as_json: JsonOption = False,
+) -> None:
+    """Pearson and Spearman between pfgen scores and judge scores across models.
+
+    Examples:
+
+      hyoka pfgen correlate results/ --judge openai/gpt-4o --plot pfgen-vs-judge
+
+      hyoka pfgen correlate --table scores.csv --json
+    """
+    from hyoka.stats.correlation import correlate
+    from hyoka.stats.paired_scores import collect_run_scores, read_score_table
+
+    if (results_dir is None) == (table is None):
+        raise InputError("give either RESULTS_DIR or --table (exactly one)")
+    if table is not None:
+        if judge is not None:
+            raise InputError("--judge applies to RESULTS_DIR, not to --table")
+        paired = read_score_table(table)
+    else:
+        assert results_dir is not None
+        paired = collect_run_scores(results_dir, judge)
+    pairs = paired.pairs
+    result = correlate(
+        [p.pfgen for p in pairs], [p.judge for p in pairs], resamples=resamples, seed=seed
+    )
+    judge_name = paired.judge or "judge"
+    written: list[Path] = []
+    if plot is not None:
+        from hyoka.report.scatter import ScatterPoint, ScatterSpec, write_scatter
+
+        spec = ScatterSpec(
+            points=[ScatterPoint(p.pfgen, p.judge, p.model) for p in pairs],
+            x_title="pfgen-bench score",
+            y_title=f"{judge_name} mean score",
+            title=_title(result),
+        )
+        written = write_scatter(spec, plot)
+    if as_json:
+        payload = {
+            "judge": paired.judge,
+            **result.to_json(),
+            "runs_without_judge": paired.without_judge,
+            "judge_failures": paired.judge_failures,
+            "models": [{"model": p.model, "pfgen": p.pfgen, "judge": p.judge} for p in pairs],
+            "plots": [str(p) for p in written],
+        }
+        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        return
+    view = Table(title=f"pfgen-bench vs {judge_name} ({result.n} models)")
+    view.add_column("Correlation")
+    view.add_column("Estimate [95% CI]", justify="right")
+    view.add_row("Pearson", result.pearson.format(4))
+    view.add_row("Spearman", result.spearman.format(4))
+    console.print(view)
+    if paired.without_judge:
+        err_console.print(f"{len(paired.without_judge)} run(s) without a {judge_name} summary")
+    if paired.judge_failures:
+        err_console.print(f"{paired.judge_failures} failed judgment(s) excluded from the means")
+    for path in written:
+        console.print(f"wrote {escape(str(path))}")
+
+
+@reports_errors
+def stability_command(
+    results_dir: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Folder of pfgen runs (trials.jsonl.xz etc.); default: the published sample "
+            "in the data directory (pfgen-bench/results).",
+            metavar="[RESULTS_DIR]",
+            show_default=False,
+        ),
+    ] = None,
+    sets: Annotated[
+        str, typer.Option("--sets", help="Comma-separated reference sets to compare.")
+    ] = "P,S,T",
+    common_only: Annotated[
+        bool,
+        typer.Option(
+            "--common-only",
+            help="Score only the questions that have every compared set (default: a question "
+            "without a set keeps its own sets).",
+        ),
+    ] = False,
+    plot: PlotOption = None,
+    resamples: ResamplesOption = DEFAULT_RESAMPLES,
+    seed: SeedOption = DEFAULT_SEED,
+    workers: Annotated[
+        int | None, typer.Option(help="Scoring processes (default: one per core).", min=1)
+    ] = None,
+    as_json: JsonOption = False,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Score runs with each single reference set instead of the ensemble and correlate.
+
+    The stability experiment of the pfgen-bench papers (§5.1, Figure 3: correlations above
+    0.999). Each distinct answer is measured once; the variants only re-aggregate.
+
+    Examples:
+
+      hyoka pfgen stability --plot stability
+
+      hyoka pfgen stability my-results/ --sets P,S --json
+    """
+    from hyoka.data.paths import resolve_data_dir
+    from hyoka.pfgen.benchmark import PfgenBenchmark
+    from hyoka.pfgen.trials import find_runs
+    from hyoka.stats.refset_stability import ENSEMBLE, refset_stability
+
+    names = [s.strip() for s in sets.split(",") if s.strip()]
+    folder = results_dir or resolve_data_dir(data_dir) / "pfgen-bench" / "results"
+    sources = find_runs(folder)
+    benchmark = PfgenBenchmark.load(data_dir)
+    with _progress() as progress:
+        task = progress.add_task(f"Measuring {len(sources)} run(s)", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        report = refset_stability(
+            sources,
+            benchmark,
+            sets=names,
+            common_only=common_only,
+            resamples=resamples,
+            seed=seed,
+            workers=workers,
+            progress=advance,
+        )
+    written: list[Path] = []
+    if plot is not None:
+        from hyoka.report.scatter import ScatterPoint, ScatterSpec, write_scatter_grid
+
+        specs = [
+            ScatterSpec(
+                points=[ScatterPoint(r.scores[a], r.scores[b], r.label) for r in report.runs],
+                x_title=f"score ({a})" if a == ENSEMBLE else f"score ({a} only)",
+                y_title=f"score ({b} only)",
+                title=f"{a} vs {b}\n{_title(c)}",
+                diagonal=True,
+            )
+            for (a, b), c in report.correlations.items()
+            if a == ENSEMBLE or len(report.sets) <= 3
+        ]
+        written = write_scatter_grid(specs, plot, "pfgen-bench: one reference set vs another")
+    if as_json:
+        payload = {**report.to_json(), "plots": [str(p) for p in written]}
+        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        return
+    view = Table(title=f"Reference-set stability over {len(report.runs)} runs")
+    for name in ("First", "Second", "Pearson [95% CI]", "Spearman [95% CI]"):
+        view.add_column(name, justify="right" if "CI" in name else "left")
+    for (a, b), c in report.correlations.items():
+        view.add_row(a, b, c.pearson.format(5), c.spearman.format(5))
+    console.print(view)
+    shown = ", ".join(f"{k}: {n}" for k, n in report.questions.items())
+    console.print(f"questions scored with the set alone: {shown} (of {len(benchmark.questions)})")
+    published = sum(1 for r in report.runs if r.published is not None)
+    if published and not common_only:
+        console.print(
+            f"ensemble = published score for {report.ensemble_matches_published} of "
+            f"{published} runs"
+        )
+    for path in written:
+        console.print(f"wrote {escape(str(path))}")
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    )
+
+
+def _title(result: Correlation) -> str:
+    return (
+        f"Pearson {result.pearson.format(4)}\nSpearman {result.spearman.format(4)} (n={result.n})"
+    )

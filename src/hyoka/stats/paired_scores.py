@@ -1,0 +1,161 @@
+"""Per-model score pairs for ``hyoka pfgen correlate``: pfgen score vs a judge's mean.
+
+Two sources: pfgen result folders with the judge summaries ``hyoka pfgen judge`` writes
+beside them (``<run>/judge/<judge-slug>/summary.json``), or a plain table (CSV or JSON) of
+``model, pfgen_score, judge_score`` so scores from anywhere (a paper, another tool) can be
+compared without running a judge here.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hyoka.errors import InputError
+
+RESULT_FILE = "result.json"
+JUDGE_FOLDER = "judge"
+SUMMARY_FILE = "summary.json"
+TABLE_COLUMNS = ("model", "pfgen_score", "judge_score")
+
+
+@dataclass(frozen=True)
+class ScorePair:
+    model: str
+    pfgen: float
+    judge: float
+    where: str
+
+
+@dataclass
+class PairedScores:
+    pairs: list[ScorePair]
+    judge: str | None
+    #: runs with a pfgen result but no summary of this judge
+    without_judge: list[str] = field(default_factory=list)
+    #: judge calls that failed (score -1), summed over runs
+    judge_failures: int = 0
+
+
+def read_score_table(path: Path) -> PairedScores:
+    """``model, pfgen_score, judge_score`` rows from a CSV, a JSON list or JSONL."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from None
+    rows: list[tuple[str, dict[str, Any]]] = []
+    if path.suffix.lower() == ".csv":
+        reader = csv.DictReader(text.splitlines())
+        rows = [(f"{path}:{n}", dict(r)) for n, r in enumerate(reader, start=2)]
+    elif path.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        if not isinstance(data, list):
+            raise InputError(f"{path}: expected a JSON list of objects")
+        rows = [(f"{path}: entry {n}", r) for n, r in enumerate(data, start=1)]
+    else:
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    rows.append((f"{path}:{number}", json.loads(line)))
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+    pairs = [_pair(row, where) for where, row in rows]
+    _check_unique(pairs)
+    return PairedScores(pairs=pairs, judge=None)
+
+
+def collect_run_scores(results: Path, judge: str | None) -> PairedScores:
+    """pfgen score and judge mean of every run under ``results`` that has both."""
+    if not results.is_dir():
+        raise InputError(f"{results}: not a folder of pfgen results")
+    from hyoka.pfgen.summary import RunSummary
+
+    runs = sorted(p.parent for p in results.rglob(RESULT_FILE))
+    if not runs:
+        raise InputError(f"{results}: no {RESULT_FILE} found")
+    summaries = {run: sorted((run / JUDGE_FOLDER).glob(f"*/{SUMMARY_FILE}")) for run in runs}
+    judges = {_summary(p)["judge"]: None for paths in summaries.values() for p in paths}
+    if judge is None:
+        if len(judges) != 1:
+            found = ", ".join(map(str, judges)) or "none"
+            raise InputError(f"{results}: name the judge with --judge (judges found: {found})")
+        judge = str(next(iter(judges)))
+    elif judge not in judges:
+        found = ", ".join(map(str, judges)) or "none"
+        raise InputError(f"{results}: no judge summaries by {judge!r} (found: {found})")
+    out = PairedScores(pairs=[], judge=judge)
+    for run in runs:
+        chosen = [p for p in summaries[run] if _summary(p)["judge"] == judge]
+        result_path = run / RESULT_FILE
+        try:
+            result = json.loads(result_path.read_text(encoding="utf-8"))
+            summary = RunSummary.from_result(run, result)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{result_path}: not a pfgen result ({exc})") from None
+        label = f"{summary.model} ({summary.mode})"
+        if not chosen:
+            out.without_judge.append(label)
+            continue
+        data = _summary(chosen[0])
+        out.pairs.append(ScorePair(label, summary.score, data["mean"], str(chosen[0])))
+        out.judge_failures += int(data.get("failures", 0))
+    _check_unique(out.pairs)
+    return out
+
+
+def _summary(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: cannot read judge summary ({exc})") from None
+    if not isinstance(data, dict) or "judge" not in data or "mean" not in data:
+        raise InputError(f"{path}: a judge summary needs 'judge' and 'mean'")
+    if data["mean"] is None:
+        failures = data.get("failures", "?")
+        raise InputError(
+            f"{path}: the judge rated none of its {failures} judged answers; "
+            "judge again with a judge that rates, or leave this run out"
+        )
+    data["mean"] = _number(data["mean"], f"{path}: mean")
+    return data
+
+
+def _pair(row: Any, where: str) -> ScorePair:
+    if not isinstance(row, dict):
+        raise InputError(f"{where}: expected an object with {', '.join(TABLE_COLUMNS)}")
+    missing = [c for c in TABLE_COLUMNS if row.get(c) in (None, "")]
+    if missing:
+        raise InputError(f"{where}: missing {', '.join(missing)}")
+    return ScorePair(
+        model=str(row["model"]),
+        pfgen=_number(row["pfgen_score"], f"{where}: pfgen_score"),
+        judge=_number(row["judge_score"], f"{where}: judge_score"),
+        where=where,
+    )
+
+
+def _number(value: Any, where: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: {value!r} is not a number") from None
+    if not math.isfinite(number):
+        raise InputError(f"{where}: {value!r} is not a finite number")
+    return number
+
+
+def _check_unique(pairs: list[ScorePair]) -> None:
+    seen: dict[str, str] = {}
+    for pair in pairs:
+        if pair.model in seen:
+            raise InputError(f"{pair.where}: model {pair.model!r} also at {seen[pair.model]}")
+        seen[pair.model] = pair.where

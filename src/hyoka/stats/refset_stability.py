@@ -1,0 +1,201 @@
+"""The stability experiment of seeds 000/002 §5.1: score runs with one reference set alone.
+
+pfgen-bench scores an answer against every reference set of its question and averages over
+the sets (the "ensemble"). The papers ask whether the benchmark depends on the model that
+generated a set, by scoring the runs with a single set and correlating. Here "the score with
+set k" is defined as the exact benchmark score (pfgen-spec.md §3–4, every rounding
+included) of a benchmark in which each question that has a set k is scored against that
+set alone (K = 1); a question without a set k (the published data has questions with only
+P, or only the retrieval-assisted R) keeps its own sets, so every variant scores all 50
+questions. ``common_only`` instead keeps just the questions that have every compared set,
+for the ensemble too.
+
+Each distinct answer is measured once, with the existing exact scorer, against all its
+question's sets (the per-set values are what the ensemble averages); the variants only
+re-aggregate those values, so the whole experiment costs one ensemble rescoring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from hyoka.errors import InputError
+from hyoka.pfgen._pysum import summation_for
+from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.result import ScoredAnswer, build_result
+from hyoka.pfgen.runs import measure_answers
+from hyoka.pfgen.scorer import Measurement, QuestionScorer
+from hyoka.pfgen.summary import RunSummary
+from hyoka.pfgen.trials import read_trials
+from hyoka.stats.correlation import Correlation, correlate
+
+ENSEMBLE = "ensemble"
+DEFAULT_SETS = ("P", "S", "T")
+
+
+@dataclass(frozen=True)
+class StabilityRun:
+    label: str
+    folder: Path
+    #: variant name ("ensemble", "P", …) -> the run's benchmark score under that variant
+    scores: dict[str, float]
+    #: the score in the run's own result.json, if it has one
+    published: float | None
+
+
+@dataclass(frozen=True)
+class StabilityReport:
+    sets: tuple[str, ...]
+    common_only: bool
+    questions: dict[str, int]
+    runs: list[StabilityRun]
+    correlations: dict[tuple[str, str], Correlation]
+
+    @property
+    def ensemble_matches_published(self) -> int:
+        return sum(1 for r in self.runs if r.published == r.scores[ENSEMBLE])
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sets": list(self.sets),
+            "common_only": self.common_only,
+            "questions_scored_with_set_alone": self.questions,
+            "runs": [
+                {"run": r.label, "folder": str(r.folder), "published": r.published, **r.scores}
+                for r in self.runs
+            ],
+            "ensemble_matches_published": self.ensemble_matches_published,
+            "correlations": [
+                {"first": a, "second": b, **c.to_json()} for (a, b), c in self.correlations.items()
+            ],
+        }
+
+
+def refset_stability(
+    sources: Sequence[Path],
+    benchmark: PfgenBenchmark,
+    *,
+    sets: Sequence[str] = DEFAULT_SETS,
+    common_only: bool = False,
+    resamples: int = 2000,
+    seed: int = 0,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> StabilityReport:
+    """Score every run under the ensemble and under each single set; correlate them all."""
+    if len(sources) < 3:
+        raise InputError(f"need at least 3 runs to correlate, got {len(sources)}")
+    scorers = benchmark.scorers(benchmark.questions)
+    available = {name for s in scorers.values() for name in s.set_names}
+    unknown = [s for s in sets if s not in available]
+    if unknown or len(set(sets)) < 2:
+        raise InputError(
+            f"--sets needs two or more of the reference sets {sorted(available)}, got {list(sets)}"
+        )
+    if common_only:
+        questions = [q for q, s in scorers.items() if all(k in s.set_names for k in sets)]
+    else:
+        questions = list(scorers)
+    if not questions:
+        raise InputError(f"no question has all of the sets {list(sets)}")
+    runs = [_read_run(source, benchmark, set(questions)) for source in sources]
+    wanted: dict[str, dict[str, None]] = {}
+    for _, grouped, _ in runs:
+        for qid, records in grouped.items():
+            wanted.setdefault(qid, {}).update(dict.fromkeys(r["answer"] for r in records))
+    measured = measure_answers(benchmark, wanted, workers, progress)
+
+    variants = {ENSEMBLE: None, **{k: k for k in sets}}
+    results: list[StabilityRun] = []
+    for trials, grouped, published in runs:
+        era = summation_for(r.get("timestamp") for r in trials.records)
+        scores: dict[str, float] = {}
+        for variant, only in variants.items():
+            by_question: dict[str, list[ScoredAnswer]] = {}
+            for qid, records in grouped.items():
+                scorer, pick = _variant(scorers[qid], only)
+                values = measured[qid]
+                by_question[qid] = [
+                    (r, scorer.finish(pick(values[r["answer"]]), era)) for r in records
+                ]
+            result = build_result(
+                by_question, input_hash="", metadata_hash="", config=None, summation=era
+            )
+            scores[variant] = float(result["score"])
+        label = _label(trials.folder, published)
+        results.append(StabilityRun(label, trials.folder, scores, _score(published)))
+    names = list(variants)
+    correlations = {
+        (a, b): correlate(
+            [r.scores[a] for r in results],
+            [r.scores[b] for r in results],
+            resamples=resamples,
+            seed=seed,
+        )
+        for a, b in combinations(names, 2)
+    }
+    counts = {k: sum(1 for q in questions if k in scorers[q].set_names) for k in sets}
+    return StabilityReport(tuple(sets), common_only, counts, results, correlations)
+
+
+def _variant(
+    scorer: QuestionScorer, only: str | None
+) -> tuple[QuestionScorer, Callable[[Measurement], Measurement]]:
+    """The scorer of one variant and how to cut an ensemble measurement down to it."""
+    if only is None or only not in scorer.set_names:
+        return scorer, _identity
+    position = scorer.set_names.index(only)
+    single = QuestionScorer(scorer.info, [scorer.sets[position]])
+
+    def pick(m: Measurement) -> Measurement:
+        return Measurement((m.fluency[position],), (m.truthfulness[position],), m.helpfulness)
+
+    return single, pick
+
+
+def _identity(m: Measurement) -> Measurement:
+    return m
+
+
+def _read_run(
+    source: Path, benchmark: PfgenBenchmark, questions: set[str]
+) -> tuple[Any, dict[str, list[dict[str, Any]]], dict[str, Any] | None]:
+    trials = read_trials(source)
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for index, record in enumerate(trials.records):
+        info = benchmark.by_text.get(record["question"])
+        if info is None:
+            shown = record["question"][:40]
+            raise InputError(f"{trials.where(index)}: question not in pfgen-bench: {shown!r}")
+        if info.question_id in questions:
+            grouped.setdefault(info.question_id, []).append(record)
+    if not grouped:
+        raise InputError(f"{source}: no answers to the compared questions")
+    published = None
+    result_path = trials.folder / "result.json"
+    if result_path.is_file():
+        import json
+
+        try:
+            loaded = json.loads(result_path.read_text(encoding="utf-8"))
+            published = loaded if isinstance(loaded, dict) else None
+        except (OSError, ValueError):
+            published = None
+    return trials, grouped, published
+
+
+def _label(folder: Path, result: dict[str, Any] | None) -> str:
+    try:
+        summary = RunSummary.from_result(folder, result or {})
+        return f"{summary.model} ({summary.mode})"
+    except (KeyError, TypeError, ValueError):
+        return str(folder)
+
+
+def _score(result: dict[str, Any] | None) -> float | None:
+    value = (result or {}).get("score")
+    return float(value) if isinstance(value, int | float) else None

@@ -1,0 +1,175 @@
+"""Two judges' single grades (1–10) turned into pairwise preferences between models.
+
+For every question, turn and pair of models (X, Y) both judges graded, each judge's
+preference is A if X scored higher, B if lower, C if equal. The agreement of the two
+judges is then measured with the same statistics as human-vs-judge agreement. Failed
+gradings (score −1, FastChat's marker for a reply without a rating) leave that comparison
+out for both judges, and the numbers left out are reported, never hidden. The comparisons
+of one question share its answers, so the bootstrap resamples whole questions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+from hyoka.errors import InputError
+from hyoka.stats.labels import LabelTable
+
+#: (question id, turn, model) -> score
+Grades = dict[tuple[str, int, str], float]
+FAILED_SCORE = -1
+
+
+@dataclass(frozen=True)
+class JudgeGrades:
+    judge: str
+    folder: Path
+    grades: Grades
+
+
+@dataclass
+class PreferenceTable:
+    """The label table plus what was left out and why."""
+
+    table: LabelTable
+    models: list[str]
+    judges: list[str]
+    only_in_one: dict[str, list[str]] = field(default_factory=dict)
+    dropped_failed: int = 0
+    failures: dict[str, int] = field(default_factory=dict)
+
+
+def read_single_grades(folder: Path) -> JudgeGrades:
+    """All ``*.jsonl`` judgment files of one judge (FastChat ``model_judgment`` layout)."""
+    if not folder.is_dir():
+        raise InputError(f"{folder}: not a folder of judgment files")
+    files = sorted(folder.glob("*.jsonl"))
+    if not files:
+        raise InputError(f"{folder}: no *.jsonl judgment files")
+    grades: Grades = {}
+    judges: Counter[str] = Counter()
+    for path in files:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                where = f"{path}:{number}"
+                key, score, judge = _parse(line, where)
+                if key in grades:
+                    raise InputError(f"{where}: {key} is graded twice")
+                grades[key] = score
+                judges[judge] += 1
+    if len(judges) != 1:
+        raise InputError(f"{folder}: judgments by several judges: {sorted(judges)}")
+    return JudgeGrades(next(iter(judges)), folder, grades)
+
+
+def read_categories(path: Path) -> dict[str, str]:
+    """question id -> category from a ``question.jsonl``."""
+    categories: dict[str, str] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            categories[str(row["question_id"])] = str(row["category"])
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise InputError(f"{path}:{number}: expected question_id and category") from None
+    return categories
+
+
+def preferences(
+    first: JudgeGrades, second: JudgeGrades, categories: dict[str, str] | None = None
+) -> PreferenceTable:
+    """Both judges' preferences over every (question, turn, model pair) both graded.
+
+    The first judge is the reference (the "rater" of the table), the second the method.
+    """
+    if first.judge == second.judge:
+        raise InputError(f"{first.folder} and {second.folder} hold the same judge {first.judge}")
+    models_a = {m for _, _, m in first.grades}
+    models_b = {m for _, _, m in second.grades}
+    models = sorted(models_a & models_b)
+    if len(models) < 2:
+        raise InputError(f"{first.folder}, {second.folder}: fewer than two models in common")
+    slots = sorted({(q, t) for q, t, _ in first.grades} & {(q, t) for q, t, _ in second.grades})
+    if not slots:
+        raise InputError(f"{first.folder}, {second.folder}: no question/turn graded by both")
+    items: list[str] = []
+    cats: list[str | None] = []
+    groups: list[str] = []
+    labels: dict[str, list[int]] = {first.judge: [], second.judge: []}
+    dropped = 0
+    for question, turn in sorted(slots, key=lambda s: (_numeric(s[0]), s[1])):
+        for x, y in combinations(models, 2):
+            pair = [_pair_label(g.grades, question, turn, x, y) for g in (first, second)]
+            if pair[0] is None or pair[1] is None:
+                dropped += 1
+                continue
+            items.append(f"q{question}/t{turn}/{x} vs {y}")
+            cats.append(categories.get(question) if categories else None)
+            groups.append(question)
+            labels[first.judge].append(pair[0])
+            labels[second.judge].append(pair[1])
+    if categories is not None:
+        missing = sorted({q for q, _ in slots if q not in categories}, key=_numeric)
+        if missing:
+            raise InputError(f"questions without a category: {', '.join(missing[:5])}")
+    table = LabelTable(
+        items=items,
+        categories=cats,
+        human={first.judge: np.array(labels[first.judge], dtype=np.int64)},
+        auto={second.judge: np.array(labels[second.judge], dtype=np.int64)},
+        groups=groups,
+    )
+    return PreferenceTable(
+        table=table,
+        models=models,
+        judges=[first.judge, second.judge],
+        only_in_one={
+            first.judge: sorted(models_a - models_b),
+            second.judge: sorted(models_b - models_a),
+        },
+        dropped_failed=dropped,
+        failures={
+            g.judge: sum(1 for s in g.grades.values() if s == FAILED_SCORE) for g in (first, second)
+        },
+    )
+
+
+def _pair_label(grades: Grades, question: str, turn: int, x: str, y: str) -> int | None:
+    sx, sy = grades.get((question, turn, x)), grades.get((question, turn, y))
+    if sx is None or sy is None or sx == FAILED_SCORE or sy == FAILED_SCORE:
+        return None
+    return 0 if sx > sy else 1 if sx < sy else 2
+
+
+def _parse(line: str, where: str) -> tuple[tuple[str, int, str], float, str]:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+    try:
+        key = (str(row["question_id"]), int(row.get("turn", 1)), str(row["model"]))
+        score = float(row["score"])
+        judge = row["judge"]
+    except (KeyError, TypeError, ValueError):
+        raise InputError(f"{where}: expected question_id, model, score, turn, judge") from None
+    name = str(judge[0]) if isinstance(judge, list) and judge else str(judge)
+    if not (score == FAILED_SCORE or 0 <= score <= 10):
+        raise InputError(f"{where}: score {score} outside 0..10 (or -1 for a failure)")
+    return key, score, name
+
+
+def _numeric(question: str) -> tuple[int, str]:
+    return (int(question), "") if question.isdigit() else (1 << 30, question)

@@ -1,0 +1,142 @@
+"""Two real judges (gpt-4o, gpt-4o-mini) on pfmt-bench-fin-ja, turned into preferences.
+
+The published judgments grade the same answers 1–10. The command turns each judge's grades
+into pairwise preferences and measures how the judges agree; this test recounts everything
+from the raw files with its own few lines and checks Cohen's kappa with statsmodels.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]
+    cohens_kappa as sm_cohens_kappa,
+)
+from typer.testing import CliRunner
+
+from _shared import SHARED_DATA
+from hyoka.cli.main import app
+
+PFMT = SHARED_DATA / "pfmt-bench-fin-ja"
+JUDGMENTS = PFMT / "model_judgment"
+
+
+def _raw(folder: Path) -> dict[tuple[int, int, str], int]:
+    scores = {}
+    for path in folder.glob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            scores[(row["question_id"], row["turn"], row["model"])] = row["score"]
+    return scores
+
+
+def _independent_count() -> dict[str, Any]:
+    big, mini = _raw(JUDGMENTS / "gpt-4o_single"), _raw(JUDGMENTS / "gpt-4o-mini_single")
+    category = {
+        json.loads(line)["question_id"]: json.loads(line)["category"]
+        for line in (PFMT / "question.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    models = sorted({m for *_, m in big} & {m for *_, m in mini})
+    joint = np.zeros((3, 3), dtype=int)
+    per_category: Counter[tuple[str, bool]] = Counter()
+    dropped = 0
+
+    def sign(s: dict[tuple[int, int, str], int], key: tuple[int, int], x: str, y: str) -> int:
+        a, b = s[(*key, x)], s[(*key, y)]
+        return 0 if a > b else 1 if a < b else 2
+
+    for key in {(q, t) for q, t, _ in big}:
+        for x, y in combinations(models, 2):
+            if -1 in (big[(*key, x)], big[(*key, y)], mini[(*key, x)], mini[(*key, y)]):
+                dropped += 1
+                continue
+            a, b = sign(big, key, x, y), sign(mini, key, x, y)
+            joint[a, b] += 1
+            per_category[(category[key[0]], a == b)] += 1
+    return {"models": models, "joint": joint, "per_category": per_category, "dropped": dropped}
+
+
+@pytest.fixture(scope="module")
+def command_output() -> dict[str, Any]:
+    result = CliRunner().invoke(
+        app,
+        [
+            "judge",
+            "agreement",
+            "--single",
+            str(JUDGMENTS / "gpt-4o_single"),
+            "--single",
+            str(JUDGMENTS / "gpt-4o-mini_single"),
+            "--json",
+            "--resamples",
+            "300",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    return dict(json.loads(result.stdout))
+
+
+def test_real_judges_agree_as_counted_independently(command_output: dict[str, Any]) -> None:
+    out, expected = command_output, _independent_count()
+    joint = expected["joint"]
+    assert out["judges"] == ["gpt-4o", "gpt-4o-mini"]
+    assert out["models"] == expected["models"] and len(out["models"]) == 9
+    assert out["models_left_out"] == {"gpt-4o": ["gpt-4o"], "gpt-4o-mini": []}
+    assert out["comparisons_left_out_for_failed_grades"] == expected["dropped"] > 0
+    assert out["n_items"] == joint.sum() == 360 * 2 * 36 - expected["dropped"]
+    matrix = out["confusion"]["matrices"]["gpt-4o-mini"]["gpt-4o"]
+    assert [row[:3] for row in matrix] == joint.tolist()
+    assert [row[3] for row in matrix] == [0, 0, 0]
+    (pair,) = out["pairs"]
+    kappa = sm_cohens_kappa(joint, return_results=False)
+    assert pair["cohen_kappa"]["estimate"] == pytest.approx(kappa, abs=1e-12)
+    share = np.trace(joint) / joint.sum()
+    assert out["concordance"]["gpt-4o-mini"]["estimate"] == pytest.approx(share)
+    assert pair["agreement"]["estimate"] == pytest.approx(share)
+    ci = pair["cohen_kappa"]
+    assert ci["low"] < ci["estimate"] < ci["high"]
+
+
+def test_real_per_category_breakdown(command_output: dict[str, Any]) -> None:
+    counts = _independent_count()["per_category"]
+    categories = sorted({c for c, _ in counts})
+    assert sorted(command_output["by_category"]) == categories and len(categories) == 12
+    for name in categories:
+        hits, misses = counts[(name, True)], counts[(name, False)]
+        sub = command_output["by_category"][name]
+        assert sub["n_items"] == hits + misses
+        assert sub["concordance"]["gpt-4o-mini"]["estimate"] == pytest.approx(
+            hits / (hits + misses)
+        )
+
+
+def test_broken_judgment_line_is_named(tmp_path: Path) -> None:
+    for name in ("gpt-4o_single", "gpt-4o-mini_single"):
+        (tmp_path / name).mkdir()
+        shutil.copy(JUDGMENTS / name / "gpt-4.jsonl", tmp_path / name / "gpt-4.jsonl")
+        shutil.copy(JUDGMENTS / name / "claude-2.1.jsonl", tmp_path / name / "claude-2.1.jsonl")
+    broken = tmp_path / "gpt-4o-mini_single" / "gpt-4.jsonl"
+    lines = broken.read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[4])
+    row["score"] = 11
+    lines[4] = json.dumps(row, ensure_ascii=False)
+    broken.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args = ["judge", "agreement", "--single", str(tmp_path / "gpt-4o_single")]
+    result = CliRunner().invoke(app, [*args, "--single", str(tmp_path / "gpt-4o-mini_single")])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert f"{broken}:5: score 11.0 outside 0..10" in "".join(result.stderr.splitlines())
+    lines[4] = "{"
+    broken.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, [*args, "--single", str(tmp_path / "gpt-4o-mini_single")])
+    assert f"{broken}:5: not valid JSON" in "".join(result.stderr.splitlines())
+    # two real judges over two models: the command works on a small copy, too
+    shutil.copy(JUDGMENTS / "gpt-4o-mini_single" / "gpt-4.jsonl", broken)
+    result = CliRunner().invoke(app, [*args, "--single", str(tmp_path / "gpt-4o-mini_single")])
+    assert result.exit_code == 0, result.output
