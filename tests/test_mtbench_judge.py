@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 from pathlib import Path
 
@@ -101,10 +100,6 @@ def test_rules_score_zero_without_calling_the_judge(bench: Bench, tmp_path: Path
     assert board.models[0].category_mean("writing") == 0
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("hyoka.judge") is None,
-    reason="needs the judge engine (hyoka.judge.rating), written in parallel",
-)
 def test_real_smollm2_judge_through_llama_server(bench: Bench, tmp_path: Path) -> None:
     answers = _answers({0: ("はい、分かりました。", "見出しと本文です。")})
     plan = JudgePlan(output=tmp_path / "m.jsonl", limit=1, max_tokens=24, max_attempts=2)

@@ -25,7 +25,7 @@ from hyoka.mtbench.generate import (
     generate_answers,
     parse_temperatures,
 )
-from hyoka.mtbench.judge import DEFAULT_JUDGE, JudgePlan, JudgeReport, judge_answers, rate_function
+from hyoka.mtbench.judge import DEFAULT_JUDGE, JudgePlan, JudgeReport, judge_answers
 from hyoka.mtbench.langcheck import CHECKS, Check
 from hyoka.mtbench.leaderboard import build_leaderboard, judgment_files
 from hyoka.mtbench.radar import write_radar
@@ -299,7 +299,6 @@ def judge_command(
     loaded_answers = [
         (path, load_answers(path, loaded, complete=limit is None)) for path in answers
     ]
-    rate_function()
     name = judge_name or DEFAULT_JUDGE
     folder = output_dir or results_dir / loaded.spec.name / "model_judgment" / f"{name}_single"
     provider = load_provider(judge, **provider_options(option or [], base_url))

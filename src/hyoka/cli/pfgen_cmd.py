@@ -145,9 +145,11 @@ _register_generation()
 
 
 def _register_analysis() -> None:
-    """Commands reading result folders rather than scoring them."""
+    """Commands reading result folders (and judge summaries) rather than scoring them."""
     from hyoka.cli.pfgen_analysis_cmd import correlate_command, stability_command
+    from hyoka.cli.pfgen_judge_cmd import judge_command
 
+    pfgen_app.command("judge")(judge_command)
     pfgen_app.command("correlate")(correlate_command)
     pfgen_app.command("stability")(stability_command)
 

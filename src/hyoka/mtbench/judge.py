@@ -15,16 +15,15 @@ judges only what is missing; the response cache makes repeated judge calls free.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from hyoka._atomic import atomic_write_text
 from hyoka.errors import InputError
+from hyoka.judge.rating import rate
 from hyoka.mtbench._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.mtbench.bench import Bench, Question
 from hyoka.mtbench.langcheck import Check, LidModel, is_expected_language
@@ -32,25 +31,7 @@ from hyoka.mtbench.records import INCORRECT_LANGUAGE, NO_ANSWER, AnswerRecord, J
 from hyoka.providers.client import ModelClient
 from hyoka.providers.types import Message, SamplingParams, Usage
 
-if TYPE_CHECKING:
-    from collections.abc import Awaitable
-
-    _Rate = Callable[..., Awaitable[Any]]
-
 DEFAULT_JUDGE = "gpt-4o-mini"
-RATING_MODULE = "hyoka.judge.rating"
-
-
-def rate_function() -> _Rate:
-    """The judge engine's ``rate`` (rating parsing and retry-on-no-rating live there)."""
-    try:
-        module = importlib.import_module(RATING_MODULE)
-    except ModuleNotFoundError:
-        raise InputError(
-            f"judging needs the judge engine ({RATING_MODULE}), which is not installed"
-        ) from None
-    rate: _Rate = module.rate
-    return rate
 
 
 @dataclass
@@ -160,7 +141,7 @@ async def judge_answers(
                 Message(role="user", content=filled),
             )
             key = f"mtbench:{model}:{question.question_id}:{turn}"
-            outcome = await rate_function()(
+            outcome = await rate(
                 client, messages, params, max_attempts=plan.max_attempts, sample_key=key
             )
             report.judge_calls += outcome.attempts

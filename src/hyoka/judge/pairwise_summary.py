@@ -1,0 +1,152 @@
+"""What a file of pairwise judgments says: counts per method, win rates, robustness, and the
+verdict files ``hyoka judge agreement`` reads.
+
+Robustness is seed 001's share of pairs whose two orders agree (no position bias), over
+the pairs where both replies held a verdict letter; pairs without one are counted apart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hyoka._atomic import atomic_write_text
+from hyoka.errors import InputError
+from hyoka.judge.pairwise import MIRROR, Method, lacks_logprobs
+from hyoka.judge.records import JudgmentRecord
+from hyoka.judge.winrate import WinCounts, win_counts
+from hyoka.providers.types import Usage
+
+
+@dataclass
+class MethodSummary:
+    method: str
+    x_wins: int = 0
+    y_wins: int = 0
+    ties: int = 0
+    invalid: int = 0
+    #: FastChat's rates of the first (X) and second (Y) model, from this method's verdicts
+    x: WinCounts | None = None
+    y: WinCounts | None = None
+
+    def to_json(self) -> dict[str, float | int | None]:
+        def rate(counts: WinCounts | None, adjusted: bool) -> float | None:
+            if counts is None:
+                return None
+            return counts.adjusted_win_rate if adjusted else counts.win_rate
+
+        return {
+            "x_wins": self.x_wins,
+            "y_wins": self.y_wins,
+            "ties": self.ties,
+            "invalid": self.invalid,
+            "x_win_rate": rate(self.x, False),
+            "x_adjusted_win_rate": rate(self.x, True),
+            "y_win_rate": rate(self.y, False),
+            "y_adjusted_win_rate": rate(self.y, True),
+        }
+
+
+@dataclass
+class PairwiseSummary:
+    pairs: int
+    methods: dict[str, MethodSummary]
+    agree: int
+    disagree: int
+    missing_letter: int  # pairs where at least one order's reply held no verdict letter
+    no_logprobs: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def robustness(self) -> float | None:
+        both = self.agree + self.disagree
+        return self.agree / both if both else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pairs": self.pairs,
+            "methods": {name: counts.to_json() for name, counts in self.methods.items()},
+            "robustness": self.robustness,
+            "orders_agree": self.agree,
+            "orders_disagree": self.disagree,
+            "missing_letter": self.missing_letter,
+            "no_logprobs": self.no_logprobs,
+            "usage": self.usage.model_dump(),
+        }
+
+
+def order_letters(record: JudgmentRecord) -> tuple[str | None, str | None]:
+    """The letters the judge wrote with X first and with Y first."""
+
+    def letter(order: str) -> str | None:
+        details = record.orders.get(order)
+        value = details.get("letter") if isinstance(details, dict) else None
+        return value if isinstance(value, str) else None
+
+    return letter("xy"), letter("yx")
+
+
+def summarise(records: Sequence[JudgmentRecord], methods: Sequence[Method]) -> PairwiseSummary:
+    summary = PairwiseSummary(pairs=len(records), methods={}, agree=0, disagree=0, missing_letter=0)
+    for method in methods:
+        counts = MethodSummary(method)
+        for record in records:
+            verdict = record.verdicts.get(method)
+            if verdict == "A":
+                counts.x_wins += 1
+            elif verdict == "B":
+                counts.y_wins += 1
+            elif verdict == "C":
+                counts.ties += 1
+            else:
+                counts.invalid += 1
+        triples = [("X", "Y", record.verdicts.get(method)) for record in records]
+        rates = win_counts(triples)
+        counts.x, counts.y = rates.get("X"), rates.get("Y")
+        summary.methods[method] = counts
+    for record in records:
+        xy, yx = order_letters(record)
+        if xy is None or yx is None:
+            summary.missing_letter += 1
+        elif xy == MIRROR[yx]:
+            summary.agree += 1
+        else:
+            summary.disagree += 1
+        if "prob" in methods and lacks_logprobs(record):
+            summary.no_logprobs.append(record.id)
+        summary.usage = summary.usage + record.usage
+    return summary
+
+
+def export_verdicts(
+    records: Sequence[JudgmentRecord],
+    method: Method,
+    path: Path,
+    categories: Mapping[str, str | None] | None = None,
+) -> int:
+    """Write ``method``'s verdicts as the JSONL ``hyoka judge agreement --auto`` reads:
+    item, verdict (null when invalid), order_xy, order_yx, category (when known)."""
+    lines = []
+    for record in records:
+        if method not in record.verdicts:
+            raise InputError(
+                f"judgment {record.id!r} has no {method} verdict (judged without "
+                f"{'log probabilities' if method == 'prob' else 'that method'})"
+            )
+        xy, yx = order_letters(record)
+        row: dict[str, str | None] = {
+            "item": record.id,
+            "verdict": record.verdicts[method],
+            "order_xy": xy,
+            "order_yx": yx,
+        }
+        category = (categories or {}).get(record.id)
+        if category is not None:
+            row["category"] = category
+        lines.append(json.dumps(row, ensure_ascii=False))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, "".join(line + "\n" for line in lines))
+    return len(lines)

