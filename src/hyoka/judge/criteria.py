@@ -18,9 +18,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from hyoka._aio import gather_or_cancel
 from hyoka._atomic import atomic_write_text
 from hyoka.errors import InputError
-from hyoka.judge._gather import gather_or_cancel
 from hyoka.judge.templates import JudgeTemplate
 from hyoka.providers.client import ModelClient
 from hyoka.providers.types import GenerationRequest, SamplingParams, Usage

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
-from hyoka.judge._gather import gather_or_cancel
 from hyoka.judge.records import JudgeSettings, JudgmentRecord
 from hyoka.judge.templates import JudgeTemplate
 from hyoka.judge.verdict_probs import (

@@ -34,6 +34,7 @@ from typing import Any, Self
 
 from pydantic import ValidationError
 
+from hyoka._aio import gather_or_cancel
 from hyoka.errors import HyokaError
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
@@ -490,17 +491,10 @@ class ModelClient:
             sample_keys = [""] * len(requests)
         if len(sample_keys) != len(requests):
             raise ValueError("sample_keys must be as many as the requests")
-        tasks = [
-            asyncio.ensure_future(self.generate(request, sample_key=key))
+        return await gather_or_cancel(
+            self.generate(request, sample_key=key)
             for request, key in zip(requests, sample_keys, strict=True)
-        ]
-        try:
-            return list(await asyncio.gather(*tasks))
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
+        )
 
     async def aclose(self) -> None:
         """Close the provider (the cache belongs to the caller, who may share it)."""

@@ -1,4 +1,4 @@
-"""Running many judge calls at once, stopping them all when one fails for good."""
+"""Running many calls at once, stopping them all when one fails for good."""
 
 from __future__ import annotations
 
