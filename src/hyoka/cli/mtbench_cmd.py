@@ -281,19 +281,34 @@ def judge_command(
     option: OptionsOption = None,
     no_cache: NoCacheOption = False,
     data_dir: DataDirOption = None,
+    mode: Annotated[
+        str, typer.Option(help="single (grade each answer) or pairwise (compare answer files).")
+    ] = "single",
+    baseline: Annotated[
+        str | None,
+        typer.Option(help="Pairwise: compare each model with this one (default: every pair)."),
+    ] = None,
+    method: Annotated[str, typer.Option(help="Pairwise: prob, bs1, bs2 or all.")] = "all",
 ) -> None:
     """Grade every turn with the benchmark's Japanese judge prompts (resumable).
 
-    Empty answers and answers in the wrong language score 0 without a judge call.
+    Empty answers and answers in the wrong language score 0 without a judge call (pairwise:
+    they lose to a valid answer, or tie with another such answer, without a judge call).
 
     Examples:
 
       hyoka mtbench judge -j openai/gpt-4o-mini -a results/mtbench/pfmt-fin/model_answer/m.jsonl
 
       hyoka mtbench judge -j openai/local --base-url http://127.0.0.1:8000/v1 -a m.jsonl
+
+      hyoka mtbench judge --mode pairwise -j openai/gpt-4o -a x.jsonl -a y.jsonl --method bs2
     """
     if lang_check not in CHECKS:
         raise InputError(f"--lang-check must be one of {', '.join(CHECKS)}, got {lang_check!r}")
+    if mode not in ("single", "pairwise"):
+        raise InputError(f"--mode must be single or pairwise, got {mode!r}")
+    if mode == "single" and (baseline is not None or method != "all"):
+        raise InputError("--baseline and --method are for --mode pairwise")
     loaded = Bench.load(bench, data_dir)
     # every answer file is checked before the first judge call
     loaded_answers = [
@@ -306,6 +321,16 @@ def judge_command(
         provider, cache=None if no_cache else ResponseCache(), concurrency=concurrency
     )
     check: Check = "script" if lang_check == "script" else "upstream"
+    if mode == "pairwise":
+        from hyoka.cli.mtbench_pairwise_cmd import judge_pairwise
+
+        judge_pairwise(
+            bench=loaded, answers=loaded_answers, client=client, judge_name=name,
+            output=(output_dir or folder.parent) / f"{name}_pair.jsonl", baseline=baseline,
+            method=method, check=check, max_tokens=max_tokens, limit=limit,
+            price_in=price_in, price_out=price_out,
+        )  # fmt: skip
+        return
     totals = JudgeReport()
 
     async def go() -> None:

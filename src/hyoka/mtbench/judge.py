@@ -100,6 +100,24 @@ def done_turns(path: Path, model: str) -> set[tuple[int, int]]:
     return done
 
 
+def ruled_out(
+    bench: Bench,
+    question: Question,
+    turn: int,
+    text: str,
+    check: Check = "upstream",
+    lid_model: LidModel = "lite",
+) -> str | None:
+    """Why the answer to ``turn`` cannot win (single grading's zero rules), or ``None``."""
+    if not text.strip():
+        return NO_ANSWER
+    expected = bench.expected_lang(question, turn)
+    whole = question.answer_lang is not None
+    if not is_expected_language(text, expected, whole=whole, check=check, model=lid_model):
+        return INCORRECT_LANGUAGE
+    return None
+
+
 async def judge_answers(
     plan: JudgePlan,
     bench: Bench,
@@ -123,18 +141,11 @@ async def judge_answers(
         text = answer.turns[turn - 1]
         filled = user_prompt(bench, question, answer, turn)
         score: float
-        if not text.strip():
-            judgment, score = NO_ANSWER, 0
-            report.no_answer += 1
-        elif not is_expected_language(
-            text,
-            bench.expected_lang(question, turn),
-            whole=question.answer_lang is not None,
-            check=plan.lang_check,
-            model=plan.lid_model,
-        ):
-            judgment, score = INCORRECT_LANGUAGE, 0
-            report.wrong_language += 1
+        why = ruled_out(bench, question, turn, text, plan.lang_check, plan.lid_model)
+        if why is not None:
+            judgment, score = why, 0
+            report.no_answer += why == NO_ANSWER
+            report.wrong_language += why == INCORRECT_LANGUAGE
         else:
             messages = (
                 Message(role="system", content=prompt.system_prompt),

