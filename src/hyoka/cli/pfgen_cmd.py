@@ -143,7 +143,6 @@ def _register_generation() -> None:
 _register_generation()
 
 
-
 def _register_analysis() -> None:
     """Commands reading result folders (and judge summaries) rather than scoring them."""
     from hyoka.cli.pfgen_analysis_cmd import correlate_command, stability_command
