@@ -649,3 +649,32 @@ def test_packaged_seed001_templates() -> None:
     criteria_template = load_template("criteria-generate")
     assert (criteria_template.kind, criteria_template.output) == ("criteria", "text")
     assert criteria_template.placeholders == {"question", "reference"}
+
+
+def test_two_pfgen_runs_compare_directly(
+    answer_files: tuple[Path, Path],
+    templates: dict[str, Path],
+    judge_client: ModelClient,
+    cache_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Run folders pair up by question and position, the sample answer as reference."""
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(cache_dir))
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    out = tmp_path / "runs.jsonl"
+    code, text = _cli(
+        str(RUN_X), str(RUN_Y), "-j", EMBEDDED_MODEL, "--max-tokens", str(RESULT_TOKENS),
+        "--template", str(templates["result"]), "--output", str(out),
+        "--per-question", "1", "--limit", "1",
+    )  # fmt: skip
+    assert code == 0, text
+    (record,) = read_judgments(out)
+    assert record.id == "Q01#0"
+    assert record.models == ("Qwen/Qwen2.5-32B-Instruct", "Qwen/Qwen2-1.5B-Instruct")
+    # the same answers the JSONL files hold for Q01, so the same prompts
+    by_file = {item.id: item for item in load_pairs(*answer_files)}
+    prompt = record.prompt[-1].content
+    assert by_file["Q01"].answer_x in prompt and by_file["Q01"].answer_y in prompt
+    code, text = _cli(str(RUN_X), str(answer_files[1]), "-j", EMBEDDED_MODEL)
+    assert code != 0 and "no answer for id(s) 'Q01#0'" in text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -13,7 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hyoka.cli._common import RateColumn, console, err_console, reports_errors
+from hyoka.cli._common import DataDirOption, RateColumn, console, err_console, reports_errors
 from hyoka.cli.mtbench_cmd import provider_options
 from hyoka.errors import InputError
 from hyoka.judge.criteria import (
@@ -24,7 +25,7 @@ from hyoka.judge.criteria import (
     CriteriaStore,
     generate_criteria,
 )
-from hyoka.judge.pair_answers import load_pairs
+from hyoka.judge.pair_answers import Answer, load_pairs, read_answers
 from hyoka.judge.pairwise import (
     METHODS,
     Method,
@@ -39,6 +40,8 @@ from hyoka.judge.pairwise import (
 from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts, summarise
 from hyoka.judge.records import JudgeSettings
 from hyoka.judge.templates import JudgeTemplate, load_template
+from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.judge import run_answers
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.registry import load_provider
 
@@ -123,10 +126,32 @@ async def _fill_criteria(
     return [dataclasses.replace(item, criteria=found[item.id]) for item in items]
 
 
+def _answer_reader(
+    per_question: int | None, data_dir: Path | None
+) -> Callable[[Path], dict[str, Answer]]:
+    """JSONL files as they are; folders as pfgen runs (the benchmark loaded once, if needed)."""
+    benchmarks: list[PfgenBenchmark] = []
+
+    def read(path: Path) -> dict[str, Answer]:
+        if not path.is_dir():
+            if per_question is not None:
+                raise InputError(f"--per-question applies to pfgen run folders, not {path}")
+            return read_answers(path)
+        if not benchmarks:
+            benchmarks.append(PfgenBenchmark.load(data_dir))
+        return run_answers(path, benchmarks[0], per_question=per_question)
+
+    return read
+
+
 @reports_errors
 def pairwise_command(
-    answers_x: Annotated[Path, typer.Argument(help="Answers of model X (JSONL).")],
-    answers_y: Annotated[Path, typer.Argument(help="Answers of model Y (JSONL), same ids.")],
+    answers_x: Annotated[
+        Path, typer.Argument(help="Answers of model X (JSONL), or a pfgen run folder.")
+    ],
+    answers_y: Annotated[
+        Path, typer.Argument(help="Answers of model Y (JSONL, same ids), or a pfgen run folder.")
+    ],
     judge: Annotated[
         str, typer.Option("--judge", "-j", help="PROVIDER/MODEL of the judge.", show_default=False)
     ],
@@ -167,6 +192,11 @@ def pairwise_command(
         int, typer.Option(min=1, help="Reply budget for each question's criteria.")
     ] = MAX_TOKENS_REASONS,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N pairs.")] = None,
+    per_question: Annotated[
+        int | None,
+        typer.Option(min=1, help="pfgen run folders: the first N answers to each question."),
+    ] = None,
+    data_dir: DataDirOption = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 8,
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="OpenAI-compatible server URL.")
@@ -179,7 +209,9 @@ def pairwise_command(
 ) -> None:
     """Judge every pair in both orders; verdicts by prob (seed 001), bs1 and bs2 (resumable).
 
-    Answer files: JSONL lines {id, question, answer, reference?, model?, category?}.
+    Answer files: JSONL lines {id, question, answer, reference?, model?, category?}; or two
+    pfgen-bench run folders, whose answers pair up by question and position, with each
+    question's sample answer as the reference.
 
     Examples:
 
@@ -188,13 +220,17 @@ def pairwise_command(
       hyoka judge pairwise a.jsonl b.jsonl -j openai/local --base-url http://127.0.0.1:8000/v1
 
       hyoka judge pairwise a.jsonl b.jsonl -j llamacpp/smollm2 --export-verdicts prob.jsonl
+
+      hyoka judge pairwise results/org/a/1234abc results/org/b/5678def -j openai/gpt-4o \
+          --per-question 3
     """
     methods = _methods(method)
     exported = _methods(export_method or (method if method != "all" else "prob"))
     if export_verdicts_to is not None and (len(exported) != 1 or exported[0] not in methods):
         raise InputError(f"--export-method must be one of the judged methods ({method})")
     chosen = _template(template, criteria, reasons)
-    items = load_pairs(answers_x, answers_y)[: limit or None]
+    items = load_pairs(answers_x, answers_y, _answer_reader(per_question, data_dir))
+    items = items[: limit or None]
     check_items(chosen, items, criteria=False)
     budget = max_tokens or (
         MAX_TOKENS_REASONS if chosen.output == "verdict-after-reasons" else MAX_TOKENS_RESULT

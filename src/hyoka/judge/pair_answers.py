@@ -1,14 +1,15 @@
 """Two answer files lined up into pairs, every mismatch found before any judge call.
 
 An answer file is JSONL, one answer per line: ``id``, ``question``, ``answer`` and
-optionally ``reference``, ``model`` and ``category``. The two files must hold the same
-ids with the same questions: a comparison over half-matched files would quietly judge
-fewer pairs than the user thinks, so any difference is an error naming the file and the
-first ids concerned.
+optionally ``reference``, ``model`` and ``category``; a pfgen-bench run folder can stand
+for one (``hyoka.pfgen.judge.run_answers``). The two must hold the same ids with the same
+questions: a comparison over half-matched files would quietly judge fewer pairs than the
+user thinks, so any difference is an error naming the file and the first ids concerned.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,9 +84,13 @@ def model_name(answers: dict[str, Answer], path: Path) -> str:
     return first.model or path.stem
 
 
-def load_pairs(path_x: Path, path_y: Path) -> list[PairItem]:
+def load_pairs(
+    path_x: Path,
+    path_y: Path,
+    answers_of: Callable[[Path], dict[str, Answer]] = read_answers,
+) -> list[PairItem]:
     """Pairs in the order of the first file; the ids and questions must match exactly."""
-    xs, ys = read_answers(path_x), read_answers(path_y)
+    xs, ys = answers_of(path_x), answers_of(path_y)
     missing_in_y = [i for i in xs if i not in ys]
     if missing_in_y:
         raise InputError(f"{path_y}: no answer for id(s) {_listed(missing_in_y)} of {path_x}")

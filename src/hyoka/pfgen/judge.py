@@ -22,6 +22,7 @@ from typing import Any
 
 from hyoka._atomic import atomic_write_text
 from hyoka.errors import DataError, InputError
+from hyoka.judge.pair_answers import Answer
 from hyoka.judge.records import JudgmentRecord
 from hyoka.judge.single import SingleItem, read_judgments, summarise
 from hyoka.judge.templates import JudgeTemplate
@@ -101,6 +102,32 @@ def collect_items(
             items.append(item)
             question_ids[item.id] = qid
     return PfgenJudgeInput(run=trials.folder, model=model, items=items, question_ids=question_ids)
+
+
+def run_answers(
+    run_dir: Path,
+    benchmark: PfgenBenchmark,
+    *,
+    per_question: int | None = None,
+    limit: int | None = None,
+) -> dict[str, Answer]:
+    """A run's answers as a pairwise answer file: ids ``Q07#0``, sample answers as references.
+
+    Two runs line up when they hold the same number of answers per question (the same
+    trials), which is what ``hyoka judge pairwise RUN_X RUN_Y`` needs.
+    """
+    chosen = collect_items(run_dir, benchmark, per_question=per_question, limit=limit)
+    return {
+        item.id: Answer(
+            id=item.id,
+            question=item.question,
+            answer=item.answer,
+            reference=item.reference,
+            model=item.model,
+            category=None,
+        )
+        for item in chosen.items
+    }
 
 
 def summary_json(
