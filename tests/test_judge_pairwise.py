@@ -27,7 +27,12 @@ from _shared import PFGEN_RESULTS, SHARED_DATA
 from fault_proxy import llama_server
 from hyoka.cli.main import app
 from hyoka.errors import InputError
-from hyoka.judge.criteria import CriteriaQuestion, CriteriaStore, generate_criteria
+from hyoka.judge.criteria import (
+    CriteriaQuestion,
+    CriteriaStore,
+    criteria_key,
+    generate_criteria,
+)
 from hyoka.judge.pair_answers import load_pairs
 from hyoka.judge.pairwise import (
     MIRROR,
@@ -315,6 +320,103 @@ def test_a_torn_last_line_is_dropped_and_rejudged_from_the_cache(
         asyncio.run(judge_pairs(judge_client, other, items))
 
 
+def test_swapped_pair_under_another_id_reuses_the_cache(
+    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
+    judge_client: ModelClient,
+    templates: dict[str, Path],
+    tmp_path: Path,
+) -> None:
+    items, records, _ = judged
+    # (Y, X) judged after (X, Y), under ids of its own: the same two prompts, no new call
+    swapped = [
+        replace(item, id=f"again:{item.id}", answer_x=item.answer_y, answer_y=item.answer_x)
+        for item in items
+        if item.id in QUESTIONS
+    ]
+    before, hits = judge_client.stats.requests, judge_client.stats.cache_hits
+    plan = _plan(tmp_path / "swapped.jsonl", templates["result"])
+    report = asyncio.run(judge_pairs(judge_client, plan, swapped))
+    assert report.judged == 2
+    assert judge_client.stats.requests == before
+    assert judge_client.stats.cache_hits - hits == 4
+    for record in read_judgments(plan.output):
+        original = records[record.id.removeprefix("again:")]
+        assert record.orders["xy"]["reply"] == original.orders["yx"]["reply"]
+        prob = original.verdicts["prob"]
+        assert record.verdicts["prob"] == (None if prob is None else MIRROR[prob])
+
+
+def test_a_file_of_other_pairs_settings_or_methods_is_refused_before_any_call(
+    answer_files: tuple[Path, Path],
+    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
+    judge_client: ModelClient,
+    templates: dict[str, Path],
+    tmp_path: Path,
+) -> None:
+    all_items, records, output = judged
+    items = [item for item in all_items if item.id in QUESTIONS]
+    plan = _plan(output, templates["result"])
+    before = judge_client.stats.requests
+
+    def refused(chosen: list[PairItem], match: str, with_plan: PairwisePlan = plan) -> None:
+        with pytest.raises(InputError, match=match):
+            asyncio.run(judge_pairs(judge_client, with_plan, chosen))
+
+    where = r"pairwise\.jsonl:\d+: pair 'Q(01|19)'"
+    # X against another model Z, into the file of X against Y
+    other_model = [replace(item, model_y="Z") for item in items]
+    refused(other_model, rf"{where} compares .* vs Qwen2-1\.5B-Instruct, not .* vs Z; choose")
+    # the same model names, other answers
+    other_answer = [replace(item, answer_y=item.answer_y + "。") for item in items]
+    refused(other_answer, rf"{where} was judged on another question, answers, reference")
+    # another reply budget
+    longer = replace(plan, settings=plan.settings.model_copy(update={"max_tokens": 3}))
+    first = r"pairwise\.jsonl:1: pair '[^']+'"
+    refused(items, rf"{first} was judged with other settings \(max_tokens 2 -> 3\)", longer)
+    # a file judged with bs1/bs2 only, resumed asking for prob too
+    bs_only = tmp_path / "bs.jsonl"
+    bs_only.write_text(
+        "".join(
+            r.model_copy(
+                update={"verdicts": {k: v for k, v in r.verdicts.items() if k != "prob"}}
+            ).model_dump_json()
+            + "\n"
+            for r in records.values()
+        ),
+        encoding="utf-8",
+    )
+    refused(items, r"bs\.jsonl:1: pair .* has no prob verdict \(it was judged for bs1, bs2\)",
+            replace(plan, output=bs_only))  # fmt: skip
+    # asking for fewer methods than the file holds is fine
+    fewer = replace(plan, methods=("bs1",))
+    report = asyncio.run(judge_pairs(judge_client, fewer, items))
+    assert (report.judged, report.done_before) == (0, 2)
+    assert judge_client.stats.requests == before
+    # the command line: a-vs-c into the file of a-vs-b stops before the judge is even loaded
+    x, y = answer_files
+    z = tmp_path / "z.jsonl"
+    rows = [json.loads(line) for line in y.read_text(encoding="utf-8").splitlines()]
+    z.write_text("".join(json.dumps({**r, "model": "Z"}) + "\n" for r in rows), "utf-8")
+    code, text = _cli(
+        str(x), str(z), "-j", EMBEDDED_MODEL, "--max-tokens", str(RESULT_TOKENS),
+        "--template", str(templates["result"]), "--output", str(output),
+    )  # fmt: skip
+    assert code == 1 and "not Qwen2.5-32B-Instruct vs Z; choose another --output" in text
+    assert len(read_judgments(output)) == 4
+
+
+def test_two_runs_of_one_model_are_named_by_their_files(tmp_path: Path) -> None:
+    rows = [{"id": "1", "question": "q", "answer": "a", "model": "m"}]
+    paths = [tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "sub" / "a.jsonl"]
+    paths[2].parent.mkdir()
+    for path in paths:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    (pair,) = load_pairs(paths[0], paths[1])
+    assert (pair.model_x, pair.model_y) == ("m (a)", "m (b)")
+    (pair,) = load_pairs(paths[0], paths[2])
+    assert (pair.model_x, pair.model_y) == ("m (X)", "m (Y)")
+
+
 def test_reasons_variant_reads_the_final_verdict(
     answer_files: tuple[Path, Path],
     judge_client: ModelClient,
@@ -371,6 +473,81 @@ def test_criteria_generated_once_and_kept(
     assert found["Q01"] in rendered[-1].content
     assert calls - before == 1
     assert with_criteria[0].criteria == found["Q01"]
+
+
+def _criteria_calls(client: ModelClient) -> int:
+    """Criteria calls made, whether the provider or the response cache answered them."""
+    return client.stats.requests + client.stats.cache_hits
+
+
+def test_criteria_per_question_text_not_per_id(
+    answer_files: tuple[Path, Path], judge_client: ModelClient, tmp_path: Path
+) -> None:
+    (item,) = load_pairs(*answer_files)[:1]
+    assert item.reference
+    template = load_template("criteria-generate")
+    path = tmp_path / "criteria.json"
+    # a pfgen run folder's ids: one question, one id per answer
+    same = [CriteriaQuestion(f"Q01#{n}", item.question, item.reference) for n in range(2)]
+    done: list[None] = []
+    before = _criteria_calls(judge_client)
+    found = asyncio.run(
+        generate_criteria(
+            judge_client, template, same, judge=EMBEDDED_MODEL, store=CriteriaStore(path),
+            max_tokens=8, on_done=lambda: done.append(None),
+        )
+    )  # fmt: skip
+    assert _criteria_calls(judge_client) - before == 1
+    assert len(done) == 2  # the progress bar counts both ids
+    assert found["Q01#0"] == found["Q01#1"] and found["Q01#0"].strip()
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert [entry["question_id"] for entry in saved.values()] == ["Q01#0"]
+    # another id (another dataset) with the same question: read from the file, no call
+    before = _criteria_calls(judge_client)
+    other = asyncio.run(
+        generate_criteria(
+            judge_client, template, [CriteriaQuestion("x-7", item.question, item.reference)],
+            judge=EMBEDDED_MODEL, store=CriteriaStore(path), max_tokens=8,
+        )
+    )  # fmt: skip
+    assert other == {"x-7": found["Q01#0"]} and _criteria_calls(judge_client) == before
+    # a changed reference is another question: a new provider call, not the stored text
+    changed = CriteriaQuestion("Q01#0", item.question, item.reference + "（改訂）")
+    before = judge_client.stats.requests
+    asyncio.run(
+        generate_criteria(
+            judge_client, template, [changed], judge=EMBEDDED_MODEL, store=CriteriaStore(path),
+            max_tokens=8,
+        )
+    )  # fmt: skip
+    assert judge_client.stats.requests - before == 1
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert len(saved) == 2 and len({entry["content_hash"] for entry in saved.values()}) == 2
+    # a changed reply budget or template version is another key: regenerated, not read back
+    key = criteria_key(same[0], EMBEDDED_MODEL, template, 8)
+    assert key in saved and criteria_key(same[1], EMBEDDED_MODEL, template, 8) == key
+    newer = template.model_copy(update={"version": "2"})
+    assert key not in {
+        criteria_key(same[0], EMBEDDED_MODEL, template, 4),
+        criteria_key(same[0], EMBEDDED_MODEL, newer, 8),
+    }
+
+
+def test_criteria_ids_must_name_one_question_and_old_files_are_skipped(
+    judge_client: ModelClient, tmp_path: Path
+) -> None:
+    template = load_template("criteria-generate")
+    path = tmp_path / "criteria.json"
+    old = {"question_id": "Q01", "judge": "j", "template": "criteria-generate",
+           "template_version": "1", "criteria": "- old", "tstamp": 0.0}  # fmt: skip
+    path.write_text(json.dumps({"Q01\tj\tcriteria-generate@1": old}), encoding="utf-8")
+    store = CriteriaStore(path)
+    assert store.entries == {} and store.skipped_old == 1
+    clash = [CriteriaQuestion("Q01", "質問", "答え"), CriteriaQuestion("Q01", "質問", "別")]
+    before = judge_client.stats.requests
+    with pytest.raises(InputError, match="'Q01' is given with two different questions"):
+        asyncio.run(generate_criteria(judge_client, template, clash, judge="j", store=store))
+    assert judge_client.stats.requests == before
 
 
 # --------------------------------------------------------------------------- server and CLI

@@ -200,6 +200,34 @@ def test_resume_skips_done_items_and_drops_a_torn_line(
     assert (nothing.done_before, nothing.judged, nothing.judge_calls) == (3, 0, 0)
 
 
+def test_resume_with_other_settings_is_refused_before_any_call(
+    first_run: tuple[Path, Path, SingleReport, ModelClient],
+    provider: Provider,
+    items: list[SingleItem],
+    template: JudgeTemplate,
+    tmp_path: Path,
+) -> None:
+    output, _cache, _report, _client = first_run
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(output.read_bytes())
+    changes = {
+        "max_tokens": (32, r"max_tokens 16 -> 32"),
+        "repeats": (2, r"repeats 1 -> 2"),
+        "base_url": ("http://127.0.0.1:9/v1", r"base_url None -> 'http://127\.0\.0\.1:9/v1'"),
+    }
+    client = ModelClient(provider, cache=None)
+    for name, (value, shown) in changes.items():
+        settings = SETTINGS.model_copy(update={name: value})
+        with pytest.raises(
+            InputError,
+            match=rf"copy\.jsonl:1: item '[^']+' was graded with other settings \({shown}\); "
+            "choose another output file",
+        ):
+            asyncio.run(judge_single(items, template, settings, client, copy))
+    assert client.stats.requests == 0
+    assert copy.read_bytes() == output.read_bytes()
+
+
 def test_repeats_are_sampled_apart_and_aggregated(
     provider: Provider, items: list[SingleItem], template: JudgeTemplate, tmp_path: Path
 ) -> None:

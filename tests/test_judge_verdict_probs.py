@@ -11,6 +11,7 @@ import math
 
 import pytest
 
+from hyoka.judge.pairwise import prob_verdict
 from hyoka.judge.verdict_probs import (
     normalise_letter,
     parse_verdict,
@@ -152,6 +153,17 @@ def test_missing_logprobs_is_a_status(logprobs: tuple[TokenLogprob, ...] | None)
         assert read.status == "no-logprobs"
         assert read.probs is None
         assert read.renormalised is None
+
+
+def test_nan_logprobs_count_as_absent() -> None:
+    # OpenAI's missing logprob arrives as NaN: it must neither poison the sums (NaN, which
+    # the prob rule would read as a tie) nor pass for a reading when it is all there is
+    nan = float("nan")
+    read = verdict_probabilities([step("A", nan, ("A", nan), ("B", -1.0))], "verdict")
+    assert read.status == "ok" and read.probs == {"A": 0.0, "B": math.exp(-1.0), "C": 0.0}
+    assert prob_verdict(read.probs) == "B"
+    nothing = verdict_probabilities([step("A", nan, ("A", nan), ("B", nan))], "verdict")
+    assert nothing.status == "no-logprobs" and nothing.probs is None
 
 
 @pytest.mark.parametrize(

@@ -34,12 +34,14 @@ from hyoka.judge.pairwise import (
     PairwiseReport,
     check_items,
     check_judge,
+    check_output,
     judge_pairs,
     read_judgments,
 )
 from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts, summarise
 from hyoka.judge.records import JudgeSettings
 from hyoka.judge.templates import JudgeTemplate, load_template
+from hyoka.mtbench._jsonl import drop_partial_tail
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.judge import run_answers
 from hyoka.providers.client import ModelClient, ResponseCache
@@ -243,6 +245,8 @@ def pairwise_command(
     slug = judge.replace("/", "_")
     out = output or RESULTS / slug / f"{model_x}_vs_{model_y}.{chosen.name}.jsonl".replace("/", "_")
     plan = PairwisePlan(output=out, settings=settings, template=chosen, methods=methods)
+    drop_partial_tail(out)
+    check_output(plan, items, criteria=False)  # before the criteria cost any call
     provider = load_provider(judge, **provider_options(option or [], base_url))
     client = ModelClient(
         provider, cache=None if no_cache else ResponseCache(), concurrency=concurrency

@@ -3,13 +3,26 @@
 The criteria variants of the pairwise prompt judge both orders of every pair against the
 same bullet list of criteria, written by a judge from the question and its reference
 answer. Generating them once per question, not per call, is what keeps the two orders on
-a common footing, so they are kept in a JSON file keyed by question id, judge and template
-(name and version): a rerun, or a second pair over the same questions, reads them from
-there. The calls also go through the response cache, so a lost file costs no calls either.
+a common footing.
+
+"Once per question" means once per question *text*: item ids are no guide, since a pfgen
+run folder gives the same question several ids (``Q07#0``, ``Q07#1``, one per answer) and
+two datasets may reuse an id for different questions. So the criteria are kept in a JSON
+file keyed by the judge, the template (name, version), the reply budget and a hash of
+what the judge is shown (question, reference and the template's text): items sharing a
+question share one criteria text and one judge call, and a changed question, reference,
+template or budget is a new key, generated afresh rather than read back stale. A rerun,
+or a second pair over the same questions, reads them from the file; the calls also go
+through the response cache, so a lost file costs no calls either.
+
+Files written before the keys were content hashes (entries keyed by question id, without
+``content_hash``) are read as empty: their entries are skipped, regenerated when asked
+for, and dropped when the file is next saved.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -26,6 +39,10 @@ from hyoka.providers.client import ModelClient
 from hyoka.providers.types import GenerationRequest, SamplingParams, Usage
 
 DEFAULT_TEMPLATE = "criteria-generate"
+#: the cache's sample key for every criteria call: the request itself (the rendered
+#: question, reference and template, the reply budget, temperature 0) fully determines the
+#: call, so the same question under another id is a cache hit too
+SAMPLE_KEY = "criteria"
 
 
 @dataclass(frozen=True)
@@ -36,29 +53,57 @@ class CriteriaQuestion:
 
 
 class CriteriaEntry(BaseModel):
-    """One question's criteria, with what produced them."""
+    """One question's criteria, with what produced them (``question_id``: the first id it
+    was generated for; others with the same question share it)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     question_id: str
+    content_hash: str
     judge: str
     template: str
     template_version: str
+    max_tokens: int | None
     criteria: str
     usage: Usage = Usage()
     tstamp: float
 
 
-def criteria_key(question_id: str, judge: str, template: JudgeTemplate) -> str:
-    return f"{question_id}\t{judge}\t{template.name}@{template.version}"
+def content_hash(question: CriteriaQuestion, template: JudgeTemplate) -> str:
+    """What the judge is shown: question, reference and the template's wording (so an edit
+    without a new version still regenerates)."""
+    shown = [question.question, question.reference, template.system, template.user]
+    canonical = json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
+
+
+def criteria_key(
+    question: CriteriaQuestion, judge: str, template: JudgeTemplate, max_tokens: int | None
+) -> str:
+    budget = "default" if max_tokens is None else str(max_tokens)
+    return "\t".join(
+        (judge, f"{template.name}@{template.version}", budget, content_hash(question, template))
+    )
+
+
+def _old_entry(value: object) -> bool:
+    """An entry of the earlier per-id format (no content hash)."""
+    return (
+        isinstance(value, dict)
+        and "content_hash" not in value
+        and {"question_id", "criteria"} <= value.keys()
+    )
 
 
 class CriteriaStore:
-    """The JSON file of generated criteria: ``{key: entry}``, rewritten whole on each save."""
+    """The JSON file of generated criteria: ``{key: entry}``, rewritten whole (atomically)
+    on each save."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.entries: dict[str, CriteriaEntry] = {}
+        #: entries of the earlier per-id format, skipped
+        self.skipped_old = 0
         if path.exists():
             self._read()
 
@@ -70,6 +115,9 @@ class CriteriaStore:
         if not isinstance(data, dict):
             raise InputError(f"{self.path}: a criteria file holds one JSON object")
         for key, value in data.items():
+            if _old_entry(value):
+                self.skipped_old += 1
+                continue
             try:
                 self.entries[key] = CriteriaEntry.model_validate(value)
             except ValidationError as exc:
@@ -92,7 +140,9 @@ async def generate_criteria(
     on_done: Callable[[], None] | None = None,
 ) -> dict[str, str]:
     """Criteria for each question id: from the store when there, else from the judge
-    (temperature 0), saved to the store as soon as all are in."""
+    (temperature 0, one call per distinct question), saved to the store as soon as all
+    are in. ``on_done`` is called once per question id whose criteria were generated, so
+    a progress bar over ``questions`` stays true when several ids share one call."""
     if template.kind != "criteria":
         raise InputError(f"template {template.name!r} ({template.source}) is not a criteria one")
     if "reference" in template.placeholders:
@@ -103,16 +153,25 @@ async def generate_criteria(
                 f"none for {', '.join(missing[:5])}"
             )
     params = SamplingParams(temperature=0.0, max_tokens=max_tokens)
-    result: dict[str, str] = {}
-    todo: list[CriteriaQuestion] = []
+    key_of: dict[str, str] = {}
+    texts: dict[str, str] = {}
+    todo: dict[str, CriteriaQuestion] = {}
+    sharing: dict[str, int] = {}  # ids waiting on each generated key
     for question in questions:
-        entry = store.entries.get(criteria_key(question.id, judge, template))
+        key = criteria_key(question, judge, template, max_tokens)
+        if key_of.setdefault(question.id, key) != key:
+            raise InputError(
+                f"question id {question.id!r} is given with two different questions "
+                "or references: criteria are per question, so ids must be unique"
+            )
+        entry = store.entries.get(key)
         if entry is not None:
-            result[question.id] = entry.criteria
-        elif question.id not in {q.id for q in todo}:
-            todo.append(question)
+            texts[key] = entry.criteria
+        else:
+            todo.setdefault(key, question)
+            sharing[key] = sharing.get(key, 0) + 1
 
-    async def one(question: CriteriaQuestion) -> None:
+    async def one(key: str, question: CriteriaQuestion) -> None:
         fields = {"question": question.question}
         if question.reference is not None:
             fields["reference"] = question.reference
@@ -120,26 +179,28 @@ async def generate_criteria(
             **{k: v for k, v in fields.items() if k in template.placeholders}
         )
         response = await client.generate(
-            GenerationRequest(messages=messages, params=params),
-            sample_key=f"criteria:{question.id}",
+            GenerationRequest(messages=messages, params=params), sample_key=SAMPLE_KEY
         )
         text = response.text.strip()
-        result[question.id] = text
-        store.entries[criteria_key(question.id, judge, template)] = CriteriaEntry(
+        texts[key] = text
+        store.entries[key] = CriteriaEntry(
             question_id=question.id,
+            content_hash=content_hash(question, template),
             judge=judge,
             template=template.name,
             template_version=template.version,
+            max_tokens=max_tokens,
             criteria=text,
             usage=response.usage,
             tstamp=time.time(),
         )
         if on_done is not None:
-            on_done()
+            for _ in range(sharing[key]):
+                on_done()
 
     try:
-        await gather_or_cancel(one(question) for question in todo)
+        await gather_or_cancel(one(key, question) for key, question in todo.items())
     finally:
         if todo:
             store.save()
-    return result
+    return {qid: texts[key] for qid, key in key_of.items()}

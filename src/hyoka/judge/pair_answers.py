@@ -84,6 +84,10 @@ def model_name(answers: dict[str, Answer], path: Path) -> str:
     return first.model or path.stem
 
 
+def _label(path: Path) -> str:
+    return path.name if path.is_dir() else path.stem
+
+
 def load_pairs(
     path_x: Path,
     path_y: Path,
@@ -100,7 +104,12 @@ def load_pairs(
     paths = (path_x, path_y)
     model_x, model_y = model_name(xs, path_x), model_name(ys, path_y)
     if model_x == model_y:
-        model_x, model_y = f"{model_x} (X)", f"{model_y} (Y)"
+        # two runs of one model: named by their files (a run folder's name is its commit),
+        # so that another pair of runs of that model gets other names and another file
+        tell_x, tell_y = _label(path_x), _label(path_y)
+        if tell_x == tell_y:
+            tell_x, tell_y = "X", "Y"
+        model_x, model_y = f"{model_x} ({tell_x})", f"{model_y} ({tell_y})"
     pairs = []
     for item, x in xs.items():
         y = ys[item]

@@ -20,6 +20,8 @@ An order whose reply holds no verdict letter makes ``bs1`` and ``bs2`` invalid.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -207,9 +209,10 @@ async def judge_pair(client: ModelClient, plan: PairwisePlan, item: PairItem) ->
     requests: dict[str, GenerationRequest] = {
         order: render_order(plan.template, item, order, params) for order in both_orders
     }
+    # One key for every pair and order: at temperature 0 the request (its messages) alone
+    # decides the reply, so (Y, X) judged after (X, Y), under any id, reuses both replies.
     xy_response, yx_response = await gather_or_cancel(
-        client.generate(requests[order], sample_key=f"pairwise:{item.id}:{order}")
-        for order in both_orders
+        client.generate(requests[order], sample_key="pairwise") for order in both_orders
     )
     output = plan.output_format
     orders: dict[str, Any] = {}
@@ -249,6 +252,7 @@ async def judge_pair(client: ModelClient, plan: PairwisePlan, item: PairItem) ->
         verdicts=verdicts,
         orders=orders,
         probabilities=probabilities,
+        input_hash=input_hash(item),
         failures=sum(letter is None for letter in letters.values()),
         usage=xy_response.usage + yx_response.usage,
     )
@@ -268,8 +272,36 @@ def read_judgments(path: Path) -> list[JudgmentRecord]:
     return [record for _number, record in read_records(path, JudgmentRecord)]
 
 
-def _check_same_judge(plan: PairwisePlan, done: Sequence[JudgmentRecord]) -> None:
-    for record in done:
+def input_hash(item: PairItem) -> str:
+    """Short hash of everything of a pair that goes into its prompts."""
+    material = [item.question, item.answer_x, item.answer_y, item.reference, item.criteria]
+    text = json.dumps(material, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _settings_differences(theirs: JudgeSettings, ours: JudgeSettings) -> list[str]:
+    """The settings that differ, as ``name theirs -> ours``. ``top_logprobs`` follows
+    ``--method`` and is left out: whether a record holds every verdict asked for is
+    checked on its own, so a file judged with all methods serves a run asking for one."""
+    old, new = theirs.model_dump(), ours.model_dump()
+    return [
+        f"{name} {old[name]!r} -> {new[name]!r}"
+        for name in old
+        if name != "top_logprobs" and old[name] != new[name]
+    ]
+
+
+def check_output(plan: PairwisePlan, items: Sequence[PairItem], *, criteria: bool = True) -> None:
+    """A record in ``plan.output`` counts as done only if it is the judgment this run would
+    make: same judge, settings and template, same models and inputs, every method asked for.
+    Anything else would be reported as this run's verdicts, so it stops the run instead,
+    before any judge call (``criteria=False``: the criteria are still to be generated, so
+    the inputs are compared only for pairs that already have theirs)."""
+    if not plan.output.exists():
+        return
+    by_id = {item.id: item for item in items}
+    for number, record in read_records(plan.output, JudgmentRecord):
+        where = f"{plan.output}:{number}: pair {record.id!r}"
         if (
             record.kind != "pairwise"
             or record.judge.judge != plan.settings.judge
@@ -277,9 +309,37 @@ def _check_same_judge(plan: PairwisePlan, done: Sequence[JudgmentRecord]) -> Non
             or record.template_version != plan.template.version
         ):
             raise InputError(
-                f"{plan.output}: holds judgments of {record.id!r} by {record.judge.judge} with "
-                f"template {record.template} v{record.template_version}, not by "
-                f"{plan.settings.judge} with {plan.template.name} v{plan.template.version}; "
+                f"{where} was judged by {record.judge.judge} with template {record.template} "
+                f"v{record.template_version}, not by {plan.settings.judge} with "
+                f"{plan.template.name} v{plan.template.version}; choose another --output"
+            )
+        changed = _settings_differences(record.judge, plan.settings)
+        if changed:
+            raise InputError(
+                f"{where} was judged with other settings ({'; '.join(changed)}); "
+                "choose another --output"
+            )
+        item = by_id.get(record.id)
+        if item is None:
+            continue
+        if record.models != (item.model_x, item.model_y):
+            raise InputError(
+                f"{where} compares {' vs '.join(record.models)}, not {item.model_x} vs "
+                f"{item.model_y}; choose another --output"
+            )
+        unknown = (
+            not criteria and item.criteria is None and "criteria" in plan.template.placeholders
+        )
+        if not unknown and record.input_hash not in (None, input_hash(item)):
+            raise InputError(
+                f"{where} was judged on another question, answers, reference or criteria; "
+                "choose another --output"
+            )
+        missing = [method for method in plan.methods if method not in record.verdicts]
+        if missing:
+            has = ", ".join(m for m in METHODS if m in record.verdicts)
+            raise InputError(
+                f"{where} has no {', '.join(missing)} verdict (it was judged for {has}); "
                 "choose another --output"
             )
 
@@ -295,9 +355,8 @@ async def judge_pairs(
     check_items(plan.template, items)
     check_judge(client, plan)
     drop_partial_tail(plan.output)
-    done = read_judgments(plan.output)
-    _check_same_judge(plan, done)
-    done_ids = {record.id for record in done}
+    check_output(plan, items)
+    done_ids = {record.id for record in read_judgments(plan.output)}
     report = PairwiseReport(done_before=sum(item.id in done_ids for item in items))
 
     async def one(item: PairItem) -> None:

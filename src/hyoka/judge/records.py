@@ -67,6 +67,9 @@ class JudgmentRecord(BaseModel):
     verdicts: dict[str, str | None] = Field(default_factory=dict)
     orders: dict[str, Any] = Field(default_factory=dict)
     probabilities: dict[str, dict[str, float]] | None = None
+    #: short hash of what was judged (question, both answers, reference, criteria), so a
+    #: resumed run can tell a record of other answers under the same id (``None``: older file)
+    input_hash: str | None = None
     # bookkeeping
     failures: int = Field(default=0, ge=0)
     usage: Usage = Usage()

@@ -9,7 +9,7 @@ even at temperature 0; a repeat without a rating is left out of the aggregate an
 counted; an item with no rating at all scores -1, kept with its raw replies.
 
 Every problem a user can fix (duplicate ids, a missing reference, a wrong template, a file
-of another judge) is reported before the first judge call.
+of another judge or other settings) is reported before the first judge call.
 """
 
 from __future__ import annotations
@@ -133,6 +133,15 @@ def _done(path: Path, template: JudgeTemplate, settings: JudgeSettings) -> set[s
                 f"template {record.template} v{record.template_version}, not "
                 f"{settings.judge} with {template.name} v{template.version}; "
                 "choose another output file"
+            )
+        if record.judge != settings:
+            # another budget, temperature, number of repeats ... would mix two kinds of
+            # grade in one mean
+            old, new = record.judge.model_dump(), settings.model_dump()
+            changed = [f"{k} {old[k]!r} -> {new[k]!r}" for k in old if old[k] != new[k]]
+            raise InputError(
+                f"{path}:{number}: item {record.id!r} was graded with other settings "
+                f"({'; '.join(changed)}); choose another output file"
             )
         done.add(record.id)
     return done

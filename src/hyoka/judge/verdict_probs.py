@@ -41,7 +41,7 @@ VerdictOutput = Literal["verdict", "verdict-after-reasons"]
 ProbStatus = Literal[
     "ok",  # the verdict token was found and read
     "first-token",  # result-only reply without a letter: the first position was read
-    "no-logprobs",  # the provider returned no log probabilities for this reply
+    "no-logprobs",  # the provider returned no log probabilities (or only NaN) for this reply
     "no-verdict",  # a reasons-then-result reply without a [[X]] verdict: nothing to read
 ]
 
@@ -139,23 +139,33 @@ def verdict_position(
 
 def letter_probabilities(step: TokenLogprob) -> dict[str, float]:
     """exp(logprob) of each letter's variants among the alternatives at one position,
-    summed; the generated token counts too when the alternatives leave it out."""
+    summed; the generated token counts too when the alternatives leave it out. A logprob
+    that is not a finite number (a provider's missing value arrives as NaN) counts as
+    absent: one NaN would otherwise turn every comparison, and so the verdict, into a tie."""
     probs = dict.fromkeys(LETTERS, 0.0)
     alternatives = list(step.top)
     if not any(alt.token == step.token and alt.logprob == step.logprob for alt in alternatives):
         alternatives.append(TopLogprob(token=step.token, logprob=step.logprob))
     for alt in alternatives:
         letter = normalise_letter(alt.token)
-        if letter is not None:
+        if letter is not None and math.isfinite(alt.logprob):
             probs[letter] += math.exp(alt.logprob)
     return probs
+
+
+def _has_numbers(logprobs: Sequence[TokenLogprob]) -> bool:
+    """Whether any logprob in the reply is a real number."""
+    return any(
+        math.isfinite(step.logprob) or any(math.isfinite(alt.logprob) for alt in step.top)
+        for step in logprobs
+    )
 
 
 def verdict_probabilities(
     logprobs: Sequence[TokenLogprob] | None, output: VerdictOutput
 ) -> VerdictProbs:
     """Probabilities of A, B and C at the verdict position of one reply."""
-    if not logprobs:
+    if not logprobs or not _has_numbers(logprobs):
         return VerdictProbs(status="no-logprobs")
     position, status = verdict_position(logprobs, output)
     if position is None:
