@@ -8,6 +8,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -19,8 +20,13 @@ from hyoka.errors import InputError
 from hyoka.judge.pairwise import METHODS, MIRROR, combine, prob_verdict, xy_probabilities
 from hyoka.judge.verdict_probs import parse_verdict
 from hyoka.mtbench import AnswerChoice, AnswerRecord, Bench, load_answers
-from hyoka.mtbench.pair_records import G1_WINNER, G2_WINNER, PairJudgmentRecord
-from hyoka.mtbench.pair_summary import method_counts, verdict
+from hyoka.mtbench.pair_records import (
+    G1_WINNER,
+    G2_WINNER,
+    PairJudgeSettings,
+    PairJudgmentRecord,
+)
+from hyoka.mtbench.pair_summary import method_counts, no_logprobs, turn_label, verdict
 from hyoka.mtbench.pairwise import (
     Match,
     PairPlan,
@@ -141,6 +147,100 @@ def test_rules_decide_without_a_judge_call(bench: Bench, tmp_path: Path) -> None
     counts = method_counts(read_pair_judgments(plan.output), ("bs2",))["bs2"]
     assert (counts["x"].wins, counts["x"].losses, counts["x"].ties) == (1, 1, 2)
     assert (counts["y"].win_rate, counts["y"].adjusted_win_rate) == (0.25, 0.5)
+
+
+# -- the judge in the records, resuming, bad input before any call ---------------------------
+
+ENGLISH = "FOR IMMEDIATE RELEASE: the bank launches a new fund for retail investors."
+JAPANESE = "金融機関向けの新商品について、概要と特徴を説明します。"
+
+
+def _ruled_only_run(bench: Bench, plan: PairPlan) -> tuple[PairReport, ModelClient]:
+    """Dialogue 0 with x's answers empty: both turns decided by the rule, no judge call."""
+    x = _answers("x", {0: ("", "")})
+    y = _answers("y", {0: (JAPANESE, JAPANESE)})
+    client = ModelClient(load_provider(EMBEDDED_MODEL), cache=None)
+    return _run(client, plan, bench, [Match("x", x, "y", y)]), client
+
+
+def test_records_name_the_judge_and_refuse_another_judge_or_settings(
+    bench: Bench, tmp_path: Path
+) -> None:
+    output = tmp_path / "judge_pair.jsonl"
+    plan = PairPlan(
+        output=output, judge_name="judge", judge="openai/judge-a",
+        base_url="http://127.0.0.1:9/v1", max_tokens=512, limit=1,
+    )  # fmt: skip
+    report, client = _ruled_only_run(bench, plan)
+    assert (report.judged, report.ruled, client.stats.requests) == (2, 2, 0)
+    lines = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
+    assert [line["judge_settings"] for line in lines] == [
+        {"judge": "openai/judge-a", "base_url": "http://127.0.0.1:9/v1", "temperature": 0.0,
+         "max_tokens": 512, "top_logprobs": 20},
+    ] * 2  # fmt: skip
+    again, client = _ruled_only_run(bench, plan)
+    assert (again.judged, again.done_before) == (0, 2)
+    before = output.read_bytes()
+    refused: list[tuple[dict[str, Any], str]] = [
+        ({"judge": "openai/judge-b"}, "judge 'openai/judge-a' vs 'openai/judge-b'"),
+        ({"max_tokens": 1024}, "max_tokens 512 vs 1024"),
+        ({"base_url": "http://127.0.0.1:8/v1"}, "base_url 'http://127.0.0.1:9/v1' vs 'http://"),
+        ({"methods": ("bs2",)}, "top_logprobs 20 vs None"),
+        ({"judge_name": "other"}, "judge name 'judge' vs 'other'"),
+    ]
+    for change, difference in refused:
+        with pytest.raises(InputError) as caught:
+            _ruled_only_run(bench, replace(plan, **change))
+        message = str(caught.value)
+        assert message.startswith(f"{output}:1: judged by another judge or with other settings")
+        assert difference in message and "choose another --output-dir" in message
+    assert output.read_bytes() == before  # nothing judged, nothing written
+
+
+def test_settings_default_to_the_clients_provider(bench: Bench, tmp_path: Path) -> None:
+    output = tmp_path / "pair.jsonl"
+    _ruled_only_run(bench, PairPlan(output=output, methods=("bs1", "bs2"), limit=1))
+    record = read_pair_judgments(output)[0]
+    assert record.judge_settings == PairJudgeSettings(
+        judge=EMBEDDED_MODEL, base_url=None, temperature=0.0, max_tokens=2048, top_logprobs=None
+    )
+
+
+def test_records_without_a_judge_read_but_do_not_resume(tmp_path: Path) -> None:
+    """FastChat's files (and hyoka's from before the judge was recorded) load and count;
+    judging into one cannot tell whose verdicts it would mix with, so it is refused."""
+    path = tmp_path / "gpt-4_pair.jsonl"
+    record = _fastchat("model_1", "model_1").model_copy(update={"verdicts": {"bs2": "A"}})
+    path.write_text(json.dumps(record.model_dump(mode="json")) + "\n", encoding="utf-8")
+    (read,) = read_pair_judgments(path)
+    assert read.judge_settings is None and verdict(read, "bs2") == "A"
+    assert done_keys(path, ("bs2",)) == {(81, 1, frozenset({"a", "b"}))}
+    settings = PairJudgeSettings(judge="openai/gpt-4", max_tokens=2048)
+    with pytest.raises(InputError, match=r"gpt-4_pair\.jsonl:1: the record names no judge model"):
+        done_keys(path, ("bs2",), settings, "gpt-4")
+
+
+def test_a_missing_reference_stops_the_run_before_any_judge_call(
+    bench: Bench, tmp_path: Path
+) -> None:
+    writing = next(q for q in bench.questions if q.category == "writing")
+    math = next(q for q in bench.questions if q.category == "math")
+    references = {k: v for k, v in bench.references.items() if k != math.question_id}
+    broken = replace(bench, questions=(writing, math), references=references)
+    answers = {q.question_id: (JAPANESE, JAPANESE) for q in (writing, math)}
+    match = Match("x", _answers("x", answers), "y", _answers("y", answers))
+    output = tmp_path / "pair.jsonl"
+    client = ModelClient(load_provider(EMBEDDED_MODEL), cache=None)
+    with pytest.raises(InputError, match=f"no reference answer for question_id {math.question_id}"):
+        _run(client, PairPlan(output=output), broken, [match])
+    assert client.stats.requests == 0 and not output.exists()
+    one_turn = AnswerChoice(index=0, turns=(JAPANESE,))
+    short = {writing.question_id: AnswerRecord(question_id=writing.question_id, model_id="y",
+                                               choices=(one_turn,))}  # fmt: skip
+    with pytest.raises(InputError, match=f"y: question_id {writing.question_id} has fewer"):
+        _run(client, PairPlan(output=output), replace(bench, questions=(writing,)),
+             [Match("x", match.answers_1, "y", short)])  # fmt: skip
+    assert client.stats.requests == 0
 
 
 # -- reading the two games' replies --------------------------------------------------------
@@ -475,3 +575,56 @@ def test_cli_judges_prints_the_table_and_costs_and_resumes(
     ] * 2
     code, text = _cli(*args)
     assert code == 0 and "0 turn(s) judged, 2 already done" in text
+    # the same file with another judge budget: refused before any call, file untouched
+    before = (tmp_path / "smol_pair.jsonl").read_bytes()
+    code, text = _cli(*args, "--max-tokens", "64")
+    assert code == 1 and "judged by another judge or with other settings" in text
+    assert "max_tokens 2048 vs 64" in " ".join(text.split())
+    assert (tmp_path / "smol_pair.jsonl").read_bytes() == before
+
+
+def test_cli_warns_of_games_without_logprobs_and_counts_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bench: Bench
+) -> None:
+    """A finished file whose judge server dropped log probabilities in three games: the
+    resumed run calls nothing, and lists those turns loudly."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    settings = PairJudgeSettings(judge=EMBEDDED_MODEL, max_tokens=2048, top_logprobs=20)
+    qid = bench.questions[0].question_id
+    statuses = [{"g1": "no-logprobs", "g2": "ok"}, {"g1": "no-logprobs", "g2": "no-logprobs"}]
+    records = [
+        PairJudgmentRecord(
+            question_id=qid,
+            model_1=MODEL_X,
+            model_2=MODEL_Y,
+            g1_winner="model_1",
+            g2_winner="model_1",
+            judge=("smol", "pair-v2"),
+            turn=turn,
+            verdicts={"prob": None, "bs1": "A", "bs2": "A"},
+            prob_status=status,
+            judge_settings=settings,
+        )
+        for turn, status in zip((1, 2), statuses, strict=True)
+    ]
+    assert [(turn_label(r, games)) for r, games in no_logprobs(records)] == [
+        f"{qid}/1 {MODEL_X} vs {MODEL_Y} (g1)", f"{qid}/2 {MODEL_X} vs {MODEL_Y} (g1+g2)",
+    ]  # fmt: skip
+    output = tmp_path / "smol_pair.jsonl"
+    output.write_text(
+        "".join(json.dumps(r.model_dump(mode="json")) + "\n" for r in records), encoding="utf-8"
+    )
+    code, text = _cli(
+        "-j", EMBEDDED_MODEL, "--mode", "pairwise", "--judge-name", "smol", "--limit", "1",
+        "-a", str(FIN / "model_answer" / f"{MODEL_X}.jsonl"),
+        "-a", str(FIN / "model_answer" / f"{MODEL_Y}.jsonl"), "--output-dir", str(tmp_path),
+    )  # fmt: skip
+    flat = " ".join(text.split())
+    assert code == 0, text
+    assert "0 turn(s) judged, 2 already done" in flat
+    assert (
+        "warning: 3 game(s) in 2 turn(s) came back without log probabilities, so without a "
+        f"prob verdict: {qid}/1 {MODEL_X} vs {MODEL_Y} (g1), {qid}/2" in flat
+    )
+    assert "0 without a verdict, 3 without log probabilities (in the file)" in flat

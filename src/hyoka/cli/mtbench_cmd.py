@@ -325,7 +325,8 @@ def judge_command(
         from hyoka.cli.mtbench_pairwise_cmd import judge_pairwise
 
         judge_pairwise(
-            bench=loaded, answers=loaded_answers, client=client, judge_name=name,
+            bench=loaded, answers=loaded_answers, client=client, judge_name=name, judge=judge,
+            base_url=base_url,
             output=(output_dir or folder.parent) / f"{name}_pair.jsonl", baseline=baseline,
             method=method, check=check, max_tokens=max_tokens, limit=limit,
             price_in=price_in, price_out=price_out,

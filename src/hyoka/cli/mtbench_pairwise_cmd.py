@@ -4,7 +4,9 @@ The answer files given with ``--answers`` are the contestants: with ``--baseline
 each other model is compared with that one (FastChat's pairwise-baseline: the model is
 ``model_1``, the baseline ``model_2``), without it every pair of them (pairwise-all; two
 files make one pair). All judgments go to one file, ``<judge name>_pair.jsonl``, as
-upstream lays them out.
+upstream lays them out; its records name the judge model and settings, and a run with
+another judge or other settings refuses to resume into it. Turns whose games came back
+without log probabilities (so without a ``prob`` verdict) are listed with a warning.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from hyoka.judge.winrate import WinCounts
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.langcheck import Check
 from hyoka.mtbench.pair_records import PairJudgmentRecord
-from hyoka.mtbench.pair_summary import method_counts
+from hyoka.mtbench.pair_summary import method_counts, no_logprobs, turn_label
 from hyoka.mtbench.pairwise import (
     Match,
     PairPlan,
@@ -102,6 +104,8 @@ def judge_pairwise(
     client: ModelClient,
     output: Path,
     judge_name: str,
+    judge: str | None = None,
+    base_url: str | None = None,
     baseline: str | None,
     method: str,
     check: Check,
@@ -115,8 +119,8 @@ def judge_pairwise(
     matches = make_matches(answers, baseline)
     check_judge(client, methods)  # before any call
     plan = PairPlan(
-        output=output, judge_name=judge_name, methods=methods, lang_check=check,
-        max_tokens=max_tokens, limit=limit,
+        output=output, judge_name=judge_name, judge=judge, base_url=base_url, methods=methods,
+        lang_check=check, max_tokens=max_tokens, limit=limit,
     )  # fmt: skip
     questions = bench.questions[: limit or None]
     err_console.print(f"Judgment file: {output}", highlight=False, soft_wrap=True)
@@ -137,12 +141,23 @@ def judge_pairwise(
         r for r in read_pair_judgments(output) if (r.question_id, r.turn, r.models) in wanted
     ]
     print_table(method_counts(records, methods), len(records))
+    lacking = no_logprobs(records) if "prob" in methods else []
+    games = sum(len(which) for _record, which in lacking)
+    if lacking:
+        shown = ", ".join(turn_label(record, which) for record, which in lacking[:10])
+        more = f" and {len(lacking) - 10} more" if len(lacking) > 10 else ""
+        err_console.print(
+            f"[bold yellow]warning:[/] {games} game(s) in {len(lacking)} turn(s) came back "
+            f"without log probabilities, so without a prob verdict: {escape(shown)}{more}",
+            highlight=False, soft_wrap=True,
+        )  # fmt: skip
     usage = client.stats.usage
     cost = (usage.prompt_tokens * price_in + usage.completion_tokens * price_out) / 1e6
     typer.echo(
         f"{report.judged} turn(s) judged, {report.done_before} already done: "
         f"{report.ruled} decided by a rule (no answer or wrong language, {check}); "
         f"{report.judge_calls} judge call(s), {client.stats.cache_hits} from cache, "
-        f"{report.no_verdict} without a verdict; tokens: {usage.prompt_tokens} in, "
+        f"{report.no_verdict} without a verdict, {games} without log probabilities (in the "
+        f"file); tokens: {usage.prompt_tokens} in, "
         f"{usage.completion_tokens} out; cost ${cost:.4f}"
     )

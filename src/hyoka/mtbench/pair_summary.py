@@ -4,7 +4,9 @@ Each record is one turn of one dialogue; its verdict under a method is read from
 record's ``verdicts`` (A = ``model_1`` wins). Records from FastChat's own files, which have
 no ``verdicts``, are read the way FastChat reads them: both games agreeing give the winner,
 disagreement a tie (``bs2``), and a game with ``error`` leaves the turn out (``bs1`` keeps
-disagreement invalid instead).
+disagreement invalid instead). A game whose reply came back without log probabilities
+leaves its turn without a ``prob`` verdict; those turns are listed, so a judge server that
+drops log probabilities cannot pass for a judge that found no verdict.
 """
 
 from __future__ import annotations
@@ -37,3 +39,22 @@ def method_counts(
         method: win_counts((r.model_1, r.model_2, verdict(r, method)) for r in records)
         for method in methods
     }
+
+
+def no_logprobs(
+    records: Sequence[PairJudgmentRecord],
+) -> list[tuple[PairJudgmentRecord, list[str]]]:
+    """Each record with a game (``g1``/``g2``) that came back without log probabilities."""
+    found: list[tuple[PairJudgmentRecord, list[str]]] = []
+    for record in records:
+        games = [game for game, status in (record.prob_status or {}).items()
+                 if status == "no-logprobs"]  # fmt: skip
+        if games:
+            found.append((record, games))
+    return found
+
+
+def turn_label(record: PairJudgmentRecord, games: Sequence[str] = ()) -> str:
+    """``question/turn model_1 vs model_2``, and the games concerned: how a warning names it."""
+    label = f"{record.question_id}/{record.turn} {record.model_1} vs {record.model_2}"
+    return f"{label} ({'+'.join(games)})" if games else label

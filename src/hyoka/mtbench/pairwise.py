@@ -16,7 +16,10 @@ such answers tie; the record names the rule and the model it struck. Records are
 as they finish (resumable: a (question, turn, model pair) already in the file, in either
 order, is skipped), every judge call goes through the response cache with a sample key
 naming the dialogue, the turn and the models in the order shown, so game 2 of (X, Y) and
-game 1 of (Y, X) are one cached call.
+game 1 of (Y, X) are one cached call. Every record names the judge model and its settings;
+resuming into a file another judge (or the same one with other settings) wrote is refused,
+since its turns would count as done. Every prompt is built and every rule applied before
+the first judge call, so bad input (a reference answer missing, say) costs nothing.
 """
 
 from __future__ import annotations
@@ -44,7 +47,12 @@ from hyoka.mtbench._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.mtbench.bench import Bench, Question
 from hyoka.mtbench.judge import DEFAULT_JUDGE, ruled_out
 from hyoka.mtbench.langcheck import Check, LidModel
-from hyoka.mtbench.pair_records import G1_WINNER, G2_WINNER, PairJudgmentRecord
+from hyoka.mtbench.pair_records import (
+    G1_WINNER,
+    G2_WINNER,
+    PairJudgeSettings,
+    PairJudgmentRecord,
+)
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.providers.client import ModelClient
 from hyoka.providers.types import Choice, GenerationRequest, Message, SamplingParams, Usage
@@ -66,10 +74,27 @@ class Match:
     answers_2: dict[int, AnswerRecord]
 
 
+@dataclass(frozen=True)
+class Turn:
+    """One turn of one match, ready to judge: its prompts and the rules that decide it."""
+
+    match: Match
+    question: Question
+    turn: int
+    prompt_name: str
+    #: game 1's user prompt (model_1 as A), game 2's (model_2 as A)
+    prompts: tuple[str, str]
+    #: ``model_1``/``model_2`` -> why its answer cannot win; empty: the judge decides
+    rules: dict[str, str]
+
+
 @dataclass
 class PairPlan:
     output: Path
     judge_name: str = DEFAULT_JUDGE
+    #: PROVIDER/MODEL of the judge as given with -j; default: the client's provider
+    judge: str | None = None
+    base_url: str | None = None
     methods: tuple[Method, ...] = METHODS
     lang_check: Check = "upstream"
     lid_model: LidModel = "lite"
@@ -88,6 +113,17 @@ class PairPlan:
             max_tokens=self.max_tokens,
             logprobs=self.wants_probs,
             top_logprobs=TOP_LOGPROBS if self.wants_probs else None,
+        )
+
+    def settings(self, client: ModelClient) -> PairJudgeSettings:
+        """What each record says of its judge, and what a resumed file must match."""
+        provider = client.provider
+        return PairJudgeSettings(
+            judge=self.judge or f"{provider.name}/{provider.model}",
+            base_url=self.base_url or provider.base_url,
+            temperature=0.0,  # as ``params`` asks
+            max_tokens=self.max_tokens,
+            top_logprobs=self.params.top_logprobs,
         )
 
 
@@ -154,38 +190,10 @@ def rule_verdict(rule_1: str | None, rule_2: str | None) -> str:
     return "B" if rule_1 is not None else "A"
 
 
-def _ruled_record(
-    plan: PairPlan, question: Question, turn: int, match: Match, prompts: tuple[str, str],
-    rules: dict[str, str], prompt_name: str,
-) -> PairJudgmentRecord:  # fmt: skip
-    verdict = rule_verdict(rules.get("model_1"), rules.get("model_2"))
-    reason = "; ".join(f"{which}: {why}" for which, why in rules.items())
-    return PairJudgmentRecord(
-        question_id=question.question_id,
-        model_1=match.model_1,
-        model_2=match.model_2,
-        g1_winner=G1_WINNER[verdict],
-        g2_winner=G1_WINNER[verdict],  # a rule's winner does not depend on the order
-        judge=(plan.judge_name, prompt_name),
-        g1_user_prompt=prompts[0],
-        g1_judgment=reason,
-        g2_user_prompt=prompts[1],
-        g2_judgment=reason,
-        turn=turn,
-        tstamp=time.time(),
-        verdicts=dict.fromkeys(plan.methods, verdict),
-        rule=rules,
-    )
-
-
-async def judge_turn(
-    client: ModelClient, plan: PairPlan, bench: Bench, match: Match, question: Question, turn: int
-) -> PairJudgmentRecord:
-    """Both games of one turn (or the rule that decides it) and every method's verdict."""
+def prepare_turn(plan: PairPlan, bench: Bench, match: Match, question: Question, turn: int) -> Turn:
+    """Both games' prompts and the rules' findings: all a turn needs but the judge."""
     qid = question.question_id
     answer_1, answer_2 = match.answers_1[qid], match.answers_2[qid]
-    name = pair_prompt_name(bench, question, turn)
-    prompt = bench.prompt(name)
     prompts = (
         pair_user_prompt(bench, question, answer_1, answer_2, turn),
         pair_user_prompt(bench, question, answer_2, answer_1, turn),
@@ -196,8 +204,39 @@ async def judge_turn(
                         plan.lid_model)  # fmt: skip
         if why is not None:
             rules[which] = why
-    if rules:
-        return _ruled_record(plan, question, turn, match, prompts, rules, name)
+    return Turn(match, question, turn, pair_prompt_name(bench, question, turn), prompts, rules)
+
+
+def _ruled_record(settings: PairJudgeSettings, plan: PairPlan, task: Turn) -> PairJudgmentRecord:
+    verdict = rule_verdict(task.rules.get("model_1"), task.rules.get("model_2"))
+    reason = "; ".join(f"{which}: {why}" for which, why in task.rules.items())
+    return PairJudgmentRecord(
+        question_id=task.question.question_id,
+        model_1=task.match.model_1,
+        model_2=task.match.model_2,
+        g1_winner=G1_WINNER[verdict],
+        g2_winner=G1_WINNER[verdict],  # a rule's winner does not depend on the order
+        judge=(plan.judge_name, task.prompt_name),
+        g1_user_prompt=task.prompts[0],
+        g1_judgment=reason,
+        g2_user_prompt=task.prompts[1],
+        g2_judgment=reason,
+        turn=task.turn,
+        tstamp=time.time(),
+        verdicts=dict.fromkeys(plan.methods, verdict),
+        rule=task.rules,
+        judge_settings=settings,
+    )
+
+
+async def judge_turn(
+    client: ModelClient, plan: PairPlan, settings: PairJudgeSettings, bench: Bench, task: Turn
+) -> PairJudgmentRecord:
+    """Both games of one turn (or the rule that decides it) and every method's verdict."""
+    if task.rules:
+        return _ruled_record(settings, plan, task)
+    qid, turn, match = task.question.question_id, task.turn, task.match
+    prompt = bench.prompt(task.prompt_name)
     shown = ((match.model_1, match.model_2), (match.model_2, match.model_1))
     requests = [
         GenerationRequest(
@@ -207,7 +246,7 @@ async def judge_turn(
             ),
             params=plan.params,
         )
-        for text in prompts
+        for text in task.prompts
     ]
     responses = await gather_or_cancel(
         client.generate(request, sample_key=f"mtbench-pair:{qid}:{turn}:{a}:{b}")
@@ -217,12 +256,13 @@ async def judge_turn(
         question_id=qid,
         model_1=match.model_1,
         model_2=match.model_2,
-        judge=(plan.judge_name, name),
-        g1_user_prompt=prompts[0],
-        g2_user_prompt=prompts[1],
+        judge=(plan.judge_name, task.prompt_name),
+        g1_user_prompt=task.prompts[0],
+        g2_user_prompt=task.prompts[1],
         turn=turn,
         tstamp=time.time(),
         usage=responses[0].usage + responses[1].usage,
+        judge_settings=settings,
         **read_games([r.choices[0] if r.choices else None for r in responses], plan.methods),
     )
 
@@ -269,13 +309,22 @@ def read_pair_judgments(path: Path) -> list[PairJudgmentRecord]:
     return [record for _number, record in read_records(path, PairJudgmentRecord)]
 
 
-def done_keys(path: Path, methods: Sequence[Method]) -> set[DoneKey]:
-    """What ``path`` already settles; a record lacking a wanted method's verdict is an error
-    (judged without log probabilities, say), since judging it again would count it twice."""
+def done_keys(
+    path: Path,
+    methods: Sequence[Method],
+    settings: PairJudgeSettings | None = None,
+    judge_name: str | None = None,
+) -> set[DoneKey]:
+    """What ``path`` already settles. A record lacking a wanted method's verdict (judged
+    without log probabilities, say), or judged by another judge, under another judge name or
+    with other settings (when ``settings``/``judge_name`` are given) is an error: its turns
+    would count as done, and judging them again would count them twice."""
     done: set[DoneKey] = set()
     if not path.exists():
         return done
     for number, record in read_records(path, PairJudgmentRecord):
+        if settings is not None:
+            _check_judge_of(path, number, record, settings, judge_name)
         missing = [method for method in methods if method not in record.verdicts]
         if missing:
             raise InputError(
@@ -284,6 +333,31 @@ def done_keys(path: Path, methods: Sequence[Method]) -> set[DoneKey]:
             )
         done.add((record.question_id, record.turn, record.models))
     return done
+
+
+def _check_judge_of(
+    path: Path,
+    number: int,
+    record: PairJudgmentRecord,
+    settings: PairJudgeSettings,
+    judge_name: str | None,
+) -> None:
+    where = f"{path}:{number}"
+    advice = "choose another --output-dir (or --judge-name) to judge into a new file"
+    if record.judge_settings is None:
+        raise InputError(
+            f"{where}: the record names no judge model or settings (a FastChat file, or one "
+            f"from before hyoka recorded them), so it cannot be resumed with {settings.judge}; "
+            f"{advice}"
+        )
+    differs = record.judge_settings.differences(settings)
+    if judge_name is not None and record.judge[0] != judge_name:
+        differs.insert(0, f"judge name {record.judge[0]!r} vs {judge_name!r}")
+    if differs:
+        raise InputError(
+            f"{where}: judged by another judge or with other settings "
+            f"(in the file vs now: {'; '.join(differs)}); {advice}"
+        )
 
 
 def match_keys(match: Match, questions: Sequence[Question]) -> list[DoneKey]:
@@ -308,10 +382,14 @@ async def judge_matches(
             missing = [q.question_id for q in questions if q.question_id not in answers]
             if missing:
                 raise InputError(f"{model}: no answer to question_id {missing[0]}")
+            short = [q.question_id for q in questions if len(answers[q.question_id].turns) < 2]
+            if short:
+                raise InputError(f"{model}: question_id {short[0]} has fewer than two turns")
+    settings = plan.settings(client)
     drop_partial_tail(plan.output)
-    done = done_keys(plan.output, plan.methods)
+    done = done_keys(plan.output, plan.methods, settings, plan.judge_name)
     report = PairReport()
-    todo: list[tuple[Match, Question, int]] = []
+    todo: list[Turn] = []
     for match in matches:
         for question in questions:
             for turn in (1, 2):
@@ -320,10 +398,11 @@ async def judge_matches(
                     report.done_before += 1
                 else:
                     done.add(key)  # the same pair named twice is judged once
-                    todo.append((match, question, turn))
+                    # every prompt and rule now, so bad input stops the run before any call
+                    todo.append(prepare_turn(plan, bench, match, question, turn))
 
-    async def one(match: Match, question: Question, turn: int) -> None:
-        record = await judge_turn(client, plan, bench, match, question, turn)
+    async def one(task: Turn) -> None:
+        record = await judge_turn(client, plan, settings, bench, task)
         append_record(plan.output, record)
         report.judged += 1
         if record.rule:
@@ -335,7 +414,7 @@ async def judge_matches(
         if progress is not None:
             progress()
 
-    await gather_or_cancel(one(*task) for task in todo)
+    await gather_or_cancel(one(task) for task in todo)
     if report.judged:
         _sort(plan.output)
     return report
