@@ -1,9 +1,10 @@
 """Stage 1 end to end with the real embedded model (SmolLM2 through llama.cpp, in process).
 
-Two questions, six answers each, 1-shot prompts and at most 16 tokens, so the whole
+Two questions, six answers each, 1-shot prompts and at most 16 tokens, so the first
 test takes seconds; a shard is then cut in the middle of a frame, as a crash would leave
 it, and the next run drops the damaged tail and makes exactly the lost batch again.
 Stages 2–7 then run from a build file (the rare filter off: six answers are too few).
+A slow test takes a few hundred real answers through every stage, the rare filter on.
 """
 
 from __future__ import annotations
@@ -71,3 +72,55 @@ def test_generate_resume_after_a_torn_shard_then_build_and_score(tmp_path: Path)
     rewrites = load_rewrites(None)
     normalised = {normalise_text(r.text, rewrites)[0] for r in first["Q01"]}
     assert set(published["answers"]["smol"]) <= normalised
+
+
+@pytest.mark.slow
+def test_a_few_hundred_real_answers_through_every_stage(tmp_path: Path) -> None:
+    """240 answers of the real model (2 questions x 120, zero-shot completions: a 1-shot
+    prompt costs about 1.3 s an answer on two cores) through all seven stages, the rare
+    5-gram filter on; each stage's audit accounts for every answer it removed."""
+    work = tmp_path / "work"
+    flags = [
+        "-m", "llamacpp/smollm2", "--set-name", "smol", "--answers", "120",
+        "--batch-size", "40", "--shards", "2", "--num-examples", "0", "--max-tokens", "16",
+        "--mode", "completion", "-q", "Q01", "-q", "Q13", "--benchmark", str(DATA),
+        "-o", "n_threads=2",
+    ]  # fmt: skip
+    assert "240 answer(s) generated in 6 batch(es)" in _cli("refset", "generate", str(work), *flags)
+    generated = {q: read_generated(work, q) for q in ("Q01", "Q13")}
+    assert all(sum(r.count for r in records) == 120 for records in generated.values())
+    config = tmp_path / "build.toml"
+    config.write_text(
+        f'work = "work"\nout = "published"\nbenchmark = "{DATA}"\nquestions = ["Q01", "Q13"]\n'
+        "[filter-rare]\nn = 5\n"
+        "[select-length]\nsize = 8\ntarget = 40\nallow_fewer = true\n"
+        "[select-representative]\nsize = 4\nallow_fewer = true\n",
+        encoding="utf-8",
+    )
+    _cli("refset", "build", str(config))
+    for question, records in generated.items():
+        summary = _summary(work / "04-rare" / "audit.jsonl", question)
+        assert summary["before"] == sum(r.count for r in records) == 120
+        removed = _removed(work / "04-rare" / "audit.jsonl", question)
+        assert 0 < removed == summary["before"] - summary["after"]  # one-off 5-grams exist
+        published = json.loads(
+            (tmp_path / f"published/pfgen-bench/data/{question}.json").read_text("utf-8")
+        )
+        answers = published["answers"]["smol"]
+        assert 1 <= len(answers) <= 4 and len(set(answers)) == len(answers)
+
+
+def _audit(path: Path, question: str) -> list[dict[str, object]]:
+    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    return [row for row in rows if row["question"] == question]
+
+
+def _summary(path: Path, question: str) -> dict[str, int]:
+    (row,) = [r for r in _audit(path, question) if r["reason"] == "summary"]
+    return {"before": int(str(row["before"])), "after": int(str(row["after"]))}
+
+
+def _removed(path: Path, question: str) -> int:
+    return sum(
+        int(str(r["removed_answers"])) for r in _audit(path, question) if "removed_answers" in r
+    )
