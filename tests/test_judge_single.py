@@ -228,6 +228,24 @@ def test_resume_with_other_settings_is_refused_before_any_call(
     assert copy.read_bytes() == output.read_bytes()
 
 
+def test_resume_with_another_answer_under_the_same_id_is_refused(
+    first_run: tuple[Path, Path, SingleReport, ModelClient],
+    provider: Provider,
+    items: list[SingleItem],
+    template: JudgeTemplate,
+    tmp_path: Path,
+) -> None:
+    output, _cache, _report, _client = first_run
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(output.read_bytes())
+    edited = [items[0].model_copy(update={"answer": items[0].answer + "。"}), *items[1:]]
+    client = ModelClient(provider, cache=None)
+    with pytest.raises(InputError, match=r"copy\.jsonl:\d+: item '[^']+' was graded on another"):
+        asyncio.run(judge_single(edited, template, SETTINGS, client, copy))
+    assert client.stats.requests == 0
+    assert copy.read_bytes() == output.read_bytes()
+
+
 def test_repeats_are_sampled_apart_and_aggregated(
     provider: Provider, items: list[SingleItem], template: JudgeTemplate, tmp_path: Path
 ) -> None:

@@ -14,15 +14,15 @@ of another judge or other settings) is reported before the first judge call.
 
 from __future__ import annotations
 
-import asyncio
 import statistics
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
 from hyoka.judge.rating import rate
 from hyoka.judge.records import FAILED, JudgeSettings, JudgmentRecord
@@ -120,7 +120,12 @@ def read_judgments(path: Path) -> list[JudgmentRecord]:
     return [record for _, record in read_records(path, JudgmentRecord)]
 
 
-def _done(path: Path, template: JudgeTemplate, settings: JudgeSettings) -> set[str]:
+def _done(
+    path: Path,
+    template: JudgeTemplate,
+    settings: JudgeSettings,
+    prompts: dict[str, tuple[Message, ...]],
+) -> set[str]:
     done: set[str] = set()
     if not path.exists():
         return done
@@ -143,6 +148,13 @@ def _done(path: Path, template: JudgeTemplate, settings: JudgeSettings) -> set[s
                 f"{path}:{number}: item {record.id!r} was graded with other settings "
                 f"({'; '.join(changed)}); choose another output file"
             )
+        if record.id in prompts and record.prompt != prompts[record.id]:
+            # the same id with another question, answer or reference: its grade is not
+            # this item's
+            raise InputError(
+                f"{path}:{number}: item {record.id!r} was graded on another question, answer "
+                "or reference; choose another output file"
+            )
         done.add(record.id)
     return done
 
@@ -161,7 +173,7 @@ async def judge_single(
     check_items(items, template)
     prompts = {item.id: render_item(template, item) for item in items}
     drop_partial_tail(output)
-    done = _done(output, template, settings)
+    done = _done(output, template, settings, prompts)
     todo = [item for item in items if item.id not in done]
     report = SingleReport(done_before=len(items) - len(todo))
     params = SamplingParams(
@@ -207,20 +219,8 @@ async def judge_single(
         if progress is not None:
             progress()
 
-    await _all(one(item) for item in todo)
+    await gather_or_cancel(one(item) for item in todo)
     return report
-
-
-async def _all(coroutines: Iterable[Coroutine[Any, Any, None]]) -> None:
-    """Run together; the first failure cancels the rest (what finished is already on disk)."""
-    tasks = [asyncio.ensure_future(c) for c in coroutines]
-    try:
-        await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
 
 
 def summarise(records: Iterable[JudgmentRecord], ids: Iterable[str] | None = None) -> SingleSummary:
