@@ -41,7 +41,7 @@ from hyoka.judge.pairwise import (
 from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts, summarise
 from hyoka.judge.records import JudgeSettings
 from hyoka.judge.templates import JudgeTemplate, load_template
-from hyoka.mtbench._jsonl import drop_partial_tail
+from hyoka._jsonl import drop_partial_tail
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.judge import run_answers
 from hyoka.providers.client import ModelClient, ResponseCache

@@ -28,7 +28,7 @@ from hyoka.judge.single import (
     summarise,
 )
 from hyoka.judge.templates import JudgeTemplate, load_template
-from hyoka.mtbench._jsonl import read_objects, read_records
+from hyoka._jsonl import read_objects, read_records
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.registry import load_provider
 

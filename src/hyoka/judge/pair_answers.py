@@ -16,7 +16,7 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.judge.pairwise import PairItem
-from hyoka.mtbench._jsonl import read_objects
+from hyoka._jsonl import read_objects
 
 _SHOWN = 5
 

@@ -38,7 +38,7 @@ from hyoka.judge.verdict_probs import (
     parse_verdict,
     verdict_probabilities,
 )
-from hyoka.mtbench._jsonl import append_record, drop_partial_tail, read_records
+from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.providers.client import ModelClient
 from hyoka.providers.types import GenerationRequest, SamplingParams, Usage
 

@@ -27,7 +27,7 @@ from hyoka.errors import InputError
 from hyoka.judge.rating import rate
 from hyoka.judge.records import FAILED, JudgeSettings, JudgmentRecord
 from hyoka.judge.templates import JudgeTemplate
-from hyoka.mtbench._jsonl import append_record, drop_partial_tail, read_records
+from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.providers.client import ModelClient
 from hyoka.providers.types import Message, SamplingParams, Usage
 

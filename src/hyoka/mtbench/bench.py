@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hyoka.data.paths import resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
-from hyoka.mtbench._jsonl import read_records
+from hyoka._jsonl import read_records
 from hyoka.mtbench.records import AnswerRecord
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from hyoka._atomic import atomic_write_text
 from hyoka.errors import InputError
 from hyoka.judge.rating import rate
-from hyoka.mtbench._jsonl import append_record, drop_partial_tail, read_records
+from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.mtbench.bench import Bench, Question
 from hyoka.mtbench.langcheck import Check, LidModel, is_expected_language
 from hyoka.mtbench.records import INCORRECT_LANGUAGE, NO_ANSWER, AnswerRecord, JudgmentRecord

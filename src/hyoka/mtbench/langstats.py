@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hyoka.mtbench._jsonl import read_records
+from hyoka._jsonl import read_records
 from hyoka.mtbench.answers import load_answers
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.langcheck import is_expected_language

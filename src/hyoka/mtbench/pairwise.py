@@ -43,7 +43,7 @@ from hyoka.judge.pairwise import (
     xy_probabilities,
 )
 from hyoka.judge.verdict_probs import VerdictOutput, parse_verdict, verdict_probabilities
-from hyoka.mtbench._jsonl import append_record, drop_partial_tail, read_records
+from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.mtbench.bench import Bench, Question
 from hyoka.mtbench.judge import DEFAULT_JUDGE, ruled_out
 from hyoka.mtbench.langcheck import Check, LidModel

@@ -13,15 +13,14 @@ would be silently wrong.
 
 from __future__ import annotations
 
-import csv
-import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from hyoka._jsonl import read_rows
 from hyoka.errors import InputError
 from hyoka.stats.labels import (
     AGREE,
@@ -61,7 +60,7 @@ class Verdict:
 
 def read_human_labels(path: Path) -> list[HumanLabel]:
     labels = []
-    for where, row in _rows(path):
+    for where, row in read_rows(path):
         label = _text(row, "label", where)
         _check_letter(label, where, "label")
         category = row.get("category")
@@ -82,7 +81,7 @@ def read_human_labels(path: Path) -> list[HumanLabel]:
 
 def read_verdicts(path: Path) -> list[Verdict]:
     verdicts = []
-    for where, row in _rows(path):
+    for where, row in read_rows(path):
         verdict = _optional_letter(row, "verdict", where, required=True)
         category = row.get("category")
         verdicts.append(
@@ -204,31 +203,6 @@ def _merge_category(
         )
     if items[item] is None:
         items[item] = category
-
-
-def _rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from None
-    if path.suffix.lower() == ".csv":
-        reader = csv.DictReader(text.splitlines())
-        for number, row in enumerate(reader, start=2):
-            yield f"{path}:{number}", {k.strip(): (v or "").strip() for k, v in row.items() if k}
-        return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise InputError(f"{where}: expected a JSON object")
-        yield where, row
 
 
 def _item(row: dict[str, Any], where: str) -> str:

@@ -8,13 +8,13 @@ compared without running a judge here.
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hyoka._jsonl import read_rows
 from hyoka.errors import InputError
 
 RESULT_FILE = "result.json"
@@ -43,32 +43,7 @@ class PairedScores:
 
 def read_score_table(path: Path) -> PairedScores:
     """``model, pfgen_score, judge_score`` rows from a CSV, a JSON list or JSONL."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from None
-    rows: list[tuple[str, dict[str, Any]]] = []
-    if path.suffix.lower() == ".csv":
-        reader = csv.DictReader(text.splitlines())
-        rows = [(f"{path}:{n}", dict(r)) for n, r in enumerate(reader, start=2)]
-    elif path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-        if not isinstance(data, list):
-            raise InputError(f"{path}: expected a JSON list of objects")
-        rows = [(f"{path}: entry {n}", r) for n, r in enumerate(data, start=1)]
-    else:
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append((f"{path}:{number}", json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-    pairs = [_pair(row, where) for where, row in rows]
+    pairs = [_pair(row, where) for where, row in read_rows(path)]
     _check_unique(pairs)
     return PairedScores(pairs=pairs, judge=None)
 

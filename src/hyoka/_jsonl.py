@@ -9,6 +9,7 @@ is an error.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 from collections.abc import Iterator
@@ -48,6 +49,38 @@ def read_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 yield number, value
         except UnicodeDecodeError:
             raise InputError(f"{path}: not UTF-8 text") from None
+
+
+def read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, object)`` rows of a small table a user writes by hand: CSV (header row,
+    cells stripped), a JSON list of objects, or JSON Lines; ``where`` is ``file:line``
+    (``file: entry N`` in a JSON list), for error messages."""
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".json"):
+        for number, row in read_objects(path):
+            yield f"{path}:{number}", row
+        return
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from None
+    if suffix == ".csv":
+        reader = csv.DictReader(text.splitlines())
+        for number, cells in enumerate(reader, start=2):
+            yield f"{path}:{number}", {k.strip(): (v or "").strip() for k, v in cells.items() if k}
+        return
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    if not isinstance(data, list):
+        raise InputError(f"{path}: expected a JSON list of objects")
+    for number, row in enumerate(data, start=1):
+        if not isinstance(row, dict):
+            raise InputError(f"{path}: entry {number}: expected a JSON object")
+        yield f"{path}: entry {number}", row
 
 
 def read_records(path: Path, model: type[_M]) -> Iterator[tuple[int, _M]]:
