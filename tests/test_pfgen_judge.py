@@ -18,10 +18,10 @@ import scipy.stats  # type: ignore[import-untyped]
 from typer.testing import CliRunner
 
 from _shared import PFGEN_RESULTS
+from hyoka._jsonl import append_record, read_records
 from hyoka.cli.main import app
 from hyoka.judge.records import JudgeSettings, JudgmentRecord
 from hyoka.judge.templates import load_template
-from hyoka._jsonl import append_record, read_records
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.judge import JUDGMENTS_FILE, collect_items, judge_slug, write_summary
 from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path

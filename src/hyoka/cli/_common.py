@@ -7,9 +7,10 @@ flag, as typer does); anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, ParamSpec, TypeVar
+from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -17,7 +18,8 @@ from rich.markup import escape
 from rich.progress import ProgressColumn, Task
 from rich.text import Text
 
-from hyoka.errors import HyokaError
+from hyoka.errors import HyokaError, InputError
+from hyoka.providers.types import Usage
 
 console = Console()
 err_console = Console(stderr=True)
@@ -63,3 +65,26 @@ class RateColumn(ProgressColumn):
             return Text("  -/s", style="progress.data.speed")
         shown = f"{speed:.1f}/s" if speed >= 1 else f"{1 / speed:.1f} s/it"
         return Text(shown, style="progress.data.speed")
+
+
+def cost_usd(usage: Usage, price_in: float, price_out: float) -> float:
+    """What the tokens cost at USD ``price_in``/``price_out`` per million prompt/completion
+    tokens (the user's prices: hyoka keeps no price table that would go stale)."""
+    return (usage.prompt_tokens * price_in + usage.completion_tokens * price_out) / 1e6
+
+
+def provider_options(pairs: list[str], base_url: str | None = None) -> dict[str, Any]:
+    """``--option KEY=VALUE`` flags (values read as JSON where they parse, else as text)
+    and ``--base-url``, as keyword options for ``load_provider``."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"--option must be KEY=VALUE, got {pair!r}")
+        try:
+            options[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key] = raw
+    if base_url:
+        options["base_url"] = base_url
+    return options

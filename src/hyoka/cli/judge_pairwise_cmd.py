@@ -14,8 +14,15 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hyoka.cli._common import DataDirOption, RateColumn, console, err_console, reports_errors
-from hyoka.cli.mtbench_cmd import provider_options
+from hyoka._jsonl import drop_partial_tail
+from hyoka.cli._common import (
+    DataDirOption,
+    RateColumn,
+    console,
+    err_console,
+    provider_options,
+    reports_errors,
+)
 from hyoka.errors import InputError
 from hyoka.judge.criteria import (
     DEFAULT_TEMPLATE as CRITERIA_TEMPLATE,
@@ -27,8 +34,6 @@ from hyoka.judge.criteria import (
 )
 from hyoka.judge.pair_answers import Answer, load_pairs, read_answers
 from hyoka.judge.pairwise import (
-    METHODS,
-    Method,
     PairItem,
     PairwisePlan,
     PairwiseReport,
@@ -36,12 +41,12 @@ from hyoka.judge.pairwise import (
     check_judge,
     check_output,
     judge_pairs,
+    parse_methods,
     read_judgments,
 )
 from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts, summarise
 from hyoka.judge.records import JudgeSettings
 from hyoka.judge.templates import JudgeTemplate, load_template
-from hyoka._jsonl import drop_partial_tail
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.judge import run_answers
 from hyoka.providers.client import ModelClient, ResponseCache
@@ -69,15 +74,6 @@ def _template(name: str | None, criteria: str, reasons: bool) -> JudgeTemplate:
             f"--criteria auto, but template {template.name!r} has no {{criteria}} field"
         )
     return template
-
-
-def _methods(method: str) -> tuple[Method, ...]:
-    if method == "all":
-        return METHODS
-    for known in METHODS:
-        if method == known:
-            return (known,)
-    raise InputError(f"--method must be prob, bs1, bs2 or all, got {method!r}")
 
 
 def _progress() -> Progress:
@@ -226,8 +222,8 @@ def pairwise_command(
       hyoka judge pairwise results/org/a/1234abc results/org/b/5678def -j openai/gpt-4o \
           --per-question 3
     """
-    methods = _methods(method)
-    exported = _methods(export_method or (method if method != "all" else "prob"))
+    methods = parse_methods(method)
+    exported = parse_methods(export_method or (method if method != "all" else "prob"))
     if export_verdicts_to is not None and (len(exported) != 1 or exported[0] not in methods):
         raise InputError(f"--export-method must be one of the judged methods ({method})")
     chosen = _template(template, criteria, reasons)

@@ -15,8 +15,15 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hyoka.cli._common import RateColumn, console, err_console, reports_errors
-from hyoka.cli.mtbench_cmd import provider_options
+from hyoka._jsonl import read_objects, read_records
+from hyoka.cli._common import (
+    RateColumn,
+    console,
+    cost_usd,
+    err_console,
+    provider_options,
+    reports_errors,
+)
 from hyoka.errors import InputError
 from hyoka.judge.records import Aggregate, JudgeSettings
 from hyoka.judge.single import (
@@ -28,7 +35,6 @@ from hyoka.judge.single import (
     summarise,
 )
 from hyoka.judge.templates import JudgeTemplate, load_template
-from hyoka._jsonl import read_objects, read_records
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.registry import load_provider
 
@@ -143,7 +149,7 @@ def totals_table(
 ) -> tuple[Table, dict[str, Any]]:
     """The end-of-run table: the grades, then what the judge calls cost in this run."""
     usage = client.stats.usage
-    cost = (usage.prompt_tokens * price_in + usage.completion_tokens * price_out) / 1e6
+    cost = cost_usd(usage, price_in, price_out)
     data: dict[str, Any] = {
         "mean": summary.mean,
         "n": summary.n,

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from hyoka.cli._common import DataDirOption, err_console, reports_errors
+from hyoka.cli._common import (
+    DataDirOption,
+    cost_usd,
+    err_console,
+    provider_options,
+    reports_errors,
+)
 from hyoka.data.paths import resolve_data_dir
 from hyoka.errors import InputError
 from hyoka.mtbench.answers import load_answers
@@ -129,21 +134,6 @@ def model_file_name(spec: str, name: str | None) -> str:
         return name.replace("/", "_")
     _provider, model = parse_model_string(spec)
     return _DISPLAY_NAMES.get(spec, model).replace("/", "_")
-
-
-def provider_options(pairs: list[str], base_url: str | None) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise InputError(f"--option must be KEY=VALUE, got {pair!r}")
-        try:
-            options[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[key] = raw
-    if base_url:
-        options["base_url"] = base_url
-    return options
 
 
 def _progress_bar() -> Progress:
@@ -355,7 +345,7 @@ def judge_command(
 
     asyncio.run(go())
     usage = client.stats.usage
-    cost = (usage.prompt_tokens * price_in + usage.completion_tokens * price_out) / 1e6
+    cost = cost_usd(usage, price_in, price_out)
     typer.echo(
         f"{totals.judged} turn(s) judged, {totals.done_before} already done: "
         f"{totals.no_answer} no answer, {totals.wrong_language} wrong language ({check}), "

@@ -20,10 +20,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from hyoka.cli._common import console, err_console
+from hyoka.cli._common import console, cost_usd, err_console
 from hyoka.cli.mtbench_cmd import _progress_bar
 from hyoka.errors import InputError
-from hyoka.judge.pairwise import METHODS, Method
+from hyoka.judge.pairwise import parse_methods
 from hyoka.judge.winrate import WinCounts
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.langcheck import Check
@@ -40,15 +40,6 @@ from hyoka.mtbench.pairwise import (
 )
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.providers.client import ModelClient
-
-
-def parse_methods(method: str) -> tuple[Method, ...]:
-    if method == "all":
-        return METHODS
-    for known in METHODS:
-        if method == known:
-            return (known,)
-    raise InputError(f"--method must be prob, bs1, bs2 or all, got {method!r}")
 
 
 def make_matches(
@@ -152,7 +143,7 @@ def judge_pairwise(
             highlight=False, soft_wrap=True,
         )  # fmt: skip
     usage = client.stats.usage
-    cost = (usage.prompt_tokens * price_in + usage.completion_tokens * price_out) / 1e6
+    cost = cost_usd(usage, price_in, price_out)
     typer.echo(
         f"{report.judged} turn(s) judged, {report.done_before} already done: "
         f"{report.ruled} decided by a rule (no answer or wrong language, {check}); "

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
@@ -24,6 +23,7 @@ from hyoka.cli._common import (
     RateColumn,
     console,
     err_console,
+    provider_options,
     reports_errors,
 )
 from hyoka.cli._context import show_beside_public
@@ -53,19 +53,6 @@ ModelOption = Annotated[
         show_default=False,
     ),
 ]
-
-
-def _parse_options(pairs: list[str]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise HyokaError(f"--option must be KEY=VALUE, got {pair!r}")
-        try:
-            options[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[key] = raw
-    return options
 
 
 @dataclass
@@ -122,9 +109,7 @@ def generate(
         raise HyokaError("--num-examples must be between 0 and 49")
     samples = benchmark.sample_answers()
     questions = [sample.question for sample in samples][: s.limit or None]
-    provider_options = _parse_options(s.options)
-    if s.base_url:
-        provider_options["base_url"] = s.base_url
+    options = provider_options(s.options, s.base_url)
     config = make_config(
         engine=ENGINE_NAMES[provider_name], model=s.name or _DISPLAY_NAMES.get(s.model, model_id),
         mode=s.mode, num_examples=s.num_examples, max_tokens=s.max_tokens,
@@ -135,7 +120,7 @@ def generate(
         folder=folder, config=config, mode=s.mode, num_trials=s.trials,
         num_examples=s.num_examples, seed=s.seed, prefix=s.prefix or "", params=params,
     )  # fmt: skip
-    provider = load_provider(s.model, **provider_options)
+    provider = load_provider(s.model, **options)
     client = ModelClient(
         provider, cache=None if s.no_cache else ResponseCache(), concurrency=s.concurrency
     )

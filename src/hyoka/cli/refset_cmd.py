@@ -14,8 +14,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hyoka.cli._common import DataDirOption, console, err_console, reports_errors
-from hyoka.cli.pfgen_generate_cmd import ModelOption, _parse_options
+from hyoka.cli._common import DataDirOption, console, err_console, provider_options, reports_errors
+from hyoka.cli.pfgen_generate_cmd import ModelOption
 from hyoka.errors import HyokaError
 from hyoka.pfgen.prompts import Mode
 from hyoka.refset.build import benchmark_source, build
@@ -126,7 +126,7 @@ def generate_command(
         config = GenerateConfig(
             model=model, set_name=set_name, mode=mode, num_examples=num_examples,
             temperature=temperature, top_p=top_p, top_k=top_k, max_tokens=max_tokens, seed=seed,
-            batch_size=batch_size, snippets_k=snippets_k, options=_parse_options(option or []),
+            batch_size=batch_size, snippets_k=snippets_k, options=provider_options(option or []),
             answers=answers, shards=shards, concurrency=concurrency,
         )  # fmt: skip
     except ValueError as exc:

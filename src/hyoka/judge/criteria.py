@@ -143,8 +143,7 @@ async def generate_criteria(
     (temperature 0, one call per distinct question), saved to the store as soon as all
     are in. ``on_done`` is called once per question id whose criteria were generated, so
     a progress bar over ``questions`` stays true when several ids share one call."""
-    if template.kind != "criteria":
-        raise InputError(f"template {template.name!r} ({template.source}) is not a criteria one")
+    template.require_kind("criteria", "criteria generation")
     if "reference" in template.placeholders:
         missing = [q.id for q in questions if q.reference is None]
         if missing:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hyoka._aio import gather_or_cancel
+from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.errors import InputError
 from hyoka.judge.records import JudgeSettings, JudgmentRecord
 from hyoka.judge.templates import JudgeTemplate
@@ -38,7 +39,6 @@ from hyoka.judge.verdict_probs import (
     parse_verdict,
     verdict_probabilities,
 )
-from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.providers.client import ModelClient
 from hyoka.providers.types import GenerationRequest, SamplingParams, Usage
 
@@ -93,16 +93,22 @@ class PairwiseReport:
     usage: Usage = field(default_factory=Usage)
 
 
+def parse_methods(method: str) -> tuple[Method, ...]:
+    """``--method``: one of ``prob``, ``bs1``, ``bs2``, or ``all`` of them."""
+    if method == "all":
+        return METHODS
+    for known in METHODS:
+        if method == known:
+            return (known,)
+    raise InputError(f"--method must be prob, bs1, bs2 or all, got {method!r}")
+
+
 def check_items(
     template: JudgeTemplate, items: Sequence[PairItem], *, criteria: bool = True
 ) -> None:
     """Everything the template needs is there (``criteria=False``: all but the criteria,
     still to be generated), ids are unique: before any judge call."""
-    if template.kind != "pairwise":
-        raise InputError(
-            f"template {template.name!r} ({template.source}) is a {template.kind} template, "
-            "not a pairwise one"
-        )
+    template.require_kind("pairwise", "pairwise judging")
     seen: set[str] = set()
     for item in items:
         if item.id in seen:

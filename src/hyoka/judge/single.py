@@ -23,11 +23,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from hyoka._aio import gather_or_cancel
+from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.errors import InputError
 from hyoka.judge.rating import rate
 from hyoka.judge.records import FAILED, JudgeSettings, JudgmentRecord
 from hyoka.judge.templates import JudgeTemplate
-from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.providers.client import ModelClient
 from hyoka.providers.types import Message, SamplingParams, Usage
 
@@ -90,11 +90,7 @@ def aggregate(scores: Sequence[float], how: str) -> float:
 
 def check_items(items: Sequence[SingleItem], template: JudgeTemplate) -> None:
     """Reject duplicate ids, a missing reference and a template of another kind."""
-    if template.kind != "single":
-        raise InputError(
-            f"template {template.name!r} ({template.source}) is a {template.kind} template; "
-            "single grading needs a single template"
-        )
+    template.require_kind("single", "single grading")
     seen: set[str] = set()
     for item in items:
         if item.id in seen:

@@ -103,6 +103,14 @@ class JudgeTemplate(BaseModel):
         """Every field the system and user texts use."""
         return frozenset(_placeholders(self.system) | _placeholders(self.user))
 
+    def require_kind(self, kind: TemplateKind, use: str) -> None:
+        """Refuse, before any call, a template written for another protocol."""
+        if self.kind != kind:
+            raise InputError(
+                f"template {self.name!r} ({self.source}) is a {self.kind} template; "
+                f"{use} needs a {kind} template"
+            )
+
     def render(self, **fields: str) -> tuple[Message, ...]:
         """The messages to send: the system message (when there is one), then the user's."""
         missing = sorted(self.placeholders - fields.keys())

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hyoka.errors import InputError
 from hyoka._jsonl import read_records
+from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.records import AnswerRecord
 

@@ -13,9 +13,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from hyoka._jsonl import read_records
 from hyoka.data.paths import resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
-from hyoka._jsonl import read_records
 from hyoka.mtbench.records import AnswerRecord
 
 
@@ -136,6 +136,27 @@ class Bench:
             path = self.folder / "judge_prompts.jsonl"
             raise DataError(f"{path} has no judge prompt named {name!r}")
         return self.prompts[name]
+
+    def fill_prompt(self, name: str, question: Question, answers: dict[str, str]) -> str:
+        """Judge prompt ``name`` filled in as upstream does (``str.format``): the question's
+        turns, the ``answers`` fields, and in the reference categories the reference's turns
+        (single and pairwise prompts differ only in their answer fields)."""
+        fields = {
+            "question": question.turns[0],
+            "question_1": question.turns[0],
+            "question_2": question.turns[1],
+            **answers,
+        }
+        if question.category in self.spec.reference_categories:
+            reference = self.references.get(question.question_id)
+            if reference is None:
+                raise InputError(
+                    f"{self.folder / self.spec.reference_file}: no reference answer for "
+                    f"question_id {question.question_id}"
+                )
+            fields["ref_answer_1"] = reference.turns[0]
+            fields["ref_answer_2"] = reference.turns[1]
+        return self.prompt(name).prompt_template.format(**fields)
 
     def expected_lang(self, question: Question, turn: int) -> str:
         """The language the answer to ``turn`` (1 or 2) must be in."""

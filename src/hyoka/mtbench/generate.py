@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Literal
 
 from hyoka._atomic import atomic_write_text
-from hyoka.errors import InputError
 from hyoka._jsonl import append_record, drop_partial_tail
+from hyoka.errors import InputError
 from hyoka.mtbench.answers import load_answers
 from hyoka.mtbench.bench import Bench, Question
 from hyoka.mtbench.dialogue import (

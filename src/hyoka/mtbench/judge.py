@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hyoka._atomic import atomic_write_text
+from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.errors import InputError
 from hyoka.judge.rating import rate
-from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.mtbench.bench import Bench, Question
 from hyoka.mtbench.langcheck import Check, LidModel, is_expected_language
 from hyoka.mtbench.records import INCORRECT_LANGUAGE, NO_ANSWER, AnswerRecord, JudgmentRecord
@@ -63,26 +63,9 @@ def prompt_name(bench: Bench, question: Question, turn: int) -> str:
 
 
 def user_prompt(bench: Bench, question: Question, answer: AnswerRecord, turn: int) -> str:
-    """The judge prompt's template filled in, as upstream does (``str.format``)."""
-    template = bench.prompt(prompt_name(bench, question, turn)).prompt_template
-    fields = {
-        "question": question.turns[0],
-        "answer": answer.turns[0],
-        "question_1": question.turns[0],
-        "question_2": question.turns[1],
-        "answer_1": answer.turns[0],
-        "answer_2": answer.turns[1],
-    }
-    reference = bench.references.get(question.question_id)
-    if question.category in bench.spec.reference_categories:
-        if reference is None:
-            raise InputError(
-                f"{bench.folder / bench.spec.reference_file}: no reference answer for "
-                f"question_id {question.question_id}"
-            )
-        fields["ref_answer_1"] = reference.turns[0]
-        fields["ref_answer_2"] = reference.turns[1]
-    return template.format(**fields)
+    """The single-grading prompt of ``turn``, filled in as upstream does."""
+    fields = {"answer": answer.turns[0], "answer_1": answer.turns[0], "answer_2": answer.turns[1]}
+    return bench.fill_prompt(prompt_name(bench, question, turn), question, fields)
 
 
 def done_turns(path: Path, model: str) -> set[tuple[int, int]]:

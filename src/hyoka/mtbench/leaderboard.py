@@ -14,8 +14,8 @@ from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
-from hyoka.errors import InputError
 from hyoka._jsonl import read_records
+from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.records import JudgmentRecord
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from hyoka._aio import gather_or_cancel
 from hyoka._atomic import atomic_write_text
+from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.errors import InputError
 from hyoka.judge.pairwise import (
     METHODS,
@@ -43,7 +44,6 @@ from hyoka.judge.pairwise import (
     xy_probabilities,
 )
 from hyoka.judge.verdict_probs import VerdictOutput, parse_verdict, verdict_probabilities
-from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.mtbench.bench import Bench, Question
 from hyoka.mtbench.judge import DEFAULT_JUDGE, ruled_out
 from hyoka.mtbench.langcheck import Check, LidModel
@@ -159,11 +159,7 @@ def pair_user_prompt(
     bench: Bench, question: Question, answer_a: AnswerRecord, answer_b: AnswerRecord, turn: int
 ) -> str:
     """The pair prompt's template filled in with A's and B's answers, as upstream does."""
-    template = bench.prompt(pair_prompt_name(bench, question, turn)).prompt_template
     fields = {
-        "question": question.turns[0],
-        "question_1": question.turns[0],
-        "question_2": question.turns[1],
         "answer_a": answer_a.turns[0],
         "answer_b": answer_b.turns[0],
         "answer_a_1": answer_a.turns[0],
@@ -171,16 +167,7 @@ def pair_user_prompt(
         "answer_b_1": answer_b.turns[0],
         "answer_b_2": answer_b.turns[1],
     }
-    if question.category in bench.spec.reference_categories:
-        reference = bench.references.get(question.question_id)
-        if reference is None:
-            raise InputError(
-                f"{bench.folder / bench.spec.reference_file}: no reference answer for "
-                f"question_id {question.question_id}"
-            )
-        fields["ref_answer_1"] = reference.turns[0]
-        fields["ref_answer_2"] = reference.turns[1]
-    return template.format(**fields)
+    return bench.fill_prompt(pair_prompt_name(bench, question, turn), question, fields)
 
 
 def rule_verdict(rule_1: str | None, rule_2: str | None) -> str:
