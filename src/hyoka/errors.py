@@ -23,3 +23,9 @@ class InputError(HyokaError):
 
 class MissingDataError(DataError):
     """The benchmark data is not in the data directory; the message names the fetch command."""
+
+
+class HyokaWarning(UserWarning):
+    """Something a user should know that does not stop the run (a duplicate line dropped, a
+    redacted secret). The command line prints each as one ``warning:`` line; library users
+    get an ordinary Python warning they can filter."""

@@ -1,0 +1,116 @@
+"""Whole-or-nothing file writes that respect the file they replace.
+
+A reader, or a crash, sees the old file or the new one, never a mix: the text goes to a
+temporary file in the same folder, is flushed to disk, and renamed over the target. The
+temporary file is named ``.<target>.hyoka-<pid>-<random>.tmp``, so one left behind by a
+killed process is recognisably ours and the next write to the same target removes it.
+
+A replaced file keeps its permission bits; a new one gets what the umask allows (0666 less
+the umask, like any other program's files, not mkstemp's private 0600). A symlink is
+written through, so the link stays a link. A file the user made read-only is refused, not
+silently replaced: read-only is how people protect results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from hyoka.errors import InputError
+
+_TMP_MARK = ".hyoka-"
+_TMP_SUFFIX = ".tmp"
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where the OS allows."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_stale_temp_files(target: Path) -> int:
+    """Remove temporary files of ours for ``target`` whose writer is dead; how many."""
+    removed = 0
+    prefix = f".{target.name}{_TMP_MARK}"
+    try:
+        entries = list(target.parent.iterdir())
+    except OSError:
+        return 0
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(_TMP_SUFFIX)):
+            continue
+        pid_text = name[len(prefix) :].split("-", 1)[0]
+        if pid_text.isdigit() and not _pid_alive(int(pid_text)):
+            with contextlib.suppress(OSError):
+                entry.unlink()
+                removed += 1
+    return removed
+
+
+def _target_mode(target: Path) -> int:
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        return 0o666 & ~current_umask()
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{target} is not a regular file; not replaced")
+    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        # the write bits, not os.access: root may write anything, but a file made read-only
+        # says "keep this" whoever runs hyoka
+        raise InputError(f"{target} is read-only; hyoka does not replace it")
+    return stat.S_IMODE(info.st_mode)
+
+
+def atomic_write_bytes(path: Path, content: bytes) -> None:
+    """Replace ``path`` (or the file its symlink points to) with ``content`` atomically."""
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = _target_mode(target)
+    clean_stale_temp_files(target)
+    tmp = target.with_name(
+        f".{target.name}{_TMP_MARK}{os.getpid()}-{secrets.token_hex(4)}{_TMP_SUFFIX}"
+    )
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+        tmp.replace(target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """``atomic_write_bytes`` of ``text`` as UTF-8 (a lone surrogate is an ``InputError``)."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(
+            f"{path}: cannot be written: the text holds a character UTF-8 cannot encode "
+            f"({exc.object[exc.start : exc.end]!a} at offset {exc.start})"
+        ) from None
+    atomic_write_bytes(path, data)

@@ -1,0 +1,165 @@
+"""JSON Lines in and out, with every problem pinned to a file and line.
+
+Answer and judgment files are append-only logs: a run that is interrupted leaves whole
+lines behind (each line is written with one ``write`` and flushed), and a re-run appends
+what is missing. A last line without its newline is the trace of a crash mid-write; a
+resumed run cuts it off (``drop_partial_tail``) before appending, anywhere else a bad line
+is an error.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from hyoka.errors import InputError
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _first_problem(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else str(error["msg"])
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def parse_object(line: str, where: str) -> dict[str, Any]:
+    """One JSON object, or an ``InputError`` naming ``where`` (``file:line``) and why.
+
+    Beyond malformed JSON this refuses what ``json.loads`` lets through but breaks later:
+    ``NaN``/``Infinity`` (not JSON, and a NaN score poisons every mean), nesting deep enough
+    to exhaust the stack, and a lone surrogate escape (``"\\ud800"``), which is no Unicode
+    text and cannot be written back as UTF-8.
+    """
+    try:
+        value = json.loads(line, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+    except ValueError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested too deeply to read") from None
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: expected a JSON object")
+    if "\\u" in line and _has_lone_surrogate(value):
+        raise InputError(f"{where}: holds a lone surrogate escape (such as \\ud800): not text")
+    return value
+
+
+def read_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line; an ``InputError`` at the first bad one."""
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                yield number, parse_object(line, f"{path}:{number}")
+        except UnicodeDecodeError:
+            raise InputError(f"{path}: not UTF-8 text") from None
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, object)`` rows of a small table a user writes by hand: CSV (header row,
+    cells stripped), a JSON list of objects, or JSON Lines; ``where`` is ``file:line``
+    (``file: entry N`` in a JSON list), for error messages."""
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".json"):
+        for number, row in read_objects(path):
+            yield f"{path}:{number}", row
+        return
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from None
+    if suffix == ".csv":
+        reader = csv.DictReader(text.splitlines())
+        for number, cells in enumerate(reader, start=2):
+            yield f"{path}:{number}", {k.strip(): (v or "").strip() for k, v in cells.items() if k}
+        return
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    if not isinstance(data, list):
+        raise InputError(f"{path}: expected a JSON list of objects")
+    for number, row in enumerate(data, start=1):
+        if not isinstance(row, dict):
+            raise InputError(f"{path}: entry {number}: expected a JSON object")
+        yield f"{path}: entry {number}", row
+
+
+def read_records(path: Path, model: type[_M]) -> Iterator[tuple[int, _M]]:
+    """Each line validated as ``model``; an ``InputError`` naming file, line and field."""
+    for number, value in read_objects(path):
+        try:
+            yield number, model.model_validate(value)
+        except ValidationError as exc:
+            raise InputError(
+                f"{path}:{number}: not a {model.__name__} record ({_first_problem(exc)})"
+            ) from None
+
+
+def record_line(record: BaseModel) -> str:
+    """A record as one JSON line (non-ASCII kept readable, as upstream writes)."""
+    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n"
+
+
+def append_line(path: Path, line: str) -> None:
+    """One line, written whole with one ``write`` and flushed to disk, so a crash never
+    leaves half a record; a new file gets the umask's mode, as ``open`` gives it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        data = line.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(f"{path}: a record holds a lone surrogate; not written") from None
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def append_record(path: Path, record: BaseModel) -> None:
+    """Append ``record`` as one line (see ``append_line``)."""
+    append_line(path, record_line(record))
+
+
+def drop_partial_tail(path: Path) -> bool:
+    """Cut a last line that lacks its newline (a write cut short); ``True`` if one was cut."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return False
+    if not data or data.endswith(b"\n"):
+        return False
+    keep = data.rfind(b"\n") + 1
+    with path.open("r+b") as handle:
+        handle.truncate(keep)
+    return True

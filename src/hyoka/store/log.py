@@ -1,0 +1,213 @@
+"""Append-only JSONL logs with a manifest: the one rule for continuing a file.
+
+Answer and judgment files are logs that a run appends to as items finish, so an interrupted
+run keeps what it finished. Continuing a file is only right when the file holds *this*
+run's records: the same benchmark, answering model, judge, settings and template. That is
+what the manifest says. It sits beside the log as ``<log>.manifest.json``, so the log itself
+keeps the exact line format other tools (FastChat's scripts) read.
+
+``JsonlLog.open`` decides, before anything is written or any call is made:
+
+- a non-empty file without our manifest is not ours: it is left byte-identical and the run
+  stops with one line (hyoka never "repairs" a file it did not write);
+- a manifest whose kind or identity differs stops the run and names every difference
+  (another judge's scores never continue under this judge's name);
+- only then is a torn last line (a write cut short by a crash) cut off, and the records
+  read: a line repeated identically (a file concatenated or re-run) is dropped with a
+  warning, as upstream's scripts do; two different lines for the same key are an error
+  naming both lines.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from hyoka import __version__
+from hyoka.errors import HyokaWarning, InputError
+from hyoka.store.files import atomic_write_text
+from hyoka.store.jsonl import append_line, drop_partial_tail, read_records, record_line
+
+R = TypeVar("R", bound=BaseModel)
+
+MANIFEST_SUFFIX = ".manifest.json"
+
+
+class Manifest(BaseModel):
+    """What a log holds: its ``kind`` (e.g. ``judgments/single``) and the ``identity`` every
+    record shares (everything that, if changed, would make the records another run's).
+    ``hyoka`` (the writer's version) and ``signature`` are informative, never compared."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    kind: str
+    identity: dict[str, Any] = Field(default_factory=dict)
+    hyoka: str = __version__
+    signature: dict[str, Any] | None = None
+
+    def differences(self, other: Manifest) -> list[str]:
+        """``what: mine vs theirs`` for the kind and every identity field that differs."""
+        found = [f"kind: {self.kind} vs {other.kind}"] if self.kind != other.kind else []
+        mine, theirs = _flatten(self.identity), _flatten(other.identity)
+        for key in dict.fromkeys([*mine, *theirs]):
+            if mine.get(key) != theirs.get(key):
+                found.append(f"{key}: {_shown(mine.get(key))} vs {_shown(theirs.get(key))}")
+        return found
+
+
+def _flatten(value: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, item in value.items():
+        name = f"{prefix}{key}"
+        if isinstance(item, dict):
+            flat.update(_flatten(item, f"{name}."))
+        else:
+            flat[name] = item
+    return flat
+
+
+def _shown(value: Any) -> str:
+    return "(none)" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def manifest_path(path: Path) -> Path:
+    return path.with_name(path.name + MANIFEST_SUFFIX)
+
+
+def read_manifest(path: Path) -> Manifest | None:
+    """The manifest beside the log ``path``; ``None`` if there is none."""
+    side = manifest_path(path)
+    if not side.exists():
+        return None
+    try:
+        return Manifest.model_validate_json(side.read_bytes())
+    except (OSError, ValidationError, ValueError) as exc:
+        raise InputError(f"{side}: not a hyoka manifest ({str(exc).splitlines()[0]})") from None
+
+
+def check_owned(path: Path, manifest: Manifest) -> bool:
+    """Whether ``path`` can be continued as ``manifest``'s log; ``InputError`` if it cannot.
+
+    ``True`` when the file exists with our matching manifest, ``False`` when it is new (or
+    empty). Nothing is changed either way.
+    """
+    if path.exists() and not path.is_file():
+        raise InputError(f"{path} is not a file")
+    has_content = path.exists() and path.stat().st_size > 0
+    theirs = read_manifest(path)
+    if has_content and theirs is None:
+        raise InputError(
+            f"{path} exists and was not written by hyoka as a {manifest.kind} file "
+            f"(no {manifest_path(path).name} beside it); it is left as it is: "
+            "choose another output"
+        )
+    if theirs is not None and has_content:
+        differences = theirs.differences(manifest)
+        if differences:
+            raise InputError(
+                f"{path} holds another run's records ({'; '.join(differences)}, "
+                "file vs this run); choose another output"
+            )
+    return has_content
+
+
+class JsonlLog(Generic[R]):
+    """An append-only log of ``R`` records, one per ``key``, continued only by its own run."""
+
+    def __init__(
+        self,
+        path: Path,
+        manifest: Manifest,
+        record_type: type[R],
+        key: Callable[[R], Hashable],
+        records: dict[Hashable, R],
+    ) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.record_type = record_type
+        self.key = key
+        self.records = records
+
+    @classmethod
+    def open(
+        cls,
+        path: Path,
+        manifest: Manifest,
+        record_type: type[R],
+        *,
+        key: Callable[[R], Hashable],
+    ) -> JsonlLog[R]:
+        """Check ownership, then repair and read the log (see the module docstring)."""
+        existing = check_owned(path, manifest)
+        records: dict[Hashable, R] = {}
+        if existing:
+            drop_partial_tail(path)
+            records = {key(r): r for r in read_jsonl(path, record_type, key=key)}
+        if read_manifest(path) is None or not existing:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(manifest_path(path), manifest.model_dump_json(indent=1) + "\n")
+        return cls(path, manifest, record_type, key, records)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self.records
+
+    def append(self, record: R) -> None:
+        """Write ``record`` as one whole line now (a crash loses at most this one)."""
+        append_line(self.path, record_line(record))
+        self.records[self.key(record)] = record
+
+    def rewrite(self, order: Callable[[R], Any]) -> None:
+        """Replace the log, atomically, with its records sorted by ``order``."""
+        ordered = sorted(self.records.values(), key=order)
+        atomic_write_text(self.path, "".join(record_line(r) for r in ordered))
+
+
+def read_jsonl(
+    path: Path, record_type: type[R], *, key: Callable[[R], Hashable]
+) -> list[R]:
+    """The records of ``path`` in file order, one per key (see the module docstring)."""
+    return list(unique_records(path, read_records(path, record_type), key))
+
+
+def unique_records(
+    path: Path, numbered: Iterable[tuple[int, R]], key: Callable[[R], Hashable]
+) -> Iterator[R]:
+    """Drop identical repeats (with one warning per file), refuse conflicting ones."""
+    first_line: dict[Hashable, tuple[int, R]] = {}
+    dropped = 0
+    for number, record in numbered:
+        name = key(record)
+        if name in first_line:
+            earlier, kept = first_line[name]
+            if _same(kept, record):
+                dropped += 1
+                continue
+            raise InputError(
+                f"{path}:{number}: a second, different record for {_label(name)} "
+                f"(first at line {earlier}); remove one of them"
+            )
+        first_line[name] = (number, record)
+        yield record
+    if dropped:
+        warnings.warn(
+            f"{path}: {dropped} identical duplicate line(s) dropped", HyokaWarning, stacklevel=3
+        )
+
+
+def _same(a: BaseModel, b: BaseModel) -> bool:
+    """Equal apart from the time stamp (a re-run writes the same judgment at another time)."""
+    left, right = a.model_dump(mode="json"), b.model_dump(mode="json")
+    left.pop("tstamp", None)
+    right.pop("tstamp", None)
+    return left == right
+
+
+def _label(name: Hashable) -> str:
+    if isinstance(name, tuple):
+        return " ".join(str(part) for part in name)
+    return str(name)

@@ -1,0 +1,52 @@
+"""Output paths built from data: sanitised names that can never leave the chosen root.
+
+A model id inside an answer file, a ``--judge-name`` or a question id is data, and data may
+say ``../../../../victim/important``. Every path hyoka writes is built from a root the user
+chose and components passed through ``safe_name``, and ``path_under`` checks the result is
+still inside the root after resolving, so a name can change where inside the root a file
+goes, never whether it is inside.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from pathlib import Path
+
+from hyoka.errors import InputError
+
+#: Bytes a file name may take here (255 on common file systems), less room for the suffixes
+#: hyoka adds (``.jsonl``, ``.manifest.json``, temp-file decorations).
+MAX_NAME_BYTES = 160
+
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|]")
+
+
+def safe_name(text: str, *, what: str = "name") -> str:
+    """``text`` as one path component: separators and control characters become ``_``,
+    leading dots are dropped (no ``..``, no hidden files), and an over-long name is cut and
+    given a short hash of the whole so distinct long names stay distinct."""
+    cleaned = _UNSAFE.sub("_", unicodedata.normalize("NFC", text)).strip().lstrip(".")
+    if not cleaned or set(cleaned) == {"_"}:
+        raise InputError(f"{what} {text!r} cannot be used as a file name")
+    encoded = cleaned.encode("utf-8", errors="replace")
+    if len(encoded) > MAX_NAME_BYTES:
+        digest = hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()[:12]
+        head = encoded[: MAX_NAME_BYTES - 13].decode("utf-8", errors="ignore")
+        cleaned = f"{head}-{digest}"
+    return cleaned
+
+
+def path_under(root: Path, *parts: str, what: str = "name") -> Path:
+    """``root`` joined with each part made safe; ``InputError`` if it would lie outside."""
+    path = root.joinpath(*(safe_name(part, what=what) for part in parts))
+    if not is_inside(path, root):
+        raise InputError(f"{what} {'/'.join(parts)!r} would write outside {root}")
+    return path
+
+
+def is_inside(path: Path, root: Path) -> bool:
+    """Whether ``path`` stays inside ``root`` once both are resolved (symlinks followed)."""
+    resolved_root = root.resolve()
+    return path.resolve().is_relative_to(resolved_root)
