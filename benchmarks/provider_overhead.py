@@ -22,8 +22,15 @@ from pathlib import Path
 
 import openai
 
-from hyoka.providers import GenerationRequest, Message, SamplingParams, load_provider
-from hyoka.providers.client import ModelClient, ResponseCache
+from hyoka._aio import gather_or_cancel
+from hyoka.providers import (
+    GenerationRequest,
+    Message,
+    ModelClient,
+    ResponseCache,
+    SamplingParams,
+    load_provider,
+)
 
 ANSWER = json.dumps(
     {
@@ -104,13 +111,13 @@ async def _through_client(
     provider = load_provider("openai/bench", base_url=base_url)
     client = ModelClient(provider, concurrency=concurrency, cache=cache)
     async with client:
-        await client.generate_many(_requests(min(count, 50), "warm-up"))
+        await gather_or_cancel(client.generate(r) for r in _requests(min(count, 50), "warm-up"))
         requests = _requests(count, "timed")
         started = time.perf_counter()
-        await client.generate_many(requests)
+        await gather_or_cancel(client.generate(r) for r in requests)
         if cache is not None:  # second pass: every request should now be a hit
             started = time.perf_counter()
-            await client.generate_many(requests)
+            await gather_or_cancel(client.generate(r) for r in requests)
         elapsed = time.perf_counter() - started
     return count / elapsed, client
 

@@ -436,7 +436,7 @@ def test_the_key_never_appears_in_errors_or_identity(
             generate(provider, chat(("user", "x")))
         assert API_KEY not in str(caught.value)
         assert API_KEY not in repr(caught.value)
-        assert "***" in str(caught.value)
+        assert "[REDACTED]" in str(caught.value)
         assert caught.value.__cause__ is None
         assert caught.value.__suppress_context__
 

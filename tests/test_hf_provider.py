@@ -8,7 +8,7 @@ loading from a folder, chat templates, left-padded batches, seeds, stop strings,
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,6 +31,7 @@ from tokenizers import (
 from hyoka.providers import (
     GenerationRequest,
     Message,
+    Provider,
     ProviderError,
     SamplingParams,
     load_provider,
@@ -54,6 +55,11 @@ SENTENCES = [
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coroutine)
+
+
+async def in_one_batch(provider: Provider, requests: Sequence[GenerationRequest]) -> list[Any]:
+    """The requests as concurrent ``generate`` calls, as a client sends them: one batch."""
+    return list(await asyncio.gather(*(provider.generate(request) for request in requests)))
 
 
 def _tokenizer(chat_template: str | None) -> Any:
@@ -118,7 +124,7 @@ def _prompt(text: str, **params: Any) -> GenerationRequest:
 def test_batch_of_three_keeps_order_and_matches_single_runs(provider: HFProvider) -> None:
     prompts = ["吾輩は", "The quick brown fox jumps over", "日本"]
     requests = [_prompt(text, temperature=0, max_tokens=8) for text in prompts]
-    batch = run(provider.generate_batch(requests))
+    batch = run(in_one_batch(provider, requests))
     assert len(batch) == 3
     for request, response in zip(requests, batch, strict=True):
         assert response.usage.prompt_tokens > 0
@@ -178,11 +184,12 @@ def test_seed_reproduces_and_different_seeds_differ(provider: HFProvider) -> Non
     assert len({sample(seed) for seed in range(1, 5)}) > 1
     # a seeded request gives the same text inside a batch as alone
     batch = run(
-        provider.generate_batch(
+        in_one_batch(
+            provider,
             [
                 _prompt("日本", temperature=1.0, max_tokens=16),
                 _prompt("吾輩は猫", temperature=1.0, max_tokens=16, seed=7),
-            ]
+            ],
         )
     )
     assert batch[1].text == sample(7)

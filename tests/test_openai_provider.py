@@ -22,13 +22,15 @@ from hyoka.providers import (
     GenerationRequest,
     GenerationResponse,
     Message,
+    ModelClient,
     ProviderError,
+    ResponseCache,
+    RetryPolicy,
     SamplingParams,
     TransientError,
     load_provider,
 )
-from hyoka.providers.client import ModelClient, ResponseCache, RetryPolicy
-from hyoka.providers.openai_backend import OpenAIProvider, _retry_after
+from hyoka.providers.openai_backend import OpenAIProvider
 
 T = TypeVar("T")
 
@@ -256,15 +258,3 @@ def test_request_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     raw = local._completion_args(prompt("x", logprobs=True, top_logprobs=5, stop=("\n",)))
     assert raw["logprobs"] == 5
     assert raw["stop"] == ["\n"]
-
-
-def test_retry_after_header_forms() -> None:
-    assert _retry_after({"retry-after": "3"}) == 3.0
-    assert _retry_after({"retry-after": "0.25"}) == 0.25
-    assert _retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
-    assert _retry_after({"retry-after": "soon"}) is None
-    assert _retry_after({}) is None
-    later = _retry_after({"retry-after": "Wed, 21 Oct 2099 07:28:00 GMT"})
-    assert later is not None
-    assert later > 1e6
-    assert _retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0

@@ -17,30 +17,32 @@ from typing import Any, TypeVar
 
 import pytest
 
+from hyoka._aio import gather_or_cancel
+from hyoka.errors import HyokaWarning
 from hyoka.providers import (
+    CacheError,
     Choice,
+    GaveUpError,
     GenerationRequest,
     GenerationResponse,
     Message,
+    ModelClient,
     Provider,
     ProviderError,
     RateLimitError,
-    SamplingParams,
-    TransientError,
-    Usage,
-    load_provider,
-)
-from hyoka.providers.client import (
-    AdaptiveLimiter,
-    CacheError,
-    GaveUpError,
-    ModelClient,
     ResponseCache,
     RetryEvent,
     RetryPolicy,
+    SamplingParams,
+    TokenLogprob,
+    TopLogprob,
+    TransientError,
+    Usage,
     cache_key,
     default_cache_dir,
+    load_provider,
 )
+from hyoka.providers.client import AdaptiveLimiter
 
 T = TypeVar("T")
 
@@ -70,9 +72,8 @@ class ScriptedProvider(Provider):
         base_url: str | None = None,
         errors: list[BaseException] | None = None,
         delay: float = 0.0,
-        **options: Any,
     ) -> None:
-        super().__init__(model, base_url=base_url, **options)
+        super().__init__(model, base_url=base_url)
         self.errors = list(errors or [])
         self.delay = delay
         self.calls = 0
@@ -180,8 +181,13 @@ def test_sample_keys_give_separate_draws(tmp_path: Path) -> None:
     async def go() -> list[GenerationResponse]:
         async with ModelClient(provider, cache=ResponseCache(tmp_path)) as client:
             requests = [chat()] * 3
-            fresh = await client.generate_many(requests, sample_keys=["0", "1", "2"])
-            again = await client.generate_many(requests, sample_keys=["0", "1", "2"])
+            keys = ["0", "1", "2"]
+            fresh = await gather_or_cancel(
+                client.generate(r, sample_key=k) for r, k in zip(requests, keys, strict=True)
+            )
+            again = await gather_or_cancel(
+                client.generate(r, sample_key=k) for r, k in zip(requests, keys, strict=True)
+            )
             assert all(r.cached for r in again)
             assert [r.text for r in again] == [r.text for r in fresh]
             return fresh
@@ -222,7 +228,10 @@ def test_a_response_holding_a_key_is_not_stored(
 ) -> None:
     sentinel = "SENTINEL-KEY-abcdef0123456789"
     monkeypatch.setenv("SOME_PROVIDER_API_KEY", sentinel)
-    with ResponseCache(tmp_path) as cache, pytest.warns(UserWarning, match="API key"):
+    with (
+        ResponseCache(tmp_path) as cache,
+        pytest.warns(HyokaWarning, match="SOME_PROVIDER_API_KEY"),
+    ):
         stored = cache.put("k", GenerationResponse(choices=(Choice(text=f"key={sentinel}"),)))
     assert not stored
     for path in tmp_path.iterdir():
@@ -233,8 +242,9 @@ def test_an_identity_holding_a_key_is_refused(monkeypatch: pytest.MonkeyPatch) -
     sentinel = "SENTINEL-KEY-abcdef0123456789"
     monkeypatch.setenv("OPENAI_API_KEY", sentinel)
     provider = ScriptedProvider(sentinel)  # a backend bug: the key in its identity
-    with pytest.raises(ProviderError, match="API key"):
+    with pytest.raises(ProviderError, match="API key") as info:
         ModelClient(provider)
+    assert sentinel not in str(info.value)  # not even as the model's name
 
 
 def test_corrupt_cache_is_reported_clearly(tmp_path: Path) -> None:
@@ -366,6 +376,119 @@ def test_attempt_timeout_turns_a_stall_into_a_retry() -> None:
     run(go())
 
 
+def test_the_deadline_holds_during_an_attempt() -> None:
+    provider = ScriptedProvider(delay=30.0)  # a call that would outlive the deadline
+    policy = RetryPolicy(base_delay=0.001, deadline=0.3)
+
+    async def go() -> float:
+        async with ModelClient(provider, retry=policy) as client:
+            started = time.monotonic()
+            with pytest.raises(GaveUpError, match=r"0\.3 s deadline \(gave up during attempt 1\)"):
+                await client.generate(chat())
+            assert provider.in_flight == 0  # the abandoned call was cancelled, not left running
+            assert client.stats.failures == 1
+            assert client.stats.retries == 0
+            return time.monotonic() - started
+
+    assert run(go()) < 1.0
+
+
+def test_an_in_process_backend_finishes_its_queued_work() -> None:
+    class LocalModel(ScriptedProvider):
+        in_process = True  # a long call here is computation, not a hung connection
+
+    provider = LocalModel(delay=0.4)
+    policy = RetryPolicy(base_delay=0.001, deadline=0.2)
+
+    async def go() -> GenerationResponse:
+        async with ModelClient(provider, retry=policy) as client:
+            return await client.generate(chat())
+
+    assert run(go()).text.endswith("#1")
+
+
+def test_the_deadline_counts_from_the_first_slot_not_from_the_queue() -> None:
+    provider = ScriptedProvider(delay=0.2)
+    policy = RetryPolicy(base_delay=0.001, deadline=0.5)
+
+    async def go() -> None:
+        # five requests, one at a time: the last waits 0.8 s for its slot, yet has its 0.5 s
+        async with ModelClient(provider, concurrency=1, retry=policy) as client:
+            answers = await gather_or_cancel(client.generate(chat(str(i))) for i in range(5))
+            assert len(answers) == 5
+            assert client.stats.failures == 0
+
+    run(go())
+
+
+def test_an_attempt_timeout_shorter_than_the_deadline_is_retried() -> None:
+    provider = ScriptedProvider(delay=30.0)
+    policy = RetryPolicy(max_attempts=3, base_delay=0.001, attempt_timeout=0.1, deadline=10.0)
+
+    async def go() -> None:
+        async with ModelClient(provider, retry=policy) as client:
+            with pytest.raises(GaveUpError, match=r"no answer within 0\.1 s.*after 3 attempts"):
+                await client.generate(chat())
+            assert client.stats.retries == 2
+
+    run(go())
+
+
+def test_a_key_in_a_response_is_redacted_in_text_tokens_and_model(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    key = "SENTINEL-0123456789abcdef"
+    monkeypatch.setenv("SOME_PROVIDER_API_KEY", key)
+    provider = ScriptedProvider()
+    original = provider.generate
+
+    async def with_logprobs(request: GenerationRequest) -> GenerationResponse:
+        answer = await original(request)
+        token = TokenLogprob(
+            token=f"={key}", logprob=-0.1, top=(TopLogprob(token=key, logprob=-1),)
+        )
+        choice = Choice(text=f"{answer.text} {key}", finish_reason="stop", logprobs=(token,))
+        return answer.model_copy(update={"choices": (choice,), "model": f"proxy-{key}"})
+
+    provider.generate = with_logprobs  # type: ignore[method-assign]
+
+    async def go() -> GenerationResponse:
+        async with ModelClient(provider, cache=ResponseCache(tmp_path)) as client:
+            with pytest.warns(HyokaWarning, match="SOME_PROVIDER_API_KEY; it was redacted"):
+                response = await client.generate(chat())
+            assert client.stats.redacted == 1
+            return response
+
+    response = run(go())
+    assert key not in response.model_dump_json()
+    assert response.text.endswith(" [REDACTED]")
+    assert response.model == "proxy-[REDACTED]"
+    (token,) = response.choices[0].logprobs or ()
+    assert (token.token, token.top[0].token, token.logprob) == ("=[REDACTED]", "[REDACTED]", -0.1)
+    for path in tmp_path.iterdir():  # stored, redacted
+        assert key.encode() not in path.read_bytes()
+
+
+@pytest.mark.parametrize("error", [TransientError, ProviderError, RuntimeError])
+def test_an_error_quoting_a_key_is_scrubbed(
+    error: type[Exception], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "ghp_SENTINEL0123456789abcdef"  # any prefix, any key-like variable
+    monkeypatch.setenv("GITHUB_TOKEN", key)
+    provider = ScriptedProvider(errors=[error(f"Illegal header value b'Bearer {key}'")] * 3)
+    policy = RetryPolicy(max_attempts=2, base_delay=0.001)
+
+    async def go() -> None:
+        async with ModelClient(provider, retry=policy) as client:
+            with pytest.raises(Exception) as info:
+                await client.generate(chat())
+        shown = f"{info.value} {info.value!r} {info.value.__cause__!r}"
+        assert key not in shown
+        assert "Bearer [REDACTED]" in str(info.value)
+
+    run(go())
+
+
 def test_non_transient_errors_fail_at_once() -> None:
     provider = ScriptedProvider(errors=[ProviderError("HTTP 400: bad request")])
 
@@ -394,19 +517,17 @@ def test_unsupported_requests_are_refused_before_any_call(tmp_path: Path) -> Non
     assert provider.calls == 0
 
 
-def test_generate_many_keeps_order_and_stops_on_a_failure() -> None:
+def test_concurrent_requests_keep_order_and_a_failure_cancels_the_rest() -> None:
     provider = ScriptedProvider(delay=0.01)
 
     async def go() -> None:
         async with ModelClient(provider, concurrency=4) as client:
-            answers = await client.generate_many([chat(str(i)) for i in range(10)])
+            answers = await gather_or_cancel(client.generate(chat(str(i))) for i in range(10))
             assert [a.text.split("#")[0] for a in answers] == [f"echo:{i}" for i in range(10)]
             provider.errors = [ProviderError("HTTP 404: no such model")]
             with pytest.raises(ProviderError, match="no such model"):
-                await client.generate_many([chat(str(i)) for i in range(50)])
+                await gather_or_cancel(client.generate(chat(str(i))) for i in range(50))
             assert provider.in_flight == 0  # the rest were cancelled, not left running
-            with pytest.raises(ValueError, match="sample_keys"):
-                await client.generate_many([chat()], sample_keys=["a", "b"])
 
     run(go())
     assert provider.calls < 60
@@ -469,12 +590,12 @@ def test_client_backs_off_on_429_and_grows_back() -> None:
 
     async def go() -> None:
         client = ModelClient(provider, concurrency=8, retry=FAST, recover_after=2)
-        first = await client.generate_many([chat(str(i)) for i in range(8)])
+        first = await gather_or_cancel(client.generate(chat(str(i))) for i in range(8))
         assert len(first) == 8
         assert client.stats.rate_limited == 3
         assert client.limiter.lowest == 1  # 8 -> 4 -> 2 -> 1
         provider.max_in_flight = 0
-        await client.generate_many([chat(f"b{i}") for i in range(80)])
+        await gather_or_cancel(client.generate(chat(f"b{i}")) for i in range(80))
         assert client.limiter.limit == 8
         assert provider.max_in_flight <= 8
         assert client.stats.retries == 3

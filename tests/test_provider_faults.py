@@ -15,16 +15,20 @@ from typing import Any, TypeVar
 import pytest
 
 from fault_proxy import Canned, Fault, FaultProxy, llama_server
+from hyoka._aio import gather_or_cancel
 from hyoka.providers import (
+    GaveUpError,
     GenerationRequest,
     Message,
+    ModelClient,
     ProviderError,
     RateLimitError,
+    RetryEvent,
+    RetryPolicy,
     SamplingParams,
     TransientError,
     load_provider,
 )
-from hyoka.providers.client import GaveUpError, ModelClient, RetryEvent, RetryPolicy
 
 T = TypeVar("T")
 
@@ -80,7 +84,7 @@ def test_mixed_faults_all_end_in_answers(server: str) -> None:
         async with FaultProxy(server, schedule, retry_after="1") as proxy:
             client = client_for(proxy, concurrency=2, on_retry=events.append)
             async with client:
-                answers = await client.generate_many([question(i) for i in range(14)])
+                answers = await gather_or_cancel(client.generate(question(i)) for i in range(14))
             assert len(answers) == 14
             assert all(answer.text.strip() for answer in answers)
             assert all(not answer.cached for answer in answers)
@@ -167,7 +171,7 @@ def test_client_errors_are_not_retried_and_hide_the_key(
             assert client.stats.retries == 0
         error = info.value
         assert not isinstance(error, TransientError)
-        assert "HTTP 401: Incorrect API key provided: ***" in str(error)
+        assert "HTTP 401: Incorrect API key provided: [REDACTED]" in str(error)
         assert "SENTINEL" not in str(error)
 
     run(go())

@@ -21,6 +21,7 @@ from hyoka.providers import (
     GenerationRequest,
     Message,
     MissingDependencyError,
+    Provider,
     ProviderError,
     SamplingParams,
     load_provider,
@@ -37,6 +38,11 @@ T = TypeVar("T")
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coroutine)
+
+
+async def in_one_batch(provider: Provider, requests: Sequence[GenerationRequest]) -> list[Any]:
+    """The requests as concurrent ``generate`` calls, as a client sends them: one batch."""
+    return list(await asyncio.gather(*(provider.generate(request) for request in requests)))
 
 
 def _logprob(value: float, text: str) -> SimpleNamespace:
@@ -181,7 +187,7 @@ def test_batch_splits_chat_and_raw_and_keeps_order(fake_vllm: SimpleNamespace) -
         GenerationRequest(messages=(Message(role="user", content="c1"),), n=2),
         GenerationRequest(prompt="p2", params=SamplingParams(seed=1)),
     ]
-    responses = run(provider.generate_batch(requests))
+    responses = run(in_one_batch(provider, requests))
     assert [response.text for response in responses] == ["'p1'#0", "'c1'#0", "'p2'#0"]
     assert len(responses[1].choices) == 2
     assert responses[1].usage.completion_tokens == 4
@@ -326,8 +332,8 @@ def test_real_engine_on_a_tiny_random_model(tmp_path: Path) -> None:
         GenerationRequest(messages=(Message(role="user", content="こんにちは"),), params=seeded),
         GenerationRequest(prompt="日本", n=2, params=seeded),
     ]
-    first = run(provider.generate_batch(requests))
-    again = run(provider.generate_batch(requests))
+    first = run(in_one_batch(provider, requests))
+    again = run(in_one_batch(provider, requests))
     assert [r.choices for r in first] == [r.choices for r in again]
     assert len(first[2].choices) == 2
     for response in first:

@@ -1,17 +1,33 @@
 """Model providers: one small async interface, many backends, shared reliability layer.
 
-``load_provider("openai/gpt-4o-mini")`` builds a backend; ``ModelClient`` wraps it with
-retries, an adaptive concurrency limit, a persistent response cache and token accounting.
+This is the package's face: sibling packages and users import from here, never from its
+modules. ``connect("openai/gpt-4o-mini", concurrency=8)`` gives a ready ``ModelClient``
+(retries, an adaptive concurrency limit, the persistent response cache, token accounting);
+``load_provider`` builds a bare backend. Importing this package loads no SDK: each backend's
+module (and its openai, anthropic, torch ... import) loads when a model of it is first built.
 """
 
 from hyoka.providers.base import Provider
+from hyoka.providers.client import (
+    CacheError,
+    ClientStats,
+    GaveUpError,
+    ModelClient,
+    ResponseCache,
+    RetryEvent,
+    RetryPolicy,
+    cache_key,
+    default_cache_dir,
+)
+from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
 from hyoka.providers.errors import (
     MissingDependencyError,
     ProviderError,
     RateLimitError,
     TransientError,
 )
-from hyoka.providers.registry import load_provider, parse_model_string
+from hyoka.providers.factory import connect
+from hyoka.providers.registry import BACKENDS, load_provider, parse_model_string
 from hyoka.providers.types import (
     Choice,
     GenerationRequest,
@@ -24,19 +40,32 @@ from hyoka.providers.types import (
 )
 
 __all__ = [
+    "BACKENDS",
+    "EMBEDDED_MODEL",
+    "CacheError",
     "Choice",
+    "ClientStats",
+    "GaveUpError",
     "GenerationRequest",
     "GenerationResponse",
     "Message",
     "MissingDependencyError",
+    "ModelClient",
     "Provider",
     "ProviderError",
     "RateLimitError",
+    "ResponseCache",
+    "RetryEvent",
+    "RetryPolicy",
     "SamplingParams",
     "TokenLogprob",
     "TopLogprob",
     "TransientError",
     "Usage",
+    "cache_key",
+    "connect",
+    "default_cache_dir",
     "load_provider",
     "parse_model_string",
+    "smollm2_path",
 ]

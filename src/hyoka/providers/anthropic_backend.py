@@ -2,8 +2,9 @@
 
 The API key is read from ``ANTHROPIC_API_KEY`` only (never an option, so it cannot reach a
 cache key or a config); ``base_url`` points the SDK at another host, and ``timeout``
-(seconds, default 600; connecting gets at most 10) bounds one call. The SDK's own retries
-are off: ``ModelClient`` retries ``TransientError`` with backoff, for every backend alike.
+(seconds, default 600; connecting gets at most 10) bounds one call, connect to last byte.
+The SDK's own retries are off: ``ModelClient`` retries ``TransientError`` with backoff, for
+every backend alike.
 
 Request mapping:
 
@@ -35,11 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import ssl
-from collections.abc import Mapping
-from email.utils import parsedate_to_datetime
-from time import time
 from typing import Any, ClassVar
 
 import anthropic
@@ -47,6 +44,8 @@ import httpx2
 from anthropic.types import AssistantMessageParam, MessageParam, TextBlock, UserMessageParam
 from anthropic.types import Message as AnthropicMessage
 
+from hyoka.providers._http import bounded, read_api_key, retry_after
+from hyoka.providers._secrets import KnownSecrets
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import Choice, GenerationRequest, GenerationResponse, Usage
@@ -81,14 +80,14 @@ class AnthropicProvider(Provider):
                 f"(known: base_url, {', '.join(sorted(_OPTIONS))}; the API key is read "
                 f"from {API_KEY_ENV})"
             )
-        super().__init__(model, base_url=base_url, **options)
-        api_key = os.environ.get(API_KEY_ENV, "").strip()
-        if not api_key:
+        super().__init__(model, base_url=base_url)
+        found = read_api_key([API_KEY_ENV])
+        if found is None:
             raise ProviderError(
                 f"the anthropic provider needs an API key: set the environment variable "
                 f"{API_KEY_ENV}"
             )
-        self._api_key = api_key
+        self._api_key = found[1]
         self._timeout = _timeout_option(options.get("timeout", DEFAULT_TIMEOUT_S))
         self._client: anthropic.AsyncAnthropic | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
@@ -175,26 +174,31 @@ class AnthropicProvider(Provider):
             if value is not None
         }
         try:
-            message = await self._sdk().messages.create(
-                model=self.model,
-                max_tokens=params.max_tokens or DEFAULT_MAX_TOKENS,
-                messages=turns,
-                system=system if system else anthropic.omit,
-                stop_sequences=list(params.stop) if params.stop else anthropic.omit,
-                extra_body=sampling or None,
-            )
+            async with bounded(self._timeout, self._where()):
+                message = await self._sdk().messages.create(
+                    model=self.model,
+                    max_tokens=params.max_tokens or DEFAULT_MAX_TOKENS,
+                    messages=turns,
+                    system=system if system else anthropic.omit,
+                    stop_sequences=list(params.stop) if params.stop else anthropic.omit,
+                    extra_body=sampling or None,
+                )
         except anthropic.APIStatusError as exc:
             raise self._status_error(exc) from None
-        except anthropic.APITimeoutError as exc:
+        except anthropic.APITimeoutError:
             raise TransientError(
                 f"{self._where()}: no answer within {self._timeout:g} s (timeout)"
-            ) from exc
+            ) from None
         except anthropic.APIConnectionError as exc:
             cause = exc.__cause__
             detail = f"{type(cause).__name__}: {cause}" if cause is not None else exc.message
             raise TransientError(
                 f"{self._where()}: connection failed ({self._redact(detail)})"
-            ) from exc
+            ) from None
+        except UnicodeError as exc:  # our side: a header or URL that cannot be encoded
+            raise ProviderError(
+                f"{self._where()}: the request cannot be encoded ({self._redact(str(exc))})"
+            ) from None
         except anthropic.APIResponseValidationError:
             raise TransientError(f"{self._where()}: the response body is not a message") from None
         except json.JSONDecodeError:
@@ -234,39 +238,18 @@ class AnthropicProvider(Provider):
         kind = f" {exc.type}" if exc.type else ""
         request_id = f" (request id {exc.request_id})" if exc.request_id else ""
         message = self._redact(f"{self._where()}: HTTP {status}{kind}: {detail}{request_id}")
-        retry_after = _retry_after(exc.response.headers)
+        hint = retry_after(exc.response.headers)
         if status == 429:
-            return RateLimitError(message, retry_after=retry_after)
+            return RateLimitError(message, retry_after=hint)
         if status >= 500 or status in _TRANSIENT_STATUS:
-            return TransientError(message, retry_after=retry_after)
+            return TransientError(message, retry_after=hint)
         return ProviderError(message)
 
     def _where(self) -> str:
         return f"anthropic/{self.model}"
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if self._api_key else text
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(float(millis) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        return max(parsedate_to_datetime(value).timestamp() - time(), 0.0)
-    except (TypeError, ValueError, IndexError):
-        return None
+        return KnownSecrets.from_environment(self._api_key).scrub(text)
 
 
 def _timeout_option(value: Any) -> float:

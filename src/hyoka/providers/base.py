@@ -3,14 +3,13 @@
 A backend turns a ``GenerationRequest`` into a ``GenerationResponse`` and raises
 ``TransientError`` for what may succeed later. Everything shared (retries, the concurrency
 limit, the response cache, token accounting) lives once in ``client.ModelClient``, not in
-the backends. Local backends that batch (transformers, vLLM) override ``generate_batch``.
+the backends. Local backends that batch (transformers, vLLM) batch the ``generate`` calls
+in flight together, so callers need no batching API.
 """
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from hyoka.providers.types import GenerationRequest, GenerationResponse
@@ -19,28 +18,25 @@ from hyoka.providers.types import GenerationRequest, GenerationResponse
 class Provider(ABC):
     """A model behind some API or in this process.
 
-    ``name`` is the part before the slash in ``provider/model`` strings.
+    ``name`` is the part before the slash in ``provider/model`` strings. ``in_process``
+    backends compute answers here, queueing calls behind one another inside the backend:
+    a slow call is work, not a hung connection, so the client's deadline does not cut one
+    short (its ``attempt_timeout`` still does, when set).
     """
 
     name: ClassVar[str]
     supports_chat: ClassVar[bool] = True
     supports_completion: ClassVar[bool] = True
     supports_logprobs: ClassVar[bool] = False
+    in_process: ClassVar[bool] = False
 
-    def __init__(self, model: str, *, base_url: str | None = None, **options: Any) -> None:
+    def __init__(self, model: str, *, base_url: str | None = None) -> None:
         self.model = model
         self.base_url = base_url
-        self.options = options
 
     @abstractmethod
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
         """One request, ``request.n`` samples."""
-
-    async def generate_batch(
-        self, requests: Sequence[GenerationRequest]
-    ) -> list[GenerationResponse]:
-        """Several requests; by default concurrently, one call each."""
-        return list(await asyncio.gather(*(self.generate(r) for r in requests)))
 
     def identity(self) -> dict[str, Any]:
         """What, besides the request, decides the output: part of every cache key.

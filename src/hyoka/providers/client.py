@@ -8,7 +8,9 @@
   halves on each rate limit and grows back by one after a run of successes (AIMD);
 * ``ResponseCache`` keeps every answer in SQLite, so an interrupted run resumes for free and
   a re-run costs nothing; its key is a hash of the backend's identity, the request and a
-  caller-chosen ``sample_key`` (say, the trial number), never of anything secret.
+  caller-chosen ``sample_key`` (say, the trial number), never of anything secret;
+* the value of an API key is redacted from every response and error it returns, so no
+  caller can write one to a file (a misconfigured proxy may echo the key in its reply).
 
 Everything else (a bad request, a missing key, an unknown model) fails at once.
 """
@@ -26,7 +28,7 @@ import threading
 import time
 import warnings
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -34,8 +36,8 @@ from typing import Any, Self
 
 from pydantic import ValidationError
 
-from hyoka._aio import gather_or_cancel
-from hyoka.errors import HyokaError
+from hyoka.errors import HyokaError, HyokaWarning
+from hyoka.providers._secrets import REDACTED, KnownSecrets
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse, Usage
@@ -67,9 +69,12 @@ class RetryPolicy:
 
     The wait before retry ``k`` (1-based) is uniform in ``[0, min(max_delay, base_delay *
     2**(k-1))]`` ("full jitter"), raised to the server's ``retry_after`` when it gave one.
-    ``deadline`` bounds the whole request, waits included: a retry that could not start
-    before it is not made. ``attempt_timeout`` bounds one provider call (backends with their
-    own HTTP timeout need none).
+    ``deadline`` bounds the whole request, attempts and waits included, counted from the
+    moment its first attempt gets a slot (time queued behind other requests is not its
+    own): an attempt still running when it passes is abandoned (except on an in-process
+    backend, where a long call is queued work, not a hang), and a retry that could not
+    start before it is not made. ``attempt_timeout`` bounds each provider call (the HTTP
+    backends bound theirs with their ``timeout`` option).
     """
 
     max_attempts: int = 6
@@ -203,16 +208,6 @@ def default_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("hyoka"))
 
 
-def _secret_values() -> list[str]:
-    """Values of the environment's API keys and tokens, to check nothing stored holds one."""
-    names = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY")
-    return [
-        value
-        for name, value in os.environ.items()
-        if name.upper().endswith(names) and len(value) >= 8
-    ]
-
-
 def cache_key(
     provider_identity: dict[str, Any], request: GenerationRequest, sample_key: str
 ) -> str:
@@ -299,11 +294,17 @@ class ResponseCache:
             return None  # written by an incompatible version: a miss, overwritten on success
 
     def put(self, key: str, response: GenerationResponse) -> bool:
-        """Store ``response``; ``False`` (and a warning) if it would have stored a secret."""
+        """Store ``response``; ``False`` (and a warning) if it would have stored a secret.
+
+        ``ModelClient`` redacts keys before it stores anything; this is the last guard for
+        other callers.
+        """
         value = response.model_copy(update={"cached": False}).model_dump_json()
-        if any(secret in value for secret in _secret_values()):
+        names = KnownSecrets.from_environment().found_in(value)
+        if names:
             warnings.warn(
-                "a response holds the value of an API key from the environment; not cached",
+                f"a response holds the value of {', '.join(names)}; it was not cached",
+                HyokaWarning,
                 stacklevel=2,
             )
             return False
@@ -347,7 +348,8 @@ class ClientStats:
     ``requests`` counts provider calls (retries included), ``retries`` the calls that were
     repeats, ``rate_limited`` the rate-limit answers among the failures, ``failures`` the
     requests that failed for good, ``seconds`` the time spent inside provider calls (summed
-    over concurrent calls, so it can exceed the wall-clock time).
+    over concurrent calls, so it can exceed the wall-clock time), ``redacted`` the responses
+    in which the value of an API key was replaced.
     """
 
     requests: int = 0
@@ -357,10 +359,38 @@ class ClientStats:
     failures: int = 0
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
+    redacted: int = 0
+
+
+class _DeadlineError(TransientError):
+    """The request's deadline passed during an attempt, or before the next could start."""
+
+
+@dataclass
+class _Deadline:
+    """The time left to one request, counted from when its first attempt got a slot."""
+
+    seconds: float | None
+    started: float | None = None
+
+    def start(self) -> None:
+        if self.started is None:
+            self.started = time.monotonic()
+
+    def left(self) -> float | None:
+        if self.seconds is None:
+            return None
+        if self.started is None:
+            return self.seconds
+        return self.seconds - (time.monotonic() - self.started)
 
 
 class ModelClient:
-    """A provider with retries, an adaptive concurrency limit, a response cache and totals."""
+    """A provider with retries, an adaptive concurrency limit, a response cache and totals.
+
+    API keys are the environment's key-like variables (``*_API_KEY``, ``*_TOKEN`` ...) as
+    they were when the client was made, which is when the backend read its own.
+    """
 
     def __init__(
         self,
@@ -372,9 +402,11 @@ class ModelClient:
         on_retry: Callable[[RetryEvent], None] | None = None,
         recover_after: int = 8,
         rng: random.Random | None = None,
+        owns_cache: bool = False,
     ) -> None:
         self.provider = provider
         self.cache = cache
+        self._owns_cache = owns_cache
         self.retry = retry or RetryPolicy()
         self.on_retry = on_retry
         self.limiter = AdaptiveLimiter(concurrency, recover_after=recover_after)
@@ -382,11 +414,13 @@ class ModelClient:
         self._rng = rng or random.Random()
         self._preflight: asyncio.Task[None] | None = None
         self._identity = provider.identity()
+        self._secrets = KnownSecrets.from_environment()
+        self._warned: set[str] = set()
         shown = json.dumps(self._identity, default=str)
-        if any(secret in shown for secret in _secret_values()):
+        if self._secrets.found_in(shown):
             raise ProviderError(
-                f"{provider.name}/{provider.model}: the backend's identity holds the value of "
-                "an API key from the environment; refusing to use it as a cache key"
+                f"{self._secrets.scrub(self._spec)}: the backend's identity holds the value "
+                "of an API key from the environment; refusing to use it as a cache key"
             )
 
     async def generate(
@@ -401,10 +435,42 @@ class ModelClient:
             if hit is not None:
                 self.stats.cache_hits += 1
                 return hit.model_copy(update={"cached": True})
-        response = await self._call_with_retries(request)
+        try:
+            response = self._redacted(await self._call_with_retries(request))
+        except Exception as exc:  # an SDK may quote the key in an error: never show it
+            self._secrets.scrub_exception(exc)
+            raise
         if self.cache is not None and key is not None:
             self.cache.put(key, response)
         return response
+
+    @property
+    def _spec(self) -> str:
+        return f"{self.provider.name}/{self.provider.model}"
+
+    def _redacted(self, response: GenerationResponse) -> GenerationResponse:
+        """``response`` with every API key's value replaced by ``REDACTED`` (text, logprob
+        tokens, model name): what the client returns is then safe to write anywhere."""
+        if not self._secrets:
+            return response
+        names = self._secrets.found_in(_shown_text(response))
+        if not names:
+            return response
+        self.stats.redacted += 1
+        fresh = [name for name in names if name not in self._warned]
+        if fresh:
+            self._warned.update(fresh)
+            warnings.warn(
+                f"{self._secrets.scrub(self._spec)}: a reply contained the value of "
+                f"{', '.join(fresh)}; it was "
+                f"redacted (replaced by {REDACTED}) in everything hyoka returns and stores; "
+                "is a proxy echoing the request headers?",
+                HyokaWarning,
+                stacklevel=3,
+            )
+        return GenerationResponse.model_validate(
+            _scrub_strings(response.model_dump(), self._secrets)
+        )
 
     async def check_reachable(self) -> None:
         """The backend's preflight, run once however many requests wait on it.
@@ -422,12 +488,20 @@ class ModelClient:
     async def _call_with_retries(self, request: GenerationRequest) -> GenerationResponse:
         await self.check_reachable()
         policy = self.retry
-        started = time.monotonic()
+        deadline = _Deadline(policy.deadline)
         attempt = 0
         while True:
             attempt += 1
             try:
-                return await self._attempt(request)
+                return await self._attempt(request, deadline)
+            except _DeadlineError as exc:
+                self.stats.failures += 1
+                raise GaveUpError(
+                    f"{self._spec}: no answer within the {policy.deadline:g} s deadline "
+                    f"(gave up during attempt {attempt})",
+                    exc,
+                    attempt,
+                ) from None
             except TransientError as exc:
                 error = exc
             except ProviderError:
@@ -436,16 +510,15 @@ class ModelClient:
             if isinstance(error, RateLimitError):
                 self.stats.rate_limited += 1
                 self.limiter.on_rate_limit()
-            spec = f"{self.provider.name}/{self.provider.model}"
+            spec = self._spec
             told = str(error) if str(error).startswith(spec) else f"{spec}: {error}"
             if attempt >= policy.max_attempts:
                 self.stats.failures += 1
-                raise GaveUpError(
-                    f"{told} (gave up after {attempt} attempts)", error, attempt
-                ) from error
+                tries = f"{attempt} attempt{'s' if attempt > 1 else ''}"
+                raise GaveUpError(f"{told} (gave up after {tries})", error, attempt) from error
             delay = policy.delay(attempt, error.retry_after, self._rng)
-            elapsed = time.monotonic() - started
-            if policy.deadline is not None and elapsed + delay >= policy.deadline:
+            left = deadline.left()
+            if left is not None and delay >= left:
                 self.stats.failures += 1
                 raise GaveUpError(
                     f"{told} (gave up after {attempt} attempts: "
@@ -458,18 +531,31 @@ class ModelClient:
             self.stats.retries += 1
             await asyncio.sleep(delay)
 
-    async def _attempt(self, request: GenerationRequest) -> GenerationResponse:
-        timeout = self.retry.attempt_timeout
+    async def _attempt(self, request: GenerationRequest, deadline: _Deadline) -> GenerationResponse:
+        """One provider call in a slot, bounded by ``attempt_timeout`` and by the time left
+        to the request's deadline, whichever is sooner."""
         async with self.limiter.slot():
+            deadline.start()
+            left = None if self.provider.in_process else deadline.left()
+            if left is not None and left <= 0:
+                raise _DeadlineError("the deadline passed while waiting for a slot")
+            timeout = self.retry.attempt_timeout
+            bound = timeout if left is None else left if timeout is None else min(timeout, left)
             self.stats.requests += 1
             started = time.perf_counter()
             try:
-                if timeout is None:
+                if bound is None:
                     response = await self.provider.generate(request)
                 else:
+                    limit = asyncio.timeout(bound)
                     try:
-                        response = await asyncio.wait_for(self.provider.generate(request), timeout)
+                        async with limit:
+                            response = await self.provider.generate(request)
                     except TimeoutError:
+                        if not limit.expired():  # the backend's own timeout
+                            raise TransientError(f"{self._spec}: timed out") from None
+                        if timeout is None or bound < timeout:
+                            raise _DeadlineError(f"no answer within {bound:g} s") from None
                         raise TransientError(f"no answer within {timeout:g} s") from None
             finally:
                 self.stats.seconds += time.perf_counter() - started
@@ -477,28 +563,14 @@ class ModelClient:
         self.stats.usage = self.stats.usage + response.usage
         return response
 
-    async def generate_many(
-        self,
-        requests: Sequence[GenerationRequest],
-        sample_keys: Sequence[str] | None = None,
-    ) -> list[GenerationResponse]:
-        """Several requests concurrently (up to the limit), answers in order.
-
-        The first request that fails for good cancels the rest and is raised; the answers
-        already received are in the cache (if any), so a re-run picks up where this stopped.
-        """
-        if sample_keys is None:
-            sample_keys = [""] * len(requests)
-        if len(sample_keys) != len(requests):
-            raise ValueError("sample_keys must be as many as the requests")
-        return await gather_or_cancel(
-            self.generate(request, sample_key=key)
-            for request, key in zip(requests, sample_keys, strict=True)
-        )
-
     async def aclose(self) -> None:
-        """Close the provider (the cache belongs to the caller, who may share it)."""
-        await self.provider.aclose()
+        """Close the provider, and the cache if it was opened for this client only
+        (``owns_cache``); a cache the caller passed in may be shared, so it stays open."""
+        try:
+            await self.provider.aclose()
+        finally:
+            if self._owns_cache and self.cache is not None:
+                self.cache.close()
 
     async def __aenter__(self) -> Self:
         return self
@@ -510,3 +582,25 @@ class ModelClient:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _shown_text(response: GenerationResponse) -> str:
+    """Every string of ``response`` joined: what a secret could hide in."""
+    if any(choice.logprobs for choice in response.choices):
+        return response.model_dump_json()  # tokens too: rare, and then a dump is cheap
+    parts = [response.model]
+    for choice in response.choices:
+        parts.append(choice.text)
+        parts.append(choice.finish_reason or "")
+    return "\n".join(parts)
+
+
+def _scrub_strings(value: Any, secrets: KnownSecrets) -> Any:
+    """``value`` (plain JSON-like data) with every string in it scrubbed."""
+    if isinstance(value, str):
+        return secrets.scrub(value)
+    if isinstance(value, dict):
+        return {key: _scrub_strings(item, secrets) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrub_strings(item, secrets) for item in value]
+    return value

@@ -3,8 +3,9 @@
 The API key is read from the environment only: ``GOOGLE_API_KEY``, else ``GEMINI_API_KEY``
 (the SDK's own order). Options: ``base_url`` (another host, e.g. a test server),
 ``api_version`` (default ``"v1beta"``, the version Google's REST reference documents) and
-``timeout`` (seconds per call, default 600). The SDK's retries are off (one attempt, no
-implicit reconnect): ``ModelClient`` retries ``TransientError`` for every backend alike.
+``timeout`` (seconds per call, connect to last byte, default 600). The SDK's retries are
+off (one attempt, no implicit reconnect): ``ModelClient`` retries ``TransientError`` for
+every backend alike.
 Calls use the async API, ``client.aio.models.generate_content``.
 
 Request mapping:
@@ -41,17 +42,16 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import re
 from collections.abc import Mapping
-from email.utils import parsedate_to_datetime
-from time import time
 from typing import Any, ClassVar
 
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
+from hyoka.providers._http import bounded, read_api_key, retry_after
+from hyoka.providers._secrets import KnownSecrets
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import (
@@ -126,17 +126,14 @@ class GoogleProvider(Provider):
                 f"(known: base_url, {', '.join(sorted(_OPTIONS))}; the API key is read "
                 f"from {' or '.join(API_KEY_ENVS)})"
             )
-        super().__init__(model, base_url=base_url, **options)
-        api_key = next(
-            (key for key in (os.environ.get(env, "").strip() for env in API_KEY_ENVS) if key),
-            None,
-        )
-        if api_key is None:
+        super().__init__(model, base_url=base_url)
+        found = read_api_key(API_KEY_ENVS)
+        if found is None:
             raise ProviderError(
                 "the google provider needs an API key: set the environment variable "
                 f"{' or '.join(API_KEY_ENVS)}"
             )
-        self._api_key = api_key
+        self._api_key = found[1]
         self._api_version = str(options.get("api_version", DEFAULT_API_VERSION))
         self._timeout = _timeout_option(options.get("timeout", DEFAULT_TIMEOUT_S))
         self._client: genai.Client | None = None
@@ -162,9 +159,16 @@ class GoogleProvider(Provider):
         self.check_request(request)
         contents, config = self._build(request)
         try:
-            response = await self._sdk().aio.models.generate_content(
-                model=self.model, contents=contents, config=config
-            )
+            async with bounded(self._timeout, self._where()):
+                response = await self._sdk().aio.models.generate_content(
+                    model=self.model, contents=contents, config=config
+                )
+        except TransientError:
+            raise
+        except UnicodeError as exc:  # our side: a header or URL that cannot be encoded
+            raise ProviderError(
+                f"{self._where()}: the request cannot be encoded ({self._redact(str(exc))})"
+            ) from None
         except Exception as exc:
             mapped = self._error(exc)
             if mapped is None:
@@ -316,18 +320,18 @@ class GoogleProvider(Provider):
             detail = json.dumps(exc.details, ensure_ascii=False)[:300]
         status = f" {exc.status}" if exc.status else ""
         message = self._redact(f"{self._where()}: HTTP {code}{status}: {detail}")
-        retry_after = _retry_after(exc)
+        hint = _retry_hint(exc)
         if code == 429:
-            return RateLimitError(message, retry_after=retry_after)
+            return RateLimitError(message, retry_after=hint)
         if code >= 500 or code in _TRANSIENT_CODES:
-            return TransientError(message, retry_after=retry_after)
+            return TransientError(message, retry_after=hint)
         return ProviderError(message)
 
     def _where(self) -> str:
         return f"google/{self.model}"
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if self._api_key else text
+        return KnownSecrets.from_environment(self._api_key).scrub(text)
 
 
 def _cause(exc: Exception) -> BaseException | None:
@@ -336,11 +340,11 @@ def _cause(exc: Exception) -> BaseException | None:
     return exc if isinstance(exc, _TRANSPORT_ERRORS) else None
 
 
-def _retry_after(exc: genai_errors.APIError) -> float | None:
+def _retry_hint(exc: genai_errors.APIError) -> float | None:
     """The server's hint: a ``Retry-After`` header, else ``RetryInfo.retryDelay`` ("7s")."""
     headers = getattr(exc.response, "headers", None)
     if isinstance(headers, Mapping):
-        hint = _header_seconds(headers)
+        hint = retry_after(headers)
         if hint is not None:
             return hint
     details = exc.details
@@ -350,22 +354,8 @@ def _retry_after(exc: genai_errors.APIError) -> float | None:
         if isinstance(item, dict) and str(item.get("@type", "")).endswith("google.rpc.RetryInfo"):
             match = _DURATION.match(str(item.get("retryDelay", "")))
             if match:
-                return float(match.group(1))
+                return retry_after({"retry-after": match.group(1)})
     return None
-
-
-def _header_seconds(headers: Mapping[str, str]) -> float | None:
-    value = headers.get("retry-after") or headers.get("Retry-After")
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        return max(parsedate_to_datetime(value).timestamp() - time(), 0.0)
-    except (TypeError, ValueError, IndexError):
-        return None
 
 
 def _timeout_option(value: Any) -> float:

@@ -4,10 +4,10 @@
 the folder) unless the option ``allow_download=True`` lets ``transformers`` fetch it.
 Chat requests use the tokenizer's chat template; a tokenizer without one cannot do chat.
 
-Requests are batched: all requests waiting when the model is free, whether they came
-through ``generate_batch`` or as concurrent ``generate`` calls (``BatchingWorker``), are
-padded on the left, and those with the same sampling settings share ``model.generate``
-calls, ``batch_size`` sequences at a time. A sampling request with a seed runs on its
+Requests are batched: all requests waiting when the model is free (the concurrent
+``generate`` calls of a client, queued by ``BatchingWorker``) are padded on the left, and
+those with the same sampling settings share ``model.generate`` calls, ``batch_size``
+sequences at a time. A sampling request with a seed runs on its
 own, right after ``torch.manual_seed(seed)``, so the same seed gives the same text
 whatever else is in the batch (its ``n`` samples are ``num_return_sequences``: one
 call; a greedy request's ``n`` choices are its one answer, repeated). Stop strings stop
@@ -33,6 +33,7 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from hyoka.providers._batching import BatchingWorker, Outcome
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError
 from hyoka.providers.types import (
@@ -44,7 +45,6 @@ from hyoka.providers.types import (
     TopLogprob,
     Usage,
 )
-from hyoka.providers.vllm_backend import BatchingWorker, Outcome
 
 
 def _transformers_version() -> tuple[int, int]:
@@ -101,6 +101,7 @@ class HFProvider(Provider):
 
     name: ClassVar[str] = "hf"
     supports_logprobs: ClassVar[bool] = True
+    in_process: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -119,16 +120,7 @@ class HFProvider(Provider):
             raise ProviderError("hf runs in this process; for a server use openai/MODEL")
         if batch_size < 1 or max_new_tokens < 1:
             raise ProviderError("hf: batch_size and max_new_tokens must be at least 1")
-        super().__init__(
-            model,
-            allow_download=allow_download,
-            device=device,
-            dtype=dtype,
-            batch_size=batch_size,
-            max_new_tokens=max_new_tokens,
-            revision=revision,
-            trust_remote_code=trust_remote_code,
-        )
+        super().__init__(model)
         self.allow_download = allow_download
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.dtype = dtype
@@ -394,14 +386,8 @@ class HFProvider(Provider):
     # -- the async interface --------------------------------------------------------------
 
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
-        return (await self.generate_batch([request]))[0]
-
-    async def generate_batch(
-        self, requests: Sequence[GenerationRequest]
-    ) -> list[GenerationResponse]:
-        for request in requests:
-            self.check_request(request)
-        return await self._worker.run(requests) if requests else []
+        self.check_request(request)
+        return await self._worker.submit(request)
 
     async def aclose(self) -> None:
         await self._worker.aclose()

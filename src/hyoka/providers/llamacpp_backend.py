@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar, cast
@@ -137,6 +137,7 @@ class LlamaCppProvider(Provider):
 
     name: ClassVar[str] = "llamacpp"
     supports_logprobs: ClassVar[bool] = True
+    in_process: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -154,14 +155,7 @@ class LlamaCppProvider(Provider):
                 "llamacpp runs in this process; for a llama.cpp server use openai/MODEL "
                 "with base_url"
             )
-        super().__init__(
-            model,
-            n_ctx=n_ctx,
-            n_threads=n_threads,
-            n_gpu_layers=n_gpu_layers,
-            flash_attn=flash_attn,
-            chat_template=chat_template,
-        )
+        super().__init__(model)
         self.path = resolve_model_path(model)
         self.n_ctx = n_ctx
         self.chat_template = chat_template
@@ -352,12 +346,6 @@ class LlamaCppProvider(Provider):
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
         self.check_request(request)
         return await self._call(functools.partial(self._generate, request))
-
-    async def generate_batch(
-        self, requests: Sequence[GenerationRequest]
-    ) -> list[GenerationResponse]:
-        # one request at a time on the worker anyway; in order, without piling up tasks
-        return [await self.generate(request) for request in requests]
 
     async def aclose(self) -> None:
         executor, self._executor = self._executor, None

@@ -7,7 +7,8 @@ the legacy ``completions`` endpoint.
 
 The API key is read from ``OPENAI_API_KEY`` (``AZURE_OPENAI_API_KEY`` for Azure) and nowhere
 else: it is never an option, so it cannot reach a config file, a cache key or a log. The SDK's
-own retries are off; ``ModelClient`` retries, so every backend behaves alike. SDK errors become
+own retries are off; ``ModelClient`` retries, so every backend behaves alike. ``timeout``
+(seconds, default 600) bounds a whole call, connect to last byte. SDK errors become
 ``RateLimitError`` (429, with the ``Retry-After`` hint), ``TransientError`` (5xx, timeouts,
 dropped connections, garbled bodies) or ``ProviderError`` (any other 4xx, with the server's
 message).
@@ -17,18 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import json
-import math
-import os
 import re
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 import openai
 
+from hyoka.providers._http import bounded, read_api_key, retry_after
+from hyoka.providers._secrets import REDACTED, KnownSecrets
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import (
@@ -68,7 +67,7 @@ class OpenAIProvider(Provider):
                 f"openai/{model}: unknown option(s) {', '.join(unknown)}; "
                 f"known: {', '.join(sorted(_OPTIONS))}{hint}"
             )
-        super().__init__(model, base_url=base_url, **options)
+        super().__init__(model, base_url=base_url)
         timeout = float(options.get("timeout", DEFAULT_TIMEOUT))
         if not timeout > 0:
             raise ProviderError(f"openai/{model}: timeout must be positive, got {timeout}")
@@ -98,9 +97,9 @@ class OpenAIProvider(Provider):
 
     def _api_key(self) -> str:
         env = AZURE_KEY_ENV if self.azure else OPENAI_KEY_ENV
-        key = os.environ.get(env, "").strip()
-        if key:
-            return key
+        found = read_api_key([env])
+        if found is not None:
+            return found[1]
         if self.base_url is not None and not self.azure:
             return PLACEHOLDER_KEY  # a local or self-hosted server; it answers 401 if not
         where = "Azure OpenAI" if self.azure else "the OpenAI API"
@@ -198,12 +197,19 @@ class OpenAIProvider(Provider):
 
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
         try:
-            if request.is_chat:
-                raw: Any = await self._client.chat.completions.create(**self._chat_args(request))
-            else:
-                raw = await self._client.completions.create(**self._completion_args(request))
+            async with bounded(self.timeout, self._spec):
+                if request.is_chat:
+                    raw: Any = await self._client.chat.completions.create(
+                        **self._chat_args(request)
+                    )
+                else:
+                    raw = await self._client.completions.create(**self._completion_args(request))
         except openai.APIError as exc:
             raise self._map_error(exc) from None
+        except UnicodeError as exc:  # our side: a header or URL that cannot be encoded
+            raise ProviderError(
+                f"{self._spec}: the request cannot be encoded ({self._scrub(str(exc))})"
+            ) from None
         except ValueError as exc:  # json.JSONDecodeError from a garbled body
             raise TransientError(f"{self._spec}: the server sent malformed JSON ({exc})") from None
         try:
@@ -225,9 +231,8 @@ class OpenAIProvider(Provider):
     # ------------------------------------------------------------------ errors
 
     def _scrub(self, text: str) -> str:
-        if self._key and self._key != PLACEHOLDER_KEY:
-            text = text.replace(self._key, "***")
-        return _KEY_PATTERN.sub("sk-***", text)
+        scrubbed = KnownSecrets.from_environment(self._key).scrub(text)
+        return _KEY_PATTERN.sub(f"sk-{REDACTED}", scrubbed)
 
     def _server_message(self, exc: openai.APIError) -> str:
         body = exc.body
@@ -248,7 +253,7 @@ class OpenAIProvider(Provider):
     def _map_error(self, exc: openai.APIError) -> ProviderError:
         spec = self._spec
         if isinstance(exc, openai.APITimeoutError):
-            return TransientError(f"{spec}: no answer within {self.timeout:g} s")
+            return TransientError(f"{spec}: no answer within {self.timeout:g} s (timeout)")
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             detail = f": {type(cause).__name__}: {cause}" if cause else ""
@@ -259,39 +264,14 @@ class OpenAIProvider(Provider):
             status = exc.status_code
             message = f"{spec}: HTTP {status}: {self._server_message(exc)}"
             if status == 429:
-                return RateLimitError(message, retry_after=_retry_after(exc.response.headers))
+                return RateLimitError(message, retry_after=retry_after(exc.response.headers))
             if status >= 500 or status in _TRANSIENT_STATUS:
-                return TransientError(message, retry_after=_retry_after(exc.response.headers))
+                return TransientError(message, retry_after=retry_after(exc.response.headers))
             return ProviderError(message)
         return ProviderError(f"{spec}: {self._scrub(exc.message)}")
 
     async def aclose(self) -> None:
         await self._client.close()
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds from ``retry-after-ms``, or ``Retry-After`` (seconds or an HTTP date)."""
-    millis = headers.get("retry-after-ms")
-    if millis is not None:
-        try:
-            value = float(millis) / 1000.0
-        except ValueError:
-            pass
-        else:
-            if math.isfinite(value) and value >= 0:
-                return value
-    raw = headers.get("retry-after")
-    if raw is None:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(raw)
-        except (TypeError, ValueError):
-            return None
-        return max(0.0, when.timestamp() - time.time())
-    return value if math.isfinite(value) and value >= 0 else None
 
 
 def _usage(raw: Any) -> Usage:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from hyoka.errors import HyokaError
+from hyoka.errors import InputError
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import MissingDependencyError
 
@@ -25,23 +25,27 @@ BACKENDS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def parse_model_string(spec: str) -> tuple[str, str]:
-    """``"openai/gpt-4o-mini"`` -> ``("openai", "gpt-4o-mini")``; the model may hold slashes."""
+def parse_model_string(spec: str, *, flag: str = "--model") -> tuple[str, str]:
+    """``"openai/gpt-4o-mini"`` -> ``("openai", "gpt-4o-mini")``; the model may hold slashes.
+
+    ``flag`` is the option the user typed the string into (``--judge``, ``-j`` ...): the
+    error names it, so a user told to fix ``--model`` is not sent to the wrong flag.
+    """
     provider, sep, model = spec.partition("/")
+    known = ", ".join(sorted(BACKENDS))
     if not sep or not provider or not model:
-        known = ", ".join(sorted(BACKENDS))
-        raise HyokaError(
-            f"--model must look like PROVIDER/MODEL (providers: {known}), got {spec!r}"
-        )
+        raise InputError(f"{flag} must look like PROVIDER/MODEL (providers: {known}), got {spec!r}")
     if provider not in BACKENDS:
-        known = ", ".join(sorted(BACKENDS))
-        raise HyokaError(f"unknown provider {provider!r} in {spec!r} (known: {known})")
+        raise InputError(f"{flag}: unknown provider {provider!r} in {spec!r} (known: {known})")
     return provider, model
 
 
-def load_provider(spec: str, **options: Any) -> Provider:
-    """Build the backend for ``spec`` with backend options (``base_url``, ``n_ctx`` ...)."""
-    provider, model = parse_model_string(spec)
+def load_provider(spec: str, *, flag: str = "--model", **options: Any) -> Provider:
+    """Build the backend for ``spec`` with backend options (``base_url``, ``n_ctx`` ...).
+
+    ``flag`` names the option ``spec`` came from, for the error when it is malformed.
+    """
+    provider, model = parse_model_string(spec, flag=flag)
     module_name, class_name, extra = BACKENDS[provider]
     try:
         module = importlib.import_module(module_name)

@@ -2,13 +2,12 @@
 
 ``vllm/MODEL`` builds ``vllm.LLM(MODEL, tensor_parallel_size=..., **options)`` on first
 use. Requests are batched (``BatchingWorker``): all requests waiting when the engine is
-free, whether they came through ``generate_batch`` or as concurrent ``generate`` calls,
-go to vLLM together, the raw prompts in one ``LLM.generate`` call and the chat requests
-in one ``LLM.chat`` call (the tokenizer's chat template), so vLLM schedules them all. A
-request vLLM refuses (a prompt longer than the context, say) fails alone. vLLM is
-imported only when the engine is built: this module imports on a machine without it,
-and the mapping (``sampling_kwargs``, ``choice_from_output``) is plain code over plain
-values, testable anywhere.
+free (the concurrent ``generate`` calls of a client) go to vLLM together, the raw prompts
+in one ``LLM.generate`` call and the chat requests in one ``LLM.chat`` call (the
+tokenizer's chat template), so vLLM schedules them all. A request vLLM refuses (a prompt
+longer than the context, say) fails alone. vLLM is imported only when the engine is
+built: this module imports on a machine without it, and the mapping (``sampling_kwargs``,
+``choice_from_output``) is plain code over plain values, testable anywhere.
 
 The engine is not thread-safe: calls run one at a time on one worker thread. A request
 without ``max_tokens`` generates up to the model's context length (vLLM's own default
@@ -18,16 +17,11 @@ download cache, ``HF_HUB_OFFLINE=1`` to forbid downloads).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import importlib
-import threading
-from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol, cast
 
+from hyoka.providers._batching import BatchingWorker, Outcome
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import MissingDependencyError, ProviderError
 from hyoka.providers.types import (
@@ -164,103 +158,6 @@ def _engine_n(request: GenerationRequest) -> int:
     return 1 if request.params.temperature == 0 else request.n
 
 
-#: what a batch gives back for each request: its response, or the error for it alone
-Outcome = GenerationResponse | Exception
-
-
-@dataclass
-class _Job:
-    request: GenerationRequest
-    future: asyncio.Future[GenerationResponse]
-    loop: asyncio.AbstractEventLoop
-
-    def settle(self, outcome: Outcome) -> None:
-        def apply() -> None:
-            if self.future.done():  # cancelled: the caller stopped waiting
-                return
-            if isinstance(outcome, Exception):
-                self.future.set_exception(outcome)
-            else:
-                self.future.set_result(outcome)
-
-        # RuntimeError: that event loop is closed, nobody is waiting any more
-        with contextlib.suppress(RuntimeError):
-            self.loop.call_soon_threadsafe(apply)
-
-
-class BatchingWorker:
-    """One worker thread that runs requests in batches, for in-process engines.
-
-    Engines (vLLM, a transformers model) are not thread-safe, and they are fastest on
-    many requests at once. Every ``run`` call queues its requests and asks the single
-    worker to drain the queue; while the worker is busy, requests from concurrent callers
-    (the client sends one ``generate`` per request) pile up and become its next batch.
-    So batching happens whether callers use ``generate_batch`` or many ``generate``.
-    ``run_batch`` returns one outcome per request: a response, or the error for that
-    request alone; an exception it raises fails the whole batch. (Shared by the vLLM and
-    transformers backends; it lives here because this module imports nothing heavy.)
-    """
-
-    def __init__(
-        self,
-        run_batch: Callable[[list[GenerationRequest]], list[Outcome]],
-        *,
-        name: str,
-        max_batch: int = 256,
-    ) -> None:
-        self._run_batch = run_batch
-        self._name = name
-        self._max_batch = max_batch
-        self._pending: deque[_Job] = deque()
-        self._lock = threading.Lock()
-        self._executor: ThreadPoolExecutor | None = None
-
-    async def run(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
-        loop = asyncio.get_running_loop()
-        jobs = [_Job(request, loop.create_future(), loop) for request in requests]
-        with self._lock:
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=self._name)
-            executor = self._executor
-            self._pending.extend(jobs)
-        try:
-            await loop.run_in_executor(executor, self._drain)
-            outcomes = await asyncio.gather(*(job.future for job in jobs), return_exceptions=True)
-        except asyncio.CancelledError:
-            for job in jobs:  # the worker skips what is still queued
-                job.future.cancel()
-            raise
-        responses: list[GenerationResponse] = []
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                raise outcome
-            responses.append(outcome)
-        return responses
-
-    def _drain(self) -> None:
-        while True:
-            with self._lock:
-                jobs: list[_Job] = []
-                while self._pending and len(jobs) < self._max_batch:
-                    job = self._pending.popleft()
-                    if not job.future.cancelled():
-                        jobs.append(job)
-            if not jobs:
-                return
-            try:
-                outcomes = self._run_batch([job.request for job in jobs])
-            except Exception as exc:
-                outcomes = [exc] * len(jobs)
-            for job, outcome in zip(jobs, outcomes, strict=True):
-                job.settle(outcome)
-
-    async def aclose(self) -> None:
-        with self._lock:
-            executor, self._executor = self._executor, None
-        if executor is not None:
-            await asyncio.get_running_loop().run_in_executor(None, executor.shutdown)
-
-
 def _import_vllm() -> Any:
     try:
         return importlib.import_module("vllm")
@@ -282,6 +179,7 @@ class VLLMProvider(Provider):
 
     name: ClassVar[str] = "vllm"
     supports_logprobs: ClassVar[bool] = True
+    in_process: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -294,7 +192,7 @@ class VLLMProvider(Provider):
     ) -> None:
         if base_url is not None:
             raise ProviderError("vllm runs in this process; for a vLLM server use openai/MODEL")
-        super().__init__(model, tensor_parallel_size=tensor_parallel_size, **options)
+        super().__init__(model)
         self.tensor_parallel_size = tensor_parallel_size
         self._engine_options = dict(options)
         self._engine: _Engine | None = None
@@ -389,14 +287,8 @@ class VLLMProvider(Provider):
         return [cast(Outcome, outcome) for outcome in outcomes]
 
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
-        return (await self.generate_batch([request]))[0]
-
-    async def generate_batch(
-        self, requests: Sequence[GenerationRequest]
-    ) -> list[GenerationResponse]:
-        for request in requests:
-            self.check_request(request)
-        return await self._worker.run(requests) if requests else []
+        self.check_request(request)
+        return await self._worker.submit(request)
 
     async def aclose(self) -> None:
         await self._worker.aclose()

@@ -1,0 +1,112 @@
+"""Keeping API keys out of everything hyoka returns, stores or prints.
+
+The keys live in environment variables only. A misconfigured proxy may still echo one in a
+reply, and an SDK may quote one in an error (``Illegal header value b'Bearer ...'``). So
+whatever leaves the provider layer (responses, error messages) is checked against every
+key-like value in the environment and has each one replaced by ``REDACTED``: nothing
+downstream (trial files, result.json, judgments, the cache, a terminal) can then hold one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+
+#: What a key's value is replaced by.
+REDACTED = "[REDACTED]"
+#: Variables the HTTP backends read their keys from.
+KEY_VARIABLES = (
+    "OPENAI_API_KEY",
+    "AZURE_OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GOOGLE_API_KEY",
+    "GEMINI_API_KEY",
+)
+#: Any other variable whose name ends so is treated as a secret too.
+_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY")
+#: Shorter values are too likely to occur in ordinary text to be replaced everywhere.
+MIN_SECRET_LENGTH = 8
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+
+
+def environment_secrets(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every key-like value in the environment -> the name of its variable."""
+    found: dict[str, str] = {}
+    for name, value in (os.environ if environ is None else environ).items():
+        if name in KEY_VARIABLES or name.upper().endswith(_SECRET_SUFFIXES):
+            value = value.strip()
+            if len(value) >= MIN_SECRET_LENGTH:
+                found.setdefault(value, name)
+    return found
+
+
+def _forms(secret: str) -> Iterator[str]:
+    """The secret as text may quote it: as is, escaped (repr of text or bytes, JSON), and
+    each line of a key holding line breaks (an SDK may show just one of them)."""
+    yield secret
+    yield repr(secret)[1:-1]
+    yield repr(secret.encode("utf-8", "backslashreplace"))[2:-1]
+    yield json.dumps(secret)[1:-1]
+    yield json.dumps(secret, ensure_ascii=False)[1:-1]
+    for piece in _CONTROL.split(secret):
+        if len(piece) >= MIN_SECRET_LENGTH:
+            yield piece
+
+
+class KnownSecrets:
+    """Secret values, each with every form text may quote it in, ready to find or replace.
+
+    Built once (the forms cost more than the search), then used on every response.
+    """
+
+    def __init__(self, secrets: Mapping[str, str]) -> None:
+        """``secrets`` maps each value to the name of the variable that holds it."""
+        forms = {(form, name) for value, name in secrets.items() for form in _forms(value)}
+        #: longest first, so a whole key is replaced before any of its pieces
+        self._forms = sorted(forms, key=lambda pair: (-len(pair[0]), pair))
+
+    @classmethod
+    def from_environment(cls, *extra: str) -> KnownSecrets:
+        """The environment's secrets, plus ``extra`` values (a key the caller holds)."""
+        secrets = environment_secrets()
+        for value in extra:
+            if len(value) >= MIN_SECRET_LENGTH:
+                secrets.setdefault(value, "the API key")
+        return cls(secrets)
+
+    def __bool__(self) -> bool:
+        return bool(self._forms)
+
+    def found_in(self, text: str) -> list[str]:
+        """The variables (sorted) whose values appear in ``text`` in any form."""
+        return sorted({name for form, name in self._forms if form in text})
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every form of every secret replaced by ``REDACTED``."""
+        for form, _ in self._forms:
+            if form in text:
+                text = text.replace(form, REDACTED)
+        return text
+
+    def scrub_exception(self, exc: BaseException) -> None:
+        """Scrub ``exc`` and the exceptions chained to it, in place.
+
+        Text arguments are scrubbed; a chained exception that still shows a secret
+        afterwards (one whose message is built from other attributes) is cut off the chain.
+        """
+        if not self._forms:
+            return
+        current: BaseException | None = exc
+        previous: BaseException | None = None
+        seen: set[int] = set()
+        while current is not None and id(current) not in seen:
+            seen.add(id(current))
+            current.args = tuple(self.scrub(a) if isinstance(a, str) else a for a in current.args)
+            if previous is not None and self.found_in(str(current)):
+                previous.__cause__ = None
+                previous.__context__ = None
+                previous.__suppress_context__ = True
+                return
+            previous, current = current, current.__cause__ or current.__context__

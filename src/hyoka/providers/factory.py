@@ -1,0 +1,56 @@
+"""One call from a ``provider/model`` string to a ready ``ModelClient``.
+
+Every command that talks to a model builds the same three things: the backend (with
+``--base-url`` and ``--option`` values), the shared response cache (unless ``--no-cache``)
+and the client with the user's ``--concurrency``. ``connect`` does it once, so each command
+says only what it wants, and the cache it opened is closed with the client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from hyoka.providers.client import ModelClient, ResponseCache, RetryEvent, RetryPolicy
+from hyoka.providers.registry import load_provider
+
+
+def connect(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    no_cache: bool = False,
+    cache_dir: Path | str | None = None,
+    concurrency: int = 8,
+    retry: RetryPolicy | None = None,
+    on_retry: Callable[[RetryEvent], None] | None = None,
+    flag: str = "--model",
+) -> ModelClient:
+    """A client for ``spec`` (``"openai/gpt-4o-mini"``), ready for ``async with``.
+
+    ``options`` are the backend's own (``timeout``, ``n_ctx`` ...); ``base_url`` is kept
+    apart because every backend that talks HTTP takes it. Responses are cached in
+    ``cache_dir`` (default: ``HYOKA_CACHE_DIR`` or the user cache folder) unless
+    ``no_cache``; the client closes that cache when it is closed. ``flag`` is the command
+    line flag that gave ``spec``, named when ``spec`` is malformed.
+    """
+    settings = dict(options or {})
+    if base_url:
+        settings["base_url"] = base_url
+    provider = load_provider(spec, flag=flag, **settings)
+    cache = None if no_cache else ResponseCache(cache_dir)
+    try:
+        return ModelClient(
+            provider,
+            cache=cache,
+            concurrency=concurrency,
+            retry=retry,
+            on_retry=on_retry,
+            owns_cache=True,
+        )
+    except BaseException:
+        if cache is not None:
+            cache.close()
+        raise
