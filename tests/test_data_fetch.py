@@ -110,7 +110,7 @@ def _assert_matches_shared(
 
 def test_manifests_load_and_are_consistent() -> None:
     names = [m.name for m in all_manifests()]
-    assert names == ["pfgen", "pfmt-fin"]
+    assert names == ["mt-bench", "pfgen", "pfmt-fin"]
     for m in all_manifests():
         paths = [f.path for f in m.files]
         assert len(paths) == len(set(paths))
@@ -119,8 +119,29 @@ def test_manifests_load_and_are_consistent() -> None:
 
 
 def test_unknown_manifest_lists_known_names() -> None:
-    with pytest.raises(HyokaError, match="pfgen, pfmt-fin"):
+    with pytest.raises(HyokaError, match="mt-bench, pfgen, pfmt-fin"):
         manifest("nope")
+
+
+def test_mt_bench_manifest_pins_fastchat_and_the_shared_copy() -> None:
+    pinned = manifest("mt-bench")
+    assert (pinned.repository, pinned.commit) == (
+        "lm-sys/FastChat",
+        "0e6d3e4beaab66f4d3f93db72541a4abab8af28d",
+    )
+    assert [f.path for f in pinned.select()] == [
+        "mt-bench/question.jsonl",
+        "mt-bench/judge_prompts.jsonl",
+        "mt-bench/reference_answer/gpt-4.jsonl",
+        "mt-bench/LICENSE",
+    ]
+    assert not pinned.select({"published"})
+    assert verify(pinned, SHARED).ok  # every size and SHA-256 matches the shared copy
+    first = pinned.select()[0]
+    assert file_url(pinned, first, "https://raw.githubusercontent.com") == (
+        "https://raw.githubusercontent.com/lm-sys/FastChat/"
+        "0e6d3e4beaab66f4d3f93db72541a4abab8af28d/fastchat/llm_judge/data/mt_bench/question.jsonl"
+    )
 
 
 @pytest.mark.parametrize("path", ["../escape.json", "/etc/passwd", "a/../../b", ""])
@@ -292,9 +313,38 @@ def test_cli_verify_checks_published_files_that_are_present(server: Server, tmp_
     assert "hyoka data fetch all --with-published" in everything.stderr
 
 
+def test_cli_fetch_then_verify_mt_bench(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(BASE_URL_ENV, server.url)
+    runner = CliRunner()
+    fetched = runner.invoke(app, ["data", "fetch", "mt-bench", "--data-dir", str(tmp_path)])
+    assert fetched.exit_code == 0, fetched.output
+    assert "MT-bench: 4 files" in fetched.stdout
+    assert "4 downloaded" in fetched.stdout
+    _assert_matches_shared(tmp_path, "mt-bench")
+    assert sorted(server.behaviour.requests) == sorted(
+        f"/lm-sys/FastChat/0e6d3e4beaab66f4d3f93db72541a4abab8af28d/{f.upstream}"
+        for f in manifest("mt-bench").files
+    )
+
+    ok = runner.invoke(app, ["data", "verify", "mt-bench", "--data-dir", str(tmp_path)])
+    assert ok.exit_code == 0, ok.output
+    assert "MT-bench: all 4 files verified" in ok.stdout
+
+    question_file = tmp_path / "mt-bench" / "question.jsonl"
+    question_file.write_bytes(question_file.read_bytes().replace(b"writing", b"Writing", 1))
+    broken = runner.invoke(app, ["data", "verify", "mt-bench", "--data-dir", str(tmp_path)])
+    assert broken.exit_code == 1
+    assert "corrupt: mt-bench/question.jsonl (SHA-256 does not match the manifest)" in (
+        broken.stderr
+    )
+    assert f"hyoka data fetch mt-bench --data-dir {tmp_path}" in broken.stderr
+
+
 def test_cli_unknown_benchmark_is_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["data", "fetch", "nope", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1
     assert result.stderr.strip().count("\n") == 0
     assert "unknown benchmark 'nope'" in result.stderr
-    assert "pfgen, pfmt-fin, all" in result.stderr
+    assert "mt-bench, pfgen, pfmt-fin, all" in result.stderr

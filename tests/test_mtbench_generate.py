@@ -1,4 +1,5 @@
-"""Answer generation: templates, the injection check, resumable runs on the real SmolLM2."""
+"""Answer generation: templates, the injection check, resumable runs on the real SmolLM2,
+and MT-bench with FastChat's settings."""
 
 from __future__ import annotations
 
@@ -14,16 +15,20 @@ from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.errors import InputError
 from hyoka.mtbench import Bench, load_answers
+from hyoka.mtbench.bench import bench_spec
 from hyoka.mtbench.dialogue import base_prompt, chat_messages, check_injection, clean_answer
 from hyoka.mtbench.generate import (
     GeneratePlan,
     GenerateReport,
+    default_repetition_penalty,
     generate_answers,
     parse_temperatures,
 )
 from hyoka.providers import GenerationRequest, SamplingParams, load_provider
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.embedded import EMBEDDED_MODEL
+from hyoka.providers.types import Message
+from replay_judge_server import ReplayJudge
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
 
@@ -195,3 +200,125 @@ def test_judging_needs_every_dialogue(bench: Bench, tmp_path: Path) -> None:
         InputError, match=r"answers 80 of the 360 .* \(first missing: question_id 80\)"
     ):
         load_answers(path, bench, complete=True)
+
+
+# --- MT-bench: FastChat's settings --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mt() -> Bench:
+    return Bench.load("mt-bench", SHARED_DATA)
+
+
+def test_mt_bench_requests_use_fastchats_settings(mt: Bench, tmp_path: Path) -> None:
+    """Every dialogue against a recording server: per-category temperatures, 1024 tokens,
+    no system message, no repetition penalty, turn 2 after the model's own turn 1."""
+    plan = GeneratePlan(answer_file=tmp_path / "m.jsonl", model_id="m", template="chat")
+    assert default_repetition_penalty(mt.spec, "openai") is None
+    assert default_repetition_penalty(mt.spec, "llamacpp") is None
+    assert default_repetition_penalty(bench_spec("pfmt-fin"), "llamacpp") == 1.1
+    with ReplayJudge({}, missing_reply="  An answer. </s>") as server:
+        client = ModelClient(load_provider("openai/m", base_url=server.base_url), cache=None)
+
+        async def go() -> GenerateReport:
+            async with client:
+                return await generate_answers(plan, mt, client)
+
+        report = asyncio.run(go())
+    assert (report.generated, report.template) == (80, "chat")
+    sent = {(r.body["messages"][0]["content"], len(r.body["messages"])): r for r in server.received}
+    assert len(server.received) == 160
+    fastchat = {"writing": 0.7, "roleplay": 0.7, "reasoning": 0.0, "math": 0.0, "coding": 0.0,
+                "extraction": 0.0, "stem": 0.1, "humanities": 0.1}  # fmt: skip
+    for question in mt.questions:
+        first = sent[(question.turns[0], 1)].body
+        second = sent[(question.turns[0], 3)].body
+        assert first["messages"] == [{"role": "user", "content": question.turns[0]}]
+        assert [m["content"] for m in second["messages"]] == [
+            question.turns[0],
+            "An answer.",
+            question.turns[1],
+        ]
+        for body in (first, second):
+            assert body["temperature"] == fastchat[question.category]
+            assert body["max_tokens"] == 1024
+            assert "repetition_penalty" not in body and "repeat_penalty" not in body
+    answers = load_answers(plan.answer_file, mt, complete=True)
+    assert {a.turns for a in answers.values()} == {("An answer.", "An answer.")}
+
+
+def test_mt_bench_end_to_end_on_smollm2_and_a_fake_judge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hyoka mtbench generate|judge|leaderboard --bench mt-bench``: answers from the
+    embedded model, graded by a local judge that writes two ratings (FastChat reads the
+    first), ranked from FastChat-format judgment files."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    runner = CliRunner()
+    path = tmp_path / "smollm2.jsonl"
+    args = ["mtbench", "generate", "--bench", "mt-bench", "-m", EMBEDDED_MODEL, "--limit", "2"]
+    args += ["--max-tokens", "16", "--name", "smollm2", "--output", str(path)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "2 dialogue(s) answered" in result.stdout
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [r["question_id"] for r in records] == [81, 82]
+    for record in records:
+        # FastChat's answer format, field for field
+        assert set(record) == {"question_id", "answer_id", "model_id", "choices", "tstamp"}
+        assert record["model_id"] == "smollm2" and len(record["answer_id"]) == 22
+        assert [c["index"] for c in record["choices"]] == [0]
+        turns = record["choices"][0]["turns"]
+        assert len(turns) == 2 and all(isinstance(t, str) and t for t in turns)
+    mt = Bench.load("mt-bench", SHARED_DATA)
+    assert sorted(load_answers(path, mt)) == [81, 82]
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0 and "0 dialogue(s) answered, 2 already done" in again.stdout
+
+    judged = tmp_path / "judgments"
+    reply = "Helpful but short.\n\nRating: [[6]]\n\n(An earlier draft said [[9]].)"
+    with ReplayJudge({}, missing_reply=reply) as judge:
+        verdict = runner.invoke(
+            app,
+            ["mtbench", "judge", "--bench", "mt-bench", "-j", "openai/gpt-4", "-a", str(path),
+             "--limit", "2", "--base-url", judge.base_url, "--no-cache",
+             "--output-dir", str(judged)],
+        )  # fmt: skip
+    assert verdict.exit_code == 0, verdict.output
+    # FastChat: one call per turn, temperature 0, 2048 tokens, its own system prompts
+    assert len(judge.received) == 4
+    assert {(r.temperature, r.max_tokens) for r in judge.received} == {(0.0, 2048)}
+    assert {r.system_prompt for r in judge.received} == {
+        mt.prompt("single-v1").system_prompt,
+        mt.prompt("single-v1-multi-turn").system_prompt,
+    }
+    lines = [json.loads(line) for line in (judged / "smollm2.jsonl").read_text().splitlines()]
+    assert [(r["question_id"], r["turn"], r["judge"], r["score"]) for r in lines] == [
+        (81, 1, ["gpt-4", "single-v1"], 6),
+        (81, 2, ["gpt-4", "single-v1-multi-turn"], 6),
+        (82, 1, ["gpt-4", "single-v1"], 6),
+        (82, 2, ["gpt-4", "single-v1-multi-turn"], 6),
+    ]
+    assert all(type(r["score"]) is int for r in lines)  # as FastChat writes them
+
+    board = runner.invoke(
+        app,
+        ["mtbench", "leaderboard", "--bench", "mt-bench", "--judgments", str(judged),
+         "--format", "json"],
+    )  # fmt: skip
+    assert board.exit_code == 0, board.output
+    rows = json.loads(board.stdout)
+    rows = rows if isinstance(rows, list) else rows["rows"]
+    (row,) = [r for r in rows if r["model"] == "smollm2"]
+    assert row["overall"] == 6.0 and row["categories"]["writing"] == 6.0
+    assert row["categories"]["stem"] is None
+
+
+def test_mt_bench_base_transcript_is_english() -> None:
+    style = bench_spec("mt-bench").dialogue
+    assert base_prompt(["Q1", "Q2"], ["A1"], style) == (
+        "### User: Q1\n\n### Assistant: A1\n\n### User: Q2\n\n### Assistant:"
+    )
+    assert chat_messages(["Q1"], [], style) == (Message(role="user", content="Q1"),)
+    assert clean_answer("Sure.\n### User: more", "lenient", style.role_markers) == ("Sure.", True)

@@ -80,7 +80,7 @@ def manifest_names() -> tuple[str, ...]:
 
 @functools.cache
 def manifest(name: str) -> Manifest:
-    """The manifest called ``name`` (``pfgen``, ``pfmt-fin``)."""
+    """The manifest called ``name`` (``pfgen``, ``pfmt-fin``, ``mt-bench``)."""
     known = manifest_names()
     if name not in known:
         raise HyokaError(f"unknown benchmark {name!r}; known benchmarks: {', '.join(known)}")

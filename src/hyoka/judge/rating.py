@@ -1,15 +1,29 @@
-"""Reading a 1-10 rating out of a judge's reply, and asking again when there is none.
+"""Reading a rating out of a judge's reply, and asking again when there is none: rules as data.
 
-The parser sees the judge's reply only, never the graded answer, and takes the *last*
-rating in it: a judge that quotes an answer containing ``[[10]]`` before writing its own
-verdict is graded by its own verdict. The forms tried, in order (the first form present
-decides): ``[[n]]``, then ``[n]``, then ``Rating: n`` (also ``Score``, 評価, 点数, スコア).
-Full-width digits, brackets and colons are folded to ASCII first (NFKC). A rating outside
-1..10 is no rating.
+Three rule sets exist because three tools disagree, and a benchmark that reproduces an
+upstream protocol must read replies exactly as upstream did, or its numbers drift:
 
-A reply without a rating is asked again, up to ``max_attempts`` calls in all, each with the
-temperature raised by 0.001 (as the upstream MT-bench judges do) and its own cache key, so
-a cached rerun replays the same sequence of replies without calling the provider.
+``hyoka`` (the default; ``hyoka judge single``)
+    The *last* rating decides: a judge that quotes an answer containing ``[[10]]`` before
+    writing its own verdict is graded by its own verdict. Forms tried in order (the first
+    form present decides): ``[[n]]``, ``[n]``, ``Rating: n`` (also Score, 評価, 点数,
+    スコア). Full-width text is folded to ASCII first (NFKC). Only 1..10 is a rating. A
+    reply without one is asked again, up to 3 calls, each 0.001 warmer than the caller's
+    temperature.
+``pfmt-upstream`` (pfmt-bench-fin-ja's ``gen_judgment.py``)
+    The *first* ``[[n]]``, else the first ``[n]``; no folding, no range check (``[[0]]``
+    is a score of 0, ``[[15]]`` one of 15). Up to 5 calls at temperature 0.001·i whatever
+    the caller asked (0.0, 0.001, ...), 2048 tokens each.
+``fastchat`` (lm-sys FastChat ``llm_judge/common.py``, ``run_judge_single``)
+    The same two forms and first-match reading as pfmt, one call at temperature 0 with
+    2048 tokens, no retry: a reply without a rating is recorded as -1.
+
+Upstream's number syntax is ``\\d+\\.?\\d*`` with no spaces inside the brackets; its value
+is ``ast.literal_eval`` of the match, so ``7`` is the integer 7 and ``7.5`` a float.
+``RatingOutcome.written_score`` keeps that distinction for files in FastChat's format.
+
+Each attempt has its own cache key, so a cached rerun replays the same sequence of
+replies without calling the provider.
 """
 
 from __future__ import annotations
@@ -17,33 +31,180 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from hyoka.errors import InputError
 from hyoka.providers.client import ModelClient
 from hyoka.providers.types import GenerationRequest, Message, SamplingParams, Usage
 
+#: What upstream files record for a turn whose replies never held a rating.
+NO_RATING = -1
+
 LOWEST, HIGHEST = 1.0, 10.0
-#: Added to the temperature on each retry of a reply without a rating.
+#: Added to the temperature on each retry of a reply without a rating (hyoka's rules).
 TEMPERATURE_STEP = 0.001
 
-_NUMBER = r"(\d+(?:\.\d+)?)"
-_FORMS = (
-    re.compile(r"\[\[\s*" + _NUMBER + r"\s*\]\]"),
-    re.compile(r"\[\s*" + _NUMBER + r"\s*\]"),
-    re.compile(r"(?:rating|score|評価|点数|スコア)\s*(?:は|:)\s*" + _NUMBER, re.IGNORECASE),
+_HYOKA_NUMBER = r"(\d+(?:\.\d+)?)"
+#: FastChat's number: digits, an optional point, optional digits (``7.`` is a number).
+_UPSTREAM_NUMBER = r"(\d+\.?\d*)"
+
+
+@dataclass(frozen=True)
+class RatingForm:
+    """One way a rating may be written, tried as a whole before the next form."""
+
+    name: str
+    pattern: re.Pattern[str]
+
+
+HYOKA_FORMS = (
+    RatingForm("[[n]]", re.compile(r"\[\[\s*" + _HYOKA_NUMBER + r"\s*\]\]")),
+    RatingForm("[n]", re.compile(r"\[\s*" + _HYOKA_NUMBER + r"\s*\]")),
+    RatingForm(
+        "rating:n",
+        re.compile(
+            r"(?:rating|score|評価|点数|スコア)\s*(?:は|:)\s*" + _HYOKA_NUMBER, re.IGNORECASE
+        ),
+    ),
+)
+UPSTREAM_FORMS = (
+    RatingForm("[[n]]", re.compile(r"\[\[" + _UPSTREAM_NUMBER + r"\]\]")),
+    RatingForm("[n]", re.compile(r"\[" + _UPSTREAM_NUMBER + r"\]")),
 )
 
 
-def parse_rating(reply: str) -> float | None:
-    """The last rating in ``reply`` (the first of the forms that occurs), or ``None``."""
-    text = unicodedata.normalize("NFKC", reply)
-    for form in _FORMS:
-        found = form.findall(text)
-        if found:
-            value = float(found[-1])
-            return value if LOWEST <= value <= HIGHEST else None
+@dataclass(frozen=True)
+class RatingRules:
+    """How a rating is read from a reply and how often the judge is asked again.
+
+    ``name`` is the short name signatures carry (``rating:pfmt-upstream``). ``accepted`` is
+    the inclusive range a rating must lie in, ``None`` for any number. The temperature of
+    attempt ``i`` (0-based) is ``base + step * i`` where ``base`` is ``base_temperature``,
+    or the caller's temperature when that is ``None``. ``max_tokens`` is the reply budget
+    used when the caller sets none.
+    """
+
+    name: str
+    forms: tuple[RatingForm, ...]
+    pick: Literal["first", "last"]
+    fold_nfkc: bool
+    accepted: tuple[float, float] | None
+    max_attempts: int
+    temperature_step: float
+    base_temperature: float | None
+    max_tokens: int | None
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        if not self.forms:
+            raise ValueError("a rule set needs at least one rating form")
+
+    def temperature(self, requested: float | None, attempt: int) -> float:
+        """The temperature of ``attempt`` (0-based) when the caller asked for ``requested``."""
+        base = self.base_temperature if self.base_temperature is not None else requested or 0.0
+        return round(base + self.temperature_step * attempt, 6)
+
+    def describe(self) -> str:
+        """One line for ``--help`` texts and reports."""
+        forms = ", else ".join(f.name for f in self.forms)
+        accepted = "any number"
+        if self.accepted is not None:
+            accepted = f"{self.accepted[0]:g}..{self.accepted[1]:g}"
+        retries = (
+            "no retry"
+            if self.max_attempts == 1
+            else f"up to {self.max_attempts} calls, +{self.temperature_step:g} each"
+        )
+        return f"{self.name}: {self.pick} {forms}; {accepted}; {retries}"
+
+
+HYOKA = RatingRules(
+    name="hyoka",
+    forms=HYOKA_FORMS,
+    pick="last",
+    fold_nfkc=True,
+    accepted=(LOWEST, HIGHEST),
+    max_attempts=3,
+    temperature_step=TEMPERATURE_STEP,
+    base_temperature=None,
+    max_tokens=None,
+)
+PFMT_UPSTREAM = RatingRules(
+    name="pfmt-upstream",
+    forms=UPSTREAM_FORMS,
+    pick="first",
+    fold_nfkc=False,
+    accepted=None,
+    max_attempts=5,
+    temperature_step=0.001,
+    base_temperature=0.0,
+    max_tokens=2048,
+)
+FASTCHAT = RatingRules(
+    name="fastchat",
+    forms=UPSTREAM_FORMS,
+    pick="first",
+    fold_nfkc=False,
+    accepted=None,
+    max_attempts=1,
+    temperature_step=0.0,
+    base_temperature=0.0,
+    max_tokens=2048,
+)
+
+#: The named presets, by the short name signatures and ``--rating-rules`` use.
+RATING_RULES: dict[str, RatingRules] = {r.name: r for r in (HYOKA, PFMT_UPSTREAM, FASTCHAT)}
+
+
+def rating_rules(name: str) -> RatingRules:
+    """The preset called ``name``; an unknown name is one clear line."""
+    if name not in RATING_RULES:
+        raise InputError(f"unknown rating rules {name!r}; choose one of: {', '.join(RATING_RULES)}")
+    return RATING_RULES[name]
+
+
+@dataclass(frozen=True)
+class RatingMatch:
+    """A rating as found: its value, and the text it was read from."""
+
+    value: float
+    text: str
+    form: str
+
+    @property
+    def written(self) -> int | float:
+        """The value as upstream's ``ast.literal_eval`` gives it: ``7`` int, ``7.5`` float."""
+        return self.value if "." in self.text else int(self.value)
+
+
+def find_rating(reply: str, rules: RatingRules = HYOKA) -> RatingMatch | None:
+    """The rating ``rules`` read in ``reply``, or ``None``.
+
+    The first form that occurs at all decides; within it the first or last occurrence
+    (``rules.pick``). A value outside ``rules.accepted`` is no rating: an earlier or later
+    one is not tried instead, since the chosen occurrence is the judge's word.
+    """
+    text = unicodedata.normalize("NFKC", reply) if rules.fold_nfkc else reply
+    for form in rules.forms:
+        found = form.pattern.findall(text)
+        if not found:
+            continue
+        chosen: str = found[0] if rules.pick == "first" else found[-1]
+        value = float(chosen)
+        if rules.accepted is not None and not rules.accepted[0] <= value <= rules.accepted[1]:
+            return None
+        return RatingMatch(value=value, text=chosen, form=form.name)
     return None
+
+
+def parse_rating(reply: str, rules: RatingRules = HYOKA) -> float | None:
+    """The rating ``rules`` read in ``reply`` (see ``find_rating``), or ``None``."""
+    match = find_rating(reply, rules)
+    return None if match is None else match.value
 
 
 class RatingOutcome(BaseModel):
@@ -57,6 +218,21 @@ class RatingOutcome(BaseModel):
     replies: tuple[str, ...]
     attempts: int  # judge calls made for this rating, cached ones included
     usage: Usage = Usage()
+    #: the score as upstream writes it (``int`` unless the reply wrote a decimal point),
+    #: ``NO_RATING`` (-1) when no reply held one
+    written_score: int | float = NO_RATING
+    rules: str = HYOKA.name
+
+
+def attempt_params(params: SamplingParams, rules: RatingRules, attempt: int) -> SamplingParams:
+    """The sampling parameters of ``attempt`` (0-based): the rules' temperature schedule and,
+    when the caller set none, their reply budget."""
+    update: dict[str, object] = {}
+    if rules.base_temperature is not None or attempt > 0:
+        update["temperature"] = rules.temperature(params.temperature, attempt)
+    if params.max_tokens is None and rules.max_tokens is not None:
+        update["max_tokens"] = rules.max_tokens
+    return params.model_copy(update=update) if update else params
 
 
 async def rate(
@@ -64,42 +240,42 @@ async def rate(
     messages: Sequence[Message],
     params: SamplingParams,
     *,
-    max_attempts: int = 3,
+    rules: RatingRules = HYOKA,
+    max_attempts: int | None = None,
     sample_key: str = "",
 ) -> RatingOutcome:
-    """Ask the judge until its reply holds a rating, at most ``max_attempts`` times."""
-    if max_attempts < 1:
+    """Ask the judge until its reply holds a rating, at most ``max_attempts`` times
+    (``rules.max_attempts`` unless given)."""
+    attempts = rules.max_attempts if max_attempts is None else max_attempts
+    if attempts < 1:
         raise ValueError("max_attempts must be at least 1")
     replies: list[str] = []
     usage = Usage()
-    base = params.temperature or 0.0
-    for attempt in range(max_attempts):
-        tried = (
-            params
-            if attempt == 0
-            else params.model_copy(
-                update={"temperature": round(base + TEMPERATURE_STEP * attempt, 6)}
-            )
+    for attempt in range(attempts):
+        request = GenerationRequest(
+            messages=tuple(messages), params=attempt_params(params, rules, attempt)
         )
-        request = GenerationRequest(messages=tuple(messages), params=tried)
         response = await client.generate(request, sample_key=f"{sample_key}#try{attempt}")
         usage = usage + response.usage
         replies.append(response.text)
-        score = parse_rating(response.text)
-        if score is not None:
+        match = find_rating(response.text, rules)
+        if match is not None:
             return RatingOutcome(
-                score=score,
+                score=match.value,
                 parsed=True,
                 reply=response.text,
                 replies=tuple(replies),
                 attempts=attempt + 1,
                 usage=usage,
+                written_score=match.written,
+                rules=rules.name,
             )
     return RatingOutcome(
         score=None,
         parsed=False,
         reply=replies[-1],
         replies=tuple(replies),
-        attempts=max_attempts,
+        attempts=attempts,
         usage=usage,
+        rules=rules.name,
     )

@@ -1,14 +1,20 @@
 """A two-turn benchmark as loaded from the data directory: questions, judge prompts, references.
 
-Everything the benchmark's authors wrote (questions, the Japanese judge prompts, the math
-reference answers) is data, read at run time from the files ``hyoka data fetch`` pinned;
-only the benchmark's shape (its name, folder and twelve categories) is code.
+Everything the benchmark's authors wrote (questions, judge prompts, reference answers) is
+data, read at run time from the files ``hyoka data fetch`` pinned. What is code is the
+benchmark's *definition* (``BenchSpec``): its categories, which of them are judged against
+a reference, the judge prompt names, how ratings are read (``RatingRules``), which rules
+score a turn 0 without asking the judge, and the generation settings its authors used.
+Two definitions exist: pfmt-bench-fin-ja (``pfmt-fin``) and the original MT-bench
+(``mt-bench``, FastChat's ``llm_judge``); the engine knows neither by name.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,12 +22,71 @@ from pydantic import BaseModel, ConfigDict, Field
 from hyoka._jsonl import read_records
 from hyoka.data.paths import resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
+from hyoka.judge.rating import FASTCHAT, PFMT_UPSTREAM, RatingRules
+from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
 from hyoka.mtbench.records import AnswerRecord
+
+#: A rule that scores a turn 0 without calling the judge: an empty answer ("No answer"),
+#: or one fastText says is in the wrong language ("Incorrect language").
+ZeroRule = Literal["no-answer", "language"]
+
+
+@dataclass(frozen=True)
+class JudgePromptNames:
+    """Which judge prompt grades which turn: FastChat's naming, shared by both benchmarks.
+
+    Reference categories use the ``*_reference`` prompts; turn 2 uses the name with
+    ``multi_turn_suffix`` appended (the prompt that shows the whole dialogue).
+    """
+
+    single: str = "single-v1"
+    single_reference: str = "single-math-v1"
+    pair: str = "pair-v2"
+    pair_reference: str = "pair-math-v1"
+    multi_turn_suffix: str = "-multi-turn"
+
+    def single_name(self, *, reference: bool, turn: int) -> str:
+        return self._turn(self.single_reference if reference else self.single, turn)
+
+    def pair_name(self, *, reference: bool, turn: int) -> str:
+        return self._turn(self.pair_reference if reference else self.pair, turn)
+
+    def _turn(self, base: str, turn: int) -> str:
+        if turn not in (1, 2):
+            raise ValueError(f"turn must be 1 or 2, got {turn}")
+        return base if turn == 1 else base + self.multi_turn_suffix
+
+    @property
+    def all_names(self) -> tuple[str, ...]:
+        bases = (self.single, self.single_reference, self.pair, self.pair_reference)
+        return tuple(name for b in bases for name in (b, b + self.multi_turn_suffix))
+
+
+@dataclass(frozen=True)
+class GenerationDefaults:
+    """The answering settings the benchmark's authors used, as defaults for ``generate``.
+
+    ``temperatures`` by category (categories not listed: ``other_temperature``), the reply
+    budget per turn, and the repetition penalty applied to locally run models only
+    (``None``: none, the backend's own default).
+    """
+
+    temperatures: Mapping[str, float]
+    other_temperature: float
+    max_tokens: int
+    local_repetition_penalty: float | None
+
+    def temperature(self, category: str) -> float:
+        return self.temperatures.get(category, self.other_temperature)
+
+
+def _frozen(mapping: dict[str, float]) -> Mapping[str, float]:
+    return MappingProxyType(dict(mapping))
 
 
 @dataclass(frozen=True)
 class BenchSpec:
-    """What is fixed about a benchmark: where its files live and its categories in order."""
+    """What is fixed about a benchmark: its files, categories, judging and answering rules."""
 
     name: str
     title: str
@@ -32,7 +97,41 @@ class BenchSpec:
     reference_file: str
     #: the language answers must be in, unless a question says otherwise (``answer_lang``)
     answer_lang: str = "ja"
+    #: how a judge's rating is read, and how often a reply without one is asked again
+    rating_rules: RatingRules = PFMT_UPSTREAM
+    #: the rules that score a turn 0 without a judge call, in the order they are checked
+    zero_rules: tuple[ZeroRule, ...] = ("no-answer", "language")
+    prompt_names: JudgePromptNames = field(default_factory=JudgePromptNames)
+    dialogue: DialogueStyle = JAPANESE_DIALOGUE
+    generation: GenerationDefaults = field(
+        default_factory=lambda: GenerationDefaults(_frozen({}), 0.7, 4096, None)
+    )
+    #: the name of the benchmark in upstream's folder layout (``data/{bench_name}/...``)
+    upstream_name: str = ""
 
+    @property
+    def checks_language(self) -> bool:
+        return "language" in self.zero_rules
+
+    def judge_prompt_name(self, category: str, turn: int, *, pairwise: bool = False) -> str:
+        """The judge prompt for ``turn`` of a dialogue in ``category``."""
+        reference = category in self.reference_categories
+        names = self.prompt_names
+        if pairwise:
+            return names.pair_name(reference=reference, turn=turn)
+        return names.single_name(reference=reference, turn=turn)
+
+
+_PFMT_TEMPERATURES = {
+    "writing": 0.7, "roleplay": 0.7, "extraction": 0.0, "math": 0.0, "coding": 0.0,
+    "reasoning": 0.0, "knowledge": 0.7, "idea": 0.7, "translation": 0.7, "ethics": 0.7,
+    "trustworthiness": 0.7, "ESGs": 0.7,
+}  # fmt: skip
+#: FastChat's ``temperature_config`` (``llm_judge/common.py``)
+_FASTCHAT_TEMPERATURES = {
+    "writing": 0.7, "roleplay": 0.7, "extraction": 0.0, "math": 0.0, "coding": 0.0,
+    "reasoning": 0.0, "stem": 0.1, "humanities": 0.1,
+}  # fmt: skip
 
 PFMT_FIN = BenchSpec(
     name="pfmt-fin",
@@ -54,15 +153,60 @@ PFMT_FIN = BenchSpec(
     ),
     reference_categories=frozenset({"math"}),
     reference_file="reference_answer/gpt-4o+human.jsonl",
+    answer_lang="ja",
+    rating_rules=PFMT_UPSTREAM,
+    zero_rules=("no-answer", "language"),
+    dialogue=JAPANESE_DIALOGUE,
+    # upstream's temperatures (FastChat's for the shared categories, 0.7 for the rest),
+    # 4096 new tokens and a repetition penalty of 1.1 for locally run models
+    generation=GenerationDefaults(
+        temperatures=_frozen(_PFMT_TEMPERATURES),
+        other_temperature=0.7,
+        max_tokens=4096,
+        local_repetition_penalty=1.1,
+    ),
+    upstream_name="pfmt_bench_fin_ja",
 )
 
-BENCHES: dict[str, BenchSpec] = {PFMT_FIN.name: PFMT_FIN}
+MT_BENCH = BenchSpec(
+    name="mt-bench",
+    title="MT-bench",
+    folder="mt-bench",
+    categories=(
+        "writing",
+        "roleplay",
+        "reasoning",
+        "math",
+        "coding",
+        "extraction",
+        "stem",
+        "humanities",
+    ),
+    reference_categories=frozenset({"math", "reasoning", "coding"}),
+    reference_file="reference_answer/gpt-4.jsonl",
+    answer_lang="en",
+    rating_rules=FASTCHAT,
+    # FastChat judges every turn, an empty answer included, and checks no language
+    zero_rules=(),
+    dialogue=ENGLISH_DIALOGUE,
+    # FastChat's temperature_config (0.7 elsewhere) and max_new_token 1024; no penalty
+    generation=GenerationDefaults(
+        temperatures=_frozen(_FASTCHAT_TEMPERATURES),
+        other_temperature=0.7,
+        max_tokens=1024,
+        local_repetition_penalty=None,
+    ),
+    upstream_name="mt_bench",
+)
 
-#: Short column names, as in the paper's Table 1.
+BENCHES: dict[str, BenchSpec] = {spec.name: spec for spec in (PFMT_FIN, MT_BENCH)}
+
+#: Short column names, as in the paper's Table 1 (MT-bench's own are spelled out).
 SHORT_NAMES = {
     "writing": "Writ.", "roleplay": "Role.", "knowledge": "Kno.", "extraction": "Ext.",
     "reasoning": "Reas.", "math": "Math", "coding": "Cod.", "idea": "Idea",
     "translation": "Tran.", "ethics": "Eth.", "trustworthiness": "Trust.", "ESGs": "ESGs",
+    "stem": "STEM", "humanities": "Hum.",
 }  # fmt: skip
 
 
@@ -75,7 +219,12 @@ def bench_spec(name: str) -> BenchSpec:
 
 
 class Question(BaseModel):
-    """One dialogue: two user turns, and for translation the language of each answer."""
+    """One dialogue: two user turns, and for translation the language of each answer.
+
+    MT-bench questions may carry ``reference``: short reference answers its authors kept
+    beside the question (FastChat judges against ``reference_answer/gpt-4.jsonl``
+    instead); they are read and kept, never used for judging.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -83,6 +232,7 @@ class Question(BaseModel):
     category: str
     turns: tuple[str, str]
     answer_lang: tuple[str, str] | None = None
+    reference: tuple[str, ...] | None = None
 
 
 class JudgePrompt(BaseModel):
@@ -121,6 +271,12 @@ class Bench:
         if not prompt_file.is_file():
             raise MissingDataError(f"{prompt_file} not found: {hint}")
         prompts = {p.name: p for _, p in read_records(prompt_file, JudgePrompt)}
+        missing = [n for n in spec.prompt_names.all_names if n not in prompts]
+        if missing:
+            raise DataError(
+                f"{prompt_file} lacks the judge prompt(s) {', '.join(missing)} that "
+                f"{spec.title} needs: {hint}"
+            )
         reference_file = folder / spec.reference_file
         if not reference_file.is_file():
             raise MissingDataError(f"{reference_file} not found: {hint}")
@@ -136,6 +292,10 @@ class Bench:
             path = self.folder / "judge_prompts.jsonl"
             raise DataError(f"{path} has no judge prompt named {name!r}")
         return self.prompts[name]
+
+    def judge_prompt(self, question: Question, turn: int, *, pairwise: bool = False) -> JudgePrompt:
+        """The judge prompt that grades ``turn`` of ``question`` (single or pairwise)."""
+        return self.prompt(self.spec.judge_prompt_name(question.category, turn, pairwise=pairwise))
 
     def fill_prompt(self, name: str, question: Question, answers: dict[str, str]) -> str:
         """Judge prompt ``name`` filled in as upstream does (``str.format``): the question's

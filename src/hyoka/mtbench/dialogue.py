@@ -1,31 +1,67 @@
 """The dialogue as a model sees it, and the clean-up of what the model writes back.
 
-Chat models get their own chat template (the provider applies it to ``Message`` lists).
-Base models get the upstream's Japanese dialogue template: the system line
-「あなたは優秀なアシスタントです。」, then each turn introduced by ``### ユーザー:`` or
-``### アシスタント:`` and separated by a blank line, ending with an open assistant turn.
+Each benchmark has a ``DialogueStyle``. Chat models get their own chat template (the
+provider applies it to ``Message`` lists), opened by the style's system message if it has
+one. Base models get a plain-text transcript: pfmt-bench-fin-ja's Japanese one (the system
+line 「あなたは優秀なアシスタントです。」, each turn introduced by ``### ユーザー:`` or
+``### アシスタント:``), or for MT-bench the same layout in English; turns are separated by
+a blank line and the transcript ends with an open assistant turn.
 
 A base model often goes on to write the user's next turn itself. The injection check
-looks for a role marker in the answer: strict (upstream's default) empties the whole
-answer, so it scores 0 as "no answer" instead of getting credit for a turn it invented;
-lenient cuts the marker and what follows.
+looks for a role marker of the style in the answer: strict (upstream's default) empties
+the whole answer, so it scores 0 as "no answer" instead of getting credit for a turn it
+invented; lenient cuts the marker and what follows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from hyoka.providers.types import Message
 
-SYSTEM_MESSAGE = "あなたは優秀なアシスタントです。"
-USER_ROLE = "ユーザー"
-ASSISTANT_ROLE = "アシスタント"
-SEPARATOR = "\n\n### "
-#: what a model writes when it starts a turn of its own
-ROLE_MARKERS = (f"### {USER_ROLE}", f"### {ASSISTANT_ROLE}")
-
 Injection = Literal["strict", "lenient"]
+SEPARATOR = "\n\n### "
+
+
+@dataclass(frozen=True)
+class DialogueStyle:
+    """How a dialogue is shown to the answering model.
+
+    ``system_message`` opens chat requests (``None``: no system message, the model's own
+    default applies). Base models get ``system_line`` (if any), then the turns.
+    """
+
+    system_message: str | None
+    system_line: str
+    user_role: str
+    assistant_role: str
+
+    @property
+    def role_markers(self) -> tuple[str, str]:
+        """What a model writes when it starts a turn of its own."""
+        return (f"### {self.user_role}", f"### {self.assistant_role}")
+
+
+#: pfmt-bench-fin-ja's: the Japanese system line and roles, for chat and base models alike.
+JAPANESE_DIALOGUE = DialogueStyle(
+    system_message="あなたは優秀なアシスタントです。",
+    system_line="あなたは優秀なアシスタントです。",
+    user_role="ユーザー",
+    assistant_role="アシスタント",
+)
+#: MT-bench's: chat models get no system message (FastChat leaves the model's own
+#: conversation template in charge); base models an English transcript of ours.
+ENGLISH_DIALOGUE = DialogueStyle(
+    system_message=None, system_line="", user_role="User", assistant_role="Assistant"
+)
+
+SYSTEM_MESSAGE = JAPANESE_DIALOGUE.system_line
+USER_ROLE = JAPANESE_DIALOGUE.user_role
+ASSISTANT_ROLE = JAPANESE_DIALOGUE.assistant_role
+#: pfmt-bench-fin-ja's role markers
+ROLE_MARKERS = JAPANESE_DIALOGUE.role_markers
 
 #: special-token texts that decoders sometimes leave in (removed from every answer)
 SPECIAL_TOKENS = (
@@ -36,9 +72,13 @@ SPECIAL_TOKENS = (
 )  # fmt: skip
 
 
-def chat_messages(questions: Sequence[str], answers: Sequence[str]) -> tuple[Message, ...]:
+def chat_messages(
+    questions: Sequence[str], answers: Sequence[str], style: DialogueStyle = JAPANESE_DIALOGUE
+) -> tuple[Message, ...]:
     """The chat for the next answer: every question so far, and the answers before it."""
-    messages = [Message(role="system", content=SYSTEM_MESSAGE)]
+    messages: list[Message] = []
+    if style.system_message is not None:
+        messages.append(Message(role="system", content=style.system_message))
     for index, question in enumerate(questions):
         messages.append(Message(role="user", content=question))
         if index < len(answers):
@@ -46,14 +86,16 @@ def chat_messages(questions: Sequence[str], answers: Sequence[str]) -> tuple[Mes
     return tuple(messages)
 
 
-def base_prompt(questions: Sequence[str], answers: Sequence[str]) -> str:
-    """The same dialogue in the Japanese template, open for the assistant's next turn."""
-    text = SYSTEM_MESSAGE + SEPARATOR
+def base_prompt(
+    questions: Sequence[str], answers: Sequence[str], style: DialogueStyle = JAPANESE_DIALOGUE
+) -> str:
+    """The same dialogue as a transcript, open for the assistant's next turn."""
+    text = style.system_line + SEPARATOR if style.system_line else SEPARATOR.lstrip("\n")
     for index, question in enumerate(questions):
-        text += f"{USER_ROLE}: {question}{SEPARATOR}"
+        text += f"{style.user_role}: {question}{SEPARATOR}"
         if index < len(answers):
-            text += f"{ASSISTANT_ROLE}: {answers[index]}{SEPARATOR}"
-    return text + f"{ASSISTANT_ROLE}:"
+            text += f"{style.assistant_role}: {answers[index]}{SEPARATOR}"
+    return text + f"{style.assistant_role}:"
 
 
 def strip_special_tokens(text: str) -> str:
@@ -62,19 +104,23 @@ def strip_special_tokens(text: str) -> str:
     return text
 
 
-def check_injection(text: str, mode: Injection = "strict") -> tuple[str, bool]:
+def check_injection(
+    text: str, mode: Injection = "strict", markers: Sequence[str] = ROLE_MARKERS
+) -> tuple[str, bool]:
     """``(answer, injected)``: the answer after the injection check, and whether it fired.
 
     Fires at the first role marker anywhere in the answer (generation stops there, so in
     upstream's terms the answer "ends with" it): strict returns ``""``, lenient the text
     before the marker, stripped.
     """
-    cut = min((i for m in ROLE_MARKERS if (i := text.find(m)) >= 0), default=-1)
+    cut = min((i for m in markers if (i := text.find(m)) >= 0), default=-1)
     if cut < 0:
         return text, False
     return ("" if mode == "strict" else text[:cut].strip()), True
 
 
-def clean_answer(text: str, mode: Injection = "strict") -> tuple[str, bool]:
+def clean_answer(
+    text: str, mode: Injection = "strict", markers: Sequence[str] = ROLE_MARKERS
+) -> tuple[str, bool]:
     """Special tokens out, whitespace trimmed, then the injection check."""
-    return check_injection(strip_special_tokens(text).strip(), mode)
+    return check_injection(strip_special_tokens(text).strip(), mode, markers)

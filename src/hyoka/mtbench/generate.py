@@ -1,5 +1,11 @@
 """Answer every dialogue of a benchmark with one model, two turns each, resumably.
 
+The benchmark's definition supplies the defaults its authors used (``GenerationDefaults``):
+per-category temperatures, the reply budget, and the repetition penalty for locally run
+models (pfmt-bench-fin-ja: 1.1; MT-bench: none, as FastChat's ``gen_model_answer``), and
+how the dialogue is shown (``DialogueStyle``). Answers are written in FastChat's answer
+format (``question_id``, ``answer_id``, ``model_id``, ``choices[0].turns``, ``tstamp``).
+
 The second request carries the first question, the model's own (cleaned) first answer and
 the second question. Each finished dialogue is appended to the answer file at once, so an
 interrupted run loses at most the dialogues in flight; a re-run skips the ones in the file
@@ -13,7 +19,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -21,14 +27,8 @@ from hyoka._atomic import atomic_write_text
 from hyoka._jsonl import append_record, drop_partial_tail
 from hyoka.errors import InputError
 from hyoka.mtbench.answers import load_answers
-from hyoka.mtbench.bench import Bench, Question
-from hyoka.mtbench.dialogue import (
-    ROLE_MARKERS,
-    Injection,
-    base_prompt,
-    chat_messages,
-    clean_answer,
-)
+from hyoka.mtbench.bench import PFMT_FIN, Bench, BenchSpec, Question
+from hyoka.mtbench.dialogue import Injection, base_prompt, chat_messages, clean_answer
 from hyoka.mtbench.records import AnswerChoice, AnswerRecord
 from hyoka.providers.client import ModelClient
 from hyoka.providers.errors import ProviderError
@@ -36,20 +36,28 @@ from hyoka.providers.types import GenerationRequest, SamplingParams
 
 Template = Literal["auto", "chat", "base"]
 
-#: upstream's temperatures (FastChat's ``temperature_config``; 0.7 for the rest)
-DEFAULT_TEMPERATURES: dict[str, float] = {
-    "writing": 0.7, "roleplay": 0.7, "extraction": 0.0, "math": 0.0, "coding": 0.0,
-    "reasoning": 0.0, "knowledge": 0.7, "idea": 0.7, "translation": 0.7, "ethics": 0.7,
-    "trustworthiness": 0.7, "ESGs": 0.7,
-}  # fmt: skip
-#: providers that run the model here, where upstream's repetition penalty of 1.1 applies
+#: pfmt-bench-fin-ja's temperatures (FastChat's ``temperature_config``; 0.7 for the rest)
+DEFAULT_TEMPERATURES: dict[str, float] = dict(PFMT_FIN.generation.temperatures)
+#: providers that run the model here, where a benchmark's local repetition penalty applies
 LOCAL_PROVIDERS = frozenset({"hf", "vllm", "llamacpp"})
-LOCAL_REPETITION_PENALTY = 1.1
+#: pfmt-bench-fin-ja's repetition penalty for local models
+LOCAL_REPETITION_PENALTY = PFMT_FIN.generation.local_repetition_penalty
+
+
+def default_temperatures(spec: BenchSpec) -> dict[str, float]:
+    """The benchmark's temperature for each of its categories."""
+    return {c: spec.generation.temperature(c) for c in spec.categories}
+
+
+def default_repetition_penalty(spec: BenchSpec, provider_name: str) -> float | None:
+    """The benchmark's repetition penalty for a model run by ``provider_name``: its local
+    penalty for locally run models, none for hosted ones (their servers decide)."""
+    return spec.generation.local_repetition_penalty if provider_name in LOCAL_PROVIDERS else None
 
 
 def parse_temperatures(pairs: list[str], bench: Bench) -> dict[str, float]:
     """``CATEGORY=T`` flags over the defaults; an unknown category names the flag."""
-    temperatures = {c: DEFAULT_TEMPERATURES.get(c, 0.7) for c in bench.spec.categories}
+    temperatures = default_temperatures(bench.spec)
     for pair in pairs:
         category, sep, raw = pair.partition("=")
         if not sep or category not in temperatures:
@@ -70,8 +78,11 @@ class GeneratePlan:
     answer_file: Path
     model_id: str
     template: Template = "auto"
-    max_tokens: int = 4096
-    temperatures: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TEMPERATURES))
+    #: reply budget per turn; ``None``: the benchmark's (pfmt 4096, MT-bench 1024)
+    max_tokens: int | None = None
+    #: by category; ``None``: the benchmark's (``default_temperatures``)
+    temperatures: dict[str, float] | None = None
+    #: ``None``: no penalty (``default_repetition_penalty`` gives the benchmark's)
     repetition_penalty: float | None = None
     injection: Injection = "strict"
     limit: int | None = None
@@ -89,9 +100,12 @@ class GenerateReport:
 
 
 class _Run:
-    def __init__(self, plan: GeneratePlan, client: ModelClient) -> None:
+    def __init__(self, plan: GeneratePlan, bench: Bench, client: ModelClient) -> None:
         self.plan = plan
         self.client = client
+        self.style = bench.spec.dialogue
+        self.temperatures = plan.temperatures or default_temperatures(bench.spec)
+        self.max_tokens = plan.max_tokens or bench.spec.generation.max_tokens
         self.template: Literal["chat", "base"] = "base" if plan.template == "base" else "chat"
         self.probing = plan.template == "auto"
         self.report = GenerateReport()
@@ -100,17 +114,18 @@ class _Run:
     def _request(self, question: Question, answers: list[str]) -> GenerationRequest:
         asked = question.turns[: len(answers) + 1]
         # strict mode must see a marker to empty the answer, so it cannot stop there
-        stop = ROLE_MARKERS if self.plan.injection == "lenient" else ()
+        stop = self.style.role_markers if self.plan.injection == "lenient" else ()
         params = SamplingParams(
-            temperature=self.plan.temperatures[question.category],
-            max_tokens=self.plan.max_tokens,
+            temperature=self.temperatures[question.category],
+            max_tokens=self.max_tokens,
             repetition_penalty=self.plan.repetition_penalty,
             stop=stop,
             seed=self.plan.seed,
         )
         if self.template == "chat":
-            return GenerationRequest(messages=chat_messages(asked, answers), params=params)
-        return GenerationRequest(prompt=base_prompt(asked, answers), params=params)
+            messages = chat_messages(asked, answers, self.style)
+            return GenerationRequest(messages=messages, params=params)
+        return GenerationRequest(prompt=base_prompt(asked, answers, self.style), params=params)
 
     async def _ask(self, question: Question, answers: list[str]) -> str:
         key = f"mtbench:{question.question_id}:{len(answers) + 1}"
@@ -119,7 +134,7 @@ class _Run:
         except ProviderError as exc:
             if not (self.probing and self.template == "chat" and "cannot do chat" in str(exc)):
                 raise
-            async with self._lock:  # the model has no chat template: use the Japanese one
+            async with self._lock:  # the model has no chat template: use the transcript
                 self.template, self.probing = "base", False
             response = await self.client.generate(self._request(question, answers), sample_key=key)
         if self.probing:
@@ -129,7 +144,8 @@ class _Run:
     async def dialogue(self, question: Question) -> AnswerRecord:
         answers: list[str] = []
         for _ in question.turns:
-            text, injected = clean_answer(await self._ask(question, answers), self.plan.injection)
+            raw = await self._ask(question, answers)
+            text, injected = clean_answer(raw, self.plan.injection, self.style.role_markers)
             self.report.injections += injected
             self.report.empty += not text
             answers.append(text)
@@ -149,7 +165,7 @@ async def generate_answers(
     progress: Callable[[], None] | None = None,
 ) -> GenerateReport:
     """Answer the dialogues not yet in ``plan.answer_file``, appending each when done."""
-    run = _Run(plan, client)
+    run = _Run(plan, bench, client)
     run.report.tail_dropped = drop_partial_tail(plan.answer_file)
     done: set[int] = set()
     if plan.answer_file.exists() and plan.answer_file.stat().st_size:

@@ -1,0 +1,161 @@
+"""A judge that replays recorded replies: OpenAI chat completions on 127.0.0.1.
+
+Given a request, the server looks up the request's last user message and answers with
+the reply recorded for exactly that text, the way the judge answered it once. With the
+published judgments of a benchmark as the recording, re-judging the published answers
+must give the published scores: any difference is a difference in how the judging
+engine builds prompts, decides without a call, or reads ratings, never in the judge.
+
+A recording may hold several replies for one prompt: the n-th request for that prompt
+gets the n-th reply (the last one again after that), so a test can script "no rating,
+then a rating" to exercise retries. A prompt without a recording is answered
+``missing_reply`` (HTTP 200), or HTTP 404 when that is ``None``; every request is kept
+(``received``) so a test can assert the temperatures and budgets that were sent.
+
+Use as a context manager::
+
+    with ReplayJudge({"prompt": "評価: [[7]]"}) as judge:
+        load_provider("openai/gpt-4o-mini", base_url=judge.base_url)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ReplayedRequest:
+    """One chat request as the server saw it."""
+
+    user_prompt: str
+    system_prompt: str | None
+    model: str
+    temperature: float | None
+    max_tokens: int | None
+    recorded: bool
+    body: Mapping[str, Any]
+
+
+class ReplayJudge(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+
+    def __init__(
+        self,
+        replies: Mapping[str, str | Sequence[str]],
+        *,
+        missing_reply: str | None = None,
+    ) -> None:
+        self.replies = {
+            prompt: (reply,) if isinstance(reply, str) else tuple(reply)
+            for prompt, reply in replies.items()
+        }
+        self.missing_reply = missing_reply
+        self.received: list[ReplayedRequest] = []
+        self._asked: defaultdict[str, int] = defaultdict(int)
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+    def reply_to(self, body: Mapping[str, Any]) -> str | None:
+        """The recorded reply to a chat-completions ``body`` (``None``: nothing recorded)."""
+        messages = body.get("messages") or []
+        users = [m.get("content", "") for m in messages if m.get("role") == "user"]
+        systems = [m.get("content", "") for m in messages if m.get("role") == "system"]
+        prompt = str(users[-1]) if users else ""
+        recorded = self.replies.get(prompt)
+        with self._lock:
+            asked = self._asked[prompt]
+            self._asked[prompt] += 1
+            self.received.append(
+                ReplayedRequest(
+                    user_prompt=prompt,
+                    system_prompt=str(systems[0]) if systems else None,
+                    model=str(body.get("model", "")),
+                    temperature=body.get("temperature"),
+                    max_tokens=body.get("max_tokens", body.get("max_completion_tokens")),
+                    recorded=recorded is not None,
+                    body=body,
+                )
+            )
+        if recorded is None:
+            return self.missing_reply
+        return recorded[min(asked, len(recorded) - 1)]
+
+    def __enter__(self) -> ReplayJudge:
+        self._thread = threading.Thread(target=self.serve_forever, args=(0.01,), daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.shutdown()
+        self.server_close()
+        if self._thread is not None:
+            self._thread.join()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    # keep-alive: thousands of requests over a few pooled connections
+    protocol_version = "HTTP/1.1"
+    server: ReplayJudge
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            self._send(400, {"error": {"message": "malformed JSON", "type": "invalid_request"}})
+            return
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        reply = self.server.reply_to(body)
+        if reply is None:
+            error = {"message": "no recorded reply for this prompt", "type": "not_found"}
+            self._send(404, {"error": error})
+            return
+        self._send(
+            200,
+            {
+                "id": f"chatcmpl-replay-{len(self.server.received)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "replay"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": reply},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            },
+        )
+
+    def _send(self, status: int, payload: Mapping[str, Any]) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        del format, args
