@@ -14,8 +14,8 @@ import json
 import lzma
 import math
 import sqlite3
-from collections.abc import Iterator
-from dataclasses import replace
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,7 @@ from _shared import PFGEN_RESULTS, SHARED_DATA, embedded_judge
 from fault_proxy import llama_server
 from hyoka.cli.main import app
 from hyoka.errors import InputError
+from hyoka.judge import JudgeReport, JudgeTemplate, plan_pairs, read_judgments, run_judging
 from hyoka.judge.criteria import (
     CriteriaQuestion,
     CriteriaStore,
@@ -35,13 +36,12 @@ from hyoka.judge.criteria import (
 )
 from hyoka.judge.pair_answers import load_pairs
 from hyoka.judge.pairwise import (
+    METHODS,
     MIRROR,
+    Method,
     PairItem,
-    PairwisePlan,
     combine,
-    judge_pairs,
     prob_verdict,
-    read_judgments,
     xy_probabilities,
 )
 from hyoka.judge.pairwise_summary import export_verdicts, summarise
@@ -158,6 +158,23 @@ def judge_client(cache_dir: Path) -> Iterator[ModelClient]:
     provider = embedded_judge()
     yield ModelClient(provider, cache=ResponseCache(cache_dir), concurrency=2)
     asyncio.run(provider.aclose())
+
+
+@dataclass(frozen=True)
+class PairwisePlan:
+    """What these tests vary between runs; ``judge_pairs`` makes the engine's plan of it."""
+
+    output: Path
+    settings: JudgeSettings
+    template: JudgeTemplate
+    methods: tuple[Method, ...] = METHODS
+
+
+async def judge_pairs(
+    client: ModelClient, plan: PairwisePlan, items: Sequence[PairItem]
+) -> JudgeReport:
+    made = plan_pairs(items, plan.template, plan.settings, plan.output, methods=plan.methods)
+    return await run_judging(client, made)
 
 
 def _plan(output: Path, template: Path | str, tokens: int = RESULT_TOKENS) -> PairwisePlan:
@@ -302,6 +319,8 @@ def test_a_torn_last_line_is_dropped_and_rejudged_from_the_cache(
 ) -> None:
     items, _, output = judged
     torn = tmp_path / "torn.jsonl"
+    manifest = output.with_name(output.name + ".manifest.json")
+    torn.with_name("torn.jsonl.manifest.json").write_bytes(manifest.read_bytes())
     lines = output.read_text(encoding="utf-8").splitlines(keepends=True)
     torn.write_text("".join(lines[:3]) + lines[3][:40], encoding="utf-8")
     report = asyncio.run(judge_pairs(judge_client, _plan(torn, templates["result"]), items))
@@ -309,7 +328,7 @@ def test_a_torn_last_line_is_dropped_and_rejudged_from_the_cache(
     assert len(read_judgments(torn)) == 4
     # another judge or template in the same file: refused, not mixed
     other = replace(_plan(torn, "pairwise-result"), methods=("bs1",))
-    with pytest.raises(InputError, match="choose another --output"):
+    with pytest.raises(InputError, match="choose another output"):
         asyncio.run(judge_pairs(judge_client, other, items))
 
 
@@ -364,10 +383,12 @@ def test_a_file_of_other_pairs_settings_or_methods_is_refused_before_any_call(
     refused(other_answer, rf"{where} was judged on another question, answers, reference")
     # another reply budget
     longer = replace(plan, settings=plan.settings.model_copy(update={"max_tokens": 3}))
-    first = r"pairwise\.jsonl:1: pair '[^']+'"
-    refused(items, rf"{first} was judged with other settings \(max_tokens 2 -> 3\)", longer)
+    refused(items, r"pairwise\.jsonl holds another run's records \(judge\.max_tokens: 2 vs 3",
+            longer)  # fmt: skip
     # a file judged with bs1/bs2 only, resumed asking for prob too
     bs_only = tmp_path / "bs.jsonl"
+    manifest = output.with_name(output.name + ".manifest.json")
+    bs_only.with_name("bs.jsonl.manifest.json").write_bytes(manifest.read_bytes())
     bs_only.write_text(
         "".join(
             r.model_copy(
@@ -378,7 +399,7 @@ def test_a_file_of_other_pairs_settings_or_methods_is_refused_before_any_call(
         ),
         encoding="utf-8",
     )
-    refused(items, r"bs\.jsonl:1: pair .* has no prob verdict \(it was judged for bs1, bs2\)",
+    refused(items, r"bs\.jsonl:\d: pair .* has no prob verdict \(it was judged for bs1, bs2\)",
             replace(plan, output=bs_only))  # fmt: skip
     # asking for fewer methods than the file holds is fine
     fewer = replace(plan, methods=("bs1",))
@@ -394,7 +415,7 @@ def test_a_file_of_other_pairs_settings_or_methods_is_refused_before_any_call(
         str(x), str(z), "-j", EMBEDDED_MODEL, "--max-tokens", str(RESULT_TOKENS),
         "--template", str(templates["result"]), "--output", str(output),
     )  # fmt: skip
-    assert code == 1 and "not Qwen2.5-32B-Instruct vs Z; choose another --output" in text
+    assert code == 1 and "not Qwen2.5-32B-Instruct vs Z; choose another output" in text
     assert len(read_judgments(output)) == 4
 
 

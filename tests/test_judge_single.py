@@ -18,16 +18,10 @@ from typer.testing import CliRunner, Result
 from _shared import PFGEN_RESULTS, embedded_judge
 from hyoka.cli.main import app
 from hyoka.errors import InputError
+from hyoka.judge import JudgeReport, plan_single, read_judgments, run_judging
 from hyoka.judge.rating import parse_rating
 from hyoka.judge.records import FAILED, JudgeSettings, JudgmentRecord
-from hyoka.judge.single import (
-    SingleItem,
-    SingleReport,
-    judge_single,
-    read_judgments,
-    render_item,
-    summarise,
-)
+from hyoka.judge.single import SingleItem, render_item, summarise
 from hyoka.judge.templates import JudgeTemplate, load_template
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.providers.base import Provider
@@ -85,15 +79,12 @@ def _judge(
     cache: Path,
     settings: JudgeSettings = SETTINGS,
     attempts: int = ATTEMPTS,
-) -> tuple[SingleReport, ModelClient]:
+) -> tuple[JudgeReport, ModelClient]:
     # one at a time: a repeat then reuses the evaluated prompt of the call before
     client = ModelClient(provider, cache=ResponseCache(cache), concurrency=1)
-
-    async def go() -> SingleReport:
-        # the provider is shared by the module: not closed here
-        return await judge_single(items, template, settings, client, output, max_attempts=attempts)
-
-    return asyncio.run(go()), client
+    plan = plan_single(items, template, settings, output, max_attempts=attempts)
+    # the provider is shared by the module: not closed here
+    return asyncio.run(run_judging(client, plan)), client
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +93,7 @@ def first_run(
     items: list[SingleItem],
     template: JudgeTemplate,
     tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[Path, Path, SingleReport, ModelClient]:
+) -> tuple[Path, Path, JudgeReport, ModelClient]:
     folder = tmp_path_factory.mktemp("single")
     output, cache = folder / "judgments.jsonl", folder / "cache"
     report, client = _judge(provider, items, template, output, cache)
@@ -110,7 +101,7 @@ def first_run(
 
 
 def test_records_are_complete(
-    first_run: tuple[Path, Path, SingleReport, ModelClient],
+    first_run: tuple[Path, Path, JudgeReport, ModelClient],
     items: list[SingleItem],
     template: JudgeTemplate,
 ) -> None:
@@ -121,7 +112,7 @@ def test_records_are_complete(
     assert report.judged == 3 and report.done_before == 0
     assert client.stats.requests == report.judge_calls >= 3
     # SmolLM2-135M answers the question instead of rating it: the failure path is real
-    assert report.failures >= 1
+    assert report.unrated >= 1
     for item in items:
         record = records[item.id]
         assert (record.kind, record.template, record.template_version) == (
@@ -153,12 +144,12 @@ def test_records_are_complete(
             assert parsed[-1] == record.score and all(p is None for p in parsed[:-1])
     summary = summarise(records.values())
     rated = [r.score for r in records.values() if not r.failed]
-    assert summary.n == len(rated) and summary.failures == report.failures == 3 - len(rated)
+    assert summary.n == len(rated) and summary.failures == report.unrated == 3 - len(rated)
     assert summary.mean == (statistics.fmean(rated) if rated else None)
 
 
 def test_rerun_with_the_cache_makes_no_provider_calls(
-    first_run: tuple[Path, Path, SingleReport, ModelClient],
+    first_run: tuple[Path, Path, JudgeReport, ModelClient],
     provider: Provider,
     items: list[SingleItem],
     template: JudgeTemplate,
@@ -174,7 +165,7 @@ def test_rerun_with_the_cache_makes_no_provider_calls(
 
 
 def test_resume_skips_done_items_and_drops_a_torn_line(
-    first_run: tuple[Path, Path, SingleReport, ModelClient],
+    first_run: tuple[Path, Path, JudgeReport, ModelClient],
     provider: Provider,
     items: list[SingleItem],
     template: JudgeTemplate,
@@ -182,7 +173,7 @@ def test_resume_skips_done_items_and_drops_a_torn_line(
 ) -> None:
     output, cache, _report, _client = first_run
     lines = output.read_text(encoding="utf-8").splitlines(keepends=True)
-    torn = tmp_path / "torn.jsonl"
+    torn = _copy(output, tmp_path / "torn.jsonl")
     torn.write_text("".join(lines[:2]) + lines[2][:40], encoding="utf-8")  # a crash mid-write
     resumed, client = _judge(provider, items, template, torn, cache)
     assert (resumed.done_before, resumed.judged) == (2, 1)
@@ -194,48 +185,57 @@ def test_resume_skips_done_items_and_drops_a_torn_line(
     assert (nothing.done_before, nothing.judged, nothing.judge_calls) == (3, 0, 0)
 
 
+def _copy(output: Path, target: Path) -> Path:
+    """A judgment file and its manifest, copied: the same run's file elsewhere."""
+    target.write_bytes(output.read_bytes())
+    manifest = output.with_name(output.name + ".manifest.json")
+    target.with_name(target.name + ".manifest.json").write_bytes(manifest.read_bytes())
+    return target
+
+
 def test_resume_with_other_settings_is_refused_before_any_call(
-    first_run: tuple[Path, Path, SingleReport, ModelClient],
+    first_run: tuple[Path, Path, JudgeReport, ModelClient],
     provider: Provider,
     items: list[SingleItem],
     template: JudgeTemplate,
     tmp_path: Path,
 ) -> None:
     output, _cache, _report, _client = first_run
-    copy = tmp_path / "copy.jsonl"
-    copy.write_bytes(output.read_bytes())
+    copy = _copy(output, tmp_path / "copy.jsonl")
     changes = {
-        "max_tokens": (32, r"max_tokens 16 -> 32"),
-        "repeats": (2, r"repeats 1 -> 2"),
-        "base_url": ("http://127.0.0.1:9/v1", r"base_url None -> 'http://127\.0\.0\.1:9/v1'"),
+        "max_tokens": (32, r"judge\.max_tokens: 16 vs 32"),
+        "repeats": (2, r"judge\.repeats: 1 vs 2"),
+        "base_url": (
+            "http://127.0.0.1:9/v1",
+            r'judge\.base_url: \(none\) vs "http://127\.0\.0\.1:9/v1"',
+        ),
     }
     client = ModelClient(provider, cache=None)
     for name, (value, shown) in changes.items():
         settings = SETTINGS.model_copy(update={name: value})
         with pytest.raises(
             InputError,
-            match=rf"copy\.jsonl:1: item '[^']+' was graded with other settings \({shown}\); "
-            "choose another output file",
+            match=rf"copy\.jsonl holds another run's records \({shown}, file vs this run\); "
+            "choose another output",
         ):
-            asyncio.run(judge_single(items, template, settings, client, copy))
+            asyncio.run(run_judging(client, plan_single(items, template, settings, copy)))
     assert client.stats.requests == 0
     assert copy.read_bytes() == output.read_bytes()
 
 
 def test_resume_with_another_answer_under_the_same_id_is_refused(
-    first_run: tuple[Path, Path, SingleReport, ModelClient],
+    first_run: tuple[Path, Path, JudgeReport, ModelClient],
     provider: Provider,
     items: list[SingleItem],
     template: JudgeTemplate,
     tmp_path: Path,
 ) -> None:
     output, _cache, _report, _client = first_run
-    copy = tmp_path / "copy.jsonl"
-    copy.write_bytes(output.read_bytes())
+    copy = _copy(output, tmp_path / "copy.jsonl")
     edited = [items[0].model_copy(update={"answer": items[0].answer + "。"}), *items[1:]]
     client = ModelClient(provider, cache=None)
     with pytest.raises(InputError, match=r"copy\.jsonl:\d+: item '[^']+' was graded on another"):
-        asyncio.run(judge_single(edited, template, SETTINGS, client, copy))
+        asyncio.run(run_judging(client, plan_single(edited, template, SETTINGS, copy)))
     assert client.stats.requests == 0
     assert copy.read_bytes() == output.read_bytes()
 
@@ -268,7 +268,7 @@ def test_bad_input_fails_before_any_call(
     client = ModelClient(provider, cache=None)
 
     def judge(chosen: list[SingleItem], with_template: JudgeTemplate = template) -> None:
-        asyncio.run(judge_single(chosen, with_template, SETTINGS, client, output))
+        asyncio.run(run_judging(client, plan_single(chosen, with_template, SETTINGS, output)))
 
     no_reference = [items[0].model_copy(update={"reference": None})]
     with pytest.raises(InputError, match="has no reference answer"):
@@ -281,15 +281,16 @@ def test_bad_input_fails_before_any_call(
     )  # fmt: skip
     with pytest.raises(InputError, match="single grading needs a single template"):
         judge(items, pairwise)
-    # a file of another judge or template is not appended to
+    # a file that is not hyoka's (no manifest beside it) is neither repaired nor appended to
     other = JudgmentRecord(
         id="x", kind="single", judge=JudgeSettings(judge="openai/gpt-4o"), template="pfgen-single",
         template_version="1",
     )  # fmt: skip
     output.write_text(other.model_dump_json() + "\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"bad\.jsonl:1: .*choose another output file"):
+    before = output.read_bytes()
+    with pytest.raises(InputError, match=r"bad\.jsonl exists and was not written by hyoka.*choose"):
         judge(items)
-    assert client.stats.requests == 0
+    assert client.stats.requests == 0 and output.read_bytes() == before
 
 
 def _cli(*args: str) -> Result:

@@ -10,13 +10,14 @@ import pytest
 
 from _shared import SHARED_DATA
 from fault_proxy import llama_server
-from hyoka._jsonl import read_records
+from hyoka.judge import JudgeReport, JudgeSettings, run_judging
 from hyoka.mtbench import AnswerChoice, AnswerRecord, Bench, build_leaderboard, load_answers
-from hyoka.mtbench.judge import JudgePlan, JudgeReport, judge_answers, prompt_name, user_prompt
-from hyoka.mtbench.records import JudgmentRecord
+from hyoka.mtbench.judge import BenchJudging, plan_turns, prompt_name, user_prompt
+from hyoka.mtbench.records import SingleJudgmentLine
 from hyoka.providers import load_provider
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.embedded import EMBEDDED_MODEL
+from hyoka.store import read_records
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
 PUBLISHED = FIN / "model_judgment" / "gpt-4o-mini_single"
@@ -32,7 +33,7 @@ def test_prompts_match_the_published_judgments_exactly(bench: Bench, model: str)
     answers = load_answers(FIN / "model_answer" / f"{model}.jsonl", bench, complete=True)
     questions = bench.by_id
     checked = 0
-    for _, record in read_records(PUBLISHED / f"{model}.jsonl", JudgmentRecord):
+    for _, record in read_records(PUBLISHED / f"{model}.jsonl", SingleJudgmentLine):
         question = questions[record.question_id]
         assert record.judge[1] == prompt_name(bench, question, record.turn)
         filled = user_prompt(bench, question, answers[record.question_id], record.turn)
@@ -51,11 +52,22 @@ def _answers(turns: dict[int, tuple[str, str]]) -> dict[int, AnswerRecord]:
 
 
 def _judge(
-    plan: JudgePlan, bench: Bench, answers: dict[int, AnswerRecord], client: ModelClient
+    output: Path,
+    bench: Bench,
+    answers: dict[int, AnswerRecord],
+    client: ModelClient,
+    *,
+    limit: int,
+    max_tokens: int = 2048,
+    max_attempts: int | None = None,
 ) -> JudgeReport:
+    settings = JudgeSettings(judge=EMBEDDED_MODEL, max_tokens=max_tokens)
+    how = BenchJudging("gpt-4o-mini", limit=limit)
+    plan = plan_turns(bench, answers, "m", settings, output, how, max_attempts=max_attempts)
+
     async def go() -> JudgeReport:
         async with client:
-            return await judge_answers(plan, bench, answers, "m", client)
+            return await run_judging(client, plan)
 
     return asyncio.run(go())
 
@@ -63,18 +75,14 @@ def _judge(
 def test_rules_score_zero_without_calling_the_judge(bench: Bench, tmp_path: Path) -> None:
     english = "FOR IMMEDIATE RELEASE: the bank launches a new fund for retail investors."
     answers = _answers({0: ("", english), 1: (english, "  \n")})
-    plan = JudgePlan(output=tmp_path / "m.jsonl", limit=2)
+    output = tmp_path / "m.jsonl"
     # a provider that is never asked: every turn is decided by a rule
     client = ModelClient(load_provider(EMBEDDED_MODEL), cache=None)
-    report = _judge(plan, bench, answers, client)
-    assert (report.judged, report.no_answer, report.wrong_language, report.judge_calls) == (
-        4,
-        2,
-        2,
-        0,
-    )
+    report = _judge(output, bench, answers, client, limit=2)
+    no_answer, wrong_language = report.reasons["No answer"], report.reasons["Incorrect language"]
+    assert (report.judged, no_answer, wrong_language, report.judge_calls) == (4, 2, 2, 0)
     assert client.stats.requests == 0
-    lines = [json.loads(line) for line in plan.output.read_text(encoding="utf-8").splitlines()]
+    lines = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
     assert [(r["question_id"], r["turn"], r["judgment"], r["score"]) for r in lines] == [
         (0, 1, "No answer", 0),
         (0, 2, "Incorrect language", 0),
@@ -93,23 +101,23 @@ def test_rules_score_zero_without_calling_the_judge(bench: Bench, tmp_path: Path
     }
     assert lines[1]["judge"] == ["gpt-4o-mini", "single-v1-multi-turn"]
     # resumable: a second run has nothing to do
-    again = _judge(plan, bench, answers, ModelClient(load_provider(EMBEDDED_MODEL)))
+    again = _judge(output, bench, answers, ModelClient(load_provider(EMBEDDED_MODEL)), limit=2)
     assert (again.judged, again.done_before) == (0, 4)
     # and the file feeds the leaderboard
-    board = build_leaderboard(bench, [plan.output])
+    board = build_leaderboard(bench, [output])
     assert board.models[0].category_mean("writing") == 0
 
 
 def test_real_smollm2_judge_through_llama_server(bench: Bench, tmp_path: Path) -> None:
     answers = _answers({0: ("はい、分かりました。", "見出しと本文です。")})
-    plan = JudgePlan(output=tmp_path / "m.jsonl", limit=1, max_tokens=24, max_attempts=2)
+    output = tmp_path / "m.jsonl"
     with llama_server() as base_url:
         provider = load_provider("openai/smollm2", base_url=base_url)
         client = ModelClient(provider, cache=ResponseCache(tmp_path / "cache"), concurrency=1)
-        report = _judge(plan, bench, answers, client)
+        report = _judge(output, bench, answers, client, limit=1, max_tokens=24, max_attempts=2)
     assert report.judged == 2 and report.judge_calls >= 2
     assert report.usage.prompt_tokens > 0
-    records = [r for _, r in read_records(plan.output, JudgmentRecord)]
+    records = [r for _, r in read_records(output, SingleJudgmentLine)]
     assert [r.judge[1] for r in records] == ["single-v1", "single-v1-multi-turn"]
     for record in records:
         assert record.judgment  # the judge's own words, kept whether or not it rated

@@ -95,7 +95,9 @@ def test_csv_has_three_tables(bench: Bench) -> None:
     best = "claude-3-5-sonnet-20240620"
     assert lines[1] == f"both,{best}," + TABLE_1[best].replace(" ", ",")
     assert sum(line.startswith("Turns,") for line in lines) == 3
-    assert len(lines) == 3 * (1 + 9)
+    table = [line for line in lines if not line.startswith("#")]
+    assert len(table) == 3 * (1 + 9)
+    assert lines[-1].startswith("# signature: hyoka:")
 
 
 def test_round_half_up_is_exact() -> None:
@@ -134,7 +136,9 @@ def test_unrated_turns_are_left_out_and_zeros_count(bench: Bench, tmp_path: Path
     [
         (lambda r: {**r, "question_id": 9999}, "question_id 9999 is not a pfmt-bench-fin-ja"),
         (lambda r: {**r, "user_prompt": "### ユーザー:\nWrite a haiku."}, "another benchmark"),
-        (lambda r: {**r, "turn": 3}, r"not a JudgmentRecord record \(turn"),
+        (lambda r: {**r, "turn": 3}, r"not a SingleJudgmentLine record \(turn"),
+        (lambda r: {**r, "score": 42}, r"score 42 is outside the pfmt-bench-fin-ja scale"),
+        (lambda r: {**r, "score": -7.5}, r"score -7\.5 is outside the pfmt-bench-fin-ja scale"),
     ],
 )  # fmt: skip
 def test_bad_judgment_lines_name_file_and_line(
@@ -149,12 +153,91 @@ def test_bad_judgment_lines_name_file_and_line(
         build_leaderboard(bench, [path])
 
 
-def test_duplicate_turns_are_an_error(bench: Bench, tmp_path: Path) -> None:
+def test_duplicate_turns_identical_are_dropped_conflicting_are_an_error(
+    bench: Bench, tmp_path: Path
+) -> None:
     path = _copy(tmp_path)
     lines = path.read_text(encoding="utf-8").splitlines()
+    # the same line twice (a file concatenated or re-run): dropped with a warning, as upstream
     path.write_text("\n".join([*lines, lines[10]]) + "\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r":721: .* judged twice \(first at .*:11\)"):
+    with pytest.warns(UserWarning, match="1 identical duplicate line"):
+        board = build_leaderboard(bench, [path])
+    assert board.models[0].judged == 720
+    # the same turn with another score: which is right? an error naming both lines
+    other = json.loads(lines[10])
+    other["score"] = 10 - other["score"]
+    path.write_text("\n".join([*lines, json.dumps(other)]) + "\n", encoding="utf-8")
+    with pytest.raises(
+        InputError, match=r":721: a second, different record .*\(first at line 11\)"
+    ):
         build_leaderboard(bench, [path])
+    # the same turn in two files
+    twin = path.with_name("twin.jsonl")
+    twin.write_text(lines[10] + "\n", encoding="utf-8")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(
+        InputError, match=r"twin\.jsonl: gpt-4 question_id \d+ turn \d judged twice"
+    ):
+        build_leaderboard(bench, [path, twin])
+
+
+def test_incomplete_rows_are_marked_and_ranked_last(bench: Bench, tmp_path: Path) -> None:
+    """A model missing a whole category is not ranked among complete rows, in any format."""
+    folder = tmp_path / "judgments"
+    folder.mkdir()
+    for name in ("gpt-4.jsonl", "claude-2.1.jsonl"):
+        shutil.copy(PUBLISHED / name, folder / name)
+    path = folder / "claude-2.1.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    # claude-2.1 without its math turns: its mean over the other categories rises
+    math = {q.question_id for q in bench.questions if q.category == "math"}
+    path.write_text(
+        "\n".join(line for line in lines if json.loads(line)["question_id"] not in math) + "\n",
+        encoding="utf-8",
+    )
+    board = build_leaderboard(bench, judgment_files([folder]))
+    (partial,) = board.incomplete()
+    gpt4 = next(m for m in board.models if m.model == "gpt-4")
+    assert partial.model == "claude-2.1" and (partial.overall() or 0) > (gpt4.overall() or 0)
+    assert [m.model for m in board.ranked()] == ["gpt-4", "claude-2.1"]
+    rows = [r for r in render(board, "md", per_turn=False).splitlines() if r.startswith("| ")]
+    assert rows[1].startswith("| gpt-4 |") and rows[2].startswith("| claude-2.1 (incomplete) |")
+    text = render(board, "md", per_turn=False)
+    assert "claude-2.1: incomplete, 660 of 720 turns judged" in text
+    entries = json.loads(render(board, "json"))
+    assert [(e["model"], e["complete"]) for e in entries] == [
+        ("gpt-4", True), ("claude-2.1", False),
+    ]  # fmt: skip
+    csv_lines = render(board, "csv").splitlines()
+    assert csv_lines[2].startswith("both,claude-2.1 (incomplete),")
+    assert "# claude-2.1: incomplete, 660 of 720 turns judged" in csv_lines
+
+
+def test_every_format_carries_the_signature_and_flags_rows_judged_otherwise(
+    bench: Bench, tmp_path: Path
+) -> None:
+    folder = tmp_path / "judgments"
+    folder.mkdir()
+    for name in ("gpt-4.jsonl", "claude-2.1.jsonl", "gpt-35-turbo.jsonl"):
+        shutil.copy(PUBLISHED / name, folder / name)
+    # one model judged by another judge (the name in its lines)
+    path = folder / "gpt-35-turbo.jsonl"
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        line["judge"] = ["gpt-4o", line["judge"][1]]
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8")
+    board = build_leaderboard(bench, judgment_files([folder]))
+    assert board.signature is not None
+    assert board.signature.line.endswith("|kind:mtbench-single|bench:pfmt-fin|judge:gpt-4o-mini")
+    md = render(board, "md", per_turn=False)
+    assert f"signature: {board.signature.line}" in md
+    assert "| gpt-35-turbo (differs) |" in md
+    assert "gpt-35-turbo: differs: judge: gpt-4o vs gpt-4o-mini" in md
+    entries = {e["model"]: e for e in json.loads(render(board, "json"))}
+    assert entries["gpt-4"]["signature"]["fields"]["judge"] == "gpt-4o-mini"
+    assert entries["gpt-4"]["signature_differs"] == []
+    assert entries["gpt-35-turbo"]["signature_differs"] == ["judge: gpt-4o vs gpt-4o-mini"]
+    assert f"# signature: {board.signature.line}" in render(board, "csv").splitlines()
 
 
 def test_cli_formats_radar_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

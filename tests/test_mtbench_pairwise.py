@@ -6,7 +6,7 @@ import asyncio
 import json
 import math
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,34 +15,44 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA, embedded_judge
 from hyoka.cli.main import app
-from hyoka.cli.mtbench_pairwise_cmd import make_matches
 from hyoka.errors import InputError
-from hyoka.judge.pairwise import METHODS, MIRROR, combine, prob_verdict, xy_probabilities
+from hyoka.judge import (
+    JudgePlan,
+    JudgeReport,
+    JudgeSettings,
+    Method,
+    PairwiseJudging,
+    Task,
+    lacks_methods,
+    pairwise_settings,
+    run_judging,
+)
+from hyoka.judge.pairwise import (
+    METHODS,
+    MIRROR,
+    combine,
+    prob_verdict,
+    rule_verdict,
+    xy_probabilities,
+)
 from hyoka.judge.verdict_probs import parse_verdict
 from hyoka.mtbench import AnswerChoice, AnswerRecord, Bench, load_answers
-from hyoka.mtbench.pair_records import (
-    G1_WINNER,
-    G2_WINNER,
-    PairJudgeSettings,
-    PairJudgmentRecord,
-)
+from hyoka.mtbench.judge import BenchJudging
 from hyoka.mtbench.pair_summary import method_counts, no_logprobs, turn_label, verdict
 from hyoka.mtbench.pairwise import (
     Match,
-    PairPlan,
-    PairReport,
-    done_keys,
-    judge_matches,
+    make_matches,
     pair_prompt_name,
     pair_user_prompt,
-    read_games,
-    read_pair_judgments,
-    rule_verdict,
+    plan_matches,
+    read_pair_lines,
 )
-from hyoka.providers import load_provider
+from hyoka.mtbench.records import G1_WINNER, G2_WINNER, PairJudgmentLine, pair_line
+from hyoka.providers import Message, load_provider
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.providers.types import Choice, TokenLogprob, TopLogprob
+from hyoka.store import manifest_path
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
 MODEL_X, MODEL_Y = "claude-2.1", "meta-llama_Meta-Llama-3-70B"
@@ -67,8 +77,46 @@ def _answers(model: str, turns: dict[int, tuple[str, str]]) -> dict[int, AnswerR
     }
 
 
-def _run(client: ModelClient, plan: PairPlan, bench: Bench, matches: list[Match]) -> PairReport:
-    return asyncio.run(judge_matches(client, plan, bench, matches))
+@dataclass(frozen=True)
+class PairPlan:
+    """What these tests vary between runs; ``_made`` turns it into the engine's plan."""
+
+    output: Path
+    judge_name: str = "gpt-4o-mini"
+    judge: str = EMBEDDED_MODEL
+    base_url: str | None = None
+    methods: tuple[Method, ...] = METHODS
+    max_tokens: int = 2048
+    limit: int | None = None
+
+
+def _made(plan: PairPlan, bench: Bench, matches: list[Match]) -> JudgePlan[PairJudgmentLine]:
+    settings = pairwise_settings(plan.judge, plan.base_url, plan.max_tokens, plan.methods)
+    how = BenchJudging(plan.judge_name, limit=plan.limit)
+    return plan_matches(bench, matches, settings, plan.output, how, plan.methods)
+
+
+def _run(client: ModelClient, plan: PairPlan, bench: Bench, matches: list[Match]) -> JudgeReport:
+    return asyncio.run(run_judging(client, _made(plan, bench, matches)))
+
+
+def read_pair_judgments(path: Path) -> list[PairJudgmentLine]:
+    return read_pair_lines(path)
+
+
+def read_games(choices: list[Choice], methods: tuple[Method, ...]) -> dict[str, Any]:
+    """The fields of the FastChat line two games' replies make (xy = game 1)."""
+    prompts = tuple((Message(role="user", content=f"game {g}"),) for g in (1, 2))
+    task = Task(
+        id="t", key="t", label="t", models=("m1", "m2"), prompts=prompts,
+        sample_keys=("a", "b"), input_hash=None,
+    )  # fmt: skip
+    protocol = PairwiseJudging(
+        JudgeSettings(judge="j"), "p", "1", methods=methods, output="verdict-after-reasons"
+    )
+    record = protocol.judgment(task, choices)
+    line = pair_line(record, question_id=1, turn=1, judge=("j", "p"), user_prompts=("", ""))
+    return line.model_dump()
 
 
 # -- prompts -----------------------------------------------------------------------------
@@ -154,7 +202,7 @@ ENGLISH = "FOR IMMEDIATE RELEASE: the bank launches a new fund for retail invest
 JAPANESE = "金融機関向けの新商品について、概要と特徴を説明します。"
 
 
-def _ruled_only_run(bench: Bench, plan: PairPlan) -> tuple[PairReport, ModelClient]:
+def _ruled_only_run(bench: Bench, plan: PairPlan) -> tuple[JudgeReport, ModelClient]:
     """Dialogue 0 with x's answers empty: both turns decided by the rule, no judge call."""
     x = _answers("x", {0: ("", "")})
     y = _answers("y", {0: (JAPANESE, JAPANESE)})
@@ -175,48 +223,53 @@ def test_records_name_the_judge_and_refuse_another_judge_or_settings(
     lines = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
     assert [line["judge_settings"] for line in lines] == [
         {"judge": "openai/judge-a", "base_url": "http://127.0.0.1:9/v1", "temperature": 0.0,
-         "max_tokens": 512, "top_logprobs": 20},
+         "max_tokens": 512, "top_logprobs": 20, "repeats": 1, "aggregate": "mean"},
     ] * 2  # fmt: skip
     again, client = _ruled_only_run(bench, plan)
     assert (again.judged, again.done_before) == (0, 2)
     before = output.read_bytes()
     refused: list[tuple[dict[str, Any], str]] = [
-        ({"judge": "openai/judge-b"}, "judge 'openai/judge-a' vs 'openai/judge-b'"),
-        ({"max_tokens": 1024}, "max_tokens 512 vs 1024"),
-        ({"base_url": "http://127.0.0.1:8/v1"}, "base_url 'http://127.0.0.1:9/v1' vs 'http://"),
-        ({"methods": ("bs2",)}, "top_logprobs 20 vs None"),
-        ({"judge_name": "other"}, "judge name 'judge' vs 'other'"),
-    ]
+        ({"judge": "openai/judge-b"}, 'judge.judge: "openai/judge-a" vs "openai/judge-b"'),
+        ({"max_tokens": 1024}, "judge.max_tokens: 512 vs 1024"),
+        ({"base_url": "http://127.0.0.1:8/v1"},
+         'judge.base_url: "http://127.0.0.1:9/v1" vs "http://'),
+        ({"judge_name": "other"}, 'judge_name: "judge" vs "other"'),
+    ]  # fmt: skip
     for change, difference in refused:
         with pytest.raises(InputError) as caught:
             _ruled_only_run(bench, replace(plan, **change))
         message = str(caught.value)
-        assert message.startswith(f"{output}:1: judged by another judge or with other settings")
-        assert difference in message and "choose another --output-dir" in message
+        assert message.startswith(f"{output} holds another run's records")
+        assert difference in message and "choose another output" in message
     assert output.read_bytes() == before  # nothing judged, nothing written
+    # fewer methods than the file holds: its verdicts serve, nothing to judge
+    fewer, _client = _ruled_only_run(bench, replace(plan, methods=("bs2",)))
+    assert (fewer.judged, fewer.done_before) == (0, 2)
+    assert output.read_bytes() == before
 
 
-def test_settings_default_to_the_clients_provider(bench: Bench, tmp_path: Path) -> None:
+def test_settings_ask_logprobs_only_for_prob(bench: Bench, tmp_path: Path) -> None:
     output = tmp_path / "pair.jsonl"
     _ruled_only_run(bench, PairPlan(output=output, methods=("bs1", "bs2"), limit=1))
     record = read_pair_judgments(output)[0]
-    assert record.judge_settings == PairJudgeSettings(
+    assert record.judge_settings == JudgeSettings(
         judge=EMBEDDED_MODEL, base_url=None, temperature=0.0, max_tokens=2048, top_logprobs=None
     )
 
 
-def test_records_without_a_judge_read_but_do_not_resume(tmp_path: Path) -> None:
+def test_records_without_a_judge_read_but_do_not_resume(bench: Bench, tmp_path: Path) -> None:
     """FastChat's files (and hyoka's from before the judge was recorded) load and count;
-    judging into one cannot tell whose verdicts it would mix with, so it is refused."""
+    judging into one cannot tell whose verdicts it would mix with, so it is refused, and
+    the file is left as it is."""
     path = tmp_path / "gpt-4_pair.jsonl"
     record = _fastchat("model_1", "model_1").model_copy(update={"verdicts": {"bs2": "A"}})
     path.write_text(json.dumps(record.model_dump(mode="json")) + "\n", encoding="utf-8")
     (read,) = read_pair_judgments(path)
     assert read.judge_settings is None and verdict(read, "bs2") == "A"
-    assert done_keys(path, ("bs2",)) == {(81, 1, frozenset({"a", "b"}))}
-    settings = PairJudgeSettings(judge="openai/gpt-4", max_tokens=2048)
-    with pytest.raises(InputError, match=r"gpt-4_pair\.jsonl:1: the record names no judge model"):
-        done_keys(path, ("bs2",), settings, "gpt-4")
+    before = path.read_bytes()
+    with pytest.raises(InputError, match=r"gpt-4_pair\.jsonl exists and was not written by hyoka"):
+        _ruled_only_run(bench, PairPlan(output=path, judge_name="gpt-4", limit=1))
+    assert path.read_bytes() == before
 
 
 def test_a_missing_reference_stops_the_run_before_any_judge_call(
@@ -298,8 +351,8 @@ def test_games_that_disagree_by_method() -> None:
 # -- format, summary, bad input ------------------------------------------------------------
 
 
-def _fastchat(g1: str, g2: str) -> PairJudgmentRecord:
-    return PairJudgmentRecord.model_validate(
+def _fastchat(g1: str, g2: str) -> PairJudgmentLine:
+    return PairJudgmentLine.model_validate(
         {"question_id": 81, "model_1": "a", "model_2": "b", "g1_winner": g1, "g2_winner": g2,
          "judge": ["gpt-4", "pair-v2"], "g1_user_prompt": "", "g1_judgment": "", "turn": 1,
          "g2_user_prompt": "", "g2_judgment": "", "tstamp": 1.0}
@@ -318,13 +371,16 @@ def test_fastchat_records_read_as_fastchat_counts_them() -> None:
     assert a.adjusted_win_rate == pytest.approx(2 / 3)
 
 
-def test_done_keys_refuse_records_without_a_wanted_method(tmp_path: Path) -> None:
-    path = tmp_path / "pair.jsonl"
+def test_records_without_a_wanted_method_do_not_count_as_done(bench: Bench, tmp_path: Path) -> None:
     record = _fastchat("model_1", "tie").model_copy(update={"verdicts": {"bs2": "A"}})
-    path.write_text(json.dumps(record.model_dump(mode="json")) + "\n", encoding="utf-8")
-    assert done_keys(path, ("bs2",)) == {(81, 1, frozenset({"a", "b"}))}
-    with pytest.raises(InputError, match=r"pair.jsonl:1: judged without the prob verdict"):
-        done_keys(path, ("prob", "bs2"))
+    assert lacks_methods(record.verdicts, ("bs2",)) is None
+    assert lacks_methods(record.verdicts, ("prob", "bs2")) == (
+        "has no prob verdict (it was judged for bs2)"
+    )
+    output = tmp_path / "pair.jsonl"
+    _ruled_only_run(bench, PairPlan(output=output, methods=("bs2",), limit=1))
+    with pytest.raises(InputError, match=r"pair\.jsonl:1: question 0 turn 1 of x vs y has no prob"):
+        _ruled_only_run(bench, PairPlan(output=output, methods=("prob", "bs2"), limit=1))
 
 
 def test_matches_all_pairs_or_against_a_baseline() -> None:
@@ -411,7 +467,7 @@ def judged(
     published: Match,
     judge_client: ModelClient,
     tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[list[PairJudgmentRecord], Path]:
+) -> tuple[list[PairJudgmentLine], Path]:
     output = tmp_path_factory.mktemp("judged") / "smol_pair.jsonl"
     before = judge_client.stats.requests
     report = _run(judge_client, _plan(output), two_dialogues, [published])
@@ -422,7 +478,7 @@ def judged(
 
 
 def test_real_judge_writes_fastchat_pair_records(
-    bench: Bench, published: Match, judged: tuple[list[PairJudgmentRecord], Path]
+    bench: Bench, published: Match, judged: tuple[list[PairJudgmentLine], Path]
 ) -> None:
     records, output = judged
     lines = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
@@ -467,7 +523,7 @@ def test_real_judge_games_map_to_models_both_ways(
     two_dialogues: Bench,
     published: Match,
     judge_client: ModelClient,
-    judged: tuple[list[PairJudgmentRecord], Path],
+    judged: tuple[list[PairJudgmentLine], Path],
     tmp_path: Path,
 ) -> None:
     records, _output = judged
@@ -513,12 +569,13 @@ def test_real_judge_resumes_after_a_torn_write_from_the_cache(
     two_dialogues: Bench,
     published: Match,
     judge_client: ModelClient,
-    judged: tuple[list[PairJudgmentRecord], Path],
+    judged: tuple[list[PairJudgmentLine], Path],
     tmp_path: Path,
 ) -> None:
     records, output = judged
     lines = output.read_text(encoding="utf-8").splitlines(keepends=True)
     resumed = tmp_path / "resumed.jsonl"
+    manifest_path(resumed).write_bytes(manifest_path(output).read_bytes())
     # dialogue 108 done; dialogue 110's turn 1 cut short mid-write, turn 2 never started
     resumed.write_text("".join(lines[:2]) + lines[2][:50], encoding="utf-8")
     before, hits = judge_client.stats.requests, judge_client.stats.cache_hits
@@ -571,8 +628,8 @@ def test_cli_judges_prints_the_table_and_costs_and_resumes(
     # the same file with another judge budget: refused before any call, file untouched
     before = (tmp_path / "smol_pair.jsonl").read_bytes()
     code, text = _cli(*args, "--max-tokens", "64")
-    assert code == 1 and "judged by another judge or with other settings" in text
-    assert "max_tokens 2048 vs 64" in " ".join(text.split())
+    assert code == 1 and "holds another run's records" in text
+    assert "judge.max_tokens: 2048 vs 64" in " ".join(text.split())
     assert (tmp_path / "smol_pair.jsonl").read_bytes() == before
 
 
@@ -583,11 +640,17 @@ def test_cli_warns_of_games_without_logprobs_and_counts_them(
     resumed run calls nothing, and lists those turns loudly."""
     monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
-    settings = PairJudgeSettings(judge=EMBEDDED_MODEL, max_tokens=2048, top_logprobs=20)
+    settings = pairwise_settings(EMBEDDED_MODEL, None, 2048, METHODS)
     qid = bench.questions[0].question_id
+    output = tmp_path / "smol_pair.jsonl"
+    # the run the command below makes: its prompts and manifest make the file its own
+    files = [FIN / "model_answer" / f"{m}.jsonl" for m in (MODEL_X, MODEL_Y)]
+    matches = make_matches([(f, load_answers(f, bench)) for f in files], None)
+    plan = plan_matches(bench, matches, settings, output, BenchJudging("smol", limit=1))
+    shown = {task.id: [p[-1].content for p in task.prompts] for task in plan.tasks}
     statuses = [{"g1": "no-logprobs", "g2": "ok"}, {"g1": "no-logprobs", "g2": "no-logprobs"}]
     records = [
-        PairJudgmentRecord(
+        PairJudgmentLine(
             question_id=qid,
             model_1=MODEL_X,
             model_2=MODEL_Y,
@@ -598,13 +661,15 @@ def test_cli_warns_of_games_without_logprobs_and_counts_them(
             verdicts={"prob": None, "bs1": "A", "bs2": "A"},
             prob_status=status,
             judge_settings=settings,
+            g1_user_prompt=shown[f"{qid}/{turn}/{MODEL_X} vs {MODEL_Y}"][0],
+            g2_user_prompt=shown[f"{qid}/{turn}/{MODEL_X} vs {MODEL_Y}"][1],
         )
         for turn, status in zip((1, 2), statuses, strict=True)
     ]
     assert [(turn_label(r, games)) for r, games in no_logprobs(records)] == [
         f"{qid}/1 {MODEL_X} vs {MODEL_Y} (g1)", f"{qid}/2 {MODEL_X} vs {MODEL_Y} (g1+g2)",
     ]  # fmt: skip
-    output = tmp_path / "smol_pair.jsonl"
+    manifest_path(output).write_text(plan.run.manifest().model_dump_json(), encoding="utf-8")
     output.write_text(
         "".join(json.dumps(r.model_dump(mode="json")) + "\n" for r in records), encoding="utf-8"
     )

@@ -37,7 +37,9 @@ JUDGE = [
     "-j", EMBEDDED_MODEL, "-o", "n_ctx=2048", "-o", "n_threads=1",
     "--max-tokens", "16", "--max-attempts", "1", "--per-question", "1", "--limit", "1", "--json",
 ]  # fmt: skip
-SUMMARY_KEYS = {"judge", "template", "template_version", "mean", "n", "failures", "per_question"}
+SUMMARY_KEYS = {
+    "judge", "template", "template_version", "mean", "n", "failures", "per_question", "signature",
+}  # fmt: skip
 
 
 def _invoke(*args: str) -> Any:
@@ -78,6 +80,15 @@ def test_real_judge_then_correlate(runs: list[Path], hyoka_env: None) -> None:
         assert (record.score, record.failures) == (-1, 1)
         assert (summary["mean"], summary["n"], summary["failures"]) == (None, 0, 1)
         assert summary["per_question"] == {}
+        # how the numbers were produced: judge, template, settings, the benchmark data
+        fields = summary["signature"]["fields"]
+        assert (fields["kind"], fields["judge"], fields["template"]) == (
+            "judge-single", EMBEDDED_MODEL, "pfgen-single@1",
+        )  # fmt: skip
+        settings = (fields["temperature"], fields["max-tokens"], fields["repeats"])
+        assert settings == ("0.0", "16", "1")
+        assert fields["aggregate"] == "mean" and fields["data"].startswith("pfgen@")
+        assert out["signature"] == summary["signature"]
         assert (out["judged_now"], out["done_before"], out["provider_calls"]) == (1, 0, 1)
         # a second run has nothing left to do and costs no call
         again = json.loads(_invoke("pfgen", "judge", str(run), *JUDGE).stdout)

@@ -2,92 +2,43 @@
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from hyoka._jsonl import drop_partial_tail
 from hyoka.cli._common import (
+    BaseUrlOption,
+    ConcurrencyOption,
     DataDirOption,
-    RateColumn,
-    console,
-    err_console,
-    provider_options,
+    JsonOption,
+    JudgeOption,
+    LimitOption,
+    MethodOption,
+    NoCacheOption,
+    PerQuestionOption,
+    ProviderOptionsOption,
     reports_errors,
 )
 from hyoka.errors import InputError
-from hyoka.judge.criteria import (
-    DEFAULT_TEMPLATE as CRITERIA_TEMPLATE,
-)
-from hyoka.judge.criteria import (
-    CriteriaQuestion,
-    CriteriaStore,
-    generate_criteria,
-)
-from hyoka.judge.pair_answers import Answer, load_pairs, read_answers
-from hyoka.judge.pairwise import (
-    PairItem,
-    PairwisePlan,
-    PairwiseReport,
-    check_items,
-    check_judge,
-    check_output,
-    judge_pairs,
-    parse_methods,
-    read_judgments,
-)
-from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts, summarise
-from hyoka.judge.records import JudgeSettings
-from hyoka.judge.templates import JudgeTemplate, load_template
-from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.judge import run_answers
-from hyoka.providers.client import ModelClient, ResponseCache
-from hyoka.providers.registry import load_provider
+
+if TYPE_CHECKING:
+    from hyoka.judge import JudgePlan, JudgmentRecord, PairwiseSummary
 
 #: where judgments go unless --output says otherwise
 RESULTS = Path("results") / "judge" / "pairwise"
-#: default reply budgets: a bare letter, or reasons then [[X]]
-MAX_TOKENS_RESULT = 16
-MAX_TOKENS_REASONS = 1024
-
-
-def _template(name: str | None, criteria: str, reasons: bool) -> JudgeTemplate:
-    if criteria not in ("auto", "none"):
-        raise InputError(f"--criteria must be auto or none, got {criteria!r}")
-    if name is None:
-        middle = "-criteria" if criteria == "auto" else ""
-        name = f"pairwise{middle}-{'reasons' if reasons else 'result'}"
-    template = load_template(name)
-    uses = "criteria" in template.placeholders
-    if uses and criteria == "none":
-        raise InputError(f"template {template.name!r} uses {{criteria}}: give --criteria auto")
-    if not uses and criteria == "auto":
-        raise InputError(
-            f"--criteria auto, but template {template.name!r} has no {{criteria}} field"
-        )
-    return template
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
-        TimeElapsedColumn(), console=err_console,
-    )  # fmt: skip
-
-
-def _rate(value: float | int | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
 
 
 def _print_summary(summary: PairwiseSummary, model_x: str, model_y: str) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from hyoka.cli._common import console
+
+    def rate(value: float | int | None) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
     table = Table(title=f"X = {escape(model_x)}, Y = {escape(model_y)}: {summary.pairs} pair(s)")
     for column in ("method", "X wins", "Y wins", "ties", "invalid", "X win rate", "X adjusted",
                    "Y win rate", "Y adjusted"):  # fmt: skip
@@ -96,50 +47,16 @@ def _print_summary(summary: PairwiseSummary, model_x: str, model_y: str) -> None
         row = counts.to_json()
         table.add_row(
             name, *(str(row[key]) for key in ("x_wins", "y_wins", "ties", "invalid")),
-            *(_rate(row[f"{side}{kind}win_rate"]) for side in ("x_", "y_")
+            *(rate(row[f"{side}{kind}win_rate"]) for side in ("x_", "y_")
               for kind in ("", "adjusted_")),
         )  # fmt: skip
     console.print(table)
     both = summary.agree + summary.disagree
     console.print(
-        f"robustness (orders agree): {_rate(summary.robustness)} ({summary.agree} of {both}); "
+        f"robustness (orders agree): {rate(summary.robustness)} ({summary.agree} of {both}); "
         f"{summary.missing_letter} pair(s) with a reply lacking a verdict letter",
         highlight=False,
     )
-
-
-async def _fill_criteria(
-    client: ModelClient, items: list[PairItem], judge: str, store_path: Path, max_tokens: int
-) -> list[PairItem]:
-    template = load_template(CRITERIA_TEMPLATE)
-    questions = [CriteriaQuestion(i.id, i.question, i.reference) for i in items]
-    store = CriteriaStore(store_path)
-    with _progress() as bar:
-        task = bar.add_task("criteria", total=len(questions))
-        found = await generate_criteria(
-            client, template, questions, judge=judge, store=store, max_tokens=max_tokens,
-            on_done=lambda: bar.advance(task),
-        )  # fmt: skip
-        bar.update(task, completed=len(questions))
-    return [dataclasses.replace(item, criteria=found[item.id]) for item in items]
-
-
-def _answer_reader(
-    per_question: int | None, data_dir: Path | None
-) -> Callable[[Path], dict[str, Answer]]:
-    """JSONL files as they are; folders as pfgen runs (the benchmark loaded once, if needed)."""
-    benchmarks: list[PfgenBenchmark] = []
-
-    def read(path: Path) -> dict[str, Answer]:
-        if not path.is_dir():
-            if per_question is not None:
-                raise InputError(f"--per-question applies to pfgen run folders, not {path}")
-            return read_answers(path)
-        if not benchmarks:
-            benchmarks.append(PfgenBenchmark.load(data_dir))
-        return run_answers(path, benchmarks[0], per_question=per_question)
-
-    return read
 
 
 @reports_errors
@@ -150,10 +67,8 @@ def pairwise_command(
     answers_y: Annotated[
         Path, typer.Argument(help="Answers of model Y (JSONL, same ids), or a pfgen run folder.")
     ],
-    judge: Annotated[
-        str, typer.Option("--judge", "-j", help="PROVIDER/MODEL of the judge.", show_default=False)
-    ],
-    method: Annotated[str, typer.Option(help="prob, bs1, bs2 or all.")] = "all",
+    judge: JudgeOption,
+    method: MethodOption = "all",
     criteria: Annotated[
         str, typer.Option(help="auto: generate criteria per question (seed 001); none.")
     ] = "none",
@@ -182,28 +97,19 @@ def pairwise_command(
     ] = None,
     max_tokens: Annotated[
         int | None,
-        typer.Option(
-            min=1, help=f"Reply budget (default {MAX_TOKENS_RESULT}, reasons {MAX_TOKENS_REASONS})."
-        ),
+        typer.Option(min=1, help="Reply budget (default 16, with reasons 1024)."),
     ] = None,
     criteria_max_tokens: Annotated[
         int, typer.Option(min=1, help="Reply budget for each question's criteria.")
-    ] = MAX_TOKENS_REASONS,
-    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N pairs.")] = None,
-    per_question: Annotated[
-        int | None,
-        typer.Option(min=1, help="pfgen run folders: the first N answers to each question."),
-    ] = None,
+    ] = 1024,
+    limit: LimitOption = None,
+    per_question: PerQuestionOption = None,
     data_dir: DataDirOption = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 8,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="OpenAI-compatible server URL.")
-    ] = None,
-    option: Annotated[
-        list[str] | None, typer.Option("--option", "-o", help="Backend option KEY=VALUE.")
-    ] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache responses.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    concurrency: ConcurrencyOption = 8,
+    base_url: BaseUrlOption = None,
+    option: ProviderOptionsOption = None,
+    no_cache: NoCacheOption = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Judge every pair in both orders; verdicts by prob (seed 001), bs1 and bs2 (resumable).
 
@@ -222,59 +128,80 @@ def pairwise_command(
       hyoka judge pairwise results/org/a/1234abc results/org/b/5678def -j openai/gpt-4o \
           --per-question 3
     """
+    from hyoka.cli._common import err_console, print_warning, progress_bar, provider_options
+    from hyoka.cli._judging import print_signature, run_plans
+    from hyoka.judge import (
+        check_criteria_use,
+        check_judge,
+        default_max_tokens,
+        default_output,
+        export_verdicts,
+        fill_criteria,
+        load_pairs,
+        load_template,
+        open_log,
+        pairwise_settings,
+        parse_methods,
+        plan_pairs,
+        read_judgments,
+        summarise_pairwise,
+        template_name,
+    )
+    from hyoka.pfgen.judge import answer_reader
+    from hyoka.providers import connect
+    from hyoka.signature import SIGNATURE_KEY
+
     methods = parse_methods(method)
     exported = parse_methods(export_method or (method if method != "all" else "prob"))
     if export_verdicts_to is not None and (len(exported) != 1 or exported[0] not in methods):
         raise InputError(f"--export-method must be one of the judged methods ({method})")
-    chosen = _template(template, criteria, reasons)
-    items = load_pairs(answers_x, answers_y, _answer_reader(per_question, data_dir))
+    chosen = load_template(template or template_name(criteria, reasons))
+    check_criteria_use(chosen, criteria)
+    items = load_pairs(answers_x, answers_y, answer_reader(per_question, data_dir))
     items = items[: limit or None]
-    check_items(chosen, items, criteria=False)
-    budget = max_tokens or (
-        MAX_TOKENS_REASONS if chosen.output == "verdict-after-reasons" else MAX_TOKENS_RESULT
-    )
-    settings = JudgeSettings(
-        judge=judge, base_url=base_url, temperature=0.0, max_tokens=budget,
-        top_logprobs=20 if "prob" in methods else None,
+    budget = max_tokens or default_max_tokens(chosen)
+    settings = pairwise_settings(judge, base_url, budget, methods)
+    out = output or default_output(RESULTS, judge, items, chosen.name)
+    # before the criteria cost any call: the file can be continued
+    pending = plan_pairs(items, chosen, settings, out, methods=methods, pending_criteria=True)
+    client = connect(
+        judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
+        concurrency=concurrency, flag="--judge",
     )  # fmt: skip
-    model_x, model_y = items[0].model_x, items[0].model_y
-    slug = judge.replace("/", "_")
-    out = output or RESULTS / slug / f"{model_x}_vs_{model_y}.{chosen.name}.jsonl".replace("/", "_")
-    plan = PairwisePlan(output=out, settings=settings, template=chosen, methods=methods)
-    drop_partial_tail(out)
-    check_output(plan, items, criteria=False)  # before the criteria cost any call
-    provider = load_provider(judge, **provider_options(option or [], base_url))
-    client = ModelClient(
-        provider, cache=None if no_cache else ResponseCache(), concurrency=concurrency
-    )
-    check_judge(client, plan)
+    check_judge(client, pending.protocol)
+    open_log(pending)
     err_console.print(f"Judgment file: {out}", highlight=False, soft_wrap=True)
+    store = criteria_file or out.parent / "criteria.json"
 
-    async def go() -> PairwiseReport:
+    async def with_criteria() -> list[tuple[str, JudgePlan[JudgmentRecord]]]:
         nonlocal items
-        async with client:
-            if "criteria" in chosen.placeholders:
-                store = criteria_file or out.parent / "criteria.json"
-                items = await _fill_criteria(client, items, judge, store, criteria_max_tokens)
-            with _progress() as bar:
-                task = bar.add_task("pairs", total=len(items))
-                report = await judge_pairs(client, plan, items, lambda: bar.advance(task))
-                bar.advance(task, report.done_before)
-                return report
+        if "criteria" in chosen.placeholders:
+            with progress_bar(rate=True) as bar:
+                task = bar.add_task("criteria", total=len(items))
+                items = await fill_criteria(
+                    client, items, judge=judge, store=store, max_tokens=criteria_max_tokens,
+                    on_done=lambda: bar.advance(task),
+                )  # fmt: skip
+                bar.update(task, completed=len(items))
+        plans.append(plan_pairs(items, chosen, settings, out, methods=methods))
+        return [("pairs", plans[-1])]
 
-    report = asyncio.run(go())
+    plans: list[JudgePlan[JudgmentRecord]] = []
+    report = run_plans(client, [], prepare=with_criteria)
+    plan = plans[-1]
     wanted = {item.id for item in items}
     records = [r for r in read_judgments(out) if r.id in wanted]
-    summary = summarise(records, methods)
+    summary = summarise_pairwise(records, methods)
+    model_x, model_y = items[0].model_x, items[0].model_y
+    signature = plan.run.signature()
     if not as_json:
         _print_summary(summary, model_x, model_y)
     if summary.no_logprobs:
         shown = ", ".join(summary.no_logprobs[:10])
-        err_console.print(
-            f"[bold yellow]warning:[/] {len(summary.no_logprobs)} pair(s) came back without "
-            f"log probabilities, so without a prob verdict: {escape(shown)}",
-            highlight=False, soft_wrap=True,
-        )  # fmt: skip
+        print_warning(
+            f"{len(summary.no_logprobs)} pair(s) came back without log probabilities, "
+            f"so without a prob verdict: {shown}"
+        )
     if export_verdicts_to is not None:
         categories = {item.id: item.category for item in items}
         count = export_verdicts(records, exported[0], export_verdicts_to, categories)
@@ -289,6 +216,7 @@ def pairwise_command(
             "judge": judge, "model_x": model_x, "model_y": model_y, "judged": report.judged,
             "done_before": report.done_before, "judge_calls": stats.requests,
             "cache_hits": stats.cache_hits, "run_usage": stats.usage.model_dump(),
+            SIGNATURE_KEY: signature.to_json(),
         }  # fmt: skip
         typer.echo(json.dumps({**run, **summary.to_json()}, ensure_ascii=False, indent=1))
         return
@@ -299,3 +227,4 @@ def pairwise_command(
         f"(all judgments in the file: {summary.usage.prompt_tokens} in, "
         f"{summary.usage.completion_tokens} out)"
     )
+    print_signature(signature)

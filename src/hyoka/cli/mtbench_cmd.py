@@ -1,58 +1,48 @@
-"""``hyoka mtbench ...``: multi-turn benchmarks judged by an LLM (pfmt-bench-fin-ja)."""
+"""``hyoka mtbench ...``: two-turn benchmarks judged by an LLM (pfmt-bench-fin-ja, MT-bench)."""
 
 from __future__ import annotations
 
-import asyncio
-import functools
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hyoka.cli._common import (
+    BaseUrlOption,
+    ConcurrencyOption,
     DataDirOption,
-    cost_usd,
-    err_console,
-    provider_options,
+    JudgeOption,
+    LimitOption,
+    MaxTokensOption,
+    MethodOption,
+    ModelNameOption,
+    ModelOption,
+    NoCacheOption,
+    OutputOption,
+    PriceInOption,
+    PriceOutOption,
+    ProviderOptionsOption,
+    ResultsDirOption,
     reports_errors,
 )
-from hyoka.data.paths import resolve_data_dir
 from hyoka.errors import InputError
-from hyoka.mtbench.answers import load_answers
-from hyoka.mtbench.bench import Bench, bench_spec
-from hyoka.mtbench.generate import (
-    LOCAL_PROVIDERS,
-    LOCAL_REPETITION_PENALTY,
-    GeneratePlan,
-    GenerateReport,
-    Template,
-    generate_answers,
-    parse_temperatures,
-)
-from hyoka.mtbench.judge import DEFAULT_JUDGE, JudgePlan, JudgeReport, judge_answers
-from hyoka.mtbench.langcheck import CHECKS, Check
-from hyoka.mtbench.leaderboard import build_leaderboard, judgment_files
-from hyoka.mtbench.radar import write_radar
-from hyoka.mtbench.report import Format, render
-from hyoka.providers.client import ModelClient, ResponseCache
-from hyoka.providers.embedded import EMBEDDED_MODEL
-from hyoka.providers.registry import load_provider, parse_model_string
 
-mtbench_app = typer.Typer(
-    help="Multi-turn benchmarks judged by an LLM: generate answers, judge them, rank models.",
-    no_args_is_help=True,
-)
+if TYPE_CHECKING:
+    from hyoka.judge import JudgePlan
+    from hyoka.providers import ModelClient
 
+#: where answers and judgments go unless --output/--output-dir say otherwise
+RESULTS = Path("results") / "mtbench"
 #: the judgments the paper's Table 1 is computed from, inside the benchmark's data folder
 PUBLISHED_JUDGMENTS = Path("model_judgment") / "gpt-4o-mini_single"
 
 BenchOption = Annotated[
-    str, typer.Option("--bench", help="Benchmark: pfmt-fin (pfmt-bench-fin-ja).")
+    str,
+    typer.Option("--bench", help="Benchmark: pfmt-fin (pfmt-bench-fin-ja) or mt-bench (MT-bench)."),
 ]
+FORMATS = ("md", "csv", "json")
 
 
-@mtbench_app.command("leaderboard")
 @reports_errors
 def leaderboard_command(
     bench: BenchOption = "pfmt-fin",
@@ -76,8 +66,10 @@ def leaderboard_command(
 ) -> None:
     """Rank models by category: the mean of both turns' scores, overall = mean of categories.
 
-    Rule-based zeros (no answer, wrong language) count; unrated turns (-1) do not.
-    Means are rounded half-up to two decimals.
+    Rule-based zeros (no answer, wrong language) count; unrated turns (-1) do not. Means
+    are rounded half-up to two decimals. Rows not judged on every turn are marked
+    incomplete and ranked last; rows judged another way than most are marked; the table
+    ends with its signature.
 
     Examples:
 
@@ -87,83 +79,59 @@ def leaderboard_command(
 
       hyoka mtbench leaderboard --radar radar.png --radar radar.html
     """
-    if fmt not in ("md", "csv", "json"):
+    from hyoka.cli._common import err_console, print_warning
+    from hyoka.mtbench import (
+        RADAR_SUFFIXES,
+        Bench,
+        build_leaderboard,
+        judgment_files,
+        render,
+        write_radar,
+    )
+
+    if fmt not in FORMATS:
         raise InputError(f"--format must be md, csv or json, got {fmt!r}")
     for path in radar or []:
-        if path.suffix.lower() not in (".png", ".html"):
+        if path.suffix.lower() not in RADAR_SUFFIXES:
             raise InputError(f"--radar: {path} must end in .png or .html")
-    spec = bench_spec(bench)
-    folders = judgments or [resolve_data_dir(data_dir) / spec.folder / PUBLISHED_JUDGMENTS]
     loaded = Bench.load(bench, data_dir)
+    folders = judgments or [loaded.folder / PUBLISHED_JUDGMENTS]
     board = build_leaderboard(loaded, judgment_files(folders))
     for model in board.incomplete():
-        err_console.print(
-            f"[yellow]warning:[/] {model.model}: {model.judged} of {board.expected_turns} "
-            "turns judged",
-            highlight=False,
-            soft_wrap=True,
+        print_warning(
+            f"{model.model}: {model.judged} of {board.expected_turns} turns judged "
+            "(marked incomplete, ranked last)"
         )
-    output: Format = "md" if fmt == "md" else "csv" if fmt == "csv" else "json"
-    typer.echo(render(board, output, per_turn=per_turn), nl=False)
+    typer.echo(render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
+                      per_turn=per_turn), nl=False)  # fmt: skip
     for path in radar or []:
-        write_radar(board, path, title=spec.title)
+        write_radar(board, path, title=loaded.spec.title)
         err_console.print(f"radar chart: {path}", highlight=False, soft_wrap=True)
 
 
-#: where answers and judgments go unless --output says otherwise
-RESULTS = Path("results") / "mtbench"
-_DISPLAY_NAMES = {EMBEDDED_MODEL: "HuggingFaceTB/SmolLM2-135M-Instruct"}
-
-ResultsDirOption = Annotated[
-    Path, typer.Option("--results-dir", help="Root of answer and judgment files.")
-]
-BaseUrlOption = Annotated[
-    str | None, typer.Option("--base-url", help="OpenAI-compatible server URL.")
-]
-OptionsOption = Annotated[
-    list[str] | None, typer.Option("--option", "-o", help="Backend option KEY=VALUE.")
-]
-ConcurrencyOption = Annotated[int, typer.Option(min=1, help="Requests in flight.")]
-NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Do not cache responses.")]
-LimitOption = Annotated[int | None, typer.Option(min=1, help="Only the first N dialogues.")]
-
-
-def model_file_name(spec: str, name: str | None) -> str:
-    """Upstream's model id: the model name with ``/`` written as ``_``."""
-    if name:
-        return name.replace("/", "_")
-    _provider, model = parse_model_string(spec)
-    return _DISPLAY_NAMES.get(spec, model).replace("/", "_")
-
-
-def _progress_bar() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), console=err_console,
-    )  # fmt: skip
-
-
-@mtbench_app.command("generate")
 @reports_errors
 def generate_command(
-    model: Annotated[
-        str, typer.Option("--model", "-m", help="PROVIDER/MODEL.", show_default=False)
-    ],
+    model: ModelOption,
     bench: BenchOption = "pfmt-fin",
     template: Annotated[
         str,
         typer.Option(
-            help="chat (the model's chat template), base (the Japanese dialogue template) or auto."
+            help="chat (the model's chat template), base (the dialogue template) or auto."
         ),
     ] = "auto",
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 4096,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option("--max-tokens", min=1, help="Reply budget per turn (default: the bench's)."),
+    ] = None,
     temperature: Annotated[
         list[str] | None,
-        typer.Option("--temperature", help="CATEGORY=T over upstream's defaults; repeatable."),
+        typer.Option("--temperature", help="CATEGORY=T over the bench's defaults; repeatable."),
     ] = None,
     repetition_penalty: Annotated[
         float | None,
-        typer.Option("--repetition-penalty", help="Default: 1.1 for local models, else unset."),
+        typer.Option(
+            "--repetition-penalty", help="Default: the bench's for local models, else unset."
+        ),
     ] = None,
     injection: Annotated[
         str,
@@ -171,14 +139,14 @@ def generate_command(
             help="strict: an answer that writes a role marker becomes empty; lenient: cut there."
         ),
     ] = "strict",
-    name: Annotated[str | None, typer.Option(help="Model id in the answer file.")] = None,
-    output: Annotated[Path | None, typer.Option("--output", help="Answer file (JSONL).")] = None,
+    name: ModelNameOption = None,
+    output: OutputOption = None,
     results_dir: ResultsDirOption = RESULTS,
     seed: Annotated[int | None, typer.Option(help="Sampling seed.")] = None,
     limit: LimitOption = None,
     concurrency: ConcurrencyOption = 8,
     base_url: BaseUrlOption = None,
-    option: OptionsOption = None,
+    option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
     data_dir: DataDirOption = None,
 ) -> None:
@@ -192,30 +160,46 @@ def generate_command(
 
       hyoka mtbench generate -m llamacpp/smollm2 --limit 2 --max-tokens 64
     """
+    import asyncio
+
+    from hyoka.cli._common import err_console, progress_bar, provider_options
+    from hyoka.mtbench import (
+        Bench,
+        GeneratePlan,
+        GenerateReport,
+        answer_file,
+        answer_model_id,
+        default_repetition_penalty,
+        generate_answers,
+        parse_temperatures,
+    )
+    from hyoka.providers import connect, parse_model_string
+
     if template not in ("auto", "chat", "base"):
         raise InputError(f"--template must be auto, chat or base, got {template!r}")
     if injection not in ("strict", "lenient"):
         raise InputError(f"--injection must be strict or lenient, got {injection!r}")
     provider_name, _model = parse_model_string(model)
     loaded = Bench.load(bench, data_dir)
-    model_id = model_file_name(model, name)
-    answer_file = output or results_dir / loaded.spec.name / "model_answer" / f"{model_id}.jsonl"
-    if repetition_penalty is None and provider_name in LOCAL_PROVIDERS:
-        repetition_penalty = LOCAL_REPETITION_PENALTY
-    chosen: Template = "chat" if template == "chat" else "base" if template == "base" else "auto"
+    model_id = answer_model_id(model, name)
+    target = output or answer_file(results_dir, loaded, model_id)
+    penalty = repetition_penalty
+    if penalty is None:
+        penalty = default_repetition_penalty(loaded.spec, provider_name)
     plan = GeneratePlan(
-        answer_file=answer_file, model_id=model_id, template=chosen, max_tokens=max_tokens,
-        temperatures=parse_temperatures(temperature or [], loaded),
-        repetition_penalty=repetition_penalty,
+        answer_file=target, model_id=model_id,
+        template="chat" if template == "chat" else "base" if template == "base" else "auto",
+        max_tokens=max_tokens, temperatures=parse_temperatures(temperature or [], loaded),
+        repetition_penalty=penalty,
         injection="strict" if injection == "strict" else "lenient", limit=limit, seed=seed,
     )  # fmt: skip
-    provider = load_provider(model, **provider_options(option or [], base_url))
-    client = ModelClient(
-        provider, cache=None if no_cache else ResponseCache(), concurrency=concurrency
-    )
+    client = connect(
+        model, base_url=base_url, options=provider_options(option), no_cache=no_cache,
+        concurrency=concurrency,
+    )  # fmt: skip
     total = len(loaded.questions[: limit or None])
-    err_console.print(f"Answer file: {answer_file}", highlight=False, soft_wrap=True)
-    with _progress_bar() as bar:
+    err_console.print(f"Answer file: {target}", highlight=False, soft_wrap=True)
+    with progress_bar() as bar:
         task = bar.add_task("dialogues", total=total)
 
         async def go() -> GenerateReport:
@@ -233,15 +217,9 @@ def generate_command(
     )
 
 
-_COUNTS = ("judged", "done_before", "no_answer", "wrong_language", "unrated", "judge_calls")
-
-
-@mtbench_app.command("judge")
 @reports_errors
 def judge_command(
-    judge: Annotated[
-        str, typer.Option("--judge", "-j", help="PROVIDER/MODEL of the judge.", show_default=False)
-    ],
+    judge: JudgeOption,
     answers: Annotated[
         list[Path],
         typer.Option("--answers", "-a", help="Answer file(s) to judge (FastChat JSONL)."),
@@ -249,7 +227,10 @@ def judge_command(
     bench: BenchOption = "pfmt-fin",
     judge_name: Annotated[
         str | None,
-        typer.Option("--judge-name", help=f"Judge name in the records (default {DEFAULT_JUDGE})."),
+        typer.Option(
+            "--judge-name",
+            help="Judge name in file names and records (default: the model of --judge).",
+        ),
     ] = None,
     lang_check: Annotated[
         str, typer.Option("--lang-check", help="upstream (fastText, 20 characters) or script.")
@@ -258,17 +239,13 @@ def judge_command(
         Path | None, typer.Option("--output-dir", help="Folder for the judgment files.")
     ] = None,
     results_dir: ResultsDirOption = RESULTS,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 2048,
-    price_in: Annotated[
-        float, typer.Option("--price-in", help="USD per million prompt tokens, for the cost.")
-    ] = 0.0,
-    price_out: Annotated[
-        float, typer.Option("--price-out", help="USD per million completion tokens.")
-    ] = 0.0,
+    max_tokens: MaxTokensOption = 2048,
+    price_in: PriceInOption = 0.0,
+    price_out: PriceOutOption = 0.0,
     limit: LimitOption = None,
     concurrency: ConcurrencyOption = 8,
     base_url: BaseUrlOption = None,
-    option: OptionsOption = None,
+    option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
     data_dir: DataDirOption = None,
     mode: Annotated[
@@ -278,12 +255,13 @@ def judge_command(
         str | None,
         typer.Option(help="Pairwise: compare each model with this one (default: every pair)."),
     ] = None,
-    method: Annotated[str, typer.Option(help="Pairwise: prob, bs1, bs2 or all.")] = "all",
+    method: MethodOption = "all",
 ) -> None:
-    """Grade every turn with the benchmark's Japanese judge prompts (resumable).
+    """Grade every turn with the benchmark's judge prompts and rating rules (resumable).
 
     Empty answers and answers in the wrong language score 0 without a judge call (pairwise:
     they lose to a valid answer, or tie with another such answer, without a judge call).
+    A judgment file is continued only by the same judge with the same settings.
 
     Examples:
 
@@ -293,63 +271,118 @@ def judge_command(
 
       hyoka mtbench judge --mode pairwise -j openai/gpt-4o -a x.jsonl -a y.jsonl --method bs2
     """
-    if lang_check not in CHECKS:
-        raise InputError(f"--lang-check must be one of {', '.join(CHECKS)}, got {lang_check!r}")
+    import functools
+
+    from hyoka.cli._common import err_console, provider_options
+    from hyoka.judge import JudgeSettings, pairwise_settings, parse_methods
+    from hyoka.mtbench import (
+        Bench,
+        BenchJudging,
+        default_judge_name,
+        load_answers,
+        make_matches,
+        pair_output,
+        plan_matches,
+        plan_turns,
+        single_output,
+    )
+    from hyoka.providers import connect
+
     if mode not in ("single", "pairwise"):
         raise InputError(f"--mode must be single or pairwise, got {mode!r}")
     if mode == "single" and (baseline is not None or method != "all"):
         raise InputError("--baseline and --method are for --mode pairwise")
+    methods = parse_methods(method)
     loaded = Bench.load(bench, data_dir)
     # every answer file is checked before the first judge call
     loaded_answers = [
         (path, load_answers(path, loaded, complete=limit is None)) for path in answers
     ]
-    name = judge_name or DEFAULT_JUDGE
-    folder = output_dir or results_dir / loaded.spec.name / "model_judgment" / f"{name}_single"
-    provider = load_provider(judge, **provider_options(option or [], base_url))
-    client = ModelClient(
-        provider, cache=None if no_cache else ResponseCache(), concurrency=concurrency
-    )
-    check: Check = "script" if lang_check == "script" else "upstream"
+    name = judge_name or default_judge_name(judge)
+    how = BenchJudging.of(name, lang_check, limit)
+    # the judge is connected only once every prompt is built and every rule applied
+    judge_client = functools.partial(
+        connect, judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
+        concurrency=concurrency, flag="--judge",
+    )  # fmt: skip
     if mode == "pairwise":
-        from hyoka.cli.mtbench_pairwise_cmd import judge_pairwise
-
-        judge_pairwise(
-            bench=loaded, answers=loaded_answers, client=client, judge_name=name, judge=judge,
-            base_url=base_url,
-            output=(output_dir or folder.parent) / f"{name}_pair.jsonl", baseline=baseline,
-            method=method, check=check, max_tokens=max_tokens, limit=limit,
-            price_in=price_in, price_out=price_out,
-        )  # fmt: skip
+        settings = pairwise_settings(judge, base_url, max_tokens, methods)
+        output = pair_output(results_dir, loaded, name, output_dir)
+        matches = make_matches(loaded_answers, baseline)
+        pairs = plan_matches(loaded, matches, settings, output, how, methods)
+        _judge_pairs(pairs, judge_client(), how.lang_check, price_in, price_out)
         return
-    totals = JudgeReport()
+    settings = JudgeSettings(judge=judge, base_url=base_url, max_tokens=max_tokens)
+    plans = []
+    for path, by_id in loaded_answers:
+        model = next(iter(by_id.values())).model_id
+        output = single_output(results_dir, loaded, name, model, output_dir)
+        plans.append((path, plan_turns(loaded, by_id, model, settings, output, how)))
+    _judge_turns(plans, judge_client(), how.lang_check, price_in, price_out)
+    for path, plan in plans:
+        err_console.print(f"{path} -> {plan.output}", highlight=False, soft_wrap=True)
 
-    async def go() -> None:
-        async with client:
-            with _progress_bar() as bar:
-                for path, by_id in loaded_answers:
-                    model = next(iter(by_id.values())).model_id
-                    plan = JudgePlan(
-                        output=folder / f"{model}.jsonl", judge_name=name, lang_check=check,
-                        max_tokens=max_tokens, limit=limit,
-                    )  # fmt: skip
-                    task = bar.add_task(model, total=2 * len(loaded.questions[: limit or None]))
-                    report = await judge_answers(
-                        plan, loaded, by_id, model, client, functools.partial(bar.advance, task)
-                    )
-                    bar.advance(task, report.done_before)
-                    for attr in _COUNTS:
-                        setattr(totals, attr, getattr(totals, attr) + getattr(report, attr))
-                    totals.usage = totals.usage + report.usage
-                    err_console.print(f"{path} -> {plan.output}", highlight=False, soft_wrap=True)
 
-    asyncio.run(go())
+def _judge_turns(
+    plans: list[tuple[Path, JudgePlan[Any]]],
+    client: ModelClient,
+    check: str,
+    price_in: float,
+    price_out: float,
+) -> None:
+    """Single grading of each answer file, then one line of totals and the signature."""
+    from hyoka.cli._common import cost_usd
+    from hyoka.cli._judging import print_signature, run_plans
+    from hyoka.mtbench import INCORRECT_LANGUAGE, NO_ANSWER
+
+    report = run_plans(client, [(plan.run.models[0], plan) for _path, plan in plans])
     usage = client.stats.usage
     cost = cost_usd(usage, price_in, price_out)
     typer.echo(
-        f"{totals.judged} turn(s) judged, {totals.done_before} already done: "
-        f"{totals.no_answer} no answer, {totals.wrong_language} wrong language ({check}), "
-        f"{totals.unrated} without a rating; {totals.judge_calls} judge call(s), "
-        f"{client.stats.cache_hits} from cache; tokens: {usage.prompt_tokens} in, "
+        f"{report.judged} turn(s) judged, {report.done_before} already done: "
+        f"{report.reasons[NO_ANSWER]} no answer, {report.reasons[INCORRECT_LANGUAGE]} wrong "
+        f"language ({check}), {report.unrated} without a rating; {report.judge_calls} judge "
+        f"call(s), {client.stats.cache_hits} from cache; tokens: {usage.prompt_tokens} in, "
         f"{usage.completion_tokens} out; cost ${cost:.4f}"
     )
+    if plans:
+        print_signature(plans[0][1].run.signature())
+
+
+def _judge_pairs(
+    plan: JudgePlan[Any], client: ModelClient, check: str, price_in: float, price_out: float
+) -> None:
+    """Judge the matches, then the table per method, the run's calls and cost, and the
+    signature; turns whose games came without log probabilities are listed loudly."""
+    from hyoka.cli._common import console, cost_usd, err_console, print_warning
+    from hyoka.cli._judging import print_signature, run_plans, win_table
+    from hyoka.judge import read_lines
+    from hyoka.mtbench import method_counts, no_logprobs, turn_label
+
+    err_console.print(f"Judgment file: {plan.output}", highlight=False, soft_wrap=True)
+    report = run_plans(client, [("turns", plan)], rate=False)
+    wanted = {task.key for task in plan.tasks}
+    methods = plan.run.methods
+    lines = read_lines(plan.output, plan.fmt.record_type, plan.fmt.key)
+    lines = [line for line in lines if plan.fmt.key(line) in wanted]
+    console.print(win_table(method_counts(lines, methods), len(lines)))
+    lacking = no_logprobs(lines) if "prob" in methods else []
+    games = sum(len(which) for _line, which in lacking)
+    if lacking:
+        shown = ", ".join(turn_label(line, which) for line, which in lacking[:10])
+        more = f" and {len(lacking) - 10} more" if len(lacking) > 10 else ""
+        print_warning(
+            f"{games} game(s) in {len(lacking)} turn(s) came back without log probabilities, "
+            f"so without a prob verdict: {shown}{more}"
+        )
+    usage = client.stats.usage
+    cost = cost_usd(usage, price_in, price_out)
+    typer.echo(
+        f"{report.judged} turn(s) judged, {report.done_before} already done: "
+        f"{report.ruled} decided by a rule (no answer or wrong language, {check}); "
+        f"{report.judge_calls} judge call(s), {client.stats.cache_hits} from cache, "
+        f"{report.no_verdict} without a verdict, {games} without log probabilities (in the "
+        f"file); tokens: {usage.prompt_tokens} in, {usage.completion_tokens} out; "
+        f"cost ${cost:.4f}"
+    )
+    print_signature(plan.run.signature())

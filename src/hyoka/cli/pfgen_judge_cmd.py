@@ -8,30 +8,27 @@ from typing import Annotated
 
 import typer
 
-from hyoka.cli._common import DataDirOption, console, err_console, reports_errors
-from hyoka.cli.judge_single_cmd import (
+from hyoka.cli._common import (
     AggregateOption,
     AttemptsOption,
     BaseUrlOption,
     ConcurrencyOption,
+    DataDirOption,
     JsonOption,
     JudgeOption,
     MaxTokensOption,
     NoCacheOption,
-    OptionsOption,
+    PerQuestionOption,
     PriceInOption,
     PriceOutOption,
+    ProviderOptionsOption,
     RepeatsOption,
     TemperatureOption,
-    judge_settings,
-    make_client,
-    run_with_progress,
-    totals_table,
+    reports_errors,
 )
-from hyoka.judge.single import read_judgments, summarise
-from hyoka.judge.templates import load_template
-from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.judge import DEFAULT_TEMPLATE, JUDGMENTS_FILE, collect_items, write_summary
+
+#: ``hyoka.pfgen.judge.DEFAULT_TEMPLATE``, spelt out so ``--help`` imports nothing heavy
+DEFAULT_TEMPLATE = "pfgen-single"
 
 
 @reports_errors
@@ -41,14 +38,7 @@ def judge_command(
         typer.Argument(help="One pfgen run folder (with its trials file).", show_default=False),
     ],
     judge: JudgeOption,
-    per_question: Annotated[
-        int | None,
-        typer.Option(
-            "--per-question",
-            min=1,
-            help="Judge the first N answers to each question (default: all).",
-        ),
-    ] = None,
+    per_question: PerQuestionOption = None,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Only the first Q questions (by id).")
     ] = None,
@@ -62,7 +52,7 @@ def judge_command(
     max_attempts: AttemptsOption = 3,
     concurrency: ConcurrencyOption = 8,
     base_url: BaseUrlOption = None,
-    option: OptionsOption = None,
+    option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
     price_in: PriceInOption = 0.0,
     price_out: PriceOutOption = 0.0,
@@ -72,7 +62,8 @@ def judge_command(
     """Grade a run's answers 1-10 against the hand-written sample answers (resumable).
 
     Writes RESULT_DIR/judge/<judge>/judgments.jsonl and summary.json (the run's mean judge
-    score, which `hyoka pfgen correlate` compares with its pfgen score).
+    score, which `hyoka pfgen correlate` compares with its pfgen score, and the signature
+    of how it was produced).
 
     Examples:
 
@@ -80,23 +71,38 @@ def judge_command(
 
       hyoka pfgen judge results/x/y/abc1234 -j openai/local --base-url http://127.0.0.1:8000/v1
     """
+    from hyoka.cli._common import console, err_console, provider_options
+    from hyoka.cli._judging import print_signature, run_plans, single_settings, totals
+    from hyoka.judge import load_template, plan_single, read_judgments, summarise
+    from hyoka.pfgen import PfgenBenchmark
+    from hyoka.pfgen.judge import JUDGMENTS_FILE, collect_items, write_summary
+    from hyoka.pfgen.provenance import data_id
+    from hyoka.providers import connect
+
     chosen_template = load_template(template)
-    settings = judge_settings(judge, base_url, temperature, max_tokens, repeats, aggregate)
+    settings = single_settings(judge, base_url, temperature, max_tokens, repeats, aggregate)
     benchmark = PfgenBenchmark.load(data_dir)
     chosen = collect_items(result_dir, benchmark, per_question=per_question, limit=limit)
     output = chosen.folder(judge) / JUDGMENTS_FILE
-    client = make_client(judge, base_url, option, concurrency, no_cache)
-    report = run_with_progress(
-        chosen.items, chosen_template, settings, client, output, max_attempts,
-        f"judging {chosen.model}",
+    plan = plan_single(
+        chosen.items, chosen_template, settings, output, benchmark="pfgen",
+        data=data_id(benchmark.metadata_hash), max_attempts=max_attempts,
     )  # fmt: skip
-    summary_path, data = write_summary(chosen, judge, chosen_template)
+    client = connect(
+        judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
+        concurrency=concurrency, flag="--judge",
+    )  # fmt: skip
+    report = run_plans(client, [(f"judging {chosen.model}", plan)])
+    signature = plan.run.signature()
+    summary_path, data = write_summary(chosen, judge, chosen_template, signature)
     overall = summarise(read_judgments(output), chosen.question_ids)
-    table, totals = totals_table(overall, report, client, price_in, price_out)
+    table, numbers = totals(overall, report, client, price_in, price_out, signature)
     err_console.print(
         f"judgments: {output}\nsummary: {summary_path}", highlight=False, soft_wrap=True
     )
     if as_json:
-        typer.echo(json.dumps({**data, **totals, "summary": str(summary_path)}, ensure_ascii=False))
+        payload = {**data, **numbers, "summary": str(summary_path)}
+        typer.echo(json.dumps(payload, ensure_ascii=False))
     else:
         console.print(table)
+        print_signature(signature)

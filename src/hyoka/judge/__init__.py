@@ -1,58 +1,154 @@
-"""LLM-as-a-judge: prompt templates as data, rating parsing, single grading, pairwise judging.
+"""LLM-as-a-judge: one engine, two protocols, templates and rating rules as data.
 
-Templates (``load_template``) name their kind and how the judge's reply is read; every
-judgment, single or pairwise, is one ``JudgmentRecord`` line in an append-only file.
+Every judgment goes through one loop (``run_judging``): a ``JudgePlan`` holds the tasks
+(prompts rendered, rules applied), the protocol (``SingleGrading``: a rating per answer;
+``PairwiseJudging``: both orders and the prob/bs1/bs2 verdicts), the run's identity
+(``JudgeRun``: what a resumed file must match, and the signature of its numbers) and the
+file format its lines are written in. ``plan_single`` and ``plan_pairs`` make the generic
+runs; benchmarks (``hyoka.mtbench``) make theirs from the same parts.
 """
 
-from hyoka.judge.rating import RatingOutcome, parse_rating, rate
-from hyoka.judge.records import FAILED, JudgeSettings, JudgmentKind, JudgmentRecord
-from hyoka.judge.single import SingleItem, SingleReport, SingleSummary, judge_single, summarise
+from hyoka.judge.criteria import CriteriaQuestion, CriteriaStore, generate_criteria
+from hyoka.judge.engine import (
+    FileFormat,
+    JudgePlan,
+    JudgeReport,
+    JudgeRun,
+    Protocol,
+    Task,
+    check_judge,
+    inputs_hash,
+    open_log,
+    output_file,
+    read_judgments,
+    read_lines,
+    run_judging,
+    user_prompt_of,
+)
+from hyoka.judge.pair_answers import Answer, load_pairs, read_answers
+from hyoka.judge.pairwise import (
+    METHODS,
+    MIRROR,
+    SIDES,
+    TOP_LOGPROBS,
+    Method,
+    PairItem,
+    PairwiseJudging,
+    check_criteria_use,
+    combine,
+    default_max_tokens,
+    default_output,
+    fill_criteria,
+    lacks_methods,
+    pairwise_settings,
+    parse_methods,
+    plan_pairs,
+    prob_verdict,
+    rule_verdict,
+    template_name,
+    xy_probabilities,
+)
+from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts
+from hyoka.judge.pairwise_summary import summarise as summarise_pairwise
+from hyoka.judge.rating import (
+    FASTCHAT,
+    HYOKA,
+    PFMT_UPSTREAM,
+    RATING_RULES,
+    RatingMatch,
+    RatingOutcome,
+    RatingRules,
+    find_rating,
+    parse_rating,
+    rate,
+    rating_rules,
+)
+from hyoka.judge.records import FAILED, Aggregate, JudgeSettings, JudgmentKind, JudgmentRecord
+from hyoka.judge.single import (
+    SingleGrading,
+    SingleItem,
+    SingleSummary,
+    plan_single,
+    read_items,
+    summarise,
+)
 from hyoka.judge.templates import JudgeTemplate, TemplateKind, load_template, packaged_templates
+from hyoka.judge.verdict_probs import VerdictProbs, parse_verdict, verdict_probabilities
+from hyoka.judge.winrate import WinCounts, win_counts
 
 __all__ = [
     "FAILED",
+    "FASTCHAT",
+    "HYOKA",
+    "METHODS",
+    "MIRROR",
+    "PFMT_UPSTREAM",
+    "RATING_RULES",
+    "SIDES",
+    "TOP_LOGPROBS",
+    "Aggregate",
+    "Answer",
+    "CriteriaQuestion",
+    "CriteriaStore",
+    "FileFormat",
+    "JudgePlan",
+    "JudgeReport",
+    "JudgeRun",
     "JudgeSettings",
     "JudgeTemplate",
     "JudgmentKind",
     "JudgmentRecord",
-    "RatingOutcome",
-    "SingleItem",
-    "SingleReport",
-    "SingleSummary",
-    "TemplateKind",
-    "judge_single",
-    "load_template",
-    "packaged_templates",
-    "parse_rating",
-    "rate",
-    "summarise",
-]
-
-# pairwise
-
-from hyoka.judge.criteria import CriteriaStore, generate_criteria
-from hyoka.judge.pair_answers import load_pairs
-from hyoka.judge.pairwise import METHODS, Method, PairItem, PairwisePlan, judge_pairs
-from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts
-from hyoka.judge.pairwise_summary import summarise as summarise_pairwise
-from hyoka.judge.verdict_probs import VerdictProbs, parse_verdict, verdict_probabilities
-from hyoka.judge.winrate import WinCounts, win_counts
-
-__all__ += [
-    "METHODS",
-    "CriteriaStore",
     "Method",
     "PairItem",
-    "PairwisePlan",
+    "PairwiseJudging",
     "PairwiseSummary",
+    "Protocol",
+    "RatingMatch",
+    "RatingOutcome",
+    "RatingRules",
+    "SingleGrading",
+    "SingleItem",
+    "SingleSummary",
+    "Task",
+    "TemplateKind",
     "VerdictProbs",
     "WinCounts",
+    "check_criteria_use",
+    "check_judge",
+    "combine",
+    "default_max_tokens",
+    "default_output",
     "export_verdicts",
+    "fill_criteria",
+    "find_rating",
     "generate_criteria",
-    "judge_pairs",
+    "inputs_hash",
+    "lacks_methods",
     "load_pairs",
+    "load_template",
+    "open_log",
+    "output_file",
+    "packaged_templates",
+    "pairwise_settings",
+    "parse_methods",
+    "parse_rating",
     "parse_verdict",
+    "plan_pairs",
+    "plan_single",
+    "prob_verdict",
+    "rate",
+    "rating_rules",
+    "read_answers",
+    "read_items",
+    "read_judgments",
+    "read_lines",
+    "rule_verdict",
+    "run_judging",
+    "summarise",
     "summarise_pairwise",
+    "template_name",
+    "user_prompt_of",
     "verdict_probabilities",
     "win_counts",
+    "xy_probabilities",
 ]

@@ -32,11 +32,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from hyoka._aio import gather_or_cancel
-from hyoka._atomic import atomic_write_text
 from hyoka.errors import InputError
 from hyoka.judge.templates import JudgeTemplate
-from hyoka.providers.client import ModelClient
-from hyoka.providers.types import GenerationRequest, SamplingParams, Usage
+from hyoka.providers import GenerationRequest, ModelClient, SamplingParams, Usage
+from hyoka.store import atomic_write_text
 
 DEFAULT_TEMPLATE = "criteria-generate"
 #: the cache's sample key for every criteria call: the request itself (the rendered

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka._jsonl import read_objects
 from hyoka.errors import InputError
 from hyoka.judge.pairwise import PairItem
+from hyoka.store import read_objects
 
 _SHOWN = 5
 

@@ -15,23 +15,37 @@ Every pair (X, Y) is judged twice, X shown first and then Y shown first, at temp
 
 Verdicts are written from the pair's point of view: A = X wins, B = Y wins, C = tie; the
 letters the judge wrote in each order are kept as they were (``order_xy``, ``order_yx``).
-An order whose reply holds no verdict letter makes ``bs1`` and ``bs2`` invalid.
+An order whose reply holds no verdict letter makes ``bs1`` and ``bs2`` invalid. A task a
+rule decided (one answer empty or in the wrong language: a benchmark's rules) is won by the
+other answer, or tied when both were ruled out, without a call.
+
+This is a protocol over the judging engine (``hyoka.judge.engine``); ``plan_pairs`` is the
+generic ``hyoka judge pairwise`` run into hyoka's own judgment lines.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from hyoka._aio import gather_or_cancel
-from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.errors import InputError
-from hyoka.judge.records import JudgeSettings, JudgmentRecord
-from hyoka.judge.templates import JudgeTemplate
+from hyoka.judge.criteria import DEFAULT_TEMPLATE as CRITERIA_TEMPLATE
+from hyoka.judge.criteria import CriteriaQuestion, CriteriaStore, generate_criteria
+from hyoka.judge.engine import (
+    JudgePlan,
+    JudgeReport,
+    JudgeRun,
+    Protocol,
+    Task,
+    hyoka_lines,
+    inputs_hash,
+    output_file,
+)
+from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
+from hyoka.judge.templates import JudgeTemplate, load_template
 from hyoka.judge.verdict_probs import (
     LETTERS,
     VerdictOutput,
@@ -39,12 +53,13 @@ from hyoka.judge.verdict_probs import (
     parse_verdict,
     verdict_probabilities,
 )
-from hyoka.providers.client import ModelClient
-from hyoka.providers.types import GenerationRequest, SamplingParams, Usage
+from hyoka.providers import Choice, GenerationRequest, Message, ModelClient, Usage
+from hyoka.store import path_under
 
 Method = Literal["prob", "bs1", "bs2"]
 METHODS: tuple[Method, ...] = ("prob", "bs1", "bs2")
 Order = Literal["xy", "yx"]
+ORDERS: tuple[Order, Order] = ("xy", "yx")
 MIRROR = {"A": "B", "B": "A", "C": "C"}
 #: top-k alternatives read at the verdict position (the most OpenAI's API gives)
 TOP_LOGPROBS = 20
@@ -65,34 +80,6 @@ class PairItem:
     category: str | None = None
 
 
-@dataclass(frozen=True)
-class PairwisePlan:
-    output: Path
-    settings: JudgeSettings
-    template: JudgeTemplate
-    methods: tuple[Method, ...] = METHODS
-
-    @property
-    def wants_probs(self) -> bool:
-        return "prob" in self.methods
-
-    @property
-    def output_format(self) -> VerdictOutput:
-        if self.template.output == "verdict-after-reasons":
-            return "verdict-after-reasons"
-        return "verdict"
-
-
-@dataclass
-class PairwiseReport:
-    judged: int = 0
-    done_before: int = 0
-    judge_calls: int = 0
-    #: items judged now whose replies came without log probabilities (prob impossible)
-    no_logprobs: list[str] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-
-
 def parse_methods(method: str) -> tuple[Method, ...]:
     """``--method``: one of ``prob``, ``bs1``, ``bs2``, or ``all`` of them."""
     if method == "all":
@@ -103,63 +90,14 @@ def parse_methods(method: str) -> tuple[Method, ...]:
     raise InputError(f"--method must be prob, bs1, bs2 or all, got {method!r}")
 
 
-def check_items(
-    template: JudgeTemplate, items: Sequence[PairItem], *, criteria: bool = True
-) -> None:
-    """Everything the template needs is there (``criteria=False``: all but the criteria,
-    still to be generated), ids are unique: before any judge call."""
-    template.require_kind("pairwise", "pairwise judging")
-    seen: set[str] = set()
-    for item in items:
-        if item.id in seen:
-            raise InputError(f"pair {item.id!r} appears twice")
-        seen.add(item.id)
-    for name in ("reference", "criteria") if criteria else ("reference",):
-        if name in template.placeholders:
-            missing = [item.id for item in items if getattr(item, name) is None]
-            if missing:
-                raise InputError(
-                    f"template {template.name!r} needs a {name} for every pair; none for "
-                    + ", ".join(missing[:5])
-                    + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-                )
-
-
-def check_judge(client: ModelClient, plan: PairwisePlan) -> None:
-    """A judge that cannot return log probabilities cannot give ``prob`` verdicts: say so
-    before any call, naming the way out."""
-    provider = client.provider
-    if plan.wants_probs and not provider.supports_logprobs:
-        raise InputError(
-            f"--method prob needs a judge that returns log probabilities; "
-            f"{provider.name}/{provider.model} does not (use --method bs1 or bs2)"
-        )
-
-
-def render_order(
-    template: JudgeTemplate, item: PairItem, order: Order, params: SamplingParams
-) -> GenerationRequest:
-    """The request for one order: X's answer as assistant A in ``xy``, as B in ``yx``."""
-    if order == "xy":
-        first, second = item.answer_x, item.answer_y
-    else:
-        first, second = item.answer_y, item.answer_x
-    fields = {"question": item.question, "answer_a": first, "answer_b": second}
-    if item.reference is not None:
-        fields["reference"] = item.reference
-    if item.criteria is not None:
-        fields["criteria"] = item.criteria
-    used = {key: value for key, value in fields.items() if key in template.placeholders}
-    return GenerationRequest(messages=template.render(**used), params=params)
-
-
-def sampling_params(plan: PairwisePlan) -> SamplingParams:
-    return SamplingParams(
-        temperature=0.0,
-        max_tokens=plan.settings.max_tokens,
-        logprobs=plan.wants_probs,
-        top_logprobs=TOP_LOGPROBS if plan.wants_probs else None,
-    )
+def pairwise_settings(
+    judge: str, base_url: str | None, max_tokens: int | None, methods: Sequence[Method]
+) -> JudgeSettings:
+    """Temperature 0 (seed 001); the top-20 log probabilities only when ``prob`` is wanted."""
+    return JudgeSettings(
+        judge=judge, base_url=base_url, temperature=0.0, max_tokens=max_tokens,
+        top_logprobs=TOP_LOGPROBS if "prob" in methods else None,
+    )  # fmt: skip
 
 
 def xy_probabilities(xy: dict[str, float], yx: dict[str, float]) -> dict[str, float]:
@@ -189,14 +127,22 @@ def combine(letter_xy: str | None, letter_yx: str | None) -> dict[str, str | Non
     return {"bs1": None, "bs2": "C"}
 
 
+def rule_verdict(rule_x: str | None, rule_y: str | None) -> str:
+    """The verdict (A = X wins) when at least one answer was ruled out: the other answer
+    wins, and two ruled-out answers tie."""
+    if rule_x is not None and rule_y is not None:
+        return "C"
+    return "B" if rule_x is not None else "A"
+
+
 def _order_details(
-    request: GenerationRequest, reply: str, letter: str | None, probs: VerdictProbs | None,
+    messages: tuple[Message, ...], reply: str, letter: str | None, probs: VerdictProbs | None,
     usage: Usage,
 ) -> dict[str, Any]:  # fmt: skip
     details: dict[str, Any] = {
         "letter": letter,
         "reply": reply,
-        "prompt": [message.model_dump() for message in request.messages or ()],
+        "prompt": [message.model_dump() for message in messages],
         "usage": usage.model_dump(),
     }
     if probs is not None:
@@ -208,173 +154,252 @@ def _order_details(
     return details
 
 
-async def judge_pair(client: ModelClient, plan: PairwisePlan, item: PairItem) -> JudgmentRecord:
-    """Both orders of one pair, and the verdict of every method."""
-    params = sampling_params(plan)
-    both_orders: tuple[Order, Order] = ("xy", "yx")
-    requests: dict[str, GenerationRequest] = {
-        order: render_order(plan.template, item, order, params) for order in both_orders
-    }
-    # One key for every pair and order: at temperature 0 the request (its messages) alone
-    # decides the reply, so (Y, X) judged after (X, Y), under any id, reuses both replies.
-    xy_response, yx_response = await gather_or_cancel(
-        client.generate(requests[order], sample_key="pairwise") for order in both_orders
-    )
-    output = plan.output_format
-    orders: dict[str, Any] = {}
-    letters: dict[str, str | None] = {}
-    probs: dict[str, VerdictProbs] = {}
-    for order, response in (("xy", xy_response), ("yx", yx_response)):
-        choice = response.choices[0] if response.choices else None
-        reply = choice.text if choice is not None else ""
-        letters[order] = parse_verdict(reply, output)
-        read = None
-        if plan.wants_probs:
-            read = verdict_probabilities(choice.logprobs if choice else None, output)
-            probs[order] = read
-        orders[order] = _order_details(requests[order], reply, letters[order], read, response.usage)
-    verdicts: dict[str, str | None] = combine(letters["xy"], letters["yx"])
-    probabilities: dict[str, dict[str, float]] | None = None
-    if plan.wants_probs:
-        xy_probs, yx_probs = probs["xy"].probs, probs["yx"].probs
-        probabilities = {}
-        if xy_probs is not None:
-            probabilities["xy"] = xy_probs
-        if yx_probs is not None:
-            probabilities["yx"] = yx_probs
-        verdicts["prob"] = None
-        if xy_probs is not None and yx_probs is not None:
-            probabilities["mean"] = xy_probabilities(xy_probs, yx_probs)
-            verdicts["prob"] = prob_verdict(probabilities["mean"])
-    return JudgmentRecord(
-        id=item.id,
-        kind="pairwise",
-        judge=plan.settings,
-        template=plan.template.name,
-        template_version=plan.template.version,
-        models=(item.model_x, item.model_y),
-        prompt=requests["xy"].messages or (),
-        replies=(orders["xy"]["reply"], orders["yx"]["reply"]),
-        verdicts=verdicts,
-        orders=orders,
-        probabilities=probabilities,
-        input_hash=input_hash(item),
-        failures=sum(letter is None for letter in letters.values()),
-        usage=xy_response.usage + yx_response.usage,
-    )
+#: the sides a pairwise task's rules name: X (shown first in order xy), Y
+SIDES = ("model_1", "model_2")
+
+
+class PairwiseJudging(Protocol):
+    """Both orders of each task, and the verdict of every method asked for."""
+
+    kind: JudgmentKind = "pairwise"
+
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        template: str,
+        template_version: str,
+        *,
+        methods: Sequence[Method] = METHODS,
+        output: VerdictOutput = "verdict",
+    ) -> None:
+        super().__init__(settings, template, template_version)
+        self.methods = tuple(methods)
+        self.output = output
+
+    @property
+    def needs_logprobs(self) -> bool:
+        return "prob" in self.methods
+
+    async def ask(self, client: ModelClient, task: Task) -> JudgmentRecord:
+        params = self.settings.params()
+        responses = await gather_or_cancel(
+            client.generate(GenerationRequest(messages=messages, params=params), sample_key=key)
+            for messages, key in zip(task.prompts, task.sample_keys, strict=True)
+        )
+        choices = [response.choices[0] if response.choices else None for response in responses]
+        return self.judgment(task, choices, [response.usage for response in responses])
+
+    def judgment(
+        self, task: Task, choices: Sequence[Choice | None], usages: Sequence[Usage] = ()
+    ) -> JudgmentRecord:
+        """The record the two orders' replies (``choices``, xy then yx) make."""
+        spent = list(usages) or [Usage(), Usage()]
+        orders: dict[str, Any] = {}
+        letters: dict[str, str | None] = {}
+        probs: dict[str, dict[str, float]] = {}
+        for order, messages, choice, usage in zip(
+            ORDERS, task.prompts, choices, spent, strict=True
+        ):
+            reply = choice.text if choice is not None else ""
+            letters[order] = parse_verdict(reply, self.output)
+            read = None
+            if self.needs_logprobs:
+                read = verdict_probabilities(choice.logprobs if choice else None, self.output)
+                if read.probs is not None:
+                    probs[order] = read.probs
+            orders[order] = _order_details(messages, reply, letters[order], read, usage)
+        both = combine(letters["xy"], letters["yx"])
+        verdicts: dict[str, str | None] = {m: both[m] for m in ("bs1", "bs2") if m in self.methods}
+        probabilities: dict[str, dict[str, float]] | None = None
+        if self.needs_logprobs:
+            probabilities = dict(probs)
+            verdicts = {"prob": None, **verdicts}
+            if "xy" in probs and "yx" in probs:
+                probabilities["mean"] = xy_probabilities(probs["xy"], probs["yx"])
+                verdicts["prob"] = prob_verdict(probabilities["mean"])
+        return self.record(
+            task, replies=(orders["xy"]["reply"], orders["yx"]["reply"]), verdicts=verdicts,
+            orders=orders, probabilities=probabilities,
+            failures=sum(letter is None for letter in letters.values()),
+            usage=spent[0] + spent[1],
+        )  # fmt: skip
+
+    def decide(self, task: Task) -> JudgmentRecord:
+        verdict = rule_verdict(task.rules.get(SIDES[0]), task.rules.get(SIDES[1]))
+        return self.record(task, verdicts=dict.fromkeys(self.methods, verdict))
+
+    def count(self, report: JudgeReport, record: JudgmentRecord) -> None:
+        if record.rule:
+            return
+        report.judge_calls += 2
+        report.no_verdict += record.failures
+        if self.needs_logprobs and lacks_logprobs(record):
+            report.no_logprobs.append(record.id)
 
 
 def lacks_logprobs(record: JudgmentRecord) -> bool:
     """Whether either order's reply came without log probabilities."""
-    return any(
-        isinstance(details, dict) and details.get("prob_status") == "no-logprobs"
-        for details in record.orders.values()
-    )
+    return any(record.prob_status(order) == "no-logprobs" for order in ORDERS)
 
 
-def read_judgments(path: Path) -> list[JudgmentRecord]:
-    if not path.exists():
-        return []
-    return [record for _number, record in read_records(path, JudgmentRecord)]
+def lacks_methods(verdicts: Mapping[str, object], methods: Sequence[Method]) -> str | None:
+    """Why a stored judgment cannot count as done for a run asking for ``methods``."""
+    missing = [method for method in methods if method not in verdicts]
+    if not missing:
+        return None
+    has = ", ".join(m for m in METHODS if m in verdicts) or "none"
+    return f"has no {', '.join(missing)} verdict (it was judged for {has})"
 
 
-def input_hash(item: PairItem) -> str:
+def check_items(
+    template: JudgeTemplate, items: Sequence[PairItem], *, criteria: bool = True
+) -> None:
+    """Everything the template needs is there (``criteria=False``: all but the criteria,
+    still to be generated), ids are unique: before any judge call."""
+    template.require_kind("pairwise", "pairwise judging")
+    seen: set[str] = set()
+    for item in items:
+        if item.id in seen:
+            raise InputError(f"pair {item.id!r} appears twice")
+        seen.add(item.id)
+    for name in ("reference", "criteria") if criteria else ("reference",):
+        if name in template.placeholders:
+            missing = [item.id for item in items if getattr(item, name) is None]
+            if missing:
+                raise InputError(
+                    f"template {template.name!r} needs a {name} for every pair; none for "
+                    + ", ".join(missing[:5])
+                    + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                )
+
+
+def render_order(template: JudgeTemplate, item: PairItem, order: Order) -> tuple[Message, ...]:
+    """The prompt of one order: X's answer as assistant A in ``xy``, as B in ``yx``."""
+    if order == "xy":
+        first, second = item.answer_x, item.answer_y
+    else:
+        first, second = item.answer_y, item.answer_x
+    fields = {"question": item.question, "answer_a": first, "answer_b": second}
+    if item.reference is not None:
+        fields["reference"] = item.reference
+    if item.criteria is not None:
+        fields["criteria"] = item.criteria
+    return template.render(**{k: v for k, v in fields.items() if k in template.placeholders})
+
+
+def item_hash(item: PairItem) -> str:
     """Short hash of everything of a pair that goes into its prompts."""
-    material = [item.question, item.answer_x, item.answer_y, item.reference, item.criteria]
-    text = json.dumps(material, ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return inputs_hash(item.question, item.answer_x, item.answer_y, item.reference, item.criteria)
 
 
-def _settings_differences(theirs: JudgeSettings, ours: JudgeSettings) -> list[str]:
-    """The settings that differ, as ``name theirs -> ours``. ``top_logprobs`` follows
-    ``--method`` and is left out: whether a record holds every verdict asked for is
-    checked on its own, so a file judged with all methods serves a run asking for one."""
-    old, new = theirs.model_dump(), ours.model_dump()
-    return [
-        f"{name} {old[name]!r} -> {new[name]!r}"
-        for name in old
-        if name != "top_logprobs" and old[name] != new[name]
-    ]
+def _pair_differs(methods: Sequence[Method]) -> Any:
+    def differs(stored: JudgmentRecord, task: Task) -> str | None:
+        if stored.models != task.models:
+            return f"compares {' vs '.join(stored.models)}, not {' vs '.join(task.models)}"
+        if task.input_hash is not None and stored.input_hash != task.input_hash:
+            return "was judged on another question, answers, reference or criteria"
+        return lacks_methods(stored.verdicts, methods)
+
+    return differs
 
 
-def check_output(plan: PairwisePlan, items: Sequence[PairItem], *, criteria: bool = True) -> None:
-    """A record in ``plan.output`` counts as done only if it is the judgment this run would
-    make: same judge, settings and template, same models and inputs, every method asked for.
-    Anything else would be reported as this run's verdicts, so it stops the run instead,
-    before any judge call (``criteria=False``: the criteria are still to be generated, so
-    the inputs are compared only for pairs that already have theirs)."""
-    if not plan.output.exists():
-        return
-    by_id = {item.id: item for item in items}
-    for number, record in read_records(plan.output, JudgmentRecord):
-        where = f"{plan.output}:{number}: pair {record.id!r}"
-        if (
-            record.kind != "pairwise"
-            or record.judge.judge != plan.settings.judge
-            or record.template != plan.template.name
-            or record.template_version != plan.template.version
-        ):
-            raise InputError(
-                f"{where} was judged by {record.judge.judge} with template {record.template} "
-                f"v{record.template_version}, not by {plan.settings.judge} with "
-                f"{plan.template.name} v{plan.template.version}; choose another --output"
-            )
-        changed = _settings_differences(record.judge, plan.settings)
-        if changed:
-            raise InputError(
-                f"{where} was judged with other settings ({'; '.join(changed)}); "
-                "choose another --output"
-            )
-        item = by_id.get(record.id)
-        if item is None:
-            continue
-        if record.models != (item.model_x, item.model_y):
-            raise InputError(
-                f"{where} compares {' vs '.join(record.models)}, not {item.model_x} vs "
-                f"{item.model_y}; choose another --output"
-            )
-        unknown = (
-            not criteria and item.criteria is None and "criteria" in plan.template.placeholders
-        )
-        if not unknown and record.input_hash not in (None, input_hash(item)):
-            raise InputError(
-                f"{where} was judged on another question, answers, reference or criteria; "
-                "choose another --output"
-            )
-        missing = [method for method in plan.methods if method not in record.verdicts]
-        if missing:
-            has = ", ".join(m for m in METHODS if m in record.verdicts)
-            raise InputError(
-                f"{where} has no {', '.join(missing)} verdict (it was judged for {has}); "
-                "choose another --output"
-            )
-
-
-async def judge_pairs(
-    client: ModelClient,
-    plan: PairwisePlan,
+def plan_pairs(
     items: Sequence[PairItem],
+    template: JudgeTemplate,
+    settings: JudgeSettings,
+    output: Path,
+    *,
+    methods: Sequence[Method] = METHODS,
+    benchmark: str = "answers",
+    pending_criteria: bool = False,
+) -> JudgePlan[JudgmentRecord]:
+    """The run that judges every pair into ``output`` (hyoka's judgment lines).
+
+    ``pending_criteria``: the criteria are still to be generated; the plan then serves
+    only to check, before they cost any call, that ``output`` can be continued (its
+    prompts are not rendered and the inputs of pairs are compared without them)."""
+    check_items(template, items, criteria=not pending_criteria)
+    tasks = []
+    for item in items:
+        # One key for every pair and order: at temperature 0 the request alone decides the
+        # reply, so (Y, X) judged after (X, Y), under any id, reuses both replies.
+        prompts = () if pending_criteria else tuple(render_order(template, item, o) for o in ORDERS)
+        unknown = pending_criteria and "criteria" in template.placeholders
+        tasks.append(
+            Task(
+                id=item.id, key=item.id, label=f"pair {item.id!r}",
+                models=(item.model_x, item.model_y), prompts=prompts,
+                sample_keys=("pairwise", "pairwise"),
+                input_hash=None if unknown else item_hash(item),
+            )
+        )  # fmt: skip
+    output_format: VerdictOutput = (
+        "verdict-after-reasons" if template.output == "verdict-after-reasons" else "verdict"
+    )
+    run = JudgeRun(
+        kind="judge-pairwise", benchmark=benchmark,
+        data=inputs_hash(sorted(t.input_hash or t.id for t in tasks)), settings=settings,
+        template=f"{template.name}@{template.version}", methods=tuple(methods),
+    )  # fmt: skip
+    protocol = PairwiseJudging(
+        settings, template.name, template.version, methods=methods, output=output_format
+    )
+    return JudgePlan(output, run, protocol, hyoka_lines(_pair_differs(methods)), tuple(tasks))
+
+
+#: default reply budgets: a bare letter, or reasons then [[X]]
+MAX_TOKENS_RESULT = 16
+MAX_TOKENS_REASONS = 1024
+
+
+def template_name(criteria: str, reasons: bool) -> str:
+    """The packaged seed-001 template for ``--criteria auto|none`` and ``--reasons``."""
+    if criteria not in ("auto", "none"):
+        raise InputError(f"--criteria must be auto or none, got {criteria!r}")
+    middle = "-criteria" if criteria == "auto" else ""
+    return f"pairwise{middle}-{'reasons' if reasons else 'result'}"
+
+
+def check_criteria_use(template: JudgeTemplate, criteria: str) -> None:
+    """``--criteria auto`` needs a template with ``{criteria}``, ``none`` one without."""
+    uses = "criteria" in template.placeholders
+    if uses and criteria == "none":
+        raise InputError(f"template {template.name!r} uses {{criteria}}: give --criteria auto")
+    if not uses and criteria == "auto":
+        raise InputError(
+            f"--criteria auto, but template {template.name!r} has no {{criteria}} field"
+        )
+
+
+def default_max_tokens(template: JudgeTemplate) -> int:
+    """The reply budget a template's output needs: a letter, or reasons and a verdict."""
+    if template.output == "verdict-after-reasons":
+        return MAX_TOKENS_REASONS
+    return MAX_TOKENS_RESULT
+
+
+def default_output(root: Path, judge: str, items: Sequence[PairItem], template: str) -> Path:
+    """``<root>/<judge>/<X>_vs_<Y>.<template>.jsonl``, from sanitised names only."""
+    first = items[0]
+    folder = path_under(root, judge, what="--judge")
+    return output_file(folder, f"{first.model_x}_vs_{first.model_y}.{template}", ".jsonl",
+                       what="model name")  # fmt: skip
+
+
+async def fill_criteria(
+    client: ModelClient,
+    items: Sequence[PairItem],
+    *,
+    judge: str,
+    store: Path,
+    max_tokens: int,
     on_done: Callable[[], None] | None = None,
-) -> PairwiseReport:
-    """Judge every pair not yet in ``plan.output``, appending one record per pair as it
-    finishes (resumable: a rerun judges only what is missing)."""
-    check_items(plan.template, items)
-    check_judge(client, plan)
-    drop_partial_tail(plan.output)
-    check_output(plan, items)
-    done_ids = {record.id for record in read_judgments(plan.output)}
-    report = PairwiseReport(done_before=sum(item.id in done_ids for item in items))
-
-    async def one(item: PairItem) -> None:
-        record = await judge_pair(client, plan, item)
-        append_record(plan.output, record)
-        report.judged += 1
-        report.judge_calls += 2
-        report.usage = report.usage + record.usage
-        if plan.wants_probs and lacks_logprobs(record):
-            report.no_logprobs.append(item.id)
-        if on_done is not None:
-            on_done()
-
-    await gather_or_cancel(one(item) for item in items if item.id not in done_ids)
-    return report
+) -> list[PairItem]:
+    """The items with their question's criteria, generated once per question (seed 001)."""
+    template = load_template(CRITERIA_TEMPLATE)
+    questions = [CriteriaQuestion(i.id, i.question, i.reference) for i in items]
+    found = await generate_criteria(
+        client, template, questions, judge=judge, store=CriteriaStore(store),
+        max_tokens=max_tokens, on_done=on_done,
+    )  # fmt: skip
+    return [replace(item, criteria=found[item.id]) for item in items]

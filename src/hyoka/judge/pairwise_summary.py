@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyoka._atomic import atomic_write_text
 from hyoka.errors import InputError
 from hyoka.judge.pairwise import MIRROR, Method, lacks_logprobs
 from hyoka.judge.records import JudgmentRecord
 from hyoka.judge.winrate import WinCounts, win_counts
-from hyoka.providers.types import Usage
+from hyoka.providers import Usage
+from hyoka.store import atomic_write_text
 
 
 @dataclass
@@ -80,13 +80,7 @@ class PairwiseSummary:
 
 def order_letters(record: JudgmentRecord) -> tuple[str | None, str | None]:
     """The letters the judge wrote with X first and with Y first."""
-
-    def letter(order: str) -> str | None:
-        details = record.orders.get(order)
-        value = details.get("letter") if isinstance(details, dict) else None
-        return value if isinstance(value, str) else None
-
-    return letter("xy"), letter("yx")
+    return record.letter("xy"), record.letter("yx")
 
 
 def summarise(records: Sequence[JudgmentRecord], methods: Sequence[Method]) -> PairwiseSummary:

@@ -1,35 +1,43 @@
-"""Single grading of many answers: a 1-10 rating each, resumable, with optional repeats.
+"""Single grading: a rating per answer, read by a benchmark's rating rules, with repeats.
 
-Every item is graded concurrently through one ``ModelClient`` (its limiter caps what is in
-flight) and its record is appended to the judgment file as soon as it is done, so an
-interrupted run keeps everything finished and a re-run grades only what is missing (a torn
-last line is cut off first). With ``repeats`` k > 1 each item is graded k times under
-distinct cache keys and the ratings aggregated (mean or median), for judges that vary
-even at temperature 0; a repeat without a rating is left out of the aggregate and
-counted; an item with no rating at all scores -1, kept with its raw replies.
+A protocol over the judging engine (``hyoka.judge.engine``): each task's prompt is sent
+until the reply holds a rating (``hyoka.judge.rating``: hyoka's strict rules by default,
+a benchmark's own where it reproduces an upstream protocol). With ``repeats`` k > 1 each
+item is graded k times under distinct cache keys and the ratings aggregated (mean or
+median), for judges that vary even at temperature 0; a repeat without a rating is left out
+of the aggregate and counted; an item with no rating at all scores -1, kept with its raw
+replies. A task a rule decided (an empty answer ...) scores 0 without a call.
 
-Every problem a user can fix (duplicate ids, a missing reference, a wrong template, a file
-of another judge or other settings) is reported before the first judge call.
+``plan_single`` is the generic ``hyoka judge single`` run: items graded through a template
+into hyoka's own judgment file. Every problem a user can fix (duplicate ids, a missing
+reference, a template of another kind) is reported before the first judge call.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from hyoka._aio import gather_or_cancel
-from hyoka._jsonl import append_record, drop_partial_tail, read_records
 from hyoka.errors import InputError
-from hyoka.judge.rating import rate
-from hyoka.judge.records import FAILED, JudgeSettings, JudgmentRecord
+from hyoka.judge.engine import (
+    JudgePlan,
+    JudgeReport,
+    JudgeRun,
+    Protocol,
+    Task,
+    hyoka_lines,
+    inputs_hash,
+)
+from hyoka.judge.rating import HYOKA, RatingRules, rate
+from hyoka.judge.records import FAILED, JudgeSettings, JudgmentKind, JudgmentRecord
 from hyoka.judge.templates import JudgeTemplate
-from hyoka.providers.client import ModelClient
-from hyoka.providers.types import Message, SamplingParams, Usage
+from hyoka.providers import Message, ModelClient, Usage
+from hyoka.store import read_objects, read_records
 
 
 class SingleItem(BaseModel):
@@ -47,18 +55,6 @@ class SingleItem(BaseModel):
     @classmethod
     def _id_as_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-
-
-@dataclass
-class SingleReport:
-    """What one call of ``judge_single`` did."""
-
-    judged: int = 0
-    done_before: int = 0
-    failures: int = 0  # items without any rating
-    failed_repeats: int = 0  # repeats without a rating, over all items judged now
-    judge_calls: int = 0  # cached calls included
-    usage: Usage = field(default_factory=Usage)
 
 
 @dataclass(frozen=True)
@@ -88,6 +84,59 @@ def aggregate(scores: Sequence[float], how: str) -> float:
     return float(statistics.median(scores) if how == "median" else statistics.fmean(scores))
 
 
+class SingleGrading(Protocol):
+    """Rate each task's prompt by ``rules``, ``settings.repeats`` times."""
+
+    kind: JudgmentKind = "single"
+
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        template: str,
+        template_version: str,
+        *,
+        rules: RatingRules = HYOKA,
+        max_attempts: int | None = None,
+    ) -> None:
+        super().__init__(settings, template, template_version)
+        self.rules = rules
+        self.max_attempts = max_attempts
+
+    async def ask(self, client: ModelClient, task: Task) -> JudgmentRecord:
+        messages = task.prompts[0]
+        params = self.settings.params()
+        replies: list[str] = []
+        scores: list[float] = []
+        written: int | float = FAILED
+        usage = Usage()
+        for repeat in range(self.settings.repeats):
+            outcome = await rate(
+                client, messages, params, rules=self.rules, max_attempts=self.max_attempts,
+                sample_key=f"{task.sample_keys[0]}#r{repeat}",
+            )  # fmt: skip
+            replies.extend(outcome.replies)
+            usage = usage + outcome.usage
+            scores.append(outcome.score if outcome.score is not None else FAILED)
+            written = outcome.written_score
+        given = [s for s in scores if s != FAILED]
+        # one repeat: the rating as the judge wrote it (7, not 7.0), as FastChat keeps it
+        score = written if len(scores) == 1 else aggregate(given, self.settings.aggregate)
+        return self.record(
+            task, replies=tuple(replies), score=score, scores=tuple(scores),
+            failures=len(scores) - len(given), usage=usage,
+        )  # fmt: skip
+
+    def decide(self, task: Task) -> JudgmentRecord:
+        return self.record(task, score=0, scores=(0.0,))
+
+    def count(self, report: JudgeReport, record: JudgmentRecord) -> None:
+        if record.rule:
+            return
+        report.judge_calls += len(record.replies)
+        report.unrated += record.failed
+        report.failed_repeats += record.failures
+
+
 def check_items(items: Sequence[SingleItem], template: JudgeTemplate) -> None:
     """Reject duplicate ids, a missing reference and a template of another kind."""
     template.require_kind("single", "single grading")
@@ -109,121 +158,57 @@ def render_item(template: JudgeTemplate, item: SingleItem) -> tuple[Message, ...
     return template.render(**{k: v for k, v in fields.items() if k in template.placeholders})
 
 
-def read_judgments(path: Path) -> list[JudgmentRecord]:
-    """Every record of a judgment file (``InputError`` naming file and line if malformed)."""
-    if not path.exists():
-        return []
-    return [record for _, record in read_records(path, JudgmentRecord)]
+def _graded_elsewhere(stored: JudgmentRecord, task: Task) -> str | None:
+    if stored.prompt != task.prompts[0]:
+        # the same id with another question, answer or reference: its grade is not this one's
+        return "was graded on another question, answer or reference"
+    return None
 
 
-def _done(
-    path: Path,
-    template: JudgeTemplate,
-    settings: JudgeSettings,
-    prompts: dict[str, tuple[Message, ...]],
-) -> set[str]:
-    done: set[str] = set()
-    if not path.exists():
-        return done
-    for number, record in read_records(path, JudgmentRecord):
-        theirs = (record.kind, record.judge.judge, record.template, record.template_version)
-        ours = ("single", settings.judge, template.name, template.version)
-        if theirs != ours:
-            raise InputError(
-                f"{path}:{number}: a {record.kind} judgment by {record.judge.judge} with "
-                f"template {record.template} v{record.template_version}, not "
-                f"{settings.judge} with {template.name} v{template.version}; "
-                "choose another output file"
-            )
-        if record.judge != settings:
-            # another budget, temperature, number of repeats ... would mix two kinds of
-            # grade in one mean
-            old, new = record.judge.model_dump(), settings.model_dump()
-            changed = [f"{k} {old[k]!r} -> {new[k]!r}" for k in old if old[k] != new[k]]
-            raise InputError(
-                f"{path}:{number}: item {record.id!r} was graded with other settings "
-                f"({'; '.join(changed)}); choose another output file"
-            )
-        if record.id in prompts and record.prompt != prompts[record.id]:
-            # the same id with another question, answer or reference: its grade is not
-            # this item's
-            raise InputError(
-                f"{path}:{number}: item {record.id!r} was graded on another question, answer "
-                "or reference; choose another output file"
-            )
-        done.add(record.id)
-    return done
+#: hyoka's single-grading files: one record per item id
+SINGLE_LINES = hyoka_lines(_graded_elsewhere)
 
 
-async def judge_single(
+def plan_single(
     items: Sequence[SingleItem],
     template: JudgeTemplate,
     settings: JudgeSettings,
-    client: ModelClient,
     output: Path,
     *,
-    max_attempts: int = 3,
-    progress: Callable[[], None] | None = None,
-) -> SingleReport:
-    """Grade every item not yet in ``output``, appending one record per item."""
+    benchmark: str = "answers",
+    data: str | None = None,
+    rules: RatingRules = HYOKA,
+    max_attempts: int | None = None,
+) -> JudgePlan[JudgmentRecord]:
+    """The run that grades every item into ``output`` (hyoka's judgment lines); ``data``
+    names the benchmark data in the signature (default: a hash of the items' prompts)."""
     check_items(items, template)
-    prompts = {item.id: render_item(template, item) for item in items}
-    drop_partial_tail(output)
-    done = _done(output, template, settings, prompts)
-    todo = [item for item in items if item.id not in done]
-    report = SingleReport(done_before=len(items) - len(todo))
-    params = SamplingParams(
-        temperature=settings.temperature,
-        max_tokens=settings.max_tokens,
-        logprobs=bool(settings.top_logprobs),
-        top_logprobs=settings.top_logprobs,
-    )
-
-    async def one(item: SingleItem) -> None:
-        messages = prompts[item.id]
-        replies: list[str] = []
-        scores: list[float] = []
-        usage = Usage()
-        for repeat in range(settings.repeats):
-            outcome = await rate(
-                client, messages, params, max_attempts=max_attempts, sample_key=f"single#r{repeat}"
+    tasks = []
+    for item in items:
+        messages = render_item(template, item)
+        tasks.append(
+            Task(
+                id=item.id, key=item.id, label=f"item {item.id!r}",
+                models=(item.model,) if item.model else (), prompts=(messages,),
+                sample_keys=("single",), input_hash=inputs_hash(messages),
             )
-            replies.extend(outcome.replies)
-            usage = usage + outcome.usage
-            report.judge_calls += outcome.attempts
-            scores.append(outcome.score if outcome.score is not None else FAILED)
-        given = [s for s in scores if s != FAILED]
-        record = JudgmentRecord(
-            id=item.id,
-            kind="single",
-            judge=settings,
-            template=template.name,
-            template_version=template.version,
-            models=(item.model,) if item.model else (),
-            prompt=messages,
-            replies=tuple(replies),
-            score=aggregate(given, settings.aggregate),
-            scores=tuple(scores),
-            failures=len(scores) - len(given),
-            usage=usage,
-        )
-        append_record(output, record)
-        report.judged += 1
-        report.failures += record.failed
-        report.failed_repeats += record.failures
-        report.usage = report.usage + usage
-        if progress is not None:
-            progress()
-
-    await gather_or_cancel(one(item) for item in todo)
-    return report
+        )  # fmt: skip
+    run = JudgeRun(
+        kind="judge-single", benchmark=benchmark,
+        data=data or inputs_hash(sorted(t.input_hash or "" for t in tasks)), settings=settings,
+        template=f"{template.name}@{template.version}", rating=rules.name,
+    )  # fmt: skip
+    protocol = SingleGrading(
+        settings, template.name, template.version, rules=rules, max_attempts=max_attempts
+    )
+    return JudgePlan(output, run, protocol, SINGLE_LINES, tuple(tasks))
 
 
 def summarise(records: Iterable[JudgmentRecord], ids: Iterable[str] | None = None) -> SingleSummary:
     """Mean, count and failures over single records (only those in ``ids`` when given)."""
     wanted = None if ids is None else set(ids)
     chosen = [r for r in records if r.kind == "single" and (wanted is None or r.id in wanted)]
-    rated = [r.score for r in chosen if not r.failed]
+    rated = [float(r.score) for r in chosen if not r.failed]
     usage = Usage()
     for record in chosen:
         usage = usage + record.usage
@@ -231,6 +216,34 @@ def summarise(records: Iterable[JudgmentRecord], ids: Iterable[str] | None = Non
         mean=statistics.fmean(rated) if rated else None,
         n=len(rated),
         failures=len(chosen) - len(rated),
-        per_item={r.id: r.score for r in chosen},
+        per_item={r.id: float(r.score) for r in chosen},
         usage=usage,
     )
+
+
+def read_items(path: Path, references: Path | None = None) -> list[SingleItem]:
+    """``{id, question, answer, reference?, model?}`` lines, with the references of a second
+    file of ``{id, reference}`` lines when given; every problem names file and line."""
+    items: list[SingleItem] = []
+    lines: dict[str, int] = {}
+    for number, item in read_records(path, SingleItem):
+        if item.id in lines:
+            raise InputError(f"{path}:{number}: id {item.id!r} also on line {lines[item.id]}")
+        lines[item.id] = number
+        items.append(item)
+    if not items:
+        raise InputError(f"{path}: no answers in file")
+    if references is None:
+        return items
+    extra: dict[str, str] = {}
+    for number, raw in read_objects(references):
+        key, text = raw.get("id"), raw.get("reference")
+        if key is None or not isinstance(text, str):
+            raise InputError(f"{references}:{number}: expected {{id, reference}} with a string")
+        if str(key) not in lines:
+            raise InputError(f"{references}:{number}: id {key!r} is not in {path}")
+        extra[str(key)] = text
+    return [
+        item.model_copy(update={"reference": extra[item.id]}) if item.id in extra else item
+        for item in items
+    ]

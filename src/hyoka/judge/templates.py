@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from hyoka.errors import InputError
-from hyoka.providers.types import Message
+from hyoka.providers import Message
 
 TemplateKind = Literal["single", "pairwise", "criteria"]
 OutputFormat = Literal["rating", "verdict", "verdict-after-reasons", "text"]

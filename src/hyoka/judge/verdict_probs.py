@@ -32,7 +32,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from hyoka.providers.types import TokenLogprob, TopLogprob
+from hyoka.providers import TokenLogprob, TopLogprob
 
 LETTERS = ("A", "B", "C")
 VerdictOutput = Literal["verdict", "verdict-after-reasons"]

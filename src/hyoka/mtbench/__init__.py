@@ -4,8 +4,22 @@
 data directory; ``build_leaderboard`` turns judgment files into the per-category table.
 """
 
-from hyoka.mtbench.answers import load_answers
+from hyoka.mtbench.answers import answer_file, answer_model_id, load_answers
 from hyoka.mtbench.bench import BENCHES, PFMT_FIN, Bench, BenchSpec, JudgePrompt, Question
+from hyoka.mtbench.generate import (
+    GeneratePlan,
+    GenerateReport,
+    default_repetition_penalty,
+    generate_answers,
+    parse_temperatures,
+)
+from hyoka.mtbench.judge import (
+    BenchJudging,
+    default_judge_name,
+    pair_output,
+    plan_turns,
+    single_output,
+)
 from hyoka.mtbench.leaderboard import (
     Leaderboard,
     ModelScores,
@@ -13,25 +27,60 @@ from hyoka.mtbench.leaderboard import (
     judgment_files,
     round_half_up,
 )
-from hyoka.mtbench.records import AnswerChoice, AnswerRecord, JudgmentRecord
+from hyoka.mtbench.pair_summary import method_counts, no_logprobs, turn_label
+from hyoka.mtbench.pairwise import Match, make_matches, plan_matches, read_pair_lines
+from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
+from hyoka.mtbench.radar import write_radar
+from hyoka.mtbench.records import (
+    INCORRECT_LANGUAGE,
+    NO_ANSWER,
+    AnswerChoice,
+    AnswerRecord,
+    PairJudgmentLine,
+    SingleJudgmentLine,
+)
 from hyoka.mtbench.report import render, to_json
 
 __all__ = [
     "BENCHES",
+    "INCORRECT_LANGUAGE",
+    "NO_ANSWER",
     "PFMT_FIN",
+    "RADAR_SUFFIXES",
     "AnswerChoice",
     "AnswerRecord",
     "Bench",
+    "BenchJudging",
     "BenchSpec",
+    "GeneratePlan",
+    "GenerateReport",
     "JudgePrompt",
-    "JudgmentRecord",
     "Leaderboard",
+    "Match",
     "ModelScores",
+    "PairJudgmentLine",
     "Question",
+    "SingleJudgmentLine",
+    "answer_file",
+    "answer_model_id",
     "build_leaderboard",
+    "default_judge_name",
+    "default_repetition_penalty",
+    "generate_answers",
     "judgment_files",
     "load_answers",
+    "make_matches",
+    "method_counts",
+    "no_logprobs",
+    "pair_output",
+    "parse_temperatures",
+    "plan_matches",
+    "plan_turns",
+    "read_pair_lines",
     "render",
     "round_half_up",
+    "single_output",
     "to_json",
+    "turn_label",
+    "write_radar",
 ]

@@ -9,10 +9,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hyoka._jsonl import read_records
 from hyoka.errors import InputError
+from hyoka.judge import output_file
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.records import AnswerRecord
+from hyoka.providers import EMBEDDED_MODEL, parse_model_string
+from hyoka.store import path_under, read_records
+
+#: the name answer files give the embedded model: the model it is
+_DISPLAY_NAMES = {EMBEDDED_MODEL: "HuggingFaceTB/SmolLM2-135M-Instruct"}
+
+
+def answer_model_id(model: str, name: str | None = None) -> str:
+    """Upstream's model id for ``PROVIDER/MODEL`` (or ``--name``): the model's name with
+    ``/`` written as ``_``."""
+    if name:
+        return name.replace("/", "_")
+    _provider, bare = parse_model_string(model)
+    return _DISPLAY_NAMES.get(model, bare).replace("/", "_")
+
+
+def answer_file(root: Path, bench: Bench, model_id: str) -> Path:
+    """``<root>/<bench>/model_answer/<model id>.jsonl``, from sanitised names only."""
+    folder = path_under(root, bench.spec.name, "model_answer", what="--bench")
+    return output_file(folder, model_id, ".jsonl", what="model id")
 
 
 def load_answers(path: Path, bench: Bench, *, complete: bool = False) -> dict[int, AnswerRecord]:

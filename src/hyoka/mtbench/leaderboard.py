@@ -4,23 +4,32 @@ Per model and category: the mean of both turns' scores, rule-based zeros (no ans
 language) included and -1 (no rating) left out; overall: the plain mean of the category
 means. Means are kept as exact fractions and rounded half-up only for display, so a mean of
 exactly 8.125 shows as 8.13 (binary floats and Python's ``round`` would give 8.12).
+
+A number is only comparable with the numbers beside it when it was produced the same way
+and over the same turns. So a score outside the benchmark's scale is refused (file:line);
+a model without every turn judged is marked incomplete and ranked after the complete ones;
+and every row carries the signature of the files it came from (the manifest hyoka writes
+beside a judgment file; for other files, what their lines say: the judge's name), so rows
+judged another way are flagged.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
-from hyoka._jsonl import read_records
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench
-from hyoka.mtbench.records import JudgmentRecord
+from hyoka.mtbench.records import NO_RATING, SingleJudgmentLine
+from hyoka.signature import Signature, common_signature
+from hyoka.store import read_manifest, read_records, unique_records
 
-#: a turn whose judge reply held no rating; left out of the means
-NO_RATING = -1
+#: the scale of a judge's rating (0: decided by a rule); -1 (no rating) stands apart
+SCALE = (0.0, 10.0)
 _CENT = Decimal("0.01")
 
 
@@ -47,6 +56,7 @@ class ModelScores:
     _counts: dict[tuple[str, int], int] = field(default_factory=lambda: defaultdict(int))
     judged: int = 0
     unrated: int = 0
+    signature: Signature | None = None
 
     def add(self, category: str, turn: int, score: float) -> None:
         self.judged += 1
@@ -80,15 +90,31 @@ class Leaderboard:
     expected_turns: int
 
     def ranked(self, turn: int | None = None) -> list[ModelScores]:
-        """Best overall first (ties by name), as upstream sorts."""
+        """Best overall first (ties by name), as upstream sorts; incomplete rows after all
+        complete ones (their means are over other turns, not comparable)."""
 
-        def key(m: ModelScores) -> tuple[Fraction, str]:
-            return (-(m.overall(turn) or Fraction(-10)), m.model)
+        def key(m: ModelScores) -> tuple[bool, Fraction, str]:
+            return (not self.complete(m), -(m.overall(turn) or Fraction(-10)), m.model)
 
         return sorted(self.models, key=key)
 
+    def complete(self, model: ModelScores) -> bool:
+        return model.judged == self.expected_turns
+
     def incomplete(self) -> list[ModelScores]:
-        return [m for m in self.models if m.judged != self.expected_turns]
+        return [m for m in self.models if not self.complete(m)]
+
+    @property
+    def signature(self) -> Signature | None:
+        """The signature most rows share: what the table's numbers mean."""
+        return common_signature(m.signature for m in self.models)
+
+    def differences(self, model: ModelScores) -> list[str]:
+        """How ``model``'s row was produced differently from most rows (what changes numbers)."""
+        common = self.signature
+        if model.signature is None or common is None:
+            return []
+        return model.signature.differences(common)
 
 
 def judgment_files(paths: list[Path]) -> list[Path]:
@@ -107,33 +133,73 @@ def judgment_files(paths: list[Path]) -> list[Path]:
     return found
 
 
+def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) -> Signature:
+    """The signature hyoka stored beside ``path``; for a file without one (FastChat's, the
+    published judgments), what its lines say: the benchmark and the judge's name."""
+    manifest = read_manifest(path)
+    stored = None if manifest is None else Signature.from_json(manifest.signature)
+    if stored is not None:
+        return stored
+    judges = sorted({line.judge[0] for line in lines})
+    return Signature.of("mtbench-single", bench=bench.spec.name, judge=",".join(judges))
+
+
+def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
+    questions = bench.by_id
+    for number, line in read_records(path, SingleJudgmentLine):
+        where = f"{path}:{number}"
+        question = questions.get(line.question_id)
+        if question is None:
+            raise InputError(
+                f"{where}: question_id {line.question_id} is not a {bench.spec.title} "
+                "question (a judgment file of another benchmark?)"
+            )
+        if line.user_prompt and question.turns[0] not in line.user_prompt:
+            raise InputError(
+                f"{where}: the judged conversation is not {bench.spec.title} question "
+                f"{line.question_id} (a judgment file of another benchmark?)"
+            )
+        score = line.score  # compared exactly: a huge integer is no float
+        if score != NO_RATING and not SCALE[0] <= score <= SCALE[1]:
+            raise InputError(
+                f"{where}: score {line.score} is outside the {bench.spec.title} scale "
+                f"({SCALE[0]:g} to {SCALE[1]:g}, or -1 for no rating)"
+            )
+        yield number, line
+
+
+def _line_key(line: SingleJudgmentLine) -> tuple[str, int, int]:
+    return (line.model, line.question_id, line.turn)
+
+
 def build_leaderboard(bench: Bench, files: list[Path]) -> Leaderboard:
-    """Read every judgment; an ``InputError`` at the first line that cannot be right."""
+    """Read every judgment; an ``InputError`` at the first line that cannot be right.
+
+    Within a file, a line repeated identically is dropped with a warning and two different
+    lines for one turn are an error naming both; across files, a turn judged twice is an
+    error naming both files."""
     questions = bench.by_id
     scores: dict[str, ModelScores] = {}
-    seen: dict[tuple[str, int, int], str] = {}
+    seen: dict[tuple[str, int, int], Path] = {}
     for path in files:
-        for number, record in read_records(path, JudgmentRecord):
-            where = f"{path}:{number}"
-            question = questions.get(record.question_id)
-            if question is None:
-                raise InputError(
-                    f"{where}: question_id {record.question_id} is not a {bench.spec.title} "
-                    "question (a judgment file of another benchmark?)"
-                )
-            if record.user_prompt and question.turns[0] not in record.user_prompt:
-                raise InputError(
-                    f"{where}: the judged conversation is not {bench.spec.title} question "
-                    f"{record.question_id} (a judgment file of another benchmark?)"
-                )
-            key = (record.model, record.question_id, record.turn)
+        lines = list(unique_records(path, _checked_lines(path, bench), _line_key))
+        signature = file_signature(path, bench, lines)
+        for line in lines:
+            key = _line_key(line)
             if key in seen:
                 raise InputError(
-                    f"{where}: {record.model} question_id {record.question_id} turn "
-                    f"{record.turn} judged twice (first at {seen[key]})"
+                    f"{path}: {line.model} question_id {line.question_id} turn {line.turn} "
+                    f"judged twice (also in {seen[key]})"
                 )
-            seen[key] = where
-            if record.model not in scores:
-                scores[record.model] = ModelScores(record.model, bench.spec.categories)
-            scores[record.model].add(question.category, record.turn, record.score)
+            seen[key] = path
+            if line.model not in scores:
+                scores[line.model] = ModelScores(line.model, bench.spec.categories)
+            row = scores[line.model]
+            if row.signature is None:
+                row.signature = signature
+            elif row.signature.get("mixed") is None and row.signature.differences(signature):
+                # one model judged in files made two ways: its row is neither
+                row.signature = Signature((*row.signature.fields, ("mixed", "yes")))
+            category = questions[line.question_id].category
+            row.add(category, line.turn, line.score)
     return Leaderboard(bench, tuple(scores.values()), 2 * len(questions))

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from hyoka.judge.pairwise import combine
-from hyoka.judge.winrate import WinCounts, win_counts
-from hyoka.mtbench.pair_records import PairJudgmentRecord
+from hyoka.judge import WinCounts, combine, win_counts
+from hyoka.mtbench.records import PairJudgmentLine
 
 _LETTER = {"model_1": "A", "model_2": "B", "tie": "C"}
 _G2_LETTER = {"model_1": "B", "model_2": "A", "tie": "C"}
 
 
-def verdict(record: PairJudgmentRecord, method: str) -> str | None:
+def verdict(record: PairJudgmentLine, method: str) -> str | None:
     """The record's verdict under ``method``; from the two winners when it has none stored."""
     if method in record.verdicts:
         return record.verdicts[method]
@@ -32,7 +31,7 @@ def verdict(record: PairJudgmentRecord, method: str) -> str | None:
 
 
 def method_counts(
-    records: Sequence[PairJudgmentRecord], methods: Collection[str]
+    records: Sequence[PairJudgmentLine], methods: Collection[str]
 ) -> dict[str, dict[str, WinCounts]]:
     """Per method, per model (first seen first): wins, losses, ties, invalid verdicts."""
     return {
@@ -42,10 +41,10 @@ def method_counts(
 
 
 def no_logprobs(
-    records: Sequence[PairJudgmentRecord],
-) -> list[tuple[PairJudgmentRecord, list[str]]]:
+    records: Sequence[PairJudgmentLine],
+) -> list[tuple[PairJudgmentLine, list[str]]]:
     """Each record with a game (``g1``/``g2``) that came back without log probabilities."""
-    found: list[tuple[PairJudgmentRecord, list[str]]] = []
+    found: list[tuple[PairJudgmentLine, list[str]]] = []
     for record in records:
         games = [game for game, status in (record.prob_status or {}).items()
                  if status == "no-logprobs"]  # fmt: skip
@@ -54,7 +53,7 @@ def no_logprobs(
     return found
 
 
-def turn_label(record: PairJudgmentRecord, games: Sequence[str] = ()) -> str:
+def turn_label(record: PairJudgmentLine, games: Sequence[str] = ()) -> str:
     """``question/turn model_1 vs model_2``, and the games concerned: how a warning names it."""
     label = f"{record.question_id}/{record.turn} {record.model_1} vs {record.model_2}"
     return f"{label} ({'+'.join(games)})" if games else label

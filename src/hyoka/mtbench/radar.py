@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hyoka._atomic import atomic_write_bytes, atomic_write_text
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import SHORT_NAMES
 from hyoka.mtbench.leaderboard import Leaderboard, display_name, round_half_up
+from hyoka.store import atomic_write_bytes, atomic_write_text
 
 SUFFIXES = (".png", ".html")
 

@@ -1,13 +1,35 @@
-"""The persisted records, in FastChat's formats so files move freely between tools.
+"""FastChat's on-disk formats, and the adapters from the engine's judgment record to them.
 
-An answer file holds one ``AnswerRecord`` per dialogue; a judgment file one
-``JudgmentRecord`` per judged turn. Both are what the upstream benchmark publishes, field
-for field, so the published files load here and ours load there.
+An answer file holds one ``AnswerRecord`` per dialogue (``model_answer/<model>.jsonl``); a
+single-grading file one ``SingleJudgmentLine`` per judged turn
+(``model_judgment/<judge>_single/<model>.jsonl``); a pairwise file one
+``PairJudgmentLine`` per turn of a model pair (``model_judgment/<judge>_pair.jsonl``).
+Their fields are FastChat's, with FastChat's types (an integer score where the judge wrote
+an integer; ``judge`` as ``[judge name, prompt name]``; ``g1_winner`` ...), so the published
+files load here and FastChat's ``show_result.py`` reads ours.
+
+The lines are written from the engine's ``JudgmentRecord`` (``single_line``,
+``pair_line``): a benchmark run is the same judgment as any other, only stored as upstream
+stores it. Pair lines carry hyoka's additions as extra fields a FastChat reader ignores:
+the verdict of every method (seed 001's letters from the pair's point of view: A =
+``model_1`` wins, B = ``model_2`` wins, C = tie, ``None`` = no valid verdict), the verdict
+probabilities each game's reply held, the rule that decided, token counts and the judge
+really asked (``judge`` holds only the name, which says nothing of the model behind it).
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+from hyoka.judge import JudgeSettings, JudgmentRecord, user_prompt_of
+from hyoka.providers import Usage
+
+NO_ANSWER = "No answer"
+INCORRECT_LANGUAGE = "Incorrect language"
+#: what FastChat records for a turn whose judge reply held no rating
+NO_RATING = -1
 
 
 class AnswerChoice(BaseModel):
@@ -33,7 +55,7 @@ class AnswerRecord(BaseModel):
         return self.choices[0].turns
 
 
-class JudgmentRecord(BaseModel):
+class SingleJudgmentLine(BaseModel):
     """A judge's grade of one turn (FastChat ``model_judgment/*_single`` line).
 
     ``score`` is the rating, 0 when a rule decided without the judge (``judgment`` then
@@ -53,5 +75,112 @@ class JudgmentRecord(BaseModel):
     tstamp: float = 0.0
 
 
-NO_ANSWER = "No answer"
-INCORRECT_LANGUAGE = "Incorrect language"
+Winner = Literal["model_1", "model_2", "tie", "error"]
+
+#: the letter the judge wrote in each game, as the winner FastChat records
+G1_WINNER: dict[str | None, Winner] = {"A": "model_1", "B": "model_2", "C": "tie", None: "error"}
+G2_WINNER: dict[str | None, Winner] = {"A": "model_2", "B": "model_1", "C": "tie", None: "error"}
+
+
+class PairJudgmentLine(BaseModel):
+    """One turn of one dialogue, two models' answers compared in both orders (FastChat
+    ``model_judgment/*_pair`` line, plus hyoka's optional additions)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    question_id: int
+    model_1: str
+    model_2: str
+    g1_winner: Winner
+    g2_winner: Winner
+    judge: tuple[str, str]  # (judge name, judge prompt name)
+    g1_user_prompt: str = ""
+    g1_judgment: str = ""
+    g2_user_prompt: str = ""
+    g2_judgment: str = ""
+    turn: int = Field(ge=1, le=2)
+    tstamp: float = 0.0
+    # hyoka's additions (absent from FastChat's own files, hence the defaults)
+    verdicts: dict[str, str | None] = Field(default_factory=dict)
+    #: per game the A/B/C probabilities as read (letters as shown in that game), and
+    #: ``mean``: both games averaged with A = model_1 wins, B = model_2 wins, C = tie
+    probabilities: dict[str, dict[str, float]] | None = None
+    #: per game why it has (or lacks) probabilities: ok, no-logprobs, no-verdict
+    prob_status: dict[str, str] | None = None
+    #: ``model_1``/``model_2`` -> the rule that ruled its answer out; the games were then
+    #: decided without a judge call
+    rule: dict[str, str] | None = None
+    usage: Usage = Usage()
+    #: the judge really asked; ``None`` in FastChat's files
+    judge_settings: JudgeSettings | None = None
+
+    @property
+    def models(self) -> frozenset[str]:
+        return frozenset((self.model_1, self.model_2))
+
+
+def single_line(
+    record: JudgmentRecord,
+    *,
+    question_id: int,
+    turn: int,
+    model: str,
+    judge: tuple[str, str],
+) -> SingleJudgmentLine:
+    """The FastChat line of a single grading: the judge's last reply (or the rule that
+    decided) and the score as written, -1 without a rating."""
+    if record.rule:
+        judgment = "; ".join(record.rule.values())
+    else:
+        judgment = record.replies[-1] if record.replies else ""
+    score: int | float = NO_RATING if record.failed else record.score
+    return SingleJudgmentLine(
+        question_id=question_id, model=model, judge=judge,
+        user_prompt=user_prompt_of(record.prompt), judgment=judgment, score=score, turn=turn,
+        tstamp=record.tstamp,
+    )  # fmt: skip
+
+
+def _games(values: dict[str, dict[str, float]] | None) -> dict[str, dict[str, float]] | None:
+    """Orders (xy, yx) as FastChat's games (g1, g2)."""
+    if values is None:
+        return None
+    names = {"xy": "g1", "yx": "g2"}
+    return {names.get(key, key): value for key, value in values.items()}
+
+
+def pair_line(
+    record: JudgmentRecord,
+    *,
+    question_id: int,
+    turn: int,
+    judge: tuple[str, str],
+    user_prompts: tuple[str, str],
+) -> PairJudgmentLine:
+    """The FastChat line of a pairwise judgment: game 1 is order xy (``model_1`` as A)."""
+    model_1, model_2 = record.models
+    common: dict[str, object] = {
+        "question_id": question_id, "model_1": model_1, "model_2": model_2, "judge": judge,
+        "g1_user_prompt": user_prompts[0], "g2_user_prompt": user_prompts[1], "turn": turn,
+        "tstamp": record.tstamp, "verdicts": record.verdicts, "usage": record.usage,
+        "judge_settings": record.judge,
+    }  # fmt: skip
+    if record.rule:
+        winner = G1_WINNER[next(iter(record.verdicts.values()), None)]
+        reason = "; ".join(f"{side}: {why}" for side, why in record.rule.items())
+        return PairJudgmentLine.model_validate(
+            {**common, "g1_winner": winner, "g2_winner": winner, "g1_judgment": reason,
+             "g2_judgment": reason, "rule": record.rule}
+        )  # fmt: skip
+    status = None
+    if "prob" in record.verdicts:
+        status = {
+            game: record.prob_status(order) or "no-logprobs"
+            for order, game in (("xy", "g1"), ("yx", "g2"))
+        }
+    return PairJudgmentLine.model_validate(
+        {**common, "g1_winner": G1_WINNER[record.letter("xy")],
+         "g2_winner": G2_WINNER[record.letter("yx")], "g1_judgment": record.replies[0],
+         "g2_judgment": record.replies[1], "probabilities": _games(record.probabilities),
+         "prob_status": status}
+    )  # fmt: skip

@@ -3,6 +3,12 @@
 Numbers are rounded half-up to two decimals (``round_half_up``) and written as decimal
 strings in Markdown and CSV, as JSON numbers in JSON; a category with no rated turn is
 empty (``null`` in JSON).
+
+Every format says how the numbers were produced and which rows are not like the others:
+a row not judged on every turn is marked ``(incomplete)`` and ranked last, a row whose
+signature differs from the table's is marked ``(differs)``; Markdown and CSV end with the
+table's signature and each marked row's differences (CSV as ``#`` comment lines), JSON
+gives every row its signature, its differences and whether it is complete.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from hyoka.mtbench.bench import SHORT_NAMES
-from hyoka.mtbench.leaderboard import Leaderboard, display_name, round_half_up
+from hyoka.mtbench.leaderboard import Leaderboard, ModelScores, display_name, round_half_up
+from hyoka.signature import SIGNATURE_KEY
 
 Format = Literal["md", "csv", "json"]
 _TITLES = {None: "Both turns", 1: "Turn 1", 2: "Turn 2"}
@@ -28,6 +35,32 @@ def _number(value: Fraction | None) -> float | None:
     return None if value is None else float(round_half_up(value))
 
 
+def row_label(board: Leaderboard, model: ModelScores) -> str:
+    """The model's name, marked when its row is incomplete or produced another way."""
+    marks = [] if board.complete(model) else ["incomplete"]
+    if board.differences(model):
+        marks.append("differs")
+    name = display_name(model.model)
+    return f"{name} ({', '.join(marks)})" if marks else name
+
+
+def notes(board: Leaderboard) -> list[str]:
+    """The table's signature, then what each marked row lacks or does differently."""
+    lines = []
+    if board.signature is not None:
+        lines.append(f"signature: {board.signature.line}")
+    for model in board.ranked():
+        if not board.complete(model):
+            lines.append(
+                f"{display_name(model.model)}: incomplete, {model.judged} of "
+                f"{board.expected_turns} turns judged"
+            )
+        differences = board.differences(model)
+        if differences:
+            lines.append(f"{display_name(model.model)}: differs: {'; '.join(differences)}")
+    return lines
+
+
 def table_rows(board: Leaderboard, turn: int | None = None) -> list[list[str]]:
     """Header, then one row per model: name, Avg., the categories in benchmark order."""
     categories = board.bench.spec.categories
@@ -36,7 +69,7 @@ def table_rows(board: Leaderboard, turn: int | None = None) -> list[list[str]]:
         means = model.means(turn)
         rows.append(
             [
-                display_name(model.model),
+                row_label(board, model),
                 _cell(model.overall(turn)),
                 *(_cell(means[c]) for c in categories),
             ]
@@ -65,9 +98,9 @@ def render(board: Leaderboard, fmt: Format, *, per_turn: bool = True) -> str:
             writer.writerow(["Turns", *rows[0]])
             label = "both" if turn is None else str(turn)
             writer.writerows([label, *row] for row in rows[1:])
-        return buffer.getvalue()
+        return buffer.getvalue() + "".join(f"# {note}\n" for note in notes(board))
     parts = [f"### {_TITLES[turn]}\n\n{_markdown(table_rows(board, turn))}\n" for turn in turns]
-    return "\n".join(parts)
+    return "\n".join(parts) + "".join(f"\n{note}\n" for note in notes(board))
 
 
 def to_json(board: Leaderboard) -> list[dict[str, Any]]:
@@ -87,5 +120,8 @@ def to_json(board: Leaderboard) -> list[dict[str, Any]]:
             }
         entry["judged_turns"] = model.judged
         entry["unrated_turns"] = model.unrated
+        entry["complete"] = board.complete(model)
+        entry[SIGNATURE_KEY] = None if model.signature is None else model.signature.to_json()
+        entry["signature_differs"] = board.differences(model)
         out.append(entry)
     return out

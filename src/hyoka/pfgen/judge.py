@@ -16,18 +16,25 @@ from __future__ import annotations
 import json
 import re
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka._atomic import atomic_write_text
 from hyoka.errors import DataError, InputError
-from hyoka.judge.pair_answers import Answer
-from hyoka.judge.records import JudgmentRecord
-from hyoka.judge.single import SingleItem, read_judgments, summarise
-from hyoka.judge.templates import JudgeTemplate
+from hyoka.judge import (
+    Answer,
+    JudgeTemplate,
+    JudgmentRecord,
+    SingleItem,
+    read_answers,
+    read_judgments,
+    summarise,
+)
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.trials import find_runs, read_trials
+from hyoka.signature import SIGNATURE_KEY, Signature
+from hyoka.store import atomic_write_text, path_under
 
 JUDGE_FOLDER = "judge"
 JUDGMENTS_FILE = "judgments.jsonl"
@@ -50,7 +57,7 @@ class PfgenJudgeInput:
     question_ids: dict[str, str]  # item id -> question id
 
     def folder(self, judge: str) -> Path:
-        return self.run / JUDGE_FOLDER / judge_slug(judge)
+        return path_under(self.run / JUDGE_FOLDER, judge_slug(judge), what="--judge")
 
 
 def _run_model(run: Path) -> str:
@@ -130,10 +137,34 @@ def run_answers(
     }
 
 
+def answer_reader(
+    per_question: int | None, data_dir: Path | None
+) -> Callable[[Path], dict[str, Answer]]:
+    """How ``hyoka judge pairwise`` reads each side: an answer file (JSONL) as it is, a
+    folder as a pfgen run (the benchmark loaded once, if needed)."""
+    benchmarks: list[PfgenBenchmark] = []
+
+    def read(path: Path) -> dict[str, Answer]:
+        if not path.is_dir():
+            if per_question is not None:
+                raise InputError(f"--per-question applies to pfgen run folders, not {path}")
+            return read_answers(path)
+        if not benchmarks:
+            benchmarks.append(PfgenBenchmark.load(data_dir))
+        return run_answers(path, benchmarks[0], per_question=per_question)
+
+    return read
+
+
 def summary_json(
-    chosen: PfgenJudgeInput, records: list[JudgmentRecord], judge: str, template: JudgeTemplate
+    chosen: PfgenJudgeInput,
+    records: list[JudgmentRecord],
+    judge: str,
+    template: JudgeTemplate,
+    signature: Signature | None = None,
 ) -> dict[str, Any]:
-    """The run's judge summary over the chosen items (what ``pfgen correlate`` reads)."""
+    """The run's judge summary over the chosen items (what ``pfgen correlate`` reads), with
+    the signature of how its numbers were produced."""
     overall = summarise(records, chosen.question_ids)
     by_question: dict[str, list[float]] = {}
     for item_id, score in overall.per_item.items():
@@ -147,16 +178,20 @@ def summary_json(
         "n": overall.n,
         "failures": overall.failures,
         "per_question": {q: statistics.fmean(s) for q, s in sorted(by_question.items())},
+        SIGNATURE_KEY: None if signature is None else signature.to_json(),
     }
 
 
 def write_summary(
-    chosen: PfgenJudgeInput, judge: str, template: JudgeTemplate
+    chosen: PfgenJudgeInput,
+    judge: str,
+    template: JudgeTemplate,
+    signature: Signature | None = None,
 ) -> tuple[Path, dict[str, Any]]:
     """Read the run's judgments back and write ``summary.json`` beside them (atomically)."""
     folder = chosen.folder(judge)
     records = read_judgments(folder / JUDGMENTS_FILE)
-    summary = summary_json(chosen, records, judge, template)
+    summary = summary_json(chosen, records, judge, template, signature)
     path = folder / SUMMARY_FILE
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(summary, ensure_ascii=False, indent=2) + "\n")

@@ -1,0 +1,156 @@
+"""What the judging commands show alike: runs with a progress bar, totals, signatures.
+
+Shared here, not in any command module, so that command modules never import each other
+(``judge single``, ``pfgen judge`` and ``mtbench judge`` all grade and report). Everything
+heavy is imported inside the functions: importing this module costs nothing until a
+command runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from hyoka.cli._common import console, cost_usd, progress_bar
+from hyoka.errors import InputError
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from hyoka.judge import JudgePlan, JudgeReport, JudgeSettings, SingleSummary, WinCounts
+    from hyoka.providers import ModelClient
+    from hyoka.signature import Signature
+
+
+def single_settings(
+    judge: str,
+    base_url: str | None,
+    temperature: float,
+    max_tokens: int,
+    repeats: int,
+    aggregate: str,
+) -> JudgeSettings:
+    """The judge's settings from the single-grading flags (``--aggregate`` checked)."""
+    from hyoka.judge import JudgeSettings
+
+    if aggregate not in ("mean", "median"):
+        raise InputError(f"--aggregate must be mean or median, got {aggregate!r}")
+    return JudgeSettings(
+        judge=judge, base_url=base_url, temperature=temperature, max_tokens=max_tokens,
+        repeats=repeats, aggregate="median" if aggregate == "median" else "mean",
+    )  # fmt: skip
+
+
+def run_plans(
+    client: ModelClient,
+    plans: Sequence[tuple[str, JudgePlan[Any]]],
+    *,
+    rate: bool = True,
+    prepare: Callable[[], Awaitable[Sequence[tuple[str, JudgePlan[Any]]]]] | None = None,
+) -> JudgeReport:
+    """Run each ``(label, plan)`` with a progress bar on stderr, one after the other, and
+    close the client; the reports added up. ``prepare`` makes more plans with the client
+    open first (criteria to generate, say)."""
+    from hyoka.judge import JudgeReport, check_judge, open_log, run_judging
+
+    for _label, plan in plans:  # every file checked before the first call
+        check_judge(client, plan.protocol)
+        open_log(plan)
+
+    async def go() -> JudgeReport:
+        total = JudgeReport()
+        async with client:
+            chosen = [*plans, *(await prepare() if prepare is not None else ())]
+            with progress_bar(rate=rate) as bar:
+                for label, plan in chosen:
+                    task = bar.add_task(label, total=len(plan.tasks))
+                    advance = functools.partial(bar.advance, task)
+                    report = await run_judging(client, plan, advance)
+                    bar.advance(task, report.done_before)
+                    total = total + report
+        return total
+
+    return asyncio.run(go())
+
+
+def print_signature(signature: Signature) -> None:
+    """The line that says how the numbers were produced, beside them."""
+    console.print(f"signature: {signature.line}", highlight=False, soft_wrap=True)
+
+
+def totals(
+    summary: SingleSummary,
+    report: JudgeReport,
+    client: ModelClient,
+    price_in: float,
+    price_out: float,
+    signature: Signature,
+) -> tuple[Table, dict[str, Any]]:
+    """The end-of-run table of a single grading: the grades, then what the calls cost."""
+    from rich.table import Table
+
+    from hyoka.signature import SIGNATURE_KEY
+
+    usage = client.stats.usage
+    cost = cost_usd(usage, price_in, price_out)
+    data: dict[str, Any] = {
+        "mean": summary.mean,
+        "n": summary.n,
+        "failures": summary.failures,
+        "judged_now": report.judged,
+        "done_before": report.done_before,
+        "failed_repeats_now": report.failed_repeats,
+        "judge_calls": report.judge_calls,
+        "provider_calls": client.stats.requests,
+        "cache_hits": client.stats.cache_hits,
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        SIGNATURE_KEY: signature.to_json(),
+    }
+    if price_in or price_out:
+        data["cost_usd"] = round(cost, 6)
+    table = Table(title="Judge summary", show_header=False)
+    table.add_column("", style="bold")
+    table.add_column("", justify="right")
+    shown_mean = "-" if summary.mean is None else f"{summary.mean:.3f}"
+    rows = [
+        ("mean score", shown_mean),
+        ("graded (n)", str(summary.n)),
+        ("failures (no rating, score -1)", str(summary.failures)),
+        ("judged now / done before", f"{report.judged} / {report.done_before}"),
+        (
+            "judge calls",
+            f"{report.judge_calls} ({client.stats.cache_hits} from the cache, "
+            f"{client.stats.requests} to the provider)",
+        ),
+        ("tokens in / out (this run)", f"{usage.prompt_tokens} / {usage.completion_tokens}"),
+    ]  # fmt: skip
+    if "cost_usd" in data:
+        rows.append(("cost (this run)", f"${cost:.4f}"))
+    for row in rows:
+        table.add_row(*row)
+    return table, data
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def win_table(counts: dict[str, dict[str, WinCounts]], turns: int) -> Table:
+    """Per method and model: wins, losses, ties, invalid verdicts and FastChat's rates."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=f"pairwise verdicts: {turns} turn(s) compared")
+    for column in ("method", "model", "wins", "losses", "ties", "invalid", "win rate",
+                   "adjusted"):  # fmt: skip
+        table.add_column(column, justify="left" if column in ("method", "model") else "right")
+    for method, models in counts.items():
+        for row in models.values():
+            table.add_row(
+                method, escape(row.model), str(row.wins), str(row.losses), str(row.ties),
+                str(row.invalid), _rate(row.win_rate), _rate(row.adjusted_win_rate),
+            )  # fmt: skip
+    return table

@@ -1,0 +1,332 @@
+"""The judging engine: one loop for every protocol, benchmark and file format.
+
+Every judgment hyoka makes goes the same way: the prompt is rendered (``Task``), the rules
+that decide without a call are applied (an empty answer, one in the wrong language: the
+benchmark's definition supplies them), otherwise the judge is called and its reply parsed
+(``Protocol``: single grading or pairwise in both orders), and one ``JudgmentRecord``
+comes out, which a ``FileFormat`` writes as one line of the run's log (hyoka's own lines,
+or FastChat's ``_single``/``_pair`` lines for MT-bench-style benchmarks).
+
+Resuming follows the run store's one rule (``hyoka.store.JsonlLog``): a log is continued
+only when its manifest (benchmark, answering models, judge and settings, template, rating
+rules, decide-without-a-call rules, language check) is this run's, and a line already in
+it counts as done only when it judged exactly this task's inputs. Anything else stops the
+run before the first call, naming the file, line and what differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from hyoka._aio import gather_or_cancel
+from hyoka.errors import InputError
+from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
+from hyoka.providers import Message, ModelClient, Usage
+from hyoka.signature import Signature
+from hyoka.store import JsonlLog, Manifest, path_under, read_jsonl, read_records
+
+R = TypeVar("R", bound=BaseModel)
+
+
+def output_file(folder: Path, stem: str, suffix: str, *, what: str) -> Path:
+    """``folder/<stem made safe><suffix>``: the stem sanitised (and cut, with a hash, when
+    too long) before the suffix is added, so ``.jsonl`` always survives and the file stays
+    inside ``folder`` whatever ``stem`` (a model id, a judge name) says."""
+    inside = path_under(folder, stem, what=what)
+    return inside.with_name(inside.name + suffix)
+
+
+def inputs_hash(*parts: object) -> str:
+    """Short hash of everything a judgment's prompts are made of."""
+    text = json.dumps(parts, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One thing to judge, ready: its prompts (one, or one per order) and what decides it.
+
+    ``key`` is what a line of the log settles (an id, a question and turn ...); ``label``
+    is how messages name it; ``rules`` maps a side (``answer``, ``model_1``, ``model_2``)
+    to why its answer cannot win, and when not empty no call is made.
+    """
+
+    id: str
+    key: Hashable
+    label: str
+    models: tuple[str, ...]
+    prompts: tuple[tuple[Message, ...], ...]
+    sample_keys: tuple[str, ...]
+    input_hash: str | None
+    rules: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class JudgeReport:
+    """What one run did; reports of several runs add up (``+``)."""
+
+    judged: int = 0
+    done_before: int = 0
+    ruled: int = 0  # decided by a rule without a call
+    #: the rules' reasons, one per side ruled out ("No answer", "Incorrect language")
+    reasons: Counter[str] = field(default_factory=Counter)
+    judge_calls: int = 0  # cached calls included
+    unrated: int = 0  # single: items without any rating
+    failed_repeats: int = 0  # single: repeats without a rating
+    no_verdict: int = 0  # pairwise: orders whose reply held no verdict letter
+    no_logprobs: list[str] = field(default_factory=list)  # pairwise: ids without them
+    usage: Usage = field(default_factory=Usage)
+
+    def __add__(self, other: JudgeReport) -> JudgeReport:
+        return JudgeReport(
+            judged=self.judged + other.judged,
+            done_before=self.done_before + other.done_before,
+            ruled=self.ruled + other.ruled,
+            reasons=self.reasons + other.reasons,
+            judge_calls=self.judge_calls + other.judge_calls,
+            unrated=self.unrated + other.unrated,
+            failed_repeats=self.failed_repeats + other.failed_repeats,
+            no_verdict=self.no_verdict + other.no_verdict,
+            no_logprobs=[*self.no_logprobs, *other.no_logprobs],
+            usage=self.usage + other.usage,
+        )
+
+
+class Protocol(ABC):
+    """How one task is judged: asking the judge, or deciding by the task's rules."""
+
+    kind: JudgmentKind
+
+    def __init__(self, settings: JudgeSettings, template: str, template_version: str) -> None:
+        self.settings = settings
+        self.template = template
+        self.template_version = template_version
+
+    @property
+    def needs_logprobs(self) -> bool:
+        return False
+
+    @abstractmethod
+    async def ask(self, client: ModelClient, task: Task) -> JudgmentRecord:
+        """Call the judge (once per order, or until a rating) and read its replies."""
+
+    @abstractmethod
+    def decide(self, task: Task) -> JudgmentRecord:
+        """The judgment the task's rules give, without a call."""
+
+    @abstractmethod
+    def count(self, report: JudgeReport, record: JudgmentRecord) -> None:
+        """Add what ``record`` says to ``report`` (calls, failures ...)."""
+
+    def record(self, task: Task, **fields: Any) -> JudgmentRecord:
+        """A record of this protocol's judge and template for ``task``."""
+        return JudgmentRecord(
+            id=task.id,
+            kind=self.kind,
+            judge=self.settings,
+            template=self.template,
+            template_version=self.template_version,
+            models=task.models,
+            prompt=task.prompts[0] if task.prompts else (),
+            rule=dict(task.rules) or None,
+            input_hash=task.input_hash,
+            **fields,
+        )
+
+
+@dataclass(frozen=True)
+class FileFormat(Generic[R]):
+    """How a judgment is one line of a log: the line type and its key, the adapter from
+    the record, whether a line already there judged a task's inputs (``None``: yes; else
+    why not, as ``"was judged on other answers"``), and the order the file is left in."""
+
+    record_type: type[R]
+    key: Callable[[R], Hashable]
+    write: Callable[[JudgmentRecord, Task], R]
+    differs: Callable[[R, Task], str | None]
+    order: Callable[[R], Any] | None = None
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """Everything that makes a judgment file this run's, and what its numbers depend on:
+    the source of the run's manifest (what a resumed file must match) and of its signature
+    (the line printed and stored beside the numbers)."""
+
+    kind: str  # e.g. "judge-single", "mtbench-pair"
+    benchmark: str
+    data: str  # short hash of the inputs (benchmark data, answer files)
+    settings: JudgeSettings
+    template: str  # name@version
+    models: tuple[str, ...] = ()  # the answering models a file is bound to ((): per line)
+    judge_name: str | None = None  # the name records give the judge (FastChat's files)
+    rating: str | None = None  # rating rules (single grading)
+    rules: tuple[str, ...] = ()  # rules that decide without a call
+    lang_check: str | None = None
+    methods: tuple[str, ...] = ()  # pairwise methods
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "benchmark": self.benchmark,
+            "models": list(self.models),
+            "judge": self.settings.identity(),
+            "judge_name": self.judge_name,
+            "template": self.template,
+            "rating": self.rating,
+            "rules": list(self.rules),
+            "lang_check": self.lang_check,
+        }
+
+    def signature(self) -> Signature:
+        settings = self.settings
+        fields: dict[str, object] = {
+            "bench": self.benchmark,
+            "data": self.data,
+            "judge": settings.judge,
+            "judge_url": settings.base_url,
+            "template": self.template,
+            "temperature": settings.temperature,
+            "max_tokens": settings.max_tokens,
+            "repeats": settings.repeats,
+            "aggregate": settings.aggregate,
+        }
+        if self.rating is not None:
+            fields["rating"] = self.rating
+        fields["rules"] = self.rules
+        fields["lang"] = self.lang_check
+        if self.methods:
+            fields["methods"] = self.methods
+        return Signature.of(self.kind, **fields)
+
+    def manifest(self) -> Manifest:
+        return Manifest(
+            kind=f"judgments/{self.kind}",
+            identity=self.identity(),
+            signature=self.signature().to_json(),
+        )
+
+
+@dataclass(frozen=True)
+class JudgePlan(Generic[R]):
+    """One run: where its judgments go, in which format, by which protocol, of what."""
+
+    output: Path
+    run: JudgeRun
+    protocol: Protocol
+    fmt: FileFormat[R]
+    tasks: tuple[Task, ...]
+
+
+def check_judge(client: ModelClient, protocol: Protocol) -> None:
+    """A judge that cannot return log probabilities cannot give ``prob`` verdicts: say so
+    before any call, naming the way out."""
+    provider = client.provider
+    if protocol.needs_logprobs and not provider.supports_logprobs:
+        raise InputError(
+            f"--method prob needs a judge that returns log probabilities; "
+            f"{provider.name}/{provider.model} does not (use --method bs1 or bs2)"
+        )
+
+
+def _line_of(path: Path, fmt: FileFormat[R], key: Hashable) -> int:
+    for number, line in read_records(path, fmt.record_type):
+        if fmt.key(line) == key:
+            return number
+    return 0  # pragma: no cover - the key came from this file
+
+
+def open_log(plan: JudgePlan[R]) -> JsonlLog[R]:
+    """The run's log, checked: its manifest is this run's and every line already there for
+    one of the tasks judged exactly that task's inputs (``InputError`` otherwise, before any
+    call and without changing the file)."""
+    log = JsonlLog.open(plan.output, plan.run.manifest(), plan.fmt.record_type, key=plan.fmt.key)
+    for task in plan.tasks:
+        stored = log.records.get(task.key)
+        if stored is None:
+            continue
+        why = plan.fmt.differs(stored, task)
+        if why is not None:
+            line = _line_of(plan.output, plan.fmt, task.key)
+            raise InputError(f"{plan.output}:{line}: {task.label} {why}; choose another output")
+    return log
+
+
+async def run_judging(
+    client: ModelClient, plan: JudgePlan[R], progress: Callable[[], None] | None = None
+) -> JudgeReport:
+    """Judge every task of ``plan`` not yet in its log, appending one line per task as it
+    finishes (an interrupted run keeps what it finished; a re-run judges what is missing).
+    A key given twice is judged once. ``progress`` is called once per task judged now."""
+    check_judge(client, plan.protocol)
+    log = open_log(plan)
+    report = JudgeReport()
+    todo: dict[Hashable, Task] = {}
+    for task in plan.tasks:
+        if task.key in log.records:
+            report.done_before += 1
+        else:
+            todo.setdefault(task.key, task)
+
+    async def one(task: Task) -> None:
+        if task.rules:
+            record = plan.protocol.decide(task)
+            report.ruled += 1
+            report.reasons.update(task.rules.values())
+        else:
+            record = await plan.protocol.ask(client, task)
+        log.append(plan.fmt.write(record, task))
+        report.judged += 1
+        report.usage = report.usage + record.usage
+        plan.protocol.count(report, record)
+        if progress is not None:
+            progress()
+
+    await gather_or_cancel(one(task) for task in todo.values())
+    if report.judged and plan.fmt.order is not None:
+        log.rewrite(plan.fmt.order)
+    return report
+
+
+def hyoka_lines(
+    differs: Callable[[JudgmentRecord, Task], str | None],
+) -> FileFormat[JudgmentRecord]:
+    """hyoka's own judgment files: one ``JudgmentRecord`` per line, keyed by its id."""
+    return FileFormat(JudgmentRecord, key=_record_id, write=_as_is, differs=differs)
+
+
+def _record_id(record: JudgmentRecord) -> str:
+    return record.id
+
+
+def _as_is(record: JudgmentRecord, task: Task) -> JudgmentRecord:
+    del task
+    return record
+
+
+def read_lines(path: Path, record_type: type[R], key: Callable[[R], Hashable]) -> list[R]:
+    """Every line of a judgment file (none if it does not exist), one per ``key``, with the
+    store's duplicate rules: identical repeats dropped with a warning, conflicting ones an
+    ``InputError`` naming both lines. The one judgment-file reader."""
+    if not path.exists():
+        return []
+    return read_jsonl(path, record_type, key=key)
+
+
+def read_judgments(path: Path) -> list[JudgmentRecord]:
+    """Every record of one of hyoka's own judgment files (see ``read_lines``)."""
+    return read_lines(path, JudgmentRecord, _record_id)
+
+
+def user_prompt_of(messages: Sequence[Message]) -> str:
+    """The last user message of a prompt (what FastChat's files keep as ``user_prompt``)."""
+    users = [m.content for m in messages if m.role == "user"]
+    return str(users[-1]) if users else ""
