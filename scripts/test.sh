@@ -8,5 +8,7 @@ python3 -m venv .venv
 # the CPU build of torch first (see pyproject's hf extra), so transformers' tests run
 .venv/bin/python -m pip install --quiet torch==2.13.0
 .venv/bin/python -m pip install --quiet -e '.[dev,hf]'
+# Debian's chromium and Japanese fonts for the report's browser tests
+bash scripts/install_browser.sh
 export PATH="$PWD/.venv/bin:$PATH"
 exec .venv/bin/python -m pytest -m "slow or not slow" "$@"

@@ -140,3 +140,41 @@ def test_broken_judgment_line_is_named(tmp_path: Path) -> None:
     shutil.copy(JUDGMENTS / "gpt-4o-mini_single" / "gpt-4.jsonl", broken)
     result = CliRunner().invoke(app, [*args, "--single", str(tmp_path / "gpt-4o-mini_single")])
     assert result.exit_code == 0, result.output
+
+
+def test_judgment_files_are_read_as_the_store_reads_logs(tmp_path: Path) -> None:
+    """Not UTF-8: one line naming the file; an identical repeat (a concatenated or re-run
+    file): dropped with a warning line; a different grade of the same turn: both lines named."""
+    for name in ("gpt-4o_single", "gpt-4o-mini_single"):
+        (tmp_path / name).mkdir()
+        for model in ("gpt-4", "claude-2.1"):
+            shutil.copy(JUDGMENTS / name / f"{model}.jsonl", tmp_path / name / f"{model}.jsonl")
+    target = tmp_path / "gpt-4o-mini_single" / "gpt-4.jsonl"
+    original = target.read_text(encoding="utf-8")
+    args = ["judge", "agreement", "--json", "--resamples", "10"]
+    args += ["--single", str(tmp_path / "gpt-4o_single")]
+    args += ["--single", str(tmp_path / "gpt-4o-mini_single")]
+    clean = CliRunner().invoke(app, args)
+    assert clean.exit_code == 0, clean.output
+
+    target.write_bytes(original.encode("utf-8") + b"\x80\n")
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.stderr.strip() == f"error: {target}: not UTF-8 text"
+
+    first = original.splitlines()[0]
+    target.write_text(original + first + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.strip() == f"warning: {target}: 1 identical duplicate line(s) dropped"
+    assert json.loads(result.stdout) == json.loads(clean.stdout)
+
+    row = json.loads(first)
+    row["score"] = 10 if row["score"] != 10 else 1
+    total = len(original.splitlines())
+    target.write_text(original + json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1
+    message = "".join(result.stderr.splitlines())
+    assert f"{target}:{total + 1}: a second, different record" in message
+    assert "(first at line 1)" in message

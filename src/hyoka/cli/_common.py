@@ -1,31 +1,187 @@
-"""What every command shares: the console, options that recur, and error reporting.
+"""What every command shares: the flags that recur, the consoles, and error reporting.
+
+Each flag that more than one command takes is declared here once, as an ``Annotated``
+alias carrying its name and help, so the same flag reads the same everywhere. Defaults
+stay in each command's signature (``max_tokens: MaxTokensOption = 1024``), because they
+differ by command.
+
+Models and connections
+    ``ModelOption`` (--model/-m, required), ``JudgeOption`` (--judge/-j, required),
+    ``BaseUrlOption`` (--base-url), ``ProviderOptionsOption`` (--option/-o KEY=VALUE,
+    repeatable; read with ``provider_options``), ``ConcurrencyOption`` (--concurrency),
+    ``NoCacheOption`` (--no-cache), ``ModelNameOption`` (--name).
+Sampling
+    ``TemperatureOption`` (--temperature), ``TopPOption`` (--top-p), ``TopKOption``
+    (--top-k), ``MaxTokensOption`` (--max-tokens; ``MaxTokensOrDefaultOption`` where
+    leaving it out means the template's or benchmark's budget), ``SeedTextOption``
+    (--seed, a string), ``NumExamplesOption`` (--num-examples), ``TrialsOption`` (--trials).
+Judging
+    ``JudgeTemplateOption`` (--template/-t), ``RepeatsOption`` (--repeats),
+    ``AggregateOption`` (--aggregate), ``AttemptsOption`` (--max-attempts),
+    ``MethodOption`` (--method), ``PerQuestionOption`` (--per-question),
+    ``PriceInOption``/``PriceOutOption`` (--price-in/--price-out; read with ``cost_usd``).
+Inputs and outputs
+    ``DataDirOption`` (--data-dir), ``ResultsDirOption`` (--results-dir), ``OutputOption``
+    (--output), ``LimitOption`` (--limit), ``JsonOption`` (--json), ``WorkersOption``
+    (--workers).
+Statistics
+    ``ResamplesOption`` (--resamples), ``BootstrapSeedOption`` (--seed, an integer).
 
 A user mistake (``HyokaError``) becomes one line on stderr and exit code 1 (2 for a bad
-flag, as typer does); anything else is a bug and keeps its traceback.
+flag, as typer does); anything else is a bug and keeps its traceback. A ``HyokaWarning``
+raised while a command runs becomes one ``warning:`` line on stderr, every time.
+
+Only typer and the standard library are imported here at module level, so that a command
+module importing its flags from here pays nothing more: rich (``console``, ``err_console``,
+``progress_bar``, ``RateColumn``) and the provider types load on first use.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import ProgressColumn, Task
-from rich.text import Text
 
-from hyoka.errors import HyokaError, InputError
-from hyoka.providers.types import Usage
+from hyoka.errors import HyokaError, HyokaWarning, InputError
 
-console = Console()
-err_console = Console(stderr=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from hyoka.cli._progress import RateColumn as RateColumn
+    from hyoka.providers.types import Usage
+
+    #: standard output, for tables and results (created on first use)
+    console: Console
+    #: standard error, for progress, warnings and errors (created on first use)
+    err_console: Console
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+# --- models and connections -------------------------------------------------------------
+
+ModelOption = Annotated[
+    str,
+    typer.Option(
+        "--model",
+        "-m",
+        help="PROVIDER/MODEL: openai/…, anthropic/…, google/…, hf/…, vllm/…, llamacpp/FILE.gguf "
+        "or llamacpp/smollm2 (the embedded model).",
+        show_default=False,
+    ),
+]
+JudgeOption = Annotated[
+    str,
+    typer.Option(
+        "--judge", "-j", help="PROVIDER/MODEL of the judge, as for --model.", show_default=False
+    ),
+]
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option("--base-url", help="URL of an OpenAI-compatible server to send requests to."),
+]
+ProviderOptionsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--option",
+        "-o",
+        help="Backend option KEY=VALUE (VALUE read as JSON if it parses); repeatable.",
+        show_default=False,
+    ),
+]
+ConcurrencyOption = Annotated[
+    int, typer.Option("--concurrency", min=1, help="Model requests in flight at once.")
+]
+NoCacheOption = Annotated[
+    bool,
+    typer.Option("--no-cache", help="Ask the model every time: neither read nor write the cache."),
+]
+ModelNameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--name",
+        help="Model name written in the outputs (default: from --model).",
+        show_default=False,
+    ),
+]
+
+# --- sampling ---------------------------------------------------------------------------
+
+TemperatureOption = Annotated[
+    float, typer.Option("--temperature", min=0.0, help="Sampling temperature.")
+]
+TopPOption = Annotated[
+    float, typer.Option("--top-p", min=0.0, max=1.0, help="Nucleus sampling: top-p.")
+]
+TopKOption = Annotated[
+    int | None, typer.Option("--top-k", min=1, help="Sample from the K likeliest tokens only.")
+]
+MaxTokensOption = Annotated[
+    int, typer.Option("--max-tokens", min=1, help="Longest reply, in tokens.")
+]
+#: ``--max-tokens`` where leaving it out means "the template's or the benchmark's budget"
+MaxTokensOrDefaultOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-tokens",
+        min=1,
+        help="Longest reply, in tokens (default: the budget the template or benchmark sets).",
+        show_default=False,
+    ),
+]
+SeedTextOption = Annotated[
+    str, typer.Option("--seed", help="Seed string for example order and sampling.")
+]
+NumExamplesOption = Annotated[
+    int, typer.Option("--num-examples", min=0, help="Worked examples in each prompt.")
+]
+TrialsOption = Annotated[
+    int, typer.Option("--trials", min=1, help="Trials: answers to each question.")
+]
+
+# --- judging ----------------------------------------------------------------------------
+
+JudgeTemplateOption = Annotated[
+    str, typer.Option("--template", "-t", help="Packaged judge template name, or a .toml file.")
+]
+RepeatsOption = Annotated[
+    int, typer.Option("--repeats", min=1, help="Grade each answer K times and aggregate.")
+]
+AggregateOption = Annotated[
+    str, typer.Option("--aggregate", help="How repeats combine: mean or median.")
+]
+AttemptsOption = Annotated[
+    int,
+    typer.Option(
+        "--max-attempts", min=1, help="Judge calls per grade when replies hold no rating."
+    ),
+]
+MethodOption = Annotated[
+    str, typer.Option("--method", help="Pairwise verdict method: prob, bs1, bs2 or all.")
+]
+PerQuestionOption = Annotated[
+    int | None,
+    typer.Option(
+        "--per-question",
+        min=1,
+        help="pfgen run folders: judge the first N answers to each question (default: all).",
+        show_default=False,
+    ),
+]
+PriceInOption = Annotated[
+    float, typer.Option("--price-in", min=0.0, help="USD per million prompt tokens, for a cost.")
+]
+PriceOutOption = Annotated[
+    float, typer.Option("--price-out", min=0.0, help="USD per million completion tokens.")
+]
+
+# --- inputs and outputs -----------------------------------------------------------------
 
 DataDirOption = Annotated[
     Path | None,
@@ -35,36 +191,132 @@ DataDirOption = Annotated[
         show_default=False,
     ),
 ]
+ResultsDirOption = Annotated[
+    Path, typer.Option("--results-dir", help="Root folder of the runs, answers and judgments.")
+]
+OutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        help="File to write (default: named in the command's description).",
+        show_default=False,
+        dir_okay=False,
+    ),
+]
+LimitOption = Annotated[
+    int | None,
+    typer.Option(
+        "--limit",
+        min=1,
+        help="Only the first N inputs (questions, answers, dialogues or pairs): a cheap trial.",
+        show_default=False,
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(
+        "--workers", min=1, help="Scoring processes (default: one per core).", show_default=False
+    ),
+]
+
+# --- statistics -------------------------------------------------------------------------
+
+ResamplesOption = Annotated[
+    int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the 95% intervals.")
+]
+BootstrapSeedOption = Annotated[
+    int, typer.Option("--seed", help="Seed of the bootstrap resampling.")
+]
+
+
+# --- consoles, progress and errors ------------------------------------------------------
+
+
+@functools.cache
+def _console(stderr: bool) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr)
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        """``console``, ``err_console`` and ``RateColumn`` load rich on first use only."""
+        if name == "console":
+            return _console(False)
+        if name == "err_console":
+            return _console(True)
+        if name == "RateColumn":
+            from hyoka.cli._progress import RateColumn
+
+            return RateColumn
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def progress_bar(
+    *, rate: bool = False, remaining: bool = False, transient: bool = False
+) -> Progress:
+    """The progress bar on stderr: description, bar, done/total, then items per second
+    (``rate``), time elapsed and time left (``remaining``); ``transient`` bars vanish when
+    done."""
+    from hyoka.cli._progress import progress_bar as make
+
+    return make(_console(True), rate=rate, remaining=remaining, transient=transient)
 
 
 def print_error(error: Exception) -> None:
     """One line on stderr, never wrapped (paths stay whole) and never read as markup."""
-    err_console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+    from rich.markup import escape
+
+    _console(True).print(
+        f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True
+    )
+
+
+def print_warning(message: str) -> None:
+    """One ``warning:`` line on stderr, never wrapped and never read as markup."""
+    from rich.markup import escape
+
+    _console(True).print(
+        f"[bold yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True
+    )
 
 
 def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
-    """Turn ``HyokaError`` into a one-line message and a non-zero exit."""
+    """Turn ``HyokaError`` into a one-line message and a non-zero exit, and each
+    ``HyokaWarning`` into a ``warning:`` line (other warnings are shown as Python shows them).
+    """
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return command(*args, **kwargs)
-        except HyokaError as exc:
-            print_error(exc)
-            raise typer.Exit(exc.exit_code) from None
+        with warnings.catch_warnings():
+            shown_by_python = warnings.showwarning
+
+            def show(
+                message: Warning | str,
+                category: type[Warning],
+                filename: str,
+                lineno: int,
+                file: Any = None,
+                line: str | None = None,
+            ) -> None:
+                if issubclass(category, HyokaWarning):
+                    print_warning(str(message))
+                else:
+                    shown_by_python(message, category, filename, lineno, file, line)
+
+            # each one says something about the user's files: none is folded into another
+            warnings.simplefilter("always", HyokaWarning)
+            warnings.showwarning = show
+            try:
+                return command(*args, **kwargs)
+            except HyokaError as exc:
+                print_error(exc)
+                raise typer.Exit(exc.exit_code) from None
 
     return wrapper
-
-
-class RateColumn(ProgressColumn):
-    """Items per second (or seconds per item when slower than one a second)."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        if not speed:
-            return Text("  -/s", style="progress.data.speed")
-        shown = f"{speed:.1f}/s" if speed >= 1 else f"{1 / speed:.1f} s/it"
-        return Text(shown, style="progress.data.speed")
 
 
 def cost_usd(usage: Usage, price_in: float, price_out: float) -> float:
@@ -73,11 +325,11 @@ def cost_usd(usage: Usage, price_in: float, price_out: float) -> float:
     return (usage.prompt_tokens * price_in + usage.completion_tokens * price_out) / 1e6
 
 
-def provider_options(pairs: list[str], base_url: str | None = None) -> dict[str, Any]:
+def provider_options(pairs: list[str] | None, base_url: str | None = None) -> dict[str, Any]:
     """``--option KEY=VALUE`` flags (values read as JSON where they parse, else as text)
     and ``--base-url``, as keyword options for ``load_provider``."""
     options: dict[str, Any] = {}
-    for pair in pairs:
+    for pair in pairs or []:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise InputError(f"--option must be KEY=VALUE, got {pair!r}")

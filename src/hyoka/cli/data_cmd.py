@@ -1,41 +1,30 @@
-"""``hyoka data ...``: fetch and check benchmark data."""
+"""``hyoka data ...``: fetch and check benchmark data.
+
+Parsing and printing only: what is pinned lives in ``hyoka.data.manifest``, downloading and
+checking in ``hyoka.data.fetch`` (both imported when a command runs).
+"""
 
 from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
 from hyoka.cli._common import DataDirOption, console, err_console, reports_errors
-from hyoka.data.fetch import FetchEvent, FetchReport, FileProblem, fetch, verify
-from hyoka.data.manifest import (
-    ALL_GROUPS,
-    CORE,
-    Group,
-    Manifest,
-    all_manifests,
-    manifest,
-    manifest_names,
-)
-from hyoka.data.paths import resolve_data_dir
 from hyoka.errors import DataError, HyokaError
 
-data_app = typer.Typer(help="Download and verify benchmark data.", no_args_is_help=True)
+if TYPE_CHECKING:
+    from hyoka.data.fetch import FetchReport, FileProblem
+    from hyoka.data.manifest import Group, Manifest
 
 _ALL = "all"
 
 
 def _complete_benchmark(incomplete: str) -> list[str]:
+    from hyoka.data.manifest import manifest_names
+
     return [n for n in (*manifest_names(), _ALL) if n.startswith(incomplete)]
 
 
@@ -43,7 +32,7 @@ def _complete_benchmark(incomplete: str) -> list[str]:
 BenchmarkArgument = Annotated[
     str,
     typer.Argument(
-        help="pfgen, pfmt-fin, or all.",
+        help="pfgen, pfmt-fin, mt-bench, or all.",
         autocompletion=_complete_benchmark,
         show_default=False,
     ),
@@ -58,7 +47,6 @@ WithPublishedOption = Annotated[
 ]
 
 
-@data_app.command("fetch")
 @reports_errors
 def fetch_command(
     benchmark: BenchmarkArgument,
@@ -77,6 +65,9 @@ def fetch_command(
 
       hyoka data fetch all --with-published --data-dir ./data
     """
+    from hyoka.data.manifest import ALL_GROUPS, CORE
+    from hyoka.data.paths import resolve_data_dir
+
     groups = ALL_GROUPS if with_published else CORE
     root = resolve_data_dir(data_dir)
     for selected in _select(benchmark):
@@ -84,7 +75,6 @@ def fetch_command(
         console.print(_summary(report), highlight=False, soft_wrap=True)
 
 
-@data_app.command("verify")
 @reports_errors
 def verify_command(
     benchmark: BenchmarkArgument,
@@ -103,6 +93,10 @@ def verify_command(
 
       hyoka data verify pfmt-fin --with-published --data-dir ./data
     """
+    from hyoka.data.fetch import verify
+    from hyoka.data.manifest import ALL_GROUPS
+    from hyoka.data.paths import resolve_data_dir
+
     root = resolve_data_dir(data_dir)
     broken: list[Manifest] = []
     needs_published = False
@@ -120,11 +114,13 @@ def verify_command(
         _print_problems(selected, root, problems, checked)
     if broken:
         titles = " and ".join(m.title for m in broken)
-        repair = _repair_command(broken, data_dir, with_published=needs_published)
+        repair = _repair_line(broken, data_dir, with_published=needs_published)
         raise DataError(f"{titles} data is incomplete in {root}; run `{repair}` to repair it")
 
 
 def _select(name: str) -> tuple[Manifest, ...]:
+    from hyoka.data.manifest import all_manifests, manifest, manifest_names
+
     if name == _ALL:
         return all_manifests()
     known = manifest_names()
@@ -134,6 +130,17 @@ def _select(name: str) -> tuple[Manifest, ...]:
 
 
 def _fetch_with_progress(selected: Manifest, root: Path, groups: frozenset[Group]) -> FetchReport:
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    from hyoka.data.fetch import FetchEvent, fetch
+
     total = sum(f.size for f in selected.select(groups))
     columns = (
         TextColumn("{task.description}"),
@@ -194,7 +201,7 @@ def _print_problems(
         )
 
 
-def _repair_command(broken: list[Manifest], data_dir: Path | None, *, with_published: bool) -> str:
+def _repair_line(broken: list[Manifest], data_dir: Path | None, *, with_published: bool) -> str:
     words = ["hyoka", "data", "fetch", broken[0].name if len(broken) == 1 else _ALL]
     if with_published:
         words.append("--with-published")

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
-from hyoka.cli._common import console, reports_errors
+from hyoka.cli._common import (
+    BootstrapSeedOption,
+    JsonOption,
+    ResamplesOption,
+    console,
+    reports_errors,
+)
 from hyoka.errors import InputError
-from hyoka.stats.agreement import AgreementReport, agreement_report
 from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from hyoka.stats.labels import LETTERS, VERDICT_NAMES, LabelTable
 
-QUESTION_FILE = "question.jsonl"
+if TYPE_CHECKING:
+    from hyoka.stats.agreement import AgreementReport
+    from hyoka.stats.labels import LabelTable
 
 
 @reports_errors
@@ -52,7 +56,7 @@ def agreement_command(
         Path | None,
         typer.Option(
             "--questions",
-            help=f"{QUESTION_FILE} giving each question's category for --single "
+            help="question.jsonl giving each question's category for --single "
             "(default: the one two folders above the first judgment folder, if any).",
             show_default=False,
         ),
@@ -60,11 +64,9 @@ def agreement_command(
     by_category: Annotated[
         bool, typer.Option("--by-category/--no-by-category", help="Per-category breakdown.")
     ] = True,
-    resamples: Annotated[
-        int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the 95% CIs.")
-    ] = DEFAULT_RESAMPLES,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = DEFAULT_SEED,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    resamples: ResamplesOption = DEFAULT_RESAMPLES,
+    seed: BootstrapSeedOption = DEFAULT_SEED,
+    as_json: JsonOption = False,
 ) -> None:
     """Concordance, Fleiss' and Cohen's kappa, robustness, confusion and per-category tables.
 
@@ -75,6 +77,8 @@ def agreement_command(
       hyoka judge agreement --single model_judgment/gpt-4o_single
       --single model_judgment/gpt-4o-mini_single --json
     """
+    from hyoka.stats.agreement import agreement_report
+
     notes: dict[str, Any] = {}
     if single:
         if human is not None or auto:
@@ -90,45 +94,30 @@ def agreement_command(
 
 
 def _from_label_files(human: Path | None, auto: list[Path]) -> LabelTable:
-    from hyoka.stats.label_files import build_label_table, read_human_labels, read_verdicts
+    from hyoka.stats.label_files import label_table_from_files
 
     if human is None and len(auto) < 2:
         raise InputError("give --human with --auto, or at least two --auto files, or --single")
-    names: dict[str, Path] = {}
-    for path in auto:
-        if path.stem in names:
-            raise InputError(f"--auto {path}: same name {path.stem!r} as {names[path.stem]}")
-        names[path.stem] = path
-    labels = read_human_labels(human) if human is not None else []
-    methods = {name: read_verdicts(path) for name, path in names.items()}
-    return build_label_table(labels, methods)
+    return label_table_from_files(human, auto)
 
 
 def _from_single_grades(
     folders: list[Path], questions: Path | None
 ) -> tuple[LabelTable, dict[str, Any]]:
-    from hyoka.stats.single_grades import preferences, read_categories, read_single_grades
+    from hyoka.stats.single_grades import preferences_from_folders
 
     if len(folders) != 2:
         raise InputError(f"--single takes exactly two judgment folders, got {len(folders)}")
-    first, second = (read_single_grades(f) for f in folders)
-    if questions is None:
-        guess = folders[0].resolve().parent.parent / QUESTION_FILE
-        questions = guess if guess.is_file() else None
-    categories = read_categories(questions) if questions is not None else None
-    result = preferences(first, second, categories)
-    notes = {
-        "source": "single grades turned into pairwise preferences",
-        "judges": result.judges,
-        "models": result.models,
-        "models_left_out": result.only_in_one,
-        "comparisons_left_out_for_failed_grades": result.dropped_failed,
-        "failed_grades": result.failures,
-    }
-    return result.table, notes
+    result = preferences_from_folders(folders[0], folders[1], questions)
+    return result.table, result.notes()
 
 
 def _print(report: AgreementReport, notes: dict[str, Any]) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from hyoka.stats.labels import LETTERS, VERDICT_NAMES
+
     if notes:
         console.print(
             f"{escape(notes['judges'][1])} vs {escape(notes['judges'][0])} over "

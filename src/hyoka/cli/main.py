@@ -1,30 +1,185 @@
-"""Entry point of the ``hyoka`` console script."""
+"""Entry point of the ``hyoka`` console script, and the map of every command.
+
+``COMMANDS`` names each group and command, the line its parent's help shows, and the
+``module:function`` that implements it. Nothing here imports a command module: a command's
+module is imported when that command runs or shows its own ``--help`` (see ``_lazy``), so
+``hyoka --help`` stays fast and ``hyoka pfgen score`` imports what scoring needs only.
+
+To add a command, write a plain function in a ``*_cmd.py`` module (typed parameters, flags
+from ``_common``, a docstring whose first paragraph is its one-line help) and add a line
+here with that same first paragraph.
+"""
 
 from __future__ import annotations
 
 import typer
 
 from hyoka import __version__
-from hyoka.cli.data_cmd import data_app
-from hyoka.cli.demo_cmd import demo_command
-from hyoka.cli.judge_cmd import judge_app
-from hyoka.cli.mtbench_cmd import mtbench_app
-from hyoka.cli.pfgen_cmd import pfgen_app
-from hyoka.cli.refset_cmd import refset_app
+from hyoka.cli._lazy import CommandSpec, GroupSpec, LazyGroup
+
+_CLI = "hyoka.cli."
+
+COMMANDS: dict[str, CommandSpec | GroupSpec] = {
+    "data": GroupSpec(
+        "Download and verify benchmark data.",
+        {
+            "fetch": CommandSpec(
+                _CLI + "data_cmd:fetch_command",
+                "Download benchmark data pinned to an upstream commit, checking each SHA-256.",
+            ),
+            "verify": CommandSpec(
+                _CLI + "data_cmd:verify_command",
+                "Check benchmark data against the pinned sizes and SHA-256s, offline.",
+            ),
+        },
+    ),
+    "pfgen": GroupSpec(
+        "pfgen-bench: the judge-free Japanese generation benchmark.",
+        {
+            "score": CommandSpec(
+                _CLI + "pfgen_cmd:score_command",
+                "Score pfgen-bench runs and write result.json beside each.",
+            ),
+            "verify": CommandSpec(
+                _CLI + "pfgen_cmd:verify_command",
+                "Check that each run's result.json follows exactly from its answers.",
+            ),
+            "leaderboard": CommandSpec(
+                _CLI + "pfgen_leaderboard_cmd:leaderboard_command",
+                "Rank the scored pfgen-bench runs under RESULTS_DIR, best score first.",
+            ),
+            "generate": CommandSpec(
+                _CLI + "pfgen_generate_cmd:generate_command",
+                "Generate a pfgen-bench run (resumable: run it again to continue).",
+            ),
+            "run": CommandSpec(
+                _CLI + "pfgen_generate_cmd:run_command",
+                "Generate a pfgen-bench run, score it, and show it beside the public leaderboard.",
+            ),
+            "judge": CommandSpec(
+                _CLI + "pfgen_judge_cmd:judge_command",
+                "Grade a run's answers 1-10 against the hand-written sample answers (resumable).",
+            ),
+            "explain": CommandSpec(
+                _CLI + "report_cmd:explain_command",
+                "Explain one answer's pfgen score: rare 3-grams, fluent stretches, rules, "
+                "references.",
+            ),
+            "correlate": CommandSpec(
+                _CLI + "pfgen_analysis_cmd:correlate_command",
+                "Pearson and Spearman between pfgen scores and judge scores across models.",
+            ),
+            "stability": CommandSpec(
+                _CLI + "pfgen_analysis_cmd:stability_command",
+                "Score runs with each single reference set instead of the ensemble and correlate.",
+            ),
+        },
+    ),
+    "refset": GroupSpec(
+        "Build reference answer sets: generate, normalise, filter, select, publish.",
+        {
+            "generate": CommandSpec(
+                _CLI + "refset_cmd:generate_command",
+                "Stage 1: generate answers with many-shot prompts into sharded files (resumable).",
+            ),
+            "import": CommandSpec(
+                _CLI + "refset_cmd:import_command",
+                "Put existing reference sets into the work folder as if generated (to "
+                "rebuild them).",
+            ),
+            "normalise": CommandSpec(
+                _CLI + "refset_cmd:normalise_command",
+                "Stage 2: apply the regex rewrites, merge equal answers (counts add up).",
+            ),
+            "filter-rules": CommandSpec(
+                _CLI + "refset_cmd:filter_rules_command",
+                "Stage 3: drop answers matching a question's NG patterns; counts per rule.",
+            ),
+            "filter-rare": CommandSpec(
+                _CLI + "refset_cmd:filter_rare_command",
+                "Stage 4: drop answers holding a character n-gram that occurs once in the "
+                "question.",
+            ),
+            "select-length": CommandSpec(
+                _CLI + "refset_cmd:select_length_command",
+                "Stage 5: keep the N answers per set closest to the target length.",
+            ),
+            "select-representative": CommandSpec(
+                _CLI + "refset_cmd:select_representative_command",
+                "Stage 6: hill-climb the M answers whose 1–10-gram distribution matches the N's.",
+            ),
+            "publish": CommandSpec(
+                _CLI + "refset_cmd:publish_command",
+                "Stage 7: write question files in pfgen-bench's layout under OUT/pfgen-bench/data.",
+            ),
+            "build": CommandSpec(
+                _CLI + "refset_cmd:build_command",
+                "Stages 2–7 from a settings file (see docs); each stage resumes as on its own.",
+            ),
+        },
+    ),
+    "judge": GroupSpec(
+        "Judge answers with an LLM (single grading, pairwise) and measure agreement.",
+        {
+            "single": CommandSpec(
+                _CLI + "judge_single_cmd:single_command",
+                "Grade answers 1-10 against references with an LLM judge (resumable).",
+            ),
+            "pairwise": CommandSpec(
+                _CLI + "judge_pairwise_cmd:pairwise_command",
+                "Judge every pair in both orders; verdicts by prob (seed 001), bs1 and bs2 "
+                "(resumable).",
+            ),
+            "agreement": CommandSpec(
+                _CLI + "judge_agreement_cmd:agreement_command",
+                "Concordance, Fleiss' and Cohen's kappa, robustness, confusion and "
+                "per-category tables.",
+            ),
+        },
+    ),
+    "mtbench": GroupSpec(
+        "Multi-turn benchmarks judged by an LLM: generate answers, judge them, rank models.",
+        {
+            "generate": CommandSpec(
+                _CLI + "mtbench_cmd:generate_command",
+                "Answer the benchmark's two-turn dialogues (resumable: run it again to continue).",
+            ),
+            "judge": CommandSpec(
+                _CLI + "mtbench_cmd:judge_command",
+                "Grade every turn with the benchmark's judge prompts and rating rules (resumable).",
+            ),
+            "leaderboard": CommandSpec(
+                _CLI + "mtbench_cmd:leaderboard_command",
+                "Rank models by category: the mean of both turns' scores, overall = mean of "
+                "categories.",
+            ),
+        },
+    ),
+    "report": CommandSpec(
+        _CLI + "report_cmd:report_command",
+        "Write one static, offline site over pfgen runs and judgments: open OUT/index.html.",
+    ),
+    "demo": CommandSpec(
+        _CLI + "demo_cmd:demo_command",
+        "Run pfgen-bench end to end on the embedded model and rank it beside public results.",
+    ),
+}
+
+
+class HyokaGroup(LazyGroup):
+    """The ``hyoka`` group: typer builds it with ``cls=`` and it takes ``COMMANDS``."""
+
+    entries = COMMANDS
+
 
 app = typer.Typer(
     name="hyoka",
+    cls=HyokaGroup,
     help="hyoka (評価): measure how well language models write Japanese.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.add_typer(data_app, name="data")
-app.add_typer(pfgen_app, name="pfgen")
-app.add_typer(refset_app, name="refset")
-app.add_typer(judge_app, name="judge")
-app.add_typer(mtbench_app, name="mtbench")
-app.command("demo")(demo_command)
 
 
 def _version(value: bool) -> None:

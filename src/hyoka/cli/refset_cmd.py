@@ -8,28 +8,35 @@ appended to ``<work>/<stage>/audit.jsonl``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from hyoka.cli._common import DataDirOption, console, err_console, provider_options, reports_errors
-from hyoka.cli.pfgen_generate_cmd import ModelOption
-from hyoka.errors import HyokaError
-from hyoka.pfgen.prompts import Mode
-from hyoka.refset.build import benchmark_source, build
-from hyoka.refset.config import load_build_config
-from hyoka.refset.executor import Executor
-from hyoka.refset.generate import GenerateConfig
-from hyoka.refset.pipeline import run_stage, stage_params, summary_of
-from hyoka.refset.publish import publish
-from hyoka.refset.run_generation import import_answers, run_generation
-
-refset_app = typer.Typer(
-    help="Build reference answer sets: generate, normalise, filter, select, publish.",
-    no_args_is_help=True,
+from hyoka.cli._common import (
+    ConcurrencyOption,
+    DataDirOption,
+    MaxTokensOption,
+    ModelOption,
+    NumExamplesOption,
+    ProviderOptionsOption,
+    SeedTextOption,
+    TemperatureOption,
+    TopKOption,
+    TopPOption,
+    console,
+    err_console,
+    progress_bar,
+    provider_options,
+    reports_errors,
 )
+from hyoka.errors import HyokaError
+
+# the two enums are flag types, so typer needs them when it builds the commands
+from hyoka.pfgen.prompts import Mode
+from hyoka.refset.executor import Executor
+
+if TYPE_CHECKING:
+    from hyoka.refset.pipeline import StageOutcome
 
 Work = Annotated[Path, typer.Argument(help="Work folder holding every stage's files.")]
 Questions = Annotated[
@@ -55,22 +62,31 @@ AllowFewer = Annotated[
 ]
 
 
-def _print_reports(stage: str, reports: list[dict[str, Any]]) -> None:
+def _print_outcomes(stage: str, reports: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
+    from hyoka.refset.pipeline import stage_outcome
+
     table = Table(title=stage)
     for column in ("Question", "Before", "After", "Removed", "Note"):
         table.add_column(column, justify="left" if column in ("Question", "Note") else "right")
-    for report in reports:
-        s = summary_of(report)
-        before, after = int(s.get("before", 0)), int(s.get("after", 0))
-        note = "up to date" if report["skipped"] else ""
-        climb = s.get("climb")
-        if isinstance(climb, dict) and climb:
-            note += "; ".join(
-                f"{k}: MSE {v['mse_before']:.3g} -> {v['mse_after']:.3g}, {v['swaps']} swaps"
-                for k, v in climb.items()
-            )
-        table.add_row(report["qid"], str(before), str(after), str(before - after), note)
+    for outcome in map(stage_outcome, reports):
+        table.add_row(
+            outcome.question_id,
+            str(outcome.before),
+            str(outcome.after),
+            str(outcome.removed),
+            _note(outcome),
+        )
     console.print(table)
+
+
+def _note(outcome: StageOutcome) -> str:
+    note = "up to date" if outcome.skipped else ""
+    return note + "; ".join(
+        f"{name}: MSE {c['mse_before']:.3g} -> {c['mse_after']:.3g}, {c['swaps']} swaps"
+        for name, c in outcome.climb.items()
+    )
 
 
 def _stage(
@@ -80,11 +96,12 @@ def _stage(
     questions: list[str] | None,
     executor: Executor,
 ) -> None:
+    from hyoka.refset.pipeline import run_stage, stage_params
+
     reports = run_stage(work, name, stage_params(name, **params), questions, executor)
-    _print_reports(name, reports)
+    _print_outcomes(name, reports)
 
 
-@refset_app.command("generate")
 @reports_errors
 def generate_command(
     work: Work,
@@ -94,22 +111,20 @@ def generate_command(
     ],
     answers: Annotated[int, typer.Option(min=1, help="Answers per question.")] = 1000,
     mode: Annotated[Mode, typer.Option(help="Prompt style.")] = Mode.CHAT,
-    num_examples: Annotated[int, typer.Option("--num-examples", min=0)] = 20,
-    temperature: Annotated[float, typer.Option()] = 1.0,
-    top_p: Annotated[float, typer.Option("--top-p")] = 0.98,
-    top_k: Annotated[int, typer.Option("--top-k", min=1)] = 1000,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 300,
-    seed: Annotated[str, typer.Option(help="Seed string for examples, snippets, sampling.")] = "",
+    num_examples: NumExamplesOption = 20,
+    temperature: TemperatureOption = 1.0,
+    top_p: TopPOption = 0.98,
+    top_k: TopKOption = 1000,
+    max_tokens: MaxTokensOption = 300,
+    seed: SeedTextOption = "",
     batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 100,
     shards: Annotated[int, typer.Option(min=1, help="Shard files per question.")] = 1,
     snippets: Annotated[
         Path | None, typer.Option(help="JSONL of retrieval passages {question_id, text}.")
     ] = None,
     snippets_k: Annotated[int, typer.Option("--snippets-k", min=0)] = 5,
-    concurrency: Annotated[int, typer.Option(min=1)] = 8,
-    option: Annotated[
-        list[str] | None, typer.Option("--option", "-o", help="Backend option KEY=VALUE.")
-    ] = None,
+    concurrency: ConcurrencyOption = 8,
+    option: ProviderOptionsOption = None,
     cache: Annotated[
         bool, typer.Option("--cache", help="Also keep responses in the response cache.")
     ] = False,
@@ -122,11 +137,15 @@ def generate_command(
 
     Example: hyoka refset generate work -m vllm/pfnet/plamo-100b --set-name P --answers 100000
     """
+    from hyoka.refset.build import benchmark_source
+    from hyoka.refset.generate import GenerateConfig
+    from hyoka.refset.run_generation import generation_totals, run_generation
+
     try:
         config = GenerateConfig(
             model=model, set_name=set_name, mode=mode, num_examples=num_examples,
             temperature=temperature, top_p=top_p, top_k=top_k, max_tokens=max_tokens, seed=seed,
-            batch_size=batch_size, snippets_k=snippets_k, options=provider_options(option or []),
+            batch_size=batch_size, snippets_k=snippets_k, options=provider_options(option),
             answers=answers, shards=shards, concurrency=concurrency,
         )  # fmt: skip
     except ValueError as exc:
@@ -138,29 +157,23 @@ def generate_command(
         from hyoka.providers.client import default_cache_dir
 
         cache_dir = default_cache_dir()
-    with Progress(
-        TextColumn("answers"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err_console,
-    ) as bar:  # fmt: skip
+    with progress_bar() as bar:
         task = bar.add_task("answers", total=len(chosen) * answers)
         reports = run_generation(
             work, config, source, question, snippets, executor, cache_dir,
             lambda n: bar.advance(task, n),
         )  # fmt: skip
-    made = sum(r["answers"] for r in reports)
-    damaged = sum(r["damaged_bytes"] for r in reports)
+    totals = generation_totals(reports)
     console.print(
-        f"{made} answer(s) generated in {sum(r['batches'] for r in reports)} batch(es); "
-        f"{sum(r['failed'] for r in reports)} empty after retries; "
-        f"{damaged} damaged byte(s) dropped from shard tails",
+        f"{totals.answers} answer(s) generated in {totals.batches} batch(es); "
+        f"{totals.failed} empty after retries; "
+        f"{totals.damaged_bytes} damaged byte(s) dropped from shard tails",
         highlight=False,
     )
-    for report in reports:
-        for note in report["notes"]:
-            err_console.print(note, highlight=False)
+    for note in totals.notes:
+        err_console.print(note, highlight=False)
 
 
-@refset_app.command("import")
 @reports_errors
 def import_command(
     data: Annotated[Path, typer.Argument(help="Folder of Qxx.json files whose sets to import.")],
@@ -168,12 +181,13 @@ def import_command(
     question: Questions = None,
 ) -> None:
     """Put existing reference sets into the work folder as if generated (to rebuild them)."""
+    from hyoka.refset.run_generation import import_answers
+
     counts = import_answers(data, work, question)
     total = sum(sum(v.values()) for v in counts.values())
     console.print(f"imported {total} answers of {len(counts)} question(s)", highlight=False)
 
 
-@refset_app.command("normalise")
 @reports_errors
 def normalise_command(
     work: Work,
@@ -187,7 +201,6 @@ def normalise_command(
     _stage(work, "normalise", {"rules": str(rules) if rules else None}, question, executor)
 
 
-@refset_app.command("filter-rules")
 @reports_errors
 def filter_rules_command(
     work: Work,
@@ -199,7 +212,6 @@ def filter_rules_command(
     _stage(work, "filter-rules", {"rules": str(rules) if rules else None}, question, executor)
 
 
-@refset_app.command("filter-rare")
 @reports_errors
 def filter_rare_command(
     work: Work,
@@ -211,7 +223,6 @@ def filter_rare_command(
     _stage(work, "filter-rare", {"n": n}, question, executor)
 
 
-@refset_app.command("select-length")
 @reports_errors
 def select_length_command(
     work: Work,
@@ -225,7 +236,6 @@ def select_length_command(
     _stage(work, "select-length", params, question, Executor.LOCAL)
 
 
-@refset_app.command("select-representative")
 @reports_errors
 def select_representative_command(
     work: Work,
@@ -241,7 +251,6 @@ def select_representative_command(
     _stage(work, "select-representative", params, question, executor)
 
 
-@refset_app.command("publish")
 @reports_errors
 def publish_command(
     work: Work,
@@ -251,17 +260,22 @@ def publish_command(
     data_dir: DataDirOption = None,
 ) -> None:
     """Stage 7: write question files in pfgen-bench's layout under OUT/pfgen-bench/data."""
+    from hyoka.refset.build import benchmark_source
+    from hyoka.refset.publish import publish
+
     files = publish(work, benchmark_source(benchmark, data_dir), out, question)
     console.print(f"{len(files)} question file(s) written; score with --data-dir {out}")
 
 
-@refset_app.command("build")
 @reports_errors
 def build_command(
     config: Annotated[Path, typer.Argument(help="Build settings (TOML).")],
     data_dir: DataDirOption = None,
 ) -> None:
     """Stages 2–7 from a settings file (see docs); each stage resumes as on its own."""
+    from hyoka.refset.build import build
+    from hyoka.refset.config import load_build_config
+
     settings = load_build_config(config)
-    files = build(settings, data_dir, _print_reports)
+    files = build(settings, data_dir, _print_outcomes)
     console.print(f"{len(files)} question file(s) written; score with --data-dir {settings.out}")

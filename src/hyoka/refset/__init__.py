@@ -9,22 +9,57 @@
 7. ``publish``: question files in pfgen-bench's layout.
 
 ``run_stage`` runs stages 2–6 resumably over a work folder; ``build`` runs 2–7.
+
+The names load on first use (PEP 562): the stages pull in numpy and the providers, which
+``import hyoka.refset`` alone (say, for ``Executor``) should not pay for.
 """
 
-from hyoka.refset.build import build
-from hyoka.refset.config import BuildConfig, load_build_config
-from hyoka.refset.executor import Executor
-from hyoka.refset.generate import GenerateConfig, read_generated
-from hyoka.refset.length import select_length
-from hyoka.refset.ngrules import filter_rules, load_ng_rules
-from hyoka.refset.normalise import load_rewrites, normalise_pool
-from hyoka.refset.pipeline import STAGES, run_stage
-from hyoka.refset.pool import PoolRecord, read_pool
-from hyoka.refset.publish import publish
-from hyoka.refset.rare import rare_ngram_filter
-from hyoka.refset.representative import hill_climb, presence_matrix
-from hyoka.refset.run_generation import import_answers, run_generation
-from hyoka.refset.source import BenchmarkSource
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hyoka.refset.build import build
+    from hyoka.refset.config import BuildConfig, load_build_config
+    from hyoka.refset.executor import Executor
+    from hyoka.refset.generate import GenerateConfig, read_generated
+    from hyoka.refset.length import select_length
+    from hyoka.refset.ngrules import filter_rules, load_ng_rules
+    from hyoka.refset.normalise import load_rewrites, normalise_pool
+    from hyoka.refset.pipeline import STAGES, run_stage
+    from hyoka.refset.pool import PoolRecord, read_pool
+    from hyoka.refset.publish import publish
+    from hyoka.refset.rare import rare_ngram_filter
+    from hyoka.refset.representative import hill_climb, presence_matrix
+    from hyoka.refset.run_generation import import_answers, run_generation
+    from hyoka.refset.source import BenchmarkSource
+
+#: public name -> the module that defines it
+_EXPORTS: dict[str, str] = {
+    "build": "hyoka.refset.build",
+    "BuildConfig": "hyoka.refset.config",
+    "load_build_config": "hyoka.refset.config",
+    "Executor": "hyoka.refset.executor",
+    "GenerateConfig": "hyoka.refset.generate",
+    "read_generated": "hyoka.refset.generate",
+    "select_length": "hyoka.refset.length",
+    "filter_rules": "hyoka.refset.ngrules",
+    "load_ng_rules": "hyoka.refset.ngrules",
+    "load_rewrites": "hyoka.refset.normalise",
+    "normalise_pool": "hyoka.refset.normalise",
+    "STAGES": "hyoka.refset.pipeline",
+    "run_stage": "hyoka.refset.pipeline",
+    "PoolRecord": "hyoka.refset.pool",
+    "read_pool": "hyoka.refset.pool",
+    "publish": "hyoka.refset.publish",
+    "rare_ngram_filter": "hyoka.refset.rare",
+    "hill_climb": "hyoka.refset.representative",
+    "presence_matrix": "hyoka.refset.representative",
+    "import_answers": "hyoka.refset.run_generation",
+    "run_generation": "hyoka.refset.run_generation",
+    "BenchmarkSource": "hyoka.refset.source",
+}
 
 __all__ = [
     "STAGES",
@@ -50,3 +85,15 @@ __all__ = [
     "run_stage",
     "select_length",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'hyoka.refset' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -198,3 +198,35 @@ def summary_of(report: dict[str, Any]) -> dict[str, Any]:
         if line.get("reason") == "summary":
             return dict(line)
     return {}
+
+
+@dataclass(frozen=True)
+class StageOutcome:
+    """One question's result of a stage, read from its ``run_stage`` report.
+
+    ``climb`` is stage 6's hill-climbing per reference set: ``mse_before``, ``mse_after``
+    and ``swaps`` (empty for the other stages).
+    """
+
+    question_id: str
+    before: int
+    after: int
+    skipped: bool
+    climb: dict[str, dict[str, Any]]
+
+    @property
+    def removed(self) -> int:
+        return self.before - self.after
+
+
+def stage_outcome(report: dict[str, Any]) -> StageOutcome:
+    """The counts a person reads from a question's stage report (and its audit summary)."""
+    summary = summary_of(report)
+    climb = summary.get("climb")
+    return StageOutcome(
+        question_id=str(report["qid"]),
+        before=int(summary.get("before", 0)),
+        after=int(summary.get("after", 0)),
+        skipped=bool(report["skipped"]),
+        climb=dict(climb) if isinstance(climb, dict) else {},
+    )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,28 @@ def run_generation(
     for q in questions:
         write_stats(question_folder(work, q.question_id, config.set_name))
     return reports
+
+
+@dataclass(frozen=True)
+class GenerationTotals:
+    """What a ``run_generation`` call did, over all its (question, shard) reports."""
+
+    answers: int
+    batches: int
+    failed: int
+    damaged_bytes: int
+    notes: tuple[str, ...]
+
+
+def generation_totals(reports: Sequence[dict[str, Any]]) -> GenerationTotals:
+    """Sum the per-shard reports of ``run_generation``; notes keep their order."""
+    return GenerationTotals(
+        answers=sum(int(r["answers"]) for r in reports),
+        batches=sum(int(r["batches"]) for r in reports),
+        failed=sum(int(r["failed"]) for r in reports),
+        damaged_bytes=sum(int(r["damaged_bytes"]) for r in reports),
+        notes=tuple(str(note) for r in reports for note in r["notes"]),
+    )
 
 
 def _sha1(path: Path) -> str:

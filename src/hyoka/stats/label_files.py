@@ -100,6 +100,19 @@ def read_verdicts(path: Path) -> list[Verdict]:
     return verdicts
 
 
+def label_table_from_files(human: Path | None, verdicts: Sequence[Path]) -> LabelTable:
+    """The table of a human-label file (if any) and verdict files, each method named by
+    its file's stem (two files with one stem would be one column: refused)."""
+    names: dict[str, Path] = {}
+    for path in verdicts:
+        if path.stem in names:
+            raise InputError(f"{path}: same name {path.stem!r} as {names[path.stem]}")
+        names[path.stem] = path
+    labels = read_human_labels(human) if human is not None else []
+    methods = {name: read_verdicts(path) for name, path in names.items()}
+    return build_label_table(labels, methods)
+
+
 def build_label_table(
     labels: Sequence[HumanLabel], methods: Mapping[str, Sequence[Verdict]]
 ) -> LabelTable:

@@ -12,18 +12,24 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, StrictInt
 
 from hyoka.errors import InputError
 from hyoka.stats.labels import LabelTable
+from hyoka.store import read_records, unique_records
 
 #: (question id, turn, model) -> score
 Grades = dict[tuple[str, int, str], float]
 FAILED_SCORE = -1
+#: FastChat's question file, two folders above ``model_judgment/<judge>_single``
+QUESTION_FILE = "question.jsonl"
 
 
 @dataclass(frozen=True)
@@ -44,9 +50,66 @@ class PreferenceTable:
     dropped_failed: int = 0
     failures: dict[str, int] = field(default_factory=dict)
 
+    def notes(self) -> dict[str, Any]:
+        """What a reader needs beside the statistics: who, over which models, what was
+        left out (models graded by one judge only, comparisons with a failed grade)."""
+        return {
+            "source": "single grades turned into pairwise preferences",
+            "judges": self.judges,
+            "models": self.models,
+            "models_left_out": self.only_in_one,
+            "comparisons_left_out_for_failed_grades": self.dropped_failed,
+            "failed_grades": self.failures,
+        }
+
+
+def preferences_from_folders(
+    reference: Path, other: Path, questions: Path | None = None
+) -> PreferenceTable:
+    """``preferences`` of two judges' judgment folders (``reference`` first).
+
+    Categories come from ``questions``, else from the ``question.jsonl`` two folders above
+    ``reference`` (FastChat's layout) when there is one, else there are none.
+    """
+    first, second = read_single_grades(reference), read_single_grades(other)
+    if questions is None:
+        guess = reference.resolve().parent.parent / QUESTION_FILE
+        questions = guess if guess.is_file() else None
+    categories = read_categories(questions) if questions is not None else None
+    return preferences(first, second, categories)
+
+
+class GradeLine(BaseModel):
+    """One line of a FastChat single-grading file, as far as agreement needs it; the other
+    fields (the judge's reply, the prompt) are kept so that repeats compare whole."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    question_id: StrictInt | str
+    model: str
+    score: float
+    judge: str | list[Any]
+    turn: int = 1
+
+    @property
+    def key(self) -> tuple[str, int, str]:
+        return (str(self.question_id), self.turn, self.model)
+
+    @property
+    def judge_name(self) -> str:
+        return (
+            str(self.judge[0]) if isinstance(self.judge, list) and self.judge else str(self.judge)
+        )
+
 
 def read_single_grades(folder: Path) -> JudgeGrades:
-    """All ``*.jsonl`` judgment files of one judge (FastChat ``model_judgment`` layout)."""
+    """All ``*.jsonl`` judgment files of one judge (FastChat ``model_judgment`` layout).
+
+    Lines are read as the run store reads every log: a file that is not UTF-8 JSON Lines
+    is one error naming it; an identical repeated line (concatenated or re-run files) is
+    dropped with a warning; a second, different grade of the same turn is an error naming
+    both lines.
+    """
     if not folder.is_dir():
         raise InputError(f"{folder}: not a folder of judgment files")
     files = sorted(folder.glob("*.jsonl"))
@@ -55,19 +118,24 @@ def read_single_grades(folder: Path) -> JudgeGrades:
     grades: Grades = {}
     judges: Counter[str] = Counter()
     for path in files:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                where = f"{path}:{number}"
-                key, score, judge = _parse(line, where)
-                if key in grades:
-                    raise InputError(f"{where}: {key} is graded twice")
-                grades[key] = score
-                judges[judge] += 1
+        lines = unique_records(path, _checked(path), key=lambda line: line.key)
+        for line in lines:
+            if line.key in grades:
+                raise InputError(f"{path}: {line.key} is graded in another file of {folder}")
+            grades[line.key] = line.score
+            judges[line.judge_name] += 1
     if len(judges) != 1:
         raise InputError(f"{folder}: judgments by several judges: {sorted(judges)}")
     return JudgeGrades(next(iter(judges)), folder, grades)
+
+
+def _checked(path: Path) -> Iterator[tuple[int, GradeLine]]:
+    for number, line in read_records(path, GradeLine):
+        if not (line.score == FAILED_SCORE or 0 <= line.score <= 10):
+            raise InputError(
+                f"{path}:{number}: score {line.score} outside 0..10 (or -1 for a failure)"
+            )
+        yield number, line
 
 
 def read_categories(path: Path) -> dict[str, str]:
@@ -152,23 +220,6 @@ def _pair_label(grades: Grades, question: str, turn: int, x: str, y: str) -> int
     if sx is None or sy is None or sx == FAILED_SCORE or sy == FAILED_SCORE:
         return None
     return 0 if sx > sy else 1 if sx < sy else 2
-
-
-def _parse(line: str, where: str) -> tuple[tuple[str, int, str], float, str]:
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
-    try:
-        key = (str(row["question_id"]), int(row.get("turn", 1)), str(row["model"]))
-        score = float(row["score"])
-        judge = row["judge"]
-    except (KeyError, TypeError, ValueError):
-        raise InputError(f"{where}: expected question_id, model, score, turn, judge") from None
-    name = str(judge[0]) if isinstance(judge, list) and judge else str(judge)
-    if not (score == FAILED_SCORE or 0 <= score <= 10):
-        raise InputError(f"{where}: score {score} outside 0..10 (or -1 for a failure)")
-    return key, score, name
 
 
 def _numeric(question: str) -> tuple[int, str]:

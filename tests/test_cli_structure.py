@@ -1,0 +1,211 @@
+"""The shape of the command line: thin, lazily loaded command modules (issue 10 §6).
+
+``hyoka --help`` must list every group and command without importing a command module (nor
+numpy, pydantic or any library package); a command imports its own module only; command
+modules never import one another; and the one-line helps in ``hyoka.cli.main.COMMANDS``
+say what the commands' own docstrings say.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from hyoka.cli._lazy import CommandSpec, GroupSpec
+from hyoka.cli.main import COMMANDS, app
+
+CLI = Path(__file__).resolve().parents[1] / "src" / "hyoka" / "cli"
+COMMAND_MODULES = sorted(CLI.glob("*_cmd.py"))
+
+#: Runs the app in a fresh interpreter with the given argument lists and prints, as JSON,
+#: the output of each and the modules loaded at the end.
+_PROBE = """
+import contextlib, io, json, sys
+from hyoka.cli.main import app
+outputs = []
+for args in json.loads(sys.argv[1]):
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        try:
+            app(args, prog_name="hyoka")
+        except SystemExit as exit:
+            assert exit.code in (0, None), (args, exit.code)
+    outputs.append(buffer.getvalue())
+print(json.dumps({"outputs": outputs, "modules": sorted(sys.modules)}))
+"""
+
+
+def _probe(*commands: list[str]) -> tuple[list[str], list[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(list(commands))],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "200", "PYTHONIOENCODING": "utf-8"},
+    )
+    found = json.loads(done.stdout)
+    return found["outputs"], found["modules"]
+
+
+def _commands(
+    tree: dict[str, CommandSpec | GroupSpec], prefix: tuple[str, ...] = ()
+) -> list[tuple[tuple[str, ...], CommandSpec]]:
+    found: list[tuple[tuple[str, ...], CommandSpec]] = []
+    for name, entry in tree.items():
+        if isinstance(entry, GroupSpec):
+            found += _commands(dict(entry.commands), (*prefix, name))
+        else:
+            found.append(((*prefix, name), entry))
+    return found
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module an ``import`` statement anywhere in the file names (functions too)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_there_are_command_modules_to_check() -> None:
+    assert len(COMMAND_MODULES) >= 10
+
+
+@pytest.mark.parametrize("path", COMMAND_MODULES, ids=lambda p: p.stem)
+def test_command_modules_do_not_import_each_other(path: Path) -> None:
+    others = {f"hyoka.cli.{p.stem}" for p in COMMAND_MODULES} - {f"hyoka.cli.{path.stem}"}
+    assert _imported_modules(path) & others == set()
+
+
+@pytest.mark.parametrize("path", sorted(CLI.glob("_*.py")), ids=lambda p: p.stem)
+def test_shared_helpers_import_no_command_module(path: Path) -> None:
+    """Else a command importing a helper would load another command's module through it."""
+    commands = {f"hyoka.cli.{p.stem}" for p in COMMAND_MODULES}
+    assert _imported_modules(path) & commands == set()
+
+
+def test_top_level_help_lists_every_group_and_imports_no_command_module() -> None:
+    (shown,), modules = _probe(["--help"])
+    for name, entry in COMMANDS.items():
+        assert name in shown
+        assert entry.help in shown
+    assert "numpy" not in modules
+    assert "pydantic" not in modules
+    ours = [m for m in modules if m == "hyoka" or m.startswith("hyoka.")]
+    library = [
+        m for m in ours if m not in ("hyoka", "hyoka.cli") and not m.startswith("hyoka.cli.")
+    ]
+    assert library == []
+    assert [m for m in ours if m.endswith("_cmd")] == []
+
+
+def test_group_help_lists_its_commands_without_importing_them() -> None:
+    groups = {name: entry for name, entry in COMMANDS.items() if isinstance(entry, GroupSpec)}
+    assert set(groups) == {"data", "pfgen", "refset", "judge", "mtbench"}
+    shown, modules = _probe(*([name, "--help"] for name in groups))
+    for (name, group), text in zip(groups.items(), shown, strict=True):
+        assert f"Usage: hyoka {name} [OPTIONS] COMMAND" in text
+        assert group.help in text
+        for command, spec in group.commands.items():
+            assert command in text
+            assert spec.help in text
+    assert [m for m in modules if m.endswith("_cmd")] == []
+    assert "numpy" not in modules
+    assert "pydantic" not in modules
+
+
+def test_a_command_imports_its_own_module_only() -> None:
+    (shown,), modules = _probe(["pfgen", "score", "--help"])
+    assert "Usage: hyoka pfgen score" in shown
+    assert [m for m in modules if m.endswith("_cmd")] == ["hyoka.cli.pfgen_cmd"]
+
+
+@pytest.mark.parametrize(
+    ("path", "spec"), _commands(COMMANDS), ids=lambda v: " ".join(v) if isinstance(v, tuple) else ""
+)
+def test_each_command_loads_and_its_listed_help_is_its_docstring(
+    path: tuple[str, ...], spec: CommandSpec
+) -> None:
+    module, _, function = spec.target.partition(":")
+    target = getattr(__import__(module, fromlist=[function]), function)
+    assert callable(target) and not isinstance(target, typer.Typer)
+    first_paragraph = " ".join((inspect.getdoc(target) or "").split("\n\n")[0].split())
+    assert spec.help == first_paragraph, f"update COMMANDS{list(path)} in hyoka/cli/main.py"
+    result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert f"Usage: hyoka {' '.join(path)}" in result.output
+
+
+def test_a_misspelt_command_suggests_one_not_loaded_yet() -> None:
+    result = CliRunner().invoke(app, ["pfgen", "leaderbord"])
+    assert result.exit_code == 2
+    assert "Did you mean 'leaderboard'?" in result.output
+
+
+def test_version_and_python_dash_m() -> None:
+    from hyoka import __version__
+
+    done = subprocess.run(
+        [sys.executable, "-m", "hyoka", "--version"], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == f"hyoka {__version__}"
+
+
+def test_hyoka_warnings_become_one_line_each_and_others_stay_python_warnings() -> None:
+    import warnings
+
+    from hyoka.cli._common import reports_errors
+    from hyoka.errors import HyokaWarning, InputError
+
+    @reports_errors
+    def noisy(fail: bool = False) -> None:
+        for line in (3, 7):
+            warnings.warn(
+                f"answers.jsonl:{line}: identical duplicate dropped", HyokaWarning, stacklevel=1
+            )
+        warnings.warn("not ours", DeprecationWarning, stacklevel=1)
+        if fail:
+            raise InputError("answers.jsonl:9: not JSON")
+
+    single = typer.Typer()
+    single.command()(noisy)
+    with warnings.catch_warnings(record=True) as left:
+        warnings.simplefilter("always")
+        ok = CliRunner().invoke(single, [])
+        failed = CliRunner().invoke(single, ["--fail"])
+    assert ok.exit_code == 0
+    assert ok.stderr.splitlines() == [
+        "warning: answers.jsonl:3: identical duplicate dropped",
+        "warning: answers.jsonl:7: identical duplicate dropped",
+    ]
+    assert failed.exit_code == 1
+    assert failed.stderr.splitlines()[-1] == "error: answers.jsonl:9: not JSON"
+    assert [str(w.message) for w in left] == ["not ours", "not ours"]
+
+
+def test_every_command_function_is_on_the_map() -> None:
+    """A ``*_command`` function that ``COMMANDS`` does not name is a command nobody can run."""
+    mapped = {spec.target for _path, spec in _commands(COMMANDS)}
+    defined = {
+        f"hyoka.cli.{path.stem}:{node.name}"
+        for path in COMMAND_MODULES
+        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.FunctionDef)
+        and node.name.endswith("_command")
+        and not node.name.startswith("_")
+    }
+    assert defined - mapped == set()
+    assert mapped - defined == set()
