@@ -148,10 +148,14 @@ def test_cli_generate_refuses_another_models_file(
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
     target = tmp_path / "gpt-4.jsonl"
     shutil.copy(FIN / "model_answer" / "gpt-4.jsonl", target)
+    before = target.read_bytes()
     result = CliRunner().invoke(
         app, ["mtbench", "generate", "-m", EMBEDDED_MODEL, "--output", str(target), "--limit", "1"]
     )
-    assert result.exit_code == 1 and "holds answers of 'gpt-4'" in result.stderr
+    assert result.exit_code == 1 and "gpt-4.jsonl exists and was not written by hyoka" in (
+        result.stderr
+    )
+    assert target.read_bytes() == before  # not even its last line is "repaired"
     args = ["mtbench", "generate", "-m", EMBEDDED_MODEL, "--injection", "loose"]
     bad = CliRunner().invoke(app, args)
     assert bad.exit_code == 1 and "--injection must be strict or lenient" in bad.stderr

@@ -157,10 +157,12 @@ def test_rule_verdicts() -> None:
 
 
 def test_rules_decide_without_a_judge_call(bench: Bench, tmp_path: Path) -> None:
+    """As upstream's pairwise games: only a missing answer decides without the judge (an
+    English answer still beats an empty one: the language rule is single grading's)."""
     english = "FOR IMMEDIATE RELEASE: the bank launches a new fund for retail investors."
     japanese = "金融機関向けの新商品について、概要と特徴を説明します。"
     x = _answers("x", {0: ("", japanese), 1: (english, "")})
-    y = _answers("y", {0: (japanese, english), 1: ("", "  ")})
+    y = _answers("y", {0: (japanese, ""), 1: ("", "  ")})
     plan = PairPlan(output=tmp_path / "pair.jsonl", judge_name="judge", limit=2)
     # a judge that is never asked: every turn is decided by a rule
     client = ModelClient(load_provider(EMBEDDED_MODEL), cache=None)
@@ -176,10 +178,8 @@ def test_rules_decide_without_a_judge_call(bench: Bench, tmp_path: Path) -> None
     ]
     assert got == [
         (0, 1, "model_2", "model_2", {"model_1": "No answer"}, dict.fromkeys(every, "B")),
-        (0, 2, "model_1", "model_1", {"model_2": "Incorrect language"},
-         dict.fromkeys(every, "A")),
-        (1, 1, "tie", "tie", {"model_1": "Incorrect language", "model_2": "No answer"},
-         dict.fromkeys(every, "C")),
+        (0, 2, "model_1", "model_1", {"model_2": "No answer"}, dict.fromkeys(every, "A")),
+        (1, 1, "model_1", "model_1", {"model_2": "No answer"}, dict.fromkeys(every, "A")),
         (1, 2, "tie", "tie", {"model_1": "No answer", "model_2": "No answer"},
          dict.fromkeys(every, "C")),
     ]  # fmt: skip
@@ -192,8 +192,8 @@ def test_rules_decide_without_a_judge_call(bench: Bench, tmp_path: Path) -> None
     again = _run(client, plan, bench, [Match("y", y, "x", x)])
     assert (again.judged, again.done_before) == (0, 4)
     counts = method_counts(read_pair_judgments(plan.output), ("bs2",))["bs2"]
-    assert (counts["x"].wins, counts["x"].losses, counts["x"].ties) == (1, 1, 2)
-    assert (counts["y"].win_rate, counts["y"].adjusted_win_rate) == (0.25, 0.5)
+    assert (counts["x"].wins, counts["x"].losses, counts["x"].ties) == (2, 1, 1)
+    assert (counts["y"].win_rate, counts["y"].adjusted_win_rate) == (0.25, 0.375)
 
 
 # -- the judge in the records, resuming, bad input before any call ---------------------------

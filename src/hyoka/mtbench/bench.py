@@ -101,6 +101,9 @@ class BenchSpec:
     rating_rules: RatingRules = PFMT_UPSTREAM
     #: the rules that score a turn 0 without a judge call, in the order they are checked
     zero_rules: tuple[ZeroRule, ...] = ("no-answer", "language")
+    #: the rules that decide a pairwise game without a judge call (upstream pfmt checks only
+    #: for a missing answer there: the language rule is single grading's)
+    pair_zero_rules: tuple[ZeroRule, ...] = ("no-answer",)
     prompt_names: JudgePromptNames = field(default_factory=JudgePromptNames)
     dialogue: DialogueStyle = JAPANESE_DIALOGUE
     generation: GenerationDefaults = field(
@@ -188,6 +191,7 @@ MT_BENCH = BenchSpec(
     rating_rules=FASTCHAT,
     # FastChat judges every turn, an empty answer included, and checks no language
     zero_rules=(),
+    pair_zero_rules=(),
     dialogue=ENGLISH_DIALOGUE,
     # FastChat's temperature_config (0.7 elsewhere) and max_new_token 1024; no penalty
     generation=GenerationDefaults(

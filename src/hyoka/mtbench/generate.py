@@ -15,7 +15,6 @@ and the response cache replays any turn already generated.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import Callable
@@ -23,16 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from hyoka._atomic import atomic_write_text
-from hyoka._jsonl import append_record, drop_partial_tail
+from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
-from hyoka.mtbench.answers import load_answers
 from hyoka.mtbench.bench import PFMT_FIN, Bench, BenchSpec, Question
 from hyoka.mtbench.dialogue import Injection, base_prompt, chat_messages, clean_answer
 from hyoka.mtbench.records import AnswerChoice, AnswerRecord
-from hyoka.providers.client import ModelClient
-from hyoka.providers.errors import ProviderError
-from hyoka.providers.types import GenerationRequest, SamplingParams
+from hyoka.providers import GenerationRequest, ModelClient, ProviderError, SamplingParams
+from hyoka.store import JsonlLog, Manifest
 
 Template = Literal["auto", "chat", "base"]
 
@@ -96,7 +92,6 @@ class GenerateReport:
     injections: int = 0
     empty: int = 0
     template: str = ""
-    tail_dropped: bool = False
 
 
 class _Run:
@@ -158,55 +153,66 @@ class _Run:
         )
 
 
+def answers_manifest(plan: GeneratePlan, bench: Bench, run: _Run) -> Manifest:
+    """What an answer file holds: one model's answers to one benchmark, made with these
+    settings; another model or other settings never continue it."""
+    return Manifest(
+        kind=f"answers/{bench.spec.name}",
+        identity={
+            "benchmark": bench.spec.name,
+            "model_id": plan.model_id,
+            "template": plan.template,
+            "max_tokens": run.max_tokens,
+            "temperatures": dict(sorted(run.temperatures.items())),
+            "repetition_penalty": plan.repetition_penalty,
+            "injection": plan.injection,
+            "seed": plan.seed,
+        },
+    )
+
+
 async def generate_answers(
     plan: GeneratePlan,
     bench: Bench,
     client: ModelClient,
     progress: Callable[[], None] | None = None,
 ) -> GenerateReport:
-    """Answer the dialogues not yet in ``plan.answer_file``, appending each when done."""
+    """Answer the dialogues not yet in ``plan.answer_file``, appending each when done.
+
+    The file is continued only when its manifest says it holds this model's answers made
+    with these settings (``hyoka.store``); a file hyoka did not write is never touched.
+    """
     run = _Run(plan, bench, client)
-    run.report.tail_dropped = drop_partial_tail(plan.answer_file)
-    done: set[int] = set()
-    if plan.answer_file.exists() and plan.answer_file.stat().st_size:
-        existing = load_answers(plan.answer_file, bench)
-        other = next(iter(existing.values())).model_id
-        if other != plan.model_id:
+    known = bench.by_id
+    log = JsonlLog.open(
+        plan.answer_file, answers_manifest(plan, bench, run), AnswerRecord,
+        key=lambda r: r.question_id,
+    )  # fmt: skip
+    for record in log.records.values():
+        if record.question_id not in known or record.model_id != plan.model_id:
             raise InputError(
-                f"{plan.answer_file} holds answers of {other!r}, not {plan.model_id!r}; "
-                "choose another --output"
+                f"{plan.answer_file}: question_id {record.question_id} of "
+                f"{record.model_id!r} is not this run's; choose another --output"
             )
-        done = set(existing)
     questions = list(bench.questions[: plan.limit or None])
-    todo = [q for q in questions if q.question_id not in done]
+    todo = [q for q in questions if q.question_id not in log]
     run.report.done_before = len(questions) - len(todo)
     if todo and run.probing:  # settle the template on one dialogue before the rest
-        first = await run.dialogue(todo[0])
-        append_record(plan.answer_file, first)
+        log.append(await run.dialogue(todo[0]))
         run.report.generated += 1
         if progress:
             progress()
         todo = todo[1:]
 
     async def one(question: Question) -> None:
-        record = await run.dialogue(question)
-        append_record(plan.answer_file, record)
+        log.append(await run.dialogue(question))
         run.report.generated += 1
         if progress:
             progress()
 
-    await asyncio.gather(*(one(q) for q in todo))
+    await gather_or_cancel(one(q) for q in todo)
     run.report.template = run.template
     if run.report.generated:
-        _sort_by_question(plan.answer_file, bench)
+        # dialogues finish out of order; leave the file in question order, as upstream does
+        log.rewrite(lambda r: r.question_id)
     return run.report
-
-
-def _sort_by_question(path: Path, bench: Bench) -> None:
-    """Dialogues finish out of order; leave the file in question order, as upstream does."""
-    answers = load_answers(path, bench)
-    lines = [
-        json.dumps(answers[q].model_dump(mode="json"), ensure_ascii=False) + "\n"
-        for q in sorted(answers)
-    ]
-    atomic_write_text(path, "".join(lines))

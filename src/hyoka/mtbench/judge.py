@@ -109,10 +109,13 @@ def ruled_out(
     text: str,
     check: Check = "upstream",
     lid_model: LidModel = "lite",
+    *,
+    pairwise: bool = False,
 ) -> str | None:
-    """Why the answer to ``turn`` scores 0 without the judge (the benchmark's rules, in its
-    order), or ``None``."""
-    for rule in bench.spec.zero_rules:
+    """Why the answer to ``turn`` scores 0 (or, ``pairwise``, loses its game) without the
+    judge: the benchmark's rules for that protocol, in its order; ``None`` if none applies."""
+    rules = bench.spec.pair_zero_rules if pairwise else bench.spec.zero_rules
+    for rule in rules:
         if rule == "no-answer" and not text.strip():
             return NO_ANSWER
         if rule == "language" and text.strip():
@@ -195,17 +198,22 @@ class BenchJudging:
     def questions(self, bench: Bench) -> tuple[Question, ...]:
         return bench.questions[: self.limit or None]
 
-    def ruled_out(self, bench: Bench, question: Question, turn: int, text: str) -> str | None:
-        return ruled_out(bench, question, turn, text, self.lang_check, self.lid_model)
+    def ruled_out(
+        self, bench: Bench, question: Question, turn: int, text: str, *, pairwise: bool = False
+    ) -> str | None:
+        return ruled_out(
+            bench, question, turn, text, self.lang_check, self.lid_model, pairwise=pairwise
+        )
 
     def run(self, bench: Bench, kind: str, settings: JudgeSettings, **fields: Any) -> JudgeRun:
         """The run's identity and signature: the benchmark's data, judge prompts, rules and
         language check, and ``fields`` (models, rating rules, methods)."""
         spec = bench.spec
+        rules = spec.pair_zero_rules if kind == "mtbench-pair" else spec.zero_rules
         return JudgeRun(
             kind=kind, benchmark=spec.name, data=bench_hash(bench), settings=settings,
-            template=prompts_version(bench), judge_name=self.judge_name, rules=spec.zero_rules,
-            lang_check=self.lang_check if spec.checks_language else None, **fields,
+            template=prompts_version(bench), judge_name=self.judge_name, rules=rules,
+            lang_check=self.lang_check if "language" in rules else None, **fields,
         )  # fmt: skip
 
 

@@ -9,10 +9,11 @@ use the pair-math prompts with the reference answer. The prompts ask for reasons
 the two games become one verdict per method by the protocol's rules (``prob``, ``bs1``,
 ``bs2``).
 
-The single-grading rules carry over: an answer that is empty or in the wrong language loses
-to a valid answer without a judge call, and two such answers tie; the line names the rule
-and the model it struck. Lines are FastChat's ``_pair`` format written from the engine's
-record; a (question, turn, model pair) already in the file, in either order, is done.
+The benchmark's pairwise rules decide some games without a judge call: for
+pfmt-bench-fin-ja, as upstream, an empty answer loses to a given one and two empty answers
+tie (upstream checks no language in pairwise games); MT-bench has no such rule. The line
+names the rule and the model it struck. Lines are FastChat's ``_pair`` format written from
+the engine's record; a (question, turn, model pair) already in the file, in either order, is done.
 Every judge call goes through the response cache with a sample key naming the dialogue,
 the turn and the models in the order shown, so game 2 of (X, Y) and game 1 of (Y, X) are
 one cached call.
@@ -174,7 +175,9 @@ def _turn_task(
     one, two = match.answers_1[qid], match.answers_2[qid]
     g1 = pair_user_prompt(bench, question, one, two, turn)
     g2 = pair_user_prompt(bench, question, two, one, turn)
-    found = [how.ruled_out(bench, question, turn, a.turns[turn - 1]) for a in (one, two)]
+    found = [
+        how.ruled_out(bench, question, turn, a.turns[turn - 1], pairwise=True) for a in (one, two)
+    ]
     key = f"mtbench-pair:{qid}:{turn}"
     return Task(
         id=f"{qid}/{turn}/{m1} vs {m2}", key=(qid, turn, frozenset((m1, m2))),

@@ -102,9 +102,8 @@ def check_owned(path: Path, manifest: Manifest) -> bool:
     theirs = read_manifest(path)
     if has_content and theirs is None:
         raise InputError(
-            f"{path} exists and was not written by hyoka as a {manifest.kind} file "
-            f"(no {manifest_path(path).name} beside it); it is left as it is: "
-            "choose another output"
+            f"{path} exists and was not written by hyoka (no {manifest_path(path).name} beside "
+            f"it, as every {manifest.kind} log has); it is left as it is: choose another output"
         )
     if theirs is not None and has_content:
         differences = theirs.differences(manifest)
@@ -167,9 +166,7 @@ class JsonlLog(Generic[R]):
         atomic_write_text(self.path, "".join(record_line(r) for r in ordered))
 
 
-def read_jsonl(
-    path: Path, record_type: type[R], *, key: Callable[[R], Hashable]
-) -> list[R]:
+def read_jsonl(path: Path, record_type: type[R], *, key: Callable[[R], Hashable]) -> list[R]:
     """The records of ``path`` in file order, one per key (see the module docstring)."""
     return list(unique_records(path, read_records(path, record_type), key))
 

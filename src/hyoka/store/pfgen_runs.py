@@ -1,0 +1,288 @@
+"""The pfgen-bench run folder: the one module that knows its file names and how to read them.
+
+A run folder has upstream's layout, which hyoka writes too::
+
+    <results>/<model>/<7-hex config hash>/
+        config.json        the generation settings (absent from hand-made runs)
+        trial_001.jsonl    one file per trial while generating ...
+        trials.jsonl.xz    ... and all of them, sorted bytewise, as upstream publishes them
+        trials.jsonl       (a plain run may hold this instead)
+        result.json        the scores
+
+Everything that reads or writes these files goes through here, so a change of layout is made
+once. Every problem is an ``InputError`` naming the file (and line) it comes from, raised
+before anything is scored or written. The input hash is the SHA-1 of the bytes upstream's
+scorer hashes, so a ``result.json`` we write says the same about its input as theirs does.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import lzma
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hyoka.errors import InputError
+
+CONFIG_FILE = "config.json"
+TRIALS_XZ = "trials.jsonl.xz"
+TRIALS_JSONL = "trials.jsonl"
+TRIAL_GLOB = "trial_*.jsonl"
+RESULT_FILE = "result.json"
+
+
+def trial_file(folder: Path, trial: int) -> Path:
+    """Where trial number ``trial`` (1-based) of a run being generated is written."""
+    return folder / f"trial_{trial:03d}.jsonl"
+
+
+def trial_parts(folder: Path) -> list[Path]:
+    """The ``trial_NNN.jsonl`` files of a run folder, in trial order."""
+    return sorted(folder.glob(TRIAL_GLOB))
+
+
+def _is_trials_name(name: str) -> bool:
+    return name in (TRIALS_XZ, TRIALS_JSONL) or fnmatch.fnmatchcase(name, TRIAL_GLOB)
+
+
+def run_source(folder: Path) -> Path | None:
+    """The trials source of a run folder (the file itself, or the folder for trial parts).
+
+    A trials file that is there but cannot be read (a broken or looping link, no permission)
+    still counts: reading it then reports why, instead of the run vanishing silently.
+    """
+    for name in (TRIALS_XZ, TRIALS_JSONL):
+        if os.path.lexists(folder / name):
+            return folder / name
+    if any(folder.glob(TRIAL_GLOB)):
+        return folder
+    return None
+
+
+@dataclass
+class RunScan:
+    """The runs found under a path, and the folders that could not be searched."""
+
+    sources: list[Path] = field(default_factory=list)
+    problems: list[InputError] = field(default_factory=list)
+
+
+def scan_runs(path: Path) -> RunScan:
+    """The trials sources a user's PATH names: a trials file, a run folder, or a tree of them.
+
+    A PATH that does not exist, is not a trials file or holds no run at all is an
+    ``InputError``; a sub-folder that cannot be read is reported in ``problems`` and the
+    search goes on, so one bad folder never hides the good runs beside it.
+    """
+    if path.is_file():
+        if path.name.endswith((".jsonl", ".jsonl.xz")):
+            return RunScan([path])
+        raise InputError(f"{path}: not a trials file (expected .jsonl or .jsonl.xz)")
+    if not os.path.lexists(path):
+        raise InputError(f"{path}: no such file or folder")
+    if not path.is_dir():
+        raise InputError(f"{path}: not a file or folder (a broken or looping link?)")
+    own = run_source(path)
+    if own is not None:
+        return RunScan([own])
+    scan = RunScan()
+
+    def unreadable(exc: OSError) -> None:
+        scan.problems.append(InputError(f"{exc.filename}: cannot read folder: {exc.strerror}"))
+
+    for top, dirnames, filenames in os.walk(path, onerror=unreadable):
+        dirnames.sort()
+        if any(_is_trials_name(name) for name in filenames):
+            source = run_source(Path(top))
+            if source is not None:
+                scan.sources.append(source)
+    if not scan.sources and not scan.problems:
+        raise InputError(f"{path}: no {TRIALS_XZ}, {TRIALS_JSONL} or {TRIAL_GLOB} found")
+    return scan
+
+
+def find_runs(path: Path) -> list[Path]:
+    """``scan_runs`` for callers that want all or nothing: an unreadable folder is an error."""
+    scan = scan_runs(path)
+    if scan.problems:
+        raise scan.problems[0]
+    return scan.sources
+
+
+def find_result_files(root: Path, problems: list[str]) -> list[Path]:
+    """The ``result.json`` files under ``root``, in a stable order; unreadable folders are
+    appended to ``problems`` as one-line messages."""
+
+    def unreadable(exc: OSError) -> None:
+        problems.append(f"{exc.filename}: cannot read folder: {exc.strerror}")
+
+    files: list[Path] = []
+    for top, dirnames, filenames in os.walk(root, onerror=unreadable):
+        dirnames.sort()
+        if RESULT_FILE in filenames:
+            files.append(Path(top) / RESULT_FILE)
+    return files
+
+
+@dataclass(frozen=True)
+class TrialsInput:
+    """The answers of one run, and where its ``result.json`` belongs."""
+
+    folder: Path
+    source: Path
+    input_hash: str
+    records: list[dict[str, Any]]
+    #: Where each record came from, for error messages: (file, line number).
+    origins: list[tuple[Path, int]]
+
+    def where(self, index: int) -> str:
+        """``file:line`` of record ``index``."""
+        path, line = self.origins[index]
+        return f"{path}:{line}"
+
+    @property
+    def result_path(self) -> Path:
+        return self.folder / RESULT_FILE
+
+
+def read_trials(source: Path) -> TrialsInput:
+    """Parse a trials source (see ``scan_runs``) into records, or fail naming file and line."""
+    if source.is_dir():
+        own = run_source(source)
+        if own is not None and own != source:
+            return read_trials(own)
+        parts = trial_parts(source)
+        if not parts:
+            raise InputError(f"{source}: no {TRIAL_GLOB} files in folder")
+        lines: list[tuple[Path, int, bytes]] = []
+        for part in parts:
+            lines.extend((part, i, line) for i, line in enumerate(_read(part).splitlines(), 1))
+        # upstream's trials.jsonl.xz is these lines sorted bytewise (LC_ALL=C sort)
+        lines = [item for item in lines if item[2].strip()]
+        lines.sort(key=lambda item: item[2])
+        if not lines:
+            raise InputError(f"{source}: no answers in {TRIAL_GLOB} files")
+        content = b"".join(line + b"\n" for _, _, line in lines)
+        records = [_parse_line(path, number, line) for path, number, line in lines]
+        origins = [(path, number) for path, number, _ in lines]
+        return TrialsInput(source, source, hashlib.sha1(content).hexdigest(), records, origins)
+    raw = _read(source)
+    content = _decompress(source, raw) if source.name.endswith(".xz") else raw
+    numbered = [
+        (number, line) for number, line in enumerate(content.splitlines(), start=1) if line.strip()
+    ]
+    if not numbered:
+        raise InputError(f"{source}: no answers in file")
+    records = [_parse_line(source, number, line) for number, line in numbered]
+    origins = [(source, number) for number, _ in numbered]
+    return TrialsInput(source.parent, source, hashlib.sha1(raw).hexdigest(), records, origins)
+
+
+def sorted_trial_lines(folder: Path) -> bytes:
+    """All trial parts' lines, sorted bytewise (as ``LC_ALL=C sort``): ``trials.jsonl``'s
+    content, as upstream compresses it into ``trials.jsonl.xz``."""
+    lines: list[bytes] = []
+    for part in trial_parts(folder):
+        lines.extend(line for line in _read(part).splitlines() if line.strip())
+    lines.sort()
+    return b"".join(line + b"\n" for line in lines)
+
+
+class UnreadableJsonError(InputError):
+    """A JSON file that cannot be used: ``path`` and the ``reason``, for callers that word
+    the message their own way (a leaderboard skips such a file with a warning)."""
+
+    def __init__(self, path: Path, reason: str, line: int | None = None) -> None:
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def read_json_object(path: Path, what: str) -> dict[str, Any]:
+    """A JSON object from ``path``, or ``UnreadableJsonError`` saying why it is not ``what``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UnreadableJsonError(path, f"cannot read {what}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        reason = f"{what} is not valid JSON (not UTF-8: {exc.reason})"
+        raise UnreadableJsonError(path, reason) from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        reason = f"{what} is not valid JSON ({exc.msg})"
+        raise UnreadableJsonError(path, reason, exc.lineno) from None
+    except RecursionError:
+        raise UnreadableJsonError(path, f"{what} is JSON nested too deeply to read") from None
+    if not isinstance(value, dict):
+        raise UnreadableJsonError(path, f"{what}: expected a JSON object")
+    return value
+
+
+def read_config(folder: Path) -> dict[str, Any] | None:
+    """A run's ``config.json``, or ``None`` when the run has none."""
+    path = folder / CONFIG_FILE
+    if not os.path.lexists(path):
+        return None
+    return read_json_object(path, "generation config")
+
+
+def read_result(folder: Path) -> dict[str, Any] | None:
+    """A run's ``result.json`` as stored, or ``None`` when there is none."""
+    path = folder / RESULT_FILE
+    if not os.path.lexists(path):
+        return None
+    return read_json_object(path, "result")
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _decompress(path: Path, raw: bytes) -> bytes:
+    try:
+        return lzma.decompress(raw)
+    except (lzma.LZMAError, EOFError) as exc:
+        raise InputError(f"{path}: corrupt or truncated xz data ({exc})") from None
+
+
+def _parse_line(path: Path, number: int, line: bytes) -> dict[str, Any]:
+    where = f"{path}:{number}"
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: malformed JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested too deeply to read") from None
+    if not isinstance(record, dict):
+        raise InputError(f"{where}: expected a JSON object")
+    for name in ("question", "answer"):
+        if not isinstance(record.get(name), str):
+            raise InputError(f"{where}: missing or non-string '{name}'")
+    if "\\ud" in text.lower():  # an escaped surrogate: only a pair is text
+        _check_encodable(record, where)
+    return record
+
+
+def _check_encodable(record: dict[str, Any], where: str) -> None:
+    """Refuse a lone surrogate (``"\\ud800"``): JSON allows it, but it is not text, and the
+    result could not be written as UTF-8."""
+    try:
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(exc.object[exc.start])
+        raise InputError(
+            f"{where}: lone surrogate \\u{code:04x} in a string (not valid Unicode text)"
+        ) from None
