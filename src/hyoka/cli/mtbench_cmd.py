@@ -259,8 +259,9 @@ def judge_command(
 ) -> None:
     """Grade every turn with the benchmark's judge prompts and rating rules (resumable).
 
-    Empty answers and answers in the wrong language score 0 without a judge call (pairwise:
-    they lose to a valid answer, or tie with another such answer, without a judge call).
+    The benchmark's rules decide some turns without a judge call: in pfmt-bench-fin-ja an
+    empty answer or one in the wrong language scores 0 (pairwise, as upstream: an empty
+    answer loses to a given one, two empty answers tie); MT-bench has no such rule.
     A judgment file is continued only by the same judge with the same settings.
 
     Examples:
