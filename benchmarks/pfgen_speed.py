@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen import PfgenBenchmark
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 WARM_RUN = Path("01-ai/Yi-1.5-9B/2ff65a8")

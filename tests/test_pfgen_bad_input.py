@@ -20,10 +20,10 @@ from typer.testing import CliRunner
 
 from hyoka.cli.main import app
 from hyoka.errors import DataError, HyokaError, InputError
+from hyoka.pfgen import find_runs, read_trials
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.questions import QuestionFile
 from hyoka.pfgen.runs import score_run, score_runs
-from hyoka.pfgen.trials import find_runs, read_trials
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 QUESTION_DIR = SHARED_DATA / "pfgen-bench" / "data"

@@ -83,7 +83,9 @@ def test_result_folders_with_judge_summaries(tmp_path: Path) -> None:
     out = json.loads(result.stdout)
     assert out["judge"] == "metric/truthfulness"
     assert out["n"] == len(picked)
-    assert [r.split(" ")[0] for r in out["runs_without_judge"]] == ["extra/x"]
+    # labelled by the model config.json names, not by the folders it was copied into
+    extra_model = json.loads((RUNS[1] / "config.json").read_text(encoding="utf-8"))["model"]
+    assert [r.split(" ")[0] for r in out["runs_without_judge"]] == [extra_model]
     x = [_published(r)["score"] for r in picked]
     y = [_published(r)["truthfulness"] for r in picked]
     assert out["pearson"]["estimate"] == pytest.approx(scipy.stats.pearsonr(x, y).statistic)

@@ -13,10 +13,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from hyoka import __version__
 from hyoka.cli.pfgen_leaderboard_cmd import leaderboard_command
 from hyoka.errors import InputError
+from hyoka.pfgen import RunSummary, SumFrom, Summation, run_signature
 from hyoka.pfgen.leaderboard import CSV_COLUMNS, LeaderboardFormat, collect, rank, render
-from hyoka.pfgen.summary import RunSummary
 
 RESULTS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pfgen-bench" / "results"
 
@@ -93,7 +94,11 @@ def _md_cells(line: str) -> list[str]:
 
 
 def _md_table(text: str) -> list[dict[str, str]]:
+    """The table's rows; the footer under it (a blank line, then the signature) is checked."""
     lines = text.splitlines()
+    blank = lines.index("")
+    assert lines[blank + 1].startswith("signature: "), lines[blank:]
+    lines = lines[:blank]
     assert _md_cells(lines[0]) == MD_HEADER
     assert len(_md_cells(lines[1])) == len(MD_HEADER)
     assert all(set(cell) <= set(":-") for cell in _md_cells(lines[1]))
@@ -207,9 +212,25 @@ def test_markdown_row_format_matches_the_readme_style(real_rows: list[RunSummary
 
 
 @needs_results
+def _csv_rows(text: str) -> csv.DictReader[str]:
+    """The CSV's records; its footer lines start with ``#``."""
+    lines = text.splitlines(keepends=True)
+    footer = [line for line in lines if line.startswith("#")]
+    assert footer[0].startswith("# signature: "), footer
+    return csv.DictReader(line for line in lines if not line.startswith("#"))
+
+
+def _json_runs(text: str) -> list[dict[str, Any]]:
+    document = json.loads(text)
+    assert set(document) == {"signature", "runs"}
+    runs: list[dict[str, Any]] = document["runs"]
+    return runs
+
+
+@needs_results
 def test_csv_parses_back(real_rows: list[RunSummary]) -> None:
     text = render(real_rows, LeaderboardFormat.CSV)
-    reader = csv.DictReader(io.StringIO(text))
+    reader = _csv_rows(text)
     assert tuple(reader.fieldnames or ()) == CSV_COLUMNS
     records = list(reader)
     assert len(records) == 49
@@ -227,15 +248,17 @@ def test_csv_parses_back(real_rows: list[RunSummary]) -> None:
         assert float(record["helpfulness"]) == run.helpfulness
         assert int(record["num_trials"]) == run.num_trials
         assert Path(record["folder"]) == run.folder
+        assert record["flag"] == ""  # upstream results carry no signature: never flagged
 
 
 @needs_results
 def test_json_parses_back(real_rows: list[RunSummary]) -> None:
-    objects = json.loads(render(real_rows, "json"))
-    assert isinstance(objects, list)
+    document = json.loads(render(real_rows, "json"))
+    assert document["signature"] is None  # no row was written by hyoka
+    objects = _json_runs(render(real_rows, "json"))
     assert len(objects) == 49
     for number, (obj, run) in enumerate(zip(objects, real_rows, strict=True), 1):
-        assert obj == {"rank": number, **run.to_json()}
+        assert obj == {"rank": number, **run.to_json(), "signature_differs": []}
     top = objects[0]
     result = _load(KNOWN_RUNS[0][0])
     assert top["score"] == result["score"]
@@ -249,8 +272,9 @@ def test_render_rejects_an_unknown_format() -> None:
 
 def test_render_of_no_rows_is_just_the_header() -> None:
     assert _md_table(render([])) == []
-    assert render([], "csv") == ",".join(CSV_COLUMNS) + "\n"
-    assert json.loads(render([], "json")) == []
+    none = "# signature: none (no row written by hyoka)\n"
+    assert render([], "csv") == ",".join(CSV_COLUMNS) + "\n" + none
+    assert json.loads(render([], "json")) == {"signature": None, "runs": []}
 
 
 # --- escaping --------------------------------------------------------------------------------
@@ -268,7 +292,7 @@ def test_markdown_escapes_pipes_in_model_names(tmp_path: Path) -> None:
     assert [row["Model"] for row in table] == ["org/a|b (chat)", "org/c\\|d (chat)"]
     # CSV and JSON keep the name as it is
     assert next(csv.DictReader(io.StringIO(render(rows, "csv"))))["model"] == "org/a|b"
-    assert json.loads(render(rows, "json"))[1]["model"] == "org/c\\|d"
+    assert _json_runs(render(rows, "json"))[1]["model"] == "org/c\\|d"
 
 
 def test_markdown_keeps_a_multi_line_model_name_on_one_row(tmp_path: Path) -> None:
@@ -417,14 +441,14 @@ def test_command_prints_markdown_by_default(tmp_path: Path) -> None:
 def test_command_prints_csv(tmp_path: Path, flag: str) -> None:
     result = CliRunner().invoke(_app(), ["leaderboard", str(_small_tree(tmp_path)), flag, "csv"])
     assert result.exit_code == 0, result.output
-    records = list(csv.DictReader(io.StringIO(result.stdout)))
+    records = list(_csv_rows(result.stdout))
     assert [(r["rank"], r["model"]) for r in records] == [("1", "org/good"), ("2", "org/fine")]
 
 
 def test_command_prints_json(tmp_path: Path) -> None:
     result = CliRunner().invoke(_app(), ["leaderboard", str(_small_tree(tmp_path)), "-f", "json"])
     assert result.exit_code == 0, result.output
-    objects = json.loads(result.stdout)
+    objects = _json_runs(result.stdout)
     assert [(o["rank"], o["model"], o["score"]) for o in objects] == [
         (1, "org/good", 0.7),
         (2, "org/fine", 0.3),
@@ -436,7 +460,7 @@ def test_command_reads_results_by_default(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(_app(), ["leaderboard", "-f", "json"])
     assert result.exit_code == 0, result.output
-    assert [o["folder"] for o in json.loads(result.stdout)] == [
+    assert [o["folder"] for o in _json_runs(result.stdout)] == [
         str(Path("results/org/good/aaaaaaa")),
         str(Path("results/org/fine/bbbbbbb")),
     ]
@@ -456,10 +480,11 @@ def test_command_writes_output_file(tmp_path: Path, fmt: str) -> None:
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
-def test_command_output_into_a_missing_folder_is_an_error(tmp_path: Path) -> None:
+def test_command_output_that_cannot_be_written_is_an_error(tmp_path: Path) -> None:
     results = _small_tree(tmp_path / "results")
-    target = tmp_path / "nowhere" / "board.md"
-    result = CliRunner().invoke(_app(), ["leaderboard", str(results), "-o", str(target)])
+    (tmp_path / "a-file").write_text("not a folder", encoding="utf-8")
+    target = tmp_path / "a-file" / "board.md"
+    result = CliRunner().invoke(_app(), ["leaderboard", str(results), "--output", str(target)])
     assert result.exit_code == 1
     assert "cannot write" in result.stderr
     assert not target.exists()
@@ -469,7 +494,7 @@ def test_command_warns_on_stderr_and_goes_on(tmp_path: Path) -> None:
     bad = _write(_small_tree(tmp_path) / "org" / "bad" / "ccccccc" / "result.json", "{oops")
     result = CliRunner().invoke(_app(), ["leaderboard", str(tmp_path), "-f", "csv"])
     assert result.exit_code == 0, result.output
-    assert len(list(csv.DictReader(io.StringIO(result.stdout)))) == 2
+    assert len(list(_csv_rows(result.stdout))) == 2
     assert "warning:" in result.stderr
     assert bad.name in result.stderr
     assert "oops" not in result.stdout
@@ -512,3 +537,116 @@ def test_command_on_the_sample_results() -> None:
     assert len(table) == 49
     assert table[0]["Model"] == "anthropic/claude-opus-4-20250514 (qa)"
     assert table[-1]["Model"] == "lightblue/karasu-7B-chat-plus (completion)"
+
+
+# --- signatures: stored, shown, and rows made differently flagged ---------------------------
+
+
+def _signed(model: str, score: float, summation: Summation, **changes: Any) -> dict[str, Any]:
+    """A result as hyoka writes it: upstream's fields and a signature."""
+    result = _fake_result(model, score=score)
+    fields: dict[str, Any] = {
+        "metadata_hash": "ab" * 20,
+        "summation": summation,
+        "sum_from": SumFrom.DEFAULT,
+        "config": result["config"],
+        "questions": 50,
+    }
+    fields.update(changes)
+    result["signature"] = run_signature(**fields).to_json()
+    return result
+
+
+def _signed_tree(root: Path) -> Path:
+    _write(root / "a" / "result.json", _signed("org/a", 0.7, Summation.COMPENSATED))
+    _write(root / "b" / "result.json", _signed("org/b", 0.6, Summation.COMPENSATED))
+    # the same numbers' recipe, reached another way and another mode: not flagged
+    _write(
+        root / "c" / "result.json",
+        _signed("org/c", 0.5, Summation.COMPENSATED, sum_from=SumFrom.RESULT_JSON),
+    )
+    _write(root / "d" / "result.json", _signed("org/d", 0.4, Summation.SEQUENTIAL))
+    _write(root / "e" / "result.json", _fake_result("org/e", score=0.3))  # upstream: unsigned
+    _write(
+        root / "f" / "result.json",
+        _signed("org/f", 0.2, Summation.SEQUENTIAL, metadata_hash="cd" * 20),
+    )
+    return root
+
+
+def test_markdown_flags_rows_whose_signature_differs(tmp_path: Path) -> None:
+    text = render(collect(_signed_tree(tmp_path)), "md")
+    models = [row["Model"] for row in _md_table(text)]
+    assert models == [
+        "org/a (chat)",
+        "org/b (chat)",
+        "org/c (chat)",
+        "org/d (chat) †1",
+        "org/e (chat)",
+        "org/f (chat) †2",
+    ]
+    footer = text.splitlines()[text.splitlines().index("") + 1 :]
+    assert footer == [
+        f"signature: hyoka:{__version__}|kind:pfgen|data:pfgen@abababab|sum:compensated|mode:chat|"
+        "questions:50|sum-from:default",
+        "†1 signature differs from the common one: sum: sequential vs compensated",
+        "†2 signature differs from the common one: data: pfgen@cdcdcdcd vs pfgen@abababab; "
+        "sum: sequential vs compensated",
+    ]
+
+
+def test_csv_and_json_flag_the_same_rows(tmp_path: Path) -> None:
+    rows = collect(_signed_tree(tmp_path))
+    flags = {r["model"]: r["flag"] for r in _csv_rows(render(rows, "csv"))}
+    assert flags == {
+        "org/a": "",
+        "org/b": "",
+        "org/c": "",
+        "org/d": "†1",
+        "org/e": "",
+        "org/f": "†2",
+    }
+    csv_footer = [ln for ln in render(rows, "csv").splitlines() if ln.startswith("#")]
+    assert (
+        csv_footer[1]
+        == "# †1 signature differs from the common one: sum: sequential vs compensated"
+    )
+
+    document = json.loads(render(rows, "json"))
+    assert document["signature"]["fields"]["sum"] == "compensated"
+    differs = {o["model"]: o["signature_differs"] for o in document["runs"]}
+    assert differs["org/d"] == ["sum: sequential vs compensated"]
+    assert differs["org/e"] == [] and differs["org/c"] == []
+    assert document["runs"][0]["signature"].startswith("hyoka:")
+    assert document["runs"][4]["signature"] is None  # org/e, upstream's own file
+
+
+# --- labels come from config.json (issue 11 #15) ---------------------------------------------
+
+
+def test_a_one_part_model_name_is_not_prefixed_with_the_results_folder(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    _write(results / "fake" / "abc1234" / "result.json", _fake_result("fake"))
+    (row,) = collect(results)
+    assert row.model == "fake"
+    assert RunSummary.from_result(row.folder, _fake_result("fake")).model == "fake"
+
+
+def test_upstream_org_folder_inside_the_named_folder_still_qualifies_the_name(
+    tmp_path: Path,
+) -> None:
+    # upstream's openai/chatgpt-4o-latest/<hash> holds config model "chatgpt-4o-latest"
+    _write(tmp_path / "openai" / "gpt-x" / "abc1234" / "result.json", _fake_result("gpt-x"))
+    (row,) = collect(tmp_path)
+    assert row.model == "openai/gpt-x"
+    # named on its own, the run has no organisation folder inside what was named
+    (alone,) = collect(tmp_path / "openai" / "gpt-x" / "abc1234")
+    assert alone.model == "gpt-x"
+
+
+def test_a_deeply_nested_result_json_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    _write(tmp_path / "good" / "result.json", _fake_result("org/good"))
+    deep = _write(tmp_path / "deep" / "result.json", "[" * 100_000 + "]" * 100_000)
+    warnings: list[str] = []
+    assert [row.model for row in collect(tmp_path, warnings=warnings)] == ["org/good"]
+    assert warnings == [f"{deep}: skipped: result is JSON nested too deeply to read"]

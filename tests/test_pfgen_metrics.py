@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pfgen_oracle as oracle
+from hyoka.pfgen import Summation
 from hyoka.pfgen._codepoints import encode
-from hyoka.pfgen._pysum import Summation
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.index_cache import IndexCache
 from hyoka.pfgen.keywords import helpfulness, parse_rules

@@ -9,22 +9,12 @@ machine without llama.cpp.
 
 from __future__ import annotations
 
-import shutil
-from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from hyoka.cli._common import DataDirOption, console, reports_errors
-from hyoka.cli._context import show_beside_public
-from hyoka.cli.pfgen_cmd import score_table
-from hyoka.cli.pfgen_generate_cmd import GenerateSettings, generate_and_score
-from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.prompts import Mode
-from hyoka.pfgen.runs import score_run
-from hyoka.pfgen.summary import RunSummary
-from hyoka.providers.embedded import EMBEDDED_MODEL
+from hyoka.cli._common import DataDirOption, TrialsOption, reports_errors
 
 EXAMPLE = "examples/pfgen-tiny"
 
@@ -32,7 +22,7 @@ EXAMPLE = "examples/pfgen-tiny"
 @reports_errors
 def demo_command(
     questions: Annotated[int, typer.Option(min=1, max=50, help="Questions to ask.")] = 3,
-    trials: Annotated[int, typer.Option(min=1, help="Answers per question.")] = 1,
+    trials: TrialsOption = 1,
     out: Annotated[Path, typer.Option("--out", help="Folder for the demo's runs.")] = Path(
         "hyoka-demo"
     ),
@@ -58,24 +48,39 @@ def demo_command(
     if example:
         _score_example(out, data_dir)
         return
+    from hyoka.cli._context import generate_and_score
+    from hyoka.pfgen import GenerateSettings, Mode
+    from hyoka.providers import EMBEDDED_MODEL
+
     settings = GenerateSettings(
         model=EMBEDDED_MODEL, mode=Mode.CHAT, trials=trials, limit=questions,
         results_dir=out / "results", concurrency=1,
     )  # fmt: skip
     summary = generate_and_score(settings, data_dir)
-    console.print(f"\nresult.json written to {summary.folder / 'result.json'}", highlight=False)
+    _print_written(summary.folder)
 
 
 def _score_example(out: Path, data_dir: Path | None) -> None:
+    import shutil
+    from importlib import resources
+
+    from hyoka.cli._context import score_and_show
+    from hyoka.pfgen import PfgenBenchmark, find_runs
+
     benchmark = PfgenBenchmark.load(data_dir)
     target = out / "example"
     if target.exists():
         shutil.rmtree(target)
     with resources.as_file(resources.files("hyoka") / EXAMPLE) as bundled:
         shutil.copytree(bundled, target)
-    (run_folder,) = [p.parent for p in target.rglob("trials.jsonl")]
-    outcome = score_run(run_folder, benchmark, force=True)
-    ours = RunSummary.from_result(outcome.folder, outcome.result)
-    console.print(score_table([(ours, False)]))
-    show_beside_public(ours, data_dir)
-    console.print(f"\nresult.json written to {outcome.folder / 'result.json'}", highlight=False)
+    (source,) = find_runs(target)
+    summary = score_and_show(source.parent if source.is_file() else source, benchmark, data_dir)
+    _print_written(summary.folder)
+
+
+def _print_written(folder: Path) -> None:
+    from hyoka.cli._common import console
+    from hyoka.store import pfgen_runs
+
+    name = pfgen_runs.RESULT_FILE
+    console.print(f"\n{name} written to {folder / name}", highlight=False)

@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from hyoka.cli._common import DataDirOption, console, err_console, reports_errors
-from hyoka.errors import InputError
-from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from hyoka.stats.correlation import Correlation
+from hyoka.cli._common import (
+    BootstrapSeedOption,
+    DataDirOption,
+    JsonOption,
+    ResamplesOption,
+    WorkersOption,
+    reports_errors,
+)
 
-ResamplesOption = Annotated[
-    int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the 95% intervals.")
-]
-SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
+if TYPE_CHECKING:
+    from hyoka.stats import Correlation
+
+#: The bootstrap defaults: ``hyoka.stats.bootstrap``'s, repeated so that importing this module
+#: does not load numpy (a test keeps the two in step).
+DEFAULT_RESAMPLES = 2000
+DEFAULT_SEED = 0
+
 PlotOption = Annotated[
     Path | None,
     typer.Option(
@@ -28,7 +33,6 @@ PlotOption = Annotated[
         show_default=False,
     ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
 @reports_errors
@@ -58,7 +62,7 @@ def correlate_command(
     ] = None,
     plot: PlotOption = None,
     resamples: ResamplesOption = DEFAULT_RESAMPLES,
-    seed: SeedOption = DEFAULT_SEED,
+    seed: BootstrapSeedOption = DEFAULT_SEED,
     as_json: JsonOption = False,
 ) -> None:
     """Pearson and Spearman between pfgen scores and judge scores across models.
@@ -69,7 +73,12 @@ def correlate_command(
 
       hyoka pfgen correlate --table scores.csv --json
     """
-    from hyoka.stats.correlation import correlate
+    from rich.markup import escape
+    from rich.table import Table
+
+    from hyoka.cli._common import console, err_console
+    from hyoka.errors import InputError
+    from hyoka.stats import correlate
     from hyoka.stats.paired_scores import collect_run_scores, read_score_table
 
     if (results_dir is None) == (table is None):
@@ -88,7 +97,7 @@ def correlate_command(
     judge_name = paired.judge or "judge"
     written: list[Path] = []
     if plot is not None:
-        from hyoka.report.scatter import ScatterPoint, ScatterSpec, write_scatter
+        from hyoka.report import ScatterPoint, ScatterSpec, write_scatter
 
         spec = ScatterSpec(
             points=[ScatterPoint(p.pfgen, p.judge, p.model) for p in pairs],
@@ -146,10 +155,8 @@ def stability_command(
     ] = False,
     plot: PlotOption = None,
     resamples: ResamplesOption = DEFAULT_RESAMPLES,
-    seed: SeedOption = DEFAULT_SEED,
-    workers: Annotated[
-        int | None, typer.Option(help="Scoring processes (default: one per core).", min=1)
-    ] = None,
+    seed: BootstrapSeedOption = DEFAULT_SEED,
+    workers: WorkersOption = None,
     as_json: JsonOption = False,
     data_dir: DataDirOption = None,
 ) -> None:
@@ -164,16 +171,19 @@ def stability_command(
 
       hyoka pfgen stability my-results/ --sets P,S --json
     """
+    from rich.markup import escape
+    from rich.table import Table
+
+    from hyoka.cli._common import console, progress_bar
     from hyoka.data.paths import resolve_data_dir
-    from hyoka.pfgen.benchmark import PfgenBenchmark
-    from hyoka.pfgen.trials import find_runs
+    from hyoka.pfgen import PfgenBenchmark, find_runs
     from hyoka.stats.refset_stability import ENSEMBLE, refset_stability
 
     names = [s.strip() for s in sets.split(",") if s.strip()]
     folder = results_dir or resolve_data_dir(data_dir) / "pfgen-bench" / "results"
     sources = find_runs(folder)
     benchmark = PfgenBenchmark.load(data_dir)
-    with _progress() as progress:
+    with progress_bar(transient=True) as progress:
         task = progress.add_task(f"Measuring {len(sources)} run(s)", total=None)
 
         def advance(done: int, total: int) -> None:
@@ -191,7 +201,7 @@ def stability_command(
         )
     written: list[Path] = []
     if plot is not None:
-        from hyoka.report.scatter import ScatterPoint, ScatterSpec, write_scatter_grid
+        from hyoka.report import ScatterPoint, ScatterSpec, write_scatter_grid
 
         specs = [
             ScatterSpec(
@@ -225,17 +235,6 @@ def stability_command(
         )
     for path in written:
         console.print(f"wrote {escape(str(path))}")
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-    )
 
 
 def _title(result: Correlation) -> str:

@@ -6,12 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
-from hyoka._atomic import atomic_write_text
-from hyoka.cli._common import err_console, reports_errors
-from hyoka.errors import InputError
-from hyoka.pfgen.leaderboard import LeaderboardFormat, collect, render
+from hyoka.cli._common import OutputOption, reports_errors
+from hyoka.pfgen import LeaderboardFormat  # an enum the flag needs; loads nothing heavy
 
 
 @reports_errors
@@ -32,20 +29,13 @@ def leaderboard_command(
             case_sensitive=False,
         ),
     ] = LeaderboardFormat.MD,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Write the leaderboard to this file instead of standard output.",
-            show_default=False,
-            dir_okay=False,
-        ),
-    ] = None,
+    output: OutputOption = None,
 ) -> None:
     """Rank the scored pfgen-bench runs under RESULTS_DIR, best score first.
 
     Score is shown ± its standard error (std/sqrt(trials)), length ± its standard deviation.
+    Under the table, the signature most runs share; a run made differently (another float
+    summation, other benchmark data ...) is marked †N, with a footnote naming what differs.
 
     A result.json that is not a pfgen-bench result is skipped with a warning on stderr.
 
@@ -53,19 +43,24 @@ def leaderboard_command(
 
       hyoka pfgen leaderboard
 
-      hyoka pfgen leaderboard results/ --format csv -o leaderboard.csv
+      hyoka pfgen leaderboard results/ --format csv --output leaderboard.csv
 
       hyoka pfgen leaderboard ~/pfgen-bench/result -f json
     """
+    from rich.markup import escape
+
+    from hyoka.cli._common import err_console, print_warning
+    from hyoka.errors import InputError
+    from hyoka.pfgen import collect_leaderboard, render_leaderboard
+    from hyoka.store import atomic_write_text
+
     warnings: list[str] = []
     try:
-        rows = collect(results_dir, warnings=warnings)
+        rows = collect_leaderboard(results_dir, warnings=warnings)
     finally:  # the skipped files explain an error about having no usable result, too
         for message in warnings:
-            err_console.print(
-                f"[bold yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True
-            )
-    text = render(rows, fmt)
+            print_warning(message)
+    text = render_leaderboard(rows, fmt.value)
     if output is None:
         typer.echo(text, nl=False)
         return

@@ -6,28 +6,149 @@ Typical use::
     bench = PfgenBenchmark.load()            # data from $HYOKA_DATA_DIR or the user cache
     s = bench.score("Q01", "時計の長針と短針は1日に22回重なります。")
     s.fluency, s.truthfulness, s.helpfulness, s.average, s.missed
+
+Whole runs: ``score_runs`` (writes result.json), ``verify_runs`` (checks one),
+``collect_leaderboard`` and ``render_leaderboard``; generation: ``GenerateSettings``,
+``plan_generation`` and ``generate_run``. This is the package's face: users and sibling
+packages import from here, never from its modules. Names load on first use, so importing one
+of them (or any module of the package) does not pull in numpy, the providers and the rest.
 """
 
-from hyoka.pfgen._pysum import Summation
-from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
-from hyoka.pfgen.leaderboard import collect as collect_leaderboard
-from hyoka.pfgen.leaderboard import render as render_leaderboard
-from hyoka.pfgen.questions import QuestionInfo
-from hyoka.pfgen.runs import RunOutcome, score_run, score_runs
-from hyoka.pfgen.scorer import AnswerScore, QuestionScorer
-from hyoka.pfgen.summary import RunSummary
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hyoka.pfgen._measure import measure_answers
+    from hyoka.pfgen._pysum import Summation, float_sum
+    from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
+    from hyoka.pfgen.choices import LeaderboardFormat, Mode
+    from hyoka.pfgen.compare import Difference, first_difference
+    from hyoka.pfgen.generate import (
+        GenerateSettings,
+        GenerationPlan,
+        GenerationReport,
+        PlannedRun,
+        generate_run,
+        plan_generation,
+    )
+    from hyoka.pfgen.leaderboard import collect as collect_leaderboard
+    from hyoka.pfgen.leaderboard import rank
+    from hyoka.pfgen.leaderboard import render as render_leaderboard
+    from hyoka.pfgen.provenance import SumFrom, run_signature, signature_of
+    from hyoka.pfgen.questions import QuestionInfo
+    from hyoka.pfgen.result import ScoredAnswer, build_result
+    from hyoka.pfgen.runs import RunOutcome, score_run, score_runs, summation_by_evidence
+    from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
+    from hyoka.pfgen.summary import RunSummary
+    from hyoka.pfgen.verify import Verification, verify_run, verify_runs
+    from hyoka.store import pfgen_runs
+
+    TrialsInput = pfgen_runs.TrialsInput
+    find_runs = pfgen_runs.find_runs
+    read_result = pfgen_runs.read_result
+    read_trials = pfgen_runs.read_trials
+    scan_runs = pfgen_runs.scan_runs
+
+#: Each public name -> (module, name there).
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "AnswerScore": ("hyoka.pfgen.scorer", "AnswerScore"),
+    "Difference": ("hyoka.pfgen.compare", "Difference"),
+    "GenerateSettings": ("hyoka.pfgen.generate", "GenerateSettings"),
+    "GenerationPlan": ("hyoka.pfgen.generate", "GenerationPlan"),
+    "GenerationReport": ("hyoka.pfgen.generate", "GenerationReport"),
+    "LeaderboardFormat": ("hyoka.pfgen.choices", "LeaderboardFormat"),
+    "Measurement": ("hyoka.pfgen.scorer", "Measurement"),
+    "Mode": ("hyoka.pfgen.choices", "Mode"),
+    "PfgenBenchmark": ("hyoka.pfgen.benchmark", "PfgenBenchmark"),
+    "PlannedRun": ("hyoka.pfgen.generate", "PlannedRun"),
+    "QuestionInfo": ("hyoka.pfgen.questions", "QuestionInfo"),
+    "QuestionScorer": ("hyoka.pfgen.scorer", "QuestionScorer"),
+    "RunOutcome": ("hyoka.pfgen.runs", "RunOutcome"),
+    "RunSummary": ("hyoka.pfgen.summary", "RunSummary"),
+    "SampleAnswer": ("hyoka.pfgen.benchmark", "SampleAnswer"),
+    "ScoredAnswer": ("hyoka.pfgen.result", "ScoredAnswer"),
+    "SumFrom": ("hyoka.pfgen.provenance", "SumFrom"),
+    "Summation": ("hyoka.pfgen._pysum", "Summation"),
+    "TrialsInput": ("hyoka.store.pfgen_runs", "TrialsInput"),
+    "Verification": ("hyoka.pfgen.verify", "Verification"),
+    "build_result": ("hyoka.pfgen.result", "build_result"),
+    "collect_leaderboard": ("hyoka.pfgen.leaderboard", "collect"),
+    "find_runs": ("hyoka.store.pfgen_runs", "find_runs"),
+    "first_difference": ("hyoka.pfgen.compare", "first_difference"),
+    "float_sum": ("hyoka.pfgen._pysum", "float_sum"),
+    "generate_run": ("hyoka.pfgen.generate", "generate_run"),
+    "measure_answers": ("hyoka.pfgen._measure", "measure_answers"),
+    "plan_generation": ("hyoka.pfgen.generate", "plan_generation"),
+    "rank": ("hyoka.pfgen.leaderboard", "rank"),
+    "read_result": ("hyoka.store.pfgen_runs", "read_result"),
+    "read_trials": ("hyoka.store.pfgen_runs", "read_trials"),
+    "render_leaderboard": ("hyoka.pfgen.leaderboard", "render"),
+    "run_signature": ("hyoka.pfgen.provenance", "run_signature"),
+    "scan_runs": ("hyoka.store.pfgen_runs", "scan_runs"),
+    "score_run": ("hyoka.pfgen.runs", "score_run"),
+    "score_runs": ("hyoka.pfgen.runs", "score_runs"),
+    "signature_of": ("hyoka.pfgen.provenance", "signature_of"),
+    "summation_by_evidence": ("hyoka.pfgen.runs", "summation_by_evidence"),
+    "verify_run": ("hyoka.pfgen.verify", "verify_run"),
+    "verify_runs": ("hyoka.pfgen.verify", "verify_runs"),
+}
 
 __all__ = [
     "AnswerScore",
+    "Difference",
+    "GenerateSettings",
+    "GenerationPlan",
+    "GenerationReport",
+    "LeaderboardFormat",
+    "Measurement",
+    "Mode",
     "PfgenBenchmark",
+    "PlannedRun",
     "QuestionInfo",
     "QuestionScorer",
     "RunOutcome",
     "RunSummary",
     "SampleAnswer",
+    "ScoredAnswer",
+    "SumFrom",
     "Summation",
+    "TrialsInput",
+    "Verification",
+    "build_result",
     "collect_leaderboard",
+    "find_runs",
+    "first_difference",
+    "float_sum",
+    "generate_run",
+    "measure_answers",
+    "plan_generation",
+    "rank",
+    "read_result",
+    "read_trials",
     "render_leaderboard",
+    "run_signature",
+    "scan_runs",
     "score_run",
     "score_runs",
+    "signature_of",
+    "summation_by_evidence",
+    "verify_run",
+    "verify_runs",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use (PEP 562)."""
+    try:
+        module, attribute = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'hyoka.pfgen' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -1,12 +1,12 @@
-"""Python's built-in ``sum`` over floats, pinned to the algorithm a result was made with.
+"""Python's built-in ``sum`` over floats, in either of the two algorithms CPython has used.
 
 The reference scorer adds floats with ``sum()``, and how CPython's ``sum`` adds floats
 changed in 3.12: it became compensated (Neumaier's variant of Kahan summation), where 3.11
 added left to right. After rounding to 4-5 decimals the two differ in the last digit now and
-then, and the public leaderboard holds results of both eras: every result folder in the
-sample whose answers date from 2024-08 reproduces only with left-to-right sums, every one
-from 2024-12 on only with compensated sums. So both are implemented, chosen explicitly or
-by the era of a run's answers (``summation_for``).
+then, and the public leaderboard holds results made both ways. Which one a published
+``result.json`` was made with depends on who scored it with which Python, which no date or
+field records: only the evidence can tell (``runs`` tries both against the published file).
+A new run is summed compensated, as current Python does.
 """
 
 from __future__ import annotations
@@ -20,20 +20,7 @@ class Summation(StrEnum):
     """How float sums are formed; part of a result's signature."""
 
     COMPENSATED = "compensated"  # CPython >= 3.12 sum(): the upstream scorer today
-    SEQUENTIAL = "sequential"  # CPython <= 3.11 sum(): leaderboard entries scored in 2024
-
-
-#: Answers generated before this date were scored upstream under Python 3.11. The sample's
-#: last such run dates from 2024-08-14 and its first 3.12-era run from 2024-12-22.
-COMPENSATED_ERA_START = "2024-12-01"
-
-
-def summation_for(timestamps: Iterable[object]) -> Summation:
-    """The summation of the era a run belongs to, judged by its newest answer timestamp."""
-    newest = max((t for t in timestamps if isinstance(t, str)), default=None)
-    if newest is not None and newest < COMPENSATED_ERA_START:
-        return Summation.SEQUENTIAL
-    return Summation.COMPENSATED
+    SEQUENTIAL = "sequential"  # CPython <= 3.11 sum(): many leaderboard entries
 
 
 def float_sum(values: Iterable[float], summation: Summation = Summation.COMPENSATED) -> float:

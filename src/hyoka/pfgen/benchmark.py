@@ -11,16 +11,18 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hyoka.data.paths import resolve_data_dir
-from hyoka.errors import DataError, MissingDataError
+from hyoka.errors import DataError, InputError, MissingDataError
+from hyoka.pfgen._measure import worker_pool
 from hyoka.pfgen.index_cache import IndexCache
 from hyoka.pfgen.questions import QuestionFile, QuestionInfo
 from hyoka.pfgen.scorer import AnswerScore, QuestionScorer, ReferenceSet
+from hyoka.store import pfgen_runs
 
 #: Folder of the pfgen-bench files inside a data directory.
 BENCHMARK_FOLDER = Path("pfgen-bench") / "data"
@@ -80,6 +82,24 @@ class PfgenBenchmark:
             return self.by_text[key]
         raise DataError(f"no question {key!r} in pfgen-bench ({self.folder})")
 
+    def group_by_question(
+        self, trials: pfgen_runs.TrialsInput, keep: Container[str] | None = None
+    ) -> dict[str, list[dict[str, Any]]]:
+        """A run's records by question id, each question's in input order.
+
+        ``keep`` limits the result to some question ids; a record whose question is not in
+        the benchmark is an ``InputError`` naming its file and line, wherever it is.
+        """
+        grouped: dict[str, list[dict[str, Any]]] = {}
+        for index, record in enumerate(trials.records):
+            info = self.by_text.get(record["question"])
+            if info is None:
+                shown = record["question"][:40]
+                raise InputError(f"{trials.where(index)}: question not in pfgen-bench: {shown!r}")
+            if keep is None or info.question_id in keep:
+                grouped.setdefault(info.question_id, []).append(record)
+        return grouped
+
     def scorer(self, question: str) -> QuestionScorer:
         """The scorer of a question given by id (``Q01``) or exact text."""
         question_id = self.question(question).question_id
@@ -117,7 +137,7 @@ class PfgenBenchmark:
         if workers <= 1:
             built = [_build_question(f) for f in files]
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            with worker_pool(workers) as pool:
                 built = list(pool.map(_build_question, files))
         scorers = []
         for file, (info, sets) in zip(files, built, strict=True):

@@ -7,6 +7,10 @@ that was cut short come back from the cache, unchanged, when the run starts agai
 requests are deterministic (seeded prompts and sampling), so a restarted run asks exactly
 the same questions. Killed at any moment and restarted, a run ends with the answers it would
 have had: none lost, none duplicated.
+
+``plan_generation`` turns the settings a user gives (``GenerateSettings``: the flags of
+``hyoka pfgen generate``, ``run`` and ``demo``) into a ``GenerationPlan``: validated sampling
+parameters, the upstream ``config.json`` and the run folder it names.
 """
 
 from __future__ import annotations
@@ -20,19 +24,60 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyoka._atomic import atomic_write_bytes, atomic_write_text
+from pydantic import ValidationError
+
 from hyoka.errors import HyokaError
-from hyoka.pfgen.benchmark import SampleAnswer
+from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
 from hyoka.pfgen.prompts import Mode, build_prompt, clean_answer, stops_for, trial_seed
-from hyoka.pfgen.run_config import config_text
-from hyoka.pfgen.trials import TRIALS_XZ
-from hyoka.providers.client import ModelClient
-from hyoka.providers.types import SamplingParams
+from hyoka.pfgen.run_config import ENGINE_NAMES, config_text, make_config, run_folder
+from hyoka.providers import EMBEDDED_MODEL, ModelClient, SamplingParams, parse_model_string
+from hyoka.store import atomic_write_bytes, atomic_write_text, pfgen_runs
 
 #: Upstream gives a question ten tries to produce a non-empty answer.
 MAX_ATTEMPTS = 10
 
 Progress = Callable[[str, int], None]
+
+
+#: Folder names for models whose ``--model`` string is not a hub-style name.
+DISPLAY_NAMES = {EMBEDDED_MODEL: "HuggingFaceTB/SmolLM2-135M-Instruct"}
+
+
+@dataclass
+class GenerateSettings:
+    """What a user asks for: the flags shared by ``generate``, ``run`` and ``demo``."""
+
+    model: str
+    mode: Mode = Mode.CHAT
+    trials: int = 10
+    temperature: float = 1.0
+    top_p: float = 0.98
+    top_k: int | None = None
+    max_tokens: int = 300
+    num_examples: int = 20
+    seed: str = ""
+    prefix: str | None = None
+    concurrency: int = 8
+    limit: int | None = None
+    results_dir: Path = Path("results")
+    name: str | None = None
+    base_url: str | None = None
+    options: list[str] = field(default_factory=list)
+    no_cache: bool = False
+
+
+_FLAGS = {"temperature": "--temperature", "top_p": "--top-p", "top_k": "--top-k"}
+
+
+def sampling_error(exc: ValidationError) -> str:
+    """Pydantic's report as one line per flag, e.g. ``--top-p 2.0: must be <= 1``."""
+    parts = []
+    for problem in exc.errors():
+        field_name = str(problem["loc"][0]) if problem["loc"] else ""
+        flag = _FLAGS.get(field_name, f"--{field_name.replace('_', '-')}")
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        parts.append(f"{flag} {problem.get('input')!r}: {message}")
+    return "invalid sampling setting: " + "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -59,14 +104,48 @@ class GenerationReport:
     notes: list[str] = field(default_factory=list)
 
 
-def trial_path(folder: Path, trial: int) -> Path:
-    return folder / f"trial_{trial:03d}.jsonl"
+@dataclass(frozen=True)
+class PlannedRun:
+    """A plan with the examples and questions it asks."""
+
+    plan: GenerationPlan
+    samples: list[SampleAnswer]
+    questions: list[str]
+
+
+def plan_generation(settings: GenerateSettings, benchmark: PfgenBenchmark) -> PlannedRun:
+    """Check the settings and work out the run: a bad setting is a ``HyokaError`` naming
+    its flag, raised before any folder is made or any request sent."""
+    s = settings
+    provider_name, model_id = parse_model_string(s.model)
+    try:
+        params = SamplingParams(
+            temperature=s.temperature, top_p=s.top_p, top_k=s.top_k, max_tokens=s.max_tokens,
+            stop=tuple(stops_for(s.mode)),
+        )  # fmt: skip
+    except ValidationError as exc:
+        raise HyokaError(sampling_error(exc)) from None
+    if not 0 <= s.num_examples <= 49:
+        raise HyokaError("--num-examples must be between 0 and 49")
+    samples = benchmark.sample_answers()
+    questions = [sample.question for sample in samples][: s.limit or None]
+    config = make_config(
+        engine=ENGINE_NAMES[provider_name], model=s.name or DISPLAY_NAMES.get(s.model, model_id),
+        mode=s.mode, num_examples=s.num_examples, max_tokens=s.max_tokens,
+        temperature=s.temperature, top_p=s.top_p, top_k=s.top_k, seed=s.seed, prefix=s.prefix,
+    )  # fmt: skip
+    folder = run_folder(s.results_dir, config["model"], config)
+    plan = GenerationPlan(
+        folder=folder, config=config, mode=s.mode, num_trials=s.trials,
+        num_examples=s.num_examples, seed=s.seed, prefix=s.prefix or "", params=params,
+    )  # fmt: skip
+    return PlannedRun(plan, samples, questions)
 
 
 def prepare_folder(plan: GenerationPlan) -> None:
     """Create the run folder with its config; a different config already there is an error."""
     plan.folder.mkdir(parents=True, exist_ok=True)
-    config_file = plan.folder / "config.json"
+    config_file = plan.folder / pfgen_runs.CONFIG_FILE
     text = config_text(plan.config)
     if config_file.exists():
         existing = config_file.read_text(encoding="utf-8").strip()
@@ -90,7 +169,11 @@ async def generate_run(
     """
     prepare_folder(plan)
     report = GenerationReport(plan.folder)
-    pending = [t for t in range(1, plan.num_trials + 1) if not trial_path(plan.folder, t).exists()]
+    pending = [
+        t
+        for t in range(1, plan.num_trials + 1)
+        if not pfgen_runs.trial_file(plan.folder, t).exists()
+    ]
     report.trials_done_before = plan.num_trials - len(pending)
 
     async def one_trial(trial: int) -> None:
@@ -98,7 +181,7 @@ async def generate_run(
             *(_answer(plan, client, samples, q, trial, report, progress) for q in questions)
         )
         lines = [json.dumps(a, ensure_ascii=False) for a in answers]
-        atomic_write_text(trial_path(plan.folder, trial), "\n".join(lines) + "\n")
+        atomic_write_text(pfgen_runs.trial_file(plan.folder, trial), "\n".join(lines) + "\n")
         report.trials_generated += 1
         report.answers += len(lines)
         if progress is not None:
@@ -141,10 +224,6 @@ async def _answer(
 
 def write_trials_xz(folder: Path) -> Path:
     """All trial files' lines, sorted bytewise (as ``LC_ALL=C sort``), xz-compressed."""
-    lines: list[bytes] = []
-    for part in sorted(folder.glob("trial_*.jsonl")):
-        lines.extend(line for line in part.read_bytes().splitlines() if line.strip())
-    lines.sort()
-    target = folder / TRIALS_XZ
-    atomic_write_bytes(target, lzma.compress(b"".join(line + b"\n" for line in lines)))
+    target = folder / pfgen_runs.TRIALS_XZ
+    atomic_write_bytes(target, lzma.compress(pfgen_runs.sorted_trial_lines(folder)))
     return target

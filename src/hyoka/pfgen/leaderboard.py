@@ -2,7 +2,10 @@
 
 ``collect`` gathers the runs (skipping, with a warning, files that are not pfgen-bench
 results) and ``render`` writes them as a Markdown table in the style of the upstream
-README, as CSV, or as JSON.
+README, as CSV, or as JSON. Every format carries the signature most rows share and flags,
+with a marker and a footnote naming the fields, each row whose numbers were produced
+differently (another summation, other benchmark data ...). Rows without a signature
+(upstream's own files) are not flagged: nothing says how they were made.
 """
 
 from __future__ import annotations
@@ -11,19 +14,17 @@ import csv
 import io
 import json
 import math
-import os
 from collections.abc import Sequence
-from enum import StrEnum
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
-from hyoka.pfgen.summary import RunSummary
-
-RESULT_JSON = "result.json"
-
-#: Top-level keys every pfgen-bench ``result.json`` has (``config`` is optional).
-_REQUIRED_KEYS = ("num_trials", "score", "score_std", "length", "length_std", "scores")
+from hyoka.pfgen.choices import LeaderboardFormat
+from hyoka.pfgen.provenance import number_differences
+from hyoka.pfgen.summary import RunSummary, result_problem
+from hyoka.signature import SIGNATURE_KEY, Signature, common_signature
+from hyoka.store import pfgen_runs
 
 CSV_COLUMNS = (
     "rank",
@@ -39,15 +40,12 @@ CSV_COLUMNS = (
     "helpfulness",
     "num_trials",
     "folder",
+    "flag",
 )
+__all__ = ["CSV_COLUMNS", "MARKER", "Flags", "LeaderboardFormat", "collect", "rank", "render"]
 
-
-class LeaderboardFormat(StrEnum):
-    """How ``render`` writes the leaderboard."""
-
-    MD = "md"
-    CSV = "csv"
-    JSON = "json"
+#: How a flagged row is marked; footnotes are numbered ``†1``, ``†2`` ...
+MARKER = "†"
 
 
 def collect(results_dir: Path, *, warnings: list[str] | None = None) -> list[RunSummary]:
@@ -67,17 +65,18 @@ def collect(results_dir: Path, *, warnings: list[str] | None = None) -> list[Run
     found = 0
     for path in _result_files(results_dir, problems):
         found += 1
-        summary = _read_summary(path, problems)
+        summary = _read_summary(path, problems, results_dir)
         if summary is not None:
             runs.append(summary)
     if not runs:
         if found:
             raise InputError(
-                f"{results_dir}: none of the {found} {RESULT_JSON} files found is a "
+                f"{results_dir}: none of the {found} {pfgen_runs.RESULT_FILE} files found is a "
                 "usable pfgen-bench result"
             )
         raise InputError(
-            f"{results_dir}: no {RESULT_JSON} found (run 'hyoka pfgen score' on the runs first)"
+            f"{results_dir}: no {pfgen_runs.RESULT_FILE} found "
+            "(run 'hyoka pfgen score' on the runs first)"
         )
     return rank(runs)
 
@@ -112,36 +111,22 @@ def render(
 
 def _result_files(results_dir: Path, problems: list[str]) -> list[Path]:
     """The ``result.json`` files under ``results_dir``, in a stable order."""
-
-    def unreadable(exc: OSError) -> None:
-        problems.append(f"{exc.filename}: cannot read folder: {exc.strerror}")
-
-    files: list[Path] = []
-    for top, dirnames, filenames in os.walk(results_dir, onerror=unreadable):
-        dirnames.sort()
-        if RESULT_JSON in filenames:
-            path = Path(top) / RESULT_JSON
-            if path.is_file():
-                files.append(path)
-    return files
+    return [p for p in pfgen_runs.find_result_files(results_dir, problems) if p.is_file()]
 
 
-def _read_summary(path: Path, problems: list[str]) -> RunSummary | None:
+def _read_summary(path: Path, problems: list[str], root: Path) -> RunSummary | None:
     """The run ``path`` describes, or ``None`` with a message in ``problems``."""
     try:
-        result = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        problems.append(f"{path}: skipped: cannot read: {exc.strerror}")
+        result = pfgen_runs.read_json_object(path, "result")
+    except pfgen_runs.UnreadableJsonError as exc:
+        problems.append(f"{path}: skipped: {exc.reason}")
         return None
-    except ValueError as exc:  # bad JSON or bad UTF-8
-        problems.append(f"{path}: skipped: not valid JSON ({exc})")
-        return None
-    reason = _not_a_result(result)
+    reason = result_problem(result)
     if reason is not None:
         problems.append(f"{path}: skipped: {reason}")
         return None
     try:
-        summary = RunSummary.from_result(path.parent, result)
+        summary = RunSummary.from_result(path.parent, result, root)
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         problems.append(f"{path}: skipped: malformed pfgen-bench result ({exc!r})")
         return None
@@ -160,25 +145,41 @@ def _read_summary(path: Path, problems: list[str]) -> RunSummary | None:
     return summary
 
 
-def _not_a_result(result: object) -> str | None:
-    """Why ``result`` is not a pfgen-bench ``result.json`` object, or ``None`` if it is one."""
-    if not isinstance(result, dict):
-        return "not a pfgen-bench result (expected a JSON object)"
-    missing = [key for key in _REQUIRED_KEYS if key not in result]
-    if missing:
-        return f"not a pfgen-bench result (no {', '.join(repr(k) for k in missing)})"
-    scores = result["scores"]
-    if (
-        not isinstance(scores, dict)
-        or not isinstance(scores.get("fluency"), dict)
-        or not isinstance(scores.get("truthfulness"), dict)
-        or "helpfulness" not in scores
-    ):
-        return "not a pfgen-bench result (malformed 'scores')"
-    config = result.get("config")
-    if config is not None and not isinstance(config, dict):
-        return "not a pfgen-bench result (malformed 'config')"
-    return None
+@dataclass(frozen=True)
+class Flags:
+    """The signature rows share, and each flagged row's footnote number and differences."""
+
+    common: Signature | None
+    marks: dict[int, int]  # row position -> footnote number
+    notes: dict[int, list[str]]  # footnote number -> the differing fields
+
+    @classmethod
+    def of(cls, rows: Sequence[RunSummary]) -> Flags:
+        common = common_signature(r.signature for r in rows)
+        marks: dict[int, int] = {}
+        numbers: dict[tuple[str, ...], int] = {}
+        for position, row in enumerate(rows):
+            if row.signature is None or common is None:
+                continue
+            differences = tuple(number_differences(row.signature, common))
+            if differences:
+                marks[position] = numbers.setdefault(differences, len(numbers) + 1)
+        notes = {number: list(differences) for differences, number in numbers.items()}
+        return cls(common, marks, notes)
+
+    def marker(self, position: int) -> str:
+        number = self.marks.get(position)
+        return "" if number is None else f"{MARKER}{number}"
+
+    def footer(self) -> list[str]:
+        """The lines under a table: the common signature, then one line per footnote."""
+        line = self.common.line if self.common is not None else "none (no row written by hyoka)"
+        lines = [f"signature: {line}"]
+        for number, differences in self.notes.items():
+            lines.append(
+                f"{MARKER}{number} signature differs from the common one: " + "; ".join(differences)
+            )
+        return lines
 
 
 def _markdown_cell(text: str) -> str:
@@ -187,26 +188,26 @@ def _markdown_cell(text: str) -> str:
     return one_line.replace("\\", "\\\\").replace("|", "\\|")
 
 
-def _model_label(s: RunSummary) -> str:
-    return s.model if s.mode == "?" else f"{s.model} ({s.mode})"
-
-
 def _render_markdown(rows: Sequence[RunSummary], first_rank: int) -> str:
     lines = [
         "| Rank | Score | Model | Length | Fluency | Truthfulness | Helpfulness |",
         "|---:|---:|:---|---:|---:|---:|---:|",
     ]
-    for number, s in enumerate(rows, first_rank):
+    flags = Flags.of(rows)
+    for position, (number, s) in enumerate(enumerate(rows, first_rank)):
+        marker = flags.marker(position)
         cells = (
             str(number),
             f"{s.score:.4f} (±{s.score_sem:.4f})",
-            _markdown_cell(_model_label(s)),
+            _markdown_cell(s.label) + (f" {marker}" if marker else ""),
             f"{s.length:.1f} (±{s.length_std:.1f})",
             f"{s.fluency:.3f}",
             f"{s.truthfulness:.3f}",
             f"{s.helpfulness:.3f}",
         )
         lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.extend(" ".join(line.splitlines()) for line in flags.footer())
     return "\n".join(lines) + "\n"
 
 
@@ -214,7 +215,8 @@ def _render_csv(rows: Sequence[RunSummary], first_rank: int) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for number, s in enumerate(rows, first_rank):
+    flags = Flags.of(rows)
+    for position, (number, s) in enumerate(enumerate(rows, first_rank)):
         writer.writerow(
             (
                 number,
@@ -230,13 +232,21 @@ def _render_csv(rows: Sequence[RunSummary], first_rank: int) -> str:
                 s.helpfulness,
                 s.num_trials,
                 str(s.folder),
+                flags.marker(position),
             )
         )
+    for line in flags.footer():
+        buffer.write(f"# {line}\n")
     return buffer.getvalue()
 
 
 def _render_json(rows: Sequence[RunSummary], first_rank: int) -> str:
-    objects: list[dict[str, Any]] = [
-        {"rank": number, **s.to_json()} for number, s in enumerate(rows, first_rank)
-    ]
-    return json.dumps(objects, ensure_ascii=False, indent=2) + "\n"
+    flags = Flags.of(rows)
+    objects: list[dict[str, Any]] = []
+    for position, (number, s) in enumerate(enumerate(rows, first_rank)):
+        mark = flags.marks.get(position)
+        differs = flags.notes[mark] if mark is not None else []
+        objects.append({"rank": number, **s.to_json(), "signature_differs": differs})
+    common = None if flags.common is None else flags.common.to_json()
+    document = {SIGNATURE_KEY: common, "runs": objects}
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"

@@ -11,18 +11,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from hyoka.pfgen.benchmark import SampleAnswer
-from hyoka.providers.types import GenerationRequest, Message, SamplingParams
+from hyoka.pfgen.choices import Mode
+from hyoka.providers import GenerationRequest, Message, SamplingParams
 
+if TYPE_CHECKING:
+    from hyoka.pfgen.benchmark import SampleAnswer
 
-class Mode(StrEnum):
-    """How the examples reach the model: a raw prompt, one user turn, or system + user."""
-
-    COMPLETION = "completion"
-    QA = "qa"
-    CHAT = "chat"
+__all__ = ["Mode", "PfgenPrompt", "build_prompt", "clean_answer", "stops_for", "trial_seed"]
 
 
 EXAMPLES_HEADER = "## 回答例\n"

@@ -2,53 +2,78 @@
 
 Many runs are scored together, question by question: the answers of every run to one
 question are de-duplicated (API models at temperature 0 repeat themselves) and measured in
-one array pass, and questions are spread over worker processes. The per-run results are then
-assembled with each run's own summation era (``_pysum``). A run whose ``result.json``
-already records the same input and benchmark hashes is skipped, as upstream does, unless
-forced; a write is a rename, so an existing ``result.json`` is never left half-written.
+one array pass, and questions are spread over worker processes. Each run is then aggregated
+on its own. Measurements are the same under either float summation (``_pysum``); only the
+aggregation differs, so finding the summation that reproduces a run's earlier result.json
+costs one more cheap aggregation, never a second measurement.
+
+The summation of a run is chosen by evidence: when its folder already holds a result.json,
+the summation that reproduces that file exactly (compensated is tried first, then
+sequential); otherwise, or when neither reproduces it, compensated, as current Python sums.
+``--summation`` forces one. A run whose ``result.json`` already records the same input and
+benchmark hashes is skipped, as upstream does, unless forced; a write is a rename, so an
+existing ``result.json`` is never left half-written, and one that cannot be read is never
+replaced.
 """
 
 from __future__ import annotations
 
 import json
-import multiprocessing
-import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka._atomic import atomic_write_text
 from hyoka.errors import HyokaError, InputError
-from hyoka.pfgen._pysum import Summation, summation_for
+from hyoka.pfgen._measure import Progress, measure_answers
+from hyoka.pfgen._pysum import Summation
 from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.compare import first_difference
+from hyoka.pfgen.provenance import SumFrom, run_signature, signature_of, with_signature
 from hyoka.pfgen.result import ScoredAnswer, build_result
 from hyoka.pfgen.scorer import Measurement
-from hyoka.pfgen.trials import TrialsInput, read_trials
+from hyoka.pfgen.summary import result_problem
+from hyoka.signature import SIGNATURE_KEY, Signature
+from hyoka.store import atomic_write_text, pfgen_runs
 
-RESULT_FILE = "result.json"
-CONFIG_FILE = "config.json"
-#: Below this many distinct answers, starting worker processes costs more than it saves.
-_PARALLEL_THRESHOLD = 1000
+#: Fields that say which input a result belongs to rather than what it computed; choosing a
+#: summation compares the rest, so a re-packed trials file still finds its summation.
+_IDENTITY_FIELDS = ("input_hash", "metadata_hash", "config", SIGNATURE_KEY)
 
-Progress = Callable[[int, int], None]
+__all__ = [
+    "Progress",
+    "RunOutcome",
+    "measure_answers",
+    "score_run",
+    "score_runs",
+    "summation_by_evidence",
+]
 
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """What happened to one run: its folder, its result, and whether it was rescored."""
+    """What happened to one run: its folder, its result, and how the result was made.
+
+    ``signature`` is ``None`` only for an upstream result.json left as it was (skipped).
+    ``previous`` is the run's result.json as it was before (``None`` when it had none);
+    ``note`` says why the summation could not be chosen by evidence, when it could not.
+    """
 
     folder: Path
     result: dict[str, Any]
     skipped: bool
+    signature: Signature | None
+    summation: Summation | None
+    previous: dict[str, Any] | None = None
+    note: str | None = None
 
 
 @dataclass
 class _PendingRun:
-    trials: TrialsInput
+    trials: pfgen_runs.TrialsInput
     grouped: dict[str, list[dict[str, Any]]]
-    summation: Summation
+    previous: dict[str, Any] | None
+    config: dict[str, Any] | None
 
 
 def score_run(
@@ -78,24 +103,26 @@ def score_runs(
     summation: Summation | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
+    recorded_config: bool = False,
 ) -> list[tuple[Path, RunOutcome | HyokaError]]:
     """Score many runs; a run with bad input gets its error and the others still get scored.
 
     ``summation`` forces one float summation for every run; by default each run gets the one
-    of its era. ``progress(done, total)`` is called as questions are measured.
+    its earlier result.json was made with (see the module's docstring). ``progress(done,
+    total)`` is called as questions are measured. ``recorded_config`` takes each run's
+    settings from its earlier result.json rather than from config.json, as checking that
+    result does: config.json may have been edited since.
     """
     outcomes: dict[int, RunOutcome | HyokaError] = {}
     pending: dict[int, _PendingRun] = {}
     for number, source in enumerate(sources):
         try:
-            trials = read_trials(source)
-            existing = None if force else _up_to_date(trials, benchmark.metadata_hash)
-            if existing is not None:
-                outcomes[number] = RunOutcome(trials.folder, existing, skipped=True)
+            run = _prepare(source, benchmark, recorded_config)
+            if not force and _up_to_date(run, benchmark.metadata_hash):
+                assert run.previous is not None
+                outcomes[number] = _skipped(run)
                 continue
-            grouped = _group_by_question(trials, benchmark)
-            era = summation or summation_for(r.get("timestamp") for r in trials.records)
-            pending[number] = _PendingRun(trials, grouped, era)
+            pending[number] = run
         except HyokaError as exc:
             outcomes[number] = exc
 
@@ -107,122 +134,126 @@ def score_runs(
 
     for number, run in pending.items():
         try:
-            outcomes[number] = _finish(run, benchmark, measured, write)
+            outcomes[number] = _finish(run, benchmark, measured, summation, write)
         except HyokaError as exc:
             outcomes[number] = exc
     return [(source, outcomes[number]) for number, source in enumerate(sources)]
+
+
+def _prepare(source: Path, benchmark: PfgenBenchmark, recorded_config: bool) -> _PendingRun:
+    trials = pfgen_runs.read_trials(source)
+    grouped = benchmark.group_by_question(trials)
+    previous = pfgen_runs.read_result(trials.folder)
+    recorded = previous.get("config") if previous is not None else None
+    if recorded_config and previous is not None:
+        config = recorded if isinstance(recorded, dict) else None
+    else:
+        config = pfgen_runs.read_config(trials.folder)
+        if config is None and isinstance(recorded, dict):
+            # rescoring a run whose config.json is gone: keep the settings its result recorded
+            config = recorded
+    return _PendingRun(trials, grouped, previous, config)
+
+
+def _skipped(run: _PendingRun) -> RunOutcome:
+    assert run.previous is not None
+    signature = signature_of(run.previous)
+    stored = signature.get("sum") if signature is not None else None
+    summation = Summation(stored) if stored in set(Summation) else None
+    return RunOutcome(
+        run.trials.folder, run.previous, True, signature, summation, previous=run.previous
+    )
 
 
 def _finish(
     run: _PendingRun,
     benchmark: PfgenBenchmark,
     measured: dict[str, dict[str, Measurement]],
+    forced: Summation | None,
     write: bool,
 ) -> RunOutcome:
-    by_question: dict[str, list[ScoredAnswer]] = {}
-    for question_id, records in run.grouped.items():
-        scorer = benchmark.scorer(question_id)
-        values = measured[question_id]
-        by_question[question_id] = [
-            (r, scorer.finish(values[r["answer"]], run.summation)) for r in records
-        ]
-    result = build_result(
-        by_question,
-        input_hash=run.trials.input_hash,
+    def aggregate(summation: Summation) -> dict[str, Any]:
+        by_question: dict[str, list[ScoredAnswer]] = {}
+        for question_id, records in run.grouped.items():
+            scorer = benchmark.scorer(question_id)
+            values = measured[question_id]
+            by_question[question_id] = [
+                (r, scorer.finish(values[r["answer"]], summation)) for r in records
+            ]
+        return build_result(
+            by_question,
+            input_hash=run.trials.input_hash,
+            metadata_hash=benchmark.metadata_hash,
+            config=run.config,
+            summation=summation,
+        )
+
+    note = None
+    if forced is not None:
+        summation, sum_from, result = forced, SumFrom.FLAG, aggregate(forced)
+    elif run.previous is None:
+        summation, sum_from = Summation.COMPENSATED, SumFrom.DEFAULT
+        result = aggregate(summation)
+    else:
+        summation, sum_from, result = summation_by_evidence(run.previous, aggregate)
+        if sum_from is SumFrom.DEFAULT:
+            same = all(run.previous.get(k) == result[k] for k in ("input_hash", "metadata_hash"))
+            why = "is reproduced by neither summation" if same else "is of other answers or data"
+            note = f"{run.trials.result_path}: the earlier result {why}; summed compensated"
+    signature = run_signature(
         metadata_hash=benchmark.metadata_hash,
-        config=_read_config(run.trials.folder),
-        summation=run.summation,
+        summation=summation,
+        sum_from=sum_from,
+        config=run.config,
+        questions=len(run.grouped),
     )
+    result = with_signature(result, signature)
     if write:
-        path = run.trials.folder / RESULT_FILE
+        path = run.trials.result_path
         try:
             atomic_write_text(path, json.dumps(result, indent=2, ensure_ascii=False))
         except OSError as exc:
             raise InputError(f"{path}: cannot write result: {exc.strerror}") from None
-    return RunOutcome(run.trials.folder, result, skipped=False)
+    return RunOutcome(
+        run.trials.folder, result, False, signature, summation, previous=run.previous, note=note
+    )
 
 
-def measure_answers(
-    benchmark: PfgenBenchmark,
-    wanted: dict[str, dict[str, None]],
-    workers: int | None,
-    progress: Progress | None,
-) -> dict[str, dict[str, Measurement]]:
-    """Measurements of every distinct answer, questions spread over forked workers."""
-    benchmark.scorers(wanted)  # load or build in this process; forked workers inherit them
-    order = sorted(wanted, key=lambda q: -len(wanted[q]))  # big questions first: balance
-    total_answers = sum(len(answers) for answers in wanted.values())
-    workers = min(workers or os.cpu_count() or 1, len(order))
-    results: dict[str, dict[str, Measurement]] = {}
-    if workers > 1 and total_answers >= _PARALLEL_THRESHOLD and _can_fork():
-        global _FORK_STATE
-        _FORK_STATE = (benchmark, wanted)
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            for done, (question_id, by_answer) in enumerate(pool.map(_measure_question, order), 1):
-                results[question_id] = by_answer
-                if progress is not None:
-                    progress(done, len(order))
-        _FORK_STATE = None
-        return results
-    for done, question_id in enumerate(order, 1):
-        answers = list(wanted[question_id])
-        measured = benchmark.scorer(question_id).measure(answers)
-        results[question_id] = dict(zip(answers, measured, strict=True))
-        if progress is not None:
-            progress(done, len(order))
-    return results
+def summation_by_evidence(
+    previous: dict[str, Any], aggregate: Callable[[Summation], dict[str, Any]]
+) -> tuple[Summation, SumFrom, dict[str, Any]]:
+    """The summation whose result reproduces ``previous``'s numbers, tried in that order.
+
+    ``aggregate(summation)`` builds the result under a summation; identity fields (hashes,
+    config, signature) are left out of the comparison. Neither reproducing it gives
+    compensated, with ``SumFrom.DEFAULT``.
+    """
+    first: dict[str, Any] | None = None
+    for summation in (Summation.COMPENSATED, Summation.SEQUENTIAL):
+        result = aggregate(summation)
+        if first_difference(previous, result, ignore=_IDENTITY_FIELDS) is None:
+            return summation, SumFrom.RESULT_JSON, result
+        first = first or result
+    assert first is not None
+    return Summation.COMPENSATED, SumFrom.DEFAULT, first
 
 
-_FORK_STATE: tuple[PfgenBenchmark, dict[str, dict[str, None]]] | None = None
+def _up_to_date(run: _PendingRun, metadata_hash: str) -> bool:
+    """Whether the run's result.json is a result of these answers and this data.
 
-
-def _can_fork() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
-
-
-def _measure_question(question_id: str) -> tuple[str, dict[str, Measurement]]:
-    assert _FORK_STATE is not None, "workers are forked from score_runs"
-    benchmark, wanted = _FORK_STATE
-    answers = list(wanted[question_id])
-    values = benchmark.scorer(question_id).measure(answers)
-    return question_id, dict(zip(answers, values, strict=True))
-
-
-def _group_by_question(
-    trials: TrialsInput, benchmark: PfgenBenchmark
-) -> dict[str, list[dict[str, Any]]]:
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for index, record in enumerate(trials.records):
-        info = benchmark.by_text.get(record["question"])
-        if info is None:
-            shown = record["question"][:40]
-            raise InputError(f"{trials.where(index)}: question not in pfgen-bench: {shown!r}")
-        grouped.setdefault(info.question_id, []).append(record)
-    return grouped
-
-
-def _up_to_date(trials: TrialsInput, metadata_hash: str) -> dict[str, Any] | None:
-    try:
-        existing = json.loads((trials.folder / RESULT_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(existing, dict):
-        return None
-    same_input = existing.get("input_hash") == trials.input_hash
-    if same_input and existing.get("metadata_hash") == metadata_hash:
-        return existing
-    return None
-
-
-def _read_config(folder: Path) -> dict[str, Any] | None:
-    path = folder / CONFIG_FILE
-    if not path.exists():
-        return None
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read generation config: {exc}") from None
-    if not isinstance(config, dict):
-        raise InputError(f"{path}: expected a JSON object")
-    return config
+    One that records the same hashes but is not a whole result is an error, not something
+    to replace silently: it says it is this run's result, so only ``--force`` replaces it.
+    """
+    previous = run.previous
+    if previous is None:
+        return False
+    same_input = previous.get("input_hash") == run.trials.input_hash
+    if not (same_input and previous.get("metadata_hash") == metadata_hash):
+        return False
+    problem = result_problem(previous)
+    if problem is not None:
+        raise InputError(
+            f"{run.trials.result_path}: records this run's hashes but is {problem}; "
+            "rescore with --force to replace it"
+        )
+    return True

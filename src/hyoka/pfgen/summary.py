@@ -1,7 +1,7 @@
 """One line per run, as the leaderboard and the score command show it.
 
-Reads only the top of a ``result.json`` (scores, lengths, config), so it works the same for
-our results and for upstream ones.
+Reads only the top of a ``result.json`` (scores, lengths, config, signature), so it works the
+same for our results and for upstream ones.
 """
 
 from __future__ import annotations
@@ -13,11 +13,40 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.pfgen._pysum import float_sum
+from hyoka.pfgen.provenance import signature_of
+from hyoka.signature import Signature
+
+#: Top-level keys every pfgen-bench ``result.json`` has (``config`` is optional).
+REQUIRED_KEYS = ("num_trials", "score", "score_std", "length", "length_std", "scores")
+
+
+def result_problem(result: object) -> str | None:
+    """Why ``result`` is not a pfgen-bench ``result.json`` object, or ``None`` if it is one."""
+    if not isinstance(result, dict):
+        return "not a pfgen-bench result (expected a JSON object)"
+    missing = [key for key in REQUIRED_KEYS if key not in result]
+    if missing:
+        return f"not a pfgen-bench result (no {', '.join(repr(k) for k in missing)})"
+    scores = result["scores"]
+    if (
+        not isinstance(scores, dict)
+        or not isinstance(scores.get("fluency"), dict)
+        or not isinstance(scores.get("truthfulness"), dict)
+        or "helpfulness" not in scores
+    ):
+        return "not a pfgen-bench result (malformed 'scores')"
+    config = result.get("config")
+    if config is not None and not isinstance(config, dict):
+        return "not a pfgen-bench result (malformed 'config')"
+    return None
 
 
 @dataclass(frozen=True)
 class RunSummary:
-    """A run's headline numbers; ``score_sem`` is ``score_std / sqrt(num_trials)``."""
+    """A run's headline numbers; ``score_sem`` is ``score_std / sqrt(num_trials)``.
+
+    ``signature`` is ``None`` for results hyoka did not write (upstream's own files).
+    """
 
     folder: Path
     model: str
@@ -30,18 +59,28 @@ class RunSummary:
     fluency: float
     truthfulness: float
     helpfulness: float
+    signature: Signature | None = None
 
     @property
     def score_sem(self) -> float:
         return self.score_std / math.sqrt(self.num_trials) if self.num_trials > 0 else 0.0
 
+    @property
+    def label(self) -> str:
+        """The model, with its prompt mode when known: ``org/model (chat)``."""
+        return self.model if self.mode == "?" else f"{self.model} ({self.mode})"
+
     @classmethod
-    def from_result(cls, folder: Path, result: dict[str, Any]) -> RunSummary:
+    def from_result(
+        cls, folder: Path, result: dict[str, Any], root: Path | None = None
+    ) -> RunSummary:
+        """The summary of ``result``, found in ``folder`` under the folder the user named
+        (``root``; see ``model_name``)."""
         config = result.get("config") or {}
         scores = result["scores"]
         return cls(
             folder=folder,
-            model=_model_name(folder, config),
+            model=model_name(folder, config, root),
             mode=str(config.get("mode", "?")),
             num_trials=int(result["num_trials"]),
             score=float(result["score"]),
@@ -51,6 +90,7 @@ class RunSummary:
             fluency=float_sum(scores["fluency"].values()),
             truthfulness=float_sum(scores["truthfulness"].values()),
             helpfulness=float(scores["helpfulness"]),
+            signature=signature_of(result),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -67,15 +107,28 @@ class RunSummary:
             "fluency": self.fluency,
             "truthfulness": self.truthfulness,
             "helpfulness": self.helpfulness,
+            "signature": None if self.signature is None else self.signature.line,
         }
 
 
-def _model_name(folder: Path, config: dict[str, Any]) -> str:
-    """``org/model`` from the upstream layout ``<org>/<model>/<7-hex hash>/``, else the config.
+def model_name(folder: Path, config: dict[str, Any], root: Path | None = None) -> str:
+    """The model a run is labelled with: the name its ``config.json`` records.
 
-    Upstream configs of API models often name the model without its organisation, while the
-    folder layout always carries it, and the public leaderboard shows the folder's name.
+    Where a run keeps upstream's ``<org>/<model>/<7-hex hash>/`` layout, upstream's configs
+    of API models name the model without its organisation (``chatgpt-4o-latest`` in
+    ``openai/chatgpt-4o-latest/``), and the public leaderboard shows ``org/model``: so the
+    organisation folder is added, but only when it lies inside ``root``, the folder the user
+    named. A folder above it (``results/`` in ``results/fake/<hash>``) is the user's choice of
+    place, never part of the name. A run without a recorded name falls back to its folders.
     """
-    if re.fullmatch(r"[0-9a-f]{7}", folder.name) and folder.parent.parent.name:
-        return f"{folder.parent.parent.name}/{folder.parent.name}"
-    return str(config.get("model", folder.name))
+    model = config.get("model")
+    upstream_layout = bool(re.fullmatch(r"[0-9a-f]{7}", folder.name))
+    org = folder.parent.parent
+    org_inside_root = root is not None and org != root and org.is_relative_to(root)
+    if isinstance(model, str) and model.strip():
+        if "/" not in model and upstream_layout and folder.parent.name == model:
+            return f"{org.name}/{model}" if org_inside_root else model
+        return model
+    if upstream_layout and org.name:
+        return f"{org.name}/{folder.parent.name}"
+    return folder.name

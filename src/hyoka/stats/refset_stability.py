@@ -19,18 +19,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
-from hyoka.pfgen._pysum import summation_for
-from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.result import ScoredAnswer, build_result
-from hyoka.pfgen.runs import measure_answers
-from hyoka.pfgen.scorer import Measurement, QuestionScorer
-from hyoka.pfgen.summary import RunSummary
-from hyoka.pfgen.trials import read_trials
+from hyoka.pfgen import (
+    Measurement,
+    PfgenBenchmark,
+    QuestionScorer,
+    RunSummary,
+    ScoredAnswer,
+    Summation,
+    TrialsInput,
+    build_result,
+    measure_answers,
+    read_result,
+    read_trials,
+    summation_by_evidence,
+)
 from hyoka.stats.correlation import Correlation, correlate
 
 ENSEMBLE = "ensemble"
@@ -112,20 +120,15 @@ def refset_stability(
     variants = {ENSEMBLE: None, **{k: k for k in sets}}
     results: list[StabilityRun] = []
     for trials, grouped, published in runs:
-        era = summation_for(r.get("timestamp") for r in trials.records)
-        scores: dict[str, float] = {}
-        for variant, only in variants.items():
-            by_question: dict[str, list[ScoredAnswer]] = {}
-            for qid, records in grouped.items():
-                scorer, pick = _variant(scorers[qid], only)
-                values = measured[qid]
-                by_question[qid] = [
-                    (r, scorer.finish(pick(values[r["answer"]]), era)) for r in records
-                ]
-            result = build_result(
-                by_question, input_hash="", metadata_hash="", config=None, summation=era
-            )
-            scores[variant] = float(result["score"])
+        aggregate = partial(_aggregate, grouped, scorers, measured)
+        # the summation of the run's own result.json, when one of the two reproduces it
+        summation = Summation.COMPENSATED
+        if published is not None:
+            summation = summation_by_evidence(published, aggregate)[0]
+        scores = {
+            variant: float(aggregate(summation, only)["score"])
+            for variant, only in variants.items()
+        }
         label = _label(trials.folder, published)
         results.append(StabilityRun(label, trials.folder, scores, _score(published)))
     names = list(variants)
@@ -140,6 +143,26 @@ def refset_stability(
     }
     counts = {k: sum(1 for q in questions if k in scorers[q].set_names) for k in sets}
     return StabilityReport(tuple(sets), common_only, counts, results, correlations)
+
+
+def _aggregate(
+    grouped: dict[str, list[dict[str, Any]]],
+    scorers: dict[str, QuestionScorer],
+    measured: dict[str, dict[str, Measurement]],
+    summation: Summation,
+    only: str | None = None,
+) -> dict[str, Any]:
+    """A run's result under one variant (``only`` one set, or the ensemble) and summation."""
+    by_question: dict[str, list[ScoredAnswer]] = {}
+    for qid, records in grouped.items():
+        scorer, pick = _variant(scorers[qid], only)
+        values = measured[qid]
+        by_question[qid] = [
+            (r, scorer.finish(pick(values[r["answer"]]), summation)) for r in records
+        ]
+    return build_result(
+        by_question, input_hash="", metadata_hash="", config=None, summation=summation
+    )
 
 
 def _variant(
@@ -163,28 +186,15 @@ def _identity(m: Measurement) -> Measurement:
 
 def _read_run(
     source: Path, benchmark: PfgenBenchmark, questions: set[str]
-) -> tuple[Any, dict[str, list[dict[str, Any]]], dict[str, Any] | None]:
+) -> tuple[TrialsInput, dict[str, list[dict[str, Any]]], dict[str, Any] | None]:
     trials = read_trials(source)
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for index, record in enumerate(trials.records):
-        info = benchmark.by_text.get(record["question"])
-        if info is None:
-            shown = record["question"][:40]
-            raise InputError(f"{trials.where(index)}: question not in pfgen-bench: {shown!r}")
-        if info.question_id in questions:
-            grouped.setdefault(info.question_id, []).append(record)
+    grouped = benchmark.group_by_question(trials, keep=questions)
     if not grouped:
         raise InputError(f"{source}: no answers to the compared questions")
-    published = None
-    result_path = trials.folder / "result.json"
-    if result_path.is_file():
-        import json
-
-        try:
-            loaded = json.loads(result_path.read_text(encoding="utf-8"))
-            published = loaded if isinstance(loaded, dict) else None
-        except (OSError, ValueError):
-            published = None
+    try:
+        published = read_result(trials.folder)
+    except InputError:
+        published = None  # an unreadable result.json only means no published score
     return trials, grouped, published
 
 

@@ -1,0 +1,22 @@
+"""The choices pfgen commands offer (prompt modes, leaderboard formats), apart from the code
+that uses them, so that a command line can list them without loading that code first."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Mode(StrEnum):
+    """How the examples reach the model: a raw prompt, one user turn, or system + user."""
+
+    COMPLETION = "completion"
+    QA = "qa"
+    CHAT = "chat"
+
+
+class LeaderboardFormat(StrEnum):
+    """How a leaderboard is written."""
+
+    MD = "md"
+    CSV = "csv"
+    JSON = "json"

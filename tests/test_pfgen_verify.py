@@ -1,0 +1,193 @@
+"""``hyoka pfgen verify`` and summation by evidence, on the published pfgen-bench runs.
+
+Whether a published result.json was summed left to right (CPython <= 3.11) or compensated
+(CPython >= 3.12) is recorded nowhere; only trying both against the file tells. The sample
+holds runs of both kinds, listed here from what ``verify`` found, and the slow test checks
+that every one of the 49 is reproduced exactly with the summation listed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from _shared import PFGEN_RESULTS
+from hyoka.cli.main import app
+from hyoka.pfgen import PfgenBenchmark, Summation, first_difference, score_run, verify_runs
+
+#: The sample runs that only left-to-right sums reproduce; the other 29 are compensated.
+SEQUENTIAL_RUNS = frozenset(
+    {
+        "01-ai/Yi-1.5-34B/45cef0a",
+        "01-ai/Yi-1.5-9B/2ff65a8",
+        "CohereForAI/c4ai-command-r-plus/0171fdc",
+        "Qwen/Qwen2-1.5B-Instruct/b8f3248",
+        "SakanaAI/EvoLLM-JP-v1-7B/4a50965",
+        "anthracite-org/magnum-32b-v2/c384eb9",
+        "cyberagent/Llama-3.1-70B-Japanese-Instruct-2407/380666a",
+        "deepseek-ai/deepseek-llm-67b-base/aae75fc",
+        "deepseek-ai/deepseek-llm-7b-chat/b2dd66b",
+        "lightblue/karasu-7B-chat/9cd24e4",
+        "lightblue/karasu-7B-chat-plus/dd860e5",
+        "llm-jp/llm-jp-13b-instruct-full-ac_001-dolly-ichikara_004_001_single-oasst-oasst2-v2.0/785bd14",
+        "llm-jp/llm-jp-13b-instruct-full-dolly_en-dolly_ja-ichikara_003_001-oasst_en-oasst_ja-v1.1/1df4c26",
+        "llm-jp/llm-jp-13b-instruct-full-jaster-v1.0/c55d748",
+        "meta-llama/Meta-Llama-3-70B-Instruct/3c91259",
+        "pfnet/nekomata-14b-pfn-qfin/5c44fc2",
+        "tokyotech-llm/Llama-3-Swallow-8B-Instruct-v0.1/55ea0a9",
+        "tokyotech-llm/Llama-3-Swallow-8B-v0.1/98f12b9",
+        "tokyotech-llm/Swallow-13b-NVE-hf/3f62f8e",
+    }
+)
+ALL_RUNS = sorted(p.parent for p in PFGEN_RESULTS.rglob("result.json"))
+SEQUENTIAL = "01-ai/Yi-1.5-9B/2ff65a8"  # compensated sums do not reproduce it
+COMPENSATED = "MiniMaxAI/MiniMax-Text-01/74d4af0"  # sequential sums do not reproduce it
+SMALL = "openai/chatgpt-o1/9a61e92"  # one trial: quick to copy and rescore
+#: Its config.json gained a key after scoring (the folder name is the hash of the old one).
+EDITED_CONFIG = "Qwen/Qwen3-1.7B-Base/26f4649"
+
+
+def _published(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _verify(*paths: Path) -> Any:
+    return CliRunner().invoke(app, ["pfgen", "verify", *map(str, paths)])
+
+
+def _copy(run: str, target: Path) -> Path:
+    folder = target / run
+    shutil.copytree(PFGEN_RESULTS / run, folder)
+    for path in [folder, *folder.iterdir()]:
+        path.chmod(0o755 if path.is_dir() else 0o644)  # the shared copy is read-only
+    return folder
+
+
+def test_the_sample_lists_both_kinds() -> None:
+    names = {p.relative_to(PFGEN_RESULTS).as_posix() for p in ALL_RUNS}
+    assert len(names) == 49
+    assert names >= SEQUENTIAL_RUNS
+    assert len(SEQUENTIAL_RUNS) == 19
+
+
+@pytest.mark.parametrize(
+    ("run", "expected", "other"),
+    [
+        (SEQUENTIAL, Summation.SEQUENTIAL, Summation.COMPENSATED),
+        (COMPENSATED, Summation.COMPENSATED, Summation.SEQUENTIAL),
+    ],
+)
+def test_each_summation_is_found_by_evidence(
+    run: str, expected: Summation, other: Summation, benchmark: PfgenBenchmark
+) -> None:
+    folder = PFGEN_RESULTS / run
+    ((_, verdict),) = verify_runs([folder], benchmark)
+    assert not isinstance(verdict, Exception)
+    assert verdict.reproduced, verdict.verdict
+    assert verdict.summation is expected
+    # the evidence is needed: the other summation changes the published numbers
+    wrong = score_run(folder, benchmark, force=True, write=False, summation=other)
+    assert first_difference(_published(folder), wrong.result, ignore=("signature",)) is not None
+    assert wrong.signature is not None and wrong.signature.get("sum-from") == "flag"
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_verify_prints_one_verdict_per_run_and_writes_nothing() -> None:
+    before = _snapshot(PFGEN_RESULTS / "openai")
+    result = _verify(PFGEN_RESULTS / SMALL, PFGEN_RESULTS / COMPENSATED)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        f"{PFGEN_RESULTS / SMALL}: reproduced exactly (summation: compensated)",
+        f"{PFGEN_RESULTS / COMPENSATED}: reproduced exactly (summation: compensated)",
+    ]
+    assert _snapshot(PFGEN_RESULTS / "openai") == before
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_a_tampered_result_names_the_first_differing_field(tmp_path: Path) -> None:
+    folder = _copy(SMALL, tmp_path)
+    result = _published(folder)
+    original = result["questions"]["Q07"]["scores"]["fluency"]["P"]
+    result["questions"]["Q07"]["scores"]["fluency"]["P"] = 0.99999
+    result["questions"]["Q09"]["score"] = 0.1  # a later difference is not the one named
+    (folder / "result.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    before = _snapshot(tmp_path)
+
+    outcome = _verify(folder)
+    assert outcome.exit_code == 1
+    assert outcome.stdout.splitlines() == [
+        f"{folder}: NOT reproduced: first differing field questions.Q07.scores.fluency.P: "
+        f"published 0.99999 vs recomputed {original}"
+    ]
+    assert _snapshot(tmp_path) == before
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_a_published_field_missing_or_added_is_named(tmp_path: Path) -> None:
+    folder = _copy(SMALL, tmp_path)
+    result = _published(folder)
+    length_std = result.pop("length_std")
+    result["extra"] = 1
+    (folder / "result.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    outcome = _verify(folder)
+    assert outcome.exit_code == 1
+    (line,) = outcome.stdout.splitlines()
+    assert line.endswith(
+        f"first differing field length_std: published (missing) vs recomputed {length_std}"
+    )
+    del result["extra"]
+    result["length_std"] = length_std  # back, but now after "scores": the order differs
+    (folder / "result.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    (line,) = _verify(folder).stdout.splitlines()
+    assert "first differing field (top level): published key order [" in line
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_a_run_without_result_json_is_an_error_and_the_others_still_verify(
+    tmp_path: Path,
+) -> None:
+    bare = _copy(SMALL, tmp_path / "bare")
+    (bare / "result.json").unlink()
+    good = PFGEN_RESULTS / SMALL
+    outcome = _verify(bare, good)
+    assert outcome.exit_code == 1
+    assert outcome.stdout.splitlines() == [f"{good}: reproduced exactly (summation: compensated)"]
+    (error,) = outcome.stderr.strip().splitlines()
+    assert error == (
+        f"error: {bare}: no result.json to verify (score the run with 'hyoka pfgen score')"
+    )
+    assert not (bare / "result.json").exists()
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_a_config_edited_after_scoring_is_noted_not_failed() -> None:
+    folder = PFGEN_RESULTS / EDITED_CONFIG
+    outcome = _verify(folder)
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.stdout.strip() == f"{folder}: reproduced exactly (summation: compensated)"
+    assert "config.add_no_think is (missing) in result.json, true in config.json" in (
+        " ".join(outcome.stderr.split())
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("hyoka_env")
+def test_all_49_published_runs_verify_with_the_listed_summation() -> None:
+    outcome = _verify(PFGEN_RESULTS)
+    assert outcome.exit_code == 0, outcome.output
+    lines = outcome.stdout.splitlines()
+    assert len(lines) == 49
+    for folder, line in zip(ALL_RUNS, lines, strict=True):
+        name = folder.relative_to(PFGEN_RESULTS).as_posix()
+        expected = "sequential" if name in SEQUENTIAL_RUNS else "compensated"
+        assert line == f"{folder}: reproduced exactly (summation: {expected})"

@@ -1,0 +1,269 @@
+"""What ``hyoka pfgen`` promises under bad input, faults and kills (issue 11, pfgen cases).
+
+A catalogue: each test is one promise, checked on real files and real processes, and each
+failed before the fix it guards (the case number is issue 11's).
+
+- #3  a killed scorer leaves no worker process behind;
+- #4  one bad run never aborts a batch: the others are scored, the bad ones named;
+- #10 a run hyoka cannot read is reported, and the exit code says so;
+- #11 ``--force`` without config.json keeps the settings the earlier result recorded;
+- #12 a lone surrogate, JSON nested too deeply, a result.json claiming the run's hashes but
+      holding no scores: one clear line naming the file (and line), exit 1, no traceback;
+- #15 a run is labelled with its config's model name, not with the folder above it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from _shared import PFGEN_RESULTS, SHARED_DATA
+from hyoka.cli.main import app
+
+SMALL = "openai/chatgpt-o1/9a61e92"  # one trial: quick to copy and score
+BIG = ["01-ai/Yi-1.5-9B/2ff65a8", "01-ai/Yi-1.5-34B/45cef0a"]  # 5,000 answers each
+QUESTION_DIR = SHARED_DATA / "pfgen-bench" / "data"
+
+
+@pytest.fixture(scope="module")
+def question() -> str:
+    text: str = json.loads((QUESTION_DIR / "Q01.json").read_text(encoding="utf-8"))["question"]
+    return text
+
+
+def _copy(run: str, target: Path) -> Path:
+    folder = target / run
+    shutil.copytree(PFGEN_RESULTS / run, folder)
+    for path in [folder, *folder.iterdir()]:
+        path.chmod(0o755 if path.is_dir() else 0o644)  # the shared copy is read-only
+    return folder
+
+
+def _trials(folder: Path, *lines: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "trials.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _line(question: str, answer: str = "時計の針は22回重なります。") -> str:
+    record = {"question": question, "answer": answer, "timestamp": "2025-01-01T00:00:00"}
+    return json.dumps(record)  # ASCII escapes: a lone surrogate becomes "\\udfff"
+
+
+def _score(*args: str) -> Any:
+    return CliRunner().invoke(app, ["pfgen", "score", *args])
+
+
+def _errors(output: Any) -> list[str]:
+    """The ``error:`` lines of a command's stderr; a traceback fails the test."""
+    assert output.exception is None or isinstance(output.exception, SystemExit), output.output
+    assert "Traceback" not in output.stderr
+    return [line for line in output.stderr.splitlines() if line.startswith("error:")]
+
+
+# --- #3: workers die with their parent ------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting to be reaped is dead)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_3_kill_9_of_the_scorer_leaves_no_worker_alive(
+    tmp_path: Path, index_cache_dir: Path, benchmark: Any
+) -> None:
+    benchmark.scorers(benchmark.questions)  # a warm index cache: the workers are the scorers
+    for run in BIG:
+        _copy(run, tmp_path / "runs")
+    env = {
+        **os.environ,
+        "HYOKA_DATA_DIR": str(SHARED_DATA),
+        "HYOKA_CACHE_DIR": str(index_cache_dir),
+    }
+    command = [sys.executable, "-m", "hyoka", "pfgen", "score", "--force", "--workers", "2"]
+    process = subprocess.Popen(
+        [*command, str(tmp_path / "runs")],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while not workers and time.monotonic() < deadline and process.poll() is None:
+            workers = _children(process.pid)
+            time.sleep(0.02)
+        assert workers, "the scorer never started its worker processes"
+        time.sleep(0.5)  # let the pool start all of its workers, then note them all
+        workers = sorted({*workers, *_children(process.pid)})
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    survivors = [pid for pid in workers if _alive(pid)]
+    for pid in survivors:  # leave nothing behind, even when the promise is broken
+        os.kill(pid, signal.SIGKILL)
+    assert survivors == []
+
+
+# --- #4 and #10: each run succeeds or fails alone -------------------------------------------
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_4_one_bad_run_never_aborts_a_batch(tmp_path: Path, question: str) -> None:
+    good = _copy(SMALL, tmp_path)
+    (good / "result.json").unlink()
+    surrogate = _trials(tmp_path / "bad" / "surrogate", _line(question), _line(question, "\ud800"))
+    malformed = tmp_path / "bad" / "malformed" / "trials.jsonl"
+    _trials(malformed.parent, _line(question), '{"question": "x", "answer": ')
+    outcome = _score(str(tmp_path))
+    assert outcome.exit_code == 1
+    errors = _errors(outcome)
+    assert len(errors) == 2, outcome.stderr
+    assert f"{malformed}:2: malformed JSON" in errors[0]
+    assert f"{surrogate}:2: lone surrogate \\ud800" in errors[1]
+    assert (good / "result.json").is_file()
+    assert not (surrogate.parent / "result.json").exists()
+    assert not (malformed.parent / "result.json").exists()
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_10_an_unreadable_run_is_reported_and_fails_the_command(tmp_path: Path) -> None:
+    good = _copy(SMALL, tmp_path)
+    looping = tmp_path / "org" / "looping" / "abc1234"
+    looping.mkdir(parents=True)
+    (looping / "trials.jsonl.xz").symlink_to("trials.jsonl.xz")  # a link to itself
+    outcome = _score(str(tmp_path), "--force")
+    assert outcome.exit_code == 1
+    (error,) = _errors(outcome)
+    assert error.startswith(f"error: {looping / 'trials.jsonl.xz'}: cannot read")
+    assert json.loads((good / "result.json").read_text(encoding="utf-8"))["signature"]
+
+
+# --- #11: --force without config.json --------------------------------------------------------
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_11_force_without_config_keeps_the_recorded_settings(tmp_path: Path) -> None:
+    folder = _copy(SMALL, tmp_path)
+    recorded = json.loads((folder / "result.json").read_text(encoding="utf-8"))["config"]
+    (folder / "config.json").unlink()
+    outcome = _score(str(folder), "--force", "--json")
+    assert outcome.exit_code == 0, outcome.output
+    (row,) = json.loads(outcome.stdout)
+    assert row["mode"] == recorded["mode"] == "qa"
+    assert json.loads((folder / "result.json").read_text(encoding="utf-8"))["config"] == recorded
+
+
+# --- #12: one clear line, never a traceback -------------------------------------------------
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_12_a_lone_surrogate_in_an_answer(tmp_path: Path, question: str) -> None:
+    path = _trials(tmp_path / "run", _line(question), _line(question, "答え\udfff"))
+    outcome = _score(str(path.parent))
+    assert outcome.exit_code == 1
+    assert _errors(outcome) == [
+        f"error: {path}:2: lone surrogate \\udfff in a string (not valid Unicode text)"
+    ]
+    assert not (path.parent / "result.json").exists()
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_12_deeply_nested_json_in_a_trials_line(tmp_path: Path, question: str) -> None:
+    nested = '{"question": "q", "answer": "a", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path = _trials(tmp_path / "run", _line(question), nested)
+    outcome = _score(str(path.parent))
+    assert outcome.exit_code == 1
+    assert _errors(outcome) == [f"error: {path}:2: JSON nested too deeply to read"]
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_12_deeply_nested_existing_result_json_is_named_and_kept(tmp_path: Path) -> None:
+    folder = _copy(SMALL, tmp_path)
+    deep = "[" * 100_000 + "]" * 100_000
+    (folder / "result.json").write_text(deep, encoding="utf-8")
+    outcome = _score(str(folder), "--force")
+    assert outcome.exit_code == 1
+    assert _errors(outcome) == [
+        f"error: {folder / 'result.json'}: result is JSON nested too deeply to read"
+    ]
+    assert (folder / "result.json").read_text(encoding="utf-8") == deep
+
+
+def test_12_deeply_nested_result_json_under_a_leaderboard_folder(tmp_path: Path) -> None:
+    _copy(SMALL, tmp_path)
+    deep = tmp_path / "org" / "deep" / "abc1234" / "result.json"
+    deep.parent.mkdir(parents=True)
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    outcome = CliRunner().invoke(app, ["pfgen", "leaderboard", str(tmp_path), "-f", "csv"])
+    assert outcome.exit_code == 0, outcome.output
+    assert f"{deep}: skipped: result is JSON nested too deeply to read" in " ".join(
+        outcome.stderr.split()
+    )
+    assert "openai/chatgpt-o1" in outcome.stdout
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_12_a_result_with_the_run_hashes_but_no_scores(tmp_path: Path) -> None:
+    folder = _copy(SMALL, tmp_path)
+    published = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+    hollow = {k: published[k] for k in ("input_hash", "metadata_hash")}
+    (folder / "result.json").write_text(json.dumps(hollow), encoding="utf-8")
+    outcome = _score(str(folder))
+    assert outcome.exit_code == 1
+    assert _errors(outcome) == [
+        f"error: {folder / 'result.json'}: records this run's hashes but is not a pfgen-bench "
+        "result (no 'num_trials', 'score', 'score_std', 'length', 'length_std', 'scores'); "
+        "rescore with --force to replace it"
+    ]
+    assert json.loads((folder / "result.json").read_text(encoding="utf-8")) == hollow
+    assert _score(str(folder), "--force").exit_code == 0  # the way out the message names
+
+
+# --- #15: labels from config.json -----------------------------------------------------------
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_15_a_one_part_model_name_is_labelled_by_its_config(tmp_path: Path) -> None:
+    source = _copy(SMALL, tmp_path / "src")
+    folder = tmp_path / "results" / "fake" / "abc1234"  # as `pfgen generate -m openai/fake`
+    shutil.copytree(source, folder)
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    (folder / "config.json").write_text(json.dumps({**config, "model": "fake"}), encoding="utf-8")
+    (folder / "result.json").unlink()
+    outcome = _score(str(tmp_path / "results"), "--json")
+    assert outcome.exit_code == 0, outcome.output
+    (row,) = json.loads(outcome.stdout)
+    assert row["model"] == "fake"
