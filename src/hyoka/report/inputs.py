@@ -1,0 +1,108 @@
+"""What the paths given to ``hyoka report`` hold: pfgen runs, single-grading judgment files,
+pairwise judgment files. Everything else is skipped with a one-line note.
+
+A file is recognised by its first JSON object, never by its name, so renamed files still
+work; a folder is searched recursively. pfgen runs that lie inside the public results
+folder are already rows of the leaderboard: they get no run page unless a run folder is
+named itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hyoka.errors import InputError
+from hyoka.store.pfgen_runs import RESULT_FILE, run_source
+
+
+@dataclass
+class Inputs:
+    pfgen_runs: list[Path] = field(default_factory=list)  # trials sources: get run pages
+    pfgen_results: list[Path] = field(default_factory=list)  # result-only run folders
+    single_sets: dict[Path, list[Path]] = field(default_factory=dict)  # folder -> files
+    pair_files: list[Path] = field(default_factory=list)
+    #: the folders given (searched for pfgen judge summaries)
+    folders: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _first_object(path: Path) -> dict[str, object] | None:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    value = json.loads(line)
+                    return value if isinstance(value, dict) else None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return None
+
+
+def classify(path: Path) -> str:
+    """``pair``, ``single``, ``trials``, ``answers`` or ``other``, from the first object."""
+    first = _first_object(path)
+    if first is None:
+        return "other"
+    if "g1_winner" in first or first.get("kind") == "pairwise":
+        return "pair"
+    if {"score", "turn", "judge", "model", "judgment"} <= first.keys():
+        return "single"
+    if {"question", "answer"} <= first.keys():
+        return "trials"
+    if "choices" in first and "model_id" in first:
+        return "answers"
+    return "other"
+
+
+def _add_file(inputs: Inputs, path: Path) -> None:
+    kind = classify(path)
+    if kind == "pair":
+        inputs.pair_files.append(path)
+    elif kind == "single":
+        inputs.single_sets.setdefault(path.parent, []).append(path)
+    elif kind == "trials":
+        inputs.pfgen_runs.append(path)
+    elif kind == "other":
+        inputs.notes.append(f"{path}: skipped: not a pfgen run or judgment file")
+
+
+def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
+    inputs = Inputs()
+    public = public_dir.resolve() if public_dir is not None and public_dir.is_dir() else None
+    for path in paths:
+        if not os.path.lexists(path):
+            raise InputError(f"{path}: no such file or folder")
+        if path.is_file():
+            if path.name == RESULT_FILE:
+                inputs.pfgen_results.append(path.parent)
+            elif path.name.endswith(".jsonl.xz"):
+                inputs.pfgen_runs.append(path)
+            elif path.suffix == ".jsonl":
+                _add_file(inputs, path)
+            else:
+                raise InputError(f"{path}: not a run, a judgment file or a folder of them")
+            continue
+        inputs.folders.append(path)
+        named_run = run_source(path)
+        if named_run is not None:
+            inputs.pfgen_runs.append(named_run)
+            continue
+        inside_public = public is not None and path.resolve().is_relative_to(public)
+        for top, dirnames, filenames in os.walk(path):
+            dirnames.sort()
+            folder = Path(top)
+            source = run_source(folder)
+            if source is not None or RESULT_FILE in filenames:
+                if not inside_public:
+                    if source is not None:
+                        inputs.pfgen_runs.append(source)
+                    else:
+                        inputs.pfgen_results.append(folder)
+                continue
+            for name in sorted(filenames):
+                if name.endswith(".jsonl"):
+                    _add_file(inputs, folder / name)
+    return inputs

@@ -1,0 +1,231 @@
+"""Pairwise judgments: win/tie/loss matrices per method, Bradley–Terry ratings with bootstrap
+intervals, robustness to the order of the two answers, and the pairs whose orders disagreed.
+
+Two file kinds are read: hyoka's judgment records (``hyoka judge pairwise``) and FastChat's
+``*_pair.jsonl`` lines (which hyoka's MT-bench runs write too). Both become one
+``PairOutcome`` per judged item; ``prob`` ratings use the probability-averaged verdict as a
+fractional win (P(A) + P(tie)/2 of the mass on A, B and tie), the other methods their
+letters (a tie is half a win).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from hyoka.errors import InputError
+from hyoka.judge.pairwise import METHODS, MIRROR, combine
+from hyoka.judge.records import JudgmentRecord
+from hyoka.mtbench.records import PairJudgmentLine
+from hyoka.report.html import cell, esc, page, table
+from hyoka.report.svg import IntervalRow, interval_chart
+from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
+from hyoka.store import read_records
+
+INDEX_PATH = "pairwise/index.html"
+_G1 = {"model_1": "A", "model_2": "B", "tie": "C"}
+_G2 = {"model_1": "B", "model_2": "A", "tie": "C"}  # game 2 shows model_2 first
+
+
+@dataclass(frozen=True)
+class PairOutcome:
+    """One judged item: X and Y, each method's verdict (A = X wins), the letters the judge
+    wrote with X first and with Y first, and the averaged probabilities (A = X wins)."""
+
+    item: str
+    x: str
+    y: str
+    verdicts: dict[str, str | None]
+    letters: tuple[str | None, str | None]
+    mean: dict[str, float] | None
+
+
+def _from_record(record: JudgmentRecord) -> PairOutcome:
+    x, y = record.models[0], record.models[1]
+    mean = (record.probabilities or {}).get("mean")
+    return PairOutcome(
+        record.id, x, y, dict(record.verdicts), (record.letter("xy"), record.letter("yx")), mean
+    )
+
+
+def _from_fastchat(line: PairJudgmentLine) -> PairOutcome:
+    letters = (_G1.get(line.g1_winner), _G2.get(line.g2_winner))
+    verdicts = dict(line.verdicts) or combine(*letters)
+    mean = (line.probabilities or {}).get("mean")
+    item = f"{line.question_id}/{line.turn}"
+    return PairOutcome(item, line.model_1, line.model_2, verdicts, letters, mean)
+
+
+def read_pairs(path: Path) -> list[PairOutcome]:
+    """Every pairwise judgment in ``path``; an ``InputError`` (file:line) for anything else."""
+    first = _first_object(path)
+    if first.get("kind") == "pairwise":
+        return [
+            _from_record(r) for _, r in read_records(path, JudgmentRecord) if r.kind == "pairwise"
+        ]
+    if "g1_winner" in first:
+        return [_from_fastchat(line) for _, line in read_records(path, PairJudgmentLine)]
+    raise InputError(f"{path}:1: not a pairwise judgment (no 'g1_winner' or kind 'pairwise')")
+
+
+def _first_object(path: Path) -> dict[str, object]:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    value = json.loads(line)
+                    if not isinstance(value, dict):
+                        raise InputError(f"{path}:{number}: expected a JSON object")
+                    return value
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from None
+    raise InputError(f"{path}: empty file")
+
+
+def share(outcome: PairOutcome, method: str) -> float | None:
+    """X's share of the win under ``method`` (None: no valid verdict)."""
+    if method == "prob" and outcome.mean is not None:
+        total = sum(outcome.mean.get(k, 0.0) for k in "ABC")
+        if total > 0:
+            return (outcome.mean.get("A", 0.0) + outcome.mean.get("C", 0.0) / 2) / total
+    letter = outcome.verdicts.get(method)
+    return {"A": 1.0, "B": 0.0, "C": 0.5}.get(letter) if letter else None
+
+
+@dataclass(frozen=True)
+class MethodResult:
+    method: str
+    models: tuple[str, ...]
+    #: (row model, column model) -> (wins, ties, losses) of the row model
+    matrix: dict[tuple[str, str], tuple[int, int, int]]
+    invalid: int
+    ratings: Ratings | None
+
+
+def analyse(outcomes: Sequence[PairOutcome], method: str, rounds: int, seed: int) -> MethodResult:
+    models = tuple(dict.fromkeys(m for o in outcomes for m in (o.x, o.y)))
+    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    invalid = 0
+    battles: list[tuple[str, str, float]] = []
+    for o in outcomes:
+        letter = o.verdicts.get(method)
+        if letter in ("A", "B", "C"):
+            slot = {"A": 0, "C": 1, "B": 2}[letter]
+            counts[o.x, o.y][slot] += 1
+            counts[o.y, o.x][2 - slot] += 1
+        else:
+            invalid += 1
+        value = share(o, method)
+        if value is not None:
+            battles.append((o.x, o.y, value))
+    ratings = bradley_terry(Battles.of(battles), rounds=rounds, seed=seed) if battles else None
+    matrix = {k: (v[0], v[1], v[2]) for k, v in counts.items()}
+    return MethodResult(method, models, matrix, invalid, ratings)
+
+
+def pairwise_page(
+    name: str, path: str, outcomes: Sequence[PairOutcome], rounds: int, seed: int
+) -> str:
+    methods = [
+        m for m in METHODS if any(m in o.verdicts or (m == "prob" and o.mean) for o in outcomes)
+    ]
+    agree = disagree = missing = 0
+    disagreeing: list[PairOutcome] = []
+    for o in outcomes:
+        xy, yx = o.letters
+        if xy is None or yx is None:
+            missing += 1
+        elif xy == MIRROR.get(yx):
+            agree += 1
+        else:
+            disagree += 1
+            disagreeing.append(o)
+    robustness = f"{agree / (agree + disagree):.3f}" if agree + disagree else "–"
+    sections = [
+        f"<p>{len(outcomes)} judged items. Robustness (share of items whose two orders agree): "
+        f'<b id="robustness">{robustness}</b> ({agree} agree, {disagree} disagree, {missing} '
+        "without a verdict letter in an order).</p>"
+    ]
+    for method in methods:
+        result = analyse(outcomes, method, rounds, seed)
+        sections.append(f"<h2>Method {esc(method)}</h2>")
+        if result.ratings is not None:
+            r = result.ratings
+            rows = [
+                [
+                    cell(esc(x.model), x.model),
+                    cell(f"{x.rating:.1f}", x.rating),
+                    cell(f'<span class="ci">[{x.low:.1f}, {x.high:.1f}]</span>', x.low),
+                    cell(str(x.games), x.games),
+                ]
+                for x in r.ratings
+            ]
+            what = (
+                "probability-averaged verdicts as fractional wins"
+                if method == "prob"
+                else "verdicts (tie = half a win)"
+            )
+            sections.append(
+                f"<p>Bradley–Terry ratings (Elo scale, mean 1000) from the {what}; "
+                f"{int(r.confidence * 100)}% intervals from {r.rounds} bootstrap rounds over "
+                f"the judged items (seed {r.seed}).</p>"
+                + table(["Model", "Rating", "95% CI", "Games"], rows, table_id=f"bt-{method}")
+                + interval_chart(
+                    [IntervalRow(x.model, x.rating, x.low, x.high) for x in r.ratings], digits=1
+                )
+            )
+        header = ["wins / ties / losses of the row model", *result.models]
+        rows_m = []
+        for row_model in result.models:
+            cells = [cell(esc(row_model), row_model)]
+            for column in result.models:
+                if column == row_model:
+                    cells.append(cell("·"))
+                    continue
+                won, tied, lost = result.matrix.get((row_model, column), (0, 0, 0))
+                cells.append(cell(f"{won} / {tied} / {lost}", won - lost))
+            rows_m.append(cells)
+        sections.append(
+            table(header, rows_m, sortable=False, classes="matrix")
+            + f'<p class="muted">{result.invalid} items without a valid {esc(method)} verdict.</p>'
+        )
+    if disagreeing:
+        rows_d = []
+        for o in disagreeing[:500]:
+            mean = o.mean or {}
+            probs = " ".join(f"{k} {mean[k]:.2f}" for k in "ABC" if k in mean) or "–"
+            rows_d.append([o.item, o.x, o.y, o.letters[0] or "–", o.letters[1] or "–", probs])
+        sections.append(
+            "<h2>Pairs whose two orders disagreed</h2>"
+            + table(
+                [
+                    "Item",
+                    "X",
+                    "Y",
+                    ("X first", "letter written, A = first shown"),
+                    ("Y first", "letter written, A = first shown"),
+                    ("P (A = X wins)", "probabilities averaged over both orders"),
+                ],
+                rows_d,
+                table_id="disagreements",
+            )
+        )
+    return page(f"Pairwise: {name}", "".join(sections), path=path)
+
+
+def index_page(entries: Sequence[tuple[str, str, int]]) -> str:
+    if not entries:
+        body = "<p>No pairwise judgment files among the inputs.</p>"
+    else:
+        body = (
+            "<ul>"
+            + "".join(
+                f'<li><a href="../{esc(p)}">{esc(n)}</a> ({count} items)</li>'
+                for n, p, count in entries
+            )
+            + "</ul>"
+        )
+    return page("Pairwise judgments", body, path=INDEX_PATH)

@@ -1,0 +1,240 @@
+"""pfgen-bench numbers for the report: leaderboard rows with intervals, runs scored answer by
+answer, and two runs compared question by question.
+
+Intervals are 95% percentile bootstraps over questions *and* trials, because both vary: a
+different question set, or another sampling of the same questions, would give another
+score. For a public run only its ``result.json`` is read (per question: the mean and the
+standard deviation over trials), so the inner level is drawn as the normal approximation of
+a trial resample's mean (mean, std/√trials); a run the user named is scored answer by
+answer and the two levels are resampled exactly. Leaderboard rows all use the first form, so
+that the intervals beside each other were made the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from hyoka.errors import InputError
+from hyoka.pfgen._measure import measure_answers
+from hyoka.pfgen._pysum import Summation
+from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.provenance import SumFrom, run_signature, with_signature
+from hyoka.pfgen.result import build_result
+from hyoka.pfgen.scorer import AnswerScore
+from hyoka.pfgen.summary import RunSummary, result_problem
+from hyoka.stats.bootstrap import Interval
+from hyoka.store.pfgen_runs import read_config, read_result, read_trials
+
+FloatArray = npt.NDArray[np.float64]
+RESAMPLES = 2000
+SEED = 0
+CONFIDENCE = 0.95
+
+
+def _percentiles(values: FloatArray) -> tuple[float, float]:
+    alpha = (1 - CONFIDENCE) / 2
+    low, high = np.quantile(values, [alpha, 1 - alpha], axis=0)
+    return float(low), float(high)
+
+
+def summary_interval(
+    result: dict[str, Any], *, resamples: int = RESAMPLES, seed: int = SEED
+) -> Interval:
+    """The score's interval from a ``result.json`` alone (see the module docstring)."""
+    questions = result.get("questions")
+    score = float(result["score"])
+    if not isinstance(questions, dict) or not questions:
+        return Interval(score, math.nan, math.nan, CONFIDENCE, 0)
+    means = np.array([float(q["score"]) for q in questions.values()])
+    spread = np.array([float(q.get("score_std", 0.0)) for q in questions.values()])
+    trials = max(int(result.get("num_trials", 1)), 1)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(means), size=(resamples, len(means)))
+    noise = rng.standard_normal(picks.shape) * (spread[picks] / math.sqrt(trials))
+    values = (means[picks] + noise).mean(axis=1)
+    low, high = _percentiles(values)
+    return Interval(score, low, high, CONFIDENCE, resamples)
+
+
+def _resampled_means(values: FloatArray, resamples: int, rng: np.random.Generator) -> FloatArray:
+    """Means of ``resamples`` draws with replacement of ``values`` (all of its size)."""
+    picks = rng.integers(0, len(values), size=(resamples, len(values)))
+    result: FloatArray = values[picks].mean(axis=1)
+    return result
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    """One question of a scored run: per-answer values in input order."""
+
+    question_id: str
+    question: str
+    answers: tuple[str, ...]
+    scores: tuple[AnswerScore, ...]
+
+    def values(self, metric: str) -> FloatArray:
+        if metric == "length":
+            return np.array([float(len(a)) for a in self.answers])
+        return np.array([float(getattr(s, metric)) for s in self.scores])
+
+    def ranked(self) -> list[int]:
+        """Answer positions best first by average (stable: input order breaks ties)."""
+        return sorted(range(len(self.scores)), key=lambda i: -self.scores[i].average)
+
+
+@dataclass
+class ScoredRun:
+    """A run the user named: its summary and every answer's score."""
+
+    run_id: str
+    folder: Path
+    summary: RunSummary
+    result: dict[str, Any]
+    questions: dict[str, QuestionStats] = field(default_factory=dict)
+
+    def exact_interval(self, *, resamples: int = RESAMPLES, seed: int = SEED) -> Interval:
+        """Two-level bootstrap: questions with replacement, then answers within each."""
+        rng = np.random.default_rng(seed)
+        inner = np.stack(
+            [
+                _resampled_means(q.values("average"), resamples, rng)
+                for q in self.questions.values()
+            ],
+            axis=1,
+        )
+        picks = rng.integers(0, inner.shape[1], size=inner.shape)
+        values = np.take_along_axis(inner, picks, axis=1).mean(axis=1)
+        low, high = _percentiles(values)
+        return Interval(self.summary.score, low, high, CONFIDENCE, resamples)
+
+
+def score_run_answers(
+    source: Path, benchmark: PfgenBenchmark, run_id: str, workers: int | None = None
+) -> ScoredRun:
+    """Score every answer of the run at ``source`` (a trials file or run folder).
+
+    The summary comes from the run's ``result.json`` when it has a valid one (the numbers the
+    user published), else from scoring now (compensated summation, as ``pfgen score`` does
+    for a new run), with its signature.
+    """
+    trials = read_trials(source)
+    grouped = benchmark.group_by_question(trials)
+    if not grouped:
+        raise InputError(f"{source}: no answers")
+    wanted = {q: dict.fromkeys(r["answer"] for r in records) for q, records in grouped.items()}
+    measured = measure_answers(benchmark, wanted, workers, None)
+    by_question: dict[str, list[tuple[dict[str, Any], AnswerScore]]] = {}
+    stats: dict[str, QuestionStats] = {}
+    for question_id in sorted(grouped):
+        scorer = benchmark.scorer(question_id)
+        records = grouped[question_id]
+        scores = [
+            scorer.finish(measured[question_id][r["answer"]], Summation.COMPENSATED)
+            for r in records
+        ]
+        by_question[question_id] = list(zip(records, scores, strict=True))
+        stats[question_id] = QuestionStats(
+            question_id, scorer.info.question, tuple(r["answer"] for r in records), tuple(scores)
+        )
+    folder = trials.folder
+    result = read_result(folder) if (folder / "result.json").exists() else None
+    if result is None or result_problem(result) is not None:
+        config = read_config(folder)
+        result = build_result(
+            by_question,
+            input_hash=trials.input_hash,
+            metadata_hash=benchmark.metadata_hash,
+            config=config,
+            summation=Summation.COMPENSATED,
+        )
+        signature = run_signature(
+            metadata_hash=benchmark.metadata_hash,
+            summation=Summation.COMPENSATED,
+            sum_from=SumFrom.DEFAULT,
+            config=config,
+            questions=len(grouped),
+        )
+        result = with_signature(result, signature)
+    summary = RunSummary.from_result(folder, result, folder.parent.parent)
+    return ScoredRun(run_id, folder, summary, result, stats)
+
+
+@dataclass(frozen=True)
+class QuestionDifference:
+    question_id: str
+    question: str
+    a: float
+    b: float
+    low: float
+    high: float
+
+    @property
+    def difference(self) -> float:
+        return self.a - self.b
+
+    @property
+    def verdict(self) -> str:
+        """``A`` / ``B`` when the interval excludes 0, else ``=``."""
+        if self.low > 0:
+            return "A"
+        if self.high < 0:
+            return "B"
+        return "="
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: ScoredRun
+    b: ScoredRun
+    overall: Interval
+    questions: tuple[QuestionDifference, ...]
+
+
+def compare_runs(
+    a: ScoredRun, b: ScoredRun, *, resamples: int = RESAMPLES, seed: int = SEED
+) -> Comparison:
+    """A − B per question (answers resampled within each run) and overall, where the same
+    resampled questions are used for both runs (a paired bootstrap)."""
+    shared = [q for q in a.questions if q in b.questions]
+    if not shared:
+        raise InputError(f"{a.folder} and {b.folder} answer no question in common")
+    rng = np.random.default_rng(seed)
+    inner_a = np.stack(
+        [_resampled_means(a.questions[q].values("average"), resamples, rng) for q in shared], axis=1
+    )
+    inner_b = np.stack(
+        [_resampled_means(b.questions[q].values("average"), resamples, rng) for q in shared], axis=1
+    )
+    differences: list[QuestionDifference] = []
+    for column, question_id in enumerate(shared):
+        low, high = _percentiles(inner_a[:, column] - inner_b[:, column])
+        differences.append(
+            QuestionDifference(
+                question_id,
+                a.questions[question_id].question,
+                float(a.questions[question_id].values("average").mean()),
+                float(b.questions[question_id].values("average").mean()),
+                low,
+                high,
+            )
+        )
+    picks = rng.integers(0, len(shared), size=inner_a.shape)
+    paired = np.take_along_axis(inner_a - inner_b, picks, axis=1).mean(axis=1)
+    estimate = float(np.mean([d.difference for d in differences]))
+    low, high = _percentiles(paired)
+    return Comparison(
+        a, b, Interval(estimate, low, high, CONFIDENCE, resamples), tuple(differences)
+    )
+
+
+def spread(values: Sequence[float] | FloatArray) -> tuple[float, float, float, float]:
+    """Mean, population std, min and max."""
+    array = np.asarray(values, dtype=np.float64)
+    return float(array.mean()), float(array.std()), float(array.min()), float(array.max())

@@ -1,0 +1,171 @@
+"""The report in a real browser: headless Chromium (Debian's package, driven by Playwright)
+opens every main page from file://, with no console error and no request leaving the
+machine, and reads the numbers and highlights from the DOM.
+
+Needs ``scripts/install_browser.sh`` (Chromium at /usr/bin/chromium, Playwright in .venv).
+Screenshots of the main pages are written to build/test-artefacts/report/.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _shared import PFGEN_RESULTS, SHARED_DATA
+from hyoka.report.site import ReportOptions, build_report
+from test_report_fixtures import (
+    INVENTED,
+    JUDGED_MODELS,
+    PFMT_JUDGMENTS,
+    crafted_runs,
+    write_fastchat_pairs,
+)
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTEFACTS = Path(__file__).resolve().parents[1] / "build" / "test-artefacts" / "report"
+INSTALL = "run scripts/install_browser.sh (Debian's chromium and Playwright for Python)"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, index_cache_dir: Path) -> Path:
+    root = tmp_path_factory.mktemp("inputs")
+    a, b = crafted_runs(root)
+    pairs = root / "judge-x_pair.jsonl"
+    write_fastchat_pairs(pairs)
+    judgments = [PFMT_JUDGMENTS / f"{m}.jsonl" for m in JUDGED_MODELS]
+    out = tmp_path_factory.mktemp("site")
+    options = ReportOptions(data_dir=SHARED_DATA, cache_dir=index_cache_dir, rounds=100)
+    build_report([a, b, *judgments, pairs], out, options)
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.is_file() or shutil.which("chromium") is None:
+        pytest.fail(f"{CHROMIUM} not found: {INSTALL}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail(f"playwright is not installed: {INSTALL}")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+class Watched:
+    """A page with every console error, page error and non-file request recorded."""
+
+    def __init__(self, browser: Any) -> None:
+        self.page = browser.new_page(viewport={"width": 1280, "height": 900})
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+
+    def open(self, path: Path) -> Any:
+        self.page.goto(path.as_uri())
+        self.page.wait_for_load_state("load")
+        return self.page
+
+    def check(self) -> None:
+        assert self.errors == []
+        remote = [u for u in self.requests if not u.startswith(("file://", "data:"))]
+        assert remote == []
+
+
+def _main_pages(site: Path) -> dict[str, Path]:
+    run_a = next((site / "pfgen" / "runs").glob("crafted-a*.html"))
+    judge_set = next((site / "mtbench").glob("pfmt-fin-*.html"))
+    return {
+        "index": site / "index.html",
+        "leaderboard": site / "pfgen" / "index.html",
+        "run": run_a,
+        "compare": site / "pfgen" / "compare.html",
+        "mtbench": site / "mtbench" / "index.html",
+        "categories": judge_set,
+        "question": site / "mtbench" / "pfmt-fin" / "q0000.html",
+        "pairwise-index": site / "pairwise" / "index.html",
+        "pairwise": site / "pairwise" / "p1.html",
+    }
+
+
+def test_main_pages_load_offline_without_errors(site: Path, browser: Any) -> None:
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    watched = Watched(browser)
+    for name, path in _main_pages(site).items():
+        page = watched.open(path)
+        assert page.title()
+        page.screenshot(path=str(ARTEFACTS / f"{name}.png"), full_page=name != "question")
+    watched.check()
+    assert all(u.startswith("file://") for u in watched.requests if not u.startswith("data:"))
+    assert any(u.endswith("assets/site.js") for u in watched.requests)
+
+
+def test_leaderboard_dom_matches_the_leaderboard_command(site: Path, browser: Any) -> None:
+    listed = subprocess.run(
+        [sys.executable, "-m", "hyoka", "pfgen", "leaderboard", str(PFGEN_RESULTS), "-f", "json"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    expected = json.loads(listed)["runs"]
+    watched = Watched(browser)
+    page = watched.open(site / "pfgen" / "index.html")
+    rows = page.eval_on_selector_all(
+        "#leaderboard tbody tr",
+        "rows => rows.map(r => ({mine: r.classList.contains('mine'), "
+        "cells: Array.from(r.cells).map(c => c.textContent.trim())}))",
+    )
+    public = [r["cells"] for r in rows if not r["mine"]]
+    assert len(rows) == 51 and len(public) == 49
+    for cells, run in zip(public, expected, strict=True):
+        assert cells[1].split(" †")[0].strip() == run["model"]
+        assert cells[3] == f"{run['score']:.4f}"
+        assert cells[6:9] == [f"{run[k]:.3f}" for k in ("fluency", "truthfulness", "helpfulness")]
+    # a click on a header sorts by it: ascending by score
+    page.click("#leaderboard thead th:nth-child(4)")
+    scores = page.eval_on_selector_all(
+        "#leaderboard tbody tr td:nth-child(4)",
+        "cells => cells.map(c => parseFloat(c.textContent))",
+    )
+    assert scores == sorted(scores) and len(scores) == 51
+    tip = page.get_attribute("#leaderboard tbody tr td:nth-child(4)", "title")
+    assert tip is not None and tip.startswith(("signature:", "no signature"))
+    watched.check()
+
+
+def test_crafted_answer_is_highlighted_where_it_invents(site: Path, browser: Any) -> None:
+    watched = Watched(browser)
+    page = watched.open(next((site / "pfgen" / "runs").glob("crafted-a*.html")))
+    weak = page.eval_on_selector_all(
+        "section#Q01 .answer .weak", "spans => spans.map(s => s.textContent).join('')"
+    )
+    assert weak == INVENTED
+    colour = page.eval_on_selector(
+        "section#Q01 .answer .weak", "s => getComputedStyle(s).backgroundColor"
+    )
+    assert colour not in ("rgba(0, 0, 0, 0)", "transparent")
+    watched.check()
+
+
+def test_question_page_unpacks_the_judges_reasoning(site: Path, browser: Any) -> None:
+    lines = [json.loads(x) for x in (PFMT_JUDGMENTS / f"{JUDGED_MODELS[0]}.jsonl").open()]
+    first = next(x for x in lines if x["question_id"] == 0 and x["turn"] == 1)
+    watched = Watched(browser)
+    page = watched.open(site / "mtbench" / "pfmt-fin" / "q0000.html")
+    page.wait_for_selector("body[data-unpacked=yes]", state="attached", timeout=10_000)
+    texts = page.eval_on_selector_all(".judgment[id]", "nodes => nodes.map(n => n.textContent)")
+    assert first["judgment"] in texts
+    assert "…" not in texts
+    watched.check()
