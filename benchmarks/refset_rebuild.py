@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from hyoka.pfgen import find_runs
 from hyoka.pfgen.benchmark import BENCHMARK_FOLDER, PfgenBenchmark
 from hyoka.pfgen.runs import score_runs
-from hyoka.pfgen.trials import find_runs
 from hyoka.refset import BenchmarkSource, import_answers, publish, run_stage
 from hyoka.refset.pipeline import stage_params, summary_of
 

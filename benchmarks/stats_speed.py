@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
+from hyoka.pfgen import find_runs
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.runs import score_runs
-from hyoka.pfgen.trials import find_runs
 from hyoka.stats import agreement_report, correlate, preferences, read_single_grades
 from hyoka.stats.refset_stability import refset_stability
 from hyoka.stats.single_grades import read_categories

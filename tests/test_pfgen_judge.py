@@ -18,7 +18,6 @@ import scipy.stats  # type: ignore[import-untyped]
 from typer.testing import CliRunner
 
 from _shared import PFGEN_RESULTS
-from hyoka._jsonl import append_record, read_records
 from hyoka.cli.main import app
 from hyoka.judge.records import JudgeSettings, JudgmentRecord
 from hyoka.judge.templates import load_template
@@ -26,6 +25,7 @@ from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.judge import JUDGMENTS_FILE, collect_items, judge_slug, write_summary
 from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
 from hyoka.providers.errors import MissingDependencyError
+from hyoka.store import append_record, read_records
 
 #: three published runs whose first answer to Q01 is short (a short prompt is a quick call)
 RUNS = (

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from _shared import PFGEN_RESULTS, SHARED_DATA
 from hyoka.cli.main import app
+from hyoka.pfgen import find_runs, read_trials
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.ngram_index import NgramIndex
-from hyoka.pfgen.trials import find_runs, read_trials
 from hyoka.refset import (
     hill_climb,
     import_answers,

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
     from hyoka.cli._progress import RateColumn as RateColumn
-    from hyoka.providers.types import Usage
+    from hyoka.providers import Usage
 
     #: standard output, for tables and results (created on first use)
     console: Console

@@ -77,7 +77,7 @@ def show_beside_public(ours: RunSummary, data_dir: Path | None) -> None:
     import typer
 
     from hyoka.cli._common import console
-    from hyoka.data.paths import resolve_data_dir
+    from hyoka.data import resolve_data_dir
     from hyoka.pfgen import collect_leaderboard, rank, render_leaderboard
 
     public = resolve_data_dir(data_dir) / "pfgen-bench" / "results"

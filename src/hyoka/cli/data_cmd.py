@@ -16,14 +16,13 @@ from hyoka.cli._common import DataDirOption, console, err_console, reports_error
 from hyoka.errors import DataError, HyokaError
 
 if TYPE_CHECKING:
-    from hyoka.data.fetch import FetchReport, FileProblem
-    from hyoka.data.manifest import Group, Manifest
+    from hyoka.data import FetchReport, FileProblem, Group, Manifest
 
 _ALL = "all"
 
 
 def _complete_benchmark(incomplete: str) -> list[str]:
-    from hyoka.data.manifest import manifest_names
+    from hyoka.data import manifest_names
 
     return [n for n in (*manifest_names(), _ALL) if n.startswith(incomplete)]
 
@@ -65,8 +64,7 @@ def fetch_command(
 
       hyoka data fetch all --with-published --data-dir ./data
     """
-    from hyoka.data.manifest import ALL_GROUPS, CORE
-    from hyoka.data.paths import resolve_data_dir
+    from hyoka.data import ALL_GROUPS, CORE, resolve_data_dir
 
     groups = ALL_GROUPS if with_published else CORE
     root = resolve_data_dir(data_dir)
@@ -93,9 +91,7 @@ def verify_command(
 
       hyoka data verify pfmt-fin --with-published --data-dir ./data
     """
-    from hyoka.data.fetch import verify
-    from hyoka.data.manifest import ALL_GROUPS
-    from hyoka.data.paths import resolve_data_dir
+    from hyoka.data import ALL_GROUPS, resolve_data_dir, verify
 
     root = resolve_data_dir(data_dir)
     broken: list[Manifest] = []
@@ -119,7 +115,7 @@ def verify_command(
 
 
 def _select(name: str) -> tuple[Manifest, ...]:
-    from hyoka.data.manifest import all_manifests, manifest, manifest_names
+    from hyoka.data import all_manifests, manifest, manifest_names
 
     if name == _ALL:
         return all_manifests()
@@ -139,7 +135,7 @@ def _fetch_with_progress(selected: Manifest, root: Path, groups: frozenset[Group
         TransferSpeedColumn,
     )
 
-    from hyoka.data.fetch import FetchEvent, fetch
+    from hyoka.data import FetchEvent, fetch
 
     total = sum(f.size for f in selected.select(groups))
     columns = (

@@ -16,11 +16,10 @@ from hyoka.cli._common import (
     reports_errors,
 )
 from hyoka.errors import InputError
-from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from hyoka.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 if TYPE_CHECKING:
-    from hyoka.stats.agreement import AgreementReport
-    from hyoka.stats.labels import LabelTable
+    from hyoka.stats import AgreementReport, LabelTable
 
 
 @reports_errors
@@ -77,7 +76,7 @@ def agreement_command(
       hyoka judge agreement --single model_judgment/gpt-4o_single
       --single model_judgment/gpt-4o-mini_single --json
     """
-    from hyoka.stats.agreement import agreement_report
+    from hyoka.stats import agreement_report
 
     notes: dict[str, Any] = {}
     if single:
@@ -94,7 +93,7 @@ def agreement_command(
 
 
 def _from_label_files(human: Path | None, auto: list[Path]) -> LabelTable:
-    from hyoka.stats.label_files import label_table_from_files
+    from hyoka.stats import label_table_from_files
 
     if human is None and len(auto) < 2:
         raise InputError("give --human with --auto, or at least two --auto files, or --single")
@@ -104,7 +103,7 @@ def _from_label_files(human: Path | None, auto: list[Path]) -> LabelTable:
 def _from_single_grades(
     folders: list[Path], questions: Path | None
 ) -> tuple[LabelTable, dict[str, Any]]:
-    from hyoka.stats.single_grades import preferences_from_folders
+    from hyoka.stats import preferences_from_folders
 
     if len(folders) != 2:
         raise InputError(f"--single takes exactly two judgment folders, got {len(folders)}")
@@ -116,7 +115,7 @@ def _print(report: AgreementReport, notes: dict[str, Any]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from hyoka.stats.labels import LETTERS, VERDICT_NAMES
+    from hyoka.stats import LETTERS, VERDICT_NAMES
 
     if notes:
         console.print(

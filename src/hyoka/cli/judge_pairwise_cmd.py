@@ -147,7 +147,7 @@ def pairwise_command(
         summarise_pairwise,
         template_name,
     )
-    from hyoka.pfgen.judge import answer_reader
+    from hyoka.pfgen import answer_reader
     from hyoka.providers import connect
     from hyoka.signature import SIGNATURE_KEY
 

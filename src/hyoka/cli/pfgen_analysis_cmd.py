@@ -78,8 +78,7 @@ def correlate_command(
 
     from hyoka.cli._common import console, err_console
     from hyoka.errors import InputError
-    from hyoka.stats import correlate
-    from hyoka.stats.paired_scores import collect_run_scores, read_score_table
+    from hyoka.stats import collect_run_scores, correlate, read_score_table
 
     if (results_dir is None) == (table is None):
         raise InputError("give either RESULTS_DIR or --table (exactly one)")
@@ -175,9 +174,9 @@ def stability_command(
     from rich.table import Table
 
     from hyoka.cli._common import console, progress_bar
-    from hyoka.data.paths import resolve_data_dir
+    from hyoka.data import resolve_data_dir
     from hyoka.pfgen import PfgenBenchmark, find_runs
-    from hyoka.stats.refset_stability import ENSEMBLE, refset_stability
+    from hyoka.stats import ENSEMBLE, refset_stability
 
     names = [s.strip() for s in sets.split(",") if s.strip()]
     folder = results_dir or resolve_data_dir(data_dir) / "pfgen-bench" / "results"

@@ -74,9 +74,7 @@ def judge_command(
     from hyoka.cli._common import console, err_console, provider_options
     from hyoka.cli._judging import print_signature, run_plans, single_settings, totals
     from hyoka.judge import load_template, plan_single, read_judgments, summarise
-    from hyoka.pfgen import PfgenBenchmark
-    from hyoka.pfgen.judge import JUDGMENTS_FILE, collect_items, write_summary
-    from hyoka.pfgen.provenance import data_id
+    from hyoka.pfgen import JUDGMENTS_FILE, PfgenBenchmark, collect_items, data_id, write_summary
     from hyoka.providers import connect
 
     chosen_template = load_template(template)

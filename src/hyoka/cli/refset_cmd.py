@@ -32,11 +32,11 @@ from hyoka.cli._common import (
 from hyoka.errors import HyokaError
 
 # the two enums are flag types, so typer needs them when it builds the commands
-from hyoka.pfgen.prompts import Mode
-from hyoka.refset.executor import Executor
+from hyoka.pfgen import Mode
+from hyoka.refset import Executor
 
 if TYPE_CHECKING:
-    from hyoka.refset.pipeline import StageOutcome
+    from hyoka.refset import StageOutcome
 
 Work = Annotated[Path, typer.Argument(help="Work folder holding every stage's files.")]
 Questions = Annotated[
@@ -65,7 +65,7 @@ AllowFewer = Annotated[
 def _print_outcomes(stage: str, reports: list[dict[str, Any]]) -> None:
     from rich.table import Table
 
-    from hyoka.refset.pipeline import stage_outcome
+    from hyoka.refset import stage_outcome
 
     table = Table(title=stage)
     for column in ("Question", "Before", "After", "Removed", "Note"):
@@ -96,7 +96,7 @@ def _stage(
     questions: list[str] | None,
     executor: Executor,
 ) -> None:
-    from hyoka.refset.pipeline import run_stage, stage_params
+    from hyoka.refset import run_stage, stage_params
 
     reports = run_stage(work, name, stage_params(name, **params), questions, executor)
     _print_outcomes(name, reports)
@@ -137,9 +137,7 @@ def generate_command(
 
     Example: hyoka refset generate work -m vllm/pfnet/plamo-100b --set-name P --answers 100000
     """
-    from hyoka.refset.build import benchmark_source
-    from hyoka.refset.generate import GenerateConfig
-    from hyoka.refset.run_generation import generation_totals, run_generation
+    from hyoka.refset import GenerateConfig, benchmark_source, generation_totals, run_generation
 
     try:
         config = GenerateConfig(
@@ -154,7 +152,7 @@ def generate_command(
     chosen = source.select(question)
     cache_dir = None
     if cache:
-        from hyoka.providers.client import default_cache_dir
+        from hyoka.providers import default_cache_dir
 
         cache_dir = default_cache_dir()
     with progress_bar() as bar:
@@ -181,7 +179,7 @@ def import_command(
     question: Questions = None,
 ) -> None:
     """Put existing reference sets into the work folder as if generated (to rebuild them)."""
-    from hyoka.refset.run_generation import import_answers
+    from hyoka.refset import import_answers
 
     counts = import_answers(data, work, question)
     total = sum(sum(v.values()) for v in counts.values())
@@ -260,8 +258,7 @@ def publish_command(
     data_dir: DataDirOption = None,
 ) -> None:
     """Stage 7: write question files in pfgen-bench's layout under OUT/pfgen-bench/data."""
-    from hyoka.refset.build import benchmark_source
-    from hyoka.refset.publish import publish
+    from hyoka.refset import benchmark_source, publish
 
     files = publish(work, benchmark_source(benchmark, data_dir), out, question)
     console.print(f"{len(files)} question file(s) written; score with --data-dir {out}")
@@ -273,8 +270,7 @@ def build_command(
     data_dir: DataDirOption = None,
 ) -> None:
     """Stages 2–7 from a settings file (see docs); each stage resumes as on its own."""
-    from hyoka.refset.build import build
-    from hyoka.refset.config import load_build_config
+    from hyoka.refset import build, load_build_config
 
     settings = load_build_config(config)
     files = build(settings, data_dir, _print_outcomes)

@@ -12,7 +12,7 @@ from hyoka.cli._common import reports_errors
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from hyoka.pfgen.explain import Explanation
+    from hyoka.pfgen import Explanation
 
 
 @reports_errors
@@ -90,7 +90,7 @@ def report_command(
     from rich.markup import escape
 
     from hyoka.cli._common import err_console
-    from hyoka.report.site import ReportOptions, build_report
+    from hyoka.report import ReportOptions, build_report
 
     options = ReportOptions(
         data_dir=data_dir,
@@ -147,8 +147,7 @@ def explain_command(
       hyoka pfgen explain trials.jsonl Q01 --trial 3
     """
     from hyoka.errors import InputError
-    from hyoka.pfgen.benchmark import PfgenBenchmark
-    from hyoka.pfgen.explain import explain
+    from hyoka.pfgen import PfgenBenchmark, explain
     from hyoka.store.pfgen_runs import find_runs, read_trials
 
     benchmark = PfgenBenchmark.load(data_dir)

@@ -37,8 +37,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from hyoka.errors import InputError
-from hyoka.providers.client import ModelClient
-from hyoka.providers.types import GenerationRequest, Message, SamplingParams, Usage
+from hyoka.providers import GenerationRequest, Message, ModelClient, SamplingParams, Usage
 
 #: What upstream files record for a turn whose replies never held a rating.
 NO_RATING = -1

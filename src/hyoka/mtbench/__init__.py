@@ -5,7 +5,15 @@ data directory; ``build_leaderboard`` turns judgment files into the per-category
 """
 
 from hyoka.mtbench.answers import answer_file, answer_model_id, load_answers
-from hyoka.mtbench.bench import BENCHES, PFMT_FIN, Bench, BenchSpec, JudgePrompt, Question
+from hyoka.mtbench.bench import (
+    BENCHES,
+    PFMT_FIN,
+    SHORT_NAMES,
+    Bench,
+    BenchSpec,
+    JudgePrompt,
+    Question,
+)
 from hyoka.mtbench.generate import (
     GeneratePlan,
     GenerateReport,
@@ -21,9 +29,12 @@ from hyoka.mtbench.judge import (
     single_output,
 )
 from hyoka.mtbench.leaderboard import (
+    SCALE,
     Leaderboard,
     ModelScores,
     build_leaderboard,
+    display_name,
+    file_signature,
     judgment_files,
     round_half_up,
 )
@@ -34,6 +45,7 @@ from hyoka.mtbench.radar import write_radar
 from hyoka.mtbench.records import (
     INCORRECT_LANGUAGE,
     NO_ANSWER,
+    NO_RATING,
     AnswerChoice,
     AnswerRecord,
     PairJudgmentLine,
@@ -45,8 +57,11 @@ __all__ = [
     "BENCHES",
     "INCORRECT_LANGUAGE",
     "NO_ANSWER",
+    "NO_RATING",
     "PFMT_FIN",
     "RADAR_SUFFIXES",
+    "SCALE",
+    "SHORT_NAMES",
     "AnswerChoice",
     "AnswerRecord",
     "Bench",
@@ -66,6 +81,8 @@ __all__ = [
     "build_leaderboard",
     "default_judge_name",
     "default_repetition_penalty",
+    "display_name",
+    "file_signature",
     "generate_answers",
     "judgment_files",
     "load_answers",

@@ -19,12 +19,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hyoka._jsonl import read_records
-from hyoka.data.paths import resolve_data_dir
+from hyoka.data import resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
-from hyoka.judge.rating import FASTCHAT, PFMT_UPSTREAM, RatingRules
+from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, RatingRules
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
 from hyoka.mtbench.records import AnswerRecord
+from hyoka.store import read_records
 
 #: A rule that scores a turn 0 without calling the judge: an empty answer ("No answer"),
 #: or one fastText says is in the wrong language ("Incorrect language").

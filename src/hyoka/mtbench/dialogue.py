@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from hyoka.providers.types import Message
+from hyoka.providers import Message
 
 Injection = Literal["strict", "lenient"]
 SEPARATOR = "\n\n### "

@@ -20,11 +20,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from hyoka.pfgen._codepoints import CodepointBatch, encode
     from hyoka.pfgen._measure import measure_answers
     from hyoka.pfgen._pysum import Summation, float_sum
-    from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
+    from hyoka.pfgen.benchmark import BENCHMARK_FOLDER, PfgenBenchmark, SampleAnswer
     from hyoka.pfgen.choices import LeaderboardFormat, Mode
     from hyoka.pfgen.compare import Difference, first_difference
+    from hyoka.pfgen.explain import (
+        Explanation,
+        ReferencePool,
+        explain,
+        explain_many,
+        reference_answers,
+    )
     from hyoka.pfgen.generate import (
         GenerateSettings,
         GenerationPlan,
@@ -33,15 +41,19 @@ if TYPE_CHECKING:
         generate_run,
         plan_generation,
     )
+    from hyoka.pfgen.judge import JUDGMENTS_FILE, answer_reader, collect_items, write_summary
+    from hyoka.pfgen.keywords import parse_rules
+    from hyoka.pfgen.leaderboard import Flags, rank
     from hyoka.pfgen.leaderboard import collect as collect_leaderboard
-    from hyoka.pfgen.leaderboard import rank
     from hyoka.pfgen.leaderboard import render as render_leaderboard
-    from hyoka.pfgen.provenance import SumFrom, run_signature, signature_of
-    from hyoka.pfgen.questions import QuestionInfo
+    from hyoka.pfgen.ngram_index import window_keys
+    from hyoka.pfgen.prompts import build_prompt, clean_answer, stops_for, trial_seed
+    from hyoka.pfgen.provenance import SumFrom, data_id, run_signature, signature_of, with_signature
+    from hyoka.pfgen.questions import QuestionFile, QuestionInfo
     from hyoka.pfgen.result import ScoredAnswer, build_result
     from hyoka.pfgen.runs import RunOutcome, score_run, score_runs, summation_by_evidence
     from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
-    from hyoka.pfgen.summary import RunSummary
+    from hyoka.pfgen.summary import RunSummary, result_problem
     from hyoka.pfgen.verify import Verification, verify_run, verify_runs
     from hyoka.store import pfgen_runs
 
@@ -53,6 +65,29 @@ if TYPE_CHECKING:
 
 #: Each public name -> (module, name there).
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "write_summary": ("hyoka.pfgen.judge", "write_summary"),
+    "with_signature": ("hyoka.pfgen.provenance", "with_signature"),
+    "window_keys": ("hyoka.pfgen.ngram_index", "window_keys"),
+    "trial_seed": ("hyoka.pfgen.prompts", "trial_seed"),
+    "stops_for": ("hyoka.pfgen.prompts", "stops_for"),
+    "result_problem": ("hyoka.pfgen.summary", "result_problem"),
+    "reference_answers": ("hyoka.pfgen.explain", "reference_answers"),
+    "parse_rules": ("hyoka.pfgen.keywords", "parse_rules"),
+    "explain_many": ("hyoka.pfgen.explain", "explain_many"),
+    "explain": ("hyoka.pfgen.explain", "explain"),
+    "encode": ("hyoka.pfgen._codepoints", "encode"),
+    "data_id": ("hyoka.pfgen.provenance", "data_id"),
+    "collect_items": ("hyoka.pfgen.judge", "collect_items"),
+    "clean_answer": ("hyoka.pfgen.prompts", "clean_answer"),
+    "build_prompt": ("hyoka.pfgen.prompts", "build_prompt"),
+    "answer_reader": ("hyoka.pfgen.judge", "answer_reader"),
+    "ReferencePool": ("hyoka.pfgen.explain", "ReferencePool"),
+    "QuestionFile": ("hyoka.pfgen.questions", "QuestionFile"),
+    "JUDGMENTS_FILE": ("hyoka.pfgen.judge", "JUDGMENTS_FILE"),
+    "Flags": ("hyoka.pfgen.leaderboard", "Flags"),
+    "Explanation": ("hyoka.pfgen.explain", "Explanation"),
+    "CodepointBatch": ("hyoka.pfgen._codepoints", "CodepointBatch"),
+    "BENCHMARK_FOLDER": ("hyoka.pfgen.benchmark", "BENCHMARK_FOLDER"),
     "AnswerScore": ("hyoka.pfgen.scorer", "AnswerScore"),
     "Difference": ("hyoka.pfgen.compare", "Difference"),
     "GenerateSettings": ("hyoka.pfgen.generate", "GenerateSettings"),
@@ -96,8 +131,13 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
+    "BENCHMARK_FOLDER",
+    "JUDGMENTS_FILE",
     "AnswerScore",
+    "CodepointBatch",
     "Difference",
+    "Explanation",
+    "Flags",
     "GenerateSettings",
     "GenerationPlan",
     "GenerationReport",
@@ -106,8 +146,10 @@ __all__ = [
     "Mode",
     "PfgenBenchmark",
     "PlannedRun",
+    "QuestionFile",
     "QuestionInfo",
     "QuestionScorer",
+    "ReferencePool",
     "RunOutcome",
     "RunSummary",
     "SampleAnswer",
@@ -116,26 +158,42 @@ __all__ = [
     "Summation",
     "TrialsInput",
     "Verification",
+    "answer_reader",
+    "build_prompt",
     "build_result",
+    "clean_answer",
+    "collect_items",
     "collect_leaderboard",
+    "data_id",
+    "encode",
+    "explain",
+    "explain_many",
     "find_runs",
     "first_difference",
     "float_sum",
     "generate_run",
     "measure_answers",
+    "parse_rules",
     "plan_generation",
     "rank",
     "read_result",
     "read_trials",
+    "reference_answers",
     "render_leaderboard",
+    "result_problem",
     "run_signature",
     "scan_runs",
     "score_run",
     "score_runs",
     "signature_of",
+    "stops_for",
     "summation_by_evidence",
+    "trial_seed",
     "verify_run",
     "verify_runs",
+    "window_keys",
+    "with_signature",
+    "write_summary",
 ]
 
 

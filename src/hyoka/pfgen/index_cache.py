@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from hyoka._atomic import atomic_write_bytes
 from hyoka.errors import DataError
 from hyoka.pfgen.ngram_index import NgramIndex
 from hyoka.pfgen.questions import QuestionInfo
 from hyoka.pfgen.scorer import ReferenceSet
+from hyoka.store import atomic_write_bytes
 
 #: Bump when the stored layout or the index semantics change.
 ENGINE_VERSION = 2

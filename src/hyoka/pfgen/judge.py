@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import DataError, InputError
+from hyoka.errors import DataError, HyokaError, InputError
 from hyoka.judge import (
     Answer,
     JudgeTemplate,
@@ -32,9 +32,8 @@ from hyoka.judge import (
     summarise,
 )
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.trials import find_runs, read_trials
 from hyoka.signature import SIGNATURE_KEY, Signature
-from hyoka.store import atomic_write_text, path_under
+from hyoka.store import atomic_write_text, path_under, pfgen_runs
 
 JUDGE_FOLDER = "judge"
 JUDGMENTS_FILE = "judgments.jsonl"
@@ -61,12 +60,12 @@ class PfgenJudgeInput:
 
 
 def _run_model(run: Path) -> str:
-    config = run / "config.json"
+    """The model a run's config.json names; the folder's name when it names none."""
     try:
-        data = json.loads(config.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = pfgen_runs.read_config(run)
+    except HyokaError:
         return run.name
-    model = data.get("model") if isinstance(data, dict) else None
+    model = data.get("model") if data else None
     return str(model) if model else run.name
 
 
@@ -78,18 +77,15 @@ def collect_items(
     limit: int | None = None,
 ) -> PfgenJudgeInput:
     """The first ``per_question`` answers to each of the first ``limit`` questions of a run."""
-    sources = find_runs(run_dir)
+    sources = pfgen_runs.find_runs(run_dir)
     if len(sources) != 1:
         raise InputError(f"{run_dir}: holds {len(sources)} runs; judge one run folder at a time")
-    trials = read_trials(sources[0])
+    trials = pfgen_runs.read_trials(sources[0])
     samples = {sample.question: sample.answer for sample in benchmark.sample_answers()}
-    grouped: dict[str, list[str]] = {}
-    for index, record in enumerate(trials.records):
-        info = benchmark.by_text.get(record["question"])
-        if info is None:
-            shown = record["question"][:40]
-            raise InputError(f"{trials.where(index)}: question not in pfgen-bench: {shown!r}")
-        grouped.setdefault(info.question_id, []).append(record["answer"])
+    grouped = {
+        qid: [record["answer"] for record in records]
+        for qid, records in benchmark.group_by_question(trials).items()
+    }
     items: list[SingleItem] = []
     question_ids: dict[str, str] = {}
     model = _run_model(trials.folder)

@@ -20,23 +20,28 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hyoka.refset.build import build
+    from hyoka.refset.build import benchmark_source, build
     from hyoka.refset.config import BuildConfig, load_build_config
     from hyoka.refset.executor import Executor
     from hyoka.refset.generate import GenerateConfig, read_generated
     from hyoka.refset.length import select_length
     from hyoka.refset.ngrules import filter_rules, load_ng_rules
     from hyoka.refset.normalise import load_rewrites, normalise_pool
-    from hyoka.refset.pipeline import STAGES, run_stage
+    from hyoka.refset.pipeline import STAGES, StageOutcome, run_stage, stage_outcome, stage_params
     from hyoka.refset.pool import PoolRecord, read_pool
     from hyoka.refset.publish import publish
     from hyoka.refset.rare import rare_ngram_filter
     from hyoka.refset.representative import hill_climb, presence_matrix
-    from hyoka.refset.run_generation import import_answers, run_generation
+    from hyoka.refset.run_generation import generation_totals, import_answers, run_generation
     from hyoka.refset.source import BenchmarkSource
 
 #: public name -> the module that defines it
 _EXPORTS: dict[str, str] = {
+    "stage_params": "hyoka.refset.pipeline",
+    "stage_outcome": "hyoka.refset.pipeline",
+    "generation_totals": "hyoka.refset.run_generation",
+    "benchmark_source": "hyoka.refset.build",
+    "StageOutcome": "hyoka.refset.pipeline",
     "build": "hyoka.refset.build",
     "BuildConfig": "hyoka.refset.config",
     "load_build_config": "hyoka.refset.config",
@@ -68,8 +73,11 @@ __all__ = [
     "Executor",
     "GenerateConfig",
     "PoolRecord",
+    "StageOutcome",
+    "benchmark_source",
     "build",
     "filter_rules",
+    "generation_totals",
     "hill_climb",
     "import_answers",
     "load_build_config",
@@ -84,6 +92,8 @@ __all__ = [
     "run_generation",
     "run_stage",
     "select_length",
+    "stage_outcome",
+    "stage_params",
 ]
 
 

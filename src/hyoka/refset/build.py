@@ -6,8 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hyoka.data.paths import resolve_data_dir
-from hyoka.pfgen.benchmark import BENCHMARK_FOLDER
+from hyoka.data import resolve_data_dir
+from hyoka.pfgen import BENCHMARK_FOLDER
 from hyoka.refset.config import BuildConfig
 from hyoka.refset.pipeline import STAGES, run_stage, stage_params
 from hyoka.refset.publish import publish

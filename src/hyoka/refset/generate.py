@@ -23,15 +23,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hyoka._atomic import atomic_write_text
 from hyoka.errors import HyokaError, InputError
-from hyoka.pfgen.benchmark import SampleAnswer
-from hyoka.pfgen.prompts import Mode, build_prompt, clean_answer, stops_for, trial_seed
-from hyoka.providers.client import ModelClient
-from hyoka.providers.types import SamplingParams
+from hyoka.pfgen import Mode, SampleAnswer, build_prompt, clean_answer, stops_for, trial_seed
+from hyoka.providers import ModelClient, SamplingParams
 from hyoka.refset.pool import PoolRecord, merge_counts
 from hyoka.refset.shards import append_frame, repair_shard, scan_shard, shard_name, shard_paths
 from hyoka.refset.source import SourceQuestion
+from hyoka.store import atomic_write_text
 
 GENERATED = "01-generated"
 SETTINGS_FILE = "generation.json"

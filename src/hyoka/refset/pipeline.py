@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka._atomic import atomic_write_text
 from hyoka.errors import DataError, InputError
 from hyoka.refset.executor import Executor, run_jobs
 from hyoka.refset.generate import GENERATED, generated_fingerprint, read_generated
@@ -35,6 +34,7 @@ from hyoka.refset.pool import (
 )
 from hyoka.refset.rare import filter_rare
 from hyoka.refset.representative import select_representative
+from hyoka.store import atomic_write_text
 
 DONE_SUFFIX = ".done.json"
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka._atomic import atomic_write_bytes
 from hyoka.errors import DataError
+from hyoka.store import atomic_write_bytes
 
 POOL_SUFFIX = ".jsonl.gz"
 AUDIT_FILE = "audit.jsonl"

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hyoka._atomic import atomic_write_text
 from hyoka.errors import DataError
-from hyoka.pfgen.benchmark import BENCHMARK_FOLDER
+from hyoka.pfgen import BENCHMARK_FOLDER
 from hyoka.refset.pipeline import DONE_SUFFIX, FINAL_FOLDER, STAGES
 from hyoka.refset.pool import group_by_set, pool_path, read_pool
 from hyoka.refset.source import QUESTIONS_FILE, BenchmarkSource
+from hyoka.store import atomic_write_text
 
 PROVENANCE_FILE = "refset-build.json"
 

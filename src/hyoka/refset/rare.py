@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from hyoka.pfgen._codepoints import CodepointBatch, encode
+from hyoka.pfgen import CodepointBatch, encode
 from hyoka.refset.pool import Audit, PoolRecord
 
 U64 = npt.NDArray[np.uint64]

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from hyoka.pfgen._codepoints import encode
-from hyoka.pfgen.ngram_index import window_keys
+from hyoka.pfgen import encode, window_keys
 from hyoka.refset.pool import Audit, PoolRecord, group_by_set, sort_records
 
 I64 = npt.NDArray[np.int64]

@@ -19,11 +19,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka._atomic import atomic_write_text
 from hyoka.errors import DataError
-from hyoka.pfgen.questions import QuestionFile
-from hyoka.providers.client import ModelClient, ResponseCache
-from hyoka.providers.registry import load_provider, parse_model_string
+from hyoka.pfgen import QuestionFile
+from hyoka.providers import ModelClient, ResponseCache, load_provider, parse_model_string
 from hyoka.refset.executor import Executor, run_jobs
 from hyoka.refset.generate import (
     SETTINGS_FILE,
@@ -36,6 +34,7 @@ from hyoka.refset.generate import (
 )
 from hyoka.refset.shards import append_frame, shard_name
 from hyoka.refset.source import BenchmarkSource, SourceQuestion
+from hyoka.store import atomic_write_text
 
 
 def run_generation(

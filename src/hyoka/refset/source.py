@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import DataError
-from hyoka.pfgen.benchmark import SampleAnswer
-from hyoka.pfgen.keywords import parse_rules
+from hyoka.pfgen import SampleAnswer, parse_rules
 
 QUESTIONS_FILE = "questions.jsonl"
 

@@ -3,7 +3,7 @@ the rules met and missed, and the nearest reference answers."""
 
 from __future__ import annotations
 
-from hyoka.pfgen.explain import Explanation
+from hyoka.pfgen import Explanation
 from hyoka.report.html import esc, num
 
 LEGEND = (

@@ -15,17 +15,21 @@ from fractions import Fraction
 from pathlib import Path
 
 from hyoka.errors import InputError
-from hyoka.mtbench.answers import load_answers
-from hyoka.mtbench.bench import SHORT_NAMES, Bench
-from hyoka.mtbench.leaderboard import (
+from hyoka.mtbench import (
+    INCORRECT_LANGUAGE,
+    NO_ANSWER,
+    NO_RATING,
     SCALE,
+    SHORT_NAMES,
+    Bench,
     Leaderboard,
     ModelScores,
+    SingleJudgmentLine,
     display_name,
     file_signature,
+    load_answers,
     round_half_up,
 )
-from hyoka.mtbench.records import INCORRECT_LANGUAGE, NO_ANSWER, NO_RATING, SingleJudgmentLine
 from hyoka.report.html import Cell, cell, esc, packed, page, table
 from hyoka.report.svg import radar_chart
 from hyoka.store import read_records, unique_records

@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hyoka.errors import InputError
-from hyoka.judge.pairwise import METHODS, MIRROR, combine
-from hyoka.judge.records import JudgmentRecord
-from hyoka.mtbench.records import PairJudgmentLine
+from hyoka.judge import METHODS, MIRROR, JudgmentRecord, combine
+from hyoka.mtbench import PairJudgmentLine
 from hyoka.report.html import cell, esc, page, table
 from hyoka.report.svg import IntervalRow, interval_chart
-from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
+from hyoka.stats import Battles, Ratings, bradley_terry
 from hyoka.store import read_records
 
 INDEX_PATH = "pairwise/index.html"

@@ -22,14 +22,19 @@ import numpy as np
 import numpy.typing as npt
 
 from hyoka.errors import InputError
-from hyoka.pfgen._measure import measure_answers
-from hyoka.pfgen._pysum import Summation
-from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.provenance import SumFrom, run_signature, with_signature
-from hyoka.pfgen.result import build_result
-from hyoka.pfgen.scorer import AnswerScore
-from hyoka.pfgen.summary import RunSummary, result_problem
-from hyoka.stats.bootstrap import Interval
+from hyoka.pfgen import (
+    AnswerScore,
+    PfgenBenchmark,
+    RunSummary,
+    SumFrom,
+    Summation,
+    build_result,
+    measure_answers,
+    result_problem,
+    run_signature,
+    with_signature,
+)
+from hyoka.stats import Interval
 from hyoka.store.pfgen_runs import read_config, read_result, read_trials
 
 FloatArray = npt.NDArray[np.float64]

@@ -9,15 +9,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.explain import ReferencePool, explain_many, reference_answers
-from hyoka.pfgen.leaderboard import Flags
-from hyoka.pfgen.summary import RunSummary
+from hyoka.pfgen import (
+    Flags,
+    PfgenBenchmark,
+    ReferencePool,
+    RunSummary,
+    explain_many,
+    reference_answers,
+)
 from hyoka.report.explain_html import LEGEND, explanation_card
 from hyoka.report.html import Cell, cell, esc, num, page, table
 from hyoka.report.pfgen_data import Comparison, ScoredRun, spread
 from hyoka.report.svg import IntervalRow, interval_chart
-from hyoka.stats.bootstrap import Interval
+from hyoka.stats import Interval
 
 LEADERBOARD_PATH = "pfgen/index.html"
 COMPARE_PATH = "pfgen/compare.html"

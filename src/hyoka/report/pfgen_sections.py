@@ -20,7 +20,7 @@ from hyoka.report.pfgen_pages import (
 )
 
 if TYPE_CHECKING:
-    from hyoka.pfgen.summary import RunSummary
+    from hyoka.pfgen import RunSummary
     from hyoka.report.inputs import Inputs
     from hyoka.report.site import ReportOptions
 
@@ -32,8 +32,7 @@ def pfgen_section(
     pages: dict[str, str],
     notes: list[str],
 ) -> str:
-    from hyoka.pfgen.leaderboard import rank
-    from hyoka.pfgen.summary import RunSummary, result_problem
+    from hyoka.pfgen import RunSummary, rank, result_problem
     from hyoka.store.pfgen_runs import read_result
 
     rows: dict[Path, tuple[RunSummary, dict[str, Any], bool, str | None]] = {}
@@ -48,7 +47,7 @@ def pfgen_section(
 
     scored: list[ScoredRun] = []
     if inputs.pfgen_runs:
-        from hyoka.pfgen.benchmark import PfgenBenchmark
+        from hyoka.pfgen import PfgenBenchmark
 
         benchmark = PfgenBenchmark.load(options.data_dir, options.cache_dir)
         for source in inputs.pfgen_runs:
@@ -119,7 +118,7 @@ def _public_results(public: Path, notes: list[str]) -> list[tuple[Path, dict[str
     summary and its per-question numbers); unusable ones are noted and skipped."""
     import math
 
-    from hyoka.pfgen.summary import result_problem
+    from hyoka.pfgen import result_problem
     from hyoka.store.pfgen_runs import UnreadableJsonError, find_result_files, read_json_object
 
     found = []

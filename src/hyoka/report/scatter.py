@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyoka._atomic import atomic_write_text
 from hyoka.errors import InputError
+from hyoka.store import atomic_write_text
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hyoka.data.paths import resolve_data_dir
+from hyoka.data import resolve_data_dir
 from hyoka.errors import HyokaError, InputError
 from hyoka.report import assets
 from hyoka.report.html import ASSET_CSS, ASSET_JS, esc, page

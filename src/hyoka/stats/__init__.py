@@ -8,42 +8,63 @@ from hyoka.stats.agreement import (
     confusion,
     robustness,
 )
-from hyoka.stats.bootstrap import Interval, bootstrap
+from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, bootstrap
+from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
 from hyoka.stats.correlation import Correlation, correlate, pearson, spearman
 from hyoka.stats.kappa import category_counts, cohen_kappa, fleiss_kappa
-from hyoka.stats.label_files import build_label_table, read_human_labels, read_verdicts
-from hyoka.stats.labels import INVALID, LETTERS, LabelTable
+from hyoka.stats.label_files import (
+    build_label_table,
+    label_table_from_files,
+    read_human_labels,
+    read_verdicts,
+)
+from hyoka.stats.labels import INVALID, LETTERS, VERDICT_NAMES, LabelTable
+from hyoka.stats.paired_scores import collect_run_scores, read_score_table
+from hyoka.stats.refset_stability import ENSEMBLE, refset_stability
 from hyoka.stats.single_grades import (
     PreferenceTable,
     preferences,
+    preferences_from_folders,
     read_categories,
     read_single_grades,
 )
 
 __all__ = [
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "ENSEMBLE",
     "INVALID",
     "LETTERS",
+    "VERDICT_NAMES",
     "AgreementReport",
+    "Battles",
     "Correlation",
     "Interval",
     "LabelTable",
     "PairAgreement",
     "PreferenceTable",
+    "Ratings",
     "agreement_report",
     "bootstrap",
+    "bradley_terry",
     "build_label_table",
     "category_counts",
     "cohen_kappa",
+    "collect_run_scores",
     "concordance",
     "confusion",
     "correlate",
     "fleiss_kappa",
+    "label_table_from_files",
     "pearson",
     "preferences",
+    "preferences_from_folders",
     "read_categories",
     "read_human_labels",
+    "read_score_table",
     "read_single_grades",
     "read_verdicts",
+    "refset_stability",
     "robustness",
     "spearman",
 ]

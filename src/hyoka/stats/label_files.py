@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from hyoka._jsonl import read_rows
 from hyoka.errors import InputError
 from hyoka.stats.labels import (
     AGREE,
@@ -32,6 +31,7 @@ from hyoka.stats.labels import (
     LabelTable,
     letter_code,
 )
+from hyoka.store import read_rows
 
 _ITEM_KEYS = ("item", "item_id", "id")
 _INVALID_WORDS = ("", "invalid", "none", "null")

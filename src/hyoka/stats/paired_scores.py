@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyoka._jsonl import read_rows
-from hyoka.errors import InputError
+from hyoka.errors import HyokaError, InputError
+from hyoka.store import pfgen_runs, read_rows
 
-RESULT_FILE = "result.json"
 JUDGE_FOLDER = "judge"
 SUMMARY_FILE = "summary.json"
 TABLE_COLUMNS = ("model", "pfgen_score", "judge_score")
@@ -52,11 +51,14 @@ def collect_run_scores(results: Path, judge: str | None) -> PairedScores:
     """pfgen score and judge mean of every run under ``results`` that has both."""
     if not results.is_dir():
         raise InputError(f"{results}: not a folder of pfgen results")
-    from hyoka.pfgen.summary import RunSummary
+    from hyoka.pfgen import RunSummary
 
-    runs = sorted(p.parent for p in results.rglob(RESULT_FILE))
+    problems: list[str] = []
+    runs = [p.parent for p in pfgen_runs.find_result_files(results, problems)]
+    if problems:
+        raise InputError(problems[0])
     if not runs:
-        raise InputError(f"{results}: no {RESULT_FILE} found")
+        raise InputError(f"{results}: no {pfgen_runs.RESULT_FILE} found")
     summaries = {run: sorted((run / JUDGE_FOLDER).glob(f"*/{SUMMARY_FILE}")) for run in runs}
     judges = {_summary(p)["judge"]: None for paths in summaries.values() for p in paths}
     if judge is None:
@@ -70,11 +72,13 @@ def collect_run_scores(results: Path, judge: str | None) -> PairedScores:
     out = PairedScores(pairs=[], judge=judge)
     for run in runs:
         chosen = [p for p in summaries[run] if _summary(p)["judge"] == judge]
-        result_path = run / RESULT_FILE
+        result_path = run / pfgen_runs.RESULT_FILE
         try:
-            result = json.loads(result_path.read_text(encoding="utf-8"))
-            summary = RunSummary.from_result(run, result)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            result = pfgen_runs.read_result(run) or {}
+            summary = RunSummary.from_result(run, result, root=results)
+        except HyokaError:
+            raise
+        except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{result_path}: not a pfgen result ({exc})") from None
         label = f"{summary.model} ({summary.mode})"
         if not chosen:
