@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hyoka.cli._common import reports_errors
+from hyoka.cli._common import (
+    BootstrapSeedOption,
+    DataDirOption,
+    JsonOption,
+    WorkersOption,
+    reports_errors,
+)
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -44,24 +50,9 @@ def report_command(
         int,
         typer.Option("--rounds", min=0, help="Bootstrap rounds of the Bradley–Terry intervals."),
     ] = 1000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of every bootstrap.")] = 0,
-    data_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--data-dir",
-            help="Benchmark data folder (default: $HYOKA_DATA_DIR).",
-            show_default=False,
-        ),
-    ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            min=1,
-            help="Scoring processes (default: one per core).",
-            show_default=False,
-        ),
-    ] = None,
+    seed: BootstrapSeedOption = 0,
+    data_dir: DataDirOption = None,
+    workers: WorkersOption = None,
     answers: Annotated[
         bool,
         typer.Option(
@@ -124,15 +115,8 @@ def explain_command(
     trial: Annotated[
         int, typer.Option("--trial", "-t", min=1, help="Which answer to the question (1 = first).")
     ] = 1,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
-    data_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--data-dir",
-            help="Benchmark data folder (default: $HYOKA_DATA_DIR).",
-            show_default=False,
-        ),
-    ] = None,
+    as_json: JsonOption = False,
+    data_dir: DataDirOption = None,
 ) -> None:
     """Explain one answer's pfgen score: rare 3-grams, fluent stretches, rules, references.
 

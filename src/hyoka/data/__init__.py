@@ -8,11 +8,12 @@ from hyoka.data.manifest import (
     manifest,
     manifest_names,
 )
-from hyoka.data.paths import resolve_data_dir
+from hyoka.data.paths import DATA_DIR_ENV, fetch_hint, resolve_data_dir
 
 __all__: list[str] = [
     "ALL_GROUPS",
     "CORE",
+    "DATA_DIR_ENV",
     "FetchEvent",
     "FetchReport",
     "FileProblem",
@@ -20,6 +21,7 @@ __all__: list[str] = [
     "Manifest",
     "all_manifests",
     "fetch",
+    "fetch_hint",
     "manifest",
     "manifest_names",
     "resolve_data_dir",

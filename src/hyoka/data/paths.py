@@ -1,22 +1,40 @@
 """Where benchmark data lives: ``--data-dir``, else ``HYOKA_DATA_DIR``, else the user cache.
 
 One rule for every command, so a user who fetched data once never has to say where again.
+A data directory that is a file is said to be one (not reported as 52 corrupt files), and
+the hint to fetch missing data names the ``--data-dir`` the user gave, so it can be pasted.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
+
+from hyoka.errors import InputError
 
 DATA_DIR_ENV = "HYOKA_DATA_DIR"
 
 
 def resolve_data_dir(explicit: Path | str | None = None) -> Path:
+    """The data directory; ``InputError`` naming the flag or variable if it is not a folder."""
     if explicit is not None:
-        return Path(explicit).expanduser()
+        return _folder(Path(explicit).expanduser(), "--data-dir")
     from_env = os.environ.get(DATA_DIR_ENV)
     if from_env:
-        return Path(from_env).expanduser()
+        return _folder(Path(from_env).expanduser(), f"${DATA_DIR_ENV}")
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("hyoka")) / "data"
+
+
+def _folder(path: Path, where: str) -> Path:
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{where} {path}: not a folder")
+    return path
+
+
+def fetch_hint(name: str, explicit: Path | str | None = None) -> str:
+    """How to download benchmark ``name`` into the data directory the user chose."""
+    flag = f" --data-dir {shlex.quote(str(explicit))}" if explicit is not None else ""
+    return f"run `hyoka data fetch {name}{flag}` to download it"

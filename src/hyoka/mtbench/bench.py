@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hyoka.data import resolve_data_dir
+from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, RatingRules
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
@@ -266,7 +266,7 @@ class Bench:
     def load(cls, name: str = "pfmt-fin", data_dir: Path | str | None = None) -> Bench:
         spec = bench_spec(name)
         folder = resolve_data_dir(data_dir) / spec.folder
-        hint = f"run `hyoka data fetch {spec.name}` to download it"
+        hint = fetch_hint(spec.name, data_dir)
         question_file = folder / "question.jsonl"
         if not question_file.is_file():
             raise MissingDataError(f"{spec.title} data not found in {folder}: {hint}")

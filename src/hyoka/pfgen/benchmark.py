@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hyoka.data import resolve_data_dir
+from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.pfgen._measure import worker_pool
 from hyoka.pfgen.index_cache import IndexCache
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 #: Folder of the pfgen-bench files inside a data directory.
 BENCHMARK_FOLDER = Path("pfgen-bench") / "data"
-FETCH_HINT = "run `hyoka data fetch pfgen` to download it"
 
 
 @dataclass(frozen=True)
@@ -43,8 +42,16 @@ class SampleAnswer:
 class PfgenBenchmark:
     """The 50 questions of one data directory, with lazily built, cached scorers."""
 
-    def __init__(self, folder: Path, files: list[QuestionFile], cache: IndexCache) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        files: list[QuestionFile],
+        cache: IndexCache,
+        data_dir: Path | None = None,
+    ) -> None:
         self.folder = folder
+        #: the ``--data-dir`` it was loaded from, if one was given (for hints)
+        self.data_dir = data_dir
         self._files = {f.path.stem: f for f in files}
         self._cache = cache
         self._scorers: dict[str, QuestionScorer] = {}
@@ -58,15 +65,16 @@ class PfgenBenchmark:
         folder = resolve_data_dir(data_dir) / BENCHMARK_FOLDER
         paths = sorted(folder.glob("Q*.json")) if folder.is_dir() else []
         if not paths:
-            raise MissingDataError(f"pfgen-bench data not found in {folder}: {FETCH_HINT}")
+            hint = fetch_hint("pfgen", data_dir)
+            raise MissingDataError(f"pfgen-bench data not found in {folder}: {hint}")
         files = [QuestionFile.read(p) for p in paths]
-        return cls(folder, files, IndexCache(cache_dir))
+        return cls(folder, files, IndexCache(cache_dir), data_dir)
 
     def sample_answers(self) -> list[SampleAnswer]:
         """The many-shot examples (``questions.jsonl``), in file order."""
         path = self.folder / "questions.jsonl"
         if not path.exists():
-            raise MissingDataError(f"{path} not found: {FETCH_HINT}")
+            raise MissingDataError(f"{path} not found: {fetch_hint('pfgen', self.data_dir)}")
         samples: list[SampleAnswer] = []
         with path.open(encoding="utf-8") as handle:
             for number, line in enumerate(handle, start=1):
