@@ -64,7 +64,7 @@ def _fake_result(
             "helpfulness": 0.4,
             "average": score,
         },
-        "questions": {},
+        "questions": {f"Q{n:02d}": {} for n in range(1, 51)},  # a whole run
     }
 
 

@@ -267,3 +267,37 @@ def test_15_a_one_part_model_name_is_labelled_by_its_config(tmp_path: Path) -> N
     assert outcome.exit_code == 0, outcome.output
     (row,) = json.loads(outcome.stdout)
     assert row["model"] == "fake"
+
+
+# --- #9: an incomplete run is said to be one ------------------------------------------------
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_9_an_incomplete_run_is_marked_and_not_ranked_among_complete_ones(
+    tmp_path: Path, question: str
+) -> None:
+    """One question answered (as `--limit 1` leaves a run) scores far above a whole public
+    run, yet is listed after it, marked in every format, and unranked."""
+    whole = _copy(SMALL, tmp_path)
+    partial = tmp_path / "me" / "partial" / "abc1234"
+    _trials(partial, _line(question, "時計の長針と短針は1日に22回重なります。"))
+    (partial / "config.json").write_text(json.dumps({"model": "me/partial", "mode": "chat"}))
+    assert _score(str(partial)).exit_code == 0
+    board = CliRunner().invoke(app, ["pfgen", "leaderboard", str(tmp_path), "--format", "json"])
+    assert board.exit_code == 0, board.output
+    runs = json.loads(board.stdout)["runs"]
+    by_model = {r["model"]: r for r in runs}
+    mine = by_model["me/partial"]
+    assert mine["score"] > runs[0]["score"]  # it would lead a ranking that ignored this
+    assert [r["model"] for r in runs][-1] == "me/partial"
+    assert (mine["rank"], mine["complete"], mine["questions"]) == (None, False, 1)
+    assert runs[0]["rank"] == 1 and runs[0]["complete"] is True
+    assert runs[0]["folder"] == str(whole)
+    markdown = CliRunner().invoke(app, ["pfgen", "leaderboard", str(tmp_path)]).stdout
+    row = next(line for line in markdown.splitlines() if "me/partial" in line)
+    assert row.startswith("| N/A |") and "[incomplete: 1 of 50 questions]" in row
+    csv_text = (
+        CliRunner().invoke(app, ["pfgen", "leaderboard", str(tmp_path), "--format", "csv"]).stdout
+    )
+    csv_row = next(line for line in csv_text.splitlines() if "me/partial" in line)
+    assert csv_row.startswith("N/A,me/partial,chat,") and ",1," in csv_row

@@ -39,6 +39,7 @@ CSV_COLUMNS = (
     "truthfulness",
     "helpfulness",
     "num_trials",
+    "questions",
     "folder",
     "flag",
 )
@@ -82,8 +83,15 @@ def collect(results_dir: Path, *, warnings: list[str] | None = None) -> list[Run
 
 
 def rank(runs: Sequence[RunSummary]) -> list[RunSummary]:
-    """``runs`` best first: by score descending, ties by model name (then mode, folder)."""
-    return sorted(runs, key=lambda s: (-s.score, s.model, s.mode, str(s.folder)))
+    """``runs`` best first: by score descending, ties by model name (then mode, folder);
+    incomplete runs (fewer questions) after every complete one, never ranked among them."""
+    return sorted(runs, key=lambda s: (not s.complete, -s.score, s.model, s.mode, str(s.folder)))
+
+
+def _rank_cell(number: int, row: RunSummary) -> str:
+    """A complete row's rank; ``N/A`` for an incomplete one (as upstream's README shows
+    rows that are not ranked)."""
+    return str(number) if row.complete else "N/A"
 
 
 def render(
@@ -197,7 +205,7 @@ def _render_markdown(rows: Sequence[RunSummary], first_rank: int) -> str:
     for position, (number, s) in enumerate(enumerate(rows, first_rank)):
         marker = flags.marker(position)
         cells = (
-            str(number),
+            _rank_cell(number, s),
             f"{s.score:.4f} (±{s.score_sem:.4f})",
             _markdown_cell(s.label) + (f" {marker}" if marker else ""),
             f"{s.length:.1f} (±{s.length_std:.1f})",
@@ -219,7 +227,7 @@ def _render_csv(rows: Sequence[RunSummary], first_rank: int) -> str:
     for position, (number, s) in enumerate(enumerate(rows, first_rank)):
         writer.writerow(
             (
-                number,
+                _rank_cell(number, s),
                 s.model,
                 s.mode,
                 s.score,
@@ -231,6 +239,7 @@ def _render_csv(rows: Sequence[RunSummary], first_rank: int) -> str:
                 s.truthfulness,
                 s.helpfulness,
                 s.num_trials,
+                "" if s.questions is None else s.questions,
                 str(s.folder),
                 flags.marker(position),
             )
@@ -246,7 +255,8 @@ def _render_json(rows: Sequence[RunSummary], first_rank: int) -> str:
     for position, (number, s) in enumerate(enumerate(rows, first_rank)):
         mark = flags.marks.get(position)
         differs = flags.notes[mark] if mark is not None else []
-        objects.append({"rank": number, **s.to_json(), "signature_differs": differs})
+        rank = number if s.complete else None
+        objects.append({"rank": rank, **s.to_json(), "signature_differs": differs})
     common = None if flags.common is None else flags.common.to_json()
     document = {SIGNATURE_KEY: common, "runs": objects}
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"

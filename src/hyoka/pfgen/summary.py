@@ -16,6 +16,10 @@ from hyoka.pfgen._pysum import float_sum
 from hyoka.pfgen.provenance import signature_of
 from hyoka.signature import Signature
 
+#: How many questions pfgen-bench asks (spec §1); a run with fewer (``--limit``, a lost
+#: question) is incomplete: its numbers are not comparable with a whole run's.
+PFGEN_QUESTIONS = 50
+
 #: Top-level keys every pfgen-bench ``result.json`` has (``config`` is optional).
 REQUIRED_KEYS = ("num_trials", "score", "score_std", "length", "length_std", "scores")
 
@@ -60,6 +64,13 @@ class RunSummary:
     truthfulness: float
     helpfulness: float
     signature: Signature | None = None
+    #: questions the result covers (``None``: the result does not list them)
+    questions: int | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Whether the run answered every question (unknown counts as complete)."""
+        return self.questions is None or self.questions >= PFGEN_QUESTIONS
 
     @property
     def score_sem(self) -> float:
@@ -67,8 +78,12 @@ class RunSummary:
 
     @property
     def label(self) -> str:
-        """The model, with its prompt mode when known: ``org/model (chat)``."""
-        return self.model if self.mode == "?" else f"{self.model} ({self.mode})"
+        """The model, with its prompt mode when known: ``org/model (chat)``, and what is
+        missing when the run is incomplete."""
+        label = self.model if self.mode == "?" else f"{self.model} ({self.mode})"
+        if not self.complete:
+            label += f" [incomplete: {self.questions} of {PFGEN_QUESTIONS} questions]"
+        return label
 
     @classmethod
     def from_result(
@@ -78,6 +93,7 @@ class RunSummary:
         (``root``; see ``model_name``)."""
         config = result.get("config") or {}
         scores = result["scores"]
+        questions = result.get("questions")
         return cls(
             folder=folder,
             model=model_name(folder, config, root),
@@ -91,6 +107,7 @@ class RunSummary:
             truthfulness=float_sum(scores["truthfulness"].values()),
             helpfulness=float(scores["helpfulness"]),
             signature=signature_of(result),
+            questions=len(questions) if isinstance(questions, dict) else None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -108,6 +125,8 @@ class RunSummary:
             "truthfulness": self.truthfulness,
             "helpfulness": self.helpfulness,
             "signature": None if self.signature is None else self.signature.line,
+            "questions": self.questions,
+            "complete": self.complete,
         }
 
 
