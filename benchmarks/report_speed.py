@@ -59,7 +59,7 @@ def report_figures() -> None:
 
 def explain_figures() -> None:
     from hyoka.pfgen.benchmark import PfgenBenchmark
-    from hyoka.pfgen.explain import explain
+    from hyoka.pfgen.explanation import explain
 
     answer = "時計の長針と短針は1日に22回重なります。長針が1時間に1周するためで、火星も関係します。"
     benchmark = PfgenBenchmark.load(DATA)

@@ -328,12 +328,17 @@ def test_command_line(items: list[SingleItem], tmp_path: Path, hyoka_env: None) 
     args = [str(answers), *judge, "--references", str(references), "--limit", "1"]
     args += ["--max-tokens", "16", "--max-attempts", "1", "--json"]
     first = _cli(*args)
-    assert first.exit_code == 0, first.output
     out = json.loads(first.stdout)
     assert (out["judged_now"], out["provider_calls"], out["n"] + out["failures"]) == (1, 1, 1)
+    # SmolLM2 writes no rating: a run with no grade at all is not a success
+    assert (out["n"], out["failures"], first.exit_code) == (0, 1, 1), first.output
+    no_grade = f"no grade: {EMBEDDED_MODEL} wrote no rating in any reply (graded 0, failures 1)"
+    (last,) = first.stderr.strip().splitlines()[-1:]
+    assert last.startswith(f"error: {no_grade}") and "answers.judged.jsonl" in last
     assert out["prompt_tokens"] > 0 and out["output"].endswith("answers.judged.jsonl")
     (record,) = read_judgments(Path(out["output"]))
     assert (record.id, record.template) == ("0", "single-ref")
-    again = _cli(*args[:-1])  # the table this time
-    assert again.exit_code == 0 and "Judge summary" in again.stdout
+    again = _cli(*args[:-1])  # the table this time; still no grade, still exit 1
+    assert again.exit_code == 1 and "Judge summary" in again.stdout
+    assert no_grade in again.stderr
     assert "0 / 1" in again.stdout  # judged now / done before

@@ -9,7 +9,7 @@ import pytest
 from _shared import SHARED_DATA
 from hyoka.pfgen._pysum import float_sum
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.explain import DISCOUNT_START, explain, explain_many, reference_answers
+from hyoka.pfgen.explanation import DISCOUNT_START, explain, explain_many, reference_answers
 
 #: A common opening of Q01's reference answers, then words no reference holds.
 COMMON = "時計の長針と短針が1日に重なる回数は、22回です。"

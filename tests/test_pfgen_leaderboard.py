@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -650,3 +651,74 @@ def test_a_deeply_nested_result_json_is_skipped_with_a_warning(tmp_path: Path) -
     warnings: list[str] = []
     assert [row.model for row in collect(tmp_path, warnings=warnings)] == ["org/good"]
     assert warnings == [f"{deep}: skipped: result is JSON nested too deeply to read"]
+
+
+# --- the upstream README table ---------------------------------------------------------------
+
+UPSTREAM_ROW = re.compile(
+    r"\| <code>(?P<rank>\d+|N/A)</code> "
+    r"\| <code>(?P<score>\d\.\d{4}) \(±(?P<std>\d\.\d{4})/√(?P<trials>\d+)\)</code> "
+    r"\| <code>\[(?P<marker>\S+) (?P<model>[^\]]+)\]\((?P<link>[^)]+)\)</code> "
+    r"\| <code>(?P<length>\d+\.\d) \(±(?P<length_std>\d+\.\d)\)</code> "
+    r"\| <code>(?P<f>\d\.\d{3})</code> \| <code>(?P<t>\d\.\d{3})</code> "
+    r"\| <code>(?P<h>\d\.\d{3})</code> \|"
+)
+
+
+def _upstream_rows(text: str) -> list[re.Match[str]]:
+    lines = text.splitlines()
+    titles = re.findall(r"\| <code>([A-Za-z]+)(?:&nbsp;)*</code> ", lines[0])
+    assert titles == MD_HEADER and lines[0].endswith("|")
+    assert lines[1] == "|-----" * len(MD_HEADER) + "|"
+    matches = [UPSTREAM_ROW.fullmatch(line) for line in lines[2:]]
+    assert all(matches), [line for line, m in zip(lines[2:], matches, strict=True) if not m]
+    return [m for m in matches if m is not None]
+
+
+def test_upstream_format_matches_every_result_json(real_rows: list[RunSummary]) -> None:
+    text = render(real_rows, LeaderboardFormat.UPSTREAM)
+    rows = _upstream_rows(text)
+    assert [m["rank"] for m in rows] == [str(n) for n in range(1, len(real_rows) + 1)]
+    for match, row in zip(rows, real_rows, strict=True):
+        result = json.loads((row.folder / "result.json").read_text("utf-8"))
+        expected_score = f"{result['score']:.4f}", f"{result['score_std']:.4f}"
+        assert (match["score"], match["std"]) == expected_score
+        assert int(match["trials"]) == result["num_trials"]
+        assert match["length"] == f"{result['length']:.1f}"
+        assert match["h"] == f"{result['scores']['helpfulness']:.3f}"
+        assert match["marker"] == {"completion": "🟢"}.get(result["config"]["mode"], "💬")
+        assert match["link"] == f"{row.folder.as_posix()}/README.md"
+        assert match["model"] == row.model if len(row.model) <= 40 else row.model[:37] + "..."
+    # the header pads each title to its column's widest cell, "±" and "√" counted twice
+    score_width = max(len(m["score"]) + len(m["std"]) + len(m["trials"]) + 8 for m in rows)
+    assert f"<code>Score{'&nbsp;' * (score_width - 5)}</code>" in text.splitlines()[0]
+    assert "signature" not in text  # only the table, to paste between upstream's markers
+
+
+def test_upstream_format_leaves_incomplete_and_system_rows_unranked(tmp_path: Path) -> None:
+    long_name = "org/" + "a-very-long-model-name-" * 3
+    _write(tmp_path / "top" / "result.json", _fake_result("system/ground-truth", "system", 1.05))
+    _write(tmp_path / "one" / "result.json", _fake_result(long_name, "completion", 0.8))
+    partial = _fake_result("org/partial", "qa", 0.7)
+    partial["questions"] = {"Q01": {}}
+    _write(tmp_path / "part" / "result.json", partial)
+    _write(tmp_path / "two" / "result.json", _fake_result("org/two", "odd-mode", 0.6))
+    rows = _upstream_rows(render(collect(tmp_path), "upstream"))
+    shown = [(m["rank"], m["marker"], m["model"], m["trials"]) for m in rows]
+    assert shown == [
+        ("N/A", "👑", "system/ground-truth", "4"),
+        ("1", "🟢", long_name[:37] + "...", "4"),
+        ("2", "❔", "org/two", "4"),
+        ("N/A", "💬", "org/partial", "4"),
+    ]
+
+
+def test_command_prints_the_upstream_table(tmp_path: Path) -> None:
+    args = ["leaderboard", str(_small_tree(tmp_path)), "--format", "upstream"]
+    result = CliRunner().invoke(_app(), args)
+    assert result.exit_code == 0, result.output
+    rows = _upstream_rows(result.stdout)
+    assert [(m["rank"], m["model"], m["score"]) for m in rows] == [
+        ("1", "org/good", "0.7000"),
+        ("2", "org/fine", "0.3000"),
+    ]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hyoka.cli._common import progress_bar
+from hyoka.cli._tables import print_table
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -67,7 +68,7 @@ def print_scores(summaries: Sequence[tuple[RunSummary, bool]]) -> None:
 
     if not summaries:
         return
-    console.print(score_table(summaries))
+    print_table(score_table(summaries))
     for line in signature_lines([s for s, _ in summaries]):
         console.print(line, highlight=False, soft_wrap=True)
 

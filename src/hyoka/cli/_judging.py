@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hyoka.cli._common import console, cost_usd, progress_bar
-from hyoka.errors import InputError
+from hyoka.errors import HyokaError, InputError
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -132,6 +132,21 @@ def totals(
     for row in rows:
         table.add_row(*row)
     return table, data
+
+
+class NothingGradedError(HyokaError):
+    """Every grade failed: the judge wrote no rating in any reply. A run with no grade is
+    not a result, so the command exits non-zero rather than reporting an empty mean."""
+
+
+def fail_if_nothing_graded(graded: int, failures: int, judge: str, judgments: object) -> None:
+    """Raise :class:`NothingGradedError` (one line, exit 1) when there were grades to make
+    and none got a rating; called after the totals are shown so the counts stay visible."""
+    if graded == 0 and failures > 0:
+        raise NothingGradedError(
+            f"no grade: {judge} wrote no rating in any reply (graded 0, failures {failures}); "
+            f"its replies are kept in {judgments}"
+        )
 
 
 def _rate(value: float | None) -> str:

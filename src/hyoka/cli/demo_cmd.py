@@ -30,6 +30,10 @@ def demo_command(
         bool, typer.Option("--example", help="Score the bundled hand-written run instead.")
     ] = False,
     data_dir: DataDirOption = None,
+    report: Annotated[
+        bool,
+        typer.Option("--report", help="Then build the offline report over the run: OUT/report."),
+    ] = False,
 ) -> None:
     """Run pfgen-bench end to end on the embedded model and rank it beside public results.
 
@@ -43,11 +47,17 @@ def demo_command(
 
       hyoka demo --questions 5 --trials 2
 
-      hyoka demo --example
+      hyoka demo --example --report
     """
     if example:
-        _score_example(out, data_dir)
-        return
+        folder = _score_example(out, data_dir)
+    else:
+        folder = _generate(questions, trials, out, data_dir)
+    if report:
+        _report(folder, out / "report", data_dir)
+
+
+def _generate(questions: int, trials: int, out: Path, data_dir: Path | None) -> Path:
     from hyoka.cli._context import generate_and_score
     from hyoka.pfgen import GenerateSettings, Mode
     from hyoka.providers import EMBEDDED_MODEL
@@ -58,9 +68,10 @@ def demo_command(
     )  # fmt: skip
     summary = generate_and_score(settings, data_dir)
     _print_written(summary.folder)
+    return summary.folder
 
 
-def _score_example(out: Path, data_dir: Path | None) -> None:
+def _score_example(out: Path, data_dir: Path | None) -> Path:
     import shutil
     from importlib import resources
 
@@ -76,6 +87,17 @@ def _score_example(out: Path, data_dir: Path | None) -> None:
     (source,) = find_runs(target)
     summary = score_and_show(source.parent if source.is_file() else source, benchmark, data_dir)
     _print_written(summary.folder)
+    return summary.folder
+
+
+def _report(run: Path, target: Path, data_dir: Path | None) -> None:
+    """The demo's run in the offline report, among the public runs when the data directory
+    has them, so a newcomer sees the whole path from a run to the page that explains it."""
+    from hyoka.cli._common import console
+    from hyoka.report import ReportOptions, build_report
+
+    build_report([run], target, ReportOptions(data_dir=data_dir))
+    console.print(f"report: {target / 'index.html'}", highlight=False, soft_wrap=True)
 
 
 def _print_written(folder: Path) -> None:

@@ -15,6 +15,7 @@ from hyoka.cli._common import (
     console,
     reports_errors,
 )
+from hyoka.cli._tables import print_table
 from hyoka.errors import InputError
 from hyoka.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -142,13 +143,13 @@ def _print(report: AgreementReport, notes: dict[str, Any]) -> None:
                 escape(", ".join(f"{r} {v:.3f}" for r, v in per.items())) or "-",
                 f"{robust[0].format()} (n={robust[1]})" if robust else "-",
             )
-        console.print(view)
+        print_table(view)
     pairs = Table(title="Label sets pairwise")
     for name in ("First", "Second", "Agreement [95% CI]", "Cohen's kappa [95% CI]"):
         pairs.add_column(name)
     for p in report.pairs:
         pairs.add_row(escape(p.first), escape(p.second), p.agreement.format(), p.kappa.format())
-    console.print(pairs)
+    print_table(pairs)
     for method, matrices in report.confusion.items():
         for reference, matrix in matrices.items():
             view = Table(title=f"Confusion: rows {reference}, columns {method}")
@@ -157,7 +158,7 @@ def _print(report: AgreementReport, notes: dict[str, Any]) -> None:
                 view.add_column(name, justify="right")
             for letter, row in zip(LETTERS, matrix, strict=True):
                 view.add_row(letter, *map(str, row))
-            console.print(view)
+            print_table(view)
     if report.by_category:
         view = Table(title="By category")
         view.add_column("Category")
@@ -177,4 +178,4 @@ def _print(report: AgreementReport, notes: dict[str, Any]) -> None:
             if report.fleiss is not None:
                 cells.append(sub.fleiss.format() if sub.fleiss else "-")
             view.add_row(*cells)
-        console.print(view)
+        print_table(view)

@@ -21,6 +21,7 @@ from hyoka.cli._common import (
     ProviderOptionsOption,
     reports_errors,
 )
+from hyoka.cli._tables import print_table
 from hyoka.errors import InputError
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def _print_summary(summary: PairwiseSummary, model_x: str, model_y: str) -> None
             *(rate(row[f"{side}{kind}win_rate"]) for side in ("x_", "y_")
               for kind in ("", "adjusted_")),
         )  # fmt: skip
-    console.print(table)
+    print_table(table)
     both = summary.agree + summary.disagree
     console.print(
         f"robustness (orders agree): {rate(summary.robustness)} ({summary.agree} of {both}); "

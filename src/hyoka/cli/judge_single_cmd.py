@@ -25,6 +25,7 @@ from hyoka.cli._common import (
     TemperatureOption,
     reports_errors,
 )
+from hyoka.cli._tables import print_table
 
 
 @reports_errors
@@ -79,8 +80,14 @@ def single_command(
 
       hyoka judge single a.jsonl -j openai/local --base-url http://127.0.0.1:8000/v1 -t my.toml
     """
-    from hyoka.cli._common import console, err_console, provider_options
-    from hyoka.cli._judging import print_signature, run_plans, single_settings, totals
+    from hyoka.cli._common import err_console, provider_options
+    from hyoka.cli._judging import (
+        fail_if_nothing_graded,
+        print_signature,
+        run_plans,
+        single_settings,
+        totals,
+    )
     from hyoka.judge import load_template, plan_single, read_items, read_judgments, summarise
     from hyoka.providers import connect
 
@@ -101,5 +108,6 @@ def single_command(
     if as_json:
         typer.echo(json.dumps({**data, "output": str(target)}, ensure_ascii=False))
     else:
-        console.print(table)
+        print_table(table)
         print_signature(signature)
+    fail_if_nothing_graded(summary.n, summary.failures, judge, target)

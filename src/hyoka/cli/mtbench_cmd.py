@@ -25,6 +25,7 @@ from hyoka.cli._common import (
     ResultsDirOption,
     reports_errors,
 )
+from hyoka.cli._tables import print_table
 from hyoka.errors import InputError
 
 if TYPE_CHECKING:
@@ -311,7 +312,7 @@ def judge_command(
         output = pair_output(results_dir, loaded, name, output_dir)
         matches = make_matches(loaded_answers, baseline)
         pairs = plan_matches(loaded, matches, settings, output, how, methods)
-        _judge_pairs(pairs, judge_client(), how.lang_check, price_in, price_out)
+        _judge_pairs(pairs, judge_client(), price_in, price_out)
         return
     settings = JudgeSettings(judge=judge, base_url=base_url, max_tokens=max_tokens)
     plans = []
@@ -319,7 +320,7 @@ def judge_command(
         model = next(iter(by_id.values())).model_id
         output = single_output(results_dir, loaded, name, model, output_dir)
         plans.append((path, plan_turns(loaded, by_id, model, settings, output, how)))
-    _judge_turns(plans, judge_client(), how.lang_check, price_in, price_out)
+    _judge_turns(plans, judge_client(), judge, how.lang_check, price_in, price_out)
     for path, plan in plans:
         err_console.print(f"{path} -> {plan.output}", highlight=False, soft_wrap=True)
 
@@ -327,13 +328,15 @@ def judge_command(
 def _judge_turns(
     plans: list[tuple[Path, JudgePlan[Any]]],
     client: ModelClient,
+    judge: str,
     check: str,
     price_in: float,
     price_out: float,
 ) -> None:
-    """Single grading of each answer file, then one line of totals and the signature."""
+    """Single grading of each answer file, then one line of totals and the signature; exit 1
+    when the judge was asked and gave no rating at all."""
     from hyoka.cli._common import cost_usd
-    from hyoka.cli._judging import print_signature, run_plans
+    from hyoka.cli._judging import fail_if_nothing_graded, print_signature, run_plans
     from hyoka.mtbench import INCORRECT_LANGUAGE, NO_ANSWER
 
     report = run_plans(client, [(plan.run.models[0], plan) for _path, plan in plans])
@@ -348,14 +351,17 @@ def _judge_turns(
     )
     if plans:
         print_signature(plans[0][1].run.signature())
+        asked = report.judged - report.ruled  # turns sent to the judge in this run
+        outputs = ", ".join(str(plan.output) for _path, plan in plans)
+        fail_if_nothing_graded(asked - report.unrated, report.unrated, judge, outputs)
 
 
 def _judge_pairs(
-    plan: JudgePlan[Any], client: ModelClient, check: str, price_in: float, price_out: float
+    plan: JudgePlan[Any], client: ModelClient, price_in: float, price_out: float
 ) -> None:
     """Judge the matches, then the table per method, the run's calls and cost, and the
     signature; turns whose games came without log probabilities are listed loudly."""
-    from hyoka.cli._common import console, cost_usd, err_console, print_warning
+    from hyoka.cli._common import cost_usd, err_console, print_warning
     from hyoka.cli._judging import print_signature, run_plans, win_table
     from hyoka.judge import read_lines
     from hyoka.mtbench import method_counts, no_logprobs, turn_label
@@ -366,7 +372,7 @@ def _judge_pairs(
     methods = plan.run.methods
     lines = read_lines(plan.output, plan.fmt.record_type, plan.fmt.key)
     lines = [line for line in lines if plan.fmt.key(line) in wanted]
-    console.print(win_table(method_counts(lines, methods), len(lines)))
+    print_table(win_table(method_counts(lines, methods), len(lines)))
     lacking = no_logprobs(lines) if "prob" in methods else []
     games = sum(len(which) for _line, which in lacking)
     if lacking:
@@ -380,7 +386,7 @@ def _judge_pairs(
     cost = cost_usd(usage, price_in, price_out)
     typer.echo(
         f"{report.judged} turn(s) judged, {report.done_before} already done: "
-        f"{report.ruled} decided by a rule (no answer or wrong language, {check}); "
+        f"{report.ruled} decided by a rule ({', '.join(plan.run.rules) or 'none'}); "
         f"{report.judge_calls} judge call(s), {client.stats.cache_hits} from cache, "
         f"{report.no_verdict} without a verdict, {games} without log probabilities (in the "
         f"file); tokens: {usage.prompt_tokens} in, {usage.completion_tokens} out; "

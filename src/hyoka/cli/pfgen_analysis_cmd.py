@@ -16,6 +16,7 @@ from hyoka.cli._common import (
     WorkersOption,
     reports_errors,
 )
+from hyoka.cli._tables import print_table
 
 if TYPE_CHECKING:
     from hyoka.stats import Correlation
@@ -121,7 +122,7 @@ def correlate_command(
     view.add_column("Estimate [95% CI]", justify="right")
     view.add_row("Pearson", result.pearson.format(4))
     view.add_row("Spearman", result.spearman.format(4))
-    console.print(view)
+    print_table(view)
     if paired.without_judge:
         err_console.print(f"{len(paired.without_judge)} run(s) without a {judge_name} summary")
     if paired.judge_failures:
@@ -223,7 +224,7 @@ def stability_command(
         view.add_column(name, justify="right" if "CI" in name else "left")
     for (a, b), c in report.correlations.items():
         view.add_row(a, b, c.pearson.format(5), c.spearman.format(5))
-    console.print(view)
+    print_table(view)
     shown = ", ".join(f"{k}: {n}" for k, n in report.questions.items())
     console.print(f"questions scored with the set alone: {shown} (of {len(benchmark.questions)})")
     published = sum(1 for r in report.runs if r.published is not None)

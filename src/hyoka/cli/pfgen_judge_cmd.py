@@ -26,6 +26,7 @@ from hyoka.cli._common import (
     TemperatureOption,
     reports_errors,
 )
+from hyoka.cli._tables import print_table
 
 #: ``hyoka.pfgen.judge.DEFAULT_TEMPLATE``, spelt out so ``--help`` imports nothing heavy
 DEFAULT_TEMPLATE = "pfgen-single"
@@ -71,8 +72,14 @@ def judge_command(
 
       hyoka pfgen judge results/x/y/abc1234 -j openai/local --base-url http://127.0.0.1:8000/v1
     """
-    from hyoka.cli._common import console, err_console, provider_options
-    from hyoka.cli._judging import print_signature, run_plans, single_settings, totals
+    from hyoka.cli._common import err_console, provider_options
+    from hyoka.cli._judging import (
+        fail_if_nothing_graded,
+        print_signature,
+        run_plans,
+        single_settings,
+        totals,
+    )
     from hyoka.judge import load_template, plan_single, read_judgments, summarise
     from hyoka.pfgen import JUDGMENTS_FILE, PfgenBenchmark, collect_items, data_id, write_summary
     from hyoka.providers import connect
@@ -102,5 +109,6 @@ def judge_command(
         payload = {**data, **numbers, "summary": str(summary_path)}
         typer.echo(json.dumps(payload, ensure_ascii=False))
     else:
-        console.print(table)
+        print_table(table)
         print_signature(signature)
+    fail_if_nothing_graded(overall.n, overall.failures, judge, output)

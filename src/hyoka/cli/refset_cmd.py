@@ -29,6 +29,7 @@ from hyoka.cli._common import (
     provider_options,
     reports_errors,
 )
+from hyoka.cli._tables import print_table
 from hyoka.errors import HyokaError
 
 # the two enums are flag types, so typer needs them when it builds the commands
@@ -78,7 +79,7 @@ def _print_outcomes(stage: str, reports: list[dict[str, Any]]) -> None:
             str(outcome.removed),
             _note(outcome),
         )
-    console.print(table)
+    print_table(table)
 
 
 def _note(outcome: StageOutcome) -> str:

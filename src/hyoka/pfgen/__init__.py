@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from hyoka.pfgen.benchmark import BENCHMARK_FOLDER, PfgenBenchmark, SampleAnswer
     from hyoka.pfgen.choices import LeaderboardFormat, Mode
     from hyoka.pfgen.compare import Difference, first_difference
-    from hyoka.pfgen.explain import (
+    from hyoka.pfgen.explanation import (
         Explanation,
         ReferencePool,
         explain,
@@ -71,21 +71,21 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "trial_seed": ("hyoka.pfgen.prompts", "trial_seed"),
     "stops_for": ("hyoka.pfgen.prompts", "stops_for"),
     "result_problem": ("hyoka.pfgen.summary", "result_problem"),
-    "reference_answers": ("hyoka.pfgen.explain", "reference_answers"),
+    "reference_answers": ("hyoka.pfgen.explanation", "reference_answers"),
     "parse_rules": ("hyoka.pfgen.keywords", "parse_rules"),
-    "explain_many": ("hyoka.pfgen.explain", "explain_many"),
-    "explain": ("hyoka.pfgen.explain", "explain"),
+    "explain_many": ("hyoka.pfgen.explanation", "explain_many"),
+    "explain": ("hyoka.pfgen.explanation", "explain"),
     "encode": ("hyoka.pfgen._codepoints", "encode"),
     "data_id": ("hyoka.pfgen.provenance", "data_id"),
     "collect_items": ("hyoka.pfgen.judge", "collect_items"),
     "clean_answer": ("hyoka.pfgen.prompts", "clean_answer"),
     "build_prompt": ("hyoka.pfgen.prompts", "build_prompt"),
     "answer_reader": ("hyoka.pfgen.judge", "answer_reader"),
-    "ReferencePool": ("hyoka.pfgen.explain", "ReferencePool"),
+    "ReferencePool": ("hyoka.pfgen.explanation", "ReferencePool"),
     "QuestionFile": ("hyoka.pfgen.questions", "QuestionFile"),
     "JUDGMENTS_FILE": ("hyoka.pfgen.judge", "JUDGMENTS_FILE"),
     "Flags": ("hyoka.pfgen.leaderboard", "Flags"),
-    "Explanation": ("hyoka.pfgen.explain", "Explanation"),
+    "Explanation": ("hyoka.pfgen.explanation", "Explanation"),
     "CodepointBatch": ("hyoka.pfgen._codepoints", "CodepointBatch"),
     "BENCHMARK_FOLDER": ("hyoka.pfgen.benchmark", "BENCHMARK_FOLDER"),
     "AnswerScore": ("hyoka.pfgen.scorer", "AnswerScore"),

@@ -25,7 +25,7 @@ from hyoka.pfgen.scorer import AnswerScore, QuestionScorer, ReferenceSet
 from hyoka.store import pfgen_runs
 
 if TYPE_CHECKING:
-    from hyoka.pfgen.explain import Explanation
+    from hyoka.pfgen.explanation import Explanation
 
 #: Folder of the pfgen-bench files inside a data directory.
 BENCHMARK_FOLDER = Path("pfgen-bench") / "data"
@@ -128,8 +128,8 @@ class PfgenBenchmark:
         """Why ``answer`` scores what it scores: the characters in rare 3-grams (likely
         hallucinations), the share in frequent 10-grams, the length discount, the
         Helpfulness rules met or missed and the nearest reference answers
-        (``hyoka.pfgen.explain``; the same numbers as ``score``)."""
-        from hyoka.pfgen.explain import explain
+        (``hyoka.pfgen.explanation``; the same numbers as ``score``)."""
+        from hyoka.pfgen.explanation import explain
 
         return explain(self, question, answer)
 

@@ -15,8 +15,9 @@ class Mode(StrEnum):
 
 
 class LeaderboardFormat(StrEnum):
-    """How a leaderboard is written."""
+    """How a leaderboard is written (``upstream``: the table of upstream's README, to paste)."""
 
     MD = "md"
     CSV = "csv"
     JSON = "json"
+    UPSTREAM = "upstream"

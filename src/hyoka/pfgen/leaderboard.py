@@ -6,6 +6,10 @@ README, as CSV, or as JSON. Every format carries the signature most rows share a
 with a marker and a footnote naming the fields, each row whose numbers were produced
 differently (another summation, other benchmark data ...). Rows without a signature
 (upstream's own files) are not flagged: nothing says how they were made.
+
+``upstream`` is the exception: the table exactly as upstream's README lays it out (cells in
+``<code>``, mode markers, ``score (±std/√trials)``, headers padded with ``&nbsp;``), and
+nothing else, so that a maintainer can paste it between the README's leaderboard markers.
 """
 
 from __future__ import annotations
@@ -114,6 +118,8 @@ def render(
         return _render_csv(rows, first_rank)
     if kind is LeaderboardFormat.JSON:
         return _render_json(rows, first_rank)
+    if kind is LeaderboardFormat.UPSTREAM:
+        return _render_upstream(rows, first_rank)
     return _render_markdown(rows, first_rank)
 
 
@@ -260,3 +266,64 @@ def _render_json(rows: Sequence[RunSummary], first_rank: int) -> str:
     common = None if flags.common is None else flags.common.to_json()
     document = {SIGNATURE_KEY: common, "runs": objects}
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+
+
+#: Upstream's README marks a row by how its answers were made: by a chat/QA prompt, by a raw
+#: completion prompt, or by the benchmark itself (the reference answers, the criteria).
+UPSTREAM_MARKERS = {"chat": "💬", "qa": "💬", "completion": "🟢"}
+UPSTREAM_SYSTEM_MARKERS = {"system/ground-truth": "👑", "system/criteria": "🎯"}
+UPSTREAM_UNKNOWN_MARKER = "❔"
+#: Upstream cuts longer model names to this many characters, ``...`` included.
+UPSTREAM_NAME_WIDTH = 40
+UPSTREAM_COLUMNS = (
+    "Rank", "Score", "Model", "Length", "Fluency", "Truthfulness", "Helpfulness",
+)  # fmt: skip
+
+
+def upstream_marker(row: RunSummary) -> str:
+    """The marker upstream's README puts before a model's name (its prompt mode wins)."""
+    return UPSTREAM_MARKERS.get(
+        row.mode, UPSTREAM_SYSTEM_MARKERS.get(row.model, UPSTREAM_UNKNOWN_MARKER)
+    )
+
+
+def _upstream_ranked(row: RunSummary) -> bool:
+    """Upstream ranks neither its system rows nor, here, runs that miss questions."""
+    return row.complete and row.mode != "system"
+
+
+def _display_width(text: str) -> int:
+    """Width as upstream counts it to pad its headers: two for any non-ASCII character."""
+    return sum(1 if ord(c) < 128 else 2 for c in text)
+
+
+def _render_upstream(rows: Sequence[RunSummary], first_rank: int) -> str:
+    table: list[tuple[str, ...]] = []
+    number = first_rank
+    for s in rows:
+        name = s.model
+        if len(name) > UPSTREAM_NAME_WIDTH:
+            name = name[: UPSTREAM_NAME_WIDTH - 3] + "..."
+        ranked = _upstream_ranked(s)
+        table.append(
+            (
+                str(number) if ranked else "N/A",
+                f"{s.score:.4f} (±{s.score_std:.4f}/√{s.num_trials})",
+                f"{upstream_marker(s)} {name}",
+                f"{s.length:.1f} (±{s.length_std:.1f})",
+                f"{s.fluency:.3f}",
+                f"{s.truthfulness:.3f}",
+                f"{s.helpfulness:.3f}",
+            )
+        )
+        number += ranked
+    header = ""
+    for column, title in enumerate(UPSTREAM_COLUMNS):
+        width = max((_display_width(row[column]) for row in table), default=0)
+        header += f"| <code>{title}{'&nbsp;' * max(0, width - len(title))}</code> "
+    lines = [header + "|", "|-----" * len(UPSTREAM_COLUMNS) + "|"]
+    for s, cells in zip(rows, table, strict=True):
+        link = f"[{cells[2]}]({(s.folder / 'README.md').as_posix()})"
+        shown = (*cells[:2], link, *cells[3:])
+        lines.append("".join(f"| <code>{cell}</code> " for cell in shown) + "|")
+    return "\n".join(lines) + "\n"

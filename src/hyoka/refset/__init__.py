@@ -20,29 +20,29 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hyoka.refset.build import benchmark_source, build
+    from hyoka.refset.build_stages import benchmark_source, build
     from hyoka.refset.config import BuildConfig, load_build_config
     from hyoka.refset.executor import Executor
     from hyoka.refset.generate import GenerateConfig, read_generated
+    from hyoka.refset.generation_run import generation_totals, import_answers, run_generation
     from hyoka.refset.length import select_length
     from hyoka.refset.ngrules import filter_rules, load_ng_rules
     from hyoka.refset.normalise import load_rewrites, normalise_pool
     from hyoka.refset.pipeline import STAGES, StageOutcome, run_stage, stage_outcome, stage_params
     from hyoka.refset.pool import PoolRecord, read_pool
-    from hyoka.refset.publish import publish
+    from hyoka.refset.publishing import publish
     from hyoka.refset.rare import rare_ngram_filter
     from hyoka.refset.representative import hill_climb, presence_matrix
-    from hyoka.refset.run_generation import generation_totals, import_answers, run_generation
     from hyoka.refset.source import BenchmarkSource
 
 #: public name -> the module that defines it
 _EXPORTS: dict[str, str] = {
     "stage_params": "hyoka.refset.pipeline",
     "stage_outcome": "hyoka.refset.pipeline",
-    "generation_totals": "hyoka.refset.run_generation",
-    "benchmark_source": "hyoka.refset.build",
+    "generation_totals": "hyoka.refset.generation_run",
+    "benchmark_source": "hyoka.refset.build_stages",
     "StageOutcome": "hyoka.refset.pipeline",
-    "build": "hyoka.refset.build",
+    "build": "hyoka.refset.build_stages",
     "BuildConfig": "hyoka.refset.config",
     "load_build_config": "hyoka.refset.config",
     "Executor": "hyoka.refset.executor",
@@ -57,12 +57,12 @@ _EXPORTS: dict[str, str] = {
     "run_stage": "hyoka.refset.pipeline",
     "PoolRecord": "hyoka.refset.pool",
     "read_pool": "hyoka.refset.pool",
-    "publish": "hyoka.refset.publish",
+    "publish": "hyoka.refset.publishing",
     "rare_ngram_filter": "hyoka.refset.rare",
     "hill_climb": "hyoka.refset.representative",
     "presence_matrix": "hyoka.refset.representative",
-    "import_answers": "hyoka.refset.run_generation",
-    "run_generation": "hyoka.refset.run_generation",
+    "import_answers": "hyoka.refset.generation_run",
+    "run_generation": "hyoka.refset.generation_run",
     "BenchmarkSource": "hyoka.refset.source",
 }
 

@@ -10,7 +10,7 @@ from hyoka.data import resolve_data_dir
 from hyoka.pfgen import BENCHMARK_FOLDER
 from hyoka.refset.config import BuildConfig
 from hyoka.refset.pipeline import STAGES, run_stage, stage_params
-from hyoka.refset.publish import publish
+from hyoka.refset.publishing import publish
 from hyoka.refset.source import BenchmarkSource
 
 
