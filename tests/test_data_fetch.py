@@ -7,7 +7,11 @@ connections go through the same http.client code paths as in the field.
 from __future__ import annotations
 
 import filecmp
+import os
 import socket
+import stat
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -348,3 +352,26 @@ def test_cli_unknown_benchmark_is_one_line(tmp_path: Path) -> None:
     assert result.stderr.strip().count("\n") == 0
     assert "unknown benchmark 'nope'" in result.stderr
     assert "mt-bench, pfgen, pfmt-fin, all" in result.stderr
+
+
+def test_downloads_follow_the_umask_and_clean_a_killed_downloads_part(
+    server: Server, tmp_path: Path
+) -> None:
+    """Issue 11 #14: data files get the umask's mode (not mkstemp's 0600), and the part file a
+    download killed earlier left behind (its writer is gone) is removed by the next fetch."""
+    pinned = manifest("mt-bench")
+    first = pinned.select()[0]
+    dest = tmp_path / first.path
+    dest.parent.mkdir(parents=True)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    stale = dest.with_name(f".{dest.name}.hyoka-{dead.stdout.strip()}-abcd1234.tmp")
+    stale.write_bytes(b"half a download")
+    old = os.umask(0o022)
+    try:
+        fetch(pinned, tmp_path, base_url=server.url)
+    finally:
+        os.umask(old)
+    assert not stale.exists()
+    assert not _leftovers(tmp_path)
+    assert {stat.S_IMODE((tmp_path / f.path).stat().st_mode) for f in pinned.select()} == {0o644}

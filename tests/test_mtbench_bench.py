@@ -104,7 +104,7 @@ def test_generation_defaults_are_fastchats(mt: Bench) -> None:
 
 
 def test_missing_data_names_the_fetch_command(tmp_path: Path) -> None:
-    with pytest.raises(MissingDataError, match="run `hyoka data fetch mt-bench`"):
+    with pytest.raises(MissingDataError, match="run `hyoka data fetch mt-bench --data-dir "):
         Bench.load("mt-bench", tmp_path)
 
 

@@ -16,7 +16,6 @@ import contextlib
 import hashlib
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Collection, Generator
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from hyoka import __version__
 from hyoka.data.manifest import CORE, Group, Manifest, ManifestFile
 from hyoka.data.paths import resolve_data_dir
 from hyoka.errors import DataError, HyokaError
+from hyoka.store import clean_stale_temp_files, new_file_mode, temp_path_for
 
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com"
 #: Points downloads at a mirror (or, in tests, a local server) laid out like the default.
@@ -238,8 +238,9 @@ def _download_once(
     file: ManifestFile, url: str, dest: Path, on_chunk: Callable[[int], None], timeout: float
 ) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
-    tmp = Path(name)
+    clean_stale_temp_files(dest)  # a download killed earlier left its part behind
+    tmp = temp_path_for(dest)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         digest = hashlib.sha256()
         received = 0
@@ -259,6 +260,7 @@ def _download_once(
                     f"expected {file.sha256})"
                 )
             handle.flush()
+            os.fchmod(handle.fileno(), new_file_mode())  # like any file, not mkstemp's 0600
             os.fsync(handle.fileno())
         tmp.replace(dest)
     except BaseException:

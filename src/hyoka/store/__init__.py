@@ -12,7 +12,13 @@
   where every problem names its file and line.
 """
 
-from hyoka.store.files import atomic_write_bytes, atomic_write_text, clean_stale_temp_files
+from hyoka.store.files import (
+    atomic_write_bytes,
+    atomic_write_text,
+    clean_stale_temp_files,
+    new_file_mode,
+    temp_path_for,
+)
 from hyoka.store.jsonl import (
     append_line,
     append_record,
@@ -48,6 +54,7 @@ __all__ = [
     "drop_partial_tail",
     "is_inside",
     "manifest_path",
+    "new_file_mode",
     "parse_object",
     "path_under",
     "read_jsonl",
@@ -57,5 +64,6 @@ __all__ = [
     "read_rows",
     "record_line",
     "safe_name",
+    "temp_path_for",
     "unique_records",
 ]

@@ -68,11 +68,24 @@ def clean_stale_temp_files(target: Path) -> int:
     return removed
 
 
+def new_file_mode() -> int:
+    """The mode a new file gets: 0666 less the umask, as ``open`` would give it."""
+    return 0o666 & ~current_umask()
+
+
+def temp_path_for(target: Path) -> Path:
+    """A fresh temporary file name beside ``target``, of the naming that
+    ``clean_stale_temp_files`` recognises once its writer is dead."""
+    return target.with_name(
+        f".{target.name}{_TMP_MARK}{os.getpid()}-{secrets.token_hex(4)}{_TMP_SUFFIX}"
+    )
+
+
 def _target_mode(target: Path) -> int:
     try:
         info = target.stat()
     except FileNotFoundError:
-        return 0o666 & ~current_umask()
+        return new_file_mode()
     if not stat.S_ISREG(info.st_mode):
         raise InputError(f"{target} is not a regular file; not replaced")
     if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
@@ -88,9 +101,7 @@ def atomic_write_bytes(path: Path, content: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = _target_mode(target)
     clean_stale_temp_files(target)
-    tmp = target.with_name(
-        f".{target.name}{_TMP_MARK}{os.getpid()}-{secrets.token_hex(4)}{_TMP_SUFFIX}"
-    )
+    tmp = temp_path_for(target)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as handle:
