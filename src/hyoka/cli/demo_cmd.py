@@ -58,6 +58,7 @@ def demo_command(
 
 
 def _generate(questions: int, trials: int, out: Path, data_dir: Path | None) -> Path:
+    from hyoka.cli._common import console
     from hyoka.cli._context import generate_and_score
     from hyoka.pfgen import GenerateSettings, Mode
     from hyoka.providers import EMBEDDED_MODEL
@@ -68,6 +69,11 @@ def _generate(questions: int, trials: int, out: Path, data_dir: Path | None) -> 
     )  # fmt: skip
     summary = generate_and_score(settings, data_dir)
     _print_written(summary.folder)
+    console.print(
+        "note: SmolLM2-135M is a tiny model that writes poor Japanese on purpose: the demo "
+        "shows the whole path offline, not a good score.",
+        highlight=False,
+    )
     return summary.folder
 
 
