@@ -22,10 +22,10 @@ from hyoka.cli.main import app
 from hyoka.judge.records import JudgeSettings, JudgmentRecord
 from hyoka.judge.templates import load_template
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.judge import JUDGMENTS_FILE, collect_items, judge_slug, write_summary
+from hyoka.pfgen.judge import JUDGMENTS_FILE, collect_items, write_summary
 from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
 from hyoka.providers.errors import MissingDependencyError
-from hyoka.store import append_record, read_records
+from hyoka.store import append_record, read_records, safe_name
 
 #: three published runs whose first answer to Q01 is short (a short prompt is a quick call)
 RUNS = (
@@ -118,7 +118,7 @@ def test_summaries_feed_correlate(
             )  # fmt: skip
             append_record(chosen.folder(judge) / JUDGMENTS_FILE, record)
         path, summary = write_summary(chosen, judge, template)
-        assert path == run / "judge" / judge_slug(judge) / "summary.json"
+        assert path == run / "judge" / safe_name(judge) / "summary.json"
         rated = [s for s in scores if s >= 0]
         assert summary["mean"] == pytest.approx(sum(rated) / len(rated))
         assert (summary["n"], summary["failures"]) == (len(rated), len(scores) - len(rated))

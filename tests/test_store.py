@@ -226,3 +226,9 @@ def test_appends_keep_the_umask_mode(tmp_path: Path) -> None:
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "j.jsonl").stat().st_mode) == 0o644
+
+
+def test_a_suffix_survives_a_name_cut_for_length(tmp_path: Path) -> None:
+    path = path_under(tmp_path, "m" * 400, what="model id", suffix=".jsonl")
+    assert path.parent == tmp_path and path.name.endswith(".jsonl")
+    assert len(path.name.encode()) <= 160 + len(".jsonl")

@@ -32,17 +32,9 @@ from hyoka.errors import InputError
 from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
 from hyoka.providers import Message, ModelClient, Usage
 from hyoka.signature import Signature
-from hyoka.store import JsonlLog, Manifest, path_under, read_jsonl, read_records
+from hyoka.store import JsonlLog, Manifest, read_jsonl, read_records
 
 R = TypeVar("R", bound=BaseModel)
-
-
-def output_file(folder: Path, stem: str, suffix: str, *, what: str) -> Path:
-    """``folder/<stem made safe><suffix>``: the stem sanitised (and cut, with a hash, when
-    too long) before the suffix is added, so ``.jsonl`` always survives and the file stays
-    inside ``folder`` whatever ``stem`` (a model id, a judge name) says."""
-    inside = path_under(folder, stem, what=what)
-    return inside.with_name(inside.name + suffix)
 
 
 def inputs_hash(*parts: object) -> str:

@@ -42,7 +42,6 @@ from hyoka.judge.engine import (
     Task,
     hyoka_lines,
     inputs_hash,
-    output_file,
 )
 from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
 from hyoka.judge.templates import JudgeTemplate, load_template
@@ -382,8 +381,8 @@ def default_output(root: Path, judge: str, items: Sequence[PairItem], template: 
     """``<root>/<judge>/<X>_vs_<Y>.<template>.jsonl``, from sanitised names only."""
     first = items[0]
     folder = path_under(root, judge, what="--judge")
-    return output_file(folder, f"{first.model_x}_vs_{first.model_y}.{template}", ".jsonl",
-                       what="model name")  # fmt: skip
+    stem = f"{first.model_x}_vs_{first.model_y}.{template}"
+    return path_under(folder, stem, what="model name", suffix=".jsonl")
 
 
 async def fill_criteria(

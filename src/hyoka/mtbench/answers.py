@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from hyoka.errors import InputError
-from hyoka.judge import output_file
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.providers import EMBEDDED_MODEL, parse_model_string
@@ -32,7 +31,7 @@ def answer_model_id(model: str, name: str | None = None) -> str:
 def answer_file(root: Path, bench: Bench, model_id: str) -> Path:
     """``<root>/<bench>/model_answer/<model id>.jsonl``, from sanitised names only."""
     folder = path_under(root, bench.spec.name, "model_answer", what="--bench")
-    return output_file(folder, model_id, ".jsonl", what="model id")
+    return path_under(folder, model_id, what="model id", suffix=".jsonl")
 
 
 def load_answers(path: Path, bench: Bench, *, complete: bool = False) -> dict[int, AnswerRecord]:

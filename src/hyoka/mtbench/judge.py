@@ -31,7 +31,6 @@ from hyoka.judge import (
     SingleGrading,
     Task,
     inputs_hash,
-    output_file,
     user_prompt_of,
 )
 from hyoka.mtbench.bench import Bench, Question
@@ -64,7 +63,7 @@ def single_output(
     if folder is None:
         parts = (bench.spec.name, "model_judgment", f"{judge_name}_single")
         folder = path_under(root, *parts, what="--judge-name")
-    return output_file(folder, model, ".jsonl", what="model_id")
+    return path_under(folder, model, what="model_id", suffix=".jsonl")
 
 
 def pair_output(root: Path, bench: Bench, judge_name: str, folder: Path | None = None) -> Path:
@@ -72,7 +71,7 @@ def pair_output(root: Path, bench: Bench, judge_name: str, folder: Path | None =
     from sanitised names only."""
     if folder is None:
         folder = path_under(root, bench.spec.name, "model_judgment", what="--bench")
-    return output_file(folder, judge_name, "_pair.jsonl", what="--judge-name")
+    return path_under(folder, judge_name, what="--judge-name", suffix="_pair.jsonl")
 
 
 def bench_hash(bench: Bench) -> str:

@@ -14,7 +14,6 @@ An item's id is ``<question id>#<position>`` (``Q07#0``), stable across re-runs.
 from __future__ import annotations
 
 import json
-import re
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,11 +40,6 @@ SUMMARY_FILE = "summary.json"
 DEFAULT_TEMPLATE = "pfgen-single"
 
 
-def judge_slug(judge: str) -> str:
-    """A folder name for a ``provider/model`` string (``openai/gpt-4o`` -> ``openai_gpt-4o``)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", judge).strip("_") or "judge"
-
-
 @dataclass(frozen=True)
 class PfgenJudgeInput:
     """The answers of one run chosen for judging, and where its judgments go."""
@@ -56,7 +50,7 @@ class PfgenJudgeInput:
     question_ids: dict[str, str]  # item id -> question id
 
     def folder(self, judge: str) -> Path:
-        return path_under(self.run / JUDGE_FOLDER, judge_slug(judge), what="--judge")
+        return path_under(self.run / JUDGE_FOLDER, judge, what="--judge")
 
 
 def _run_model(run: Path) -> str:

@@ -29,16 +29,18 @@ def _first_problem(exc: ValidationError) -> str:
     return f"{where}: {error['msg']}" if where else str(error["msg"])
 
 
-def _no_constant(name: str) -> Any:
+def refuse_constant(name: str) -> Any:
+    """``parse_constant`` for ``json.loads``: NaN and Infinity are not JSON."""
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def _has_lone_surrogate(value: Any) -> bool:
+def lone_surrogate(value: Any) -> str | None:
+    """The first lone surrogate a decoded value holds (not text; cannot be UTF-8), or None."""
     try:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    except UnicodeEncodeError as exc:
+        return str(exc.object[exc.start])
+    return None
 
 
 def parse_object(line: str, where: str) -> dict[str, Any]:
@@ -50,7 +52,7 @@ def parse_object(line: str, where: str) -> dict[str, Any]:
     text and cannot be written back as UTF-8.
     """
     try:
-        value = json.loads(line, parse_constant=_no_constant)
+        value = json.loads(line, parse_constant=refuse_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
     except ValueError as exc:
@@ -59,7 +61,7 @@ def parse_object(line: str, where: str) -> dict[str, Any]:
         raise InputError(f"{where}: JSON nested too deeply to read") from None
     if not isinstance(value, dict):
         raise InputError(f"{where}: expected a JSON object")
-    if "\\u" in line and _has_lone_surrogate(value):
+    if "\\u" in line and lone_surrogate(value) is not None:
         raise InputError(f"{where}: holds a lone surrogate escape (such as \\ud800): not text")
     return value
 

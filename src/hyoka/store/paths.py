@@ -38,9 +38,15 @@ def safe_name(text: str, *, what: str = "name") -> str:
     return cleaned
 
 
-def path_under(root: Path, *parts: str, what: str = "name") -> Path:
-    """``root`` joined with each part made safe; ``InputError`` if it would lie outside."""
-    path = root.joinpath(*(safe_name(part, what=what) for part in parts))
+def path_under(root: Path, *parts: str, what: str = "name", suffix: str = "") -> Path:
+    """``root`` joined with each part made safe; ``InputError`` if it would lie outside.
+
+    ``suffix`` (``.jsonl``, ``_pair.jsonl``) is added to the last part after it is made safe
+    (and cut, when too long), so the suffix always survives whatever the name says.
+    """
+    names = [safe_name(part, what=what) for part in parts]
+    names[-1] += suffix
+    path = root.joinpath(*names)
     if not is_inside(path, root):
         raise InputError(f"{what} {'/'.join(parts)!r} would write outside {root}")
     return path

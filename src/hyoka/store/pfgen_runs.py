@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
+from hyoka.store.jsonl import lone_surrogate, refuse_constant
 
 CONFIG_FILE = "config.json"
 TRIALS_XZ = "trials.jsonl.xz"
@@ -261,9 +262,11 @@ def _parse_line(path: Path, number: int, line: bytes) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise InputError(f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
-        record = json.loads(text)
+        record = json.loads(text, parse_constant=refuse_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: malformed JSON: {exc.msg} (column {exc.colno})") from None
+    except ValueError as exc:  # NaN or Infinity
+        raise InputError(f"{where}: malformed JSON: {exc}") from None
     except RecursionError:
         raise InputError(f"{where}: JSON nested too deeply to read") from None
     if not isinstance(record, dict):
@@ -271,18 +274,9 @@ def _parse_line(path: Path, number: int, line: bytes) -> dict[str, Any]:
     for name in ("question", "answer"):
         if not isinstance(record.get(name), str):
             raise InputError(f"{where}: missing or non-string '{name}'")
-    if "\\ud" in text.lower():  # an escaped surrogate: only a pair is text
-        _check_encodable(record, where)
-    return record
-
-
-def _check_encodable(record: dict[str, Any], where: str) -> None:
-    """Refuse a lone surrogate (``"\\ud800"``): JSON allows it, but it is not text, and the
-    result could not be written as UTF-8."""
-    try:
-        json.dumps(record, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError as exc:
-        code = ord(exc.object[exc.start])
+    bad = lone_surrogate(record) if "\\u" in text else None  # JSON allows it; it is not text
+    if bad is not None:
         raise InputError(
-            f"{where}: lone surrogate \\u{code:04x} in a string (not valid Unicode text)"
-        ) from None
+            f"{where}: lone surrogate \\u{ord(bad):04x} in a string (not valid Unicode text)"
+        )
+    return record
