@@ -325,9 +325,9 @@ def cost_usd(usage: Usage, price_in: float, price_out: float) -> float:
     return (usage.prompt_tokens * price_in + usage.completion_tokens * price_out) / 1e6
 
 
-def provider_options(pairs: list[str] | None, base_url: str | None = None) -> dict[str, Any]:
-    """``--option KEY=VALUE`` flags (values read as JSON where they parse, else as text)
-    and ``--base-url``, as keyword options for ``load_provider``."""
+def provider_options(pairs: list[str] | None) -> dict[str, Any]:
+    """``--option KEY=VALUE`` flags (values read as JSON where they parse, else as text), as
+    keyword options for ``connect``/``load_provider`` (which add ``--base-url`` themselves)."""
     options: dict[str, Any] = {}
     for pair in pairs or []:
         key, sep, raw = pair.partition("=")
@@ -337,6 +337,4 @@ def provider_options(pairs: list[str] | None, base_url: str | None = None) -> di
             options[key] = json.loads(raw)
         except json.JSONDecodeError:
             options[key] = raw
-    if base_url:
-        options["base_url"] = base_url
     return options

@@ -88,6 +88,7 @@ class AnthropicProvider(Provider):
                 f"{API_KEY_ENV}"
             )
         self._api_key = found[1]
+        self._secrets = KnownSecrets.from_environment(self._api_key)
         self._timeout = _timeout_option(options.get("timeout", DEFAULT_TIMEOUT_S))
         self._client: anthropic.AsyncAnthropic | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
@@ -249,7 +250,7 @@ class AnthropicProvider(Provider):
         return f"anthropic/{self.model}"
 
     def _redact(self, text: str) -> str:
-        return KnownSecrets.from_environment(self._api_key).scrub(text)
+        return self._secrets.scrub(text)
 
 
 def _timeout_option(value: Any) -> float:

@@ -245,6 +245,8 @@ class ResponseCache:
         except OSError as exc:
             raise CacheError(f"cannot create the response cache folder {root}: {exc}") from None
         self._conn: sqlite3.Connection | None = None
+        #: the keys this process holds, read once (not per stored response)
+        self._secrets = KnownSecrets.from_environment()
         try:
             conn = sqlite3.connect(
                 self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
@@ -300,7 +302,7 @@ class ResponseCache:
         other callers.
         """
         value = response.model_copy(update={"cached": False}).model_dump_json()
-        names = KnownSecrets.from_environment().found_in(value)
+        names = self._secrets.found_in(value)
         if names:
             warnings.warn(
                 f"a response holds the value of {', '.join(names)}; it was not cached",

@@ -134,6 +134,7 @@ class GoogleProvider(Provider):
                 f"{' or '.join(API_KEY_ENVS)}"
             )
         self._api_key = found[1]
+        self._secrets = KnownSecrets.from_environment(self._api_key)
         self._api_version = str(options.get("api_version", DEFAULT_API_VERSION))
         self._timeout = _timeout_option(options.get("timeout", DEFAULT_TIMEOUT_S))
         self._client: genai.Client | None = None
@@ -331,7 +332,7 @@ class GoogleProvider(Provider):
         return f"google/{self.model}"
 
     def _redact(self, text: str) -> str:
-        return KnownSecrets.from_environment(self._api_key).scrub(text)
+        return self._secrets.scrub(text)
 
 
 def _cause(exc: Exception) -> BaseException | None:

@@ -76,6 +76,9 @@ class OpenAIProvider(Provider):
         self.api_version: str | None = options.get("api_version")
         self.azure = self.azure_endpoint is not None or self.api_version is not None
         self._key = self._api_key()
+        # the placeholder sent to keyless local servers is no secret
+        own = () if self._key == PLACEHOLDER_KEY else (self._key,)
+        self._secrets = KnownSecrets.from_environment(*own)
         self._client: openai.AsyncOpenAI
         if self.azure:
             if not self.azure_endpoint or not self.api_version:
@@ -231,7 +234,7 @@ class OpenAIProvider(Provider):
     # ------------------------------------------------------------------ errors
 
     def _scrub(self, text: str) -> str:
-        scrubbed = KnownSecrets.from_environment(self._key).scrub(text)
+        scrubbed = self._secrets.scrub(text)
         return _KEY_PATTERN.sub(f"sk-{REDACTED}", scrubbed)
 
     def _server_message(self, exc: openai.APIError) -> str:
