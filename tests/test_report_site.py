@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from html import unescape
@@ -264,3 +265,21 @@ def test_judge_scores_against_pfgen_scores(tmp_path: Path) -> None:
     assert html.count("<circle") == len(scores)
     index = (out / "pfgen" / "index.html").read_text(encoding="utf-8")
     assert index.count('class="mine"') == len(scores)
+
+
+def test_a_malformed_public_result_is_noted_not_fatal(tmp_path: Path) -> None:
+    """The public rows are read by the leaderboard's own reader: a result.json whose numbers
+    are not numbers is skipped with a note, and the other runs still make the site."""
+    public = tmp_path / "public"
+    good = public / "01-ai" / "Yi-1.5-9B" / "2ff65a8"
+    good.mkdir(parents=True)
+    shutil.copy(PFGEN_RESULTS / "01-ai/Yi-1.5-9B/2ff65a8/result.json", good / "result.json")
+    bad = public / "org" / "bad" / "abc1234"
+    bad.mkdir(parents=True)
+    result = json.loads((good / "result.json").read_text(encoding="utf-8"))
+    result["scores"]["fluency"] = {"R": "not a number"}
+    (bad / "result.json").write_text(json.dumps(result), encoding="utf-8")
+    out = tmp_path / "site"
+    built = build_report([good], out, ReportOptions(data_dir=SHARED_DATA, public_dir=public))
+    assert any(str(bad / "result.json") in note and "skipped" in note for note in built.notes)
+    assert "01-ai/Yi-1.5-9B" in (out / "pfgen" / "index.html").read_text(encoding="utf-8")

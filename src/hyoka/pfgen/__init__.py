@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     )
     from hyoka.pfgen.judge import JUDGMENTS_FILE, answer_reader, collect_items, write_summary
     from hyoka.pfgen.keywords import parse_rules
-    from hyoka.pfgen.leaderboard import Flags, rank
+    from hyoka.pfgen.leaderboard import Flags, rank, read_run
     from hyoka.pfgen.leaderboard import collect as collect_leaderboard
     from hyoka.pfgen.leaderboard import render as render_leaderboard
     from hyoka.pfgen.ngram_index import window_keys
@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 
 #: Each public name -> (module, name there).
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "read_run": ("hyoka.pfgen.leaderboard", "read_run"),
     "write_summary": ("hyoka.pfgen.judge", "write_summary"),
     "with_signature": ("hyoka.pfgen.provenance", "with_signature"),
     "window_keys": ("hyoka.pfgen.ngram_index", "window_keys"),
@@ -177,6 +178,7 @@ __all__ = [
     "plan_generation",
     "rank",
     "read_result",
+    "read_run",
     "read_trials",
     "reference_answers",
     "render_leaderboard",

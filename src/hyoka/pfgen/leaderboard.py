@@ -47,7 +47,16 @@ CSV_COLUMNS = (
     "folder",
     "flag",
 )
-__all__ = ["CSV_COLUMNS", "MARKER", "Flags", "LeaderboardFormat", "collect", "rank", "render"]
+__all__ = [
+    "CSV_COLUMNS",
+    "MARKER",
+    "Flags",
+    "LeaderboardFormat",
+    "collect",
+    "rank",
+    "read_run",
+    "render",
+]
 
 #: How a flagged row is marked; footnotes are numbered ``†1``, ``†2`` ...
 MARKER = "†"
@@ -130,6 +139,15 @@ def _result_files(results_dir: Path, problems: list[str]) -> list[Path]:
 
 def _read_summary(path: Path, problems: list[str], root: Path) -> RunSummary | None:
     """The run ``path`` describes, or ``None`` with a message in ``problems``."""
+    found = read_run(path, problems, root)
+    return None if found is None else found[0]
+
+
+def read_run(
+    path: Path, problems: list[str], root: Path
+) -> tuple[RunSummary, dict[str, Any]] | None:
+    """The summary and the whole result of the ``result.json`` at ``path``; ``None``, with
+    a one-line reason in ``problems``, for one that is unreadable or not a usable result."""
     try:
         result = pfgen_runs.read_json_object(path, "result")
     except pfgen_runs.UnreadableJsonError as exc:
@@ -156,7 +174,7 @@ def _read_summary(path: Path, problems: list[str], root: Path) -> RunSummary | N
     if not all(math.isfinite(x) for x in numbers) or summary.num_trials < 1:
         problems.append(f"{path}: skipped: malformed pfgen-bench result (non-finite numbers)")
         return None
-    return summary
+    return summary, result
 
 
 @dataclass(frozen=True)

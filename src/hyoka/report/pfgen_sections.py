@@ -37,13 +37,8 @@ def pfgen_section(
 
     rows: dict[Path, tuple[RunSummary, dict[str, Any], bool, str | None]] = {}
     if public is not None:
-        for folder, result in _public_results(public, notes):
-            rows[folder.resolve()] = (
-                RunSummary.from_result(folder, result, public),
-                result,
-                False,
-                None,
-            )
+        for summary, result in _public_results(public, notes):
+            rows[summary.folder.resolve()] = (summary, result, False, None)
 
     scored: list[ScoredRun] = []
     if inputs.pfgen_runs:
@@ -113,29 +108,11 @@ def pfgen_section(
     return f"<h2>pfgen-bench</h2><ul>{''.join(items)}</ul>"
 
 
-def _public_results(public: Path, notes: list[str]) -> list[tuple[Path, dict[str, Any]]]:
-    """Every usable ``result.json`` under ``public``, each read once (a row needs both its
-    summary and its per-question numbers); unusable ones are noted and skipped."""
-    import math
+def _public_results(public: Path, notes: list[str]) -> list[tuple[Any, dict[str, Any]]]:
+    """Every usable run under ``public`` as (summary, result), each file read once, by the
+    leaderboard's own reader; unusable ones are noted and skipped."""
+    from hyoka.pfgen import read_run
+    from hyoka.store.pfgen_runs import find_result_files
 
-    from hyoka.pfgen import result_problem
-    from hyoka.store.pfgen_runs import UnreadableJsonError, find_result_files, read_json_object
-
-    found = []
-    for path in find_result_files(public, notes):
-        try:
-            result = read_json_object(path, "result")
-        except UnreadableJsonError as exc:
-            notes.append(f"{path}: skipped: {exc.reason}")
-            continue
-        problem = result_problem(result)
-        if problem is None and not all(
-            isinstance(result[k], int | float) and math.isfinite(result[k])
-            for k in ("score", "score_std", "length", "length_std", "num_trials")
-        ):
-            problem = "non-finite numbers"
-        if problem is not None:
-            notes.append(f"{path}: skipped: {problem}")
-            continue
-        found.append((path.parent, result))
-    return found
+    found = [read_run(path, notes, public) for path in find_result_files(public, notes)]
+    return [run for run in found if run is not None]
