@@ -70,8 +70,10 @@ def generate_command(
     from hyoka.pfgen import GenerateSettings, PfgenBenchmark
 
     settings = GenerateSettings(
-        model, mode, trials, temperature, top_p, top_k, max_tokens, num_examples, seed, prefix,
-        concurrency, limit, results_dir, name, base_url, option or [], no_cache,
+        model=model, mode=mode, trials=trials, temperature=temperature, top_p=top_p,
+        top_k=top_k, max_tokens=max_tokens, num_examples=num_examples, seed=seed, prefix=prefix,
+        concurrency=concurrency, limit=limit, results_dir=results_dir, name=name,
+        base_url=base_url, options=option or [], no_cache=no_cache,
     )  # fmt: skip
     _folder, report, client = generate(settings, PfgenBenchmark.load(data_dir))
     print_report(report, client)
@@ -110,7 +112,9 @@ def run_command(
     from hyoka.pfgen import GenerateSettings
 
     settings = GenerateSettings(
-        model, mode, trials, temperature, top_p, top_k, max_tokens, num_examples, seed, prefix,
-        concurrency, limit, results_dir, name, base_url, option or [], no_cache,
+        model=model, mode=mode, trials=trials, temperature=temperature, top_p=top_p,
+        top_k=top_k, max_tokens=max_tokens, num_examples=num_examples, seed=seed, prefix=prefix,
+        concurrency=concurrency, limit=limit, results_dir=results_dir, name=name,
+        base_url=base_url, options=option or [], no_cache=no_cache,
     )  # fmt: skip
     generate_and_score(settings, data_dir)
