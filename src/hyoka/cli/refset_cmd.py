@@ -37,7 +37,7 @@ from hyoka.pfgen import Mode
 from hyoka.refset import Executor
 
 if TYPE_CHECKING:
-    from hyoka.refset import StageOutcome
+    from hyoka.refset import StageOutcome, WorkerEvent
 
 Work = Annotated[Path, typer.Argument(help="Work folder holding every stage's files.")]
 Questions = Annotated[
@@ -61,6 +61,43 @@ Benchmark = Annotated[
 AllowFewer = Annotated[
     bool, typer.Option("--allow-fewer", help="Keep a smaller pool whole instead of failing.")
 ]
+
+
+class WorkerRates:
+    """Per-worker answers per second for the progress line, and the end-of-run summary."""
+
+    def __init__(self) -> None:
+        self.answers: dict[str, int] = {}
+        self.seconds: dict[str, float] = {}
+        self.loads = 0
+        self.lost = 0
+        self.redone = 0
+
+    def add(self, event: WorkerEvent) -> None:
+        if event.kind == "ready":
+            self.loads += event.loads
+            self.answers.setdefault(event.worker, 0)
+            self.seconds.setdefault(event.worker, 0.0)
+        elif event.kind == "batch":
+            self.answers[event.worker] = self.answers.get(event.worker, 0) + event.answers
+            self.seconds[event.worker] = self.seconds.get(event.worker, 0.0) + event.seconds
+        else:
+            self.lost += 1
+            self.redone += event.redone
+
+    def line(self) -> str:
+        """``w0 1.2/s w1 1.1/s``: answers per second of each worker's busy time."""
+        return " ".join(
+            f"{worker} {self.answers[worker] / seconds:.1f}/s"
+            for worker, seconds in self.seconds.items()
+            if seconds > 0
+        )
+
+    def summary(self) -> str:
+        return (
+            f"{len(self.answers)} worker(s), {self.loads} model load(s); {self.lost} lost "
+            f"with {self.redone} answer(s) in flight made again; {self.line() or 'no batches'}"
+        )
 
 
 def _print_outcomes(stage: str, reports: list[dict[str, Any]]) -> None:
@@ -131,14 +168,38 @@ def generate_command(
     ] = False,
     question: Questions = None,
     executor: ExecutorOption = Executor.LOCAL,
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, help="Ray workers, each loading the model once.")
+    ] = 1,
+    cpus_per_worker: Annotated[
+        float, typer.Option("--cpus-per-worker", min=0, help="CPUs each Ray worker reserves.")
+    ] = 1.0,
+    gpus_per_worker: Annotated[
+        float,
+        typer.Option(
+            "--gpus-per-worker",
+            min=0,
+            help="GPUs each Ray worker reserves (with vLLM, match -o tensor_parallel_size).",
+        ),
+    ] = 0.0,
     benchmark: Benchmark = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Stage 1: generate answers with many-shot prompts into sharded files (resumable).
 
-    Example: hyoka refset generate work -m vllm/pfnet/plamo-100b --set-name P --answers 100000
+    With --executor ray, --workers long-lived workers (on the cluster of RAY_ADDRESS, else a
+    Ray started here) each load the model once and make batches; a lost worker costs only
+    its batch in flight. Examples:
+    hyoka refset generate work -m vllm/pfnet/plamo-100b --set-name P --answers 100000
+    hyoka refset generate work -m llamacpp/smollm2 --set-name S --answers 40 --shards 2
+    --executor ray --workers 2 -o n_threads=1
     """
-    from hyoka.refset import GenerateConfig, benchmark_source, generation_totals, run_generation
+    from hyoka.refset import (
+        GenerateConfig,
+        benchmark_source,
+        generation_totals,
+        run_generation,
+    )
 
     try:
         config = GenerateConfig(
@@ -156,11 +217,18 @@ def generate_command(
         from hyoka.providers import default_cache_dir
 
         cache_dir = default_cache_dir()
-    with progress_bar() as bar:
+    rates = WorkerRates()
+    with progress_bar(rate=True, remaining=True) as bar:
         task = bar.add_task("answers", total=len(chosen) * answers)
+
+        def heard(event: WorkerEvent) -> None:
+            rates.add(event)
+            bar.update(task, description=f"answers {rates.line()}".rstrip())
+
         reports = run_generation(
             work, config, source, question, snippets, executor, cache_dir,
-            lambda n: bar.advance(task, n),
+            lambda n: bar.advance(task, n), workers=workers, cpus_per_worker=cpus_per_worker,
+            gpus_per_worker=gpus_per_worker, on_event=heard,
         )  # fmt: skip
     totals = generation_totals(reports)
     console.print(
@@ -171,6 +239,8 @@ def generate_command(
     )
     for note in totals.notes:
         err_console.print(note, highlight=False)
+    if executor is Executor.RAY:
+        err_console.print(rates.summary(), highlight=False)
 
 
 @reports_errors

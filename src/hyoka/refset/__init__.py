@@ -1,6 +1,7 @@
 """Building pfgen-style reference answer sets (seeds 000/002 §3.2), stage by stage.
 
-1. ``run_generation``: many-shot answers into append-only, self-checking shards;
+1. ``run_generation``: many-shot answers into append-only, self-checking shards, here or on
+   Ray workers that load the model once each (``WorkerResources``, ``WorkerEvent``);
 2. ``normalise_pool``: declared regex rewrites (official-document style by default);
 3. ``filter_rules``: per-question NG patterns;
 4. ``rare_ngram_filter``: drop answers with an n-gram seen once in their question;
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hyoka.refset.build_stages import benchmark_source, build
-    from hyoka.refset.config import BuildConfig, load_build_config
+    from hyoka.refset.config import BuildConfig, GenerateFile, load_build_config, load_generate_file
     from hyoka.refset.executor import Executor
     from hyoka.refset.generate import GenerateConfig, read_generated
     from hyoka.refset.generation_run import generation_totals, import_answers, run_generation
@@ -29,9 +30,21 @@ if TYPE_CHECKING:
     from hyoka.refset.ngrules import filter_rules, load_ng_rules
     from hyoka.refset.normalise import load_rewrites, normalise_pool
     from hyoka.refset.pipeline import STAGES, StageOutcome, run_stage, stage_outcome, stage_params
+    from hyoka.refset.planning import (
+        Calibration,
+        Estimate,
+        PaperAssumptions,
+        PaperScale,
+        calibrate,
+        estimate,
+        paper_assumptions,
+        paper_scale,
+        plan_record,
+    )
     from hyoka.refset.pool import PoolRecord, read_pool
     from hyoka.refset.publishing import publish
     from hyoka.refset.rare import rare_ngram_filter
+    from hyoka.refset.ray_workers import WorkerEvent, WorkerResources
     from hyoka.refset.representative import hill_climb, presence_matrix
     from hyoka.refset.source import BenchmarkSource
 
@@ -58,6 +71,19 @@ _EXPORTS: dict[str, str] = {
     "PoolRecord": "hyoka.refset.pool",
     "read_pool": "hyoka.refset.pool",
     "publish": "hyoka.refset.publishing",
+    "GenerateFile": "hyoka.refset.config",
+    "load_generate_file": "hyoka.refset.config",
+    "Calibration": "hyoka.refset.planning",
+    "Estimate": "hyoka.refset.planning",
+    "PaperAssumptions": "hyoka.refset.planning",
+    "PaperScale": "hyoka.refset.planning",
+    "calibrate": "hyoka.refset.planning",
+    "estimate": "hyoka.refset.planning",
+    "paper_assumptions": "hyoka.refset.planning",
+    "paper_scale": "hyoka.refset.planning",
+    "plan_record": "hyoka.refset.planning",
+    "WorkerEvent": "hyoka.refset.ray_workers",
+    "WorkerResources": "hyoka.refset.ray_workers",
     "rare_ngram_filter": "hyoka.refset.rare",
     "hill_climb": "hyoka.refset.representative",
     "presence_matrix": "hyoka.refset.representative",
@@ -70,20 +96,33 @@ __all__ = [
     "STAGES",
     "BenchmarkSource",
     "BuildConfig",
+    "Calibration",
+    "Estimate",
     "Executor",
     "GenerateConfig",
+    "GenerateFile",
+    "PaperAssumptions",
+    "PaperScale",
     "PoolRecord",
     "StageOutcome",
+    "WorkerEvent",
+    "WorkerResources",
     "benchmark_source",
     "build",
+    "calibrate",
+    "estimate",
     "filter_rules",
     "generation_totals",
     "hill_climb",
     "import_answers",
     "load_build_config",
+    "load_generate_file",
     "load_ng_rules",
     "load_rewrites",
     "normalise_pool",
+    "paper_assumptions",
+    "paper_scale",
+    "plan_record",
     "presence_matrix",
     "publish",
     "rare_ngram_filter",

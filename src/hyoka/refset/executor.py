@@ -30,14 +30,20 @@ def run_jobs(job: Job, items: Sequence[Any], executor: Executor = Executor.LOCAL
     return _run_on_ray(job, items)
 
 
-def _run_on_ray(job: Job, items: Sequence[Any]) -> list[Any]:
+def connect_ray() -> Any:
+    """The ``ray`` module, connected: to ``RAY_ADDRESS`` when set, else to a Ray started here
+    (which ends with this process). A Ray the caller already initialised is used as it is."""
     try:
         import ray
     except ModuleNotFoundError:
         raise HyokaError("--executor ray needs Ray: pip install 'hyoka[ray]'") from None
     if not ray.is_initialized():
-        # RAY_ADDRESS (a cluster) is honoured by ray.init; else a local Ray starts here
         ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+    return ray
+
+
+def _run_on_ray(job: Job, items: Sequence[Any]) -> list[Any]:
+    ray = connect_ray()
     rows = [
         {"index": i, "item": json.dumps(item, ensure_ascii=False)} for i, item in enumerate(items)
     ]

@@ -7,7 +7,10 @@ snippets drawn with a seeded RNG, and it is sampled with its own seed. Answers a
 batches of ``batch_size``; a finished batch is one frame appended to shard
 ``batch mod shards`` (see ``shards``). A restarted job cuts any damaged frame off, reads
 which batches are whole, and makes only the others, so nothing is lost or counted twice.
-Several workers (or Ray tasks) may fill different shards of one question at once.
+Several workers (Ray actors, see ``ray_workers``) may fill different shards of one question
+at once; a shard has one writer at a time (``ShardWriter`` holds its lock), and its batches
+go in in order, so the files do not depend on who made them. An empty answer is asked
+again with the next seed, unless greedy decoding (temperature 0) would only repeat it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,14 @@ from hyoka.errors import HyokaError, InputError
 from hyoka.pfgen import Mode, SampleAnswer, build_prompt, clean_answer, stops_for, trial_seed
 from hyoka.providers import ModelClient, SamplingParams
 from hyoka.refset.pool import PoolRecord, merge_counts
-from hyoka.refset.shards import append_frame, repair_shard, scan_shard, shard_name, shard_paths
+from hyoka.refset.shards import (
+    append_frame,
+    exclusive_shard,
+    repair_shard,
+    scan_shard,
+    shard_name,
+    shard_paths,
+)
 from hyoka.refset.source import SourceQuestion
 from hyoka.store import atomic_write_text
 
@@ -136,6 +146,8 @@ def done_batches(folder: Path, config: GenerateConfig, repair: bool) -> tuple[se
 
 @dataclass
 class ShardReport:
+    """What was done to one shard of one question (by one worker, or over a whole run)."""
+
     question_id: str
     shard: int
     batches: int = 0
@@ -143,80 +155,162 @@ class ShardReport:
     empty_retries: int = 0
     failed: int = 0
     damaged_bytes: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
     notes: list[str] = field(default_factory=list)
+
+    def add(self, other: ShardReport) -> None:
+        """Fold a later report on the same shard into this one."""
+        self.batches += other.batches
+        self.answers += other.answers
+        self.empty_retries += other.empty_retries
+        self.failed += other.failed
+        self.damaged_bytes += other.damaged_bytes
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.notes.extend(other.notes)
+
+
+@dataclass(frozen=True)
+class QuestionWork:
+    """Everything a batch of one question needs besides a model client."""
+
+    config: GenerateConfig
+    question: SourceQuestion
+    samples: Sequence[SampleAnswer]
+    passages: Sequence[str]
+    folder: Path
+
+
+@dataclass
+class _ShardView:
+    """A writer's knowledge of a shard: its size after the last intact frame, whole batches."""
+
+    size: int
+    done: set[int]
+
+
+class ShardWriter:
+    """Makes batches into shards, remembering what it has seen of each.
+
+    Every batch is made under the shard's lock (``exclusive_shard``). The writer scans a
+    shard (and cuts a torn tail) only when the shard's size is not the one it left it at,
+    so a long run does not re-read a growing shard before every batch, and a shard that
+    someone else wrote in between is read again.
+    """
+
+    def __init__(self, client: ModelClient) -> None:
+        self.client = client
+        self._views: dict[Path, _ShardView] = {}
+
+    async def make_batch(self, work: QuestionWork, batch: int) -> ShardReport:
+        """Make ``batch`` of ``work``'s question unless its shard already holds it whole."""
+        config = work.config
+        shard = batch % config.shards
+        path = work.folder / shard_name(shard)
+        report = ShardReport(work.question.question_id, shard)
+        async with exclusive_shard(path):
+            view = self._view(path, config, report)
+            if batch in view.done:
+                return report
+            indexes = config.batch_range(batch)
+            stops = stops_for(config.mode)
+            answers = await asyncio.gather(
+                *(_answer(work, i, stops, self.client, report) for i in indexes)
+            )
+            records = [{"i": i, "text": a} for i, a in zip(indexes, answers, strict=True) if a]
+            header = {"batch": batch, "planned": len(indexes), "question_id": report.question_id}
+            append_frame(path, header, records)
+            view.size = path.stat().st_size
+            view.done.add(batch)
+        report.batches = 1
+        report.answers = len(records)
+        report.failed = len(indexes) - len(records)
+        return report
+
+    def _view(self, path: Path, config: GenerateConfig, report: ShardReport) -> _ShardView:
+        size = path.stat().st_size
+        view = self._views.get(path)
+        if view is not None and view.size == size:
+            return view
+        scan = repair_shard(path)
+        if scan.damaged:
+            report.damaged_bytes = scan.size - scan.good_bytes
+            report.notes.append(f"{path}: damaged tail of {report.damaged_bytes} bytes dropped")
+        done = {
+            int(frame.header["batch"])
+            for frame in scan.frames
+            if frame.header.get("planned") == len(config.batch_range(int(frame.header["batch"])))
+        }
+        view = self._views[path] = _ShardView(size=scan.good_bytes, done=done)
+        return view
+
+
+def pending_batches(work: QuestionWork) -> dict[int, list[int]]:
+    """The batches still to make, by shard, in order; whole batches in any shard count.
+
+    ``shards`` is not part of the settings' identity, so a batch made under another shard
+    count may sit in another shard file: every shard of the folder is read (a torn tail is
+    ignored here, and cut by the writer that takes the shard).
+    """
+    config = work.config
+    done, _ = done_batches(work.folder, config, repair=False)
+    pending: dict[int, list[int]] = {}
+    for shard in range(config.shards):
+        todo = [b for b in range(shard, config.batches(), config.shards) if b not in done]
+        if todo:
+            pending[shard] = todo
+    return pending
 
 
 async def generate_shard(
-    config: GenerateConfig,
-    question: SourceQuestion,
-    samples: Sequence[SampleAnswer],
-    passages: Sequence[str],
-    folder: Path,
+    work: QuestionWork,
     shard: int,
-    client: ModelClient,
+    writer: ShardWriter,
     progress: Progress | None = None,
 ) -> ShardReport:
-    """Make every missing batch of one shard of one question."""
-    prepare(folder, config)
-    path = folder / shard_name(shard)
-    report = ShardReport(question.question_id, shard)
-    if path.exists():
-        scan = repair_shard(path)
-        report.damaged_bytes = scan.size - scan.good_bytes
-        if scan.damaged:
-            report.notes.append(f"{path}: damaged tail of {report.damaged_bytes} bytes dropped")
-    done, _ = done_batches(folder, config, repair=False)
-    stops = stops_for(config.mode)
-    for batch in range(shard, config.batches(), config.shards):
-        if batch in done:
-            continue
-        indexes = config.batch_range(batch)
-        answers = await asyncio.gather(
-            *(
-                _answer(config, question, samples, passages, i, stops, client, report)
-                for i in indexes
-            )
-        )
-        records = [{"i": i, "text": a} for i, a in zip(indexes, answers, strict=True) if a]
-        header = {"batch": batch, "planned": len(indexes), "question_id": question.question_id}
-        append_frame(path, header, records)
-        report.batches += 1
-        report.answers += len(records)
-        report.failed += len(indexes) - len(records)
+    """Make every missing batch of one shard of one question, in batch order."""
+    report = ShardReport(work.question.question_id, shard)
+    for batch in pending_batches(work).get(shard, []):
+        report.add(await writer.make_batch(work, batch))
         if progress is not None:
-            progress(len(indexes))
+            progress(len(work.config.batch_range(batch)))
     return report
 
 
 async def _answer(
-    config: GenerateConfig,
-    question: SourceQuestion,
-    samples: Sequence[SampleAnswer],
-    passages: Sequence[str],
+    work: QuestionWork,
     index: int,
     stops: list[str],
     client: ModelClient,
     report: ShardReport,
 ) -> str:
-    qid = question.question_id
-    prefix = snippets_prefix(passages, config.snippets_k, config.seed, qid, index)
+    config, qid = work.config, work.question.question_id
+    prefix = snippets_prefix(work.passages, config.snippets_k, config.seed, qid, index)
     prompt = build_prompt(
-        samples, question.question, config.mode, index + 1,
+        work.samples, work.question.question, config.mode, index + 1,
         num_examples=config.num_examples, seed=config.seed, prefix=prefix,
     )  # fmt: skip
     base = trial_seed(index + 1, f"{config.seed}::{qid}::{config.set_name}")
+    previous: SamplingParams | None = None
     for attempt in range(MAX_ATTEMPTS):
         params = SamplingParams(
             temperature=config.temperature, top_p=config.top_p, top_k=config.top_k,
             max_tokens=config.max_tokens, stop=tuple(stops), seed=(base + attempt) % 2**31,
         )  # fmt: skip
+        if previous is not None and not previous.retry_can_change_reply(params):
+            break  # greedy decoding would give the same empty answer again
+        if previous is not None:
+            report.empty_retries += 1
+        previous = params
         response = await client.generate(
             prompt.to_request(params), sample_key=f"refset:{qid}:{index}:{attempt}"
         )
+        report.prompt_tokens += response.usage.prompt_tokens
+        report.completion_tokens += response.usage.completion_tokens
         answer = clean_answer(response.text, config.mode, stops)
         if answer:
             return answer
-        report.empty_retries += 1
     return ""
 
 

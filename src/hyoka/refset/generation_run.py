@@ -1,10 +1,10 @@
 """Driving stage 1 over many questions and shards, here or on Ray; and importing answers.
 
 Locally, one provider and one ``ModelClient`` serve every shard at once (the client's
-concurrency limit bounds the requests in flight). On Ray, each (question, shard) is one job
-that loads its own provider, so GPU nodes with vLLM, or CPU nodes with llama.cpp, each fill
-their shards; the results are the same files, because every answer's prompt and seed are
-fixed by the settings, whoever makes it.
+concurrency limit bounds the requests in flight). On Ray, long-lived workers each load the
+model once and pull batches (``ray_workers``). The files are the same either way, because
+every answer's prompt and seed are fixed by the settings, whoever makes it, and each shard
+is written by one writer at a time, in batch order.
 
 ``import_answers`` puts existing answers (say, pfgen-bench's published reference sets) into
 the same shard layout, so that the later stages can rebuild sets from them.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,18 +23,22 @@ from typing import Any
 from hyoka.errors import DataError
 from hyoka.pfgen import QuestionFile
 from hyoka.providers import ModelClient, ResponseCache, load_provider, parse_model_string
-from hyoka.refset.executor import Executor, run_jobs
+from hyoka.refset.executor import Executor
 from hyoka.refset.generate import (
     SETTINGS_FILE,
     GenerateConfig,
+    QuestionWork,
     ShardReport,
+    ShardWriter,
     generate_shard,
     load_snippets,
+    prepare,
     question_folder,
     write_stats,
 )
+from hyoka.refset.ray_workers import OnEvent, WorkerEvent, WorkerResources
 from hyoka.refset.shards import append_frame, shard_name
-from hyoka.refset.source import BenchmarkSource, SourceQuestion
+from hyoka.refset.source import BenchmarkSource
 from hyoka.store import atomic_write_text
 
 
@@ -46,34 +51,47 @@ def run_generation(
     executor: Executor = Executor.LOCAL,
     cache_dir: Path | None = None,
     progress: Callable[[int], None] | None = None,
+    *,
+    workers: int = 1,
+    cpus_per_worker: float = 1.0,
+    gpus_per_worker: float = 0.0,
+    on_event: OnEvent | None = None,
 ) -> list[dict[str, Any]]:
-    """Generate every missing batch; returns one report per (question, shard)."""
+    """Generate every missing batch; returns one report per (question, shard).
+
+    ``workers`` and the resources each reserves apply on Ray; ``on_event`` hears when a
+    worker has loaded its model, finished a batch, or was lost.
+    """
+    resources = WorkerResources(workers, cpus_per_worker, gpus_per_worker)
     questions = source.select(list(question_ids) if question_ids else None)
     passages = load_snippets(snippets, questions) if snippets else {}
     if snippets:
         config = config.model_copy(update={"snippets_sha1": _sha1(snippets)})
     parse_model_string(config.model)  # a bad --model fails here, before any job starts
-    tasks = [(q, shard) for q in questions for shard in range(config.shards)]
-    if executor is Executor.RAY:
-        items = [
-            {
-                "work": str(work),
-                "config": config.model_dump(mode="json"),
-                "source": str(source.folder),
-                "qid": q.question_id,
-                "shard": shard,
-                "snippets": str(snippets) if snippets else None,
-            }
-            for q, shard in tasks
-        ]
-        reports: list[dict[str, Any]] = run_jobs(generation_job, items, executor)
-    else:
-        reports = asyncio.run(
-            _generate_local(work, config, source, tasks, passages, cache_dir, progress)
+    works = [
+        QuestionWork(
+            config=config,
+            question=q,
+            samples=source.samples,
+            passages=passages.get(q.question_id, []),
+            folder=question_folder(work, q.question_id, config.set_name),
         )
-    for q in questions:
-        write_stats(question_folder(work, q.question_id, config.set_name))
-    return reports
+        for q in questions
+    ]
+    for item in works:
+        prepare(item.folder, config)
+    if executor is Executor.RAY:
+        from hyoka.refset.ray_workers import generate_on_ray
+
+        shard_reports = generate_on_ray(
+            works, source.folder, snippets, work, resources,
+            progress, on_event,
+        )  # fmt: skip
+    else:
+        shard_reports = asyncio.run(_generate_local(works, config, cache_dir, progress, on_event))
+    for item in works:
+        write_stats(item.folder)
+    return [asdict(report) for report in shard_reports]
 
 
 @dataclass(frozen=True)
@@ -84,6 +102,9 @@ class GenerationTotals:
     batches: int
     failed: int
     damaged_bytes: int
+    empty_retries: int
+    prompt_tokens: int
+    completion_tokens: int
     notes: tuple[str, ...]
 
 
@@ -94,6 +115,9 @@ def generation_totals(reports: Sequence[dict[str, Any]]) -> GenerationTotals:
         batches=sum(int(r["batches"]) for r in reports),
         failed=sum(int(r["failed"]) for r in reports),
         damaged_bytes=sum(int(r["damaged_bytes"]) for r in reports),
+        empty_retries=sum(int(r["empty_retries"]) for r in reports),
+        prompt_tokens=sum(int(r["prompt_tokens"]) for r in reports),
+        completion_tokens=sum(int(r["completion_tokens"]) for r in reports),
         notes=tuple(str(note) for r in reports for note in r["notes"]),
     )
 
@@ -105,56 +129,30 @@ def _sha1(path: Path) -> str:
 
 
 async def _generate_local(
-    work: Path,
+    works: Sequence[QuestionWork],
     config: GenerateConfig,
-    source: BenchmarkSource,
-    tasks: list[tuple[SourceQuestion, int]],
-    passages: dict[str, list[str]],
     cache_dir: Path | None,
     progress: Callable[[int], None] | None,
-) -> list[dict[str, Any]]:
+    on_event: OnEvent | None,
+) -> list[ShardReport]:
+    """One provider and one client serve every shard at once (the client's concurrency
+    bounds the requests in flight)."""
     provider = load_provider(config.model, **config.options)
+    if on_event is not None:
+        on_event(WorkerEvent("ready", "local", pid=os.getpid(), loads=1))
     cache = ResponseCache(cache_dir) if cache_dir is not None else None
-    samples = source.samples
     async with ModelClient(provider, cache=cache, concurrency=config.concurrency) as client:
+        writer = ShardWriter(client)
         reports = await asyncio.gather(
             *(
-                generate_shard(
-                    config,
-                    q,
-                    samples,
-                    passages.get(q.question_id, []),
-                    question_folder(work, q.question_id, config.set_name),
-                    shard,
-                    client,
-                    progress,
-                )
-                for q, shard in tasks
+                generate_shard(item, shard, writer, progress)
+                for item in works
+                for shard in range(config.shards)
             )
         )
     if cache is not None:
         cache.close()
-    return [asdict(r) for r in reports]
-
-
-def generation_job(item: dict[str, Any]) -> dict[str, Any]:
-    """One (question, shard) on a Ray worker: its own provider, the shared work folder."""
-    config = GenerateConfig.model_validate(item["config"])
-    source = BenchmarkSource.load(Path(item["source"]))
-    (question,) = source.select([item["qid"]])
-    snippets = Path(item["snippets"]) if item["snippets"] else None
-    passages = load_snippets(snippets, [question]).get(question.question_id, []) if snippets else []
-    work = Path(item["work"])
-
-    async def go() -> ShardReport:
-        provider = load_provider(config.model, **config.options)
-        async with ModelClient(provider, concurrency=config.concurrency) as client:
-            return await generate_shard(
-                config, question, source.samples, passages,
-                question_folder(work, question.question_id, config.set_name), item["shard"], client,
-            )  # fmt: skip
-
-    return asdict(asyncio.run(go()))
+    return list(reports)
 
 
 def import_answers(

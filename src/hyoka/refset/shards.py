@@ -17,23 +17,30 @@ names its codec, so shards written on different machines can be mixed.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import fcntl
 import gzip
 import json
 import os
 import struct
+import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import DataError
+from hyoka.errors import DataError, HyokaError
 
 MAGIC = b"HRS1"
 _PREFIX = struct.Struct("<4sIII")
 SHARD_SUFFIX = ".hrs"
 #: Frames larger than this are not frames but garbage (a damaged length field).
 _MAX_PART = 1 << 30
+#: How long a writer waits for another one to finish its batch on the same shard.
+SHARD_LOCK_TIMEOUT_S = 900.0
+_LOCK_POLL_S = 0.2
 
 try:  # optional: faster and smaller than gzip
     import zstandard as _zstd  # type: ignore[import-not-found,unused-ignore]
@@ -152,3 +159,34 @@ def shard_paths(folder: Path) -> list[Path]:
 
 def shard_name(number: int) -> str:
     return f"shard-{number:05d}{SHARD_SUFFIX}"
+
+
+@contextlib.asynccontextmanager
+async def exclusive_shard(path: Path, timeout: float = SHARD_LOCK_TIMEOUT_S) -> AsyncIterator[None]:
+    """Be the only writer of ``path`` while one batch is made and appended.
+
+    One writer per shard keeps its frames whole and in batch order. The driver already gives
+    a shard to one worker at a time; the lock covers what it cannot see: a worker of a
+    killed driver still finishing its frame when the restarted driver's worker takes the
+    shard, or two runs started on one work folder. The later writer waits (bounded by
+    ``timeout``) and then finds the batch done. ``flock`` locks are per open file, so two
+    writers in one process exclude each other too. The shard is created (empty) if absent.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise HyokaError(
+                        f"{path}: another writer has held this shard for {timeout:.0f} s "
+                        "(a second run on the same work folder?)"
+                    ) from None
+                await asyncio.sleep(_LOCK_POLL_S)
+        yield
+    finally:
+        os.close(fd)  # closing the file releases the lock

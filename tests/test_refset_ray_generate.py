@@ -1,0 +1,170 @@
+"""Stage 1 on a real multi-node Ray cluster on this machine: same shards, one load a worker.
+
+A head node with no CPU and worker nodes of one CPU each (``ray.cluster_utils.Cluster``:
+separate raylets, separate worker processes), so each generation worker sits on its own
+node. The embedded SmolLM2 (llama.cpp, one thread) makes 2 questions x 12 answers in 8
+batches of 3 over 4 shards; the shards must equal, byte for byte, those made in this
+process. Then a node is removed while its worker is making a batch, and the driver is
+killed with SIGKILL and started again: the files must still be the undisturbed ones.
+Starting the cluster and the model costs seconds, so these tests are marked slow.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _shared import SHARED_DATA
+from hyoka.pfgen import Mode
+from hyoka.refset import BenchmarkSource, Executor, GenerateConfig, WorkerEvent, run_generation
+from hyoka.refset.shards import scan_shard, shard_paths
+
+ray = pytest.importorskip("ray", reason="the Ray executor needs ray[data]")
+pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
+from ray.cluster_utils import Cluster  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+DATA = SHARED_DATA / "pfgen-bench" / "data"
+QUESTIONS = ["Q01", "Q13"]
+CONFIG = GenerateConfig(
+    model="llamacpp/smollm2", set_name="smol", mode=Mode.COMPLETION, num_examples=0,
+    max_tokens=12, answers=12, batch_size=3, shards=2, options={"n_threads": 1},
+)  # fmt: skip
+FLAGS = [
+    "-m", "llamacpp/smollm2", "--set-name", "smol", "--mode", "completion",
+    "--num-examples", "0", "--max-tokens", "12", "--answers", "12", "--batch-size", "3",
+    "--shards", "2", "-o", "n_threads=1", "-q", "Q01", "-q", "Q13", "--benchmark", str(DATA),
+]  # fmt: skip
+
+
+def _shards(work: Path) -> dict[str, bytes]:
+    root = work / "01-generated"
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for qid in QUESTIONS
+        for path in shard_paths(root / qid / "smol")
+    }
+
+
+@pytest.fixture(scope="module")
+def local_shards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """The shards made in this process, with no Ray: what every Ray run must equal."""
+    work = tmp_path_factory.mktemp("local")
+    run_generation(work, CONFIG, BenchmarkSource.load(DATA), QUESTIONS)
+    shards = _shards(work)
+    assert len(shards) == 4
+    return shards
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    for _ in range(2):
+        cluster.add_node(num_cpus=1)
+    ray.init(address=cluster.address, log_to_driver=False)
+    yield cluster
+    ray.shutdown()
+    cluster.shutdown()  # type: ignore[no-untyped-call]
+
+
+def _generate_on_ray(work: Path, events: list[WorkerEvent], on_event: Any = None) -> None:
+    def heard(event: WorkerEvent) -> None:
+        events.append(event)
+        if on_event is not None:
+            on_event(event)
+
+    run_generation(
+        work, CONFIG, BenchmarkSource.load(DATA), QUESTIONS, executor=Executor.RAY,
+        workers=2, cpus_per_worker=1, on_event=heard,
+    )  # fmt: skip
+
+
+def test_two_nodes_write_the_local_shards_with_one_model_load_per_worker(
+    tmp_path: Path, local_shards: dict[str, bytes], cluster: Cluster
+) -> None:
+    events: list[WorkerEvent] = []
+    _generate_on_ray(tmp_path, events)
+    assert _shards(tmp_path) == local_shards
+    ready = [e for e in events if e.kind == "ready"]
+    assert len(ready) == 2 and sum(e.loads for e in ready) == 2  # loads == workers
+    assert len({e.node for e in ready}) == 2 and len({e.pid for e in ready}) == 2
+    batches = [e for e in events if e.kind == "batch"]
+    assert len(batches) == 8 and sum(e.answers for e in batches) == 24
+    assert {e.worker for e in batches} == {e.worker for e in ready}  # both did work
+    assert not [e for e in events if e.kind == "lost"]
+
+
+def test_a_node_removed_mid_batch_costs_only_that_batch(
+    tmp_path: Path, local_shards: dict[str, bytes], cluster: Cluster
+) -> None:
+    nodes = {node.node_id: node for node in cluster.worker_nodes}
+    where: dict[str, str] = {}
+    removed: list[str] = []
+
+    def remove_the_other_node(event: WorkerEvent) -> None:
+        if event.kind == "ready":
+            where[event.worker] = event.node
+        if event.kind == "batch" and not removed:
+            # both workers are busy while batches remain: the other one is mid-batch now
+            (other,) = [w for w in where if w != event.worker]
+            removed.append(other)
+            cluster.remove_node(nodes[where[other]])
+
+    events: list[WorkerEvent] = []
+    _generate_on_ray(tmp_path, events, remove_the_other_node)
+    assert _shards(tmp_path) == local_shards
+    lost = [e for e in events if e.kind == "lost"]
+    assert [e.worker for e in lost] == removed and lost[0].redone == 3
+    print(f"\nnode removed mid-batch: {lost[0].redone} answer(s) made again")
+    cluster.add_node(num_cpus=1)  # back to two worker nodes for the next test
+    cluster.wait_for_nodes()
+
+
+def test_a_driver_killed_with_sigkill_resumes_to_the_same_files(
+    tmp_path: Path, local_shards: dict[str, bytes], cluster: Cluster
+) -> None:
+    work = tmp_path / "work"
+    command = [
+        sys.executable, "-m", "hyoka", "refset", "generate", str(work), *FLAGS,
+        "--executor", "ray", "--workers", "2",
+    ]  # fmt: skip
+    env = {**os.environ, "RAY_ADDRESS": cluster.address}
+    driver = subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while _frames(work) < 2:  # some batches written, others still to make
+            assert driver.poll() is None, driver.stderr.read() if driver.stderr else ""
+            assert time.monotonic() < deadline, "the first run wrote no frame in 300 s"
+            time.sleep(0.2)
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait(timeout=30)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        if driver.stderr:
+            driver.stderr.close()
+    assert _frames(work) < 8
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert _shards(work) == local_shards
+    assert "2 worker(s), 2 model load(s)" in again.stderr
+
+
+def _frames(work: Path) -> int:
+    root = work / "01-generated"
+    return sum(
+        len(scan_shard(path).frames)
+        for qid in QUESTIONS
+        for path in shard_paths(root / qid / "smol")
+    )
