@@ -116,6 +116,11 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
                 _CLI + "refset_cmd:build_command",
                 "Stages 2–7 from a settings file (see docs); each stage resumes as on its own.",
             ),
+            "plan": CommandSpec(
+                _CLI + "refset_plan_cmd:plan_command",
+                "Estimate answers, tokens and time from a short measured run; the papers' in "
+                "GPU-hours.",
+            ),
         },
     ),
     "judge": GroupSpec(

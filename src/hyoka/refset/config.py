@@ -1,4 +1,4 @@
-"""``hyoka refset build``'s settings file: stages 2–7 in one TOML file.
+"""Settings files: ``hyoka refset build``'s (stages 2–7) and stage 1's generation file.
 
 Relative paths are relative to the settings file. Unknown keys are errors (a typo must not
 silently fall back to a default), and the sizes are checked against each other before
@@ -8,13 +8,15 @@ anything runs.
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hyoka.errors import InputError
 from hyoka.refset.executor import Executor
+from hyoka.refset.generate import GenerateConfig
 
 
 class _Section(BaseModel):
@@ -104,3 +106,101 @@ def load_build_config(path: Path) -> BuildConfig:
             f"larger than select-length.size ({config.select_length.size})"
         )
     return config
+
+
+# ---------------------------------------------------------------------------------------
+# Stage 1's settings file: what ``hyoka refset plan`` calibrates and estimates, and what
+# ``hyoka refset generate`` would run, read from one place so the two cannot drift apart.
+
+#: keys of the generation file that are not ``GenerateConfig`` fields
+_FILE_KEYS = frozenset({"work", "benchmark", "questions", "snippets", "plan"})
+#: ``GenerateConfig`` fields that hyoka fills in itself and a file must not set
+_DERIVED_KEYS = frozenset({"snippets_sha1"})
+
+
+class PlanSection(_Section):
+    """The workers a plan is made for, and how long its calibration runs."""
+
+    workers: int = Field(default=1, ge=1)
+    cpus_per_worker: float = Field(default=1.0, ge=0)
+    gpus_per_worker: float = Field(default=0.0, ge=0)
+    executor: Executor = Executor.LOCAL
+    calibration_answers: int = Field(default=20, ge=1)  # per worker
+
+
+class _FileSection(_Section):
+    work: Path
+    benchmark: Path | None = None
+    questions: list[str] = Field(default_factory=list)
+    snippets: Path | None = None
+    plan: PlanSection = Field(default_factory=PlanSection)
+
+
+@dataclass(frozen=True)
+class GenerateFile:
+    """A generation settings file, read: paths resolved against the file's folder."""
+
+    path: Path
+    generation: GenerateConfig
+    work: Path
+    benchmark: Path | None
+    questions: tuple[str, ...]
+    snippets: Path | None
+    plan: PlanSection
+
+
+def load_generate_file(path: Path) -> GenerateFile:
+    """Read a generation settings file (see ``examples/refset/generate-example.toml``).
+
+    Its top-level keys are ``GenerateConfig``'s fields plus ``work``, ``benchmark``,
+    ``questions``, ``snippets`` and a ``[plan]`` table; anything else is an error naming
+    the file, because a misspelt key silently left at its default would change the
+    answers (or the plan) without a word.
+    """
+    raw = _read_toml(path)
+    derived = sorted(_DERIVED_KEYS & raw.keys())
+    if derived:
+        raise InputError(f"{path}: {derived[0]}: set by hyoka from the snippets file, not here")
+    own = {key: value for key, value in raw.items() if key in _FILE_KEYS}
+    rest = {key: value for key, value in raw.items() if key not in _FILE_KEYS}
+    section = _validate(path, _FileSection, own)
+    generation = _validate(path, GenerateConfig, rest)
+    base = path.parent
+
+    def resolve(p: Path | None) -> Path | None:
+        return None if p is None else base / p  # an absolute p stays itself
+
+    return GenerateFile(
+        path=path,
+        generation=generation,
+        work=base / section.work,
+        benchmark=resolve(section.benchmark),
+        questions=tuple(section.questions),
+        snippets=resolve(section.snippets),
+        plan=section.plan,
+    )
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: invalid TOML: {exc}") from None
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _validate(path: Path, model: type[_Model], raw: dict[str, Any]) -> _Model:
+    """``model`` from ``raw``, or one line naming the file, the key and what is wrong."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        raise InputError(f"{path}: {where}: {message}") from None
