@@ -10,6 +10,7 @@ the driver gets back only the small results (audit lines, reports), in job order
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any
@@ -38,7 +39,12 @@ def connect_ray() -> Any:
     except ModuleNotFoundError:
         raise HyokaError("--executor ray needs Ray: pip install 'hyoka[ray]'") from None
     if not ray.is_initialized():
-        ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+        ray.init(
+            ignore_reinit_error=True,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=logging.ERROR,
+        )
     return ray
 
 
