@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from _shared import SHARED_DATA
+from hyoka.errors import HyokaError
 from hyoka.pfgen import Mode
 from hyoka.refset import BenchmarkSource, Executor, GenerateConfig, WorkerEvent, run_generation
 from hyoka.refset.shards import scan_shard, shard_paths
@@ -168,3 +169,14 @@ def _frames(work: Path) -> int:
         for qid in QUESTIONS
         for path in shard_paths(root / qid / "smol")
     )
+
+
+def test_a_model_that_does_not_load_is_one_clear_error(tmp_path: Path, cluster: Cluster) -> None:
+    missing = tmp_path / "missing.gguf"
+    config = CONFIG.model_copy(update={"model": f"llamacpp/{missing}"})
+    with pytest.raises(HyokaError, match=r"missing\.gguf"):
+        run_generation(
+            tmp_path / "work", config, BenchmarkSource.load(DATA), QUESTIONS,
+            executor=Executor.RAY, workers=2,
+        )  # fmt: skip
+    assert _frames(tmp_path / "work") == 0

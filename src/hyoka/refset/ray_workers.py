@@ -117,8 +117,8 @@ class GenerationWorker:
             self.passages = load_snippets(Path(snippets), questions) if snippets else {}
             provider = load_provider(self.config.model, **self.config.options)
             self.loads += 1
-        except HyokaError as exc:
-            self.error = str(exc)
+        except Exception as exc:  # reported by ready(): one line, not a lost worker
+            self.error = str(exc) if isinstance(exc, HyokaError) else f"{name}: {exc!r}"
             return
         self.writer = ShardWriter(ModelClient(provider, concurrency=self.config.concurrency))
         self.load_seconds = time.monotonic() - started
