@@ -9,6 +9,8 @@
    ``hyoka pfgen explain`` command would do it (benchmark loaded, question file read).
 3. Bradley–Terry with 1,000 bootstrap rounds over 10 models × 360 questions × 2 turns,
    every pair of models (32,400 battles; target under 5 s).
+4. Only with ``--stability``: ``hyoka report --stability`` over the 49 public runs (every
+   answer measured again for the reference-set stability page; no target, it is opt-in).
 """
 
 from __future__ import annotations
@@ -103,7 +105,30 @@ def bradley_terry_figures() -> None:
     )
 
 
+def stability_figures() -> None:
+    script = (
+        "import sys; from pathlib import Path; "
+        "from hyoka.report.site import ReportOptions, build_report; "
+        "build_report([], Path(sys.argv[1]), ReportOptions(data_dir=Path(sys.argv[2]), "
+        "stability=True))"
+    )
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "report"
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", script, str(out), str(DATA)], check=True)
+        wall = time.perf_counter() - started
+        page = out / "pfgen" / "stability.html"
+        size = page.stat().st_size
+    load = os.getloadavg()[0]
+    print(
+        f"report --stability: 49 public pfgen runs: wall {wall:.1f} s (load average "
+        f"{load:.1f} on {os.cpu_count()} cores), stability page {size / 1e3:.0f} kB"
+    )
+
+
 if __name__ == "__main__":
     report_figures()
     explain_figures()
     bradley_terry_figures()
+    if "--stability" in sys.argv[1:]:
+        stability_figures()

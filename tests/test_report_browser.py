@@ -19,13 +19,16 @@ from typing import Any
 import pytest
 
 from _shared import PFGEN_RESULTS, SHARED_DATA
+from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.report.site import ReportOptions, build_report
+from hyoka.stats.refset_stability import refset_stability
 from test_report_fixtures import (
     INVENTED,
     JUDGED_MODELS,
     PFMT_JUDGMENTS,
     crafted_runs,
     write_fastchat_pairs,
+    write_run,
 )
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -34,7 +37,32 @@ INSTALL = "run scripts/install_browser.sh (Debian's chromium and Playwright for 
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory, index_cache_dir: Path) -> Path:
+def stability(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A ``hyoka pfgen stability --json`` report over three crafted runs, scored against the
+    real reference sets of two questions that have all of P, S and T: a data directory of
+    those two question files keeps the index build to seconds (the whole benchmark's takes a
+    minute on a busy machine)."""
+    root = tmp_path_factory.mktemp("stability")
+    data = root / "data" / "pfgen-bench" / "data"
+    data.mkdir(parents=True)
+    answers: dict[str, dict[str, list[str]]] = {"note": {}, "echo": {}, "unknown": {}}
+    for question_id in ("Q04", "Q05"):
+        source = SHARED_DATA / "pfgen-bench" / "data" / f"{question_id}.json"
+        shutil.copy(source, data / source.name)
+        raw = json.loads(source.read_text(encoding="utf-8"))
+        answers["note"][question_id] = [str(raw["note"])[:100]]
+        answers["echo"][question_id] = [f"{raw['question']}は重要です。"]
+        answers["unknown"][question_id] = ["わかりません。"]
+    runs = [write_run(root / "runs" / name, name, texts) for name, texts in answers.items()]
+    benchmark = PfgenBenchmark.load(root / "data", root / "cache")
+    report = refset_stability(runs, benchmark, resamples=10)
+    path = root / "stability.json"
+    path.write_text(json.dumps(report.to_json()), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, index_cache_dir: Path, stability: Path) -> Path:
     root = tmp_path_factory.mktemp("inputs")
     a, b = crafted_runs(root)
     pairs = root / "judge-x_pair.jsonl"
@@ -42,7 +70,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, index_cache_dir: Path) -> Pat
     judgments = [PFMT_JUDGMENTS / f"{m}.jsonl" for m in JUDGED_MODELS]
     out = tmp_path_factory.mktemp("site")
     options = ReportOptions(data_dir=SHARED_DATA, cache_dir=index_cache_dir, rounds=100)
-    build_report([a, b, *judgments, pairs], out, options)
+    build_report([a, b, *judgments, pairs, stability], out, options)
     return out
 
 
@@ -99,6 +127,7 @@ def _main_pages(site: Path) -> dict[str, Path]:
         "question": site / "mtbench" / "pfmt-fin" / "q0000.html",
         "pairwise-index": site / "pairwise" / "index.html",
         "pairwise": site / "pairwise" / "p1.html",
+        "stability": site / "pfgen" / "stability.html",
     }
 
 
@@ -168,4 +197,31 @@ def test_question_page_unpacks_the_judges_reasoning(site: Path, browser: Any) ->
     texts = page.eval_on_selector_all(".judgment[id]", "nodes => nodes.map(n => n.textContent)")
     assert first["judgment"] in texts
     assert "…" not in texts
+    watched.check()
+
+
+def test_stability_scatter_dom_holds_the_files_points(
+    site: Path, stability: Path, browser: Any
+) -> None:
+    from scipy.stats import spearmanr  # type: ignore[import-untyped]
+
+    recorded = json.loads(stability.read_text(encoding="utf-8"))
+    watched = Watched(browser)
+    page = watched.open(site / "pfgen" / "stability.html")
+    figures = page.eval_on_selector_all(
+        "figure.stability",
+        "fs => fs.map(f => ({x: f.dataset.x, y: f.dataset.y, "
+        "tips: Array.from(f.querySelectorAll('circle')).map(c => "
+        "c.parentNode.querySelector('title').textContent)}))",
+    )
+    assert len(figures) == 6  # the ensemble against P, S and T; P-S, P-T, S-T
+    for figure in figures:
+        expected = sorted(
+            f"{r['run']}: {r[figure['x']]:.4f}, {r[figure['y']]:.4f}" for r in recorded["runs"]
+        )
+        assert sorted(figure["tips"]) == expected
+    first = page.text_content("#stability-1-correlations tbody tr td.spearman")
+    runs = recorded["runs"]
+    rho = spearmanr([r["ensemble"] for r in runs], [r["P"] for r in runs]).statistic
+    assert first == f"{rho:.5f}"
     watched.check()

@@ -27,7 +27,8 @@ def report_command(
         list[Path],
         typer.Argument(
             help="pfgen run folders or trials files, folders of them, judgment files or "
-            "folders of judgment files (single grading or pairwise).",
+            "folders of judgment files (single grading or pairwise), `hyoka pfgen stability "
+            "--json` outputs.",
             metavar="PATH...",
         ),
     ],
@@ -61,6 +62,16 @@ def report_command(
             "model_answer/ beside model_judgment/; makes the site larger).",
         ),
     ] = False,
+    stability: Annotated[
+        bool,
+        typer.Option(
+            "--stability",
+            help="Score every pfgen run with answers (yours and the public ones) with each "
+            "reference set alone and plot it against the ensemble (slow: a minute or more for "
+            "the 49 public runs). A `hyoka pfgen stability --json` file given is plotted "
+            "without this.",
+        ),
+    ] = False,
 ) -> None:
     """Write one static, offline site over pfgen runs and judgments: open OUT/index.html.
 
@@ -69,6 +80,8 @@ def report_command(
     explained; two runs given are compared question by question. Single-grading judgment
     files (MT-bench, pfmt-bench-fin-ja) give the per-category table, a radar and one page
     per question; pairwise files give win/tie/loss matrices and Bradley–Terry ratings.
+    Reference-set stability (each run's score with one reference set against another) is
+    plotted from a `hyoka pfgen stability --json` file given, or computed with --stability.
 
     Examples:
 
@@ -77,6 +90,10 @@ def report_command(
       hyoka report results/a results/b -o report/
 
       hyoka report model_judgment/gpt-4o_single model_judgment/gpt-4o_pair.jsonl
+
+      hyoka report results/my-model --stability -o report/
+
+      hyoka pfgen stability --json > stability.json && hyoka report stability.json
     """
     from rich.markup import escape
 
@@ -91,6 +108,7 @@ def report_command(
         seed=seed,
         workers=workers,
         answers=answers,
+        stability=stability,
     )
     result = build_report(
         paths, out, options, progress=lambda step: err_console.print(f"[dim]{escape(step)}…[/]")

@@ -54,6 +54,9 @@ details { margin:.3em 0; } summary { cursor:pointer; }
   border-radius:4px; }
 .zero { color:var(--bad); font-weight:600; }
 .grid { display:flex; flex-wrap:wrap; gap:1.5em; align-items:flex-start; }
+figure.scatter { margin:0; max-width:460px; }
+table.axes td:nth-child(2), table.axes th:nth-child(2) { text-align:left; }
+figure.scatter figcaption { color:var(--muted); font-size:.9em; }
 svg text { font-family:system-ui, sans-serif; }
 input.filter { padding:.3em .5em; width:22em; margin:.3em 0; }
 .matrix td { text-align:center; min-width:5.5em; }

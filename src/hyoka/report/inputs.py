@@ -1,5 +1,6 @@
 """What the paths given to ``hyoka report`` hold: pfgen runs, single-grading judgment files,
-pairwise judgment files. Everything else is skipped with a one-line note.
+pairwise judgment files, reference-set stability reports (``hyoka pfgen stability --json``).
+Everything else is skipped with a one-line note.
 
 A file is recognised by its first JSON object, never by its name, so renamed files still
 work; a folder is searched recursively. pfgen runs that lie inside the public results
@@ -24,6 +25,8 @@ class Inputs:
     pfgen_results: list[Path] = field(default_factory=list)  # result-only run folders
     single_sets: dict[Path, list[Path]] = field(default_factory=dict)  # folder -> files
     pair_files: list[Path] = field(default_factory=list)
+    #: ``hyoka pfgen stability --json`` outputs
+    stability_files: list[Path] = field(default_factory=list)
     #: the folders given (searched for pfgen judge summaries)
     folders: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -69,6 +72,14 @@ def _add_file(inputs: Inputs, path: Path) -> None:
         inputs.notes.append(f"{path}: skipped: not a pfgen run or judgment file")
 
 
+def _is_stability_file(path: Path) -> bool:
+    """Imported here: the stability module loads ``hyoka.stats``, which listing inputs does
+    not otherwise need (``hyoka pfgen correlate --plot`` imports this package too)."""
+    from hyoka.report.stability_data import sniff_stability_file
+
+    return sniff_stability_file(path)
+
+
 def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
     inputs = Inputs()
     public = public_dir.resolve() if public_dir is not None and public_dir.is_dir() else None
@@ -82,8 +93,13 @@ def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
                 inputs.pfgen_runs.append(path)
             elif path.suffix == ".jsonl":
                 _add_file(inputs, path)
+            elif path.suffix == ".json" and _is_stability_file(path):
+                inputs.stability_files.append(path)
             else:
-                raise InputError(f"{path}: not a run, a judgment file or a folder of them")
+                raise InputError(
+                    f"{path}: not a run, a judgment file, a stability report "
+                    "(hyoka pfgen stability --json) or a folder of them"
+                )
             continue
         inputs.folders.append(path)
         named_run = run_source(path)
@@ -105,4 +121,6 @@ def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
             for name in sorted(filenames):
                 if name.endswith(".jsonl"):
                     _add_file(inputs, folder / name)
+                elif name.endswith(".json") and _is_stability_file(folder / name):
+                    inputs.stability_files.append(folder / name)
     return inputs

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,9 +21,10 @@ from hyoka.report.pfgen_pages import (
 )
 
 if TYPE_CHECKING:
-    from hyoka.pfgen import RunSummary
+    from hyoka.pfgen import PfgenBenchmark, RunSummary
     from hyoka.report.inputs import Inputs
     from hyoka.report.site import ReportOptions
+    from hyoka.report.stability_data import Stability
 
 
 def pfgen_section(
@@ -41,6 +43,8 @@ def pfgen_section(
             rows[summary.folder.resolve()] = (summary, result, False, None)
 
     scored: list[ScoredRun] = []
+    named_sources: dict[Path, Path] = {}  # a named run's folder -> the answers given
+    benchmark: PfgenBenchmark | None = None
     if inputs.pfgen_runs:
         from hyoka.pfgen import PfgenBenchmark
 
@@ -58,6 +62,7 @@ def pfgen_section(
             pages[run_path(identifier)] = run_page(run, benchmark, identifier)
             rows[run.folder.resolve()] = (run.summary, run.result, True, run_path(identifier))
             scored.append(run)
+            named_sources[run.folder.resolve()] = source
     for folder in inputs.pfgen_results:
         stored = read_result(folder)
         if stored is None or result_problem(stored) is not None:
@@ -66,13 +71,17 @@ def pfgen_section(
         summary = RunSummary.from_result(folder, stored, folder.parent.parent)
         rows[folder.resolve()] = (summary, stored, True, None)
 
+    mine = {folder for folder, value in rows.items() if value[2]}
+    stability = _stability_link(
+        inputs, _Answers(list(rows), named_sources, benchmark), mine, options, pages, notes
+    )
     if not rows:
         pages[LEADERBOARD_PATH] = page(
             "pfgen-bench leaderboard",
             "<p>No pfgen runs among the inputs.</p>",
             path=LEADERBOARD_PATH,
         )
-        return ""
+        return f"<h2>pfgen-bench</h2><ul>{stability}</ul>" if stability else ""
     ranked = rank([summary for summary, _, _, _ in rows.values()])
     by_folder = {value[0].folder: value for value in rows.values()}
     leader_rows = [
@@ -105,7 +114,74 @@ def pfgen_section(
     if judged is not None:
         pages[PATH] = judged
         items.append(f'<li><a href="{PATH}">pfgen score against judge score</a></li>')
+    if stability:
+        items.append(stability)
     return f"<h2>pfgen-bench</h2><ul>{''.join(items)}</ul>"
+
+
+@dataclass(frozen=True)
+class _Answers:
+    """Where ``--stability`` finds the runs' answers: every run folder of the leaderboard,
+    the answers named on the command line, and the benchmark already loaded (if one was)."""
+
+    folders: list[Path]
+    named_sources: dict[Path, Path]
+    benchmark: PfgenBenchmark | None
+
+
+def _stability_link(
+    inputs: Inputs,
+    answers: _Answers,
+    mine: set[Path],
+    options: ReportOptions,
+    pages: dict[str, str],
+    notes: list[str],
+) -> str:
+    """The reference-set stability page, when a stability file was given or ``--stability``
+    asked for the experiment over the runs that keep their answers; its link."""
+    from hyoka.report import stability_data as sd
+    from hyoka.report import stability_pages as sp
+
+    experiments: list[Stability] = []
+    for path in inputs.stability_files:
+        try:
+            experiments.append(sd.read_stability_file(path))
+        except HyokaError as exc:
+            notes.append(f"{exc}; skipped")  # the message names the file
+    if options.stability:
+        computed = _computed_stability(answers, options, notes)
+        if computed is not None:
+            experiments.append(computed)
+    if not experiments:
+        return ""
+    pages[sp.PATH] = sp.stability_page(experiments, mine, options.seed)
+    runs = ", ".join(str(len(e.runs)) for e in experiments)
+    return (
+        f'<li><a href="{sp.PATH}">reference-set stability</a>: scores under one reference set '
+        f"against another ({runs} runs)</li>"
+    )
+
+
+def _computed_stability(
+    answers: _Answers, options: ReportOptions, notes: list[str]
+) -> Stability | None:
+    """``--stability``: the experiment over every run that keeps its answers, or None (noted).
+    A run named on the command line is read from the answers named; another from its folder."""
+    from hyoka.pfgen import PfgenBenchmark
+    from hyoka.report.stability_data import compute_stability
+    from hyoka.store.pfgen_runs import run_source
+
+    found = (answers.named_sources.get(f) or run_source(f) for f in sorted(answers.folders))
+    sources = [s for s in found if s is not None]
+    left_out = len(answers.folders) - len(sources)
+    if left_out:
+        notes.append(f"--stability: {left_out} run(s) without answers (result.json only) left out")
+    try:
+        benchmark = answers.benchmark or PfgenBenchmark.load(options.data_dir, options.cache_dir)
+        return compute_stability(sources, benchmark, workers=options.workers)
+    except HyokaError as exc:
+        notes.append(f"--stability: not computed: {exc}")
+        return None
 
 
 def _public_results(public: Path, notes: list[str]) -> list[tuple[Any, dict[str, Any]]]:

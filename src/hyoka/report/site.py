@@ -46,6 +46,9 @@ class ReportOptions:
     #: put the judged models' answers on the MT-bench question pages (about 6 MB more for
     #: the published pfmt-bench-fin-ja answers)
     answers: bool = False
+    #: run the reference-set stability experiment over every run with answers (slow: every
+    #: answer is measured again; a ``hyoka pfgen stability --json`` file given is free)
+    stability: bool = False
 
 
 @dataclass

@@ -174,8 +174,19 @@ class Point:
     highlight: bool = False
 
 
-def scatter_chart(points: Sequence[Point], *, x_title: str, y_title: str, size: int = 460) -> str:
-    """Points with their labels as tooltips, axes with ticks, titled."""
+def scatter_chart(
+    points: Sequence[Point],
+    *,
+    x_title: str,
+    y_title: str,
+    size: int = 460,
+    diagonal: bool = False,
+) -> str:
+    """Points with their labels as tooltips, axes with ticks, titled.
+
+    ``diagonal`` draws the line y = x and gives both axes the same range, so that a point's
+    distance from the line reads as the same difference wherever it lies: the view for two
+    measurements of one quantity (a score under two reference sets)."""
     if not points:
         return ""
     left, pad = 56, 14
@@ -188,8 +199,11 @@ def scatter_chart(points: Sequence[Point], *, x_title: str, y_title: str, size: 
         margin = (high - low) * 0.08 or 0.05
         return low - margin, high + margin
 
-    x_low, x_high = bounds(xs)
-    y_low, y_high = bounds(ys)
+    if diagonal:
+        x_low, x_high = y_low, y_high = bounds(xs + ys)
+    else:
+        x_low, x_high = bounds(xs)
+        y_low, y_high = bounds(ys)
 
     def sx(value: float) -> float:
         return left + (value - x_low) / (x_high - x_low) * plot
@@ -218,6 +232,12 @@ def scatter_chart(points: Sequence[Point], *, x_title: str, y_title: str, size: 
         f'<text x="14" y="{pad + plot / 2}" font-size="12" text-anchor="middle" '
         f'transform="rotate(-90 14 {pad + plot / 2})">{esc(y_title)}</text>'
     )
+    if diagonal:
+        parts.append(
+            f'<line class="diagonal" x1="{sx(x_low):.1f}" y1="{sy(x_low):.1f}" '
+            f'x2="{sx(x_high):.1f}" y2="{sy(x_high):.1f}" stroke="#8a93a3" '
+            'stroke-dasharray="4 3"><title>y = x</title></line>'
+        )
     for p in points:
         colour = "#b3261e" if p.highlight else "#1f5fbf"
         parts.append(

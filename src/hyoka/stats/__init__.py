@@ -10,7 +10,7 @@ from hyoka.stats.agreement import (
 )
 from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, bootstrap
 from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
-from hyoka.stats.correlation import Correlation, correlate, pearson, spearman
+from hyoka.stats.correlation import Correlation, correlate, kendall_tau_b, pearson, spearman
 from hyoka.stats.kappa import category_counts, cohen_kappa, fleiss_kappa
 from hyoka.stats.label_files import (
     build_label_table,
@@ -20,7 +20,7 @@ from hyoka.stats.label_files import (
 )
 from hyoka.stats.labels import INVALID, LETTERS, VERDICT_NAMES, LabelTable
 from hyoka.stats.paired_scores import collect_run_scores, read_score_table
-from hyoka.stats.refset_stability import ENSEMBLE, refset_stability
+from hyoka.stats.refset_stability import ENSEMBLE, refset_stability, stability_signature
 from hyoka.stats.single_grades import (
     PreferenceTable,
     preferences,
@@ -55,6 +55,7 @@ __all__ = [
     "confusion",
     "correlate",
     "fleiss_kappa",
+    "kendall_tau_b",
     "label_table_from_files",
     "pearson",
     "preferences",
@@ -67,4 +68,5 @@ __all__ = [
     "refset_stability",
     "robustness",
     "spearman",
+    "stability_signature",
 ]

@@ -34,14 +34,17 @@ from hyoka.pfgen import (
     Summation,
     TrialsInput,
     build_result,
+    data_id,
     measure_answers,
     read_result,
     read_trials,
     summation_by_evidence,
 )
+from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.stats.correlation import Correlation, correlate
 
 ENSEMBLE = "ensemble"
+KIND = "pfgen-stability"
 DEFAULT_SETS = ("P", "S", "T")
 
 
@@ -62,6 +65,7 @@ class StabilityReport:
     questions: dict[str, int]
     runs: list[StabilityRun]
     correlations: dict[tuple[str, str], Correlation]
+    signature: Signature
 
     @property
     def ensemble_matches_published(self) -> int:
@@ -69,6 +73,7 @@ class StabilityReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            SIGNATURE_KEY: self.signature.to_json(),
             "sets": list(self.sets),
             "common_only": self.common_only,
             "questions_scored_with_set_alone": self.questions,
@@ -142,7 +147,24 @@ def refset_stability(
         for a, b in combinations(names, 2)
     }
     counts = {k: sum(1 for q in questions if k in scorers[q].set_names) for k in sets}
-    return StabilityReport(tuple(sets), common_only, counts, results, correlations)
+    signature = stability_signature(benchmark.metadata_hash, sets, common_only, len(results))
+    return StabilityReport(tuple(sets), common_only, counts, results, correlations, signature)
+
+
+def stability_signature(
+    metadata_hash: str, sets: Sequence[str], common_only: bool, runs: int
+) -> Signature:
+    """How the experiment was made: the benchmark data (the hash over every question file,
+    reference sets included), the sets compared, which questions count, how many runs, and
+    the summation (each run summed as its result.json was, else compensated)."""
+    return Signature.of(
+        KIND,
+        data=data_id(metadata_hash),
+        sets=list(sets),
+        common_only=common_only,
+        runs=runs,
+        sum="as-published",
+    )
 
 
 def _aggregate(
