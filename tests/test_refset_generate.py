@@ -124,3 +124,23 @@ def _removed(path: Path, question: str) -> int:
     return sum(
         int(str(r["removed_answers"])) for r in _audit(path, question) if "removed_answers" in r
     )
+
+
+def test_generate_from_the_settings_file_plan_reads(tmp_path: Path) -> None:
+    """``--config`` takes WORK, the model and every setting from the file; a generation flag
+    given beside it is refused, naming the flag, so the file alone decides the answers."""
+    config = tmp_path / "generate.toml"
+    config.write_text(
+        f'work = "work"\nbenchmark = "{DATA}"\nquestions = ["Q13"]\n'
+        'model = "llamacpp/smollm2"\nset_name = "smol"\nmode = "completion"\n'
+        "num_examples = 0\nmax_tokens = 8\nanswers = 2\nbatch_size = 2\n"
+        "[options]\nn_threads = 1\n",
+        encoding="utf-8",
+    )
+    refused = runner.invoke(app, ["refset", "generate", "--config", str(config), "--answers", "3"])
+    assert refused.exit_code == 1
+    assert "--answers: not with --config" in refused.output
+    assert not (tmp_path / "work").exists()
+    out = _cli("refset", "generate", "--config", str(config))
+    assert "2 answer(s) generated in 1 batch(es)" in out
+    assert sum(r.count for r in read_generated(tmp_path / "work", "Q13")) == 2

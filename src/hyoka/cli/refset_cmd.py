@@ -16,7 +16,6 @@ from hyoka.cli._common import (
     ConcurrencyOption,
     DataDirOption,
     MaxTokensOption,
-    ModelOption,
     NumExamplesOption,
     ProviderOptionsOption,
     SeedTextOption,
@@ -30,7 +29,7 @@ from hyoka.cli._common import (
     reports_errors,
 )
 from hyoka.cli._tables import print_table
-from hyoka.errors import HyokaError
+from hyoka.errors import HyokaError, InputError
 
 # the two enums are flag types, so typer needs them when it builds the commands
 from hyoka.pfgen import Mode
@@ -142,11 +141,29 @@ def _stage(
 
 @reports_errors
 def generate_command(
-    work: Work,
-    model: ModelOption,
+    ctx: typer.Context,
+    work: Annotated[
+        Path | None,
+        typer.Argument(help="Work folder holding every stage's files.", show_default=False),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="PROVIDER/MODEL: openai/…, anthropic/…, google/…, hf/…, vllm/…, "
+            "llamacpp/FILE.gguf or llamacpp/smollm2 (the embedded model).",
+            show_default=False,
+        ),
+    ] = None,
     set_name: Annotated[
-        str, typer.Option("--set-name", help="Reference-set name for this model (P, S, T ...).")
-    ],
+        str | None,
+        typer.Option(
+            "--set-name",
+            help="Reference-set name for this model (P, S, T ...).",
+            show_default=False,
+        ),
+    ] = None,
     answers: Annotated[int, typer.Option(min=1, help="Answers per question.")] = 1000,
     mode: Annotated[Mode, typer.Option(help="Prompt style.")] = Mode.CHAT,
     num_examples: NumExamplesOption = 20,
@@ -183,33 +200,58 @@ def generate_command(
         ),
     ] = 0.0,
     benchmark: Benchmark = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="Generation settings file (TOML, the one hyoka refset plan reads): WORK, "
+            "the model, every setting and the workers from it; no other flag but --cache.",
+            show_default=False,
+        ),
+    ] = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Stage 1: generate answers with many-shot prompts into sharded files (resumable).
 
     With --executor ray, --workers long-lived workers (on the cluster of RAY_ADDRESS, else a
     Ray started here) each load the model once and make batches; a lost worker costs only
-    its batch in flight. Examples:
-    hyoka refset generate work -m vllm/pfnet/plamo-100b --set-name P --answers 100000
-    hyoka refset generate work -m llamacpp/smollm2 --set-name S --answers 40 --shards 2
-    --executor ray --workers 2 -o n_threads=1
+    its batch in flight.
+
+    Examples: hyoka refset generate work -m vllm/pfnet/plamo-100b --set-name P --answers
+    100000; hyoka refset generate --config generate.toml (the file hyoka refset plan reads).
     """
     from hyoka.refset import (
         GenerateConfig,
         benchmark_source,
         generation_totals,
+        load_generate_file,
         run_generation,
     )
 
-    try:
-        config = GenerateConfig(
-            model=model, set_name=set_name, mode=mode, num_examples=num_examples,
-            temperature=temperature, top_p=top_p, top_k=top_k, max_tokens=max_tokens, seed=seed,
-            batch_size=batch_size, snippets_k=snippets_k, options=provider_options(option),
-            answers=answers, shards=shards, concurrency=concurrency,
-        )  # fmt: skip
-    except ValueError as exc:
-        raise HyokaError(f"invalid generation setting: {exc}") from None
+    if config_file is not None:
+        _only_the_file(ctx, config_file)
+        settings = load_generate_file(config_file)
+        config, work, benchmark = settings.generation, settings.work, settings.benchmark
+        question, snippets = list(settings.questions) or None, settings.snippets
+        executor, workers = settings.plan.executor, settings.plan.workers
+        cpus_per_worker, gpus_per_worker = (
+            settings.plan.cpus_per_worker,
+            settings.plan.gpus_per_worker,
+        )
+        answers = config.answers
+    elif work is None or model is None or set_name is None:
+        raise InputError("give WORK, --model and --set-name, or --config FILE")
+    else:
+        try:
+            config = GenerateConfig(
+                model=model, set_name=set_name, mode=mode, num_examples=num_examples,
+                temperature=temperature, top_p=top_p, top_k=top_k, max_tokens=max_tokens,
+                seed=seed, batch_size=batch_size, snippets_k=snippets_k,
+                options=provider_options(option), answers=answers, shards=shards,
+                concurrency=concurrency,
+            )  # fmt: skip
+        except ValueError as exc:
+            raise HyokaError(f"invalid generation setting: {exc}") from None
     source = benchmark_source(benchmark, data_dir)
     chosen = source.select(question)
     cache_dir = None
@@ -241,6 +283,22 @@ def generate_command(
         err_console.print(note, highlight=False)
     if executor is Executor.RAY:
         err_console.print(rates.summary(), highlight=False)
+
+
+def _only_the_file(ctx: typer.Context, config_file: Path) -> None:
+    """With --config, a generation flag given too is an error: the file alone decides, so
+    that the answers (and the plan measured from the same file) never depend on which
+    flags were typed."""
+    allowed = {"ctx", "config_file", "cache", "data_dir"}
+    for param in ctx.command.params:
+        if param.name in allowed or param.name is None:
+            continue
+        source = ctx.get_parameter_source(param.name)
+        if source is not None and source.name == "COMMANDLINE":
+            shown = param.opts[0] if param.opts and param.opts[0].startswith("-") else "WORK"
+            raise InputError(
+                f"{shown}: not with --config {config_file}; the file holds the settings"
+            )
 
 
 @reports_errors
