@@ -36,7 +36,8 @@ from hyoka.providers import (
     SamplingParams,
     load_provider,
 )
-from hyoka.providers.hf_backend import HFProvider, cut_at_stop, generate_options
+from hyoka.providers._text import cut_at_stop
+from hyoka.providers.hf_backend import HFProvider, generate_options
 
 T = TypeVar("T")
 

@@ -135,8 +135,9 @@ def totals(
 
 
 class NothingGradedError(HyokaError):
-    """Every grade failed: the judge wrote no rating in any reply. A run with no grade is
-    not a result, so the command exits non-zero rather than reporting an empty mean."""
+    """Every judgment failed: the judge wrote no rating (single grading) or no verdict
+    (pairwise) in any reply. A run with no grade is not a result, so the command exits
+    non-zero rather than reporting an empty mean or a table of invalid verdicts."""
 
 
 def fail_if_nothing_graded(graded: int, failures: int, judge: str, judgments: object) -> None:
@@ -147,6 +148,22 @@ def fail_if_nothing_graded(graded: int, failures: int, judge: str, judgments: ob
             f"no grade: {judge} wrote no rating in any reply (graded 0, failures {failures}); "
             f"its replies are kept in {judgments}"
         )
+
+
+def fail_if_no_verdict(report: JudgeReport, judge: str, judgments: object, what: str) -> None:
+    """Raise :class:`NothingGradedError` (one line, exit 1) when this run asked the judge
+    about some ``what`` (pairs, turns) and no method got a verdict from any of them; called
+    after the totals are shown. A run with nothing left to ask passes."""
+    asked = report.asked
+    if asked == 0 or report.undecided < asked:
+        return
+    why = f"{report.no_verdict} of {2 * asked} replies without a verdict letter"
+    if report.no_logprobs:
+        why += f", {len(report.no_logprobs)} {what} without log probabilities"
+    raise NothingGradedError(
+        f"no verdict: {judge} gave no verdict on any of the {asked} {what} judged now ({why}); "
+        f"its replies are kept in {judgments}"
+    )
 
 
 def _rate(value: float | None) -> str:

@@ -114,6 +114,8 @@ def pairwise_command(
 ) -> None:
     """Judge every pair in both orders; verdicts by prob (seed 001), bs1 and bs2 (resumable).
 
+    A run that asked the judge and got no verdict on any pair exits 1 after its totals.
+
     Answer files: JSONL lines {id, question, answer, reference?, model?, category?}; or two
     pfgen-bench run folders, whose answers pair up by question and position, with each
     question's sample answer as the reference.
@@ -130,7 +132,7 @@ def pairwise_command(
           --per-question 3
     """
     from hyoka.cli._common import err_console, print_warning, progress_bar, provider_options
-    from hyoka.cli._judging import print_signature, run_plans
+    from hyoka.cli._judging import fail_if_no_verdict, print_signature, run_plans
     from hyoka.judge import (
         check_criteria_use,
         check_judge,
@@ -220,6 +222,7 @@ def pairwise_command(
             SIGNATURE_KEY: signature.to_json(),
         }  # fmt: skip
         typer.echo(json.dumps({**run, **summary.to_json()}, ensure_ascii=False, indent=1))
+        fail_if_no_verdict(report, judge, out, "pair(s)")
         return
     typer.echo(
         f"{report.judged} pair(s) judged, {report.done_before} already done; "
@@ -229,3 +232,4 @@ def pairwise_command(
         f"{summary.usage.completion_tokens} out)"
     )
     print_signature(signature)
+    fail_if_no_verdict(report, judge, out, "pair(s)")

@@ -360,9 +360,10 @@ def _judge_pairs(
     plan: JudgePlan[Any], client: ModelClient, price_in: float, price_out: float
 ) -> None:
     """Judge the matches, then the table per method, the run's calls and cost, and the
-    signature; turns whose games came without log probabilities are listed loudly."""
+    signature; turns whose games came without log probabilities are listed loudly. Exit 1
+    when the judge was asked and gave no verdict on any turn."""
     from hyoka.cli._common import cost_usd, err_console, print_warning
-    from hyoka.cli._judging import print_signature, run_plans, win_table
+    from hyoka.cli._judging import fail_if_no_verdict, print_signature, run_plans, win_table
     from hyoka.judge import read_lines
     from hyoka.mtbench import method_counts, no_logprobs, turn_label
 
@@ -393,3 +394,4 @@ def _judge_pairs(
         f"cost ${cost:.4f}"
     )
     print_signature(plan.run.signature())
+    fail_if_no_verdict(report, plan.run.settings.judge, plan.output, "turn(s)")

@@ -75,8 +75,14 @@ class JudgeReport:
     unrated: int = 0  # single: items without any rating
     failed_repeats: int = 0  # single: repeats without a rating
     no_verdict: int = 0  # pairwise: orders whose reply held no verdict letter
+    undecided: int = 0  # pairwise: tasks asked now that no method gave a verdict
     no_logprobs: list[str] = field(default_factory=list)  # pairwise: ids without them
     usage: Usage = field(default_factory=Usage)
+
+    @property
+    def asked(self) -> int:
+        """Tasks sent to the judge in this run (judged now, not decided by a rule)."""
+        return self.judged - self.ruled
 
     def __add__(self, other: JudgeReport) -> JudgeReport:
         return JudgeReport(
@@ -88,6 +94,7 @@ class JudgeReport:
             unrated=self.unrated + other.unrated,
             failed_repeats=self.failed_repeats + other.failed_repeats,
             no_verdict=self.no_verdict + other.no_verdict,
+            undecided=self.undecided + other.undecided,
             no_logprobs=[*self.no_logprobs, *other.no_logprobs],
             usage=self.usage + other.usage,
         )

@@ -232,6 +232,7 @@ class PairwiseJudging(Protocol):
             return
         report.judge_calls += 2
         report.no_verdict += record.failures
+        report.undecided += all(verdict is None for verdict in record.verdicts.values())
         if self.needs_logprobs and lacks_logprobs(record):
             report.no_logprobs.append(record.id)
 

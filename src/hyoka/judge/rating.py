@@ -23,7 +23,11 @@ is ``ast.literal_eval`` of the match, so ``7`` is the integer 7 and ``7.5`` a fl
 ``RatingOutcome.written_score`` keeps that distinction for files in FastChat's format.
 
 Each attempt has its own cache key, so a cached rerun replays the same sequence of
-replies without calling the provider.
+replies without calling the provider. A retry is made only when its request can get
+another reply (``SamplingParams.retry_can_change_reply``): hyoka's and pfmt's steps change
+the temperature, so their retries stay; rules with no step at temperature 0 (``fastchat``
+given more attempts) would send the same request again for the same reply, so the first
+reply without a rating is recorded as the failure it is.
 """
 
 from __future__ import annotations
@@ -221,6 +225,9 @@ class RatingOutcome(BaseModel):
     #: ``NO_RATING`` (-1) when no reply held one
     written_score: int | float = NO_RATING
     rules: str = HYOKA.name
+    #: retries allowed but not made: at temperature 0 each would have been the same
+    #: request as the last, so the same reply without a rating
+    retries_not_made: int = 0
 
 
 def attempt_params(params: SamplingParams, rules: RatingRules, attempt: int) -> SamplingParams:
@@ -244,16 +251,17 @@ async def rate(
     sample_key: str = "",
 ) -> RatingOutcome:
     """Ask the judge until its reply holds a rating, at most ``max_attempts`` times
-    (``rules.max_attempts`` unless given)."""
+    (``rules.max_attempts`` unless given). A retry is made only when its request can get
+    another reply (``SamplingParams.retry_can_change_reply``): with a temperature step of 0
+    at temperature 0 the first reply without a rating is the last, a failure."""
     attempts = rules.max_attempts if max_attempts is None else max_attempts
     if attempts < 1:
         raise ValueError("max_attempts must be at least 1")
     replies: list[str] = []
     usage = Usage()
+    asked = attempt_params(params, rules, 0)
     for attempt in range(attempts):
-        request = GenerationRequest(
-            messages=tuple(messages), params=attempt_params(params, rules, attempt)
-        )
+        request = GenerationRequest(messages=tuple(messages), params=asked)
         response = await client.generate(request, sample_key=f"{sample_key}#try{attempt}")
         usage = usage + response.usage
         replies.append(response.text)
@@ -269,12 +277,18 @@ async def rate(
                 written_score=match.written,
                 rules=rules.name,
             )
+        if attempt + 1 < attempts:
+            retry = attempt_params(params, rules, attempt + 1)
+            if not asked.retry_can_change_reply(retry):
+                break  # the same request again: the same reply, without a rating
+            asked = retry
     return RatingOutcome(
         score=None,
         parsed=False,
         reply=replies[-1],
         replies=tuple(replies),
-        attempts=attempts,
+        attempts=len(replies),
         usage=usage,
         rules=rules.name,
+        retries_not_made=attempts - len(replies),
     )

@@ -33,7 +33,8 @@ from hyoka.pfgen.run_config import ENGINE_NAMES, config_text, make_config, run_f
 from hyoka.providers import EMBEDDED_MODEL, ModelClient, SamplingParams, parse_model_string
 from hyoka.store import atomic_write_bytes, atomic_write_text, pfgen_runs
 
-#: Upstream gives a question ten tries to produce a non-empty answer.
+#: Upstream gives a question ten tries to produce a non-empty answer. Only sampled tries
+#: are made: at temperature 0 a retry would repeat the empty answer, so it fails at once.
 MAX_ATTEMPTS = 10
 
 Progress = Callable[[str, int], None]
@@ -206,9 +207,8 @@ async def _answer(
         num_examples=plan.num_examples, seed=plan.seed, prefix=plan.prefix,
     )  # fmt: skip
     base_seed = trial_seed(trial, plan.seed)
+    params = _attempt_params(plan, base_seed, 0)
     for attempt in range(MAX_ATTEMPTS):
-        # a retry changes the seed: the same seed would give the same empty answer again
-        params = plan.params.model_copy(update={"seed": (base_seed + attempt) % 2**31})
         response = await client.generate(
             prompt.to_request(params), sample_key=f"pfgen:{trial}:{attempt}"
         )
@@ -218,8 +218,24 @@ async def _answer(
                 progress("answer", trial)
             timestamp = datetime.datetime.now().isoformat()
             return {"question": question, "answer": answer, "timestamp": timestamp}
+        if attempt + 1 == MAX_ATTEMPTS:
+            break
+        retry = _attempt_params(plan, base_seed, attempt + 1)
+        if not params.retry_can_change_reply(retry):
+            raise HyokaError(
+                f"no answer for {question!r} in trial {trial}: the reply was empty and was not "
+                "asked again, since at temperature 0 (greedy decoding) the same request repeats "
+                "the same reply; a --temperature above 0 lets a retry differ"
+            )
         report.empty_retries += 1
+        params = retry
     raise HyokaError(f"no answer for {question!r} in trial {trial} after {MAX_ATTEMPTS} tries")
+
+
+def _attempt_params(plan: GenerationPlan, base_seed: int, attempt: int) -> SamplingParams:
+    """The sampling parameters of ``attempt`` (0-based): each try has its own seed, so that
+    a sampled retry can give an answer where the last one was empty."""
+    return plan.params.model_copy(update={"seed": (base_seed + attempt) % 2**31})
 
 
 def write_trials_xz(folder: Path) -> Path:

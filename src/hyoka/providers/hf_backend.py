@@ -14,7 +14,9 @@ call; a greedy request's ``n`` choices are its one answer, repeated). Stop strin
 generation (``stop_strings``) and the text is cut before the first one. Log
 probabilities are the ``log_softmax`` of the model's raw logits (before temperature,
 top-k/top-p and repetition penalty), one entry per generated token up to the end of
-sequence, a stop string's tokens included.
+sequence, a stop string's tokens included. A reply cut by ``max_tokens`` inside a
+character ends before it, as with llama.cpp, rather than in a replacement character that
+would read as more tokens than were generated.
 
 The model is loaded on first use, and all work runs on one worker thread, one batch at
 a time (the torch random state the seeds set is global).
@@ -34,6 +36,7 @@ import transformers
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from hyoka.providers._batching import BatchingWorker, Outcome
+from hyoka.providers._text import cut_at_stop, drop_cut_character
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError
 from hyoka.providers.types import (
@@ -45,6 +48,10 @@ from hyoka.providers.types import (
     TopLogprob,
     Usage,
 )
+
+#: part of the cache identity, raised when a fix changes the reply to the same request, so
+#: that replies cached before it are not served again (2: no half character at a cut)
+REPLIES_VERSION = 2
 
 
 def _transformers_version() -> tuple[int, int]:
@@ -71,14 +78,6 @@ def generate_options(params: SamplingParams, sampling: bool, max_new_tokens: int
     if params.stop:
         options["stop_strings"] = list(params.stop)
     return options
-
-
-def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
-    """``text`` up to the first stop string, and whether one was found."""
-    positions = [position for stop in stops if stop and (position := text.find(stop)) >= 0]
-    if not positions:
-        return text, False
-    return text[: min(positions)], True
 
 
 @dataclass
@@ -134,7 +133,7 @@ class HFProvider(Provider):
 
     def identity(self) -> dict[str, Any]:
         identity = super().identity()
-        identity.update(dtype=self.dtype, revision=self.revision)
+        identity.update(dtype=self.dtype, revision=self.revision, replies=REPLIES_VERSION)
         return identity
 
     # -- loading ----------------------------------------------------------------------
@@ -305,6 +304,8 @@ class HFProvider(Provider):
                 text = tokenizer.decode(generated[row][:length], skip_special_tokens=True)
                 text, stopped = cut_at_stop(str(text), params.stop)
                 ended = stopped or length < len(generated[row])
+                if not ended:  # cut by max_tokens, maybe inside a character
+                    text = drop_cut_character(text)
                 choices.append(
                     Choice(
                         text=text,

@@ -6,7 +6,9 @@ llama.cpp's own logging silenced. Chat requests are rendered with the chat templ
 stored in the GGUF (by llama-cpp-python's ``Jinja2ChatFormatter``, as its
 ``create_chat_completion`` does) or the ``chat_template`` option; a file without one
 cannot do chat (llama-cpp-python would quietly fall back to Llama 2's format). Every
-request is then tokenized here and run by ``create_completion``.
+request is then tokenized here and run by ``create_completion``, which is held to
+``max_tokens`` here (see ``_TokenLimit``): on its own it ran past the budget to finish a
+multi-byte character.
 
 A ``Llama`` object is not thread-safe, so every call runs on one dedicated worker
 thread, one at a time, whatever the number of concurrent requests. ``n`` samples are
@@ -44,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
+from hyoka.providers._text import cut_at_stop
 from hyoka.providers.base import Provider
 from hyoka.providers.embedded import smollm2_path
 from hyoka.providers.errors import ProviderError
@@ -60,6 +63,9 @@ from hyoka.providers.types import (
 EMBEDDED_NAME = "smollm2"
 GGUF_MAGIC = b"GGUF"
 _SEED_SPACE = 2**32  # llama.cpp seeds are unsigned 32-bit
+#: part of the cache identity, raised when a fix changes the reply to the same request, so
+#: that replies cached before it are not served again (2: never past ``max_tokens``)
+REPLIES_VERSION = 2
 
 _T = TypeVar("_T")
 
@@ -126,6 +132,29 @@ class _LogprobRecorder:
         self._current = None
 
 
+class _TokenLimit:
+    """A stopping criterion that ends generation once ``limit`` tokens were generated.
+
+    ``create_completion`` checks ``max_tokens`` only after a token that completes a UTF-8
+    character: a reply cut inside a multi-byte character (most Japanese ones, in small
+    vocabularies) ran one or two tokens past ``max_tokens`` to finish it. ``Llama.generate``
+    asks this criterion before it hands out each new token, with the tokens evaluated so
+    far (the prompt and the tokens already handed out), so no token past the limit is
+    handed out; the bytes of a character left incomplete are dropped from the text (as
+    ``create_completion`` drops them).
+    """
+
+    def __init__(self, prompt_length: int, limit: int) -> None:
+        self.prompt_length = prompt_length
+        self.limit = limit
+        self.reached = False
+
+    def __call__(self, input_ids: npt.NDArray[np.intc], logits: npt.NDArray[np.single]) -> bool:
+        if len(input_ids) - self.prompt_length >= self.limit:
+            self.reached = True
+        return self.reached
+
+
 class LlamaCppProvider(Provider):
     """``llamacpp/PATH.gguf`` or ``llamacpp/smollm2``.
 
@@ -173,6 +202,7 @@ class LlamaCppProvider(Provider):
 
     def identity(self) -> dict[str, Any]:
         identity = super().identity()
+        identity["replies"] = REPLIES_VERSION
         if self.chat_template is not None:
             identity["chat_template"] = self.chat_template
         return identity
@@ -277,7 +307,14 @@ class LlamaCppProvider(Provider):
         seed: int | None,
     ) -> tuple[Choice, Usage]:
         params = request.params
-        kwargs: dict[str, Any] = {"max_tokens": params.max_tokens, "stop": stops}
+        # llama-cpp-python's own bound (it shortens a budget the context cannot hold)
+        room = self.n_ctx - len(tokens)
+        limit = _TokenLimit(len(tokens), min(params.max_tokens or room, room))
+        kwargs: dict[str, Any] = {
+            "max_tokens": params.max_tokens,
+            "stop": stops,
+            "stopping_criteria": llama_cpp.StoppingCriteriaList([limit]),
+        }
         if params.temperature is not None:
             kwargs["temperature"] = params.temperature
         if params.top_p is not None:
@@ -305,6 +342,10 @@ class LlamaCppProvider(Provider):
             raise ProviderError(f"llamacpp/{self.model}: {message}") from exc
         self._evaluated_prompt = tokens
         choice = completion["choices"][0]
+        text, finish_reason = str(choice["text"]), choice.get("finish_reason")
+        if limit.reached:  # cut by the limit: llama-cpp-python calls that a "stop"
+            text, stopped = cut_at_stop(text, stops)
+            finish_reason = "stop" if stopped else "length"
         usage = completion["usage"]
         completion_tokens = int(usage["completion_tokens"])
         logprobs = None
@@ -312,9 +353,7 @@ class LlamaCppProvider(Provider):
             # the sampler's last pick may be the end-of-generation token, not part of it
             logprobs = tuple(recorder.steps[:completion_tokens])
         return (
-            Choice(
-                text=choice["text"], finish_reason=choice.get("finish_reason"), logprobs=logprobs
-            ),
+            Choice(text=text, finish_reason=finish_reason, logprobs=logprobs),
             Usage(prompt_tokens=int(usage["prompt_tokens"]), completion_tokens=completion_tokens),
         )
 

@@ -42,6 +42,23 @@ class SamplingParams(BaseModel):
             raise ValueError("top_logprobs needs logprobs=True")
         return self
 
+    def retry_can_change_reply(self, retry: SamplingParams) -> bool:
+        """Whether asking again with ``retry``, after a reply to these parameters, can get
+        another reply: the one rule for every "ask again" (an empty answer, a judge reply
+        without a rating), so that no call is spent on a reply already known.
+
+        At temperature 0 decoding is greedy: the seed is ignored and the same request gives
+        the same reply, so a retry that changes only the seed (or nothing) repeats it. A
+        retry can change the reply when it may sample (temperature above 0, or unset: the
+        backend's default, which mostly samples) with a new seed or none, or when anything
+        besides the seed differs (a temperature raised by a step, say).
+        """
+        if self.model_copy(update={"seed": None}) != retry.model_copy(update={"seed": None}):
+            return True
+        if retry.temperature == 0:
+            return False
+        return retry.seed is None or retry.seed != self.seed
+
 
 class GenerationRequest(BaseModel):
     """Chat ``messages`` or a raw ``prompt`` (exactly one), and ``n`` samples of it."""
