@@ -159,9 +159,12 @@ class LlamaCppProvider(Provider):
     """``llamacpp/PATH.gguf`` or ``llamacpp/smollm2``.
 
     Options: ``n_ctx`` (context length, default 8,192: the 20-shot pfgen prompt needs
-    about 4,300), ``n_threads`` (default: llama.cpp's choice), ``n_gpu_layers`` (default
-    0, CPU only; -1 offloads all), ``flash_attn``, and ``chat_template`` (a Jinja chat
-    template, for a GGUF file without one or to replace its own).
+    about 4,300), ``n_threads`` (default: llama.cpp's choice), ``n_threads_batch`` (for
+    prompt evaluation; default ``n_threads``, where llama-cpp-python would take every core
+    of the machine, so that two workers of one thread each on two cores spun four threads
+    and made fewer answers a second than one), ``n_gpu_layers`` (default 0, CPU only; -1
+    offloads all), ``flash_attn``, and ``chat_template`` (a Jinja chat template, for a GGUF
+    file without one or to replace its own).
     """
 
     name: ClassVar[str] = "llamacpp"
@@ -175,6 +178,7 @@ class LlamaCppProvider(Provider):
         base_url: str | None = None,
         n_ctx: int = 8192,
         n_threads: int | None = None,
+        n_threads_batch: int | None = None,
         n_gpu_layers: int = 0,
         flash_attn: bool = False,
         chat_template: str | None = None,
@@ -191,6 +195,7 @@ class LlamaCppProvider(Provider):
         self._load_options: dict[str, Any] = {
             "n_ctx": n_ctx,
             "n_threads": n_threads,
+            "n_threads_batch": n_threads_batch or n_threads,
             "n_gpu_layers": n_gpu_layers,
             "flash_attn": flash_attn,
         }
