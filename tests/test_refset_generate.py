@@ -144,3 +144,12 @@ def test_generate_from_the_settings_file_plan_reads(tmp_path: Path) -> None:
     out = _cli("refset", "generate", "--config", str(config))
     assert "2 answer(s) generated in 1 batch(es)" in out
     assert sum(r.count for r in read_generated(tmp_path / "work", "Q13")) == 2
+
+
+def test_the_response_cache_is_refused_on_ray(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["refset", "generate", str(tmp_path / "work"), *FLAGS, "--cache", "--executor", "ray"]
+    )
+    assert result.exit_code == 1
+    assert "--cache: the response cache is a file on this machine; not on Ray" in result.output
+    assert not (tmp_path / "work").exists()

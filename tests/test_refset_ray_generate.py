@@ -180,3 +180,44 @@ def test_a_model_that_does_not_load_is_one_clear_error(tmp_path: Path, cluster: 
             executor=Executor.RAY, workers=2,
         )  # fmt: skip
     assert _frames(tmp_path / "work") == 0
+
+
+def test_a_hung_worker_is_killed_and_its_batch_bounded(
+    tmp_path: Path, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that never answers: each worker holding the batch is killed after the
+    batch timeout and replaced, and after three such losses the run stops with one line
+    instead of waiting for ever."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from hyoka.refset import ray_workers
+
+    class Silent(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            time.sleep(120)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Silent)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setattr(ray_workers, "BATCH_TIMEOUT_S", 2.0)
+    config = CONFIG.model_copy(
+        update={
+            "model": "openai/silent",
+            "options": {"base_url": f"http://127.0.0.1:{server.server_port}/v1"},
+        }
+    )
+    events: list[WorkerEvent] = []
+    try:
+        with pytest.raises(HyokaError, match="was in flight on 3 workers that died"):
+            run_generation(
+                tmp_path, config, BenchmarkSource.load(DATA), ["Q01"], executor=Executor.RAY,
+                workers=1, on_event=events.append,
+            )  # fmt: skip
+    finally:
+        server.shutdown()
+    assert [e.kind for e in events if e.kind == "lost"] == ["lost", "lost"]
+    assert _frames(tmp_path) == 0

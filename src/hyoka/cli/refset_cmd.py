@@ -252,6 +252,8 @@ def generate_command(
             )  # fmt: skip
         except ValueError as exc:
             raise HyokaError(f"invalid generation setting: {exc}") from None
+    if cache and executor is Executor.RAY:
+        raise InputError("--cache: the response cache is a file on this machine; not on Ray")
     source = benchmark_source(benchmark, data_dir)
     chosen = source.select(question)
     cache_dir = None

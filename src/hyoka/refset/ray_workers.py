@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import time
 from collections import deque
@@ -48,6 +49,9 @@ WORKER_START_TIMEOUT_S = 600.0
 _TICK_S = 1.0
 #: A batch in flight on this many workers that all died is not tried again.
 MAX_LOSSES_PER_BATCH = 3
+#: A worker still on one batch after this long is taken for hung: it is killed, and the
+#: batch goes to another worker (its provider's own retries have deadlines well inside it).
+BATCH_TIMEOUT_S = 3600.0
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,7 @@ class _Running:
     key: tuple[str, int]
     batch: int
     planned: int
+    started: float
 
 
 def generate_on_ray(
@@ -258,6 +263,7 @@ class _Driver:
                     self._started(ref, on_event)
                 else:
                     self._finished(ref, queues, reports, progress, on_event)
+            self._kill_hung()
             if self.idle or self.running:
                 last_alive = time.monotonic()
             elif time.monotonic() - last_alive > WORKER_START_TIMEOUT_S:
@@ -266,6 +272,15 @@ class _Driver:
                     f"{self.resources.cpus:g} CPU(s) and {self.resources.gpus:g} GPU(s) free "
                     "on one node (see `ray status`)"
                 )
+
+    def _kill_hung(self) -> None:
+        """Kill a worker stuck on one batch past ``BATCH_TIMEOUT_S``; its batch's result
+        then arrives as a lost worker's, and the batch is made elsewhere."""
+        now = time.monotonic()
+        for running in self.running.values():
+            if now - running.started > BATCH_TIMEOUT_S:
+                self.ray.kill(running.handle, no_restart=True)
+                running.started = math.inf  # killed once
 
     def _assign(self, queues: dict[tuple[str, int], deque[int]]) -> None:
         busy = {running.key for running in self.running.values()}
@@ -278,7 +293,7 @@ class _Driver:
             batch = queue.popleft()
             ref = handle.make_batch.remote(key[0], batch)
             planned = len(self.config.batch_range(batch))
-            self.running[ref] = _Running(name, handle, key, batch, planned)
+            self.running[ref] = _Running(name, handle, key, batch, planned, time.monotonic())
             busy.add(key)
 
     def _started(self, ref: Any, on_event: OnEvent) -> None:
