@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
-from hyoka.errors import InputError
+from hyoka.errors import HyokaWarning, InputError
 from hyoka.mtbench import Bench, load_answers
 from hyoka.mtbench.bench import bench_spec
 from hyoka.mtbench.dialogue import base_prompt, chat_messages, check_injection, clean_answer
@@ -181,7 +181,7 @@ def _edit(tmp_path: Path, edit: str) -> Path:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        ("duplicate", r":7: question_id 2 answered twice \(first at line 3\)"),
+        ("duplicate", r":7: a second, different record for question_id 2 \(first at line 3\)"),
         ("one-turn", r":7: question_id 6 has 1 turn\(s\), expected 2"),
         ("other-bench", r":7: question_id 1001 is not a pfmt-bench-fin-ja question"),
         ("other-model", r":7: model_id 'gpt-4o' differs from 'gpt-4'"),
@@ -193,6 +193,17 @@ def test_bad_answer_files_name_file_and_line(
     path = _edit(tmp_path, edit)
     with pytest.raises(InputError, match=f"answers.jsonl{message}"):
         load_answers(path, bench)
+
+
+def test_a_line_written_twice_is_read_once_with_a_warning(bench: Bench, tmp_path: Path) -> None:
+    """The same answer twice (a line appended again) is what every hyoka log accepts: kept
+    once, with a warning naming the file; only a different second answer is an error."""
+    path = tmp_path / "answers.jsonl"
+    lines = (FIN / "model_answer" / "gpt-4.jsonl").read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([*lines, lines[4]]) + "\n", encoding="utf-8")
+    with pytest.warns(HyokaWarning, match=r"answers\.jsonl: 1 identical duplicate line"):
+        answers = load_answers(path, bench, complete=True)
+    assert len(answers) == len(lines) == 360
 
 
 def test_judging_needs_every_dialogue(bench: Bench, tmp_path: Path) -> None:

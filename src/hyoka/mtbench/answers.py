@@ -1,22 +1,50 @@
 """Loading answer files, refusing what would silently give wrong scores.
 
 Every problem is reported once, naming the file and line: a dialogue the benchmark does not
-have (usually an answer file of another benchmark), a dialogue answered twice, a missing
-turn, two models mixed in one file.
+have (usually an answer file of another benchmark), a dialogue answered twice differently,
+a missing turn, two models mixed in one file.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.providers import EMBEDDED_MODEL, parse_model_string
-from hyoka.store import path_under, read_records
+from hyoka.store import path_under, read_records, unique_records
 
 #: the name answer files give the embedded model: the model it is
 _DISPLAY_NAMES = {EMBEDDED_MODEL: "HuggingFaceTB/SmolLM2-135M-Instruct"}
+
+
+def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
+    """Each line with its number, once it is known to be an answer of ``bench``'s, with
+    both turns, by the same model as the lines before it."""
+    known = bench.by_id
+    model_id: str | None = None
+    for number, record in read_records(path, AnswerRecord):
+        where = f"{path}:{number}"
+        if record.question_id not in known:
+            raise InputError(
+                f"{where}: question_id {record.question_id} is not a {bench.spec.title} "
+                "question (an answer file of another benchmark?)"
+            )
+        turns = len(record.turns)
+        if turns != 2:
+            raise InputError(
+                f"{where}: question_id {record.question_id} has {turns} turn(s), expected 2"
+            )
+        if model_id is None:
+            model_id = record.model_id
+        elif record.model_id != model_id:
+            raise InputError(
+                f"{where}: model_id {record.model_id!r} differs from {model_id!r} earlier "
+                "in the file (one model per answer file)"
+            )
+        yield number, record
 
 
 def answer_model_id(model: str, name: str | None = None) -> str:
@@ -37,39 +65,17 @@ def answer_file(root: Path, bench: Bench, model_id: str) -> Path:
 def load_answers(path: Path, bench: Bench, *, complete: bool = False) -> dict[int, AnswerRecord]:
     """The answers in ``path`` by question id.
 
-    ``complete`` also requires every dialogue of the benchmark to be answered (for judging:
-    a partial file would rank the model on a different set of questions).
+    A dialogue answered twice with the same record (a line written again) is kept once,
+    with a warning, as every hyoka log reads it (``hyoka.store.unique_records``); two
+    different answers to one dialogue are an error naming both lines. ``complete`` also
+    requires every dialogue of the benchmark to be answered (for judging: a partial file
+    would rank the model on a different set of questions).
     """
+    records = unique_records(
+        path, _checked(path, bench), key=lambda record: ("question_id", record.question_id)
+    )
+    answers = {record.question_id: record for record in records}
     known = bench.by_id
-    answers: dict[int, AnswerRecord] = {}
-    lines: dict[int, int] = {}
-    model_id: str | None = None
-    for number, record in read_records(path, AnswerRecord):
-        where = f"{path}:{number}"
-        if record.question_id not in known:
-            raise InputError(
-                f"{where}: question_id {record.question_id} is not a {bench.spec.title} "
-                "question (an answer file of another benchmark?)"
-            )
-        if record.question_id in answers:
-            raise InputError(
-                f"{where}: question_id {record.question_id} answered twice "
-                f"(first at line {lines[record.question_id]})"
-            )
-        turns = len(record.turns)
-        if turns != 2:
-            raise InputError(
-                f"{where}: question_id {record.question_id} has {turns} turn(s), expected 2"
-            )
-        if model_id is None:
-            model_id = record.model_id
-        elif record.model_id != model_id:
-            raise InputError(
-                f"{where}: model_id {record.model_id!r} differs from {model_id!r} earlier "
-                "in the file (one model per answer file)"
-            )
-        answers[record.question_id] = record
-        lines[record.question_id] = number
     if not answers:
         raise InputError(f"{path}: no answers")
     if complete and len(answers) < len(known):
