@@ -367,6 +367,40 @@ def test_a_reply_echoing_the_key_is_redacted_everywhere(
         assert key.encode() not in path.read_bytes(), path
 
 
+def test_a_keyless_server_sees_a_placeholder_that_is_no_secret(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A local OpenAI-compatible server needs no key: the placeholder sent in its place is
+    not a secret, so a reply that shows it is not rewritten and no warning is given, while
+    a real secret elsewhere in the environment is still redacted from the same reply."""
+    (api,) = [a for a in APIS if a.provider == "openai"]
+    for variable in ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    token = "tok-0123456789-SENTINEL"
+    monkeypatch.setenv("HYOKA_TEST_SERVICE_TOKEN", token)
+
+    def echo_with_token(sock: socket.socket, seen: Seen) -> None:
+        shown = "\n".join(f"{name}: {value}" for name, value in seen.headers.items())
+        _send(sock, 200, json.dumps(api.answer(f"You sent:\n{shown}\n{token}")).encode())
+
+    with RawServer(echo_with_token) as server:
+
+        async def go() -> tuple[GenerationResponse, int]:
+            async with _client(api, server) as client:
+                response = await client.generate(question())
+                return response, client.stats.redacted
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            response, redacted = run(go())
+    assert "authorization: Bearer not-needed" in response.text  # the placeholder, as sent
+    assert token not in response.text and "[REDACTED]" in response.text
+    assert redacted == 1
+    told = [str(w.message) for w in caught if issubclass(w.category, HyokaWarning)]
+    assert len(told) == 1 and "HYOKA_TEST_SERVICE_TOKEN" in told[0]
+    assert "OPENAI_API_KEY" not in told[0]
+
+
 def error_quoting_the_key(api: Api) -> Behaviour:
     def behaviour(sock: socket.socket, seen: Seen) -> None:
         value = next(
