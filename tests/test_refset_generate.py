@@ -153,3 +153,17 @@ def test_the_response_cache_is_refused_on_ray(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "--cache: the response cache is a file on this machine; not on Ray" in result.output
     assert not (tmp_path / "work").exists()
+
+
+def test_a_ray_worker_that_cannot_see_the_work_folder_says_so(tmp_path: Path) -> None:
+    """On a cluster without a shared file system the work folder is missing on the worker's
+    node: the worker reports that in one line instead of failing on a shard path."""
+    from hyoka.refset import GenerateConfig
+    from hyoka.refset.ray_workers import GenerationWorker
+
+    config = GenerateConfig(model="llamacpp/smollm2", set_name="smol")
+    missing = tmp_path / "not-shared"
+    worker = GenerationWorker("w0", config.model_dump(mode="json"), str(DATA), None, str(missing))
+    error = worker.ready()["error"]
+    assert f"{missing}: the work folder is not visible to Ray worker w0" in error
+    assert worker.loads == 0  # no model was loaded for nothing

@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import math
 import os
+import socket
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -116,6 +117,12 @@ class GenerationWorker:
         self._works: dict[str, QuestionWork] = {}
         self.loop = asyncio.new_event_loop()
         try:
+            for folder, what in ((self.work, "work folder"), (Path(source_folder), "benchmark")):
+                if not folder.is_dir():
+                    raise HyokaError(
+                        f"{folder}: the {what} is not visible to Ray worker {name} on "
+                        f"{socket.gethostname()}; every node needs it on a shared file system"
+                    )
             self.source = BenchmarkSource.load(Path(source_folder))
             questions = list(self.source.questions)
             self.passages = load_snippets(Path(snippets), questions) if snippets else {}
