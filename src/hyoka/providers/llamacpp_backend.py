@@ -387,6 +387,12 @@ class LlamaCppProvider(Provider):
 
     # -- the async interface --------------------------------------------------------------
 
+    async def preflight(self) -> None:
+        """Load the model now, on the thread that will run it: a file that does not load
+        fails before any work, and a worker that loads first (a Ray generation worker)
+        is ready when it says so, its load timed apart from its answers."""
+        await self._call(self._load)
+
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
         self.check_request(request)
         return await self._call(functools.partial(self._generate, request))

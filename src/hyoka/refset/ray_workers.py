@@ -1,6 +1,7 @@
 """Stage 1 on a Ray cluster: long-lived workers that load the model once and pull batches.
 
-A worker is a Ray actor. It loads its provider when it starts (vLLM with its
+A worker is a Ray actor. It loads its provider when it starts (``preflight``: the weights
+of an in-process model, a first connection to a server; vLLM with its
 ``tensor_parallel_size`` on a GPU node, llama.cpp or transformers on a CPU node, or an
 OpenAI-compatible client whose ``base_url`` of ``localhost`` is that node's own server) and
 then makes one batch after another, each into its shard with ``ShardWriter``, exactly as
@@ -127,6 +128,8 @@ class GenerationWorker:
             questions = list(self.source.questions)
             self.passages = load_snippets(Path(snippets), questions) if snippets else {}
             provider = load_provider(self.config.model, **self.config.options)
+            # weights loaded (or the server reached) now, so that ready means ready
+            self.loop.run_until_complete(provider.preflight())
             self.loads += 1
         except Exception as exc:  # reported by ready(): one line, not a lost worker
             self.error = str(exc) if isinstance(exc, HyokaError) else f"{name}: {exc!r}"
