@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import openai
@@ -176,6 +178,14 @@ def main() -> None:
     if args.serve:
         asyncio.run(_serve())
         return
+    with instant_server() as base_url:
+        asyncio.run(_measure(base_url, args.concurrency, args.requests))
+
+
+@contextlib.contextmanager
+def instant_server() -> Iterator[str]:
+    """The answer-at-once server in a second process, for as long as the block runs; its
+    base URL. ``refset_ray.py`` times its scheduling against it too."""
     server = subprocess.Popen(
         [sys.executable, __file__, "--serve"], stdout=subprocess.PIPE, text=True
     )
@@ -184,8 +194,7 @@ def main() -> None:
         line = server.stdout.readline()
         if not line.startswith("PORT "):
             raise SystemExit(f"the benchmark server did not start: {line!r}")
-        base_url = f"http://127.0.0.1:{int(line.split()[1])}/v1"
-        asyncio.run(_measure(base_url, args.concurrency, args.requests))
+        yield f"http://127.0.0.1:{int(line.split()[1])}/v1"
     finally:
         server.terminate()
         server.wait()

@@ -16,14 +16,13 @@ scheduling overhead per batch and per shard against the local path. Run it, read
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from hyoka.pfgen import Mode
 from hyoka.refset import BenchmarkSource, Executor, GenerateConfig, WorkerEvent, run_generation
+from provider_overhead import instant_server
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "pfgen-bench" / "data"
 QUESTIONS = ["Q01", "Q13"]
@@ -71,17 +70,7 @@ def model_rates(answers: int, threads: int) -> None:
 
 
 def scheduling_overhead(answers: int) -> None:
-    server = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("provider_overhead.py")), "--serve"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        if not line.startswith("PORT "):
-            raise SystemExit(f"the benchmark server did not start: {line!r}")
-        base_url = f"http://127.0.0.1:{line.split()[1]}/v1"
+    with instant_server() as base_url:
         config = GenerateConfig(
             model="openai/bench", set_name="bench", num_examples=0, max_tokens=16,
             answers=answers, batch_size=10, shards=4, options={"base_url": base_url},
@@ -99,9 +88,6 @@ def scheduling_overhead(answers: int) -> None:
                 f"{label:<16} {1000 * busy / figures['batches']:>9.1f} "
                 f"{1000 * busy / shards:>9.1f} {figures['startup']:>10.1f} {figures['wall']:>8.1f}"
             )
-    finally:
-        server.terminate()
-        server.wait()
 
 
 def main() -> None:
