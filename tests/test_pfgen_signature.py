@@ -9,14 +9,13 @@ number of questions. Every upstream field stays byte for byte what upstream writ
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from _shared import PFGEN_RESULTS
+from _shared import PFGEN_RESULTS, writable_run_copy
 from hyoka import __version__
 from hyoka.cli.main import app
 from hyoka.pfgen import PfgenBenchmark, Summation, score_run
@@ -24,14 +23,6 @@ from hyoka.signature import Signature
 
 SEQUENTIAL = "01-ai/Yi-1.5-9B/2ff65a8"  # published with left-to-right sums, 100 trials
 SMALL = "openai/chatgpt-o1/9a61e92"  # compensated, one trial
-
-
-def _copy(run: str, target: Path) -> Path:
-    folder = target / run
-    shutil.copytree(PFGEN_RESULTS / run, folder)
-    for path in [folder, *folder.iterdir()]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    return folder
 
 
 def _read(folder: Path) -> dict[str, Any]:
@@ -53,7 +44,7 @@ def _signature(folder: Path) -> dict[str, str]:
 def test_rescoring_keeps_upstream_bytes_and_adds_the_signature(
     tmp_path: Path, benchmark: PfgenBenchmark
 ) -> None:
-    folder = _copy(SEQUENTIAL, tmp_path)
+    folder = writable_run_copy(SEQUENTIAL, tmp_path)
     published = (folder / "result.json").read_text(encoding="utf-8")
 
     outcome = _score(str(folder), "--force")
@@ -77,7 +68,7 @@ def test_rescoring_keeps_upstream_bytes_and_adds_the_signature(
 
 @pytest.mark.usefixtures("hyoka_env")
 def test_a_new_run_is_summed_compensated_and_says_so(tmp_path: Path) -> None:
-    folder = _copy(SMALL, tmp_path)
+    folder = writable_run_copy(SMALL, tmp_path)
     (folder / "result.json").unlink()
     outcome = _score(str(folder))
     assert outcome.exit_code == 0, outcome.output
@@ -90,7 +81,7 @@ def test_a_new_run_is_summed_compensated_and_says_so(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("hyoka_env")
 def test_the_flag_forces_a_summation_and_says_so(tmp_path: Path) -> None:
-    folder = _copy(SMALL, tmp_path)
+    folder = writable_run_copy(SMALL, tmp_path)
     outcome = _score(str(folder), "--force", "--summation", "sequential")
     assert outcome.exit_code == 0, outcome.output
     assert (_signature(folder)["sum"], _signature(folder)["sum-from"]) == ("sequential", "flag")
@@ -100,7 +91,7 @@ def test_the_flag_forces_a_summation_and_says_so(tmp_path: Path) -> None:
 def test_a_result_neither_summation_reproduces_is_said_and_summed_compensated(
     tmp_path: Path,
 ) -> None:
-    folder = _copy(SMALL, tmp_path)
+    folder = writable_run_copy(SMALL, tmp_path)
     result = _read(folder)
     result["score"] = 0.5
     (folder / "result.json").write_text(json.dumps(result), encoding="utf-8")
@@ -125,7 +116,7 @@ def test_an_upstream_result_left_as_it_was_shows_no_signature() -> None:
 
 @pytest.mark.usefixtures("hyoka_env")
 def test_json_output_carries_the_signature(tmp_path: Path) -> None:
-    folder = _copy(SMALL, tmp_path)
+    folder = writable_run_copy(SMALL, tmp_path)
     outcome = _score(str(folder), "--force", "--json")
     assert outcome.exit_code == 0, outcome.output
     (row,) = json.loads(outcome.stdout)

@@ -9,14 +9,13 @@ that every one of the 49 is reproduced exactly with the summation listed.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from _shared import PFGEN_RESULTS
+from _shared import PFGEN_RESULTS, writable_run_copy
 from hyoka.cli.main import app
 from hyoka.pfgen import PfgenBenchmark, Summation, first_difference, score_run, verify_runs
 
@@ -65,14 +64,6 @@ def _verify(*paths: Path) -> Any:
     return CliRunner().invoke(app, ["pfgen", "verify", *map(str, paths)])
 
 
-def _copy(run: str, target: Path) -> Path:
-    folder = target / run
-    shutil.copytree(PFGEN_RESULTS / run, folder)
-    for path in [folder, *folder.iterdir()]:
-        path.chmod(0o755 if path.is_dir() else 0o644)  # the shared copy is read-only
-    return folder
-
-
 def test_the_sample_lists_both_kinds() -> None:
     names = {p.relative_to(PFGEN_RESULTS).as_posix() for p in ALL_RUNS}
     assert len(names) == 49
@@ -115,7 +106,7 @@ def test_verify_prints_one_verdict_per_run_and_writes_nothing() -> None:
 
 @pytest.mark.usefixtures("hyoka_env")
 def test_a_tampered_result_names_the_first_differing_field(tmp_path: Path) -> None:
-    folder = _copy(SMALL, tmp_path)
+    folder = writable_run_copy(SMALL, tmp_path)
     result = _published(folder)
     original = result["questions"]["Q07"]["scores"]["fluency"]["P"]
     result["questions"]["Q07"]["scores"]["fluency"]["P"] = 0.99999
@@ -134,7 +125,7 @@ def test_a_tampered_result_names_the_first_differing_field(tmp_path: Path) -> No
 
 @pytest.mark.usefixtures("hyoka_env")
 def test_a_published_field_missing_or_added_is_named(tmp_path: Path) -> None:
-    folder = _copy(SMALL, tmp_path)
+    folder = writable_run_copy(SMALL, tmp_path)
     result = _published(folder)
     length_std = result.pop("length_std")
     result["extra"] = 1
@@ -156,7 +147,7 @@ def test_a_published_field_missing_or_added_is_named(tmp_path: Path) -> None:
 def test_a_run_without_result_json_is_an_error_and_the_others_still_verify(
     tmp_path: Path,
 ) -> None:
-    bare = _copy(SMALL, tmp_path / "bare")
+    bare = writable_run_copy(SMALL, tmp_path / "bare")
     (bare / "result.json").unlink()
     good = PFGEN_RESULTS / SMALL
     outcome = _verify(bare, good)

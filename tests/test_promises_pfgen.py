@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from _shared import PFGEN_RESULTS, SHARED_DATA
+from _shared import SHARED_DATA, writable_run_copy
 from hyoka.cli.main import app
 
 SMALL = "openai/chatgpt-o1/9a61e92"  # one trial: quick to copy and score
@@ -39,14 +39,6 @@ QUESTION_DIR = SHARED_DATA / "pfgen-bench" / "data"
 def question() -> str:
     text: str = json.loads((QUESTION_DIR / "Q01.json").read_text(encoding="utf-8"))["question"]
     return text
-
-
-def _copy(run: str, target: Path) -> Path:
-    folder = target / run
-    shutil.copytree(PFGEN_RESULTS / run, folder)
-    for path in [folder, *folder.iterdir()]:
-        path.chmod(0o755 if path.is_dir() else 0o644)  # the shared copy is read-only
-    return folder
 
 
 def _trials(folder: Path, *lines: str) -> Path:
@@ -103,7 +95,7 @@ def test_3_kill_9_of_the_scorer_leaves_no_worker_alive(
 ) -> None:
     benchmark.scorers(benchmark.questions)  # a warm index cache: the workers are the scorers
     for run in BIG:
-        _copy(run, tmp_path / "runs")
+        writable_run_copy(run, tmp_path / "runs")
     env = {
         **os.environ,
         "HYOKA_DATA_DIR": str(SHARED_DATA),
@@ -142,7 +134,7 @@ def test_3_kill_9_of_the_scorer_leaves_no_worker_alive(
 
 @pytest.mark.usefixtures("hyoka_env")
 def test_4_one_bad_run_never_aborts_a_batch(tmp_path: Path, question: str) -> None:
-    good = _copy(SMALL, tmp_path)
+    good = writable_run_copy(SMALL, tmp_path)
     (good / "result.json").unlink()
     surrogate = _trials(tmp_path / "bad" / "surrogate", _line(question), _line(question, "\ud800"))
     malformed = tmp_path / "bad" / "malformed" / "trials.jsonl"
@@ -160,7 +152,7 @@ def test_4_one_bad_run_never_aborts_a_batch(tmp_path: Path, question: str) -> No
 
 @pytest.mark.usefixtures("hyoka_env")
 def test_10_an_unreadable_run_is_reported_and_fails_the_command(tmp_path: Path) -> None:
-    good = _copy(SMALL, tmp_path)
+    good = writable_run_copy(SMALL, tmp_path)
     looping = tmp_path / "org" / "looping" / "abc1234"
     looping.mkdir(parents=True)
     (looping / "trials.jsonl.xz").symlink_to("trials.jsonl.xz")  # a link to itself
@@ -176,7 +168,7 @@ def test_10_an_unreadable_run_is_reported_and_fails_the_command(tmp_path: Path) 
 
 @pytest.mark.usefixtures("hyoka_env")
 def test_11_force_without_config_keeps_the_recorded_settings(tmp_path: Path) -> None:
-    folder = _copy(SMALL, tmp_path)
+    folder = writable_run_copy(SMALL, tmp_path)
     recorded = json.loads((folder / "result.json").read_text(encoding="utf-8"))["config"]
     (folder / "config.json").unlink()
     outcome = _score(str(folder), "--force", "--json")
@@ -211,7 +203,7 @@ def test_12_deeply_nested_json_in_a_trials_line(tmp_path: Path, question: str) -
 
 @pytest.mark.usefixtures("hyoka_env")
 def test_12_deeply_nested_existing_result_json_is_named_and_kept(tmp_path: Path) -> None:
-    folder = _copy(SMALL, tmp_path)
+    folder = writable_run_copy(SMALL, tmp_path)
     deep = "[" * 100_000 + "]" * 100_000
     (folder / "result.json").write_text(deep, encoding="utf-8")
     outcome = _score(str(folder), "--force")
@@ -223,7 +215,7 @@ def test_12_deeply_nested_existing_result_json_is_named_and_kept(tmp_path: Path)
 
 
 def test_12_deeply_nested_result_json_under_a_leaderboard_folder(tmp_path: Path) -> None:
-    _copy(SMALL, tmp_path)
+    writable_run_copy(SMALL, tmp_path)
     deep = tmp_path / "org" / "deep" / "abc1234" / "result.json"
     deep.parent.mkdir(parents=True)
     deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
@@ -237,7 +229,7 @@ def test_12_deeply_nested_result_json_under_a_leaderboard_folder(tmp_path: Path)
 
 @pytest.mark.usefixtures("hyoka_env")
 def test_12_a_result_with_the_run_hashes_but_no_scores(tmp_path: Path) -> None:
-    folder = _copy(SMALL, tmp_path)
+    folder = writable_run_copy(SMALL, tmp_path)
     published = json.loads((folder / "result.json").read_text(encoding="utf-8"))
     hollow = {k: published[k] for k in ("input_hash", "metadata_hash")}
     (folder / "result.json").write_text(json.dumps(hollow), encoding="utf-8")
@@ -257,7 +249,7 @@ def test_12_a_result_with_the_run_hashes_but_no_scores(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("hyoka_env")
 def test_15_a_one_part_model_name_is_labelled_by_its_config(tmp_path: Path) -> None:
-    source = _copy(SMALL, tmp_path / "src")
+    source = writable_run_copy(SMALL, tmp_path / "src")
     folder = tmp_path / "results" / "fake" / "abc1234"  # as `pfgen generate -m openai/fake`
     shutil.copytree(source, folder)
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
@@ -278,7 +270,7 @@ def test_9_an_incomplete_run_is_marked_and_not_ranked_among_complete_ones(
 ) -> None:
     """One question answered (as `--limit 1` leaves a run) scores far above a whole public
     run, yet is listed after it, marked in every format, and unranked."""
-    whole = _copy(SMALL, tmp_path)
+    whole = writable_run_copy(SMALL, tmp_path)
     partial = tmp_path / "me" / "partial" / "abc1234"
     _trials(partial, _line(question, "時計の長針と短針は1日に22回重なります。"))
     (partial / "config.json").write_text(json.dumps({"model": "me/partial", "mode": "chat"}))
