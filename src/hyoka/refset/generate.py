@@ -266,12 +266,13 @@ def pending_batches(work: QuestionWork) -> dict[int, list[int]]:
 async def generate_shard(
     work: QuestionWork,
     shard: int,
+    batches: Sequence[int],
     writer: ShardWriter,
     progress: Progress | None = None,
 ) -> ShardReport:
-    """Make every missing batch of one shard of one question, in batch order."""
+    """Make ``batches`` (the shard's part of ``pending_batches``), in batch order."""
     report = ShardReport(work.question.question_id, shard)
-    for batch in pending_batches(work).get(shard, []):
+    for batch in batches:
         report.add(await writer.make_batch(work, batch))
         if progress is not None:
             progress(len(work.config.batch_range(batch)))

@@ -32,6 +32,7 @@ from hyoka.refset.generate import (
     ShardWriter,
     generate_shard,
     load_snippets,
+    pending_batches,
     prepare,
     question_folder,
     write_stats,
@@ -143,10 +144,11 @@ async def _generate_local(
     cache = ResponseCache(cache_dir) if cache_dir is not None else None
     async with ModelClient(provider, cache=cache, concurrency=config.concurrency) as client:
         writer = ShardWriter(client)
+        pending = [pending_batches(item) for item in works]  # each question read once
         reports = await asyncio.gather(
             *(
-                generate_shard(item, shard, writer, progress)
-                for item in works
+                generate_shard(item, shard, todo.get(shard, []), writer, progress)
+                for item, todo in zip(works, pending, strict=True)
                 for shard in range(config.shards)
             )
         )
