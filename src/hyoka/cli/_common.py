@@ -6,7 +6,8 @@ stay in each command's signature (``max_tokens: MaxTokensOption = 1024``), becau
 differ by command.
 
 Models and connections
-    ``ModelOption`` (--model/-m, required), ``JudgeOption`` (--judge/-j, required),
+    ``ModelOption`` (--model/-m, required; ``OptionalModelOption`` where a settings file
+    may give it), ``JudgeOption`` (--judge/-j, required),
     ``BaseUrlOption`` (--base-url), ``ProviderOptionsOption`` (--option/-o KEY=VALUE,
     repeatable; read with ``provider_options``), ``ConcurrencyOption`` (--concurrency),
     ``NoCacheOption`` (--no-cache), ``ModelNameOption`` (--name).
@@ -66,16 +67,16 @@ R = TypeVar("R")
 
 # --- models and connections -------------------------------------------------------------
 
-ModelOption = Annotated[
-    str,
-    typer.Option(
-        "--model",
-        "-m",
-        help="PROVIDER/MODEL: openai/…, anthropic/…, google/…, hf/…, vllm/…, llamacpp/FILE.gguf "
-        "or llamacpp/smollm2 (the embedded model).",
-        show_default=False,
-    ),
-]
+_MODEL = typer.Option(
+    "--model",
+    "-m",
+    help="PROVIDER/MODEL: openai/…, anthropic/…, google/…, hf/…, vllm/…, llamacpp/FILE.gguf "
+    "or llamacpp/smollm2 (the embedded model).",
+    show_default=False,
+)
+ModelOption = Annotated[str, _MODEL]
+#: the same flag where a settings file may stand in for it (``refset generate --config``)
+OptionalModelOption = Annotated[str | None, _MODEL]
 JudgeOption = Annotated[
     str,
     typer.Option(

@@ -17,6 +17,7 @@ from hyoka.cli._common import (
     DataDirOption,
     MaxTokensOption,
     NumExamplesOption,
+    OptionalModelOption,
     ProviderOptionsOption,
     SeedTextOption,
     TemperatureOption,
@@ -46,7 +47,8 @@ Questions = Annotated[
     ),
 ]
 ExecutorOption = Annotated[
-    Executor, typer.Option("--executor", help="Run jobs here or on Ray (Ray Data).")
+    Executor,
+    typer.Option("--executor", help="Run jobs here or on Ray (the cluster of RAY_ADDRESS)."),
 ]
 Benchmark = Annotated[
     Path | None,
@@ -146,16 +148,7 @@ def generate_command(
         Path | None,
         typer.Argument(help="Work folder holding every stage's files.", show_default=False),
     ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--model",
-            "-m",
-            help="PROVIDER/MODEL: openai/…, anthropic/…, google/…, hf/…, vllm/…, "
-            "llamacpp/FILE.gguf or llamacpp/smollm2 (the embedded model).",
-            show_default=False,
-        ),
-    ] = None,
+    model: OptionalModelOption = None,
     set_name: Annotated[
         str | None,
         typer.Option(
