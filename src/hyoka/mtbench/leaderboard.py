@@ -88,6 +88,9 @@ class Leaderboard:
     bench: Bench
     models: tuple[ModelScores, ...]
     expected_turns: int
+    #: every judgment the table was built from, each once, in file order (the report's
+    #: per-question pages show them without reading the files again)
+    lines: tuple[SingleJudgmentLine, ...] = ()
 
     def ranked(self, turn: int | None = None) -> list[ModelScores]:
         """Best overall first (ties by name), as upstream sorts; incomplete rows after all
@@ -181,8 +184,10 @@ def build_leaderboard(bench: Bench, files: list[Path]) -> Leaderboard:
     questions = bench.by_id
     scores: dict[str, ModelScores] = {}
     seen: dict[tuple[str, int, int], Path] = {}
+    every: list[SingleJudgmentLine] = []
     for path in files:
         lines = list(unique_records(path, _checked_lines(path, bench), _line_key))
+        every.extend(lines)
         signature = file_signature(path, bench, lines)
         for line in lines:
             key = _line_key(line)
@@ -202,4 +207,4 @@ def build_leaderboard(bench: Bench, files: list[Path]) -> Leaderboard:
                 row.signature = Signature((*row.signature.fields, ("mixed", "yes")))
             category = questions[line.question_id].category
             row.add(category, line.turn, line.score)
-    return Leaderboard(bench, tuple(scores.values()), 2 * len(questions))
+    return Leaderboard(bench, tuple(scores.values()), 2 * len(questions), tuple(every))

@@ -14,25 +14,22 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from hyoka.errors import InputError
 from hyoka.mtbench import (
     INCORRECT_LANGUAGE,
     NO_ANSWER,
     NO_RATING,
-    SCALE,
     SHORT_NAMES,
     Bench,
     Leaderboard,
-    ModelScores,
     SingleJudgmentLine,
+    build_leaderboard,
     display_name,
-    file_signature,
     load_answers,
     round_half_up,
 )
 from hyoka.report.html import Cell, cell, esc, packed, page, table
 from hyoka.report.svg import radar_chart
-from hyoka.store import read_records, unique_records
+from hyoka.store import read_records
 
 INDEX_PATH = "mtbench/index.html"
 ZERO_RULES = (NO_ANSWER, INCORRECT_LANGUAGE)
@@ -61,48 +58,11 @@ def load_bench(files: Sequence[Path], data_dir: Path | None) -> Bench:
     return benches[0]
 
 
-def _checked(path: Path, bench: Bench) -> list[SingleJudgmentLine]:
-    """A file's lines, each once, refused (file:line) where it cannot be a judgment of
-    ``bench``: the checks ``build_leaderboard`` makes, on lines read only once."""
-    questions = bench.by_id
-    checked: list[tuple[int, SingleJudgmentLine]] = []
-    for number, line in read_records(path, SingleJudgmentLine):
-        if line.question_id not in questions:
-            raise InputError(
-                f"{path}:{number}: question_id {line.question_id} is not a "
-                f"{bench.spec.title} question"
-            )
-        score = float(line.score)
-        if score != NO_RATING and not SCALE[0] <= score <= SCALE[1]:
-            raise InputError(f"{path}:{number}: score {line.score} is outside 0 to 10 (or -1)")
-        checked.append((number, line))
-    key = lambda line: (line.model, line.question_id, line.turn)  # noqa: E731
-    return list(unique_records(path, iter(checked), key))
-
-
 def load_judge_set(set_id: str, name: str, files: Sequence[Path], bench: Bench) -> JudgeSet:
-    """The judgments of ``files``, read once, and their per-category table."""
-    questions = bench.by_id
-    scores: dict[str, ModelScores] = {}
-    seen: dict[tuple[str, int, int], Path] = {}
-    lines: list[SingleJudgmentLine] = []
-    for path in files:
-        checked = _checked(path, bench)
-        signature = file_signature(path, bench, checked)
-        for line in checked:
-            key = (line.model, line.question_id, line.turn)
-            if key in seen:
-                raise InputError(
-                    f"{path}: {line.model} question_id {line.question_id} turn {line.turn} "
-                    f"judged twice (also in {seen[key]})"
-                )
-            seen[key] = path
-            row = scores.setdefault(line.model, ModelScores(line.model, bench.spec.categories))
-            row.signature = row.signature or signature
-            row.add(questions[line.question_id].category, line.turn, float(line.score))
-            lines.append(line)
-    board = Leaderboard(bench, tuple(scores.values()), 2 * len(questions))
-    return JudgeSet(set_id, name, tuple(files), board, tuple(lines))
+    """The judgments of ``files``, read once (with every check ``build_leaderboard`` makes),
+    and their per-category table."""
+    board = build_leaderboard(bench, list(files))
+    return JudgeSet(set_id, name, tuple(files), board, board.lines)
 
 
 def _mean(value: Fraction | None) -> str:
