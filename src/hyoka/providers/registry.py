@@ -22,6 +22,8 @@ BACKENDS: dict[str, tuple[str, str, str]] = {
     "hf": ("hyoka.providers.hf_backend", "HFProvider", "hf"),
     "vllm": ("hyoka.providers.vllm_backend", "VLLMProvider", "vllm"),
     "llamacpp": ("hyoka.providers.llamacpp_backend", "LlamaCppProvider", "llamacpp"),
+    # replies from a script file: dry runs and exact tests (needs no package)
+    "scripted": ("hyoka.providers.scripted_backend", "ScriptedProvider", ""),
 }
 
 
