@@ -11,4 +11,19 @@ python3 -m venv .venv
 # Debian's chromium and Japanese fonts for the report's browser tests
 bash scripts/install_browser.sh
 export PATH="$PWD/.venv/bin:$PATH"
-exec .venv/bin/python -m pytest -m "slow or not slow" "$@"
+# mypy --strict runs beside the tests on the second core (the tests use one), its cache kept
+# in .mypy_cache; its verdict is printed after theirs and fails the run like a failed test
+mypy_log=$(mktemp)
+.venv/bin/python -m mypy >"$mypy_log" 2>&1 &
+mypy_pid=$!
+status=0
+.venv/bin/python -m pytest -m "slow or not slow" "$@" || status=$?
+if wait "$mypy_pid"; then
+    echo "mypy --strict: $(tail -n 1 "$mypy_log")"
+else
+    cat "$mypy_log"
+    echo "mypy --strict: FAILED"
+    status=1
+fi
+rm -f "$mypy_log"
+exit "$status"

@@ -1,10 +1,13 @@
-"""The code style rules are tests too: ruff (lint and format) and mypy --strict must pass."""
+"""The code style rules are tests too: ruff (lint and format) must pass.
+
+``mypy --strict`` is the other rule; ``scripts/test.sh`` runs it beside the tests on the
+second core (about two minutes, with its cache kept) and fails the run when it fails.
+"""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,9 +28,4 @@ def test_ruff_lint_is_clean() -> None:
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is a dev dependency")
 def test_ruff_format_is_clean() -> None:
     done = _run("ruff", "format", "--check", "src", "tests", "benchmarks")
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
-def test_mypy_strict_is_clean() -> None:
-    done = _run(sys.executable, "-m", "mypy")
     assert done.returncode == 0, done.stdout + done.stderr
