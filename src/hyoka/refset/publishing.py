@@ -16,8 +16,8 @@ from typing import Any
 
 from hyoka.errors import DataError
 from hyoka.pfgen import BENCHMARK_FOLDER
-from hyoka.refset.pipeline import DONE_SUFFIX, FINAL_FOLDER, STAGES
-from hyoka.refset.pool import group_by_set, pool_path, read_pool
+from hyoka.refset.pipeline import FINAL_FOLDER, STAGES, done_marker
+from hyoka.refset.pool import group_by_set, pool_path, question_file, read_pool
 from hyoka.refset.source import QUESTIONS_FILE, BenchmarkSource
 from hyoka.store import atomic_write_text
 
@@ -49,12 +49,12 @@ def publish(
         if not sets:
             raise DataError(f"{q.question_id}: every answer was filtered out; nothing to publish")
         answers = {name: [r.text for r in records] for name, records in sorted(sets.items())}
-        path = target / f"{q.question_id}.json"
+        path = question_file(target, q.question_id, ".json")
         body = {**q.meta(), "answers": answers}
         atomic_write_text(path, json.dumps(body, ensure_ascii=False, indent=1) + "\n")
         files.append(path)
         for stage in STAGES.values():
-            marker = work / stage.folder / f"{q.question_id}{DONE_SUFFIX}"
+            marker = done_marker(work / stage.folder, q.question_id)
             if marker.exists():
                 done = json.loads(marker.read_text(encoding="utf-8"))
                 entry = provenance["stages"].setdefault(

@@ -1,7 +1,8 @@
 """The run store: the one place that knows how hyoka's files are named, written and continued.
 
 - ``safe_name``/``path_under``: output paths from data (model ids, judge names) that can
-  never leave the chosen root.
+  never leave the chosen root; ``plain_name``: names used as they are (question ids,
+  reference-set names), refused where they enter when they are not one plain component.
 - ``atomic_write_text``/``atomic_write_bytes``: whole-or-nothing writes that keep the
   replaced file's mode, write through symlinks, refuse read-only files and leave no temp file.
 - ``JsonlLog``/``Manifest``: the only resume rule: a log is continued only when the manifest
@@ -39,7 +40,7 @@ from hyoka.store.log import (
     read_manifest,
     unique_records,
 )
-from hyoka.store.paths import is_inside, path_under, safe_name
+from hyoka.store.paths import is_inside, path_under, plain_name, safe_name
 
 __all__ = [
     "MANIFEST_SUFFIX",
@@ -57,6 +58,7 @@ __all__ = [
     "new_file_mode",
     "parse_object",
     "path_under",
+    "plain_name",
     "read_jsonl",
     "read_manifest",
     "read_objects",
