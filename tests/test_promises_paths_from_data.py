@@ -165,3 +165,15 @@ def test_pfgen_generate_with_a_300_character_model_name_writes_its_run(
     assert model_folder.parent == results / "org"
     assert model_folder.name.startswith("m" * 100) and len(model_folder.name.encode()) <= 160
     assert list(config.parent.glob("trial_*.jsonl"))
+
+
+def test_a_bad_set_name_in_a_generation_file_is_one_line_naming_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "generate.toml"
+    config.write_text('work = "work"\nmodel = "openai/x"\nset_name = ".."\n', encoding="utf-8")
+    result = CliRunner().invoke(app, ["refset", "generate", "--config", str(config)])
+    assert result.exit_code == 1, result.output
+    assert _errors(result.output) == [
+        f"error: {config}: set_name: a set name is letters, digits, '_', '-' and '.' "
+        "(not first), at most 100 characters"
+    ]
+    assert not (tmp_path / "work").exists()
