@@ -177,3 +177,20 @@ def test_a_bad_set_name_in_a_generation_file_is_one_line_naming_the_key(tmp_path
         "(not first), at most 100 characters"
     ]
     assert not (tmp_path / "work").exists()
+
+
+def test_a_hidden_folder_in_the_work_folder_is_no_question(tmp_path: Path) -> None:
+    """Question ids found on disk are plain names too: a tool's hidden folder is skipped,
+    not refused as a question id (nor run as one)."""
+    data, work = tmp_path / "data", tmp_path / "work"
+    data.mkdir()
+    (data / "Q01.json").write_text(json.dumps(_question("Q01", {"R": ["答え"]})), "utf-8")
+    assert CliRunner().invoke(app, ["refset", "import", str(data), str(work)]).exit_code == 0
+    (work / "01-generated" / ".ipynb_checkpoints").mkdir()
+    result = CliRunner().invoke(app, ["refset", "normalise", str(work)])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (work / "02-normalised").iterdir()) == [
+        "Q01.done.json",
+        "Q01.jsonl.gz",
+        "audit.jsonl",
+    ]

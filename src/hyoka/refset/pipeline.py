@@ -126,9 +126,10 @@ def available_questions(work: Path, stage: Stage) -> list[str]:
     folder = work / stage.source
     if not folder.is_dir():
         raise DataError(f"{folder}: not found (run the stage before {stage.name} first)")
+    # hidden entries (a tool's ".ipynb_checkpoints", a temporary file) are no questions
     if stage.source == GENERATED:
-        return sorted(p.name for p in folder.iterdir() if p.is_dir())
-    return sorted(p.name[: -len(POOL_SUFFIX)] for p in folder.glob(f"*{POOL_SUFFIX}"))
+        return sorted(p.name for p in folder.iterdir() if p.is_dir() and p.name[0] != ".")
+    return sorted(p.name[: -len(POOL_SUFFIX)] for p in folder.glob(f"[!.]*{POOL_SUFFIX}"))
 
 
 def run_stage(
