@@ -380,7 +380,13 @@ def select_representative_command(
 @reports_errors
 def publish_command(
     work: Work,
-    out: Annotated[Path, typer.Argument(help="Output data directory (use as --data-dir).")],
+    out: Annotated[
+        Path,
+        typer.Argument(
+            help="Output data directory (use as --data-dir); its pfgen-bench/data must be new, "
+            "empty or published by hyoka."
+        ),
+    ],
     question: Questions = None,
     benchmark: Benchmark = None,
     data_dir: DataDirOption = None,
