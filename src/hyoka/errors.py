@@ -6,6 +6,9 @@ bug and keeps its traceback.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 
 class HyokaError(Exception):
     """A problem the user can fix: bad input, missing data, a bad flag."""
@@ -29,3 +32,18 @@ class HyokaWarning(UserWarning):
     """Something a user should know that does not stop the run (a duplicate line dropped, a
     redacted secret). The command line prints each as one ``warning:`` line; library users
     get an ordinary Python warning they can filter."""
+
+
+def flag_problems(
+    what: str, problems: Iterable[Mapping[str, Any]], flags: Mapping[str, str] | None = None
+) -> str:
+    """Pydantic's problems (``ValidationError.errors()``) as one line naming each flag, e.g.
+    ``invalid sampling setting: --top-p 2.0: must be <= 1``; a field's flag is ``flags[field]``,
+    else ``--field-name``."""
+    parts = []
+    for problem in problems:
+        field_name = str(problem["loc"][0]) if problem["loc"] else ""
+        flag = (flags or {}).get(field_name, f"--{field_name.replace('_', '-')}")
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        parts.append(f"{flag} {problem.get('input')!r}: {message}")
+    return f"invalid {what} setting: " + "; ".join(parts)

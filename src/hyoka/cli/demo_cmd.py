@@ -17,6 +17,8 @@ import typer
 from hyoka.cli._common import DataDirOption, TrialsOption, reports_errors
 
 EXAMPLE = "examples/pfgen-tiny"
+#: The kind of output the demo's copy of the example run is marked as.
+EXAMPLE_KIND = "demo-example"
 
 
 @reports_errors
@@ -83,17 +85,23 @@ def _score_example(out: Path, data_dir: Path | None) -> Path:
 
     from hyoka.cli._context import score_and_show
     from hyoka.pfgen import PfgenBenchmark, find_runs
+    from hyoka.store import replacing_folder
 
     benchmark = PfgenBenchmark.load(data_dir)
     target = out / "example"
-    if target.exists():
-        shutil.rmtree(target)
-    with resources.as_file(resources.files("hyoka") / EXAMPLE) as bundled:
-        shutil.copytree(bundled, target)
-    (source,) = find_runs(target)
-    summary = score_and_show(source.parent if source.is_file() else source, benchmark, data_dir)
-    _print_written(summary.folder)
-    return summary.folder
+    # only over a previous demo's copy, never over a folder of the user's named "example";
+    # copied and scored aside, then swapped in whole (so the scores are part of the output);
+    # copyfile, not copy2: the copy is writable even where the package is installed read-only
+    with (
+        resources.as_file(resources.files("hyoka") / EXAMPLE) as bundled,
+        replacing_folder(target, EXAMPLE_KIND, flag="--out") as staging,
+    ):
+        shutil.copytree(bundled, staging, dirs_exist_ok=True, copy_function=shutil.copyfile)
+        (source,) = find_runs(staging)
+        summary = score_and_show(source.parent if source.is_file() else source, benchmark, data_dir)
+        folder = target / summary.folder.relative_to(staging)
+    _print_written(folder)
+    return folder
 
 
 def _report(run: Path, target: Path, data_dir: Path | None) -> None:

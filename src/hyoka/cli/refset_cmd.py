@@ -30,7 +30,7 @@ from hyoka.cli._common import (
     reports_errors,
 )
 from hyoka.cli._tables import print_table
-from hyoka.errors import HyokaError, InputError
+from hyoka.errors import HyokaError, InputError, flag_problems
 
 # the two enums are flag types, so typer needs them when it builds the commands
 from hyoka.pfgen import Mode
@@ -59,6 +59,8 @@ Benchmark = Annotated[
         show_default=False,
     ),
 ]
+#: ``GenerateConfig`` fields whose flag is not ``--field-name``
+_FLAGS = {"model": "--model", "options": "--option"}
 AllowFewer = Annotated[
     bool, typer.Option("--allow-fewer", help="Keep a smaller pool whole instead of failing.")
 ]
@@ -235,6 +237,8 @@ def generate_command(
     elif work is None or model is None or set_name is None:
         raise InputError("give WORK, --model and --set-name, or --config FILE")
     else:
+        from pydantic import ValidationError
+
         try:
             config = GenerateConfig(
                 model=model, set_name=set_name, mode=mode, num_examples=num_examples,
@@ -243,8 +247,8 @@ def generate_command(
                 options=provider_options(option), answers=answers, shards=shards,
                 concurrency=concurrency,
             )  # fmt: skip
-        except ValueError as exc:
-            raise HyokaError(f"invalid generation setting: {exc}") from None
+        except ValidationError as exc:
+            raise HyokaError(flag_problems("generation", exc.errors(), _FLAGS)) from None
     if cache and executor is Executor.RAY:
         raise InputError("--cache: the response cache is a file on this machine; not on Ray")
     source = benchmark_source(benchmark, data_dir)
@@ -376,7 +380,13 @@ def select_representative_command(
 @reports_errors
 def publish_command(
     work: Work,
-    out: Annotated[Path, typer.Argument(help="Output data directory (use as --data-dir).")],
+    out: Annotated[
+        Path,
+        typer.Argument(
+            help="Output data directory (use as --data-dir); its pfgen-bench/data must be new, "
+            "empty or published by hyoka."
+        ),
+    ],
     question: Questions = None,
     benchmark: Benchmark = None,
     data_dir: DataDirOption = None,

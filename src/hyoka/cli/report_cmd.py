@@ -33,7 +33,14 @@ def report_command(
         ),
     ],
     out: Annotated[
-        Path, typer.Option("--output", "-o", help="Folder the site is written to.", file_okay=False)
+        Path,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Folder the site is written to: new, empty, or an earlier hyoka site (replaced "
+            "whole).",
+            file_okay=False,
+        ),
     ] = Path("report"),
     public_dir: Annotated[
         Path | None,

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hyoka.errors import HyokaError
+from hyoka.errors import HyokaError, flag_problems
 from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
 from hyoka.pfgen.prompts import Mode, build_prompt, clean_answer, stops_for, trial_seed
 from hyoka.pfgen.run_config import ENGINE_NAMES, config_text, make_config, run_folder
@@ -71,14 +71,8 @@ _FLAGS = {"temperature": "--temperature", "top_p": "--top-p", "top_k": "--top-k"
 
 
 def sampling_error(exc: ValidationError) -> str:
-    """Pydantic's report as one line per flag, e.g. ``--top-p 2.0: must be <= 1``."""
-    parts = []
-    for problem in exc.errors():
-        field_name = str(problem["loc"][0]) if problem["loc"] else ""
-        flag = _FLAGS.get(field_name, f"--{field_name.replace('_', '-')}")
-        message = str(problem["msg"]).removeprefix("Value error, ")
-        parts.append(f"{flag} {problem.get('input')!r}: {message}")
-    return "invalid sampling setting: " + "; ".join(parts)
+    """Pydantic's report as one line naming each flag, e.g. ``--top-p 2.0: must be <= 1``."""
+    return flag_problems("sampling", exc.errors(), _FLAGS)
 
 
 @dataclass(frozen=True)

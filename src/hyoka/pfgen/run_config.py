@@ -15,6 +15,7 @@ from typing import Any
 
 from hyoka.errors import HyokaError
 from hyoka.pfgen.prompts import Mode, stops_for
+from hyoka.store import path_under
 
 #: What upstream calls each of our providers in ``config.json``'s ``engine`` field.
 ENGINE_NAMES = {
@@ -85,8 +86,6 @@ def run_folder(results_dir: Path, model_name: str, config: dict[str, Any]) -> Pa
     )
     if bad:
         raise HyokaError(f"model name {model_name!r} cannot be used as a results folder name")
-    folder = results_dir.joinpath(*parts, config_hash(config))
-    root = results_dir.resolve()
-    if not folder.resolve().is_relative_to(root):
-        raise HyokaError(f"model name {model_name!r} would write outside {results_dir}")
-    return folder
+    # each part as a file name (``safe_name``: a part too long for the file system is cut
+    # and given a hash of the whole), the result checked to stay inside ``results_dir``
+    return path_under(results_dir, *parts, config_hash(config), what="model name")

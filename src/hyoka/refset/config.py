@@ -203,4 +203,5 @@ def _validate(path: Path, model: type[_Model], raw: dict[str, Any]) -> _Model:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        message = message.removeprefix("Value error, ")  # pydantic's wording for a validator
         raise InputError(f"{path}: {where}: {message}") from None

@@ -19,12 +19,13 @@ import asyncio
 import hashlib
 import json
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from hyoka.errors import HyokaError, InputError
 from hyoka.pfgen import Mode, SampleAnswer, build_prompt, clean_answer, stops_for, trial_seed
@@ -39,7 +40,7 @@ from hyoka.refset.shards import (
     shard_paths,
 )
 from hyoka.refset.source import SourceQuestion
-from hyoka.store import atomic_write_text
+from hyoka.store import atomic_write_text, path_under, plain_name
 
 GENERATED = "01-generated"
 SETTINGS_FILE = "generation.json"
@@ -48,6 +49,8 @@ MAX_ATTEMPTS = 10
 SNIPPETS_HEADER = "## 参考資料\n"
 
 Progress = Callable[[int], None]
+SET_NAME_MAX = 100
+SET_NAME = re.compile(rf"[A-Za-z0-9_-][A-Za-z0-9_.-]{{0,{SET_NAME_MAX - 1}}}")
 
 
 class GenerateConfig(BaseModel):
@@ -56,7 +59,7 @@ class GenerateConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str
-    set_name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    set_name: str
     mode: Mode = Mode.CHAT
     num_examples: int = Field(default=20, ge=0, le=1000)
     temperature: float = Field(default=1.0, ge=0)
@@ -71,6 +74,18 @@ class GenerateConfig(BaseModel):
     answers: int = Field(default=1000, ge=1)
     shards: int = Field(default=1, ge=1)
     concurrency: int = Field(default=8, ge=1)
+
+    @field_validator("set_name")
+    @classmethod
+    def _one_folder_name(cls, name: str) -> str:
+        """A set's answers live in a folder of its name: letters, digits, ``_``, ``-`` and
+        ``.``, not first (``.`` and ``..`` would make every question share one folder)."""
+        if not SET_NAME.fullmatch(name):
+            raise ValueError(
+                "a set name is letters, digits, '_', '-' and '.' (not first), "
+                f"at most {SET_NAME_MAX} characters"
+            )
+        return name
 
     def identity(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude={"answers", "shards", "concurrency"})
@@ -114,7 +129,14 @@ def snippets_prefix(passages: Sequence[str], k: int, seed: str, qid: str, index:
 
 
 def question_folder(work: Path, question_id: str, set_name: str) -> Path:
-    return work / GENERATED / question_id / set_name
+    """``<work>/01-generated/<question id>/<set name>``: both names must be plain file names
+    (``plain_name``), so no two questions or sets share a folder, and none lies outside."""
+    return path_under(generated_root(work, question_id), plain_name(set_name, what="set name"))
+
+
+def generated_root(work: Path, question_id: str) -> Path:
+    """The folder of one question's sets (``question_folder`` without the set)."""
+    return path_under(work / GENERATED, plain_name(question_id, what="question id"))
 
 
 def prepare(folder: Path, config: GenerateConfig) -> None:
@@ -322,7 +344,7 @@ def read_generated(work: Path, question_id: str) -> list[PoolRecord]:
     frames (a partial last batch regenerated after ``answers`` grew), each answer index
     counts once, the later frame winning.
     """
-    root = work / GENERATED / question_id
+    root = generated_root(work, question_id)
     records: list[PoolRecord] = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
         by_index: dict[int, str] = {}
@@ -335,7 +357,7 @@ def read_generated(work: Path, question_id: str) -> list[PoolRecord]:
 
 
 def generated_fingerprint(work: Path, question_id: str) -> str:
-    root = work / GENERATED / question_id
+    root = generated_root(work, question_id)
     parts = [
         f"{p.relative_to(root)}:{p.stat().st_size}"
         for p in sorted(root.rglob("shard-*"))

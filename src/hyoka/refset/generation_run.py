@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import DataError
+from hyoka.errors import DataError, InputError
 from hyoka.pfgen import QuestionFile
 from hyoka.providers import ModelClient, ResponseCache, load_provider, parse_model_string
 from hyoka.refset.executor import Executor
@@ -38,7 +38,7 @@ from hyoka.refset.generate import (
     write_stats,
 )
 from hyoka.refset.ray_workers import OnEvent, WorkerEvent, WorkerResources
-from hyoka.refset.shards import append_frame, shard_name
+from hyoka.refset.shards import append_frame, shard_name, shard_paths
 from hyoka.refset.source import BenchmarkSource
 from hyoka.store import atomic_write_text
 
@@ -162,25 +162,54 @@ def import_answers(
 ) -> dict[str, dict[str, int]]:
     """Each ``Qxx.json``'s reference sets become one shard per set under 01-generated.
 
-    Returns the answers imported per question and set. Re-importing replaces the shards.
+    Returns the answers imported per question and set. Re-importing replaces the shards of
+    an imported set; a set that was generated is never replaced by an import. Every file is
+    read and its question id and set names checked (``plain_name``) before anything is
+    written, so a name like ``../../x`` stops the import with one line, having done nothing.
     """
     paths = sorted(data_folder.glob("Q*.json"))
     if question_ids:
         paths = [p for p in paths if p.stem in set(question_ids)]
     if not paths:
         raise DataError(f"{data_folder}: no question files (Qxx.json) to import")
-    counts: dict[str, dict[str, int]] = {}
+    planned: list[tuple[Path, Path, str, str, list[str]]] = []
     for path in paths:
         info, answers = QuestionFile.read(path).parse()
         for set_name, texts in answers.items():
-            folder = question_folder(work, info.question_id, set_name)
-            folder.mkdir(parents=True, exist_ok=True)
-            shard = folder / shard_name(0)
-            shard.unlink(missing_ok=True)
-            records = [{"i": i, "text": t} for i, t in enumerate(texts)]
-            append_frame(shard, {"batch": 0, "planned": len(texts), "imported": str(path)}, records)
-            settings = {"imported": str(path), "set_name": set_name}
-            atomic_write_text(folder / SETTINGS_FILE, json.dumps(settings, sort_keys=True) + "\n")
-            write_stats(folder)
-            counts.setdefault(info.question_id, {})[set_name] = len(texts)
+            try:
+                folder = question_folder(work, info.question_id, set_name)
+            except InputError as exc:
+                raise DataError(f"{path}: {exc}") from None
+            _check_importable(folder)
+            planned.append((path, folder, info.question_id, set_name, texts))
+    counts: dict[str, dict[str, int]] = {}
+    for path, folder, question_id, set_name, texts in planned:
+        folder.mkdir(parents=True, exist_ok=True)
+        shard = folder / shard_name(0)
+        shard.unlink(missing_ok=True)
+        records = [{"i": i, "text": t} for i, t in enumerate(texts)]
+        append_frame(shard, {"batch": 0, "planned": len(texts), "imported": str(path)}, records)
+        settings = {"imported": str(path), "set_name": set_name}
+        atomic_write_text(folder / SETTINGS_FILE, json.dumps(settings, sort_keys=True) + "\n")
+        write_stats(folder)
+        counts.setdefault(question_id, {})[set_name] = len(texts)
     return counts
+
+
+def _check_importable(folder: Path) -> None:
+    """A set folder an import may fill: new, or one an earlier import wrote (its settings
+    say ``imported``); the shards of a generated set are the user's answers, not ours."""
+    settings = folder / SETTINGS_FILE
+    if not settings.exists():
+        if shard_paths(folder):
+            raise DataError(f"{folder}: holds shards without {SETTINGS_FILE}; not replaced")
+        return
+    try:
+        imported = "imported" in json.loads(settings.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        imported = False
+    if not imported:
+        raise DataError(
+            f"{folder}: holds generated answers of this set; an import does not replace them "
+            "(import into another work folder)"
+        )

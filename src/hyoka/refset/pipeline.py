@@ -29,6 +29,7 @@ from hyoka.refset.pool import (
     PoolRecord,
     append_audit,
     pool_path,
+    question_file,
     read_pool,
     write_pool,
 )
@@ -93,6 +94,11 @@ def _path(value: Any) -> Path | None:
     return Path(value) if value else None
 
 
+def done_marker(folder: Path, question_id: str) -> Path:
+    """``<stage folder>/<question id>.done.json``: what a stage did to a question."""
+    return question_file(folder, question_id, DONE_SUFFIX)
+
+
 def file_sha1(path: Path | None) -> str | None:
     if path is None:
         return None
@@ -120,9 +126,10 @@ def available_questions(work: Path, stage: Stage) -> list[str]:
     folder = work / stage.source
     if not folder.is_dir():
         raise DataError(f"{folder}: not found (run the stage before {stage.name} first)")
+    # hidden entries (a tool's ".ipynb_checkpoints", a temporary file) are no questions
     if stage.source == GENERATED:
-        return sorted(p.name for p in folder.iterdir() if p.is_dir())
-    return sorted(p.name[: -len(POOL_SUFFIX)] for p in folder.glob(f"*{POOL_SUFFIX}"))
+        return sorted(p.name for p in folder.iterdir() if p.is_dir() and p.name[0] != ".")
+    return sorted(p.name[: -len(POOL_SUFFIX)] for p in folder.glob(f"[!.]*{POOL_SUFFIX}"))
 
 
 def run_stage(
@@ -154,7 +161,7 @@ def run_question(item: dict[str, Any]) -> dict[str, Any]:
     stage = STAGES[item["stage"]]
     work, qid, params = Path(item["work"]), item["qid"], item["params"]
     out_dir = work / stage.folder
-    marker = out_dir / f"{qid}{DONE_SUFFIX}"
+    marker = done_marker(out_dir, qid)
     if stage.source == GENERATED:
         fingerprint = generated_fingerprint(work, qid)
     else:

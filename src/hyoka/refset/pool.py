@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import DataError
-from hyoka.store import atomic_write_bytes
+from hyoka.store import atomic_write_bytes, path_under, plain_name
 
 POOL_SUFFIX = ".jsonl.gz"
 AUDIT_FILE = "audit.jsonl"
@@ -54,7 +54,14 @@ def merge_counts(records: Iterable[PoolRecord]) -> list[PoolRecord]:
 
 
 def pool_path(folder: Path, question_id: str) -> Path:
-    return folder / f"{question_id}{POOL_SUFFIX}"
+    """``<folder>/<question id>.jsonl.gz``; a question id that is not a plain file name
+    (``../x``, ``.``) is refused, never joined into the path."""
+    return question_file(folder, question_id, POOL_SUFFIX)
+
+
+def question_file(folder: Path, question_id: str, suffix: str) -> Path:
+    """The file of one question in a stage folder: ``<folder>/<question id><suffix>``."""
+    return path_under(folder, plain_name(question_id, what="question id"), suffix=suffix)
 
 
 def write_pool(path: Path, records: Sequence[PoolRecord]) -> None:

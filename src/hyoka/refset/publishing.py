@@ -5,6 +5,11 @@
 answers), so ``hyoka pfgen score --data-dir <out>`` and ``hyoka pfgen generate --data-dir
 <out>`` use the new sets as they use the published ones. ``refset-build.json`` beside them
 records each stage's settings and per-question summary for provenance.
+
+The data folder must be new, empty or one hyoka published before (``store.claim_folder``,
+kind ``refset``): publishing into a folder holding pfgen-bench's own question files would
+replace some of them and leave the rest, a benchmark that is neither. Question files are
+then written one by one, each atomically, so publishing more questions later adds to it.
 """
 
 from __future__ import annotations
@@ -16,12 +21,19 @@ from typing import Any
 
 from hyoka.errors import DataError
 from hyoka.pfgen import BENCHMARK_FOLDER
-from hyoka.refset.pipeline import DONE_SUFFIX, FINAL_FOLDER, STAGES
-from hyoka.refset.pool import group_by_set, pool_path, read_pool
+from hyoka.refset.pipeline import FINAL_FOLDER, STAGES, done_marker
+from hyoka.refset.pool import group_by_set, pool_path, question_file, read_pool
 from hyoka.refset.source import QUESTIONS_FILE, BenchmarkSource
-from hyoka.store import atomic_write_text
+from hyoka.store import atomic_write_text, claim_folder, owned_folder
 
 PROVENANCE_FILE = "refset-build.json"
+#: The kind of output a published data folder is marked as (``store.owned_folder``).
+REFSET_KIND = "refset"
+
+
+def check_output(out: Path, flag: str = "OUT") -> None:
+    """Refuse, before any stage runs, an output whose data folder is not empty or ours."""
+    owned_folder(out / BENCHMARK_FOLDER, REFSET_KIND, flag=flag, legacy=(PROVENANCE_FILE,))
 
 
 def publish(
@@ -30,8 +42,12 @@ def publish(
     out: Path,
     question_ids: Sequence[str] | None = None,
     from_folder: str = FINAL_FOLDER,
+    flag: str = "OUT",
 ) -> list[Path]:
-    """Write one question file per question that has a pool; returns the files written."""
+    """Write one question file per question that has a pool; returns the files written.
+
+    ``flag`` names ``out`` in a refusal (``OUT``, or the settings file's ``out``)."""
+    check_output(out, flag)
     folder = work / from_folder
     questions = source.select(list(question_ids) if question_ids else None)
     present = [q for q in questions if pool_path(folder, q.question_id).exists()]
@@ -41,7 +57,7 @@ def publish(
     if not present:
         raise DataError(f"{folder}: no selected answers to publish (run the stages first)")
     target = out / BENCHMARK_FOLDER
-    target.mkdir(parents=True, exist_ok=True)
+    claim_folder(target, REFSET_KIND, flag=flag, legacy=(PROVENANCE_FILE,))
     files: list[Path] = []
     provenance: dict[str, Any] = {"source": str(source.folder), "stages": {}}
     for q in present:
@@ -49,12 +65,12 @@ def publish(
         if not sets:
             raise DataError(f"{q.question_id}: every answer was filtered out; nothing to publish")
         answers = {name: [r.text for r in records] for name, records in sorted(sets.items())}
-        path = target / f"{q.question_id}.json"
+        path = question_file(target, q.question_id, ".json")
         body = {**q.meta(), "answers": answers}
         atomic_write_text(path, json.dumps(body, ensure_ascii=False, indent=1) + "\n")
         files.append(path)
         for stage in STAGES.values():
-            marker = work / stage.folder / f"{q.question_id}{DONE_SUFFIX}"
+            marker = done_marker(work / stage.folder, q.question_id)
             if marker.exists():
                 done = json.loads(marker.read_text(encoding="utf-8"))
                 entry = provenance["stages"].setdefault(

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import DataError
+from hyoka.errors import DataError, InputError
 from hyoka.pfgen import SampleAnswer, parse_rules
+from hyoka.store import path_under, plain_name
 
 QUESTIONS_FILE = "questions.jsonl"
 
@@ -95,13 +96,20 @@ def _parse_line(folder: Path, path: Path, number: int, line: str, position: int)
     if not isinstance(answer, str) or not answer.strip():
         raise DataError(f"{where}: question {raw['question'][:30]!r} has no sample answer")
     qid = raw.get("question_id") or f"Q{position:02d}"
-    meta = _read_meta(folder / f"{qid}.json")
+    if isinstance(qid, bool) or not isinstance(qid, str | int):
+        raise DataError(f"{where}: 'question_id' must be a string")
+    qid = str(qid)
+    try:
+        plain_name(qid, what="question_id")  # it names files: one plain name, never a path
+    except InputError as exc:
+        raise DataError(f"{where}: {exc}") from None
+    meta = _read_meta(path_under(folder, qid, suffix=".json"))
     keywords = raw.get("keywords", meta.get("keywords", []))
     if not isinstance(keywords, list):
         raise DataError(f"{where}: 'keywords' must be a list of rules")
     parse_rules(keywords, where)  # a bad rule is reported now, not at scoring time
     return SourceQuestion(
-        question_id=str(qid),
+        question_id=qid,
         question=raw["question"],
         sample_answer=answer,
         category=str(raw.get("category", meta.get("category", ""))),

@@ -2,8 +2,9 @@
 
 The site is a folder of HTML pages that share one stylesheet and one script in ``assets/``;
 links are relative and nothing is loaded from the network, so it opens from ``file://``,
-offline, wherever it is copied. Pages are built in memory first and written last, each
-atomically, so a failed build leaves the previous site as it was (page by page).
+offline, wherever it is copied. Pages are built in memory first, then written into a folder
+beside ``-o`` and swapped in whole, so a failed build leaves the previous site as it was.
+``-o`` must be new, empty or a previous hyoka site: a user's own files are never replaced.
 
 Cost is kept to what the user asked about: public pfgen runs are leaderboard rows read from
 their ``result.json``; only runs named on the command line are scored answer by answer and
@@ -23,12 +24,14 @@ from hyoka.errors import HyokaError, InputError
 from hyoka.report import assets
 from hyoka.report.html import ASSET_CSS, ASSET_JS, esc, page
 from hyoka.report.inputs import Inputs, discover
-from hyoka.store import atomic_write_text, path_under
+from hyoka.store import atomic_write_text, owned_folder, path_under, replacing_folder
 
 #: Where the public pfgen-bench results are, inside a data directory.
 PUBLIC_RESULTS = Path("pfgen-bench") / "results"
 
 Progress = Callable[[str], None]
+#: The kind of output a site folder is marked as (``store.owned_folder``).
+SITE_KIND = "report"
 #: Files written at once.
 WRITERS = 16
 
@@ -78,6 +81,7 @@ def build_report(
     """Build every page, then write them under ``out``."""
     started = time.perf_counter()
     say = progress or (lambda _: None)
+    owned_folder(out, SITE_KIND)  # a folder that is not ours is refused before the work
     public = public_results(options)
     inputs = discover(paths, public)
     result = ReportResult(out, notes=list(inputs.notes))
@@ -107,28 +111,27 @@ def build_report(
 
 
 def _write(out: Path, pages: dict[str, str]) -> None:
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"-o {out}: cannot create folder: {exc.strerror}") from None
-    if not out.is_dir():
-        raise InputError(f"-o {out}: not a folder")
-    targets = {
-        path_under(out, *relative.split("/"), what="page"): text for relative, text in pages.items()
-    }
-    for folder in {target.parent for target in targets}:
-        folder.mkdir(parents=True, exist_ok=True)
+    """Write the site aside and swap it in for ``out``: only into a new or empty folder or
+    over a previous hyoka site (``store.replacing_folder``), all pages or none."""
+    with replacing_folder(out, SITE_KIND) as staging:
+        targets = {
+            path_under(staging, *relative.split("/"), what="page"): text
+            for relative, text in pages.items()
+        }
+        for folder in {target.parent for target in targets}:
+            folder.mkdir(parents=True, exist_ok=True)
 
-    def write(item: tuple[Path, str]) -> None:
-        target, text = item
-        try:
-            atomic_write_text(target, text)
-        except OSError as exc:
-            raise InputError(f"{target}: cannot write: {exc.strerror}") from None
+        def write(item: tuple[Path, str]) -> None:
+            target, text = item
+            try:
+                atomic_write_text(target, text)
+            except OSError as exc:
+                shown = out / target.relative_to(staging)
+                raise InputError(f"{shown}: cannot write: {exc.strerror}") from None
 
-    # each write waits on its own fsync: overlapping them is most of the speed-up
-    with ThreadPoolExecutor(max_workers=WRITERS) as pool:
-        list(pool.map(write, targets.items()))
+        # each write waits on its own fsync: overlapping them is most of the speed-up
+        with ThreadPoolExecutor(max_workers=WRITERS) as pool:
+            list(pool.map(write, targets.items()))
 
 
 def _pfgen(

@@ -38,6 +38,28 @@ def safe_name(text: str, *, what: str = "name") -> str:
     return cleaned
 
 
+def plain_name(text: str, *, what: str = "name") -> str:
+    """``text`` itself, if it is one path component as it is (``safe_name`` keeps it), else
+    ``InputError`` naming ``what``.
+
+    For names that identify things across files and runs (question ids, reference-set
+    names): two of them must never share a file, and a run must find its files again by
+    the name, so they are checked where they enter (a flag, a line of a file), not
+    rewritten on the way to a path.
+    """
+    try:
+        unchanged = safe_name(text, what=what) == text
+    except InputError:
+        unchanged = False
+    if not unchanged:
+        raise InputError(
+            f"{what} {text!r} cannot be used as a file name: it must not start with '.', "
+            "begin or end with a space, or hold '/', '\\', control characters or :*?\"<>|, "
+            f"and is at most {MAX_NAME_BYTES} bytes"
+        )
+    return text
+
+
 def path_under(root: Path, *parts: str, what: str = "name", suffix: str = "") -> Path:
     """``root`` joined with each part made safe; ``InputError`` if it would lie outside.
 
