@@ -14,7 +14,6 @@ from hyoka.cli._common import (
     JudgeOption,
     LimitOption,
     MaxTokensOption,
-    MethodOption,
     ModelNameOption,
     ModelOption,
     NoCacheOption,
@@ -256,7 +255,14 @@ def judge_command(
         str | None,
         typer.Option(help="Pairwise: compare each model with this one (default: every pair)."),
     ] = None,
-    method: MethodOption = "all",
+    method: Annotated[
+        str | None,
+        typer.Option(
+            "--method",
+            help="Pairwise verdict method: prob, bs1, bs2 or all (default: bs2, upstream's: "
+            "two games that disagree are a tie; only prob asks the judge for logprobs).",
+        ),
+    ] = None,
 ) -> None:
     """Grade every turn with the benchmark's judge prompts and rating rules (resumable).
 
@@ -292,10 +298,10 @@ def judge_command(
 
     if mode not in ("single", "pairwise"):
         raise InputError(f"--mode must be single or pairwise, got {mode!r}")
-    if mode == "single" and (baseline is not None or method != "all"):
+    if mode == "single" and (baseline is not None or method is not None):
         raise InputError("--baseline and --method are for --mode pairwise")
-    methods = parse_methods(method)
     loaded = Bench.load(bench, data_dir)
+    methods = parse_methods(method or loaded.spec.pair_method)
     # every answer file is checked before the first judge call
     loaded_answers = [
         (path, load_answers(path, loaded, complete=limit is None)) for path in answers

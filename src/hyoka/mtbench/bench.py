@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
-from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, RatingRules
+from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, Method, RatingRules
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.store import read_records
@@ -104,6 +104,10 @@ class BenchSpec:
     #: the rules that decide a pairwise game without a judge call (upstream pfmt checks only
     #: for a missing answer there: the language rule is single grading's)
     pair_zero_rules: tuple[ZeroRule, ...] = ("no-answer",)
+    #: how upstream turns a pairwise turn's two games into one verdict: FastChat's
+    #: ``show_result.py`` (pfmt-bench-fin-ja uses it as it is) counts two games that
+    #: disagree as a tie, which is ``bs2``; its judge calls ask for no log probabilities
+    pair_method: Method = "bs2"
     prompt_names: JudgePromptNames = field(default_factory=JudgePromptNames)
     dialogue: DialogueStyle = JAPANESE_DIALOGUE
     generation: GenerationDefaults = field(
