@@ -11,6 +11,10 @@ a real local OpenAI-compatible server received.
 from __future__ import annotations
 
 import json
+import random
+from collections import defaultdict
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,7 @@ from hyoka.cli.main import app
 from replay_judge_server import ReplayJudge
 
 MT = SHARED_DATA / "mt-bench"
+FIN = SHARED_DATA / "pfmt-bench-fin-ja"
 
 
 @pytest.fixture(autouse=True)
@@ -38,6 +43,143 @@ def _questions(folder: Path) -> list[dict[str, Any]]:
 def _hyoka(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(app, list(args))
     return result.exit_code, result.output
+
+
+def _rows(*args: str) -> tuple[str, dict[str, dict[str, Any]]]:
+    """``hyoka mtbench leaderboard ... --format json``: everything it printed, and its rows
+    by model."""
+    result = CliRunner().invoke(app, ["mtbench", "leaderboard", *args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return result.output, {row["model"]: row for row in json.loads(result.stdout)}
+
+
+# -- 2. the headline: show_result.py's mean over rated turns, make_leaderboard's over categories
+
+
+def _mt_judgments(path: Path, unrated: dict[str, set[tuple[int, int]]]) -> list[dict[str, Any]]:
+    """A FastChat ``gpt-4_single.jsonl`` of two models on the real MT-bench questions
+    (ratings drawn from a seeded generator), with the ``unrated`` turns at -1."""
+    rng = random.Random(22)
+    lines = []
+    for model in ("model-a", "model-b"):
+        for question in _questions(MT):
+            for turn in (1, 2):
+                qid = question["question_id"]
+                score = -1 if (qid, turn) in unrated.get(model, set()) else rng.randint(1, 10)
+                lines.append(
+                    {"question_id": qid, "model": model, "judge": ["gpt-4", "single-v1"],
+                     "user_prompt": f"[Question]\n{question['turns'][0]}\n", "judgment":
+                     f"Rating: [[{score}]]", "score": score, "turn": turn, "tstamp": 0.0}
+                )  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return lines
+
+
+def show_result_means(lines: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """FastChat ``show_result.py --mode single`` on MT-bench: drop score -1, then per model
+    the mean of its turn-1 scores, of its turn-2 scores and of all of them ("Average")."""
+    scores: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for line in lines:
+        if line["score"] != -1:
+            scores[line["model"], line["turn"]].append(line["score"])
+    means: dict[str, dict[str, float]] = {}
+    for model in sorted({model for model, _turn in scores}):
+        one, two = scores[model, 1], scores[model, 2]
+        means[model] = {
+            "turn1": sum(one) / len(one),
+            "turn2": sum(two) / len(two),
+            "average": sum(one + two) / len(one + two),
+        }
+    return means
+
+
+def test_mt_bench_headline_is_fastchats_mean_of_rated_turns(tmp_path: Path) -> None:
+    """Six turns without a rating, four of them in writing: FastChat's average and
+    hyoka's agree to the last bit, and every format marks the row."""
+    unrated = {"model-a": {(81, 1), (82, 2), (83, 1), (84, 2), (111, 1), (121, 2)}}
+    judgments = tmp_path / "gpt-4_single.jsonl"
+    lines = _mt_judgments(judgments, unrated)
+    upstream = show_result_means(lines)
+    out, rows = _rows("--bench", "mt-bench", "--judgments", str(judgments))
+    for model, means in upstream.items():
+        row = rows[model]
+        assert row["overall"] == means["average"]
+        assert row["turn1"]["overall"] == means["turn1"]
+        assert row["turn2"]["overall"] == means["turn2"]
+        assert row["headline"] == "turn-mean"
+    assert (rows["model-a"]["unrated_turns"], rows["model-b"]["unrated_turns"]) == (6, 0)
+    # the mean of the category means (what hyoka reported before) is another number here
+    categories = rows["model-a"]["categories"].values()
+    assert sum(categories) / len(categories) != pytest.approx(upstream["model-a"]["average"])
+    assert "model-a: 6 of 160 judged turns have no rating (-1)" in " ".join(out.split())
+    for fmt in ("md", "csv"):
+        code, text = _hyoka(
+            "mtbench", "leaderboard", "--bench", "mt-bench", "--judgments", str(judgments),
+            "--format", fmt,
+        )  # fmt: skip
+        assert code == 0, text
+        assert "model-a (6 unrated)" in text and "model-b (" not in text
+        assert "model-a: 6 of 160 judged turns unrated (no rating, -1)" in text
+        assert "Avg.: mean of every rated turn (FastChat's show_result.py)" in text
+    rated = [line["score"] for line in lines if line["model"] == "model-a" and line["score"] >= 0]
+    exact = Decimal(sum(rated)) / Decimal(len(rated))
+    shown = exact.quantize(Decimal("0.01"), ROUND_HALF_UP)  # Markdown: two decimals, half up
+    md = _hyoka("mtbench", "leaderboard", "--bench", "mt-bench", "--judgments", str(judgments))
+    assert f"| model-a (6 unrated) | {shown} |" in md[1]
+
+
+def make_leaderboard_overall(folder: Path, categories: dict[int, str]) -> dict[str, Fraction]:
+    """pfmt-bench-fin-ja ``make_leaderboard.py``: drop score -1, per model and category
+    the mean score, and overall the mean of those category means (exactly, here)."""
+    scores: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for path in sorted(folder.glob("*.jsonl")):
+        for text in path.read_text(encoding="utf-8").splitlines():
+            line = json.loads(text)
+            if line["score"] != -1:
+                scores[line["model"], categories[line["question_id"]]].append(line["score"])
+    overall: dict[str, Fraction] = {}
+    for model in {model for model, _category in scores}:
+        means = [Fraction(sum(s), len(s)) for (m, _c), s in scores.items() if m == model]
+        overall[model] = sum(means, Fraction()) / len(means)
+    return overall
+
+
+def test_pfmt_headline_keeps_make_leaderboards_mean_of_categories(tmp_path: Path) -> None:
+    """The published gpt-4o judgments (three turns already at -1, one of them gpt-4's) with
+    five math turns of gpt-4 set to -1 in a copy: overall is still the mean of the category
+    means, and the rows with unrated turns say how many."""
+    folder = tmp_path / "gpt-4o_single"
+    folder.mkdir()
+    categories = {q["question_id"]: q["category"] for q in _questions(FIN)}
+    for source in sorted((FIN / "model_judgment" / "gpt-4o_single").glob("*.jsonl")):
+        text = source.read_text(encoding="utf-8")
+        if source.stem == "gpt-4":
+            lines = [json.loads(line) for line in text.splitlines()]
+            math = [line for line in lines if categories[line["question_id"]] == "math"]
+            for line in math[:5]:
+                line["score"] = -1
+            text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        (folder / source.name).write_text(text, encoding="utf-8")
+    expected = make_leaderboard_overall(folder, categories)
+    _out, shown = _rows("--judgments", str(folder))
+    rows = {model.replace("/", "_", 1): row for model, row in shown.items()}
+    assert {model: row["overall"] for model, row in rows.items()} == {
+        model: float(mean) for model, mean in expected.items()
+    }
+    unrated = {
+        path.stem: sum(json.loads(line)["score"] == -1 for line in path.open(encoding="utf-8"))
+        for path in folder.glob("*.jsonl")
+    }
+    assert unrated["gpt-4"] == 6  # one published, five set here
+    assert {model: row["unrated_turns"] for model, row in rows.items()} == unrated
+    assert {row["headline"] for row in rows.values()} == {"category-mean"}
+    marked = {model for model, row in rows.items() if row["unrated_turns"]}
+    code, md = _hyoka("mtbench", "leaderboard", "--judgments", str(folder))
+    assert code == 0, md
+    for model in marked:
+        row = rows[model]
+        name = row["model"]
+        assert f"| {name} ({row['unrated_turns']} unrated) |" in md
 
 
 # -- 3. pairwise: log probabilities only for the prob method --------------------------------

@@ -64,12 +64,14 @@ def leaderboard_command(
     ] = None,
     data_dir: DataDirOption = None,
 ) -> None:
-    """Rank models by category: the mean of both turns' scores, overall = mean of categories.
+    """Rank models by category: the mean of both turns' scores, overall as upstream has it.
 
-    Rule-based zeros (no answer, wrong language) count; unrated turns (-1) do not. Means
-    are rounded half-up to two decimals. Rows not judged on every turn are marked
-    incomplete and ranked last; rows judged another way than most are marked; the table
-    ends with its signature.
+    Overall (Avg.): pfmt-fin the mean of the category means (its make_leaderboard.py),
+    mt-bench the mean of every rated turn (FastChat's show_result.py). Rule-based zeros
+    (no answer, wrong language) count; unrated turns (-1) do not, and rows with any are
+    marked with how many. Means are rounded half-up to two decimals in md and csv, full
+    precision in json. Rows not judged on every turn are marked incomplete and ranked
+    last; rows judged another way than most are marked; the table ends with its signature.
 
     Examples:
 
@@ -102,6 +104,12 @@ def leaderboard_command(
             f"{model.model}: {model.judged} of {board.expected_turns} turns judged "
             "(marked incomplete, ranked last)"
         )
+    for model in board.models:
+        if model.unrated:
+            print_warning(
+                f"{model.model}: {model.unrated} of {model.judged} judged turns have no "
+                "rating (-1), left out of its means (marked unrated)"
+            )
     typer.echo(render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
                       per_turn=per_turn), nl=False)  # fmt: skip
     for path in radar or []:

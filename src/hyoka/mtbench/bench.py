@@ -29,6 +29,11 @@ from hyoka.store import read_records
 #: A rule that scores a turn 0 without calling the judge: an empty answer ("No answer"),
 #: or one fastText says is in the wrong language ("Incorrect language").
 ZeroRule = Literal["no-answer", "language"]
+#: How upstream computes a model's headline score from its rated turns (-1 left out):
+#: ``category-mean``, the mean of the category means (pfmt-bench-fin-ja's
+#: ``make_leaderboard.py``); ``turn-mean``, the mean over every rated turn (FastChat's
+#: ``show_result.py``). The two differ once a category has fewer rated turns than another.
+Headline = Literal["category-mean", "turn-mean"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,8 @@ class BenchSpec:
     #: ``show_result.py`` (pfmt-bench-fin-ja uses it as it is) counts two games that
     #: disagree as a tie, which is ``bs2``; its judge calls ask for no log probabilities
     pair_method: Method = "bs2"
+    #: how the leaderboard's headline (its "Avg." column) is computed, as upstream does
+    headline: Headline = "category-mean"
     prompt_names: JudgePromptNames = field(default_factory=JudgePromptNames)
     dialogue: DialogueStyle = JAPANESE_DIALOGUE
     generation: GenerationDefaults = field(
@@ -195,6 +202,7 @@ MT_BENCH = BenchSpec(
     rating_rules=FASTCHAT,
     # FastChat judges every turn, an empty answer included, and checks no language
     zero_rules=(),
+    headline="turn-mean",
     pair_zero_rules=(),
     dialogue=ENGLISH_DIALOGUE,
     # FastChat's temperature_config (0.7 elsewhere) and max_new_token 1024; no penalty
