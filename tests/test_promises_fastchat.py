@@ -10,6 +10,7 @@ a real local OpenAI-compatible server received.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections import defaultdict
@@ -27,6 +28,13 @@ from replay_judge_server import ReplayJudge
 
 MT = SHARED_DATA / "mt-bench"
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
+#: FastChat ``llm_judge/common.py``'s ``temperature_config``; other categories 0.7
+FASTCHAT_TEMPERATURES = {
+    "writing": 0.7, "roleplay": 0.7, "extraction": 0.0, "math": 0.0, "coding": 0.0,
+    "reasoning": 0.0, "stem": 0.1, "humanities": 0.1,
+}  # fmt: skip
+#: the system message of FastChat's ``chatgpt`` conversation template (``conversation.py``)
+CHATGPT_SYSTEM = "You are a helpful assistant."
 
 
 @pytest.fixture(autouse=True)
@@ -51,6 +59,96 @@ def _rows(*args: str) -> tuple[str, dict[str, dict[str, Any]]]:
     result = CliRunner().invoke(app, ["mtbench", "leaderboard", *args, "--format", "json"])
     assert result.exit_code == 0, result.output
     return result.output, {row["model"]: row for row in json.loads(result.stdout)}
+
+
+def _signature(output: str) -> dict[str, str]:
+    line = next(line for line in output.splitlines() if line.startswith("signature: "))
+    fields = line.removeprefix("signature: ").split("|")
+    return dict(field.split(":", 1) for field in fields)
+
+
+# -- 1. generation: the messages FastChat's gen_api_answer.py sends --------------------------
+
+
+def fastchat_requests(question: dict[str, Any], reply: str) -> list[dict[str, Any]]:
+    """What ``gen_api_answer.py`` sends for ``question`` to an OpenAI model: per turn the
+    ``chatgpt`` template's ``to_openai_api_messages()`` (its system message, then the turns
+    so far with the model's replies), at the category's temperature, 1024 tokens."""
+    temperature = FASTCHAT_TEMPERATURES.get(question["category"], 0.7)
+    messages: list[dict[str, str]] = [{"role": "system", "content": CHATGPT_SYSTEM}]
+    requests = []
+    for turn in question["turns"]:
+        messages = [*messages, {"role": "user", "content": turn}]
+        requests.append({"messages": messages, "temperature": temperature, "max_tokens": 1024})
+        messages = [*messages, {"role": "assistant", "content": reply}]
+    return requests
+
+
+def test_mt_bench_generation_sends_fastchats_messages_for_every_turn(tmp_path: Path) -> None:
+    """All 80 questions x 2 turns: the messages, temperature and budget of every request
+    equal FastChat's, and the signature names the system message."""
+    reply = "An answer."
+    answers = tmp_path / "gpt-4.jsonl"
+    with ReplayJudge({}, missing_reply=reply) as server:
+        code, out = _hyoka(
+            "mtbench", "generate", "--bench", "mt-bench", "-m", "openai/gpt-4",
+            "--base-url", server.base_url, "--template", "chat", "--no-cache",
+            "--output", str(answers),
+        )  # fmt: skip
+    assert code == 0, out
+    sent = [
+        {key: request.body[key] for key in ("messages", "temperature", "max_tokens")}
+        for request in server.received
+    ]
+    expected = [r for q in _questions(MT) for r in fastchat_requests(q, reply)]
+    assert len(expected) == 160
+    key = json.dumps  # requests come in any order: compare them as a multiset
+    assert sorted(map(key, sent)) == sorted(map(key, expected))
+    assert _signature(out)["system"] == "fastchat-chatgpt"
+    manifest = json.loads(Path(f"{answers}.manifest.json").read_text(encoding="utf-8"))
+    assert manifest["identity"]["system_message"] == CHATGPT_SYSTEM
+    assert manifest["signature"]["fields"]["system"] == "fastchat-chatgpt"
+
+
+def _first_request(tmp_path: Path, bench: str, *flags: str) -> tuple[int, str, list[Any]]:
+    with ReplayJudge({}, missing_reply="An answer.") as server:
+        code, out = _hyoka(
+            "mtbench", "generate", "--bench", bench, "-m", "openai/m", "--base-url",
+            server.base_url, "--template", "chat", "--no-cache", "--limit", "1",
+            "--results-dir", str(tmp_path / "results"), *flags,
+        )  # fmt: skip
+    return code, out, [request.body["messages"] for request in server.received]
+
+
+def test_another_system_message_is_an_option_named_in_the_signature(tmp_path: Path) -> None:
+    code, out, sent = _first_request(tmp_path / "none", "mt-bench", "--no-system-message")
+    assert code == 0, out
+    assert [m[0]["role"] for m in sent] == ["user", "user"]
+    assert _signature(out)["system"] == "none"
+    own = "Answer briefly."
+    code, out, sent = _first_request(tmp_path / "own", "mt-bench", "--system-message", own)
+    assert code == 0, out
+    assert [m[0] for m in sent] == [{"role": "system", "content": own}] * 2
+    digest = hashlib.sha256(own.encode()).hexdigest()[:8]
+    assert _signature(out)["system"] == f"custom@{digest}"
+    code, out, sent = _first_request(
+        tmp_path / "both", "mt-bench", "--no-system-message", "--system-message", own
+    )
+    assert code == 1 and sent == []
+    assert "--system-message and --no-system-message exclude each other" in out
+
+
+def test_pfmt_generation_opens_with_its_upstreams_system_message(tmp_path: Path) -> None:
+    """pfmt-bench-fin-ja's ``utils/common.py`` registers 「あなたは優秀なアシスタントです。」
+    as the system message of every template its ``gen_api_answer.py`` uses."""
+    code, out, sent = _first_request(tmp_path, "pfmt-fin")
+    assert code == 0, out
+    first = _questions(FIN)[0]
+    assert sent[0] == [
+        {"role": "system", "content": "あなたは優秀なアシスタントです。"},
+        {"role": "user", "content": first["turns"][0]},
+    ]
+    assert _signature(out)["system"] == "pfmt-upstream"
 
 
 # -- 2. the headline: show_result.py's mean over rated turns, make_leaderboard's over categories

@@ -147,6 +147,18 @@ def generate_command(
             help="strict: an answer that writes a role marker becomes empty; lenient: cut there."
         ),
     ] = "strict",
+    system_message: Annotated[
+        str | None,
+        typer.Option(
+            "--system-message",
+            help="System message of chat requests (default: upstream's; mt-bench: FastChat's "
+            "'You are a helpful assistant.'); named in the signature.",
+        ),
+    ] = None,
+    no_system_message: Annotated[
+        bool,
+        typer.Option("--no-system-message", help="Chat requests without a system message."),
+    ] = False,
     name: ModelNameOption = None,
     output: OutputOption = None,
     results_dir: ResultsDirOption = RESULTS,
@@ -171,6 +183,7 @@ def generate_command(
     import asyncio
 
     from hyoka.cli._common import err_console, progress_bar, provider_options
+    from hyoka.cli._judging import print_signature
     from hyoka.mtbench import (
         Bench,
         GeneratePlan,
@@ -187,6 +200,8 @@ def generate_command(
         raise InputError(f"--template must be auto, chat or base, got {template!r}")
     if injection not in ("strict", "lenient"):
         raise InputError(f"--injection must be strict or lenient, got {injection!r}")
+    if no_system_message and system_message is not None:
+        raise InputError("--system-message and --no-system-message exclude each other")
     provider_name, _model = parse_model_string(model)
     loaded = Bench.load(bench, data_dir)
     model_id = answer_model_id(model, name)
@@ -200,6 +215,7 @@ def generate_command(
         max_tokens=max_tokens, temperatures=parse_temperatures(temperature or [], loaded),
         repetition_penalty=penalty,
         injection="strict" if injection == "strict" else "lenient", limit=limit, seed=seed,
+        system_message=system_message, no_system_message=no_system_message,
     )  # fmt: skip
     client = connect(
         model, base_url=base_url, options=provider_options(option), no_cache=no_cache,
@@ -223,6 +239,8 @@ def generate_command(
         f"{stats.cache_hits} from cache; tokens: {stats.usage.prompt_tokens} in, "
         f"{stats.usage.completion_tokens} out"
     )
+    if report.signature is not None:
+        print_signature(report.signature)
 
 
 @reports_errors
