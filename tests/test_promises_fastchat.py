@@ -35,6 +35,10 @@ FASTCHAT_TEMPERATURES = {
 }  # fmt: skip
 #: the system message of FastChat's ``chatgpt`` conversation template (``conversation.py``)
 CHATGPT_SYSTEM = "You are a helpful assistant."
+#: what ``play_a_match_single`` writes per line (FastChat ``llm_judge/common.py``)
+FASTCHAT_SINGLE_FIELDS = {
+    "question_id", "model", "judge", "user_prompt", "judgment", "score", "turn", "tstamp"
+}  # fmt: skip
 
 
 @pytest.fixture(autouse=True)
@@ -326,3 +330,84 @@ def test_pairwise_asks_for_logprobs_only_for_the_prob_method(tmp_path: Path) -> 
         assert code == (1 if method == "prob" else 0), out
         assert len(asked) == 4
         assert {(body["logprobs"], body["top_logprobs"]) for body in asked} == {(True, 20)}
+
+
+# -- 6. the files: where FastChat's show_result.py and gen_judgment.py look ------------------
+
+
+def _fastchat_path(
+    data: Path, kind: str, bench_name: str = "mt_bench", judge: str = "gpt-4"
+) -> Path:
+    """FastChat's default paths, relative to its ``data/`` folder: ``gen_judgment.py``
+    writes and ``show_result.py`` reads ``data/{bench_name}/model_judgment/
+    {judge_model}_{single,pair}.jsonl``, with ``bench_name`` ``mt_bench`` and
+    ``judge_model`` ``gpt-4`` by default."""
+    return data / bench_name / "model_judgment" / f"{judge}_{kind}.jsonl"
+
+
+def test_upstream_layout_writes_where_fastchats_scripts_read(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    a, b, c = _answer_files(tmp_path / "answers", ("model-a", "model-b", "model-c"))
+    reply = "Fine.\n\nRating: [[7]]\n\nVerdict: [[A]]"  # a rating for single, a letter for pairwise
+    with ReplayJudge({}, missing_reply=reply) as server:
+        common = ["mtbench", "judge", "--bench", "mt-bench", "-j", "openai/gpt-4", "--base-url",
+                  server.base_url, "--no-cache", "--limit", "1", "--results-dir", str(data),
+                  "--layout", "upstream"]  # fmt: skip
+        code, out = _hyoka(*common, "-a", a, "-a", b)
+        assert code == 0, out
+        single = _fastchat_path(data, "single")
+        assert single.is_file() and Path(f"{single}.manifest.json").is_file()
+        # one file for every model, continued by a later model as FastChat's is
+        code, out = _hyoka(*common, "-a", c)
+        assert code == 0, out
+        code, out = _hyoka(*common, "--mode", "pairwise", "-a", a, "-a", b)
+        assert code == 0, out
+    assert sorted(p.name for p in (data / "mt_bench" / "model_judgment").iterdir()) == [
+        "gpt-4_pair.jsonl", "gpt-4_pair.jsonl.manifest.json",
+        "gpt-4_single.jsonl", "gpt-4_single.jsonl.manifest.json",
+    ]  # fmt: skip
+    assert _fastchat_path(data, "pair").stat().st_size > 0
+    lines = [json.loads(line) for line in single.read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == 3 * 2
+    for line in lines:  # FastChat's single record, field for field
+        assert set(line) == FASTCHAT_SINGLE_FIELDS
+        assert line["judge"] == ["gpt-4", "single-v1" if line["turn"] == 1 else
+                                 "single-v1-multi-turn"]  # fmt: skip
+        assert type(line["score"]) is int and line["score"] == 7
+    assert sorted({line["model"] for line in lines}) == ["model-a", "model-b", "model-c"]
+    # show_result.py's numbers from the file equal hyoka's leaderboard of it
+    _out, rows = _rows("--bench", "mt-bench", "--judgments", str(single))
+    assert {model: row["overall"] for model, row in rows.items()} == {
+        model: means["average"] for model, means in show_result_means(lines).items()
+    }
+
+
+def test_upstream_layout_puts_answers_where_fastchats_judge_reads(tmp_path: Path) -> None:
+    """``gen_judgment.py`` reads ``data/{bench_name}/model_answer/{model}.jsonl``."""
+    data = tmp_path / "data"
+    with ReplayJudge({}, missing_reply="An answer.") as server:
+        code, out = _hyoka(
+            "mtbench", "generate", "--bench", "mt-bench", "-m", "openai/gpt-4", "--base-url",
+            server.base_url, "--template", "chat", "--no-cache", "--limit", "1",
+            "--results-dir", str(data), "--layout", "upstream",
+        )  # fmt: skip
+    assert code == 0, out
+    answers = data / "mt_bench" / "model_answer" / "gpt-4.jsonl"
+    assert [json.loads(line)["model_id"] for line in answers.read_text().splitlines()] == ["gpt-4"]
+
+
+def test_per_model_layout_stays_the_default(tmp_path: Path) -> None:
+    """hyoka's own tree (pfmt-bench-fin-ja's layout): one file per model in ``_single/``."""
+    data = tmp_path / "results"
+    a, b = _answer_files(tmp_path / "answers", ("model-a", "model-b"))
+    with ReplayJudge({}, missing_reply="Rating: [[5]]") as server:
+        code, out = _hyoka(
+            "mtbench", "judge", "--bench", "mt-bench", "-j", "openai/gpt-4", "--base-url",
+            server.base_url, "--no-cache", "--limit", "1", "--results-dir", str(data),
+            "-a", a, "-a", b,
+        )  # fmt: skip
+    assert code == 0, out
+    folder = data / "mt-bench" / "model_judgment" / "gpt-4_single"
+    assert sorted(p.name for p in folder.glob("*.jsonl")) == ["model-a.jsonl", "model-b.jsonl"]
+    code, out = _hyoka("mtbench", "judge", "-j", "openai/gpt-4", "-a", a, "--layout", "fastchat")
+    assert code == 1 and "--layout must be hyoka or upstream, got 'fastchat'" in out

@@ -41,6 +41,15 @@ BenchOption = Annotated[
     typer.Option("--bench", help="Benchmark: pfmt-fin (pfmt-bench-fin-ja) or mt-bench (MT-bench)."),
 ]
 FORMATS = ("md", "csv", "json")
+LayoutOption = Annotated[
+    str,
+    typer.Option(
+        "--layout",
+        help="Files under --results-dir: hyoka (<bench>/model_answer/, <bench>/model_judgment/"
+        "<judge>_single/<model>.jsonl) or upstream (where upstream's scripts look with "
+        "--results-dir as their data/; mt-bench: mt_bench/..., one <judge>_single.jsonl).",
+    ),
+]
 
 
 @reports_errors
@@ -162,6 +171,7 @@ def generate_command(
     name: ModelNameOption = None,
     output: OutputOption = None,
     results_dir: ResultsDirOption = RESULTS,
+    layout: LayoutOption = "hyoka",
     seed: Annotated[int | None, typer.Option(help="Sampling seed.")] = None,
     limit: LimitOption = None,
     concurrency: ConcurrencyOption = 8,
@@ -192,6 +202,7 @@ def generate_command(
         answer_model_id,
         default_repetition_penalty,
         generate_answers,
+        parse_layout,
         parse_temperatures,
     )
     from hyoka.providers import connect, parse_model_string
@@ -205,7 +216,7 @@ def generate_command(
     provider_name, _model = parse_model_string(model)
     loaded = Bench.load(bench, data_dir)
     model_id = answer_model_id(model, name)
-    target = output or answer_file(results_dir, loaded, model_id)
+    target = output or answer_file(results_dir, loaded, model_id, parse_layout(layout))
     penalty = repetition_penalty
     if penalty is None:
         penalty = default_repetition_penalty(loaded.spec, provider_name)
@@ -265,6 +276,7 @@ def judge_command(
         Path | None, typer.Option("--output-dir", help="Folder for the judgment files.")
     ] = None,
     results_dir: ResultsDirOption = RESULTS,
+    layout: LayoutOption = "hyoka",
     max_tokens: MaxTokensOption = 2048,
     price_in: PriceInOption = 0.0,
     price_out: PriceOutOption = 0.0,
@@ -316,6 +328,8 @@ def judge_command(
         load_answers,
         make_matches,
         pair_output,
+        parse_layout,
+        plan_all_turns,
         plan_matches,
         plan_turns,
         single_output,
@@ -326,6 +340,7 @@ def judge_command(
         raise InputError(f"--mode must be single or pairwise, got {mode!r}")
     if mode == "single" and (baseline is not None or method is not None):
         raise InputError("--baseline and --method are for --mode pairwise")
+    files = parse_layout(layout)
     loaded = Bench.load(bench, data_dir)
     methods = parse_methods(method or loaded.spec.pair_method)
     # every answer file is checked before the first judge call
@@ -341,24 +356,29 @@ def judge_command(
     )  # fmt: skip
     if mode == "pairwise":
         settings = pairwise_settings(judge, base_url, max_tokens, methods)
-        output = pair_output(results_dir, loaded, name, output_dir)
+        output = pair_output(results_dir, loaded, name, output_dir, files)
         matches = make_matches(loaded_answers, baseline)
         pairs = plan_matches(loaded, matches, settings, output, how, methods)
         _judge_pairs(pairs, judge_client(), price_in, price_out)
         return
     settings = JudgeSettings(judge=judge, base_url=base_url, max_tokens=max_tokens)
-    plans = []
-    for path, by_id in loaded_answers:
-        model = next(iter(by_id.values())).model_id
-        output = single_output(results_dir, loaded, name, model, output_dir)
-        plans.append((path, plan_turns(loaded, by_id, model, settings, output, how)))
+    plans: list[tuple[str, JudgePlan[Any]]] = []
+    models = [(next(iter(by_id.values())).model_id, by_id) for _path, by_id in loaded_answers]
+    if loaded.spec.single_file(files):  # upstream's one file for every model
+        output = single_output(results_dir, loaded, name, None, output_dir, files)
+        label = ", ".join(model for model, _by_id in models)
+        plans.append((label, plan_all_turns(loaded, models, settings, output, how)))
+    else:
+        for (path, _by_id), (model, by_id) in zip(loaded_answers, models, strict=True):
+            output = single_output(results_dir, loaded, name, model, output_dir, files)
+            plans.append((str(path), plan_turns(loaded, by_id, model, settings, output, how)))
     _judge_turns(plans, judge_client(), judge, how.lang_check, price_in, price_out)
-    for path, plan in plans:
-        err_console.print(f"{path} -> {plan.output}", highlight=False, soft_wrap=True)
+    for label, plan in plans:
+        err_console.print(f"{label} -> {plan.output}", highlight=False, soft_wrap=True)
 
 
 def _judge_turns(
-    plans: list[tuple[Path, JudgePlan[Any]]],
+    plans: list[tuple[str, JudgePlan[Any]]],
     client: ModelClient,
     judge: str,
     check: str,
@@ -371,7 +391,9 @@ def _judge_turns(
     from hyoka.cli._judging import fail_if_nothing_graded, print_signature, run_plans
     from hyoka.mtbench import INCORRECT_LANGUAGE, NO_ANSWER
 
-    report = run_plans(client, [(plan.run.models[0], plan) for _path, plan in plans])
+    report = run_plans(
+        client, [(", ".join(plan.run.models) or label, plan) for label, plan in plans]
+    )
     usage = client.stats.usage
     cost = cost_usd(usage, price_in, price_out)
     typer.echo(

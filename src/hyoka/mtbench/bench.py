@@ -34,6 +34,14 @@ ZeroRule = Literal["no-answer", "language"]
 #: ``make_leaderboard.py``); ``turn-mean``, the mean over every rated turn (FastChat's
 #: ``show_result.py``). The two differ once a category has fewer rated turns than another.
 Headline = Literal["category-mean", "turn-mean"]
+#: Where answers and judgments go under the results folder: ``hyoka``'s tree
+#: (``<bench>/model_answer/<model>.jsonl``, ``<bench>/model_judgment/<judge>_single/
+#: <model>.jsonl``), or ``upstream``'s, where upstream's own scripts look when the results
+#: folder is their ``data/``: the folder named as upstream names the benchmark, and single
+#: judgments in one file for every model where upstream writes them so (FastChat's
+#: ``<judge>_single.jsonl``). Pairwise judgments are one ``<judge>_pair.jsonl`` in both.
+Layout = Literal["hyoka", "upstream"]
+LAYOUTS: tuple[Layout, ...] = ("hyoka", "upstream")
 
 
 @dataclass(frozen=True)
@@ -122,6 +130,19 @@ class BenchSpec:
     )
     #: the name of the benchmark in upstream's folder layout (``data/{bench_name}/...``)
     upstream_name: str = ""
+    #: whether upstream writes every model's single judgments to one file
+    #: (``model_judgment/<judge>_single.jsonl``, FastChat's ``gen_judgment.py``, which its
+    #: ``show_result.py`` reads) rather than one file per model in ``<judge>_single/``
+    #: (pfmt-bench-fin-ja's, which its ``make_leaderboard.py`` reads)
+    upstream_single_file: bool = False
+
+    def results_folder(self, layout: Layout = "hyoka") -> str:
+        """The benchmark's folder under the results folder: hyoka's name, or upstream's."""
+        return self.upstream_name if layout == "upstream" else self.name
+
+    def single_file(self, layout: Layout = "hyoka") -> bool:
+        """Whether single judgments of every model go to one ``<judge>_single.jsonl``."""
+        return layout == "upstream" and self.upstream_single_file
 
     @property
     def checks_language(self) -> bool:
@@ -213,6 +234,7 @@ MT_BENCH = BenchSpec(
         local_repetition_penalty=None,
     ),
     upstream_name="mt_bench",
+    upstream_single_file=True,
 )
 
 BENCHES: dict[str, BenchSpec] = {spec.name: spec for spec in (PFMT_FIN, MT_BENCH)}
@@ -224,6 +246,14 @@ SHORT_NAMES = {
     "translation": "Tran.", "ethics": "Eth.", "trustworthiness": "Trust.", "ESGs": "ESGs",
     "stem": "STEM", "humanities": "Hum.",
 }  # fmt: skip
+
+
+def parse_layout(value: str) -> Layout:
+    """``--layout``: ``hyoka`` or ``upstream``."""
+    for layout in LAYOUTS:
+        if value == layout:
+            return layout
+    raise InputError(f"--layout must be hyoka or upstream, got {value!r}")
 
 
 def bench_spec(name: str) -> BenchSpec:
