@@ -100,7 +100,9 @@ def test_generation_defaults_are_fastchats(mt: Bench) -> None:
         4096,
         1.1,
     )
-    assert mt.spec.dialogue.system_message is None
+    # FastChat's gen_api_answer.py: the chatgpt conversation template's system message
+    assert mt.spec.dialogue.system_message == "You are a helpful assistant."
+    assert PFMT_FIN.dialogue.system_message == "あなたは優秀なアシスタントです。"
 
 
 def test_missing_data_names_the_fetch_command(tmp_path: Path) -> None:

@@ -227,7 +227,8 @@ def mt() -> Bench:
 
 def test_mt_bench_requests_use_fastchats_settings(mt: Bench, tmp_path: Path) -> None:
     """Every dialogue against a recording server: per-category temperatures, 1024 tokens,
-    no system message, no repetition penalty, turn 2 after the model's own turn 1."""
+    FastChat's system message, no repetition penalty, turn 2 after the model's own turn 1
+    (the messages themselves, turn by turn: ``test_promises_fastchat``)."""
     plan = GeneratePlan(answer_file=tmp_path / "m.jsonl", model_id="m", template="chat")
     assert default_repetition_penalty(mt.spec, "openai") is None
     assert default_repetition_penalty(mt.spec, "llamacpp") is None
@@ -241,15 +242,17 @@ def test_mt_bench_requests_use_fastchats_settings(mt: Bench, tmp_path: Path) -> 
 
         report = asyncio.run(go())
     assert (report.generated, report.template) == (80, "chat")
-    sent = {(r.body["messages"][0]["content"], len(r.body["messages"])): r for r in server.received}
+    sent = {(r.body["messages"][1]["content"], len(r.body["messages"])): r for r in server.received}
     assert len(server.received) == 160
     fastchat = {"writing": 0.7, "roleplay": 0.7, "reasoning": 0.0, "math": 0.0, "coding": 0.0,
                 "extraction": 0.0, "stem": 0.1, "humanities": 0.1}  # fmt: skip
     for question in mt.questions:
-        first = sent[(question.turns[0], 1)].body
-        second = sent[(question.turns[0], 3)].body
-        assert first["messages"] == [{"role": "user", "content": question.turns[0]}]
+        first = sent[(question.turns[0], 2)].body
+        second = sent[(question.turns[0], 4)].body
+        system = {"role": "system", "content": "You are a helpful assistant."}
+        assert first["messages"] == [system, {"role": "user", "content": question.turns[0]}]
         assert [m["content"] for m in second["messages"]] == [
+            system["content"],
             question.turns[0],
             "An answer.",
             question.turns[1],
@@ -335,5 +338,8 @@ def test_mt_bench_base_transcript_is_english() -> None:
     assert base_prompt(["Q1", "Q2"], ["A1"], style) == (
         "### User: Q1\n\n### Assistant: A1\n\n### User: Q2\n\n### Assistant:"
     )
-    assert chat_messages(["Q1"], [], style) == (Message(role="user", content="Q1"),)
+    assert chat_messages(["Q1"], [], style) == (
+        Message(role="system", content="You are a helpful assistant."),
+        Message(role="user", content="Q1"),
+    )
     assert clean_answer("Sure.\n### User: more", "lenient", style.role_markers) == ("Sure.", True)

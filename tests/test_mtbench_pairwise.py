@@ -418,7 +418,7 @@ def test_cli_refuses_bad_flags_and_prob_without_logprobs(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-that-is-never-sent")
     code, text = _cli("-j", "anthropic/claude-3-5-haiku-latest", "--base-url", "http://127.0.0.1:9",
                       "-a", x, "-a", y, "--mode", "pairwise", "--limit", "1",
-                      "--output-dir", str(tmp_path))  # fmt: skip
+                      "--output-dir", str(tmp_path), "--method", "all")  # fmt: skip
     assert code == 1 and "--method prob needs a judge that returns log probabilities" in text
     assert not list(tmp_path.iterdir())
 
@@ -681,6 +681,7 @@ def test_cli_warns_of_games_without_logprobs_and_counts_them(
         "-j", EMBEDDED_MODEL, "--mode", "pairwise", "--judge-name", "smol", "--limit", "1",
         "-a", str(FIN / "model_answer" / f"{MODEL_X}.jsonl"),
         "-a", str(FIN / "model_answer" / f"{MODEL_Y}.jsonl"), "--output-dir", str(tmp_path),
+        "--method", "all",
     )  # fmt: skip
     flat = " ".join(text.split())
     assert code == 0, text

@@ -155,8 +155,8 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
             ),
             "leaderboard": CommandSpec(
                 _CLI + "mtbench_cmd:leaderboard_command",
-                "Rank models by category: the mean of both turns' scores, overall = mean of "
-                "categories.",
+                "Rank models by category: the mean of both turns' scores, overall as upstream "
+                "has it.",
             ),
         },
     ),

@@ -14,7 +14,6 @@ from hyoka.cli._common import (
     JudgeOption,
     LimitOption,
     MaxTokensOption,
-    MethodOption,
     ModelNameOption,
     ModelOption,
     NoCacheOption,
@@ -42,6 +41,15 @@ BenchOption = Annotated[
     typer.Option("--bench", help="Benchmark: pfmt-fin (pfmt-bench-fin-ja) or mt-bench (MT-bench)."),
 ]
 FORMATS = ("md", "csv", "json")
+LayoutOption = Annotated[
+    str,
+    typer.Option(
+        "--layout",
+        help="Files under --results-dir: hyoka (<bench>/model_answer/, <bench>/model_judgment/"
+        "<judge>_single/<model>.jsonl) or upstream (where upstream's scripts look with "
+        "--results-dir as their data/; mt-bench: mt_bench/..., one <judge>_single.jsonl).",
+    ),
+]
 
 
 @reports_errors
@@ -65,12 +73,14 @@ def leaderboard_command(
     ] = None,
     data_dir: DataDirOption = None,
 ) -> None:
-    """Rank models by category: the mean of both turns' scores, overall = mean of categories.
+    """Rank models by category: the mean of both turns' scores, overall as upstream has it.
 
-    Rule-based zeros (no answer, wrong language) count; unrated turns (-1) do not. Means
-    are rounded half-up to two decimals. Rows not judged on every turn are marked
-    incomplete and ranked last; rows judged another way than most are marked; the table
-    ends with its signature.
+    Overall (Avg.): pfmt-fin the mean of the category means (its make_leaderboard.py),
+    mt-bench the mean of every rated turn (FastChat's show_result.py). Rule-based zeros
+    (no answer, wrong language) count; unrated turns (-1) do not, and rows with any are
+    marked with how many. Means are rounded half-up to two decimals in md and csv, full
+    precision in json. Rows not judged on every turn are marked incomplete and ranked
+    last; rows judged another way than most are marked; the table ends with its signature.
 
     Examples:
 
@@ -103,6 +113,12 @@ def leaderboard_command(
             f"{model.model}: {model.judged} of {board.expected_turns} turns judged "
             "(marked incomplete, ranked last)"
         )
+    for model in board.models:
+        if model.unrated:
+            print_warning(
+                f"{model.model}: {model.unrated} of {model.judged} judged turns have no "
+                "rating (-1), left out of its means (marked unrated)"
+            )
     typer.echo(render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
                       per_turn=per_turn), nl=False)  # fmt: skip
     for path in radar or []:
@@ -140,9 +156,22 @@ def generate_command(
             help="strict: an answer that writes a role marker becomes empty; lenient: cut there."
         ),
     ] = "strict",
+    system_message: Annotated[
+        str | None,
+        typer.Option(
+            "--system-message",
+            help="System message of chat requests (default: upstream's; mt-bench: FastChat's "
+            "'You are a helpful assistant.'); named in the signature.",
+        ),
+    ] = None,
+    no_system_message: Annotated[
+        bool,
+        typer.Option("--no-system-message", help="Chat requests without a system message."),
+    ] = False,
     name: ModelNameOption = None,
     output: OutputOption = None,
     results_dir: ResultsDirOption = RESULTS,
+    layout: LayoutOption = "hyoka",
     seed: Annotated[int | None, typer.Option(help="Sampling seed.")] = None,
     limit: LimitOption = None,
     concurrency: ConcurrencyOption = 8,
@@ -164,6 +193,7 @@ def generate_command(
     import asyncio
 
     from hyoka.cli._common import err_console, progress_bar, provider_options
+    from hyoka.cli._judging import print_signature
     from hyoka.mtbench import (
         Bench,
         GeneratePlan,
@@ -172,6 +202,7 @@ def generate_command(
         answer_model_id,
         default_repetition_penalty,
         generate_answers,
+        parse_layout,
         parse_temperatures,
     )
     from hyoka.providers import connect, parse_model_string
@@ -180,10 +211,12 @@ def generate_command(
         raise InputError(f"--template must be auto, chat or base, got {template!r}")
     if injection not in ("strict", "lenient"):
         raise InputError(f"--injection must be strict or lenient, got {injection!r}")
+    if no_system_message and system_message is not None:
+        raise InputError("--system-message and --no-system-message exclude each other")
     provider_name, _model = parse_model_string(model)
     loaded = Bench.load(bench, data_dir)
     model_id = answer_model_id(model, name)
-    target = output or answer_file(results_dir, loaded, model_id)
+    target = output or answer_file(results_dir, loaded, model_id, parse_layout(layout))
     penalty = repetition_penalty
     if penalty is None:
         penalty = default_repetition_penalty(loaded.spec, provider_name)
@@ -193,6 +226,7 @@ def generate_command(
         max_tokens=max_tokens, temperatures=parse_temperatures(temperature or [], loaded),
         repetition_penalty=penalty,
         injection="strict" if injection == "strict" else "lenient", limit=limit, seed=seed,
+        system_message=system_message, no_system_message=no_system_message,
     )  # fmt: skip
     client = connect(
         model, base_url=base_url, options=provider_options(option), no_cache=no_cache,
@@ -216,6 +250,8 @@ def generate_command(
         f"{stats.cache_hits} from cache; tokens: {stats.usage.prompt_tokens} in, "
         f"{stats.usage.completion_tokens} out"
     )
+    if report.signature is not None:
+        print_signature(report.signature)
 
 
 @reports_errors
@@ -240,6 +276,7 @@ def judge_command(
         Path | None, typer.Option("--output-dir", help="Folder for the judgment files.")
     ] = None,
     results_dir: ResultsDirOption = RESULTS,
+    layout: LayoutOption = "hyoka",
     max_tokens: MaxTokensOption = 2048,
     price_in: PriceInOption = 0.0,
     price_out: PriceOutOption = 0.0,
@@ -256,7 +293,14 @@ def judge_command(
         str | None,
         typer.Option(help="Pairwise: compare each model with this one (default: every pair)."),
     ] = None,
-    method: MethodOption = "all",
+    method: Annotated[
+        str | None,
+        typer.Option(
+            "--method",
+            help="Pairwise verdict method: prob, bs1, bs2 or all (default: bs2, upstream's: "
+            "two games that disagree are a tie; only prob asks the judge for logprobs).",
+        ),
+    ] = None,
 ) -> None:
     """Grade every turn with the benchmark's judge prompts and rating rules (resumable).
 
@@ -284,6 +328,8 @@ def judge_command(
         load_answers,
         make_matches,
         pair_output,
+        parse_layout,
+        plan_all_turns,
         plan_matches,
         plan_turns,
         single_output,
@@ -292,10 +338,11 @@ def judge_command(
 
     if mode not in ("single", "pairwise"):
         raise InputError(f"--mode must be single or pairwise, got {mode!r}")
-    if mode == "single" and (baseline is not None or method != "all"):
+    if mode == "single" and (baseline is not None or method is not None):
         raise InputError("--baseline and --method are for --mode pairwise")
-    methods = parse_methods(method)
+    files = parse_layout(layout)
     loaded = Bench.load(bench, data_dir)
+    methods = parse_methods(method or loaded.spec.pair_method)
     # every answer file is checked before the first judge call
     loaded_answers = [
         (path, load_answers(path, loaded, complete=limit is None)) for path in answers
@@ -309,24 +356,29 @@ def judge_command(
     )  # fmt: skip
     if mode == "pairwise":
         settings = pairwise_settings(judge, base_url, max_tokens, methods)
-        output = pair_output(results_dir, loaded, name, output_dir)
+        output = pair_output(results_dir, loaded, name, output_dir, files)
         matches = make_matches(loaded_answers, baseline)
         pairs = plan_matches(loaded, matches, settings, output, how, methods)
         _judge_pairs(pairs, judge_client(), price_in, price_out)
         return
     settings = JudgeSettings(judge=judge, base_url=base_url, max_tokens=max_tokens)
-    plans = []
-    for path, by_id in loaded_answers:
-        model = next(iter(by_id.values())).model_id
-        output = single_output(results_dir, loaded, name, model, output_dir)
-        plans.append((path, plan_turns(loaded, by_id, model, settings, output, how)))
+    plans: list[tuple[str, JudgePlan[Any]]] = []
+    models = [(next(iter(by_id.values())).model_id, by_id) for _path, by_id in loaded_answers]
+    if loaded.spec.single_file(files):  # upstream's one file for every model
+        output = single_output(results_dir, loaded, name, None, output_dir, files)
+        label = ", ".join(model for model, _by_id in models)
+        plans.append((label, plan_all_turns(loaded, models, settings, output, how)))
+    else:
+        for (path, _by_id), (model, by_id) in zip(loaded_answers, models, strict=True):
+            output = single_output(results_dir, loaded, name, model, output_dir, files)
+            plans.append((str(path), plan_turns(loaded, by_id, model, settings, output, how)))
     _judge_turns(plans, judge_client(), judge, how.lang_check, price_in, price_out)
-    for path, plan in plans:
-        err_console.print(f"{path} -> {plan.output}", highlight=False, soft_wrap=True)
+    for label, plan in plans:
+        err_console.print(f"{label} -> {plan.output}", highlight=False, soft_wrap=True)
 
 
 def _judge_turns(
-    plans: list[tuple[Path, JudgePlan[Any]]],
+    plans: list[tuple[str, JudgePlan[Any]]],
     client: ModelClient,
     judge: str,
     check: str,
@@ -339,7 +391,9 @@ def _judge_turns(
     from hyoka.cli._judging import fail_if_nothing_graded, print_signature, run_plans
     from hyoka.mtbench import INCORRECT_LANGUAGE, NO_ANSWER
 
-    report = run_plans(client, [(plan.run.models[0], plan) for _path, plan in plans])
+    report = run_plans(
+        client, [(", ".join(plan.run.models) or label, plan) for label, plan in plans]
+    )
     usage = client.stats.usage
     cost = cost_usd(usage, price_in, price_out)
     typer.echo(

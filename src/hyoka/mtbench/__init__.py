@@ -12,7 +12,9 @@ from hyoka.mtbench.bench import (
     Bench,
     BenchSpec,
     JudgePrompt,
+    Layout,
     Question,
+    parse_layout,
 )
 from hyoka.mtbench.generate import (
     GeneratePlan,
@@ -25,6 +27,7 @@ from hyoka.mtbench.judge import (
     BenchJudging,
     default_judge_name,
     pair_output,
+    plan_all_turns,
     plan_turns,
     single_output,
 )
@@ -70,6 +73,7 @@ __all__ = [
     "GeneratePlan",
     "GenerateReport",
     "JudgePrompt",
+    "Layout",
     "Leaderboard",
     "Match",
     "ModelScores",
@@ -90,7 +94,9 @@ __all__ = [
     "method_counts",
     "no_logprobs",
     "pair_output",
+    "parse_layout",
     "parse_temperatures",
+    "plan_all_turns",
     "plan_matches",
     "plan_turns",
     "read_pair_lines",

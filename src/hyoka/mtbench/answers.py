@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hyoka.errors import InputError
-from hyoka.mtbench.bench import Bench
+from hyoka.mtbench.bench import Bench, Layout
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.providers import EMBEDDED_MODEL, parse_model_string
 from hyoka.store import path_under, read_records, unique_records
@@ -56,9 +56,10 @@ def answer_model_id(model: str, name: str | None = None) -> str:
     return _DISPLAY_NAMES.get(model, bare).replace("/", "_")
 
 
-def answer_file(root: Path, bench: Bench, model_id: str) -> Path:
-    """``<root>/<bench>/model_answer/<model id>.jsonl``, from sanitised names only."""
-    folder = path_under(root, bench.spec.name, "model_answer", what="--bench")
+def answer_file(root: Path, bench: Bench, model_id: str, layout: Layout = "hyoka") -> Path:
+    """``<root>/<bench>/model_answer/<model id>.jsonl`` (``<bench>``: hyoka's name for the
+    benchmark, or upstream's for the ``upstream`` layout), from sanitised names only."""
+    folder = path_under(root, bench.spec.results_folder(layout), "model_answer", what="--bench")
     return path_under(folder, model_id, what="model id", suffix=".jsonl")
 
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
-from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, RatingRules
+from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, Method, RatingRules
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.store import read_records
@@ -29,6 +29,19 @@ from hyoka.store import read_records
 #: A rule that scores a turn 0 without calling the judge: an empty answer ("No answer"),
 #: or one fastText says is in the wrong language ("Incorrect language").
 ZeroRule = Literal["no-answer", "language"]
+#: How upstream computes a model's headline score from its rated turns (-1 left out):
+#: ``category-mean``, the mean of the category means (pfmt-bench-fin-ja's
+#: ``make_leaderboard.py``); ``turn-mean``, the mean over every rated turn (FastChat's
+#: ``show_result.py``). The two differ once a category has fewer rated turns than another.
+Headline = Literal["category-mean", "turn-mean"]
+#: Where answers and judgments go under the results folder: ``hyoka``'s tree
+#: (``<bench>/model_answer/<model>.jsonl``, ``<bench>/model_judgment/<judge>_single/
+#: <model>.jsonl``), or ``upstream``'s, where upstream's own scripts look when the results
+#: folder is their ``data/``: the folder named as upstream names the benchmark, and single
+#: judgments in one file for every model where upstream writes them so (FastChat's
+#: ``<judge>_single.jsonl``). Pairwise judgments are one ``<judge>_pair.jsonl`` in both.
+Layout = Literal["hyoka", "upstream"]
+LAYOUTS: tuple[Layout, ...] = ("hyoka", "upstream")
 
 
 @dataclass(frozen=True)
@@ -104,6 +117,12 @@ class BenchSpec:
     #: the rules that decide a pairwise game without a judge call (upstream pfmt checks only
     #: for a missing answer there: the language rule is single grading's)
     pair_zero_rules: tuple[ZeroRule, ...] = ("no-answer",)
+    #: how upstream turns a pairwise turn's two games into one verdict: FastChat's
+    #: ``show_result.py`` (pfmt-bench-fin-ja uses it as it is) counts two games that
+    #: disagree as a tie, which is ``bs2``; its judge calls ask for no log probabilities
+    pair_method: Method = "bs2"
+    #: how the leaderboard's headline (its "Avg." column) is computed, as upstream does
+    headline: Headline = "category-mean"
     prompt_names: JudgePromptNames = field(default_factory=JudgePromptNames)
     dialogue: DialogueStyle = JAPANESE_DIALOGUE
     generation: GenerationDefaults = field(
@@ -111,6 +130,19 @@ class BenchSpec:
     )
     #: the name of the benchmark in upstream's folder layout (``data/{bench_name}/...``)
     upstream_name: str = ""
+    #: whether upstream writes every model's single judgments to one file
+    #: (``model_judgment/<judge>_single.jsonl``, FastChat's ``gen_judgment.py``, which its
+    #: ``show_result.py`` reads) rather than one file per model in ``<judge>_single/``
+    #: (pfmt-bench-fin-ja's, which its ``make_leaderboard.py`` reads)
+    upstream_single_file: bool = False
+
+    def results_folder(self, layout: Layout = "hyoka") -> str:
+        """The benchmark's folder under the results folder: hyoka's name, or upstream's."""
+        return self.upstream_name if layout == "upstream" else self.name
+
+    def single_file(self, layout: Layout = "hyoka") -> bool:
+        """Whether single judgments of every model go to one ``<judge>_single.jsonl``."""
+        return layout == "upstream" and self.upstream_single_file
 
     @property
     def checks_language(self) -> bool:
@@ -191,6 +223,7 @@ MT_BENCH = BenchSpec(
     rating_rules=FASTCHAT,
     # FastChat judges every turn, an empty answer included, and checks no language
     zero_rules=(),
+    headline="turn-mean",
     pair_zero_rules=(),
     dialogue=ENGLISH_DIALOGUE,
     # FastChat's temperature_config (0.7 elsewhere) and max_new_token 1024; no penalty
@@ -201,6 +234,7 @@ MT_BENCH = BenchSpec(
         local_repetition_penalty=None,
     ),
     upstream_name="mt_bench",
+    upstream_single_file=True,
 )
 
 BENCHES: dict[str, BenchSpec] = {spec.name: spec for spec in (PFMT_FIN, MT_BENCH)}
@@ -212,6 +246,14 @@ SHORT_NAMES = {
     "translation": "Tran.", "ethics": "Eth.", "trustworthiness": "Trust.", "ESGs": "ESGs",
     "stem": "STEM", "humanities": "Hum.",
 }  # fmt: skip
+
+
+def parse_layout(value: str) -> Layout:
+    """``--layout``: ``hyoka`` or ``upstream``."""
+    for layout in LAYOUTS:
+        if value == layout:
+            return layout
+    raise InputError(f"--layout must be hyoka or upstream, got {value!r}")
 
 
 def bench_spec(name: str) -> BenchSpec:

@@ -1,9 +1,14 @@
 """The dialogue as a model sees it, and the clean-up of what the model writes back.
 
 Each benchmark has a ``DialogueStyle``. Chat models get their own chat template (the
-provider applies it to ``Message`` lists), opened by the style's system message if it has
-one. Base models get a plain-text transcript: pfmt-bench-fin-ja's Japanese one (the system
-line 「あなたは優秀なアシスタントです。」, each turn introduced by ``### ユーザー:`` or
+provider applies it to ``Message`` lists), opened by the system message upstream's
+generation script sends: pfmt-bench-fin-ja's 「あなたは優秀なアシスタントです。」 (its
+``utils/common.py`` registers it in every conversation template it uses), MT-bench's "You
+are a helpful assistant." (FastChat's ``gen_api_answer.py`` builds each request from the
+model's conversation template, for OpenAI's models the ``chatgpt`` one, and sends
+``to_openai_api_messages()``: that system message, then the turns). Base models get a
+plain-text transcript: pfmt-bench-fin-ja's Japanese one (the system line
+「あなたは優秀なアシスタントです。」, each turn introduced by ``### ユーザー:`` or
 ``### アシスタント:``), or for MT-bench the same layout in English; turns are separated by
 a blank line and the transcript ends with an open assistant turn.
 
@@ -15,8 +20,9 @@ invented; lenient cuts the marker and what follows.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from hyoka.providers import Message
@@ -30,13 +36,15 @@ class DialogueStyle:
     """How a dialogue is shown to the answering model.
 
     ``system_message`` opens chat requests (``None``: no system message, the model's own
-    default applies). Base models get ``system_line`` (if any), then the turns.
+    default applies); ``system_name`` names it in signatures (where it comes from). Base
+    models get ``system_line`` (if any), then the turns.
     """
 
     system_message: str | None
     system_line: str
     user_role: str
     assistant_role: str
+    system_name: str = "none"
 
     @property
     def role_markers(self) -> tuple[str, str]:
@@ -50,11 +58,18 @@ JAPANESE_DIALOGUE = DialogueStyle(
     system_line="あなたは優秀なアシスタントです。",
     user_role="ユーザー",
     assistant_role="アシスタント",
+    system_name="pfmt-upstream",
 )
-#: MT-bench's: chat models get no system message (FastChat leaves the model's own
-#: conversation template in charge); base models an English transcript of ours.
+#: the system message of FastChat's ``chatgpt`` conversation template
+FASTCHAT_SYSTEM_MESSAGE = "You are a helpful assistant."
+#: MT-bench's: chat models get FastChat's ``chatgpt`` system message, as
+#: ``gen_api_answer.py`` sends it; base models an English transcript of ours.
 ENGLISH_DIALOGUE = DialogueStyle(
-    system_message=None, system_line="", user_role="User", assistant_role="Assistant"
+    system_message=FASTCHAT_SYSTEM_MESSAGE,
+    system_line="",
+    user_role="User",
+    assistant_role="Assistant",
+    system_name="fastchat-chatgpt",
 )
 
 SYSTEM_MESSAGE = JAPANESE_DIALOGUE.system_line
@@ -70,6 +85,15 @@ SPECIAL_TOKENS = (
     "<|assistant|>", "<end_of_turn>", "<start_of_turn>", "<eos>", "<bos>", "<pad>",
     "</s>", "<s>", "<unk>",
 )  # fmt: skip
+
+
+def with_system_message(style: DialogueStyle, text: str | None) -> DialogueStyle:
+    """``style`` with another system message for chat requests (``None``: none), named
+    ``none`` or ``custom@`` and the first 8 hex digits of its SHA-256 in signatures."""
+    if text == style.system_message:
+        return style
+    name = "none" if text is None else f"custom@{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+    return replace(style, system_message=text, system_name=name)
 
 
 def chat_messages(

@@ -3,8 +3,11 @@
 The benchmark's definition supplies the defaults its authors used (``GenerationDefaults``):
 per-category temperatures, the reply budget, and the repetition penalty for locally run
 models (pfmt-bench-fin-ja: 1.1; MT-bench: none, as FastChat's ``gen_model_answer``), and
-how the dialogue is shown (``DialogueStyle``). Answers are written in FastChat's answer
-format (``question_id``, ``answer_id``, ``model_id``, ``choices[0].turns``, ``tstamp``).
+how the dialogue is shown (``DialogueStyle``), with the system message upstream's
+generation script sends (``--system-message``/``--no-system-message`` choose another,
+named in the signature). Answers are written in FastChat's answer format (``question_id``,
+``answer_id``, ``model_id``, ``choices[0].turns``, ``tstamp``), and the signature of how
+they were made is stored in the manifest beside them.
 
 The second request carries the first question, the model's own (cleaned) first answer and
 the second question. Each finished dialogue is appended to the answer file at once, so an
@@ -25,9 +28,16 @@ from typing import Literal
 from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import PFMT_FIN, Bench, BenchSpec, Question
-from hyoka.mtbench.dialogue import Injection, base_prompt, chat_messages, clean_answer
+from hyoka.mtbench.dialogue import (
+    Injection,
+    base_prompt,
+    chat_messages,
+    clean_answer,
+    with_system_message,
+)
 from hyoka.mtbench.records import AnswerChoice, AnswerRecord
 from hyoka.providers import GenerationRequest, ModelClient, ProviderError, SamplingParams
+from hyoka.signature import Signature
 from hyoka.store import JsonlLog, Manifest
 
 Template = Literal["auto", "chat", "base"]
@@ -83,6 +93,10 @@ class GeneratePlan:
     injection: Injection = "strict"
     limit: int | None = None
     seed: int | None = None
+    #: the system message of chat requests instead of the benchmark's (``None``: its own)
+    system_message: str | None = None
+    #: send no system message in chat requests (the model's own default applies)
+    no_system_message: bool = False
 
 
 @dataclass
@@ -92,6 +106,8 @@ class GenerateReport:
     injections: int = 0
     empty: int = 0
     template: str = ""
+    #: how the answers were made (``answers_signature``), as stored beside them
+    signature: Signature | None = None
 
 
 class _Run:
@@ -99,6 +115,10 @@ class _Run:
         self.plan = plan
         self.client = client
         self.style = bench.spec.dialogue
+        if plan.no_system_message:
+            self.style = with_system_message(self.style, None)
+        elif plan.system_message is not None:
+            self.style = with_system_message(self.style, plan.system_message)
         self.temperatures = plan.temperatures or default_temperatures(bench.spec)
         self.max_tokens = plan.max_tokens or bench.spec.generation.max_tokens
         self.template: Literal["chat", "base"] = "base" if plan.template == "base" else "chat"
@@ -153,21 +173,36 @@ class _Run:
         )
 
 
+def answers_signature(plan: GeneratePlan, bench: Bench, run: _Run) -> Signature:
+    """How the answers were made: the benchmark, the template, the system message chat
+    requests open with (by name: ``fastchat-chatgpt``, ``pfmt-upstream``, ``none`` or
+    ``custom@<sha256>``), the sampling settings and the injection rule."""
+    return Signature.of(
+        "mtbench-answers", bench=bench.spec.name, template=plan.template,
+        system=run.style.system_name, max_tokens=run.max_tokens,
+        temperatures=[f"{c}={t!r}" for c, t in sorted(run.temperatures.items())],
+        repetition_penalty=plan.repetition_penalty, injection=plan.injection, seed=plan.seed,
+    )  # fmt: skip
+
+
 def answers_manifest(plan: GeneratePlan, bench: Bench, run: _Run) -> Manifest:
     """What an answer file holds: one model's answers to one benchmark, made with these
-    settings; another model or other settings never continue it."""
+    settings (the system message included); another model or other settings never
+    continue it."""
     return Manifest(
         kind=f"answers/{bench.spec.name}",
         identity={
             "benchmark": bench.spec.name,
             "model_id": plan.model_id,
             "template": plan.template,
+            "system_message": run.style.system_message,
             "max_tokens": run.max_tokens,
             "temperatures": dict(sorted(run.temperatures.items())),
             "repetition_penalty": plan.repetition_penalty,
             "injection": plan.injection,
             "seed": plan.seed,
         },
+        signature=answers_signature(plan, bench, run).to_json(),
     )
 
 
@@ -183,6 +218,7 @@ async def generate_answers(
     with these settings (``hyoka.store``); a file hyoka did not write is never touched.
     """
     run = _Run(plan, bench, client)
+    run.report.signature = answers_signature(plan, bench, run)
     known = bench.by_id
     log = JsonlLog.open(
         plan.answer_file, answers_manifest(plan, bench, run), AnswerRecord,

@@ -16,7 +16,7 @@ reference answer missing, the language-id package absent) costs nothing.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from hyoka.judge import (
     inputs_hash,
     user_prompt_of,
 )
-from hyoka.mtbench.bench import Bench, Question
+from hyoka.mtbench.bench import Bench, Layout, Question
 from hyoka.mtbench.langcheck import CHECKS, Check, LidModel, is_expected_language
 from hyoka.mtbench.records import (
     INCORRECT_LANGUAGE,
@@ -55,22 +55,39 @@ def default_judge_name(judge: str) -> str:
 
 
 def single_output(
-    root: Path, bench: Bench, judge_name: str, model: str, folder: Path | None = None
+    root: Path,
+    bench: Bench,
+    judge_name: str,
+    model: str | None,
+    folder: Path | None = None,
+    layout: Layout = "hyoka",
 ) -> Path:
-    """``<root>/<bench>/model_judgment/<judge>_single/<model>.jsonl`` (upstream's layout),
-    or ``<folder>/<model>.jsonl``, from sanitised names only: a model id in an answer file
-    or a ``--judge-name`` never leaves the chosen folder."""
+    """Where ``model``'s single judgments go: ``<root>/<bench>/model_judgment/
+    <judge>_single/<model>.jsonl`` (pfmt-bench-fin-ja's layout), or ``<folder>/<model>.jsonl``;
+    where the layout puts every model in one file (``bench.spec.single_file``: FastChat's),
+    ``<root>/<bench>/model_judgment/<judge>_single.jsonl`` or ``<folder>/<judge>_single.jsonl``
+    (``model`` unused). From sanitised names only: a model id in an answer file or a
+    ``--judge-name`` never leaves the chosen folder."""
+    one_file = bench.spec.single_file(layout)
     if folder is None:
-        parts = (bench.spec.name, "model_judgment", f"{judge_name}_single")
+        parts = [bench.spec.results_folder(layout), "model_judgment"]
+        parts += [] if one_file else [f"{judge_name}_single"]
         folder = path_under(root, *parts, what="--judge-name")
+    if one_file:
+        return path_under(folder, judge_name, what="--judge-name", suffix="_single.jsonl")
+    if model is None:
+        raise ValueError("a per-model layout needs the model")
     return path_under(folder, model, what="model_id", suffix=".jsonl")
 
 
-def pair_output(root: Path, bench: Bench, judge_name: str, folder: Path | None = None) -> Path:
+def pair_output(
+    root: Path, bench: Bench, judge_name: str, folder: Path | None = None, layout: Layout = "hyoka"
+) -> Path:
     """``<root>/<bench>/model_judgment/<judge>_pair.jsonl``, or ``<folder>/<judge>_pair.jsonl``,
     from sanitised names only."""
     if folder is None:
-        folder = path_under(root, bench.spec.name, "model_judgment", what="--bench")
+        parts = (bench.spec.results_folder(layout), "model_judgment")
+        folder = path_under(root, *parts, what="--bench")
     return path_under(folder, judge_name, what="--judge-name", suffix="_pair.jsonl")
 
 
@@ -151,29 +168,35 @@ class TurnInfo:
 
 
 def _single_format(
-    model: str, judge_name: str, turns: Mapping[str, TurnInfo]
+    judge_name: str, turns: Mapping[str, TurnInfo], *, one_model: bool
 ) -> FileFormat[SingleJudgmentLine]:
+    """FastChat's ``_single`` lines: of one model (keyed by dialogue and turn), or of
+    every model in one file (keyed by model too, in model order as upstream's file reads)."""
+
     def write(record: JudgmentRecord, task: Task) -> SingleJudgmentLine:
         info = turns[task.id]
         return single_line(
-            record, question_id=info.question_id, turn=info.turn, model=model,
+            record, question_id=info.question_id, turn=info.turn, model=task.models[0],
             judge=(judge_name, info.prompt_name),
         )  # fmt: skip
 
     def differs(stored: SingleJudgmentLine, task: Task) -> str | None:
-        if stored.model != model:
-            return f"is a judgment of {stored.model!r}, not {model!r}"
+        if stored.model != task.models[0]:
+            return f"is a judgment of {stored.model!r}, not {task.models[0]!r}"
         if stored.user_prompt != user_prompt_of(task.prompts[0]):
             return "was judged on another answer or question"
         return None
 
-    return FileFormat(
-        SingleJudgmentLine, key=_turn_key, write=write, differs=differs, order=_turn_key
-    )
+    key = _turn_key if one_model else _model_turn_key
+    return FileFormat(SingleJudgmentLine, key=key, write=write, differs=differs, order=key)
 
 
 def _turn_key(line: SingleJudgmentLine) -> tuple[int, int]:
     return (line.question_id, line.turn)
+
+
+def _model_turn_key(line: SingleJudgmentLine) -> tuple[str, int, int]:
+    return (line.model, line.question_id, line.turn)
 
 
 @dataclass(frozen=True)
@@ -216,20 +239,18 @@ class BenchJudging:
         )  # fmt: skip
 
 
-def plan_turns(
+def _model_tasks(
     bench: Bench,
     answers: Mapping[int, AnswerRecord],
     model: str,
-    settings: JudgeSettings,
-    output: Path,
     how: BenchJudging,
+    turns: dict[str, TurnInfo],
     *,
-    max_attempts: int | None = None,
-) -> JudgePlan[SingleJudgmentLine]:
-    """The run that grades every turn of ``model``'s ``answers`` into ``output``, by the
-    benchmark's rating rules."""
+    one_model: bool,
+) -> list[Task]:
+    """One task per turn of ``model``'s ``answers`` (keyed by dialogue and turn, and by
+    the model too when the file holds every model's), each turn's line info in ``turns``."""
     tasks: list[Task] = []
-    turns: dict[str, TurnInfo] = {}
     for question in how.questions(bench):
         qid = question.question_id
         answer = answers.get(qid)
@@ -240,21 +261,78 @@ def plan_turns(
             text = user_prompt(bench, question, answer, turn)
             why = how.ruled_out(bench, question, turn, answer.turns[turn - 1])
             task = Task(
-                id=f"{qid}/{turn}", key=(qid, turn), label=f"question {qid} turn {turn}",
+                id=f"{qid}/{turn}" if one_model else f"{model}/{qid}/{turn}",
+                key=(qid, turn) if one_model else (model, qid, turn),
+                label=f"question {qid} turn {turn}" + ("" if one_model else f" of {model}"),
                 models=(model,), prompts=(messages_of(bench, name, text),),
                 sample_keys=(f"mtbench:{model}:{qid}:{turn}",), input_hash=inputs_hash(text),
                 rules={"answer": why} if why else {},
             )  # fmt: skip
             tasks.append(task)
             turns[task.id] = TurnInfo(qid, turn, name)
+    return tasks
+
+
+def _single_plan(
+    bench: Bench,
+    tasks: list[Task],
+    turns: dict[str, TurnInfo],
+    models: tuple[str, ...],
+    settings: JudgeSettings,
+    output: Path,
+    how: BenchJudging,
+    max_attempts: int | None,
+) -> JudgePlan[SingleJudgmentLine]:
     rules = bench.spec.rating_rules
-    run = how.run(bench, "mtbench-single", settings, models=(model,), rating=rules.name)
+    run = how.run(bench, "mtbench-single", settings, models=models, rating=rules.name)
     version = run.template.rpartition("@")[2]
     protocol = SingleGrading(
         settings, "judge_prompts", version, rules=rules, max_attempts=max_attempts
     )
-    fmt = _single_format(model, how.judge_name, turns)
+    fmt = _single_format(how.judge_name, turns, one_model=bool(models))
     return JudgePlan(output, run, protocol, fmt, tuple(tasks))
+
+
+def plan_turns(
+    bench: Bench,
+    answers: Mapping[int, AnswerRecord],
+    model: str,
+    settings: JudgeSettings,
+    output: Path,
+    how: BenchJudging,
+    *,
+    max_attempts: int | None = None,
+) -> JudgePlan[SingleJudgmentLine]:
+    """The run that grades every turn of ``model``'s ``answers`` into ``output`` (a file of
+    that model's alone), by the benchmark's rating rules."""
+    turns: dict[str, TurnInfo] = {}
+    tasks = _model_tasks(bench, answers, model, how, turns, one_model=True)
+    return _single_plan(bench, tasks, turns, (model,), settings, output, how, max_attempts)
+
+
+def plan_all_turns(
+    bench: Bench,
+    answers: Sequence[tuple[str, Mapping[int, AnswerRecord]]],
+    settings: JudgeSettings,
+    output: Path,
+    how: BenchJudging,
+    *,
+    max_attempts: int | None = None,
+) -> JudgePlan[SingleJudgmentLine]:
+    """The run that grades every turn of every ``(model, answers)`` into one file, as
+    FastChat's ``gen_judgment.py`` writes ``<judge>_single.jsonl``: the file is bound to
+    no model (each line names its own), so another model's judgments join it later."""
+    models = [model for model, _answers in answers]
+    twice = next((m for i, m in enumerate(models) if m in models[:i]), None)
+    if twice is not None:
+        raise InputError(f"two answer files of {twice!r}")
+    turns: dict[str, TurnInfo] = {}
+    tasks = [
+        task
+        for model, by_id in answers
+        for task in _model_tasks(bench, by_id, model, how, turns, one_model=False)
+    ]
+    return _single_plan(bench, tasks, turns, (), settings, output, how, max_attempts)
 
 
 def answering_model(answers: Mapping[int, AnswerRecord]) -> str:

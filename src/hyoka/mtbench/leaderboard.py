@@ -1,8 +1,10 @@
 """The per-category leaderboard from single-grading judgment files (the paper's Table 1).
 
 Per model and category: the mean of both turns' scores, rule-based zeros (no answer, wrong
-language) included and -1 (no rating) left out; overall: the plain mean of the category
-means. Means are kept as exact fractions and rounded half-up only for display, so a mean of
+language) included and -1 (no rating) left out; overall: the headline as the benchmark's
+upstream computes it (``BenchSpec.headline``): pfmt-bench-fin-ja the plain mean of the
+category means, MT-bench (FastChat's ``show_result.py``) the mean over every rated turn.
+Means are kept as exact fractions and rounded half-up only for display, so a mean of
 exactly 8.125 shows as 8.13 (binary floats and Python's ``round`` would give 8.12).
 
 A number is only comparable with the numbers beside it when it was produced the same way
@@ -23,7 +25,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from hyoka.errors import InputError
-from hyoka.mtbench.bench import Bench
+from hyoka.mtbench.bench import Bench, Headline
 from hyoka.mtbench.records import NO_RATING, SingleJudgmentLine
 from hyoka.signature import Signature, common_signature
 from hyoka.store import read_manifest, read_records, unique_records
@@ -57,6 +59,7 @@ class ModelScores:
     judged: int = 0
     unrated: int = 0
     signature: Signature | None = None
+    headline: Headline = "category-mean"
 
     def add(self, category: str, turn: int, score: float) -> None:
         self.judged += 1
@@ -78,7 +81,13 @@ class ModelScores:
         return {c: self.category_mean(c, turn) for c in self.categories}
 
     def overall(self, turn: int | None = None) -> Fraction | None:
-        """Mean of the category means (categories without any rated turn are skipped)."""
+        """The headline over ``turn`` (both: ``None``) by the benchmark's rule: the mean of
+        the category means (categories without any rated turn are skipped), or for
+        ``turn-mean`` the mean of every rated turn; ``None`` without a rated turn."""
+        if self.headline == "turn-mean":
+            keys = [(c, t) for c in self.categories for t in ((1, 2) if turn is None else (turn,))]
+            count = sum(self._counts[key] for key in keys)
+            return sum((self._sums[key] for key in keys), Fraction()) / count if count else None
         present = [m for m in self.means(turn).values() if m is not None]
         return sum(present, Fraction()) / len(present) if present else None
 
@@ -198,7 +207,9 @@ def build_leaderboard(bench: Bench, files: list[Path]) -> Leaderboard:
                 )
             seen[key] = path
             if line.model not in scores:
-                scores[line.model] = ModelScores(line.model, bench.spec.categories)
+                scores[line.model] = ModelScores(
+                    line.model, bench.spec.categories, headline=bench.spec.headline
+                )
             row = scores[line.model]
             if row.signature is None:
                 row.signature = signature

@@ -1,14 +1,17 @@
 """The leaderboard as Markdown, CSV or JSON: both turns together, then each turn alone.
 
-Numbers are rounded half-up to two decimals (``round_half_up``) and written as decimal
-strings in Markdown and CSV, as JSON numbers in JSON; a category with no rated turn is
-empty (``null`` in JSON).
+Markdown and CSV show numbers rounded half-up to two decimals (``round_half_up``) as
+decimal strings; JSON gives them at full precision (the exact mean as the nearest float,
+what upstream's pandas prints before rounding); a category with no rated turn is empty
+(``null`` in JSON).
 
 Every format says how the numbers were produced and which rows are not like the others:
-a row not judged on every turn is marked ``(incomplete)`` and ranked last, a row whose
-signature differs from the table's is marked ``(differs)``; Markdown and CSV end with the
-table's signature and each marked row's differences (CSV as ``#`` comment lines), JSON
-gives every row its signature, its differences and whether it is complete.
+a row not judged on every turn is marked ``(incomplete)`` and ranked last, a row with
+turns the judge gave no rating (-1, left out of its means) is marked ``(N unrated)``, a
+row whose signature differs from the table's is marked ``(differs)``; Markdown and CSV end
+with the table's signature, how "Avg." is computed and each marked row's notes (CSV as
+``#`` comment lines); JSON gives every row its signature, its differences, whether it is
+complete and how many turns are unrated.
 """
 
 from __future__ import annotations
@@ -32,12 +35,23 @@ def _cell(value: Fraction | None) -> str:
 
 
 def _number(value: Fraction | None) -> float | None:
-    return None if value is None else float(round_half_up(value))
+    """Full precision: the float nearest the exact mean."""
+    return None if value is None else float(value)
+
+
+#: how each headline rule reads in the notes under a table
+HEADLINE_NOTES = {
+    "category-mean": "Avg.: mean of the category means (upstream's make_leaderboard.py)",
+    "turn-mean": "Avg.: mean of every rated turn (FastChat's show_result.py)",
+}
 
 
 def row_label(board: Leaderboard, model: ModelScores) -> str:
-    """The model's name, marked when its row is incomplete or produced another way."""
+    """The model's name, marked when its row is incomplete, has unrated turns or was
+    produced another way."""
     marks = [] if board.complete(model) else ["incomplete"]
+    if model.unrated:
+        marks.append(f"{model.unrated} unrated")
     if board.differences(model):
         marks.append("differs")
     name = display_name(model.model)
@@ -49,11 +63,17 @@ def notes(board: Leaderboard) -> list[str]:
     lines = []
     if board.signature is not None:
         lines.append(f"signature: {board.signature.line}")
+    lines.append(HEADLINE_NOTES[board.bench.spec.headline])
     for model in board.ranked():
         if not board.complete(model):
             lines.append(
                 f"{display_name(model.model)}: incomplete, {model.judged} of "
                 f"{board.expected_turns} turns judged"
+            )
+        if model.unrated:
+            lines.append(
+                f"{display_name(model.model)}: {model.unrated} of {model.judged} judged turns "
+                "unrated (no rating, -1), left out of its means"
             )
         differences = board.differences(model)
         if differences:
@@ -118,6 +138,7 @@ def to_json(board: Leaderboard) -> list[dict[str, Any]]:
                 "overall": _number(model.overall(turn)),
                 "categories": {c: _number(model.category_mean(c, turn)) for c in categories},
             }
+        entry["headline"] = board.bench.spec.headline
         entry["judged_turns"] = model.judged
         entry["unrated_turns"] = model.unrated
         entry["complete"] = board.complete(model)
