@@ -27,7 +27,9 @@ NEIGHBOURS = 3
 
 
 def score_table(summaries: Sequence[tuple[RunSummary, bool]]) -> Table:
-    """The runs' headline numbers, one row each (``True``: left as it was, up to date)."""
+    """The runs' headline numbers, one row each (``True``: left as it was, up to date); an
+    incomplete run says so beside its name."""
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="pfgen-bench")
@@ -37,7 +39,8 @@ def score_table(summaries: Sequence[tuple[RunSummary, bool]]) -> Table:
         table.add_column(name, justify="right", no_wrap=True)
     for s, skipped in summaries:
         table.add_row(
-            s.model + (" (up to date)" if skipped else ""),
+            escape(s.model + (f" [{s.incomplete}]" if s.incomplete else ""))
+            + (" (up to date)" if skipped else ""),
             s.mode,
             str(s.num_trials),
             f"{s.score:.4f} (±{s.score_sem:.4f})",
@@ -64,13 +67,19 @@ def signature_lines(summaries: Sequence[RunSummary]) -> list[str]:
 
 def print_scores(summaries: Sequence[tuple[RunSummary, bool]]) -> None:
     """The score table, then the signature line(s) beside it."""
-    from hyoka.cli._common import console
+    from hyoka.cli._common import console, print_warning
 
     if not summaries:
         return
     print_table(score_table(summaries))
     for line in signature_lines([s for s, _ in summaries]):
         console.print(line, highlight=False, soft_wrap=True)
+    for s, _ in summaries:
+        if s.incomplete:
+            print_warning(
+                f"{s.folder}: {s.incomplete}; its score is not comparable with a whole "
+                "run's and is not ranked among them"
+            )
 
 
 def show_beside_public(ours: RunSummary, data_dir: Path | None) -> None:

@@ -77,12 +77,20 @@ class RunSummary:
         return self.score_std / math.sqrt(self.num_trials) if self.num_trials > 0 else 0.0
 
     @property
+    def incomplete(self) -> str:
+        """What an incomplete run lacks, as every output shows it beside its score
+        (``incomplete: 49 of 50 questions``); empty for a complete run."""
+        if self.complete:
+            return ""
+        return f"incomplete: {self.questions} of {PFGEN_QUESTIONS} questions"
+
+    @property
     def label(self) -> str:
         """The model, with its prompt mode when known: ``org/model (chat)``, and what is
         missing when the run is incomplete."""
         label = self.model if self.mode == "?" else f"{self.model} ({self.mode})"
         if not self.complete:
-            label += f" [incomplete: {self.questions} of {PFGEN_QUESTIONS} questions]"
+            label += f" [{self.incomplete}]"
         return label
 
     @classmethod
@@ -127,6 +135,7 @@ class RunSummary:
             "signature": None if self.signature is None else self.signature.line,
             "questions": self.questions,
             "complete": self.complete,
+            "incomplete": self.incomplete or None,
         }
 
 
