@@ -151,10 +151,21 @@ def print_report(report: GenerationReport, client: ModelClient) -> None:
     )
 
 
+def warn_if_custom_data(benchmark: PfgenBenchmark) -> None:
+    """One ``warning:`` line when the question files are not the pinned release: scoring
+    with one's own reference sets is legitimate, and is named (the signature's ``+custom``)."""
+    from hyoka.cli._common import print_warning
+
+    note = benchmark.data_note()
+    if note is not None:
+        print_warning(note)
+
+
 def score_and_show(folder: Path, benchmark: PfgenBenchmark, data_dir: Path | None) -> RunSummary:
     """Score one run (always afresh), print it with its signature and beside the public runs."""
     from hyoka.pfgen import RunSummary, score_run
 
+    warn_if_custom_data(benchmark)
     outcome = score_run(folder, benchmark, force=True)
     ours = RunSummary.from_result(outcome.folder, outcome.result)
     print_scores([(ours, False)])

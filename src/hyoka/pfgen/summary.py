@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.pfgen._pysum import float_sum
-from hyoka.pfgen.provenance import signature_of
+from hyoka.pfgen.provenance import result_data_id, signature_of
 from hyoka.signature import Signature
 
 #: How many questions pfgen-bench asks (spec §1); a run with fewer (``--limit``, a lost
@@ -66,6 +66,9 @@ class RunSummary:
     signature: Signature | None = None
     #: questions the result covers (``None``: the result does not list them)
     questions: int | None = None
+    #: the benchmark data it was scored with (``pfgen@1a2b3c4d``, ``+custom`` when not the
+    #: pinned release; ``None``: the result records no data identity)
+    data: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -116,6 +119,7 @@ class RunSummary:
             helpfulness=float(scores["helpfulness"]),
             signature=signature_of(result),
             questions=len(questions) if isinstance(questions, dict) else None,
+            data=result_data_id(result),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -133,6 +137,7 @@ class RunSummary:
             "truthfulness": self.truthfulness,
             "helpfulness": self.helpfulness,
             "signature": None if self.signature is None else self.signature.line,
+            "data": self.data,
             "questions": self.questions,
             "complete": self.complete,
             "incomplete": self.incomplete or None,
