@@ -136,8 +136,8 @@ def test_csv_json_and_upstream_mark_the_same_row(board: tuple[Path, Path, str]) 
     assert differs["openai/chatgpt-o1"][0].startswith("data: pfgen@")
     assert sum(bool(d) for d in differs.values()) == 1
     upstream = _leaderboard(root, "upstream")
-    table = [line for line in upstream.splitlines() if line.startswith("| <code>")]
-    assert [("chatgpt-o1" in row, "†1" in row) for row in table if "†1" in row] == [(True, True)]
+    cells = [line for line in upstream.splitlines() if line.startswith("| <code>")]
+    assert [("chatgpt-o1" in row, "†1" in row) for row in cells if "†1" in row] == [(True, True)]
     assert upstream.splitlines()[-1].startswith("†1 signature differs from the common one: data:")
 
 
