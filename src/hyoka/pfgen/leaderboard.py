@@ -4,12 +4,17 @@
 results) and ``render`` writes them as a Markdown table in the style of the upstream
 README, as CSV, or as JSON. Every format carries the signature most rows share and flags,
 with a marker and a footnote naming the fields, each row whose numbers were produced
-differently (another summation, other benchmark data ...). Rows without a signature
-(upstream's own files) are not flagged: nothing says how they were made.
+differently (another summation, other benchmark data ...). The data is compared for every
+row: a row hyoka wrote names it in its signature, an upstream row by its ``metadata_hash``;
+the footer names the data most rows share and whether it is the pinned release. Otherwise
+rows without a signature (upstream's own files) are not flagged: nothing says how they
+were made.
 
 ``upstream`` is the exception: the table exactly as upstream's README lays it out (cells in
 ``<code>``, mode markers, ``score (±std/√trials)``, headers padded with ``&nbsp;``), and
-nothing else, so that a maintainer can paste it between the README's leaderboard markers.
+nothing else, so that a maintainer can paste it between the README's leaderboard markers,
+except a marker on a row scored with other data, explained under the table: such a row is
+not one of the leaderboard's.
 """
 
 from __future__ import annotations
