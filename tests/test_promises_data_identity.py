@@ -101,6 +101,13 @@ def test_the_signature_names_the_custom_data(board: tuple[Path, Path, str]) -> N
     assert result["metadata_hash"] != pinned_metadata_hash()
 
 
+def _custom(run: Path) -> str:
+    """The data identity a run's result.json was signed with."""
+    result = json.loads((run / "result.json").read_text(encoding="utf-8"))
+    data: str = result["signature"]["fields"]["data"]
+    return data
+
+
 def _leaderboard(root: Path, fmt: str) -> str:
     shown = CliRunner().invoke(app, ["pfgen", "leaderboard", str(root), "--format", fmt])
     assert shown.exit_code == 0, shown.output
@@ -164,7 +171,12 @@ def test_the_report_leaderboard_marks_the_row(
     """The run named is scored by the report itself, with the edited data it names."""
     root, mine, _ = board
     options = ReportOptions(data_dir=edited_data, cache_dir=index_cache_dir, public_dir=root)
-    build_report([mine], tmp_path / "site", options)
+    built = build_report([mine], tmp_path / "site", options)
+    assert [n for n in built.notes if "not the pinned pfgen-bench release" in n] == [
+        f"{edited_data / 'pfgen-bench' / 'data'} is not the pinned pfgen-bench release "
+        f"(Q01.json changed): its scores are signed data:{_custom(mine)} and marked where "
+        "they meet public runs"
+    ]
     page = unescape((tmp_path / "site" / "pfgen" / "index.html").read_text(encoding="utf-8"))
     assert re.search(r"openai/chatgpt-o1 <sup>†1</sup>", page)
     assert page.count("<sup>†") == 1

@@ -110,3 +110,30 @@ def test_the_report_leaderboard_never_ranks_an_incomplete_run(
     (run_page,) = (out / "pfgen" / "runs").glob("me_five*.html")
     page = unescape(run_page.read_text(encoding="utf-8"))
     assert "5 (incomplete: 5 of 50 questions)" in page
+
+
+def test_the_judge_page_marks_an_incomplete_run(tmp_path: Path) -> None:
+    """pfgen score against a judge's: the incomplete run's point says so."""
+    from hyoka.report.judge_pages import judge_page
+
+    runs = [
+        "openai/chatgpt-o1/9a61e92",
+        "openai/chatgpt-4o-latest/c275a7b",
+        "tokyotech-llm/Llama-3-Swallow-8B-v0.1/98f12b9",
+    ]
+    for number, run in enumerate(runs):
+        folder = tmp_path / run
+        folder.mkdir(parents=True)
+        result = json.loads(
+            (SHARED_DATA / "pfgen-bench" / "results" / run / "result.json").read_text()
+        )
+        if number == 0:
+            result["questions"] = dict(list(result["questions"].items())[:5])
+        (folder / "result.json").write_text(json.dumps(result), encoding="utf-8")
+        summary = folder / "judge" / "j" / "summary.json"
+        summary.parent.mkdir(parents=True)
+        summary.write_text(json.dumps({"judge": "j", "mean": 5.0 + number}), encoding="utf-8")
+    page = judge_page([tmp_path], [], seed=0)
+    assert page is not None
+    assert "openai/chatgpt-o1 (qa) [incomplete: 5 of 50 questions]" in unescape(page)
+    assert unescape(page).count("incomplete") == 1
