@@ -168,7 +168,7 @@ def test_a_ray_address_where_no_cluster_answers_is_one_line_within_the_bound(
     with contextlib.ExitStack() as stack:
         port = _closed_port() if server == "closed" else stack.enter_context(_silent_port())
         address = f"127.0.0.1:{port}"
-        env = {**os.environ, "RAY_ADDRESS": address, "HYOKA_RAY_CONNECT_TIMEOUT": "3"}
+        env = {**os.environ, "RAY_ADDRESS": address, "HYOKA_RAY_CONNECT_TIMEOUT": "1"}
         started = time.monotonic()
         done = subprocess.run(
             [sys.executable, "-c", _CONNECT], env=env, capture_output=True, text=True, timeout=60
@@ -176,7 +176,7 @@ def test_a_ray_address_where_no_cluster_answers_is_one_line_within_the_bound(
         took = time.monotonic() - started
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.strip() == (
-        f"error: no Ray cluster answered at RAY_ADDRESS={address} within 3 s "
+        f"error: no Ray cluster answered at RAY_ADDRESS={address} within 1 s "
         "(HYOKA_RAY_CONNECT_TIMEOUT): is it running? (`ray status`)"
     )
     assert "Traceback" not in done.stderr
