@@ -355,6 +355,8 @@ def _shut(sock: socket.socket) -> None:
 
 
 class _WatchedHTTPConnection(http.client.HTTPConnection):
+    """A connection whose socket (TLS-wrapped, for HTTPS) the watchdog may shut."""
+
     def __init__(self, *args: Any, watchdog: _Watchdog, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._watchdog = watchdog
@@ -364,14 +366,8 @@ class _WatchedHTTPConnection(http.client.HTTPConnection):
         self._watchdog.watch(self.sock)
 
 
-class _WatchedHTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, *args: Any, watchdog: _Watchdog, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._watchdog = watchdog
-
-    def connect(self) -> None:
-        super().connect()
-        self._watchdog.watch(self.sock)
+class _WatchedHTTPSConnection(_WatchedHTTPConnection, http.client.HTTPSConnection):
+    """``connect`` runs HTTPS's (connect and wrap), then hands the wrapped socket over."""
 
 
 class _WatchedHTTPHandler(HTTPHandler):
