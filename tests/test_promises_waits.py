@@ -181,3 +181,19 @@ def test_a_ray_address_where_no_cluster_answers_is_one_line_within_the_bound(
     )
     assert "Traceback" not in done.stderr
     assert took < 20, took  # the bound, plus starting Python and importing Ray
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "soon"])
+def test_a_connect_bound_that_is_not_a_positive_number_is_one_line(
+    value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hyoka.errors import HyokaError
+    from hyoka.refset.executor import connect_timeout
+
+    monkeypatch.setenv("HYOKA_RAY_CONNECT_TIMEOUT", value)
+    with pytest.raises(HyokaError, match=r"^\$HYOKA_RAY_CONNECT_TIMEOUT=.*: expected a positive"):
+        connect_timeout()
+    monkeypatch.setenv("HYOKA_RAY_CONNECT_TIMEOUT", "2.5")
+    assert connect_timeout() == 2.5
+    monkeypatch.delenv("HYOKA_RAY_CONNECT_TIMEOUT")
+    assert connect_timeout() == 30.0
