@@ -223,7 +223,7 @@ def _csv_rows(text: str) -> csv.DictReader[str]:
 
 def _json_runs(text: str) -> list[dict[str, Any]]:
     document = json.loads(text)
-    assert set(document) == {"signature", "runs"}
+    assert set(document) == {"signature", "data", "runs"}
     runs: list[dict[str, Any]] = document["runs"]
     return runs
 
@@ -275,7 +275,7 @@ def test_render_of_no_rows_is_just_the_header() -> None:
     assert _md_table(render([])) == []
     none = "# signature: none (no row written by hyoka)\n"
     assert render([], "csv") == ",".join(CSV_COLUMNS) + "\n" + none
-    assert json.loads(render([], "json")) == {"signature": None, "runs": []}
+    assert json.loads(render([], "json")) == {"signature": None, "data": None, "runs": []}
 
 
 # --- escaping --------------------------------------------------------------------------------
@@ -567,7 +567,10 @@ def _signed_tree(root: Path) -> Path:
         _signed("org/c", 0.5, Summation.COMPENSATED, sum_from=SumFrom.RESULT_JSON),
     )
     _write(root / "d" / "result.json", _signed("org/d", 0.4, Summation.SEQUENTIAL))
-    _write(root / "e" / "result.json", _fake_result("org/e", score=0.3))  # upstream: unsigned
+    # upstream: unsigned, of the same data (its metadata_hash), so not flagged
+    _write(
+        root / "e" / "result.json", {**_fake_result("org/e", score=0.3), "metadata_hash": "ab" * 20}
+    )
     _write(
         root / "f" / "result.json",
         _signed("org/f", 0.2, Summation.SEQUENTIAL, metadata_hash="cd" * 20),
@@ -588,11 +591,13 @@ def test_markdown_flags_rows_whose_signature_differs(tmp_path: Path) -> None:
     ]
     footer = text.splitlines()[text.splitlines().index("") + 1 :]
     assert footer == [
-        f"signature: hyoka:{__version__}|kind:pfgen|data:pfgen@abababab|sum:compensated|mode:chat|"
-        "questions:50|sum-from:default",
+        f"signature: hyoka:{__version__}|kind:pfgen|data:pfgen@abababab+custom|sum:compensated|"
+        "mode:chat|questions:50|sum-from:default",
+        "data: pfgen@abababab+custom, not the pinned pfgen-bench release (pfgen@13581cc9); "
+        "5 of 6 rows",
         "†1 signature differs from the common one: sum: sequential vs compensated",
-        "†2 signature differs from the common one: data: pfgen@cdcdcdcd vs pfgen@abababab; "
-        "sum: sequential vs compensated",
+        "†2 signature differs from the common one: data: pfgen@cdcdcdcd+custom vs "
+        "pfgen@abababab+custom; sum: sequential vs compensated",
     ]
 
 
@@ -609,7 +614,7 @@ def test_csv_and_json_flag_the_same_rows(tmp_path: Path) -> None:
     }
     csv_footer = [ln for ln in render(rows, "csv").splitlines() if ln.startswith("#")]
     assert (
-        csv_footer[1]
+        csv_footer[2]
         == "# †1 signature differs from the common one: sum: sequential vs compensated"
     )
 

@@ -163,8 +163,13 @@ def test_rebuilt_sets_score_runs_like_the_published_ones(
     trials = tmp_path / "run" / "trials.jsonl"
     trials.parent.mkdir()
     trials.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    shown = json.loads(_cli("pfgen", "score", "--data-dir", str(out), "--json", str(trials)))
+    scored = runner.invoke(app, ["pfgen", "score", "--data-dir", str(out), "--json", str(trials)])
+    assert scored.exit_code == 0, scored.output
+    shown = json.loads(scored.stdout)
     assert shown[0]["score"] == pytest.approx(ours[0], abs=6e-4)
+    # scoring with one's own reference sets is legitimate, and named as such
+    assert shown[0]["data"] == f"pfgen@{bench.metadata_hash[:8]}+custom"
+    assert "is not the pinned pfgen-bench release" in scored.stderr
 
 
 def test_a_truncated_shard_loses_only_its_damaged_frame(tmp_path: Path) -> None:

@@ -30,7 +30,8 @@ Statistics
 
 A user mistake (``HyokaError``) becomes one line on stderr and exit code 1 (2 for a bad
 flag, as typer does); anything else is a bug and keeps its traceback. A ``HyokaWarning``
-raised while a command runs becomes one ``warning:`` line on stderr, every time.
+raised while a command runs becomes one ``warning:`` line on stderr, every time. Ctrl-C
+becomes one ``interrupted:`` line saying what was kept and how to go on, and exit code 130.
 
 Only typer and the standard library are imported here at module level, so that a command
 module importing its flags from here pays nothing more: rich (``console``, ``err_console``,
@@ -41,6 +42,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -311,13 +313,42 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
             # each one says something about the user's files: none is folded into another
             warnings.simplefilter("always", HyokaWarning)
             warnings.showwarning = show
+            _forget_kept()
             try:
                 return command(*args, **kwargs)
             except HyokaError as exc:
                 print_error(exc)
                 raise typer.Exit(exc.exit_code) from None
+            except KeyboardInterrupt:
+                print_interrupted()
+                raise typer.Exit(INTERRUPTED) from None
 
     return wrapper
+
+
+#: The exit status of a command stopped by Ctrl-C, as shells give it (128 + SIGINT).
+INTERRUPTED = 130
+
+
+def _forget_kept() -> None:
+    """A new command starts a new tally of kept files (``hyoka.store.kept``); the store is
+    not imported for it: a command that never opens a log never loads it."""
+    tally = sys.modules.get("hyoka.store.kept")
+    if tally is not None:
+        tally.forget()
+
+
+def print_interrupted() -> None:
+    """The one line a command stopped by Ctrl-C prints: what it kept, how to go on."""
+    from rich.markup import escape
+
+    from hyoka.store import kept
+
+    _console(True).print(
+        f"[bold yellow]interrupted:[/] {escape(kept.interrupted_line())}",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def cost_usd(usage: Usage, price_in: float, price_out: float) -> float:

@@ -27,7 +27,9 @@ NEIGHBOURS = 3
 
 
 def score_table(summaries: Sequence[tuple[RunSummary, bool]]) -> Table:
-    """The runs' headline numbers, one row each (``True``: left as it was, up to date)."""
+    """The runs' headline numbers, one row each (``True``: left as it was, up to date); an
+    incomplete run says so beside its name."""
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="pfgen-bench")
@@ -37,7 +39,8 @@ def score_table(summaries: Sequence[tuple[RunSummary, bool]]) -> Table:
         table.add_column(name, justify="right", no_wrap=True)
     for s, skipped in summaries:
         table.add_row(
-            s.model + (" (up to date)" if skipped else ""),
+            escape(s.model + (f" [{s.incomplete}]" if s.incomplete else ""))
+            + (" (up to date)" if skipped else ""),
             s.mode,
             str(s.num_trials),
             f"{s.score:.4f} (±{s.score_sem:.4f})",
@@ -64,13 +67,19 @@ def signature_lines(summaries: Sequence[RunSummary]) -> list[str]:
 
 def print_scores(summaries: Sequence[tuple[RunSummary, bool]]) -> None:
     """The score table, then the signature line(s) beside it."""
-    from hyoka.cli._common import console
+    from hyoka.cli._common import console, print_warning
 
     if not summaries:
         return
     print_table(score_table(summaries))
     for line in signature_lines([s for s, _ in summaries]):
         console.print(line, highlight=False, soft_wrap=True)
+    for s, _ in summaries:
+        if s.incomplete:
+            print_warning(
+                f"{s.folder}: {s.incomplete}; its score is not comparable with a whole "
+                "run's and is not ranked among them"
+            )
 
 
 def show_beside_public(ours: RunSummary, data_dir: Path | None) -> None:
@@ -142,10 +151,21 @@ def print_report(report: GenerationReport, client: ModelClient) -> None:
     )
 
 
+def warn_if_custom_data(benchmark: PfgenBenchmark) -> None:
+    """One ``warning:`` line when the question files are not the pinned release: scoring
+    with one's own reference sets is legitimate, and is named (the signature's ``+custom``)."""
+    from hyoka.cli._common import print_warning
+
+    note = benchmark.data_note()
+    if note is not None:
+        print_warning(note)
+
+
 def score_and_show(folder: Path, benchmark: PfgenBenchmark, data_dir: Path | None) -> RunSummary:
     """Score one run (always afresh), print it with its signature and beside the public runs."""
     from hyoka.pfgen import RunSummary, score_run
 
+    warn_if_custom_data(benchmark)
     outcome = score_run(folder, benchmark, force=True)
     ours = RunSummary.from_result(outcome.folder, outcome.result)
     print_scores([(ours, False)])

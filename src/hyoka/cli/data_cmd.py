@@ -46,17 +46,43 @@ WithPublishedOption = Annotated[
 ]
 
 
+# The defaults are hyoka.data.fetch's DEFAULT_TIMEOUT_S and DEFAULT_MIN_RATE (kept as
+# numbers here so that --help loads nothing; a test holds them equal).
+TimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        min=0.001,
+        help="Seconds to connect, and the longest silence of the server, before an attempt "
+        "fails (and is retried).",
+    ),
+]
+MinRateOption = Annotated[
+    float,
+    typer.Option(
+        "--min-rate",
+        min=0.001,
+        help="Slowest average download speed in kB/s: a file gets timeout + size/min-rate "
+        "seconds in all, then the fetch stops with one line.",
+    ),
+]
+
+
 @reports_errors
 def fetch_command(
     benchmark: BenchmarkArgument,
     data_dir: DataDirOption = None,
     with_published: WithPublishedOption = False,
+    timeout: TimeoutOption = 30.0,
+    min_rate: MinRateOption = 10.0,
 ) -> None:
     """Download benchmark data pinned to an upstream commit, checking each SHA-256.
 
     Intact files are kept, so running it again is cheap; corrupt or
     truncated ones are downloaded again. HYOKA_DATA_BASE_URL points it
-    at a mirror laid out like raw.githubusercontent.com.
+    at a mirror laid out like raw.githubusercontent.com. Every wait is
+    bounded: --timeout seconds of silence fail an attempt (retried 3
+    times), and a file slower than --min-rate on average stops the fetch.
 
     Examples:
 
@@ -69,7 +95,7 @@ def fetch_command(
     groups = ALL_GROUPS if with_published else CORE
     root = resolve_data_dir(data_dir)
     for selected in _select(benchmark):
-        report = _fetch_with_progress(selected, root, groups)
+        report = _fetch_with_progress(selected, root, groups, timeout, min_rate * 1000)
         console.print(_summary(report), highlight=False, soft_wrap=True)
 
 
@@ -125,7 +151,9 @@ def _select(name: str) -> tuple[Manifest, ...]:
     return (manifest(name),)
 
 
-def _fetch_with_progress(selected: Manifest, root: Path, groups: frozenset[Group]) -> FetchReport:
+def _fetch_with_progress(
+    selected: Manifest, root: Path, groups: frozenset[Group], timeout: float, min_rate: float
+) -> FetchReport:
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -165,7 +193,9 @@ def _fetch_with_progress(selected: Manifest, root: Path, groups: frozenset[Group
                     soft_wrap=True,
                 )
 
-        return fetch(selected, root, groups=groups, progress=on_event)
+        return fetch(
+            selected, root, groups=groups, progress=on_event, timeout=timeout, min_rate=min_rate
+        )
 
 
 def _summary(report: FetchReport) -> str:

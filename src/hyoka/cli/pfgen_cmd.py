@@ -70,6 +70,7 @@ def score_command(
 
       hyoka pfgen score results/ --force
     """
+    from hyoka.cli._context import warn_if_custom_data
     from hyoka.errors import HyokaError
     from hyoka.pfgen import PfgenBenchmark, score_runs
 
@@ -77,6 +78,7 @@ def score_command(
     if not found:
         raise typer.Exit(1)
     benchmark = PfgenBenchmark.load(data_dir)
+    warn_if_custom_data(benchmark)
     sources = list(found)
     outcomes = _with_progress(
         f"Scoring {len(sources)} run(s)",
@@ -128,6 +130,7 @@ def verify_command(
 
       hyoka pfgen verify results/
     """
+    from hyoka.cli._context import warn_if_custom_data
     from hyoka.errors import HyokaError
     from hyoka.pfgen import PfgenBenchmark, verify_runs
 
@@ -135,6 +138,7 @@ def verify_command(
     if not found:
         raise typer.Exit(1)
     benchmark = PfgenBenchmark.load(data_dir)
+    warn_if_custom_data(benchmark)
     sources = list(found)
     verdicts = _with_progress(
         f"Verifying {len(sources)} run(s)",

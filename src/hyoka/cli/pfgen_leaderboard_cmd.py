@@ -34,8 +34,10 @@ def leaderboard_command(
     """Rank the scored pfgen-bench runs under RESULTS_DIR, best score first.
 
     Score is shown ± its standard error (std/sqrt(trials)), length ± its standard deviation.
-    Under the table, the signature most runs share; a run made differently (another float
-    summation, other benchmark data ...) is marked †N, with a footnote naming what differs.
+    Under the table, the signature and the benchmark data most runs share (and whether that
+    is the pinned release); a run made differently (another float summation, other
+    benchmark data, upstream runs by their metadata_hash ...) is marked †N, with a footnote
+    naming what differs.
 
     A result.json that is not a pfgen-bench result is skipped with a warning on stderr.
 

@@ -48,7 +48,11 @@ Questions = Annotated[
 ]
 ExecutorOption = Annotated[
     Executor,
-    typer.Option("--executor", help="Run jobs here or on Ray (the cluster of RAY_ADDRESS)."),
+    typer.Option(
+        "--executor",
+        help="Run jobs here or on Ray (the cluster of RAY_ADDRESS, which must answer within "
+        "HYOKA_RAY_CONNECT_TIMEOUT seconds, 30 by default).",
+    ),
 ]
 Benchmark = Annotated[
     Path | None,

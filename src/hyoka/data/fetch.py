@@ -8,23 +8,33 @@ into place, so an interrupted or bad download never leaves a plausible-looking f
 
 Only the standard library is used for HTTP: the files are small static blobs on a CDN, and
 the retry rules we need (connection errors and 5xx only) are a few lines.
+
+Every wait has a bound. ``timeout`` bounds connecting and each silence of the server (no
+byte for that long: the attempt fails and is retried); a whole attempt at one file,
+headers and body, is bounded by ``timeout + size / min_rate`` (a server that trickles a
+byte now and then is cut off there, by a watchdog that closes the socket, and not asked
+again: one clear line says how long it took and how much arrived).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import http.client
 import os
+import socket
 import stat
+import threading
 import time
 from collections.abc import Callable, Collection, Generator
 from dataclasses import dataclass
 from http.client import HTTPException
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.error import HTTPError, URLError
 from urllib.parse import quote
-from urllib.request import Request, urlopen
+from urllib.request import HTTPHandler, HTTPSHandler, Request, build_opener
 
 from hyoka import __version__
 from hyoka.data.manifest import CORE, Group, Manifest, ManifestFile
@@ -40,6 +50,11 @@ _CHUNK = 1 << 20
 _USER_AGENT = f"hyoka/{__version__}"
 #: Statuses worth asking again for: the server or a proxy is having a moment.
 _RETRY_STATUSES = frozenset({408, 425, 429})
+#: Seconds without a byte (or to connect) before an attempt fails and is retried.
+DEFAULT_TIMEOUT_S = 30.0
+#: The slowest average a download may keep, in bytes per second: a file of ``size`` bytes
+#: gets ``timeout + size / min_rate`` seconds in all (a 1 MB question file: 130 s).
+DEFAULT_MIN_RATE = 10_000.0
 
 
 @dataclass(frozen=True)
@@ -161,17 +176,22 @@ def fetch(
     base_url: str | None = None,
     groups: Collection[Group] = CORE,
     progress: ProgressCallback | None = None,
-    timeout: float = 30.0,
+    timeout: float = DEFAULT_TIMEOUT_S,
     retries: int = 3,
     backoff: float = 1.0,
+    min_rate: float = DEFAULT_MIN_RATE,
 ) -> FetchReport:
     """Make the data directory hold every file of ``groups``, downloading what is missing.
 
     Files that already verify are left alone, so running this again is cheap and safe.
     Corrupt ones are reported through ``progress`` and downloaded again. Each download is
-    tried ``retries`` more times after connection errors or 5xx answers, waiting
-    ``backoff`` seconds and doubling; the first file that still fails raises ``DataError``.
+    tried ``retries`` more times after connection errors, ``timeout`` seconds of silence
+    or 5xx answers, waiting ``backoff`` seconds and doubling; an attempt that takes longer
+    than ``timeout + size / min_rate`` seconds is not tried again; the first file that
+    still fails raises ``DataError``.
     """
+    if not (timeout > 0 and min_rate > 0):
+        raise HyokaError("the download timeout and minimum rate must be positive")
     root = resolve_data_dir(data_dir)
     base = resolve_base_url(base_url)
     notify: ProgressCallback = progress or _ignore
@@ -191,7 +211,10 @@ def fetch(
             downloaded += 1
         notify(FetchEvent("start", file))
         url = file_url(manifest, file, base)
-        _download(file, url, dest, notify, timeout=timeout, retries=retries, backoff=backoff)
+        _download(
+            file, url, dest, notify,
+            timeout=timeout, retries=retries, backoff=backoff, min_rate=min_rate,
+        )  # fmt: skip
         nbytes += file.size
         notify(FetchEvent("done", file))
     return FetchReport(manifest, root, present, downloaded, len(problems), nbytes, tuple(problems))
@@ -206,6 +229,7 @@ def _download(
     timeout: float,
     retries: int,
     backoff: float,
+    min_rate: float,
 ) -> None:
     received = 0
 
@@ -218,7 +242,7 @@ def _download(
     for attempt in range(attempts):
         received = 0
         try:
-            _download_once(file, url, dest, on_chunk, timeout)
+            _download_once(file, url, dest, on_chunk, timeout, timeout + file.size / min_rate)
             return
         except _FatalError as exc:
             raise DataError(f"could not download {file.path} from {url}: {exc}") from None
@@ -235,16 +259,26 @@ def _download(
 
 
 def _download_once(
-    file: ManifestFile, url: str, dest: Path, on_chunk: Callable[[int], None], timeout: float
+    file: ManifestFile,
+    url: str,
+    dest: Path,
+    on_chunk: Callable[[int], None],
+    timeout: float,
+    deadline: float,
 ) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     clean_stale_temp_files(dest)  # a download killed earlier left its part behind
     tmp = temp_path_for(dest)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    watchdog = _Watchdog(deadline)
+    received = 0
     try:
         digest = hashlib.sha256()
-        received = 0
-        with os.fdopen(fd, "wb") as handle, contextlib.closing(_chunks(url, timeout)) as chunks:
+        with (
+            watchdog,
+            os.fdopen(fd, "wb") as handle,
+            contextlib.closing(_chunks(url, timeout, watchdog)) as chunks,
+        ):
             for chunk in chunks:
                 received += len(chunk)
                 if received > file.size:
@@ -253,6 +287,8 @@ def _download_once(
                 handle.write(chunk)
                 on_chunk(len(chunk))
             if received < file.size:
+                if watchdog.expired:
+                    raise _FatalError(watchdog.reason(received, file.size))
                 raise _TransientError(f"the server sent {received} of {file.size} bytes")
             if digest.hexdigest() != file.sha256:
                 raise _FatalError(
@@ -263,16 +299,103 @@ def _download_once(
             os.fchmod(handle.fileno(), new_file_mode())  # like any file, not mkstemp's 0600
             os.fsync(handle.fileno())
         tmp.replace(dest)
+    except _TransientError as exc:
+        tmp.unlink(missing_ok=True)
+        if watchdog.expired:  # the watchdog's closing, seen as a broken connection
+            raise _FatalError(watchdog.reason(received, file.size)) from exc
+        raise
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 
 
-def _chunks(url: str, timeout: float) -> Generator[bytes, None, None]:
+class _Watchdog:
+    """Ends an attempt at its deadline whatever the server does, headers or body: a timer
+    shuts down the attempt's socket, so a read blocked on a trickling server returns."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Watchdog:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def watch(self, sock: socket.socket) -> None:
+        """Shut ``sock`` down at the deadline (at once if it has passed)."""
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shut(sock)
+
+    def reason(self, received: int, size: int) -> str:
+        return (
+            f"the download took longer than its bound of {self.seconds:.0f} s ({received} of "
+            f"{size} bytes received; a slow server or link: try again later, or raise "
+            "--timeout/--min-rate)"
+        )
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+class _WatchedHTTPConnection(http.client.HTTPConnection):
+    """A connection whose socket (TLS-wrapped, for HTTPS) the watchdog may shut."""
+
+    def __init__(self, *args: Any, watchdog: _Watchdog, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._watchdog = watchdog
+
+    def connect(self) -> None:
+        super().connect()
+        self._watchdog.watch(self.sock)
+
+
+class _WatchedHTTPSConnection(_WatchedHTTPConnection, http.client.HTTPSConnection):
+    """``connect`` runs HTTPS's (connect and wrap), then hands the wrapped socket over."""
+
+
+class _WatchedHTTPHandler(HTTPHandler):
+    def __init__(self, watchdog: _Watchdog) -> None:
+        super().__init__()
+        self._watchdog = watchdog
+
+    def http_open(self, req: Request) -> http.client.HTTPResponse:
+        connection = functools.partial(_WatchedHTTPConnection, watchdog=self._watchdog)
+        return self.do_open(connection, req)
+
+
+class _WatchedHTTPSHandler(HTTPSHandler):
+    def __init__(self, watchdog: _Watchdog) -> None:
+        super().__init__()
+        self._watchdog = watchdog
+
+    def https_open(self, req: Request) -> http.client.HTTPResponse:
+        connection = functools.partial(_WatchedHTTPSConnection, watchdog=self._watchdog)
+        return self.do_open(connection, req, context=self._context)  # type: ignore[attr-defined]
+
+
+def _chunks(url: str, timeout: float, watchdog: _Watchdog) -> Generator[bytes, None, None]:
     """The body of ``url``, with network failures sorted into worth-retrying or not."""
     request = Request(url, headers={"User-Agent": _USER_AGENT})
+    opener = build_opener(_WatchedHTTPHandler(watchdog), _WatchedHTTPSHandler(watchdog))
     try:
-        with urlopen(request, timeout=timeout) as response:
+        with opener.open(request, timeout=timeout) as response:
             while chunk := response.read(_CHUNK):
                 yield chunk
     except HTTPError as exc:

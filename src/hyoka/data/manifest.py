@@ -59,6 +59,10 @@ class Manifest(BaseModel):
     title: str
     repository: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
     commit: str = Field(pattern=r"^[0-9a-f]{40}$")
+    #: upstream's own hash of the pinned data, where its results record one (pfgen-bench's
+    #: ``metadata_hash``: SHA-1 over the SHA-1 hex digests of ``data/Q*.json`` in name
+    #: order), so a result can be told to have been scored with the pinned release or not
+    upstream_data_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{40}$")
     files: tuple[ManifestFile, ...]
 
     def select(self, groups: Collection[Group] = CORE) -> tuple[ManifestFile, ...]:

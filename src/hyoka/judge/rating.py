@@ -4,12 +4,15 @@ Three rule sets exist because three tools disagree, and a benchmark that reprodu
 upstream protocol must read replies exactly as upstream did, or its numbers drift:
 
 ``hyoka`` (the default; ``hyoka judge single``)
-    The *last* rating decides: a judge that quotes an answer containing ``[[10]]`` before
-    writing its own verdict is graded by its own verdict. Forms tried in order (the first
-    form present decides): ``[[n]]``, ``[n]``, ``Rating: n`` (also Score, 評価, 点数,
-    スコア). Full-width text is folded to ASCII first (NFKC). Only 1..10 is a rating. A
-    reply without one is asked again, up to 3 calls, each 0.001 warmer than the caller's
-    temperature.
+    The *last* rating decides, where the templates ask for it (after the explanation): a
+    judge that quotes an answer containing ``[[10]]`` before writing its own verdict is
+    graded by its own verdict. Forms tried in order (the first form present decides): the
+    templates' stated format ``[[n]]``; a labelled ``Rating: n`` or ``Rating: [n]`` (also
+    Score, 評価, 点数, スコア); a bare ``[n]`` alone on its line. A bare ``[n]`` inside a
+    sentence is a citation (``出典[2]``), a footnote or an index (``a[0]``), never a
+    rating: ``出典[2]を引用。\n評価: 8`` is an 8. Full-width text is folded to ASCII first
+    (NFKC). Only 1..10 is a rating. A reply without one is asked again, up to 3 calls,
+    each 0.001 warmer than the caller's temperature.
 ``pfmt-upstream`` (pfmt-bench-fin-ja's ``gen_judgment.py``)
     The *first* ``[[n]]``, else the first ``[n]``; no folding, no range check (``[[0]]``
     is a score of 0, ``[[15]]`` one of 15). Up to 5 calls at temperature 0.001·i whatever
@@ -64,14 +67,19 @@ class RatingForm:
 
 
 HYOKA_FORMS = (
+    # the format every packaged template states ("Rating: [[n]]"), as MT-bench's do
     RatingForm("[[n]]", re.compile(r"\[\[\s*" + _HYOKA_NUMBER + r"\s*\]\]")),
-    RatingForm("[n]", re.compile(r"\[\s*" + _HYOKA_NUMBER + r"\s*\]")),
+    # a rating named as one: "Rating: 8", "評価: 8", "Rating: [6]", "総合点数は 5"
     RatingForm(
         "rating:n",
         re.compile(
-            r"(?:rating|score|評価|点数|スコア)\s*(?:は|:)\s*" + _HYOKA_NUMBER, re.IGNORECASE
+            r"(?:rating|score|評価|点数|スコア)\s*(?:は|:)\s*\[?\s*" + _HYOKA_NUMBER,
+            re.IGNORECASE,
         ),
     ),
+    # a bare "[n]" only where a verdict stands: alone on its line; elsewhere it is a
+    # citation (出典[2]), a footnote or an index (a[0]), never a rating
+    RatingForm("[n] alone", re.compile(r"^[ \t]*\[\s*" + _HYOKA_NUMBER + r"\s*\][ \t]*$", re.M)),
 )
 UPSTREAM_FORMS = (
     RatingForm("[[n]]", re.compile(r"\[\[" + _UPSTREAM_NUMBER + r"\]\]")),

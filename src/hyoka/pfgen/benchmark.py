@@ -70,6 +70,52 @@ class PfgenBenchmark:
         files = [QuestionFile.read(p) for p in paths]
         return cls(folder, files, IndexCache(cache_dir), data_dir)
 
+    @property
+    def pinned(self) -> bool:
+        """Whether the question files are exactly the release hyoka pins (its manifest)."""
+        from hyoka.pfgen.provenance import pinned_metadata_hash
+
+        return self.metadata_hash == pinned_metadata_hash()
+
+    def data_differences(self) -> list[str]:
+        """How the question files differ from the pinned release, one phrase per file
+        (``Q01.json changed``, ``Q51.json not in the release``, ``Q50.json missing``);
+        empty when they are the release. Checked against the manifest's SHA-256s only when
+        the data's hash already says they differ, so the usual case costs nothing."""
+        if self.pinned:
+            return []
+        from hyoka.data import manifest
+
+        prefix = BENCHMARK_FOLDER.as_posix() + "/"
+        pinned = {
+            f.path.removeprefix(prefix): f.sha256
+            for f in manifest("pfgen").files
+            if f.path.startswith(prefix + "Q") and f.path.endswith(".json")
+        }
+        here = {f.path.name: hashlib.sha256(f.content).hexdigest() for f in self._files.values()}
+        differences = [
+            f"{name} changed" for name in sorted(here.keys() & pinned.keys())
+            if here[name] != pinned[name]
+        ]  # fmt: skip
+        differences += [f"{name} not in the release" for name in sorted(here.keys() - pinned)]
+        differences += [f"{name} missing" for name in sorted(pinned.keys() - here.keys())]
+        return differences
+
+    def data_note(self) -> str | None:
+        """One line saying that scores made here are not on the pinned data, or ``None``."""
+        differences = self.data_differences()
+        if not differences:
+            return None
+        from hyoka.pfgen.provenance import data_id
+
+        shown = ", ".join(differences[:3]) + (
+            f" and {len(differences) - 3} more" if len(differences) > 3 else ""
+        )
+        return (
+            f"{self.folder} is not the pinned pfgen-bench release ({shown}): its scores are "
+            f"signed data:{data_id(self.metadata_hash)} and marked where they meet public runs"
+        )
+
     def sample_answers(self) -> list[SampleAnswer]:
         """The many-shot examples (``questions.jsonl``), in file order."""
         path = self.folder / "questions.jsonl"

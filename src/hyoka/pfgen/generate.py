@@ -31,7 +31,7 @@ from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
 from hyoka.pfgen.prompts import Mode, build_prompt, clean_answer, stops_for, trial_seed
 from hyoka.pfgen.run_config import ENGINE_NAMES, config_text, make_config, run_folder
 from hyoka.providers import EMBEDDED_MODEL, ModelClient, SamplingParams, parse_model_string
-from hyoka.store import atomic_write_bytes, atomic_write_text, pfgen_runs
+from hyoka.store import atomic_write_bytes, atomic_write_text, kept, pfgen_runs
 
 #: Upstream gives a question ten tries to produce a non-empty answer. Only sampled tries
 #: are made: at temperature 0 a retry would repeat the empty answer, so it fails at once.
@@ -163,6 +163,7 @@ async def generate_run(
     Trials run concurrently; the client's concurrency limit bounds the requests in flight.
     """
     prepare_folder(plan)
+    kept.remember(plan.folder, "trials", lambda: len(pfgen_runs.trial_parts(plan.folder)))
     report = GenerationReport(plan.folder)
     pending = [
         t

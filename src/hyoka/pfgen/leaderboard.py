@@ -4,12 +4,17 @@
 results) and ``render`` writes them as a Markdown table in the style of the upstream
 README, as CSV, or as JSON. Every format carries the signature most rows share and flags,
 with a marker and a footnote naming the fields, each row whose numbers were produced
-differently (another summation, other benchmark data ...). Rows without a signature
-(upstream's own files) are not flagged: nothing says how they were made.
+differently (another summation, other benchmark data ...). The data is compared for every
+row: a row hyoka wrote names it in its signature, an upstream row by its ``metadata_hash``;
+the footer names the data most rows share and whether it is the pinned release. Otherwise
+rows without a signature (upstream's own files) are not flagged: nothing says how they
+were made.
 
 ``upstream`` is the exception: the table exactly as upstream's README lays it out (cells in
 ``<code>``, mode markers, ``score (±std/√trials)``, headers padded with ``&nbsp;``), and
-nothing else, so that a maintainer can paste it between the README's leaderboard markers.
+nothing else, so that a maintainer can paste it between the README's leaderboard markers,
+except a marker on a row scored with other data, explained under the table: such a row is
+not one of the leaderboard's.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import csv
 import io
 import json
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +31,7 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.pfgen.choices import LeaderboardFormat
-from hyoka.pfgen.provenance import number_differences
+from hyoka.pfgen.provenance import CUSTOM_DATA, data_id, number_differences, pinned_metadata_hash
 from hyoka.pfgen.summary import RunSummary, result_problem
 from hyoka.signature import SIGNATURE_KEY, Signature, common_signature
 from hyoka.store import pfgen_runs
@@ -46,6 +52,7 @@ CSV_COLUMNS = (
     "questions",
     "folder",
     "flag",
+    "data",
 )
 __all__ = [
     "CSV_COLUMNS",
@@ -178,39 +185,120 @@ def read_run(
 
 
 @dataclass(frozen=True)
+class CommonData:
+    """The benchmark data most rows were scored with, to compare every row's with.
+
+    Every row counts, upstream's included (their ``metadata_hash``); on a tie the pinned
+    release wins. A row that records no data identity is neither counted nor marked.
+    """
+
+    common: str | None
+    sharing: int
+    known: int
+
+    @classmethod
+    def of(cls, rows: Sequence[RunSummary]) -> CommonData:
+        counts = Counter(r.data for r in rows if r.data is not None)
+        if not counts:
+            return cls(None, 0, 0)
+        order = {data: i for i, data in reversed(list(enumerate(r.data for r in rows)))}
+        common = max(counts, key=lambda d: (counts[d], CUSTOM_DATA not in d, -order[d]))
+        return cls(common, counts[common], counts.total())
+
+    def difference(self, row: RunSummary) -> str | None:
+        """``data: theirs vs common`` when ``row`` was scored with other data."""
+        if row.data is None or self.common is None or row.data == self.common:
+            return None
+        return f"data: {row.data} vs {self.common}"
+
+    def to_json(self) -> dict[str, Any] | None:
+        """What JSON leaderboards store under ``data``."""
+        if self.common is None:
+            return None
+        return {
+            "common": self.common,
+            "pinned": CUSTOM_DATA not in self.common,
+            "rows": self.sharing,
+            "of": self.known,
+        }
+
+    def line(self) -> str | None:
+        """The footer line naming the common data and whether it is the pinned release."""
+        if self.common is None:
+            return None
+        if CUSTOM_DATA in self.common:
+            pinned = data_id(pinned_metadata_hash())
+            what = f"not the pinned pfgen-bench release ({pinned})"
+        else:
+            what = "the pinned pfgen-bench release"
+        return f"data: {self.common}, {what}; {self.sharing} of {self.known} rows"
+
+
+@dataclass(frozen=True)
 class Flags:
-    """The signature rows share, and each flagged row's footnote number and differences."""
+    """The signature rows share, and each flagged row's footnote number and differences.
+
+    The common signature's ``data`` field is the data most rows were scored with
+    (``CommonData``), not whatever the rows written by hyoka say: among public runs, the
+    one run scored with edited data is the one marked.
+    """
 
     common: Signature | None
     marks: dict[int, int]  # row position -> footnote number
     notes: dict[int, list[str]]  # footnote number -> the differing fields
+    data: CommonData = CommonData(None, 0, 0)
+    #: footnotes of rows without a signature (upstream's): only their data can differ
+    unsigned: frozenset[int] = frozenset()
 
     @classmethod
     def of(cls, rows: Sequence[RunSummary]) -> Flags:
+        data = CommonData.of(rows)
         common = common_signature(r.signature for r in rows)
+        if common is not None and data.common is not None:
+            fields = tuple((k, data.common if k == "data" else v) for k, v in common.fields)
+            common = Signature(fields)
         marks: dict[int, int] = {}
-        numbers: dict[tuple[str, ...], int] = {}
+        numbers: dict[tuple[bool, tuple[str, ...]], int] = {}
         for position, row in enumerate(rows):
-            if row.signature is None or common is None:
-                continue
-            differences = tuple(number_differences(row.signature, common))
-            if differences:
-                marks[position] = numbers.setdefault(differences, len(numbers) + 1)
-        notes = {number: list(differences) for differences, number in numbers.items()}
-        return cls(common, marks, notes)
+            found = [d for d in [data.difference(row)] if d is not None]
+            if row.signature is not None and common is not None:
+                found += [
+                    d
+                    for d in number_differences(row.signature, common)
+                    if d.partition(":")[0] != "data"  # compared above, by data identity
+                ]
+            if found:
+                key = (row.signature is not None, tuple(found))
+                marks[position] = numbers.setdefault(key, len(numbers) + 1)
+        notes = {number: list(key[1]) for key, number in numbers.items()}
+        unsigned = frozenset(number for key, number in numbers.items() if not key[0])
+        return cls(common, marks, notes, data, unsigned)
 
     def marker(self, position: int) -> str:
         number = self.marks.get(position)
         return "" if number is None else f"{MARKER}{number}"
 
+    def data_marker(self, position: int) -> str:
+        """The marker of a row scored with other data than the common; else empty."""
+        number = self.marks.get(position)
+        if number is None or not self.notes[number][0].startswith("data:"):
+            return ""
+        return f"{MARKER}{number}"
+
+    def note_line(self, number: int) -> str:
+        what = "data" if number in self.unsigned else "signature"
+        return f"{MARKER}{number} {what} differs from the common one: " + "; ".join(
+            self.notes[number]
+        )
+
     def footer(self) -> list[str]:
-        """The lines under a table: the common signature, then one line per footnote."""
+        """The lines under a table: the common signature and data, then the footnotes."""
         line = self.common.line if self.common is not None else "none (no row written by hyoka)"
         lines = [f"signature: {line}"]
-        for number, differences in self.notes.items():
-            lines.append(
-                f"{MARKER}{number} signature differs from the common one: " + "; ".join(differences)
-            )
+        data = self.data.line()
+        if data is not None:
+            lines.append(data)
+        lines.extend(self.note_line(number) for number in self.notes)
         return lines
 
 
@@ -266,6 +354,7 @@ def _render_csv(rows: Sequence[RunSummary], first_rank: int) -> str:
                 "" if s.questions is None else s.questions,
                 str(s.folder),
                 flags.marker(position),
+                s.data or "",
             )
         )
     for line in flags.footer():
@@ -282,7 +371,7 @@ def _render_json(rows: Sequence[RunSummary], first_rank: int) -> str:
         rank = number if s.complete else None
         objects.append({"rank": rank, **s.to_json(), "signature_differs": differs})
     common = None if flags.common is None else flags.common.to_json()
-    document = {SIGNATURE_KEY: common, "runs": objects}
+    document = {SIGNATURE_KEY: common, "data": flags.data.to_json(), "runs": objects}
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -318,10 +407,12 @@ def _display_width(text: str) -> int:
 def _render_upstream(rows: Sequence[RunSummary], first_rank: int) -> str:
     table: list[tuple[str, ...]] = []
     number = first_rank
-    for s in rows:
+    flags = Flags.of(rows)
+    for position, s in enumerate(rows):
         name = s.model
         if len(name) > UPSTREAM_NAME_WIDTH:
             name = name[: UPSTREAM_NAME_WIDTH - 3] + "..."
+        name += _upstream_data_mark(flags, position)
         ranked = _upstream_ranked(s)
         table.append(
             (
@@ -344,4 +435,20 @@ def _render_upstream(rows: Sequence[RunSummary], first_rank: int) -> str:
         link = f"[{cells[2]}]({(s.folder / 'README.md').as_posix()})"
         shown = (*cells[:2], link, *cells[3:])
         lines.append("".join(f"| <code>{cell}</code> " for cell in shown) + "|")
+    lines.extend(_upstream_data_notes(flags))
     return "\n".join(lines) + "\n"
+
+
+def _upstream_data_mark(flags: Flags, position: int) -> str:
+    """Upstream's table shows nothing of how numbers were made, except this: a row scored
+    with other benchmark data than the rest is marked, never pasted as one of them."""
+    marker = flags.data_marker(position)
+    return f" {marker}" if marker else ""
+
+
+def _upstream_data_notes(flags: Flags) -> list[str]:
+    """Under upstream's table, only when a row is marked: what its marker means."""
+    numbers = sorted({flags.marks[p] for p in flags.marks if flags.data_marker(p)})
+    if not numbers:
+        return []
+    return ["", *(flags.note_line(number) for number in numbers)]

@@ -2,18 +2,21 @@
 
 A ``result.json`` hyoka writes holds every upstream field unchanged plus one key,
 ``signature``, so upstream's tools still read it and a reader can tell how the numbers were
-made: which benchmark data (a short hash of the question files, reference sets included),
-which float summation, the prompt mode, how many questions, and why that summation
+made: which benchmark data (a short hash of the question files, reference sets included,
+and ``+custom`` when they are not the pinned release), which float summation, the prompt
+mode, how many questions, and why that summation
 (``sum-from``): ``result.json`` when it reproduces the run's earlier result.json exactly,
 ``default`` for a new run (summed compensated, as current Python does), ``flag`` when forced.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
+from hyoka.errors import DataError
 from hyoka.pfgen._pysum import Summation
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.store import pfgen_runs
@@ -34,10 +37,52 @@ class SumFrom(StrEnum):
     FLAG = "flag"  # forced with --summation
 
 
+#: Added to the data's name when it is not the release hyoka pins: scoring with one's own
+#: reference sets is legitimate, and its numbers must say so wherever they go.
+CUSTOM_DATA = "+custom"
+_DATA_PREFIX = "pfgen@"
+_SHORT = 8
+
+
+def pinned_metadata_hash() -> str:
+    """Upstream's ``metadata_hash`` of the pinned data release (from its manifest)."""
+    from hyoka.data import manifest
+
+    pinned = manifest("pfgen").upstream_data_hash
+    if pinned is None:  # a packaging error, not a user's
+        raise DataError("manifest 'pfgen' shipped with hyoka names no upstream_data_hash")
+    return pinned
+
+
+def is_pinned(metadata_hash: str) -> bool:
+    """Whether ``metadata_hash`` (whole, or the 8 digits a signature keeps) is the pinned
+    release's."""
+    return len(metadata_hash) >= _SHORT and pinned_metadata_hash().startswith(metadata_hash)
+
+
 def data_id(metadata_hash: str) -> str:
     """The benchmark data as the signature names it: ``pfgen@`` and 8 hex digits of the hash
-    over every question file (questions, rules and reference sets) that scoring loads."""
-    return f"pfgen@{metadata_hash[:8]}"
+    over every question file (questions, rules and reference sets) that scoring loads, with
+    ``+custom`` when that is not the pinned release (``pfgen@1a2b3c4d+custom``)."""
+    short = metadata_hash[:_SHORT]
+    return _DATA_PREFIX + short + ("" if is_pinned(short) else CUSTOM_DATA)
+
+
+def result_data_id(result: Mapping[str, Any]) -> str | None:
+    """The data a stored result was scored with, named as ``data_id`` names it: from its
+    signature's ``data`` field, else (upstream's own files) from its ``metadata_hash``;
+    ``None`` when it records neither. A signature written before ``+custom`` existed is
+    named again by the same rule, so old and new rows compare alike."""
+    signature = signature_of(result)
+    recorded = signature.get("data") if signature is not None else None
+    if recorded is not None and recorded.startswith(_DATA_PREFIX):
+        short = recorded.removeprefix(_DATA_PREFIX).split("+", 1)[0]
+        if re.fullmatch(r"[0-9a-f]{8,40}", short):
+            return data_id(short)
+    metadata_hash = result.get("metadata_hash")
+    if isinstance(metadata_hash, str) and re.fullmatch(r"[0-9a-f]{8,40}", metadata_hash):
+        return data_id(metadata_hash)
+    return None
 
 
 def run_signature(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.pfgen._pysum import float_sum
-from hyoka.pfgen.provenance import signature_of
+from hyoka.pfgen.provenance import result_data_id, signature_of
 from hyoka.signature import Signature
 
 #: How many questions pfgen-bench asks (spec §1); a run with fewer (``--limit``, a lost
@@ -66,6 +66,9 @@ class RunSummary:
     signature: Signature | None = None
     #: questions the result covers (``None``: the result does not list them)
     questions: int | None = None
+    #: the benchmark data it was scored with (``pfgen@1a2b3c4d``, ``+custom`` when not the
+    #: pinned release; ``None``: the result records no data identity)
+    data: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -77,12 +80,20 @@ class RunSummary:
         return self.score_std / math.sqrt(self.num_trials) if self.num_trials > 0 else 0.0
 
     @property
+    def incomplete(self) -> str:
+        """What an incomplete run lacks, as every output shows it beside its score
+        (``incomplete: 49 of 50 questions``); empty for a complete run."""
+        if self.complete:
+            return ""
+        return f"incomplete: {self.questions} of {PFGEN_QUESTIONS} questions"
+
+    @property
     def label(self) -> str:
         """The model, with its prompt mode when known: ``org/model (chat)``, and what is
         missing when the run is incomplete."""
         label = self.model if self.mode == "?" else f"{self.model} ({self.mode})"
         if not self.complete:
-            label += f" [incomplete: {self.questions} of {PFGEN_QUESTIONS} questions]"
+            label += f" [{self.incomplete}]"
         return label
 
     @classmethod
@@ -108,6 +119,7 @@ class RunSummary:
             helpfulness=float(scores["helpfulness"]),
             signature=signature_of(result),
             questions=len(questions) if isinstance(questions, dict) else None,
+            data=result_data_id(result),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -125,8 +137,10 @@ class RunSummary:
             "truthfulness": self.truthfulness,
             "helpfulness": self.helpfulness,
             "signature": None if self.signature is None else self.signature.line,
+            "data": self.data,
             "questions": self.questions,
             "complete": self.complete,
+            "incomplete": self.incomplete or None,
         }
 
 

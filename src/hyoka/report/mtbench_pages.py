@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from hyoka.errors import MissingDataError
 from hyoka.mtbench import (
     INCORRECT_LANGUAGE,
     NO_ANSWER,
@@ -47,15 +48,29 @@ class JudgeSet:
 
 
 def load_bench(files: Sequence[Path], data_dir: Path | None) -> Bench:
-    """pfmt-bench-fin-ja, or MT-bench when the first judged conversation is not pfmt's."""
+    """pfmt-bench-fin-ja, or MT-bench when the first judged conversation is not pfmt's.
+
+    Only the data of what is shown is needed: a benchmark whose data was never fetched is
+    passed over while another one's questions match; its absence is the error only when
+    no fetched benchmark holds the judged conversation (it may be the missing one's).
+    """
     first = next((line for _, line in read_records(files[0], SingleJudgmentLine)), None)
-    benches = [Bench.load(name, data_dir) for name in ("pfmt-fin", "mt-bench")]
-    if first is not None:
-        for bench in benches:
+    loaded: list[Bench] = []
+    missing: list[MissingDataError] = []
+    for name in ("pfmt-fin", "mt-bench"):
+        try:
+            bench = Bench.load(name, data_dir)
+        except MissingDataError as exc:
+            missing.append(exc)
+            continue
+        loaded.append(bench)
+        if first is not None:
             question = bench.by_id.get(first.question_id)
             if question is not None and question.turns[0] in first.user_prompt:
                 return bench
-    return benches[0]
+    if missing and (first is not None or not loaded):
+        raise missing[0]
+    return loaded[0]
 
 
 def load_judge_set(set_id: str, name: str, files: Sequence[Path], bench: Bench) -> JudgeSet:

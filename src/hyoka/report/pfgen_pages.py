@@ -66,11 +66,16 @@ def leaderboard_page(rows: Sequence[LeaderRow]) -> str:
     ]  # fmt: skip
     body: list[list[Cell | str]] = []
     classes = []
+    ranked = 0  # complete rows so far: an incomplete one is shown, never ranked
     for position, row in enumerate(rows):
         s = row.summary
         name = esc(s.model) + (
             f" <sup>{esc(flags.marker(position))}</sup>" if flags.marker(position) else ""
         )
+        if s.incomplete:
+            name += f' <span class="muted">[{esc(s.incomplete)}]</span>'
+        rank = ranked + 1 if s.complete else None
+        ranked += s.complete
         if row.link:
             name = f'<a href="{up}{esc(row.link)}">{name}</a>'
         if row.mine:
@@ -78,7 +83,7 @@ def leaderboard_page(rows: Sequence[LeaderRow]) -> str:
         ci = row.interval
         body.append(
             [
-                cell(str(position + 1), position + 1),
+                cell("N/A", len(rows) + 1) if rank is None else cell(str(rank), rank),
                 cell(name, s.model, _signature_text(s), classes="name"),
                 s.mode,
                 cell(f"{s.score:.4f}", repr(s.score), _signature_text(s)),
@@ -139,7 +144,9 @@ def run_page(run: ScoredRun, benchmark: PfgenBenchmark, identifier: str) -> str:
                 f"{s.helpfulness:.3f}",
                 f"{s.length:.1f} ± {s.length_std:.1f}",
                 str(s.num_trials),
-                str(len(run.questions)),
+                f"{len(run.questions)} ({s.incomplete})"
+                if s.incomplete
+                else str(len(run.questions)),
             ]
         ],
         sortable=False,

@@ -49,6 +49,9 @@ def pfgen_section(
         from hyoka.pfgen import PfgenBenchmark
 
         benchmark = PfgenBenchmark.load(options.data_dir, options.cache_dir)
+        data_note = benchmark.data_note()
+        if data_note is not None:  # the runs scored here are marked on the leaderboard
+            notes.append(data_note)
         for source in inputs.pfgen_runs:
             try:
                 folder = source if source.is_dir() else source.parent

@@ -81,6 +81,8 @@ def collect_run_scores(results: Path, judge: str | None) -> PairedScores:
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{result_path}: not a pfgen result ({exc})") from None
         label = f"{summary.model} ({summary.mode})"
+        if summary.incomplete:  # its pfgen score is not a whole run's: said beside it
+            label += f" [{summary.incomplete}]"
         if not chosen:
             out.without_judge.append(label)
             continue

@@ -223,7 +223,8 @@ def _read_run(
 def _label(folder: Path, result: dict[str, Any] | None) -> str:
     try:
         summary = RunSummary.from_result(folder, result or {})
-        return f"{summary.model} ({summary.mode})"
+        incomplete = f" [{summary.incomplete}]" if summary.incomplete else ""
+        return f"{summary.model} ({summary.mode}){incomplete}"
     except (KeyError, TypeError, ValueError):
         return str(folder)
 

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hyoka import __version__
 from hyoka.errors import HyokaWarning, InputError
+from hyoka.store import kept
 from hyoka.store.files import atomic_write_text
 from hyoka.store.jsonl import append_line, drop_partial_tail, read_records, record_line
 
@@ -150,7 +151,9 @@ class JsonlLog(Generic[R]):
         if read_manifest(path) is None or not existing:
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(manifest_path(path), manifest.model_dump_json(indent=1) + "\n")
-        return cls(path, manifest, record_type, key, records)
+        log = cls(path, manifest, record_type, key, records)
+        kept.remember(path, manifest.kind.partition("/")[0] or "records", lambda: len(log.records))
+        return log
 
     def __contains__(self, key: Hashable) -> bool:
         return key in self.records
