@@ -6,13 +6,27 @@
   replaced file's mode, write through symlinks, refuse read-only files and leave no temp file.
 - ``JsonlLog``/``Manifest``: the only resume rule: a log is continued only when the manifest
   beside it matches the run; a file that is not ours is never touched.
+- ``writer_lock``: one writer per file (logs, run folders, shards), a bounded wait, and
+  one line naming the process that holds it.
 - ``read_jsonl``: reading a log with the duplicate rules (identical repeats dropped with a
   warning, conflicting ones refused naming both lines).
+- ``read_decompressed``/``decompress_bounded``: every xz, gzip or zstd input inflated as a
+  stream within a bound its format sets (a decompression bomb is refused unread).
+- ``append_bytes``: whole appends or none (a full disk leaves the file as it was).
 - JSON Lines primitives (``read_objects``, ``read_records``, ``read_rows``, ``append_record``)
   where every problem names its file and line.
 """
 
+from hyoka.store.compressed import (
+    CodecMissingError,
+    TooLargeError,
+    codec_of,
+    decompress_bounded,
+    read_decompressed,
+)
 from hyoka.store.files import (
+    WriteError,
+    append_bytes,
     atomic_write_bytes,
     atomic_write_text,
     clean_stale_temp_files,
@@ -23,11 +37,19 @@ from hyoka.store.jsonl import (
     append_line,
     append_record,
     drop_partial_tail,
+    parse_lines,
     parse_object,
     read_objects,
     read_records,
     read_rows,
     record_line,
+)
+from hyoka.store.locks import (
+    LOG_LOCK_WAIT_S,
+    FileBusyError,
+    lock_path,
+    writer_lock,
+    writer_lock_async,
 )
 from hyoka.store.log import (
     MANIFEST_SUFFIX,
@@ -42,21 +64,32 @@ from hyoka.store.log import (
 from hyoka.store.paths import is_inside, path_under, safe_name
 
 __all__ = [
+    "LOG_LOCK_WAIT_S",
     "MANIFEST_SUFFIX",
+    "CodecMissingError",
+    "FileBusyError",
     "JsonlLog",
     "Manifest",
+    "TooLargeError",
+    "WriteError",
+    "append_bytes",
     "append_line",
     "append_record",
     "atomic_write_bytes",
     "atomic_write_text",
     "check_owned",
     "clean_stale_temp_files",
+    "codec_of",
+    "decompress_bounded",
     "drop_partial_tail",
     "is_inside",
+    "lock_path",
     "manifest_path",
     "new_file_mode",
+    "parse_lines",
     "parse_object",
     "path_under",
+    "read_decompressed",
     "read_jsonl",
     "read_manifest",
     "read_objects",
@@ -66,4 +99,6 @@ __all__ = [
     "safe_name",
     "temp_path_for",
     "unique_records",
+    "writer_lock",
+    "writer_lock_async",
 ]

@@ -9,20 +9,41 @@ A replaced file keeps its permission bits; a new one gets what the umask allows 
 the umask, like any other program's files, not mkstemp's private 0600). A symlink is
 written through, so the link stays a link. A file the user made read-only is refused, not
 silently replaced: read-only is how people protect results.
+
+A write that fails (a full disk, a quota, an I/O error) is one ``WriteError`` naming the file
+and leaving it as it was: an atomic write leaves the old file, an append (``append_bytes``)
+is cut back to where it started, so no torn record is left for the next one to be glued to.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
 from pathlib import Path
 
-from hyoka.errors import InputError
+from hyoka.errors import HyokaError, InputError
 
 _TMP_MARK = ".hyoka-"
 _TMP_SUFFIX = ".tmp"
+
+
+class WriteError(HyokaError):
+    """A file could not be written (disk full, quota, I/O error); it was left as it was."""
+
+
+def write_error(path: Path, exc: OSError) -> WriteError:
+    """``exc`` as one line naming ``path``, saying the file is unchanged (a full disk or a
+    quota says so, and that freeing space and running again continues the run)."""
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return WriteError(
+            f"{path}: cannot write: {reason} (the disk or quota is full); the file is left as "
+            "it was before this write: free some space and run the same command again"
+        )
+    return WriteError(f"{path}: cannot write: {reason}; the file is left as it was")
 
 
 def current_umask() -> int:
@@ -96,9 +117,13 @@ def _target_mode(target: Path) -> int:
 
 
 def atomic_write_bytes(path: Path, content: bytes) -> None:
-    """Replace ``path`` (or the file its symlink points to) with ``content`` atomically."""
+    """Replace ``path`` (or the file its symlink points to) with ``content`` atomically;
+    ``WriteError`` (the old file kept) when it cannot be written."""
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise write_error(target, exc) from None
     mode = _target_mode(target)
     clean_stale_temp_files(target)
     tmp = temp_path_for(target)
@@ -110,9 +135,45 @@ def atomic_write_bytes(path: Path, content: bytes) -> None:
             os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
         tmp.replace(target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise write_error(target, exc) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def append_bytes(path: Path, data: bytes) -> None:
+    """Append ``data`` whole and flush it to disk, or leave the file as it was.
+
+    ``os.write`` may write less than asked (a nearly full disk writes what fits): the rest
+    is written in further calls, and when one fails the file is cut back to its size before
+    this append and a ``WriteError`` names it. A new file gets the umask's mode. Appends to
+    one file come from its one writer (``writer_lock``), so the size read first is the
+    size to go back to.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise write_error(path, exc) from None
+    try:
+        start = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                if written <= 0:  # pragma: no cover - POSIX reports an error instead
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                view = view[written:]
+            os.fsync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+                os.fsync(fd)
+            raise write_error(path, exc) from None
+    finally:
+        os.close(fd)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

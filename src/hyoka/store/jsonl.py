@@ -1,7 +1,7 @@
 """JSON Lines in and out, with every problem pinned to a file and line.
 
 Answer and judgment files are append-only logs: a run that is interrupted leaves whole
-lines behind (each line is written with one ``write`` and flushed), and a re-run appends
+lines behind (each line is written whole, or not at all, and flushed), and a re-run appends
 what is missing. A last line without its newline is the trace of a crash mid-write; a
 resumed run cuts it off (``drop_partial_tail``) before appending, anywhere else a bad line
 is an error.
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,6 +18,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from hyoka.errors import InputError
+from hyoka.store.files import append_bytes
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -64,6 +64,21 @@ def parse_object(line: str, where: str) -> dict[str, Any]:
     if "\\u" in line and lone_surrogate(value) is not None:
         raise InputError(f"{where}: holds a lone surrogate escape (such as \\ud800): not text")
     return value
+
+
+def parse_lines(text: str | bytes, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of JSON Lines held in memory (an
+    inflated file, a frame); ``where`` names its source in an ``InputError``."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+            ) from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            yield number, parse_object(line, f"{where}:{number}")
 
 
 def read_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -133,19 +148,13 @@ def record_line(record: BaseModel) -> str:
 
 
 def append_line(path: Path, line: str) -> None:
-    """One line, written whole with one ``write`` and flushed to disk, so a crash never
-    leaves half a record; a new file gets the umask's mode, as ``open`` gives it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """One line, written whole and flushed to disk, or not at all (``append_bytes``), so a
+    crash or a full disk never leaves half a record."""
     try:
         data = line.encode("utf-8")
     except UnicodeEncodeError:
         raise InputError(f"{path}: a record holds a lone surrogate; not written") from None
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    append_bytes(path, data)
 
 
 def append_record(path: Path, record: BaseModel) -> None:

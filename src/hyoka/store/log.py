@@ -12,6 +12,9 @@ keeps the exact line format other tools (FastChat's scripts) read.
   stops with one line (hyoka never "repairs" a file it did not write);
 - a manifest whose kind or identity differs stops the run and names every difference
   (another judge's scores never continue under this judge's name);
+- the log is locked for this run (``writer_lock``) before it is read, and stays locked until
+  the run closes it: a second run on the same file waits a bounded time, then stops naming
+  the first (two writers would both pay for every call and leave conflicting records);
 - only then is a torn last line (a write cut short by a crash) cut off, and the records
   read: a line repeated identically (a file concatenated or re-run) is dropped with a
   warning, as upstream's scripts do; two different lines for the same key are an error
@@ -20,10 +23,12 @@ keeps the exact line format other tools (FastChat's scripts) read.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -32,6 +37,7 @@ from hyoka import __version__
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.store.files import atomic_write_text
 from hyoka.store.jsonl import append_line, drop_partial_tail, read_records, record_line
+from hyoka.store.locks import LOG_LOCK_WAIT_S, writer_lock
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -116,7 +122,10 @@ def check_owned(path: Path, manifest: Manifest) -> bool:
 
 
 class JsonlLog(Generic[R]):
-    """An append-only log of ``R`` records, one per ``key``, continued only by its own run."""
+    """An append-only log of ``R`` records, one per ``key``, continued only by its own run.
+
+    An open log holds its file's writer lock until ``close`` (or the end of a ``with``
+    block): one writer per log."""
 
     def __init__(
         self,
@@ -125,12 +134,14 @@ class JsonlLog(Generic[R]):
         record_type: type[R],
         key: Callable[[R], Hashable],
         records: dict[Hashable, R],
+        lock: contextlib.ExitStack | None = None,
     ) -> None:
         self.path = path
         self.manifest = manifest
         self.record_type = record_type
         self.key = key
         self.records = records
+        self._lock = lock or contextlib.ExitStack()
 
     @classmethod
     def open(
@@ -140,17 +151,36 @@ class JsonlLog(Generic[R]):
         record_type: type[R],
         *,
         key: Callable[[R], Hashable],
+        lock_wait: float = LOG_LOCK_WAIT_S,
     ) -> JsonlLog[R]:
-        """Check ownership, then repair and read the log (see the module docstring)."""
-        existing = check_owned(path, manifest)
-        records: dict[Hashable, R] = {}
-        if existing:
-            drop_partial_tail(path)
-            records = {key(r): r for r in read_jsonl(path, record_type, key=key)}
-        if read_manifest(path) is None or not existing:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(manifest_path(path), manifest.model_dump_json(indent=1) + "\n")
-        return cls(path, manifest, record_type, key, records)
+        """Lock the log, check ownership, then repair and read it (see the module docstring)."""
+        with contextlib.ExitStack() as lock:
+            lock.enter_context(writer_lock(path, what="log", timeout=lock_wait))
+            existing = check_owned(path, manifest)
+            records: dict[Hashable, R] = {}
+            if existing:
+                drop_partial_tail(path)
+                records = {key(r): r for r in read_jsonl(path, record_type, key=key)}
+            if read_manifest(path) is None or not existing:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_text(manifest_path(path), manifest.model_dump_json(indent=1) + "\n")
+            return cls(path, manifest, record_type, key, records, lock.pop_all())
+        raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
+
+    def close(self) -> None:
+        """Release the log's writer lock (the file stays as written)."""
+        self._lock.close()
+
+    def __enter__(self) -> JsonlLog[R]:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
     def __contains__(self, key: Hashable) -> bool:
         return key in self.records
