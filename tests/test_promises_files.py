@@ -330,12 +330,71 @@ def test_doubled_trial_lines_are_counted_once(tmp_path: Path, hyoka_env: None) -
         assert scored[key] == expected[key], key
 
 
-def test_two_different_lines_for_one_answer_are_an_error_naming_both(tmp_path: Path) -> None:
-    lines = _lines(PUBLISHED_RUN)[:3]
+def test_two_answers_to_one_question_in_one_trial_are_an_error_naming_both(
+    tmp_path: Path,
+) -> None:
+    one_per_question = {json.loads(line)["question"]: line for line in _lines(PUBLISHED_RUN)}
+    lines = list(one_per_question.values())[:3]
     record = json.loads(lines[1])
     changed = json.dumps({**record, "answer": "別の答え"}, ensure_ascii=False).encode() + b"\n"
-    path = tmp_path / "trials.jsonl"
-    path.write_bytes(b"".join([*lines, changed]))
-    with pytest.raises(InputError, match=rf"trials\.jsonl:4: a second, different answer .* "
-                       rf"\(first at {path}:2\)"):  # fmt: skip
-        read_trials(path)
+    run = tmp_path / "run"
+    run.mkdir()
+    part = run / "trial_001.jsonl"
+    part.write_bytes(b"".join([*lines, changed]))
+    with pytest.raises(InputError, match=rf"trial_001\.jsonl:4: a second, different answer "
+                       rf".* in one trial \(first at {part}:2\)"):  # fmt: skip
+        read_trials(run)
+    # in a merged file the two are two answers (of two trials), both kept
+    (run / "trial_001.jsonl").unlink()
+    merged = run / "trials.jsonl"
+    merged.write_bytes(b"".join([*lines, changed]))
+    assert len(read_trials(merged).records) == 4
+
+
+# --- report inputs and stale temporary files ------------------------------------------------
+
+
+def test_report_inputs_are_read_by_the_store(tmp_path: Path, hyoka_env: None) -> None:
+    """A line nested 100,000 deep is one note naming file and line (was a RecursionError
+    traceback), and a ``judge single`` output is named for what it is and what the report
+    takes instead (was "not a pfgen run or judgment file")."""
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    (inputs / "deep.jsonl").write_text('{"a":' * 100_000 + "1" + "}" * 100_000 + "\n")
+    single = inputs / "single.jsonl"
+    answers = _answers(tmp_path / "answers.jsonl", count=1)
+    with ReplayJudge({}, missing_reply="Rating: [[7]]") as server:
+        judged = CliRunner().invoke(app, ["judge", "single", str(answers), "-j", "openai/j",
+                                          "--base-url", server.base_url, "--no-cache",
+                                          "--output", str(single)])  # fmt: skip
+        assert judged.exit_code == 0, judged.output
+    result = CliRunner().invoke(app, ["report", str(inputs), "-o", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    notes = [line for line in result.output.splitlines() if line.startswith("note:")]
+    assert f"note: {inputs / 'deep.jsonl'}:1: JSON nested too deeply to read (skipped)" in notes
+    assert (
+        f"note: {single}: skipped: a 'hyoka judge single' judgment file; the report shows pfgen "
+        "runs, MT-bench single judgments (hyoka mtbench judge), pairwise judgment files and "
+        "stability reports (the same 'hyoka judge single' command again shows its grades, "
+        "with no new calls)"
+    ) in notes
+
+
+def test_an_older_hyokas_stale_temporary_file_is_cleaned(tmp_path: Path) -> None:
+    """``.result.json.<8 random>.tmp`` (an older hyoka's mkstemp name, no pid in it) is
+    removed by the next write once it is an hour old; a recent one, and files of other
+    names, are left alone."""
+    target = tmp_path / "result.json"
+    old = tmp_path / ".result.json.k3x_9q2a.tmp"
+    recent = tmp_path / ".result.json.p0zz81mb.tmp"
+    other = tmp_path / ".result.json.my-notes.tmp"
+    for path in (old, recent, other):
+        path.write_text("partial")
+    hours_ago = time.time() - 2 * 3600
+    os.utime(old, (hours_ago, hours_ago))
+    os.utime(other, (hours_ago, hours_ago))
+    atomic_write_text(target, "{}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["result.json", recent.name, other.name]
+    )

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import json
 import lzma
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +30,13 @@ from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
 from hyoka.pfgen.prompts import Mode, build_prompt, clean_answer, stops_for, trial_seed
 from hyoka.pfgen.run_config import ENGINE_NAMES, config_text, make_config, run_folder
 from hyoka.providers import EMBEDDED_MODEL, ModelClient, SamplingParams, parse_model_string
-from hyoka.store import atomic_write_bytes, atomic_write_text, pfgen_runs, writer_lock_async
+from hyoka.store import (
+    atomic_write_bytes,
+    atomic_write_text,
+    pfgen_runs,
+    write_jsonl,
+    writer_lock_async,
+)
 
 #: Upstream gives a question ten tries to produce a non-empty answer. Only sampled tries
 #: are made: at temperature 0 a retry would repeat the empty answer, so it fails at once.
@@ -194,10 +199,9 @@ async def _generate_missing(
         answers = await asyncio.gather(
             *(_answer(plan, client, samples, q, trial, report, progress) for q in questions)
         )
-        lines = [json.dumps(a, ensure_ascii=False) for a in answers]
-        atomic_write_text(pfgen_runs.trial_file(plan.folder, trial), "\n".join(lines) + "\n")
+        write_jsonl(pfgen_runs.trial_file(plan.folder, trial), answers)
         report.trials_generated += 1
-        report.answers += len(lines)
+        report.answers += len(answers)
         if progress is not None:
             progress("trial", trial)
 

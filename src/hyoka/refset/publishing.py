@@ -9,7 +9,6 @@ records each stage's settings and per-question summary for provenance.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from hyoka.pfgen import BENCHMARK_FOLDER
 from hyoka.refset.pipeline import DONE_SUFFIX, FINAL_FOLDER, STAGES
 from hyoka.refset.pool import group_by_set, pool_path, read_pool
 from hyoka.refset.source import QUESTIONS_FILE, BenchmarkSource
-from hyoka.store import atomic_write_text
+from hyoka.store import parse_json, read_json, write_json, write_jsonl
 
 PROVENANCE_FILE = "refset-build.json"
 
@@ -51,23 +50,19 @@ def publish(
         answers = {name: [r.text for r in records] for name, records in sorted(sets.items())}
         path = target / f"{q.question_id}.json"
         body = {**q.meta(), "answers": answers}
-        atomic_write_text(path, json.dumps(body, ensure_ascii=False, indent=1) + "\n")
+        write_json(path, body)
         files.append(path)
         for stage in STAGES.values():
             marker = work / stage.folder / f"{q.question_id}{DONE_SUFFIX}"
             if marker.exists():
-                done = json.loads(marker.read_text(encoding="utf-8"))
+                done = read_json(marker, strict=False)
+                settings = parse_json(done["settings"], str(marker), strict=False)
                 entry = provenance["stages"].setdefault(
-                    stage.name, {"settings": json.loads(done["settings"]), "questions": {}}
+                    stage.name, {"settings": settings, "questions": {}}
                 )
                 summary = [line for line in done["audit"] if line.get("reason") == "summary"]
                 entry["questions"][q.question_id] = summary[0] if summary else {}
-    samples = "".join(
-        json.dumps({"question": q.question, "answer": q.sample_answer}, ensure_ascii=False) + "\n"
-        for q in source.questions
-    )
-    atomic_write_text(target / QUESTIONS_FILE, samples)
-    atomic_write_text(
-        target / PROVENANCE_FILE, json.dumps(provenance, ensure_ascii=False, indent=1) + "\n"
-    )
+    samples = [{"question": q.question, "answer": q.sample_answer} for q in source.questions]
+    write_jsonl(target / QUESTIONS_FILE, samples)
+    write_json(target / PROVENANCE_FILE, provenance)
     return files

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
-import os
 import struct
 import zlib
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -34,6 +33,7 @@ from hyoka.store import (
     decompress_bounded,
     parse_lines,
     parse_object,
+    truncate_to,
     writer_lock_async,
 )
 
@@ -145,7 +145,7 @@ def repair_shard(path: Path) -> ShardScan:
     """Scan and cut a damaged tail off, so that later appends follow the last good frame."""
     scan = scan_shard(path)
     if scan.damaged:
-        os.truncate(path, scan.good_bytes)
+        truncate_to(path, scan.good_bytes)
     return scan
 
 

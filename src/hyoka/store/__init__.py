@@ -13,6 +13,8 @@
 - ``read_decompressed``/``decompress_bounded``: every xz, gzip or zstd input inflated as a
   stream within a bound its format sets (a decompression bomb is refused unread).
 - ``append_bytes``: whole appends or none (a full disk leaves the file as it was).
+- ``read_json``/``parse_json``/``first_object``/``write_json``/``write_jsonl``: whole JSON
+  documents in and out, every problem one ``InputError`` naming the file (and line).
 - JSON Lines primitives (``read_objects``, ``read_records``, ``read_rows``, ``append_record``)
   where every problem names its file and line.
 """
@@ -32,17 +34,24 @@ from hyoka.store.files import (
     clean_stale_temp_files,
     new_file_mode,
     temp_path_for,
+    truncate_to,
 )
 from hyoka.store.jsonl import (
     append_line,
     append_record,
     drop_partial_tail,
+    first_object,
+    json_text,
+    parse_json,
     parse_lines,
     parse_object,
+    read_json,
     read_objects,
     read_records,
     read_rows,
     record_line,
+    write_json,
+    write_jsonl,
 )
 from hyoka.store.locks import (
     LOG_LOCK_WAIT_S,
@@ -82,14 +91,18 @@ __all__ = [
     "codec_of",
     "decompress_bounded",
     "drop_partial_tail",
+    "first_object",
     "is_inside",
+    "json_text",
     "lock_path",
     "manifest_path",
     "new_file_mode",
+    "parse_json",
     "parse_lines",
     "parse_object",
     "path_under",
     "read_decompressed",
+    "read_json",
     "read_jsonl",
     "read_manifest",
     "read_objects",
@@ -98,7 +111,10 @@ __all__ = [
     "record_line",
     "safe_name",
     "temp_path_for",
+    "truncate_to",
     "unique_records",
+    "write_json",
+    "write_jsonl",
     "writer_lock",
     "writer_lock_async",
 ]

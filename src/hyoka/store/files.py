@@ -3,7 +3,8 @@
 A reader, or a crash, sees the old file or the new one, never a mix: the text goes to a
 temporary file in the same folder, is flushed to disk, and renamed over the target. The
 temporary file is named ``.<target>.hyoka-<pid>-<random>.tmp``, so one left behind by a
-killed process is recognisably ours and the next write to the same target removes it.
+killed process is recognisably ours and the next write to the same target removes it (an
+older hyoka's ``.<target>.<random>.tmp`` too, once it is an hour old).
 
 A replaced file keeps its permission bits; a new one gets what the umask allows (0666 less
 the umask, like any other program's files, not mkstemp's private 0600). A symlink is
@@ -20,8 +21,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import stat
+import time
 from pathlib import Path
 
 from hyoka.errors import HyokaError, InputError
@@ -32,6 +35,15 @@ _TMP_SUFFIX = ".tmp"
 
 class WriteError(HyokaError):
     """A file could not be written (disk full, quota, I/O error); it was left as it was."""
+
+
+def truncate_to(path: Path, size: int) -> None:
+    """Cut ``path`` to its first ``size`` bytes (dropping a damaged tail); ``WriteError``
+    when it cannot be."""
+    try:
+        os.truncate(path, size)
+    except OSError as exc:
+        raise write_error(path, exc) from None
 
 
 def write_error(path: Path, exc: OSError) -> WriteError:
@@ -69,16 +81,38 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+#: An older hyoka named its temporary files ``.<target>.<8 characters>.tmp`` (``mkstemp``),
+#: without the writer's pid: one is removed only once it is this old (seconds), when no
+#: write can still be going on.
+LEGACY_TEMP_AGE_S = 3600.0
+_LEGACY_TEMP = re.compile(r"[a-z0-9_]{8}")
+
+
+def _is_legacy_temp(name: str, target: Path) -> bool:
+    prefix = f".{target.name}."
+    if not (name.startswith(prefix) and name.endswith(_TMP_SUFFIX)):
+        return False
+    return _LEGACY_TEMP.fullmatch(name[len(prefix) : -len(_TMP_SUFFIX)]) is not None
+
+
 def clean_stale_temp_files(target: Path) -> int:
-    """Remove temporary files of ours for ``target`` whose writer is dead; how many."""
+    """Remove temporary files of ours for ``target`` whose writer is dead (and an older
+    hyoka's, once they are ``LEGACY_TEMP_AGE_S`` old); how many."""
     removed = 0
     prefix = f".{target.name}{_TMP_MARK}"
     try:
         entries = list(target.parent.iterdir())
     except OSError:
         return 0
+    now = time.time()
     for entry in entries:
         name = entry.name
+        if _is_legacy_temp(name, target):
+            with contextlib.suppress(OSError):
+                if entry.is_file() and now - entry.stat().st_mtime >= LEGACY_TEMP_AGE_S:
+                    entry.unlink()
+                    removed += 1
+            continue
         if not (name.startswith(prefix) and name.endswith(_TMP_SUFFIX)):
             continue
         pid_text = name[len(prefix) :].split("-", 1)[0]

@@ -17,7 +17,7 @@ scorer hashes, so a ``result.json`` we write says the same about its input as th
 ``trials.jsonl.xz`` is inflated within ``MAX_TRIALS_BYTES`` (``store.read_decompressed``), a
 bound derived from what a run can hold, so a decompression bomb is refused unread. A line
 repeated identically (a trial file copied twice, a concatenated run) is dropped with a
-warning; two different lines for the same question and time stamp are an error naming both.
+warning; two different answers to one question in one trial file are an error naming both.
 """
 
 from __future__ import annotations
@@ -213,29 +213,32 @@ def _read_trials(source: Path, limit: int) -> TrialsInput:
 
 def _distinct(trials: TrialsInput) -> TrialsInput:
     """``trials`` with identical repeats of a line dropped (one warning), or an
-    ``InputError`` naming both lines when two differ for one question and time stamp.
+    ``InputError`` naming both lines when one trial file answers a question twice.
 
     A trial line is one answer at one time (``timestamp``, which every published and every
     hyoka run has): the same line twice is the same answer counted twice, which would
     inflate ``num_trials`` and shrink the standard error. Lines without a time stamp cannot
-    be told apart from a greedy model's equal answers in two trials, and are all kept.
+    be told apart from a greedy model's equal answers in two trials, and are all kept. A
+    ``trial_NNN.jsonl`` holds one answer per question, so two different ones there conflict.
     """
-    first: dict[tuple[str, str], int] = {}
+    first: dict[str, int] = {}
+    in_part: dict[tuple[Path, str], int] = {}
     keep: list[int] = []
     for index, record in enumerate(trials.records):
-        stamp = record.get("timestamp")
-        if not isinstance(stamp, str):
+        path = trials.origins[index][0]
+        if fnmatch.fnmatchcase(path.name, TRIAL_GLOB):
+            earlier = in_part.setdefault((path, record["question"]), index)
+            if earlier != index and trials.records[earlier] != record:
+                raise InputError(
+                    f"{trials.where(index)}: a second, different answer to "
+                    f"{record['question'][:40]!r} in one trial (first at "
+                    f"{trials.where(earlier)}); remove one of them"
+                )
+        if not isinstance(record.get("timestamp"), str):
             keep.append(index)
             continue
-        earlier = first.setdefault((record["question"], stamp), index)
-        if earlier == index:
+        if first.setdefault(json.dumps(record, sort_keys=True), index) == index:
             keep.append(index)
-        elif trials.records[earlier] != record:
-            raise InputError(
-                f"{trials.where(index)}: a second, different answer to "
-                f"{record['question'][:40]!r} at {stamp} (first at {trials.where(earlier)}); "
-                "remove one of them"
-            )
     dropped = len(trials.records) - len(keep)
     if not dropped:
         return trials
