@@ -398,3 +398,27 @@ def test_an_older_hyokas_stale_temporary_file_is_cleaned(tmp_path: Path) -> None
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["result.json", recent.name, other.name]
     )
+
+
+def test_an_answer_file_concatenated_twice_is_read_once(tmp_path: Path) -> None:
+    """Answer files follow the store's one duplicate rule (``unique_records``), as logs do:
+    the same line twice is read once with a warning; two different answers under one id
+    are an error naming both lines (was "appears twice" even for identical lines)."""
+    from hyoka.judge.pair_answers import read_answers
+
+    answers = _answers(tmp_path / "answers.jsonl", count=2)
+    doubled = tmp_path / "doubled.jsonl"
+    doubled.write_bytes(answers.read_bytes() * 2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert list(read_answers(doubled)) == ["q0", "q1"]
+    assert [str(w.message) for w in caught if w.category is HyokaWarning] == [
+        f"{doubled}: 2 identical duplicate line(s) dropped"
+    ]
+    conflicting = tmp_path / "conflicting.jsonl"
+    conflicting.write_bytes(
+        answers.read_bytes() + _answers(tmp_path / "b.jsonl", 1, "別").read_bytes()
+    )
+    with pytest.raises(InputError, match=r"conflicting\.jsonl:3: a second, different record "
+                       r"for id q0 \(first at line 1\)"):  # fmt: skip
+        read_answers(conflicting)

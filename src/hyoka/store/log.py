@@ -40,6 +40,7 @@ from hyoka.store.jsonl import append_line, drop_partial_tail, read_records, reco
 from hyoka.store.locks import LOG_LOCK_WAIT_S, writer_lock
 
 R = TypeVar("R", bound=BaseModel)
+T = TypeVar("T")
 
 MANIFEST_SUFFIX = ".manifest.json"
 
@@ -202,10 +203,11 @@ def read_jsonl(path: Path, record_type: type[R], *, key: Callable[[R], Hashable]
 
 
 def unique_records(
-    path: Path, numbered: Iterable[tuple[int, R]], key: Callable[[R], Hashable]
-) -> Iterator[R]:
-    """Drop identical repeats (with one warning per file), refuse conflicting ones."""
-    first_line: dict[Hashable, tuple[int, R]] = {}
+    path: Path, numbered: Iterable[tuple[int, T]], key: Callable[[T], Hashable]
+) -> Iterator[T]:
+    """Drop identical repeats (with one warning per file), refuse conflicting ones: the one
+    duplicate rule of every file read by key (logs, answer files, question files)."""
+    first_line: dict[Hashable, tuple[int, T]] = {}
     dropped = 0
     for number, record in numbered:
         name = key(record)
@@ -226,8 +228,10 @@ def unique_records(
         )
 
 
-def _same(a: BaseModel, b: BaseModel) -> bool:
+def _same(a: object, b: object) -> bool:
     """Equal apart from the time stamp (a re-run writes the same judgment at another time)."""
+    if not (isinstance(a, BaseModel) and isinstance(b, BaseModel)):
+        return a == b
     left, right = a.model_dump(mode="json"), b.model_dump(mode="json")
     left.pop("tstamp", None)
     right.pop("tstamp", None)
