@@ -113,6 +113,40 @@ def test_a_second_run_on_one_judgment_file_stops_naming_the_first(tmp_path: Path
     assert not list(tmp_path.glob(".j.jsonl.hyoka-lock"))  # released and removed
 
 
+def test_a_second_generation_into_one_pfgen_run_stops_naming_the_first(tmp_path: Path) -> None:
+    """Two real ``pfgen generate`` processes into one run folder: the second stops with one
+    line naming the first before asking the model anything; the first writes its trial."""
+    results = tmp_path / "results"
+    gate = threading.Event()
+    with ReplayJudge({}, missing_reply="わかりません。", gate=gate) as server:
+        command = [sys.executable, "-m", "hyoka", "pfgen", "generate", "-m", "openai/m",
+                   "--base-url", server.base_url, "--no-cache", "--trials", "1", "--limit", "2",
+                   "--num-examples", "0", "--results-dir", str(results)]  # fmt: skip
+        env = {**_env(), "HYOKA_DATA_DIR": str(SHARED_DATA)}
+        first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, env=env)  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while len(server.received) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(server.received) == 2, "the first run never asked the model"
+            second = subprocess.run(command, capture_output=True, text=True, env=env,
+                                    timeout=120)  # fmt: skip
+            calls_during_second = len(server.received)
+        finally:
+            gate.set()
+            _, first_err = first.communicate(timeout=120)
+    assert first.returncode == 0, first_err
+    assert second.returncode == 1, second.stderr
+    errors = [line for line in second.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and f"trials.jsonl.xz: process {first.pid} on " in errors[0]
+    assert "is writing this pfgen run" in errors[0] and "Traceback" not in second.stderr
+    assert calls_during_second == 2
+    (trial,) = results.rglob("trial_001.jsonl")
+    assert len(trial.read_text("utf-8").splitlines()) == 2
+    assert not list(results.rglob("*.hyoka-lock"))
+
+
 class _Row(BaseModel):
     id: str
     text: str

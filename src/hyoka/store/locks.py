@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 from hyoka.errors import HyokaError
+from hyoka.store.files import write_error
 
 #: How long a second writer of a log waits for the first before it stops (seconds): long
 #: enough to ride out the end of a run that is finishing, short enough to say at once that
@@ -54,8 +55,11 @@ class _Lock:
         self.fd: int | None = None
 
     def try_take(self) -> bool:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:  # a folder that cannot be written: one line, not a trace
+            raise write_error(self.target, exc) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
