@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import lzma
 import os
@@ -37,8 +38,10 @@ from hyoka.store import (
     FileBusyError,
     JsonlLog,
     Manifest,
+    TooLargeError,
     WriteError,
     atomic_write_text,
+    decompress_bounded,
     read_jsonl,
 )
 from hyoka.store.pfgen_runs import read_trials
@@ -279,6 +282,24 @@ def test_an_xz_bomb_is_refused_naming_the_file(tmp_path: Path) -> None:
         result = CliRunner().invoke(app, command, env={"HYOKA_DATA_DIR": str(SHARED_DATA)})
         assert result.exit_code == 1, result.output
         assert "trials.jsonl.xz: inflates past 204,800,000 bytes" in result.output, result.output
+
+
+@pytest.mark.parametrize("codec", ["xz", "gzip"])
+def test_every_codec_is_inflated_within_its_bound(codec: str) -> None:
+    """The one store function every compressed input goes through (pfgen trials, refset
+    pools and shard frames): whole data within the bound, concatenated streams, a bomb
+    refused, a cut stream one clear line."""
+
+    def pack(data: bytes) -> bytes:
+        return lzma.compress(data) if codec == "xz" else gzip.compress(data)
+
+    text = "答え\n".encode() * 10_000
+    assert decompress_bounded(pack(text) + pack(text), codec, limit=2 * len(text),
+                              where="f", what="x") == text + text  # fmt: skip
+    with pytest.raises(TooLargeError, match="f: inflates past 1,000,000 bytes, more than x"):
+        decompress_bounded(pack(b"\0" * (10 << 20)), codec, limit=1_000_000, where="f", what="x")
+    with pytest.raises(InputError, match=f"f: corrupt {codec} data"):
+        decompress_bounded(pack(text)[:-12], codec, limit=len(text), where="f", what="x")
 
 
 BOMB_READER = """

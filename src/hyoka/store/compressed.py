@@ -70,12 +70,12 @@ class _Inflater:
         self.size = 0
 
     def feed(self, data: bytes) -> None:
-        """Inflate ``data``; each step asks for at most one byte past the bound, so the
-        output held never exceeds it by more than that byte."""
+        """Inflate ``data`` in steps of at most one chunk of output, never past one byte
+        beyond the bound, so the output held never exceeds the bound by more than that."""
         while True:
             inflater = self.decompressor
             try:
-                out = inflater.decompress(data, self.limit - self.size + 1)
+                out = inflater.decompress(data, min(self.limit - self.size + 1, _CHUNK))
             except (lzma.LZMAError, zlib.error, EOFError) as exc:
                 raise InputError(f"{self.where}: corrupt {self.codec} data ({exc})") from None
             self._take(out)
