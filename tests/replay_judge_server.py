@@ -9,7 +9,8 @@ engine builds prompts, decides without a call, or reads ratings, never in the ju
 A recording may hold several replies for one prompt: the n-th request for that prompt
 gets the n-th reply (the last one again after that), so a test can script "no rating,
 then a rating" to exercise retries. A prompt without a recording is answered
-``missing_reply`` (HTTP 200), or HTTP 404 when that is ``None``; every request is kept
+``missing_reply`` (HTTP 200), or HTTP 404 when that is ``None``; a ``gate`` (an event)
+holds every reply until it is set; every request is kept
 (``received``) so a test can assert the temperatures and budgets that were sent.
 
 Use as a context manager::
@@ -53,12 +54,16 @@ class ReplayJudge(ThreadingHTTPServer):
         replies: Mapping[str, str | Sequence[str]],
         *,
         missing_reply: str | None = None,
+        gate: threading.Event | None = None,
     ) -> None:
         self.replies = {
             prompt: (reply,) if isinstance(reply, str) else tuple(reply)
             for prompt, reply in replies.items()
         }
         self.missing_reply = missing_reply
+        #: When given, every reply waits (at most a minute) until it is set: a test holds a
+        #: run mid-way, with its requests in flight, for as long as it needs.
+        self.gate = gate
         self.received: list[ReplayedRequest] = []
         self._asked: defaultdict[str, int] = defaultdict(int)
         self._lock = threading.Lock()
@@ -127,6 +132,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
         reply = self.server.reply_to(body)
+        if self.server.gate is not None:
+            self.server.gate.wait(60)
         if reply is None:
             error = {"message": "no recorded reply for this prompt", "type": "not_found"}
             self._send(404, {"error": error})

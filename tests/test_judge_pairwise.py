@@ -796,7 +796,7 @@ def test_answer_files_that_disagree_are_named(tmp_path: Path) -> None:
         {"id": "1", "question": "q1", "answer": "a"},
         {"id": "1", "question": "q1", "answer": "b"},
     )
-    with pytest.raises(InputError, match=r"t\.jsonl:2: id '1' appears twice"):
+    with pytest.raises(InputError, match=r"t\.jsonl:2: a second, different record for id 1 "):
         load_pairs(twice, x)
     bad = write("b.jsonl", {"id": "1", "question": "q1"})
     with pytest.raises(InputError, match=r"b\.jsonl:1: no 'answer'"):

@@ -299,7 +299,7 @@ BAD_QUESTIONS = {
         ("Q01", "importance"),
     ),
     "keywords-not-a-list": (_encode(_question(keywords={"t": "日本"})), ("Q01", "keywords")),
-    "malformed-json": (b'{"question_id": "Q01",\n "question": }', (":2:", "malformed JSON")),
+    "malformed-json": (b'{"question_id": "Q01",\n "question": }', (":2:", "not valid JSON")),
     "not-utf8": (_encode(_question()).replace("日本".encode(), b"\xff", 1), ("UTF-8",)),
     "not-an-object": (b"[]", ("object",)),
     "id-does-not-match-file": (_encode(_question(question_id="Q02")), ("Q02",)),

@@ -194,3 +194,82 @@ def test_judge_agreement_on_random_single_grades(
         ],
         workdir / "j",
     )
+
+
+def pair_records() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {
+            "question_id": st.integers(0, 3) | json_values,
+            "model_1": st.sampled_from(["m1", "m2"]) | any_text,
+            "model_2": st.sampled_from(["m2", "m3"]) | any_text,
+            "g1_winner": st.sampled_from(["model_1", "model_2", "tie", "error"]) | json_values,
+            "g2_winner": st.sampled_from(["model_1", "model_2", "tie"]) | json_values,
+            "judge": st.just(["gpt-4o-mini", "pair-v2"]) | json_values,
+            "turn": st.sampled_from([1, 2]) | json_values,
+        }
+    )
+
+
+def hyoka_judgment_records() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {
+            "id": any_text,
+            "kind": st.sampled_from(["single", "pairwise"]) | any_text,
+            "judge": st.fixed_dictionaries({"judge": st.just("openai/j")}) | json_values,
+            "template": st.just("pfgen-single") | any_text,
+            "template_version": st.just("1") | json_values,
+            "score": st.integers(-1, 10) | json_values,
+        }
+    )
+
+
+@FUZZ
+@given(
+    lines=lines_file(
+        judgment_records() | pair_records() | hyoka_judgment_records() | trial_records()
+    ),
+    deep=st.booleans(),
+)
+def test_report_on_random_input_files(lines: bytes, deep: bool, workdir: Path) -> None:
+    """Whatever a ``.jsonl`` given to ``hyoka report`` holds (MT-bench, pairwise, hyoka
+    judgments, trials, garbage, a line nested 50,000 deep): a site or one error line."""
+    inputs = workdir / "inputs"
+    shutil.rmtree(inputs, ignore_errors=True)
+    shutil.rmtree(workdir / "site", ignore_errors=True)
+    inputs.mkdir()
+    if deep:
+        lines = b'{"a":' * 50_000 + b"1" + b"}" * 50_000 + b"\n" + lines
+    (inputs / "m1.jsonl").write_bytes(lines)
+    _assert_clean(["report", str(inputs), "--no-public", "--data-dir", str(SHARED_DATA),
+                   "-o", str(workdir / "site")], inputs)  # fmt: skip
+
+
+def question_files() -> st.SearchStrategy[dict[str, Any]]:
+    texts = st.lists(any_text, max_size=3)
+    return st.fixed_dictionaries(
+        {
+            "question_id": st.just("Q01") | json_values,
+            "question": any_text | json_values,
+            "keywords": st.lists(any_text | json_values, max_size=3) | json_values,
+            "answers": st.dictionaries(st.sampled_from(["set_a", "set-b"]), texts, max_size=2)
+            | json_values,
+        }
+    )
+
+
+@FUZZ
+@given(
+    question=question_files() | json_values,
+    raw=st.none() | st.binary(max_size=60),
+)
+def test_refset_import_on_random_question_files(
+    question: Any, raw: bytes | None, workdir: Path
+) -> None:
+    """A ``Qxx.json`` as a user or another tool might leave it: imported, or one error."""
+    data, work = workdir / "data", workdir / "work"
+    shutil.rmtree(data, ignore_errors=True)
+    shutil.rmtree(work, ignore_errors=True)
+    data.mkdir()
+    text = raw if raw is not None else json.dumps(question, ensure_ascii=True).encode()
+    (data / "Q01.json").write_bytes(text)
+    _assert_clean(["refset", "import", str(data), str(work)], data)

@@ -169,8 +169,8 @@ def test_a_file_that_is_not_ours_is_left_byte_identical(tmp_path: Path) -> None:
 
 def test_a_log_of_another_judge_is_not_continued(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
-    log = JsonlLog.open(path, _manifest("openai/a"), Row, key=lambda r: r.id)
-    log.append(Row(id="q1", value=3))
+    with JsonlLog.open(path, _manifest("openai/a"), Row, key=lambda r: r.id) as log:
+        log.append(Row(id="q1", value=3))
     before = path.read_bytes()
     with pytest.raises(InputError, match=r"judge\.model: \"openai/a\" vs \"openai/b\""):
         JsonlLog.open(path, _manifest("openai/b"), Row, key=lambda r: r.id)
@@ -179,13 +179,13 @@ def test_a_log_of_another_judge_is_not_continued(tmp_path: Path) -> None:
 
 def test_our_log_is_continued_and_its_torn_tail_repaired(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
-    log = JsonlLog.open(path, _manifest(), Row, key=lambda r: r.id)
-    log.append(Row(id="q1", value=3))
+    with JsonlLog.open(path, _manifest(), Row, key=lambda r: r.id) as log:
+        log.append(Row(id="q1", value=3))
     with path.open("a") as handle:
         handle.write('{"id": "q2", "val')  # a crash mid-write
-    again = JsonlLog.open(path, _manifest(), Row, key=lambda r: r.id)
-    assert list(again.records) == ["q1"]
-    again.append(Row(id="q2", value=5))
+    with JsonlLog.open(path, _manifest(), Row, key=lambda r: r.id) as again:
+        assert list(again.records) == ["q1"]
+        again.append(Row(id="q2", value=5))
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["q1", "q2"]
 
@@ -221,8 +221,8 @@ def test_conflicting_duplicates_name_both_lines(tmp_path: Path) -> None:
 def test_appends_keep_the_umask_mode(tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
-        log = JsonlLog.open(tmp_path / "j.jsonl", _manifest(), Row, key=lambda r: r.id)
-        log.append(Row(id="q1", value=1))
+        with JsonlLog.open(tmp_path / "j.jsonl", _manifest(), Row, key=lambda r: r.id) as log:
+            log.append(Row(id="q1", value=1))
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "j.jsonl").stat().st_mode) == 0o644

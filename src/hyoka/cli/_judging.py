@@ -57,7 +57,7 @@ def run_plans(
 
     for _label, plan in plans:  # every file checked before the first call
         check_judge(client, plan.protocol)
-        open_log(plan)
+        open_log(plan).close()
 
     async def go() -> JudgeReport:
         total = JudgeReport()

@@ -172,7 +172,7 @@ def pairwise_command(
         concurrency=concurrency, flag="--judge",
     )  # fmt: skip
     check_judge(client, pending.protocol)
-    open_log(pending)
+    open_log(pending).close()
     err_console.print(f"Judgment file: {out}", highlight=False, soft_wrap=True)
     store = criteria_file or out.parent / "criteria.json"
 

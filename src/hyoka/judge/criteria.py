@@ -35,7 +35,7 @@ from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
 from hyoka.judge.templates import JudgeTemplate
 from hyoka.providers import GenerationRequest, ModelClient, SamplingParams, Usage
-from hyoka.store import atomic_write_text
+from hyoka.store import read_json, write_json
 
 DEFAULT_TEMPLATE = "criteria-generate"
 #: the cache's sample key for every criteria call: the request itself (the rendered
@@ -108,9 +108,9 @@ class CriteriaStore:
 
     def _read(self) -> None:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"{self.path}: not a readable criteria file ({exc})") from None
+            data = read_json(self.path, strict=False)
+        except InputError as exc:
+            raise InputError(f"not a readable criteria file: {exc}") from None
         if not isinstance(data, dict):
             raise InputError(f"{self.path}: a criteria file holds one JSON object")
         for key, value in data.items():
@@ -125,7 +125,7 @@ class CriteriaStore:
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = {key: entry.model_dump(mode="json") for key, entry in self.entries.items()}
-        atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+        write_json(self.path, data)
 
 
 async def generate_criteria(

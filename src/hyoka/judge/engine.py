@@ -246,7 +246,7 @@ def _line_of(path: Path, fmt: FileFormat[R], key: Hashable) -> int:
 def open_log(plan: JudgePlan[R]) -> JsonlLog[R]:
     """The run's log, checked: its manifest is this run's and every line already there for
     one of the tasks judged exactly that task's inputs (``InputError`` otherwise, before any
-    call and without changing the file)."""
+    call and without changing the file). The log holds its writer lock: close it."""
     log = JsonlLog.open(plan.output, plan.run.manifest(), plan.fmt.record_type, key=plan.fmt.key)
     for task in plan.tasks:
         stored = log.records.get(task.key)
@@ -254,6 +254,7 @@ def open_log(plan: JudgePlan[R]) -> JsonlLog[R]:
             continue
         why = plan.fmt.differs(stored, task)
         if why is not None:
+            log.close()
             line = _line_of(plan.output, plan.fmt, task.key)
             raise InputError(f"{plan.output}:{line}: {task.label} {why}; choose another output")
     return log
@@ -266,7 +267,13 @@ async def run_judging(
     finishes (an interrupted run keeps what it finished; a re-run judges what is missing).
     A key given twice is judged once. ``progress`` is called once per task judged now."""
     check_judge(client, plan.protocol)
-    log = open_log(plan)
+    with open_log(plan) as log:  # held to the end: one writer per log
+        return await _judge_missing(client, plan, log, progress)
+
+
+async def _judge_missing(
+    client: ModelClient, plan: JudgePlan[R], log: JsonlLog[R], progress: Callable[[], None] | None
+) -> JudgeReport:
     report = JudgeReport()
     todo: dict[Hashable, Task] = {}
     for task in plan.tasks:

@@ -9,14 +9,14 @@ user thinks, so any difference is an error naming the file and the first ids con
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.judge.pairwise import PairItem
-from hyoka.store import read_objects
+from hyoka.store import read_objects, unique_records
 
 _SHOWN = 5
 
@@ -45,24 +45,32 @@ def _text(row: dict[str, Any], key: str, where: str, *, required: bool) -> str |
 
 
 def read_answers(path: Path) -> dict[str, Answer]:
-    """Answers by id, in file order; duplicates and missing fields are errors."""
-    answers: dict[str, Answer] = {}
-    for number, row in read_objects(path):
-        where = f"{path}:{number}"
-        answer = Answer(
-            id=_text(row, "id", where, required=True) or "",
-            question=_text(row, "question", where, required=True) or "",
-            answer=_text(row, "answer", where, required=True) or "",
-            reference=_text(row, "reference", where, required=False),
-            model=_text(row, "model", where, required=False),
-            category=_text(row, "category", where, required=False),
-        )
-        if answer.id in answers:
-            raise InputError(f"{where}: id {answer.id!r} appears twice")
-        answers[answer.id] = answer
+    """Answers by id, in file order; missing fields are errors, and duplicates follow the
+    store's rule (``unique_records``): a line repeated identically is read once, with a
+    warning, two different answers under one id are an error naming both lines."""
+    answers = {
+        answer.id: answer
+        for answer in unique_records(path, _answers(path), key=lambda answer: ("id", answer.id))
+    }
     if not answers:
         raise InputError(f"{path}: no answers")
     return answers
+
+
+def _answers(path: Path) -> Iterator[tuple[int, Answer]]:
+    for number, row in read_objects(path):
+        where = f"{path}:{number}"
+        yield (
+            number,
+            Answer(
+                id=_text(row, "id", where, required=True) or "",
+                question=_text(row, "question", where, required=True) or "",
+                answer=_text(row, "answer", where, required=True) or "",
+                reference=_text(row, "reference", where, required=False),
+                model=_text(row, "model", where, required=False),
+                category=_text(row, "category", where, required=False),
+            ),
+        )
 
 
 def _listed(ids: list[str]) -> str:

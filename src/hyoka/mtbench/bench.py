@@ -11,7 +11,7 @@ Two definitions exist: pfmt-bench-fin-ja (``pfmt-fin``) and the original MT-benc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -24,7 +24,7 @@ from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, Method, RatingRules
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
 from hyoka.mtbench.records import AnswerRecord
-from hyoka.store import read_records
+from hyoka.store import read_records, unique_records
 
 #: A rule that scores a turn 0 without calling the judge: an empty answer ("No answer"),
 #: or one fastText says is in the wrong language ("Incorrect language").
@@ -372,13 +372,14 @@ class Bench:
 
 
 def _load_questions(spec: BenchSpec, path: Path) -> tuple[Question, ...]:
-    questions: list[Question] = []
-    seen: set[int] = set()
-    for number, question in read_records(path, Question):
-        if question.category not in spec.categories:
-            raise DataError(f"{path}:{number}: unknown category {question.category!r}")
-        if question.question_id in seen:
-            raise DataError(f"{path}:{number}: question_id {question.question_id} again")
-        seen.add(question.question_id)
-        questions.append(question)
-    return tuple(questions)
+    def checked() -> Iterator[tuple[int, Question]]:
+        for number, question in read_records(path, Question):
+            if question.category not in spec.categories:
+                raise DataError(f"{path}:{number}: unknown category {question.category!r}")
+            yield number, question
+
+    return tuple(unique_records(path, checked(), key=_question_key))
+
+
+def _question_key(question: Question) -> tuple[str, int]:
+    return ("question_id", question.question_id)

@@ -219,11 +219,21 @@ async def generate_answers(
     """
     run = _Run(plan, bench, client)
     run.report.signature = answers_signature(plan, bench, run)
-    known = bench.by_id
-    log = JsonlLog.open(
+    with JsonlLog.open(
         plan.answer_file, answers_manifest(plan, bench, run), AnswerRecord,
         key=lambda r: r.question_id,
-    )  # fmt: skip
+    ) as log:  # fmt: skip
+        return await _answer_missing(plan, bench, run, log, progress)
+
+
+async def _answer_missing(
+    plan: GeneratePlan,
+    bench: Bench,
+    run: _Run,
+    log: JsonlLog[AnswerRecord],
+    progress: Callable[[], None] | None,
+) -> GenerateReport:
+    known = bench.by_id
     for record in log.records.values():
         if record.question_id not in known or record.model_id != plan.model_id:
             raise InputError(

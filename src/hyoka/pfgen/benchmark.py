@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from hyoka.pfgen._measure import worker_pool
 from hyoka.pfgen.index_cache import IndexCache
 from hyoka.pfgen.questions import QuestionFile, QuestionInfo
 from hyoka.pfgen.scorer import AnswerScore, QuestionScorer, ReferenceSet
-from hyoka.store import pfgen_runs
+from hyoka.store import pfgen_runs, read_objects
 
 if TYPE_CHECKING:
     from hyoka.pfgen.explanation import Explanation
@@ -122,13 +121,15 @@ class PfgenBenchmark:
         if not path.exists():
             raise MissingDataError(f"{path} not found: {fetch_hint('pfgen', self.data_dir)}")
         samples: list[SampleAnswer] = []
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                try:
-                    raw = json.loads(line)
-                    samples.append(SampleAnswer(raw["question"], raw["answer"]))
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    raise DataError(f"{path}:{number}: not a question/answer object") from None
+        try:
+            for number, raw in read_objects(path):
+                if not isinstance(raw.get("question"), str) or not isinstance(
+                    raw.get("answer"), str
+                ):
+                    raise DataError(f"{path}:{number}: not a question/answer object")
+                samples.append(SampleAnswer(raw["question"], raw["answer"]))
+        except InputError as exc:
+            raise DataError(str(exc)) from None
         return samples
 
     def question(self, key: str) -> QuestionInfo:

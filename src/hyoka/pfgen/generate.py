@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import json
 import lzma
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +30,14 @@ from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
 from hyoka.pfgen.prompts import Mode, build_prompt, clean_answer, stops_for, trial_seed
 from hyoka.pfgen.run_config import ENGINE_NAMES, config_text, make_config, run_folder
 from hyoka.providers import EMBEDDED_MODEL, ModelClient, SamplingParams, parse_model_string
-from hyoka.store import atomic_write_bytes, atomic_write_text, kept, pfgen_runs
+from hyoka.store import (
+    atomic_write_bytes,
+    atomic_write_text,
+    kept,
+    pfgen_runs,
+    write_jsonl,
+    writer_lock_async,
+)
 
 #: Upstream gives a question ten tries to produce a non-empty answer. Only sampled tries
 #: are made: at temperature 0 a retry would repeat the empty answer, so it fails at once.
@@ -161,7 +167,20 @@ async def generate_run(
 
     ``questions`` are the question texts to ask, in benchmark order (all 50, or fewer).
     Trials run concurrently; the client's concurrency limit bounds the requests in flight.
+    The run folder is locked for the whole run (one writer per run: a second generation
+    into it stops at once, naming this one, instead of paying for the same trials again).
     """
+    async with writer_lock_async(plan.folder / pfgen_runs.TRIALS_XZ, what="pfgen run"):
+        return await _generate_missing(plan, client, samples, questions, progress)
+
+
+async def _generate_missing(
+    plan: GenerationPlan,
+    client: ModelClient,
+    samples: Sequence[SampleAnswer],
+    questions: Sequence[str],
+    progress: Progress | None,
+) -> GenerationReport:
     prepare_folder(plan)
     kept.remember(plan.folder, "trials", lambda: len(pfgen_runs.trial_parts(plan.folder)))
     report = GenerationReport(plan.folder)
@@ -176,10 +195,9 @@ async def generate_run(
         answers = await asyncio.gather(
             *(_answer(plan, client, samples, q, trial, report, progress) for q in questions)
         )
-        lines = [json.dumps(a, ensure_ascii=False) for a in answers]
-        atomic_write_text(pfgen_runs.trial_file(plan.folder, trial), "\n".join(lines) + "\n")
+        write_jsonl(pfgen_runs.trial_file(plan.folder, trial), answers)
         report.trials_generated += 1
-        report.answers += len(lines)
+        report.answers += len(answers)
         if progress is not None:
             progress("trial", trial)
 

@@ -10,18 +10,17 @@ renamed, blob first, so a killed build never leaves an entry that looks complete
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hyoka.errors import DataError
+from hyoka.errors import DataError, InputError
 from hyoka.pfgen.ngram_index import NgramIndex
 from hyoka.pfgen.questions import QuestionInfo
 from hyoka.pfgen.scorer import ReferenceSet
-from hyoka.store import atomic_write_bytes
+from hyoka.store import atomic_write_bytes, read_json, write_json
 
 #: Bump when the stored layout or the index semantics change.
 ENGINE_VERSION = 2
@@ -96,12 +95,12 @@ class IndexCache:
         meta = {"question": info.to_json(), "sets": stored_sets, "blob_size": offset}
         self.root.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(blob_path, b"".join(chunks))
-        atomic_write_bytes(meta_path, json.dumps(meta, ensure_ascii=False).encode("utf-8"))
+        write_json(meta_path, meta, indent=None)
 
     def _load_meta(self, sha1: str) -> dict[str, Any] | None:
         meta_path = self._paths(sha1)[0]
         try:
-            meta = json.loads(meta_path.read_bytes().decode("utf-8"))
-        except (OSError, ValueError):
+            meta = read_json(meta_path, strict=False)
+        except InputError:
             return None
         return meta if isinstance(meta, dict) else None

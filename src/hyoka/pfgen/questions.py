@@ -8,13 +8,13 @@ before any scoring starts instead of failing deep inside the n-gram engine.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import DataError
+from hyoka.errors import DataError, InputError
 from hyoka.pfgen.keywords import KeywordRule, parse_rules
+from hyoka.store import parse_json
 
 
 @dataclass(frozen=True)
@@ -72,11 +72,9 @@ class QuestionFile:
         """The question's metadata and its reference sets, validated."""
         where = str(self.path)
         try:
-            raw = json.loads(self.content.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise DataError(f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{where}:{exc.lineno}: malformed JSON: {exc.msg}") from None
+            raw = parse_json(self.content, where, strict=False)
+        except InputError as exc:
+            raise DataError(str(exc)) from None
         if not isinstance(raw, dict):
             raise DataError(f"{where}: expected a JSON object")
         for field in ("question_id", "question", "keywords", "answers"):

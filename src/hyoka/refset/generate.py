@@ -40,7 +40,7 @@ from hyoka.refset.shards import (
     shard_paths,
 )
 from hyoka.refset.source import SourceQuestion
-from hyoka.store import atomic_write_text, path_under, plain_name
+from hyoka.store import atomic_write_text, path_under, plain_name, read_objects
 
 GENERATED = "01-generated"
 SETTINGS_FILE = "generation.json"
@@ -102,19 +102,16 @@ def load_snippets(path: Path, questions: Sequence[SourceQuestion]) -> dict[str, 
     ids = {q.question_id: q.question_id for q in questions}
     ids.update({q.question: q.question_id for q in questions})
     snippets: dict[str, list[str]] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read snippets: {exc.strerror}") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-            key, text = raw.get("question_id") or raw.get("question"), raw["text"]
-        except (ValueError, KeyError, AttributeError):
-            raise InputError(f"{path}:{number}: expected {{question_id, text}}") from None
-        if key not in ids or not isinstance(text, str) or not text.strip():
+    for number, raw in read_objects(path):
+        key, text = raw.get("question_id") or raw.get("question"), raw.get("text")
+        if key is None or text is None:
+            raise InputError(f"{path}:{number}: expected {{question_id, text}}")
+        if (
+            not isinstance(key, str)
+            or key not in ids
+            or not isinstance(text, str)
+            or not text.strip()
+        ):
             raise InputError(f"{path}:{number}: unknown question {key!r} or empty text")
         snippets.setdefault(ids[key], []).append(text.strip())
     return snippets

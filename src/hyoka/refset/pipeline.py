@@ -35,7 +35,7 @@ from hyoka.refset.pool import (
 )
 from hyoka.refset.rare import filter_rare
 from hyoka.refset.representative import select_representative
-from hyoka.store import atomic_write_text
+from hyoka.store import read_json, write_json
 
 DONE_SUFFIX = ".done.json"
 
@@ -168,8 +168,12 @@ def run_question(item: dict[str, Any]) -> dict[str, Any]:
         fingerprint = file_sha1(pool_path(work / stage.source, qid)) or ""
     settings = json.dumps(params, sort_keys=True, ensure_ascii=False)
     if marker.exists() and pool_path(out_dir, qid).exists():
-        done = json.loads(marker.read_text(encoding="utf-8"))
-        if done.get("settings") == settings and done.get("input") == fingerprint:
+        done = read_json(marker, strict=False)
+        if (
+            isinstance(done, dict)
+            and done.get("settings") == settings
+            and done.get("input") == fingerprint
+        ):
             return {"qid": qid, "skipped": True, "audit": done.get("audit", [])}
     if stage.source == GENERATED:
         records = read_generated(work, qid)
@@ -180,7 +184,7 @@ def run_question(item: dict[str, Any]) -> dict[str, Any]:
     write_pool(pool_path(out_dir, qid), kept)
     lines = audit.lines()
     done = {"settings": settings, "input": fingerprint, "audit": lines}
-    atomic_write_text(marker, json.dumps(done, ensure_ascii=False) + "\n")
+    write_json(marker, done, indent=None)
     return {"qid": qid, "skipped": False, "audit": lines}
 
 

@@ -21,13 +21,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import DataError
-from hyoka.store import atomic_write_bytes, path_under, plain_name
+from hyoka.errors import DataError, InputError
+from hyoka.store import (
+    append_line,
+    atomic_write_bytes,
+    parse_lines,
+    path_under,
+    plain_name,
+    read_decompressed,
+)
 
 POOL_SUFFIX = ".jsonl.gz"
 AUDIT_FILE = "audit.jsonl"
 #: Samples of removed answers kept in the audit per question and reason.
 AUDIT_SAMPLES = 5
+#: What one pool file may inflate to: the distinct answers of one question (half a million
+#: answers of 4 KiB); more is damage or a decompression bomb, refused unread.
+POOL_MAX_BYTES = 1 << 31
 
 
 @dataclass(frozen=True)
@@ -71,19 +81,19 @@ def write_pool(path: Path, records: Sequence[PoolRecord]) -> None:
 
 
 def read_pool(path: Path) -> list[PoolRecord]:
+    """A pool file's records, inflated within ``POOL_MAX_BYTES`` (``store.read_decompressed``)."""
+    if not path.exists():
+        raise DataError(f"{path}: not found (run the previous stage first)")
     try:
-        text = gzip.decompress(path.read_bytes()).decode("utf-8")
-    except FileNotFoundError:
-        raise DataError(f"{path}: not found (run the previous stage first)") from None
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        text = read_decompressed(path, limit=POOL_MAX_BYTES, what="a question's answer pool")
+        records: list[PoolRecord] = []
+        for number, raw in parse_lines(text, str(path)):
+            try:
+                records.append(PoolRecord(str(raw["set"]), str(raw["text"]), int(raw["count"])))
+            except (ValueError, KeyError, TypeError):
+                raise DataError(f"{path}:{number}: not a pool record") from None
+    except InputError as exc:
         raise DataError(f"{path}: unreadable pool file ({exc})") from None
-    records: list[PoolRecord] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        try:
-            raw = json.loads(line)
-            records.append(PoolRecord(str(raw["set"]), str(raw["text"]), int(raw["count"])))
-        except (ValueError, KeyError, TypeError):
-            raise DataError(f"{path}:{number}: not a pool record") from None
     return records
 
 
@@ -132,8 +142,5 @@ class Audit:
 
 
 def append_audit(folder: Path, audits: Iterable[Audit]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / AUDIT_FILE).open("a", encoding="utf-8") as handle:
-        for audit in audits:
-            for line in audit.lines():
-                handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+    lines = [json.dumps(line, ensure_ascii=False) + "\n" for a in audits for line in a.lines()]
+    append_line(folder / AUDIT_FILE, "".join(lines))

@@ -14,7 +14,6 @@ then written one by one, each atomically, so publishing more questions later add
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,15 @@ from hyoka.pfgen import BENCHMARK_FOLDER
 from hyoka.refset.pipeline import FINAL_FOLDER, STAGES, done_marker
 from hyoka.refset.pool import group_by_set, pool_path, question_file, read_pool
 from hyoka.refset.source import QUESTIONS_FILE, BenchmarkSource
-from hyoka.store import atomic_write_text, claim_folder, owned_folder
+from hyoka.store import (
+    atomic_write_text,
+    claim_folder,
+    owned_folder,
+    parse_json,
+    read_json,
+    write_json,
+    write_jsonl,
+)
 
 PROVENANCE_FILE = "refset-build.json"
 #: The kind of output a published data folder is marked as (``store.owned_folder``).
@@ -67,23 +74,19 @@ def publish(
         answers = {name: [r.text for r in records] for name, records in sorted(sets.items())}
         path = question_file(target, q.question_id, ".json")
         body = {**q.meta(), "answers": answers}
-        atomic_write_text(path, json.dumps(body, ensure_ascii=False, indent=1) + "\n")
+        write_json(path, body)
         files.append(path)
         for stage in STAGES.values():
             marker = done_marker(work / stage.folder, q.question_id)
             if marker.exists():
-                done = json.loads(marker.read_text(encoding="utf-8"))
+                done = read_json(marker, strict=False)
+                settings = parse_json(done["settings"], str(marker), strict=False)
                 entry = provenance["stages"].setdefault(
-                    stage.name, {"settings": json.loads(done["settings"]), "questions": {}}
+                    stage.name, {"settings": settings, "questions": {}}
                 )
                 summary = [line for line in done["audit"] if line.get("reason") == "summary"]
                 entry["questions"][q.question_id] = summary[0] if summary else {}
-    samples = "".join(
-        json.dumps({"question": q.question, "answer": q.sample_answer}, ensure_ascii=False) + "\n"
-        for q in source.questions
-    )
-    atomic_write_text(target / QUESTIONS_FILE, samples)
-    atomic_write_text(
-        target / PROVENANCE_FILE, json.dumps(provenance, ensure_ascii=False, indent=1) + "\n"
-    )
+    samples = [{"question": q.question, "answer": q.sample_answer} for q in source.questions]
+    write_jsonl(target / QUESTIONS_FILE, samples)
+    write_json(target / PROVENANCE_FILE, provenance)
     return files

@@ -17,30 +17,37 @@ names its codec, so shards written on different machines can be mixed.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import fcntl
 import gzip
 import json
-import os
 import struct
-import time
 import zlib
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import DataError, HyokaError
+from hyoka.errors import DataError, InputError
+from hyoka.store import (
+    append_bytes,
+    decompress_bounded,
+    parse_lines,
+    parse_object,
+    truncate_to,
+    writer_lock_async,
+)
 
 MAGIC = b"HRS1"
 _PREFIX = struct.Struct("<4sIII")
 SHARD_SUFFIX = ".hrs"
 #: Frames larger than this are not frames but garbage (a damaged length field).
 _MAX_PART = 1 << 30
+#: What one frame's payload may inflate to: a batch's JSON lines (at the default 100 answers
+#: of 300 tokens, under 200 KB); 256 MiB leaves room for batches of 10,000 long answers, and
+#: a frame past it is damage (a decompression bomb is cut off like a torn frame).
+FRAME_MAX_BYTES = 256 << 20
 #: How long a writer waits for another one to finish its batch on the same shard.
 SHARD_LOCK_TIMEOUT_S = 900.0
-_LOCK_POLL_S = 0.2
 
 try:  # optional: faster and smaller than gzip
     import zstandard as _zstd  # type: ignore[import-not-found,unused-ignore]
@@ -56,16 +63,6 @@ def _compress(data: bytes, codec: str) -> bytes:
     if codec == "zstd" and _zstd is not None:
         return bytes(_zstd.ZstdCompressor(level=3).compress(data))
     return gzip.compress(data, compresslevel=6, mtime=0)
-
-
-def _decompress(data: bytes, codec: str, where: str) -> bytes:
-    if codec == "zstd":
-        if _zstd is None:
-            raise DataError(f"{where}: frame is zstd-compressed; pip install zstandard")
-        return bytes(_zstd.ZstdDecompressor().decompress(data))
-    if codec == "gzip":
-        return gzip.decompress(data)
-    raise DataError(f"{where}: unknown frame codec {codec!r}")
 
 
 @dataclass(frozen=True)
@@ -103,11 +100,7 @@ def append_frame(
 ) -> None:
     """Append one frame and make it durable before returning (so a batch is done or absent)."""
     blob = encode_frame(header, records, codec or default_codec())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("ab") as handle:
-        handle.write(blob)
-        handle.flush()
-        os.fsync(handle.fileno())
+    append_bytes(path, blob)
 
 
 def _frames(raw: bytes, where: str) -> Iterator[tuple[int, Frame]]:
@@ -123,10 +116,13 @@ def _frames(raw: bytes, where: str) -> Iterator[tuple[int, Frame]]:
         if zlib.crc32(body, zlib.crc32(head)) != crc:
             return
         try:
-            header = json.loads(head)
-            text = _decompress(body, header.get("codec", "gzip"), where).decode("utf-8")
-            records = [json.loads(line) for line in text.splitlines() if line]
-        except (ValueError, OSError, EOFError):
+            header = parse_object(head.decode("utf-8"), f"{where}: frame header")
+            codec = str(header.get("codec", "gzip"))
+            text = decompress_bounded(
+                body, codec, limit=FRAME_MAX_BYTES, where=where, what="one batch of answers"
+            )
+            records = [record for _, record in parse_lines(text, where)]
+        except (InputError, ValueError):
             return
         yield end, Frame(header=header, records=records)
         offset = end
@@ -149,7 +145,7 @@ def repair_shard(path: Path) -> ShardScan:
     """Scan and cut a damaged tail off, so that later appends follow the last good frame."""
     scan = scan_shard(path)
     if scan.damaged:
-        os.truncate(path, scan.good_bytes)
+        truncate_to(path, scan.good_bytes)
     return scan
 
 
@@ -169,24 +165,11 @@ async def exclusive_shard(path: Path, timeout: float = SHARD_LOCK_TIMEOUT_S) -> 
     a shard to one worker at a time; the lock covers what it cannot see: a worker of a
     killed driver still finishing its frame when the restarted driver's worker takes the
     shard, or two runs started on one work folder. The later writer waits (bounded by
-    ``timeout``) and then finds the batch done. ``flock`` locks are per open file, so two
-    writers in one process exclude each other too. The shard is created (empty) if absent.
+    ``timeout``) and then finds the batch done. The lock is the store's one writer lock
+    (``hyoka.store.writer_lock_async``), so two writers in one process exclude each other
+    too. The shard is created (empty) if absent.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise HyokaError(
-                        f"{path}: another writer has held this shard for {timeout:.0f} s "
-                        "(a second run on the same work folder?)"
-                    ) from None
-                await asyncio.sleep(_LOCK_POLL_S)
+    async with writer_lock_async(path, what="shard", timeout=timeout):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        append_bytes(path, b"")  # the shard exists from its first lock on
         yield
-    finally:
-        os.close(fd)  # closing the file releases the lock

@@ -10,14 +10,13 @@ as pfgen-bench numbers its questions. Everything is validated here, before any m
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hyoka.errors import DataError, InputError
 from hyoka.pfgen import SampleAnswer, parse_rules
-from hyoka.store import path_under, plain_name
+from hyoka.store import path_under, plain_name, read_json, read_objects
 
 QUESTIONS_FILE = "questions.jsonl"
 
@@ -70,10 +69,11 @@ class BenchmarkSource:
         if not path.is_file():
             raise DataError(f"{path}: not found (a benchmark needs questions with sample answers)")
         questions: list[SourceQuestion] = []
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if line.strip():
-                    questions.append(_parse_line(folder, path, number, line, len(questions) + 1))
+        try:
+            for number, raw in read_objects(path):
+                questions.append(_parse_line(folder, path, number, raw, len(questions) + 1))
+        except InputError as exc:
+            raise DataError(str(exc)) from None
         if not questions:
             raise DataError(f"{path}: no questions")
         seen: set[str] = set()
@@ -84,13 +84,11 @@ class BenchmarkSource:
         return cls(folder=folder, questions=tuple(questions))
 
 
-def _parse_line(folder: Path, path: Path, number: int, line: str, position: int) -> SourceQuestion:
+def _parse_line(
+    folder: Path, path: Path, number: int, raw: dict[str, Any], position: int
+) -> SourceQuestion:
     where = f"{path}:{number}"
-    try:
-        raw = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{where}: malformed JSON: {exc.msg}") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("question"), str):
+    if not isinstance(raw.get("question"), str):
         raise DataError(f"{where}: expected an object with a 'question' string")
     answer = raw.get("answer")
     if not isinstance(answer, str) or not answer.strip():
@@ -122,9 +120,9 @@ def _read_meta(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataError(f"{path}: cannot read question file: {exc}") from None
+        raw = read_json(path, strict=False)
+    except InputError as exc:
+        raise DataError(f"cannot read question file: {exc}") from None
     if not isinstance(raw, dict):
         raise DataError(f"{path}: expected a JSON object")
     return raw

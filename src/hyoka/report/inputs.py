@@ -10,12 +10,12 @@ named itself.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hyoka.errors import InputError
+from hyoka.store import first_object
 from hyoka.store.pfgen_runs import RESULT_FILE, run_source
 
 
@@ -32,42 +32,46 @@ class Inputs:
     notes: list[str] = field(default_factory=list)
 
 
-def _first_object(path: Path) -> dict[str, object] | None:
+def _sniff(path: Path) -> tuple[str, str | None]:
+    """``(kind, why)`` from the file's first object: ``pair``, ``single`` (MT-bench),
+    ``judge-single`` (``hyoka judge single``), ``trials``, ``answers`` or ``other``, and for
+    an unreadable file why."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                if line.strip():
-                    value = json.loads(line)
-                    return value if isinstance(value, dict) else None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    return None
-
-
-def classify(path: Path) -> str:
-    """``pair``, ``single``, ``trials``, ``answers`` or ``other``, from the first object."""
-    first = _first_object(path)
+        first = first_object(path)
+    except InputError as exc:
+        return "other", str(exc)
     if first is None:
-        return "other"
+        return "other", None
     if "g1_winner" in first or first.get("kind") == "pairwise":
-        return "pair"
+        return "pair", None
     if {"score", "turn", "judge", "model", "judgment"} <= first.keys():
-        return "single"
+        return "single", None
+    if first.get("kind") == "single" and {"id", "judge", "template"} <= first.keys():
+        return "judge-single", None
     if {"question", "answer"} <= first.keys():
-        return "trials"
+        return "trials", None
     if "choices" in first and "model_id" in first:
-        return "answers"
-    return "other"
+        return "answers", None
+    return "other", None
 
 
 def _add_file(inputs: Inputs, path: Path) -> None:
-    kind = classify(path)
+    kind, why = _sniff(path)
     if kind == "pair":
         inputs.pair_files.append(path)
     elif kind == "single":
         inputs.single_sets.setdefault(path.parent, []).append(path)
     elif kind == "trials":
         inputs.pfgen_runs.append(path)
+    elif kind == "judge-single":
+        inputs.notes.append(
+            f"{path}: skipped: a 'hyoka judge single' judgment file; the report shows pfgen "
+            "runs, MT-bench single judgments (hyoka mtbench judge), pairwise judgment files "
+            "and stability reports (the same 'hyoka judge single' command again shows its grades, "
+            "with no new calls)"
+        )
+    elif why is not None:
+        inputs.notes.append(f"{why} (skipped)")
     elif kind == "other":
         inputs.notes.append(f"{path}: skipped: not a pfgen run or judgment file")
 

@@ -4,12 +4,12 @@ summaries (``<run>/judge/<judge>/summary.json``)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from hyoka.errors import HyokaError
+from hyoka.errors import HyokaError, InputError
 from hyoka.report.html import cell, esc, page, table
 from hyoka.report.svg import Point, scatter_chart
+from hyoka.store import read_json
 
 PATH = "pfgen/judge.html"
 #: Fewer runs than this say nothing about a correlation.
@@ -21,8 +21,8 @@ def judges_under(folder: Path) -> list[str]:
     found: dict[str, None] = {}
     for summary in sorted(folder.rglob("judge/*/summary.json")):
         try:
-            data = json.loads(summary.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = read_json(summary, strict=False)
+        except InputError:
             continue
         if isinstance(data, dict) and isinstance(data.get("judge"), str):
             found[data["judge"]] = None

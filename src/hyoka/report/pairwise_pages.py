@@ -10,7 +10,6 @@ letters (a tie is half a win).
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from hyoka.mtbench import PairJudgmentLine
 from hyoka.report.html import cell, esc, page, table
 from hyoka.report.svg import IntervalRow, interval_chart
 from hyoka.stats import Battles, Ratings, bradley_terry
-from hyoka.store import read_records
+from hyoka.store import first_object, read_records
 
 INDEX_PATH = "pairwise/index.html"
 _G1 = {"model_1": "A", "model_2": "B", "tie": "C"}
@@ -71,17 +70,10 @@ def read_pairs(path: Path) -> list[PairOutcome]:
 
 
 def _first_object(path: Path) -> dict[str, object]:
-    try:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if line.strip():
-                    value = json.loads(line)
-                    if not isinstance(value, dict):
-                        raise InputError(f"{path}:{number}: expected a JSON object")
-                    return value
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from None
-    raise InputError(f"{path}: empty file")
+    first = first_object(path)
+    if first is None:
+        raise InputError(f"{path}: empty file")
+    return first
 
 
 def share(outcome: PairOutcome, method: str) -> float | None:

@@ -25,7 +25,6 @@ Kendall's τ-b (``hyoka.stats``), each named.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING
 from hyoka.errors import InputError
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.stats import ENSEMBLE, Interval
+from hyoka.store import read_json
 
 if TYPE_CHECKING:
     from hyoka.pfgen import PfgenBenchmark
@@ -93,10 +93,8 @@ def is_stability_object(value: object) -> bool:
 def sniff_stability_file(path: Path) -> bool:
     """Whether ``path`` holds a ``hyoka pfgen stability --json`` report (unreadable: no)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return False
-        return is_stability_object(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, ValueError):
+        return is_stability_object(read_json(path, strict=False, max_bytes=MAX_FILE_BYTES))
+    except InputError:
         return False
 
 
@@ -104,9 +102,9 @@ def read_stability_file(path: Path) -> Stability:
     """The experiment a ``hyoka pfgen stability --json`` file records; a malformed one is an
     ``InputError`` naming the file and what is wrong."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read the stability report: {exc}") from None
+        raw = read_json(path, strict=False)
+    except InputError as exc:
+        raise InputError(f"cannot read the stability report: {exc}") from None
     if not is_stability_object(raw):
         raise InputError(f"{path}: not a stability report (hyoka pfgen stability --json)")
     sets = raw["sets"]

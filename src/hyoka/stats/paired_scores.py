@@ -8,14 +8,13 @@ compared without running a judge here.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hyoka.errors import HyokaError, InputError
-from hyoka.store import pfgen_runs, read_rows
+from hyoka.store import pfgen_runs, read_json, read_rows
 
 JUDGE_FOLDER = "judge"
 SUMMARY_FILE = "summary.json"
@@ -95,9 +94,9 @@ def collect_run_scores(results: Path, judge: str | None) -> PairedScores:
 
 def _summary(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read judge summary ({exc})") from None
+        data = read_json(path, strict=False)
+    except InputError as exc:
+        raise InputError(f"cannot read judge summary: {exc}") from None
     if not isinstance(data, dict) or "judge" not in data or "mean" not in data:
         raise InputError(f"{path}: a judge summary needs 'judge' and 'mean'")
     if data["mean"] is None:

@@ -10,7 +10,6 @@ of one question share its answers, so the bootstrap resamples whole questions.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, StrictInt
 
 from hyoka.errors import InputError
 from hyoka.stats.labels import LabelTable
-from hyoka.store import read_records, unique_records
+from hyoka.store import read_objects, read_records, unique_records
 
 #: (question id, turn, model) -> score
 Grades = dict[tuple[str, int, str], float]
@@ -141,17 +140,10 @@ def _checked(path: Path) -> Iterator[tuple[int, GradeLine]]:
 def read_categories(path: Path) -> dict[str, str]:
     """question id -> category from a ``question.jsonl``."""
     categories: dict[str, str] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, row in read_objects(path):
         try:
-            row = json.loads(line)
             categories[str(row["question_id"])] = str(row["category"])
-        except (json.JSONDecodeError, KeyError, TypeError):
+        except KeyError:
             raise InputError(f"{path}:{number}: expected question_id and category") from None
     return categories
 

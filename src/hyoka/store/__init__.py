@@ -7,31 +7,62 @@
   replaced file's mode, write through symlinks, refuse read-only files and leave no temp file.
 - ``JsonlLog``/``Manifest``: the only resume rule: a log is continued only when the manifest
   beside it matches the run; a file that is not ours is never touched.
+- ``writer_lock``: one writer per file (logs, run folders, shards), a bounded wait, and
+  one line naming the process that holds it.
 - ``read_jsonl``: reading a log with the duplicate rules (identical repeats dropped with a
   warning, conflicting ones refused naming both lines).
 - ``owned_folder``/``claim_folder``/``replacing_folder``: folder outputs (``-o``) go only
   into a folder that is empty or marked as hyoka's output of the same kind; a whole output
   is built aside and swapped in.
+- ``read_decompressed``/``decompress_bounded``: every xz, gzip or zstd input inflated as a
+  stream within a bound its format sets (a decompression bomb is refused unread).
+- ``append_bytes``: whole appends or none (a full disk leaves the file as it was).
+- ``read_json``/``parse_json``/``first_object``/``write_json``/``write_jsonl``: whole JSON
+  documents in and out, every problem one ``InputError`` naming the file (and line).
 - JSON Lines primitives (``read_objects``, ``read_records``, ``read_rows``, ``append_record``)
   where every problem names its file and line.
 """
 
+from hyoka.store.compressed import (
+    CodecMissingError,
+    TooLargeError,
+    codec_of,
+    decompress_bounded,
+    read_decompressed,
+)
 from hyoka.store.files import (
+    WriteError,
+    append_bytes,
     atomic_write_bytes,
     atomic_write_text,
     clean_stale_temp_files,
     new_file_mode,
     temp_path_for,
+    truncate_to,
 )
 from hyoka.store.jsonl import (
     append_line,
     append_record,
     drop_partial_tail,
+    first_object,
+    json_text,
+    parse_json,
+    parse_lines,
     parse_object,
+    read_json,
     read_objects,
     read_records,
     read_rows,
     record_line,
+    write_json,
+    write_jsonl,
+)
+from hyoka.store.locks import (
+    LOG_LOCK_WAIT_S,
+    FileBusyError,
+    lock_path,
+    writer_lock,
+    writer_lock_async,
 )
 from hyoka.store.log import (
     MANIFEST_SUFFIX,
@@ -47,10 +78,16 @@ from hyoka.store.owned import OUTPUT_MARKER, claim_folder, owned_folder, replaci
 from hyoka.store.paths import is_inside, path_under, plain_name, safe_name
 
 __all__ = [
+    "LOG_LOCK_WAIT_S",
     "MANIFEST_SUFFIX",
     "OUTPUT_MARKER",
+    "CodecMissingError",
+    "FileBusyError",
     "JsonlLog",
     "Manifest",
+    "TooLargeError",
+    "WriteError",
+    "append_bytes",
     "append_line",
     "append_record",
     "atomic_write_bytes",
@@ -58,14 +95,23 @@ __all__ = [
     "check_owned",
     "claim_folder",
     "clean_stale_temp_files",
+    "codec_of",
+    "decompress_bounded",
     "drop_partial_tail",
+    "first_object",
     "is_inside",
+    "json_text",
+    "lock_path",
     "manifest_path",
     "new_file_mode",
     "owned_folder",
+    "parse_json",
+    "parse_lines",
     "parse_object",
     "path_under",
     "plain_name",
+    "read_decompressed",
+    "read_json",
     "read_jsonl",
     "read_manifest",
     "read_objects",
@@ -75,5 +121,10 @@ __all__ = [
     "replacing_folder",
     "safe_name",
     "temp_path_for",
+    "truncate_to",
     "unique_records",
+    "write_json",
+    "write_jsonl",
+    "writer_lock",
+    "writer_lock_async",
 ]

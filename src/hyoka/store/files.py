@@ -3,26 +3,59 @@
 A reader, or a crash, sees the old file or the new one, never a mix: the text goes to a
 temporary file in the same folder, is flushed to disk, and renamed over the target. The
 temporary file is named ``.<target>.hyoka-<pid>-<random>.tmp``, so one left behind by a
-killed process is recognisably ours and the next write to the same target removes it.
+killed process is recognisably ours and the next write to the same target removes it (an
+older hyoka's ``.<target>.<random>.tmp`` too, once it is an hour old).
 
 A replaced file keeps its permission bits; a new one gets what the umask allows (0666 less
 the umask, like any other program's files, not mkstemp's private 0600). A symlink is
 written through, so the link stays a link. A file the user made read-only is refused, not
 silently replaced: read-only is how people protect results.
+
+A write that fails (a full disk, a quota, an I/O error) is one ``WriteError`` naming the file
+and leaving it as it was: an atomic write leaves the old file, an append (``append_bytes``)
+is cut back to where it started, so no torn record is left for the next one to be glued to.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
 import secrets
 import stat
+import time
 from pathlib import Path
 
-from hyoka.errors import InputError
+from hyoka.errors import HyokaError, InputError
 
 _TMP_MARK = ".hyoka-"
 _TMP_SUFFIX = ".tmp"
+
+
+class WriteError(HyokaError):
+    """A file could not be written (disk full, quota, I/O error); it was left as it was."""
+
+
+def truncate_to(path: Path, size: int) -> None:
+    """Cut ``path`` to its first ``size`` bytes (dropping a damaged tail); ``WriteError``
+    when it cannot be."""
+    try:
+        os.truncate(path, size)
+    except OSError as exc:
+        raise write_error(path, exc) from None
+
+
+def write_error(path: Path, exc: OSError) -> WriteError:
+    """``exc`` as one line naming ``path``, saying the file is unchanged (a full disk or a
+    quota says so, and that freeing space and running again continues the run)."""
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return WriteError(
+            f"{path}: cannot write: {reason} (the disk or quota is full); the file is left as "
+            "it was before this write: free some space and run the same command again"
+        )
+    return WriteError(f"{path}: cannot write: {reason}; the file is left as it was")
 
 
 def current_umask() -> int:
@@ -48,16 +81,38 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+#: An older hyoka named its temporary files ``.<target>.<8 characters>.tmp`` (``mkstemp``),
+#: without the writer's pid: one is removed only once it is this old (seconds), when no
+#: write can still be going on.
+LEGACY_TEMP_AGE_S = 3600.0
+_LEGACY_TEMP = re.compile(r"[a-z0-9_]{8}")
+
+
+def _is_legacy_temp(name: str, target: Path) -> bool:
+    prefix = f".{target.name}."
+    if not (name.startswith(prefix) and name.endswith(_TMP_SUFFIX)):
+        return False
+    return _LEGACY_TEMP.fullmatch(name[len(prefix) : -len(_TMP_SUFFIX)]) is not None
+
+
 def clean_stale_temp_files(target: Path) -> int:
-    """Remove temporary files of ours for ``target`` whose writer is dead; how many."""
+    """Remove temporary files of ours for ``target`` whose writer is dead (and an older
+    hyoka's, once they are ``LEGACY_TEMP_AGE_S`` old); how many."""
     removed = 0
     prefix = f".{target.name}{_TMP_MARK}"
     try:
         entries = list(target.parent.iterdir())
     except OSError:
         return 0
+    now = time.time()
     for entry in entries:
         name = entry.name
+        if _is_legacy_temp(name, target):
+            with contextlib.suppress(OSError):
+                if entry.is_file() and now - entry.stat().st_mtime >= LEGACY_TEMP_AGE_S:
+                    entry.unlink()
+                    removed += 1
+            continue
         if not (name.startswith(prefix) and name.endswith(_TMP_SUFFIX)):
             continue
         pid_text = name[len(prefix) :].split("-", 1)[0]
@@ -96,9 +151,13 @@ def _target_mode(target: Path) -> int:
 
 
 def atomic_write_bytes(path: Path, content: bytes) -> None:
-    """Replace ``path`` (or the file its symlink points to) with ``content`` atomically."""
+    """Replace ``path`` (or the file its symlink points to) with ``content`` atomically;
+    ``WriteError`` (the old file kept) when it cannot be written."""
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise write_error(target, exc) from None
     mode = _target_mode(target)
     clean_stale_temp_files(target)
     tmp = temp_path_for(target)
@@ -110,9 +169,45 @@ def atomic_write_bytes(path: Path, content: bytes) -> None:
             os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
         tmp.replace(target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise write_error(target, exc) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def append_bytes(path: Path, data: bytes) -> None:
+    """Append ``data`` whole and flush it to disk, or leave the file as it was.
+
+    ``os.write`` may write less than asked (a nearly full disk writes what fits): the rest
+    is written in further calls, and when one fails the file is cut back to its size before
+    this append and a ``WriteError`` names it. A new file gets the umask's mode. Appends to
+    one file come from its one writer (``writer_lock``), so the size read first is the
+    size to go back to.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise write_error(path, exc) from None
+    try:
+        start = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                if written <= 0:  # pragma: no cover - POSIX reports an error instead
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                view = view[written:]
+            os.fsync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+                os.fsync(fd)
+            raise write_error(path, exc) from None
+    finally:
+        os.close(fd)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

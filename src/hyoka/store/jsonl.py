@@ -1,7 +1,7 @@
 """JSON Lines in and out, with every problem pinned to a file and line.
 
 Answer and judgment files are append-only logs: a run that is interrupted leaves whole
-lines behind (each line is written with one ``write`` and flushed), and a re-run appends
+lines behind (each line is written whole, or not at all, and flushed), and a re-run appends
 what is missing. A last line without its newline is the trace of a crash mid-write; a
 resumed run cuts it off (``drop_partial_tail``) before appending, anywhere else a bad line
 is an error.
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from hyoka.errors import InputError
+from hyoka.store.files import append_bytes, atomic_write_text
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -64,6 +64,81 @@ def parse_object(line: str, where: str) -> dict[str, Any]:
     if "\\u" in line and lone_surrogate(value) is not None:
         raise InputError(f"{where}: holds a lone surrogate escape (such as \\ud800): not text")
     return value
+
+
+def parse_json(text: str | bytes, where: str, *, strict: bool = True) -> Any:
+    """A whole JSON document, or an ``InputError`` naming ``where`` (and the line) and why:
+    malformed JSON, text that is not UTF-8, nesting deep enough to exhaust the stack, and
+    (``strict``) ``NaN``/``Infinity``, which JSON does not allow."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+            ) from None
+    try:
+        if strict:
+            return json.loads(text, parse_constant=refuse_constant)
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except ValueError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested too deeply to read") from None
+
+
+def read_json(path: Path, *, strict: bool = True, max_bytes: int | None = None) -> Any:
+    """The JSON document in ``path`` (see ``parse_json``); ``max_bytes`` refuses a larger
+    file unread. Every problem is an ``InputError`` naming the file."""
+    try:
+        if max_bytes is not None and path.stat().st_size > max_bytes:
+            raise InputError(f"{path}: larger than {max_bytes:,} bytes; not read")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return parse_json(data, str(path), strict=strict)
+
+
+def first_object(path: Path) -> dict[str, Any] | None:
+    """The first object of a JSON Lines file (``None`` when it holds no line), read only
+    that far: how a file is recognised by its content. ``InputError`` when it is not one."""
+    for _, value in read_objects(path):
+        return value
+    return None
+
+
+def json_text(value: Any, *, indent: int | None = None, sort_keys: bool = False) -> str:
+    """``value`` as JSON text (non-ASCII kept readable) ending in a newline."""
+    return json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys) + "\n"
+
+
+def write_json(path: Path, value: Any, *, indent: int | None = 1, sort_keys: bool = False) -> None:
+    """Replace ``path`` atomically with ``value`` as JSON (``atomic_write_text``)."""
+    atomic_write_text(path, json_text(value, indent=indent, sort_keys=sort_keys))
+
+
+def write_jsonl(path: Path, values: Iterable[dict[str, Any]]) -> None:
+    """Replace ``path`` atomically with one JSON line per value."""
+    atomic_write_text(path, "".join(json_text(value) for value in values))
+
+
+def parse_lines(text: str | bytes, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of JSON Lines held in memory (an
+    inflated file, a frame); ``where`` names its source in an ``InputError``."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+            ) from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            yield number, parse_object(line, f"{where}:{number}")
 
 
 def read_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -133,19 +208,13 @@ def record_line(record: BaseModel) -> str:
 
 
 def append_line(path: Path, line: str) -> None:
-    """One line, written whole with one ``write`` and flushed to disk, so a crash never
-    leaves half a record; a new file gets the umask's mode, as ``open`` gives it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """One line, written whole and flushed to disk, or not at all (``append_bytes``), so a
+    crash or a full disk never leaves half a record."""
     try:
         data = line.encode("utf-8")
     except UnicodeEncodeError:
         raise InputError(f"{path}: a record holds a lone surrogate; not written") from None
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    append_bytes(path, data)
 
 
 def append_record(path: Path, record: BaseModel) -> None:

@@ -12,6 +12,9 @@ keeps the exact line format other tools (FastChat's scripts) read.
   stops with one line (hyoka never "repairs" a file it did not write);
 - a manifest whose kind or identity differs stops the run and names every difference
   (another judge's scores never continue under this judge's name);
+- the log is locked for this run (``writer_lock``) before it is read, and stays locked until
+  the run closes it: a second run on the same file waits a bounded time, then stops naming
+  the first (two writers would both pay for every call and leave conflicting records);
 - only then is a torn last line (a write cut short by a crash) cut off, and the records
   read: a line repeated identically (a file concatenated or re-run) is dropped with a
   warning, as upstream's scripts do; two different lines for the same key are an error
@@ -20,10 +23,12 @@ keeps the exact line format other tools (FastChat's scripts) read.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -33,8 +38,10 @@ from hyoka.errors import HyokaWarning, InputError
 from hyoka.store import kept
 from hyoka.store.files import atomic_write_text
 from hyoka.store.jsonl import append_line, drop_partial_tail, read_records, record_line
+from hyoka.store.locks import LOG_LOCK_WAIT_S, writer_lock
 
 R = TypeVar("R", bound=BaseModel)
+T = TypeVar("T")
 
 MANIFEST_SUFFIX = ".manifest.json"
 
@@ -117,7 +124,10 @@ def check_owned(path: Path, manifest: Manifest) -> bool:
 
 
 class JsonlLog(Generic[R]):
-    """An append-only log of ``R`` records, one per ``key``, continued only by its own run."""
+    """An append-only log of ``R`` records, one per ``key``, continued only by its own run.
+
+    An open log holds its file's writer lock until ``close`` (or the end of a ``with``
+    block): one writer per log."""
 
     def __init__(
         self,
@@ -126,12 +136,14 @@ class JsonlLog(Generic[R]):
         record_type: type[R],
         key: Callable[[R], Hashable],
         records: dict[Hashable, R],
+        lock: contextlib.ExitStack | None = None,
     ) -> None:
         self.path = path
         self.manifest = manifest
         self.record_type = record_type
         self.key = key
         self.records = records
+        self._lock = lock or contextlib.ExitStack()
 
     @classmethod
     def open(
@@ -141,19 +153,40 @@ class JsonlLog(Generic[R]):
         record_type: type[R],
         *,
         key: Callable[[R], Hashable],
+        lock_wait: float = LOG_LOCK_WAIT_S,
     ) -> JsonlLog[R]:
-        """Check ownership, then repair and read the log (see the module docstring)."""
-        existing = check_owned(path, manifest)
-        records: dict[Hashable, R] = {}
-        if existing:
-            drop_partial_tail(path)
-            records = {key(r): r for r in read_jsonl(path, record_type, key=key)}
-        if read_manifest(path) is None or not existing:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(manifest_path(path), manifest.model_dump_json(indent=1) + "\n")
-        log = cls(path, manifest, record_type, key, records)
-        kept.remember(path, manifest.kind.partition("/")[0] or "records", lambda: len(log.records))
-        return log
+        """Lock the log, check ownership, then repair and read it (see the module docstring)."""
+        with contextlib.ExitStack() as lock:
+            lock.enter_context(writer_lock(path, what="log", timeout=lock_wait))
+            existing = check_owned(path, manifest)
+            records: dict[Hashable, R] = {}
+            if existing:
+                drop_partial_tail(path)
+                records = {key(r): r for r in read_jsonl(path, record_type, key=key)}
+            if read_manifest(path) is None or not existing:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_text(manifest_path(path), manifest.model_dump_json(indent=1) + "\n")
+            log = cls(path, manifest, record_type, key, records, lock.pop_all())
+            kept.remember(
+                path, manifest.kind.partition("/")[0] or "records", lambda: len(log.records)
+            )
+            return log
+        raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
+
+    def close(self) -> None:
+        """Release the log's writer lock (the file stays as written)."""
+        self._lock.close()
+
+    def __enter__(self) -> JsonlLog[R]:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
     def __contains__(self, key: Hashable) -> bool:
         return key in self.records
@@ -175,10 +208,11 @@ def read_jsonl(path: Path, record_type: type[R], *, key: Callable[[R], Hashable]
 
 
 def unique_records(
-    path: Path, numbered: Iterable[tuple[int, R]], key: Callable[[R], Hashable]
-) -> Iterator[R]:
-    """Drop identical repeats (with one warning per file), refuse conflicting ones."""
-    first_line: dict[Hashable, tuple[int, R]] = {}
+    path: Path, numbered: Iterable[tuple[int, T]], key: Callable[[T], Hashable]
+) -> Iterator[T]:
+    """Drop identical repeats (with one warning per file), refuse conflicting ones: the one
+    duplicate rule of every file read by key (logs, answer files, question files)."""
+    first_line: dict[Hashable, tuple[int, T]] = {}
     dropped = 0
     for number, record in numbered:
         name = key(record)
@@ -199,8 +233,10 @@ def unique_records(
         )
 
 
-def _same(a: BaseModel, b: BaseModel) -> bool:
+def _same(a: object, b: object) -> bool:
     """Equal apart from the time stamp (a re-run writes the same judgment at another time)."""
+    if not (isinstance(a, BaseModel) and isinstance(b, BaseModel)):
+        return a == b
     left, right = a.model_dump(mode="json"), b.model_dump(mode="json")
     left.pop("tstamp", None)
     right.pop("tstamp", None)

@@ -13,6 +13,11 @@ Everything that reads or writes these files goes through here, so a change of la
 once. Every problem is an ``InputError`` naming the file (and line) it comes from, raised
 before anything is scored or written. The input hash is the SHA-1 of the bytes upstream's
 scorer hashes, so a ``result.json`` we write says the same about its input as theirs does.
+
+``trials.jsonl.xz`` is inflated within ``MAX_TRIALS_BYTES`` (``store.read_decompressed``), a
+bound derived from what a run can hold, so a decompression bomb is refused unread. A line
+repeated identically (a trial file copied twice, a concatenated run) is dropped with a
+warning; two different answers to one question in one trial file are an error naming both.
 """
 
 from __future__ import annotations
@@ -20,13 +25,14 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import lzma
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import InputError
+from hyoka.errors import HyokaWarning, InputError
+from hyoka.store.compressed import sha1_and_content
 from hyoka.store.jsonl import lone_surrogate, refuse_constant
 
 CONFIG_FILE = "config.json"
@@ -34,6 +40,16 @@ TRIALS_XZ = "trials.jsonl.xz"
 TRIALS_JSONL = "trials.jsonl"
 TRIAL_GLOB = "trial_*.jsonl"
 RESULT_FILE = "result.json"
+
+#: pfgen-bench asks 50 questions per trial.
+QUESTIONS_PER_TRIAL = 50
+#: The most trials a run is read with: ten times the 100 of every published run.
+MAX_TRIALS = 1000
+#: The mean bytes of one trial line allowed for: three times the published runs' mean (about
+#: 1.3 KB; the longest published line is 4.8 KB, answers being cut at 300 tokens).
+MAX_MEAN_LINE_BYTES = 4096
+#: What a run's inflated ``trials.jsonl.xz`` may hold: 1000 x 50 x 4 KiB = 204,800,000 bytes.
+MAX_TRIALS_BYTES = MAX_TRIALS * QUESTIONS_PER_TRIAL * MAX_MEAN_LINE_BYTES
 
 
 def trial_file(folder: Path, trial: int) -> Path:
@@ -150,12 +166,20 @@ class TrialsInput:
         return self.folder / RESULT_FILE
 
 
-def read_trials(source: Path) -> TrialsInput:
-    """Parse a trials source (see ``scan_runs``) into records, or fail naming file and line."""
+def read_trials(source: Path, *, limit: int = MAX_TRIALS_BYTES) -> TrialsInput:
+    """Parse a trials source (see ``scan_runs``) into records, or fail naming file and line.
+
+    ``limit`` bounds an inflated ``trials.jsonl.xz`` (``MAX_TRIALS_BYTES``). Identical
+    repeated lines are dropped with a warning; conflicting ones are an ``InputError``.
+    """
+    return _distinct(_read_trials(source, limit))
+
+
+def _read_trials(source: Path, limit: int) -> TrialsInput:
     if source.is_dir():
         own = run_source(source)
         if own is not None and own != source:
-            return read_trials(own)
+            return _read_trials(own, limit)
         parts = trial_parts(source)
         if not parts:
             raise InputError(f"{source}: no {TRIAL_GLOB} files in folder")
@@ -171,8 +195,12 @@ def read_trials(source: Path) -> TrialsInput:
         records = [_parse_line(path, number, line) for path, number, line in lines]
         origins = [(path, number) for path, number, _ in lines]
         return TrialsInput(source, source, hashlib.sha1(content).hexdigest(), records, origins)
-    raw = _read(source)
-    content = _decompress(source, raw) if source.name.endswith(".xz") else raw
+    if source.name.endswith(".xz"):
+        what = f"a run of {MAX_TRIALS} trials of {QUESTIONS_PER_TRIAL} answers"
+        input_hash, content = sha1_and_content(source, limit=limit, what=what)
+    else:
+        content = _read(source)
+        input_hash = hashlib.sha1(content).hexdigest()
     numbered = [
         (number, line) for number, line in enumerate(content.splitlines(), start=1) if line.strip()
     ]
@@ -180,7 +208,52 @@ def read_trials(source: Path) -> TrialsInput:
         raise InputError(f"{source}: no answers in file")
     records = [_parse_line(source, number, line) for number, line in numbered]
     origins = [(source, number) for number, _ in numbered]
-    return TrialsInput(source.parent, source, hashlib.sha1(raw).hexdigest(), records, origins)
+    return TrialsInput(source.parent, source, input_hash, records, origins)
+
+
+def _distinct(trials: TrialsInput) -> TrialsInput:
+    """``trials`` with identical repeats of a line dropped (one warning), or an
+    ``InputError`` naming both lines when one trial file answers a question twice.
+
+    A trial line is one answer at one time (``timestamp``, which every published and every
+    hyoka run has): the same line twice is the same answer counted twice, which would
+    inflate ``num_trials`` and shrink the standard error. Lines without a time stamp cannot
+    be told apart from a greedy model's equal answers in two trials, and are all kept. A
+    ``trial_NNN.jsonl`` holds one answer per question, so two different ones there conflict.
+    """
+    first: dict[str, int] = {}
+    in_part: dict[tuple[Path, str], int] = {}
+    keep: list[int] = []
+    for index, record in enumerate(trials.records):
+        path = trials.origins[index][0]
+        if fnmatch.fnmatchcase(path.name, TRIAL_GLOB):
+            earlier = in_part.setdefault((path, record["question"]), index)
+            if earlier != index and trials.records[earlier] != record:
+                raise InputError(
+                    f"{trials.where(index)}: a second, different answer to "
+                    f"{record['question'][:40]!r} in one trial (first at "
+                    f"{trials.where(earlier)}); remove one of them"
+                )
+        if not isinstance(record.get("timestamp"), str):
+            keep.append(index)
+            continue
+        if first.setdefault(json.dumps(record, sort_keys=True), index) == index:
+            keep.append(index)
+    dropped = len(trials.records) - len(keep)
+    if not dropped:
+        return trials
+    warnings.warn(
+        f"{trials.source}: {dropped} identical duplicate trial line(s) dropped",
+        HyokaWarning,
+        stacklevel=3,
+    )
+    return TrialsInput(
+        trials.folder,
+        trials.source,
+        trials.input_hash,
+        [trials.records[i] for i in keep],
+        [trials.origins[i] for i in keep],
+    )
 
 
 def sorted_trial_lines(folder: Path) -> bytes:
@@ -246,13 +319,6 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-
-
-def _decompress(path: Path, raw: bytes) -> bytes:
-    try:
-        return lzma.decompress(raw)
-    except (lzma.LZMAError, EOFError) as exc:
-        raise InputError(f"{path}: corrupt or truncated xz data ({exc})") from None
 
 
 def _parse_line(path: Path, number: int, line: bytes) -> dict[str, Any]:
