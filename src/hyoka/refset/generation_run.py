@@ -13,7 +13,6 @@ the same shard layout, so that the later stages can rebuild sets from them.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -40,7 +39,7 @@ from hyoka.refset.generate import (
 from hyoka.refset.ray_workers import OnEvent, WorkerEvent, WorkerResources
 from hyoka.refset.shards import append_frame, shard_name, shard_paths
 from hyoka.refset.source import BenchmarkSource
-from hyoka.store import atomic_write_text
+from hyoka.store import read_json, write_json
 
 
 def run_generation(
@@ -190,7 +189,7 @@ def import_answers(
         records = [{"i": i, "text": t} for i, t in enumerate(texts)]
         append_frame(shard, {"batch": 0, "planned": len(texts), "imported": str(path)}, records)
         settings = {"imported": str(path), "set_name": set_name}
-        atomic_write_text(folder / SETTINGS_FILE, json.dumps(settings, sort_keys=True) + "\n")
+        write_json(folder / SETTINGS_FILE, settings, indent=None, sort_keys=True)
         write_stats(folder)
         counts.setdefault(question_id, {})[set_name] = len(texts)
     return counts
@@ -205,9 +204,10 @@ def _check_importable(folder: Path) -> None:
             raise DataError(f"{folder}: holds shards without {SETTINGS_FILE}; not replaced")
         return
     try:
-        imported = "imported" in json.loads(settings.read_text(encoding="utf-8"))
-    except (OSError, ValueError, TypeError):
-        imported = False
+        written = read_json(settings)
+    except InputError:
+        written = None
+    imported = isinstance(written, dict) and "imported" in written
     if not imported:
         raise DataError(
             f"{folder}: holds generated answers of this set; an import does not replace them "

@@ -24,7 +24,6 @@ from hyoka.refset.pipeline import FINAL_FOLDER, STAGES, done_marker
 from hyoka.refset.pool import group_by_set, pool_path, question_file, read_pool
 from hyoka.refset.source import QUESTIONS_FILE, BenchmarkSource
 from hyoka.store import (
-    atomic_write_text,
     claim_folder,
     owned_folder,
     parse_json,
