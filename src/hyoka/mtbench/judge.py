@@ -30,6 +30,7 @@ from hyoka.judge import (
     JudgmentRecord,
     SingleGrading,
     Task,
+    graded_by,
     inputs_hash,
     user_prompt_of,
 )
@@ -248,11 +249,10 @@ def plan_turns(
             tasks.append(task)
             turns[task.id] = TurnInfo(qid, turn, name)
     rules = bench.spec.rating_rules
+    settings = graded_by(settings, rules, max_attempts)
     run = how.run(bench, "mtbench-single", settings, models=(model,), rating=rules.name)
     version = run.template.rpartition("@")[2]
-    protocol = SingleGrading(
-        settings, "judge_prompts", version, rules=rules, max_attempts=max_attempts
-    )
+    protocol = SingleGrading(settings, "judge_prompts", version, rules=rules)
     fmt = _single_format(model, how.judge_name, turns)
     return JudgePlan(output, run, protocol, fmt, tuple(tasks))
 
