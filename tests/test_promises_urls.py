@@ -11,20 +11,22 @@ hash of what was replaced. Each test runs the real command against a real judge 
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 from collections.abc import Iterable
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner, Result
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.judge import JudgeSettings
-from hyoka.providers import URL_REDACTED, redact_url
+from hyoka.providers import URL_REDACTED, GenerationRequest, Message, load_provider, redact_url
 from hyoka.signature import Signature
 from replay_judge_server import ReplayJudge
-from wire_servers import closed_port_url
+from wire_servers import AnthropicServer, closed_port_url
 
 PASSWORD = "pw-9f3a1c77e2"
 KEY = "key-7b2e5d9a41"
@@ -199,3 +201,24 @@ def test_cannot_connect_names_the_url_without_its_credentials(tmp_path: Path) ->
     (line,) = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert f"cannot connect to {_shown(base)} (" in line
     assert _leaks([result.stdout, result.stderr], tmp_path) == []
+
+
+def test_an_anthropic_base_url_keeps_its_path_and_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Anthropic SDK joins paths as OpenAI's does: the query goes after ``/v1/messages``."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789")
+    for name in ("ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    request = GenerationRequest(messages=(Message(role="user", content="こんにちは"),))
+    with AnthropicServer(api_key="sk-ant-test-0123456789") as server:
+        provider = load_provider(
+            "anthropic/claude-test", base_url=f"{server.base_url}?key={KEY}", timeout=5
+        )
+        assert KEY not in repr(provider)
+
+        async def ask() -> None:
+            await provider.generate(request)
+            await provider.aclose()
+
+        asyncio.run(ask())
+    (received,) = server.received
+    assert (received.path, received.query) == ("/v1/messages", {"key": [KEY]})
