@@ -217,8 +217,9 @@ class SettingsRecord(BaseModel):
             if mark.identity is None:
                 continue
             value = getattr(self, name)
+            # a field a record writes only when set is absent from its dump when not
             found[str(mark.identity)] = (
-                value.identity() if isinstance(value, SettingsRecord) else dumped[name]
+                value.identity() if isinstance(value, SettingsRecord) else dumped.get(name)
             )
         return found
 

@@ -18,7 +18,14 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from hyoka.providers import Message, SamplingParams, Usage, redact_url
 from hyoka.signature import SettingsRecord, counts
@@ -28,6 +35,8 @@ Aggregate = Literal["mean", "median"]
 
 #: The score of a single grading whose reply never held a rating.
 FAILED = -1.0
+#: Settings added after files were first written: left out of a line when not set.
+_WRITTEN_WHEN_SET = ("base_url_secret", "max_attempts")
 
 
 class JudgeSettings(SettingsRecord):
@@ -71,6 +80,17 @@ class JudgeSettings(SettingsRecord):
     max_attempts: Annotated[
         int | None, Field(ge=1), counts(signature="attempts", skip_empty=True)
     ] = None
+
+    @model_serializer(mode="wrap")
+    def _set_fields_only(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """``base_url_secret`` and ``max_attempts`` are written only when set: a record of
+        a judge without credentials, or of pairwise judging, is the line it always was."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in _WRITTEN_WHEN_SET:
+                if data.get(name) is None:
+                    data.pop(name, None)
+        return data
 
     @model_validator(mode="before")
     @classmethod
