@@ -174,8 +174,8 @@ def counts(
     skip_empty: bool = False,
 ) -> Counts:
     """How a field counts: in the identity and the signature under its own name (or the
-    name given), or left out of one (``False``) with ``why`` that does not change numbers or
-    which records a file may hold."""
+    name given), or left out of one (``False``), saying ``why`` (it changes no number, or it
+    is checked another way, record by record)."""
     return Counts(identity or None, signature or None, why, skip_empty)
 
 
