@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
+from urllib.parse import urlsplit
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class ReplayedRequest:
     max_tokens: int | None
     recorded: bool
     body: Mapping[str, Any]
+    path: str = ""  # as sent: path and query
 
 
 class ReplayJudge(ThreadingHTTPServer):
@@ -74,8 +76,9 @@ class ReplayJudge(ThreadingHTTPServer):
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
-    def reply_to(self, body: Mapping[str, Any]) -> str | None:
-        """The recorded reply to a chat-completions ``body`` (``None``: nothing recorded)."""
+    def reply_to(self, body: Mapping[str, Any], path: str = "") -> str | None:
+        """The recorded reply to a chat-completions ``body`` (``None``: nothing recorded);
+        ``path`` is the request's path and query, kept with it."""
         messages = body.get("messages") or []
         users = [m.get("content", "") for m in messages if m.get("role") == "user"]
         systems = [m.get("content", "") for m in messages if m.get("role") == "system"]
@@ -93,6 +96,7 @@ class ReplayJudge(ThreadingHTTPServer):
                     max_tokens=body.get("max_tokens", body.get("max_completion_tokens")),
                     recorded=recorded is not None,
                     body=body,
+                    path=path,
                 )
             )
         if recorded is None:
@@ -128,10 +132,10 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self._send(400, {"error": {"message": "malformed JSON", "type": "invalid_request"}})
             return
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        if not urlsplit(self.path).path.rstrip("/").endswith("/chat/completions"):
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
-        reply = self.server.reply_to(body)
+        reply = self.server.reply_to(body, self.path)
         if self.server.gate is not None:
             self.server.gate.wait(60)
         if reply is None:

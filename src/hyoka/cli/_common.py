@@ -365,6 +365,8 @@ def provider_options(pairs: list[str] | None) -> dict[str, Any]:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise InputError(f"--option must be KEY=VALUE, got {pair!r}")
+        if key == "base_url":  # --base-url is redacted where stored and part of identities
+            raise InputError("--option base_url=...: give the server's URL with --base-url")
         try:
             options[key] = json.loads(raw)
         except json.JSONDecodeError:

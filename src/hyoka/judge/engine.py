@@ -23,15 +23,15 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
 from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
 from hyoka.providers import Message, ModelClient, Usage
-from hyoka.signature import Signature
+from hyoka.signature import SettingsRecord, Signature, counts
 from hyoka.store import JsonlLog, Manifest, read_jsonl, read_records
 
 R = TypeVar("R", bound=BaseModel)
@@ -155,56 +155,53 @@ class FileFormat(Generic[R]):
     order: Callable[[R], Any] | None = None
 
 
-@dataclass(frozen=True)
-class JudgeRun:
+class JudgeRun(SettingsRecord):
     """Everything that makes a judgment file this run's, and what its numbers depend on:
-    the source of the run's manifest (what a resumed file must match) and of its signature
-    (the line printed and stored beside the numbers)."""
+    the one source of the run's manifest (the identity a resumed file must match) and of
+    its signature (the line printed and stored beside the numbers). Each field declares
+    where it counts (``hyoka.signature.counts``); the judge's settings count field by field
+    (``JudgeSettings``)."""
 
-    kind: str  # e.g. "judge-single", "mtbench-pair"
-    benchmark: str
-    data: str  # short hash of the inputs (benchmark data, answer files)
-    settings: JudgeSettings
-    template: str  # name@version
-    models: tuple[str, ...] = ()  # the answering models a file is bound to ((): per line)
-    judge_name: str | None = None  # the name records give the judge (FastChat's files)
-    rating: str | None = None  # rating rules (single grading)
-    rules: tuple[str, ...] = ()  # rules that decide without a call
-    lang_check: str | None = None
-    methods: tuple[str, ...] = ()  # pairwise methods
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    def identity(self) -> dict[str, Any]:
-        return {
-            "benchmark": self.benchmark,
-            "models": list(self.models),
-            "judge": self.settings.identity(),
-            "judge_name": self.judge_name,
-            "template": self.template,
-            "rating": self.rating,
-            "rules": list(self.rules),
-            "lang_check": self.lang_check,
-        }
+    kind: Annotated[
+        str,  # e.g. "judge-single", "mtbench-pair"
+        counts(identity=False, signature=False, why="it is the manifest's and signature's kind"),
+    ]
+    benchmark: Annotated[str, counts(signature="bench")]
+    data: Annotated[
+        str,  # short hash of the inputs (benchmark data, answer files)
+        counts(
+            identity=False,
+            why="each line's inputs are checked against its task (input_hash), so a file "
+            "can grow with the data",
+        ),
+    ]
+    settings: Annotated[JudgeSettings, counts(identity="judge")]
+    template: Annotated[str, counts()]  # name@version
+    models: Annotated[
+        tuple[str, ...],  # the answering models a file is bound to ((): per line)
+        counts(signature=False, why="every row and record names its own models"),
+    ] = ()
+    judge_name: Annotated[
+        str | None,  # the name records give the judge (FastChat's files)
+        counts(signature=False, why="a name in the records; the judge itself is signed"),
+    ] = None
+    rating: Annotated[str | None, counts(skip_empty=True)] = None  # rating rules (single)
+    rules: Annotated[tuple[str, ...], counts()] = ()  # rules that decide without a call
+    lang_check: Annotated[str | None, counts(signature="lang")] = None
+    methods: Annotated[
+        tuple[str, ...],  # pairwise methods
+        counts(
+            identity=False,
+            skip_empty=True,
+            why="checked record by record: a file judged with every method serves a run "
+            "asking for one",
+        ),
+    ] = ()
 
     def signature(self) -> Signature:
-        settings = self.settings
-        fields: dict[str, object] = {
-            "bench": self.benchmark,
-            "data": self.data,
-            "judge": settings.judge,
-            "judge_url": settings.base_url,
-            "template": self.template,
-            "temperature": settings.temperature,
-            "max_tokens": settings.max_tokens,
-            "repeats": settings.repeats,
-            "aggregate": settings.aggregate,
-        }
-        if self.rating is not None:
-            fields["rating"] = self.rating
-        fields["rules"] = self.rules
-        fields["lang"] = self.lang_check
-        if self.methods:
-            fields["methods"] = self.methods
-        return Signature.of(self.kind, **fields)
+        return Signature.of(self.kind, **self.signature_fields())
 
     def manifest(self) -> Manifest:
         return Manifest(

@@ -16,38 +16,91 @@ it is left out of every mean and counted in every summary.
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
-from hyoka.providers import Message, SamplingParams, Usage
+from hyoka.providers import Message, SamplingParams, Usage, redact_url
+from hyoka.signature import SettingsRecord, counts
 
 JudgmentKind = Literal["single", "pairwise"]
 Aggregate = Literal["mean", "median"]
 
 #: The score of a single grading whose reply never held a rating.
 FAILED = -1.0
+#: Settings added after files were first written: left out of a line when not set.
+_WRITTEN_WHEN_SET = ("base_url_secret", "max_attempts")
 
 
-class JudgeSettings(BaseModel):
-    """Which judge, and how it was asked: the one settings record of every protocol."""
+class JudgeSettings(SettingsRecord):
+    """Which judge, and how it was asked: the one settings record of every protocol.
+
+    Each field declares whether it counts in the identity a resumed file must share and in
+    the signature (``hyoka.signature.counts``); both are derived from those declarations.
+    ``base_url`` is kept only as it may be shown (``redact_url``: credentials and query
+    values replaced) whatever it is made from, so no record, manifest or signature can hold
+    a credential; ``base_url_secret`` is a short hash of what was replaced, so that a URL
+    with other credentials or query values does not continue this run's file.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    judge: str  # "provider/model"
-    base_url: str | None = None
-    temperature: float = 0.0
-    max_tokens: int | None = None
-    top_logprobs: int | None = None
-    repeats: int = Field(default=1, ge=1)
-    aggregate: Aggregate = "mean"
+    judge: Annotated[str, counts()]  # "provider/model"
+    base_url: Annotated[str | None, counts(signature="judge_url")] = None
+    base_url_secret: Annotated[
+        str | None,
+        counts(
+            signature=False,
+            why="a hash of credentials; the signature shows the URL with its query keys",
+        ),
+    ] = None
+    temperature: Annotated[float, counts()] = 0.0
+    max_tokens: Annotated[int | None, counts()] = None
+    top_logprobs: Annotated[
+        int | None,
+        counts(
+            identity=False,
+            signature=False,
+            why="follows the methods asked for, which the run's signature names; whether a "
+            "record holds every verdict a run wants is checked record by record, so a file "
+            "judged with all methods serves a run asking for one",
+        ),
+    ] = None
+    repeats: Annotated[int, Field(ge=1), counts()] = 1
+    aggregate: Annotated[Aggregate, counts()] = "mean"
+    #: single grading: the most calls made for one rating (set by the plan from
+    #: ``--max-attempts`` or the rating rules); ``None`` where no rating is read
+    max_attempts: Annotated[
+        int | None, Field(ge=1), counts(signature="attempts", skip_empty=True)
+    ] = None
 
-    def identity(self) -> dict[str, Any]:
-        """What a resumed file must share with the run. ``top_logprobs`` follows the
-        methods asked for and is left out: whether a record holds every verdict a run wants
-        is checked record by record, so a file judged with all methods serves a run asking
-        for one."""
-        return self.model_dump(exclude={"top_logprobs"})
+    @model_serializer(mode="wrap")
+    def _set_fields_only(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """``base_url_secret`` and ``max_attempts`` are written only when set: a record of
+        a judge without credentials, or of pairwise judging, is the line it always was."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in _WRITTEN_WHEN_SET:
+                if data.get(name) is None:
+                    data.pop(name, None)
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _redacted_url(cls, data: Any) -> Any:
+        """Only the shown form of ``base_url`` is ever kept (see the class docstring)."""
+        if isinstance(data, dict) and isinstance(data.get("base_url"), str):
+            redacted = redact_url(data["base_url"])
+            if redacted.secret is not None:
+                data = {**data, "base_url": redacted.shown, "base_url_secret": redacted.secret}
+        return data
 
     def params(self) -> SamplingParams:
         """The sampling parameters every call of this judge starts from."""

@@ -96,11 +96,9 @@ class SingleGrading(Protocol):
         template_version: str,
         *,
         rules: RatingRules = HYOKA,
-        max_attempts: int | None = None,
     ) -> None:
         super().__init__(settings, template, template_version)
         self.rules = rules
-        self.max_attempts = max_attempts
 
     async def ask(self, client: ModelClient, task: Task) -> JudgmentRecord:
         messages = task.prompts[0]
@@ -111,7 +109,8 @@ class SingleGrading(Protocol):
         usage = Usage()
         for repeat in range(self.settings.repeats):
             outcome = await rate(
-                client, messages, params, rules=self.rules, max_attempts=self.max_attempts,
+                client, messages, params, rules=self.rules,
+                max_attempts=self.settings.max_attempts,
                 sample_key=f"{task.sample_keys[0]}#r{repeat}",
             )  # fmt: skip
             replies.extend(outcome.replies)
@@ -165,6 +164,16 @@ def _graded_elsewhere(stored: JudgmentRecord, task: Task) -> str | None:
     return None
 
 
+def graded_by(
+    settings: JudgeSettings, rules: RatingRules, max_attempts: int | None = None
+) -> JudgeSettings:
+    """``settings`` as a grading by ``rules`` uses them: with the most calls made for one
+    rating (``max_attempts``, else the settings' own, else the rules'), which changes the
+    grades and so belongs to the settings every record, identity and signature comes from."""
+    attempts = max_attempts or settings.max_attempts or rules.max_attempts
+    return settings.model_copy(update={"max_attempts": attempts})
+
+
 #: hyoka's single-grading files: one record per item id
 SINGLE_LINES = hyoka_lines(_graded_elsewhere)
 
@@ -183,6 +192,7 @@ def plan_single(
     """The run that grades every item into ``output`` (hyoka's judgment lines); ``data``
     names the benchmark data in the signature (default: a hash of the items' prompts)."""
     check_items(items, template)
+    settings = graded_by(settings, rules, max_attempts)
     tasks = []
     for item in items:
         messages = render_item(template, item)
@@ -198,9 +208,7 @@ def plan_single(
         data=data or inputs_hash(sorted(t.input_hash or "" for t in tasks)), settings=settings,
         template=f"{template.name}@{template.version}", rating=rules.name,
     )  # fmt: skip
-    protocol = SingleGrading(
-        settings, template.name, template.version, rules=rules, max_attempts=max_attempts
-    )
+    protocol = SingleGrading(settings, template.name, template.version, rules=rules)
     return JudgePlan(output, run, protocol, SINGLE_LINES, tuple(tasks))
 
 

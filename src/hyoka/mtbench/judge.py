@@ -30,6 +30,7 @@ from hyoka.judge import (
     JudgmentRecord,
     SingleGrading,
     Task,
+    graded_by,
     inputs_hash,
     user_prompt_of,
 )
@@ -284,11 +285,10 @@ def _single_plan(
     max_attempts: int | None,
 ) -> JudgePlan[SingleJudgmentLine]:
     rules = bench.spec.rating_rules
+    settings = graded_by(settings, rules, max_attempts)
     run = how.run(bench, "mtbench-single", settings, models=models, rating=rules.name)
     version = run.template.rpartition("@")[2]
-    protocol = SingleGrading(
-        settings, "judge_prompts", version, rules=rules, max_attempts=max_attempts
-    )
+    protocol = SingleGrading(settings, "judge_prompts", version, rules=rules)
     fmt = _single_format(how.judge_name, turns, one_model=bool(models))
     return JudgePlan(output, run, protocol, fmt, tuple(tasks))
 

@@ -7,6 +7,7 @@ modules. ``connect("openai/gpt-4o-mini", concurrency=8)`` gives a ready ``ModelC
 module (and its openai, anthropic, torch ... import) loads when a model of it is first built.
 """
 
+from hyoka.providers._secrets import URL_REDACTED, RedactedUrl, redact_url
 from hyoka.providers.base import Provider
 from hyoka.providers.client import (
     CacheError,
@@ -42,6 +43,7 @@ from hyoka.providers.types import (
 __all__ = [
     "BACKENDS",
     "EMBEDDED_MODEL",
+    "URL_REDACTED",
     "CacheError",
     "Choice",
     "ClientStats",
@@ -54,6 +56,7 @@ __all__ = [
     "Provider",
     "ProviderError",
     "RateLimitError",
+    "RedactedUrl",
     "ResponseCache",
     "RetryEvent",
     "RetryPolicy",
@@ -67,5 +70,6 @@ __all__ = [
     "default_cache_dir",
     "load_provider",
     "parse_model_string",
+    "redact_url",
     "smollm2_path",
 ]

@@ -9,7 +9,9 @@ Each rule lives here once, so the OpenAI, Anthropic and Gemini backends cannot d
 * ``retry_after``: ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date) to
   seconds; a negative, non-finite or unreadable hint is no hint, a long one is capped;
 * ``bounded``: the SDKs' timeouts bound each read, so a server that trickles a byte now
-  and then keeps a request alive forever; this bounds connect, headers and body together.
+  and then keeps a request alive forever; this bounds connect, headers and body together;
+* ``split_query``: the SDKs append an endpoint's path to the base URL as text, so a query
+  left in ``--base-url`` would swallow the path; it is sent as query parameters instead.
 """
 
 from __future__ import annotations
@@ -21,11 +23,24 @@ import time
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from email.utils import parsedate_to_datetime
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from hyoka.providers.errors import ProviderError, TransientError
 
 #: The longest wait a server's hint can impose on one retry, in seconds.
 MAX_RETRY_AFTER_S = 300.0
+
+
+def split_query(url: str) -> tuple[str, dict[str, str | list[str]]]:
+    """``url`` without its query (and fragment), and the query as parameters for every
+    request (a key given twice keeps both values). ``http://h/v1?key=k`` must become
+    ``http://h/v1/chat/completions?key=k``, not ``http://h/v1?key=k/chat/completions``."""
+    parts = urlsplit(url)
+    if not parts.query and not parts.fragment:
+        return url, {}
+    params = parse_qs(parts.query, keep_blank_values=True)
+    query = {key: values[0] if len(values) == 1 else values for key, values in params.items()}
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")), query
 
 
 def read_api_key(names: Iterable[str]) -> tuple[str, str] | None:

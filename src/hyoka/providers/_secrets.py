@@ -5,14 +5,24 @@ reply, and an SDK may quote one in an error (``Illegal header value b'Bearer ...
 whatever leaves the provider layer (responses, error messages) is checked against every
 key-like value in the environment and has each one replaced by ``REDACTED``: nothing
 downstream (trial files, result.json, judgments, the cache, a terminal) can then hold one.
+
+A server's URL may carry credentials of its own (``http://user:pw@host/v1``,
+``?api-key=...``). ``redact_url`` is the one function that turns such a URL into what may be
+stored or shown: userinfo and every query value replaced, the query's keys kept (so a reader
+can tell what was set), and a short, slow hash of what was replaced for the identities that
+decide whether a file is continued.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 #: What a key's value is replaced by.
 REDACTED = "[REDACTED]"
@@ -110,3 +120,79 @@ class KnownSecrets:
                 previous.__suppress_context__ = True
                 return
             previous, current = current, current.__cause__ or current.__context__
+
+
+#: What a credential in a URL (its userinfo, a query value, the fragment) is shown as: a
+#: plain word, so the shown URL still parses as one (``[...]`` would read as an IPv6 host).
+URL_REDACTED = "REDACTED"
+#: PBKDF2 rounds of the hash of a URL's secret parts: slow enough that a short secret
+#: (a PIN-like token) cannot be found from the hash by trying every value.
+_URL_HASH_ROUNDS = 100_000
+_URL_HASH_SALT = b"hyoka: the secret parts of a URL"
+
+
+@dataclass(frozen=True)
+class RedactedUrl:
+    """A URL as it may be stored or shown, and ``secret``: a short hash of the parts that
+    were replaced (``None`` when nothing was), which an identity may keep, never a value."""
+
+    shown: str
+    secret: str | None
+
+
+def redact_url(url: str) -> RedactedUrl:
+    """``url`` with its userinfo, every query value and its fragment replaced by
+    ``URL_REDACTED`` (query keys kept: ``?api-key=REDACTED``); scheme, host, port and path
+    are kept as they are. A part already shown as ``URL_REDACTED`` is no secret, so redacting
+    twice changes nothing. A URL that does not parse is shown as ``URL_REDACTED`` whole."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return RedactedUrl(URL_REDACTED, _hash_secrets((url,)))
+    secrets: list[str] = []
+    userinfo, at, host = parts.netloc.rpartition("@")
+    netloc = parts.netloc
+    if at and userinfo != URL_REDACTED:
+        secrets.append(userinfo)
+        netloc = f"{URL_REDACTED}@{host}"
+    pieces = []
+    for piece in parts.query.split("&") if parts.query else ():
+        key, equals, value = piece.partition("=")
+        if not equals:  # a bare piece (``?TOKEN``) may be a secret in itself
+            key, value = "", key
+        if value and value != URL_REDACTED:
+            secrets.append(piece)
+            value = URL_REDACTED
+        pieces.append(f"{key}={value}" if equals else value)
+    fragment = parts.fragment
+    if fragment and fragment != URL_REDACTED:
+        secrets.append(f"#{fragment}")
+        fragment = URL_REDACTED
+    if not secrets:
+        return RedactedUrl(url, None)
+    shown = urlunsplit((parts.scheme, netloc, parts.path, "&".join(pieces), fragment))
+    return RedactedUrl(shown, _hash_secrets(tuple(secrets)))
+
+
+@functools.lru_cache(maxsize=64)
+def _hash_secrets(parts: tuple[str, ...]) -> str:
+    material = json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    digest = hashlib.pbkdf2_hmac("sha256", material, _URL_HASH_SALT, _URL_HASH_ROUNDS)
+    return digest.hex()[:16]
+
+
+def url_secret_values(url: str) -> tuple[str, ...]:
+    """The values ``redact_url`` hides in ``url`` (userinfo, its password, query values,
+    fragment), for scrubbing them from text that may quote the URL (an SDK's error)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return (url,)
+    found: list[str] = []
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    if at:
+        found += [userinfo, *userinfo.split(":")]
+    for piece in parts.query.split("&") if parts.query else ():
+        found.append(piece.partition("=")[2] or piece)
+    found.append(parts.fragment)
+    return tuple(value for value in dict.fromkeys(found) if value and value != URL_REDACTED)

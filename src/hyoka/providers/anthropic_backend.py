@@ -44,7 +44,7 @@ import httpx2
 from anthropic.types import AssistantMessageParam, MessageParam, TextBlock, UserMessageParam
 from anthropic.types import Message as AnthropicMessage
 
-from hyoka.providers._http import bounded, read_api_key, retry_after
+from hyoka.providers._http import bounded, read_api_key, retry_after, split_query
 from hyoka.providers._secrets import KnownSecrets
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
@@ -95,7 +95,7 @@ class AnthropicProvider(Provider):
         self._ssl_context: ssl.SSLContext | None = None
 
     def __repr__(self) -> str:
-        return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
+        return f"AnthropicProvider(model={self.model!r}, base_url={self.shown_url!r})"
 
     def check_request(self, request: GenerationRequest) -> None:
         super().check_request(request)
@@ -141,9 +141,11 @@ class AnthropicProvider(Provider):
             timeout = anthropic.Timeout(self._timeout, connect=min(self._timeout, 10.0))
             if self._ssl_context is None:  # loading the CA store is slow: once per provider
                 self._ssl_context = httpx2.create_ssl_context()
+            url, query = split_query(self.base_url) if self.base_url else (None, {})
             self._client = anthropic.AsyncAnthropic(
                 api_key=self._api_key,
-                base_url=self.base_url,
+                base_url=url,
+                default_query=query or None,
                 max_retries=0,
                 timeout=timeout,
                 # the SDK's own HTTP client schedules its close on whatever loop is running

@@ -12,6 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
+from hyoka.providers._secrets import redact_url
 from hyoka.providers.types import GenerationRequest, GenerationResponse
 
 
@@ -33,6 +34,11 @@ class Provider(ABC):
     def __init__(self, model: str, *, base_url: str | None = None) -> None:
         self.model = model
         self.base_url = base_url
+
+    @property
+    def shown_url(self) -> str | None:
+        """``base_url`` as it may be shown in a message (credentials redacted)."""
+        return None if self.base_url is None else redact_url(self.base_url).shown
 
     @abstractmethod
     async def generate(self, request: GenerationRequest) -> GenerationResponse:

@@ -140,7 +140,7 @@ class GoogleProvider(Provider):
         self._client: genai.Client | None = None
 
     def __repr__(self) -> str:
-        return f"GoogleProvider(model={self.model!r}, base_url={self.base_url!r})"
+        return f"GoogleProvider(model={self.model!r}, base_url={self.shown_url!r})"
 
     def check_request(self, request: GenerationRequest) -> None:
         super().check_request(request)

@@ -26,8 +26,8 @@ from urllib.parse import urlsplit
 
 import openai
 
-from hyoka.providers._http import bounded, read_api_key, retry_after
-from hyoka.providers._secrets import REDACTED, KnownSecrets
+from hyoka.providers._http import bounded, read_api_key, retry_after, split_query
+from hyoka.providers._secrets import REDACTED, KnownSecrets, url_secret_values
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import (
@@ -78,7 +78,8 @@ class OpenAIProvider(Provider):
         self._key = self._api_key()
         # the placeholder sent to keyless local servers is no secret
         own = () if self._key == PLACEHOLDER_KEY else (self._key,)
-        self._secrets = KnownSecrets.from_environment(*own)
+        in_url = url_secret_values(base_url) if base_url else ()
+        self._secrets = KnownSecrets.from_environment(*own, *in_url)
         self._client: openai.AsyncOpenAI
         if self.azure:
             if not self.azure_endpoint or not self.api_version:
@@ -94,9 +95,12 @@ class OpenAIProvider(Provider):
                 timeout=timeout,
             )
         else:
+            # a query in --base-url is sent with every request, after the endpoint's path
+            url, query = split_query(base_url) if base_url else (None, {})
             self._client = openai.AsyncOpenAI(
-                api_key=self._key, base_url=base_url, max_retries=0, timeout=timeout
-            )
+                api_key=self._key, base_url=url, default_query=query or None, max_retries=0,
+                timeout=timeout,
+            )  # fmt: skip
 
     def _api_key(self) -> str:
         env = AZURE_KEY_ENV if self.azure else OPENAI_KEY_ENV
@@ -128,7 +132,7 @@ class OpenAIProvider(Provider):
             return
         address = urlsplit(self.base_url)
         if address.hostname is None:
-            raise ProviderError(f"{self._spec}: base URL {self.base_url!r} names no host")
+            raise ProviderError(f"{self._spec}: base URL {self.shown_url!r} names no host")
         default_port = 443 if address.scheme == "https" else 80
         try:
             port = address.port or default_port
@@ -138,7 +142,7 @@ class OpenAIProvider(Provider):
         except (OSError, TimeoutError, ValueError) as exc:
             reason = str(exc) or type(exc).__name__
             raise ProviderError(
-                f"{self._spec}: cannot connect to {self.base_url} ({reason}); "
+                f"{self._spec}: cannot connect to {self.shown_url} ({reason}); "
                 "is the server running, and is --base-url right?"
             ) from None
         writer.close()

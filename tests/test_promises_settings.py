@@ -1,0 +1,171 @@
+"""Promise: every setting that changes a judgment's numbers is in the run's identity (what a
+resumed file must share) and in its signature, because both are derived from one settings
+record whose fields each declare where they count.
+
+Before, what a judgment depended on was listed by hand in three places, and
+``--max-attempts`` reached the grading but neither list: runs with 1 and 5 attempts
+continued each other's files and signed alike.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+import hyoka.judge
+from hyoka.cli.main import app
+from hyoka.judge import JudgeRun, JudgeSettings, SingleItem, load_template
+from hyoka.judge.single import render_item
+from hyoka.signature import SettingsRecord, counts
+from replay_judge_server import ReplayJudge
+
+#: for every field of every settings record: another value, so each field's effect on the
+#: identity and the signature is checked; a new field fails here until it is given one
+VARIANTS: dict[type[SettingsRecord], dict[str, Any]] = {
+    JudgeSettings: {
+        "judge": "openai/other", "base_url": "http://other:1/v1",
+        "base_url_secret": "0123456789abcdef", "temperature": 0.5, "max_tokens": 99,
+        "top_logprobs": 20, "repeats": 3, "aggregate": "median", "max_attempts": 5,
+    },
+    JudgeRun: {
+        "kind": "judge-other", "benchmark": "other", "data": "other-data",
+        "settings": JudgeSettings(judge="openai/other"), "template": "t@2", "models": ("m",),
+        "judge_name": "other-name", "rating": "fastchat", "rules": ("no-answer",),
+        "lang_check": "script", "methods": ("bs1",),
+    },
+}  # fmt: skip
+BASES: dict[type[SettingsRecord], SettingsRecord] = {
+    JudgeSettings: JudgeSettings(judge="openai/j", max_attempts=3),
+    JudgeRun: JudgeRun(
+        kind="judge-single",
+        benchmark="answers",
+        data="d",
+        settings=JudgeSettings(judge="openai/j", max_attempts=3),
+        template="t@1",
+    ),
+}
+#: every field left out of the identity or the signature, reviewed: the field's class
+#: says why (``counts(why=...)``); adding one to this list is a decision seen in review
+LEFT_OUT = {
+    ("JudgeSettings", "base_url_secret", "signature"),
+    ("JudgeSettings", "top_logprobs", "identity"),
+    ("JudgeSettings", "top_logprobs", "signature"),
+    ("JudgeRun", "kind", "identity"),
+    ("JudgeRun", "kind", "signature"),
+    ("JudgeRun", "data", "identity"),
+    ("JudgeRun", "models", "signature"),
+    ("JudgeRun", "judge_name", "signature"),
+    ("JudgeRun", "methods", "identity"),
+}
+
+
+def _records() -> set[type[SettingsRecord]]:
+    found, todo = set(), [SettingsRecord]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if sub.__module__.startswith("hyoka."):
+                found.add(sub)
+    return found
+
+
+def test_every_settings_record_is_checked_here() -> None:
+    assert hyoka.judge  # imported: its records are made
+    assert _records() == set(VARIANTS)
+    for record, variants in VARIANTS.items():
+        assert set(variants) == set(record.model_fields), record.__name__
+
+
+@pytest.mark.parametrize(
+    ("record", "field"), [(r, f) for r, variants in VARIANTS.items() for f in variants]
+)
+def test_a_field_changes_identity_and_signature_exactly_as_declared(
+    record: type[SettingsRecord], field: str
+) -> None:
+    base = BASES[record]
+    other = base.model_copy(update={field: VARIANTS[record][field]})
+    assert getattr(other, field) != getattr(base, field)
+    declared = record.counted[field]
+    name = record.__name__
+    in_identity = other.identity() != base.identity()
+    in_signature = other.signature_fields() != base.signature_fields()
+    assert in_identity == ((name, field, "identity") not in LEFT_OUT)
+    assert in_signature == ((name, field, "signature") not in LEFT_OUT)
+    assert (declared.identity is None) == (not in_identity)
+    assert (declared.signature is None) == (not in_signature)
+    if not (in_identity and in_signature):
+        assert declared.why
+    if isinstance(other, JudgeRun) and isinstance(base, JudgeRun):
+        for run in (base, other):  # the manifest and the signature come from the record alone
+            manifest = run.manifest()
+            assert manifest.kind == f"judgments/{run.kind}"
+            assert manifest.identity == json.loads(json.dumps(run.identity()))
+            assert manifest.signature == run.signature().to_json()
+        if field == "kind":
+            assert other.manifest().kind != base.manifest().kind
+            assert other.signature().get("kind") == "judge-other"
+
+
+def test_a_field_that_does_not_say_where_it_counts_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"Undeclared\.attempts: declare once"):
+
+        class Undeclared(SettingsRecord):
+            attempts: int = 1
+
+    with pytest.raises(TypeError, match=r"Unexplained\.attempts: say why"):
+
+        class Unexplained(SettingsRecord):
+            attempts: Annotated[int, counts(signature=False)] = 1
+
+
+# --- the defect: 1 and 5 attempts ---------------------------------------------------------
+
+ITEMS = [
+    SingleItem(id="q1", question="日本の首都は？", answer="東京です。", reference="東京"),
+    SingleItem(id="q2", question="富士山の高さは？", answer="3776 m", reference="3776 m"),
+]
+
+
+def _judge(base_url: str, answers: Path, out: Path, attempts: int) -> Result:
+    args = ["judge", "single", str(answers), "-j", "openai/judge", "--base-url", base_url,
+            "--no-cache", "--output", str(out), "--max-attempts", str(attempts)]  # fmt: skip
+    return CliRunner().invoke(app, args)
+
+
+def _signature(result: Result) -> str:
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith("signature: ")]
+    return line
+
+
+def test_runs_with_1_and_5_attempts_neither_continue_nor_sign_alike(tmp_path: Path) -> None:
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(i.model_dump_json() + "\n" for i in ITEMS), encoding="utf-8")
+    template = load_template("single-ref")
+    prompts = [str(render_item(template, item)[-1].content) for item in ITEMS]
+    # q1 is rated at once; q2 only when asked again: 1 attempt leaves it unrated
+    replies = {prompts[0]: "評価: [[8]]", prompts[1]: ["よくわかりません。", "評価: [[6]]"]}
+    one, five = tmp_path / "one.jsonl", tmp_path / "five.jsonl"
+    with ReplayJudge(replies) as judge:
+        first = _judge(judge.base_url, answers, one, 1)
+        assert first.exit_code == 0, first.output
+        before = one.read_bytes()
+        resumed = _judge(judge.base_url, answers, one, 5)
+        assert len(judge.received) == 2  # the refused run asked nothing
+    assert resumed.exit_code == 1, resumed.output
+    (line,) = [line for line in resumed.stderr.splitlines() if line.startswith("error:")]
+    assert "holds another run's records (judge.max_attempts: 1 vs 5" in line
+    assert one.read_bytes() == before
+    with ReplayJudge(replies) as judge:
+        separate = _judge(judge.base_url, answers, five, 5)
+        assert len(judge.received) == 3
+    assert separate.exit_code == 0, separate.output
+    assert "|attempts:1|" in _signature(first) and "|attempts:5|" in _signature(separate)
+    scores = {
+        path.name: {r["id"]: r["score"] for r in map(json.loads, path.read_text().splitlines())}
+        for path in (one, five)
+    }
+    assert scores == {"one.jsonl": {"q1": 8, "q2": -1}, "five.jsonl": {"q1": 8, "q2": 6}}
