@@ -27,9 +27,9 @@ ITEMS = 40
 class SlowJudge(ReplayJudge):
     """Rates every answer 7, after a pause: a run takes seconds, time to interrupt it."""
 
-    def reply_to(self, body: Mapping[str, Any]) -> str | None:
+    def reply_to(self, body: Mapping[str, Any], path: str = "") -> str | None:
         time.sleep(0.2)
-        return super().reply_to(body)
+        return super().reply_to(body, path)
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
