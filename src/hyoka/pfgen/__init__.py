@@ -8,8 +8,9 @@ Typical use::
     s.fluency, s.truthfulness, s.helpfulness, s.average, s.missed
 
 Whole runs: ``score_runs`` (writes result.json), ``verify_runs`` (checks one),
-``collect_leaderboard`` and ``render_leaderboard``; generation: ``GenerateSettings``,
-``plan_generation`` and ``generate_run``. This is the package's face: users and sibling
+``collect_leaderboard`` (``collect_upstream_leaderboard``: upstream's rows and order) and
+``render_leaderboard``; generation: ``GenerateSettings``, ``plan_generation`` and
+``generate_run``. This is the package's face: users and sibling
 packages import from here, never from its modules. Names load on first use, so importing one
 of them (or any module of the package) does not pull in numpy, the providers and the rest.
 """
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from hyoka.pfgen.keywords import parse_rules
     from hyoka.pfgen.leaderboard import Flags, rank, read_run
     from hyoka.pfgen.leaderboard import collect as collect_leaderboard
+    from hyoka.pfgen.leaderboard import collect_upstream as collect_upstream_leaderboard
     from hyoka.pfgen.leaderboard import render as render_leaderboard
     from hyoka.pfgen.ngram_index import window_keys
     from hyoka.pfgen.prompts import build_prompt, clean_answer, stops_for, trial_seed
@@ -111,6 +113,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Verification": ("hyoka.pfgen.verify", "Verification"),
     "build_result": ("hyoka.pfgen.result", "build_result"),
     "collect_leaderboard": ("hyoka.pfgen.leaderboard", "collect"),
+    "collect_upstream_leaderboard": ("hyoka.pfgen.leaderboard", "collect_upstream"),
     "find_runs": ("hyoka.store.pfgen_runs", "find_runs"),
     "first_difference": ("hyoka.pfgen.compare", "first_difference"),
     "float_sum": ("hyoka.pfgen._pysum", "float_sum"),
@@ -165,6 +168,7 @@ __all__ = [
     "clean_answer",
     "collect_items",
     "collect_leaderboard",
+    "collect_upstream_leaderboard",
     "data_id",
     "encode",
     "explain",

@@ -66,6 +66,9 @@ class RunSummary:
     signature: Signature | None = None
     #: questions the result covers (``None``: the result does not list them)
     questions: int | None = None
+    #: the model name exactly as the result's config records it (``None``: none recorded);
+    #: upstream's README labels a row with this, where ``model`` may add the organisation
+    config_model: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -108,6 +111,7 @@ class RunSummary:
             helpfulness=float(scores["helpfulness"]),
             signature=signature_of(result),
             questions=len(questions) if isinstance(questions, dict) else None,
+            config_model=recorded if isinstance(recorded := config.get("model"), str) else None,
         )
 
     def to_json(self) -> dict[str, Any]:

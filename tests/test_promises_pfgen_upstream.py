@@ -1,0 +1,115 @@
+"""Drop-in with pfgen-bench's own tools (issue 22, items 4, 5, 7, 8 and 9).
+
+A catalogue: each test is one promise that a maintainer swapping hyoka in for upstream's
+scripts relies on, checked against upstream's published files in ``../shared/data``:
+
+- #4 ``leaderboard --format upstream`` on a checkout is upstream's README table: the same
+  rows (``result/`` and the system rows of ``data/``, not ``result_greedy/``), the labels
+  the configs record, links relative to the checkout, ties in path order;
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from _shared import PFGEN_RESULTS, SHARED_DATA
+from hyoka.cli.main import app
+from hyoka.pfgen import PfgenBenchmark, score_run
+
+QUESTIONS = SHARED_DATA / "pfgen-bench" / "data"
+#: Two public runs of equal score (0.7748), and a third copy of one to tie with them.
+TIED = ("openai/chatgpt-o1/9a61e92", "sbintuitions/sarashina2-8x70b/0a74f0a")
+MIRROR = "aaa-mirror/sarashina2-8x70b/0a74f0a"
+#: The ground-truth row exactly as upstream's README (commit 03db7c4) shows it.
+GROUND_TRUTH_ROW = (
+    "| <code>N/A</code> | <code>1.0501 (±0.0000/√1)</code> "
+    "| <code>[👑 system/ground-truth](data/README.md)</code> | <code>100.0 (±0.0)</code> "
+    "| <code>1.155</code> | <code>0.996</code> | <code>1.000</code> |"
+)
+
+
+def _copy_results(source: Path, target: Path) -> None:
+    target.mkdir(parents=True)
+    for name in ("result.json", "config.json"):
+        if (source / name).exists():
+            shutil.copyfile(source / name, target / name)
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory: pytest.TempPathFactory, benchmark: PfgenBenchmark) -> Path:
+    """A pfgen-bench checkout of the 49 public runs, laid out as upstream's repository:
+    ``result/`` (plus a copy of one run under another organisation, to tie), a greedy run
+    under ``result_greedy/`` (not on upstream's leaderboard), and ``data/`` with the
+    ground-truth pseudo-model, scored from the sample answers as upstream scores it."""
+    root = tmp_path_factory.mktemp("pfgen-bench")
+    runs = sorted(p.parent.relative_to(PFGEN_RESULTS) for p in PFGEN_RESULTS.rglob("result.json"))
+    for run in runs:
+        _copy_results(PFGEN_RESULTS / run, root / "result" / run)
+    _copy_results(PFGEN_RESULTS / TIED[1], root / "result" / MIRROR)
+    _copy_results(PFGEN_RESULTS / TIED[0], root / "result_greedy" / TIED[0])
+    data = root / "data"
+    data.mkdir()
+    shutil.copyfile(QUESTIONS / "config.json", data / "config.json")
+    shutil.copyfile(QUESTIONS / "questions.jsonl", data / "trials.jsonl")
+    score_run(data, benchmark)
+    return root
+
+
+def _upstream_table(path: Path) -> list[str]:
+    result = CliRunner().invoke(app, ["pfgen", "leaderboard", str(path), "--format", "upstream"])
+    assert result.exit_code == 0, result.output
+    lines: list[str] = result.stdout.splitlines()
+    return lines
+
+
+def _link(line: str) -> str:
+    return line.split("](", 1)[1].split(")</code>", 1)[0]
+
+
+def _label(line: str) -> str:
+    return line.split("<code>[", 1)[1].split("](", 1)[0].split(" ", 1)[1]
+
+
+def _result(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def test_4_upstream_table_of_a_checkout_is_upstreams_readme_table(checkout: Path) -> None:
+    lines = _upstream_table(checkout.absolute())
+    rows = lines[2:]
+    assert rows[0] == GROUND_TRUTH_ROW  # the system row, as upstream's README shows it
+    # upstream's set: result/ and data/, never result_greedy/; links relative to the checkout
+    links = [_link(row) for row in rows]
+    expected = sorted(
+        str(p.parent.relative_to(checkout).as_posix()) + "/README.md"
+        for folder in ("result", "data")
+        for p in (checkout / folder).rglob("result.json")
+    )
+    assert sorted(links) == expected and len(links) == 51
+    # best score first; equal scores keep upstream's path order, whatever their names
+    scores = [_result(checkout / link.removesuffix("README.md") / "result.json") for link in links]
+    assert [s["score"] for s in scores] == sorted((s["score"] for s in scores), reverse=True)
+    tied = [link for link, s in zip(links, scores, strict=True) if s["score"] == 0.7748]
+    assert tied == [f"result/{run}/README.md" for run in (MIRROR, *TIED)]
+    # each label is the model name the config records (no organisation added), cut to 40
+    for row, result in zip(rows, scores, strict=True):
+        name = result["config"]["model"]
+        assert _label(row) == (name if len(name) <= 40 else name[:37] + "...")
+    opus = [row for row in rows if "claude-opus-4-20250514/2dafa10" in row]
+    assert _label(opus[0]) == "claude-opus-4-20250514"
+    # the header pads Score to the widest cell, the system rows' included
+    assert lines[1] == "|-----" * 7 + "|"
+
+
+def test_4_a_results_folder_links_from_the_folder_above_it(checkout: Path) -> None:
+    rows = _upstream_table(checkout.absolute() / "result")[2:]
+    links = [_link(row) for row in rows]
+    assert len(links) == 50 and all(link.startswith("result/") for link in links)
+    assert not any("ground-truth" in row for row in rows)  # data/ was not named
