@@ -6,12 +6,17 @@ scripts relies on, checked against upstream's published files in ``../shared/dat
 - #4 ``leaderboard --format upstream`` on a checkout is upstream's README table: the same
   rows (``result/`` and the system rows of ``data/``, not ``result_greedy/``), the labels
   the configs record, links relative to the checkout, ties in path order;
+- #5 ``trials.jsonl.xz`` is written as upstream's Makefile writes it (``xz -9``): the
+  published file's bytes, so the published ``input_hash``;
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import lzma
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +26,7 @@ from typer.testing import CliRunner
 from _shared import PFGEN_RESULTS, SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.pfgen import PfgenBenchmark, score_run
+from hyoka.pfgen.generate import write_trials_xz
 
 QUESTIONS = SHARED_DATA / "pfgen-bench" / "data"
 #: Two public runs of equal score (0.7748), and a third copy of one to tie with them.
@@ -113,3 +119,44 @@ def test_4_a_results_folder_links_from_the_folder_above_it(checkout: Path) -> No
     links = [_link(row) for row in rows]
     assert len(links) == 50 and all(link.startswith("result/") for link in links)
     assert not any("ground-truth" in row for row in rows)  # data/ was not named
+
+
+# --- #5 trials.jsonl.xz as xz -9 writes it -----------------------------------------------
+
+#: Published runs compressed by single-threaded ``xz -9`` (others were compressed by
+#: XZ Utils >= 5.6, multi-threaded by default, which records sizes in the block header).
+XZ_RUNS = (
+    "elyza/Llama-3-ELYZA-JP-70B/74c4304",
+    "llm-jp/llm-jp-13b-instruct-full-jaster-v1.0/c55d748",
+)
+
+
+def _unpacked_trials(run: str, folder: Path) -> bytes:
+    """The published run's answers as trial parts in ``folder``, in no particular order
+    (the writer sorts them, as upstream's ``LC_ALL=C sort`` does); their sorted content."""
+    content = lzma.decompress((PFGEN_RESULTS / run / "trials.jsonl.xz").read_bytes())
+    lines = content.splitlines(keepends=True)[::-1]
+    folder.mkdir(parents=True)
+    for part in range(3):
+        (folder / f"trial_{part + 1:03d}.jsonl").write_bytes(b"".join(lines[part::3]))
+    return content
+
+
+@pytest.mark.parametrize("run", XZ_RUNS)
+def test_5_trials_xz_is_the_published_file_byte_for_byte(tmp_path: Path, run: str) -> None:
+    _unpacked_trials(run, tmp_path / "run")
+    written = write_trials_xz(tmp_path / "run").read_bytes()
+    assert written == (PFGEN_RESULTS / run / "trials.jsonl.xz").read_bytes()
+    published = _result(PFGEN_RESULTS / run / "result.json")
+    assert hashlib.sha1(written).hexdigest() == published["input_hash"]
+
+
+def test_5_trials_xz_is_what_xz_9_writes(tmp_path: Path) -> None:
+    xz = shutil.which("xz")
+    if xz is None:
+        pytest.skip("no xz on this machine to compare with")
+    content = _unpacked_trials(XZ_RUNS[1], tmp_path / "run")
+    written = write_trials_xz(tmp_path / "run").read_bytes()
+    # -T1: the single-threaded encoder, which xz -9 is by default before XZ Utils 5.6
+    made = subprocess.run([xz, "-9", "-T1", "-c"], input=content, capture_output=True, check=True)
+    assert written == made.stdout

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
-import lzma
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -239,7 +238,9 @@ def _attempt_params(plan: GenerationPlan, base_seed: int, attempt: int) -> Sampl
 
 
 def write_trials_xz(folder: Path) -> Path:
-    """All trial files' lines, sorted bytewise (as ``LC_ALL=C sort``), xz-compressed."""
+    """All trial files' lines, sorted bytewise (as ``LC_ALL=C sort``), compressed as
+    ``xz -9`` compresses them: upstream's bytes, so upstream's ``input_hash``."""
     target = folder / pfgen_runs.TRIALS_XZ
-    atomic_write_bytes(target, lzma.compress(pfgen_runs.sorted_trial_lines(folder)))
+    content = pfgen_runs.sorted_trial_lines(folder)
+    atomic_write_bytes(target, pfgen_runs.compress_trials(content))
     return target

@@ -34,6 +34,8 @@ TRIALS_XZ = "trials.jsonl.xz"
 TRIALS_JSONL = "trials.jsonl"
 TRIAL_GLOB = "trial_*.jsonl"
 RESULT_FILE = "result.json"
+#: The xz preset of upstream's Makefile (``xz -9 -k -f trials.jsonl``).
+XZ_PRESET = 9
 
 
 def trial_file(folder: Path, trial: int) -> Path:
@@ -191,6 +193,16 @@ def sorted_trial_lines(folder: Path) -> bytes:
         lines.extend(line for line in _read(part).splitlines() if line.strip())
     lines.sort()
     return b"".join(line + b"\n" for line in lines)
+
+
+def compress_trials(content: bytes) -> bytes:
+    """``content`` compressed as upstream's Makefile compresses ``trials.jsonl`` (``xz -9``).
+
+    The same preset gives the same bytes (liblzma's single-threaded encoder, as ``xz -9``
+    runs up to XZ Utils 5.4 and ``xz -9 -T1`` always), so the same answers get the same
+    ``input_hash``; Python's default preset (6) would give other bytes and another hash.
+    """
+    return lzma.compress(content, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=XZ_PRESET)
 
 
 class UnreadableJsonError(InputError):
