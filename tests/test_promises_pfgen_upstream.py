@@ -8,6 +8,9 @@ scripts relies on, checked against upstream's published files in ``../shared/dat
   the configs record, links relative to the checkout, ties in path order;
 - #5 ``trials.jsonl.xz`` is written as upstream's Makefile writes it (``xz -9``): the
   published file's bytes, so the published ``input_hash``;
+- #7 the same settings write the same ``config.json`` as upstream's current run scripts
+  (``enable_thinking`` for ``run-openai.py``, engine ``hf`` for ``run-hf.py``), so they
+  hash to the published run folder;
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from typer.testing import CliRunner
 
 from _shared import PFGEN_RESULTS, SHARED_DATA
 from hyoka.cli.main import app
-from hyoka.pfgen import PfgenBenchmark, score_run
+from hyoka.pfgen import GenerateSettings, Mode, PfgenBenchmark, plan_generation, score_run
 from hyoka.pfgen.generate import write_trials_xz
+from hyoka.pfgen.run_config import config_text
 
 QUESTIONS = SHARED_DATA / "pfgen-bench" / "data"
 #: Two public runs of equal score (0.7748), and a third copy of one to tie with them.
@@ -160,3 +164,60 @@ def test_5_trials_xz_is_what_xz_9_writes(tmp_path: Path) -> None:
     # -T1: the single-threaded encoder, which xz -9 is by default before XZ Utils 5.6
     made = subprocess.run([xz, "-9", "-T1", "-c"], input=content, capture_output=True, check=True)
     assert written == made.stdout
+
+
+# --- #7 config.json as upstream's run scripts write it -----------------------------------
+
+#: Our provider for each engine upstream's current run scripts write.
+PROVIDERS = {"openai-api": "openai", "vllm": "vllm"}
+#: The settings hyoka's flags set; a config with others was made with options hyoka lacks.
+FLAG_KEYS = {"engine", "model", "mode", "num_examples", "max_tokens", "stop"}
+FLAG_KEYS |= {"temperature", "top_p", "prefix", "enable_thinking"}
+#: What the current scripts always record (older ones left out top_p or max_tokens).
+CURRENT_KEYS = {"engine", "model", "mode", "num_examples", "max_tokens", "stop"}
+CURRENT_KEYS |= {"temperature", "top_p"}
+
+
+def _configs_of_current_scripts() -> list[Path]:
+    """Published configs written by upstream's current run-openai.py (which records
+    ``enable_thinking``) or run-vllm.py, with no setting beyond hyoka's flags."""
+    found = []
+    for path in sorted(PFGEN_RESULTS.rglob("config.json")):
+        config = _result(path)
+        engine = config.get("engine")
+        if engine not in PROVIDERS or not FLAG_KEYS >= config.keys() >= CURRENT_KEYS:
+            continue
+        if (engine == "openai-api") == ("enable_thinking" in config):
+            found.append(path)
+    return found
+
+
+CURRENT_CONFIGS = _configs_of_current_scripts()
+
+
+def test_7_the_sample_holds_runs_of_the_current_openai_script() -> None:
+    thinking = [p for p in CURRENT_CONFIGS if "enable_thinking" in _result(p)]
+    assert [p.parent.name for p in thinking] == ["2dafa10", "d33465d"]
+    assert len(CURRENT_CONFIGS) > 20
+
+
+@pytest.mark.parametrize("path", CURRENT_CONFIGS, ids=lambda p: p.parent.name)
+def test_7_same_settings_hash_to_the_published_run_folder(path: Path, tmp_path: Path) -> None:
+    published = _result(path)
+    settings = GenerateSettings(
+        model=f"{PROVIDERS[published['engine']]}/{published['model']}",
+        mode=Mode(published["mode"]), temperature=published["temperature"],
+        top_p=published["top_p"], max_tokens=published["max_tokens"],
+        num_examples=published["num_examples"], prefix=published.get("prefix"),
+        results_dir=tmp_path,
+    )  # fmt: skip
+    plan = plan_generation(settings, PfgenBenchmark.load(SHARED_DATA)).plan
+    assert config_text(plan.config) + "\n" == path.read_text(encoding="utf-8")
+    assert plan.folder == tmp_path / published["model"] / path.parent.name
+
+
+def test_7_a_transformers_run_is_recorded_as_run_hf_py_records_it(tmp_path: Path) -> None:
+    # upstream's run-hf.py writes engine "hf" (as every published transformers run says)
+    settings = GenerateSettings(model="hf/org/model", mode=Mode.COMPLETION, results_dir=tmp_path)
+    config = plan_generation(settings, PfgenBenchmark.load(SHARED_DATA)).plan.config
+    assert config["engine"] == "hf" and "enable_thinking" not in config

@@ -28,7 +28,13 @@ from pydantic import ValidationError
 from hyoka.errors import HyokaError
 from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
 from hyoka.pfgen.prompts import Mode, build_prompt, clean_answer, stops_for, trial_seed
-from hyoka.pfgen.run_config import ENGINE_NAMES, config_text, make_config, run_folder
+from hyoka.pfgen.run_config import (
+    ENGINE_NAMES,
+    ENGINE_SETTINGS,
+    config_text,
+    make_config,
+    run_folder,
+)
 from hyoka.providers import EMBEDDED_MODEL, ModelClient, SamplingParams, parse_model_string
 from hyoka.store import atomic_write_bytes, atomic_write_text, pfgen_runs
 
@@ -129,10 +135,12 @@ def plan_generation(settings: GenerateSettings, benchmark: PfgenBenchmark) -> Pl
         raise HyokaError("--num-examples must be between 0 and 49")
     samples = benchmark.sample_answers()
     questions = [sample.question for sample in samples][: s.limit or None]
+    engine = ENGINE_NAMES[provider_name]
     config = make_config(
-        engine=ENGINE_NAMES[provider_name], model=s.name or DISPLAY_NAMES.get(s.model, model_id),
+        engine=engine, model=s.name or DISPLAY_NAMES.get(s.model, model_id),
         mode=s.mode, num_examples=s.num_examples, max_tokens=s.max_tokens,
         temperature=s.temperature, top_p=s.top_p, top_k=s.top_k, seed=s.seed, prefix=s.prefix,
+        extra=ENGINE_SETTINGS.get(engine),
     )  # fmt: skip
     folder = run_folder(s.results_dir, config["model"], config)
     plan = GenerationPlan(
