@@ -11,6 +11,10 @@ scripts relies on, checked against upstream's published files in ``../shared/dat
 - #7 the same settings write the same ``config.json`` as upstream's current run scripts
   (``enable_thinking`` for ``run-openai.py``, engine ``hf`` for ``run-hf.py``), so they
   hash to the published run folder;
+- #8 ``verify`` over a tree streams: each verdict is printed as its run is done, long
+  before the last one (memory: ``benchmarks/pfgen_verify_memory.py``);
+- #9 a tree's folders that look like runs but hold no answers are named, with why:
+  ``verify`` checks everything else and exits 1, ``score`` scores the rest and notes them.
 """
 
 from __future__ import annotations
@@ -18,8 +22,11 @@ from __future__ import annotations
 import hashlib
 import json
 import lzma
+import os
 import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -221,3 +228,103 @@ def test_7_a_transformers_run_is_recorded_as_run_hf_py_records_it(tmp_path: Path
     settings = GenerateSettings(model="hf/org/model", mode=Mode.COMPLETION, results_dir=tmp_path)
     config = plan_generation(settings, PfgenBenchmark.load(SHARED_DATA)).plan.config
     assert config["engine"] == "hf" and "enable_thinking" not in config
+
+
+# --- #8 verify streams its verdicts --------------------------------------------------------
+
+SMALL = "openai/chatgpt-o1/9a61e92"  # one trial: verified at once
+BIG = ("01-ai/Yi-1.5-9B/2ff65a8", "01-ai/Yi-1.5-34B/45cef0a")  # 5,000 answers each
+
+
+def _linked_run(run: str, target: Path) -> Path:
+    """Public run ``run`` under ``target``, its files linked (verify writes nothing)."""
+    folder = target / run
+    folder.mkdir(parents=True)
+    for file in (PFGEN_RESULTS / run).iterdir():
+        (folder / file.name).symlink_to(file)
+    return folder
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_8_verify_prints_each_verdict_as_its_run_is_done(tmp_path: Path) -> None:
+    # two workers: one takes the big run (found first), the other the small one
+    for run in (BIG[0], SMALL):
+        _linked_run(run, tmp_path / "tree")
+    command = [sys.executable, "-m", "hyoka", "pfgen", "verify", str(tmp_path / "tree")]
+    process = subprocess.Popen(
+        [*command, "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env={**os.environ, "COLUMNS": "300"},
+    )  # fmt: skip
+    assert process.stdout is not None
+    arrivals: list[tuple[float, str, bool]] = []
+    for line in process.stdout:
+        arrivals.append((time.monotonic(), line, process.poll() is None))
+    process.wait()
+    assert process.returncode == 0, process.stderr.read() if process.stderr else ""
+    assert all(": reproduced exactly (summation: " in line for _, line, _ in arrivals)
+    assert [SMALL in line for _, line, _ in arrivals] == [True, False]
+    first_at, _, running = arrivals[0]
+    assert running  # printed while the big run was still being verified ...
+    assert arrivals[-1][0] - first_at > 0.25  # ... not with every other verdict at the end
+
+
+# --- #9 folders without answers in a tree ----------------------------------------------------
+
+
+def _tree_with_unverifiable_folders(root: Path) -> tuple[Path, Path, Path]:
+    """A tree of one real run, a run with a result.json but no answers (its trials file
+    lost) and a run with only its config.json (never generated)."""
+    good = _linked_run(SMALL, root)
+    lost = root / "org" / "lost" / "0a74f0a"
+    _copy_results(PFGEN_RESULTS / TIED[1], lost)
+    pending = root / "org" / "pending" / "74c4304"
+    pending.mkdir(parents=True)
+    shutil.copyfile(PFGEN_RESULTS / XZ_RUNS[0] / "config.json", pending / "config.json")
+    return good, lost, pending
+
+
+def _lines(text: str) -> list[str]:
+    return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_9_verify_names_each_folder_it_cannot_verify_and_fails(tmp_path: Path) -> None:
+    good, lost, pending = _tree_with_unverifiable_folders(tmp_path)
+    result = CliRunner().invoke(app, ["pfgen", "verify", str(tmp_path)])
+    assert result.exit_code == 1
+    assert _lines(result.stdout) == [f"{good}: reproduced exactly (summation: compensated)"]
+    assert _lines(result.stderr) == [
+        f"error: {lost}: cannot be verified: a result.json but no answers "
+        "(trials.jsonl.xz, trials.jsonl or trial_*.jsonl) to check it against",
+        f"error: {pending}: cannot be verified: a config.json but no answers "
+        "(trials.jsonl.xz, trials.jsonl or trial_*.jsonl): not generated, or its answers are "
+        "missing",
+        "error: 2 folders cannot be verified: 1 with a result.json but no answers "
+        "(trials.jsonl.xz, trials.jsonl or trial_*.jsonl) to check it against; 1 with a "
+        "config.json but no answers (trials.jsonl.xz, trials.jsonl or trial_*.jsonl): not "
+        "generated, or its answers are missing",
+    ]
+    # named on its own, such a folder is the same error (it always was one)
+    alone = CliRunner().invoke(app, ["pfgen", "verify", str(lost)])
+    assert alone.exit_code == 1
+    assert _lines(alone.stderr) == [_lines(result.stderr)[0]]
+    nothing = CliRunner().invoke(app, ["pfgen", "score", str(pending)])
+    assert nothing.exit_code == 1
+    assert _lines(nothing.stderr)[0].startswith(f"error: {pending}: nothing to score: a config")
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_9_score_notes_the_folders_it_skips_and_scores_the_rest(tmp_path: Path) -> None:
+    good, lost, pending = _tree_with_unverifiable_folders(tmp_path / "links")
+    shutil.copytree(good, tmp_path / "run", symlinks=False)  # a copy score may write in
+    shutil.rmtree(good)
+    shutil.move(tmp_path / "run", good)
+    (good / "result.json").unlink()
+    result = CliRunner().invoke(app, ["pfgen", "score", str(tmp_path / "links")])
+    assert result.exit_code == 0, result.output
+    assert (good / "result.json").is_file()
+    warnings = _lines(result.stderr)
+    assert warnings[0].startswith(f"warning: {lost}: skipped: a result.json but no answers")
+    assert warnings[1].startswith(f"warning: {pending}: skipped: a config.json but no answers")
+    assert warnings[2].startswith("warning: 2 folders skipped: 1 with a result.json")
+    assert len(warnings) == 3

@@ -7,7 +7,8 @@ Typical use::
     s = bench.score("Q01", "時計の長針と短針は1日に22回重なります。")
     s.fluency, s.truthfulness, s.helpfulness, s.average, s.missed
 
-Whole runs: ``score_runs`` (writes result.json), ``verify_runs`` (checks one),
+Whole runs: ``score_runs`` (writes result.json), ``verify_runs`` (checks them; both stream
+as ``iter_score_runs``/``iter_verify_runs``),
 ``collect_leaderboard`` (``collect_upstream_leaderboard``: upstream's rows and order) and
 ``render_leaderboard``; generation: ``GenerateSettings``, ``plan_generation`` and
 ``generate_run``. This is the package's face: users and sibling
@@ -53,10 +54,16 @@ if TYPE_CHECKING:
     from hyoka.pfgen.provenance import SumFrom, data_id, run_signature, signature_of, with_signature
     from hyoka.pfgen.questions import QuestionFile, QuestionInfo
     from hyoka.pfgen.result import ScoredAnswer, build_result
-    from hyoka.pfgen.runs import RunOutcome, score_run, score_runs, summation_by_evidence
+    from hyoka.pfgen.runs import (
+        RunOutcome,
+        iter_score_runs,
+        score_run,
+        score_runs,
+        summation_by_evidence,
+    )
     from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
     from hyoka.pfgen.summary import RunSummary, result_problem
-    from hyoka.pfgen.verify import Verification, verify_run, verify_runs
+    from hyoka.pfgen.verify import Verification, iter_verify_runs, verify_run, verify_runs
     from hyoka.store import pfgen_runs
 
     TrialsInput = pfgen_runs.TrialsInput
@@ -132,6 +139,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "summation_by_evidence": ("hyoka.pfgen.runs", "summation_by_evidence"),
     "verify_run": ("hyoka.pfgen.verify", "verify_run"),
     "verify_runs": ("hyoka.pfgen.verify", "verify_runs"),
+    "iter_verify_runs": ("hyoka.pfgen.verify", "iter_verify_runs"),
+    "iter_score_runs": ("hyoka.pfgen.runs", "iter_score_runs"),
 }
 
 __all__ = [
@@ -177,6 +186,8 @@ __all__ = [
     "first_difference",
     "float_sum",
     "generate_run",
+    "iter_score_runs",
+    "iter_verify_runs",
     "measure_answers",
     "parse_rules",
     "plan_generation",

@@ -66,12 +66,24 @@ def run_source(folder: Path) -> Path | None:
     return None
 
 
+@dataclass(frozen=True)
+class SkippedFolder:
+    """A folder of a tree that looks like a run (it holds a run's files) but has no answers
+    to score or check, and why."""
+
+    folder: Path
+    reason: str
+
+
 @dataclass
 class RunScan:
-    """The runs found under a path, and the folders that could not be searched."""
+    """The runs found under a path, the folders that could not be searched, and the
+    run-like folders without answers (``skipped``; only a tree has them: a folder named on
+    its own without answers is an error)."""
 
     sources: list[Path] = field(default_factory=list)
     problems: list[InputError] = field(default_factory=list)
+    skipped: list[SkippedFolder] = field(default_factory=list)
 
 
 def scan_runs(path: Path) -> RunScan:
@@ -99,13 +111,22 @@ def scan_runs(path: Path) -> RunScan:
 
     for top, dirnames, filenames in os.walk(path, onerror=unreadable):
         dirnames.sort()
-        if any(_is_trials_name(name) for name in filenames):
-            source = run_source(Path(top))
-            if source is not None:
-                scan.sources.append(source)
-    if not scan.sources and not scan.problems:
+        source = run_source(Path(top)) if any(map(_is_trials_name, filenames)) else None
+        if source is not None:
+            scan.sources.append(source)
+        elif RESULT_FILE in filenames or CONFIG_FILE in filenames:
+            scan.skipped.append(SkippedFolder(Path(top), _no_answers(filenames)))
+    if not scan.sources and not scan.problems and not scan.skipped:
         raise InputError(f"{path}: no {TRIALS_XZ}, {TRIALS_JSONL} or {TRIAL_GLOB} found")
     return scan
+
+
+def _no_answers(filenames: list[str]) -> str:
+    """Why a folder holding a run's files has nothing to score."""
+    answers = f"no answers ({TRIALS_XZ}, {TRIALS_JSONL} or {TRIAL_GLOB})"
+    if RESULT_FILE in filenames:
+        return f"a {RESULT_FILE} but {answers} to check it against"
+    return f"a {CONFIG_FILE} but {answers}: not generated, or its answers are missing"
 
 
 def find_runs(path: Path) -> list[Path]:
@@ -113,6 +134,8 @@ def find_runs(path: Path) -> list[Path]:
     scan = scan_runs(path)
     if scan.problems:
         raise scan.problems[0]
+    if not scan.sources:
+        raise InputError(f"{path}: no {TRIALS_XZ}, {TRIALS_JSONL} or {TRIAL_GLOB} found")
     return scan.sources
 
 
