@@ -121,7 +121,11 @@ def test_4_upstream_table_of_a_checkout_is_upstreams_readme_table(checkout: Path
         assert _label(row) == (name if len(name) <= 40 else name[:37] + "...")
     opus = [row for row in rows if "claude-opus-4-20250514/2dafa10" in row]
     assert _label(opus[0]) == "claude-opus-4-20250514"
-    # the header pads Score to the widest cell, the system rows' included
+    # the header pads Score to its widest cell, the system row's included, counting "±" and
+    # "√" as two columns as upstream does
+    cells = [row.split(" | <code>")[1].removesuffix("</code>") for row in rows]
+    width = max(len(cell) + 2 for cell in cells)
+    assert f"| <code>Score{'&nbsp;' * (width - len('Score'))}</code> |" in lines[0]
     assert lines[1] == "|-----" * 7 + "|"
 
 
