@@ -78,8 +78,7 @@ class SkippedFolder:
 @dataclass
 class RunScan:
     """The runs found under a path, the folders that could not be searched, and the
-    run-like folders without answers (``skipped``; only a tree has them: a folder named on
-    its own without answers is an error)."""
+    run-like folders without answers (``skipped``: never silently left out)."""
 
     sources: list[Path] = field(default_factory=list)
     problems: list[InputError] = field(default_factory=list)
