@@ -693,7 +693,8 @@ def test_upstream_format_matches_every_result_json(real_rows: list[RunSummary]) 
         assert match["h"] == f"{result['scores']['helpfulness']:.3f}"
         assert match["marker"] == {"completion": "🟢"}.get(result["config"]["mode"], "💬")
         assert match["link"] == f"{row.folder.as_posix()}/README.md"
-        assert match["model"] == row.model if len(row.model) <= 40 else row.model[:37] + "..."
+        name = result["config"]["model"]  # as recorded: upstream adds no organisation
+        assert match["model"] == (name if len(name) <= 40 else name[:37] + "...")
     # the header pads each title to its column's widest cell, "±" and "√" counted twice
     score_width = max(len(m["score"]) + len(m["std"]) + len(m["trials"]) + 8 for m in rows)
     assert f"<code>Score{'&nbsp;' * (score_width - 5)}</code>" in text.splitlines()[0]

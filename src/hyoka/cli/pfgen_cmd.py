@@ -8,9 +8,11 @@ any run failed. Heavy imports wait inside the commands, so importing this module
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -27,6 +29,7 @@ from hyoka.pfgen import Summation  # an enum the flag needs at import; loads not
 
 if TYPE_CHECKING:
     from hyoka.pfgen import RunOutcome, RunSummary
+    from hyoka.store import pfgen_runs
 
 PathsArgument = Annotated[
     list[Path],
@@ -36,8 +39,6 @@ PathsArgument = Annotated[
         show_default=False,
     ),
 ]
-
-T = TypeVar("T")
 
 
 @reports_errors
@@ -62,7 +63,9 @@ def score_command(
     """Score pfgen-bench runs and write result.json beside each.
 
     Each result.json keeps upstream's fields and adds a signature saying how its numbers
-    were made (benchmark data, float summation and why, mode).
+    were made (benchmark data, float summation and why, mode). Runs are scored in parallel,
+    each reported as it is done; a folder of a tree that holds a run's config.json or
+    result.json but no answers is named with a warning.
 
     Examples:
 
@@ -71,42 +74,43 @@ def score_command(
       hyoka pfgen score results/ --force
     """
     from hyoka.cli._context import warn_if_custom_data
-    from hyoka.errors import HyokaError
-    from hyoka.pfgen import PfgenBenchmark, score_runs
+    from hyoka.errors import HyokaError, InputError
+    from hyoka.pfgen import PfgenBenchmark, iter_score_runs
 
-    found, failures = _find(paths)
+    found, failures, skipped = _find(paths)
     if not found:
+        _report_skipped(skipped, "nothing to score", lambda line: print_error(InputError(line)))
         raise typer.Exit(1)
     benchmark = PfgenBenchmark.load(data_dir)
     warn_if_custom_data(benchmark)
     sources = list(found)
-    outcomes = _with_progress(
-        f"Scoring {len(sources)} run(s)",
-        lambda advance: score_runs(
-            sources, benchmark, force=force, summation=summation, workers=workers,
-            progress=advance,
-        ),
-    )  # fmt: skip
-    summaries: list[tuple[RunSummary, bool]] = []
-    for source, outcome in outcomes:
-        if isinstance(outcome, HyokaError):
-            failures += 1
-            print_error(outcome)
-            continue
-        if outcome.note is not None:
-            print_warning(outcome.note)
-        summary = _summary(outcome, found[source])
-        if summary is None:
-            failures += 1
-            continue
-        summaries.append((summary, outcome.skipped))
+    summaries: dict[Path, tuple[RunSummary, bool]] = {}
+    with _run_progress(f"Scoring {len(sources)} run(s)", len(sources)) as advance:
+        outcomes = iter_score_runs(
+            sources, benchmark, force=force, summation=summation, workers=workers
+        )
+        for source, outcome in outcomes:  # reported as each run is done, then let go
+            advance()
+            if isinstance(outcome, HyokaError):
+                failures += 1
+                print_error(outcome)
+                continue
+            if outcome.note is not None:
+                print_warning(outcome.note)
+            summary = _summary(outcome, found[source])
+            if summary is None:
+                failures += 1
+                continue
+            summaries[source] = (summary, outcome.skipped)
+    _report_skipped(skipped, "skipped", print_warning)
+    shown = [summaries[source] for source in sources if source in summaries]
     if as_json:
-        rows = [{**s.to_json(), "skipped": skipped} for s, skipped in summaries]
+        rows = [{**s.to_json(), "skipped": was_skipped} for s, was_skipped in shown]
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
     else:
         from hyoka.cli._context import print_scores
 
-        print_scores(summaries)
+        print_scores(shown)
     if failures:
         raise typer.Exit(1)
 
@@ -121,8 +125,9 @@ def verify_command(
 
     Every run is rescored in memory (nothing is written) with the float summation that
     reproduces its result.json, if either does, and compared field by field. Prints
-    "reproduced exactly (summation: ...)" or the first differing field, per run; exits 1
-    if any run is not reproduced or has no result.json.
+    "reproduced exactly (summation: ...)" or the first differing field, per run, as each
+    run is done; exits 1 if any run is not reproduced or has no result.json, or if a folder
+    of a tree holds a run's config.json or result.json but no answers to check (each named).
 
     Examples:
 
@@ -130,45 +135,44 @@ def verify_command(
 
       hyoka pfgen verify results/
     """
-    from hyoka.cli._context import warn_if_custom_data
-    from hyoka.errors import HyokaError
-    from hyoka.pfgen import PfgenBenchmark, verify_runs
-
-    found, failures = _find(paths)
-    if not found:
-        raise typer.Exit(1)
-    benchmark = PfgenBenchmark.load(data_dir)
-    warn_if_custom_data(benchmark)
-    sources = list(found)
-    verdicts = _with_progress(
-        f"Verifying {len(sources)} run(s)",
-        lambda advance: verify_runs(sources, benchmark, workers=workers, progress=advance),
-    )
     from hyoka.cli._common import console
+    from hyoka.cli._context import warn_if_custom_data
+    from hyoka.errors import HyokaError, InputError
+    from hyoka.pfgen import PfgenBenchmark, iter_verify_runs
 
-    for _source, verdict in verdicts:
-        if isinstance(verdict, HyokaError):
-            failures += 1
-            print_error(verdict)
-            continue
-        if not verdict.reproduced:
-            failures += 1
-        console.print(
-            f"{verdict.folder}: {verdict.verdict}", highlight=False, soft_wrap=True, markup=False
-        )
-        if verdict.note is not None:
-            print_warning(verdict.note)
-    if failures:
+    found, failures, skipped = _find(paths)
+    if found:
+        benchmark = PfgenBenchmark.load(data_dir)
+        warn_if_custom_data(benchmark)
+        sources = list(found)
+        with _run_progress(f"Verifying {len(sources)} run(s)", len(sources)) as advance:
+            for _source, verdict in iter_verify_runs(sources, benchmark, workers=workers):
+                advance()  # each verdict is printed as its run is done, then let go
+                if isinstance(verdict, HyokaError):
+                    failures += 1
+                    print_error(verdict)
+                    continue
+                if not verdict.reproduced:
+                    failures += 1
+                console.print(
+                    f"{verdict.folder}: {verdict.verdict}",
+                    highlight=False, soft_wrap=True, markup=False,
+                )  # fmt: skip
+                if verdict.note is not None:
+                    print_warning(verdict.note)
+    _report_skipped(skipped, "cannot be verified", lambda line: print_error(InputError(line)))
+    if failures or skipped or not found:
         raise typer.Exit(1)
 
 
-def _find(paths: list[Path]) -> tuple[dict[Path, Path], int]:
-    """Every run under ``paths`` (mapped to the path it was found under), and how many
-    problems were reported finding them."""
+def _find(paths: list[Path]) -> tuple[dict[Path, Path], int, list[pfgen_runs.SkippedFolder]]:
+    """Every run under ``paths`` (mapped to the path it was found under), how many problems
+    were reported finding them, and the run-like folders without answers in the trees."""
     from hyoka.errors import HyokaError
     from hyoka.pfgen import scan_runs
 
     sources: dict[Path, Path] = {}
+    skipped: list[pfgen_runs.SkippedFolder] = []
     failures = 0
     for path in paths:
         try:
@@ -181,18 +185,29 @@ def _find(paths: list[Path]) -> tuple[dict[Path, Path], int]:
             print_error(problem)
         failures += len(scan.problems)
         sources.update((source, path) for source in scan.sources if source not in sources)
-    return sources, failures
+        skipped.extend(scan.skipped)
+    return sources, failures, skipped
 
 
-def _with_progress(title: str, work: Callable[[Callable[[int, int], None]], T]) -> T:
-    """Run ``work(advance)`` under a transient progress bar."""
+def _report_skipped(
+    skipped: list[pfgen_runs.SkippedFolder], what: str, report: Callable[[str], None]
+) -> None:
+    """One line per run-like folder without answers (``what`` happened to it), then a
+    count of each kind when there are several."""
+    for folder in skipped:
+        report(f"{folder.folder}: {what}: {folder.reason}")
+    if len(skipped) > 1:
+        kinds = Counter(folder.reason for folder in skipped)
+        counts = "; ".join(f"{n} with {reason}" for reason, n in kinds.items())
+        report(f"{len(skipped)} folders {what}: {counts}")
+
+
+@contextmanager
+def _run_progress(title: str, total: int) -> Iterator[Callable[[], None]]:
+    """A transient progress bar counting runs; yields the function that counts one."""
     with progress_bar(remaining=True, transient=True) as progress:
-        task = progress.add_task(title, total=None)
-
-        def advance(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
-
-        return work(advance)
+        task = progress.add_task(title, total=total)
+        yield lambda: progress.advance(task)
 
 
 def _summary(outcome: RunOutcome, root: Path) -> RunSummary | None:

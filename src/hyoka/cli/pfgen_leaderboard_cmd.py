@@ -25,7 +25,8 @@ def leaderboard_command(
         typer.Option(
             "--format",
             "-f",
-            help="Markdown table (as in the pfgen-bench README), CSV, or JSON.",
+            help="Markdown table, CSV, JSON, or upstream: the pfgen-bench README's own table "
+            "(on a pfgen-bench checkout, its rows from result/ and data/, byte for byte).",
             case_sensitive=False,
         ),
     ] = LeaderboardFormat.MD,
@@ -48,21 +49,31 @@ def leaderboard_command(
       hyoka pfgen leaderboard results/ --format csv --output leaderboard.csv
 
       hyoka pfgen leaderboard ~/pfgen-bench/result -f json
+
+      hyoka pfgen leaderboard ~/pfgen-bench -f upstream
     """
     from rich.markup import escape
 
     from hyoka.cli._common import err_console, print_warning
     from hyoka.errors import InputError
-    from hyoka.pfgen import collect_leaderboard, render_leaderboard
+    from hyoka.pfgen import (
+        collect_leaderboard,
+        collect_upstream_leaderboard,
+        render_leaderboard,
+    )
     from hyoka.store import atomic_write_text
 
     warnings: list[str] = []
+    links_from = None
     try:
-        rows = collect_leaderboard(results_dir, warnings=warnings)
+        if fmt is LeaderboardFormat.UPSTREAM:
+            rows, links_from = collect_upstream_leaderboard(results_dir, warnings=warnings)
+        else:
+            rows = collect_leaderboard(results_dir, warnings=warnings)
     finally:  # the skipped files explain an error about having no usable result, too
         for message in warnings:
             print_warning(message)
-    text = render_leaderboard(rows, fmt.value)
+    text = render_leaderboard(rows, fmt.value, links_from=links_from)
     if output is None:
         typer.echo(text, nl=False)
         return

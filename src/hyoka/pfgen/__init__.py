@@ -7,9 +7,11 @@ Typical use::
     s = bench.score("Q01", "時計の長針と短針は1日に22回重なります。")
     s.fluency, s.truthfulness, s.helpfulness, s.average, s.missed
 
-Whole runs: ``score_runs`` (writes result.json), ``verify_runs`` (checks one),
-``collect_leaderboard`` and ``render_leaderboard``; generation: ``GenerateSettings``,
-``plan_generation`` and ``generate_run``. This is the package's face: users and sibling
+Whole runs: ``score_runs`` (writes result.json), ``verify_runs`` (checks them; both stream
+as ``iter_score_runs``/``iter_verify_runs``),
+``collect_leaderboard`` (``collect_upstream_leaderboard``: upstream's rows and order) and
+``render_leaderboard``; generation: ``GenerateSettings``, ``plan_generation`` and
+``generate_run``. This is the package's face: users and sibling
 packages import from here, never from its modules. Names load on first use, so importing one
 of them (or any module of the package) does not pull in numpy, the providers and the rest.
 """
@@ -45,16 +47,23 @@ if TYPE_CHECKING:
     from hyoka.pfgen.keywords import parse_rules
     from hyoka.pfgen.leaderboard import Flags, rank, read_run
     from hyoka.pfgen.leaderboard import collect as collect_leaderboard
+    from hyoka.pfgen.leaderboard import collect_upstream as collect_upstream_leaderboard
     from hyoka.pfgen.leaderboard import render as render_leaderboard
     from hyoka.pfgen.ngram_index import window_keys
     from hyoka.pfgen.prompts import build_prompt, clean_answer, stops_for, trial_seed
     from hyoka.pfgen.provenance import SumFrom, data_id, run_signature, signature_of, with_signature
     from hyoka.pfgen.questions import QuestionFile, QuestionInfo
     from hyoka.pfgen.result import ScoredAnswer, build_result
-    from hyoka.pfgen.runs import RunOutcome, score_run, score_runs, summation_by_evidence
+    from hyoka.pfgen.runs import (
+        RunOutcome,
+        iter_score_runs,
+        score_run,
+        score_runs,
+        summation_by_evidence,
+    )
     from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
     from hyoka.pfgen.summary import RunSummary, result_problem
-    from hyoka.pfgen.verify import Verification, verify_run, verify_runs
+    from hyoka.pfgen.verify import Verification, iter_verify_runs, verify_run, verify_runs
     from hyoka.store import pfgen_runs
 
     TrialsInput = pfgen_runs.TrialsInput
@@ -111,6 +120,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Verification": ("hyoka.pfgen.verify", "Verification"),
     "build_result": ("hyoka.pfgen.result", "build_result"),
     "collect_leaderboard": ("hyoka.pfgen.leaderboard", "collect"),
+    "collect_upstream_leaderboard": ("hyoka.pfgen.leaderboard", "collect_upstream"),
     "find_runs": ("hyoka.store.pfgen_runs", "find_runs"),
     "first_difference": ("hyoka.pfgen.compare", "first_difference"),
     "float_sum": ("hyoka.pfgen._pysum", "float_sum"),
@@ -129,6 +139,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "summation_by_evidence": ("hyoka.pfgen.runs", "summation_by_evidence"),
     "verify_run": ("hyoka.pfgen.verify", "verify_run"),
     "verify_runs": ("hyoka.pfgen.verify", "verify_runs"),
+    "iter_verify_runs": ("hyoka.pfgen.verify", "iter_verify_runs"),
+    "iter_score_runs": ("hyoka.pfgen.runs", "iter_score_runs"),
 }
 
 __all__ = [
@@ -165,6 +177,7 @@ __all__ = [
     "clean_answer",
     "collect_items",
     "collect_leaderboard",
+    "collect_upstream_leaderboard",
     "data_id",
     "encode",
     "explain",
@@ -173,6 +186,8 @@ __all__ = [
     "first_difference",
     "float_sum",
     "generate_run",
+    "iter_score_runs",
+    "iter_verify_runs",
     "measure_answers",
     "parse_rules",
     "plan_generation",

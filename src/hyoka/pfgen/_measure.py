@@ -1,4 +1,5 @@
-"""Measuring many distinct answers, question by question, in forked worker processes.
+"""Measuring many distinct answers, question by question, in forked worker processes;
+and working through many runs, one run per task (``imap_forked``), results as they come.
 
 Workers are forked so that they inherit the loaded scorers instead of loading them again.
 They must never outlive the scorer: a ``kill -9`` of ``hyoka pfgen score`` gives the
@@ -18,9 +19,9 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hyoka.pfgen.scorer import Measurement
 
@@ -34,6 +35,12 @@ PARENT_POLL_S = 0.5
 _PR_SET_PDEATHSIG = 1
 
 Progress = Callable[[int, int], None]
+
+Item = TypeVar("Item")
+Value = TypeVar("Value")
+#: Tasks handed to the workers at a time, per worker: enough to keep each one busy, few
+#: enough that waiting tasks and finished results never pile up.
+IN_FLIGHT_PER_WORKER = 2
 
 
 def die_with_parent(parent: int) -> None:
@@ -114,3 +121,50 @@ def _measure_question(question_id: str) -> tuple[str, dict[str, Measurement]]:
     answers = list(wanted[question_id])
     values = benchmark.scorer(question_id).measure(answers)
     return question_id, dict(zip(answers, values, strict=True))
+
+
+def can_fork() -> bool:
+    """Whether worker processes can be forked here (and so inherit the loaded scorers)."""
+    return _can_fork()
+
+
+def imap_forked(
+    items: Sequence[Item], work: Callable[[Item], Value], workers: int
+) -> Iterator[tuple[Item, Value]]:
+    """``(item, work(item))`` for every item, each yielded as soon as its worker finishes.
+
+    ``work`` runs in forked worker processes that inherit it (and whatever it uses, such as
+    loaded scorers): it is never pickled, only its results are. At most
+    ``IN_FLIGHT_PER_WORKER * workers`` items are handed out at a time and a result is
+    forgotten once yielded, so memory grows with the workers, never with the number of
+    items. An exception ``work`` raises ends the iteration with that exception.
+    """
+    global _FORK_JOB
+    _FORK_JOB = (items, work)
+    try:
+        with worker_pool(workers, fork=True) as pool:
+            pending: set[Future[tuple[int, Any]]] = set()
+            queued = iter(range(len(items)))
+            limit = IN_FLIGHT_PER_WORKER * workers
+            while True:
+                for index in queued:
+                    pending.add(pool.submit(_run_job, index))
+                    if len(pending) >= limit:
+                        break
+                if not pending:
+                    return
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    index, value = future.result()
+                    yield items[index], value
+    finally:
+        _FORK_JOB = None
+
+
+_FORK_JOB: tuple[Sequence[Any], Callable[[Any], Any]] | None = None
+
+
+def _run_job(index: int) -> tuple[int, Any]:
+    assert _FORK_JOB is not None, "workers are forked from imap_forked"
+    items, work = _FORK_JOB
+    return index, work(items[index])

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import lzma
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +27,13 @@ from pydantic import ValidationError
 from hyoka.errors import HyokaError, flag_problems
 from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
 from hyoka.pfgen.prompts import Mode, build_prompt, clean_answer, stops_for, trial_seed
-from hyoka.pfgen.run_config import ENGINE_NAMES, config_text, make_config, run_folder
+from hyoka.pfgen.run_config import (
+    ENGINE_NAMES,
+    ENGINE_SETTINGS,
+    config_text,
+    make_config,
+    run_folder,
+)
 from hyoka.providers import EMBEDDED_MODEL, ModelClient, SamplingParams, parse_model_string
 from hyoka.store import (
     atomic_write_bytes,
@@ -130,10 +135,12 @@ def plan_generation(settings: GenerateSettings, benchmark: PfgenBenchmark) -> Pl
         raise HyokaError("--num-examples must be between 0 and 49")
     samples = benchmark.sample_answers()
     questions = [sample.question for sample in samples][: s.limit or None]
+    engine = ENGINE_NAMES[provider_name]
     config = make_config(
-        engine=ENGINE_NAMES[provider_name], model=s.name or DISPLAY_NAMES.get(s.model, model_id),
+        engine=engine, model=s.name or DISPLAY_NAMES.get(s.model, model_id),
         mode=s.mode, num_examples=s.num_examples, max_tokens=s.max_tokens,
         temperature=s.temperature, top_p=s.top_p, top_k=s.top_k, seed=s.seed, prefix=s.prefix,
+        extra=ENGINE_SETTINGS.get(engine),
     )  # fmt: skip
     folder = run_folder(s.results_dir, config["model"], config)
     plan = GenerationPlan(
@@ -252,7 +259,9 @@ def _attempt_params(plan: GenerationPlan, base_seed: int, attempt: int) -> Sampl
 
 
 def write_trials_xz(folder: Path) -> Path:
-    """All trial files' lines, sorted bytewise (as ``LC_ALL=C sort``), xz-compressed."""
+    """All trial files' lines, sorted bytewise (as ``LC_ALL=C sort``), compressed as
+    ``xz -9`` compresses them: upstream's bytes, so upstream's ``input_hash``."""
     target = folder / pfgen_runs.TRIALS_XZ
-    atomic_write_bytes(target, lzma.compress(pfgen_runs.sorted_trial_lines(folder)))
+    content = pfgen_runs.sorted_trial_lines(folder)
+    atomic_write_bytes(target, pfgen_runs.compress_trials(content))
     return target

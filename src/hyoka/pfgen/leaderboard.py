@@ -14,7 +14,9 @@ were made.
 ``<code>``, mode markers, ``score (±std/√trials)``, headers padded with ``&nbsp;``), and
 nothing else, so that a maintainer can paste it between the README's leaderboard markers,
 except a marker on a row scored with other data, explained under the table: such a row is
-not one of the leaderboard's.
+not one of the leaderboard's. ``collect_upstream`` gathers the rows as upstream's generator
+does (a checkout's ``result/`` and ``data/``, ties in path order), so that on a pfgen-bench
+checkout the table is byte for byte the one its README holds.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import csv
 import io
 import json
 import math
+import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,6 +63,7 @@ __all__ = [
     "Flags",
     "LeaderboardFormat",
     "collect",
+    "collect_upstream",
     "rank",
     "read_run",
     "render",
@@ -77,11 +81,7 @@ def collect(results_dir: Path, *, warnings: list[str] | None = None) -> list[Run
     not exist, or holds no usable result at all, is an ``InputError``.
     """
     problems: list[str] = [] if warnings is None else warnings
-    if not results_dir.exists():
-        raise InputError(f"{results_dir}: no such folder")
-    if not results_dir.is_dir():
-        raise InputError(f"{results_dir}: not a folder")
-
+    _check_folder(results_dir)
     runs: list[RunSummary] = []
     found = 0
     for path in _result_files(results_dir, problems):
@@ -90,16 +90,28 @@ def collect(results_dir: Path, *, warnings: list[str] | None = None) -> list[Run
         if summary is not None:
             runs.append(summary)
     if not runs:
-        if found:
-            raise InputError(
-                f"{results_dir}: none of the {found} {pfgen_runs.RESULT_FILE} files found is a "
-                "usable pfgen-bench result"
-            )
-        raise InputError(
-            f"{results_dir}: no {pfgen_runs.RESULT_FILE} found "
-            "(run 'hyoka pfgen score' on the runs first)"
-        )
+        raise _nothing_usable(results_dir, found)
     return rank(runs)
+
+
+def _check_folder(results_dir: Path) -> None:
+    if not results_dir.exists():
+        raise InputError(f"{results_dir}: no such folder")
+    if not results_dir.is_dir():
+        raise InputError(f"{results_dir}: not a folder")
+
+
+def _nothing_usable(results_dir: Path, found: int) -> InputError:
+    """The error for a folder without a single usable result among the ``found`` files."""
+    if found:
+        return InputError(
+            f"{results_dir}: none of the {found} {pfgen_runs.RESULT_FILE} files found is a "
+            "usable pfgen-bench result"
+        )
+    return InputError(
+        f"{results_dir}: no {pfgen_runs.RESULT_FILE} found "
+        "(run 'hyoka pfgen score' on the runs first)"
+    )
 
 
 def rank(runs: Sequence[RunSummary]) -> list[RunSummary]:
@@ -118,10 +130,14 @@ def render(
     rows: Sequence[RunSummary],
     fmt: LeaderboardFormat | str = LeaderboardFormat.MD,
     first_rank: int = 1,
+    *,
+    links_from: Path | None = None,
 ) -> str:
     """The leaderboard as text, ending in a newline; ``rows`` are ranked in the order given.
 
     ``first_rank`` numbers a slice of a longer leaderboard by its place in the whole.
+    ``links_from`` is the folder the upstream table's links are relative to (its checkout
+    root, see ``collect_upstream``); without it they are the run folders as found.
     """
     try:
         kind = LeaderboardFormat(fmt)
@@ -135,7 +151,7 @@ def render(
     if kind is LeaderboardFormat.JSON:
         return _render_json(rows, first_rank)
     if kind is LeaderboardFormat.UPSTREAM:
-        return _render_upstream(rows, first_rank)
+        return _render_upstream(rows, first_rank, links_from)
     return _render_markdown(rows, first_rank)
 
 
@@ -382,6 +398,9 @@ UPSTREAM_SYSTEM_MARKERS = {"system/ground-truth": "👑", "system/criteria": "�
 UPSTREAM_UNKNOWN_MARKER = "❔"
 #: Upstream cuts longer model names to this many characters, ``...`` included.
 UPSTREAM_NAME_WIDTH = 40
+#: A pfgen-bench checkout's folder of runs, and the folders its README generator reads.
+UPSTREAM_RESULT_FOLDER = "result"
+UPSTREAM_RUN_FOLDERS = (UPSTREAM_RESULT_FOLDER, "data")
 UPSTREAM_COLUMNS = (
     "Rank", "Score", "Model", "Length", "Fluency", "Truthfulness", "Helpfulness",
 )  # fmt: skip
@@ -404,21 +423,75 @@ def _display_width(text: str) -> int:
     return sum(1 if ord(c) < 128 else 2 for c in text)
 
 
-def _render_upstream(rows: Sequence[RunSummary], first_rank: int) -> str:
+def upstream_root(path: Path) -> tuple[Path, list[Path]]:
+    """The folder the upstream table's links start from, and the folders searched for runs.
+
+    A pfgen-bench checkout (a folder holding upstream's ``result/``) is its own root, and its
+    rows are those of upstream's README generator: the runs under ``result/`` and the system
+    rows under ``data/`` (nothing else: ``result_greedy/`` is not on its leaderboard). Any
+    other folder (``~/pfgen-bench/result``, hyoka's ``results/``) is searched whole, and its
+    links start from the folder above it, where a checkout's root would be.
+    """
+    if (path / UPSTREAM_RESULT_FOLDER).is_dir():
+        return path, [path / name for name in UPSTREAM_RUN_FOLDERS]
+    return path.absolute().parent, [path]
+
+
+def collect_upstream(
+    path: Path, *, warnings: list[str] | None = None
+) -> tuple[list[RunSummary], Path]:
+    """The rows of upstream's README table for ``path``, in its order, and their link root.
+
+    Upstream lists the ``result.json`` files sorted by path and then sorts them by score
+    alone, best first, so that runs of equal score keep path order (``rank`` orders them by
+    name instead). Unusable files are skipped as ``collect`` skips them.
+    """
+    problems: list[str] = [] if warnings is None else warnings
+    _check_folder(path)
+    root, searched = upstream_root(path)
+    found: list[tuple[str, Path]] = []
+    for folder in searched:
+        if folder.is_dir():
+            for file in _result_files(folder, problems):
+                found.append((_relative_posix(file, root), file))
+    rows: list[RunSummary] = []
+    for _, file in sorted(found):
+        summary = _read_summary(file, problems, path)
+        if summary is not None:
+            rows.append(summary)
+    if not rows:
+        raise _nothing_usable(path, len(found))
+    rows.sort(key=lambda row: -row.score)  # stable: ties keep path order
+    return rows, root
+
+
+def _relative_posix(path: Path, root: Path) -> str:
+    """``path`` relative to ``root``, written with ``/`` as upstream's links are."""
+    return Path(os.path.relpath(path.absolute(), root.absolute())).as_posix()
+
+
+def _upstream_label(row: RunSummary) -> str:
+    """The name upstream shows: the config's model name as recorded (``model`` otherwise,
+    where upstream would have none), cut to ``UPSTREAM_NAME_WIDTH`` characters."""
+    name = row.config_model if row.config_model is not None else row.model
+    if len(name) > UPSTREAM_NAME_WIDTH:
+        name = name[: UPSTREAM_NAME_WIDTH - 3] + "..."
+    return name
+
+
+def _render_upstream(
+    rows: Sequence[RunSummary], first_rank: int, links_from: Path | None = None
+) -> str:
     table: list[tuple[str, ...]] = []
     number = first_rank
     flags = Flags.of(rows)
     for position, s in enumerate(rows):
-        name = s.model
-        if len(name) > UPSTREAM_NAME_WIDTH:
-            name = name[: UPSTREAM_NAME_WIDTH - 3] + "..."
-        name += _upstream_data_mark(flags, position)
         ranked = _upstream_ranked(s)
         table.append(
             (
                 str(number) if ranked else "N/A",
                 f"{s.score:.4f} (±{s.score_std:.4f}/√{s.num_trials})",
-                f"{upstream_marker(s)} {name}",
+                f"{upstream_marker(s)} {_upstream_label(s)}{_upstream_data_mark(flags, position)}",
                 f"{s.length:.1f} (±{s.length_std:.1f})",
                 f"{s.fluency:.3f}",
                 f"{s.truthfulness:.3f}",
@@ -432,8 +505,9 @@ def _render_upstream(rows: Sequence[RunSummary], first_rank: int) -> str:
         header += f"| <code>{title}{'&nbsp;' * max(0, width - len(title))}</code> "
     lines = [header + "|", "|-----" * len(UPSTREAM_COLUMNS) + "|"]
     for s, cells in zip(rows, table, strict=True):
-        link = f"[{cells[2]}]({(s.folder / 'README.md').as_posix()})"
-        shown = (*cells[:2], link, *cells[3:])
+        readme = s.folder / "README.md"
+        target = readme.as_posix() if links_from is None else _relative_posix(readme, links_from)
+        shown = (*cells[:2], f"[{cells[2]}]({target})", *cells[3:])
         lines.append("".join(f"| <code>{cell}</code> " for cell in shown) + "|")
     lines.extend(_upstream_data_notes(flags))
     return "\n".join(lines) + "\n"

@@ -17,15 +17,22 @@ from hyoka.errors import HyokaError
 from hyoka.pfgen.prompts import Mode, stops_for
 from hyoka.store import path_under
 
-#: What upstream calls each of our providers in ``config.json``'s ``engine`` field.
+#: What upstream calls each of our providers in ``config.json``'s ``engine`` field
+#: (``run-openai.py`` writes ``openai-api``, ``run-hf.py`` ``hf``, ``run-vllm.py`` ``vllm``).
 ENGINE_NAMES = {
     "openai": "openai-api",
     "vllm": "vllm",
     "anthropic": "anthropic-api",
     "google": "gemini",
-    "hf": "transformers",
+    "hf": "hf",
     "llamacpp": "llama-cpp",
 }
+
+#: The settings upstream's current run script for an engine records beyond the common ones,
+#: as they are when hyoka generates: ``run-openai.py`` writes ``enable_thinking``, true
+#: unless ``--disable-thinking`` puts ``/no_think`` before each prompt (hyoka never does).
+#: Without them the same settings would hash to another run folder than upstream's.
+ENGINE_SETTINGS: dict[str, dict[str, Any]] = {"openai-api": {"enable_thinking": True}}
 
 #: Config keys that could hold credentials; refused outright.
 _SECRET_WORDS = ("key", "token", "secret", "password", "authorization")

@@ -7,6 +7,10 @@ on its own. Measurements are the same under either float summation (``_pysum``);
 aggregation differs, so finding the summation that reproduces a run's earlier result.json
 costs one more cheap aggregation, never a second measurement.
 
+Over a tree of runs, ``iter_score_runs`` streams instead: one run per task in forked
+workers, each outcome yielded as soon as its run is done and dropped by the caller once
+reported, so memory is bounded by the workers and not by the number of runs.
+
 The summation of a run is chosen by evidence: when its folder already holds a result.json,
 the summation that reproduces that file exactly (compensated is tried first, then
 sequential); otherwise, or when neither reproduces it, compensated, as current Python sums.
@@ -19,13 +23,14 @@ replaced.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from hyoka.errors import HyokaError, InputError
-from hyoka.pfgen._measure import Progress, measure_answers
+from hyoka.errors import DataError, HyokaError, InputError
+from hyoka.pfgen._measure import Progress, can_fork, imap_forked, measure_answers
 from hyoka.pfgen._pysum import Summation
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.compare import first_difference
@@ -43,6 +48,8 @@ _IDENTITY_FIELDS = ("input_hash", "metadata_hash", "config", SIGNATURE_KEY)
 __all__ = [
     "Progress",
     "RunOutcome",
+    "each_run",
+    "iter_score_runs",
     "measure_answers",
     "score_run",
     "score_runs",
@@ -138,6 +145,71 @@ def score_runs(
         except HyokaError as exc:
             outcomes[number] = exc
     return [(source, outcomes[number]) for number, source in enumerate(sources)]
+
+
+Result = TypeVar("Result")
+
+
+def iter_score_runs(
+    sources: Sequence[Path],
+    benchmark: PfgenBenchmark,
+    *,
+    force: bool = False,
+    write: bool = True,
+    summation: Summation | None = None,
+    workers: int | None = None,
+    recorded_config: bool = False,
+) -> Iterator[tuple[Path, RunOutcome | HyokaError]]:
+    """``score_runs`` as a stream: each run's outcome as soon as that run is done (see
+    ``each_run``), so that a caller can report it and let it go."""
+
+    def score_one(source: Path, inner_workers: int | None) -> RunOutcome | HyokaError:
+        ((_, outcome),) = score_runs(
+            [source], benchmark, force=force, write=write, summation=summation,
+            workers=inner_workers, recorded_config=recorded_config,
+        )  # fmt: skip
+        return outcome
+
+    return each_run(sources, benchmark, score_one, workers)
+
+
+def each_run(
+    sources: Sequence[Path],
+    benchmark: PfgenBenchmark,
+    work: Callable[[Path, int | None], Result],
+    workers: int | None = None,
+) -> Iterator[tuple[Path, Result]]:
+    """``(source, work(source, inner_workers))`` for every run, as each finishes.
+
+    Several runs are spread over forked workers, one run per task (``imap_forked``): the
+    scorers are loaded once here and inherited, at most a few runs are in flight, and each
+    result is yielded in the order the runs finish. ``work`` then gets ``inner_workers=1``
+    (a worker forks no workers of its own). A single run, or ``workers=1``, is worked here
+    with all the ``workers``: one big run still spreads its questions over processes.
+    A ``HyokaError`` that ``work`` returns comes back as an error of the same kind.
+    """
+    count = min(workers or os.cpu_count() or 1, len(sources))
+    if count <= 1 or not can_fork():
+        for source in sources:
+            yield source, work(source, workers)
+        return
+    benchmark.scorers(benchmark.questions)  # built once, here: every worker inherits them
+
+    def in_worker(source: Path) -> Result:
+        return _portable(work(source, 1))
+
+    yield from imap_forked(sources, in_worker, count)
+
+
+def _portable(value: Result) -> Result:
+    """``value``, with an error replaced by a plain one of its kind and message: errors
+    with their own constructor arguments cannot be sent back from a worker process."""
+    if not isinstance(value, HyokaError) or type(value) in (HyokaError, InputError, DataError):
+        return value
+    kind = next(k for k in (InputError, DataError, HyokaError) if isinstance(value, k))
+    plain: Any = kind(str(value))
+    result: Result = plain
+    return result
 
 
 def _prepare(source: Path, benchmark: PfgenBenchmark, recorded_config: bool) -> _PendingRun:

@@ -69,6 +69,9 @@ class RunSummary:
     #: the benchmark data it was scored with (``pfgen@1a2b3c4d``, ``+custom`` when not the
     #: pinned release; ``None``: the result records no data identity)
     data: str | None = None
+    #: the model name exactly as the result's config records it (``None``: none recorded);
+    #: upstream's README labels a row with this, where ``model`` may add the organisation
+    config_model: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -120,6 +123,7 @@ class RunSummary:
             signature=signature_of(result),
             questions=len(questions) if isinstance(questions, dict) else None,
             data=result_data_id(result),
+            config_model=recorded if isinstance(recorded := config.get("model"), str) else None,
         )
 
     def to_json(self) -> dict[str, Any]:

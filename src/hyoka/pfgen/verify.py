@@ -1,16 +1,19 @@
 """``hyoka pfgen verify``: does a run's result.json follow exactly from its answers?
 
-What a leaderboard maintainer runs on a contributed run: every run is rescored in memory
-(nothing is written), with the float summation that reproduces its result.json if either
-does, and the two are compared field by field. The answer is "reproduced exactly" and the
-summation, or the first field that differs (``compare``).
+What a leaderboard maintainer runs on a contributed run, or on a whole leaderboard: every
+run is rescored in memory (nothing is written) with the float summation that reproduces
+its result.json if either does, and the two are compared field by field. The answer is
+"reproduced exactly" and the summation, or the first field that differs (``compare``).
+Runs are spread over workers and each verdict comes as soon as its run is done
+(``iter_verify_runs``): a tree of hundreds of runs is reported as it goes, in bounded memory.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +21,7 @@ from hyoka.errors import HyokaError, InputError
 from hyoka.pfgen._pysum import Summation
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.compare import Difference, first_difference
-from hyoka.pfgen.runs import Progress, score_runs
+from hyoka.pfgen.runs import Progress, each_run, score_runs
 from hyoka.signature import SIGNATURE_KEY
 from hyoka.store import pfgen_runs
 
@@ -73,38 +76,52 @@ def verify_runs(
     workers: int | None = None,
     progress: Progress | None = None,
 ) -> list[tuple[Path, Verification | HyokaError]]:
-    """Check every run's result.json against its trials; a run without one is an error."""
+    """Check every run's result.json against its trials; a run without one is an error.
+
+    The verdicts in the order of ``sources``; ``progress(done, total)`` counts runs.
+    """
     verdicts: dict[Path, Verification | HyokaError] = {}
-    to_score: list[Path] = []
-    for source in sources:
-        folder = source if source.is_dir() else source.parent
-        if os.path.lexists(folder / pfgen_runs.RESULT_FILE):
-            to_score.append(source)
-        else:
-            verdicts[source] = InputError(
-                f"{folder}: no {pfgen_runs.RESULT_FILE} to verify "
-                "(score the run with 'hyoka pfgen score')"
-            )
-    outcomes = score_runs(
-        to_score, benchmark, force=True, write=False, workers=workers, progress=progress,
-        recorded_config=True,
-    )  # fmt: skip
-    for source, outcome in outcomes:
-        if isinstance(outcome, HyokaError):
-            verdicts[source] = outcome
-            continue
-        if outcome.previous is None or outcome.summation is None:  # removed meanwhile
-            missing = outcome.folder / pfgen_runs.RESULT_FILE
-            verdicts[source] = InputError(f"{missing}: gone before it could be verified")
-            continue
-        difference = first_difference(outcome.previous, outcome.result, ignore=(SIGNATURE_KEY,))
-        verdicts[source] = Verification(
-            outcome.folder,
-            outcome.summation,
-            difference,
-            _config_edited(outcome.folder, outcome.previous),
-        )
+    for done, (source, verdict) in enumerate(
+        iter_verify_runs(sources, benchmark, workers=workers), 1
+    ):
+        verdicts[source] = verdict
+        if progress is not None:
+            progress(done, len(sources))
     return [(source, verdicts[source]) for source in sources]
+
+
+def iter_verify_runs(
+    sources: Sequence[Path], benchmark: PfgenBenchmark, *, workers: int | None = None
+) -> Iterator[tuple[Path, Verification | HyokaError]]:
+    """Each run's verdict as soon as it is reached, runs spread over workers (``each_run``):
+    only verdicts come back from the workers, never the rescored results."""
+    return each_run(sources, benchmark, partial(_verify_one, benchmark=benchmark), workers)
+
+
+def _verify_one(
+    source: Path, workers: int | None, *, benchmark: PfgenBenchmark
+) -> Verification | HyokaError:
+    folder = source if source.is_dir() else source.parent
+    if not os.path.lexists(folder / pfgen_runs.RESULT_FILE):
+        return InputError(
+            f"{folder}: no {pfgen_runs.RESULT_FILE} to verify "
+            "(score the run with 'hyoka pfgen score')"
+        )
+    ((_, outcome),) = score_runs(
+        [source], benchmark, force=True, write=False, workers=workers, recorded_config=True
+    )
+    if isinstance(outcome, HyokaError):
+        return outcome
+    if outcome.previous is None or outcome.summation is None:  # removed meanwhile
+        missing = outcome.folder / pfgen_runs.RESULT_FILE
+        return InputError(f"{missing}: gone before it could be verified")
+    difference = first_difference(outcome.previous, outcome.result, ignore=(SIGNATURE_KEY,))
+    return Verification(
+        outcome.folder,
+        outcome.summation,
+        difference,
+        _config_edited(outcome.folder, outcome.previous),
+    )
 
 
 def _config_edited(folder: Path, recorded: dict[str, Any]) -> Difference | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import lzma
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -40,6 +41,8 @@ TRIALS_XZ = "trials.jsonl.xz"
 TRIALS_JSONL = "trials.jsonl"
 TRIAL_GLOB = "trial_*.jsonl"
 RESULT_FILE = "result.json"
+#: The xz preset of upstream's Makefile (``xz -9 -k -f trials.jsonl``).
+XZ_PRESET = 9
 
 #: pfgen-bench asks 50 questions per trial.
 QUESTIONS_PER_TRIAL = 50
@@ -80,12 +83,23 @@ def run_source(folder: Path) -> Path | None:
     return None
 
 
+@dataclass(frozen=True)
+class SkippedFolder:
+    """A folder of a tree that looks like a run (it holds a run's files) but has no answers
+    to score or check, and why."""
+
+    folder: Path
+    reason: str
+
+
 @dataclass
 class RunScan:
-    """The runs found under a path, and the folders that could not be searched."""
+    """The runs found under a path, the folders that could not be searched, and the
+    run-like folders without answers (``skipped``: never silently left out)."""
 
     sources: list[Path] = field(default_factory=list)
     problems: list[InputError] = field(default_factory=list)
+    skipped: list[SkippedFolder] = field(default_factory=list)
 
 
 def scan_runs(path: Path) -> RunScan:
@@ -113,13 +127,22 @@ def scan_runs(path: Path) -> RunScan:
 
     for top, dirnames, filenames in os.walk(path, onerror=unreadable):
         dirnames.sort()
-        if any(_is_trials_name(name) for name in filenames):
-            source = run_source(Path(top))
-            if source is not None:
-                scan.sources.append(source)
-    if not scan.sources and not scan.problems:
+        source = run_source(Path(top)) if any(map(_is_trials_name, filenames)) else None
+        if source is not None:
+            scan.sources.append(source)
+        elif RESULT_FILE in filenames or CONFIG_FILE in filenames:
+            scan.skipped.append(SkippedFolder(Path(top), _no_answers(filenames)))
+    if not scan.sources and not scan.problems and not scan.skipped:
         raise InputError(f"{path}: no {TRIALS_XZ}, {TRIALS_JSONL} or {TRIAL_GLOB} found")
     return scan
+
+
+def _no_answers(filenames: list[str]) -> str:
+    """Why a folder holding a run's files has nothing to score."""
+    answers = f"no answers ({TRIALS_XZ}, {TRIALS_JSONL} or {TRIAL_GLOB})"
+    if RESULT_FILE in filenames:
+        return f"a {RESULT_FILE} but {answers} to check it against"
+    return f"a {CONFIG_FILE} but {answers}: not generated, or its answers are missing"
 
 
 def find_runs(path: Path) -> list[Path]:
@@ -127,6 +150,8 @@ def find_runs(path: Path) -> list[Path]:
     scan = scan_runs(path)
     if scan.problems:
         raise scan.problems[0]
+    if not scan.sources:
+        raise InputError(f"{path}: no {TRIALS_XZ}, {TRIALS_JSONL} or {TRIAL_GLOB} found")
     return scan.sources
 
 
@@ -264,6 +289,16 @@ def sorted_trial_lines(folder: Path) -> bytes:
         lines.extend(line for line in _read(part).splitlines() if line.strip())
     lines.sort()
     return b"".join(line + b"\n" for line in lines)
+
+
+def compress_trials(content: bytes) -> bytes:
+    """``content`` compressed as upstream's Makefile compresses ``trials.jsonl`` (``xz -9``).
+
+    The same preset gives the same bytes (liblzma's single-threaded encoder, as ``xz -9``
+    runs up to XZ Utils 5.4 and ``xz -9 -T1`` always), so the same answers get the same
+    ``input_hash``; Python's default preset (6) would give other bytes and another hash.
+    """
+    return lzma.compress(content, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=XZ_PRESET)
 
 
 class UnreadableJsonError(InputError):
