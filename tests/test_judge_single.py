@@ -27,6 +27,7 @@ from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.providers.base import Provider
 from hyoka.providers.client import ModelClient, ResponseCache, cache_key
 from hyoka.providers.embedded import EMBEDDED_MODEL
+from hyoka.providers.registry import load_provider
 from hyoka.providers.types import GenerationRequest, SamplingParams
 
 #: a published run with very short answers: short prompts keep the CPU judge quick
@@ -120,7 +121,8 @@ def test_records_are_complete(
             "pfgen-single",
             "1",
         )
-        assert record.judge == SETTINGS and record.models == (MODEL,)
+        assert record.judge == SETTINGS.model_copy(update={"max_attempts": ATTEMPTS})
+        assert record.models == (MODEL,)
         assert record.prompt == render_item(template, item)
         assert item.answer in record.prompt[-1].content
         assert item.reference is not None and item.reference in record.prompt[-1].content
@@ -218,7 +220,8 @@ def test_resume_with_other_settings_is_refused_before_any_call(
             match=rf"copy\.jsonl holds another run's records \({shown}, file vs this run\); "
             "choose another output",
         ):
-            asyncio.run(run_judging(client, plan_single(items, template, settings, copy)))
+            plan = plan_single(items, template, settings, copy, max_attempts=ATTEMPTS)
+            asyncio.run(run_judging(client, plan))
     assert client.stats.requests == 0
     assert copy.read_bytes() == output.read_bytes()
 
@@ -235,23 +238,33 @@ def test_resume_with_another_answer_under_the_same_id_is_refused(
     edited = [items[0].model_copy(update={"answer": items[0].answer + "。"}), *items[1:]]
     client = ModelClient(provider, cache=None)
     with pytest.raises(InputError, match=r"copy\.jsonl:\d+: item '[^']+' was graded on another"):
-        asyncio.run(run_judging(client, plan_single(edited, template, SETTINGS, copy)))
+        plan = plan_single(edited, template, SETTINGS, copy, max_attempts=ATTEMPTS)
+        asyncio.run(run_judging(client, plan))
     assert client.stats.requests == 0
     assert copy.read_bytes() == output.read_bytes()
 
 
 def test_repeats_are_sampled_apart_and_aggregated(
-    provider: Provider, items: list[SingleItem], template: JudgeTemplate, tmp_path: Path
+    items: list[SingleItem], template: JudgeTemplate, tmp_path: Path
 ) -> None:
-    settings = SETTINGS.model_copy(update={"repeats": 2, "temperature": 1.0, "aggregate": "median"})
+    """A scripted judge rates the two repeats 7 and 9: the median is 8, exactly."""
+    script = tmp_path / "judge.jsonl"
+    script.write_text('{"reply": ["評価: [[7]]", "評価: [[9]]"]}\n', encoding="utf-8")
+    provider = load_provider(f"scripted/{script}")
+    settings = SETTINGS.model_copy(
+        update={
+            "judge": f"scripted/{script}",
+            "repeats": 2,
+            "temperature": 1.0,
+            "aggregate": "median",
+        }
+    )
     output = tmp_path / "k2.jsonl"
     report, client = _judge(provider, items[:1], template, output, tmp_path / "cache", settings, 1)
     assert client.stats.requests == report.judge_calls == 2
     (record,) = read_judgments(output)
-    assert record.judge.repeats == 2 and len(record.scores) == 2 and len(record.replies) == 2
-    given = [s for s in record.scores if s != FAILED]
-    assert record.failures == 2 - len(given)
-    assert record.score == (statistics.median(given) if given else FAILED)
+    assert record.judge.repeats == 2 and record.replies == ("評価: [[7]]", "評価: [[9]]")
+    assert (record.scores, record.failures, record.score) == ((7.0, 9.0), 0, 8.0)
     with ResponseCache(tmp_path / "cache") as cache:
         assert len(cache) == 2  # the same prompt twice, under two keys
     # a second run of the same repeats is free: each repeat has its own cache entry

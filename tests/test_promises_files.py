@@ -31,6 +31,7 @@ from typer.testing import CliRunner
 
 import hyoka
 from _shared import SHARED_DATA
+from _shared import small_disk as shared_small_disk
 from hyoka.cli.main import app
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.judge import read_judgments
@@ -179,18 +180,8 @@ def test_a_log_is_held_by_one_writer_until_it_is_closed(tmp_path: Path) -> None:
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A real 64 KiB tmpfs, mounted for the test and unmounted after it."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root")
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
-                          capture_output=True, text=True)  # fmt: skip
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
+    with shared_small_disk(tmp_path, "64k") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=True)
 
 
 def _fill(disk: Path, leave: int) -> Path:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,6 +30,7 @@ import pytest
 from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
+from _shared import small_disk as shared_small_disk
 from hyoka.cli.main import app
 from hyoka.errors import InputError
 from test_report_fixtures import write_fastchat_pairs
@@ -135,14 +135,9 @@ def test_an_error_while_writing_leaves_the_previous_site_intact(
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 256 KiB tmpfs, mounted for the test (we are root) and removed after."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root")
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], check=True)
-    yield mount
-    subprocess.run(["umount", str(mount)], check=True)
+    """A real 256 KiB tmpfs, mounted for the test and removed after."""
+    with shared_small_disk(tmp_path, "256k") as mount:
+        yield mount
 
 
 def test_a_full_disk_midway_leaves_the_previous_site_intact(

@@ -66,17 +66,21 @@ def parse_object(line: str, where: str) -> dict[str, Any]:
     return value
 
 
+def _as_text(text: str | bytes, where: str) -> str:
+    """``text`` decoded as UTF-8, or an ``InputError`` naming ``where`` and the byte."""
+    if isinstance(text, str):
+        return text
+    try:
+        return text.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 def parse_json(text: str | bytes, where: str, *, strict: bool = True) -> Any:
     """A whole JSON document, or an ``InputError`` naming ``where`` (and the line) and why:
     malformed JSON, text that is not UTF-8, nesting deep enough to exhaust the stack, and
     (``strict``) ``NaN``/``Infinity``, which JSON does not allow."""
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-            ) from None
+    text = _as_text(text, where)
     try:
         if strict:
             return json.loads(text, parse_constant=refuse_constant)
@@ -129,13 +133,7 @@ def write_jsonl(path: Path, values: Iterable[dict[str, Any]]) -> None:
 def parse_lines(text: str | bytes, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line of JSON Lines held in memory (an
     inflated file, a frame); ``where`` names its source in an ``InputError``."""
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-            ) from None
+    text = _as_text(text, where)
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             yield number, parse_object(line, f"{where}:{number}")
