@@ -37,7 +37,6 @@ from hyoka.judge.criteria import (
 from hyoka.judge.pair_answers import load_pairs
 from hyoka.judge.pairwise import (
     METHODS,
-    MIRROR,
     Method,
     PairItem,
     combine,
@@ -52,6 +51,7 @@ from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.providers.registry import load_provider
 from hyoka.providers.types import GenerationResponse, Message
+from hyoka.stats import MIRROR
 from hyoka.stats.label_files import read_verdicts
 
 RUN_X = PFGEN_RESULTS / "Qwen" / "Qwen2.5-32B-Instruct"

@@ -29,7 +29,6 @@ from hyoka.judge import (
 )
 from hyoka.judge.pairwise import (
     METHODS,
-    MIRROR,
     combine,
     prob_verdict,
     rule_verdict,
@@ -52,6 +51,7 @@ from hyoka.providers import Message, load_provider
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.providers.types import Choice, TokenLogprob, TopLogprob
+from hyoka.stats import MIRROR
 from hyoka.store import manifest_path
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"

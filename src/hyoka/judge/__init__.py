@@ -27,7 +27,6 @@ from hyoka.judge.engine import (
 from hyoka.judge.pair_answers import Answer, load_pairs, read_answers
 from hyoka.judge.pairwise import (
     METHODS,
-    MIRROR,
     SIDES,
     TOP_LOGPROBS,
     Method,
@@ -39,6 +38,7 @@ from hyoka.judge.pairwise import (
     default_output,
     fill_criteria,
     lacks_methods,
+    orders_agree,
     pairwise_settings,
     parse_methods,
     plan_pairs,
@@ -74,7 +74,8 @@ from hyoka.judge.single import (
 )
 from hyoka.judge.templates import JudgeTemplate, TemplateKind, load_template, packaged_templates
 from hyoka.judge.verdict_probs import VerdictProbs, parse_verdict, verdict_probabilities
-from hyoka.judge.winrate import WinCounts, win_counts
+from hyoka.judge.winrate import WinCounts, head_to_head, win_counts
+from hyoka.stats import MIRROR
 
 __all__ = [
     "FAILED",
@@ -123,11 +124,13 @@ __all__ = [
     "find_rating",
     "generate_criteria",
     "graded_by",
+    "head_to_head",
     "inputs_hash",
     "lacks_methods",
     "load_pairs",
     "load_template",
     "open_log",
+    "orders_agree",
     "packaged_templates",
     "pairwise_settings",
     "parse_methods",

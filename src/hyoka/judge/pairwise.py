@@ -53,13 +53,13 @@ from hyoka.judge.verdict_probs import (
     verdict_probabilities,
 )
 from hyoka.providers import Choice, GenerationRequest, Message, ModelClient, Usage
+from hyoka.stats import MIRROR
 from hyoka.store import path_under
 
 Method = Literal["prob", "bs1", "bs2"]
 METHODS: tuple[Method, ...] = ("prob", "bs1", "bs2")
 Order = Literal["xy", "yx"]
 ORDERS: tuple[Order, Order] = ("xy", "yx")
-MIRROR = {"A": "B", "B": "A", "C": "C"}
 #: top-k alternatives read at the verdict position (the most OpenAI's API gives)
 TOP_LOGPROBS = 20
 
@@ -117,11 +117,20 @@ def prob_verdict(mean: dict[str, float]) -> str | None:
     return top[0] if len(top) == 1 else "C"
 
 
+def orders_agree(letter_xy: str | None, letter_yx: str | None) -> bool | None:
+    """Whether the letters of the two orders (as the judge wrote them) name the same
+    winner; ``None`` when either reply held no verdict letter."""
+    if letter_xy is None or letter_yx is None:
+        return None
+    return letter_xy == MIRROR.get(letter_yx)
+
+
 def combine(letter_xy: str | None, letter_yx: str | None) -> dict[str, str | None]:
     """``bs1`` and ``bs2`` from the letters of the two orders (as the judge wrote them)."""
-    if letter_xy is None or letter_yx is None:
+    agree = orders_agree(letter_xy, letter_yx)
+    if agree is None:
         return {"bs1": None, "bs2": None}
-    if letter_xy == MIRROR[letter_yx]:
+    if agree:
         return {"bs1": letter_xy, "bs2": letter_xy}
     return {"bs1": None, "bs2": "C"}
 

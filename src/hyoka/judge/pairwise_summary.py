@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
-from hyoka.judge.pairwise import MIRROR, Method, lacks_logprobs
+from hyoka.judge.pairwise import Method, lacks_logprobs, orders_agree
 from hyoka.judge.records import JudgmentRecord
 from hyoka.judge.winrate import WinCounts, win_counts
 from hyoka.providers import Usage
@@ -86,26 +86,18 @@ def order_letters(record: JudgmentRecord) -> tuple[str | None, str | None]:
 def summarise(records: Sequence[JudgmentRecord], methods: Sequence[Method]) -> PairwiseSummary:
     summary = PairwiseSummary(pairs=len(records), methods={}, agree=0, disagree=0, missing_letter=0)
     for method in methods:
-        counts = MethodSummary(method)
-        for record in records:
-            verdict = record.verdicts.get(method)
-            if verdict == "A":
-                counts.x_wins += 1
-            elif verdict == "B":
-                counts.y_wins += 1
-            elif verdict == "C":
-                counts.ties += 1
-            else:
-                counts.invalid += 1
-        triples = [("X", "Y", record.verdicts.get(method)) for record in records]
-        rates = win_counts(triples)
-        counts.x, counts.y = rates.get("X"), rates.get("Y")
+        rates = win_counts(("X", "Y", record.verdicts.get(method)) for record in records)
+        x, y = rates.get("X"), rates.get("Y")
+        counts = MethodSummary(method, x=x, y=y)
+        if x is not None:
+            counts.x_wins, counts.y_wins, counts.ties = x.wins, x.losses, x.ties
+            counts.invalid = x.invalid
         summary.methods[method] = counts
     for record in records:
-        xy, yx = order_letters(record)
-        if xy is None or yx is None:
+        agree = orders_agree(*order_letters(record))
+        if agree is None:
             summary.missing_letter += 1
-        elif xy == MIRROR[yx]:
+        elif agree:
             summary.agree += 1
         else:
             summary.disagree += 1

@@ -16,7 +16,7 @@ pair's point of view: A = the first model (X) wins, B = the second (Y) wins, C =
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 
@@ -48,12 +48,26 @@ class WinCounts:
 def win_counts(verdicts: Iterable[tuple[str, str, str | None]]) -> dict[str, WinCounts]:
     """Per model, from ``(model_x, model_y, verdict)`` triples; models in first-seen order."""
     counts: dict[str, WinCounts] = {}
+    _tally(verdicts, lambda model, _: counts.setdefault(model, WinCounts(model)))
+    return counts
 
-    def of(model: str) -> WinCounts:
-        return counts.setdefault(model, WinCounts(model))
 
+def head_to_head(
+    verdicts: Iterable[tuple[str, str, str | None]],
+) -> dict[tuple[str, str], WinCounts]:
+    """Per ordered pair ``(model, opponent)``: the model's record against that opponent
+    alone, from the same triples as ``win_counts``; ``(x, y)`` and ``(y, x)`` mirror."""
+    counts: dict[tuple[str, str], WinCounts] = {}
+    _tally(verdicts, lambda model, other: counts.setdefault((model, other), WinCounts(model)))
+    return counts
+
+
+def _tally(
+    verdicts: Iterable[tuple[str, str, str | None]], of: Callable[[str, str], WinCounts]
+) -> None:
+    """Count each triple into ``of(x, y)`` (X's record) and ``of(y, x)`` (Y's)."""
     for model_x, model_y, verdict in verdicts:
-        x, y = of(model_x), of(model_y)
+        x, y = of(model_x, model_y), of(model_y, model_x)
         if verdict == "A":
             x.wins += 1
             y.losses += 1
@@ -68,4 +82,3 @@ def win_counts(verdicts: Iterable[tuple[str, str, str | None]]) -> dict[str, Win
             y.invalid += 1
         else:
             raise ValueError(f"a pairwise verdict is A, B, C or None, got {verdict!r}")
-    return counts

@@ -13,21 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from hyoka.judge import WinCounts, combine, win_counts
+from hyoka.judge import WinCounts, win_counts
 from hyoka.mtbench.records import PairJudgmentLine
-
-_LETTER = {"model_1": "A", "model_2": "B", "tie": "C"}
-_G2_LETTER = {"model_1": "B", "model_2": "A", "tie": "C"}
 
 
 def verdict(record: PairJudgmentLine, method: str) -> str | None:
     """The record's verdict under ``method``; from the two winners when it has none stored."""
-    if method in record.verdicts:
-        return record.verdicts[method]
-    if method == "prob":
-        return None
-    both = combine(_LETTER.get(record.g1_winner), _G2_LETTER.get(record.g2_winner))
-    return both.get(method)
+    return record.method_verdicts().get(method)
 
 
 def method_counts(

@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hyoka.judge import JudgeSettings, JudgmentRecord, user_prompt_of
+from hyoka.judge import JudgeSettings, JudgmentRecord, combine, user_prompt_of
 from hyoka.providers import Usage
 
 NO_ANSWER = "No answer"
@@ -80,6 +80,9 @@ Winner = Literal["model_1", "model_2", "tie", "error"]
 #: the letter the judge wrote in each game, as the winner FastChat records
 G1_WINNER: dict[str | None, Winner] = {"A": "model_1", "B": "model_2", "C": "tie", None: "error"}
 G2_WINNER: dict[str | None, Winner] = {"A": "model_2", "B": "model_1", "C": "tie", None: "error"}
+#: and back: the letter each recorded winner stands for in its game (``error``: none)
+G1_LETTER: dict[str, str] = {w: letter for letter, w in G1_WINNER.items() if letter is not None}
+G2_LETTER: dict[str, str] = {w: letter for letter, w in G2_WINNER.items() if letter is not None}
 
 
 class PairJudgmentLine(BaseModel):
@@ -117,6 +120,15 @@ class PairJudgmentLine(BaseModel):
     @property
     def models(self) -> frozenset[str]:
         return frozenset((self.model_1, self.model_2))
+
+    def letters(self) -> tuple[str | None, str | None]:
+        """The letters the judge wrote in game 1 (``model_1`` shown first) and in game 2."""
+        return G1_LETTER.get(self.g1_winner), G2_LETTER.get(self.g2_winner)
+
+    def method_verdicts(self) -> dict[str, str | None]:
+        """Each method's verdict (A = ``model_1`` wins): the stored ones, and where none is
+        stored (FastChat's own files) ``bs1``/``bs2`` from the two games' winners."""
+        return {**combine(*self.letters()), **self.verdicts}
 
 
 def single_line(

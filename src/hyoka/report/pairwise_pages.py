@@ -10,22 +10,19 @@ letters (a tie is half a win).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from hyoka.errors import InputError
-from hyoka.judge import METHODS, MIRROR, JudgmentRecord, combine
+from hyoka.judge import METHODS, JudgmentRecord, head_to_head, orders_agree
 from hyoka.mtbench import PairJudgmentLine
 from hyoka.report.html import cell, esc, page, table
 from hyoka.report.svg import IntervalRow, interval_chart
-from hyoka.stats import Battles, Ratings, bradley_terry
+from hyoka.stats import LETTERS, Battles, Ratings, bradley_terry
 from hyoka.store import first_object, read_records
 
 INDEX_PATH = "pairwise/index.html"
-_G1 = {"model_1": "A", "model_2": "B", "tie": "C"}
-_G2 = {"model_1": "B", "model_2": "A", "tie": "C"}  # game 2 shows model_2 first
 
 
 @dataclass(frozen=True)
@@ -50,11 +47,11 @@ def _from_record(record: JudgmentRecord) -> PairOutcome:
 
 
 def _from_fastchat(line: PairJudgmentLine) -> PairOutcome:
-    letters = (_G1.get(line.g1_winner), _G2.get(line.g2_winner))
-    verdicts = dict(line.verdicts) or combine(*letters)
     mean = (line.probabilities or {}).get("mean")
     item = f"{line.question_id}/{line.turn}"
-    return PairOutcome(item, line.model_1, line.model_2, verdicts, letters, mean)
+    return PairOutcome(
+        item, line.model_1, line.model_2, line.method_verdicts(), line.letters(), mean
+    )
 
 
 def read_pairs(path: Path) -> list[PairOutcome]:
@@ -98,23 +95,23 @@ class MethodResult:
 
 def analyse(outcomes: Sequence[PairOutcome], method: str, rounds: int, seed: int) -> MethodResult:
     models = tuple(dict.fromkeys(m for o in outcomes for m in (o.x, o.y)))
-    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
-    invalid = 0
+    letters = [(o.x, o.y, _letter(o.verdicts.get(method))) for o in outcomes]
+    counts = head_to_head(letters)
+    invalid = sum(1 for _, _, letter in letters if letter is None)
     battles: list[tuple[str, str, float]] = []
     for o in outcomes:
-        letter = o.verdicts.get(method)
-        if letter in ("A", "B", "C"):
-            slot = {"A": 0, "C": 1, "B": 2}[letter]
-            counts[o.x, o.y][slot] += 1
-            counts[o.y, o.x][2 - slot] += 1
-        else:
-            invalid += 1
         value = share(o, method)
         if value is not None:
             battles.append((o.x, o.y, value))
     ratings = bradley_terry(Battles.of(battles), rounds=rounds, seed=seed) if battles else None
-    matrix = {k: (v[0], v[1], v[2]) for k, v in counts.items()}
+    matrix = {k: (c.wins, c.ties, c.losses) for k, c in counts.items() if c.valid}
     return MethodResult(method, models, matrix, invalid, ratings)
+
+
+def _letter(verdict: str | None) -> str | None:
+    """A verdict letter, or ``None`` for no verdict and for anything a file holds that is
+    not one (counted as invalid on the page rather than failing it)."""
+    return verdict if verdict in LETTERS else None
 
 
 def pairwise_page(
@@ -126,10 +123,10 @@ def pairwise_page(
     agree = disagree = missing = 0
     disagreeing: list[PairOutcome] = []
     for o in outcomes:
-        xy, yx = o.letters
-        if xy is None or yx is None:
+        agreed = orders_agree(*o.letters)
+        if agreed is None:
             missing += 1
-        elif xy == MIRROR.get(yx):
+        elif agreed:
             agree += 1
         else:
             disagree += 1

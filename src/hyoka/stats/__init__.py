@@ -18,7 +18,7 @@ from hyoka.stats.label_files import (
     read_human_labels,
     read_verdicts,
 )
-from hyoka.stats.labels import INVALID, LETTERS, VERDICT_NAMES, LabelTable
+from hyoka.stats.labels import INVALID, LETTERS, MIRROR, VERDICT_NAMES, LabelTable
 from hyoka.stats.paired_scores import collect_run_scores, read_score_table
 from hyoka.stats.refset_stability import ENSEMBLE, refset_stability, stability_signature
 from hyoka.stats.single_grades import (
@@ -35,6 +35,7 @@ __all__ = [
     "ENSEMBLE",
     "INVALID",
     "LETTERS",
+    "MIRROR",
     "VERDICT_NAMES",
     "AgreementReport",
     "Battles",

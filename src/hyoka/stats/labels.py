@@ -20,7 +20,8 @@ INVALID = 3
 VERDICT_NAMES = (*LETTERS, "invalid")
 #: ``orders`` values: the two orders agree / disagree / unknown for this item.
 AGREE, DISAGREE, UNKNOWN = 1, 0, -1
-#: What the first-wins letter becomes when the two answers are shown the other way round.
+#: What the first-wins letter becomes when the two answers are shown the other way round
+#: (the one home of this mapping: judging, agreement and the report all read it here).
 MIRROR = {"A": "B", "B": "A", "C": "C"}
 
 
