@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import shutil
 from pathlib import Path
 
 import hyoka.judge
@@ -12,7 +13,10 @@ import hyoka.stats
 from hyoka.judge import combine
 from hyoka.mtbench import PairJudgmentLine, method_counts
 from hyoka.mtbench.records import G1_WINNER, G2_WINNER
+from hyoka.pfgen import PfgenBenchmark, RunSummary, Summation, score_answers, score_run
 from hyoka.report.pairwise_pages import analyse, pairwise_page, read_pairs
+from hyoka.report.pfgen_data import score_run_answers
+from test_report_fixtures import crafted_runs
 
 LETTERS = ("A", "B", "C", None)
 MODELS = ("m1", "m2", "m3")
@@ -71,3 +75,34 @@ def test_report_pairwise_counts_are_mtbench_library_counts(tmp_path: Path) -> No
     assert bs1.invalid == 3 * 13
     html = pairwise_page("gpt-4_pair", "pairwise/x.html", outcomes, rounds=20, seed=0)
     assert '<b id="robustness">0.333</b> (9 agree, 18 disagree, 21 without' in html
+
+
+def test_report_run_numbers_are_pfgen_score_numbers(
+    tmp_path: Path, benchmark: PfgenBenchmark
+) -> None:
+    """A named run's leaderboard row and run page show what ``hyoka pfgen score`` gives
+    it: a stale result.json (of other answers) is rescored, not shown as it stands."""
+    a, b = crafted_runs(tmp_path)
+    score_run(b, benchmark)
+    shutil.copy(b / "result.json", a / "result.json")  # a stale result in run a
+    library = score_run(a, benchmark, write=False)
+    shown = score_run_answers(a, benchmark, "crafted-a")
+    assert shown.result == library.result
+    assert shown.summary == RunSummary.from_result(a, library.result, a.parent.parent)
+    assert shown.summary.score != json.loads((b / "result.json").read_text())["score"]
+
+
+def test_report_answers_follow_the_runs_summation(
+    tmp_path: Path, benchmark: PfgenBenchmark
+) -> None:
+    """A run summed sequentially keeps its numbers, and its answers are scored that way."""
+    a, _ = crafted_runs(tmp_path)
+    stored = score_run(a, benchmark, summation=Summation.SEQUENTIAL)
+    scored = score_answers(a, benchmark)
+    assert scored.outcome.skipped and scored.outcome.result == stored.result
+    shown = score_run_answers(a, benchmark, "crafted-a")
+    assert shown.result == stored.result
+    assert scored.outcome.summation is Summation.SEQUENTIAL
+    assert sorted(scored.answers) == list(shown.questions)
+    for question_id, answers in scored.answers.items():
+        assert [s for _, s in answers] == list(shown.questions[question_id].scores)

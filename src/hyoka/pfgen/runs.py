@@ -48,9 +48,11 @@ _IDENTITY_FIELDS = ("input_hash", "metadata_hash", "config", SIGNATURE_KEY)
 __all__ = [
     "Progress",
     "RunOutcome",
+    "ScoredAnswers",
     "each_run",
     "iter_score_runs",
     "measure_answers",
+    "score_answers",
     "score_run",
     "score_runs",
     "summation_by_evidence",
@@ -245,20 +247,7 @@ def _finish(
     write: bool,
 ) -> RunOutcome:
     def aggregate(summation: Summation) -> dict[str, Any]:
-        by_question: dict[str, list[ScoredAnswer]] = {}
-        for question_id, records in run.grouped.items():
-            scorer = benchmark.scorer(question_id)
-            values = measured[question_id]
-            by_question[question_id] = [
-                (r, scorer.finish(values[r["answer"]], summation)) for r in records
-            ]
-        return build_result(
-            by_question,
-            input_hash=run.trials.input_hash,
-            metadata_hash=benchmark.metadata_hash,
-            config=run.config,
-            summation=summation,
-        )
+        return _aggregate(run, benchmark, measured, summation)
 
     note = None
     if forced is not None:
@@ -289,6 +278,75 @@ def _finish(
     return RunOutcome(
         run.trials.folder, result, False, signature, summation, previous=run.previous, note=note
     )
+
+
+def _answer_scores(
+    run: _PendingRun,
+    benchmark: PfgenBenchmark,
+    measured: dict[str, dict[str, Measurement]],
+    summation: Summation,
+) -> dict[str, list[ScoredAnswer]]:
+    """Every answer of the run with its score under ``summation``, question by question."""
+    by_question: dict[str, list[ScoredAnswer]] = {}
+    for question_id, records in run.grouped.items():
+        scorer = benchmark.scorer(question_id)
+        values = measured[question_id]
+        by_question[question_id] = [
+            (r, scorer.finish(values[r["answer"]], summation)) for r in records
+        ]
+    return by_question
+
+
+def _aggregate(
+    run: _PendingRun,
+    benchmark: PfgenBenchmark,
+    measured: dict[str, dict[str, Measurement]],
+    summation: Summation,
+) -> dict[str, Any]:
+    """The run's result.json under ``summation`` (without its signature)."""
+    return build_result(
+        _answer_scores(run, benchmark, measured, summation),
+        input_hash=run.trials.input_hash,
+        metadata_hash=benchmark.metadata_hash,
+        config=run.config,
+        summation=summation,
+    )
+
+
+@dataclass(frozen=True)
+class ScoredAnswers:
+    """A run as ``pfgen score`` scores it, with every answer's score kept: ``outcome`` is
+    what ``score_run(write=False)`` returns, ``answers`` each question's answers (input
+    order) scored under the summation of that outcome."""
+
+    outcome: RunOutcome
+    answers: dict[str, list[ScoredAnswer]]
+
+
+def score_answers(
+    source: Path, benchmark: PfgenBenchmark, *, workers: int | None = None
+) -> ScoredAnswers:
+    """Score one run without writing, keeping each answer's score (for pages that show
+    answers and resample them). The run's numbers are ``score_run``'s: an up-to-date
+    ``result.json`` as it stands, else a rescoring with the summation chosen by evidence.
+    A ``result.json`` that records this run's hashes but is broken is rescored here rather
+    than refused, since nothing is written."""
+    run = _prepare(source, benchmark, recorded_config=False)
+    if not run.grouped:
+        raise InputError(f"{source}: no answers")
+    wanted = {q: dict.fromkeys(r["answer"] for r in records) for q, records in run.grouped.items()}
+    measured = measure_answers(benchmark, wanted, workers, None)
+    try:
+        fresh = _up_to_date(run, benchmark.metadata_hash)
+    except InputError:
+        fresh = False
+    outcome = _skipped(run) if fresh else _finish(run, benchmark, measured, None, write=False)
+    summation = outcome.summation
+    if summation is None:  # an upstream result.json kept as it is: the summation it used
+        summation, _, _ = summation_by_evidence(
+            outcome.result, lambda s: _aggregate(run, benchmark, measured, s)
+        )
+    return ScoredAnswers(outcome, _answer_scores(run, benchmark, measured, summation))
 
 
 def summation_by_evidence(

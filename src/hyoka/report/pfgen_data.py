@@ -22,20 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from hyoka.errors import InputError
-from hyoka.pfgen import (
-    AnswerScore,
-    PfgenBenchmark,
-    RunSummary,
-    SumFrom,
-    Summation,
-    build_result,
-    measure_answers,
-    result_problem,
-    run_signature,
-    with_signature,
-)
+from hyoka.pfgen import AnswerScore, PfgenBenchmark, RunSummary, score_answers
 from hyoka.stats import Interval
-from hyoka.store.pfgen_runs import read_config, read_result, read_trials
 
 FloatArray = npt.NDArray[np.float64]
 RESAMPLES = 2000
@@ -125,48 +113,22 @@ def score_run_answers(
 ) -> ScoredRun:
     """Score every answer of the run at ``source`` (a trials file or run folder).
 
-    The summary comes from the run's ``result.json`` when it has a valid one (the numbers the
-    user published), else from scoring now (compensated summation, as ``pfgen score`` does
-    for a new run), with its signature.
+    The scoring is the library's (``pfgen.score_answers``): the run's numbers are the ones
+    ``hyoka pfgen score`` gives it, summation included, and every answer is scored under
+    that same summation.
     """
-    trials = read_trials(source)
-    grouped = benchmark.group_by_question(trials)
-    if not grouped:
-        raise InputError(f"{source}: no answers")
-    wanted = {q: dict.fromkeys(r["answer"] for r in records) for q, records in grouped.items()}
-    measured = measure_answers(benchmark, wanted, workers, None)
-    by_question: dict[str, list[tuple[dict[str, Any], AnswerScore]]] = {}
+    scored = score_answers(source, benchmark, workers=workers)
     stats: dict[str, QuestionStats] = {}
-    for question_id in sorted(grouped):
-        scorer = benchmark.scorer(question_id)
-        records = grouped[question_id]
-        scores = [
-            scorer.finish(measured[question_id][r["answer"]], Summation.COMPENSATED)
-            for r in records
-        ]
-        by_question[question_id] = list(zip(records, scores, strict=True))
+    for question_id in sorted(scored.answers):
+        answers = scored.answers[question_id]
         stats[question_id] = QuestionStats(
-            question_id, scorer.info.question, tuple(r["answer"] for r in records), tuple(scores)
+            question_id,
+            benchmark.scorer(question_id).info.question,
+            tuple(record["answer"] for record, _ in answers),
+            tuple(score for _, score in answers),
         )
-    folder = trials.folder
-    result = read_result(folder) if (folder / "result.json").exists() else None
-    if result is None or result_problem(result) is not None:
-        config = read_config(folder)
-        result = build_result(
-            by_question,
-            input_hash=trials.input_hash,
-            metadata_hash=benchmark.metadata_hash,
-            config=config,
-            summation=Summation.COMPENSATED,
-        )
-        signature = run_signature(
-            metadata_hash=benchmark.metadata_hash,
-            summation=Summation.COMPENSATED,
-            sum_from=SumFrom.DEFAULT,
-            config=config,
-            questions=len(grouped),
-        )
-        result = with_signature(result, signature)
+    folder = scored.outcome.folder
+    result = scored.outcome.result
     summary = RunSummary.from_result(folder, result, folder.parent.parent)
     return ScoredRun(run_id, folder, summary, result, stats)
 
