@@ -8,6 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
+
 import hyoka.judge
 import hyoka.stats
 from hyoka.judge import combine
@@ -15,7 +17,8 @@ from hyoka.mtbench import PairJudgmentLine, method_counts
 from hyoka.mtbench.records import G1_WINNER, G2_WINNER
 from hyoka.pfgen import PfgenBenchmark, RunSummary, Summation, score_answers, score_run
 from hyoka.report.pairwise_pages import analyse, pairwise_page, read_pairs
-from hyoka.report.pfgen_data import score_run_answers
+from hyoka.report.pfgen_data import compare_runs, score_run_answers
+from hyoka.stats import Interval, group_means, outer_means, percentiles
 from test_report_fixtures import crafted_runs
 
 LETTERS = ("A", "B", "C", None)
@@ -106,3 +109,28 @@ def test_report_answers_follow_the_runs_summation(
     assert sorted(scored.answers) == list(shown.questions)
     for question_id, answers in scored.answers.items():
         assert [s for _, s in answers] == list(shown.questions[question_id].scores)
+
+
+def test_report_intervals_are_the_stats_bootstrap(
+    tmp_path: Path, benchmark: PfgenBenchmark
+) -> None:
+    """The run page's interval and the comparison's come from ``hyoka.stats``' two-level
+    bootstrap (questions, then answers), the comparison resampling both runs' questions
+    with one draw (paired)."""
+    a, b = crafted_runs(tmp_path)
+    run_a = score_run_answers(a, benchmark, "crafted-a")
+    run_b = score_run_answers(b, benchmark, "crafted-b")
+    groups_a = [q.values("average") for q in run_a.questions.values()]
+    groups_b = [q.values("average") for q in run_b.questions.values()]
+
+    rng = np.random.default_rng(0)
+    low, high = percentiles(outer_means(group_means(groups_a, 2000, rng), rng), 0.95)
+    assert run_a.exact_interval() == Interval(
+        run_a.summary.score, float(low), float(high), 0.95, 2000
+    )
+
+    rng = np.random.default_rng(0)
+    inner = group_means(groups_a, 2000, rng) - group_means(groups_b, 2000, rng)
+    low, high = percentiles(outer_means(inner, rng), 0.95)
+    overall = compare_runs(run_a, run_b).overall
+    assert (overall.low, overall.high) == (float(low), float(high))

@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from hyoka.errors import InputError
 from hyoka.pfgen import AnswerScore, PfgenBenchmark, RunSummary, score_answers
-from hyoka.stats import Interval
+from hyoka.stats import Interval, group_means, noisy_group_means, outer_means, percentiles
 
 FloatArray = npt.NDArray[np.float64]
 RESAMPLES = 2000
@@ -31,10 +31,9 @@ SEED = 0
 CONFIDENCE = 0.95
 
 
-def _percentiles(values: FloatArray) -> tuple[float, float]:
-    alpha = (1 - CONFIDENCE) / 2
-    low, high = np.quantile(values, [alpha, 1 - alpha], axis=0)
-    return float(low), float(high)
+def _interval(estimate: float, values: FloatArray, resamples: int) -> Interval:
+    low, high = percentiles(values, CONFIDENCE)
+    return Interval(estimate, float(low), float(high), CONFIDENCE, resamples)
 
 
 def summary_interval(
@@ -49,18 +48,7 @@ def summary_interval(
     spread = np.array([float(q.get("score_std", 0.0)) for q in questions.values()])
     trials = max(int(result.get("num_trials", 1)), 1)
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(means), size=(resamples, len(means)))
-    noise = rng.standard_normal(picks.shape) * (spread[picks] / math.sqrt(trials))
-    values = (means[picks] + noise).mean(axis=1)
-    low, high = _percentiles(values)
-    return Interval(score, low, high, CONFIDENCE, resamples)
-
-
-def _resampled_means(values: FloatArray, resamples: int, rng: np.random.Generator) -> FloatArray:
-    """Means of ``resamples`` draws with replacement of ``values`` (all of its size)."""
-    picks = rng.integers(0, len(values), size=(resamples, len(values)))
-    result: FloatArray = values[picks].mean(axis=1)
-    return result
+    return _interval(score, noisy_group_means(means, spread, trials, resamples, rng), resamples)
 
 
 @dataclass(frozen=True)
@@ -95,17 +83,8 @@ class ScoredRun:
     def exact_interval(self, *, resamples: int = RESAMPLES, seed: int = SEED) -> Interval:
         """Two-level bootstrap: questions with replacement, then answers within each."""
         rng = np.random.default_rng(seed)
-        inner = np.stack(
-            [
-                _resampled_means(q.values("average"), resamples, rng)
-                for q in self.questions.values()
-            ],
-            axis=1,
-        )
-        picks = rng.integers(0, inner.shape[1], size=inner.shape)
-        values = np.take_along_axis(inner, picks, axis=1).mean(axis=1)
-        low, high = _percentiles(values)
-        return Interval(self.summary.score, low, high, CONFIDENCE, resamples)
+        inner = group_means([q.values("average") for q in self.questions.values()], resamples, rng)
+        return _interval(self.summary.score, outer_means(inner, rng), resamples)
 
 
 def score_run_answers(
@@ -173,15 +152,12 @@ def compare_runs(
     if not shared:
         raise InputError(f"{a.folder} and {b.folder} answer no question in common")
     rng = np.random.default_rng(seed)
-    inner_a = np.stack(
-        [_resampled_means(a.questions[q].values("average"), resamples, rng) for q in shared], axis=1
-    )
-    inner_b = np.stack(
-        [_resampled_means(b.questions[q].values("average"), resamples, rng) for q in shared], axis=1
-    )
+    inner_a = group_means([a.questions[q].values("average") for q in shared], resamples, rng)
+    inner_b = group_means([b.questions[q].values("average") for q in shared], resamples, rng)
+    lows, highs = percentiles(inner_a - inner_b, CONFIDENCE)
     differences: list[QuestionDifference] = []
     for column, question_id in enumerate(shared):
-        low, high = _percentiles(inner_a[:, column] - inner_b[:, column])
+        low, high = float(lows[column]), float(highs[column])
         differences.append(
             QuestionDifference(
                 question_id,
@@ -192,13 +168,9 @@ def compare_runs(
                 high,
             )
         )
-    picks = rng.integers(0, len(shared), size=inner_a.shape)
-    paired = np.take_along_axis(inner_a - inner_b, picks, axis=1).mean(axis=1)
+    paired = outer_means(inner_a - inner_b, rng)
     estimate = float(np.mean([d.difference for d in differences]))
-    low, high = _percentiles(paired)
-    return Comparison(
-        a, b, Interval(estimate, low, high, CONFIDENCE, resamples), tuple(differences)
-    )
+    return Comparison(a, b, _interval(estimate, paired, resamples), tuple(differences))
 
 
 def spread(values: Sequence[float] | FloatArray) -> tuple[float, float, float, float]:

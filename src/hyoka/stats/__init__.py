@@ -8,7 +8,16 @@ from hyoka.stats.agreement import (
     confusion,
     robustness,
 )
-from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, bootstrap
+from hyoka.stats.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Interval,
+    bootstrap,
+    group_means,
+    noisy_group_means,
+    outer_means,
+    percentiles,
+)
 from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
 from hyoka.stats.correlation import Correlation, correlate, kendall_tau_b, pearson, spearman
 from hyoka.stats.kappa import category_counts, cohen_kappa, fleiss_kappa
@@ -56,9 +65,13 @@ __all__ = [
     "confusion",
     "correlate",
     "fleiss_kappa",
+    "group_means",
     "kendall_tau_b",
     "label_table_from_files",
+    "noisy_group_means",
+    "outer_means",
     "pearson",
+    "percentiles",
     "preferences",
     "preferences_from_folders",
     "read_categories",

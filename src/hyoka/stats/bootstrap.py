@@ -8,7 +8,8 @@ interval (a CI that moves between runs reads like a bug to a user).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +69,68 @@ def resample_indices(n: int, resamples: int, rng: np.random.Generator) -> IntArr
     return rng.integers(0, n, size=(resamples, n), dtype=np.int64)
 
 
+def resampled(
+    statistic: Callable[[IntArray], FloatArray],
+    n: int,
+    resamples: int,
+    rng: np.random.Generator,
+    *,
+    batch_cells: int = _BATCH_CELLS,
+) -> FloatArray:
+    """``statistic`` on ``resamples`` resamples of ``n`` items, drawn in batches of at
+    most ``batch_cells`` indices: one value per resample, or one row of values (a vector
+    statistic, such as a rating per model)."""
+    rows = max(1, min(resamples, batch_cells // n))
+    return np.concatenate(
+        [
+            statistic(resample_indices(n, min(rows, resamples - start), rng))
+            for start in range(0, resamples, rows)
+        ],
+        axis=0,
+    )
+
+
+def percentiles(values: FloatArray, confidence: float) -> tuple[FloatArray, FloatArray]:
+    """The percentile interval's bounds over the resamples (axis 0) of ``values``."""
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(values, [alpha, 1.0 - alpha], axis=0)
+    return low, high
+
+
+def resampled_means(values: FloatArray, resamples: int, rng: np.random.Generator) -> FloatArray:
+    """Means of ``resamples`` draws with replacement of ``values`` (all of its size)."""
+    result: FloatArray = values[resample_indices(len(values), resamples, rng)].mean(axis=1)
+    return result
+
+
+def group_means(
+    groups: Sequence[FloatArray], resamples: int, rng: np.random.Generator
+) -> FloatArray:
+    """The inner level of a two-level bootstrap: per resample (row), each group's mean over
+    its own values drawn with replacement (one column per group, e.g. answers per question).
+    Paired comparisons subtract two such matrices before the outer level."""
+    return np.stack([resampled_means(values, resamples, rng) for values in groups], axis=1)
+
+
+def outer_means(inner: FloatArray, rng: np.random.Generator) -> FloatArray:
+    """The outer level: per row of ``inner``, the mean over its columns (groups) drawn with
+    replacement, the same draw serving every statistic derived from that matrix."""
+    picks = resample_indices(inner.shape[1], inner.shape[0], rng)
+    result: FloatArray = np.take_along_axis(inner, picks, axis=1).mean(axis=1)
+    return result
+
+
+def noisy_group_means(
+    means: FloatArray, spread: FloatArray, trials: int, resamples: int, rng: np.random.Generator
+) -> FloatArray:
+    """A two-level bootstrap from group summaries alone: groups drawn with replacement, and
+    each group's resampled mean drawn as its normal approximation (mean, std/√trials)."""
+    picks = resample_indices(len(means), resamples, rng)
+    noise = rng.standard_normal(picks.shape) * (spread[picks] / math.sqrt(trials))
+    result: FloatArray = (means[picks] + noise).mean(axis=1)
+    return result
+
+
 def bootstrap(
     statistic: BatchStatistic,
     n: int,
@@ -90,17 +153,9 @@ def bootstrap(
     if not 0.0 < confidence < 1.0:
         raise InputError("confidence must lie strictly between 0 and 1")
     estimate = float(statistic(np.arange(n, dtype=np.int64)[None, :])[0])
-    rng = np.random.default_rng(seed)
-    rows = max(1, min(resamples, _BATCH_CELLS // n))
-    values = np.concatenate(
-        [
-            statistic(resample_indices(n, min(rows, resamples - start), rng))
-            for start in range(0, resamples, rows)
-        ]
-    )
+    values = resampled(statistic, n, resamples, np.random.default_rng(seed))
     finite = values[np.isfinite(values)]
     if len(finite) == 0:
         return Interval(estimate, float("nan"), float("nan"), confidence, resamples)
-    alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(finite, [alpha, 1.0 - alpha])
+    low, high = percentiles(finite, confidence)
     return Interval(estimate, float(low), float(high), confidence, resamples)

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hyoka.errors import InputError
+from hyoka.stats.bootstrap import percentiles, resampled
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -230,8 +231,7 @@ def bradley_terry(
     low, high = estimate.copy(), estimate.copy()
     if rounds:
         samples = _bootstrap_elo(battles, rounds, seed, anchor, anchor_rating)
-        alpha = (1.0 - confidence) / 2
-        low, high = np.quantile(samples, [alpha, 1.0 - alpha], axis=0)
+        low, high = percentiles(samples, confidence)
     counts = np.bincount(battles.first, minlength=m) + np.bincount(battles.second, minlength=m)
     ratings = [
         Rating(models[i], float(estimate[i]), float(low[i]), float(high[i]), int(counts[i]))
@@ -246,18 +246,16 @@ def _bootstrap_elo(
 ) -> FloatArray:
     """Elo ratings of each resample (rounds × models); a resample draws ``n`` battles with
     replacement and is summarised per pair before the fit."""
-    rng = np.random.default_rng(seed)
-    n = len(battles)
     m = len(battles.models)
     slot, own, left, right = _pairs(battles)
-    per_batch = max(1, _BATCH_CELLS // n)
-    out: list[FloatArray] = []
-    for start in range(0, rounds, per_batch):
-        picks = rng.integers(0, n, size=(min(per_batch, rounds - start), n), dtype=np.int64)
+
+    def elo(picks: IntArray) -> FloatArray:
         wins, games = _summarise(slot, own, len(left), picks)
         beta = fit_strengths(wins, games, left, right, m)
-        out.append(to_elo(beta, battles.models, anchor, anchor_rating))
-    return np.concatenate(out, axis=0)
+        return to_elo(beta, battles.models, anchor, anchor_rating)
+
+    rng = np.random.default_rng(seed)
+    return resampled(elo, len(battles), rounds, rng, batch_cells=_BATCH_CELLS)
 
 
 def expected_share(rating_a: float, rating_b: float) -> float:
