@@ -23,11 +23,19 @@ import numpy.typing as npt
 
 from hyoka.errors import InputError
 from hyoka.pfgen import AnswerScore, PfgenBenchmark, RunSummary, score_answers
-from hyoka.stats import Interval, group_means, noisy_group_means, outer_means, percentiles
+from hyoka.stats import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Interval,
+    group_means,
+    noisy_group_means,
+    outer_means,
+    percentiles,
+)
 
 FloatArray = npt.NDArray[np.float64]
-RESAMPLES = 2000
-SEED = 0
+RESAMPLES = DEFAULT_RESAMPLES
+SEED = DEFAULT_SEED
 CONFIDENCE = 0.95
 
 

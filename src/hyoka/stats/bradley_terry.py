@@ -23,13 +23,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
 from hyoka.errors import InputError
-from hyoka.stats.bootstrap import percentiles, resampled
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from hyoka.stats.bootstrap import FloatArray, IntArray, percentiles, resampled
 
 ELO_SCALE = 400.0
 ELO_BASE = 10.0
