@@ -96,3 +96,19 @@ def test_pairwise_with_nothing_left_to_do_reports_from_the_records_read(
     lock = judgments.with_name(f".{judgments.name}.hyoka-lock")
     assert (opened[str(judgments)], opened[str(manifest)], opened[str(lock)]) == (1, 1, 1)
     _bench_files_read_once(opened)
+
+
+def test_two_runs_of_one_command_never_share_a_judgment_file(tmp_path: Path) -> None:
+    """Every log is held from the check to the end, so two answer files that would write
+    one judgment file (one model given twice) stop the command before any call."""
+    script = tmp_path / "script.jsonl"
+    script.write_text(json.dumps({"reply": "評価: [[7]]"}) + "\n", "utf-8")
+    args = ["mtbench", "judge", "--bench", "pfmt-fin", "-j", f"scripted/{script}", "--limit", "1"]
+    args += ["--lang-check", "script", "--no-cache", "--output-dir", str(tmp_path / "out")]
+    args += ["-a", str(ANSWERS[0]), "-a", str(ANSWERS[0])]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1
+    judgments = tmp_path / "out" / ANSWERS[0].name
+    assert f"error: {judgments}: two runs of this command would write it" in result.output
+    assert "Traceback" not in result.output
+    assert not judgments.exists()  # no judgment made

@@ -68,10 +68,15 @@ def run_plans(
 
     with contextlib.ExitStack() as held:
         logs: list[JsonlLog[Any]] = []
-        for _label, plan in plans:  # every file checked before the first call
+        for label, plan in plans:  # every file checked before the first call
             check_judge(client, plan.protocol)
-            if any(log.path == plan.output for log in logs):
-                raise InputError(f"{plan.output}: two of this command's runs would write it")
+            earlier = zip(plans[: len(logs)], logs, strict=True)
+            twice = [other for (other, _plan), log in earlier if log.path == plan.output]
+            if twice:
+                raise InputError(
+                    f"{plan.output}: two runs of this command would write it ({twice[0]} and "
+                    f"{label}): give each once"
+                )
             logs.append(held.enter_context(open_log(plan)))
 
         async def go() -> tuple[JudgeReport, list[Judged[Any]]]:
