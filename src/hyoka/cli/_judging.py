@@ -9,6 +9,7 @@ command runs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -19,9 +20,17 @@ from hyoka.errors import HyokaError, InputError
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from hyoka.judge import JudgePlan, JudgeReport, JudgeSettings, SingleSummary, WinCounts
+    from hyoka.judge import (
+        Judged,
+        JudgePlan,
+        JudgeReport,
+        JudgeSettings,
+        SingleSummary,
+        WinCounts,
+    )
     from hyoka.providers import ModelClient
     from hyoka.signature import Signature
+    from hyoka.store import JsonlLog
 
 
 def single_settings(
@@ -49,30 +58,45 @@ def run_plans(
     *,
     rate: bool = True,
     prepare: Callable[[], Awaitable[Sequence[tuple[str, JudgePlan[Any]]]]] | None = None,
-) -> JudgeReport:
+) -> tuple[JudgeReport, list[Judged[Any]]]:
     """Run each ``(label, plan)`` with a progress bar on stderr, one after the other, and
-    close the client; the reports added up. ``prepare`` makes more plans with the client
-    open first (criteria to generate, say)."""
-    from hyoka.judge import JudgeReport, check_judge, open_log, run_judging
+    close the client: the reports added up, and each run's lines (``Judged``) to report
+    from. Every plan's log is opened (checked, read and locked) before the first call and
+    held to the end, so each judgment file is read once. ``prepare`` makes more plans with
+    the client open first (criteria to generate, say)."""
+    from hyoka.judge import JudgeReport, check_judge, judge_plan, open_log
 
-    for _label, plan in plans:  # every file checked before the first call
-        check_judge(client, plan.protocol)
-        open_log(plan).close()
+    with contextlib.ExitStack() as held:
+        logs: list[JsonlLog[Any]] = []
+        for label, plan in plans:  # every file checked before the first call
+            check_judge(client, plan.protocol)
+            earlier = zip(plans[: len(logs)], logs, strict=True)
+            twice = [other for (other, _plan), log in earlier if log.path == plan.output]
+            if twice:
+                raise InputError(
+                    f"{plan.output}: two runs of this command would write it ({twice[0]} and "
+                    f"{label}): give each once"
+                )
+            logs.append(held.enter_context(open_log(plan)))
 
-    async def go() -> JudgeReport:
-        total = JudgeReport()
-        async with client:
-            chosen = [*plans, *(await prepare() if prepare is not None else ())]
-            with progress_bar(rate=rate) as bar:
-                for label, plan in chosen:
-                    task = bar.add_task(label, total=len(plan.tasks))
-                    advance = functools.partial(bar.advance, task)
-                    report = await run_judging(client, plan, advance)
-                    bar.advance(task, report.done_before)
-                    total = total + report
-        return total
+        async def go() -> tuple[JudgeReport, list[Judged[Any]]]:
+            total, runs = JudgeReport(), []
+            async with client:
+                made = await prepare() if prepare is not None else ()
+                later = [(made_plan, None) for made_plan in made]
+                chosen = [*zip(plans, logs, strict=True), *later]
+                with progress_bar(rate=rate) as bar:
+                    for (label, plan), log in chosen:
+                        task = bar.add_task(label, total=len(plan.tasks))
+                        advance = functools.partial(bar.advance, task)
+                        judged = await judge_plan(client, plan, advance, log=log)
+                        bar.advance(task, judged.report.done_before)
+                        total = total + judged.report
+                        runs.append(judged)
+            return total, runs
 
-    return asyncio.run(go())
+        return asyncio.run(go())
+    raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
 
 
 def print_signature(signature: Signature) -> None:

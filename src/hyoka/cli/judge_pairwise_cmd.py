@@ -146,7 +146,6 @@ def pairwise_command(
         pairwise_settings,
         parse_methods,
         plan_pairs,
-        read_judgments,
         summarise_pairwise,
         template_name,
     )
@@ -190,10 +189,9 @@ def pairwise_command(
         return [("pairs", plans[-1])]
 
     plans: list[JudgePlan[JudgmentRecord]] = []
-    report = run_plans(client, [], prepare=with_criteria)
+    report, (judged,) = run_plans(client, [], prepare=with_criteria)
     plan = plans[-1]
-    wanted = {item.id for item in items}
-    records = [r for r in read_judgments(out) if r.id in wanted]
+    records = list(judged.lines)  # the file's records of these pairs, as the run left them
     summary = summarise_pairwise(records, methods)
     model_x, model_y = items[0].model_x, items[0].model_y
     signature = plan.run.signature()

@@ -88,7 +88,7 @@ def single_command(
         single_settings,
         totals,
     )
-    from hyoka.judge import load_template, plan_single, read_items, read_judgments, summarise
+    from hyoka.judge import load_template, plan_single, read_items, summarise
     from hyoka.providers import connect
 
     chosen = load_template(template)
@@ -100,8 +100,8 @@ def single_command(
         judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
         concurrency=concurrency, flag="--judge",
     )  # fmt: skip
-    report = run_plans(client, [(f"judging ({chosen.name})", plan)])
-    summary = summarise(read_judgments(target), [item.id for item in items])
+    report, (judged,) = run_plans(client, [(f"judging ({chosen.name})", plan)])
+    summary = summarise(judged.lines, [item.id for item in items])
     signature = plan.run.signature()
     table, data = totals(summary, report, client, price_in, price_out, signature)
     err_console.print(f"judgments: {target}", highlight=False, soft_wrap=True)

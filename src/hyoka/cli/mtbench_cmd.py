@@ -391,7 +391,7 @@ def _judge_turns(
     from hyoka.cli._judging import fail_if_nothing_graded, print_signature, run_plans
     from hyoka.mtbench import INCORRECT_LANGUAGE, NO_ANSWER
 
-    report = run_plans(
+    report, _runs = run_plans(
         client, [(", ".join(plan.run.models) or label, plan) for label, plan in plans]
     )
     usage = client.stats.usage
@@ -418,15 +418,12 @@ def _judge_pairs(
     when the judge was asked and gave no verdict on any turn."""
     from hyoka.cli._common import cost_usd, err_console, print_warning
     from hyoka.cli._judging import fail_if_no_verdict, print_signature, run_plans, win_table
-    from hyoka.judge import read_lines
     from hyoka.mtbench import method_counts, no_logprobs, turn_label
 
     err_console.print(f"Judgment file: {plan.output}", highlight=False, soft_wrap=True)
-    report = run_plans(client, [("turns", plan)], rate=False)
-    wanted = {task.key for task in plan.tasks}
+    report, (judged,) = run_plans(client, [("turns", plan)], rate=False)
     methods = plan.run.methods
-    lines = read_lines(plan.output, plan.fmt.record_type, plan.fmt.key)
-    lines = [line for line in lines if plan.fmt.key(line) in wanted]
+    lines = list(judged.lines)  # the file's lines for these turns, as the run left them
     print_table(win_table(method_counts(lines, methods), len(lines)))
     lacking = no_logprobs(lines) if "prob" in methods else []
     games = sum(len(which) for _line, which in lacking)

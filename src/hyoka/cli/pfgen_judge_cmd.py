@@ -80,7 +80,7 @@ def judge_command(
         single_settings,
         totals,
     )
-    from hyoka.judge import load_template, plan_single, read_judgments, summarise
+    from hyoka.judge import load_template, plan_single, summarise
     from hyoka.pfgen import JUDGMENTS_FILE, PfgenBenchmark, collect_items, data_id, write_summary
     from hyoka.providers import connect
 
@@ -97,10 +97,10 @@ def judge_command(
         judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
         concurrency=concurrency, flag="--judge",
     )  # fmt: skip
-    report = run_plans(client, [(f"judging {chosen.model}", plan)])
+    report, (judged,) = run_plans(client, [(f"judging {chosen.model}", plan)])
     signature = plan.run.signature()
-    summary_path, data = write_summary(chosen, judge, chosen_template, signature)
-    overall = summarise(read_judgments(output), chosen.question_ids)
+    summary_path, data = write_summary(chosen, judge, chosen_template, signature, judged.lines)
+    overall = summarise(judged.lines, chosen.question_ids)
     table, numbers = totals(overall, report, client, price_in, price_out, signature)
     err_console.print(
         f"judgments: {output}\nsummary: {summary_path}", highlight=False, soft_wrap=True

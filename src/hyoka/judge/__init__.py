@@ -11,6 +11,7 @@ runs; benchmarks (``hyoka.mtbench``) make theirs from the same parts.
 from hyoka.judge.criteria import CriteriaQuestion, CriteriaStore, generate_criteria
 from hyoka.judge.engine import (
     FileFormat,
+    Judged,
     JudgePlan,
     JudgeReport,
     JudgeRun,
@@ -18,6 +19,7 @@ from hyoka.judge.engine import (
     Task,
     check_judge,
     inputs_hash,
+    judge_plan,
     open_log,
     read_judgments,
     read_lines,
@@ -97,6 +99,7 @@ __all__ = [
     "JudgeRun",
     "JudgeSettings",
     "JudgeTemplate",
+    "Judged",
     "JudgmentKind",
     "JudgmentRecord",
     "Method",
@@ -126,6 +129,7 @@ __all__ = [
     "graded_by",
     "head_to_head",
     "inputs_hash",
+    "judge_plan",
     "lacks_methods",
     "load_pairs",
     "load_template",

@@ -16,6 +16,7 @@ run before the first call, naming the file, line and what differs.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from abc import ABC, abstractmethod
@@ -257,15 +258,48 @@ def open_log(plan: JudgePlan[R]) -> JsonlLog[R]:
     return log
 
 
+@dataclass(frozen=True)
+class Judged(Generic[R]):
+    """What one run did and what its log holds for the run's tasks afterwards (the lines it
+    read and those it wrote, in the file's order): a command reports from these lines, so
+    a judgment file is read once per run, under its writer lock."""
+
+    report: JudgeReport
+    lines: tuple[R, ...]
+
+
+def plan_lines(plan: JudgePlan[R], log: JsonlLog[R]) -> tuple[R, ...]:
+    """The lines of ``log`` that settle one of ``plan``'s tasks, in the file's order."""
+    wanted = {task.key for task in plan.tasks}
+    return tuple(line for key, line in log.records.items() if key in wanted)
+
+
 async def run_judging(
     client: ModelClient, plan: JudgePlan[R], progress: Callable[[], None] | None = None
 ) -> JudgeReport:
     """Judge every task of ``plan`` not yet in its log, appending one line per task as it
     finishes (an interrupted run keeps what it finished; a re-run judges what is missing).
     A key given twice is judged once. ``progress`` is called once per task judged now."""
+    return (await judge_plan(client, plan, progress)).report
+
+
+async def judge_plan(
+    client: ModelClient,
+    plan: JudgePlan[R],
+    progress: Callable[[], None] | None = None,
+    *,
+    log: JsonlLog[R] | None = None,
+) -> Judged[R]:
+    """``run_judging``, handing back the run's lines too. ``log``: the plan's log, already
+    opened by ``open_log`` (and closed by the caller); otherwise it is opened and closed
+    here."""
     check_judge(client, plan.protocol)
-    with open_log(plan) as log:  # held to the end: one writer per log
-        return await _judge_missing(client, plan, log, progress)
+    with contextlib.ExitStack() as held:
+        if log is None:  # held to the end: one writer per log
+            log = held.enter_context(open_log(plan))
+        report = await _judge_missing(client, plan, log, progress)
+        return Judged(report, plan_lines(plan, log))
+    raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
 
 
 async def _judge_missing(

@@ -11,6 +11,7 @@ Two definitions exist: pfmt-bench-fin-ja (``pfmt-fin``) and the original MT-benc
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, Method, RatingRules
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
 from hyoka.mtbench.records import AnswerRecord
-from hyoka.store import read_records, unique_records
+from hyoka.store import read_bytes, read_records, unique_records
 
 #: A rule that scores a turn 0 without calling the judge: an empty answer ("No answer"),
 #: or one fastText says is in the wrong language ("Incorrect language").
@@ -303,6 +304,11 @@ class Bench:
     questions: tuple[Question, ...]
     prompts: dict[str, JudgePrompt]
     references: dict[int, AnswerRecord]
+    #: SHA-256 of the bytes read of the question, judge prompt and reference files, in
+    #: that order (``mtbench.judge.bench_hash``), and of the judge prompts alone
+    #: (``prompts_version``): each file is read once, by ``load``
+    data_sha256: str = ""
+    prompts_sha256: str = ""
 
     @classmethod
     def load(cls, name: str = "pfmt-fin", data_dir: Path | str | None = None) -> Bench:
@@ -312,11 +318,13 @@ class Bench:
         question_file = folder / "question.jsonl"
         if not question_file.is_file():
             raise MissingDataError(f"{spec.title} data not found in {folder}: {hint}")
-        questions = _load_questions(spec, question_file)
+        question_bytes = read_bytes(question_file)
+        questions = _load_questions(spec, question_file, question_bytes)
         prompt_file = folder / "judge_prompts.jsonl"
         if not prompt_file.is_file():
             raise MissingDataError(f"{prompt_file} not found: {hint}")
-        prompts = {p.name: p for _, p in read_records(prompt_file, JudgePrompt)}
+        prompt_bytes = read_bytes(prompt_file)
+        prompts = {p.name: p for _, p in read_records(prompt_file, JudgePrompt, prompt_bytes)}
         missing = [n for n in spec.prompt_names.all_names if n not in prompts]
         if missing:
             raise DataError(
@@ -326,8 +334,13 @@ class Bench:
         reference_file = folder / spec.reference_file
         if not reference_file.is_file():
             raise MissingDataError(f"{reference_file} not found: {hint}")
-        references = {r.question_id: r for _, r in read_records(reference_file, AnswerRecord)}
-        return cls(spec, folder, questions, prompts, references)
+        reference_bytes = read_bytes(reference_file)
+        references = {
+            r.question_id: r for _, r in read_records(reference_file, AnswerRecord, reference_bytes)
+        }
+        data = hashlib.sha256(question_bytes + prompt_bytes + reference_bytes).hexdigest()
+        prompts_sha256 = hashlib.sha256(prompt_bytes).hexdigest()
+        return cls(spec, folder, questions, prompts, references, data, prompts_sha256)
 
     @property
     def by_id(self) -> dict[int, Question]:
@@ -371,9 +384,9 @@ class Bench:
         return self.spec.answer_lang
 
 
-def _load_questions(spec: BenchSpec, path: Path) -> tuple[Question, ...]:
+def _load_questions(spec: BenchSpec, path: Path, data: bytes) -> tuple[Question, ...]:
     def checked() -> Iterator[tuple[int, Question]]:
-        for number, question in read_records(path, Question):
+        for number, question in read_records(path, Question, data):
             if question.category not in spec.categories:
                 raise DataError(f"{path}:{number}: unknown category {question.category!r}")
             yield number, question

@@ -15,7 +15,6 @@ reference answer missing, the language-id package absent) costs nothing.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,19 +93,13 @@ def pair_output(
 
 def bench_hash(bench: Bench) -> str:
     """Short hash of the benchmark data a judgment depends on: questions, judge prompts,
-    reference answers."""
-    digest = hashlib.sha256()
-    for name in ("question.jsonl", "judge_prompts.jsonl", bench.spec.reference_file):
-        path = bench.folder / name
-        digest.update(path.read_bytes() if path.is_file() else name.encode())
-    return digest.hexdigest()[:8]
+    reference answers (hashed as ``Bench.load`` read them)."""
+    return bench.data_sha256[:8]
 
 
 def prompts_version(bench: Bench) -> str:
     """The judge prompts as a template name@version: the benchmark's prompt file by hash."""
-    path = bench.folder / "judge_prompts.jsonl"
-    data = path.read_bytes() if path.is_file() else b""
-    return f"{bench.spec.name}-judge-prompts@{hashlib.sha256(data).hexdigest()[:8]}"
+    return f"{bench.spec.name}-judge-prompts@{bench.prompts_sha256[:8]}"
 
 
 def prompt_name(bench: Bench, question: Question, turn: int) -> str:

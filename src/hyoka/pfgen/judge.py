@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -148,7 +148,7 @@ def answer_reader(
 
 def summary_json(
     chosen: PfgenJudgeInput,
-    records: list[JudgmentRecord],
+    records: Sequence[JudgmentRecord],
     judge: str,
     template: JudgeTemplate,
     signature: Signature | None = None,
@@ -177,10 +177,13 @@ def write_summary(
     judge: str,
     template: JudgeTemplate,
     signature: Signature | None = None,
+    records: Sequence[JudgmentRecord] | None = None,
 ) -> tuple[Path, dict[str, Any]]:
-    """Read the run's judgments back and write ``summary.json`` beside them (atomically)."""
+    """Write ``summary.json`` beside the run's judgments (atomically), from ``records``: the
+    lines the judging run handed back (``Judged.lines``); read from the file when not given."""
     folder = chosen.folder(judge)
-    records = read_judgments(folder / JUDGMENTS_FILE)
+    if records is None:
+        records = read_judgments(folder / JUDGMENTS_FILE)
     summary = summary_json(chosen, records, judge, template, signature)
     path = folder / SUMMARY_FILE
     folder.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ is an error.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -139,10 +140,15 @@ def parse_lines(text: str | bytes, where: str) -> Iterator[tuple[int, dict[str, 
             yield number, parse_object(line, f"{where}:{number}")
 
 
-def read_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` for each non-blank line; an ``InputError`` at the first bad one."""
+def read_objects(path: Path, data: bytes | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line; an ``InputError`` at the first bad one.
+    ``data``: the file's bytes, already read (``whole_lines``), parsed as the file would be."""
     try:
-        handle = path.open(encoding="utf-8")
+        handle = (
+            path.open(encoding="utf-8")
+            if data is None
+            else io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+        )
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     with handle:
@@ -189,9 +195,12 @@ def read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         yield f"{path}: entry {number}", row
 
 
-def read_records(path: Path, model: type[_M]) -> Iterator[tuple[int, _M]]:
-    """Each line validated as ``model``; an ``InputError`` naming file, line and field."""
-    for number, value in read_objects(path):
+def read_records(
+    path: Path, model: type[_M], data: bytes | None = None
+) -> Iterator[tuple[int, _M]]:
+    """Each line validated as ``model``; an ``InputError`` naming file, line and field
+    (``data``: the file's bytes, already read)."""
+    for number, value in read_objects(path, data):
         try:
             yield number, model.model_validate(value)
         except ValidationError as exc:
@@ -226,9 +235,27 @@ def drop_partial_tail(path: Path) -> bool:
         data = path.read_bytes()
     except FileNotFoundError:
         return False
+    return len(whole_lines(path, data)) < len(data)
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of ``path``, or an ``InputError`` naming it: a file read once and then
+    parsed (``read_records(path, model, data)``) and hashed from the same bytes."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def whole_lines(path: Path, data: bytes | None = None) -> bytes:
+    """The bytes of ``path`` (``data``: as already read) up to its last newline, a torn last
+    line (a write cut short) cut off the file first: a log is read once, then parsed from
+    these bytes (``read_records(path, model, data)``)."""
+    if data is None:
+        data = read_bytes(path)
     if not data or data.endswith(b"\n"):
-        return False
+        return data
     keep = data.rfind(b"\n") + 1
     with path.open("r+b") as handle:
         handle.truncate(keep)
-    return True
+    return data[:keep]

@@ -37,7 +37,7 @@ from hyoka import __version__
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.store import kept
 from hyoka.store.files import atomic_write_text
-from hyoka.store.jsonl import append_line, drop_partial_tail, read_records, record_line
+from hyoka.store.jsonl import append_line, read_records, record_line, whole_lines
 from hyoka.store.locks import LOG_LOCK_WAIT_S, writer_lock
 
 R = TypeVar("R", bound=BaseModel)
@@ -104,6 +104,11 @@ def check_owned(path: Path, manifest: Manifest) -> bool:
     ``True`` when the file exists with our matching manifest, ``False`` when it is new (or
     empty). Nothing is changed either way.
     """
+    return _ownership(path, manifest)[0]
+
+
+def _ownership(path: Path, manifest: Manifest) -> tuple[bool, Manifest | None]:
+    """``check_owned``, and the manifest beside ``path`` as read for it (``None``: none)."""
     if path.exists() and not path.is_file():
         raise InputError(f"{path} is not a file")
     has_content = path.exists() and path.stat().st_size > 0
@@ -120,7 +125,7 @@ def check_owned(path: Path, manifest: Manifest) -> bool:
                 f"{path} holds another run's records ({'; '.join(differences)}, "
                 "file vs this run); choose another output"
             )
-    return has_content
+    return has_content, theirs
 
 
 class JsonlLog(Generic[R]):
@@ -158,12 +163,13 @@ class JsonlLog(Generic[R]):
         """Lock the log, check ownership, then repair and read it (see the module docstring)."""
         with contextlib.ExitStack() as lock:
             lock.enter_context(writer_lock(path, what="log", timeout=lock_wait))
-            existing = check_owned(path, manifest)
+            existing, theirs = _ownership(path, manifest)
             records: dict[Hashable, R] = {}
-            if existing:
-                drop_partial_tail(path)
-                records = {key(r): r for r in read_jsonl(path, record_type, key=key)}
-            if read_manifest(path) is None or not existing:
+            if existing:  # read once: its torn tail cut, then parsed from these bytes
+                data = whole_lines(path)
+                numbered = read_records(path, record_type, data)
+                records = {key(r): r for r in unique_records(path, numbered, key)}
+            if theirs is None or not existing:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write_text(manifest_path(path), manifest.model_dump_json(indent=1) + "\n")
             log = cls(path, manifest, record_type, key, records, lock.pop_all())
@@ -197,9 +203,11 @@ class JsonlLog(Generic[R]):
         self.records[self.key(record)] = record
 
     def rewrite(self, order: Callable[[R], Any]) -> None:
-        """Replace the log, atomically, with its records sorted by ``order``."""
+        """Replace the log, atomically, with its records sorted by ``order`` (``records``
+        then lists them in that order too: the file's order)."""
         ordered = sorted(self.records.values(), key=order)
         atomic_write_text(self.path, "".join(record_line(r) for r in ordered))
+        self.records = {self.key(r): r for r in ordered}
 
 
 def read_jsonl(path: Path, record_type: type[R], *, key: Callable[[R], Hashable]) -> list[R]:
