@@ -44,7 +44,9 @@ from hyoka.store import (
     atomic_write_text,
     decompress_bounded,
     read_jsonl,
+    writer_lock,
 )
+from hyoka.store import compressed as compressed_store
 from hyoka.store.pfgen_runs import read_trials
 from replay_judge_server import ReplayJudge
 
@@ -291,6 +293,34 @@ def test_every_codec_is_inflated_within_its_bound(codec: str) -> None:
         decompress_bounded(pack(b"\0" * (10 << 20)), codec, limit=1_000_000, where="f", what="x")
     with pytest.raises(InputError, match=f"f: corrupt {codec} data"):
         decompress_bounded(pack(text)[:-12], codec, limit=len(text), where="f", what="x")
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 4096])
+def test_concatenated_streams_are_read_wherever_a_chunk_ends(
+    chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream that ends exactly where an input chunk ends is followed by the next one,
+    never read as corrupt (the chunk size is lowered so that every boundary is tried)."""
+    monkeypatch.setattr(compressed_store, "_CHUNK", chunk)
+    first, second = "一つ目\n".encode() * 40, "二つ目\n".encode() * 30
+    data = lzma.compress(first) + lzma.compress(second)
+    assert decompress_bounded(data, "xz", limit=10_000, where="f", what="x") == first + second
+
+
+def test_a_lock_taken_on_a_full_disk_still_holds_and_is_released(small_disk: Path) -> None:
+    """The holder's pid line does not fit on the full disk: the lock is taken all the same
+    (the line only words another writer's message), and released for the next writer."""
+    _fill(small_disk, leave=0)
+    target = small_disk / "j.jsonl"
+    with (
+        writer_lock(target, what="log", timeout=0.5),
+        pytest.raises(FileBusyError),
+        writer_lock(target, what="log", timeout=0.2),
+    ):
+        pass
+    with writer_lock(target, what="log", timeout=0.5):
+        pass
+    assert [p.name for p in small_disk.iterdir()] == ["filler"]
 
 
 BOMB_READER = """

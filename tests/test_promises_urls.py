@@ -83,6 +83,9 @@ def test_redact_url_keeps_the_query_keys_and_hashes_only_the_secret_parts() -> N
     assert redact_url(url.replace(PASSWORD, "other-password")).secret != redacted.secret
     plain = "http://127.0.0.1:8000/v1"
     assert redact_url(plain) == type(redacted)(plain, None)
+    # without a scheme urlsplit reads "u" as the scheme and finds no host: nothing is shown
+    bare = redact_url(f"u:{PASSWORD}@127.0.0.1:9/v1")
+    assert bare.shown == URL_REDACTED and bare.secret is not None
 
 
 def test_judge_settings_keep_only_the_shown_url_and_a_hash() -> None:

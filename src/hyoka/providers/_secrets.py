@@ -149,6 +149,8 @@ def redact_url(url: str) -> RedactedUrl:
         parts = urlsplit(url)
     except ValueError:
         return RedactedUrl(URL_REDACTED, _hash_secrets((url,)))
+    if not parts.netloc and "@" in url:  # no scheme (user:pw@host/v1): no part can be trusted
+        return RedactedUrl(URL_REDACTED, _hash_secrets((url,)))
     secrets: list[str] = []
     userinfo, at, host = parts.netloc.rpartition("@")
     netloc = parts.netloc

@@ -45,7 +45,7 @@ from anthropic.types import AssistantMessageParam, MessageParam, TextBlock, User
 from anthropic.types import Message as AnthropicMessage
 
 from hyoka.providers._http import bounded, read_api_key, retry_after, split_query
-from hyoka.providers._secrets import KnownSecrets
+from hyoka.providers._secrets import KnownSecrets, url_secret_values
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import Choice, GenerationRequest, GenerationResponse, Usage
@@ -88,7 +88,8 @@ class AnthropicProvider(Provider):
                 f"{API_KEY_ENV}"
             )
         self._api_key = found[1]
-        self._secrets = KnownSecrets.from_environment(self._api_key)
+        in_url = url_secret_values(base_url) if base_url else ()
+        self._secrets = KnownSecrets.from_environment(self._api_key, *in_url)
         self._timeout = _timeout_option(options.get("timeout", DEFAULT_TIMEOUT_S))
         self._client: anthropic.AsyncAnthropic | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None

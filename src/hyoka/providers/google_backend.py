@@ -51,7 +51,7 @@ from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from hyoka.providers._http import bounded, read_api_key, retry_after
-from hyoka.providers._secrets import KnownSecrets
+from hyoka.providers._secrets import KnownSecrets, url_secret_values
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import (
@@ -134,7 +134,8 @@ class GoogleProvider(Provider):
                 f"{' or '.join(API_KEY_ENVS)}"
             )
         self._api_key = found[1]
-        self._secrets = KnownSecrets.from_environment(self._api_key)
+        in_url = url_secret_values(base_url) if base_url else ()
+        self._secrets = KnownSecrets.from_environment(self._api_key, *in_url)
         self._api_version = str(options.get("api_version", DEFAULT_API_VERSION))
         self._timeout = _timeout_option(options.get("timeout", DEFAULT_TIMEOUT_S))
         self._client: genai.Client | None = None

@@ -73,6 +73,8 @@ class _Inflater:
         """Inflate ``data`` in steps of at most one chunk of output, never past one byte
         beyond the bound, so the output held never exceeds the bound by more than that."""
         while True:
+            if data and self.decompressor.eof:  # a stream ended with the chunk before
+                self.decompressor = _new(self.codec)
             inflater = self.decompressor
             try:
                 out = inflater.decompress(data, min(self.limit - self.size + 1, _CHUNK))

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from hyoka.errors import InputError
-from hyoka.store.files import append_bytes, atomic_write_text
+from hyoka.store.files import append_bytes, atomic_write_text, truncate_to
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -256,6 +256,5 @@ def whole_lines(path: Path, data: bytes | None = None) -> bytes:
     if not data or data.endswith(b"\n"):
         return data
     keep = data.rfind(b"\n") + 1
-    with path.open("r+b") as handle:
-        handle.truncate(keep)
+    truncate_to(path, keep)
     return data[:keep]

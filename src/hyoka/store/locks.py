@@ -72,8 +72,11 @@ class _Lock:
         if not same:  # the holder removed it as we opened it: lock the new one
             os.close(fd)
             return False
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
+        try:  # who holds it, for another writer's message only: a full disk must not stop us
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
+        except OSError:
+            pass
         self.fd = fd
         return True
 
