@@ -7,7 +7,7 @@ modules. ``connect("openai/gpt-4o-mini", concurrency=8)`` gives a ready ``ModelC
 module (and its openai, anthropic, torch ... import) loads when a model of it is first built.
 """
 
-from hyoka.providers._secrets import URL_REDACTED, RedactedUrl, redact_url
+from hyoka.providers._secrets import URL_REDACTED, RedactedUrl, redact_url, shown_url
 from hyoka.providers.base import Provider
 from hyoka.providers.client import (
     CacheError,
@@ -71,5 +71,6 @@ __all__ = [
     "load_provider",
     "parse_model_string",
     "redact_url",
+    "shown_url",
     "smollm2_path",
 ]

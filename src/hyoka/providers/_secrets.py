@@ -140,22 +140,31 @@ class RedactedUrl:
     secret: str | None
 
 
-def redact_url(url: str) -> RedactedUrl:
-    """``url`` with its userinfo, every query value and its fragment replaced by
-    ``URL_REDACTED`` (query keys kept: ``?api-key=REDACTED``); scheme, host, port and path
-    are kept as they are. A part already shown as ``URL_REDACTED`` is no secret, so redacting
-    twice changes nothing. A URL that does not parse is shown as ``URL_REDACTED`` whole."""
+@dataclass(frozen=True)
+class _Split:
+    """One reading of a URL: how it is shown, the parts replaced (what the hash covers) and
+    the values they hold (what text that quotes the URL must not show)."""
+
+    shown: str
+    parts: tuple[str, ...]
+    values: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=64)
+def _split(url: str) -> _Split:
     try:
         parts = urlsplit(url)
     except ValueError:
-        return RedactedUrl(URL_REDACTED, _hash_secrets((url,)))
+        return _Split(URL_REDACTED, (url,), (url,))
     if not parts.netloc and "@" in url:  # no scheme (user:pw@host/v1): no part can be trusted
-        return RedactedUrl(URL_REDACTED, _hash_secrets((url,)))
-    secrets: list[str] = []
+        return _Split(URL_REDACTED, (url,), (url, *url.split("@")[0].split(":")))
+    replaced: list[str] = []
+    values: list[str] = []
     userinfo, at, host = parts.netloc.rpartition("@")
     netloc = parts.netloc
     if at and userinfo != URL_REDACTED:
-        secrets.append(userinfo)
+        replaced.append(userinfo)
+        values += [userinfo, *userinfo.split(":")]
         netloc = f"{URL_REDACTED}@{host}"
     pieces = []
     for piece in parts.query.split("&") if parts.query else ():
@@ -163,17 +172,35 @@ def redact_url(url: str) -> RedactedUrl:
         if not equals:  # a bare piece (``?TOKEN``) may be a secret in itself
             key, value = "", key
         if value and value != URL_REDACTED:
-            secrets.append(piece)
+            replaced.append(piece)
+            values.append(value)
             value = URL_REDACTED
         pieces.append(f"{key}={value}" if equals else value)
     fragment = parts.fragment
     if fragment and fragment != URL_REDACTED:
-        secrets.append(f"#{fragment}")
+        replaced.append(f"#{fragment}")
+        values.append(fragment)
         fragment = URL_REDACTED
-    if not secrets:
-        return RedactedUrl(url, None)
+    if not replaced:
+        return _Split(url, (), ())
     shown = urlunsplit((parts.scheme, netloc, parts.path, "&".join(pieces), fragment))
-    return RedactedUrl(shown, _hash_secrets(tuple(secrets)))
+    kept = tuple(v for v in dict.fromkeys(values) if v and v != URL_REDACTED)
+    return _Split(shown, tuple(replaced), kept)
+
+
+def shown_url(url: str) -> str:
+    """``url`` as it may be shown: ``redact_url(url).shown``, without hashing anything."""
+    return _split(url).shown
+
+
+def redact_url(url: str) -> RedactedUrl:
+    """``url`` with its userinfo, every query value and its fragment replaced by
+    ``URL_REDACTED`` (query keys kept: ``?api-key=REDACTED``); scheme, host, port and path
+    are kept as they are. A part already shown as ``URL_REDACTED`` is no secret, so redacting
+    twice changes nothing. A URL that does not parse, or has credentials but no scheme, is
+    shown as ``URL_REDACTED`` whole."""
+    split = _split(url)
+    return RedactedUrl(split.shown, _hash_secrets(split.parts) if split.parts else None)
 
 
 @functools.lru_cache(maxsize=64)
@@ -183,18 +210,7 @@ def _hash_secrets(parts: tuple[str, ...]) -> str:
     return digest.hex()[:16]
 
 
-def url_secret_values(url: str) -> tuple[str, ...]:
+def url_secret_values(url: str | None) -> tuple[str, ...]:
     """The values ``redact_url`` hides in ``url`` (userinfo, its password, query values,
     fragment), for scrubbing them from text that may quote the URL (an SDK's error)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return (url,)
-    found: list[str] = []
-    userinfo, at, _ = parts.netloc.rpartition("@")
-    if at:
-        found += [userinfo, *userinfo.split(":")]
-    for piece in parts.query.split("&") if parts.query else ():
-        found.append(piece.partition("=")[2] or piece)
-    found.append(parts.fragment)
-    return tuple(value for value in dict.fromkeys(found) if value and value != URL_REDACTED)
+    return () if url is None else _split(url).values

@@ -88,8 +88,7 @@ class AnthropicProvider(Provider):
                 f"{API_KEY_ENV}"
             )
         self._api_key = found[1]
-        in_url = url_secret_values(base_url) if base_url else ()
-        self._secrets = KnownSecrets.from_environment(self._api_key, *in_url)
+        self._secrets = KnownSecrets.from_environment(self._api_key, *url_secret_values(base_url))
         self._timeout = _timeout_option(options.get("timeout", DEFAULT_TIMEOUT_S))
         self._client: anthropic.AsyncAnthropic | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None

@@ -134,8 +134,7 @@ class GoogleProvider(Provider):
                 f"{' or '.join(API_KEY_ENVS)}"
             )
         self._api_key = found[1]
-        in_url = url_secret_values(base_url) if base_url else ()
-        self._secrets = KnownSecrets.from_environment(self._api_key, *in_url)
+        self._secrets = KnownSecrets.from_environment(self._api_key, *url_secret_values(base_url))
         self._api_version = str(options.get("api_version", DEFAULT_API_VERSION))
         self._timeout = _timeout_option(options.get("timeout", DEFAULT_TIMEOUT_S))
         self._client: genai.Client | None = None

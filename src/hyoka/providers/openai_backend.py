@@ -78,8 +78,7 @@ class OpenAIProvider(Provider):
         self._key = self._api_key()
         # the placeholder sent to keyless local servers is no secret
         own = () if self._key == PLACEHOLDER_KEY else (self._key,)
-        in_url = url_secret_values(base_url) if base_url else ()
-        self._secrets = KnownSecrets.from_environment(*own, *in_url)
+        self._secrets = KnownSecrets.from_environment(*own, *url_secret_values(base_url))
         self._client: openai.AsyncOpenAI
         if self.azure:
             if not self.azure_endpoint or not self.api_version:
