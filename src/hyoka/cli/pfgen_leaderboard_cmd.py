@@ -55,7 +55,6 @@ def leaderboard_command(
     from rich.markup import escape
 
     from hyoka.cli._common import err_console, print_warning
-    from hyoka.errors import InputError
     from hyoka.pfgen import (
         collect_leaderboard,
         collect_upstream_leaderboard,
@@ -77,10 +76,7 @@ def leaderboard_command(
     if output is None:
         typer.echo(text, nl=False)
         return
-    try:
-        atomic_write_text(output, text)
-    except OSError as exc:
-        raise InputError(f"{output}: cannot write: {exc.strerror or exc}") from None
+    atomic_write_text(output, text)  # a failure is the store's one-line WriteError
     err_console.print(
         f"Wrote {len(rows)} runs to {escape(str(output))}", highlight=False, soft_wrap=True
     )

@@ -133,10 +133,7 @@ def plan_command(
     record = plan_record(settings, calibration, run, paper)
     console.print(f"signature: {record['signature']['line']}", highlight=False, soft_wrap=True)
     if json_file is not None:
-        try:
-            atomic_write_text(json_file, json.dumps(record, ensure_ascii=False, indent=2) + "\n")
-        except OSError as exc:
-            raise InputError(f"{json_file}: cannot write: {exc.strerror or exc}") from None
+        atomic_write_text(json_file, json.dumps(record, ensure_ascii=False, indent=2) + "\n")
         err_console.print(f"wrote {json_file}", highlight=False, soft_wrap=True)
 
 

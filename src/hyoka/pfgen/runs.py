@@ -271,10 +271,7 @@ def _finish(
     result = with_signature(result, signature)
     if write:
         path = run.trials.result_path
-        try:
-            atomic_write_text(path, json.dumps(result, indent=2, ensure_ascii=False))
-        except OSError as exc:
-            raise InputError(f"{path}: cannot write result: {exc.strerror}") from None
+        atomic_write_text(path, json.dumps(result, indent=2, ensure_ascii=False))
     return RunOutcome(
         run.trials.folder, result, False, signature, summation, previous=run.previous, note=note
     )

@@ -43,7 +43,6 @@ from hyoka.store.files import (
 from hyoka.store.jsonl import (
     append_line,
     append_record,
-    drop_partial_tail,
     first_object,
     json_text,
     parse_json,
@@ -98,7 +97,6 @@ __all__ = [
     "clean_stale_temp_files",
     "codec_of",
     "decompress_bounded",
-    "drop_partial_tail",
     "first_object",
     "is_inside",
     "json_text",

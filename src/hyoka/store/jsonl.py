@@ -3,7 +3,7 @@
 Answer and judgment files are append-only logs: a run that is interrupted leaves whole
 lines behind (each line is written whole, or not at all, and flushed), and a re-run appends
 what is missing. A last line without its newline is the trace of a crash mid-write; a
-resumed run cuts it off (``drop_partial_tail``) before appending, anywhere else a bad line
+resumed run cuts it off (``whole_lines``) before appending, anywhere else a bad line
 is an error.
 """
 
@@ -52,14 +52,7 @@ def parse_object(line: str, where: str) -> dict[str, Any]:
     to exhaust the stack, and a lone surrogate escape (``"\\ud800"``), which is no Unicode
     text and cannot be written back as UTF-8.
     """
-    try:
-        value = json.loads(line, parse_constant=refuse_constant)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
-    except ValueError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InputError(f"{where}: JSON nested too deeply to read") from None
+    value = _loads(line, where, strict=True, one_line=True)
     if not isinstance(value, dict):
         raise InputError(f"{where}: expected a JSON object")
     if "\\u" in line and lone_surrogate(value) is not None:
@@ -81,13 +74,19 @@ def parse_json(text: str | bytes, where: str, *, strict: bool = True) -> Any:
     """A whole JSON document, or an ``InputError`` naming ``where`` (and the line) and why:
     malformed JSON, text that is not UTF-8, nesting deep enough to exhaust the stack, and
     (``strict``) ``NaN``/``Infinity``, which JSON does not allow."""
-    text = _as_text(text, where)
+    return _loads(_as_text(text, where), where, strict=strict, one_line=False)
+
+
+def _loads(text: str, where: str, *, strict: bool, one_line: bool) -> Any:
+    """``json.loads`` with every failure one ``InputError`` naming ``where`` (and, for a
+    document of several lines, the line the parser stopped at)."""
     try:
         if strict:
             return json.loads(text, parse_constant=refuse_constant)
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{where}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        at = where if one_line else f"{where}:{exc.lineno}"
+        raise InputError(f"{at}: not valid JSON ({exc.msg})") from None
     except ValueError as exc:
         raise InputError(f"{where}: not valid JSON ({exc})") from None
     except RecursionError:
@@ -227,15 +226,6 @@ def append_line(path: Path, line: str) -> None:
 def append_record(path: Path, record: BaseModel) -> None:
     """Append ``record`` as one line (see ``append_line``)."""
     append_line(path, record_line(record))
-
-
-def drop_partial_tail(path: Path) -> bool:
-    """Cut a last line that lacks its newline (a write cut short); ``True`` if one was cut."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return False
-    return len(whole_lines(path, data)) < len(data)
 
 
 def read_bytes(path: Path) -> bytes:
