@@ -35,7 +35,7 @@ def report_figures() -> None:
     judgments = DATA / "pfmt-bench-fin-ja" / "model_judgment"
     script = (
         "import sys; from pathlib import Path; "
-        "from hyoka.report.site import ReportOptions, build_report; "
+        "from hyoka.report import ReportOptions, build_report; "
         "build_report([Path(sys.argv[1])], Path(sys.argv[2]), "
         "ReportOptions(data_dir=Path(sys.argv[3])))"
     )
@@ -108,7 +108,7 @@ def bradley_terry_figures() -> None:
 def stability_figures() -> None:
     script = (
         "import sys; from pathlib import Path; "
-        "from hyoka.report.site import ReportOptions, build_report; "
+        "from hyoka.report import ReportOptions, build_report; "
         "build_report([], Path(sys.argv[1]), ReportOptions(data_dir=Path(sys.argv[2]), "
         "stability=True))"
     )

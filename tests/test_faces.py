@@ -70,3 +70,108 @@ def test_import_hyoka_loads_nothing_heavy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == ""
+
+
+def _module_files() -> dict[str, Path]:
+    """Every module of ``hyoka`` by dotted name (a package by its own name)."""
+    modules: dict[str, Path] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        parts = path.relative_to(SRC.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        modules[".".join(parts)] = path
+    return modules
+
+
+def _imported_from(name: str, path: Path, node: ast.ImportFrom) -> str:
+    """The absolute module an ``from ... import`` statement names."""
+    if not node.level:
+        return node.module or ""
+    base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _face_sources(modules: dict[str, Path]) -> dict[str, dict[str, str]]:
+    """For each package face, the module each re-exported name is imported from."""
+    sources: dict[str, dict[str, str]] = {}
+    for name, path in modules.items():
+        if path.name != "__init__.py":
+            continue
+        table: dict[str, str] = {}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                source = _imported_from(name, path, node)
+                for alias in node.names:
+                    if source in modules:
+                        table[alias.asname or alias.name] = source
+        sources[name] = table
+    return sources
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Which modules of ``hyoka`` each module imports: every import anywhere in it
+    (inside functions and under ``TYPE_CHECKING`` too); a name taken from a package's face
+    counts as an import of the module the face takes it from, since the face only
+    re-exports it."""
+    modules = _module_files()
+    faces = _face_sources(modules)
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names if a.name in modules)
+            elif isinstance(node, ast.ImportFrom):
+                source = _imported_from(name, path, node)
+                for alias in node.names:
+                    if f"{source}.{alias.name}" in modules:  # a submodule
+                        targets.add(f"{source}.{alias.name}")
+                    elif source in faces:
+                        targets.add(faces[source].get(alias.name, source))
+                    elif source in modules:
+                        targets.add(source)
+        targets.discard(name)
+        graph[name] = targets
+    return graph
+
+
+def _import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in sorted(graph[module]):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return circles
+
+
+def test_no_import_circles_between_modules() -> None:
+    """No module depends on itself through others, not even for typing or in a function:
+    a circle means a responsibility sits in the wrong module."""
+    assert _import_circles(_import_graph()) == []

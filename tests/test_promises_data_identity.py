@@ -23,7 +23,7 @@ from _shared import SHARED_DATA, writable_run_copy
 from hyoka.cli.main import app
 from hyoka.pfgen import PfgenBenchmark, data_id
 from hyoka.pfgen.provenance import pinned_metadata_hash
-from hyoka.report.site import ReportOptions, build_report
+from hyoka.report import ReportOptions, build_report
 
 SMALL = "openai/chatgpt-o1/9a61e92"  # one trial of 50 answers: quick to score
 PUBLIC = ["openai/chatgpt-4o-latest/c275a7b", "tokyotech-llm/Llama-3-Swallow-8B-v0.1/98f12b9"]

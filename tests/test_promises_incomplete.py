@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA, writable_run_copy
 from hyoka.cli.main import app
-from hyoka.report.site import ReportOptions, build_report
+from hyoka.report import ReportOptions, build_report
 
 SMALL = "openai/chatgpt-o1/9a61e92"  # one trial of 50 answers
 QUESTIONS = SHARED_DATA / "pfgen-bench" / "data"

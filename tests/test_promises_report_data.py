@@ -13,7 +13,7 @@ import pytest
 
 from _shared import SHARED_DATA
 from hyoka.errors import MissingDataError
-from hyoka.report.site import ReportOptions, build_report
+from hyoka.report import ReportOptions, build_report
 
 JUDGED = SHARED_DATA / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o-mini_single"
 

@@ -20,7 +20,7 @@ import pytest
 
 from _shared import PFGEN_RESULTS, SHARED_DATA
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.report.site import ReportOptions, build_report
+from hyoka.report import ReportOptions, build_report
 from hyoka.stats.refset_stability import refset_stability
 from test_report_fixtures import (
     INVENTED,

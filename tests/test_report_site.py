@@ -18,8 +18,8 @@ from _shared import PFGEN_RESULTS, SHARED_DATA
 from hyoka.cli.report_cmd import explain_command, report_command
 from hyoka.errors import InputError
 from hyoka.mtbench import Bench, build_leaderboard, round_half_up
+from hyoka.report import ReportOptions, build_report
 from hyoka.report.pairwise_pages import analyse, read_pairs
-from hyoka.report.site import ReportOptions, build_report
 from hyoka.stats.bradley_terry import Battles, bradley_terry
 from test_report_fixtures import (
     CRAFTED,

@@ -33,7 +33,7 @@ from _shared import PFGEN_RESULTS, SHARED_DATA
 from hyoka.cli.report_cmd import report_command
 from hyoka.errors import InputError
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.report.site import ReportOptions, build_report
+from hyoka.report import ReportOptions, build_report
 from hyoka.stats import kendall_tau_b, stability_signature
 
 RUNS = (

@@ -13,18 +13,15 @@ import os
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
-from hyoka.pfgen._measure import worker_pool
+from hyoka.pfgen._workers import worker_pool
 from hyoka.pfgen.index_cache import IndexCache
 from hyoka.pfgen.questions import QuestionFile, QuestionInfo
 from hyoka.pfgen.scorer import AnswerScore, QuestionScorer, ReferenceSet
 from hyoka.store import pfgen_runs, read_objects
-
-if TYPE_CHECKING:
-    from hyoka.pfgen.explanation import Explanation
 
 #: Folder of the pfgen-bench files inside a data directory.
 BENCHMARK_FOLDER = Path("pfgen-bench") / "data"
@@ -170,15 +167,6 @@ class PfgenBenchmark:
         >>> bench.score("Q01", "22回です。").helpfulness          # doctest: +SKIP
         """
         return self.scorer(question).score([answer])[0]
-
-    def explain(self, question: str, answer: str) -> Explanation:
-        """Why ``answer`` scores what it scores: the characters in rare 3-grams (likely
-        hallucinations), the share in frequent 10-grams, the length discount, the
-        Helpfulness rules met or missed and the nearest reference answers
-        (``hyoka.pfgen.explanation``; the same numbers as ``score``)."""
-        from hyoka.pfgen.explanation import explain
-
-        return explain(self, question, answer)
 
     def score_many(self, question: str, answers: Sequence[str]) -> list[AnswerScore]:
         """Score many answers to one question in one vectorised pass."""

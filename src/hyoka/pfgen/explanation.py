@@ -24,13 +24,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from hyoka.errors import DataError
 from hyoka.pfgen._codepoints import CODEPOINT_BITS, CodepointBatch, encode
+from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.keywords import HELPFULNESS_WINDOW, NOT_FOUND, helpfulness
 from hyoka.pfgen.ngram_metrics import (
     _POSITION_BITS,
@@ -46,9 +47,6 @@ from hyoka.pfgen.ngram_metrics import (
 )
 from hyoka.pfgen.questions import QuestionFile
 from hyoka.pfgen.scorer import AnswerScore, QuestionScorer, ReferenceSet
-
-if TYPE_CHECKING:
-    from hyoka.pfgen.benchmark import PfgenBenchmark
 
 #: Where the length discount starts (characters) and where it reaches zero.
 DISCOUNT_START = 100

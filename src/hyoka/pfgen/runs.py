@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hyoka.errors import DataError, HyokaError, InputError
-from hyoka.pfgen._measure import Progress, can_fork, imap_forked, measure_answers
+from hyoka.pfgen._measure import Progress, measure_answers
 from hyoka.pfgen._pysum import Summation
+from hyoka.pfgen._workers import can_fork, imap_forked
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.compare import first_difference
 from hyoka.pfgen.provenance import SumFrom, run_signature, signature_of, with_signature

@@ -23,7 +23,7 @@ from hyoka.report.pfgen_pages import (
 if TYPE_CHECKING:
     from hyoka.pfgen import PfgenBenchmark, RunSummary
     from hyoka.report.inputs import Inputs
-    from hyoka.report.site import ReportOptions
+    from hyoka.report.options import ReportOptions
     from hyoka.report.stability_data import Stability
 
 

@@ -24,6 +24,7 @@ from hyoka.errors import HyokaError, InputError
 from hyoka.report import assets
 from hyoka.report.html import ASSET_CSS, ASSET_JS, esc, page
 from hyoka.report.inputs import Inputs, discover
+from hyoka.report.options import ReportOptions
 from hyoka.store import atomic_write_text, owned_folder, path_under, replacing_folder
 
 #: Where the public pfgen-bench results are, inside a data directory.
@@ -34,24 +35,6 @@ Progress = Callable[[str], None]
 SITE_KIND = "report"
 #: Files written at once.
 WRITERS = 16
-
-
-@dataclass(frozen=True)
-class ReportOptions:
-    data_dir: Path | None = None
-    cache_dir: Path | None = None
-    #: public pfgen runs to rank the user's among; None: the data directory's, if present
-    public_dir: Path | None = None
-    public: bool = True
-    rounds: int = 1000
-    seed: int = 0
-    workers: int | None = None
-    #: put the judged models' answers on the MT-bench question pages (about 6 MB more for
-    #: the published pfmt-bench-fin-ja answers)
-    answers: bool = False
-    #: run the reference-set stability experiment over every run with answers (slow: every
-    #: answer is measured again; a ``hyoka pfgen stability --json`` file given is free)
-    stability: bool = False
 
 
 @dataclass
