@@ -5,21 +5,59 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
+import re
 import shutil
+from dataclasses import dataclass
+from html import unescape
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
+import pytest
 
 import hyoka.judge
 import hyoka.stats
-from hyoka.judge import combine
-from hyoka.mtbench import PairJudgmentLine, method_counts
+from _shared import PFGEN_RESULTS, SHARED_DATA
+from hyoka.judge import combine, head_to_head, order_agreement, win_share
+from hyoka.mtbench import (
+    Bench,
+    PairJudgmentLine,
+    build_leaderboard,
+    display_name,
+    method_counts,
+    round_half_up,
+)
 from hyoka.mtbench.records import G1_WINNER, G2_WINNER
-from hyoka.pfgen import PfgenBenchmark, RunSummary, Summation, score_answers, score_run
+from hyoka.pfgen import (
+    PfgenBenchmark,
+    RunSummary,
+    Summation,
+    read_result,
+    score_answers,
+    score_interval,
+    score_run,
+)
+from hyoka.report import ReportOptions, build_report
 from hyoka.report.pairwise_pages import analyse, pairwise_page, read_pairs
 from hyoka.report.pfgen_data import compare_runs, score_run_answers
-from hyoka.stats import Interval, group_means, outer_means, percentiles
-from test_report_fixtures import crafted_runs
+from hyoka.stats import (
+    Battles,
+    bradley_terry,
+    collect_run_scores,
+    correlate,
+    paired_two_level_intervals,
+    two_level_interval,
+)
+from hyoka.store import read_records
+from test_report_fixtures import (
+    JUDGED_MODELS,
+    PFMT_JUDGMENTS,
+    crafted_runs,
+    write_fastchat_pairs,
+)
+
+FloatArray = npt.NDArray[np.float64]
 
 LETTERS = ("A", "B", "C", None)
 MODELS = ("m1", "m2", "m3")
@@ -114,23 +152,268 @@ def test_report_answers_follow_the_runs_summation(
 def test_report_intervals_are_the_stats_bootstrap(
     tmp_path: Path, benchmark: PfgenBenchmark
 ) -> None:
-    """The run page's interval and the comparison's come from ``hyoka.stats``' two-level
-    bootstrap (questions, then answers), the comparison resampling both runs' questions
-    with one draw (paired)."""
+    """The run page's interval and the comparison's are ``hyoka.stats``' two-level
+    bootstrap (questions, then answers), the comparison's its paired form."""
     a, b = crafted_runs(tmp_path)
     run_a = score_run_answers(a, benchmark, "crafted-a")
     run_b = score_run_answers(b, benchmark, "crafted-b")
     groups_a = [q.values("average") for q in run_a.questions.values()]
     groups_b = [q.values("average") for q in run_b.questions.values()]
 
-    rng = np.random.default_rng(0)
-    low, high = percentiles(outer_means(group_means(groups_a, 2000, rng), rng), 0.95)
-    assert run_a.exact_interval() == Interval(
-        run_a.summary.score, float(low), float(high), 0.95, 2000
-    )
+    assert run_a.exact_interval() == two_level_interval(groups_a, run_a.summary.score)
+    paired = paired_two_level_intervals(groups_a, groups_b)
+    comparison = compare_runs(run_a, run_b)
+    assert comparison.overall == paired.overall
+    assert [(q.low, q.high) for q in comparison.questions] == [
+        (i.low, i.high) for i in paired.groups
+    ]
 
-    rng = np.random.default_rng(0)
-    inner = group_means(groups_a, 2000, rng) - group_means(groups_b, 2000, rng)
-    low, high = percentiles(outer_means(inner, rng), 0.95)
-    overall = compare_runs(run_a, run_b).overall
-    assert (overall.low, overall.high) == (float(low), float(high))
+
+# --- every page of a built site against the library call that owns its figures ---------
+
+ROUNDS = 200  # the site's bootstrap rounds for Bradley–Terry (ReportOptions.rounds)
+PUBLIC_RUNS = ("01-ai/Yi-1.5-9B/2ff65a8", "Qwen/Qwen-72B-Chat/e66e759")
+JUDGED = [(0.52, 4.0), (0.61, 5.5), (0.70, 5.0), (0.77, 7.5)]  # (pfgen score, judge mean)
+
+
+@dataclass(frozen=True)
+class Site:
+    out: Path
+    runs: tuple[Path, Path]
+    public: Path
+    judged: Path
+    pairs: Path
+
+
+def _judged_runs(root: Path) -> Path:
+    """Four results with ``hyoka pfgen judge`` summaries beside them (for the judge page)."""
+    for n, (score, mean) in enumerate(JUDGED):
+        run = root / f"model-{n}"
+        (run / "judge" / "smollm2").mkdir(parents=True)
+        result = {
+            "num_trials": 1, "score": score, "score_std": 0.0, "length": 100.0,
+            "length_std": 1.0, "config": {"model": f"model-{n}", "mode": "chat"},
+            "scores": {"fluency": {"R": score}, "truthfulness": {"R": score}, "helpfulness": score},
+        }  # fmt: skip
+        (run / "result.json").write_text(json.dumps(result), encoding="utf-8")
+        summary = {"judge": "llamacpp/smollm2", "mean": mean, "failures": 0}
+        (run / "judge" / "smollm2" / "summary.json").write_text(json.dumps(summary))
+    return root
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, index_cache_dir: Path) -> Site:
+    root = tmp_path_factory.mktemp("inputs")
+    runs = crafted_runs(root)
+    public = root / "public"
+    for run in PUBLIC_RUNS:
+        (public / run).mkdir(parents=True)
+        shutil.copy(PFGEN_RESULTS / run / "result.json", public / run / "result.json")
+    judged = _judged_runs(root / "judged")
+    pairs = root / "judge-x_pair.jsonl"
+    write_fastchat_pairs(pairs)
+    judgments = [PFMT_JUDGMENTS / f"{m}.jsonl" for m in JUDGED_MODELS]
+    out = tmp_path_factory.mktemp("site")
+    options = ReportOptions(
+        data_dir=SHARED_DATA, cache_dir=index_cache_dir, public_dir=public, rounds=ROUNDS
+    )
+    build_report([*runs, judged, *judgments, pairs], out, options)
+    return Site(out, runs, public, judged, pairs)
+
+
+def _html(site: Site, relative: str) -> str:
+    return (site.out / relative).read_text(encoding="utf-8")
+
+
+def _cells(html: str, table_id: str | None = None) -> list[list[tuple[str | None, str]]]:
+    """Each body row of a table as ``(data-sort, shown text)`` per cell; the first table
+    when no id is given."""
+    start = html.index(f'id="{table_id}"') if table_id else html.index("<table")
+    body = html[start:].split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    rows = []
+    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body):
+        cells = re.findall(r"<td([^>]*)>(.*?)</td>", row)
+        rows.append(
+            [
+                (
+                    unescape(m.group(1)) if (m := re.search(r'data-sort="([^"]*)"', a)) else None,
+                    unescape(re.sub(r"<[^>]+>", "", text)).strip(),
+                )
+                for a, text in cells
+            ]
+        )
+    return rows
+
+
+def _bounds(text: str) -> tuple[float, float]:
+    low, high = re.findall(r"[-+]?\d+\.\d+", text)
+    return float(low), float(high)
+
+
+def _answer_groups(run: Path, benchmark: PfgenBenchmark) -> dict[str, FloatArray]:
+    """Every answer's average score per question, as ``pfgen.score_answers`` gives them."""
+    scored = score_answers(run, benchmark)
+    return {
+        q: np.array([score.average for _, score in answers])
+        for q, answers in sorted(scored.answers.items())
+    }
+
+
+def test_leaderboard_rows_are_pfgen_summaries_and_score_intervals(
+    site: Site, benchmark: PfgenBenchmark
+) -> None:
+    """Every row of the pfgen leaderboard, public, named or a result given, shows its
+    ``RunSummary`` and ``pfgen.score_interval`` exactly."""
+    results = {
+        **{f"{site.public / run}": read_result(site.public / run) for run in PUBLIC_RUNS},
+        **{str(run): score_run(run, benchmark, write=False).result for run in site.runs},
+        **{str(site.judged / f"model-{n}"): read_result(site.judged / f"model-{n}")
+           for n in range(len(JUDGED))},
+    }  # fmt: skip
+    summaries = {}
+    for folder, result in results.items():
+        assert result is not None
+        summary = RunSummary.from_result(Path(folder), result, Path(folder).parent.parent)
+        summaries[summary.model] = (summary, score_interval(result))
+    rows = _cells(_html(site, "pfgen/index.html"), "leaderboard")
+    assert sorted(row[1][0] or "" for row in rows) == sorted(summaries)
+    for row in rows:
+        summary, interval = summaries[row[1][0] or ""]
+        assert float(row[3][0] or "nan") == summary.score
+        assert row[3][1] == f"{summary.score:.4f}"
+        if math.isnan(interval.low):
+            assert row[4][1] == "[–, –]"
+        else:
+            assert float(row[4][0] or "nan") == interval.low
+            assert _bounds(row[4][1]) == (round(interval.low, 4), round(interval.high, 4))
+        assert float(row[5][0] or "nan") == summary.score_sem
+        figures = (summary.fluency, summary.truthfulness, summary.helpfulness, summary.length)
+        assert tuple(float(c[0] or "nan") for c in row[6:10]) == figures
+        assert int(row[10][0] or "0") == summary.num_trials
+
+
+def test_run_pages_show_score_answers_and_the_two_level_interval(
+    site: Site, benchmark: PfgenBenchmark
+) -> None:
+    """A named run's page: the run's ``pfgen score`` numbers, ``stats.two_level_interval``
+    over its answers' scores, and each question's mean of its answers' scores."""
+    for run in site.runs:
+        result = score_run(run, benchmark, write=False).result
+        summary = RunSummary.from_result(run, result, run.parent.parent)
+        groups = _answer_groups(run, benchmark)
+        interval = two_level_interval(list(groups.values()), summary.score)
+        (page,) = (site.out / "pfgen" / "runs").glob(f"{summary.model}_*.html")
+        html = page.read_text(encoding="utf-8")
+        overview = _cells(html)[0]
+        assert overview[0][1] == f"{summary.score:.4f}"
+        assert _bounds(overview[1][1]) == (round(interval.low, 4), round(interval.high, 4))
+        assert [c[1] for c in overview[2:5]] == [
+            f"{v:.3f}" for v in (summary.fluency, summary.truthfulness, summary.helpfulness)
+        ]
+        questions = {row[0][1]: row for row in _cells(html, "questions")}
+        assert sorted(questions) == sorted(groups)
+        for question_id, values in groups.items():
+            row = questions[question_id]
+            assert float(row[2][0] or "nan") == pytest.approx(float(values.mean()), abs=1e-12)
+            # result.json keeps 4 decimals, as upstream writes it
+            assert float(row[2][0] or "nan") == pytest.approx(
+                result["questions"][question_id]["score"], abs=5e-5
+            )
+            assert float(row[3][0] or "nan") == pytest.approx(float(values.std()), abs=1e-12)
+            assert int(row[9][1]) == len(values)
+
+
+def test_comparison_page_is_the_paired_two_level_bootstrap(
+    site: Site, benchmark: PfgenBenchmark
+) -> None:
+    a, b = (_answer_groups(run, benchmark) for run in site.runs)
+    shared = [q for q in a if q in b]
+    paired = paired_two_level_intervals([a[q] for q in shared], [b[q] for q in shared])
+    html = _html(site, "pfgen/compare.html")
+    rows = {row[0][1]: row for row in _cells(html, "differences")}
+    assert sorted(rows) == sorted(shared)
+    for question_id, interval in zip(shared, paired.groups, strict=True):
+        row = rows[question_id]
+        assert float(row[2][0] or "nan") == float(a[question_id].mean())
+        assert float(row[3][0] or "nan") == float(b[question_id].mean())
+        assert float(row[4][0] or "nan") == interval.estimate
+        assert float(row[5][0] or "nan") == interval.low
+        assert _bounds(row[5][1]) == (round(interval.low, 3), round(interval.high, 3))
+    overall = re.search(r'id="overall">.*?<b>([-+\d.]+)</b>.*?\[([-+\d.]+), ([-+\d.]+)\]', html)
+    assert overall is not None
+    shown = tuple(float(x) for x in overall.groups())
+    estimate = paired.overall
+    assert shown == tuple(round(v, 4) for v in (estimate.estimate, estimate.low, estimate.high))
+    index = _html(site, "index.html")
+    assert f"A − B = {estimate.estimate:+.4f}" in index
+
+
+def test_mtbench_page_is_the_mtbench_leaderboard(site: Site) -> None:
+    bench = Bench.load("pfmt-fin", SHARED_DATA)
+    board = build_leaderboard(bench, [PFMT_JUDGMENTS / f"{m}.jsonl" for m in JUDGED_MODELS])
+    (page,) = (site.out / "mtbench").glob("pfmt-fin-*.html")
+    rows = {row[0][1]: row for row in _cells(page.read_text(encoding="utf-8"), "categories")}
+    assert sorted(rows) == sorted(display_name(m.model) for m in board.models)
+    for model in board.models:
+        row = rows[display_name(model.model)]
+        means = model.means()
+        expected = [model.overall(), model.overall(1), model.overall(2)]
+        expected += [means[c] for c in bench.spec.categories]
+        shown = row[1 : 4 + len(bench.spec.categories)]
+        assert [float(c[0] or "nan") for c in shown] == [float(v or "nan") for v in expected]
+        assert [c[1] for c in shown] == [str(round_half_up(v)) if v else "–" for v in expected]
+        assert int(row[-1][1]) == model.unrated
+
+
+def test_pairwise_page_is_the_judge_and_stats_libraries(site: Site) -> None:
+    """Win/tie/loss matrices are ``judge.head_to_head``, robustness is
+    ``judge.order_agreement`` and ratings are ``stats.bradley_terry`` over
+    ``judge.win_share`` of each verdict, for every method the page shows."""
+    lines = [line for _, line in read_records(site.pairs, PairJudgmentLine)]
+    html = _html(site, "pairwise/p1.html")
+    orders = order_agreement(line.letters() for line in lines)
+    assert orders.robustness is not None
+    shown = re.search(r'id="robustness">([\d.]+)</b> \((\d+) agree, (\d+) disagree, (\d+) ', html)
+    assert shown is not None
+    assert shown.groups() == (
+        f"{orders.robustness:.3f}",
+        str(orders.agree),
+        str(orders.disagree),
+        str(orders.missing),
+    )
+    for method in ("bs1", "bs2"):
+        verdicts = [(line.model_1, line.model_2, line.method_verdicts()[method]) for line in lines]
+        battles = [(x, y, s) for x, y, v in verdicts if (s := win_share(v)) is not None]
+        ratings = bradley_terry(Battles.of(battles), rounds=ROUNDS, seed=0).by_model()
+        rows = _cells(html, f"bt-{method}")
+        assert sorted(row[0][1] for row in rows) == sorted(ratings)
+        for row in rows:
+            rating = ratings[row[0][1]]
+            assert float(row[1][0] or "nan") == rating.rating
+            assert float(row[2][0] or "nan") == rating.low
+            assert _bounds(row[2][1]) == (round(rating.low, 1), round(rating.high, 1))
+            assert int(row[3][1]) == rating.games
+        counts = head_to_head(verdicts)
+        section = html.split(f'id="bt-{method}"', 1)[1]
+        matrix = _cells(section[section.index('<table class="matrix"') :])
+        models = [row[0][1] for row in matrix]
+        for row in matrix:
+            for other, cell in zip(models, row[1:], strict=True):
+                if other == row[0][1]:
+                    continue
+                record = counts.get((row[0][1], other))
+                won, tied, lost = (
+                    (0, 0, 0) if record is None else (record.wins, record.ties, record.losses)
+                )
+                assert cell[1] == f"{won} / {tied} / {lost}", (method, row[0][1], other)
+
+
+def test_judge_page_is_the_stats_correlation(site: Site) -> None:
+    paired = collect_run_scores(site.judged, "llamacpp/smollm2")
+    pairs = paired.pairs
+    correlation = correlate([p.pfgen for p in pairs], [p.judge for p in pairs], seed=0)
+    rows = {row[0][1]: row for row in _cells(_html(site, "pfgen/judge.html"))}
+    for name, interval in (("Pearson", correlation.pearson), ("Spearman", correlation.spearman)):
+        assert float(rows[name][1][0] or "nan") == interval.estimate
+        assert float(rows[name][2][0] or "nan") == interval.low
+        assert _bounds(rows[name][2][1]) == (round(interval.low, 3), round(interval.high, 3))

@@ -40,6 +40,7 @@ from hyoka.judge.pairwise import (
     default_output,
     fill_criteria,
     lacks_methods,
+    order_agreement,
     orders_agree,
     pairwise_settings,
     parse_methods,
@@ -76,7 +77,7 @@ from hyoka.judge.single import (
 )
 from hyoka.judge.templates import JudgeTemplate, TemplateKind, load_template, packaged_templates
 from hyoka.judge.verdict_probs import VerdictProbs, parse_verdict, verdict_probabilities
-from hyoka.judge.winrate import WinCounts, head_to_head, win_counts
+from hyoka.judge.winrate import WinCounts, head_to_head, win_counts, win_share
 from hyoka.stats import MIRROR
 
 __all__ = [
@@ -134,6 +135,7 @@ __all__ = [
     "load_pairs",
     "load_template",
     "open_log",
+    "order_agreement",
     "orders_agree",
     "packaged_templates",
     "pairwise_settings",
@@ -157,5 +159,6 @@ __all__ = [
     "user_prompt_of",
     "verdict_probabilities",
     "win_counts",
+    "win_share",
     "xy_probabilities",
 ]

@@ -25,7 +25,7 @@ generic ``hyoka judge pairwise`` run into hyoka's own judgment lines.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -123,6 +123,28 @@ def orders_agree(letter_xy: str | None, letter_yx: str | None) -> bool | None:
     if letter_xy is None or letter_yx is None:
         return None
     return letter_xy == MIRROR.get(letter_yx)
+
+
+@dataclass(frozen=True)
+class OrderAgreement:
+    """How many pairs' two orders agreed, disagreed, or lacked a verdict letter in one."""
+
+    agree: int
+    disagree: int
+    missing: int
+
+    @property
+    def robustness(self) -> float | None:
+        """Seed 001's robustness: the share of agreeing pairs among those with both letters
+        (``None`` without any)."""
+        both = self.agree + self.disagree
+        return self.agree / both if both else None
+
+
+def order_agreement(letters: Iterable[tuple[str | None, str | None]]) -> OrderAgreement:
+    """Count ``orders_agree`` over pairs of letters (X first, Y first, as written)."""
+    verdicts = [orders_agree(xy, yx) for xy, yx in letters]
+    return OrderAgreement(verdicts.count(True), verdicts.count(False), verdicts.count(None))
 
 
 def combine(letter_xy: str | None, letter_yx: str | None) -> dict[str, str | None]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
-from hyoka.judge.pairwise import Method, lacks_logprobs, orders_agree
+from hyoka.judge.pairwise import Method, lacks_logprobs, order_agreement
 from hyoka.judge.records import JudgmentRecord
 from hyoka.judge.winrate import WinCounts, win_counts
 from hyoka.providers import Usage
@@ -93,14 +93,10 @@ def summarise(records: Sequence[JudgmentRecord], methods: Sequence[Method]) -> P
             counts.x_wins, counts.y_wins, counts.ties = x.wins, x.losses, x.ties
             counts.invalid = x.invalid
         summary.methods[method] = counts
+    orders = order_agreement(order_letters(record) for record in records)
+    summary.agree, summary.disagree = orders.agree, orders.disagree
+    summary.missing_letter = orders.missing
     for record in records:
-        agree = orders_agree(*order_letters(record))
-        if agree is None:
-            summary.missing_letter += 1
-        elif agree:
-            summary.agree += 1
-        else:
-            summary.disagree += 1
         if "prob" in methods and lacks_logprobs(record):
             summary.no_logprobs.append(record.id)
         summary.usage = summary.usage + record.usage

@@ -16,8 +16,11 @@ pair's point of view: A = the first model (X) wins, B = the second (Y) wins, C =
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+
+#: The first model's (X's) share of a win for each verdict letter: a tie is half a win.
+WIN_SHARE = {"A": 1.0, "B": 0.0, "C": 0.5}
 
 
 @dataclass
@@ -43,6 +46,19 @@ class WinCounts:
     def adjusted_win_rate(self) -> float | None:
         """Wins plus half the ties, over valid comparisons; ``None`` without any."""
         return (self.wins + 0.5 * self.ties) / self.valid if self.valid else None
+
+
+def win_share(
+    verdict: str | None, probabilities: Mapping[str, float] | None = None
+) -> float | None:
+    """X's share of the win in one judged pair, as Bradley–Terry ratings take it: from the
+    judge's averaged probabilities when given (P(A) + P(C)/2 of the mass on A, B and C),
+    else from the verdict letter (``WIN_SHARE``); ``None`` for no valid verdict."""
+    if probabilities is not None:
+        total = sum(probabilities.get(letter, 0.0) for letter in WIN_SHARE)
+        if total > 0:
+            return (probabilities.get("A", 0.0) + probabilities.get("C", 0.0) / 2) / total
+    return WIN_SHARE.get(verdict) if verdict is not None else None
 
 
 def win_counts(verdicts: Iterable[tuple[str, str, str | None]]) -> dict[str, WinCounts]:

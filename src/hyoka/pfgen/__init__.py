@@ -64,7 +64,7 @@ if TYPE_CHECKING:
         summation_by_evidence,
     )
     from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
-    from hyoka.pfgen.summary import RunSummary, result_problem
+    from hyoka.pfgen.summary import RunSummary, result_problem, score_interval
     from hyoka.pfgen.verify import Verification, iter_verify_runs, verify_run, verify_runs
     from hyoka.store import pfgen_runs
 
@@ -83,6 +83,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "trial_seed": ("hyoka.pfgen.prompts", "trial_seed"),
     "stops_for": ("hyoka.pfgen.prompts", "stops_for"),
     "result_problem": ("hyoka.pfgen.summary", "result_problem"),
+    "score_interval": ("hyoka.pfgen.summary", "score_interval"),
     "reference_answers": ("hyoka.pfgen.explanation", "reference_answers"),
     "parse_rules": ("hyoka.pfgen.keywords", "parse_rules"),
     "explain_many": ("hyoka.pfgen.explanation", "explain_many"),
@@ -206,6 +207,7 @@ __all__ = [
     "run_signature",
     "scan_runs",
     "score_answers",
+    "score_interval",
     "score_run",
     "score_runs",
     "signature_of",

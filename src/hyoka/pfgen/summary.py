@@ -10,11 +10,14 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hyoka.pfgen._pysum import float_sum
 from hyoka.pfgen.provenance import result_data_id, signature_of
 from hyoka.signature import Signature
+
+if TYPE_CHECKING:
+    from hyoka.stats import Interval
 
 #: How many questions pfgen-bench asks (spec §1); a run with fewer (``--limit``, a lost
 #: question) is incomplete: its numbers are not comparable with a whole run's.
@@ -43,6 +46,30 @@ def result_problem(result: object) -> str | None:
     if config is not None and not isinstance(config, dict):
         return "not a pfgen-bench result (malformed 'config')"
     return None
+
+
+def score_interval(
+    result: dict[str, Any], *, resamples: int = 2000, seed: int = 0, confidence: float = 0.95
+) -> Interval:
+    """The score's bootstrap interval from a ``result.json`` alone, over questions *and*
+    trials (both vary): per question only the mean and the standard deviation over trials
+    are kept, so the inner level is drawn as the normal approximation of a trial resample's
+    mean (``stats.summary_two_level_interval``). A result without per-question figures
+    has no interval (NaN bounds, 0 resamples)."""
+    from hyoka.stats import Interval, summary_two_level_interval
+
+    questions = result.get("questions")
+    score = float(result["score"])
+    if not isinstance(questions, dict) or not questions:
+        return Interval(score, math.nan, math.nan, confidence, 0)
+    import numpy as np
+
+    means = np.array([float(q["score"]) for q in questions.values()])
+    spread = np.array([float(q.get("score_std", 0.0)) for q in questions.values()])
+    trials = max(int(result.get("num_trials", 1)), 1)
+    return summary_two_level_interval(
+        means, spread, trials, score, resamples=resamples, confidence=confidence, seed=seed
+    )
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hyoka.errors import InputError
-from hyoka.judge import METHODS, JudgmentRecord, head_to_head, orders_agree
+from hyoka.judge import (
+    METHODS,
+    JudgmentRecord,
+    head_to_head,
+    order_agreement,
+    orders_agree,
+    win_share,
+)
 from hyoka.mtbench import PairJudgmentLine
 from hyoka.report.html import cell, esc, page, table
 from hyoka.report.svg import IntervalRow, interval_chart
@@ -74,13 +81,10 @@ def _first_object(path: Path) -> dict[str, object]:
 
 
 def share(outcome: PairOutcome, method: str) -> float | None:
-    """X's share of the win under ``method`` (None: no valid verdict)."""
-    if method == "prob" and outcome.mean is not None:
-        total = sum(outcome.mean.get(k, 0.0) for k in "ABC")
-        if total > 0:
-            return (outcome.mean.get("A", 0.0) + outcome.mean.get("C", 0.0) / 2) / total
-    letter = outcome.verdicts.get(method)
-    return {"A": 1.0, "B": 0.0, "C": 0.5}.get(letter) if letter else None
+    """X's share of the win under ``method`` (None: no valid verdict): ``judge.win_share``
+    of the method's verdict, or for ``prob`` of the averaged probabilities."""
+    probabilities = outcome.mean if method == "prob" else None
+    return win_share(outcome.verdicts.get(method), probabilities)
 
 
 @dataclass(frozen=True)
@@ -120,18 +124,10 @@ def pairwise_page(
     methods = [
         m for m in METHODS if any(m in o.verdicts or (m == "prob" and o.mean) for o in outcomes)
     ]
-    agree = disagree = missing = 0
-    disagreeing: list[PairOutcome] = []
-    for o in outcomes:
-        agreed = orders_agree(*o.letters)
-        if agreed is None:
-            missing += 1
-        elif agreed:
-            agree += 1
-        else:
-            disagree += 1
-            disagreeing.append(o)
-    robustness = f"{agree / (agree + disagree):.3f}" if agree + disagree else "–"
+    orders = order_agreement(o.letters for o in outcomes)
+    agree, disagree, missing = orders.agree, orders.disagree, orders.missing
+    disagreeing = [o for o in outcomes if orders_agree(*o.letters) is False]
+    robustness = f"{orders.robustness:.3f}" if orders.robustness is not None else "–"
     sections = [
         f"<p>{len(outcomes)} judged items. Robustness (share of items whose two orders agree): "
         f'<b id="robustness">{robustness}</b> ({agree} agree, {disagree} disagree, {missing} '

@@ -3,16 +3,15 @@ answer, and two runs compared question by question.
 
 Intervals are 95% percentile bootstraps over questions *and* trials, because both vary: a
 different question set, or another sampling of the same questions, would give another
-score. For a public run only its ``result.json`` is read (per question: the mean and the
-standard deviation over trials), so the inner level is drawn as the normal approximation of
-a trial resample's mean (mean, std/√trials); a run the user named is scored answer by
-answer and the two levels are resampled exactly. Leaderboard rows all use the first form, so
-that the intervals beside each other were made the same way.
+score. For a public run only its ``result.json`` is read (``pfgen.score_interval``); a run
+the user named is scored answer by answer and the two levels are resampled exactly
+(``stats.two_level_interval``, and ``stats.paired_two_level_intervals`` for two runs).
+Leaderboard rows all use the first form, so that the intervals beside each other were made
+the same way. Nothing is computed here: this module gathers the library's numbers.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,15 +21,13 @@ import numpy as np
 import numpy.typing as npt
 
 from hyoka.errors import InputError
-from hyoka.pfgen import AnswerScore, PfgenBenchmark, RunSummary, score_answers
+from hyoka.pfgen import AnswerScore, PfgenBenchmark, RunSummary, score_answers, score_interval
 from hyoka.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Interval,
-    group_means,
-    noisy_group_means,
-    outer_means,
-    percentiles,
+    paired_two_level_intervals,
+    two_level_interval,
 )
 
 FloatArray = npt.NDArray[np.float64]
@@ -39,24 +36,11 @@ SEED = DEFAULT_SEED
 CONFIDENCE = 0.95
 
 
-def _interval(estimate: float, values: FloatArray, resamples: int) -> Interval:
-    low, high = percentiles(values, CONFIDENCE)
-    return Interval(estimate, float(low), float(high), CONFIDENCE, resamples)
-
-
 def summary_interval(
     result: dict[str, Any], *, resamples: int = RESAMPLES, seed: int = SEED
 ) -> Interval:
-    """The score's interval from a ``result.json`` alone (see the module docstring)."""
-    questions = result.get("questions")
-    score = float(result["score"])
-    if not isinstance(questions, dict) or not questions:
-        return Interval(score, math.nan, math.nan, CONFIDENCE, 0)
-    means = np.array([float(q["score"]) for q in questions.values()])
-    spread = np.array([float(q.get("score_std", 0.0)) for q in questions.values()])
-    trials = max(int(result.get("num_trials", 1)), 1)
-    rng = np.random.default_rng(seed)
-    return _interval(score, noisy_group_means(means, spread, trials, resamples, rng), resamples)
+    """The score's interval from a ``result.json`` alone (``pfgen.score_interval``)."""
+    return score_interval(result, resamples=resamples, seed=seed, confidence=CONFIDENCE)
 
 
 @dataclass(frozen=True)
@@ -90,9 +74,10 @@ class ScoredRun:
 
     def exact_interval(self, *, resamples: int = RESAMPLES, seed: int = SEED) -> Interval:
         """Two-level bootstrap: questions with replacement, then answers within each."""
-        rng = np.random.default_rng(seed)
-        inner = group_means([q.values("average") for q in self.questions.values()], resamples, rng)
-        return _interval(self.summary.score, outer_means(inner, rng), resamples)
+        groups = [q.values("average") for q in self.questions.values()]
+        return two_level_interval(
+            groups, self.summary.score, resamples=resamples, confidence=CONFIDENCE, seed=seed
+        )
 
 
 def score_run_answers(
@@ -159,26 +144,25 @@ def compare_runs(
     shared = [q for q in a.questions if q in b.questions]
     if not shared:
         raise InputError(f"{a.folder} and {b.folder} answer no question in common")
-    rng = np.random.default_rng(seed)
-    inner_a = group_means([a.questions[q].values("average") for q in shared], resamples, rng)
-    inner_b = group_means([b.questions[q].values("average") for q in shared], resamples, rng)
-    lows, highs = percentiles(inner_a - inner_b, CONFIDENCE)
-    differences: list[QuestionDifference] = []
-    for column, question_id in enumerate(shared):
-        low, high = float(lows[column]), float(highs[column])
-        differences.append(
-            QuestionDifference(
-                question_id,
-                a.questions[question_id].question,
-                float(a.questions[question_id].values("average").mean()),
-                float(b.questions[question_id].values("average").mean()),
-                low,
-                high,
-            )
+    intervals = paired_two_level_intervals(
+        [a.questions[q].values("average") for q in shared],
+        [b.questions[q].values("average") for q in shared],
+        resamples=resamples,
+        confidence=CONFIDENCE,
+        seed=seed,
+    )
+    differences = tuple(
+        QuestionDifference(
+            question_id,
+            a.questions[question_id].question,
+            float(a.questions[question_id].values("average").mean()),
+            float(b.questions[question_id].values("average").mean()),
+            interval.low,
+            interval.high,
         )
-    paired = outer_means(inner_a - inner_b, rng)
-    estimate = float(np.mean([d.difference for d in differences]))
-    return Comparison(a, b, _interval(estimate, paired, resamples), tuple(differences))
+        for question_id, interval in zip(shared, intervals.groups, strict=True)
+    )
+    return Comparison(a, b, intervals.overall, differences)
 
 
 def spread(values: Sequence[float] | FloatArray) -> tuple[float, float, float, float]:

@@ -16,7 +16,10 @@ from hyoka.stats.bootstrap import (
     group_means,
     noisy_group_means,
     outer_means,
+    paired_two_level_intervals,
     percentiles,
+    summary_two_level_interval,
+    two_level_interval,
 )
 from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
 from hyoka.stats.correlation import Correlation, correlate, kendall_tau_b, pearson, spearman
@@ -70,6 +73,7 @@ __all__ = [
     "label_table_from_files",
     "noisy_group_means",
     "outer_means",
+    "paired_two_level_intervals",
     "pearson",
     "percentiles",
     "preferences",
@@ -83,4 +87,6 @@ __all__ = [
     "robustness",
     "spearman",
     "stability_signature",
+    "summary_two_level_interval",
+    "two_level_interval",
 ]

@@ -159,3 +159,79 @@ def bootstrap(
         return Interval(estimate, float("nan"), float("nan"), confidence, resamples)
     low, high = percentiles(finite, confidence)
     return Interval(estimate, float(low), float(high), confidence, resamples)
+
+
+def _percentile_interval(
+    estimate: float, values: FloatArray, confidence: float, resamples: int
+) -> Interval:
+    low, high = percentiles(values, confidence)
+    return Interval(estimate, float(low), float(high), confidence, resamples)
+
+
+def two_level_interval(
+    groups: Sequence[FloatArray],
+    estimate: float,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = DEFAULT_SEED,
+) -> Interval:
+    """The interval of a mean of group means, both levels resampled: the groups with
+    replacement, then each group's values within it (questions, then a run's answers to
+    each). ``estimate`` is the statistic on the data itself, as its owner computed it."""
+    rng = np.random.default_rng(seed)
+    inner = group_means(groups, resamples, rng)
+    return _percentile_interval(estimate, outer_means(inner, rng), confidence, resamples)
+
+
+def summary_two_level_interval(
+    means: FloatArray,
+    spread: FloatArray,
+    trials: int,
+    estimate: float,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = DEFAULT_SEED,
+) -> Interval:
+    """``two_level_interval`` from each group's mean and standard deviation over ``trials``
+    values alone (``noisy_group_means``): for results that kept no single values."""
+    rng = np.random.default_rng(seed)
+    drawn = noisy_group_means(means, spread, max(trials, 1), resamples, rng)
+    return _percentile_interval(estimate, drawn, confidence, resamples)
+
+
+@dataclass(frozen=True)
+class PairedIntervals:
+    """A − B, two-level and paired: per group (its values resampled within each side) and
+    overall (the same groups drawn for both sides)."""
+
+    overall: Interval
+    groups: tuple[Interval, ...]
+
+
+def paired_two_level_intervals(
+    groups_a: Sequence[FloatArray],
+    groups_b: Sequence[FloatArray],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = DEFAULT_SEED,
+) -> PairedIntervals:
+    """Intervals of the difference of two sides measured on the same groups (two runs'
+    answers to the same questions); each estimate is the difference of the plain means."""
+    if len(groups_a) != len(groups_b) or not groups_a:
+        raise InputError("a paired bootstrap needs the same groups, at least one, on both sides")
+    rng = np.random.default_rng(seed)
+    inner = group_means(groups_a, resamples, rng) - group_means(groups_b, resamples, rng)
+    lows, highs = percentiles(inner, confidence)
+    pairs = zip(groups_a, groups_b, strict=True)
+    differences = [float(a.mean()) - float(b.mean()) for a, b in pairs]
+    per_group = tuple(
+        Interval(difference, float(low), float(high), confidence, resamples)
+        for difference, low, high in zip(differences, lows, highs, strict=True)
+    )
+    overall = _percentile_interval(
+        float(np.mean(differences)), outer_means(inner, rng), confidence, resamples
+    )
+    return PairedIntervals(overall, per_group)
