@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from hyoka.providers.base import Provider
 from hyoka.providers.types import GenerationRequest, GenerationResponse
 
 #: what a batch gives back for each request: its response, or the error for it alone
@@ -105,3 +106,22 @@ class BatchingWorker:
             executor, self._executor = self._executor, None
         if executor is not None:
             await asyncio.get_running_loop().run_in_executor(None, executor.shutdown)
+
+
+class BatchedProvider(Provider):
+    """An in-process provider whose requests its ``BatchingWorker`` answers in batches:
+    ``generate`` checks a request and queues it; ``aclose`` stops the worker, then drops
+    the engine (``_unload``)."""
+
+    _worker: BatchingWorker
+
+    async def generate(self, request: GenerationRequest) -> GenerationResponse:
+        self.check_request(request)
+        return await self._worker.submit(request)
+
+    async def aclose(self) -> None:
+        await self._worker.aclose()
+        self._unload()
+
+    def _unload(self) -> None:
+        """Let go of the loaded engine (its memory is freed once nothing holds it)."""

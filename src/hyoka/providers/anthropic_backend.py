@@ -44,10 +44,17 @@ import httpx2
 from anthropic.types import AssistantMessageParam, MessageParam, TextBlock, UserMessageParam
 from anthropic.types import Message as AnthropicMessage
 
-from hyoka.providers._http import bounded, read_api_key, retry_after, split_query
+from hyoka.providers._hosted import (
+    api_key,
+    check_chat_request,
+    check_options,
+    status_error,
+    timeout_option,
+)
+from hyoka.providers._http import bounded, retry_after, split_query
 from hyoka.providers._secrets import KnownSecrets, url_secret_values
 from hyoka.providers.base import Provider
-from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
+from hyoka.providers.errors import ProviderError, TransientError
 from hyoka.providers.types import Choice, GenerationRequest, GenerationResponse, Usage
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -63,7 +70,6 @@ _FINISH_REASONS = {
     "model_context_window_exceeded": "length",
     "refusal": "content_filter",
 }
-_TRANSIENT_STATUS = frozenset({408})
 
 
 class AnthropicProvider(Provider):
@@ -73,23 +79,11 @@ class AnthropicProvider(Provider):
     supports_logprobs: ClassVar[bool] = False
 
     def __init__(self, model: str, *, base_url: str | None = None, **options: Any) -> None:
-        unknown = sorted(set(options) - _OPTIONS)
-        if unknown:
-            raise ProviderError(
-                f"unknown option(s) for the anthropic provider: {', '.join(unknown)} "
-                f"(known: base_url, {', '.join(sorted(_OPTIONS))}; the API key is read "
-                f"from {API_KEY_ENV})"
-            )
+        check_options("anthropic", options, _OPTIONS, [API_KEY_ENV])
         super().__init__(model, base_url=base_url)
-        found = read_api_key([API_KEY_ENV])
-        if found is None:
-            raise ProviderError(
-                f"the anthropic provider needs an API key: set the environment variable "
-                f"{API_KEY_ENV}"
-            )
-        self._api_key = found[1]
+        self._api_key = api_key("anthropic", [API_KEY_ENV])
         self._secrets = KnownSecrets.from_environment(self._api_key, *url_secret_values(base_url))
-        self._timeout = _timeout_option(options.get("timeout", DEFAULT_TIMEOUT_S))
+        self._timeout = timeout_option("anthropic", options.get("timeout", DEFAULT_TIMEOUT_S))
         self._client: anthropic.AsyncAnthropic | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._ssl_context: ssl.SSLContext | None = None
@@ -99,17 +93,7 @@ class AnthropicProvider(Provider):
 
     def check_request(self, request: GenerationRequest) -> None:
         super().check_request(request)
-        messages = request.messages or ()
-        if not any(m.role != "system" for m in messages):
-            raise ProviderError(
-                f"anthropic/{self.model} needs at least one user or assistant message "
-                "besides the system prompt"
-            )
-        penalty = request.params.repetition_penalty
-        if penalty is not None and penalty != 1.0:
-            raise ProviderError(
-                f"anthropic/{self.model} has no repetition_penalty (got {penalty}); leave it unset"
-            )
+        check_chat_request(self._where(), request, "system prompt")
 
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
         self.check_request(request)
@@ -241,25 +225,10 @@ class AnthropicProvider(Provider):
         kind = f" {exc.type}" if exc.type else ""
         request_id = f" (request id {exc.request_id})" if exc.request_id else ""
         message = self._redact(f"{self._where()}: HTTP {status}{kind}: {detail}{request_id}")
-        hint = retry_after(exc.response.headers)
-        if status == 429:
-            return RateLimitError(message, retry_after=hint)
-        if status >= 500 or status in _TRANSIENT_STATUS:
-            return TransientError(message, retry_after=hint)
-        return ProviderError(message)
+        return status_error(status, message, retry_after(exc.response.headers))
 
     def _where(self) -> str:
         return f"anthropic/{self.model}"
 
     def _redact(self, text: str) -> str:
         return self._secrets.scrub(text)
-
-
-def _timeout_option(value: Any) -> float:
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        seconds = float("nan")
-    if not seconds > 0:
-        raise ProviderError(f"the anthropic provider's timeout is seconds above 0, got {value!r}")
-    return seconds

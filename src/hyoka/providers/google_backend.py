@@ -50,10 +50,17 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
-from hyoka.providers._http import bounded, read_api_key, retry_after
+from hyoka.providers._hosted import (
+    api_key,
+    check_chat_request,
+    check_options,
+    status_error,
+    timeout_option,
+)
+from hyoka.providers._http import bounded, retry_after
 from hyoka.providers._secrets import KnownSecrets, url_secret_values
 from hyoka.providers.base import Provider
-from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
+from hyoka.providers.errors import ProviderError, TransientError
 from hyoka.providers.types import (
     Choice,
     GenerationRequest,
@@ -82,7 +89,6 @@ _CONTENT_FILTER = frozenset(
     }
 )
 _FINISH_REASONS = {"STOP": "stop", "MAX_TOKENS": "length"}
-_TRANSIENT_CODES = frozenset({408})
 _DURATION = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?)s\s*$")
 
 
@@ -119,24 +125,12 @@ class GoogleProvider(Provider):
     supports_logprobs: ClassVar[bool] = True
 
     def __init__(self, model: str, *, base_url: str | None = None, **options: Any) -> None:
-        unknown = sorted(set(options) - _OPTIONS)
-        if unknown:
-            raise ProviderError(
-                f"unknown option(s) for the google provider: {', '.join(unknown)} "
-                f"(known: base_url, {', '.join(sorted(_OPTIONS))}; the API key is read "
-                f"from {' or '.join(API_KEY_ENVS)})"
-            )
+        check_options("google", options, _OPTIONS, API_KEY_ENVS)
         super().__init__(model, base_url=base_url)
-        found = read_api_key(API_KEY_ENVS)
-        if found is None:
-            raise ProviderError(
-                "the google provider needs an API key: set the environment variable "
-                f"{' or '.join(API_KEY_ENVS)}"
-            )
-        self._api_key = found[1]
+        self._api_key = api_key("google", API_KEY_ENVS)
         self._secrets = KnownSecrets.from_environment(self._api_key, *url_secret_values(base_url))
         self._api_version = str(options.get("api_version", DEFAULT_API_VERSION))
-        self._timeout = _timeout_option(options.get("timeout", DEFAULT_TIMEOUT_S))
+        self._timeout = timeout_option("google", options.get("timeout", DEFAULT_TIMEOUT_S))
         self._client: genai.Client | None = None
 
     def __repr__(self) -> str:
@@ -144,17 +138,7 @@ class GoogleProvider(Provider):
 
     def check_request(self, request: GenerationRequest) -> None:
         super().check_request(request)
-        messages = request.messages or ()
-        if not any(m.role != "system" for m in messages):
-            raise ProviderError(
-                f"google/{self.model} needs at least one user or assistant message "
-                "besides the system instruction"
-            )
-        penalty = request.params.repetition_penalty
-        if penalty is not None and penalty != 1.0:
-            raise ProviderError(
-                f"google/{self.model} has no repetition_penalty (got {penalty}); leave it unset"
-            )
+        check_chat_request(self._where(), request, "system instruction")
 
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
         self.check_request(request)
@@ -321,12 +305,7 @@ class GoogleProvider(Provider):
             detail = json.dumps(exc.details, ensure_ascii=False)[:300]
         status = f" {exc.status}" if exc.status else ""
         message = self._redact(f"{self._where()}: HTTP {code}{status}: {detail}")
-        hint = _retry_hint(exc)
-        if code == 429:
-            return RateLimitError(message, retry_after=hint)
-        if code >= 500 or code in _TRANSIENT_CODES:
-            return TransientError(message, retry_after=hint)
-        return ProviderError(message)
+        return status_error(code, message, _retry_hint(exc))
 
     def _where(self) -> str:
         return f"google/{self.model}"
@@ -357,13 +336,3 @@ def _retry_hint(exc: genai_errors.APIError) -> float | None:
             if match:
                 return retry_after({"retry-after": match.group(1)})
     return None
-
-
-def _timeout_option(value: Any) -> float:
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        seconds = float("nan")
-    if not seconds > 0:
-        raise ProviderError(f"the google provider's timeout is seconds above 0, got {value!r}")
-    return seconds

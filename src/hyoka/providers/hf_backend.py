@@ -35,9 +35,8 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from hyoka.providers._batching import BatchingWorker, Outcome
+from hyoka.providers._batching import BatchedProvider, BatchingWorker, Outcome
 from hyoka.providers._text import cut_at_stop, drop_cut_character
-from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError
 from hyoka.providers.types import (
     Choice,
@@ -88,7 +87,7 @@ class _Item:
     max_new_tokens: int
 
 
-class HFProvider(Provider):
+class HFProvider(BatchedProvider):
     """``hf/MODEL``: a hub id (from the local cache) or a local folder.
 
     Options: ``allow_download`` (default False), ``device`` (default ``cuda`` when there
@@ -386,10 +385,5 @@ class HFProvider(Provider):
 
     # -- the async interface --------------------------------------------------------------
 
-    async def generate(self, request: GenerationRequest) -> GenerationResponse:
-        self.check_request(request)
-        return await self._worker.submit(request)
-
-    async def aclose(self) -> None:
-        await self._worker.aclose()
+    def _unload(self) -> None:
         self._model = self._tokenizer = None

@@ -21,8 +21,7 @@ import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol, cast
 
-from hyoka.providers._batching import BatchingWorker, Outcome
-from hyoka.providers.base import Provider
+from hyoka.providers._batching import BatchedProvider, BatchingWorker, Outcome
 from hyoka.providers.errors import MissingDependencyError, ProviderError
 from hyoka.providers.types import (
     Choice,
@@ -168,7 +167,7 @@ def _import_vllm() -> Any:
         ) from None
 
 
-class VLLMProvider(Provider):
+class VLLMProvider(BatchedProvider):
     """``vllm/MODEL``: a hub id or a local folder; options go to ``vllm.LLM``.
 
     ``tensor_parallel_size`` (default 1) spreads the model over that many GPUs;
@@ -286,10 +285,5 @@ class VLLMProvider(Provider):
                 self._answer(engine, requests, indices, outcomes)
         return [cast(Outcome, outcome) for outcome in outcomes]
 
-    async def generate(self, request: GenerationRequest) -> GenerationResponse:
-        self.check_request(request)
-        return await self._worker.submit(request)
-
-    async def aclose(self) -> None:
-        await self._worker.aclose()
+    def _unload(self) -> None:
         self._engine = None

@@ -74,7 +74,9 @@ def build_report(
     sections: list[str] = []
 
     say("pfgen-bench")
-    sections.append(_pfgen(inputs, public, options, pages, result.notes))
+    from hyoka.report.pfgen_sections import pfgen_section
+
+    sections.append(pfgen_section(inputs, public, options, pages, result.notes))
     say("MT-bench judgments")
     sections.append(_mtbench(inputs, options, pages))
     say("pairwise judgments")
@@ -115,18 +117,6 @@ def _write(out: Path, pages: dict[str, str]) -> None:
         # each write waits on its own fsync: overlapping them is most of the speed-up
         with ThreadPoolExecutor(max_workers=WRITERS) as pool:
             list(pool.map(write, targets.items()))
-
-
-def _pfgen(
-    inputs: Inputs,
-    public: Path | None,
-    options: ReportOptions,
-    pages: dict[str, str],
-    notes: list[str],
-) -> str:
-    from hyoka.report.pfgen_sections import pfgen_section
-
-    return pfgen_section(inputs, public, options, pages, notes)
 
 
 def _mtbench(inputs: Inputs, options: ReportOptions, pages: dict[str, str]) -> str:
