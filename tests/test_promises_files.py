@@ -498,3 +498,24 @@ def test_an_answer_file_concatenated_twice_is_read_once(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"conflicting\.jsonl:3: a second, different record "
                        r"for id q0 \(first at line 1\)"):  # fmt: skip
         read_answers(conflicting)
+
+
+def test_a_plot_is_written_through_the_store(tmp_path: Path) -> None:
+    """The PNG of a scatter plot is drawn in memory and written by the store: a plot file
+    made read-only is kept (as every other output is), and no temporary file is left."""
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("plotly")
+    from hyoka.report import ScatterPoint, ScatterSpec, write_scatter
+
+    spec = ScatterSpec(
+        points=[ScatterPoint(0.1, 0.2, "a"), ScatterPoint(0.5, 0.4, "b")],
+        x_title="x", y_title="y", title="t",
+    )  # fmt: skip
+    png, html = write_scatter(spec, tmp_path / "plot")
+    assert png.read_bytes().startswith(b"\x89PNG") and html.stat().st_size > 0
+    png.write_bytes(b"keep")
+    png.chmod(0o444)
+    with pytest.raises(InputError, match="read-only"):
+        write_scatter(spec, tmp_path / "plot")
+    assert png.read_bytes() == b"keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plot.html", "plot.png"]

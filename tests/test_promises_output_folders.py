@@ -112,13 +112,16 @@ def test_an_error_while_writing_leaves_the_previous_site_intact(
     assert _report([pairs], out)[0] == 0
     before = _tree(tmp_path)
     import hyoka.report.site as site
+    from hyoka.store import WriteError
     from hyoka.store import atomic_write_text as real_write
 
     written: list[Path] = []
 
     def failing_write(path: Path, text: str) -> None:
         if path.name == "p2.html":  # the other pages are written, this one fails
-            raise OSError(5, "Input/output error")
+            raise WriteError(
+                f"{path}: cannot write: Input/output error; the file is left as it was"
+            )
         written.append(path)
         real_write(path, text)
 
@@ -128,7 +131,7 @@ def test_an_error_while_writing_leaves_the_previous_site_intact(
     code, output = _report([pairs, Path(second)], out)  # a site that differs from the old
     assert code == 1, output
     (line,) = _errors(output)
-    assert line.startswith(f"error: {out}/") and line.endswith(": cannot write: Input/output error")
+    assert line.startswith(f"error: {out}/pairwise/p2.html: cannot write: Input/output error")
     assert any(path.name == "index.html" for path in written)
     assert _tree(tmp_path) == before  # old site byte-identical, no half-built folder beside
 
@@ -316,3 +319,23 @@ def test_demo_out_never_replaces_a_users_example_folder(tmp_path: Path) -> None:
         "choose an empty or new folder"
     ]
     assert mine.read_text() == "two years of work\n"
+
+
+def test_a_report_that_does_not_fit_names_its_output_folder_not_the_staging_one(
+    tmp_path: Path,
+) -> None:
+    """A site that cannot be written whole is one error naming the page under ``-o``
+    (never the hidden folder it is built in), and nothing is left behind."""
+    from hyoka.report import ReportOptions, build_report
+    from hyoka.store import WriteError
+
+    pairs = tmp_path / "judge-x_pair.jsonl"
+    write_fastchat_pairs(pairs)
+    with shared_small_disk(tmp_path, "12k") as disk:
+        out = disk / "site"
+        with pytest.raises(WriteError) as raised:
+            build_report([pairs], out, ReportOptions(data_dir=SHARED_DATA, public=False))
+        message = str(raised.value)
+        assert message.startswith(f"{out}/") and ": cannot write: " in message
+        assert ".tmp" not in message and "\n" not in message
+        assert list(disk.iterdir()) == []

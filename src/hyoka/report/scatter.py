@@ -7,13 +7,14 @@ its Agg backend (files only), so plotting works on servers without a display.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
-from hyoka.store import atomic_write_text
+from hyoka.store import atomic_write_bytes, atomic_write_text
 
 
 @dataclass(frozen=True)
@@ -88,15 +89,12 @@ def _write_png(specs: Sequence[ScatterSpec], path: Path, title: str) -> None:
     if title:
         figure.suptitle(title)
     figure.tight_layout()
-    tmp = path.with_name(f".{path.name}.tmp.png")
+    image = io.BytesIO()  # drawn in memory, written whole through the store
     try:
-        figure.savefig(tmp, dpi=120)
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"{path}: cannot write plot: {exc.strerror}") from None
+        figure.savefig(image, format="png", dpi=120)
     finally:
         plt.close(figure)
+    atomic_write_bytes(path, image.getvalue())
 
 
 def _write_html(specs: Sequence[ScatterSpec], path: Path, title: str) -> None:
@@ -146,7 +144,4 @@ def _write_html(specs: Sequence[ScatterSpec], path: Path, title: str) -> None:
     figure.update_annotations(font_size=11)
     # plotly.js inline: the page opens offline, as everything else here does
     html = figure.to_html(include_plotlyjs=True, full_html=True)
-    try:
-        atomic_write_text(path, html)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot write plot: {exc.strerror}") from None
+    atomic_write_text(path, html)

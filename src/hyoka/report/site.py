@@ -25,7 +25,13 @@ from hyoka.report import assets
 from hyoka.report.html import ASSET_CSS, ASSET_JS, esc, page
 from hyoka.report.inputs import Inputs, discover
 from hyoka.report.options import ReportOptions
-from hyoka.store import atomic_write_text, owned_folder, path_under, replacing_folder
+from hyoka.store import (
+    WriteError,
+    atomic_write_text,
+    owned_folder,
+    path_under,
+    replacing_folder,
+)
 
 #: Where the public pfgen-bench results are, inside a data directory.
 PUBLIC_RESULTS = Path("pfgen-bench") / "results"
@@ -103,16 +109,14 @@ def _write(out: Path, pages: dict[str, str]) -> None:
             path_under(staging, *relative.split("/"), what="page"): text
             for relative, text in pages.items()
         }
-        for folder in {target.parent for target in targets}:
-            folder.mkdir(parents=True, exist_ok=True)
 
         def write(item: tuple[Path, str]) -> None:
             target, text = item
             try:
-                atomic_write_text(target, text)
-            except OSError as exc:
+                atomic_write_text(target, text)  # makes the folders it needs
+            except WriteError as exc:  # said of the page under ``out``, not the staging copy
                 shown = out / target.relative_to(staging)
-                raise InputError(f"{shown}: cannot write: {exc.strerror}") from None
+                raise WriteError(str(exc).replace(str(target), str(shown), 1)) from None
 
         # each write waits on its own fsync: overlapping them is most of the speed-up
         with ThreadPoolExecutor(max_workers=WRITERS) as pool:

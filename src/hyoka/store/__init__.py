@@ -60,7 +60,6 @@ from hyoka.store.jsonl import (
 from hyoka.store.locks import (
     LOG_LOCK_WAIT_S,
     FileBusyError,
-    lock_path,
     writer_lock,
     writer_lock_async,
 )
@@ -68,7 +67,6 @@ from hyoka.store.log import (
     MANIFEST_SUFFIX,
     JsonlLog,
     Manifest,
-    check_owned,
     manifest_path,
     read_jsonl,
     read_manifest,
@@ -92,7 +90,6 @@ __all__ = [
     "append_record",
     "atomic_write_bytes",
     "atomic_write_text",
-    "check_owned",
     "claim_folder",
     "clean_stale_temp_files",
     "codec_of",
@@ -100,7 +97,6 @@ __all__ = [
     "first_object",
     "is_inside",
     "json_text",
-    "lock_path",
     "manifest_path",
     "new_file_mode",
     "owned_folder",

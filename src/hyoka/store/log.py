@@ -98,17 +98,11 @@ def read_manifest(path: Path) -> Manifest | None:
         raise InputError(f"{side}: not a hyoka manifest ({str(exc).splitlines()[0]})") from None
 
 
-def check_owned(path: Path, manifest: Manifest) -> bool:
-    """Whether ``path`` can be continued as ``manifest``'s log; ``InputError`` if it cannot.
-
-    ``True`` when the file exists with our matching manifest, ``False`` when it is new (or
-    empty). Nothing is changed either way.
-    """
-    return _ownership(path, manifest)[0]
-
-
 def _ownership(path: Path, manifest: Manifest) -> tuple[bool, Manifest | None]:
-    """``check_owned``, and the manifest beside ``path`` as read for it (``None``: none)."""
+    """Whether ``path`` can be continued as ``manifest``'s log (``InputError`` if it
+    cannot): ``True`` when it exists with our matching manifest, ``False`` when it is new
+    or empty; and the manifest beside it as read for that (``None``: none). Nothing is
+    changed either way."""
     if path.exists() and not path.is_file():
         raise InputError(f"{path} is not a file")
     has_content = path.exists() and path.stat().st_size > 0
