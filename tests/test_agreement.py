@@ -20,14 +20,9 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 from typer.testing import CliRunner
 
 from hyoka.cli.main import app
-from hyoka.stats import (
-    agreement_report,
-    build_label_table,
-    concordance,
-    read_human_labels,
-    read_verdicts,
-    robustness,
-)
+from hyoka.stats import agreement_report
+from hyoka.stats.agreement import concordance, robustness
+from hyoka.stats.label_files import build_label_table, read_human_labels, read_verdicts
 from hyoka.stats.labels import AGREE, DISAGREE, UNKNOWN
 
 ITEMS = ["i1", "i2", "i3", "i4", "i5", "i6"]

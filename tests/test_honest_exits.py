@@ -18,17 +18,16 @@ from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.judge import (
     FASTCHAT,
-    HYOKA,
     PFMT_UPSTREAM,
     JudgeReport,
     JudgeSettings,
-    RatingOutcome,
     RatingRules,
-    rate,
     run_judging,
 )
-from hyoka.mtbench import AnswerChoice, AnswerRecord, Bench
+from hyoka.judge.rating import HYOKA, RatingOutcome, rate
+from hyoka.mtbench import Bench
 from hyoka.mtbench.judge import BenchJudging, plan_turns
+from hyoka.mtbench.records import AnswerChoice, AnswerRecord
 from hyoka.providers import Message, ModelClient, SamplingParams, load_provider
 from replay_judge_server import ReplayJudge
 

@@ -11,9 +11,9 @@ import pytest
 from _shared import SHARED_DATA
 from fault_proxy import llama_server
 from hyoka.judge import JudgeReport, JudgeSettings, run_judging
-from hyoka.mtbench import AnswerChoice, AnswerRecord, Bench, build_leaderboard, load_answers
+from hyoka.mtbench import Bench, build_leaderboard, load_answers
 from hyoka.mtbench.judge import BenchJudging, plan_turns, prompt_name, user_prompt
-from hyoka.mtbench.records import SingleJudgmentLine
+from hyoka.mtbench.records import AnswerChoice, AnswerRecord, SingleJudgmentLine
 from hyoka.providers import load_provider
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.embedded import EMBEDDED_MODEL

@@ -35,7 +35,7 @@ from hyoka.judge.pairwise import (
     xy_probabilities,
 )
 from hyoka.judge.verdict_probs import parse_verdict
-from hyoka.mtbench import AnswerChoice, AnswerRecord, Bench, load_answers
+from hyoka.mtbench import Bench, load_answers
 from hyoka.mtbench.judge import BenchJudging
 from hyoka.mtbench.pair_summary import method_counts, no_logprobs, turn_label, verdict
 from hyoka.mtbench.pairwise import (
@@ -46,7 +46,14 @@ from hyoka.mtbench.pairwise import (
     plan_matches,
     read_pair_lines,
 )
-from hyoka.mtbench.records import G1_WINNER, G2_WINNER, PairJudgmentLine, pair_line
+from hyoka.mtbench.records import (
+    G1_WINNER,
+    G2_WINNER,
+    AnswerChoice,
+    AnswerRecord,
+    PairJudgmentLine,
+    pair_line,
+)
 from hyoka.providers import Message, load_provider
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.embedded import EMBEDDED_MODEL

@@ -17,8 +17,9 @@ from typer.testing import CliRunner
 from hyoka import __version__
 from hyoka.cli.pfgen_leaderboard_cmd import leaderboard_command
 from hyoka.errors import InputError
-from hyoka.pfgen import RunSummary, SumFrom, Summation, run_signature
+from hyoka.pfgen import RunSummary, Summation
 from hyoka.pfgen.leaderboard import CSV_COLUMNS, LeaderboardFormat, collect, rank, render
+from hyoka.pfgen.provenance import SumFrom, run_signature
 
 RESULTS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pfgen-bench" / "results"
 

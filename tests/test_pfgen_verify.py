@@ -17,7 +17,9 @@ from typer.testing import CliRunner
 
 from _shared import PFGEN_RESULTS, writable_run_copy
 from hyoka.cli.main import app
-from hyoka.pfgen import PfgenBenchmark, Summation, first_difference, score_run, verify_runs
+from hyoka.pfgen import PfgenBenchmark, Summation, score_run
+from hyoka.pfgen.compare import first_difference
+from hyoka.pfgen.verify import verify_runs
 
 #: The sample runs that only left-to-right sums reproduce; the other 29 are compensated.
 SEQUENTIAL_RUNS = frozenset(

@@ -13,8 +13,9 @@ import re
 
 import pytest
 
-from hyoka.judge import JudgeTemplate, packaged_templates
+from hyoka.judge import JudgeTemplate
 from hyoka.judge.rating import FASTCHAT, HYOKA, PFMT_UPSTREAM, find_rating, parse_rating
+from hyoka.judge.templates import packaged_templates
 
 REPORTED = "回答は出典[2]を正しく引用しており、正確で詳しい。\n評価: 8"
 

@@ -34,7 +34,8 @@ from hyoka.cli.report_cmd import report_command
 from hyoka.errors import InputError
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.report import ReportOptions, build_report
-from hyoka.stats import kendall_tau_b, stability_signature
+from hyoka.stats import kendall_tau_b
+from hyoka.stats.refset_stability import stability_signature
 
 RUNS = (
     "elyza/Llama-3-ELYZA-JP-70B/74c4304",

@@ -9,10 +9,16 @@ from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]
 )
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from hyoka.stats import bootstrap, category_counts, cohen_kappa, fleiss_kappa
+from hyoka.stats import bootstrap
 from hyoka.stats.additive import additive_interval, cohen, fleiss, share
 from hyoka.stats.bootstrap import FloatArray, IntArray, resample_indices
-from hyoka.stats.kappa import FleissParts, cohen_kappa_rows
+from hyoka.stats.kappa import (
+    FleissParts,
+    category_counts,
+    cohen_kappa,
+    cohen_kappa_rows,
+    fleiss_kappa,
+)
 
 RNG = np.random.default_rng(42)
 FIRST = RNG.integers(0, 3, size=90)

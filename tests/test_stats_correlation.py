@@ -9,9 +9,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hyoka.errors import InputError
-from hyoka.stats import bootstrap, correlate, pearson, spearman
+from hyoka.stats import bootstrap, correlate
 from hyoka.stats.bootstrap import FloatArray, IntArray, resample_indices
-from hyoka.stats.correlation import average_ranks, pearson_rows, spearman_rows
+from hyoka.stats.correlation import average_ranks, pearson, pearson_rows, spearman, spearman_rows
 
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 # a few repeated values so Spearman meets ties

@@ -14,8 +14,7 @@ from statsmodels.stats.inter_rater import (
 )
 
 from hyoka.errors import InputError
-from hyoka.stats import category_counts, cohen_kappa, fleiss_kappa
-from hyoka.stats.kappa import FleissParts
+from hyoka.stats.kappa import FleissParts, category_counts, cohen_kappa, fleiss_kappa
 
 # The worked example of Fleiss' kappa (Wikipedia, "Fleiss' kappa"): 10 subjects, 14 raters,
 # 5 categories; the page's hand computation gives p_j, P_i, P-bar = 0.378, P-bar_e = 0.213

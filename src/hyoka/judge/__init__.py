@@ -8,14 +8,12 @@ file format its lines are written in. ``plan_single`` and ``plan_pairs`` make th
 runs; benchmarks (``hyoka.mtbench``) make theirs from the same parts.
 """
 
-from hyoka.judge.criteria import CriteriaQuestion, CriteriaStore, generate_criteria
 from hyoka.judge.engine import (
     FileFormat,
     Judged,
     JudgePlan,
     JudgeReport,
     JudgeRun,
-    Protocol,
     Task,
     check_judge,
     inputs_hash,
@@ -30,9 +28,7 @@ from hyoka.judge.pair_answers import Answer, load_pairs, read_answers
 from hyoka.judge.pairwise import (
     METHODS,
     SIDES,
-    TOP_LOGPROBS,
     Method,
-    PairItem,
     PairwiseJudging,
     check_criteria_use,
     combine,
@@ -48,24 +44,11 @@ from hyoka.judge.pairwise import (
     prob_verdict,
     rule_verdict,
     template_name,
-    xy_probabilities,
 )
 from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts
 from hyoka.judge.pairwise_summary import summarise as summarise_pairwise
-from hyoka.judge.rating import (
-    FASTCHAT,
-    HYOKA,
-    PFMT_UPSTREAM,
-    RATING_RULES,
-    RatingMatch,
-    RatingOutcome,
-    RatingRules,
-    find_rating,
-    parse_rating,
-    rate,
-    rating_rules,
-)
-from hyoka.judge.records import FAILED, Aggregate, JudgeSettings, JudgmentKind, JudgmentRecord
+from hyoka.judge.rating import FASTCHAT, PFMT_UPSTREAM, RatingRules, find_rating
+from hyoka.judge.records import JudgeSettings, JudgmentRecord
 from hyoka.judge.single import (
     SingleGrading,
     SingleItem,
@@ -75,25 +58,16 @@ from hyoka.judge.single import (
     read_items,
     summarise,
 )
-from hyoka.judge.templates import JudgeTemplate, TemplateKind, load_template, packaged_templates
-from hyoka.judge.verdict_probs import VerdictProbs, parse_verdict, verdict_probabilities
+from hyoka.judge.templates import JudgeTemplate, load_template
+from hyoka.judge.verdict_probs import parse_verdict
 from hyoka.judge.winrate import WinCounts, head_to_head, win_counts, win_share
-from hyoka.stats import MIRROR
 
 __all__ = [
-    "FAILED",
     "FASTCHAT",
-    "HYOKA",
     "METHODS",
-    "MIRROR",
     "PFMT_UPSTREAM",
-    "RATING_RULES",
     "SIDES",
-    "TOP_LOGPROBS",
-    "Aggregate",
     "Answer",
-    "CriteriaQuestion",
-    "CriteriaStore",
     "FileFormat",
     "JudgePlan",
     "JudgeReport",
@@ -101,22 +75,15 @@ __all__ = [
     "JudgeSettings",
     "JudgeTemplate",
     "Judged",
-    "JudgmentKind",
     "JudgmentRecord",
     "Method",
-    "PairItem",
     "PairwiseJudging",
     "PairwiseSummary",
-    "Protocol",
-    "RatingMatch",
-    "RatingOutcome",
     "RatingRules",
     "SingleGrading",
     "SingleItem",
     "SingleSummary",
     "Task",
-    "TemplateKind",
-    "VerdictProbs",
     "WinCounts",
     "check_criteria_use",
     "check_judge",
@@ -126,7 +93,6 @@ __all__ = [
     "export_verdicts",
     "fill_criteria",
     "find_rating",
-    "generate_criteria",
     "graded_by",
     "head_to_head",
     "inputs_hash",
@@ -137,16 +103,12 @@ __all__ = [
     "open_log",
     "order_agreement",
     "orders_agree",
-    "packaged_templates",
     "pairwise_settings",
     "parse_methods",
-    "parse_rating",
     "parse_verdict",
     "plan_pairs",
     "plan_single",
     "prob_verdict",
-    "rate",
-    "rating_rules",
     "read_answers",
     "read_items",
     "read_judgments",
@@ -157,8 +119,6 @@ __all__ = [
     "summarise_pairwise",
     "template_name",
     "user_prompt_of",
-    "verdict_probabilities",
     "win_counts",
     "win_share",
-    "xy_probabilities",
 ]

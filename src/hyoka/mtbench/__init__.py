@@ -5,17 +5,7 @@ data directory; ``build_leaderboard`` turns judgment files into the per-category
 """
 
 from hyoka.mtbench.answers import answer_file, answer_model_id, load_answers
-from hyoka.mtbench.bench import (
-    BENCHES,
-    PFMT_FIN,
-    SHORT_NAMES,
-    Bench,
-    BenchSpec,
-    JudgePrompt,
-    Layout,
-    Question,
-    parse_layout,
-)
+from hyoka.mtbench.bench import SHORT_NAMES, Bench, parse_layout
 from hyoka.mtbench.generate import (
     GeneratePlan,
     GenerateReport,
@@ -32,53 +22,37 @@ from hyoka.mtbench.judge import (
     single_output,
 )
 from hyoka.mtbench.leaderboard import (
-    SCALE,
     Leaderboard,
-    ModelScores,
     build_leaderboard,
     display_name,
-    file_signature,
     judgment_files,
     round_half_up,
 )
 from hyoka.mtbench.pair_summary import method_counts, no_logprobs, turn_label
-from hyoka.mtbench.pairwise import Match, make_matches, plan_matches, read_pair_lines
+from hyoka.mtbench.pairwise import make_matches, plan_matches
 from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
 from hyoka.mtbench.radar import write_radar
 from hyoka.mtbench.records import (
     INCORRECT_LANGUAGE,
     NO_ANSWER,
     NO_RATING,
-    AnswerChoice,
-    AnswerRecord,
     PairJudgmentLine,
     SingleJudgmentLine,
 )
-from hyoka.mtbench.report import render, to_json
+from hyoka.mtbench.report import render
 
 __all__ = [
-    "BENCHES",
     "INCORRECT_LANGUAGE",
     "NO_ANSWER",
     "NO_RATING",
-    "PFMT_FIN",
     "RADAR_SUFFIXES",
-    "SCALE",
     "SHORT_NAMES",
-    "AnswerChoice",
-    "AnswerRecord",
     "Bench",
     "BenchJudging",
-    "BenchSpec",
     "GeneratePlan",
     "GenerateReport",
-    "JudgePrompt",
-    "Layout",
     "Leaderboard",
-    "Match",
-    "ModelScores",
     "PairJudgmentLine",
-    "Question",
     "SingleJudgmentLine",
     "answer_file",
     "answer_model_id",
@@ -86,7 +60,6 @@ __all__ = [
     "default_judge_name",
     "default_repetition_penalty",
     "display_name",
-    "file_signature",
     "generate_answers",
     "judgment_files",
     "load_answers",
@@ -99,11 +72,9 @@ __all__ = [
     "plan_all_turns",
     "plan_matches",
     "plan_turns",
-    "read_pair_lines",
     "render",
     "round_half_up",
     "single_output",
-    "to_json",
     "turn_label",
     "write_radar",
 ]

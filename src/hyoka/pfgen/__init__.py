@@ -24,10 +24,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hyoka.pfgen._codepoints import CodepointBatch, encode
     from hyoka.pfgen._measure import measure_answers
-    from hyoka.pfgen._pysum import Summation, float_sum
+    from hyoka.pfgen._pysum import Summation
     from hyoka.pfgen.benchmark import BENCHMARK_FOLDER, PfgenBenchmark, SampleAnswer
     from hyoka.pfgen.choices import LeaderboardFormat, Mode
-    from hyoka.pfgen.compare import Difference, first_difference
     from hyoka.pfgen.explanation import (
         Explanation,
         ReferencePool,
@@ -37,7 +36,6 @@ if TYPE_CHECKING:
     )
     from hyoka.pfgen.generate import (
         GenerateSettings,
-        GenerationPlan,
         GenerationReport,
         PlannedRun,
         generate_run,
@@ -51,21 +49,19 @@ if TYPE_CHECKING:
     from hyoka.pfgen.leaderboard import render as render_leaderboard
     from hyoka.pfgen.ngram_index import window_keys
     from hyoka.pfgen.prompts import build_prompt, clean_answer, stops_for, trial_seed
-    from hyoka.pfgen.provenance import SumFrom, data_id, run_signature, signature_of, with_signature
-    from hyoka.pfgen.questions import QuestionFile, QuestionInfo
+    from hyoka.pfgen.provenance import data_id
+    from hyoka.pfgen.questions import QuestionFile
     from hyoka.pfgen.result import ScoredAnswer, build_result
     from hyoka.pfgen.runs import (
         RunOutcome,
-        ScoredAnswers,
         iter_score_runs,
         score_answers,
         score_run,
-        score_runs,
         summation_by_evidence,
     )
     from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
     from hyoka.pfgen.summary import RunSummary, result_problem, score_interval
-    from hyoka.pfgen.verify import Verification, iter_verify_runs, verify_run, verify_runs
+    from hyoka.pfgen.verify import iter_verify_runs, verify_run
     from hyoka.store import pfgen_runs
 
     TrialsInput = pfgen_runs.TrialsInput
@@ -78,7 +74,6 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, str]] = {
     "read_run": ("hyoka.pfgen.leaderboard", "read_run"),
     "write_summary": ("hyoka.pfgen.judge", "write_summary"),
-    "with_signature": ("hyoka.pfgen.provenance", "with_signature"),
     "window_keys": ("hyoka.pfgen.ngram_index", "window_keys"),
     "trial_seed": ("hyoka.pfgen.prompts", "trial_seed"),
     "stops_for": ("hyoka.pfgen.prompts", "stops_for"),
@@ -102,32 +97,24 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "CodepointBatch": ("hyoka.pfgen._codepoints", "CodepointBatch"),
     "BENCHMARK_FOLDER": ("hyoka.pfgen.benchmark", "BENCHMARK_FOLDER"),
     "AnswerScore": ("hyoka.pfgen.scorer", "AnswerScore"),
-    "Difference": ("hyoka.pfgen.compare", "Difference"),
     "GenerateSettings": ("hyoka.pfgen.generate", "GenerateSettings"),
-    "GenerationPlan": ("hyoka.pfgen.generate", "GenerationPlan"),
     "GenerationReport": ("hyoka.pfgen.generate", "GenerationReport"),
     "LeaderboardFormat": ("hyoka.pfgen.choices", "LeaderboardFormat"),
     "Measurement": ("hyoka.pfgen.scorer", "Measurement"),
     "Mode": ("hyoka.pfgen.choices", "Mode"),
     "PfgenBenchmark": ("hyoka.pfgen.benchmark", "PfgenBenchmark"),
     "PlannedRun": ("hyoka.pfgen.generate", "PlannedRun"),
-    "QuestionInfo": ("hyoka.pfgen.questions", "QuestionInfo"),
     "QuestionScorer": ("hyoka.pfgen.scorer", "QuestionScorer"),
     "RunOutcome": ("hyoka.pfgen.runs", "RunOutcome"),
-    "ScoredAnswers": ("hyoka.pfgen.runs", "ScoredAnswers"),
     "RunSummary": ("hyoka.pfgen.summary", "RunSummary"),
     "SampleAnswer": ("hyoka.pfgen.benchmark", "SampleAnswer"),
     "ScoredAnswer": ("hyoka.pfgen.result", "ScoredAnswer"),
-    "SumFrom": ("hyoka.pfgen.provenance", "SumFrom"),
     "Summation": ("hyoka.pfgen._pysum", "Summation"),
     "TrialsInput": ("hyoka.store.pfgen_runs", "TrialsInput"),
-    "Verification": ("hyoka.pfgen.verify", "Verification"),
     "build_result": ("hyoka.pfgen.result", "build_result"),
     "collect_leaderboard": ("hyoka.pfgen.leaderboard", "collect"),
     "collect_upstream_leaderboard": ("hyoka.pfgen.leaderboard", "collect_upstream"),
     "find_runs": ("hyoka.store.pfgen_runs", "find_runs"),
-    "first_difference": ("hyoka.pfgen.compare", "first_difference"),
-    "float_sum": ("hyoka.pfgen._pysum", "float_sum"),
     "generate_run": ("hyoka.pfgen.generate", "generate_run"),
     "measure_answers": ("hyoka.pfgen._measure", "measure_answers"),
     "plan_generation": ("hyoka.pfgen.generate", "plan_generation"),
@@ -135,15 +122,11 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "read_result": ("hyoka.store.pfgen_runs", "read_result"),
     "read_trials": ("hyoka.store.pfgen_runs", "read_trials"),
     "render_leaderboard": ("hyoka.pfgen.leaderboard", "render"),
-    "run_signature": ("hyoka.pfgen.provenance", "run_signature"),
     "scan_runs": ("hyoka.store.pfgen_runs", "scan_runs"),
     "score_answers": ("hyoka.pfgen.runs", "score_answers"),
     "score_run": ("hyoka.pfgen.runs", "score_run"),
-    "score_runs": ("hyoka.pfgen.runs", "score_runs"),
-    "signature_of": ("hyoka.pfgen.provenance", "signature_of"),
     "summation_by_evidence": ("hyoka.pfgen.runs", "summation_by_evidence"),
     "verify_run": ("hyoka.pfgen.verify", "verify_run"),
-    "verify_runs": ("hyoka.pfgen.verify", "verify_runs"),
     "iter_verify_runs": ("hyoka.pfgen.verify", "iter_verify_runs"),
     "iter_score_runs": ("hyoka.pfgen.runs", "iter_score_runs"),
 }
@@ -153,11 +136,9 @@ __all__ = [
     "JUDGMENTS_FILE",
     "AnswerScore",
     "CodepointBatch",
-    "Difference",
     "Explanation",
     "Flags",
     "GenerateSettings",
-    "GenerationPlan",
     "GenerationReport",
     "LeaderboardFormat",
     "Measurement",
@@ -165,18 +146,14 @@ __all__ = [
     "PfgenBenchmark",
     "PlannedRun",
     "QuestionFile",
-    "QuestionInfo",
     "QuestionScorer",
     "ReferencePool",
     "RunOutcome",
     "RunSummary",
     "SampleAnswer",
     "ScoredAnswer",
-    "ScoredAnswers",
-    "SumFrom",
     "Summation",
     "TrialsInput",
-    "Verification",
     "answer_reader",
     "build_prompt",
     "build_result",
@@ -189,8 +166,6 @@ __all__ = [
     "explain",
     "explain_many",
     "find_runs",
-    "first_difference",
-    "float_sum",
     "generate_run",
     "iter_score_runs",
     "iter_verify_runs",
@@ -204,20 +179,15 @@ __all__ = [
     "reference_answers",
     "render_leaderboard",
     "result_problem",
-    "run_signature",
     "scan_runs",
     "score_answers",
     "score_interval",
     "score_run",
-    "score_runs",
-    "signature_of",
     "stops_for",
     "summation_by_evidence",
     "trial_seed",
     "verify_run",
-    "verify_runs",
     "window_keys",
-    "with_signature",
     "write_summary",
 ]
 

@@ -1,51 +1,27 @@
 """Statistics for comparing evaluation methods: bootstrap CIs, correlations, agreement."""
 
-from hyoka.stats.agreement import (
-    AgreementReport,
-    PairAgreement,
-    agreement_report,
-    concordance,
-    confusion,
-    robustness,
-)
+from hyoka.stats.agreement import AgreementReport, agreement_report
 from hyoka.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Interval,
     bootstrap,
-    group_means,
-    noisy_group_means,
-    outer_means,
     paired_two_level_intervals,
-    percentiles,
     summary_two_level_interval,
     two_level_interval,
 )
 from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
-from hyoka.stats.correlation import Correlation, correlate, kendall_tau_b, pearson, spearman
-from hyoka.stats.kappa import category_counts, cohen_kappa, fleiss_kappa
-from hyoka.stats.label_files import (
-    build_label_table,
-    label_table_from_files,
-    read_human_labels,
-    read_verdicts,
-)
-from hyoka.stats.labels import INVALID, LETTERS, MIRROR, VERDICT_NAMES, LabelTable
+from hyoka.stats.correlation import Correlation, correlate, kendall_tau_b
+from hyoka.stats.label_files import label_table_from_files
+from hyoka.stats.labels import LETTERS, MIRROR, VERDICT_NAMES, LabelTable
 from hyoka.stats.paired_scores import collect_run_scores, read_score_table
-from hyoka.stats.refset_stability import ENSEMBLE, refset_stability, stability_signature
-from hyoka.stats.single_grades import (
-    PreferenceTable,
-    preferences,
-    preferences_from_folders,
-    read_categories,
-    read_single_grades,
-)
+from hyoka.stats.refset_stability import ENSEMBLE, refset_stability
+from hyoka.stats.single_grades import preferences, preferences_from_folders, read_single_grades
 
 __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "ENSEMBLE",
-    "INVALID",
     "LETTERS",
     "MIRROR",
     "VERDICT_NAMES",
@@ -54,39 +30,20 @@ __all__ = [
     "Correlation",
     "Interval",
     "LabelTable",
-    "PairAgreement",
-    "PreferenceTable",
     "Ratings",
     "agreement_report",
     "bootstrap",
     "bradley_terry",
-    "build_label_table",
-    "category_counts",
-    "cohen_kappa",
     "collect_run_scores",
-    "concordance",
-    "confusion",
     "correlate",
-    "fleiss_kappa",
-    "group_means",
     "kendall_tau_b",
     "label_table_from_files",
-    "noisy_group_means",
-    "outer_means",
     "paired_two_level_intervals",
-    "pearson",
-    "percentiles",
     "preferences",
     "preferences_from_folders",
-    "read_categories",
-    "read_human_labels",
     "read_score_table",
     "read_single_grades",
-    "read_verdicts",
     "refset_stability",
-    "robustness",
-    "spearman",
-    "stability_signature",
     "summary_two_level_interval",
     "two_level_interval",
 ]
