@@ -364,6 +364,8 @@ def test_mtbench_page_is_the_mtbench_leaderboard(site: Site) -> None:
         assert [float(c[0] or "nan") for c in shown] == [float(v or "nan") for v in expected]
         assert [c[1] for c in shown] == [str(round_half_up(v)) if v else "–" for v in expected]
         assert int(row[-1][1]) == model.unrated
+        zeroed = [line for line in board.lines if line.model == model.model and line.zeroed_by_rule]
+        assert int(row[-2][1]) == len(zeroed) > 0
 
 
 def test_pairwise_page_is_the_judge_and_stats_libraries(site: Site) -> None:

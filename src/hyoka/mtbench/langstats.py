@@ -15,10 +15,8 @@ from pydantic import BaseModel, ConfigDict
 from hyoka.mtbench.answers import load_answers
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.langcheck import is_expected_language
+from hyoka.mtbench.records import INCORRECT_LANGUAGE
 from hyoka.store import read_records
-
-#: upstream's judgment for a turn its language check zeroed
-INCORRECT_LANGUAGE = "Incorrect language"
 
 
 class _PublishedTurn(BaseModel):

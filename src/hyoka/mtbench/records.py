@@ -27,7 +27,10 @@ from hyoka.judge import JudgeSettings, JudgmentRecord, combine, user_prompt_of
 from hyoka.providers import Usage
 
 NO_ANSWER = "No answer"
+#: upstream's judgment for a turn its language check zeroed
 INCORRECT_LANGUAGE = "Incorrect language"
+#: the judgments a rule writes when it scores a turn 0 without asking the judge
+RULE_JUDGMENTS = frozenset({NO_ANSWER, INCORRECT_LANGUAGE})
 #: what FastChat records for a turn whose judge reply held no rating
 NO_RATING = -1
 
@@ -73,6 +76,11 @@ class SingleJudgmentLine(BaseModel):
     score: int | float
     turn: int = Field(ge=1, le=2)
     tstamp: float = 0.0
+
+    @property
+    def zeroed_by_rule(self) -> bool:
+        """Whether a rule scored this turn 0 without the judge (``RULE_JUDGMENTS``)."""
+        return self.judgment in RULE_JUDGMENTS
 
 
 Winner = Literal["model_1", "model_2", "tie", "error"]

@@ -16,8 +16,6 @@ from pathlib import Path
 
 from hyoka.errors import MissingDataError
 from hyoka.mtbench import (
-    INCORRECT_LANGUAGE,
-    NO_ANSWER,
     NO_RATING,
     SHORT_NAMES,
     Bench,
@@ -33,7 +31,6 @@ from hyoka.report.svg import radar_chart
 from hyoka.store import read_records
 
 INDEX_PATH = "mtbench/index.html"
-ZERO_RULES = (NO_ANSWER, INCORRECT_LANGUAGE)
 
 
 @dataclass(frozen=True)
@@ -109,7 +106,7 @@ def judge_set_page(judge_set: JudgeSet) -> str:
     headers += [("Zeroed", "turns scored 0 by a rule: no answer or wrong language"), "Unrated"]
     zeroed: dict[str, int] = defaultdict(int)
     for line in judge_set.lines:
-        if line.judgment in ZERO_RULES:
+        if line.zeroed_by_rule:
             zeroed[line.model] += 1
     rows = []
     for model in board.ranked():
@@ -243,7 +240,7 @@ def question_pages(
 
 def _score_cell(line: SingleJudgmentLine) -> Cell:
     score = float(line.score)
-    if line.judgment in ZERO_RULES:
+    if line.zeroed_by_rule:
         return cell(
             f'<span class="zero">0 ({esc(line.judgment)})</span>',
             0,
