@@ -7,8 +7,8 @@ Typical use::
     s = bench.score("Q01", "時計の長針と短針は1日に22回重なります。")
     s.fluency, s.truthfulness, s.helpfulness, s.average, s.missed
 
-Whole runs: ``score_runs`` (writes result.json), ``verify_runs`` (checks them; both stream
-as ``iter_score_runs``/``iter_verify_runs``),
+Whole runs: ``score_run`` (writes result.json), ``verify_run`` (checks it; many runs stream
+through ``iter_score_runs``/``iter_verify_runs``),
 ``collect_leaderboard`` (``collect_upstream_leaderboard``: upstream's rows and order) and
 ``render_leaderboard``; generation: ``GenerateSettings``, ``plan_generation`` and
 ``generate_run``. This is the package's face: users and sibling
