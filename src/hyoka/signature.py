@@ -7,7 +7,9 @@ leaderboard can compare two rows' signatures and flag rows produced in a way tha
 the numbers (another summation, another judge, another template ...).
 
 The hyoka version is part of the line but never counts as a difference: a new release that
-computes the same numbers must not flag every older row. Everything else does.
+computes the same numbers must not flag every older row. Nor do the versions of the
+packages that compute a kind's numbers (the ``packages`` field: shown, so a reader can
+tell, but upgrading a package must not flag every older row either). Everything else does.
 
 What goes into a signature, and into the identity a resumed file must share, is derived
 from one ``SettingsRecord``: each of its fields says, where it is declared, whether it counts
@@ -15,17 +17,17 @@ in the identity, in the signature, or in neither and why (``counts``). A field d
 without saying so is refused when the class is made, so a setting that changes numbers
 cannot be added and forgotten in one of the places it belongs.
 
-Each kind of result has its own signature type (``SignatureType``, as sacrebleu has
-``BLEUSignature``), declared by the code that computes that result: its kind and its fields,
-in order. Making one with a field missing or unknown is a ``TypeError``, so a kind always
-carries the same fields; only signatures read from files are taken as they are, since rows
-written by older versions (or of other kinds) must still load and compare.
+Each kind of result has its own signature type, declared by the code that computes that
+result, as sacrebleu has ``BLEUSignature``: a ``SignatureType`` (its kind and its fields, in
+order; making one with a field missing or unknown is a ``TypeError``), or, where the
+result comes from a ``SettingsRecord`` (the judging kinds, ``judge.JudgeRun``), that record,
+whose signature holds exactly the fields it declares. No signature is made from keys chosen
+at a call site. Signatures read from files are taken as they are, since rows written by
+older versions (or of other kinds) must still load and compare.
 
 A stored signature carries its format (``FORMAT``, as inspect_ai's ``EvalLog.version``):
 one written before formats existed is migrated in memory when read (``migrate``), and one
-of a newer format than this hyoka knows is refused, naming the file. The versions of the
-packages that compute a kind's numbers (``packages``) are shown in the line but, like the
-hyoka version, are never a difference: upgrading a package must not flag every older row.
+of a newer format than this hyoka knows is refused with one line naming the file.
 """
 
 from __future__ import annotations
