@@ -115,13 +115,14 @@ def test_a_missing_or_unknown_field_is_refused_when_made() -> None:
     fields: dict[str, Any] = {"data": "d", "sum": "s", "mode": "m", "questions": 1}
     with pytest.raises(TypeError, match="sum_from"):
         PfgenSignature(**fields)
-    with pytest.raises(TypeError, match="judge"):
-        PfgenSignature(**fields, sum_from="flag", judge="j")
+    with pytest.raises(TypeError, match="judge"):  # mypy refuses it before it runs
+        PfgenSignature(**fields, sum_from="flag", judge="j")  # type: ignore[call-arg]
     assert _keys(PfgenSignature(**fields, sum_from="flag").signature())[2:] == DECLARED["pfgen"]
     # the judging kinds' type is their settings record: an unknown setting is refused too
     with pytest.raises(ValidationError, match="extra"):
-        JudgeRun(kind="judge-single", benchmark="b", data="d", template="t@1",
-                 settings=JudgeSettings(judge="openai/j"), judge_url="x")  # fmt: skip
+        settings = JudgeSettings(judge="openai/j")
+        JudgeRun(kind="judge-single", benchmark="b", data="d", template="t@1", settings=settings,
+                 judge_url="x")  # type: ignore[call-arg]  # fmt: skip
     with pytest.raises(TypeError, match="kind 'pfgen' is already PfgenSignature's"):
 
         @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -235,6 +236,39 @@ def test_a_newer_format_is_refused_with_one_line_naming_the_file(
         assert "Traceback" not in result.output
     with pytest.raises(InputError, match=r"^result\.json: its signature is of format 3,"):
         Signature.from_json({"format": 3, "fields": {}}, "result.json")
+
+
+def test_pfgen_results_of_either_format_compare_alike_and_a_newer_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    """Rows of result.json files signed in format 1 (as hyoka wrote them before formats)
+    and format 2 are not flagged against each other; a newer format stops the board."""
+    published = SHARED_DATA / "pfgen-bench" / "results" / "openai" / "chatgpt-o1" / "9a61e92"
+    result = json.loads((published / "result.json").read_text(encoding="utf-8"))
+    signature = run_signature(
+        metadata_hash=result["metadata_hash"], summation=Summation.COMPENSATED,
+        sum_from=SumFrom.RESULT_JSON, config=result["config"], questions=50,
+    )  # fmt: skip
+    format_1 = {"line": signature.line, "fields": signature.as_dict()}
+    for name, stored in (("old", format_1), ("new", signature.to_json())):
+        folder = tmp_path / "results" / "org" / name / "1"
+        folder.mkdir(parents=True)
+        written = {**result, SIGNATURE_KEY: stored}
+        (folder / "result.json").write_text(json.dumps(written), encoding="utf-8")
+    board = CliRunner().invoke(
+        app, ["pfgen", "leaderboard", str(tmp_path / "results"), "--format", "json"]
+    )
+    assert board.exit_code == 0, board.output
+    document = json.loads(board.stdout)
+    assert [row["signature_differs"] for row in document["runs"]] == [[], []]
+    assert document[SIGNATURE_KEY]["fields"] == signature.as_dict()
+    newer = tmp_path / "results" / "org" / "new" / "1" / "result.json"
+    newer.write_text(json.dumps({**result, SIGNATURE_KEY: {"format": FORMAT + 1}}), "utf-8")
+    refused = CliRunner().invoke(app, ["pfgen", "leaderboard", str(tmp_path / "results")])
+    assert refused.exit_code != 0
+    assert " ".join(refused.stderr.split()).startswith(
+        f"error: {newer}: its signature is of format {FORMAT + 1}, newer than this hyoka"
+    ), refused.output
 
 
 # --- package versions: shown, never a difference ---------------------------------------------
