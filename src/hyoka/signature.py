@@ -222,7 +222,7 @@ def _format_1_to_2(stored: object) -> dict[str, Any] | None:
 _MIGRATIONS: dict[int, Callable[[object], dict[str, Any] | None]] = {1: _format_1_to_2}
 
 
-def stored_format(stored: object) -> int | None:
+def _stored_format(stored: object) -> int | None:
     """The format a stored signature is in (1 when it names none); ``None`` when it is not
     a signature at all."""
     if isinstance(stored, str):
@@ -239,7 +239,7 @@ def migrate(stored: object, where: str | Path) -> dict[str, Any] | None:
     """A signature as a file stored it (any format up to ``FORMAT``) in the current format,
     in memory (the file is left as it is); ``None`` for what is not a signature. A format
     newer than this hyoka knows is refused with one line naming ``where``."""
-    version = stored_format(stored)
+    version = _stored_format(stored)
     if version is None:
         return None
     if version > FORMAT:
