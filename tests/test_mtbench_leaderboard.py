@@ -233,7 +233,8 @@ def test_every_format_carries_the_signature_and_flags_rows_judged_otherwise(
     path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8")
     board = build_leaderboard(bench, judgment_files([folder]))
     assert board.signature is not None
-    assert board.signature.line.endswith("|kind:mtbench-single|bench:pfmt-fin|judge:gpt-4o-mini")
+    # a file without a manifest (FastChat's): what its lines say, a kind of its own
+    assert board.signature.line.endswith("|kind:fastchat-single|bench:pfmt-fin|judge:gpt-4o-mini")
     md = render(board, "md", per_turn=False)
     assert f"signature: {board.signature.line}" in md
     assert "| gpt-35-turbo (differs) |" in md

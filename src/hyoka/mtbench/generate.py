@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
@@ -36,8 +36,14 @@ from hyoka.mtbench.dialogue import (
     with_system_message,
 )
 from hyoka.mtbench.records import AnswerChoice, AnswerRecord
-from hyoka.providers import GenerationRequest, ModelClient, ProviderError, SamplingParams
-from hyoka.signature import Signature
+from hyoka.providers import (
+    GenerationRequest,
+    ModelClient,
+    ProviderError,
+    SamplingParams,
+    backend_packages,
+)
+from hyoka.signature import Signature, SignatureType
 from hyoka.store import JsonlLog, Manifest
 
 Template = Literal["auto", "chat", "base"]
@@ -173,16 +179,36 @@ class _Run:
         )
 
 
-def answers_signature(plan: GeneratePlan, bench: Bench, run: _Run) -> Signature:
+@dataclass(frozen=True, kw_only=True)
+class AnswersSignature(SignatureType):
     """How the answers were made: the benchmark, the template, the system message chat
     requests open with (by name: ``fastchat-chatgpt``, ``pfmt-upstream``, ``none`` or
-    ``custom@<sha256>``), the sampling settings and the injection rule."""
-    return Signature.of(
-        "mtbench-answers", bench=bench.spec.name, template=plan.template,
-        system=run.style.system_name, max_tokens=run.max_tokens,
-        temperatures=[f"{c}={t!r}" for c, t in sorted(run.temperatures.items())],
+    ``custom@<sha256>``), the sampling settings and the injection rule.
+
+    Signed with the versions of the packages that computed the answers where they ran here
+    (``providers.backend_packages``: llama-cpp-python; transformers and torch; vllm and
+    torch): the same settings and seed give other answers under another version. A hosted
+    model's server computes them: no version is known."""
+
+    kind: ClassVar[str] = "mtbench-answers"
+    bench: str
+    template: str
+    system: str
+    max_tokens: int
+    temperatures: tuple[str, ...]
+    repetition_penalty: float | None
+    injection: str
+    seed: int | None
+
+
+def answers_signature(plan: GeneratePlan, bench: Bench, run: _Run) -> Signature:
+    """The run's ``AnswersSignature``, with its backend's package versions."""
+    return AnswersSignature(
+        bench=bench.spec.name, template=plan.template, system=run.style.system_name,
+        max_tokens=run.max_tokens,
+        temperatures=tuple(f"{c}={t!r}" for c, t in sorted(run.temperatures.items())),
         repetition_penalty=plan.repetition_penalty, injection=plan.injection, seed=plan.seed,
-    )  # fmt: skip
+    ).signature(backend_packages(run.client.provider.name))  # fmt: skip
 
 
 def answers_manifest(plan: GeneratePlan, bench: Bench, run: _Run) -> Manifest:

@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
+from typing import ClassVar
 
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench, Headline
 from hyoka.mtbench.records import NO_RATING, SingleJudgmentLine
-from hyoka.signature import Signature, common_signature
-from hyoka.store import read_manifest, read_records, unique_records
+from hyoka.signature import Signature, SignatureType, common_signature
+from hyoka.store import manifest_path, read_manifest, read_records, unique_records
 
 #: the scale of a judge's rating (0: decided by a rule); -1 (no rating) stands apart
 SCALE = (0.0, 10.0)
@@ -145,15 +146,29 @@ def judgment_files(paths: list[Path]) -> list[Path]:
     return found
 
 
+@dataclass(frozen=True, kw_only=True)
+class FastChatSingleSignature(SignatureType):
+    """How a single-grading file without a hyoka manifest (FastChat's, the published
+    judgments) was made, as far as its lines say: the benchmark and the judge's name.
+    A kind of its own: hyoka's ``mtbench-single`` signs every setting, which such a file
+    does not record."""
+
+    kind: ClassVar[str] = "fastchat-single"
+    bench: str
+    judge: str
+
+
 def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) -> Signature:
-    """The signature hyoka stored beside ``path``; for a file without one (FastChat's, the
-    published judgments), what its lines say: the benchmark and the judge's name."""
+    """The signature hyoka stored beside ``path`` (an older format migrated); for a file
+    without one, ``FastChatSingleSignature``."""
     manifest = read_manifest(path)
-    stored = None if manifest is None else Signature.from_json(manifest.signature)
+    stored = None
+    if manifest is not None:
+        stored = Signature.from_json(manifest.signature, manifest_path(path))
     if stored is not None:
         return stored
     judges = sorted({line.judge[0] for line in lines})
-    return Signature.of("mtbench-single", bench=bench.spec.name, judge=",".join(judges))
+    return FastChatSingleSignature(bench=bench.spec.name, judge=",".join(judges)).signature()
 
 
 def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
@@ -215,7 +230,7 @@ def build_leaderboard(bench: Bench, files: list[Path]) -> Leaderboard:
                 row.signature = signature
             elif row.signature.get("mixed") is None and row.signature.differences(signature):
                 # one model judged in files made two ways: its row is neither
-                row.signature = Signature((*row.signature.fields, ("mixed", "yes")))
+                row.signature = row.signature.with_field("mixed", True)
             category = questions[line.question_id].category
             row.add(category, line.turn, line.score)
     return Leaderboard(bench, tuple(scores.values()), 2 * len(questions), tuple(every))

@@ -271,8 +271,7 @@ class Flags:
         data = CommonData.of(rows)
         common = common_signature(r.signature for r in rows)
         if common is not None and data.common is not None:
-            fields = tuple((k, data.common if k == "data" else v) for k, v in common.fields)
-            common = Signature(fields)
+            common = common.with_field("data", data.common)
         marks: dict[int, int] = {}
         numbers: dict[tuple[bool, tuple[str, ...]], int] = {}
         for position, row in enumerate(rows):

@@ -13,15 +13,36 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
 from hyoka.errors import DataError
 from hyoka.pfgen._pysum import Summation
-from hyoka.signature import SIGNATURE_KEY, Signature
+from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType
 from hyoka.store import pfgen_runs
 
 KIND = "pfgen"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PfgenSignature(SignatureType):
+    """How a pfgen-bench result was computed from its answers (see the module docstring).
+
+    No package's version is recorded: the numbers are exact by construction (upstream's
+    rules, every rounding and float summation reproduced in Python, which the parity tests
+    prove byte for byte); numpy only finds candidate n-grams, never decides a value, and
+    the summation is hyoka's own (``sum``), not the running Python's ``sum``.
+    """
+
+    kind: ClassVar[str] = KIND
+    data: str
+    sum: str
+    mode: str
+    questions: int
+    sum_from: str
+
 
 #: Signature fields that describe a run without changing how its numbers are computed from
 #: its answers: rows differing only in these are not flagged on a leaderboard.
@@ -68,12 +89,13 @@ def data_id(metadata_hash: str) -> str:
     return _DATA_PREFIX + short + ("" if is_pinned(short) else CUSTOM_DATA)
 
 
-def result_data_id(result: Mapping[str, Any]) -> str | None:
+def result_data_id(result: Mapping[str, Any], where: str | Path) -> str | None:
     """The data a stored result was scored with, named as ``data_id`` names it: from its
     signature's ``data`` field, else (upstream's own files) from its ``metadata_hash``;
     ``None`` when it records neither. A signature written before ``+custom`` existed is
-    named again by the same rule, so old and new rows compare alike."""
-    signature = signature_of(result)
+    named again by the same rule, so old and new rows compare alike. ``where``: the file
+    ``result`` was read from (``signature_of``)."""
+    signature = signature_of(result, where)
     recorded = signature.get("data") if signature is not None else None
     if recorded is not None and recorded.startswith(_DATA_PREFIX):
         short = recorded.removeprefix(_DATA_PREFIX).split("+", 1)[0]
@@ -94,19 +116,20 @@ def run_signature(
     questions: int,
 ) -> Signature:
     mode = (config or {}).get("mode")
-    return Signature.of(
-        KIND,
+    return PfgenSignature(
         data=data_id(metadata_hash),
         sum=summation.value,
         mode=str(mode) if mode is not None else "?",
         questions=questions,
         sum_from=sum_from.value,
-    )
+    ).signature()
 
 
-def signature_of(result: Mapping[str, Any]) -> Signature | None:
-    """The signature a stored result carries (``None`` for upstream's own files)."""
-    return Signature.from_json(result.get(SIGNATURE_KEY))
+def signature_of(result: Mapping[str, Any], where: str | Path) -> Signature | None:
+    """The signature a stored result carries (``None`` for upstream's own files), in the
+    current format; ``where``: the file it was read from, named if its format is newer
+    than this hyoka reads."""
+    return Signature.from_json(result.get(SIGNATURE_KEY), where)
 
 
 def with_signature(result: Mapping[str, Any], signature: Signature) -> dict[str, Any]:

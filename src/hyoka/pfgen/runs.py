@@ -232,7 +232,7 @@ def _prepare(source: Path, benchmark: PfgenBenchmark, recorded_config: bool) -> 
 
 def _skipped(run: _PendingRun) -> RunOutcome:
     assert run.previous is not None
-    signature = signature_of(run.previous)
+    signature = signature_of(run.previous, run.trials.result_path)
     stored = signature.get("sum") if signature is not None else None
     summation = Summation(stored) if stored in set(Summation) else None
     return RunOutcome(

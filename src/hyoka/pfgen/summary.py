@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from hyoka.pfgen._pysum import float_sum
 from hyoka.pfgen.provenance import result_data_id, signature_of
 from hyoka.signature import Signature
+from hyoka.store import pfgen_runs
 
 if TYPE_CHECKING:
     from hyoka.stats import Interval
@@ -134,6 +135,7 @@ class RunSummary:
         (``root``; see ``model_name``)."""
         config = result.get("config") or {}
         scores = result["scores"]
+        where = folder / pfgen_runs.RESULT_FILE
         questions = result.get("questions")
         return cls(
             folder=folder,
@@ -147,9 +149,9 @@ class RunSummary:
             fluency=float_sum(scores["fluency"].values()),
             truthfulness=float_sum(scores["truthfulness"].values()),
             helpfulness=float(scores["helpfulness"]),
-            signature=signature_of(result),
+            signature=signature_of(result, where),
             questions=len(questions) if isinstance(questions, dict) else None,
-            data=result_data_id(result),
+            data=result_data_id(result, where),
             config_model=recorded if isinstance(recorded := config.get("model"), str) else None,
         )
 

@@ -28,7 +28,7 @@ from hyoka.providers.errors import (
     TransientError,
 )
 from hyoka.providers.factory import connect
-from hyoka.providers.registry import BACKENDS, load_provider, parse_model_string
+from hyoka.providers.registry import BACKENDS, backend_packages, load_provider, parse_model_string
 from hyoka.providers.types import (
     Choice,
     GenerationRequest,
@@ -65,6 +65,7 @@ __all__ = [
     "TopLogprob",
     "TransientError",
     "Usage",
+    "backend_packages",
     "cache_key",
     "connect",
     "default_cache_dir",

@@ -27,6 +27,22 @@ BACKENDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+#: provider name -> the distributions that compute its replies in this process, whose
+#: versions change the replies (kernels, sampling, chat templates); a hosted model's server
+#: computes them, so its SDK changes none and it has none here
+COMPUTED_BY: dict[str, tuple[str, ...]] = {
+    "hf": ("transformers", "torch"),
+    "vllm": ("vllm", "torch"),
+    "llamacpp": ("llama-cpp-python",),
+}
+
+
+def backend_packages(spec: str) -> tuple[str, ...]:
+    """The distributions that compute the replies of ``spec`` (``provider/model``, or a
+    provider's name) here, as ``COMPUTED_BY`` lists them; none for a hosted model."""
+    return COMPUTED_BY.get(spec.partition("/")[0], ())
+
+
 def parse_model_string(spec: str, *, flag: str = "--model") -> tuple[str, str]:
     """``"openai/gpt-4o-mini"`` -> ``("openai", "gpt-4o-mini")``; the model may hold slashes.
 

@@ -34,14 +34,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from hyoka.errors import HyokaError, InputError
 from hyoka.refset.config import GenerateFile
 from hyoka.refset.generation_run import generation_totals, run_generation
 from hyoka.refset.ray_workers import WorkerEvent
 from hyoka.refset.source import BenchmarkSource
-from hyoka.signature import SIGNATURE_KEY, Signature
+from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType
 
 # --- the papers' run (seed 000 §3.2, §3.2.1; seed 002 §3.2, §3.2.1) ----------------------
 
@@ -494,18 +494,42 @@ def paper_scale(assumptions: PaperAssumptions | None = None) -> PaperScale:
 # --- the record ----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True)
+class PlanSignature(SignatureType):
+    """How the plan's numbers were made: the generation settings that cost time and tokens,
+    the workers, the calibration's size, and every paper-scale assumption.
+
+    No package's version is recorded: the estimates are arithmetic on these fields and on
+    the calibration's measured times, which vary from run to run whatever the versions."""
+
+    kind: ClassVar[str] = "refset-plan"
+    model: str
+    mode: str
+    num_examples: int
+    max_tokens: int
+    snippets_k: int
+    executor: str
+    workers: int
+    cpus_per_worker: float
+    gpus_per_worker: float
+    calibration: int
+    gpu: str
+    peak_tflops: float
+    utilisation: float
+    prompt_tokens: float
+    completion_tokens: float
+
+
 def plan_signature(
     settings: GenerateFile,
     calibration: Calibration | None,
     assumptions: PaperAssumptions,
     workers: int,
 ) -> Signature:
-    """How the plan's numbers were made: the generation settings that cost time and tokens,
-    the workers, the calibration's size, and every paper-scale assumption."""
+    """The plan's ``PlanSignature``."""
     config = settings.generation
     plan = settings.plan
-    return Signature.of(
-        "refset-plan",
+    return PlanSignature(
         model=config.model,
         mode=config.mode.value,
         num_examples=config.num_examples,
@@ -521,7 +545,7 @@ def plan_signature(
         utilisation=assumptions.utilisation,
         prompt_tokens=round(assumptions.prompt_tokens, 1),
         completion_tokens=round(assumptions.completion_tokens, 1),
-    )
+    ).signature()
 
 
 def plan_record(

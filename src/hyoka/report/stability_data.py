@@ -140,7 +140,7 @@ def read_stability_file(path: Path) -> Stability:
         if isinstance(questions, dict)
         else {},
         runs=tuple(runs),
-        signature=Signature.from_json(raw.get(SIGNATURE_KEY)),
+        signature=Signature.from_json(raw.get(SIGNATURE_KEY), path),
         matches_published=matches if isinstance(matches, int) else None,
         published=published,
     )

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from hyoka.errors import InputError
 from hyoka.pfgen import (
@@ -40,12 +40,31 @@ from hyoka.pfgen import (
     read_trials,
     summation_by_evidence,
 )
-from hyoka.signature import SIGNATURE_KEY, Signature
+from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType
 from hyoka.stats.correlation import Correlation, correlate
 
 ENSEMBLE = "ensemble"
 KIND = "pfgen-stability"
 DEFAULT_SETS = ("P", "S", "T")
+
+
+@dataclass(frozen=True, kw_only=True)
+class StabilitySignature(SignatureType):
+    """How the experiment was made: the benchmark data (the hash over every question file,
+    reference sets included), the sets compared, which questions count, how many runs, the
+    summation (each run summed as its result.json was, else compensated).
+
+    numpy's version is recorded: the correlations' intervals come from its seeded random
+    ``Generator``, whose streams numpy may change between versions; the scores themselves
+    are pfgen's exact ones, which no package changes."""
+
+    kind: ClassVar[str] = KIND
+    packages: ClassVar[tuple[str, ...]] = ("numpy",)
+    data: str
+    sets: tuple[str, ...]
+    common_only: bool
+    runs: int
+    sum: str
 
 
 @dataclass(frozen=True)
@@ -152,19 +171,19 @@ def refset_stability(
 
 
 def stability_signature(
-    metadata_hash: str, sets: Sequence[str], common_only: bool, runs: int
+    metadata_hash: str,
+    sets: Sequence[str],
+    common_only: bool,
+    runs: int,
 ) -> Signature:
-    """How the experiment was made: the benchmark data (the hash over every question file,
-    reference sets included), the sets compared, which questions count, how many runs, and
-    the summation (each run summed as its result.json was, else compensated)."""
-    return Signature.of(
-        KIND,
+    """The experiment's ``StabilitySignature``."""
+    return StabilitySignature(
         data=data_id(metadata_hash),
-        sets=list(sets),
+        sets=tuple(sets),
         common_only=common_only,
         runs=runs,
         sum="as-published",
-    )
+    ).signature()
 
 
 def _aggregate(

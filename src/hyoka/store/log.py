@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hyoka import __version__
 from hyoka.errors import HyokaWarning, InputError
+from hyoka.signature import migrate
 from hyoka.store import kept
 from hyoka.store.files import atomic_write_text
 from hyoka.store.jsonl import append_line, read_records, record_line, whole_lines
@@ -88,14 +89,19 @@ def manifest_path(path: Path) -> Path:
 
 
 def read_manifest(path: Path) -> Manifest | None:
-    """The manifest beside the log ``path``; ``None`` if there is none."""
+    """The manifest beside the log ``path``; ``None`` if there is none. Its signature is
+    in the current format (an older one migrated in memory, ``hyoka.signature.migrate``);
+    one of a newer format is an ``InputError`` naming the manifest."""
     side = manifest_path(path)
     if not side.exists():
         return None
     try:
-        return Manifest.model_validate_json(side.read_bytes())
+        manifest = Manifest.model_validate_json(side.read_bytes())
     except (OSError, ValidationError, ValueError) as exc:
         raise InputError(f"{side}: not a hyoka manifest ({str(exc).splitlines()[0]})") from None
+    if manifest.signature is None:
+        return manifest
+    return manifest.model_copy(update={"signature": migrate(manifest.signature, side)})
 
 
 def _ownership(path: Path, manifest: Manifest) -> tuple[bool, Manifest | None]:
