@@ -4,7 +4,7 @@
 data directory; ``build_leaderboard`` turns judgment files into the per-category table.
 """
 
-from hyoka.mtbench.answers import answer_file, answer_model_id, load_answers
+from hyoka.mtbench.answers import answer_file, answer_model_id, load_answers, model_name
 from hyoka.mtbench.bench import (
     BENCHES,
     PFMT_FIN,
@@ -14,6 +14,7 @@ from hyoka.mtbench.bench import (
     JudgePrompt,
     Layout,
     Question,
+    bench_spec,
     parse_layout,
 )
 from hyoka.mtbench.generate import (
@@ -55,10 +56,12 @@ from hyoka.mtbench.records import (
     SingleJudgmentLine,
 )
 from hyoka.mtbench.report import render, to_json
+from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 
 __all__ = [
     "BENCHES",
     "INCORRECT_LANGUAGE",
+    "JMT_VARIANTS",
     "NO_ANSWER",
     "NO_RATING",
     "PFMT_FIN",
@@ -78,10 +81,13 @@ __all__ = [
     "Match",
     "ModelScores",
     "PairJudgmentLine",
+    "PinnedFile",
     "Question",
     "SingleJudgmentLine",
+    "Variant",
     "answer_file",
     "answer_model_id",
+    "bench_spec",
     "build_leaderboard",
     "default_judge_name",
     "default_repetition_penalty",
@@ -92,6 +98,7 @@ __all__ = [
     "load_answers",
     "make_matches",
     "method_counts",
+    "model_name",
     "no_logprobs",
     "pair_output",
     "parse_layout",

@@ -18,7 +18,7 @@ judged another way are flagged.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -153,7 +153,11 @@ def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) ->
     if stored is not None:
         return stored
     judges = sorted({line.judge[0] for line in lines})
-    return Signature.of("mtbench-single", bench=bench.spec.name, judge=",".join(judges))
+    # a file without hyoka's manifest records no variant: the row is the one asked for
+    variant = {} if bench.variant is None else {"variant": bench.variant.signed()}
+    return Signature.of(
+        "mtbench-single", bench=bench.spec.name, judge=",".join(judges), **variant
+    )
 
 
 def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
@@ -184,12 +188,16 @@ def _line_key(line: SingleJudgmentLine) -> tuple[str, int, int]:
     return (line.model, line.question_id, line.turn)
 
 
-def build_leaderboard(bench: Bench, files: list[Path]) -> Leaderboard:
+def build_leaderboard(
+    bench: Bench, files: list[Path], *, mix_variants: bool = False
+) -> Leaderboard:
     """Read every judgment; an ``InputError`` at the first line that cannot be right.
 
     Within a file, a line repeated identically is dropped with a warning and two different
     lines for one turn are an error naming both; across files, a turn judged twice is an
-    error naming both files."""
+    error naming both files. Rows judged under different variants of the benchmark (or
+    under another than ``bench``'s) are refused unless ``mix_variants``: then each row
+    keeps its variant in its signature, and rows unlike most are marked with it."""
     questions = bench.by_id
     scores: dict[str, ModelScores] = {}
     seen: dict[tuple[str, int, int], Path] = {}
@@ -218,4 +226,23 @@ def build_leaderboard(bench: Bench, files: list[Path]) -> Leaderboard:
                 row.signature = Signature((*row.signature.fields, ("mixed", "yes")))
             category = questions[line.question_id].category
             row.add(category, line.turn, line.score)
-    return Leaderboard(bench, tuple(scores.values()), 2 * len(questions), tuple(every))
+    if not mix_variants:
+        _refuse_mixed_variants(bench, scores.values())
+    expected = len(bench.turns) * len(questions)
+    return Leaderboard(bench, tuple(scores.values()), expected, tuple(every))
+
+
+def _refuse_mixed_variants(bench: Bench, rows: Iterable[ModelScores]) -> None:
+    """One clear line when rows were judged under different variants, or another than the
+    one asked for: their numbers are not on one scale."""
+    if bench.variant is None:
+        return
+    asked = bench.variant.signed()
+    for row in rows:
+        theirs = None if row.signature is None else row.signature.get("variant")
+        if theirs is not None and theirs != asked:
+            raise InputError(
+                f"{row.model} was judged under variant {theirs}, not {asked}: numbers of "
+                "different variants are not ranked together (--variant to choose its "
+                "variant, or --mix-variants to rank them anyway, each row marked)"
+            )
