@@ -91,7 +91,10 @@ def _judge(
 
 
 def _replay(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, groups: dict[str, list[Path]], limit: int | None
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    groups: dict[str, list[Path]],
+    limit: int | None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[ReplayedRequest]]:
     """Both runs of every group against one replaying server: the published lines in
     scope, hyoka's lines of both runs, and every request the server saw."""

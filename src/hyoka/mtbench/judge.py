@@ -257,6 +257,12 @@ def _model_tasks(
 ) -> list[Task]:
     """One task per turn of ``model``'s ``answers`` (keyed by dialogue and turn, and by
     the model too when the file holds every model's), each turn's line info in ``turns``."""
+    if bench.variant is not None and bench.variant.trials > 1:
+        # judging only the first of N answers would sign a number the variant does not make
+        raise InputError(
+            f"--variant {bench.variant.name}: judging {bench.variant.trials} trials per "
+            "dialogue is not supported yet; choose a variant with one trial"
+        )
     tasks: list[Task] = []
     for question in how.questions(bench):
         qid = question.question_id

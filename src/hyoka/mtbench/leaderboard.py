@@ -155,9 +155,7 @@ def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) ->
     judges = sorted({line.judge[0] for line in lines})
     # a file without hyoka's manifest records no variant: the row is the one asked for
     variant = {} if bench.variant is None else {"variant": bench.variant.signed()}
-    return Signature.of(
-        "mtbench-single", bench=bench.spec.name, judge=",".join(judges), **variant
-    )
+    return Signature.of("mtbench-single", bench=bench.spec.name, judge=",".join(judges), **variant)
 
 
 def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
