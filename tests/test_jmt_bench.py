@@ -14,8 +14,10 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.errors import DataError, InputError
+from hyoka.judge import LLM_JP, parse_rating
 from hyoka.mtbench import Bench, build_leaderboard
 from hyoka.mtbench.judge import user_prompt
+from hyoka.mtbench.prompt_yaml import read_prompt_yaml
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.mtbench.variant import JMT_VARIANTS
 
@@ -25,7 +27,7 @@ PUBLISHED = JMT / "model_judgment" / "gpt-4_single.jsonl"
 
 def test_each_variant_loads_its_pinned_files() -> None:
     loaded = {v.name: Bench.load("jmt-bench", SHARED_DATA, v.name) for v in JMT_VARIANTS}
-    assert [len(b.questions) for b in loaded.values()] == [60, 80, 80, 80]
+    assert [len(b.questions) for b in loaded.values()] == [60, 80, 80, 80, 80, 80, 80]
     assert Bench.load("jmt-bench", SHARED_DATA).variant == JMT_VARIANTS[0]  # the default
     # the two history variants share questions and references, and differ in the prompts
     old, new = loaded["stability@aed16da"], loaded["stability@aedb44e"]
@@ -129,3 +131,78 @@ def test_rows_of_different_variants_are_refused_unless_mixed_and_then_marked(
     assert any(any("variant" in d for d in found) for found in marked.values())
     alone = build_leaderboard(bench, [old])
     assert [m.judged for m in alone.models] == [80]
+
+
+LLM_JP_PROMPTS = JMT / "variants/llm-jp-judge/prompt/mt_bench_ja_prompt_v1.yaml"
+
+
+def test_llm_jp_prompt_file_reads_as_pyyaml_reads_it() -> None:
+    """hyoka's reader of the YAML subset gives what PyYAML (llm-jp-judge's Hydra loader's
+    parser) gives: every template and system prompt, trailing newlines of ``|+`` and the
+    missing final line break included."""
+    yaml = pytest.importorskip("yaml")
+    data = LLM_JP_PROMPTS.read_bytes()
+    assert read_prompt_yaml(LLM_JP_PROMPTS, data) == yaml.safe_load(data)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['a:\n  x: "quoted"\n', "a:\n  x: [1, 2]\n", "  x: orphan\n", "a:\n  x: y # note\n", "a: b\n"],
+)
+def test_yaml_this_reader_does_not_know_is_one_line(text: str) -> None:
+    with pytest.raises(DataError, match=r"^p\.yaml:\d+: "):
+        read_prompt_yaml(Path("p.yaml"), text.encode())
+
+
+def test_llm_jp_builds_both_turns_prompts_as_llm_jp_judge_does() -> None:
+    """llm-jp-judge's ``conv_to_query``: turn 1 ``single(-math)-v1`` with question, answer
+    (and ref_answer_1), turn 2 the ``-multi-turn`` prompt with both turns (and both
+    references), the YAML's system prompt; rebuilt here from PyYAML and the raw files."""
+    yaml = pytest.importorskip("yaml")
+    templates = yaml.safe_load(LLM_JP_PROMPTS.read_bytes())
+    refs = {}
+    ref_file = (
+        JMT / "variants/llm-jp-judge/reference_answer/base-gpt4o-with-human-annotation-v0.jsonl"
+    )
+    for line in ref_file.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        refs[record["question_id"]] = record["choices"][0]["turns"]
+    bench = Bench.load("jmt-bench", SHARED_DATA, "llm-jp")
+    math = next(q for q in bench.questions if q.category == "math")
+    writing = next(q for q in bench.questions if q.category == "writing")
+    answer = AnswerRecord.model_validate(
+        {"question_id": 0, "model_id": "m", "choices": [{"turns": ["一つ目", "二つ目"]}]}
+    )
+    t = templates
+    assert user_prompt(bench, writing, answer, 1) == t["single-v1"]["prompt_template"].format(
+        question=writing.turns[0], answer="一つ目"
+    )
+    assert user_prompt(bench, math, answer, 2) == t["single-math-v1-multi-turn"][
+        "prompt_template"
+    ].format(
+        question_1=math.turns[0], question_2=math.turns[1], answer_1="一つ目", answer_2="二つ目",
+        ref_answer_1=refs[math.question_id][0], ref_answer_2=refs[math.question_id][1],
+    )  # fmt: skip
+    multi = bench.prompt("single-v1-multi-turn").system_prompt
+    assert multi == t["single-v1-multi-turn"]["system_prompt"] and multi.endswith(
+        '"Rating: [[5]]".'
+    )
+    assert bench.prompt("single-math-v1-multi-turn").system_prompt.endswith('[[5]]".\n')
+
+
+@pytest.mark.parametrize(
+    ("reply", "score"),
+    [
+        ("評価: [[10]]", 10),
+        ("[[0]] then [[7]]", 7),
+        ("[[11]]", None),
+        ("[7]", None),
+        ("[[7.5]]", None),
+    ],
+)
+def test_llm_jp_reads_the_first_rating_1_to_10_in_double_brackets(
+    reply: str, score: int | None
+) -> None:
+    """The prompts' ``regex`` ``\\[\\[(10|[1-9])\\]\\]``, first match (``[[11]]`` holds no
+    match: ``[[1`` is not followed by ``]]``)."""
+    assert parse_rating(reply, LLM_JP) == score

@@ -54,6 +54,7 @@ from hyoka.judge.pairwise_summary import summarise as summarise_pairwise
 from hyoka.judge.rating import (
     FASTCHAT,
     HYOKA,
+    LLM_JP,
     PFMT_UPSTREAM,
     RATING_RULES,
     RatingMatch,
@@ -83,6 +84,7 @@ __all__ = [
     "FAILED",
     "FASTCHAT",
     "HYOKA",
+    "LLM_JP",
     "METHODS",
     "MIRROR",
     "PFMT_UPSTREAM",

@@ -26,6 +26,7 @@ from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, Method, RatingRules
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
+from hyoka.mtbench.prompt_yaml import read_prompt_yaml
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 from hyoka.store import read_bytes, read_records, unique_records
@@ -386,7 +387,7 @@ class Bench:
         if not prompt_file.is_file():
             raise MissingDataError(f"{prompt_file} not found: {hint}")
         prompt_bytes = _read_pinned(prompt_file, files[1], hint)
-        prompts = {p.name: p for _, p in read_records(prompt_file, JudgePrompt, prompt_bytes)}
+        prompts = _load_prompts(chosen, prompt_file, prompt_bytes)
         missing = [n for n in _needed_prompts(spec, chosen) if n not in prompts]
         if missing:
             raise DataError(
@@ -490,6 +491,24 @@ def _read_pinned(path: Path, pinned: PinnedFile, hint: str) -> bytes:
             f"{hint}"
         )
     return data
+
+
+def _load_prompts(variant: Variant | None, path: Path, data: bytes) -> dict[str, JudgePrompt]:
+    """The judge prompts by name: FastChat's JSONL lines, or llm-jp-judge's YAML mapping
+    (each a single-grading prompt: llm-jp-judge grades single only)."""
+    if variant is None or variant.prompt_format == "jsonl":
+        return {p.name: p for _, p in read_records(path, JudgePrompt, data)}
+    prompts: dict[str, JudgePrompt] = {}
+    for name, fields in read_prompt_yaml(path, data).items():
+        if "prompt_template" not in fields or "system_prompt" not in fields:
+            raise DataError(f"{path}: prompt {name!r} lacks its prompt_template or system_prompt")
+        prompts[name] = JudgePrompt(
+            name=name,
+            type="single",
+            system_prompt=fields["system_prompt"],
+            prompt_template=fields["prompt_template"],
+        )
+    return prompts
 
 
 def _needed_prompts(spec: BenchSpec, variant: Variant | None) -> tuple[str, ...]:

@@ -13,8 +13,9 @@ changes, so a number signed ``stability.v1`` always means the same protocol.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-from hyoka.judge import FASTCHAT, RatingRules
+from hyoka.judge import FASTCHAT, LLM_JP, RatingRules
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class Variant:
     rating_rules: RatingRules = FASTCHAT
     #: the judge model upstream used (its reference file is named after it)
     judge: str = "gpt-4"
+    #: how the judge prompt file is written: FastChat's JSONL, or llm-jp-judge's YAML
+    prompt_format: Literal["jsonl", "llm-jp-yaml"] = "jsonl"
 
     @property
     def label(self) -> str:
@@ -64,6 +67,7 @@ class Variant:
             "answer_cut": "none" if self.answer_cut is None else str(self.answer_cut),
             "rating": self.rating_rules.name,
             "judge": self.judge,
+            "prompt_format": self.prompt_format,
         }
 
     def signed(self) -> str:
@@ -92,6 +96,38 @@ _REF_2023_08 = PinnedFile(
 #: Stability's Japanese judge prompts with the language clause (fd01e11): at aedb44e and,
 #: the same bytes, at e37eb28
 _PROMPTS_JA = "a3ef723f4e282ced514c8919773549675f0c0f87a61e5a5f46c320b048803b40"
+_LLM_JP = "variants/llm-jp-judge/"
+_Q_V3 = PinnedFile(
+    _LLM_JP + "question/question_full-v3.jsonl",
+    "e0b4bb06c909386a9b932e247f87a5efd8877808aa886062ef17f87c29e479a4",
+)
+_Q_V4 = PinnedFile(
+    _LLM_JP + "question/question_full-v4.jsonl",
+    "8f56c8bd5ff93d2120409bc8f77f0020e673c74548c9637f2aace12a323834e5",
+)
+_REF_GPT4O_HUMAN = PinnedFile(
+    _LLM_JP + "reference_answer/base-gpt4o-with-human-annotation-v0.jsonl",
+    "8ea6c0b82073908f94b57f67918de5f11286e1dd7334b366ecf47a2c9b774996",
+)
+_REF_GPT4_V1 = PinnedFile(
+    _LLM_JP + "reference_answer/gpt-4-v1.jsonl",
+    "b7a21905c6d4f06cfe02e117ae100f50b7e167740238dfd482ed0159e1ca46db",
+)
+_PROMPTS_LLM_JP = PinnedFile(
+    _LLM_JP + "prompt/mt_bench_ja_prompt_v1.yaml",
+    "716fff613e115d8623891b29ce13268683a2cd5685f5685c73e81bed9d1b9ef1",
+)
+
+
+def _llm_jp(name: str, used_by: str, questions: PinnedFile, references: PinnedFile) -> Variant:
+    """llm-jp-judge's Japanese MT-bench (4392b3b): its prompt v1 (= W&B
+    ``mtbench_ja_prompt:v1``, Nejumi's), both turns, its rating rule, judge gpt-4o."""
+    return Variant(
+        name=name, version=1, used_by=used_by, questions=questions, prompts=_PROMPTS_LLM_JP,
+        references=references, turns=(1, 2), rating_rules=LLM_JP, judge="gpt-4o-2024-08-06",
+        prompt_format="llm-jp-yaml",
+    )  # fmt: skip
+
 
 JMT_VARIANTS: tuple[Variant, ...] = (
     Variant(
@@ -150,5 +186,23 @@ JMT_VARIANTS: tuple[Variant, ...] = (
         turns=(1, 2),
         trials=5,
         judge="gpt-4o-2024-08-06",
+    ),
+    _llm_jp(
+        "llm-jp",
+        "llm-jp-judge (4392b3b) defaults: question v3, GPT-4o + human references",
+        _Q_V3,
+        _REF_GPT4O_HUMAN,
+    ),
+    _llm_jp(
+        "llm-jp@v4",
+        "llm-jp-judge with question v4 (Q64 turn 1 corrected), GPT-4o + human references",
+        _Q_V4,
+        _REF_GPT4O_HUMAN,
+    ),
+    _llm_jp(
+        "llm-jp@gpt-4-v1",
+        "llm-jp-judge with question v3 and its GPT-4 v1 references (W&B referenceanswer:v1)",
+        _Q_V3,
+        _REF_GPT4_V1,
     ),
 )
