@@ -20,6 +20,7 @@ from hyoka.mtbench.judge import user_prompt
 from hyoka.mtbench.prompt_yaml import read_prompt_yaml
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.mtbench.variant import JMT_VARIANTS
+from replay_judge_server import ReplayJudge
 
 JMT = SHARED_DATA / "jmt-bench"
 PUBLISHED = JMT / "model_judgment" / "gpt-4_single.jsonl"
@@ -206,3 +207,51 @@ def test_llm_jp_reads_the_first_rating_1_to_10_in_double_brackets(
     """The prompts' ``regex`` ``\\[\\[(10|[1-9])\\]\\]``, first match (``[[11]]`` holds no
     match: ``[[1`` is not followed by ``]]``)."""
     assert parse_rating(reply, LLM_JP) == score
+
+
+def test_llm_jp_end_to_end_generate_judge_leaderboard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``generate|judge|leaderboard --bench jmt-bench --variant llm-jp`` against local
+    servers: answers asked with llm-jp-judge's system prompt, both turns judged with its
+    prompts and read by its rule (``[[11]]`` is no rating, the next ``[[n]]`` is), the
+    variant in the answers' and the judgments' signatures."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    runner = CliRunner()
+    answers = tmp_path / "m.jsonl"
+    common = ["--bench", "jmt-bench", "--variant", "llm-jp", "--limit", "2", "--no-cache"]
+    with ReplayJudge({}, missing_reply="回答です。") as model:
+        args = ["mtbench", "generate", *common, "-m", "openai/m", "--base-url", model.base_url]
+        made = runner.invoke(app, [*args, "--output", str(answers)])
+    assert made.exit_code == 0, made.output
+    assert "variant:llm-jp.v1/turns-1+2/" in made.output
+    assert {r.system_prompt for r in model.received} == {
+        "以下は、タスクを説明する指示です。要求を適切に満たす応答を書きなさい。"
+    }
+    judged = tmp_path / "judged"
+    with ReplayJudge({}, missing_reply="良い。[[11]] いや 評価: [[7]]") as judge:
+        args = ["mtbench", "judge", *common, "-j", "openai/gpt-4o-2024-08-06"]
+        args += ["--base-url", judge.base_url, "-a", str(answers), "--output-dir", str(judged)]
+        verdict = runner.invoke(app, args)
+    assert verdict.exit_code == 0, verdict.output
+    assert "rating:llm-jp|" in verdict.output and "variant:llm-jp.v1/" in verdict.output
+    assert len(judge.received) == 4  # 2 dialogues x 2 turns
+    lines = [json.loads(x) for x in (judged / "m.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {(line["turn"], line["score"]) for line in lines} == {(1, 7), (2, 7)}
+    board = runner.invoke(
+        app,
+        ["mtbench", "leaderboard", "--bench", "jmt-bench", "--variant", "llm-jp",
+         "--judgments", str(judged), "--format", "json"],
+    )  # fmt: skip
+    assert board.exit_code == 0, board.output
+    rows = json.loads(board.stdout)
+    assert rows[0]["overall"] == 7.0 and rows[0]["complete"] is False  # 2 of 80 dialogues
+    stored = rows[0]["signature"]["fields"]
+    assert stored["variant"].startswith("llm-jp.v1/")
+    other = runner.invoke(
+        app,
+        ["mtbench", "leaderboard", "--bench", "jmt-bench", "--variant", "llm-jp@v4",
+         "--judgments", str(judged)],
+    )  # fmt: skip
+    assert other.exit_code == 1 and "--mix-variants" in other.stderr

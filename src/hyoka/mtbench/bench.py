@@ -411,6 +411,13 @@ class Bench:
         return self.variant.turns if self.variant is not None else (1, 2)
 
     @property
+    def dialogue(self) -> DialogueStyle:
+        """How dialogues are shown to answering models: the variant's, else the benchmark's."""
+        if self.variant is not None and self.variant.dialogue is not None:
+            return self.variant.dialogue
+        return self.spec.dialogue
+
+    @property
     def rating_rules(self) -> RatingRules:
         """How a rating is read: the variant's rules, else the benchmark's."""
         return self.variant.rating_rules if self.variant is not None else self.spec.rating_rules

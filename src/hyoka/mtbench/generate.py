@@ -114,7 +114,7 @@ class _Run:
     def __init__(self, plan: GeneratePlan, bench: Bench, client: ModelClient) -> None:
         self.plan = plan
         self.client = client
-        self.style = bench.spec.dialogue
+        self.style = bench.dialogue
         if plan.no_system_message:
             self.style = with_system_message(self.style, None)
         elif plan.system_message is not None:
@@ -176,12 +176,15 @@ class _Run:
 def answers_signature(plan: GeneratePlan, bench: Bench, run: _Run) -> Signature:
     """How the answers were made: the benchmark, the template, the system message chat
     requests open with (by name: ``fastchat-chatgpt``, ``pfmt-upstream``, ``none`` or
-    ``custom@<sha256>``), the sampling settings and the injection rule."""
+    ``custom@<sha256>``), the sampling settings and the injection rule; for a benchmark
+    with variants, the variant and its question file (what was answered)."""
+    variant = {} if bench.variant is None else {"variant": bench.variant.signed()}
     return Signature.of(
         "mtbench-answers", bench=bench.spec.name, template=plan.template,
         system=run.style.system_name, max_tokens=run.max_tokens,
         temperatures=[f"{c}={t!r}" for c, t in sorted(run.temperatures.items())],
         repetition_penalty=plan.repetition_penalty, injection=plan.injection, seed=plan.seed,
+        **variant,
     )  # fmt: skip
 
 
@@ -201,6 +204,8 @@ def answers_manifest(plan: GeneratePlan, bench: Bench, run: _Run) -> Manifest:
             "repetition_penalty": plan.repetition_penalty,
             "injection": plan.injection,
             "seed": plan.seed,
+            # the questions answered (a variant's own file); absent for the others
+            **({} if bench.variant is None else {"questions": bench.variant.questions.sha256}),
         },
         signature=answers_signature(plan, bench, run).to_json(),
     )

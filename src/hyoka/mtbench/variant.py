@@ -12,10 +12,11 @@ changes, so a number signed ``stability.v1`` always means the same protocol.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from hyoka.judge import FASTCHAT, LLM_JP, RatingRules
+from hyoka.mtbench.dialogue import JAPANESE_DIALOGUE, DialogueStyle
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,10 @@ class Variant:
     judge: str = "gpt-4"
     #: how the judge prompt file is written: FastChat's JSONL, or llm-jp-judge's YAML
     prompt_format: Literal["jsonl", "llm-jp-yaml"] = "jsonl"
+    #: how upstream's generation shows the dialogue (its system message), where it fixes
+    #: one for every model; ``None``: the benchmark's (Stability's and Swallow's FastChat
+    #: use each model's own conversation template, which hyoka does not reproduce)
+    dialogue: DialogueStyle | None = None
 
     @property
     def label(self) -> str:
@@ -68,6 +73,7 @@ class Variant:
             "rating": self.rating_rules.name,
             "judge": self.judge,
             "prompt_format": self.prompt_format,
+            "system": "benchmark's" if self.dialogue is None else self.dialogue.system_name,
         }
 
     def signed(self) -> str:
@@ -119,13 +125,21 @@ _PROMPTS_LLM_JP = PinnedFile(
 )
 
 
+#: llm-jp-judge's generation system prompt (``config/benchmark/generate.yaml:101``)
+LLM_JP_DIALOGUE = replace(
+    JAPANESE_DIALOGUE,
+    system_message="以下は、タスクを説明する指示です。要求を適切に満たす応答を書きなさい。",
+    system_name="llm-jp-judge",
+)
+
+
 def _llm_jp(name: str, used_by: str, questions: PinnedFile, references: PinnedFile) -> Variant:
     """llm-jp-judge's Japanese MT-bench (4392b3b): its prompt v1 (= W&B
     ``mtbench_ja_prompt:v1``, Nejumi's), both turns, its rating rule, judge gpt-4o."""
     return Variant(
         name=name, version=1, used_by=used_by, questions=questions, prompts=_PROMPTS_LLM_JP,
         references=references, turns=(1, 2), rating_rules=LLM_JP, judge="gpt-4o-2024-08-06",
-        prompt_format="llm-jp-yaml",
+        prompt_format="llm-jp-yaml", dialogue=LLM_JP_DIALOGUE,
     )  # fmt: skip
 
 
