@@ -16,6 +16,7 @@ from hyoka.cli.main import app
 from hyoka.errors import DataError, InputError
 from hyoka.judge import LLM_JP, parse_rating
 from hyoka.mtbench import Bench, build_leaderboard
+from hyoka.mtbench.generate import parse_temperatures
 from hyoka.mtbench.judge import user_prompt
 from hyoka.mtbench.prompt_yaml import read_prompt_yaml
 from hyoka.mtbench.records import AnswerRecord
@@ -255,3 +256,18 @@ def test_llm_jp_end_to_end_generate_judge_leaderboard(
          "--judgments", str(judged)],
     )  # fmt: skip
     assert other.exit_code == 1 and "--mix-variants" in other.stderr
+
+
+def test_stability_variants_answer_with_stabilitys_temperatures_and_budget() -> None:
+    """Stability's ``temperature_config`` (writing 0.5 ... math 0.1) and 512 new tokens,
+    not FastChat's; llm-jp-judge's ``generate.yaml`` has FastChat's and 1024."""
+    stability = Bench.load("jmt-bench", SHARED_DATA, "stability")
+    assert parse_temperatures([], stability) == {
+        "writing": 0.5, "roleplay": 0.5, "reasoning": 0.1, "math": 0.1, "coding": 0.1,
+        "extraction": 0.2, "stem": 0.2, "humanities": 0.2,
+    }  # fmt: skip
+    assert stability.generation.max_tokens == 512
+    llm_jp = Bench.load("jmt-bench", SHARED_DATA, "llm-jp")
+    assert parse_temperatures(["math=0.3"], llm_jp)["math"] == 0.3
+    assert parse_temperatures([], llm_jp)["stem"] == 0.1
+    assert llm_jp.generation.max_tokens == 1024

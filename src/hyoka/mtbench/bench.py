@@ -411,6 +411,20 @@ class Bench:
         return self.variant.turns if self.variant is not None else (1, 2)
 
     @property
+    def generation(self) -> GenerationDefaults:
+        """The answering settings: the variant's temperatures and budget, else the
+        benchmark's."""
+        variant, own = self.variant, self.spec.generation
+        if variant is None or (variant.temperatures is None and variant.max_tokens is None):
+            return own
+        return GenerationDefaults(
+            temperatures=own.temperatures if variant.temperatures is None else variant.temperatures,
+            other_temperature=own.other_temperature,
+            max_tokens=own.max_tokens if variant.max_tokens is None else variant.max_tokens,
+            local_repetition_penalty=own.local_repetition_penalty,
+        )
+
+    @property
     def dialogue(self) -> DialogueStyle:
         """How dialogues are shown to answering models: the variant's, else the benchmark's."""
         if self.variant is not None and self.variant.dialogue is not None:

@@ -50,9 +50,11 @@ LOCAL_PROVIDERS = frozenset({"hf", "vllm", "llamacpp"})
 LOCAL_REPETITION_PENALTY = PFMT_FIN.generation.local_repetition_penalty
 
 
-def default_temperatures(spec: BenchSpec) -> dict[str, float]:
-    """The benchmark's temperature for each of its categories."""
-    return {c: spec.generation.temperature(c) for c in spec.categories}
+def default_temperatures(spec: BenchSpec, bench: Bench | None = None) -> dict[str, float]:
+    """The benchmark's temperature for each of its categories (``bench``'s variant's, when
+    it sets its own)."""
+    generation = spec.generation if bench is None else bench.generation
+    return {c: generation.temperature(c) for c in spec.categories}
 
 
 def default_repetition_penalty(spec: BenchSpec, provider_name: str) -> float | None:
@@ -63,7 +65,7 @@ def default_repetition_penalty(spec: BenchSpec, provider_name: str) -> float | N
 
 def parse_temperatures(pairs: list[str], bench: Bench) -> dict[str, float]:
     """``CATEGORY=T`` flags over the defaults; an unknown category names the flag."""
-    temperatures = default_temperatures(bench.spec)
+    temperatures = default_temperatures(bench.spec, bench)
     for pair in pairs:
         category, sep, raw = pair.partition("=")
         if not sep or category not in temperatures:
@@ -119,8 +121,8 @@ class _Run:
             self.style = with_system_message(self.style, None)
         elif plan.system_message is not None:
             self.style = with_system_message(self.style, plan.system_message)
-        self.temperatures = plan.temperatures or default_temperatures(bench.spec)
-        self.max_tokens = plan.max_tokens or bench.spec.generation.max_tokens
+        self.temperatures = plan.temperatures or default_temperatures(bench.spec, bench)
+        self.max_tokens = plan.max_tokens or bench.generation.max_tokens
         self.template: Literal["chat", "base"] = "base" if plan.template == "base" else "chat"
         self.probing = plan.template == "auto"
         self.report = GenerateReport()

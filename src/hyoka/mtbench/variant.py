@@ -12,7 +12,9 @@ changes, so a number signed ``stability.v1`` always means the same protocol.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Literal
 
 from hyoka.judge import FASTCHAT, LLM_JP, RatingRules
@@ -55,6 +57,10 @@ class Variant:
     #: one for every model; ``None``: the benchmark's (Stability's and Swallow's FastChat
     #: use each model's own conversation template, which hyoka does not reproduce)
     dialogue: DialogueStyle | None = None
+    #: upstream's generation temperatures by category (others 0.7) and token budget per
+    #: turn, where they differ from the benchmark's (``None``: the benchmark's)
+    temperatures: Mapping[str, float] | None = None
+    max_tokens: int | None = None
 
     @property
     def label(self) -> str:
@@ -74,6 +80,10 @@ class Variant:
             "judge": self.judge,
             "prompt_format": self.prompt_format,
             "system": "benchmark's" if self.dialogue is None else self.dialogue.system_name,
+            "temperatures": "benchmark's"
+            if self.temperatures is None
+            else ",".join(f"{c}={t:g}" for c, t in self.temperatures.items()),
+            "max_tokens": "benchmark's" if self.max_tokens is None else str(self.max_tokens),
         }
 
     def signed(self) -> str:
@@ -90,6 +100,14 @@ class Variant:
         """An answer turn as the judge sees it: its first ``answer_cut`` characters."""
         return text if self.answer_cut is None else text[: self.answer_cut]
 
+
+#: Stability's ``temperature_config`` (jp-stable ``common.py:37-46``; aed16da's is the same)
+#: and ``gen_model_answer.py``'s ``--max-new-token`` default, 512
+_STABILITY_TEMPERATURES: Mapping[str, float] = MappingProxyType({
+    "writing": 0.5, "roleplay": 0.5, "extraction": 0.2, "math": 0.1, "coding": 0.1,
+    "reasoning": 0.1, "stem": 0.2, "humanities": 0.2,
+})  # fmt: skip
+_STABILITY_MAX_TOKENS = 512
 
 _Q_2023_08 = PinnedFile(
     "history/aed16da/question.jsonl",
@@ -157,6 +175,8 @@ JMT_VARIANTS: tuple[Variant, ...] = (
             "0631685c4ebc66390970588b658e4d19047fafb0a00ec1d841616686c07b0d6b",
         ),
         turns=(1,),
+        temperatures=_STABILITY_TEMPERATURES,
+        max_tokens=_STABILITY_MAX_TOKENS,
     ),
     Variant(
         name="stability@aed16da",
@@ -170,6 +190,8 @@ JMT_VARIANTS: tuple[Variant, ...] = (
         ),
         references=_REF_2023_08,
         turns=(1,),
+        temperatures=_STABILITY_TEMPERATURES,
+        max_tokens=_STABILITY_MAX_TOKENS,
     ),
     Variant(
         name="stability@aedb44e",
@@ -179,6 +201,8 @@ JMT_VARIANTS: tuple[Variant, ...] = (
         prompts=PinnedFile("history/aedb44e/judge_ja_prompts.jsonl", _PROMPTS_JA),
         references=_REF_2023_08,
         turns=(1,),
+        temperatures=_STABILITY_TEMPERATURES,
+        max_tokens=_STABILITY_MAX_TOKENS,
     ),
     Variant(
         name="swallow",
