@@ -49,8 +49,9 @@ class Server:
 
 
 def _routes() -> dict[str, Path]:
+    """Each file at its own repository and commit, as raw.githubusercontent.com lays them out."""
     return {
-        f"/{m.repository}/{m.commit}/{f.upstream}": SHARED / f.path
+        "/{}/{}/{}".format(*m.source(f), f.upstream): SHARED / f.path
         for m in all_manifests()
         for f in m.files
     }
@@ -114,7 +115,7 @@ def _assert_matches_shared(
 
 def test_manifests_load_and_are_consistent() -> None:
     names = [m.name for m in all_manifests()]
-    assert names == ["mt-bench", "pfgen", "pfmt-fin"]
+    assert names == ["jmt-bench", "mt-bench", "pfgen", "pfmt-fin"]
     for m in all_manifests():
         paths = [f.path for f in m.files]
         assert len(paths) == len(set(paths))
@@ -123,7 +124,7 @@ def test_manifests_load_and_are_consistent() -> None:
 
 
 def test_unknown_manifest_lists_known_names() -> None:
-    with pytest.raises(HyokaError, match="mt-bench, pfgen, pfmt-fin"):
+    with pytest.raises(HyokaError, match="jmt-bench, mt-bench, pfgen, pfmt-fin"):
         manifest("nope")
 
 
@@ -351,7 +352,7 @@ def test_cli_unknown_benchmark_is_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.stderr.strip().count("\n") == 0
     assert "unknown benchmark 'nope'" in result.stderr
-    assert "mt-bench, pfgen, pfmt-fin, all" in result.stderr
+    assert "jmt-bench, mt-bench, pfgen, pfmt-fin, all" in result.stderr
 
 
 def test_downloads_follow_the_umask_and_clean_a_killed_downloads_part(
@@ -375,3 +376,59 @@ def test_downloads_follow_the_umask_and_clean_a_killed_downloads_part(
     assert not stale.exists()
     assert not _leftovers(tmp_path)
     assert {stat.S_IMODE((tmp_path / f.path).stat().st_mode) for f in pinned.select()} == {0o644}
+
+
+#: the four sources of Japanese MT-bench's files (its SOURCE.md): Stability-AI's jp-stable
+#: branch, two of its 2023 commits (the published judgments' inputs), llm-jp-judge and
+#: swallow-evaluation
+JMT_SOURCES = {
+    ("Stability-AI/FastChat", "e37eb28ee490480f6f4989274ed47c55f7dfce82"),
+    ("Stability-AI/FastChat", "aed16da2f75ba1374ad4f64a8323aa9fed22c6b9"),
+    ("Stability-AI/FastChat", "aedb44e0b588bbd764d19435ceb62df248aeabd6"),
+    ("llm-jp/llm-jp-judge", "4392b3b00ddd08bd4bed008ab44516daeb3fc824"),
+    ("swallow-llm/swallow-evaluation", "57c4ecdf989f708a54e84235621a6afdbcc28ddb"),
+}
+
+
+def test_jmt_bench_manifest_pins_each_file_to_its_own_source() -> None:
+    pinned = manifest("jmt-bench")
+    assert {pinned.source(f) for f in pinned.files} == JMT_SOURCES
+    assert verify(pinned, SHARED, ALL_GROUPS).ok  # all 42 sizes and SHA-256s
+    assert len(pinned.files) == 42
+    by_path = {f.path: f for f in pinned.files}
+    old = by_path["jmt-bench/history/aed16da/judge_ja_prompts.jsonl"]
+    assert file_url(pinned, old, "https://raw.githubusercontent.com") == (
+        "https://raw.githubusercontent.com/Stability-AI/FastChat/"
+        "aed16da2f75ba1374ad4f64a8323aa9fed22c6b9/fastchat/llm_judge/data/judge_ja_prompts.jsonl"
+    )
+    # a file without its own source is the manifest's (every older manifest reads as before)
+    now = by_path["jmt-bench/judge_ja_prompts.jsonl"]
+    assert (now.repository, now.commit) == (None, None)
+    assert pinned.source(now) == (pinned.repository, pinned.commit)
+
+
+def test_a_file_names_both_its_repository_and_commit_or_neither() -> None:
+    with pytest.raises(ValidationError, match="both its repository and commit"):
+        ManifestFile(
+            path="a", upstream="a", repository="o/r", sha256="0" * 64, size=1, group="core"
+        )
+
+
+def test_cli_fetch_jmt_bench_downloads_each_file_from_its_own_commit(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(BASE_URL_ENV, server.url)
+    runner = CliRunner()
+    args = ["data", "fetch", "jmt-bench", "--with-published", "--data-dir", str(tmp_path)]
+    fetched = runner.invoke(app, args)
+    assert fetched.exit_code == 0, fetched.output
+    assert "42 downloaded" in fetched.stdout
+    _assert_matches_shared(tmp_path, "jmt-bench", frozenset({"core", "published"}))
+    pinned = manifest("jmt-bench")
+    asked = {tuple(unquote(r).split("/")[1:4]) for r in server.behaviour.requests}
+    assert {(f"{owner}/{name}", commit) for owner, name, commit in asked} == JMT_SOURCES
+    assert len(server.behaviour.requests) == len(pinned.files)
+
+    ok = runner.invoke(app, ["data", "verify", "jmt-bench", "--data-dir", str(tmp_path)])
+    assert ok.exit_code == 0, ok.output
+    assert "Japanese MT-bench: all 42 files verified" in ok.stdout

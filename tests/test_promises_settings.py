@@ -35,7 +35,7 @@ VARIANTS: dict[type[SettingsRecord], dict[str, Any]] = {
         "kind": "judge-other", "benchmark": "other", "data": "other-data",
         "settings": JudgeSettings(judge="openai/other"), "template": "t@2", "models": ("m",),
         "judge_name": "other-name", "rating": "fastchat", "rules": ("no-answer",),
-        "lang_check": "script", "methods": ("bs1",),
+        "lang_check": "script", "methods": ("bs1",), "variant": "stability.v1/turns-1",
     },
 }  # fmt: skip
 BASES: dict[type[SettingsRecord], SettingsRecord] = {

@@ -34,12 +34,13 @@ from _shared import SHARED_DATA
 from hyoka import __version__
 from hyoka.cli.main import app
 from hyoka.errors import InputError
-from hyoka.judge import JudgeRun, JudgeSettings, PairItem, SingleItem, load_template
-from hyoka.judge.pairwise import plan_pairs
+from hyoka.judge import JudgeRun, JudgeSettings, SingleItem, load_template
+from hyoka.judge.pairwise import PairItem, plan_pairs
 from hyoka.judge.single import plan_single
 from hyoka.mtbench import Bench, BenchJudging, build_leaderboard, judgment_files
-from hyoka.pfgen import SumFrom, Summation, run_signature
-from hyoka.pfgen.provenance import PfgenSignature
+from hyoka.mtbench.leaderboard import FastChatSingleSignature
+from hyoka.pfgen import Summation
+from hyoka.pfgen.provenance import PfgenSignature, SumFrom, run_signature
 from hyoka.signature import (
     FORMAT,
     SIGNATURE_KEY,
@@ -49,7 +50,7 @@ from hyoka.signature import (
     migrate,
     package_version,
 )
-from hyoka.stats import stability_signature
+from hyoka.stats.refset_stability import stability_signature
 from hyoka.store import read_manifest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "hyoka"
@@ -72,9 +73,9 @@ DECLARED = {
     "pfgen-stability": ("data", "sets", "common-only", "runs", "sum"),
     "mtbench-answers": (
         "bench", "template", "system", "max-tokens", "temperatures", "repetition-penalty",
-        "injection", "seed",
+        "injection", "seed", "variant",
     ),
-    "fastchat-single": ("bench", "judge"),
+    "fastchat-single": ("bench", "judge", "variant"),
     "refset-plan": (
         "model", "mode", "num-examples", "max-tokens", "snippets-k", "executor", "workers",
         "cpus-per-worker", "gpus-per-worker", "calibration", "gpu", "peak-tflops",
@@ -107,6 +108,9 @@ def test_every_declared_kind_signs_exactly_its_declared_fields() -> None:
         versions = ("packages",) if signed.packages else ()
         assert _keys(made) == ("hyoka", "kind", *fields, *versions), kind
         assert made.get("kind") == kind
+    # a field only some results have (a benchmark's variant) is left out when not set
+    plain = FastChatSingleSignature(bench="mt-bench", judge="gpt-4")
+    assert _keys(plain.signature()) == ("hyoka", "kind", "bench", "judge")
     stability = stability_signature("ab" * 20, "PST", False, 4)
     assert stability.get("packages") == f"numpy={package_version('numpy')}"
 

@@ -295,8 +295,22 @@ class SignatureType:
     def signature(self, packages: Iterable[str] = ()) -> Signature:
         """The signature: the hyoka version, the kind, every declared field, then the
         versions of ``packages`` (this kind's and those given) that are installed."""
-        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        fields = {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if not (f.metadata.get(_ONLY_WHEN_SET) and getattr(self, f.name) is None)
+        }
         return _signed(self.kind, fields, (*self.packages, *packages))
+
+
+#: dataclass metadata of a ``SignatureType`` field shown only when set (``only_when_set``)
+_ONLY_WHEN_SET = "hyoka-only-when-set"
+
+
+def only_when_set() -> Any:
+    """A ``SignatureType`` field that only some results have (a benchmark's variant): left
+    out of the line when ``None``, so results without it keep the signature they always had."""
+    return dataclasses.field(default=None, metadata={_ONLY_WHEN_SET: True})
 
 
 def _signed(kind: str, fields: Mapping[str, object], packages: Iterable[str]) -> Signature:

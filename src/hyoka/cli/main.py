@@ -158,6 +158,10 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
                 "Rank models by category: the mean of both turns' scores, overall as upstream "
                 "has it.",
             ),
+            "variants": CommandSpec(
+                _CLI + "mtbench_cmd:variants_command",
+                "List a benchmark's named variants with every setting that changes its numbers.",
+            ),
         },
     ),
     "report": CommandSpec(

@@ -38,7 +38,19 @@ PUBLISHED_JUDGMENTS = Path("model_judgment") / "gpt-4o-mini_single"
 
 BenchOption = Annotated[
     str,
-    typer.Option("--bench", help="Benchmark: pfmt-fin (pfmt-bench-fin-ja) or mt-bench (MT-bench)."),
+    typer.Option(
+        "--bench",
+        help="Benchmark: pfmt-fin (pfmt-bench-fin-ja), mt-bench (MT-bench) or jmt-bench "
+        "(Japanese MT-bench).",
+    ),
+]
+VariantOption = Annotated[
+    str | None,
+    typer.Option(
+        "--variant",
+        help="The benchmark's named preset (jmt-bench: stability, stability@aed16da, "
+        "stability@aedb44e, swallow; default the first); `hyoka mtbench variants` lists them.",
+    ),
 ]
 FORMATS = ("md", "csv", "json")
 LayoutOption = Annotated[
@@ -72,6 +84,15 @@ def leaderboard_command(
         typer.Option("--radar", help="Write the radar chart: FILE.png or FILE.html; repeatable."),
     ] = None,
     data_dir: DataDirOption = None,
+    variant: VariantOption = None,
+    mix_variants: Annotated[
+        bool,
+        typer.Option(
+            "--mix-variants",
+            help="Rank rows judged under different variants together (each row is marked "
+            "with its variant); without it such a table is refused.",
+        ),
+    ] = False,
 ) -> None:
     """Rank models by category: the mean of both turns' scores, overall as upstream has it.
 
@@ -105,9 +126,9 @@ def leaderboard_command(
     for path in radar or []:
         if path.suffix.lower() not in RADAR_SUFFIXES:
             raise InputError(f"--radar: {path} must end in .png or .html")
-    loaded = Bench.load(bench, data_dir)
+    loaded = Bench.load(bench, data_dir, variant)
     folders = judgments or [loaded.folder / PUBLISHED_JUDGMENTS]
-    board = build_leaderboard(loaded, judgment_files(folders))
+    board = build_leaderboard(loaded, judgment_files(folders), mix_variants=mix_variants)
     for model in board.incomplete():
         print_warning(
             f"{model.model}: {model.judged} of {board.expected_turns} turns judged "
@@ -130,6 +151,7 @@ def leaderboard_command(
 def generate_command(
     model: ModelOption,
     bench: BenchOption = "pfmt-fin",
+    variant: VariantOption = None,
     template: Annotated[
         str,
         typer.Option(
@@ -214,7 +236,7 @@ def generate_command(
     if no_system_message and system_message is not None:
         raise InputError("--system-message and --no-system-message exclude each other")
     provider_name, _model = parse_model_string(model)
-    loaded = Bench.load(bench, data_dir)
+    loaded = Bench.load(bench, data_dir, variant)
     model_id = answer_model_id(model, name)
     target = output or answer_file(results_dir, loaded, model_id, parse_layout(layout))
     penalty = repetition_penalty
@@ -262,6 +284,7 @@ def judge_command(
         typer.Option("--answers", "-a", help="Answer file(s) to judge (FastChat JSONL)."),
     ],
     bench: BenchOption = "pfmt-fin",
+    variant: VariantOption = None,
     judge_name: Annotated[
         str | None,
         typer.Option(
@@ -327,6 +350,7 @@ def judge_command(
         default_judge_name,
         load_answers,
         make_matches,
+        model_name,
         pair_output,
         parse_layout,
         plan_all_turns,
@@ -341,7 +365,7 @@ def judge_command(
     if mode == "single" and (baseline is not None or method is not None):
         raise InputError("--baseline and --method are for --mode pairwise")
     files = parse_layout(layout)
-    loaded = Bench.load(bench, data_dir)
+    loaded = Bench.load(bench, data_dir, variant)
     methods = parse_methods(method or loaded.spec.pair_method)
     # every answer file is checked before the first judge call
     loaded_answers = [
@@ -363,7 +387,7 @@ def judge_command(
         return
     settings = JudgeSettings(judge=judge, base_url=base_url, max_tokens=max_tokens)
     plans: list[tuple[str, JudgePlan[Any]]] = []
-    models = [(next(iter(by_id.values())).model_id, by_id) for _path, by_id in loaded_answers]
+    models = [(model_name(loaded, path, by_id), by_id) for path, by_id in loaded_answers]
     if loaded.spec.single_file(files):  # upstream's one file for every model
         output = single_output(results_dir, loaded, name, None, output_dir, files)
         label = ", ".join(model for model, _by_id in models)
@@ -446,3 +470,29 @@ def _judge_pairs(
     )
     print_signature(plan.run.signature())
     fail_if_no_verdict(report, plan.run.settings.judge, plan.output, "turn(s)")
+
+
+@reports_errors
+def variants_command(bench: BenchOption = "jmt-bench") -> None:
+    """List a benchmark's named variants with every setting that changes its numbers.
+
+    A variant pins its question, judge prompt and reference files by SHA-256 (shown
+    shortened), the turns judged, the trials, the answer cut and the rating rules; its
+    name and version are in every signature and judgment manifest made with it.
+
+    Examples:
+
+      hyoka mtbench variants --bench jmt-bench
+    """
+    from hyoka.mtbench import bench_spec
+
+    spec = bench_spec(bench)
+    if not spec.variants:
+        typer.echo(f"{spec.title} has no variants: its data manifest pins one set of files")
+        return
+    from rich.table import Table
+
+    table = Table("variant", *spec.variants[0].settings(), "used by", title=spec.title)
+    for v in spec.variants:
+        table.add_row(v.label, *v.settings().values(), v.used_by)
+    print_table(table)

@@ -132,9 +132,11 @@ def resolve_base_url(base_url: str | None = None) -> str:
 
 
 def file_url(manifest: Manifest, file: ManifestFile, base_url: str | None = None) -> str:
-    """Where ``file`` is downloaded from: ``{base}/{repository}/{commit}/{upstream}``."""
+    """Where ``file`` is downloaded from: ``{base}/{repository}/{commit}/{upstream}``, the
+    file's own repository and commit where it names them (``Manifest.source``)."""
     base = resolve_base_url(base_url)
-    return f"{base}/{manifest.repository}/{manifest.commit}/{quote(file.upstream, safe='/')}"
+    repository, commit = manifest.source(file)
+    return f"{base}/{repository}/{commit}/{quote(file.upstream, safe='/')}"
 
 
 def check_file(file: ManifestFile, path: Path) -> FileProblem | None:

@@ -3,6 +3,11 @@
 Every file is named by its place upstream at one commit and by its size and SHA-256, so a
 download can be checked byte for byte and every user scores against the same data. The
 manifests are package data rather than code so that re-pinning a benchmark is a data change.
+
+A benchmark's files usually come from one repository at one commit (the manifest's own
+``repository`` and ``commit``). Where they do not (Japanese MT-bench: Stability-AI's current
+branch, two of its 2023 commits, llm-jp-judge and swallow-evaluation), a file names its own
+``repository`` and ``commit``, and is downloaded from there (``Manifest.source``).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from importlib.resources import files
 from pathlib import PurePosixPath
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hyoka.errors import DataError, HyokaError
 
@@ -26,18 +31,36 @@ CORE: frozenset[Group] = frozenset({"core"})
 ALL_GROUPS: frozenset[Group] = frozenset({"core", "published"})
 
 _SUFFIX = ".json"
+_REPOSITORY = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
+_COMMIT = r"^[0-9a-f]{40}$"
 
 
 class ManifestFile(BaseModel):
-    """One file: where it goes in the data directory, where it comes from, what it must be."""
+    """One file: where it goes in the data directory, where it comes from, what it must be.
+
+    ``repository`` and ``commit`` (both or neither) pin a file that comes from elsewhere
+    than its manifest's repository and commit; ``upstream`` is its path there.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     path: str
     upstream: str
+    repository: str | None = Field(default=None, pattern=_REPOSITORY)
+    commit: str | None = Field(default=None, pattern=_COMMIT)
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     size: int = Field(ge=0)
     group: Group
+
+    @model_validator(mode="after")
+    def _pinned_whole(self) -> ManifestFile:
+        # A repository without a commit would follow a moving branch; a commit without a
+        # repository would be looked up in the wrong one.
+        if (self.repository is None) != (self.commit is None):
+            raise ValueError(
+                f"{self.path}: a file names both its repository and commit, or neither"
+            )
+        return self
 
     @field_validator("path", "upstream")
     @classmethod
@@ -51,14 +74,14 @@ class ManifestFile(BaseModel):
 
 
 class Manifest(BaseModel):
-    """A benchmark pinned to one upstream commit."""
+    """A benchmark pinned to one upstream commit (and, file by file, to others)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     title: str
-    repository: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-    commit: str = Field(pattern=r"^[0-9a-f]{40}$")
+    repository: str = Field(pattern=_REPOSITORY)
+    commit: str = Field(pattern=_COMMIT)
     #: upstream's own hash of the pinned data, where its results record one (pfgen-bench's
     #: ``metadata_hash``: SHA-1 over the SHA-1 hex digests of ``data/Q*.json`` in name
     #: order), so a result can be told to have been scored with the pinned release or not
@@ -68,6 +91,12 @@ class Manifest(BaseModel):
     def select(self, groups: Collection[Group] = CORE) -> tuple[ManifestFile, ...]:
         """The files of ``groups``, in manifest order."""
         return tuple(f for f in self.files if f.group in groups)
+
+    def source(self, file: ManifestFile) -> tuple[str, str]:
+        """The repository and commit ``file`` is pinned to: its own, else the manifest's."""
+        if file.repository is not None and file.commit is not None:
+            return file.repository, file.commit
+        return self.repository, self.commit
 
 
 def manifest_names() -> tuple[str, ...]:

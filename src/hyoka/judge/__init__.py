@@ -47,7 +47,7 @@ from hyoka.judge.pairwise import (
 )
 from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts
 from hyoka.judge.pairwise_summary import summarise as summarise_pairwise
-from hyoka.judge.rating import FASTCHAT, PFMT_UPSTREAM, RatingRules, find_rating
+from hyoka.judge.rating import FASTCHAT, LLM_JP, PFMT_UPSTREAM, RatingRules, find_rating
 from hyoka.judge.records import JudgeSettings, JudgmentRecord
 from hyoka.judge.single import (
     SingleGrading,
@@ -64,6 +64,7 @@ from hyoka.judge.winrate import WinCounts, head_to_head, win_counts, win_share
 
 __all__ = [
     "FASTCHAT",
+    "LLM_JP",
     "METHODS",
     "PFMT_UPSTREAM",
     "SIDES",

@@ -203,6 +203,8 @@ class JudgeRun(SettingsRecord):
     rating: Annotated[str | None, counts(skip_empty=True)] = None  # rating rules (single)
     rules: Annotated[tuple[str, ...], counts()] = ()  # rules that decide without a call
     lang_check: Annotated[str | None, counts(signature="lang")] = None
+    #: the benchmark's named preset and its settings (``Variant.signed``)
+    variant: Annotated[str | None, counts(skip_empty=True)] = None
     methods: Annotated[
         tuple[str, ...],  # pairwise methods
         counts(

@@ -167,8 +167,25 @@ FASTCHAT = RatingRules(
     max_tokens=2048,
 )
 
+#: llm-jp-judge (``evaluator/base.py``, ``client/remote.py``, ``config/client/openai.yaml``):
+#: the first ``[[n]]`` with n in 1..10 (its prompts' ``regex``), temperature 0, 2048 tokens;
+#: a reply without one is asked again up to 3 times (``max_retries: 3``). At temperature 0
+#: hyoka sends no identical request twice (``retry_can_change_reply``): the first reply
+#: without a rating is recorded as -1, and left out of the means as upstream leaves it out.
+LLM_JP = RatingRules(
+    name="llm-jp",
+    forms=(RatingForm("[[1..10]]", re.compile(r"\[\[(10|[1-9])\]\]")),),
+    pick="first",
+    fold_nfkc=False,
+    accepted=(LOWEST, HIGHEST),
+    max_attempts=4,
+    temperature_step=0.0,
+    base_temperature=0.0,
+    max_tokens=2048,
+)
+
 #: The named presets, by the short name signatures and ``--rating-rules`` use.
-RATING_RULES: dict[str, RatingRules] = {r.name: r for r in (HYOKA, PFMT_UPSTREAM, FASTCHAT)}
+RATING_RULES: dict[str, RatingRules] = {r.name: r for r in (HYOKA, PFMT_UPSTREAM, FASTCHAT, LLM_JP)}
 
 
 def rating_rules(name: str) -> RatingRules:

@@ -4,8 +4,8 @@
 data directory; ``build_leaderboard`` turns judgment files into the per-category table.
 """
 
-from hyoka.mtbench.answers import answer_file, answer_model_id, load_answers
-from hyoka.mtbench.bench import SHORT_NAMES, Bench, parse_layout
+from hyoka.mtbench.answers import answer_file, answer_model_id, load_answers, model_name
+from hyoka.mtbench.bench import SHORT_NAMES, Bench, bench_spec, parse_layout
 from hyoka.mtbench.generate import (
     GeneratePlan,
     GenerateReport,
@@ -40,9 +40,11 @@ from hyoka.mtbench.records import (
     SingleJudgmentLine,
 )
 from hyoka.mtbench.report import render
+from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 
 __all__ = [
     "INCORRECT_LANGUAGE",
+    "JMT_VARIANTS",
     "NO_ANSWER",
     "NO_RATING",
     "RADAR_SUFFIXES",
@@ -53,9 +55,12 @@ __all__ = [
     "GenerateReport",
     "Leaderboard",
     "PairJudgmentLine",
+    "PinnedFile",
     "SingleJudgmentLine",
+    "Variant",
     "answer_file",
     "answer_model_id",
+    "bench_spec",
     "build_leaderboard",
     "default_judge_name",
     "default_repetition_penalty",
@@ -65,6 +70,7 @@ __all__ = [
     "load_answers",
     "make_matches",
     "method_counts",
+    "model_name",
     "no_logprobs",
     "pair_output",
     "parse_layout",

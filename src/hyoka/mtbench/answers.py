@@ -22,8 +22,9 @@ _DISPLAY_NAMES = {EMBEDDED_MODEL: "HuggingFaceTB/SmolLM2-135M-Instruct"}
 
 def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
     """Each line with its number, once it is known to be an answer of ``bench``'s, with
-    both turns, by the same model as the lines before it."""
+    the turns it judges, by the same model as the lines before it."""
     known = bench.by_id
+    needed = max(bench.turns)  # Stability's variants judge turn 1: its answers hold one
     model_id: str | None = None
     for number, record in read_records(path, AnswerRecord):
         where = f"{path}:{number}"
@@ -33,9 +34,11 @@ def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
                 "question (an answer file of another benchmark?)"
             )
         turns = len(record.turns)
-        if turns != 2:
+        if turns < needed or turns > 2:
+            expected = "2" if needed == 2 else "1 or 2"
             raise InputError(
-                f"{where}: question_id {record.question_id} has {turns} turn(s), expected 2"
+                f"{where}: question_id {record.question_id} has {turns} turn(s), "
+                f"expected {expected}"
             )
         if model_id is None:
             model_id = record.model_id
@@ -87,3 +90,12 @@ def load_answers(path: Path, bench: Bench, *, complete: bool = False) -> dict[in
             "generate` before judging"
         )
     return answers
+
+
+def model_name(bench: Bench, path: Path, answers: dict[int, AnswerRecord]) -> str:
+    """The name a model's judgments carry: its answer file's name where upstream names
+    models so (FastChat's ``load_model_answers``, for Japanese MT-bench, whose 2023 files
+    hold other ``model_id``s), else the ``model_id`` the file names."""
+    if bench.spec.model_from_file_name:
+        return path.stem
+    return next(iter(answers.values())).model_id

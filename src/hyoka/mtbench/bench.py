@@ -5,8 +5,10 @@ data, read at run time from the files ``hyoka data fetch`` pinned. What is code 
 benchmark's *definition* (``BenchSpec``): its categories, which of them are judged against
 a reference, the judge prompt names, how ratings are read (``RatingRules``), which rules
 score a turn 0 without asking the judge, and the generation settings its authors used.
-Two definitions exist: pfmt-bench-fin-ja (``pfmt-fin``) and the original MT-bench
-(``mt-bench``, FastChat's ``llm_judge``); the engine knows neither by name.
+Three definitions exist: pfmt-bench-fin-ja (``pfmt-fin``), the original MT-bench
+(``mt-bench``, FastChat's ``llm_judge``) and Japanese MT-bench (``jmt-bench``), whose named
+variants (``hyoka.mtbench.variant``) pin which question, prompt and reference files, turns
+and answer rules a run uses; the engine knows none by name.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, Method, RatingRules
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
+from hyoka.mtbench.prompt_yaml import read_prompt_yaml
 from hyoka.mtbench.records import AnswerRecord
+from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 from hyoka.store import read_bytes, read_records, unique_records
 
 #: A rule that scores a turn 0 without calling the judge: an empty answer ("No answer"),
@@ -136,6 +140,29 @@ class BenchSpec:
     #: ``show_result.py`` reads) rather than one file per model in ``<judge>_single/``
     #: (pfmt-bench-fin-ja's, which its ``make_leaderboard.py`` reads)
     upstream_single_file: bool = False
+    #: the named presets of the benchmark (``--variant``), the first the default; a
+    #: benchmark without any reads ``question.jsonl``, ``judge_prompts.jsonl`` and
+    #: ``reference_file`` and judges both turns
+    variants: tuple[Variant, ...] = ()
+    #: whether a model is named by its answer file's name, as FastChat's
+    #: ``load_model_answers`` names it (Stability's 2023 answer files hold other
+    #: ``model_id``s than their names), rather than by the ``model_id`` inside
+    model_from_file_name: bool = False
+
+    def variant(self, name: str | None) -> Variant | None:
+        """The variant called ``name`` (``None``: the default); ``None`` for a benchmark
+        without variants, which then refuses a name."""
+        if not self.variants:
+            if name is not None:
+                raise InputError(f"--variant: {self.title} has no variants")
+            return None
+        if name is None:
+            return self.variants[0]
+        for variant in self.variants:
+            if variant.name == name:
+                return variant
+        known = ", ".join(v.name for v in self.variants)
+        raise InputError(f"--variant: {self.title} has no variant {name!r}; choose one of: {known}")
 
     def results_folder(self, layout: Layout = "hyoka") -> str:
         """The benchmark's folder under the results folder: hyoka's name, or upstream's."""
@@ -238,7 +265,34 @@ MT_BENCH = BenchSpec(
     upstream_single_file=True,
 )
 
-BENCHES: dict[str, BenchSpec] = {spec.name: spec for spec in (PFMT_FIN, MT_BENCH)}
+JMT_BENCH = BenchSpec(
+    name="jmt-bench",
+    title="Japanese MT-bench",
+    folder="jmt-bench",
+    categories=MT_BENCH.categories,
+    # FastChat's NEED_REF_CATS, unchanged in Stability's and Swallow's copies
+    reference_categories=frozenset({"math", "reasoning", "coding"}),
+    reference_file="reference_answer/gpt-4.jsonl",
+    answer_lang="ja",
+    rating_rules=FASTCHAT,
+    # FastChat judges every turn, an empty answer included, and checks no language
+    zero_rules=(),
+    headline="turn-mean",
+    pair_zero_rules=(),
+    dialogue=JAPANESE_DIALOGUE,
+    generation=GenerationDefaults(
+        temperatures=_frozen(_FASTCHAT_TEMPERATURES),
+        other_temperature=0.7,
+        max_tokens=1024,
+        local_repetition_penalty=None,
+    ),
+    upstream_name="japanese_mt_bench",
+    upstream_single_file=True,
+    variants=JMT_VARIANTS,
+    model_from_file_name=True,
+)
+
+BENCHES: dict[str, BenchSpec] = {spec.name: spec for spec in (PFMT_FIN, MT_BENCH, JMT_BENCH)}
 
 #: Short column names, as in the paper's Table 1 (MT-bench's own are spelled out).
 SHORT_NAMES = {
@@ -309,38 +363,90 @@ class Bench:
     #: (``prompts_version``): each file is read once, by ``load``
     data_sha256: str = ""
     prompts_sha256: str = ""
+    #: the named preset the files and rules come from (benchmarks with variants only)
+    variant: Variant | None = None
 
     @classmethod
-    def load(cls, name: str = "pfmt-fin", data_dir: Path | str | None = None) -> Bench:
+    def load(
+        cls,
+        name: str = "pfmt-fin",
+        data_dir: Path | str | None = None,
+        variant: str | None = None,
+    ) -> Bench:
         spec = bench_spec(name)
+        chosen = spec.variant(variant)
         folder = resolve_data_dir(data_dir) / spec.folder
         hint = fetch_hint(spec.name, data_dir)
-        question_file = folder / "question.jsonl"
+        files = _files(spec, chosen)
+        question_file = folder / files[0].path
         if not question_file.is_file():
             raise MissingDataError(f"{spec.title} data not found in {folder}: {hint}")
-        question_bytes = read_bytes(question_file)
+        question_bytes = _read_pinned(question_file, files[0], hint)
         questions = _load_questions(spec, question_file, question_bytes)
-        prompt_file = folder / "judge_prompts.jsonl"
+        prompt_file = folder / files[1].path
         if not prompt_file.is_file():
             raise MissingDataError(f"{prompt_file} not found: {hint}")
-        prompt_bytes = read_bytes(prompt_file)
-        prompts = {p.name: p for _, p in read_records(prompt_file, JudgePrompt, prompt_bytes)}
-        missing = [n for n in spec.prompt_names.all_names if n not in prompts]
+        prompt_bytes = _read_pinned(prompt_file, files[1], hint)
+        prompts = _load_prompts(chosen, prompt_file, prompt_bytes)
+        missing = [n for n in _needed_prompts(spec, chosen) if n not in prompts]
         if missing:
             raise DataError(
                 f"{prompt_file} lacks the judge prompt(s) {', '.join(missing)} that "
                 f"{spec.title} needs: {hint}"
             )
-        reference_file = folder / spec.reference_file
+        reference_file = folder / files[2].path
         if not reference_file.is_file():
             raise MissingDataError(f"{reference_file} not found: {hint}")
-        reference_bytes = read_bytes(reference_file)
+        reference_bytes = _read_pinned(reference_file, files[2], hint)
         references = {
             r.question_id: r for _, r in read_records(reference_file, AnswerRecord, reference_bytes)
         }
         data = hashlib.sha256(question_bytes + prompt_bytes + reference_bytes).hexdigest()
         prompts_sha256 = hashlib.sha256(prompt_bytes).hexdigest()
-        return cls(spec, folder, questions, prompts, references, data, prompts_sha256)
+        return cls(spec, folder, questions, prompts, references, data, prompts_sha256, chosen)
+
+    @property
+    def turns(self) -> tuple[int, ...]:
+        """The turns judged: the variant's (Stability: turn 1 only), else both."""
+        return self.variant.turns if self.variant is not None else (1, 2)
+
+    @property
+    def generation(self) -> GenerationDefaults:
+        """The answering settings: the variant's temperatures and budget, else the
+        benchmark's."""
+        variant, own = self.variant, self.spec.generation
+        if variant is None or (variant.temperatures is None and variant.max_tokens is None):
+            return own
+        return GenerationDefaults(
+            temperatures=own.temperatures if variant.temperatures is None else variant.temperatures,
+            other_temperature=own.other_temperature,
+            max_tokens=own.max_tokens if variant.max_tokens is None else variant.max_tokens,
+            local_repetition_penalty=own.local_repetition_penalty,
+        )
+
+    @property
+    def dialogue(self) -> DialogueStyle:
+        """How dialogues are shown to answering models: the variant's, else the benchmark's."""
+        if self.variant is not None and self.variant.dialogue is not None:
+            return self.variant.dialogue
+        return self.spec.dialogue
+
+    @property
+    def rating_rules(self) -> RatingRules:
+        """How a rating is read: the variant's rules, else the benchmark's."""
+        return self.variant.rating_rules if self.variant is not None else self.spec.rating_rules
+
+    @property
+    def reference_path(self) -> Path:
+        return self.folder / (
+            self.variant.references.path if self.variant is not None else self.spec.reference_file
+        )
+
+    @property
+    def prompt_path(self) -> Path:
+        return self.folder / (
+            self.variant.prompts.path if self.variant is not None else "judge_prompts.jsonl"
+        )
 
     @property
     def by_id(self) -> dict[int, Question]:
@@ -348,7 +454,7 @@ class Bench:
 
     def prompt(self, name: str) -> JudgePrompt:
         if name not in self.prompts:
-            path = self.folder / "judge_prompts.jsonl"
+            path = self.prompt_path
             raise DataError(f"{path} has no judge prompt named {name!r}")
         return self.prompts[name]
 
@@ -370,11 +476,12 @@ class Bench:
             reference = self.references.get(question.question_id)
             if reference is None:
                 raise InputError(
-                    f"{self.folder / self.spec.reference_file}: no reference answer for "
+                    f"{self.reference_path}: no reference answer for "
                     f"question_id {question.question_id}"
                 )
             fields["ref_answer_1"] = reference.turns[0]
-            fields["ref_answer_2"] = reference.turns[1]
+            if len(reference.turns) > 1:  # Stability's 2023 references hold turn 1 only
+                fields["ref_answer_2"] = reference.turns[1]
         return self.prompt(name).prompt_template.format(**fields)
 
     def expected_lang(self, question: Question, turn: int) -> str:
@@ -382,6 +489,61 @@ class Bench:
         if question.answer_lang is not None:
             return question.answer_lang[turn - 1]
         return self.spec.answer_lang
+
+
+def _files(spec: BenchSpec, variant: Variant | None) -> tuple[PinnedFile, PinnedFile, PinnedFile]:
+    """The question, judge prompt and reference files: the variant's, pinned by SHA-256,
+    else the benchmark's own names (pinned by its data manifest, not checked here)."""
+    if variant is not None:
+        return variant.questions, variant.prompts, variant.references
+    return (
+        PinnedFile("question.jsonl", ""),
+        PinnedFile("judge_prompts.jsonl", ""),
+        PinnedFile(spec.reference_file, ""),
+    )
+
+
+def _read_pinned(path: Path, pinned: PinnedFile, hint: str) -> bytes:
+    """The bytes of ``path``; for a variant's file, only if they are the pinned ones."""
+    data = read_bytes(path)
+    if pinned.sha256 and hashlib.sha256(data).hexdigest() != pinned.sha256:
+        raise DataError(
+            f"{path}: SHA-256 differs from the one the variant pins ({pinned.sha256[:12]}...): "
+            f"{hint}"
+        )
+    return data
+
+
+def _load_prompts(variant: Variant | None, path: Path, data: bytes) -> dict[str, JudgePrompt]:
+    """The judge prompts by name: FastChat's JSONL lines, or llm-jp-judge's YAML mapping
+    (each a single-grading prompt: llm-jp-judge grades single only)."""
+    if variant is None or variant.prompt_format == "jsonl":
+        return {p.name: p for _, p in read_records(path, JudgePrompt, data)}
+    prompts: dict[str, JudgePrompt] = {}
+    for name, fields in read_prompt_yaml(path, data).items():
+        if "prompt_template" not in fields or "system_prompt" not in fields:
+            raise DataError(f"{path}: prompt {name!r} lacks its prompt_template or system_prompt")
+        prompts[name] = JudgePrompt(
+            name=name,
+            type="single",
+            system_prompt=fields["system_prompt"],
+            prompt_template=fields["prompt_template"],
+        )
+    return prompts
+
+
+def _needed_prompts(spec: BenchSpec, variant: Variant | None) -> tuple[str, ...]:
+    """The judge prompts a run must find: every one of FastChat's names, or, for a
+    variant, the single-grading prompts of the turns it judges (Stability's file has
+    turn 1's only; pairwise prompts are looked up when a pairwise run asks for them)."""
+    if variant is None:
+        return spec.prompt_names.all_names
+    names = spec.prompt_names
+    return tuple(
+        names.single_name(reference=reference, turn=turn)
+        for turn in variant.turns
+        for reference in (False, True)
+    )
 
 
 def _load_questions(spec: BenchSpec, path: Path, data: bytes) -> tuple[Question, ...]:

@@ -43,7 +43,7 @@ from hyoka.providers import (
     SamplingParams,
     backend_packages,
 )
-from hyoka.signature import Signature, SignatureType
+from hyoka.signature import Signature, SignatureType, only_when_set
 from hyoka.store import JsonlLog, Manifest
 
 Template = Literal["auto", "chat", "base"]
@@ -56,9 +56,11 @@ LOCAL_PROVIDERS = frozenset({"hf", "vllm", "llamacpp"})
 LOCAL_REPETITION_PENALTY = PFMT_FIN.generation.local_repetition_penalty
 
 
-def default_temperatures(spec: BenchSpec) -> dict[str, float]:
-    """The benchmark's temperature for each of its categories."""
-    return {c: spec.generation.temperature(c) for c in spec.categories}
+def default_temperatures(spec: BenchSpec, bench: Bench | None = None) -> dict[str, float]:
+    """The benchmark's temperature for each of its categories (``bench``'s variant's, when
+    it sets its own)."""
+    generation = spec.generation if bench is None else bench.generation
+    return {c: generation.temperature(c) for c in spec.categories}
 
 
 def default_repetition_penalty(spec: BenchSpec, provider_name: str) -> float | None:
@@ -69,7 +71,7 @@ def default_repetition_penalty(spec: BenchSpec, provider_name: str) -> float | N
 
 def parse_temperatures(pairs: list[str], bench: Bench) -> dict[str, float]:
     """``CATEGORY=T`` flags over the defaults; an unknown category names the flag."""
-    temperatures = default_temperatures(bench.spec)
+    temperatures = default_temperatures(bench.spec, bench)
     for pair in pairs:
         category, sep, raw = pair.partition("=")
         if not sep or category not in temperatures:
@@ -120,13 +122,13 @@ class _Run:
     def __init__(self, plan: GeneratePlan, bench: Bench, client: ModelClient) -> None:
         self.plan = plan
         self.client = client
-        self.style = bench.spec.dialogue
+        self.style = bench.dialogue
         if plan.no_system_message:
             self.style = with_system_message(self.style, None)
         elif plan.system_message is not None:
             self.style = with_system_message(self.style, plan.system_message)
-        self.temperatures = plan.temperatures or default_temperatures(bench.spec)
-        self.max_tokens = plan.max_tokens or bench.spec.generation.max_tokens
+        self.temperatures = plan.temperatures or default_temperatures(bench.spec, bench)
+        self.max_tokens = plan.max_tokens or bench.generation.max_tokens
         self.template: Literal["chat", "base"] = "base" if plan.template == "base" else "chat"
         self.probing = plan.template == "auto"
         self.report = GenerateReport()
@@ -183,7 +185,8 @@ class _Run:
 class AnswersSignature(SignatureType):
     """How the answers were made: the benchmark, the template, the system message chat
     requests open with (by name: ``fastchat-chatgpt``, ``pfmt-upstream``, ``none`` or
-    ``custom@<sha256>``), the sampling settings and the injection rule.
+    ``custom@<sha256>``), the sampling settings and the injection rule; for a benchmark
+    with variants, the variant and its question file (what was answered).
 
     Signed with the versions of the packages that computed the answers where they ran here
     (``providers.backend_packages``: llama-cpp-python; transformers and torch; vllm and
@@ -199,6 +202,7 @@ class AnswersSignature(SignatureType):
     repetition_penalty: float | None
     injection: str
     seed: int | None
+    variant: str | None = only_when_set()
 
 
 def answers_signature(plan: GeneratePlan, bench: Bench, run: _Run) -> Signature:
@@ -208,6 +212,7 @@ def answers_signature(plan: GeneratePlan, bench: Bench, run: _Run) -> Signature:
         max_tokens=run.max_tokens,
         temperatures=tuple(f"{c}={t!r}" for c, t in sorted(run.temperatures.items())),
         repetition_penalty=plan.repetition_penalty, injection=plan.injection, seed=plan.seed,
+        variant=None if bench.variant is None else bench.variant.signed(),
     ).signature(backend_packages(run.client.provider.name))  # fmt: skip
 
 
@@ -227,6 +232,8 @@ def answers_manifest(plan: GeneratePlan, bench: Bench, run: _Run) -> Manifest:
             "repetition_penalty": plan.repetition_penalty,
             "injection": plan.injection,
             "seed": plan.seed,
+            # the questions answered (a variant's own file); absent for the others
+            **({} if bench.variant is None else {"questions": bench.variant.questions.sha256}),
         },
         signature=answers_signature(plan, bench, run).to_json(),
     )

@@ -107,9 +107,20 @@ def prompt_name(bench: Bench, question: Question, turn: int) -> str:
 
 
 def user_prompt(bench: Bench, question: Question, answer: AnswerRecord, turn: int) -> str:
-    """The single-grading prompt of ``turn``, filled in as upstream does."""
-    fields = {"answer": answer.turns[0], "answer_1": answer.turns[0], "answer_2": answer.turns[1]}
+    """The single-grading prompt of ``turn``, filled in as upstream does (each answer turn
+    cut as the variant says: Swallow keeps 8,192 characters)."""
+    fields = answer_fields(bench, answer.turns)
     return bench.fill_prompt(prompt_name(bench, question, turn), question, fields)
+
+
+def answer_fields(bench: Bench, turns: Sequence[str]) -> dict[str, str]:
+    """The answer slots of a single-grading prompt: ``answer`` (turn 1), ``answer_1`` and,
+    where the answer has it, ``answer_2``, each cut by the variant's rule."""
+    cut = bench.variant.cut if bench.variant is not None else str
+    fields = {"answer": cut(turns[0]), "answer_1": cut(turns[0])}
+    if len(turns) > 1:
+        fields["answer_2"] = cut(turns[1])
+    return fields
 
 
 def ruled_out(
@@ -226,10 +237,12 @@ class BenchJudging:
         language check, and ``fields`` (models, rating rules, methods)."""
         spec = bench.spec
         rules = spec.pair_zero_rules if kind == "mtbench-pair" else spec.zero_rules
+        variant = bench.variant.signed() if bench.variant is not None else None
         return JudgeRun(
             kind=kind, benchmark=spec.name, data=bench_hash(bench), settings=settings,
             template=prompts_version(bench), judge_name=self.judge_name, rules=rules,
-            lang_check=self.lang_check if "language" in rules else None, **fields,
+            lang_check=self.lang_check if "language" in rules else None, variant=variant,
+            **fields,
         )  # fmt: skip
 
 
@@ -244,13 +257,19 @@ def _model_tasks(
 ) -> list[Task]:
     """One task per turn of ``model``'s ``answers`` (keyed by dialogue and turn, and by
     the model too when the file holds every model's), each turn's line info in ``turns``."""
+    if bench.variant is not None and bench.variant.trials > 1:
+        # judging only the first of N answers would sign a number the variant does not make
+        raise InputError(
+            f"--variant {bench.variant.name}: judging {bench.variant.trials} trials per "
+            "dialogue is not supported yet; choose a variant with one trial"
+        )
     tasks: list[Task] = []
     for question in how.questions(bench):
         qid = question.question_id
         answer = answers.get(qid)
         if answer is None:
             raise InputError(f"{model}: no answer to question_id {qid}")
-        for turn in (1, 2):
+        for turn in bench.turns:
             name = prompt_name(bench, question, turn)
             text = user_prompt(bench, question, answer, turn)
             why = how.ruled_out(bench, question, turn, answer.turns[turn - 1])
@@ -277,7 +296,7 @@ def _single_plan(
     how: BenchJudging,
     max_attempts: int | None,
 ) -> JudgePlan[SingleJudgmentLine]:
-    rules = bench.spec.rating_rules
+    rules = bench.rating_rules
     settings = graded_by(settings, rules, max_attempts)
     run = how.run(bench, "mtbench-single", settings, models=models, rating=rules.name)
     version = run.template.rpartition("@")[2]

@@ -18,7 +18,7 @@ judged another way are flagged.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -28,7 +28,7 @@ from typing import ClassVar
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench, Headline
 from hyoka.mtbench.records import NO_RATING, SingleJudgmentLine
-from hyoka.signature import Signature, SignatureType, common_signature
+from hyoka.signature import Signature, SignatureType, common_signature, only_when_set
 from hyoka.store import manifest_path, read_manifest, read_records, unique_records
 
 #: the scale of a judge's rating (0: decided by a rule); -1 (no rating) stands apart
@@ -149,13 +149,15 @@ def judgment_files(paths: list[Path]) -> list[Path]:
 @dataclass(frozen=True, kw_only=True)
 class FastChatSingleSignature(SignatureType):
     """How a single-grading file without a hyoka manifest (FastChat's, the published
-    judgments) was made, as far as its lines say: the benchmark and the judge's name.
+    judgments) was made, as far as its lines say: the benchmark and the judge's name (and
+    the variant asked for, where the benchmark has variants).
     A kind of its own: hyoka's ``mtbench-single`` signs every setting, which such a file
     does not record."""
 
     kind: ClassVar[str] = "fastchat-single"
     bench: str
     judge: str
+    variant: str | None = only_when_set()
 
 
 def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) -> Signature:
@@ -168,7 +170,11 @@ def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) ->
     if stored is not None:
         return stored
     judges = sorted({line.judge[0] for line in lines})
-    return FastChatSingleSignature(bench=bench.spec.name, judge=",".join(judges)).signature()
+    # a file without hyoka's manifest records no variant: the row is the one asked for
+    variant = None if bench.variant is None else bench.variant.signed()
+    return FastChatSingleSignature(
+        bench=bench.spec.name, judge=",".join(judges), variant=variant
+    ).signature()
 
 
 def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
@@ -199,12 +205,16 @@ def _line_key(line: SingleJudgmentLine) -> tuple[str, int, int]:
     return (line.model, line.question_id, line.turn)
 
 
-def build_leaderboard(bench: Bench, files: list[Path]) -> Leaderboard:
+def build_leaderboard(
+    bench: Bench, files: list[Path], *, mix_variants: bool = False
+) -> Leaderboard:
     """Read every judgment; an ``InputError`` at the first line that cannot be right.
 
     Within a file, a line repeated identically is dropped with a warning and two different
     lines for one turn are an error naming both; across files, a turn judged twice is an
-    error naming both files."""
+    error naming both files. Rows judged under different variants of the benchmark (or
+    under another than ``bench``'s) are refused unless ``mix_variants``: then each row
+    keeps its variant in its signature, and rows unlike most are marked with it."""
     questions = bench.by_id
     scores: dict[str, ModelScores] = {}
     seen: dict[tuple[str, int, int], Path] = {}
@@ -233,4 +243,23 @@ def build_leaderboard(bench: Bench, files: list[Path]) -> Leaderboard:
                 row.signature = row.signature.with_field("mixed", True)
             category = questions[line.question_id].category
             row.add(category, line.turn, line.score)
-    return Leaderboard(bench, tuple(scores.values()), 2 * len(questions), tuple(every))
+    if not mix_variants:
+        _refuse_mixed_variants(bench, scores.values())
+    expected = len(bench.turns) * len(questions)
+    return Leaderboard(bench, tuple(scores.values()), expected, tuple(every))
+
+
+def _refuse_mixed_variants(bench: Bench, rows: Iterable[ModelScores]) -> None:
+    """One clear line when rows were judged under different variants, or another than the
+    one asked for: their numbers are not on one scale."""
+    if bench.variant is None:
+        return
+    asked = bench.variant.signed()
+    for row in rows:
+        theirs = None if row.signature is None else row.signature.get("variant")
+        if theirs is not None and theirs != asked:
+            raise InputError(
+                f"{row.model} was judged under variant {theirs}, not {asked}: numbers of "
+                "different variants are not ranked together (--variant to choose its "
+                "variant, or --mix-variants to rank them anyway, each row marked)"
+            )

@@ -107,7 +107,8 @@ def _markdown(rows: list[list[str]]) -> str:
 
 
 def render(board: Leaderboard, fmt: Format, *, per_turn: bool = True) -> str:
-    turns: list[int | None] = [None, 1, 2] if per_turn else [None]
+    # a variant that judges turn 1 only (Stability's) has no turn 2 table
+    turns: list[int | None] = [None, *board.bench.turns] if per_turn else [None]
     if fmt == "json":
         return json.dumps(to_json(board), ensure_ascii=False, indent=2) + "\n"
     if fmt == "csv":
