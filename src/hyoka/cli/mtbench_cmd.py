@@ -357,7 +357,7 @@ def judge_command(
     if mode == "pairwise":
         settings = pairwise_settings(judge, base_url, max_tokens, methods)
         output = pair_output(results_dir, loaded, name, output_dir, files)
-        matches = make_matches(loaded_answers, baseline)
+        matches = make_matches(loaded_answers, baseline, loaded.spec.pair_models)
         pairs = plan_matches(loaded, matches, settings, output, how, methods)
         _judge_pairs(pairs, judge_client(), price_in, price_out)
         return

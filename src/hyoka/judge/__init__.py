@@ -75,7 +75,12 @@ from hyoka.judge.single import (
     summarise,
 )
 from hyoka.judge.templates import JudgeTemplate, TemplateKind, load_template, packaged_templates
-from hyoka.judge.verdict_probs import VerdictProbs, parse_verdict, verdict_probabilities
+from hyoka.judge.verdict_probs import (
+    VerdictOutput,
+    VerdictProbs,
+    parse_verdict,
+    verdict_probabilities,
+)
 from hyoka.judge.winrate import WinCounts, head_to_head, win_counts
 from hyoka.stats import MIRROR
 
@@ -115,6 +120,7 @@ __all__ = [
     "SingleSummary",
     "Task",
     "TemplateKind",
+    "VerdictOutput",
     "VerdictProbs",
     "WinCounts",
     "check_criteria_use",

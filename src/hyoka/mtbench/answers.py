@@ -22,7 +22,7 @@ _DISPLAY_NAMES = {EMBEDDED_MODEL: "HuggingFaceTB/SmolLM2-135M-Instruct"}
 
 def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
     """Each line with its number, once it is known to be an answer of ``bench``'s, with
-    both turns, by the same model as the lines before it."""
+    every turn, by the same model as the lines before it."""
     known = bench.by_id
     model_id: str | None = None
     for number, record in read_records(path, AnswerRecord):
@@ -33,9 +33,10 @@ def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
                 "question (an answer file of another benchmark?)"
             )
         turns = len(record.turns)
-        if turns != 2:
+        if turns != bench.spec.turns:
             raise InputError(
-                f"{where}: question_id {record.question_id} has {turns} turn(s), expected 2"
+                f"{where}: question_id {record.question_id} has {turns} turn(s), expected "
+                f"{bench.spec.turns}"
             )
         if model_id is None:
             model_id = record.model_id

@@ -12,7 +12,7 @@ Two definitions exist: pfmt-bench-fin-ja (``pfmt-fin``) and the original MT-benc
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
-from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, Method, RatingRules
+from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, Method, RatingRules, VerdictOutput
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.store import read_bytes, read_records, unique_records
@@ -72,8 +72,13 @@ class JudgePromptNames:
 
     @property
     def all_names(self) -> tuple[str, ...]:
+        return self.names_for(2)
+
+    def names_for(self, turns: int) -> tuple[str, ...]:
+        """The prompts a benchmark of ``turns``-turn dialogues needs (no multi-turn
+        prompts for single-turn questions)."""
         bases = (self.single, self.single_reference, self.pair, self.pair_reference)
-        return tuple(name for b in bases for name in (b, b + self.multi_turn_suffix))
+        return tuple(self._turn(b, turn) for b in bases for turn in range(1, turns + 1))
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,21 @@ class BenchSpec:
     )
     #: the name of the benchmark in upstream's folder layout (``data/{bench_name}/...``)
     upstream_name: str = ""
+    #: how many user turns each dialogue has (every turn is answered and judged): MT-bench
+    #: and pfmt-bench-fin-ja 2, Japanese Vicuna QA 1
+    turns: int = 2
+    #: where a pairwise judge's reply holds its verdict: the last ``[[X]]``
+    #: (``verdict-after-reasons``), or FastChat's substring tests in the fixed order
+    #: ``[[A]]``, ``[[B]]``, ``[[C]]`` (``fastchat-tokens``: the first *token* present wins)
+    pair_verdict: VerdictOutput = "verdict-after-reasons"
+    #: which model of a pair is ``model_1`` (assistant A in game 1): the answering model
+    #: against the baseline (``given``, FastChat's ``pairwise-baseline``), or the
+    #: alphabetically smaller name (``sorted``, ja-vicuna-qa-benchmark's
+    #: ``gen_judgment.py``, which forms sorted combinations and keeps those with the baseline)
+    pair_models: Literal["given", "sorted"] = "given"
+    #: fields upstream's pair lines carry beside FastChat's (ja-vicuna-qa-benchmark:
+    #: ``question``, ``answer_1``, ``answer_2``, ``judge_model``, ``judge_prompt``)
+    upstream_pair_fields: bool = False
     #: whether upstream writes every model's single judgments to one file
     #: (``model_judgment/<judge>_single.jsonl``, FastChat's ``gen_judgment.py``, which its
     #: ``show_result.py`` reads) rather than one file per model in ``<judge>_single/``
@@ -238,7 +258,44 @@ MT_BENCH = BenchSpec(
     upstream_single_file=True,
 )
 
-BENCHES: dict[str, BenchSpec] = {spec.name: spec for spec in (PFMT_FIN, MT_BENCH)}
+#: ja-vicuna-qa-benchmark's ``NEED_REF_CATS`` (``llm_judge/common.py``)
+_VICUNA_JA_REFERENCE = frozenset({"math", "reasoning", "coding"})
+
+JA_VICUNA_QA = BenchSpec(
+    name="ja-vicuna-qa",
+    title="Japanese Vicuna QA",
+    folder="ja-vicuna-qa",
+    categories=(
+        "generic",
+        "knowledge",
+        "roleplay",
+        "common-sense",
+        "fermi",
+        "counterfactual",
+        "coding",
+        "math",
+        "writing",
+    ),
+    reference_categories=_VICUNA_JA_REFERENCE,
+    reference_file="reference_answer/gpt-4/results.jsonl",
+    answer_lang="ja",
+    # common.py: the first [[n]], else [[rating:n]], else [[rating: n]], else -1
+    rating_rules=FASTCHAT,
+    zero_rules=(),
+    pair_zero_rules=(),
+    headline="turn-mean",
+    prompt_names=JudgePromptNames(
+        single="single", single_reference="single-math", pair="pair", pair_reference="pair-math"
+    ),
+    dialogue=JAPANESE_DIALOGUE,
+    turns=1,
+    pair_verdict="fastchat-tokens",
+    pair_models="sorted",
+    upstream_pair_fields=True,
+    upstream_name="jp_bench",
+)
+
+BENCHES: dict[str, BenchSpec] = {spec.name: spec for spec in (PFMT_FIN, MT_BENCH, JA_VICUNA_QA)}
 
 #: Short column names, as in the paper's Table 1 (MT-bench's own are spelled out).
 SHORT_NAMES = {
@@ -277,7 +334,7 @@ class Question(BaseModel):
 
     question_id: int
     category: str
-    turns: tuple[str, str]
+    turns: tuple[str] | tuple[str, str]
     answer_lang: tuple[str, str] | None = None
     reference: tuple[str, ...] | None = None
 
@@ -325,7 +382,7 @@ class Bench:
             raise MissingDataError(f"{prompt_file} not found: {hint}")
         prompt_bytes = read_bytes(prompt_file)
         prompts = {p.name: p for _, p in read_records(prompt_file, JudgePrompt, prompt_bytes)}
-        missing = [n for n in spec.prompt_names.all_names if n not in prompts]
+        missing = [n for n in spec.prompt_names.names_for(spec.turns) if n not in prompts]
         if missing:
             raise DataError(
                 f"{prompt_file} lacks the judge prompt(s) {', '.join(missing)} that "
@@ -360,12 +417,7 @@ class Bench:
         """Judge prompt ``name`` filled in as upstream does (``str.format``): the question's
         turns, the ``answers`` fields, and in the reference categories the reference's turns
         (single and pairwise prompts differ only in their answer fields)."""
-        fields = {
-            "question": question.turns[0],
-            "question_1": question.turns[0],
-            "question_2": question.turns[1],
-            **answers,
-        }
+        fields = {"question": question.turns[0], **numbered("question", question.turns), **answers}
         if question.category in self.spec.reference_categories:
             reference = self.references.get(question.question_id)
             if reference is None:
@@ -373,8 +425,7 @@ class Bench:
                     f"{self.folder / self.spec.reference_file}: no reference answer for "
                     f"question_id {question.question_id}"
                 )
-            fields["ref_answer_1"] = reference.turns[0]
-            fields["ref_answer_2"] = reference.turns[1]
+            fields.update(numbered("ref_answer", reference.turns))
         return self.prompt(name).prompt_template.format(**fields)
 
     def expected_lang(self, question: Question, turn: int) -> str:
@@ -384,11 +435,21 @@ class Bench:
         return self.spec.answer_lang
 
 
+def numbered(name: str, turns: Sequence[str]) -> dict[str, str]:
+    """``{name}_1``, ``{name}_2`` ... for the turns there are (a one-turn benchmark's
+    prompts name only ``_1``)."""
+    return {f"{name}_{number}": text for number, text in enumerate(turns, start=1)}
+
+
 def _load_questions(spec: BenchSpec, path: Path, data: bytes) -> tuple[Question, ...]:
     def checked() -> Iterator[tuple[int, Question]]:
         for number, question in read_records(path, Question, data):
             if question.category not in spec.categories:
                 raise DataError(f"{path}:{number}: unknown category {question.category!r}")
+            if len(question.turns) != spec.turns:
+                raise DataError(
+                    f"{path}:{number}: {len(question.turns)} turn(s), {spec.title} has {spec.turns}"
+                )
             yield number, question
 
     return tuple(unique_records(path, checked(), key=_question_key))

@@ -33,7 +33,7 @@ from hyoka.judge import (
     inputs_hash,
     user_prompt_of,
 )
-from hyoka.mtbench.bench import Bench, Layout, Question
+from hyoka.mtbench.bench import Bench, Layout, Question, numbered
 from hyoka.mtbench.langcheck import CHECKS, Check, LidModel, is_expected_language
 from hyoka.mtbench.records import (
     INCORRECT_LANGUAGE,
@@ -108,7 +108,7 @@ def prompt_name(bench: Bench, question: Question, turn: int) -> str:
 
 def user_prompt(bench: Bench, question: Question, answer: AnswerRecord, turn: int) -> str:
     """The single-grading prompt of ``turn``, filled in as upstream does."""
-    fields = {"answer": answer.turns[0], "answer_1": answer.turns[0], "answer_2": answer.turns[1]}
+    fields = {"answer": answer.turns[0], **numbered("answer", answer.turns)}
     return bench.fill_prompt(prompt_name(bench, question, turn), question, fields)
 
 
@@ -250,7 +250,7 @@ def _model_tasks(
         answer = answers.get(qid)
         if answer is None:
             raise InputError(f"{model}: no answer to question_id {qid}")
-        for turn in (1, 2):
+        for turn in range(1, bench.spec.turns + 1):
             name = prompt_name(bench, question, turn)
             text = user_prompt(bench, question, answer, turn)
             why = how.ruled_out(bench, question, turn, answer.turns[turn - 1])
