@@ -31,6 +31,8 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
+from hyoka.mtbench.bench import JA_VICUNA_QA
+from hyoka.mtbench.verify import judgment_spec, verify_judgments
 from replay_judge_server import ReplayJudge
 
 VICUNA = SHARED_DATA / "ja-vicuna-qa"
@@ -128,6 +130,7 @@ class Replay:
     requests: int = 0
     unrecorded: int = 0
     seconds: float = 0.0
+    output: Path | None = None
     prompts: Counter[str] = field(default_factory=Counter)
 
 
@@ -150,6 +153,7 @@ def _rejudge(models: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
             args += ["-a", str(VICUNA / "model_answer" / model / "results.jsonl")]
         result = CliRunner().invoke(app, args)
     replay.seconds = time.perf_counter() - started
+    replay.output = output / "gpt-4_pair.jsonl"
     assert result.exit_code == 0, result.output
     replay.requests = len(judge.received)
     replay.unrecorded = sum(not r.recorded for r in judge.received)
@@ -204,6 +208,10 @@ def test_one_model_against_the_baseline(tmp_path: Path, monkeypatch: pytest.Monk
     assert replay.agree_ours == replay.agree_published
     assert replay.requests == 160 and replay.unrecorded == 0
     assert replay.prompts == {"pair": 70, "pair-math": 10}
+    # hyoka's own pair file verifies by the same rules, its manifest naming the benchmark
+    assert replay.output is not None
+    check = verify_judgments(replay.output, judgment_spec(replay.output, None))
+    assert check.spec is JA_VICUNA_QA and check.reproduced and check.lines == 80
 
 
 @pytest.mark.slow

@@ -22,7 +22,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
-from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, Method, RatingRules, VerdictOutput
+from hyoka.judge import (
+    FASTCHAT,
+    PFMT_UPSTREAM,
+    VICUNA_JA,
+    Method,
+    RatingRules,
+    VerdictOutput,
+)
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.store import read_bytes, read_records, unique_records
@@ -280,7 +287,7 @@ JA_VICUNA_QA = BenchSpec(
     reference_file="reference_answer/gpt-4/results.jsonl",
     answer_lang="ja",
     # common.py: the first [[n]], else [[rating:n]], else [[rating: n]], else -1
-    rating_rules=FASTCHAT,
+    rating_rules=VICUNA_JA,
     zero_rules=(),
     pair_zero_rules=(),
     headline="turn-mean",
