@@ -284,7 +284,7 @@ def verify_command(
       hyoka mtbench verify --bench ja-vicuna-qa pairwise.jsonl
     """
     from hyoka.cli._common import console
-    from hyoka.mtbench.verify import judgment_spec, verify_judgments
+    from hyoka.mtbench import judgment_spec, verify_judgments
 
     failures = 0
     for path in judgments:

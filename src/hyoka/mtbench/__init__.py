@@ -55,6 +55,7 @@ from hyoka.mtbench.records import (
     SingleJudgmentLine,
 )
 from hyoka.mtbench.report import render, to_json
+from hyoka.mtbench.verify import JudgmentCheck, judgment_spec, verify_judgments
 
 __all__ = [
     "BENCHES",
@@ -73,6 +74,7 @@ __all__ = [
     "GeneratePlan",
     "GenerateReport",
     "JudgePrompt",
+    "JudgmentCheck",
     "Layout",
     "Leaderboard",
     "Match",
@@ -89,6 +91,7 @@ __all__ = [
     "file_signature",
     "generate_answers",
     "judgment_files",
+    "judgment_spec",
     "load_answers",
     "make_matches",
     "method_counts",
@@ -105,5 +108,6 @@ __all__ = [
     "single_output",
     "to_json",
     "turn_label",
+    "verify_judgments",
     "write_radar",
 ]
