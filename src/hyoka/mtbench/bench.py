@@ -265,6 +265,12 @@ MT_BENCH = BenchSpec(
     upstream_single_file=True,
 )
 
+#: ja-vicuna-qa-benchmark's ``DEFAULT_TEMPERATURE_MAP`` (``llm_judge/gen_model_answer.py``),
+#: used where a model's config sets no temperature
+_VICUNA_JA_TEMPERATURES = {
+    "writing": 0.7, "roleplay": 0.7, "knowledge": 0.001, "math": 0.001, "coding": 0.001,
+    "common-sense": 0.3, "counterfactual": 0.7, "fermi": 0.3, "generic": 0.1,
+}  # fmt: skip
 #: ja-vicuna-qa-benchmark's ``NEED_REF_CATS`` (``llm_judge/common.py``)
 _VICUNA_JA_REFERENCE = frozenset({"math", "reasoning", "coding"})
 
@@ -295,6 +301,14 @@ JA_VICUNA_QA = BenchSpec(
         single="single", single_reference="single-math", pair="pair", pair_reference="pair-math"
     ),
     dialogue=JAPANESE_DIALOGUE,
+    # upstream's category temperatures; the reply budget is each model's config upstream
+    # (text-davinci-003's: max_tokens 2048), taken here as the default; no penalty
+    generation=GenerationDefaults(
+        temperatures=_frozen(_VICUNA_JA_TEMPERATURES),
+        other_temperature=0.7,
+        max_tokens=2048,
+        local_repetition_penalty=None,
+    ),
     turns=1,
     pair_verdict="fastchat-tokens",
     pair_models="sorted",
@@ -341,7 +355,8 @@ class Question(BaseModel):
 
     question_id: int
     category: str
-    turns: tuple[str] | tuple[str, str]
+    #: one or two user turns (the benchmark's ``turns`` says how many it has)
+    turns: tuple[str, ...] = Field(min_length=1, max_length=2)
     answer_lang: tuple[str, str] | None = None
     reference: tuple[str, ...] | None = None
 
