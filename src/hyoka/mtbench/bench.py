@@ -49,6 +49,9 @@ Headline = Literal["category-mean", "turn-mean"]
 #: judgments in one file for every model where upstream writes them so (FastChat's
 #: ``<judge>_single.jsonl``). Pairwise judgments are one ``<judge>_pair.jsonl`` in both.
 Layout = Literal["hyoka", "upstream"]
+#: which model of a pair is ``model_1``: as given (the answering model, then the
+#: baseline), or the alphabetically smaller name
+PairModels = Literal["given", "sorted"]
 LAYOUTS: tuple[Layout, ...] = ("hyoka", "upstream")
 
 
@@ -154,7 +157,7 @@ class BenchSpec:
     #: against the baseline (``given``, FastChat's ``pairwise-baseline``), or the
     #: alphabetically smaller name (``sorted``, ja-vicuna-qa-benchmark's
     #: ``gen_judgment.py``, which forms sorted combinations and keeps those with the baseline)
-    pair_models: Literal["given", "sorted"] = "given"
+    pair_models: PairModels = "given"
     #: fields upstream's pair lines carry beside FastChat's (ja-vicuna-qa-benchmark:
     #: ``question``, ``answer_1``, ``answer_2``, ``judge_model``, ``judge_prompt``)
     upstream_pair_fields: bool = False

@@ -25,7 +25,6 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from hyoka.errors import InputError
 from hyoka.judge import (
@@ -43,7 +42,7 @@ from hyoka.judge import (
     read_lines,
     user_prompt_of,
 )
-from hyoka.mtbench.bench import Bench, Question, numbered
+from hyoka.mtbench.bench import Bench, PairModels, Question, numbered
 from hyoka.mtbench.judge import BenchJudging, TurnInfo, messages_of
 from hyoka.mtbench.records import AnswerRecord, PairJudgmentLine, pair_line
 from hyoka.providers import parse_model_string
@@ -65,7 +64,7 @@ class Match:
 def make_matches(
     answers: Sequence[tuple[Path, Mapping[int, AnswerRecord]]],
     baseline: str | None,
-    order: Literal["given", "sorted"] = "given",
+    order: PairModels = "given",
 ) -> list[Match]:
     """The comparisons the answer files ask for, in the order given: every pair of them
     (FastChat's pairwise-all), or each model against ``baseline`` (pairwise-baseline: the
