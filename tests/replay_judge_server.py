@@ -13,6 +13,11 @@ then a rating" to exercise retries. A prompt without a recording is answered
 holds every reply until it is set; every request is kept
 (``received``) so a test can assert the temperatures and budgets that were sent.
 
+Where the recording keeps replies but not the prompts they answered (ja-vicuna-qa-benchmark's
+pair files), ``find`` maps a prompt to its replies instead: it finds in the prompt's text
+what the reply was about (a question and the two answers, in the order shown), knowing
+nothing of how the prompt was built around them.
+
 Use as a context manager::
 
     with ReplayJudge({"prompt": "評価: [[7]]"}) as judge:
@@ -25,7 +30,7 @@ import json
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -57,12 +62,14 @@ class ReplayJudge(ThreadingHTTPServer):
         *,
         missing_reply: str | None = None,
         gate: threading.Event | None = None,
+        find: Callable[[str], Sequence[str] | None] | None = None,
     ) -> None:
         self.replies = {
             prompt: (reply,) if isinstance(reply, str) else tuple(reply)
             for prompt, reply in replies.items()
         }
         self.missing_reply = missing_reply
+        self.find = find
         #: When given, every reply waits (at most a minute) until it is set: a test holds a
         #: run mid-way, with its requests in flight, for as long as it needs.
         self.gate = gate
@@ -84,6 +91,9 @@ class ReplayJudge(ThreadingHTTPServer):
         systems = [m.get("content", "") for m in messages if m.get("role") == "system"]
         prompt = str(users[-1]) if users else ""
         recorded = self.replies.get(prompt)
+        if recorded is None and self.find is not None:
+            found = self.find(prompt)
+            recorded = None if found is None else tuple(found)
         with self._lock:
             asked = self._asked[prompt]
             self._asked[prompt] += 1

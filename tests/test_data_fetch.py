@@ -115,7 +115,7 @@ def _assert_matches_shared(
 
 def test_manifests_load_and_are_consistent() -> None:
     names = [m.name for m in all_manifests()]
-    assert names == ["jmt-bench", "mt-bench", "pfgen", "pfmt-fin"]
+    assert names == ["ja-vicuna-qa", "jmt-bench", "mt-bench", "pfgen", "pfmt-fin"]
     for m in all_manifests():
         paths = [f.path for f in m.files]
         assert len(paths) == len(set(paths))
@@ -124,7 +124,7 @@ def test_manifests_load_and_are_consistent() -> None:
 
 
 def test_unknown_manifest_lists_known_names() -> None:
-    with pytest.raises(HyokaError, match="jmt-bench, mt-bench, pfgen, pfmt-fin"):
+    with pytest.raises(HyokaError, match="ja-vicuna-qa, jmt-bench, mt-bench, pfgen, pfmt-fin"):
         manifest("nope")
 
 
@@ -347,12 +347,38 @@ def test_cli_fetch_then_verify_mt_bench(
     assert f"hyoka data fetch mt-bench --data-dir {tmp_path}" in broken.stderr
 
 
+def test_cli_fetch_ja_vicuna_qa_with_its_published_judgments(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ku-nlp/ja-vicuna-qa-benchmark at 128a862: 4 core files, and 20 published ones (7
+    models' answers and configs, 6 judgment files named ``pairwise:<model_1>_<model_2>.jsonl``,
+    a ``:`` in each name)."""
+    monkeypatch.setenv(BASE_URL_ENV, server.url)
+    pinned = manifest("ja-vicuna-qa")
+    assert (pinned.repository, pinned.commit) == (
+        "ku-nlp/ja-vicuna-qa-benchmark",
+        "128a862da6a4478c3e80ab3c3b716d1417380751",
+    )
+    assert (len(pinned.select()), len(pinned.select({"published"}))) == (4, 20)
+    args = ["data", "fetch", "ja-vicuna-qa", "--with-published", "--data-dir", str(tmp_path)]
+    fetched = CliRunner().invoke(app, args)
+    assert fetched.exit_code == 0, fetched.output
+    _assert_matches_shared(tmp_path, "ja-vicuna-qa", frozenset({"core", "published"}))
+    judgments = tmp_path / "ja-vicuna-qa" / "model_judgment" / "pairwise" / "gpt-4"
+    assert len(list(judgments.glob("pairwise:*.jsonl"))) == 6
+    assert all(
+        request.startswith("/ku-nlp/ja-vicuna-qa-benchmark/128a862")
+        and ("/data/jp_bench/" in request or request.endswith("/LICENSE"))
+        for request in server.behaviour.requests
+    )
+
+
 def test_cli_unknown_benchmark_is_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["data", "fetch", "nope", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1
     assert result.stderr.strip().count("\n") == 0
     assert "unknown benchmark 'nope'" in result.stderr
-    assert "jmt-bench, mt-bench, pfgen, pfmt-fin, all" in result.stderr
+    assert "ja-vicuna-qa, jmt-bench, mt-bench, pfgen, pfmt-fin, all" in result.stderr
 
 
 def test_downloads_follow_the_umask_and_clean_a_killed_downloads_part(

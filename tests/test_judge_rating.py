@@ -145,7 +145,7 @@ def test_the_same_reply_read_three_ways() -> None:
 
 
 def test_presets_by_name() -> None:
-    assert set(RATING_RULES) == {"hyoka", "pfmt-upstream", "fastchat"}
+    assert set(RATING_RULES) == {"hyoka", "pfmt-upstream", "fastchat", "llm-jp", "ja-vicuna-qa"}
     assert rating_rules("pfmt-upstream") is PFMT_UPSTREAM
     assert (PFMT_UPSTREAM.max_attempts, PFMT_UPSTREAM.max_tokens, PFMT_UPSTREAM.pick) == (
         5,
@@ -227,3 +227,14 @@ def test_hyoka_rules_keep_the_callers_settings() -> None:
         outcome = _rate(judge, "p", HYOKA, SamplingParams(temperature=0.2))
     assert (outcome.score, outcome.attempts) == (6.0, 2)
     assert [(r.temperature, r.max_tokens) for r in judge.received] == [(0.2, None), (0.201, None)]
+
+
+def test_ja_vicuna_qa_reads_its_three_patterns_and_no_bare_brackets() -> None:
+    """ja-vicuna-qa-benchmark's MatchSingle: [[n]], else [[rating:n]], else [[rating: n]];
+    FastChat's bare [n] is not among them."""
+    vicuna = rating_rules("ja-vicuna-qa")
+    assert parse_rating("評価: [[rating: 7]]", vicuna) == 7.0
+    assert parse_rating("[[rating:3]] と [[8]]", vicuna) == 8.0  # the first form present
+    assert parse_rating("評価は[6]です", vicuna) is None
+    assert parse_rating("評価は[6]です", FASTCHAT) == 6.0
+    assert (vicuna.max_attempts, vicuna.max_tokens, vicuna.pick) == (1, 2048, "first")

@@ -21,8 +21,8 @@ def mt() -> Bench:
     return Bench.load("mt-bench", SHARED_DATA)
 
 
-def test_both_definitions_are_registered() -> None:
-    assert list(BENCHES) == ["pfmt-fin", "mt-bench", "jmt-bench"]
+def test_every_definition_is_registered() -> None:
+    assert list(BENCHES) == ["pfmt-fin", "mt-bench", "jmt-bench", "ja-vicuna-qa"]
     assert bench_spec("mt-bench") is MT_BENCH
     with pytest.raises(InputError, match="--bench: unknown benchmark 'mt'; choose one of: pfmt"):
         bench_spec("mt")

@@ -153,6 +153,11 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
                 _CLI + "mtbench_cmd:judge_command",
                 "Grade every turn with the benchmark's judge prompts and rating rules (resumable).",
             ),
+            "verify": CommandSpec(
+                _CLI + "mtbench_cmd:verify_command",
+                "Check that every score and verdict of judgment files follows from their "
+                "stored replies.",
+            ),
             "leaderboard": CommandSpec(
                 _CLI + "mtbench_cmd:leaderboard_command",
                 "Rank models by category: the mean of both turns' scores, overall as upstream "

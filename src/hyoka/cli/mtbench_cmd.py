@@ -277,6 +277,47 @@ def generate_command(
 
 
 @reports_errors
+def verify_command(
+    judgments: Annotated[
+        list[Path], typer.Argument(help="Judgment files (FastChat JSONL: _single or _pair).")
+    ],
+    bench: Annotated[
+        str | None,
+        typer.Option(
+            "--bench",
+            help="Whose rules: pfmt-fin, mt-bench or ja-vicuna-qa (default: the benchmark the "
+            "file's hyoka manifest names, or whose data folder holds it).",
+        ),
+    ] = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Check that every score and verdict of judgment files follows from their stored replies.
+
+    Each line's raw judge reply is read again by the benchmark's rules (its rating rules
+    for a score, its verdict rule for g1_winner/g2_winner, and hyoka's per-method
+    verdicts); lines a rule decided (No answer, Incorrect language) must hold that rule's
+    result. Prints "reproduced exactly" per file, or the first differing line (file:line);
+    exits 1 if any file is not reproduced. Nothing is written.
+
+    Examples:
+
+      hyoka mtbench verify results/mtbench/pfmt-fin/model_judgment/gpt-4o-mini_single/m.jsonl
+
+      hyoka mtbench verify --bench ja-vicuna-qa pairwise.jsonl
+    """
+    from hyoka.cli._common import console
+    from hyoka.mtbench import judgment_spec, verify_judgments
+
+    failures = 0
+    for path in judgments:
+        check = verify_judgments(path, judgment_spec(path, bench, data_dir))
+        failures += not check.reproduced
+        console.print(check.verdict, highlight=False, soft_wrap=True, markup=False, emoji=False)
+    if failures:
+        raise typer.Exit(1)
+
+
+@reports_errors
 def judge_command(
     judge: JudgeOption,
     answers: Annotated[
@@ -381,7 +422,7 @@ def judge_command(
     if mode == "pairwise":
         settings = pairwise_settings(judge, base_url, max_tokens, methods)
         output = pair_output(results_dir, loaded, name, output_dir, files)
-        matches = make_matches(loaded_answers, baseline)
+        matches = make_matches(loaded_answers, baseline, loaded.spec.pair_models)
         pairs = plan_matches(loaded, matches, settings, output, how, methods)
         _judge_pairs(pairs, judge_client(), price_in, price_out)
         return

@@ -47,7 +47,7 @@ from hyoka.judge.pairwise import (
 )
 from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts
 from hyoka.judge.pairwise_summary import summarise as summarise_pairwise
-from hyoka.judge.rating import FASTCHAT, LLM_JP, PFMT_UPSTREAM, RatingRules, find_rating
+from hyoka.judge.rating import FASTCHAT, LLM_JP, PFMT_UPSTREAM, VICUNA_JA, RatingRules, find_rating
 from hyoka.judge.records import JudgeSettings, JudgmentRecord
 from hyoka.judge.single import (
     SingleGrading,
@@ -59,7 +59,7 @@ from hyoka.judge.single import (
     summarise,
 )
 from hyoka.judge.templates import JudgeTemplate, load_template
-from hyoka.judge.verdict_probs import parse_verdict
+from hyoka.judge.verdict_probs import VerdictOutput, parse_verdict
 from hyoka.judge.winrate import WinCounts, head_to_head, win_counts, win_share
 
 __all__ = [
@@ -68,6 +68,7 @@ __all__ = [
     "METHODS",
     "PFMT_UPSTREAM",
     "SIDES",
+    "VICUNA_JA",
     "Answer",
     "FileFormat",
     "JudgePlan",
@@ -85,6 +86,7 @@ __all__ = [
     "SingleItem",
     "SingleSummary",
     "Task",
+    "VerdictOutput",
     "WinCounts",
     "check_criteria_use",
     "check_judge",

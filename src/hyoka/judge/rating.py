@@ -20,6 +20,9 @@ upstream protocol must read replies exactly as upstream did, or its numbers drif
 ``fastchat`` (lm-sys FastChat ``llm_judge/common.py``, ``run_judge_single``)
     The same two forms and first-match reading as pfmt, one call at temperature 0 with
     2048 tokens, no retry: a reply without a rating is recorded as -1.
+``ja-vicuna-qa`` (ku-nlp ja-vicuna-qa-benchmark ``llm_judge/common.py``, ``MatchSingle``)
+    The first ``[[n]]``, else the first ``[[rating:n]]``, else the first ``[[rating: n]]``
+    (integers only in the last two); no bare ``[n]``; otherwise as ``fastchat``.
 
 Upstream's number syntax is ``\\d+\\.?\\d*`` with no spaces inside the brackets; its value
 is ``ast.literal_eval`` of the match, so ``7`` is the integer 7 and ``7.5`` a float.
@@ -84,6 +87,13 @@ HYOKA_FORMS = (
 UPSTREAM_FORMS = (
     RatingForm("[[n]]", re.compile(r"\[\[" + _UPSTREAM_NUMBER + r"\]\]")),
     RatingForm("[n]", re.compile(r"\[" + _UPSTREAM_NUMBER + r"\]")),
+)
+
+#: ja-vicuna-qa-benchmark's three patterns, tried in this order
+VICUNA_JA_FORMS = (
+    RatingForm("[[n]]", re.compile(r"\[\[" + _UPSTREAM_NUMBER + r"\]\]")),
+    RatingForm("[[rating:n]]", re.compile(r"\[\[rating:(\d+)\]\]")),
+    RatingForm("[[rating: n]]", re.compile(r"\[\[rating: (\d+)\]\]")),
 )
 
 
@@ -166,6 +176,17 @@ FASTCHAT = RatingRules(
     base_temperature=0.0,
     max_tokens=2048,
 )
+VICUNA_JA = RatingRules(
+    name="ja-vicuna-qa",
+    forms=VICUNA_JA_FORMS,
+    pick="first",
+    fold_nfkc=False,
+    accepted=None,
+    max_attempts=1,
+    temperature_step=0.0,
+    base_temperature=0.0,
+    max_tokens=2048,
+)
 
 #: llm-jp-judge (``evaluator/base.py``, ``client/remote.py``, ``config/client/openai.yaml``):
 #: the first ``[[n]]`` with n in 1..10 (its prompts' ``regex``), temperature 0, 2048 tokens;
@@ -185,7 +206,9 @@ LLM_JP = RatingRules(
 )
 
 #: The named presets, by the short name signatures and ``--rating-rules`` use.
-RATING_RULES: dict[str, RatingRules] = {r.name: r for r in (HYOKA, PFMT_UPSTREAM, FASTCHAT, LLM_JP)}
+RATING_RULES: dict[str, RatingRules] = {
+    r.name: r for r in (HYOKA, PFMT_UPSTREAM, FASTCHAT, LLM_JP, VICUNA_JA)
+}
 
 
 def rating_rules(name: str) -> RatingRules:

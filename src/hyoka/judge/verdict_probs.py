@@ -35,7 +35,10 @@ from pydantic import BaseModel, ConfigDict
 from hyoka.providers import TokenLogprob, TopLogprob
 
 LETTERS = ("A", "B", "C")
-VerdictOutput = Literal["verdict", "verdict-after-reasons"]
+#: ``fastchat-tokens``: FastChat's (and its Japanese forks') substring tests, ``[[A]]`` in
+#: the reply, else ``[[B]]``, else ``[[C]]``: the first *token* present in that fixed order
+#: wins, wherever it stands, and only those exact ASCII spellings count
+VerdictOutput = Literal["verdict", "verdict-after-reasons", "fastchat-tokens"]
 
 #: Why an order has (or lacks) verdict probabilities.
 ProbStatus = Literal[
@@ -68,7 +71,8 @@ def normalise_letter(token: str) -> str | None:
 
 def parse_verdict(reply: str, output: VerdictOutput) -> str | None:
     """The verdict letter in the judge's own reply: the first standalone letter for a
-    result-only reply, the last ``[[X]]`` for a reasons-then-result one."""
+    result-only reply, the last ``[[X]]`` for a reasons-then-result one, FastChat's first
+    token of ``[[A]]``, ``[[B]]``, ``[[C]]`` for ``fastchat-tokens``."""
     found = _find(reply.encode("utf-8"), output)
     if found is None:
         return None
@@ -81,6 +85,12 @@ def _find(data: bytes, output: VerdictOutput) -> tuple[int, int] | None:
     if output == "verdict":
         match = _STANDALONE.search(data)
         return None if match is None else match.span()
+    if output == "fastchat-tokens":
+        for letter in LETTERS:
+            start = data.find(b"[[" + letter.encode() + b"]]")
+            if start >= 0:
+                return start + 2, start + 3
+        return None
     spans = [match.span(1) for match in _BRACKETED.finditer(data)]
     return spans[-1] if spans else None
 

@@ -41,6 +41,7 @@ from hyoka.mtbench.records import (
 )
 from hyoka.mtbench.report import render
 from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
+from hyoka.mtbench.verify import JudgmentCheck, judgment_spec, verify_judgments
 
 __all__ = [
     "INCORRECT_LANGUAGE",
@@ -53,6 +54,7 @@ __all__ = [
     "BenchJudging",
     "GeneratePlan",
     "GenerateReport",
+    "JudgmentCheck",
     "Leaderboard",
     "PairJudgmentLine",
     "PinnedFile",
@@ -67,6 +69,7 @@ __all__ = [
     "display_name",
     "generate_answers",
     "judgment_files",
+    "judgment_spec",
     "load_answers",
     "make_matches",
     "method_counts",
@@ -82,5 +85,6 @@ __all__ = [
     "round_half_up",
     "single_output",
     "turn_label",
+    "verify_judgments",
     "write_radar",
 ]

@@ -22,7 +22,7 @@ _DISPLAY_NAMES = {EMBEDDED_MODEL: "HuggingFaceTB/SmolLM2-135M-Instruct"}
 
 def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
     """Each line with its number, once it is known to be an answer of ``bench``'s, with
-    the turns it judges, by the same model as the lines before it."""
+    the turns it judges (at most the benchmark's), by the same model as the lines before it."""
     known = bench.by_id
     needed = max(bench.turns)  # Stability's variants judge turn 1: its answers hold one
     model_id: str | None = None
@@ -34,8 +34,10 @@ def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
                 "question (an answer file of another benchmark?)"
             )
         turns = len(record.turns)
-        if turns < needed or turns > 2:
-            expected = "2" if needed == 2 else "1 or 2"
+        if turns < needed or turns > bench.spec.turns:
+            expected = (
+                str(needed) if needed == bench.spec.turns else f"{needed} to {bench.spec.turns}"
+            )
             raise InputError(
                 f"{where}: question_id {record.question_id} has {turns} turn(s), "
                 f"expected {expected}"

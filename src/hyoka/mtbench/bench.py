@@ -14,7 +14,7 @@ and answer rules a run uses; the engine knows none by name.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -24,7 +24,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
-from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, Method, RatingRules
+from hyoka.judge import (
+    FASTCHAT,
+    PFMT_UPSTREAM,
+    VICUNA_JA,
+    Method,
+    RatingRules,
+    VerdictOutput,
+)
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
 from hyoka.mtbench.prompt_yaml import read_prompt_yaml
 from hyoka.mtbench.records import AnswerRecord
@@ -46,6 +53,9 @@ Headline = Literal["category-mean", "turn-mean"]
 #: judgments in one file for every model where upstream writes them so (FastChat's
 #: ``<judge>_single.jsonl``). Pairwise judgments are one ``<judge>_pair.jsonl`` in both.
 Layout = Literal["hyoka", "upstream"]
+#: which model of a pair is ``model_1``: as given (the answering model, then the
+#: baseline), or the alphabetically smaller name
+PairModels = Literal["given", "sorted"]
 LAYOUTS: tuple[Layout, ...] = ("hyoka", "upstream")
 
 
@@ -76,8 +86,13 @@ class JudgePromptNames:
 
     @property
     def all_names(self) -> tuple[str, ...]:
+        return self.names_for(2)
+
+    def names_for(self, turns: int) -> tuple[str, ...]:
+        """The prompts a benchmark of ``turns``-turn dialogues needs (no multi-turn
+        prompts for single-turn questions)."""
         bases = (self.single, self.single_reference, self.pair, self.pair_reference)
-        return tuple(name for b in bases for name in (b, b + self.multi_turn_suffix))
+        return tuple(self._turn(b, turn) for b in bases for turn in range(1, turns + 1))
 
 
 @dataclass(frozen=True)
@@ -135,6 +150,21 @@ class BenchSpec:
     )
     #: the name of the benchmark in upstream's folder layout (``data/{bench_name}/...``)
     upstream_name: str = ""
+    #: how many user turns each dialogue has (every turn is answered and judged): MT-bench
+    #: and pfmt-bench-fin-ja 2, Japanese Vicuna QA 1
+    turns: int = 2
+    #: where a pairwise judge's reply holds its verdict: the last ``[[X]]``
+    #: (``verdict-after-reasons``), or FastChat's substring tests in the fixed order
+    #: ``[[A]]``, ``[[B]]``, ``[[C]]`` (``fastchat-tokens``: the first *token* present wins)
+    pair_verdict: VerdictOutput = "verdict-after-reasons"
+    #: which model of a pair is ``model_1`` (assistant A in game 1): the answering model
+    #: against the baseline (``given``, FastChat's ``pairwise-baseline``), or the
+    #: alphabetically smaller name (``sorted``, ja-vicuna-qa-benchmark's
+    #: ``gen_judgment.py``, which forms sorted combinations and keeps those with the baseline)
+    pair_models: PairModels = "given"
+    #: fields upstream's pair lines carry beside FastChat's (ja-vicuna-qa-benchmark:
+    #: ``question``, ``answer_1``, ``answer_2``, ``judge_model``, ``judge_prompt``)
+    upstream_pair_fields: bool = False
     #: whether upstream writes every model's single judgments to one file
     #: (``model_judgment/<judge>_single.jsonl``, FastChat's ``gen_judgment.py``, which its
     #: ``show_result.py`` reads) rather than one file per model in ``<judge>_single/``
@@ -292,7 +322,60 @@ JMT_BENCH = BenchSpec(
     model_from_file_name=True,
 )
 
-BENCHES: dict[str, BenchSpec] = {spec.name: spec for spec in (PFMT_FIN, MT_BENCH, JMT_BENCH)}
+#: ja-vicuna-qa-benchmark's ``DEFAULT_TEMPERATURE_MAP`` (``llm_judge/gen_model_answer.py``),
+#: used where a model's config sets no temperature
+_VICUNA_JA_TEMPERATURES = {
+    "writing": 0.7, "roleplay": 0.7, "knowledge": 0.001, "math": 0.001, "coding": 0.001,
+    "common-sense": 0.3, "counterfactual": 0.7, "fermi": 0.3, "generic": 0.1,
+}  # fmt: skip
+#: ja-vicuna-qa-benchmark's ``NEED_REF_CATS`` (``llm_judge/common.py``)
+_VICUNA_JA_REFERENCE = frozenset({"math", "reasoning", "coding"})
+
+JA_VICUNA_QA = BenchSpec(
+    name="ja-vicuna-qa",
+    title="Japanese Vicuna QA",
+    folder="ja-vicuna-qa",
+    categories=(
+        "generic",
+        "knowledge",
+        "roleplay",
+        "common-sense",
+        "fermi",
+        "counterfactual",
+        "coding",
+        "math",
+        "writing",
+    ),
+    reference_categories=_VICUNA_JA_REFERENCE,
+    reference_file="reference_answer/gpt-4/results.jsonl",
+    answer_lang="ja",
+    # common.py: the first [[n]], else [[rating:n]], else [[rating: n]], else -1
+    rating_rules=VICUNA_JA,
+    zero_rules=(),
+    pair_zero_rules=(),
+    headline="turn-mean",
+    prompt_names=JudgePromptNames(
+        single="single", single_reference="single-math", pair="pair", pair_reference="pair-math"
+    ),
+    dialogue=JAPANESE_DIALOGUE,
+    # upstream's category temperatures; the reply budget is each model's config upstream
+    # (text-davinci-003's: max_tokens 2048), taken here as the default; no penalty
+    generation=GenerationDefaults(
+        temperatures=_frozen(_VICUNA_JA_TEMPERATURES),
+        other_temperature=0.7,
+        max_tokens=2048,
+        local_repetition_penalty=None,
+    ),
+    turns=1,
+    pair_verdict="fastchat-tokens",
+    pair_models="sorted",
+    upstream_pair_fields=True,
+    upstream_name="jp_bench",
+)
+
+BENCHES: dict[str, BenchSpec] = {
+    spec.name: spec for spec in (PFMT_FIN, MT_BENCH, JMT_BENCH, JA_VICUNA_QA)
+}
 
 #: Short column names, as in the paper's Table 1 (MT-bench's own are spelled out).
 SHORT_NAMES = {
@@ -331,7 +414,8 @@ class Question(BaseModel):
 
     question_id: int
     category: str
-    turns: tuple[str, str]
+    #: one or two user turns (the benchmark's ``turns`` says how many it has)
+    turns: tuple[str, ...] = Field(min_length=1, max_length=2)
     answer_lang: tuple[str, str] | None = None
     reference: tuple[str, ...] | None = None
 
@@ -407,8 +491,11 @@ class Bench:
 
     @property
     def turns(self) -> tuple[int, ...]:
-        """The turns judged: the variant's (Stability: turn 1 only), else both."""
-        return self.variant.turns if self.variant is not None else (1, 2)
+        """The turns judged: the variant's (Stability: turn 1 only), else every turn of
+        the benchmark's dialogues (``BenchSpec.turns``)."""
+        if self.variant is not None:
+            return self.variant.turns
+        return tuple(range(1, self.spec.turns + 1))
 
     @property
     def generation(self) -> GenerationDefaults:
@@ -466,12 +553,7 @@ class Bench:
         """Judge prompt ``name`` filled in as upstream does (``str.format``): the question's
         turns, the ``answers`` fields, and in the reference categories the reference's turns
         (single and pairwise prompts differ only in their answer fields)."""
-        fields = {
-            "question": question.turns[0],
-            "question_1": question.turns[0],
-            "question_2": question.turns[1],
-            **answers,
-        }
+        fields = {"question": question.turns[0], **numbered("question", question.turns), **answers}
         if question.category in self.spec.reference_categories:
             reference = self.references.get(question.question_id)
             if reference is None:
@@ -479,9 +561,7 @@ class Bench:
                     f"{self.reference_path}: no reference answer for "
                     f"question_id {question.question_id}"
                 )
-            fields["ref_answer_1"] = reference.turns[0]
-            if len(reference.turns) > 1:  # Stability's 2023 references hold turn 1 only
-                fields["ref_answer_2"] = reference.turns[1]
+            fields.update(numbered("ref_answer", reference.turns))
         return self.prompt(name).prompt_template.format(**fields)
 
     def expected_lang(self, question: Question, turn: int) -> str:
@@ -537,7 +617,7 @@ def _needed_prompts(spec: BenchSpec, variant: Variant | None) -> tuple[str, ...]
     variant, the single-grading prompts of the turns it judges (Stability's file has
     turn 1's only; pairwise prompts are looked up when a pairwise run asks for them)."""
     if variant is None:
-        return spec.prompt_names.all_names
+        return spec.prompt_names.names_for(spec.turns)
     names = spec.prompt_names
     return tuple(
         names.single_name(reference=reference, turn=turn)
@@ -546,11 +626,21 @@ def _needed_prompts(spec: BenchSpec, variant: Variant | None) -> tuple[str, ...]
     )
 
 
+def numbered(name: str, turns: Sequence[str]) -> dict[str, str]:
+    """``{name}_1``, ``{name}_2`` ... for the turns there are (a one-turn benchmark's
+    prompts name only ``_1``)."""
+    return {f"{name}_{number}": text for number, text in enumerate(turns, start=1)}
+
+
 def _load_questions(spec: BenchSpec, path: Path, data: bytes) -> tuple[Question, ...]:
     def checked() -> Iterator[tuple[int, Question]]:
         for number, question in read_records(path, Question, data):
             if question.category not in spec.categories:
                 raise DataError(f"{path}:{number}: unknown category {question.category!r}")
+            if len(question.turns) != spec.turns:
+                raise DataError(
+                    f"{path}:{number}: {len(question.turns)} turn(s), {spec.title} has {spec.turns}"
+                )
             yield number, question
 
     return tuple(unique_records(path, checked(), key=_question_key))

@@ -33,7 +33,7 @@ from hyoka.judge import (
     inputs_hash,
     user_prompt_of,
 )
-from hyoka.mtbench.bench import Bench, Layout, Question
+from hyoka.mtbench.bench import Bench, Layout, Question, numbered
 from hyoka.mtbench.langcheck import CHECKS, Check, LidModel, is_expected_language
 from hyoka.mtbench.records import (
     INCORRECT_LANGUAGE,
@@ -114,13 +114,11 @@ def user_prompt(bench: Bench, question: Question, answer: AnswerRecord, turn: in
 
 
 def answer_fields(bench: Bench, turns: Sequence[str]) -> dict[str, str]:
-    """The answer slots of a single-grading prompt: ``answer`` (turn 1), ``answer_1`` and,
-    where the answer has it, ``answer_2``, each cut by the variant's rule."""
+    """The answer slots of a single-grading prompt: ``answer`` (turn 1) and ``answer_1``,
+    ``answer_2`` ... for the turns the answer has, each cut by the variant's rule."""
     cut = bench.variant.cut if bench.variant is not None else str
-    fields = {"answer": cut(turns[0]), "answer_1": cut(turns[0])}
-    if len(turns) > 1:
-        fields["answer_2"] = cut(turns[1])
-    return fields
+    kept = [cut(turn) for turn in turns]
+    return {"answer": kept[0], **numbered("answer", kept)}
 
 
 def ruled_out(

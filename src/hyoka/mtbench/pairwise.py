@@ -42,9 +42,10 @@ from hyoka.judge import (
     read_lines,
     user_prompt_of,
 )
-from hyoka.mtbench.bench import Bench, Question
+from hyoka.mtbench.bench import Bench, PairModels, Question, numbered
 from hyoka.mtbench.judge import BenchJudging, TurnInfo, messages_of
 from hyoka.mtbench.records import AnswerRecord, PairJudgmentLine, pair_line
+from hyoka.providers import parse_model_string
 
 #: (question_id, turn, the two models in either order): what a line settles
 DoneKey = tuple[int, int, frozenset[str]]
@@ -61,11 +62,27 @@ class Match:
 
 
 def make_matches(
-    answers: Sequence[tuple[Path, Mapping[int, AnswerRecord]]], baseline: str | None
+    answers: Sequence[tuple[Path, Mapping[int, AnswerRecord]]],
+    baseline: str | None,
+    order: PairModels = "given",
 ) -> list[Match]:
     """The comparisons the answer files ask for, in the order given: every pair of them
     (FastChat's pairwise-all), or each model against ``baseline`` (pairwise-baseline: the
-    model is ``model_1``, the baseline ``model_2``)."""
+    model is ``model_1``, the baseline ``model_2``). ``order="sorted"`` (a benchmark's
+    ``pair_models``) makes the alphabetically smaller name ``model_1`` in every pair, as
+    ja-vicuna-qa-benchmark's sorted combinations do."""
+    matches = _matches(answers, baseline)
+    if order == "given":
+        return matches
+    return [
+        m if m.model_1 < m.model_2 else Match(m.model_2, m.answers_2, m.model_1, m.answers_1)
+        for m in matches
+    ]
+
+
+def _matches(
+    answers: Sequence[tuple[Path, Mapping[int, AnswerRecord]]], baseline: str | None
+) -> list[Match]:
     by_model: dict[str, Mapping[int, AnswerRecord]] = {}
     for path, by_id in answers:
         model = next(iter(by_id.values())).model_id
@@ -102,10 +119,8 @@ def pair_user_prompt(
     fields = {
         "answer_a": answer_a.turns[0],
         "answer_b": answer_b.turns[0],
-        "answer_a_1": answer_a.turns[0],
-        "answer_a_2": answer_a.turns[1],
-        "answer_b_1": answer_b.turns[0],
-        "answer_b_2": answer_b.turns[1],
+        **numbered("answer_a", answer_a.turns),
+        **numbered("answer_b", answer_b.turns),
     }
     return bench.fill_prompt(pair_prompt_name(bench, question, turn), question, fields)
 
@@ -115,16 +130,16 @@ def match_keys(match: Match, questions: Sequence[Question]) -> list[DoneKey]:
     return [(q.question_id, turn, pair) for q in questions for turn in (1, 2)]
 
 
-def _check_answers(match: Match, questions: Sequence[Question]) -> None:
+def _check_answers(match: Match, questions: Sequence[Question], turns: int) -> None:
     if match.model_1 == match.model_2:
         raise InputError(f"{match.model_1!r} compared with itself: give two different models")
     for model, answers in ((match.model_1, match.answers_1), (match.model_2, match.answers_2)):
         missing = [q.question_id for q in questions if q.question_id not in answers]
         if missing:
             raise InputError(f"{model}: no answer to question_id {missing[0]}")
-        short = [q.question_id for q in questions if len(answers[q.question_id].turns) < 2]
+        short = [q.question_id for q in questions if len(answers[q.question_id].turns) < turns]
         if short:
-            raise InputError(f"{model}: question_id {short[0]} has fewer than two turns")
+            raise InputError(f"{model}: question_id {short[0]} has fewer than {turns} turn(s)")
 
 
 def read_pair_lines(path: Path) -> list[PairJudgmentLine]:
@@ -142,16 +157,48 @@ def _pair_order(line: PairJudgmentLine) -> tuple[str, str, int, int]:
     return (line.model_1, line.model_2, line.question_id, line.turn)
 
 
+#: (question_id, model_1, model_2) -> upstream's own fields of that pair line
+Extras = Mapping[tuple[int, str, str], Mapping[str, object]]
+
+
+def _upstream_fields(bench: Bench, matches: Sequence[Match], judge: str) -> Extras:
+    """ja-vicuna-qa-benchmark's fields beside FastChat's: the question and both answers
+    (turn 1), the judge model's name and the prompt's name, as its ``MatchPair.play``
+    writes them."""
+    _provider, judge_model = parse_model_string(judge, flag="--judge")
+    extras: dict[tuple[int, str, str], Mapping[str, object]] = {}
+    for match in matches:
+        for question in bench.questions:
+            qid = question.question_id
+            if qid not in match.answers_1 or qid not in match.answers_2:
+                continue
+            extras[(qid, match.model_1, match.model_2)] = {
+                "question": question.turns[0],
+                "answer_1": match.answers_1[qid].turns[0],
+                "answer_2": match.answers_2[qid].turns[0],
+                "judge_model": judge_model,
+                "judge_prompt": pair_prompt_name(bench, question, 1),
+            }
+    return extras
+
+
 def _pair_format(
-    judge_name: str, turns: Mapping[str, TurnInfo], methods: Sequence[Method]
+    judge_name: str,
+    turns: Mapping[str, TurnInfo],
+    methods: Sequence[Method],
+    extras: Extras | None = None,
 ) -> FileFormat[PairJudgmentLine]:
     def write(record: JudgmentRecord, task: Task) -> PairJudgmentLine:
         info = turns[task.id]
         user = (user_prompt_of(task.prompts[0]), user_prompt_of(task.prompts[1]))
-        return pair_line(
+        line = pair_line(
             record, question_id=info.question_id, turn=info.turn,
             judge=(judge_name, info.prompt_name), user_prompts=user,
         )  # fmt: skip
+        if extras is None:
+            return line
+        more = extras[(info.question_id, line.model_1, line.model_2)]
+        return PairJudgmentLine.model_validate({**line.model_dump(), **more})
 
     def differs(stored: PairJudgmentLine, task: Task) -> str | None:
         shown = (user_prompt_of(task.prompts[0]), user_prompt_of(task.prompts[1]))
@@ -202,20 +249,29 @@ def plan_matches(
     lines): every prompt built and every rule applied now, before any call."""
     questions = how.questions(bench)
     for match in matches:
-        _check_answers(match, questions)
+        _check_answers(match, questions, bench.spec.turns)
     tasks: list[Task] = []
     turns: dict[str, TurnInfo] = {}
     for match in matches:
         for question in questions:
-            for turn in (1, 2):
+            for turn in range(1, bench.spec.turns + 1):
                 name = pair_prompt_name(bench, question, turn)
                 task = _turn_task(bench, how, match, question, turn, name)
                 tasks.append(task)
                 turns[task.id] = TurnInfo(question.question_id, turn, name)
-    run = how.run(bench, "mtbench-pair", settings, methods=tuple(methods))
+    verdict = bench.spec.pair_verdict
+    run = how.run(
+        bench, "mtbench-pair", settings, methods=tuple(methods),
+        verdict=None if verdict == "verdict-after-reasons" else verdict,
+    )  # fmt: skip
     protocol = PairwiseJudging(
         settings, "judge_prompts", run.template.rpartition("@")[2], methods=methods,
-        output="verdict-after-reasons",
+        output=verdict,
     )  # fmt: skip
-    fmt = _pair_format(how.judge_name, turns, methods)
+    extras = (
+        _upstream_fields(bench, matches, settings.judge)
+        if bench.spec.upstream_pair_fields
+        else None
+    )
+    fmt = _pair_format(how.judge_name, turns, methods, extras)
     return JudgePlan(output, run, protocol, fmt, tuple(tasks))

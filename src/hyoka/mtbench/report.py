@@ -107,8 +107,10 @@ def _markdown(rows: list[list[str]]) -> str:
 
 
 def render(board: Leaderboard, fmt: Format, *, per_turn: bool = True) -> str:
-    # a variant that judges turn 1 only (Stability's) has no turn 2 table
-    turns: list[int | None] = [None, *board.bench.turns] if per_turn else [None]
+    # a table per judged turn where there is more than one (Japanese Vicuna QA has one
+    # turn; Stability's variants judge turn 1 only)
+    several = per_turn and len(board.bench.turns) > 1
+    turns: list[int | None] = [None, *board.bench.turns] if several else [None]
     if fmt == "json":
         return json.dumps(to_json(board), ensure_ascii=False, indent=2) + "\n"
     if fmt == "csv":
@@ -120,7 +122,8 @@ def render(board: Leaderboard, fmt: Format, *, per_turn: bool = True) -> str:
             label = "both" if turn is None else str(turn)
             writer.writerows([label, *row] for row in rows[1:])
         return buffer.getvalue() + "".join(f"# {note}\n" for note in notes(board))
-    parts = [f"### {_TITLES[turn]}\n\n{_markdown(table_rows(board, turn))}\n" for turn in turns]
+    titles = {**_TITLES, None: "All questions"} if board.bench.spec.turns == 1 else _TITLES
+    parts = [f"### {titles[turn]}\n\n{_markdown(table_rows(board, turn))}\n" for turn in turns]
     return "\n".join(parts) + "".join(f"\n{note}\n" for note in notes(board))
 
 
@@ -134,7 +137,7 @@ def to_json(board: Leaderboard) -> list[dict[str, Any]]:
             "overall": _number(model.overall()),
             "categories": {c: _number(m) for c, m in model.means().items()},
         }
-        for turn in (1, 2):
+        for turn in range(1, board.bench.spec.turns + 1):
             entry[f"turn{turn}"] = {
                 "overall": _number(model.overall(turn)),
                 "categories": {c: _number(model.category_mean(c, turn)) for c in categories},
