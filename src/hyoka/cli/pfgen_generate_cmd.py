@@ -26,7 +26,9 @@ from hyoka.cli._common import (
     TrialsOption,
     reports_errors,
 )
-from hyoka.pfgen import Mode  # an enum the flag needs at import; loads nothing heavy
+
+# the flags' choices and defaults, needed at import; they load nothing heavy
+from hyoka.pfgen import PROTOCOL, Mode
 
 #: The flags only these two commands take.
 ModeOption = Annotated[Mode, typer.Option("--mode", help="Prompt style.")]
@@ -39,12 +41,12 @@ PrefixOption = Annotated[
 def generate_command(
     model: ModelOption,
     mode: ModeOption = Mode.CHAT,
-    trials: TrialsOption = 10,
-    temperature: TemperatureOption = 1.0,
-    top_p: TopPOption = 0.98,
-    top_k: TopKOption = None,
-    max_tokens: MaxTokensOption = 300,
-    num_examples: NumExamplesOption = 20,
+    trials: TrialsOption = PROTOCOL.trials,
+    temperature: TemperatureOption = PROTOCOL.temperature,
+    top_p: TopPOption = PROTOCOL.top_p,
+    top_k: TopKOption = PROTOCOL.top_k,
+    max_tokens: MaxTokensOption = PROTOCOL.max_tokens,
+    num_examples: NumExamplesOption = PROTOCOL.num_examples,
     seed: SeedTextOption = "",
     prefix: PrefixOption = None,
     concurrency: ConcurrencyOption = 8,
@@ -83,12 +85,12 @@ def generate_command(
 def run_command(
     model: ModelOption,
     mode: ModeOption = Mode.CHAT,
-    trials: TrialsOption = 10,
-    temperature: TemperatureOption = 1.0,
-    top_p: TopPOption = 0.98,
-    top_k: TopKOption = None,
-    max_tokens: MaxTokensOption = 300,
-    num_examples: NumExamplesOption = 20,
+    trials: TrialsOption = PROTOCOL.trials,
+    temperature: TemperatureOption = PROTOCOL.temperature,
+    top_p: TopPOption = PROTOCOL.top_p,
+    top_k: TopKOption = PROTOCOL.top_k,
+    max_tokens: MaxTokensOption = PROTOCOL.max_tokens,
+    num_examples: NumExamplesOption = PROTOCOL.num_examples,
     seed: SeedTextOption = "",
     prefix: PrefixOption = None,
     concurrency: ConcurrencyOption = 8,

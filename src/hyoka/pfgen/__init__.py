@@ -10,8 +10,8 @@ Typical use::
 Whole runs: ``score_runs`` (writes result.json), ``verify_runs`` (checks them; both stream
 as ``iter_score_runs``/``iter_verify_runs``),
 ``collect_leaderboard`` (``collect_upstream_leaderboard``: upstream's rows and order) and
-``render_leaderboard``; generation: ``GenerateSettings``, ``plan_generation`` and
-``generate_run``. This is the package's face: users and sibling
+``render_leaderboard``; generation: ``GenerateSettings`` (its defaults: upstream's ``PROTOCOL``),
+``plan_generation`` and ``generate_run``. This is the package's face: users and sibling
 packages import from here, never from its modules. Names load on first use, so importing one
 of them (or any module of the package) does not pull in numpy, the providers and the rest.
 """
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from hyoka.pfgen.leaderboard import render as render_leaderboard
     from hyoka.pfgen.ngram_index import window_keys
     from hyoka.pfgen.prompts import build_prompt, clean_answer, stops_for, trial_seed
+    from hyoka.pfgen.protocol import PROTOCOL, REFSET_PROTOCOL, Protocol
     from hyoka.pfgen.provenance import SumFrom, data_id, run_signature, signature_of, with_signature
     from hyoka.pfgen.questions import QuestionFile, QuestionInfo
     from hyoka.pfgen.result import ScoredAnswer, build_result
@@ -108,6 +109,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "LeaderboardFormat": ("hyoka.pfgen.choices", "LeaderboardFormat"),
     "Measurement": ("hyoka.pfgen.scorer", "Measurement"),
     "Mode": ("hyoka.pfgen.choices", "Mode"),
+    "PROTOCOL": ("hyoka.pfgen.protocol", "PROTOCOL"),
+    "Protocol": ("hyoka.pfgen.protocol", "Protocol"),
+    "REFSET_PROTOCOL": ("hyoka.pfgen.protocol", "REFSET_PROTOCOL"),
     "PfgenBenchmark": ("hyoka.pfgen.benchmark", "PfgenBenchmark"),
     "PlannedRun": ("hyoka.pfgen.generate", "PlannedRun"),
     "QuestionInfo": ("hyoka.pfgen.questions", "QuestionInfo"),
@@ -150,6 +154,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 __all__ = [
     "BENCHMARK_FOLDER",
     "JUDGMENTS_FILE",
+    "PROTOCOL",
+    "REFSET_PROTOCOL",
     "AnswerScore",
     "CodepointBatch",
     "Difference",
@@ -163,6 +169,7 @@ __all__ = [
     "Mode",
     "PfgenBenchmark",
     "PlannedRun",
+    "Protocol",
     "QuestionFile",
     "QuestionInfo",
     "QuestionScorer",
