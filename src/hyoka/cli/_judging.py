@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from hyoka.signature import Signature
     from hyoka.store import JsonlLog
 
+    #: A plan made once the client is open: its label, the plan, and its log if the
+    #: caller already opened it.
+    Prepared = tuple[str, JudgePlan[Any], JsonlLog[Any] | None]
+
 
 def single_settings(
     judge: str,
@@ -57,13 +61,14 @@ def run_plans(
     plans: Sequence[tuple[str, JudgePlan[Any]]],
     *,
     rate: bool = True,
-    prepare: Callable[[], Awaitable[Sequence[tuple[str, JudgePlan[Any]]]]] | None = None,
+    prepare: Callable[[], Awaitable[Sequence[Prepared]]] | None = None,
 ) -> tuple[JudgeReport, list[Judged[Any]]]:
     """Run each ``(label, plan)`` with a progress bar on stderr, one after the other, and
     close the client: the reports added up, and each run's lines (``Judged``) to report
     from. Every plan's log is opened (checked, read and locked) before the first call and
     held to the end, so each judgment file is read once. ``prepare`` makes more plans with
-    the client open first (criteria to generate, say)."""
+    the client open first (criteria to generate, say), each with the log its caller opened
+    and holds for it (checked again against the plan made), or ``None`` to open it here."""
     from hyoka.judge import JudgeReport, check_judge, judge_plan, open_log
 
     with contextlib.ExitStack() as held:
@@ -83,7 +88,7 @@ def run_plans(
             total, runs = JudgeReport(), []
             async with client:
                 made = await prepare() if prepare is not None else ()
-                later = [(made_plan, None) for made_plan in made]
+                later = [((label, plan), log) for label, plan, log in made]
                 chosen = [*zip(plans, logs, strict=True), *later]
                 with progress_bar(rate=rate) as bar:
                     for (label, plan), log in chosen:

@@ -26,6 +26,7 @@ from hyoka.errors import InputError
 
 if TYPE_CHECKING:
     from hyoka.judge import JudgePlan, JudgmentRecord, PairwiseSummary
+    from hyoka.store import JsonlLog
 
 #: where judgments go unless --output says otherwise
 RESULTS = Path("results") / "judge" / "pairwise"
@@ -171,11 +172,14 @@ def pairwise_command(
         concurrency=concurrency, flag="--judge",
     )  # fmt: skip
     check_judge(client, pending.protocol)
-    open_log(pending).close()
+    # held from this check to the end: the pairs are judged into this one open log
+    log = open_log(pending)
     err_console.print(f"Judgment file: {out}", highlight=False, soft_wrap=True)
     store = criteria_file or out.parent / "criteria.json"
 
-    async def with_criteria() -> list[tuple[str, JudgePlan[JudgmentRecord]]]:
+    async def with_criteria() -> list[
+        tuple[str, JudgePlan[JudgmentRecord], JsonlLog[JudgmentRecord]]
+    ]:
         nonlocal items
         if "criteria" in chosen.placeholders:
             with progress_bar(rate=True) as bar:
@@ -186,10 +190,11 @@ def pairwise_command(
                 )  # fmt: skip
                 bar.update(task, completed=len(items))
         plans.append(plan_pairs(items, chosen, settings, out, methods=methods))
-        return [("pairs", plans[-1])]
+        return [("pairs", plans[-1], log)]
 
     plans: list[JudgePlan[JudgmentRecord]] = []
-    report, (judged,) = run_plans(client, [], prepare=with_criteria)
+    with log:
+        report, (judged,) = run_plans(client, [], prepare=with_criteria)
     plan = plans[-1]
     records = list(judged.lines)  # the file's records of these pairs, as the run left them
     summary = summarise_pairwise(records, methods)
