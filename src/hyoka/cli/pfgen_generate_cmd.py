@@ -68,17 +68,17 @@ def generate_command(
 
       hyoka pfgen generate -m llamacpp/smollm2 --trials 1 --limit 3
     """
-    from hyoka.cli._context import generate, print_report
+    from hyoka.cli._common import provider_options
+    from hyoka.cli._context import generate
     from hyoka.pfgen import GenerateSettings, PfgenBenchmark
 
     settings = GenerateSettings(
         model=model, mode=mode, trials=trials, temperature=temperature, top_p=top_p,
         top_k=top_k, max_tokens=max_tokens, num_examples=num_examples, seed=seed, prefix=prefix,
         concurrency=concurrency, limit=limit, results_dir=results_dir, name=name,
-        base_url=base_url, options=option or [], no_cache=no_cache,
+        base_url=base_url, options=provider_options(option), no_cache=no_cache,
     )  # fmt: skip
-    _folder, report, client = generate(settings, PfgenBenchmark.load(data_dir))
-    print_report(report, client)
+    generate(settings, PfgenBenchmark.load(data_dir))
 
 
 @reports_errors
@@ -110,6 +110,7 @@ def run_command(
 
       hyoka pfgen run -m llamacpp/smollm2 --trials 1 --limit 3
     """
+    from hyoka.cli._common import provider_options
     from hyoka.cli._context import generate_and_score
     from hyoka.pfgen import GenerateSettings
 
@@ -117,6 +118,6 @@ def run_command(
         model=model, mode=mode, trials=trials, temperature=temperature, top_p=top_p,
         top_k=top_k, max_tokens=max_tokens, num_examples=num_examples, seed=seed, prefix=prefix,
         concurrency=concurrency, limit=limit, results_dir=results_dir, name=name,
-        base_url=base_url, options=option or [], no_cache=no_cache,
+        base_url=base_url, options=provider_options(option), no_cache=no_cache,
     )  # fmt: skip
     generate_and_score(settings, data_dir)

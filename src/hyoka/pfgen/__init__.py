@@ -8,10 +8,11 @@ Typical use::
     s.fluency, s.truthfulness, s.helpfulness, s.average, s.missed
 
 Whole runs: ``score_runs`` (writes result.json), ``verify_runs`` (checks them; both stream
-as ``iter_score_runs``/``iter_verify_runs``),
-``collect_leaderboard`` (``collect_upstream_leaderboard``: upstream's rows and order) and
-``render_leaderboard``; generation: ``GenerateSettings`` (its defaults: upstream's ``PROTOCOL``),
-``plan_generation`` and ``generate_run``. This is the package's face: users and sibling
+as ``iter_score_runs``/``iter_verify_runs``), ``collect_leaderboard``
+(``collect_upstream_leaderboard``: upstream's rows and order) and ``render_leaderboard``;
+generation: ``GenerateSettings`` (its defaults: upstream's ``PROTOCOL``), ``plan_generation``
+and ``generate_run``; a whole run as the commands make it: ``run_pfgen`` (``make_run``, then
+``score_new_run``) and ``public_neighbours``. This is the package's face: users and sibling
 packages import from here, never from its modules. Names load on first use, so importing one
 of them (or any module of the package) does not pull in numpy, the providers and the rest.
 """
@@ -50,6 +51,16 @@ if TYPE_CHECKING:
     from hyoka.pfgen.leaderboard import collect_upstream as collect_upstream_leaderboard
     from hyoka.pfgen.leaderboard import render as render_leaderboard
     from hyoka.pfgen.ngram_index import window_keys
+    from hyoka.pfgen.pipeline import (
+        GeneratedRun,
+        Neighbours,
+        PfgenRun,
+        RunWatcher,
+        make_run,
+        public_neighbours,
+        run_pfgen,
+        score_new_run,
+    )
     from hyoka.pfgen.prompts import build_prompt, clean_answer, stops_for, trial_seed
     from hyoka.pfgen.protocol import PROTOCOL, REFSET_PROTOCOL, Protocol
     from hyoka.pfgen.provenance import SumFrom, data_id, run_signature, signature_of, with_signature
@@ -109,6 +120,14 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "LeaderboardFormat": ("hyoka.pfgen.choices", "LeaderboardFormat"),
     "Measurement": ("hyoka.pfgen.scorer", "Measurement"),
     "Mode": ("hyoka.pfgen.choices", "Mode"),
+    "GeneratedRun": ("hyoka.pfgen.pipeline", "GeneratedRun"),
+    "Neighbours": ("hyoka.pfgen.pipeline", "Neighbours"),
+    "PfgenRun": ("hyoka.pfgen.pipeline", "PfgenRun"),
+    "RunWatcher": ("hyoka.pfgen.pipeline", "RunWatcher"),
+    "make_run": ("hyoka.pfgen.pipeline", "make_run"),
+    "public_neighbours": ("hyoka.pfgen.pipeline", "public_neighbours"),
+    "run_pfgen": ("hyoka.pfgen.pipeline", "run_pfgen"),
+    "score_new_run": ("hyoka.pfgen.pipeline", "score_new_run"),
     "PROTOCOL": ("hyoka.pfgen.protocol", "PROTOCOL"),
     "Protocol": ("hyoka.pfgen.protocol", "Protocol"),
     "REFSET_PROTOCOL": ("hyoka.pfgen.protocol", "REFSET_PROTOCOL"),
@@ -162,12 +181,15 @@ __all__ = [
     "Explanation",
     "Flags",
     "GenerateSettings",
+    "GeneratedRun",
     "GenerationPlan",
     "GenerationReport",
     "LeaderboardFormat",
     "Measurement",
     "Mode",
+    "Neighbours",
     "PfgenBenchmark",
+    "PfgenRun",
     "PlannedRun",
     "Protocol",
     "QuestionFile",
@@ -176,6 +198,7 @@ __all__ = [
     "ReferencePool",
     "RunOutcome",
     "RunSummary",
+    "RunWatcher",
     "SampleAnswer",
     "ScoredAnswer",
     "ScoredAnswers",
@@ -200,9 +223,11 @@ __all__ = [
     "generate_run",
     "iter_score_runs",
     "iter_verify_runs",
+    "make_run",
     "measure_answers",
     "parse_rules",
     "plan_generation",
+    "public_neighbours",
     "rank",
     "read_result",
     "read_run",
@@ -210,9 +235,11 @@ __all__ = [
     "reference_answers",
     "render_leaderboard",
     "result_problem",
+    "run_pfgen",
     "run_signature",
     "scan_runs",
     "score_answers",
+    "score_new_run",
     "score_run",
     "score_runs",
     "signature_of",

@@ -76,7 +76,8 @@ class GenerateSettings:
     results_dir: Path = Path("results")
     name: str | None = None
     base_url: str | None = None
-    options: list[str] = field(default_factory=list)
+    #: Provider options (``--option KEY=VALUE``, values already read).
+    options: dict[str, Any] = field(default_factory=dict)
     no_cache: bool = False
 
 
