@@ -15,14 +15,15 @@ from hyoka.cli._common import (
     JsonOption,
     JudgeOption,
     LimitOption,
-    MethodOption,
     NoCacheOption,
     PerQuestionOption,
     ProviderOptionsOption,
     reports_errors,
 )
+from hyoka.cli._judging import MethodOption
 from hyoka.cli._tables import print_table
 from hyoka.errors import InputError
+from hyoka.judge import CriteriaChoice, MethodChoice
 
 if TYPE_CHECKING:
     from hyoka.judge import JudgePlan, JudgmentRecord, PairwiseSummary
@@ -70,10 +71,10 @@ def pairwise_command(
         Path, typer.Argument(help="Answers of model Y (JSONL, same ids), or a pfgen run folder.")
     ],
     judge: JudgeOption,
-    method: MethodOption = "all",
+    method: MethodOption = MethodChoice.ALL,
     criteria: Annotated[
-        str, typer.Option(help="auto: generate criteria per question (seed 001); none.")
-    ] = "none",
+        CriteriaChoice, typer.Option(help="auto: generate criteria per question (seed 001).")
+    ] = CriteriaChoice.NONE,
     reasons: Annotated[
         bool, typer.Option("--reasons/--no-reasons", help="Reasons before the verdict.")
     ] = False,
@@ -87,7 +88,7 @@ def pairwise_command(
         typer.Option("--export-verdicts", help="Write verdicts for `hyoka judge agreement`."),
     ] = None,
     export_method: Annotated[
-        str | None,
+        MethodChoice | None,
         typer.Option(
             "--export-method",
             help="Method whose verdicts are exported (default: --method, or prob for all).",
@@ -135,6 +136,7 @@ def pairwise_command(
     from hyoka.cli._common import err_console, print_warning, progress_bar, provider_options
     from hyoka.cli._judging import fail_if_no_verdict, print_signature, run_plans
     from hyoka.judge import (
+        PairwiseRun,
         check_criteria_use,
         check_judge,
         default_max_tokens,
@@ -152,7 +154,6 @@ def pairwise_command(
     )
     from hyoka.pfgen import answer_reader
     from hyoka.providers import connect
-    from hyoka.signature import SIGNATURE_KEY
 
     methods = parse_methods(method)
     exported = parse_methods(export_method or (method if method != "all" else "prob"))
@@ -217,14 +218,10 @@ def pairwise_command(
         )  # fmt: skip
     stats = client.stats
     if as_json:
-        run = {
-            "output": str(out), "template": chosen.name, "template_version": chosen.version,
-            "judge": judge, "model_x": model_x, "model_y": model_y, "judged": report.judged,
-            "done_before": report.done_before, "judge_calls": stats.requests,
-            "cache_hits": stats.cache_hits, "run_usage": stats.usage.model_dump(),
-            SIGNATURE_KEY: signature.to_json(),
-        }  # fmt: skip
-        typer.echo(json.dumps({**run, **summary.to_json()}, ensure_ascii=False, indent=1))
+        run = PairwiseRun(
+            out, chosen, judge, model_x, model_y, summary, report, stats, signature
+        )  # fmt: skip
+        typer.echo(json.dumps(run.to_json(), ensure_ascii=False, indent=1))
         fail_if_no_verdict(report, judge, out, "pair(s)")
         return
     typer.echo(

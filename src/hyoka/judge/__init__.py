@@ -8,6 +8,7 @@ file format its lines are written in. ``plan_single`` and ``plan_pairs`` make th
 runs; benchmarks (``hyoka.mtbench``) make theirs from the same parts.
 """
 
+from hyoka.judge.choices import AggregateChoice, CriteriaChoice, MethodChoice
 from hyoka.judge.criteria import CriteriaQuestion, CriteriaStore, generate_criteria
 from hyoka.judge.engine import (
     FileFormat,
@@ -26,6 +27,7 @@ from hyoka.judge.engine import (
     run_judging,
     user_prompt_of,
 )
+from hyoka.judge.outcome import PairwiseRun, SingleRun, cost_usd
 from hyoka.judge.pair_answers import Answer, load_pairs, read_answers
 from hyoka.judge.pairwise import (
     METHODS,
@@ -90,7 +92,9 @@ __all__ = [
     "SIDES",
     "TOP_LOGPROBS",
     "Aggregate",
+    "AggregateChoice",
     "Answer",
+    "CriteriaChoice",
     "CriteriaQuestion",
     "CriteriaStore",
     "FileFormat",
@@ -103,8 +107,10 @@ __all__ = [
     "JudgmentKind",
     "JudgmentRecord",
     "Method",
+    "MethodChoice",
     "PairItem",
     "PairwiseJudging",
+    "PairwiseRun",
     "PairwiseSummary",
     "Protocol",
     "RatingMatch",
@@ -112,6 +118,7 @@ __all__ = [
     "RatingRules",
     "SingleGrading",
     "SingleItem",
+    "SingleRun",
     "SingleSummary",
     "Task",
     "TemplateKind",
@@ -120,6 +127,7 @@ __all__ = [
     "check_criteria_use",
     "check_judge",
     "combine",
+    "cost_usd",
     "default_max_tokens",
     "default_output",
     "export_verdicts",
