@@ -173,7 +173,7 @@ def pairwise_command(
         concurrency=concurrency, flag="--judge",
     )  # fmt: skip
     check_judge(client, pending.protocol)
-    # held from this check to the end: the pairs are judged into this one open log
+    # held from this check until the pairs are judged into it: the file is opened once
     log = open_log(pending)
     err_console.print(f"Judgment file: {out}", highlight=False, soft_wrap=True)
     store = criteria_file or out.parent / "criteria.json"
