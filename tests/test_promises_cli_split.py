@@ -243,11 +243,11 @@ def test_run_pfgen_makes_the_run_that_pfgen_run_makes(
     score; the watcher hears the plan, each answer and trial, and the end of generation
     before the run is scored."""
     monkeypatch.setenv("OPENAI_API_KEY", "test-key-that-is-never-checked")
-    flags = {"trials": 1, "limit": 2, "num_examples": 2, "no_cache": True}
     with ReplayJudge({}, missing_reply="時計の長針と短針は1日に22回重なります。") as server:
         settings = GenerateSettings(
-            model="openai/tiny", base_url=server.base_url, results_dir=tmp_path / "lib", **flags
-        )
+            model="openai/tiny", base_url=server.base_url, results_dir=tmp_path / "lib",
+            trials=1, limit=2, num_examples=2, no_cache=True,
+        )  # fmt: skip
         heard = _Heard()
         done = run_pfgen(settings, benchmark, heard)
         args = ["pfgen", "run", "-m", "openai/tiny", "--base-url", server.base_url]
@@ -260,7 +260,9 @@ def test_run_pfgen_makes_the_run_that_pfgen_run_makes(
     folder = done.generated.folder
     assert folder.parent == tmp_path / "lib" / "tiny"
     ours = tmp_path / "cli" / folder.relative_to(tmp_path / "lib")
-    by_cli = RunSummary.from_result(ours, read_result(ours))
+    written = read_result(ours)
+    assert written is not None
+    by_cli = RunSummary.from_result(ours, written)
     assert (by_cli.score, by_cli.num_trials) == (done.summary.score, done.summary.num_trials)
     assert done.summary.num_trials == 1 and done.summary.score > 0
     assert by_cli.signature == done.summary.signature
