@@ -720,7 +720,7 @@ def test_template_needs_are_checked_before_any_call(
                       "--template", "pairwise-criteria-result")  # fmt: skip
     assert code == 1 and "give --criteria auto" in text
     code, text = _cli(str(x), str(x), "-j", "openai/none", "--method", "best")
-    assert code == 1 and "--method must be prob, bs1, bs2 or all" in text
+    assert code == 2 and "'best' is not one of" in text
 
 
 # --------------------------------------------------------------------------- arithmetic

@@ -158,7 +158,7 @@ def test_cli_generate_refuses_another_models_file(
     assert target.read_bytes() == before  # not even its last line is "repaired"
     args = ["mtbench", "generate", "-m", EMBEDDED_MODEL, "--injection", "loose"]
     bad = CliRunner().invoke(app, args)
-    assert bad.exit_code == 1 and "--injection must be strict or lenient" in bad.stderr
+    assert bad.exit_code == 2 and "'loose' is not one of" in bad.stderr
 
 
 def _edit(tmp_path: Path, edit: str) -> Path:

@@ -258,7 +258,7 @@ def test_cli_formats_radar_and_errors(tmp_path: Path, monkeypatch: pytest.Monkey
     page = html.read_text(encoding="utf-8")
     assert "plotly" in page and "claude-3-5-sonnet-20240620" in page and "ESGs" in page
     bad = runner.invoke(app, ["mtbench", "leaderboard", "--format", "xml"])
-    assert bad.exit_code == 1 and "--format" in bad.stderr
+    assert bad.exit_code == 2 and "'xml' is not one of" in bad.stderr
     path = _copy(tmp_path)
     path.write_text(path.read_text(encoding="utf-8") + "{not json\n", encoding="utf-8")
     broken = runner.invoke(app, ["mtbench", "leaderboard", "--judgments", str(path.parent)])

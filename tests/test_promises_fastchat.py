@@ -410,4 +410,4 @@ def test_per_model_layout_stays_the_default(tmp_path: Path) -> None:
     folder = data / "mt-bench" / "model_judgment" / "gpt-4_single"
     assert sorted(p.name for p in folder.glob("*.jsonl")) == ["model-a.jsonl", "model-b.jsonl"]
     code, out = _hyoka("mtbench", "judge", "-j", "openai/gpt-4", "-a", a, "--layout", "fastchat")
-    assert code == 1 and "--layout must be hyoka or upstream, got 'fastchat'" in out
+    assert code == 2 and "'fastchat' is not one of" in out

@@ -112,3 +112,35 @@ def test_two_runs_of_one_command_never_share_a_judgment_file(tmp_path: Path) -> 
     assert f"error: {judgments}: two runs of this command would write it" in result.output
     assert "Traceback" not in result.output
     assert not judgments.exists()  # no judgment made
+
+
+def test_judge_pairwise_with_nothing_left_to_do_opens_its_judgment_file_once(
+    tmp_path: Path,
+) -> None:
+    """``hyoka judge pairwise`` checks its file before any criteria cost a call and judges
+    into the same open log: one open of the file, its manifest and its lock."""
+    global _opened
+    script = tmp_path / "script.jsonl"
+    script.write_text(json.dumps({"reply": "[[A]]"}) + "\n", "utf-8")
+    files = []
+    for model, answer in (("x", "東京です。"), ("y", "大阪です。")):
+        path = tmp_path / f"{model}.jsonl"
+        line = {"id": "q1", "question": "日本の首都は?", "answer": answer, "model": model}
+        line["reference"] = "東京です。"
+        path.write_text(json.dumps(line, ensure_ascii=False) + "\n", "utf-8")
+        files.append(str(path))
+    judgments = (tmp_path / "pairs.jsonl").resolve()
+    args = ["judge", "pairwise", *files, "-j", f"scripted/{script}", "--method", "bs2"]
+    args += ["--no-cache", "--output", str(judgments)]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    _opened = Counter()
+    try:
+        again = CliRunner().invoke(app, args)
+    finally:
+        opened, _opened = _opened, None
+    assert again.exit_code == 0, again.output
+    assert "0 pair(s) judged, 1 already done" in again.output
+    manifest = judgments.with_name(judgments.name + ".manifest.json")
+    lock = judgments.with_name(f".{judgments.name}.hyoka-lock")
+    assert (opened[str(judgments)], opened[str(manifest)], opened[str(lock)]) == (1, 1, 1)

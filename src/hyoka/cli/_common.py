@@ -18,9 +18,10 @@ Sampling
     (--seed, a string), ``NumExamplesOption`` (--num-examples), ``TrialsOption`` (--trials).
 Judging
     ``JudgeTemplateOption`` (--template/-t), ``RepeatsOption`` (--repeats),
-    ``AggregateOption`` (--aggregate), ``AttemptsOption`` (--max-attempts),
-    ``MethodOption`` (--method), ``PerQuestionOption`` (--per-question),
-    ``PriceInOption``/``PriceOutOption`` (--price-in/--price-out; read with ``cost_usd``).
+    ``AttemptsOption`` (--max-attempts), ``PerQuestionOption`` (--per-question),
+    ``PriceInOption``/``PriceOutOption`` (--price-in/--price-out; ``hyoka.judge.cost_usd``);
+    the two whose choices are the judge's enums, ``AggregateOption`` (--aggregate) and
+    ``MethodOption`` (--method), are in ``hyoka.cli._judging``.
 Inputs and outputs
     ``DataDirOption`` (--data-dir), ``ResultsDirOption`` (--results-dir), ``OutputOption``
     (--output), ``LimitOption`` (--limit), ``JsonOption`` (--json), ``WorkersOption``
@@ -57,7 +58,6 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
     from hyoka.cli._progress import RateColumn as RateColumn
-    from hyoka.providers import Usage
 
     #: standard output, for tables and results (created on first use)
     console: Console
@@ -156,17 +156,11 @@ JudgeTemplateOption = Annotated[
 RepeatsOption = Annotated[
     int, typer.Option("--repeats", min=1, help="Grade each answer K times and aggregate.")
 ]
-AggregateOption = Annotated[
-    str, typer.Option("--aggregate", help="How repeats combine: mean or median.")
-]
 AttemptsOption = Annotated[
     int,
     typer.Option(
         "--max-attempts", min=1, help="Judge calls per grade when replies hold no rating."
     ),
-]
-MethodOption = Annotated[
-    str, typer.Option("--method", help="Pairwise verdict method: prob, bs1, bs2 or all.")
 ]
 PerQuestionOption = Annotated[
     int | None,
@@ -349,12 +343,6 @@ def print_interrupted() -> None:
         highlight=False,
         soft_wrap=True,
     )
-
-
-def cost_usd(usage: Usage, price_in: float, price_out: float) -> float:
-    """What the tokens cost at USD ``price_in``/``price_out`` per million prompt/completion
-    tokens (the user's prices: hyoka keeps no price table that would go stale)."""
-    return (usage.prompt_tokens * price_in + usage.completion_tokens * price_out) / 1e6
 
 
 def provider_options(pairs: list[str] | None) -> dict[str, Any]:

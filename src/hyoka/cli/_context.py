@@ -1,14 +1,17 @@
 """What the pfgen commands show alike: the score table with its signatures, generation with
 progress bars, and a new run among the public leaderboard's runs, for a sense of scale.
 
-Shared here, not in any command module, so that command modules never import each other
-(``pfgen run`` and ``demo`` both generate, score and show). Everything heavy is imported
-inside the functions: importing this module costs nothing until a command runs.
+The work is the library's (``hyoka.pfgen.run_pfgen``, ``make_run``, ``score_new_run``,
+``public_neighbours``); this module only shows it. Shared here, not in any command module,
+so that command modules never import each other (``pfgen run`` and ``demo`` both generate,
+score and show). Everything heavy is imported inside the functions: importing this module
+costs nothing until a command runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,14 +19,18 @@ from hyoka.cli._common import progress_bar
 from hyoka.cli._tables import print_table
 
 if TYPE_CHECKING:
+    from rich.progress import TaskID
     from rich.table import Table
 
-    from hyoka.pfgen import GenerateSettings, GenerationReport, PfgenBenchmark, RunSummary
-    from hyoka.providers import ModelClient
+    from hyoka.pfgen import (
+        GeneratedRun,
+        GenerateSettings,
+        PfgenBenchmark,
+        PlannedRun,
+        RunSummary,
+        RunWatcher,
+    )
     from hyoka.signature import Signature
-
-#: Rows shown above and below the new run.
-NEIGHBOURS = 3
 
 
 def score_table(summaries: Sequence[tuple[RunSummary, bool]]) -> Table:
@@ -87,61 +94,60 @@ def show_beside_public(ours: RunSummary, data_dir: Path | None) -> None:
     import typer
 
     from hyoka.cli._common import console
-    from hyoka.data import resolve_data_dir
-    from hyoka.pfgen import collect_leaderboard, rank, render_leaderboard
+    from hyoka.pfgen import public_neighbours, render_leaderboard
 
-    public = resolve_data_dir(data_dir) / "pfgen-bench" / "results"
-    if not public.is_dir():
+    beside = public_neighbours(ours, data_dir)
+    if beside is None:
         return
-    rows = rank([*collect_leaderboard(public), ours])
-    start = max(rows.index(ours) - NEIGHBOURS, 0)
-    console.print(f"\nBeside the public results in {public}:", highlight=False)
-    shown = rows[start : start + 2 * NEIGHBOURS + 1]
-    typer.echo(render_leaderboard(shown, "md", first_rank=start + 1))
+    console.print(f"\nBeside the public results in {beside.public}:", highlight=False)
+    typer.echo(render_leaderboard(beside.rows, "md", first_rank=beside.first_rank))
 
 
-def generate(
-    settings: GenerateSettings, benchmark: PfgenBenchmark
-) -> tuple[Path, GenerationReport, ModelClient]:
-    """Plan the run from the flags, connect to the model, and generate with progress bars."""
-    import asyncio
+@contextmanager
+def _shown_run() -> Iterator[RunWatcher]:
+    """A watcher that shows a run as it goes: the run folder and progress bars on stderr,
+    then (the bars gone) the generation's account, before any scoring."""
+    from hyoka.cli._common import err_console
+    from hyoka.pfgen import RunWatcher
 
-    from hyoka.cli._common import err_console, provider_options
-    from hyoka.pfgen import generate_run, plan_generation
-    from hyoka.providers import connect
-
-    s = settings
-    planned = plan_generation(s, benchmark)
-    client = connect(
-        s.model,
-        base_url=s.base_url,
-        options=provider_options(s.options),
-        no_cache=s.no_cache,
-        concurrency=s.concurrency,
-    )
-    folder = planned.plan.folder
-    err_console.print(f"Run folder: {folder}", highlight=False)
     with progress_bar(rate=True, remaining=True) as bar:
-        answers = bar.add_task("answers", total=s.trials * len(planned.questions))
-        trials = bar.add_task("trials ", total=s.trials)
 
-        def progress(kind: str, _trial: int) -> None:
-            bar.advance(answers if kind == "answer" else trials)
+        class Shown(RunWatcher):
+            answers: TaskID | None = None
+            trials: TaskID | None = None
 
-        async def go() -> GenerationReport:
-            async with client:
-                return await generate_run(
-                    planned.plan, client, planned.samples, planned.questions, progress
-                )
+            def planned(self, planned: PlannedRun) -> None:
+                err_console.print(f"Run folder: {planned.plan.folder}", highlight=False)
+                total = planned.plan.num_trials
+                self.answers = bar.add_task("answers", total=total * len(planned.questions))
+                self.trials = bar.add_task("trials ", total=total)
 
-        report = asyncio.run(go())
-    return folder, report, client
+            def advanced(self, kind: str, trial: int) -> None:
+                task = self.answers if kind == "answer" else self.trials
+                if task is not None:
+                    bar.advance(task)
+
+            def generated(self, generated: GeneratedRun) -> None:
+                bar.stop()
+                print_report(generated)
+
+        yield Shown()
 
 
-def print_report(report: GenerationReport, client: ModelClient) -> None:
+def generate(settings: GenerateSettings, benchmark: PfgenBenchmark) -> GeneratedRun:
+    """Generate a run through the library, shown as it goes."""
+    from hyoka.pfgen import make_run
+
+    with _shown_run() as watcher:
+        return make_run(settings, benchmark, watcher)
+    raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
+
+
+def print_report(generated: GeneratedRun) -> None:
+    """One line: what generation did and what its calls cost."""
     from hyoka.cli._common import console
 
-    stats = client.stats
+    report, stats = generated.report, generated.stats
     console.print(
         f"{report.trials_generated} trial(s) generated, {report.trials_done_before} already "
         f"done; {stats.requests} request(s), {stats.cache_hits} from cache, "
@@ -161,23 +167,29 @@ def warn_if_custom_data(benchmark: PfgenBenchmark) -> None:
         print_warning(note)
 
 
-def score_and_show(folder: Path, benchmark: PfgenBenchmark, data_dir: Path | None) -> RunSummary:
-    """Score one run (always afresh), print it with its signature and beside the public runs."""
-    from hyoka.pfgen import RunSummary, score_run
-
-    warn_if_custom_data(benchmark)
-    outcome = score_run(folder, benchmark, force=True)
-    ours = RunSummary.from_result(outcome.folder, outcome.result)
+def show_scored(ours: RunSummary, data_dir: Path | None) -> None:
+    """A freshly scored run with its signature, then beside the public runs."""
     print_scores([(ours, False)])
     show_beside_public(ours, data_dir)
+
+
+def score_and_show(folder: Path, benchmark: PfgenBenchmark, data_dir: Path | None) -> RunSummary:
+    """Score one run (always afresh), print it with its signature and beside the public runs."""
+    from hyoka.pfgen import score_new_run
+
+    warn_if_custom_data(benchmark)
+    ours = score_new_run(folder, benchmark)
+    show_scored(ours, data_dir)
     return ours
 
 
 def generate_and_score(settings: GenerateSettings, data_dir: Path | None) -> RunSummary:
     """Generate, score, print the result beside the public leaderboard."""
-    from hyoka.pfgen import PfgenBenchmark
+    from hyoka.pfgen import PfgenBenchmark, run_pfgen
 
     benchmark = PfgenBenchmark.load(data_dir)
-    folder, report, client = generate(settings, benchmark)
-    print_report(report, client)
-    return score_and_show(folder, benchmark, data_dir)
+    warn_if_custom_data(benchmark)
+    with _shown_run() as watcher:
+        done = run_pfgen(settings, benchmark, watcher)
+    show_scored(done.summary, data_dir)
+    return done.summary

@@ -1,9 +1,9 @@
 """What the judging commands show alike: runs with a progress bar, totals, signatures.
 
 Shared here, not in any command module, so that command modules never import each other
-(``judge single``, ``pfgen judge`` and ``mtbench judge`` all grade and report). Everything
-heavy is imported inside the functions: importing this module costs nothing until a
-command runs.
+(``judge single``, ``pfgen judge`` and ``mtbench judge`` all grade and report), with the
+judging flags whose choices are the judge's enums. Importing this module loads the judge
+package (the flags need its enums); everything else heavy waits inside the functions.
 """
 
 from __future__ import annotations
@@ -12,10 +12,15 @@ import asyncio
 import contextlib
 import functools
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from hyoka.cli._common import console, cost_usd, progress_bar
+import typer
+
+from hyoka.cli._common import console, progress_bar
 from hyoka.errors import HyokaError, InputError
+
+# the flags' choices: typer needs them when it builds a judging command
+from hyoka.judge import AggregateChoice, MethodChoice
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -25,12 +30,24 @@ if TYPE_CHECKING:
         JudgePlan,
         JudgeReport,
         JudgeSettings,
-        SingleSummary,
+        SingleRun,
         WinCounts,
     )
     from hyoka.providers import ModelClient
     from hyoka.signature import Signature
     from hyoka.store import JsonlLog
+
+    #: A plan made once the client is open: its label, the plan, and its log if the
+    #: caller already opened it.
+    Prepared = tuple[str, JudgePlan[Any], JsonlLog[Any] | None]
+
+
+AggregateOption = Annotated[
+    AggregateChoice, typer.Option("--aggregate", help="How repeats combine.")
+]
+MethodOption = Annotated[
+    MethodChoice, typer.Option("--method", help="Pairwise verdict method, or all of them.")
+]
 
 
 def single_settings(
@@ -39,16 +56,14 @@ def single_settings(
     temperature: float,
     max_tokens: int,
     repeats: int,
-    aggregate: str,
+    aggregate: AggregateChoice,
 ) -> JudgeSettings:
-    """The judge's settings from the single-grading flags (``--aggregate`` checked)."""
+    """The judge's settings from the single-grading flags."""
     from hyoka.judge import JudgeSettings
 
-    if aggregate not in ("mean", "median"):
-        raise InputError(f"--aggregate must be mean or median, got {aggregate!r}")
     return JudgeSettings(
         judge=judge, base_url=base_url, temperature=temperature, max_tokens=max_tokens,
-        repeats=repeats, aggregate="median" if aggregate == "median" else "mean",
+        repeats=repeats, aggregate="median" if aggregate is AggregateChoice.MEDIAN else "mean",
     )  # fmt: skip
 
 
@@ -57,13 +72,14 @@ def run_plans(
     plans: Sequence[tuple[str, JudgePlan[Any]]],
     *,
     rate: bool = True,
-    prepare: Callable[[], Awaitable[Sequence[tuple[str, JudgePlan[Any]]]]] | None = None,
+    prepare: Callable[[], Awaitable[Sequence[Prepared]]] | None = None,
 ) -> tuple[JudgeReport, list[Judged[Any]]]:
     """Run each ``(label, plan)`` with a progress bar on stderr, one after the other, and
     close the client: the reports added up, and each run's lines (``Judged``) to report
     from. Every plan's log is opened (checked, read and locked) before the first call and
     held to the end, so each judgment file is read once. ``prepare`` makes more plans with
-    the client open first (criteria to generate, say)."""
+    the client open first (criteria to generate, say), each with the log its caller opened
+    and holds for it (checked again against the plan made), or ``None`` to open it here."""
     from hyoka.judge import JudgeReport, check_judge, judge_plan, open_log
 
     with contextlib.ExitStack() as held:
@@ -83,7 +99,7 @@ def run_plans(
             total, runs = JudgeReport(), []
             async with client:
                 made = await prepare() if prepare is not None else ()
-                later = [(made_plan, None) for made_plan in made]
+                later = [((label, plan), log) for label, plan, log in made]
                 chosen = [*zip(plans, logs, strict=True), *later]
                 with progress_bar(rate=rate) as bar:
                     for (label, plan), log in chosen:
@@ -104,37 +120,11 @@ def print_signature(signature: Signature) -> None:
     console.print(f"signature: {signature.line}", highlight=False, soft_wrap=True)
 
 
-def totals(
-    summary: SingleSummary,
-    report: JudgeReport,
-    client: ModelClient,
-    price_in: float,
-    price_out: float,
-    signature: Signature,
-) -> tuple[Table, dict[str, Any]]:
+def single_table(run: SingleRun) -> Table:
     """The end-of-run table of a single grading: the grades, then what the calls cost."""
     from rich.table import Table
 
-    from hyoka.signature import SIGNATURE_KEY
-
-    usage = client.stats.usage
-    cost = cost_usd(usage, price_in, price_out)
-    data: dict[str, Any] = {
-        "mean": summary.mean,
-        "n": summary.n,
-        "failures": summary.failures,
-        "judged_now": report.judged,
-        "done_before": report.done_before,
-        "failed_repeats_now": report.failed_repeats,
-        "judge_calls": report.judge_calls,
-        "provider_calls": client.stats.requests,
-        "cache_hits": client.stats.cache_hits,
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        SIGNATURE_KEY: signature.to_json(),
-    }
-    if price_in or price_out:
-        data["cost_usd"] = round(cost, 6)
+    summary, report, stats = run.summary, run.report, run.stats
     table = Table(title="Judge summary", show_header=False)
     table.add_column("", style="bold")
     table.add_column("", justify="right")
@@ -146,16 +136,17 @@ def totals(
         ("judged now / done before", f"{report.judged} / {report.done_before}"),
         (
             "judge calls",
-            f"{report.judge_calls} ({client.stats.cache_hits} from the cache, "
-            f"{client.stats.requests} to the provider)",
+            f"{report.judge_calls} ({stats.cache_hits} from the cache, "
+            f"{stats.requests} to the provider)",
         ),
-        ("tokens in / out (this run)", f"{usage.prompt_tokens} / {usage.completion_tokens}"),
+        ("tokens in / out (this run)",
+         f"{stats.usage.prompt_tokens} / {stats.usage.completion_tokens}"),
     ]  # fmt: skip
-    if "cost_usd" in data:
-        rows.append(("cost (this run)", f"${cost:.4f}"))
+    if run.cost_usd is not None:
+        rows.append(("cost (this run)", f"${run.cost_usd:.4f}"))
     for row in rows:
         table.add_row(*row)
-    return table, data
+    return table
 
 
 class NothingGradedError(HyokaError):

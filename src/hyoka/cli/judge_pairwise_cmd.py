@@ -15,17 +15,19 @@ from hyoka.cli._common import (
     JsonOption,
     JudgeOption,
     LimitOption,
-    MethodOption,
     NoCacheOption,
     PerQuestionOption,
     ProviderOptionsOption,
     reports_errors,
 )
+from hyoka.cli._judging import MethodOption
 from hyoka.cli._tables import print_table
 from hyoka.errors import InputError
+from hyoka.judge import CriteriaChoice, MethodChoice
 
 if TYPE_CHECKING:
     from hyoka.judge import JudgePlan, JudgmentRecord, PairwiseSummary
+    from hyoka.store import JsonlLog
 
 #: where judgments go unless --output says otherwise
 RESULTS = Path("results") / "judge" / "pairwise"
@@ -69,10 +71,10 @@ def pairwise_command(
         Path, typer.Argument(help="Answers of model Y (JSONL, same ids), or a pfgen run folder.")
     ],
     judge: JudgeOption,
-    method: MethodOption = "all",
+    method: MethodOption = MethodChoice.ALL,
     criteria: Annotated[
-        str, typer.Option(help="auto: generate criteria per question (seed 001); none.")
-    ] = "none",
+        CriteriaChoice, typer.Option(help="auto: generate criteria per question (seed 001).")
+    ] = CriteriaChoice.NONE,
     reasons: Annotated[
         bool, typer.Option("--reasons/--no-reasons", help="Reasons before the verdict.")
     ] = False,
@@ -86,7 +88,7 @@ def pairwise_command(
         typer.Option("--export-verdicts", help="Write verdicts for `hyoka judge agreement`."),
     ] = None,
     export_method: Annotated[
-        str | None,
+        MethodChoice | None,
         typer.Option(
             "--export-method",
             help="Method whose verdicts are exported (default: --method, or prob for all).",
@@ -134,6 +136,7 @@ def pairwise_command(
     from hyoka.cli._common import err_console, print_warning, progress_bar, provider_options
     from hyoka.cli._judging import fail_if_no_verdict, print_signature, run_plans
     from hyoka.judge import (
+        PairwiseRun,
         check_criteria_use,
         check_judge,
         default_max_tokens,
@@ -151,7 +154,6 @@ def pairwise_command(
     )
     from hyoka.pfgen import answer_reader
     from hyoka.providers import connect
-    from hyoka.signature import SIGNATURE_KEY
 
     methods = parse_methods(method)
     exported = parse_methods(export_method or (method if method != "all" else "prob"))
@@ -171,11 +173,14 @@ def pairwise_command(
         concurrency=concurrency, flag="--judge",
     )  # fmt: skip
     check_judge(client, pending.protocol)
-    open_log(pending).close()
+    # held from this check until the pairs are judged into it: the file is opened once
+    log = open_log(pending)
     err_console.print(f"Judgment file: {out}", highlight=False, soft_wrap=True)
     store = criteria_file or out.parent / "criteria.json"
 
-    async def with_criteria() -> list[tuple[str, JudgePlan[JudgmentRecord]]]:
+    async def with_criteria() -> list[
+        tuple[str, JudgePlan[JudgmentRecord], JsonlLog[JudgmentRecord]]
+    ]:
         nonlocal items
         if "criteria" in chosen.placeholders:
             with progress_bar(rate=True) as bar:
@@ -186,10 +191,11 @@ def pairwise_command(
                 )  # fmt: skip
                 bar.update(task, completed=len(items))
         plans.append(plan_pairs(items, chosen, settings, out, methods=methods))
-        return [("pairs", plans[-1])]
+        return [("pairs", plans[-1], log)]
 
     plans: list[JudgePlan[JudgmentRecord]] = []
-    report, (judged,) = run_plans(client, [], prepare=with_criteria)
+    with log:
+        report, (judged,) = run_plans(client, [], prepare=with_criteria)
     plan = plans[-1]
     records = list(judged.lines)  # the file's records of these pairs, as the run left them
     summary = summarise_pairwise(records, methods)
@@ -212,14 +218,10 @@ def pairwise_command(
         )  # fmt: skip
     stats = client.stats
     if as_json:
-        run = {
-            "output": str(out), "template": chosen.name, "template_version": chosen.version,
-            "judge": judge, "model_x": model_x, "model_y": model_y, "judged": report.judged,
-            "done_before": report.done_before, "judge_calls": stats.requests,
-            "cache_hits": stats.cache_hits, "run_usage": stats.usage.model_dump(),
-            SIGNATURE_KEY: signature.to_json(),
-        }  # fmt: skip
-        typer.echo(json.dumps({**run, **summary.to_json()}, ensure_ascii=False, indent=1))
+        run = PairwiseRun(
+            out, chosen, judge, model_x, model_y, summary, report, stats, signature
+        )  # fmt: skip
+        typer.echo(json.dumps(run.to_json(), ensure_ascii=False, indent=1))
         fail_if_no_verdict(report, judge, out, "pair(s)")
         return
     typer.echo(

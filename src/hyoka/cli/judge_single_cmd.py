@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from hyoka.cli._common import (
-    AggregateOption,
     AttemptsOption,
     BaseUrlOption,
     ConcurrencyOption,
@@ -25,7 +24,9 @@ from hyoka.cli._common import (
     TemperatureOption,
     reports_errors,
 )
+from hyoka.cli._judging import AggregateOption
 from hyoka.cli._tables import print_table
+from hyoka.judge import AggregateChoice
 
 
 @reports_errors
@@ -54,7 +55,7 @@ def single_command(
         ),
     ] = None,
     repeats: RepeatsOption = 1,
-    aggregate: AggregateOption = "mean",
+    aggregate: AggregateOption = AggregateChoice.MEAN,
     temperature: TemperatureOption = 0.0,
     max_tokens: MaxTokensOption = 1024,
     max_attempts: AttemptsOption = 3,
@@ -86,9 +87,9 @@ def single_command(
         print_signature,
         run_plans,
         single_settings,
-        totals,
+        single_table,
     )
-    from hyoka.judge import load_template, plan_single, read_items, summarise
+    from hyoka.judge import SingleRun, load_template, plan_single, read_items, summarise
     from hyoka.providers import connect
 
     chosen = load_template(template)
@@ -101,13 +102,14 @@ def single_command(
         concurrency=concurrency, flag="--judge",
     )  # fmt: skip
     report, (judged,) = run_plans(client, [(f"judging ({chosen.name})", plan)])
-    summary = summarise(judged.lines, [item.id for item in items])
-    signature = plan.run.signature()
-    table, data = totals(summary, report, client, price_in, price_out, signature)
+    run = SingleRun(
+        target, summarise(judged.lines, [item.id for item in items]), report, client.stats,
+        plan.run.signature(), price_in, price_out,
+    )  # fmt: skip
     err_console.print(f"judgments: {target}", highlight=False, soft_wrap=True)
     if as_json:
-        typer.echo(json.dumps({**data, "output": str(target)}, ensure_ascii=False))
+        typer.echo(json.dumps(run.to_json(), ensure_ascii=False))
     else:
-        print_table(table)
-        print_signature(signature)
-    fail_if_nothing_graded(summary.n, summary.failures, judge, target)
+        print_table(single_table(run))
+        print_signature(run.signature)
+    fail_if_nothing_graded(run.summary.n, run.summary.failures, judge, target)

@@ -27,6 +27,17 @@ from hyoka.cli._common import (
 from hyoka.cli._tables import print_table
 from hyoka.errors import InputError
 
+# the flags' choices: typer needs them when it builds the commands
+from hyoka.judge import MethodChoice
+from hyoka.mtbench import (
+    FormatChoice,
+    InjectionChoice,
+    JudgeModeChoice,
+    LangCheckChoice,
+    LayoutChoice,
+    TemplateChoice,
+)
+
 if TYPE_CHECKING:
     from hyoka.judge import JudgePlan
     from hyoka.providers import ModelClient
@@ -52,9 +63,8 @@ VariantOption = Annotated[
         "stability@aedb44e, swallow; default the first); `hyoka mtbench variants` lists them.",
     ),
 ]
-FORMATS = ("md", "csv", "json")
 LayoutOption = Annotated[
-    str,
+    LayoutChoice,
     typer.Option(
         "--layout",
         help="Files under --results-dir: hyoka (<bench>/model_answer/, <bench>/model_judgment/"
@@ -75,7 +85,9 @@ def leaderboard_command(
             "Default: the published gpt-4o-mini judgments in the data directory.",
         ),
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="md, csv or json.")] = "md",
+    fmt: Annotated[
+        FormatChoice, typer.Option("--format", help="How the table is written.")
+    ] = FormatChoice.MD,
     per_turn: Annotated[
         bool, typer.Option("--per-turn/--no-per-turn", help="Also a table per turn.")
     ] = True,
@@ -121,8 +133,6 @@ def leaderboard_command(
         write_radar,
     )
 
-    if fmt not in FORMATS:
-        raise InputError(f"--format must be md, csv or json, got {fmt!r}")
     for path in radar or []:
         if path.suffix.lower() not in RADAR_SUFFIXES:
             raise InputError(f"--radar: {path} must end in .png or .html")
@@ -153,11 +163,11 @@ def generate_command(
     bench: BenchOption = "pfmt-fin",
     variant: VariantOption = None,
     template: Annotated[
-        str,
+        TemplateChoice,
         typer.Option(
             help="chat (the model's chat template), base (the dialogue template) or auto."
         ),
-    ] = "auto",
+    ] = TemplateChoice.AUTO,
     max_tokens: Annotated[
         int | None,
         typer.Option("--max-tokens", min=1, help="Reply budget per turn (default: the bench's)."),
@@ -173,11 +183,11 @@ def generate_command(
         ),
     ] = None,
     injection: Annotated[
-        str,
+        InjectionChoice,
         typer.Option(
             help="strict: an answer that writes a role marker becomes empty; lenient: cut there."
         ),
-    ] = "strict",
+    ] = InjectionChoice.STRICT,
     system_message: Annotated[
         str | None,
         typer.Option(
@@ -193,7 +203,7 @@ def generate_command(
     name: ModelNameOption = None,
     output: OutputOption = None,
     results_dir: ResultsDirOption = RESULTS,
-    layout: LayoutOption = "hyoka",
+    layout: LayoutOption = LayoutChoice.HYOKA,
     seed: Annotated[int | None, typer.Option(help="Sampling seed.")] = None,
     limit: LimitOption = None,
     concurrency: ConcurrencyOption = 8,
@@ -229,10 +239,6 @@ def generate_command(
     )
     from hyoka.providers import connect, parse_model_string
 
-    if template not in ("auto", "chat", "base"):
-        raise InputError(f"--template must be auto, chat or base, got {template!r}")
-    if injection not in ("strict", "lenient"):
-        raise InputError(f"--injection must be strict or lenient, got {injection!r}")
     if no_system_message and system_message is not None:
         raise InputError("--system-message and --no-system-message exclude each other")
     provider_name, _model = parse_model_string(model)
@@ -334,13 +340,14 @@ def judge_command(
         ),
     ] = None,
     lang_check: Annotated[
-        str, typer.Option("--lang-check", help="upstream (fastText, 20 characters) or script.")
-    ] = "upstream",
+        LangCheckChoice,
+        typer.Option("--lang-check", help="upstream (fastText, 20 characters) or script."),
+    ] = LangCheckChoice.UPSTREAM,
     output_dir: Annotated[
         Path | None, typer.Option("--output-dir", help="Folder for the judgment files.")
     ] = None,
     results_dir: ResultsDirOption = RESULTS,
-    layout: LayoutOption = "hyoka",
+    layout: LayoutOption = LayoutChoice.HYOKA,
     max_tokens: MaxTokensOption = 2048,
     price_in: PriceInOption = 0.0,
     price_out: PriceOutOption = 0.0,
@@ -351,17 +358,18 @@ def judge_command(
     no_cache: NoCacheOption = False,
     data_dir: DataDirOption = None,
     mode: Annotated[
-        str, typer.Option(help="single (grade each answer) or pairwise (compare answer files).")
-    ] = "single",
+        JudgeModeChoice,
+        typer.Option(help="single (grade each answer) or pairwise (compare answer files)."),
+    ] = JudgeModeChoice.SINGLE,
     baseline: Annotated[
         str | None,
         typer.Option(help="Pairwise: compare each model with this one (default: every pair)."),
     ] = None,
     method: Annotated[
-        str | None,
+        MethodChoice | None,
         typer.Option(
             "--method",
-            help="Pairwise verdict method: prob, bs1, bs2 or all (default: bs2, upstream's: "
+            help="Pairwise verdict method, or all (default: bs2, upstream's: "
             "two games that disagree are a tie; only prob asks the judge for logprobs).",
         ),
     ] = None,
@@ -401,9 +409,7 @@ def judge_command(
     )
     from hyoka.providers import connect
 
-    if mode not in ("single", "pairwise"):
-        raise InputError(f"--mode must be single or pairwise, got {mode!r}")
-    if mode == "single" and (baseline is not None or method is not None):
+    if mode is JudgeModeChoice.SINGLE and (baseline is not None or method is not None):
         raise InputError("--baseline and --method are for --mode pairwise")
     files = parse_layout(layout)
     loaded = Bench.load(bench, data_dir, variant)
@@ -419,7 +425,7 @@ def judge_command(
         connect, judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
         concurrency=concurrency, flag="--judge",
     )  # fmt: skip
-    if mode == "pairwise":
+    if mode is JudgeModeChoice.PAIRWISE:
         settings = pairwise_settings(judge, base_url, max_tokens, methods)
         output = pair_output(results_dir, loaded, name, output_dir, files)
         matches = make_matches(loaded_answers, baseline, loaded.spec.pair_models)
@@ -452,8 +458,8 @@ def _judge_turns(
 ) -> None:
     """Single grading of each answer file, then one line of totals and the signature; exit 1
     when the judge was asked and gave no rating at all."""
-    from hyoka.cli._common import cost_usd
     from hyoka.cli._judging import fail_if_nothing_graded, print_signature, run_plans
+    from hyoka.judge import cost_usd
     from hyoka.mtbench import INCORRECT_LANGUAGE, NO_ANSWER
 
     report, _runs = run_plans(
@@ -481,8 +487,9 @@ def _judge_pairs(
     """Judge the matches, then the table per method, the run's calls and cost, and the
     signature; turns whose games came without log probabilities are listed loudly. Exit 1
     when the judge was asked and gave no verdict on any turn."""
-    from hyoka.cli._common import cost_usd, err_console, print_warning
+    from hyoka.cli._common import err_console, print_warning
     from hyoka.cli._judging import fail_if_no_verdict, print_signature, run_plans, win_table
+    from hyoka.judge import cost_usd
     from hyoka.mtbench import method_counts, no_logprobs, turn_label
 
     err_console.print(f"Judgment file: {plan.output}", highlight=False, soft_wrap=True)

@@ -26,7 +26,9 @@ from hyoka.cli._common import (
     TrialsOption,
     reports_errors,
 )
-from hyoka.pfgen import Mode  # an enum the flag needs at import; loads nothing heavy
+
+# the flags' choices and defaults, needed at import; they load nothing heavy
+from hyoka.pfgen import PROTOCOL, Mode
 
 #: The flags only these two commands take.
 ModeOption = Annotated[Mode, typer.Option("--mode", help="Prompt style.")]
@@ -39,12 +41,12 @@ PrefixOption = Annotated[
 def generate_command(
     model: ModelOption,
     mode: ModeOption = Mode.CHAT,
-    trials: TrialsOption = 10,
-    temperature: TemperatureOption = 1.0,
-    top_p: TopPOption = 0.98,
-    top_k: TopKOption = None,
-    max_tokens: MaxTokensOption = 300,
-    num_examples: NumExamplesOption = 20,
+    trials: TrialsOption = PROTOCOL.trials,
+    temperature: TemperatureOption = PROTOCOL.temperature,
+    top_p: TopPOption = PROTOCOL.top_p,
+    top_k: TopKOption = PROTOCOL.top_k,
+    max_tokens: MaxTokensOption = PROTOCOL.max_tokens,
+    num_examples: NumExamplesOption = PROTOCOL.num_examples,
     seed: SeedTextOption = "",
     prefix: PrefixOption = None,
     concurrency: ConcurrencyOption = 8,
@@ -66,29 +68,29 @@ def generate_command(
 
       hyoka pfgen generate -m llamacpp/smollm2 --trials 1 --limit 3
     """
-    from hyoka.cli._context import generate, print_report
+    from hyoka.cli._common import provider_options
+    from hyoka.cli._context import generate
     from hyoka.pfgen import GenerateSettings, PfgenBenchmark
 
     settings = GenerateSettings(
         model=model, mode=mode, trials=trials, temperature=temperature, top_p=top_p,
         top_k=top_k, max_tokens=max_tokens, num_examples=num_examples, seed=seed, prefix=prefix,
         concurrency=concurrency, limit=limit, results_dir=results_dir, name=name,
-        base_url=base_url, options=option or [], no_cache=no_cache,
+        base_url=base_url, options=provider_options(option), no_cache=no_cache,
     )  # fmt: skip
-    _folder, report, client = generate(settings, PfgenBenchmark.load(data_dir))
-    print_report(report, client)
+    generate(settings, PfgenBenchmark.load(data_dir))
 
 
 @reports_errors
 def run_command(
     model: ModelOption,
     mode: ModeOption = Mode.CHAT,
-    trials: TrialsOption = 10,
-    temperature: TemperatureOption = 1.0,
-    top_p: TopPOption = 0.98,
-    top_k: TopKOption = None,
-    max_tokens: MaxTokensOption = 300,
-    num_examples: NumExamplesOption = 20,
+    trials: TrialsOption = PROTOCOL.trials,
+    temperature: TemperatureOption = PROTOCOL.temperature,
+    top_p: TopPOption = PROTOCOL.top_p,
+    top_k: TopKOption = PROTOCOL.top_k,
+    max_tokens: MaxTokensOption = PROTOCOL.max_tokens,
+    num_examples: NumExamplesOption = PROTOCOL.num_examples,
     seed: SeedTextOption = "",
     prefix: PrefixOption = None,
     concurrency: ConcurrencyOption = 8,
@@ -108,6 +110,7 @@ def run_command(
 
       hyoka pfgen run -m llamacpp/smollm2 --trials 1 --limit 3
     """
+    from hyoka.cli._common import provider_options
     from hyoka.cli._context import generate_and_score
     from hyoka.pfgen import GenerateSettings
 
@@ -115,6 +118,6 @@ def run_command(
         model=model, mode=mode, trials=trials, temperature=temperature, top_p=top_p,
         top_k=top_k, max_tokens=max_tokens, num_examples=num_examples, seed=seed, prefix=prefix,
         concurrency=concurrency, limit=limit, results_dir=results_dir, name=name,
-        base_url=base_url, options=option or [], no_cache=no_cache,
+        base_url=base_url, options=provider_options(option), no_cache=no_cache,
     )  # fmt: skip
     generate_and_score(settings, data_dir)

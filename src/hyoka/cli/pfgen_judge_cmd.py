@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from hyoka.cli._common import (
-    AggregateOption,
     AttemptsOption,
     BaseUrlOption,
     ConcurrencyOption,
@@ -26,7 +25,9 @@ from hyoka.cli._common import (
     TemperatureOption,
     reports_errors,
 )
+from hyoka.cli._judging import AggregateOption
 from hyoka.cli._tables import print_table
+from hyoka.judge import AggregateChoice
 
 #: ``hyoka.pfgen.judge.DEFAULT_TEMPLATE``, spelt out so ``--help`` imports nothing heavy
 DEFAULT_TEMPLATE = "pfgen-single"
@@ -47,7 +48,7 @@ def judge_command(
         str, typer.Option("--template", "-t", help="Packaged template name, or a .toml file.")
     ] = DEFAULT_TEMPLATE,
     repeats: RepeatsOption = 1,
-    aggregate: AggregateOption = "mean",
+    aggregate: AggregateOption = AggregateChoice.MEAN,
     temperature: TemperatureOption = 0.0,
     max_tokens: MaxTokensOption = 1024,
     max_attempts: AttemptsOption = 3,
@@ -78,9 +79,9 @@ def judge_command(
         print_signature,
         run_plans,
         single_settings,
-        totals,
+        single_table,
     )
-    from hyoka.judge import load_template, plan_single, summarise
+    from hyoka.judge import SingleRun, load_template, plan_single, summarise
     from hyoka.pfgen import JUDGMENTS_FILE, PfgenBenchmark, collect_items, data_id, write_summary
     from hyoka.providers import connect
 
@@ -101,14 +102,14 @@ def judge_command(
     signature = plan.run.signature()
     summary_path, data = write_summary(chosen, judge, chosen_template, signature, judged.lines)
     overall = summarise(judged.lines, chosen.question_ids)
-    table, numbers = totals(overall, report, client, price_in, price_out, signature)
+    run = SingleRun(output, overall, report, client.stats, signature, price_in, price_out)
     err_console.print(
         f"judgments: {output}\nsummary: {summary_path}", highlight=False, soft_wrap=True
     )
     if as_json:
-        payload = {**data, **numbers, "summary": str(summary_path)}
+        payload = {**data, **run.to_json(), "summary": str(summary_path)}
         typer.echo(json.dumps(payload, ensure_ascii=False))
     else:
-        print_table(table)
+        print_table(single_table(run))
         print_signature(signature)
     fail_if_nothing_graded(overall.n, overall.failures, judge, output)

@@ -32,8 +32,9 @@ from hyoka.cli._common import (
 from hyoka.cli._tables import print_table
 from hyoka.errors import HyokaError, InputError, flag_problems
 
-# the two enums are flag types, so typer needs them when it builds the commands
-from hyoka.pfgen import Mode
+# the two enums are flag types and the protocol the flags' defaults, so typer needs them
+# when it builds the commands (they load nothing heavy)
+from hyoka.pfgen import REFSET_PROTOCOL, Mode
 from hyoka.refset import Executor
 
 if TYPE_CHECKING:
@@ -68,43 +69,6 @@ _FLAGS = {"model": "--model", "options": "--option"}
 AllowFewer = Annotated[
     bool, typer.Option("--allow-fewer", help="Keep a smaller pool whole instead of failing.")
 ]
-
-
-class WorkerRates:
-    """Per-worker answers per second for the progress line, and the end-of-run summary."""
-
-    def __init__(self) -> None:
-        self.answers: dict[str, int] = {}
-        self.seconds: dict[str, float] = {}
-        self.loads = 0
-        self.lost = 0
-        self.redone = 0
-
-    def add(self, event: WorkerEvent) -> None:
-        if event.kind == "ready":
-            self.loads += event.loads
-            self.answers.setdefault(event.worker, 0)
-            self.seconds.setdefault(event.worker, 0.0)
-        elif event.kind == "batch":
-            self.answers[event.worker] = self.answers.get(event.worker, 0) + event.answers
-            self.seconds[event.worker] = self.seconds.get(event.worker, 0.0) + event.seconds
-        else:
-            self.lost += 1
-            self.redone += event.redone
-
-    def line(self) -> str:
-        """``w0 1.2/s w1 1.1/s``: answers per second of each worker's busy time."""
-        return " ".join(
-            f"{worker} {self.answers[worker] / seconds:.1f}/s"
-            for worker, seconds in self.seconds.items()
-            if seconds > 0
-        )
-
-    def summary(self) -> str:
-        return (
-            f"{len(self.answers)} worker(s), {self.loads} model load(s); {self.lost} lost "
-            f"with {self.redone} answer(s) in flight made again; {self.line() or 'no batches'}"
-        )
 
 
 def _print_outcomes(stage: str, reports: list[dict[str, Any]]) -> None:
@@ -165,11 +129,11 @@ def generate_command(
     ] = None,
     answers: Annotated[int, typer.Option(min=1, help="Answers per question.")] = 1000,
     mode: Annotated[Mode, typer.Option(help="Prompt style.")] = Mode.CHAT,
-    num_examples: NumExamplesOption = 20,
-    temperature: TemperatureOption = 1.0,
-    top_p: TopPOption = 0.98,
-    top_k: TopKOption = 1000,
-    max_tokens: MaxTokensOption = 300,
+    num_examples: NumExamplesOption = REFSET_PROTOCOL.num_examples,
+    temperature: TemperatureOption = REFSET_PROTOCOL.temperature,
+    top_p: TopPOption = REFSET_PROTOCOL.top_p,
+    top_k: TopKOption = REFSET_PROTOCOL.top_k,
+    max_tokens: MaxTokensOption = REFSET_PROTOCOL.max_tokens,
     seed: SeedTextOption = "",
     batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 100,
     shards: Annotated[int, typer.Option(min=1, help="Shard files per question.")] = 1,
@@ -221,6 +185,7 @@ def generate_command(
     """
     from hyoka.refset import (
         GenerateConfig,
+        WorkerRates,
         benchmark_source,
         generation_totals,
         load_generate_file,

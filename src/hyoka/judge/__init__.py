@@ -8,6 +8,7 @@ file format its lines are written in. ``plan_single`` and ``plan_pairs`` make th
 runs; benchmarks (``hyoka.mtbench``) make theirs from the same parts.
 """
 
+from hyoka.judge.choices import AggregateChoice, CriteriaChoice, MethodChoice
 from hyoka.judge.engine import (
     FileFormat,
     Judged,
@@ -24,6 +25,7 @@ from hyoka.judge.engine import (
     run_judging,
     user_prompt_of,
 )
+from hyoka.judge.outcome import PairwiseRun, SingleRun, cost_usd
 from hyoka.judge.pair_answers import Answer, load_pairs, read_answers
 from hyoka.judge.pairwise import (
     METHODS,
@@ -69,7 +71,9 @@ __all__ = [
     "PFMT_UPSTREAM",
     "SIDES",
     "VICUNA_JA",
+    "AggregateChoice",
     "Answer",
+    "CriteriaChoice",
     "FileFormat",
     "JudgePlan",
     "JudgeReport",
@@ -79,11 +83,14 @@ __all__ = [
     "Judged",
     "JudgmentRecord",
     "Method",
+    "MethodChoice",
     "PairwiseJudging",
+    "PairwiseRun",
     "PairwiseSummary",
     "RatingRules",
     "SingleGrading",
     "SingleItem",
+    "SingleRun",
     "SingleSummary",
     "Task",
     "VerdictOutput",
@@ -91,6 +98,7 @@ __all__ = [
     "check_criteria_use",
     "check_judge",
     "combine",
+    "cost_usd",
     "default_max_tokens",
     "default_output",
     "export_verdicts",

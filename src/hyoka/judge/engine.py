@@ -265,16 +265,25 @@ def open_log(plan: JudgePlan[R]) -> JsonlLog[R]:
     one of the tasks judged exactly that task's inputs (``InputError`` otherwise, before any
     call and without changing the file). The log holds its writer lock: close it."""
     log = JsonlLog.open(plan.output, plan.run.manifest(), plan.fmt.record_type, key=plan.fmt.key)
+    try:
+        _check_lines(plan, log)
+    except InputError:
+        log.close()
+        raise
+    return log
+
+
+def _check_lines(plan: JudgePlan[R], log: JsonlLog[R]) -> None:
+    """Every line of ``log`` for one of ``plan``'s tasks judged exactly that task's inputs
+    (``InputError`` naming the line otherwise)."""
     for task in plan.tasks:
         stored = log.records.get(task.key)
         if stored is None:
             continue
         why = plan.fmt.differs(stored, task)
         if why is not None:
-            log.close()
             line = _line_of(plan.output, plan.fmt, task.key)
             raise InputError(f"{plan.output}:{line}: {task.label} {why}; choose another output")
-    return log
 
 
 @dataclass(frozen=True)
@@ -310,12 +319,18 @@ async def judge_plan(
     log: JsonlLog[R] | None = None,
 ) -> Judged[R]:
     """``run_judging``, handing back the run's lines too. ``log``: the plan's log, already
-    opened by ``open_log`` (and closed by the caller); otherwise it is opened and closed
-    here."""
+    opened by ``open_log`` (and closed by the caller), perhaps for an earlier plan of the
+    same run and file (pairs before their criteria were made: the lines are checked
+    against this plan's tasks again, from the records in memory); otherwise it is opened
+    and closed here."""
     check_judge(client, plan.protocol)
     with contextlib.ExitStack() as held:
         if log is None:  # held to the end: one writer per log
             log = held.enter_context(open_log(plan))
+        elif log.path != plan.output:
+            raise ValueError(f"the log of {log.path} is not the log of {plan.output}")
+        else:
+            _check_lines(plan, log)
         report = await _judge_missing(client, plan, log, progress)
         return Judged(report, plan_lines(plan, log))
     raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises

@@ -6,6 +6,14 @@ data directory; ``build_leaderboard`` turns judgment files into the per-category
 
 from hyoka.mtbench.answers import answer_file, answer_model_id, load_answers, model_name
 from hyoka.mtbench.bench import SHORT_NAMES, Bench, bench_spec, parse_layout
+from hyoka.mtbench.choices import (
+    FormatChoice,
+    InjectionChoice,
+    JudgeModeChoice,
+    LangCheckChoice,
+    LayoutChoice,
+    TemplateChoice,
+)
 from hyoka.mtbench.generate import (
     GeneratePlan,
     GenerateReport,
@@ -52,13 +60,19 @@ __all__ = [
     "SHORT_NAMES",
     "Bench",
     "BenchJudging",
+    "FormatChoice",
     "GeneratePlan",
     "GenerateReport",
+    "InjectionChoice",
+    "JudgeModeChoice",
     "JudgmentCheck",
+    "LangCheckChoice",
+    "LayoutChoice",
     "Leaderboard",
     "PairJudgmentLine",
     "PinnedFile",
     "SingleJudgmentLine",
+    "TemplateChoice",
     "Variant",
     "answer_file",
     "answer_model_id",

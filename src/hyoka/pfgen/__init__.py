@@ -8,10 +8,11 @@ Typical use::
     s.fluency, s.truthfulness, s.helpfulness, s.average, s.missed
 
 Whole runs: ``score_run`` (writes result.json), ``verify_run`` (checks it; many runs stream
-through ``iter_score_runs``/``iter_verify_runs``),
-``collect_leaderboard`` (``collect_upstream_leaderboard``: upstream's rows and order) and
-``render_leaderboard``; generation: ``GenerateSettings``, ``plan_generation`` and
-``generate_run``. This is the package's face: users and sibling
+through ``iter_score_runs``/``iter_verify_runs``), ``collect_leaderboard``
+(``collect_upstream_leaderboard``: upstream's rows and order) and ``render_leaderboard``;
+generation: ``GenerateSettings`` (its defaults: upstream's ``PROTOCOL``), ``plan_generation``
+and ``generate_run``; a whole run as the commands make it: ``run_pfgen`` (``make_run``, then
+``score_new_run``) and ``public_neighbours``. This is the package's face: users and sibling
 packages import from here, never from its modules. Names load on first use, so importing one
 of them (or any module of the package) does not pull in numpy, the providers and the rest.
 """
@@ -48,7 +49,18 @@ if TYPE_CHECKING:
     from hyoka.pfgen.leaderboard import collect_upstream as collect_upstream_leaderboard
     from hyoka.pfgen.leaderboard import render as render_leaderboard
     from hyoka.pfgen.ngram_index import window_keys
+    from hyoka.pfgen.pipeline import (
+        GeneratedRun,
+        Neighbours,
+        PfgenRun,
+        RunWatcher,
+        make_run,
+        public_neighbours,
+        run_pfgen,
+        score_new_run,
+    )
     from hyoka.pfgen.prompts import build_prompt, clean_answer, stops_for, trial_seed
+    from hyoka.pfgen.protocol import PROTOCOL, REFSET_PROTOCOL, Protocol
     from hyoka.pfgen.provenance import data_id
     from hyoka.pfgen.questions import QuestionFile
     from hyoka.pfgen.result import ScoredAnswer, build_result
@@ -102,6 +114,17 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "LeaderboardFormat": ("hyoka.pfgen.choices", "LeaderboardFormat"),
     "Measurement": ("hyoka.pfgen.scorer", "Measurement"),
     "Mode": ("hyoka.pfgen.choices", "Mode"),
+    "GeneratedRun": ("hyoka.pfgen.pipeline", "GeneratedRun"),
+    "Neighbours": ("hyoka.pfgen.pipeline", "Neighbours"),
+    "PfgenRun": ("hyoka.pfgen.pipeline", "PfgenRun"),
+    "RunWatcher": ("hyoka.pfgen.pipeline", "RunWatcher"),
+    "make_run": ("hyoka.pfgen.pipeline", "make_run"),
+    "public_neighbours": ("hyoka.pfgen.pipeline", "public_neighbours"),
+    "run_pfgen": ("hyoka.pfgen.pipeline", "run_pfgen"),
+    "score_new_run": ("hyoka.pfgen.pipeline", "score_new_run"),
+    "PROTOCOL": ("hyoka.pfgen.protocol", "PROTOCOL"),
+    "Protocol": ("hyoka.pfgen.protocol", "Protocol"),
+    "REFSET_PROTOCOL": ("hyoka.pfgen.protocol", "REFSET_PROTOCOL"),
     "PfgenBenchmark": ("hyoka.pfgen.benchmark", "PfgenBenchmark"),
     "PlannedRun": ("hyoka.pfgen.generate", "PlannedRun"),
     "QuestionScorer": ("hyoka.pfgen.scorer", "QuestionScorer"),
@@ -134,22 +157,29 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 __all__ = [
     "BENCHMARK_FOLDER",
     "JUDGMENTS_FILE",
+    "PROTOCOL",
+    "REFSET_PROTOCOL",
     "AnswerScore",
     "CodepointBatch",
     "Explanation",
     "Flags",
     "GenerateSettings",
+    "GeneratedRun",
     "GenerationReport",
     "LeaderboardFormat",
     "Measurement",
     "Mode",
+    "Neighbours",
     "PfgenBenchmark",
+    "PfgenRun",
     "PlannedRun",
+    "Protocol",
     "QuestionFile",
     "QuestionScorer",
     "ReferencePool",
     "RunOutcome",
     "RunSummary",
+    "RunWatcher",
     "SampleAnswer",
     "ScoredAnswer",
     "Summation",
@@ -169,9 +199,11 @@ __all__ = [
     "generate_run",
     "iter_score_runs",
     "iter_verify_runs",
+    "make_run",
     "measure_answers",
     "parse_rules",
     "plan_generation",
+    "public_neighbours",
     "rank",
     "read_result",
     "read_run",
@@ -179,9 +211,11 @@ __all__ = [
     "reference_answers",
     "render_leaderboard",
     "result_problem",
+    "run_pfgen",
     "scan_runs",
     "score_answers",
     "score_interval",
+    "score_new_run",
     "score_run",
     "stops_for",
     "summation_by_evidence",

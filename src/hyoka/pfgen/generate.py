@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from hyoka.errors import HyokaError, flag_problems
 from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
 from hyoka.pfgen.prompts import Mode, build_prompt, clean_answer, stops_for, trial_seed
+from hyoka.pfgen.protocol import PROTOCOL
 from hyoka.pfgen.run_config import (
     ENGINE_NAMES,
     ENGINE_SETTINGS,
@@ -57,16 +58,17 @@ DISPLAY_NAMES = {EMBEDDED_MODEL: "HuggingFaceTB/SmolLM2-135M-Instruct"}
 
 @dataclass
 class GenerateSettings:
-    """What a user asks for: the flags shared by ``generate``, ``run`` and ``demo``."""
+    """What a user asks for: the flags shared by ``generate``, ``run`` and ``demo``; the
+    protocol's settings default to upstream's (``PROTOCOL``)."""
 
     model: str
     mode: Mode = Mode.CHAT
-    trials: int = 10
-    temperature: float = 1.0
-    top_p: float = 0.98
-    top_k: int | None = None
-    max_tokens: int = 300
-    num_examples: int = 20
+    trials: int = PROTOCOL.trials
+    temperature: float = PROTOCOL.temperature
+    top_p: float = PROTOCOL.top_p
+    top_k: int | None = PROTOCOL.top_k
+    max_tokens: int = PROTOCOL.max_tokens
+    num_examples: int = PROTOCOL.num_examples
     seed: str = ""
     prefix: str | None = None
     concurrency: int = 8
@@ -74,7 +76,8 @@ class GenerateSettings:
     results_dir: Path = Path("results")
     name: str | None = None
     base_url: str | None = None
-    options: list[str] = field(default_factory=list)
+    #: Provider options (``--option KEY=VALUE``, values already read).
+    options: dict[str, Any] = field(default_factory=dict)
     no_cache: bool = False
 
 
@@ -94,7 +97,7 @@ class GenerationPlan:
     config: dict[str, Any]
     mode: Mode
     num_trials: int
-    num_examples: int = 20
+    num_examples: int = PROTOCOL.num_examples
     seed: str = ""
     prefix: str = ""
     params: SamplingParams = field(default_factory=SamplingParams)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hyoka.pfgen.choices import Mode
+from hyoka.pfgen.protocol import PROTOCOL
 from hyoka.providers import GenerationRequest, Message, SamplingParams
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def build_prompt(
     mode: Mode,
     trial: int,
     *,
-    num_examples: int = 20,
+    num_examples: int = PROTOCOL.num_examples,
     seed: str = "",
     prefix: str = "",
 ) -> PfgenPrompt:

@@ -15,6 +15,7 @@ from typing import Any
 
 from hyoka.errors import HyokaError
 from hyoka.pfgen.prompts import Mode, stops_for
+from hyoka.pfgen.protocol import PROTOCOL
 from hyoka.store import path_under
 
 #: What upstream calls each of our providers in ``config.json``'s ``engine`` field
@@ -43,11 +44,11 @@ def make_config(
     engine: str,
     model: str,
     mode: Mode,
-    num_examples: int = 20,
-    max_tokens: int = 300,
-    temperature: float | None = 1.0,
-    top_p: float | None = 0.98,
-    top_k: int | None = None,
+    num_examples: int = PROTOCOL.num_examples,
+    max_tokens: int = PROTOCOL.max_tokens,
+    temperature: float | None = PROTOCOL.temperature,
+    top_p: float | None = PROTOCOL.top_p,
+    top_k: int | None = PROTOCOL.top_k,
     seed: str = "",
     prefix: str | None = None,
     stop: list[str] | None = None,

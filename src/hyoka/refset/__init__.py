@@ -1,7 +1,8 @@
 """Building pfgen-style reference answer sets (seeds 000/002 §3.2), stage by stage.
 
 1. ``run_generation``: many-shot answers into append-only, self-checking shards, here or on
-   Ray workers that load the model once each (``WorkerResources``, ``WorkerEvent``);
+   Ray workers that load the model once each (``WorkerResources``, ``WorkerEvent``,
+   ``WorkerRates``);
 2. ``normalise_pool``: declared regex rewrites (official-document style by default);
 3. ``filter_rules``: per-question NG patterns;
 4. ``rare_ngram_filter``: drop answers with an n-gram seen once in their question;
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from hyoka.refset.pool import PoolRecord, read_pool
     from hyoka.refset.publishing import publish
     from hyoka.refset.rare import rare_ngram_filter
-    from hyoka.refset.ray_workers import WorkerEvent, WorkerResources
+    from hyoka.refset.ray_workers import WorkerEvent, WorkerRates, WorkerResources
     from hyoka.refset.representative import hill_climb, presence_matrix
     from hyoka.refset.source import BenchmarkSource
 
@@ -83,6 +84,7 @@ _EXPORTS: dict[str, str] = {
     "paper_scale": "hyoka.refset.planning",
     "plan_record": "hyoka.refset.planning",
     "WorkerEvent": "hyoka.refset.ray_workers",
+    "WorkerRates": "hyoka.refset.ray_workers",
     "WorkerResources": "hyoka.refset.ray_workers",
     "rare_ngram_filter": "hyoka.refset.rare",
     "hill_climb": "hyoka.refset.representative",
@@ -106,6 +108,7 @@ __all__ = [
     "PoolRecord",
     "StageOutcome",
     "WorkerEvent",
+    "WorkerRates",
     "WorkerResources",
     "benchmark_source",
     "build",

@@ -28,7 +28,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from hyoka.errors import HyokaError, InputError
-from hyoka.pfgen import Mode, SampleAnswer, build_prompt, clean_answer, stops_for, trial_seed
+from hyoka.pfgen import (
+    REFSET_PROTOCOL,
+    Mode,
+    SampleAnswer,
+    build_prompt,
+    clean_answer,
+    stops_for,
+    trial_seed,
+)
 from hyoka.providers import ModelClient, SamplingParams
 from hyoka.refset.pool import PoolRecord, merge_counts
 from hyoka.refset.shards import (
@@ -54,18 +62,19 @@ SET_NAME = re.compile(rf"[A-Za-z0-9_-][A-Za-z0-9_.-]{{0,{SET_NAME_MAX - 1}}}")
 
 
 class GenerateConfig(BaseModel):
-    """Everything that decides the answers (``answers``, ``shards``, ``concurrency`` do not)."""
+    """Everything that decides the answers (``answers``, ``shards``, ``concurrency`` do not);
+    the sampling and prompt settings default to the papers' (``REFSET_PROTOCOL``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str
     set_name: str
     mode: Mode = Mode.CHAT
-    num_examples: int = Field(default=20, ge=0, le=1000)
-    temperature: float = Field(default=1.0, ge=0)
-    top_p: float = Field(default=0.98, gt=0, le=1)
-    top_k: int | None = Field(default=1000, ge=1)
-    max_tokens: int = Field(default=300, ge=1)
+    num_examples: int = Field(default=REFSET_PROTOCOL.num_examples, ge=0, le=1000)
+    temperature: float = Field(default=REFSET_PROTOCOL.temperature, ge=0)
+    top_p: float = Field(default=REFSET_PROTOCOL.top_p, gt=0, le=1)
+    top_k: int | None = Field(default=REFSET_PROTOCOL.top_k, ge=1)
+    max_tokens: int = Field(default=REFSET_PROTOCOL.max_tokens, ge=1)
     seed: str = ""
     batch_size: int = Field(default=100, ge=1)
     snippets_k: int = Field(default=5, ge=0)

@@ -94,6 +94,50 @@ class WorkerEvent:
 OnEvent = Callable[[WorkerEvent], None]
 
 
+class WorkerRates:
+    """What the workers did, added up from their events as the run goes: each worker's
+    answers and busy seconds (so its answers per second), the model loads, the workers lost
+    and the answers in flight they took with them (made again by another worker).
+
+    Fed by ``run_generation``'s ``on_event``; ``line`` is the progress line's rates and
+    ``summary`` the end-of-run account, so every front end shows the same numbers."""
+
+    def __init__(self) -> None:
+        self.answers: dict[str, int] = {}
+        self.seconds: dict[str, float] = {}
+        self.loads = 0
+        self.lost = 0
+        self.redone = 0
+
+    def add(self, event: WorkerEvent) -> None:
+        """Count one event (``ready``, ``batch`` or ``lost``)."""
+        if event.kind == "ready":
+            self.loads += event.loads
+            self.answers.setdefault(event.worker, 0)
+            self.seconds.setdefault(event.worker, 0.0)
+        elif event.kind == "batch":
+            self.answers[event.worker] = self.answers.get(event.worker, 0) + event.answers
+            self.seconds[event.worker] = self.seconds.get(event.worker, 0.0) + event.seconds
+        else:
+            self.lost += 1
+            self.redone += event.redone
+
+    def line(self) -> str:
+        """``w0 1.2/s w1 1.1/s``: answers per second of each worker's busy time."""
+        return " ".join(
+            f"{worker} {self.answers[worker] / seconds:.1f}/s"
+            for worker, seconds in self.seconds.items()
+            if seconds > 0
+        )
+
+    def summary(self) -> str:
+        """One line: workers, model loads, losses and the rates."""
+        return (
+            f"{len(self.answers)} worker(s), {self.loads} model load(s); {self.lost} lost "
+            f"with {self.redone} answer(s) in flight made again; {self.line() or 'no batches'}"
+        )
+
+
 class GenerationWorker:
     """The body of one Ray actor: one provider load, then batches until the driver is done.
 
