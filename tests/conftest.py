@@ -18,6 +18,7 @@ import pytest
 
 from _shared import SHARED_DATA
 from hyoka.pfgen.benchmark import PfgenBenchmark
+from persistent_cache import session_cache_dir
 
 #: node id -> why CI may skip it (CI machines have no GPU)
 CI_MAY_SKIP = {
@@ -60,7 +61,8 @@ def pytest_make_collect_report(
 
 @pytest.fixture(scope="session")
 def index_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("index-cache")
+    """The session's cache folder; its pfgen indexes persist (``persistent_cache``)."""
+    return session_cache_dir(tmp_path_factory.mktemp("index-cache"), SHARED_DATA)
 
 
 @pytest.fixture(scope="session")
