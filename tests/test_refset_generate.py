@@ -159,7 +159,9 @@ def _removed(path: Path, question: str) -> int:
 
 def test_generate_from_the_settings_file_plan_reads(tmp_path: Path) -> None:
     """``--config`` takes WORK, the model and every setting from the file; a generation flag
-    given beside it is refused, naming the flag, so the file alone decides the answers."""
+    given beside it is refused, naming the flag, so the file alone decides the answers.
+    The model is the real embedded one: stage 1's wiring of ``llamacpp/``."""
+    pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
     config = tmp_path / "generate.toml"
     config.write_text(
         f'work = "work"\nbenchmark = "{DATA}"\nquestions = ["Q13"]\n'
