@@ -469,7 +469,11 @@ class _OpenAIHandler(_Handler):
         else:
             text = str(body.get("prompt", ""))
         seed, max_tokens = body.get("seed"), body.get("max_tokens")
-        replies = [seeded_reply(text, seed, i, max_tokens) for i in range(int(body.get("n", 1)))]
+        fixed = self.server.replies.get(text)
+        replies = [
+            fixed if fixed is not None else seeded_reply(text, seed, i, max_tokens)
+            for i in range(int(body.get("n", 1)))
+        ]
         choices = [
             {
                 "index": i,
@@ -502,7 +506,9 @@ def _openai_error(message: str, kind: str) -> dict[str, Any]:
 class OpenAIServer(_WireServer):
     """An instant OpenAI-compatible server with seeded replies (``seeded_reply``).
 
-    ``api_key=""`` accepts any key (as a local llama.cpp or vLLM server does).
+    ``api_key=""`` accepts any key (as a local llama.cpp or vLLM server does). ``replies``
+    maps a request's text (its last user message, or its raw prompt) to a fixed reply, for
+    the one request a test needs to say something in particular.
     ``hold_after(n)`` answers the first ``n`` requests and holds every later one until
     ``release()`` (at most a minute): a test can kill a client at a known point, with its
     next request in flight; ``held`` counts the requests waiting.
@@ -512,6 +518,7 @@ class OpenAIServer(_WireServer):
 
     def __init__(self, api_key: str = "") -> None:
         super().__init__(api_key)
+        self.replies: dict[str, str] = {}
         self.held = 0
         self._hold_after: int | None = None
         self._released = threading.Event()
@@ -537,6 +544,7 @@ class OpenAIServer(_WireServer):
 
     def reset(self) -> None:
         super().reset()
+        self.replies.clear()
         self._hold_after = None
         self._released.clear()
 
