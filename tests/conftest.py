@@ -11,13 +11,15 @@ missing extra or data folder would otherwise pass unseen. Only the tests named i
 from __future__ import annotations
 
 import os
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
 
 from _shared import SHARED_DATA
 from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.runs import RunOutcome, score_run
+from persistent_cache import session_cache_dir
 
 #: node id -> why CI may skip it (CI machines have no GPU)
 CI_MAY_SKIP = {
@@ -60,7 +62,8 @@ def pytest_make_collect_report(
 
 @pytest.fixture(scope="session")
 def index_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("index-cache")
+    """The session's cache folder; its pfgen indexes persist (``persistent_cache``)."""
+    return session_cache_dir(tmp_path_factory.mktemp("index-cache"), SHARED_DATA)
 
 
 @pytest.fixture(scope="session")
@@ -74,3 +77,18 @@ def hyoka_env(monkeypatch: pytest.MonkeyPatch, index_cache_dir: Path) -> Iterato
     monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(index_cache_dir))
     yield
+
+
+@pytest.fixture(scope="session")
+def rescored(benchmark: PfgenBenchmark) -> Callable[[Path], RunOutcome]:
+    """``score_run(folder, benchmark, force=True, write=False)`` of a published run, measured
+    once per session: the files that rescore the same 100-trial run share its outcome (the
+    published folders are read-only, so it cannot change within a session)."""
+    outcomes: dict[Path, RunOutcome] = {}
+
+    def rescore(folder: Path) -> RunOutcome:
+        if folder not in outcomes:
+            outcomes[folder] = score_run(folder, benchmark, force=True, write=False)
+        return outcomes[folder]
+
+    return rescore

@@ -1,7 +1,11 @@
-"""Generating pfgen-bench runs with the real embedded model (SmolLM2 through llama.cpp).
+"""Generating pfgen-bench runs: the real embedded model once, the seeded server for resume.
 
-Prompts use 2 examples and answers at most 24 tokens so that each answer takes seconds on
-two cores; everything else (prompts, seeds, files, resume, scoring) is the real path.
+The wiring test runs the real embedded model (SmolLM2 through llama.cpp) with prompts of 2
+examples and answers of at most 24 tokens, so that each answer takes seconds on two cores;
+everything else (prompts, seeds, files, resume, scoring) is the real path. Kill-and-resume is
+a property of the trial files, the response cache and the seeded requests, not of the
+model: it is tested on the real ``hyoka pfgen generate`` process, killed with SIGKILL,
+talking to the instant seeded OpenAI-compatible server on 127.0.0.1 (``wire_servers``).
 """
 
 from __future__ import annotations
@@ -19,10 +23,8 @@ import pytest
 from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
-
-pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
-
 from hyoka.cli.main import app
+from wire_servers import OpenAIServer
 
 FLAGS = ["-m", "llamacpp/smollm2", "--num-examples", "2", "--max-tokens", "24", "--limit", "2"]
 
@@ -42,12 +44,23 @@ def _answers(folder: Path) -> dict[str, list[tuple[str, str]]]:
     }
 
 
-def _generate(results: Path, cache: Path, trials: int) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "hyoka", "pfgen", "generate", *FLAGS]
-    command += ["--trials", str(trials), "--results-dir", str(results)]
-    return subprocess.Popen(
-        command, env=_env(cache), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+def _generate_args(results: Path, trials: int, url: str) -> list[str]:
+    """``hyoka pfgen generate`` asking the seeded server at ``url`` one request at a time
+    (so the server's order of answers is the run's order of requests)."""
+    args = ["pfgen", "generate", "-m", "openai/seeded", "--base-url", url]
+    args += ["--num-examples", "2", "--max-tokens", "24", "--limit", "2", "--concurrency", "1"]
+    return [*args, "--trials", str(trials), "--results-dir", str(results)]
+
+
+def _generate_here(results: Path, cache: Path, trials: int, url: str) -> str:
+    """The same command in this process (its output), with its own response cache."""
+    env = _env(cache)
+    with pytest.MonkeyPatch.context() as patch:
+        for key in ("HYOKA_DATA_DIR", "HYOKA_CACHE_DIR"):
+            patch.setenv(key, env[key])
+        done = CliRunner().invoke(app, _generate_args(results, trials, url))
+    assert done.exit_code == 0, done.output
+    return done.stdout
 
 
 def _run_folder(results: Path) -> Path:
@@ -58,6 +71,8 @@ def _run_folder(results: Path) -> Path:
 def test_run_writes_the_upstream_layout_and_scores_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The llama.cpp wiring: ``pfgen run`` on the embedded model writes and scores a run."""
+    pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
     for key, value in _env(tmp_path / "cache").items():
         monkeypatch.setenv(key, value)
     results = tmp_path / "results"
@@ -85,33 +100,51 @@ def test_run_writes_the_upstream_layout_and_scores_it(
 
 
 def test_a_killed_run_resumes_to_the_same_answers(tmp_path: Path) -> None:
-    """SIGKILL mid-run, start again: every answer equals an uninterrupted run's."""
+    """SIGKILL mid-run, start again: every answer equals an uninterrupted run's.
+
+    The real process is killed while its fourth request waits at the server: trial 1 is
+    written, trial 2 has one answer in the response cache and one in flight. The restarted
+    run never touches trial 1's file, takes the cached answer from the cache (it asks the
+    server only for the three answers it never had), and ends with the answers of a run
+    that was never killed.
+    """
     cache = tmp_path / "cache"
     results = tmp_path / "results"
-    first = _generate(results, cache, trials=3)
-    deadline = time.monotonic() + 240
-    trial_one = None
-    while time.monotonic() < deadline and first.poll() is None:
-        found = list(results.rglob("trial_001.jsonl"))
-        if found:
-            trial_one = found[0]
-            break
-        time.sleep(0.2)
-    assert trial_one is not None, "the first trial never finished"
-    time.sleep(1.5)  # let the next trial get some answers into the cache, mid-trial
-    first.send_signal(signal.SIGKILL)
-    first.wait()
-    written = trial_one.stat().st_mtime_ns
-    folder = trial_one.parent
-    assert not (folder / "trials.jsonl.xz").exists()
-    assert [p for p in folder.iterdir() if p.name.endswith(".tmp")] == []
+    with OpenAIServer() as server:
+        server.hold_after(3)
+        command = [sys.executable, "-m", "hyoka", *_generate_args(results, 3, server.base_url)]
+        first = subprocess.Popen(
+            command, env=_env(cache), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while server.held == 0 or not list(results.rglob("trial_*.jsonl")):
+                assert first.poll() is None, first.stderr.read() if first.stderr else ""
+                assert time.monotonic() < deadline, "the run never reached its fourth request"
+                time.sleep(0.05)
+            first.send_signal(signal.SIGKILL)
+            first.wait(timeout=30)
+        finally:
+            if first.poll() is None:
+                first.kill()
+            if first.stderr:
+                first.stderr.close()
+        (trial_one,) = results.rglob("trial_*.jsonl")
+        assert trial_one.name == "trial_001.jsonl"
+        written, before = trial_one.stat().st_mtime_ns, trial_one.read_bytes()
+        folder = trial_one.parent
+        assert not (folder / "trials.jsonl.xz").exists()
+        assert [p for p in folder.iterdir() if p.name.endswith(".tmp")] == []
+        server.release()
+        asked = server.served
 
-    second = _generate(results, cache, trials=3)
-    assert second.wait(timeout=300) == 0, second.stderr.read().decode() if second.stderr else ""
-    assert trial_one.stat().st_mtime_ns == written  # finished trials are never regenerated
-    resumed = _answers(folder)
+        out = _generate_here(results, cache, 3, server.base_url)
+        assert "2 trial(s) generated, 1 already done; 3 request(s), 1 from cache" in out
+        assert server.served - asked == 3  # trial 2's cached answer was not asked again
+        # finished trials are never regenerated: the file is the one the killed run wrote
+        assert trial_one.stat().st_mtime_ns == written and trial_one.read_bytes() == before
+        resumed = _answers(folder)
 
-    fresh = _generate(tmp_path / "fresh", tmp_path / "fresh-cache", trials=3)
-    assert fresh.wait(timeout=300) == 0
+        _generate_here(tmp_path / "fresh", tmp_path / "fresh-cache", 3, server.base_url)
     assert resumed == _answers(_run_folder(tmp_path / "fresh"))
     assert sum(len(pairs) for pairs in resumed.values()) == 6

@@ -442,7 +442,7 @@ def real(
 
 
 # ``benchmark`` (conftest.py) is the session's PfgenBenchmark over the shared data, with its
-# indexes built into a temporary cache folder (``index_cache_dir``).
+# indexes in the tests' persistent cache (``index_cache_dir``, see persistent_cache.py).
 
 
 @needs_data
@@ -475,15 +475,26 @@ def test_real_scores_match_oracle(real: RealQuestion, summation: Summation) -> N
 
 
 @needs_data
-def test_real_scores_survive_the_index_cache(real: RealQuestion, index_cache_dir: Path) -> None:
-    """Indexes and baselines read back from the disk cache score exactly as freshly built."""
+def test_real_scores_survive_the_index_cache(
+    real: RealQuestion, tmp_path: Path, index_cache_dir: Path
+) -> None:
+    """Indexes and baselines read back from the disk cache score exactly as freshly built.
+
+    The one test that builds indexes cold, into an empty cache folder as a first run does:
+    the other tests read them from the persistent cache, which must hold exactly the bytes
+    a cold build writes."""
     sha1 = hashlib.sha1((QUESTION_DIR / f"{real.question_id}.json").read_bytes()).hexdigest()
-    cached = IndexCache(index_cache_dir).load(sha1)
+    fresh = PfgenBenchmark.load(SHARED_DATA, tmp_path).scorer(real.question_id)  # built cold
+    cached = IndexCache(tmp_path).load(sha1)
     assert cached is not None
     info, sets = cached
     assert [s.baseline for s in sets] == [s.baseline for s in real.sets]
     reloaded = QuestionScorer(info, sets).score(real.answers, Summation.SEQUENTIAL)
+    assert reloaded == fresh.score(real.answers, Summation.SEQUENTIAL)
     assert reloaded == real.scorer.score(real.answers, Summation.SEQUENTIAL)
+    cold, kept = IndexCache(tmp_path).root, IndexCache(index_cache_dir).root
+    for name in (f"{sha1}.json", f"{sha1}.bin"):
+        assert (kept / name).read_bytes() == (cold / name).read_bytes(), name
 
 
 @needs_data

@@ -9,6 +9,7 @@ number of questions. Every upstream field stays byte for byte what upstream writ
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from typer.testing import CliRunner
 from _shared import PFGEN_RESULTS, writable_run_copy
 from hyoka import __version__
 from hyoka.cli.main import app
-from hyoka.pfgen import PfgenBenchmark, Summation, score_run
+from hyoka.pfgen import PfgenBenchmark, RunOutcome, Summation
 from hyoka.signature import Signature
 
 SEQUENTIAL = "01-ai/Yi-1.5-9B/2ff65a8"  # published with left-to-right sums, 100 trials
@@ -123,8 +124,12 @@ def test_json_output_carries_the_signature(tmp_path: Path) -> None:
     assert row["signature"] == _read(folder)["signature"]["line"]
 
 
-def test_library_outcome_names_summation_and_signature(benchmark: PfgenBenchmark) -> None:
-    outcome = score_run(PFGEN_RESULTS / SEQUENTIAL, benchmark, force=True, write=False)
+def test_library_outcome_names_summation_and_signature(
+    rescored: Callable[[Path], RunOutcome],
+) -> None:
+    """``score_run(force=True, write=False)`` of the published run (measured once a session,
+    shared with test_pfgen_parity) names its summation and where it came from."""
+    outcome = rescored(PFGEN_RESULTS / SEQUENTIAL)
     assert outcome.summation is Summation.SEQUENTIAL
     assert outcome.signature is not None
     assert outcome.signature.get("sum-from") == "result.json"

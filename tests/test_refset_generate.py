@@ -1,28 +1,31 @@
-"""Stage 1 end to end with the real embedded model (SmolLM2 through llama.cpp, in process).
+"""Stage 1 end to end: the store's shards on the seeded server, the model's wiring on llama.cpp.
 
-Two questions, six answers each, 1-shot prompts and at most 16 tokens, so the first
-test takes seconds; a shard is then cut in the middle of a frame, as a crash would leave
-it, and the next run drops the damaged tail and makes exactly the lost batch again.
-Stages 2–7 then run from a build file (the rare filter off: six answers are too few).
-A slow test takes a few hundred real answers through every stage, the rare filter on.
+Resuming after a torn shard and taking a few hundred answers through every stage are
+properties of the shards, the generation loop and the stages, not of the model: they run
+against the instant seeded OpenAI-compatible server on 127.0.0.1 (``wire_servers``), whose
+reply is a function of the prompt and the seed, as a sampled model's is. Two questions, six
+answers each: a shard is cut in the middle of a frame, as a crash would leave it, and the
+next run drops the damaged tail and makes exactly the lost batch again; stages 2–7 then run
+from a build file (the rare filter off: six answers are too few). A few hundred answers
+then go through every stage, the rare filter on. The real embedded model (SmolLM2 through
+llama.cpp, in process) answers the settings-file test: the wiring of ``llamacpp/``.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
-
-pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
-
 from hyoka.cli.main import app
 from hyoka.refset import load_rewrites, read_generated
 from hyoka.refset.normalise import normalise_text
 from hyoka.refset.shards import scan_shard
+from wire_servers import OpenAIServer
 
 DATA = SHARED_DATA / "pfgen-bench" / "data"
 FLAGS = [
@@ -33,15 +36,42 @@ FLAGS = [
 runner = CliRunner()
 
 
+@pytest.fixture(scope="module")
+def seeded() -> Iterator[OpenAIServer]:
+    with OpenAIServer() as server:
+        yield server
+
+
+def _seeded_settings(folder: Path, server: OpenAIServer, settings: str) -> Path:
+    """A generation file for ``openai/seeded`` on ``server`` (its URL an option of the file,
+    as a Ray worker's node-local server is given), questions Q01 and Q13, set ``smol``."""
+    path = folder / "generate.toml"
+    path.write_text(
+        f'work = "work"\nbenchmark = "{DATA}"\nquestions = ["Q01", "Q13"]\n'
+        f'model = "openai/seeded"\nset_name = "smol"\n{settings}'
+        f'[options]\nbase_url = "{server.base_url}"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
 def _cli(*args: str) -> str:
     result = runner.invoke(app, list(args))
     assert result.exit_code == 0, result.output
     return result.output
 
 
-def test_generate_resume_after_a_torn_shard_then_build_and_score(tmp_path: Path) -> None:
+def test_generate_resume_after_a_torn_shard_then_build_and_score(
+    tmp_path: Path, seeded: OpenAIServer
+) -> None:
+    """A shard whose last frame was cut short loses only that batch: the next run drops the
+    damaged bytes and makes that batch again, the same answers from the same seeds."""
     work = tmp_path / "work"
-    out = _cli("refset", "generate", str(work), *FLAGS)
+    settings = _seeded_settings(
+        tmp_path, seeded, "answers = 6\nbatch_size = 3\nshards = 2\nnum_examples = 1\n"
+        "max_tokens = 16\n",
+    )  # fmt: skip
+    out = _cli("refset", "generate", "--config", str(settings))
     assert "4 batch(es)" in out
     first = {q: read_generated(work, q) for q in ("Q01", "Q13")}
     assert all(sum(r.count for r in records) == 6 for records in first.values())
@@ -53,7 +83,7 @@ def test_generate_resume_after_a_torn_shard_then_build_and_score(tmp_path: Path)
     assert [f.header["batch"] for f in frames] == [1]  # batch 0 in shard 0, 1 in shard 1
     shard.write_bytes(shard.read_bytes()[:-10])  # the last append was cut short
     assert read_generated(work, "Q01") != first["Q01"]  # the torn frame is not read
-    out = _cli("refset", "generate", str(work), *FLAGS)
+    out = _cli("refset", "generate", "--config", str(settings))
     assert "1 batch(es)" in out and "damaged byte(s)" in out
     assert read_generated(work, "Q01") == first["Q01"]  # same seeds, same answers again
     assert scan_shard(shard).damaged is False
@@ -74,19 +104,20 @@ def test_generate_resume_after_a_torn_shard_then_build_and_score(tmp_path: Path)
     assert set(published["answers"]["smol"]) <= normalised
 
 
-@pytest.mark.slow
-def test_a_few_hundred_real_answers_through_every_stage(tmp_path: Path) -> None:
-    """240 answers of the real model (2 questions x 120, zero-shot completions: a 1-shot
-    prompt costs about 1.3 s an answer on two cores) through all seven stages, the rare
-    5-gram filter on; each stage's audit accounts for every answer it removed."""
+def test_a_few_hundred_answers_through_every_stage(tmp_path: Path, seeded: OpenAIServer) -> None:
+    """240 answers (2 questions x 120, zero-shot completions) through all seven stages, the
+    rare 5-gram filter on; each stage's audit accounts for every answer it removed.
+
+    The promise is the stages' accounting on a pool of a few hundred sampled answers, so
+    the answers come from the seeded server (a function of prompt and seed, with common and
+    one-off 5-grams as a real model's have) rather than 84 s of llama.cpp."""
     work = tmp_path / "work"
-    flags = [
-        "-m", "llamacpp/smollm2", "--set-name", "smol", "--answers", "120",
-        "--batch-size", "40", "--shards", "2", "--num-examples", "0", "--max-tokens", "16",
-        "--mode", "completion", "-q", "Q01", "-q", "Q13", "--benchmark", str(DATA),
-        "-o", "n_threads=2",
-    ]  # fmt: skip
-    assert "240 answer(s) generated in 6 batch(es)" in _cli("refset", "generate", str(work), *flags)
+    settings = _seeded_settings(
+        tmp_path, seeded, 'answers = 120\nbatch_size = 40\nshards = 2\nnum_examples = 0\n'
+        'max_tokens = 16\nmode = "completion"\n',
+    )  # fmt: skip
+    out = _cli("refset", "generate", "--config", str(settings))
+    assert "240 answer(s) generated in 6 batch(es)" in out
     generated = {q: read_generated(work, q) for q in ("Q01", "Q13")}
     assert all(sum(r.count for r in records) == 120 for records in generated.values())
     config = tmp_path / "build.toml"
@@ -128,7 +159,9 @@ def _removed(path: Path, question: str) -> int:
 
 def test_generate_from_the_settings_file_plan_reads(tmp_path: Path) -> None:
     """``--config`` takes WORK, the model and every setting from the file; a generation flag
-    given beside it is refused, naming the flag, so the file alone decides the answers."""
+    given beside it is refused, naming the flag, so the file alone decides the answers.
+    The model is the real embedded one: stage 1's wiring of ``llamacpp/``."""
+    pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
     config = tmp_path / "generate.toml"
     config.write_text(
         f'work = "work"\nbenchmark = "{DATA}"\nquestions = ["Q13"]\n'

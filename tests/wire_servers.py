@@ -1,4 +1,5 @@
-"""Local HTTP servers that speak the Anthropic Messages API and the Gemini API on the wire.
+"""Local HTTP servers that speak the Anthropic Messages API, the Gemini API and the OpenAI
+chat/completions API on the wire.
 
 The hosted services cannot be reached from the tests, so each server answers on
 127.0.0.1 (a free port) in the documented JSON shapes, checks the API key the way the
@@ -18,6 +19,7 @@ Use as a context manager (``reset()`` between tests lets one server serve a modu
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import socket
@@ -409,3 +411,156 @@ class GeminiServer(_WireServer):
     def __enter__(self) -> GeminiServer:
         super().__enter__()
         return self
+
+
+# --- OpenAI-compatible chat/completions, with seeded replies --------------------------------
+
+#: Words of the seeded replies: each is at least five characters, so a character 5-gram
+#: spans at most two of them and common 5-grams recur across a few hundred replies.
+SEEDED_WORDS = (
+    "日本の伝統文化は", "長い歴史の中で", "人々の暮らしに", "深く根付いており、",
+    "季節ごとの行事が", "今も大切にされています。", "地域によって異なる", "独自の習慣があり、",
+    "多くの観光客が", "その魅力に惹かれます。", "現代の生活でも", "受け継がれています。",
+)  # fmt: skip
+
+
+def seeded_reply(text: str, seed: int | None, index: int, max_tokens: int | None) -> str:
+    """The reply of the seeded server: a function of the prompt, the seed and the choice.
+
+    Each word counts as one token, so ``max_tokens`` bounds the words. About one reply in
+    three carries a number drawn from the hash (a "hallucinated" figure: its 5-grams occur
+    once), the rest only the shared words: a pool of replies holds both common and one-off
+    5-grams, as a real model's does.
+    """
+    digest = hashlib.sha256(f"{seed}\x00{index}\x00{text}".encode()).digest()
+    words = [SEEDED_WORDS[b % len(SEEDED_WORDS)] for b in digest[1 : 4 + digest[0] % 6]]
+    if digest[10] % 3 == 0:
+        words.insert(1, f"西暦{int.from_bytes(digest[11:14], 'big') % 9000 + 1000}年に")
+    return "".join(words[: max_tokens or len(words)])
+
+
+class _OpenAIHandler(_Handler):
+    """``POST /v1/chat/completions`` and ``/v1/completions``: a valid answer built at once
+    from the request (``seeded_reply`` of the last user message or the prompt, the request's
+    ``seed`` and the choice's index), the same reply to the same request every time."""
+
+    server: OpenAIServer
+
+    def answer(self, received: Received, serial: int, scripted: Reply | None) -> Reply:
+        chat = received.path == "/v1/chat/completions"
+        if received.method != "POST" or received.path not in (
+            "/v1/chat/completions",
+            "/v1/completions",
+        ):
+            return Reply(404, _openai_error(f"no route {received.path}", "not_found"))
+        key = self.server.api_key
+        if key and received.headers.get("authorization") != f"Bearer {key}":
+            return Reply(401, _openai_error("Incorrect API key provided", "invalid_api_key"))
+        self.server.hold()
+        if scripted is not None:
+            return scripted
+        body = received.body
+        if not isinstance(body, dict) or "model" not in body:
+            return Reply(400, _openai_error("model: Field required", "invalid_request_error"))
+        if chat:
+            users = [m.get("content", "") for m in body.get("messages") or []
+                     if m.get("role") == "user"]  # fmt: skip
+            text = str(users[-1]) if users else ""
+        else:
+            text = str(body.get("prompt", ""))
+        seed, max_tokens = body.get("seed"), body.get("max_tokens")
+        fixed = self.server.replies.get(text)
+        replies = [
+            fixed if fixed is not None else seeded_reply(text, seed, i, max_tokens)
+            for i in range(int(body.get("n", 1)))
+        ]
+        choices = [
+            {
+                "index": i,
+                "message": {"role": "assistant", "content": reply},
+                "finish_reason": "stop",
+            }
+            if chat
+            else {"index": i, "text": reply, "finish_reason": "stop", "logprobs": None}
+            for i, reply in enumerate(replies)
+        ]
+        usage = {"prompt_tokens": len(text), "completion_tokens": sum(map(len, replies))}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return Reply(
+            200,
+            {
+                "id": f"cmpl-seeded-{serial}",
+                "object": "chat.completion" if chat else "text_completion",
+                "created": 1700000000,
+                "model": body["model"],
+                "choices": choices,
+                "usage": usage,
+            },
+        )
+
+
+def _openai_error(message: str, kind: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": None}}
+
+
+class OpenAIServer(_WireServer):
+    """An instant OpenAI-compatible server with seeded replies (``seeded_reply``).
+
+    ``api_key=""`` accepts any key (as a local llama.cpp or vLLM server does). ``replies``
+    maps a request's text (its last user message, or its raw prompt) to a fixed reply, for
+    the one request a test needs to say something in particular.
+    ``hold_after(n)`` answers the first ``n`` requests and holds every later one until
+    ``release()`` (at most a minute): a test can kill a client at a known point, with its
+    next request in flight; ``held`` counts the requests waiting.
+    """
+
+    handler = _OpenAIHandler
+
+    def __init__(self, api_key: str = "") -> None:
+        super().__init__(api_key)
+        self.replies: dict[str, str] = {}
+        self.held = 0
+        self._hold_after: int | None = None
+        self._released = threading.Event()
+
+    def hold_after(self, answered: int) -> None:
+        self._hold_after = answered
+        self._released.clear()
+
+    def release(self) -> None:
+        self._released.set()
+
+    def hold(self) -> None:
+        """Called by the handler for each request: wait here if it is past the limit."""
+        with self._lock:
+            limit = self._hold_after
+            waits = limit is not None and self.served > limit
+            if waits:
+                self.held += 1
+        if waits:
+            self._released.wait(60)
+            with self._lock:
+                self.held -= 1
+
+    def reset(self) -> None:
+        super().reset()
+        self.replies.clear()
+        self._hold_after = None
+        self._released.clear()
+
+    @property
+    def base_url(self) -> str:
+        return super().base_url + "/v1"
+
+    def __enter__(self) -> OpenAIServer:
+        super().__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()  # no handler thread is left waiting
+        super().__exit__(exc_type, exc, tb)
