@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from _shared import SHARED_DATA
-from fault_proxy import llama_server
 from hyoka.judge import JudgeReport, JudgeSettings, run_judging
 from hyoka.mtbench import AnswerChoice, AnswerRecord, Bench, build_leaderboard, load_answers
 from hyoka.mtbench.judge import BenchJudging, plan_turns, prompt_name, user_prompt
@@ -108,13 +107,14 @@ def test_rules_score_zero_without_calling_the_judge(bench: Bench, tmp_path: Path
     assert board.models[0].category_mean("writing") == 0
 
 
-def test_real_smollm2_judge_through_llama_server(bench: Bench, tmp_path: Path) -> None:
+def test_real_smollm2_judge_through_llama_server(
+    bench: Bench, llama_base_url: str, tmp_path: Path
+) -> None:
     answers = _answers({0: ("はい、分かりました。", "見出しと本文です。")})
     output = tmp_path / "m.jsonl"
-    with llama_server() as base_url:
-        provider = load_provider("openai/smollm2", base_url=base_url)
-        client = ModelClient(provider, cache=ResponseCache(tmp_path / "cache"), concurrency=1)
-        report = _judge(output, bench, answers, client, limit=1, max_tokens=24, max_attempts=2)
+    provider = load_provider("openai/smollm2", base_url=llama_base_url)
+    client = ModelClient(provider, cache=ResponseCache(tmp_path / "cache"), concurrency=1)
+    report = _judge(output, bench, answers, client, limit=1, max_tokens=24, max_attempts=2)
     assert report.judged == 2 and report.judge_calls >= 2
     assert report.usage.prompt_tokens > 0
     records = [r for _, r in read_records(output, SingleJudgmentLine)]
