@@ -55,24 +55,45 @@ INSTALL = {
 }
 
 
+def _package(module: str) -> str:
+    """The ``INSTALL`` key ``module`` belongs to (``scipy.stats`` -> ``scipy``)."""
+    for package in INSTALL:
+        if module == package or module.startswith(package + "."):
+            return package
+    raise KeyError(f"{module!r} is not an optional package in tests/_shared.py's INSTALL")
+
+
 def missing_reason(module: str) -> str:
     """The skip reason for ``module`` missing: it names the package to install."""
-    return f"{NEEDS}{module}: pip install '{INSTALL[module]}'"
+    package = _package(module)
+    return f"{NEEDS}{package}: pip install '{INSTALL[package]}'"
 
 
 def needs(module: str) -> ModuleType:
     """``module`` imported, or the test (the file, at module level) skipped with a reason that
-    names what to install. Only modules in ``INSTALL``: every optional package has one gate."""
-    if module not in INSTALL:
-        raise KeyError(f"{module!r} is not an optional package in tests/_shared.py's INSTALL")
+    names what to install. Only packages in ``INSTALL``: every optional package has one gate.
+
+    At module level, call it before the file imports the package (``# noqa: E402`` on
+    those imports): a missing package is then one skip, never a collection error.
+    """
     return pytest.importorskip(module, reason=missing_reason(module))
 
 
+def _data_reason(path: Path) -> str:
+    return f"{NEEDS}data {path}: the third-party data beside the repository (see README.md)"
+
+
 def needs_data(path: Path) -> Path:
-    """``path`` under the shared data, or the test skipped naming the folder that is missing."""
+    """``path`` under the shared data, or the test skipped naming what is missing."""
     if not path.exists():
-        pytest.skip(f"{NEEDS}data {path}: see README.md for the third-party data")
+        pytest.skip(_data_reason(path))
     return path
+
+
+def data_mark(*paths: Path) -> pytest.MarkDecorator:
+    """A mark that skips unless every one of ``paths`` exists, naming the first one missing."""
+    missing = next((path for path in paths if not path.exists()), None)
+    return pytest.mark.skipif(missing is not None, reason=_data_reason(missing or Path()))
 
 
 def needs_embedded_model() -> Path:

@@ -13,12 +13,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]
-    cohens_kappa as sm_cohens_kappa,
-)
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 from typer.testing import CliRunner
 
+from _shared import needs
 from hyoka.cli.main import app
 from hyoka.stats import (
     agreement_report,
@@ -29,6 +26,12 @@ from hyoka.stats import (
     robustness,
 )
 from hyoka.stats.labels import AGREE, DISAGREE, UNKNOWN
+
+needs("statsmodels")
+from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # noqa: E402
+    cohens_kappa as sm_cohens_kappa,
+)
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa  # noqa: E402
 
 ITEMS = ["i1", "i2", "i3", "i4", "i5", "i6"]
 CATEGORY = ["writing"] * 3 + ["summary"] * 3

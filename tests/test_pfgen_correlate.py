@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import scipy.stats  # type: ignore[import-untyped]
 from typer.testing import CliRunner
 
-from _shared import PFGEN_RESULTS
+from _shared import PFGEN_RESULTS, needs
 from hyoka.cli.main import app
+
+needs("scipy")
+import scipy.stats  # type: ignore[import-untyped]  # noqa: E402
 
 RUNS = sorted(p.parent for p in PFGEN_RESULTS.rglob("result.json"))
 

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]
-    cohens_kappa as sm_cohens_kappa,
-)
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
+from _shared import needs
 from hyoka.stats import bootstrap, category_counts, cohen_kappa, fleiss_kappa
 from hyoka.stats.additive import additive_interval, cohen, fleiss, share
 from hyoka.stats.bootstrap import FloatArray, IntArray, resample_indices
 from hyoka.stats.kappa import FleissParts, cohen_kappa_rows
+
+needs("statsmodels")
+from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # noqa: E402
+    cohens_kappa as sm_cohens_kappa,
+)
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa  # noqa: E402
 
 RNG = np.random.default_rng(42)
 FIRST = RNG.integers(0, 3, size=90)
