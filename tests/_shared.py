@@ -76,7 +76,8 @@ def needs(module: str) -> ModuleType:
     At module level, call it before the file imports the package (``# noqa: E402`` on
     those imports): a missing package is then one skip, never a collection error.
     """
-    return pytest.importorskip(module, reason=missing_reason(module))
+    imported: ModuleType = pytest.importorskip(module, reason=missing_reason(module))
+    return imported
 
 
 def _data_reason(path: Path) -> str:

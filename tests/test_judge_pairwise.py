@@ -555,7 +555,7 @@ def test_reasons_variant_reads_the_final_verdict(
     """Order xy ends its reasons with [[A]], order yx writes no bracketed verdict at all."""
     (item,) = load_pairs(*answer_files)[:1]
     xy = f"Answer A: {item.answer_x}\n\nAnswer B: {item.answer_y}\n\nWhich answer is better? Write"
-    rules = [
+    rules: list[dict[str, object]] = [
         {"contains": xy, "reply": "x is right, y is not. [[A]]",
          "alternatives": {"A": math.log(0.9), "B": math.log(0.08)}},
         {"reply": "Both are fine."},
@@ -699,6 +699,7 @@ def test_behind_the_real_llama_server_with_top20_logprobs(
     llama_base_url: str,
     tmp_path: Path,
 ) -> None:
+    needs("openai")
     items = load_pairs(*answer_files)[:1]
     cache = ResponseCache(tmp_path / "cache")
     provider = load_provider("openai/smollm2", base_url=llama_base_url)

@@ -105,7 +105,7 @@ def _judge(
     attempts: int = ATTEMPTS,
 ) -> tuple[JudgeReport, ModelClient]:
     # one at a time: a repeat then reuses the evaluated prompt of the call before
-    client = ModelClient(provider, cache=cache and ResponseCache(cache), concurrency=1)
+    client = ModelClient(provider, cache=ResponseCache(cache) if cache else None, concurrency=1)
     plan = plan_single(items, template, settings, output, max_attempts=attempts)
     # the provider is shared by the module: not closed here
     return asyncio.run(run_judging(client, plan)), client
@@ -141,6 +141,7 @@ def _check_record_fields(
     assert item.reference is not None and item.reference in record.prompt[-1].content
     assert record.usage.prompt_tokens > 0 and record.usage.completion_tokens > 0
     assert record.tstamp > 0
+    assert record.judge.max_attempts is not None
     assert record.replies and len(record.replies) <= record.judge.max_attempts
     assert record.score == FAILED or 1 <= record.score <= 10
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.judge import JudgeReport, JudgeSettings, run_judging
 from hyoka.mtbench import AnswerChoice, AnswerRecord, Bench, build_leaderboard, load_answers
 from hyoka.mtbench.judge import BenchJudging, plan_turns, prompt_name, user_prompt
@@ -154,6 +154,7 @@ def test_each_benchs_rating_rules_grade_through_a_scripted_judge(
 def test_real_smollm2_judge_through_llama_server(
     bench: Bench, llama_base_url: str, tmp_path: Path
 ) -> None:
+    needs("openai")
     answers = _answers({0: ("はい、分かりました。", "見出しと本文です。")})
     output = tmp_path / "m.jsonl"
     provider = load_provider("openai/smollm2", base_url=llama_base_url)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from _shared import needs
 from hyoka.providers import (
     Choice,
     GenerationRequest,
@@ -30,7 +31,9 @@ from hyoka.providers import (
     TransientError,
     load_provider,
 )
-from hyoka.providers.openai_backend import OpenAIProvider
+
+needs("openai")
+from hyoka.providers.openai_backend import OpenAIProvider  # noqa: E402
 
 T = TypeVar("T")
 

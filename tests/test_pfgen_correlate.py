@@ -52,6 +52,8 @@ def test_table_of_published_metrics(tmp_path: Path, other: str) -> None:
         writer = csv.writer(handle)
         writer.writerow(["model", "pfgen_score", "judge_score"])
         writer.writerows([r["model"], r["score"], r[other]] for r in rows)
+    needs("matplotlib")
+    needs("plotly")
     plot = tmp_path / "plots" / "scatter"
     result = _correlate("--table", str(table), "--plot", str(plot), "--json", "--resamples", "500")
     assert result.exit_code == 0, result.output

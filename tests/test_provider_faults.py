@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from _shared import needs
 from fault_proxy import Canned, Fault, FaultProxy
 from hyoka._aio import gather_or_cancel
 from hyoka.providers import (
@@ -29,6 +30,8 @@ from hyoka.providers import (
     TransientError,
     load_provider,
 )
+
+needs("openai")
 
 T = TypeVar("T")
 
