@@ -134,8 +134,8 @@ def test_each_benchs_rating_rules_grade_through_a_scripted_judge(
     qid = bench.questions[0].question_id
     script = tmp_path / "judge.jsonl"
     # turn 2's prompt holds both answers, turn 1's only the first: turn 2's rule comes first
-    lines = [{"contains": answers[1], "reply": turn_2}, {"contains": answers[0], "reply": turn_1}]
-    script.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8")
+    by_turn = [{"contains": answers[1], "reply": turn_2}, {"contains": answers[0], "reply": turn_1}]
+    script.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in by_turn), "utf-8")
     judge = f"scripted/{script}"
     client = ModelClient(load_provider(judge), cache=None, concurrency=1)
     output = tmp_path / "m.jsonl"

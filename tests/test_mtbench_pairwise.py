@@ -637,9 +637,9 @@ def test_games_map_to_models_both_ways(
             assert theirs.probabilities is not None and mine.probabilities is not None
             assert theirs.probabilities.get("g1") == mine.probabilities.get("g2")
     # what the mirror maps is real: claude-2.1 wins 108 from both sides, 110 splits
-    theirs = read_pair_judgments(output)
-    assert [r.verdicts["prob"] for r in (records[0], theirs[0])] == ["A", "B"]
-    assert [r.verdicts["bs2"] for r in (records[2], theirs[2])] == ["C", "C"]
+    swapped_records = read_pair_judgments(output)
+    assert [r.verdicts["prob"] for r in (records[0], swapped_records[0])] == ["A", "B"]
+    assert [r.verdicts["bs2"] for r in (records[2], swapped_records[2])] == ["C", "C"]
 
 
 def test_resumes_after_a_torn_write_from_the_cache(
