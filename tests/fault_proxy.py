@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
-import importlib.util
 import json
 import socket
 import subprocess
@@ -34,7 +33,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
 
-import pytest
+from _shared import needs, needs_embedded_model
 
 
 class Fault(enum.StrEnum):
@@ -283,16 +282,9 @@ def llama_server(*, startup_timeout: float = 120.0) -> Iterator[str]:
 
     Skips the test when the server extra or the model package is not installed.
     """
-    for module in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context"):
-        if importlib.util.find_spec(module) is None:
-            pytest.skip(f"needs {module}: pip install 'llama-cpp-python[server]'")
-    from hyoka.providers.embedded import smollm2_path
-    from hyoka.providers.errors import MissingDependencyError
-
-    try:
-        model = smollm2_path()
-    except MissingDependencyError as exc:
-        pytest.skip(str(exc))
+    for module in ("uvicorn", "fastapi", "sse_starlette", "starlette_context"):
+        needs(module)
+    model = needs_embedded_model()
     port = _free_port()
     command = [
         sys.executable,

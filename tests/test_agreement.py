@@ -13,17 +13,20 @@ from typing import Any
 
 import numpy as np
 import pytest
-from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]
-    cohens_kappa as sm_cohens_kappa,
-)
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 from typer.testing import CliRunner
 
+from _shared import needs
 from hyoka.cli.main import app
 from hyoka.stats import agreement_report
 from hyoka.stats.agreement import concordance, robustness
 from hyoka.stats.label_files import build_label_table, read_human_labels, read_verdicts
 from hyoka.stats.labels import AGREE, DISAGREE, UNKNOWN
+
+needs("statsmodels")
+from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # noqa: E402
+    cohens_kappa as sm_cohens_kappa,
+)
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa  # noqa: E402
 
 ITEMS = ["i1", "i2", "i3", "i4", "i5", "i6"]
 CATEGORY = ["writing"] * 3 + ["summary"] * 3

@@ -16,13 +16,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]
-    cohens_kappa as sm_cohens_kappa,
-)
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
+
+needs("statsmodels")
+from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # noqa: E402
+    cohens_kappa as sm_cohens_kappa,
+)
 
 PFMT = SHARED_DATA / "pfmt-bench-fin-ja"
 JUDGMENTS = PFMT / "model_judgment"

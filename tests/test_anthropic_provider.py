@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from _shared import needs
 from hyoka.providers import load_provider
-from hyoka.providers.anthropic_backend import DEFAULT_MAX_TOKENS, AnthropicProvider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import (
     GenerationRequest,
@@ -28,6 +28,9 @@ from hyoka.providers.types import (
     SamplingParams,
 )
 from wire_servers import AnthropicServer, Reply, anthropic_error, anthropic_message, closed_port_url
+
+needs("anthropic")
+from hyoka.providers.anthropic_backend import DEFAULT_MAX_TOKENS, AnthropicProvider  # noqa: E402
 
 API_KEY = "sk-ant-test-5ecret-KEY-0123456789"
 MODEL = "claude-test-1"

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
+from _shared import needs
 from hyoka.providers import load_provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
-from hyoka.providers.google_backend import GoogleProvider
 from hyoka.providers.types import (
     GenerationRequest,
     GenerationResponse,
@@ -37,6 +37,9 @@ from wire_servers import (
     gemini_error,
     gemini_response,
 )
+
+needs("google.genai")
+from hyoka.providers.google_backend import GoogleProvider  # noqa: E402
 
 API_KEY = "AIzaTest-5ecret-KEY-0123456789"
 MODEL = "gemini-test-flash"

@@ -14,20 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-pytest.importorskip("torch", reason="the hf provider needs torch (pip install torch)")
-pytest.importorskip("transformers", reason="the hf provider needs transformers: hyoka[hf]")
-
-import torch
-import transformers
-from tokenizers import (
-    Tokenizer,
-    decoders,
-    models,
-    pre_tokenizers,
-    processors,
-    trainers,
-)
-
+from _shared import needs
 from hyoka.providers import (
     GenerationRequest,
     Message,
@@ -38,6 +25,19 @@ from hyoka.providers import (
 )
 from hyoka.providers._text import cut_at_stop
 from hyoka.providers.hf_backend import HFProvider, generate_options
+
+needs("torch")
+needs("transformers")
+import torch  # noqa: E402
+import transformers  # noqa: E402
+from tokenizers import (  # noqa: E402
+    Tokenizer,
+    decoders,
+    models,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
 
 T = TypeVar("T")
 

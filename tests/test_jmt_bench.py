@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 from hyoka.errors import DataError, InputError
 from hyoka.judge import LLM_JP
@@ -143,7 +143,7 @@ def test_llm_jp_prompt_file_reads_as_pyyaml_reads_it() -> None:
     """hyoka's reader of the YAML subset gives what PyYAML (llm-jp-judge's Hydra loader's
     parser) gives: every template and system prompt, trailing newlines of ``|+`` and the
     missing final line break included."""
-    yaml = pytest.importorskip("yaml")
+    yaml = needs("yaml")
     data = LLM_JP_PROMPTS.read_bytes()
     assert read_prompt_yaml(LLM_JP_PROMPTS, data) == yaml.safe_load(data)
 
@@ -161,7 +161,7 @@ def test_llm_jp_builds_both_turns_prompts_as_llm_jp_judge_does() -> None:
     """llm-jp-judge's ``conv_to_query``: turn 1 ``single(-math)-v1`` with question, answer
     (and ref_answer_1), turn 2 the ``-multi-turn`` prompt with both turns (and both
     references), the YAML's system prompt; rebuilt here from PyYAML and the raw files."""
-    yaml = pytest.importorskip("yaml")
+    yaml = needs("yaml")
     templates = yaml.safe_load(LLM_JP_PROMPTS.read_bytes())
     refs = {}
     ref_file = (

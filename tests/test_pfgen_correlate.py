@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import scipy.stats  # type: ignore[import-untyped]
 from typer.testing import CliRunner
 
-from _shared import PFGEN_RESULTS
+from _shared import PFGEN_RESULTS, needs
 from hyoka.cli.main import app
+
+needs("scipy")
+import scipy.stats  # type: ignore[import-untyped]  # noqa: E402
 
 RUNS = sorted(p.parent for p in PFGEN_RESULTS.rglob("result.json"))
 
@@ -50,6 +52,8 @@ def test_table_of_published_metrics(tmp_path: Path, other: str) -> None:
         writer = csv.writer(handle)
         writer.writerow(["model", "pfgen_score", "judge_score"])
         writer.writerows([r["model"], r["score"], r[other]] for r in rows)
+    needs("matplotlib")
+    needs("plotly")
     plot = tmp_path / "plots" / "scatter"
     result = _correlate("--table", str(table), "--plot", str(plot), "--json", "--resamples", "500")
     assert result.exit_code == 0, result.output

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 from wire_servers import OpenAIServer
 
@@ -72,7 +72,7 @@ def test_run_writes_the_upstream_layout_and_scores_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The llama.cpp wiring: ``pfgen run`` on the embedded model writes and scores a run."""
-    pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
+    needs("llama_cpp")
     for key, value in _env(tmp_path / "cache").items():
         monkeypatch.setenv(key, value)
     results = tmp_path / "results"

@@ -14,6 +14,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from _shared import data_mark, needs_data
 from hyoka import __version__
 from hyoka.cli.pfgen_leaderboard_cmd import leaderboard_command
 from hyoka.errors import InputError
@@ -23,9 +24,7 @@ from hyoka.pfgen.provenance import SumFrom, run_signature
 
 RESULTS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pfgen-bench" / "results"
 
-needs_results = pytest.mark.skipif(
-    not RESULTS.is_dir(), reason="sample pfgen-bench results not available"
-)
+needs_results = data_mark(RESULTS)
 
 MD_HEADER = ["Rank", "Score", "Model", "Length", "Fluency", "Truthfulness", "Helpfulness"]
 
@@ -111,8 +110,7 @@ def _md_table(text: str) -> list[dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def real_rows() -> list[RunSummary]:
-    if not RESULTS.is_dir():
-        pytest.skip("sample pfgen-bench results not available")
+    needs_data(RESULTS)
     warnings: list[str] = []
     rows = collect(RESULTS, warnings=warnings)
     assert warnings == []

@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import pfgen_oracle as oracle
+from _shared import data_mark, needs
 from hyoka.pfgen import Summation
 from hyoka.pfgen._codepoints import encode
 from hyoka.pfgen.benchmark import PfgenBenchmark
@@ -32,6 +31,10 @@ from hyoka.pfgen.ngram_metrics import fluency_values, truthfulness_values
 from hyoka.pfgen.questions import QuestionInfo
 from hyoka.pfgen.scorer import AnswerScore, QuestionScorer, ReferenceSet
 
+needs("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 QUESTION_DIR = SHARED_DATA / "pfgen-bench" / "data"
 #: A 2024-08 run (scored upstream with left-to-right sums) with answers of 5 to 1340 chars.
@@ -39,10 +42,7 @@ REAL_RUN = SHARED_DATA / "pfgen-bench" / "results" / "Qwen" / "Qwen2-1.5B-Instru
 #: Nested or/and rules (Q09), an importance-0.5 rule (Q10), three reference sets (Q13).
 REAL_QUESTIONS = ("Q09", "Q10", "Q13")
 
-needs_data = pytest.mark.skipif(
-    not (QUESTION_DIR / "Q01.json").is_file() or not (REAL_RUN / "trials.jsonl.xz").is_file(),
-    reason=f"pfgen-bench data not found under {SHARED_DATA}",
-)
+needs_data = data_mark(QUESTION_DIR / "Q01.json", REAL_RUN / "trials.jsonl.xz")
 
 #: Modest by default so the file runs in seconds; raise it for a deeper hunt, e.g.
 #: ``PFGEN_EXAMPLES=2000 pytest tests/test_pfgen_metrics.py``.

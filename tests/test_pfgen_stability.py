@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from _shared import PFGEN_RESULTS
+from _shared import PFGEN_RESULTS, needs
 from hyoka.cli.main import app
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.stats.refset_stability import ENSEMBLE, StabilityReport, refset_stability
@@ -84,6 +84,8 @@ def _copy_runs(target: Path) -> None:
 
 
 def test_command_json_and_plot(tmp_path: Path, hyoka_env: None) -> None:
+    needs("matplotlib")
+    needs("plotly")
     _copy_runs(tmp_path / "runs")
     plot = tmp_path / "stability"
     result = CliRunner().invoke(

@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from typer.testing import CliRunner
 
 import hyoka
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from _shared import small_disk as shared_small_disk
 from hyoka.cli.main import app
 from hyoka.errors import HyokaWarning, InputError
@@ -503,8 +503,8 @@ def test_an_answer_file_concatenated_twice_is_read_once(tmp_path: Path) -> None:
 def test_a_plot_is_written_through_the_store(tmp_path: Path) -> None:
     """The PNG of a scatter plot is drawn in memory and written by the store: a plot file
     made read-only is kept (as every other output is), and no temporary file is left."""
-    pytest.importorskip("matplotlib")
-    pytest.importorskip("plotly")
+    needs("matplotlib")
+    needs("plotly")
     from hyoka.report import ScatterPoint, ScatterSpec, write_scatter
 
     spec = ScatterSpec(

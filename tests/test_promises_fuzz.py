@@ -17,19 +17,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, data_mark, needs
 from hyoka.cli.main import app
+
+needs("hypothesis")
+from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 QUESTION_DIR = SHARED_DATA / "pfgen-bench" / "data"
 PFMT = SHARED_DATA / "pfmt-bench-fin-ja"
 
-pytestmark = pytest.mark.skipif(
-    not (QUESTION_DIR / "Q01.json").is_file(), reason=f"benchmark data not under {SHARED_DATA}"
-)
+pytestmark = data_mark(QUESTION_DIR / "Q01.json")
 
 FUZZ = settings(
     max_examples=25,

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from _shared import missing_reason
 from hyoka.cli.main import app
 from hyoka.data import manifest
 from hyoka.data.fetch import BASE_URL_ENV, DEFAULT_MIN_RATE, DEFAULT_TIMEOUT_S
@@ -114,7 +115,7 @@ def test_the_cli_defaults_are_the_librarys() -> None:
 # --- Ray ------------------------------------------------------------------------------------
 
 needs_ray = pytest.mark.skipif(
-    importlib.util.find_spec("ray") is None, reason="the Ray executor needs ray[data]"
+    importlib.util.find_spec("ray") is None, reason=missing_reason("ray")
 )
 _CONNECT = """
 import sys

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import pytest
 
-from fault_proxy import Canned, Fault, FaultProxy, llama_server
+from _shared import needs
+from fault_proxy import Canned, Fault, FaultProxy
 from hyoka._aio import gather_or_cancel
 from hyoka.providers import (
     GaveUpError,
@@ -30,6 +31,8 @@ from hyoka.providers import (
     load_provider,
 )
 
+needs("openai")
+
 T = TypeVar("T")
 
 #: The client's HTTP timeout: well above a few-token answer from a busy two-core machine,
@@ -42,10 +45,10 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with llama_server() as base_url:
-        yield base_url
+@pytest.fixture
+def server(llama_base_url: str) -> str:
+    """The session's llama.cpp server (conftest.py)."""
+    return llama_base_url
 
 
 def question(i: int) -> GenerationRequest:

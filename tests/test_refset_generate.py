@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 from hyoka.refset import load_rewrites, read_generated
 from hyoka.refset.normalise import normalise_text
@@ -161,7 +161,7 @@ def test_generate_from_the_settings_file_plan_reads(tmp_path: Path) -> None:
     """``--config`` takes WORK, the model and every setting from the file; a generation flag
     given beside it is refused, naming the flag, so the file alone decides the answers.
     The model is the real embedded one: stage 1's wiring of ``llamacpp/``."""
-    pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
+    needs("llama_cpp")
     config = tmp_path / "generate.toml"
     config.write_text(
         f'work = "work"\nbenchmark = "{DATA}"\nquestions = ["Q13"]\n'

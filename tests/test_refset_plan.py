@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 from hyoka.errors import InputError
 from hyoka.pfgen import Mode, build_prompt
@@ -144,7 +144,7 @@ def test_start_up_is_timed_apart_from_the_rate() -> None:
 
 
 def test_a_real_calibration_with_the_embedded_model(tmp_path: Path) -> None:
-    pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
+    needs("llama_cpp")
     import llama_cpp
 
     from hyoka.providers.embedded import smollm2_path
@@ -290,7 +290,7 @@ def test_plan_without_calibration_writes_a_signed_json(tmp_path: Path) -> None:
 
 
 def test_plan_end_to_end_on_the_shipped_example(tmp_path: Path) -> None:
-    pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
+    needs("llama_cpp")
     out = tmp_path / "plan.json"
     result = runner.invoke(
         app,

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.refset import Executor, import_answers, run_stage
 from hyoka.refset.pipeline import STAGES, stage_params
 
-ray = pytest.importorskip("ray", reason="the Ray executor needs ray[data]")
+ray = needs("ray")
 
 DATA = SHARED_DATA / "pfgen-bench" / "data"
 QUESTIONS = ["Q01", "Q04", "Q05"]

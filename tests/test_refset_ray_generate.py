@@ -22,14 +22,14 @@ from typing import Any
 
 import pytest
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.errors import HyokaError
 from hyoka.pfgen import Mode
 from hyoka.refset import BenchmarkSource, Executor, GenerateConfig, WorkerEvent, run_generation
 from hyoka.refset.shards import scan_shard, shard_paths
 
-ray = pytest.importorskip("ray", reason="the Ray executor needs ray[data]")
-pytest.importorskip("llama_cpp", reason="the embedded model needs llama-cpp-python")
+ray = needs("ray")
+needs("llama_cpp")
 from ray.cluster_utils import Cluster  # noqa: E402
 
 pytestmark = pytest.mark.slow

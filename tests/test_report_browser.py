@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from _shared import PFGEN_RESULTS, SHARED_DATA
+from _shared import NEEDS, PFGEN_RESULTS, SHARED_DATA, needs
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.report import ReportOptions, build_report
 from hyoka.stats.refset_stability import refset_stability
@@ -77,11 +77,8 @@ def site(tmp_path_factory: pytest.TempPathFactory, index_cache_dir: Path, stabil
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.is_file() or shutil.which("chromium") is None:
-        pytest.fail(f"{CHROMIUM} not found: {INSTALL}")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail(f"playwright is not installed: {INSTALL}")
+        pytest.skip(f"{NEEDS}chromium at {CHROMIUM}: {INSTALL}")
+    sync_playwright = needs("playwright.sync_api").sync_playwright
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]

@@ -26,16 +26,18 @@ from typing import Any
 import numpy as np
 import pytest
 import typer
-from scipy import stats  # type: ignore[import-untyped]
 from typer.testing import CliRunner
 
-from _shared import PFGEN_RESULTS, SHARED_DATA
+from _shared import PFGEN_RESULTS, SHARED_DATA, needs
 from hyoka.cli.report_cmd import report_command
 from hyoka.errors import InputError
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.report import ReportOptions, build_report
 from hyoka.stats import kendall_tau_b
 from hyoka.stats.refset_stability import stability_signature
+
+needs("scipy")
+from scipy import stats  # type: ignore[import-untyped]  # noqa: E402
 
 RUNS = (
     "elyza/Llama-3-ELYZA-JP-70B/74c4304",

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]
-    cohens_kappa as sm_cohens_kappa,
-)
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
+from _shared import needs
 from hyoka.stats import bootstrap
 from hyoka.stats.additive import additive_interval, cohen, fleiss, share
 from hyoka.stats.bootstrap import FloatArray, IntArray, resample_indices
@@ -19,6 +16,12 @@ from hyoka.stats.kappa import (
     cohen_kappa_rows,
     fleiss_kappa,
 )
+
+needs("statsmodels")
+from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # noqa: E402
+    cohens_kappa as sm_cohens_kappa,
+)
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa  # noqa: E402
 
 RNG = np.random.default_rng(42)
 FIRST = RNG.integers(0, 3, size=90)

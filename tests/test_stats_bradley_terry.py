@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize  # type: ignore[import-untyped]
 
+from _shared import needs
 from hyoka.errors import InputError
 from hyoka.stats.bradley_terry import (
     ELO_SCALE,
@@ -16,6 +16,9 @@ from hyoka.stats.bradley_terry import (
     bradley_terry,
     expected_share,
 )
+
+needs("scipy")
+from scipy.optimize import minimize  # type: ignore[import-untyped]  # noqa: E402
 
 
 def _simulated(seed: int, models: int = 5, games: int = 40) -> Battles:

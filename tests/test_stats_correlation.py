@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.stats  # type: ignore[import-untyped]
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
 
+from _shared import needs
 from hyoka.errors import InputError
 from hyoka.stats import bootstrap, correlate
 from hyoka.stats.bootstrap import FloatArray, IntArray, resample_indices
 from hyoka.stats.correlation import average_ranks, pearson, pearson_rows, spearman, spearman_rows
+
+needs("scipy")
+needs("hypothesis")
+import scipy.stats  # type: ignore[import-untyped]  # noqa: E402
+from hypothesis import assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 # a few repeated values so Spearman meets ties

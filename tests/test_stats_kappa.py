@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]
-    cohens_kappa as sm_cohens_kappa,
-)
-from statsmodels.stats.inter_rater import (
-    fleiss_kappa as sm_fleiss_kappa,
-)
 
+from _shared import needs
 from hyoka.errors import InputError
 from hyoka.stats.kappa import FleissParts, category_counts, cohen_kappa, fleiss_kappa
+
+needs("hypothesis")
+needs("statsmodels")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # noqa: E402
+    cohens_kappa as sm_cohens_kappa,
+)
+from statsmodels.stats.inter_rater import (  # noqa: E402
+    fleiss_kappa as sm_fleiss_kappa,
+)
 
 # The worked example of Fleiss' kappa (Wikipedia, "Fleiss' kappa"): 10 subjects, 14 raters,
 # 5 categories; the page's hand computation gives p_j, P_i, P-bar = 0.378, P-bar_e = 0.213
