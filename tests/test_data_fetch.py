@@ -114,7 +114,7 @@ def _assert_matches_shared(
 
 def test_manifests_load_and_are_consistent() -> None:
     names = [m.name for m in all_manifests()]
-    assert names == ["mt-bench", "pfgen", "pfmt-fin"]
+    assert names == ["elyza-tasks-100", "mt-bench", "pfgen", "pfmt-fin"]
     for m in all_manifests():
         paths = [f.path for f in m.files]
         assert len(paths) == len(set(paths))
@@ -123,7 +123,7 @@ def test_manifests_load_and_are_consistent() -> None:
 
 
 def test_unknown_manifest_lists_known_names() -> None:
-    with pytest.raises(HyokaError, match="mt-bench, pfgen, pfmt-fin"):
+    with pytest.raises(HyokaError, match="elyza-tasks-100, mt-bench, pfgen, pfmt-fin"):
         manifest("nope")
 
 

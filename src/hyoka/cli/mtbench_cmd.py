@@ -13,7 +13,6 @@ from hyoka.cli._common import (
     DataDirOption,
     JudgeOption,
     LimitOption,
-    MaxTokensOption,
     ModelNameOption,
     ModelOption,
     NoCacheOption,
@@ -38,7 +37,10 @@ PUBLISHED_JUDGMENTS = Path("model_judgment") / "gpt-4o-mini_single"
 
 BenchOption = Annotated[
     str,
-    typer.Option("--bench", help="Benchmark: pfmt-fin (pfmt-bench-fin-ja) or mt-bench (MT-bench)."),
+    typer.Option(
+        "--bench",
+        help="Benchmark: pfmt-fin (pfmt-bench-fin-ja), mt-bench (MT-bench) or elyza-tasks-100.",
+    ),
 ]
 FORMATS = ("md", "csv", "json")
 LayoutOption = Annotated[
@@ -277,7 +279,12 @@ def judge_command(
     ] = None,
     results_dir: ResultsDirOption = RESULTS,
     layout: LayoutOption = "hyoka",
-    max_tokens: MaxTokensOption = 2048,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--max-tokens", min=1, help="Judge reply budget (default: the benchmark's, 2048)."
+        ),
+    ] = None,
     price_in: PriceInOption = 0.0,
     price_out: PriceOutOption = 0.0,
     limit: LimitOption = None,
@@ -342,6 +349,8 @@ def judge_command(
         raise InputError("--baseline and --method are for --mode pairwise")
     files = parse_layout(layout)
     loaded = Bench.load(bench, data_dir)
+    # upstream's judge reply budget (ELYZA's Shaberi: 1024), else 2048 (FastChat's)
+    max_tokens = max_tokens or loaded.spec.rating_rules.max_tokens or 2048
     methods = parse_methods(method or loaded.spec.pair_method)
     # every answer file is checked before the first judge call
     loaded_answers = [

@@ -52,6 +52,7 @@ from hyoka.judge.pairwise import (
 from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts
 from hyoka.judge.pairwise_summary import summarise as summarise_pairwise
 from hyoka.judge.rating import (
+    ELYZA_V1,
     FASTCHAT,
     HYOKA,
     PFMT_UPSTREAM,
@@ -80,6 +81,7 @@ from hyoka.judge.winrate import WinCounts, head_to_head, win_counts
 from hyoka.stats import MIRROR
 
 __all__ = [
+    "ELYZA_V1",
     "FAILED",
     "FASTCHAT",
     "HYOKA",

@@ -33,9 +33,10 @@ def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
                 "question (an answer file of another benchmark?)"
             )
         turns = len(record.turns)
-        if turns != 2:
+        if turns != bench.spec.turns:
             raise InputError(
-                f"{where}: question_id {record.question_id} has {turns} turn(s), expected 2"
+                f"{where}: question_id {record.question_id} has {turns} turn(s), expected "
+                f"{bench.spec.turns}"
             )
         if model_id is None:
             model_id = record.model_id

@@ -5,8 +5,9 @@ data, read at run time from the files ``hyoka data fetch`` pinned. What is code 
 benchmark's *definition* (``BenchSpec``): its categories, which of them are judged against
 a reference, the judge prompt names, how ratings are read (``RatingRules``), which rules
 score a turn 0 without asking the judge, and the generation settings its authors used.
-Two definitions exist: pfmt-bench-fin-ja (``pfmt-fin``) and the original MT-bench
-(``mt-bench``, FastChat's ``llm_judge``); the engine knows neither by name.
+Definitions: pfmt-bench-fin-ja (``pfmt-fin``), the original MT-bench (``mt-bench``,
+FastChat's ``llm_judge``) and ELYZA-tasks-100 (``elyza-tasks-100``, single-turn, graded
+1-5 as Lightblue's Shaberi v1 grades it); the engine knows none of them by name.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
-from hyoka.judge import FASTCHAT, PFMT_UPSTREAM, Method, RatingRules
+from hyoka.judge import ELYZA_V1, FASTCHAT, PFMT_UPSTREAM, Method, RatingRules
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
 from hyoka.mtbench.records import AnswerRecord
+from hyoka.mtbench.shaberi import SHABERI_FIELDS, fstring_template, shaberi_rows
 from hyoka.store import read_bytes, read_records, unique_records
 
 #: A rule that scores a turn 0 without calling the judge: an empty answer ("No answer"),
@@ -43,6 +45,11 @@ Headline = Literal["category-mean", "turn-mean"]
 #: ``<judge>_single.jsonl``). Pairwise judgments are one ``<judge>_pair.jsonl`` in both.
 Layout = Literal["hyoka", "upstream"]
 LAYOUTS: tuple[Layout, ...] = ("hyoka", "upstream")
+#: How the questions file is written: FastChat's ``question.jsonl`` (``question_id``,
+#: ``category``, ``turns``), or Shaberi's rows (``Question``, ``output`` = the reference
+#: answer, ``eval_aspect`` = the task's own grading criteria; the row's place, from 0, is
+#: its id), as ELYZA-tasks-100 is published in Shaberi's judgment files.
+QuestionFormat = Literal["fastchat", "shaberi"]
 
 
 @dataclass(frozen=True)
@@ -131,11 +138,35 @@ class BenchSpec:
     )
     #: the name of the benchmark in upstream's folder layout (``data/{bench_name}/...``)
     upstream_name: str = ""
+    #: how many turns a dialogue has (1: single-turn tasks)
+    turns: int = 2
+    question_file: str = "question.jsonl"
+    question_format: QuestionFormat = "fastchat"
+    #: where the judge prompts are: FastChat's ``judge_prompts.jsonl``, or a Python file of
+    #: upstream's whose function ``prompt_function`` returns the prompt as an f-string
+    #: (Shaberi's ``evaluation_datasets_config.py``), read with ``ast``, never run
+    prompt_file: str = "judge_prompts.jsonl"
+    prompt_function: str = ""
     #: whether upstream writes every model's single judgments to one file
     #: (``model_judgment/<judge>_single.jsonl``, FastChat's ``gen_judgment.py``, which its
     #: ``show_result.py`` reads) rather than one file per model in ``<judge>_single/``
     #: (pfmt-bench-fin-ja's, which its ``make_leaderboard.py`` reads)
     upstream_single_file: bool = False
+
+    @property
+    def turn_numbers(self) -> tuple[int, ...]:
+        return tuple(range(1, self.turns + 1))
+
+    @property
+    def needed_prompts(self) -> tuple[str, ...]:
+        """The judge prompt names this benchmark grades with (single-turn: turn 1's only)."""
+        names = self.prompt_names
+        found = (
+            names.single_name(reference=ref, turn=turn) if kind == "single"
+            else names.pair_name(reference=ref, turn=turn)
+            for kind in ("single", "pair") for ref in (False, True) for turn in self.turn_numbers
+        )  # fmt: skip
+        return tuple(dict.fromkeys(found))
 
     def results_folder(self, layout: Layout = "hyoka") -> str:
         """The benchmark's folder under the results folder: hyoka's name, or upstream's."""
@@ -238,7 +269,37 @@ MT_BENCH = BenchSpec(
     upstream_single_file=True,
 )
 
-BENCHES: dict[str, BenchSpec] = {spec.name: spec for spec in (PFMT_FIN, MT_BENCH)}
+#: One name for ELYZA's single prompt (it grades every task against its reference answer).
+_ELYZA_PROMPT = "elyza-v1"
+
+ELYZA_TASKS_100 = BenchSpec(
+    name="elyza-tasks-100",
+    title="ELYZA-tasks-100",
+    folder="elyza-tasks-100",
+    # the tasks have no categories of their own: one column, the mean over the 100 tasks
+    categories=("tasks",),
+    # every task is graded against its reference answer (正解例), kept in the task's row
+    reference_categories=frozenset({"tasks"}),
+    reference_file="",
+    answer_lang="ja",
+    rating_rules=ELYZA_V1,
+    zero_rules=(),
+    pair_zero_rules=(),
+    headline="turn-mean",
+    prompt_names=JudgePromptNames(*([_ELYZA_PROMPT] * 4)),
+    dialogue=JAPANESE_DIALOGUE,
+    # Lightblue's llm_functions.py answers at temperature 0 with 2048 tokens
+    generation=GenerationDefaults(_frozen({}), 0.0, 2048, None),
+    upstream_name="elyza__ELYZA-tasks-100",
+    turns=1,
+    # any complete Shaberi judgment file carries the 100 tasks unchanged (SOURCE.md)
+    question_file="judgments/gpt-4-turbo-preview/gpt-4-turbo-preview.json",
+    question_format="shaberi",
+    prompt_file="evaluation_datasets_config.py",
+    prompt_function="get_elyza_prompt",
+)
+
+BENCHES: dict[str, BenchSpec] = {spec.name: spec for spec in (PFMT_FIN, MT_BENCH, ELYZA_TASKS_100)}
 
 #: Short column names, as in the paper's Table 1 (MT-bench's own are spelled out).
 SHORT_NAMES = {
@@ -266,7 +327,8 @@ def bench_spec(name: str) -> BenchSpec:
 
 
 class Question(BaseModel):
-    """One dialogue: two user turns, and for translation the language of each answer.
+    """One dialogue: its user turns (two, or one for single-turn tasks), and for
+    translation the language of each answer.
 
     MT-bench questions may carry ``reference``: short reference answers its authors kept
     beside the question (FastChat judges against ``reference_answer/gpt-4.jsonl``
@@ -277,9 +339,11 @@ class Question(BaseModel):
 
     question_id: int
     category: str
-    turns: tuple[str, str]
-    answer_lang: tuple[str, str] | None = None
+    turns: tuple[str, ...] = Field(min_length=1, max_length=2)
+    answer_lang: tuple[str, ...] | None = None
     reference: tuple[str, ...] | None = None
+    #: the task's own grading criteria (ELYZA-tasks-100's ``eval_aspect``)
+    eval_aspect: str | None = None
 
 
 class JudgePrompt(BaseModel):
@@ -315,29 +379,33 @@ class Bench:
         spec = bench_spec(name)
         folder = resolve_data_dir(data_dir) / spec.folder
         hint = fetch_hint(spec.name, data_dir)
-        question_file = folder / "question.jsonl"
+        question_file = folder / spec.question_file
         if not question_file.is_file():
             raise MissingDataError(f"{spec.title} data not found in {folder}: {hint}")
         question_bytes = read_bytes(question_file)
         questions = _load_questions(spec, question_file, question_bytes)
-        prompt_file = folder / "judge_prompts.jsonl"
+        prompt_file = folder / spec.prompt_file
         if not prompt_file.is_file():
             raise MissingDataError(f"{prompt_file} not found: {hint}")
         prompt_bytes = read_bytes(prompt_file)
-        prompts = {p.name: p for _, p in read_records(prompt_file, JudgePrompt, prompt_bytes)}
-        missing = [n for n in spec.prompt_names.all_names if n not in prompts]
+        prompts = _load_prompts(spec, prompt_file, prompt_bytes)
+        missing = [n for n in spec.needed_prompts if n not in prompts]
         if missing:
             raise DataError(
                 f"{prompt_file} lacks the judge prompt(s) {', '.join(missing)} that "
                 f"{spec.title} needs: {hint}"
             )
-        reference_file = folder / spec.reference_file
-        if not reference_file.is_file():
-            raise MissingDataError(f"{reference_file} not found: {hint}")
-        reference_bytes = read_bytes(reference_file)
-        references = {
-            r.question_id: r for _, r in read_records(reference_file, AnswerRecord, reference_bytes)
-        }
+        references: dict[int, AnswerRecord] = {}
+        reference_bytes = b""
+        if spec.reference_file:
+            reference_file = folder / spec.reference_file
+            if not reference_file.is_file():
+                raise MissingDataError(f"{reference_file} not found: {hint}")
+            reference_bytes = read_bytes(reference_file)
+            references = {
+                r.question_id: r
+                for _, r in read_records(reference_file, AnswerRecord, reference_bytes)
+            }
         data = hashlib.sha256(question_bytes + prompt_bytes + reference_bytes).hexdigest()
         prompts_sha256 = hashlib.sha256(prompt_bytes).hexdigest()
         return cls(spec, folder, questions, prompts, references, data, prompts_sha256)
@@ -360,22 +428,33 @@ class Bench:
         """Judge prompt ``name`` filled in as upstream does (``str.format``): the question's
         turns, the ``answers`` fields, and in the reference categories the reference's turns
         (single and pairwise prompts differ only in their answer fields)."""
-        fields = {
-            "question": question.turns[0],
-            "question_1": question.turns[0],
-            "question_2": question.turns[1],
-            **answers,
-        }
+        fields = {"question": question.turns[0], **answers}
+        for number, turn in enumerate(question.turns, start=1):
+            fields[f"question_{number}"] = turn
+        if question.eval_aspect is not None:
+            fields["eval_aspect"] = question.eval_aspect
         if question.category in self.spec.reference_categories:
-            reference = self.references.get(question.question_id)
-            if reference is None:
+            for number, turn in enumerate(self._reference(question), start=1):
+                fields[f"ref_answer_{number}"] = turn
+        return self.prompt(name).prompt_template.format(**fields)
+
+    def _reference(self, question: Question) -> tuple[str, ...]:
+        """The reference answer's turns: from the reference file, or, for a benchmark that
+        keeps it in the question's row (``reference_file`` empty), from there."""
+        if not self.spec.reference_file:
+            if question.reference is None:
                 raise InputError(
-                    f"{self.folder / self.spec.reference_file}: no reference answer for "
+                    f"{self.folder / self.spec.question_file}: no reference answer for "
                     f"question_id {question.question_id}"
                 )
-            fields["ref_answer_1"] = reference.turns[0]
-            fields["ref_answer_2"] = reference.turns[1]
-        return self.prompt(name).prompt_template.format(**fields)
+            return question.reference
+        reference = self.references.get(question.question_id)
+        if reference is None:
+            raise InputError(
+                f"{self.folder / self.spec.reference_file}: no reference answer for "
+                f"question_id {question.question_id}"
+            )
+        return reference.turns
 
     def expected_lang(self, question: Question, turn: int) -> str:
         """The language the answer to ``turn`` (1 or 2) must be in."""
@@ -384,11 +463,37 @@ class Bench:
         return self.spec.answer_lang
 
 
+def _load_prompts(spec: BenchSpec, path: Path, data: bytes) -> dict[str, JudgePrompt]:
+    """The judge prompts by name: FastChat's file, or the prompt upstream's Python builds."""
+    if spec.prompt_function:
+        template = fstring_template(path, data, spec.prompt_function, SHABERI_FIELDS)
+        prompt = JudgePrompt(
+            name=spec.prompt_names.single, type="single", system_prompt="",
+            prompt_template=template, output_format="int",
+        )  # fmt: skip
+        return {prompt.name: prompt}
+    return {p.name: p for _, p in read_records(path, JudgePrompt, data)}
+
+
 def _load_questions(spec: BenchSpec, path: Path, data: bytes) -> tuple[Question, ...]:
+    def rows() -> Iterator[tuple[int, Question]]:
+        if spec.question_format == "shaberi":
+            for number, row in shaberi_rows(path, data):
+                yield number, Question(
+                    question_id=number - 1, category=spec.categories[0], turns=(row.Question,),
+                    reference=(row.output,), eval_aspect=row.eval_aspect,
+                )  # fmt: skip
+        else:
+            yield from read_records(path, Question, data)
+
     def checked() -> Iterator[tuple[int, Question]]:
-        for number, question in read_records(path, Question, data):
+        for number, question in rows():
             if question.category not in spec.categories:
                 raise DataError(f"{path}:{number}: unknown category {question.category!r}")
+            if len(question.turns) != spec.turns:
+                raise DataError(
+                    f"{path}:{number}: {len(question.turns)} turn(s), {spec.title} has {spec.turns}"
+                )
             yield number, question
 
     return tuple(unique_records(path, checked(), key=_question_key))

@@ -108,7 +108,9 @@ def prompt_name(bench: Bench, question: Question, turn: int) -> str:
 
 def user_prompt(bench: Bench, question: Question, answer: AnswerRecord, turn: int) -> str:
     """The single-grading prompt of ``turn``, filled in as upstream does."""
-    fields = {"answer": answer.turns[0], "answer_1": answer.turns[0], "answer_2": answer.turns[1]}
+    fields = {"answer": answer.turns[0]}
+    for number, turn_text in enumerate(answer.turns, start=1):
+        fields[f"answer_{number}"] = turn_text
     return bench.fill_prompt(prompt_name(bench, question, turn), question, fields)
 
 
@@ -146,10 +148,13 @@ def ruled_out(
 
 
 def messages_of(bench: Bench, name: str, text: str) -> tuple[Message, ...]:
-    """Judge prompt ``name``'s system message and the filled-in user message."""
+    """Judge prompt ``name``'s system message and the filled-in user message; the user
+    message alone where the prompt has no system message (ELYZA's, as Shaberi sends it)."""
     prompt = bench.prompt(name)
-    system = Message(role="system", content=prompt.system_prompt)
-    return (system, Message(role="user", content=text))
+    user = Message(role="user", content=text)
+    if not prompt.system_prompt:
+        return (user,)
+    return (Message(role="system", content=prompt.system_prompt), user)
 
 
 @dataclass(frozen=True)
@@ -250,7 +255,7 @@ def _model_tasks(
         answer = answers.get(qid)
         if answer is None:
             raise InputError(f"{model}: no answer to question_id {qid}")
-        for turn in (1, 2):
+        for turn in bench.spec.turn_numbers:
             name = prompt_name(bench, question, turn)
             text = user_prompt(bench, question, answer, turn)
             why = how.ruled_out(bench, question, turn, answer.turns[turn - 1])

@@ -218,4 +218,5 @@ def build_leaderboard(bench: Bench, files: list[Path]) -> Leaderboard:
                 row.signature = Signature((*row.signature.fields, ("mixed", "yes")))
             category = questions[line.question_id].category
             row.add(category, line.turn, line.score)
-    return Leaderboard(bench, tuple(scores.values()), 2 * len(questions), tuple(every))
+    expected = bench.spec.turns * len(questions)
+    return Leaderboard(bench, tuple(scores.values()), expected, tuple(every))

@@ -107,7 +107,11 @@ def _markdown(rows: list[list[str]]) -> str:
 
 
 def render(board: Leaderboard, fmt: Format, *, per_turn: bool = True) -> str:
-    turns: list[int | None] = [None, 1, 2] if per_turn else [None]
+    # a single-turn benchmark has no per-turn table: it would repeat the first
+    several = board.bench.spec.turns > 1
+    turns: list[int | None] = (
+        [None, *board.bench.spec.turn_numbers] if per_turn and several else [None]
+    )
     if fmt == "json":
         return json.dumps(to_json(board), ensure_ascii=False, indent=2) + "\n"
     if fmt == "csv":
@@ -133,7 +137,7 @@ def to_json(board: Leaderboard) -> list[dict[str, Any]]:
             "overall": _number(model.overall()),
             "categories": {c: _number(m) for c, m in model.means().items()},
         }
-        for turn in (1, 2):
+        for turn in board.bench.spec.turn_numbers:
             entry[f"turn{turn}"] = {
                 "overall": _number(model.overall(turn)),
                 "categories": {c: _number(model.category_mean(c, turn)) for c in categories},
