@@ -59,3 +59,17 @@ def small_disk(folder: Path, size: str) -> Iterator[Path]:
         yield mount
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=True)
+
+
+def elyza_data() -> Path:
+    """The data directory holding ``elyza-tasks-100`` with upstream's judge prompt file
+    (``evaluation_datasets_config.py``, which ``hyoka data fetch elyza-tasks-100`` pins):
+    ``../shared/data``, or the directory ``HYOKA_TEST_ELYZA_DATA`` names; skips without it."""
+    root = Path(os.environ.get("HYOKA_TEST_ELYZA_DATA", SHARED_DATA))
+    source = root / "elyza-tasks-100" / "evaluation_datasets_config.py"
+    if not source.is_file():
+        pytest.skip(
+            f"{source} is missing: `hyoka data fetch elyza-tasks-100` fetches it "
+            "(lightblue-tech/japanese_llm_eval @ 77dd88f)"
+        )
+    return root

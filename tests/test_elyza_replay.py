@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,34 +28,25 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, elyza_data
 from hyoka.cli.main import app
 from replay_judge_server import ReplayedRequest, ReplayJudge
 
-#: the data folder; ``HYOKA_TEST_ELYZA_DATA`` names another data directory holding it
-DATA = Path(os.environ.get("HYOKA_TEST_ELYZA_DATA", SHARED_DATA))
-ELYZA = DATA / "elyza-tasks-100"
-PUBLISHED = ELYZA / "judgments" / "gpt-4-turbo-preview"
-PROMPT_SOURCE = ELYZA / "evaluation_datasets_config.py"
+PUBLISHED = SHARED_DATA / "elyza-tasks-100" / "judgments" / "gpt-4-turbo-preview"
 #: the judge's reply where upstream recorded ``None`` (``int()`` could not read it)
 UNREADABLE = "採点できません"
 
 
-def _upstream_prompt_builder() -> Any:
+def _upstream_prompt_builder(source: Path) -> Any:
     """Upstream's ``get_elyza_prompt``, compiled alone from the pinned file."""
-    if not PROMPT_SOURCE.is_file():
-        pytest.skip(
-            f"{PROMPT_SOURCE} is missing: `hyoka data fetch elyza-tasks-100` fetches it "
-            "(lightblue-tech/japanese_llm_eval @ 77dd88f)"
-        )
-    tree = ast.parse(PROMPT_SOURCE.read_text(encoding="utf-8"))
+    tree = ast.parse(source.read_text(encoding="utf-8"))
     (function,) = [
         node
         for node in tree.body
         if isinstance(node, ast.FunctionDef) and node.name == "get_elyza_prompt"
     ]
     namespace: dict[str, Any] = {}
-    exec(compile(ast.Module([function], []), str(PROMPT_SOURCE), "exec"), namespace)
+    exec(compile(ast.Module([function], []), str(source), "exec"), namespace)
     return namespace["get_elyza_prompt"]
 
 
@@ -85,8 +75,9 @@ class Replay:
 
 
 def _rejudge(models: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Replay:
-    build = _upstream_prompt_builder()
-    monkeypatch.setenv("HYOKA_DATA_DIR", str(DATA))
+    data = elyza_data()
+    build = _upstream_prompt_builder(data / "elyza-tasks-100" / "evaluation_datasets_config.py")
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(data))
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
     ids = _task_ids()
     recording: dict[str, list[str]] = defaultdict(list)
