@@ -22,7 +22,7 @@ def mt() -> Bench:
 
 
 def test_both_definitions_are_registered() -> None:
-    assert list(BENCHES) == ["pfmt-fin", "mt-bench"]
+    assert list(BENCHES) == ["pfmt-fin", "mt-bench", "elyza-tasks-100"]
     assert bench_spec("mt-bench") is MT_BENCH
     with pytest.raises(InputError, match="--bench: unknown benchmark 'mt'; choose one of: pfmt"):
         bench_spec("mt")

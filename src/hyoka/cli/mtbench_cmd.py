@@ -39,7 +39,8 @@ BenchOption = Annotated[
     str,
     typer.Option(
         "--bench",
-        help="Benchmark: pfmt-fin (pfmt-bench-fin-ja), mt-bench (MT-bench) or elyza-tasks-100.",
+        help="Benchmark: pfmt-fin (pfmt-bench-fin-ja), mt-bench (MT-bench), elyza-tasks-100 "
+        "or rakuda (pairwise, ranked by Bradley-Terry).",
     ),
 ]
 FORMATS = ("md", "csv", "json")
@@ -73,6 +74,10 @@ def leaderboard_command(
         list[Path] | None,
         typer.Option("--radar", help="Write the radar chart: FILE.png or FILE.html; repeatable."),
     ] = None,
+    rounds: Annotated[
+        int, typer.Option("--rounds", min=1, help="Rakuda: bootstrap rounds (upstream: 500).")
+    ] = 500,
+    seed: Annotated[int, typer.Option("--seed", help="Rakuda: seed of the bootstrap.")] = 0,
     data_dir: DataDirOption = None,
 ) -> None:
     """Rank models by category: the mean of both turns' scores, overall as upstream has it.
@@ -91,8 +96,17 @@ def leaderboard_command(
       hyoka mtbench leaderboard --judgments my_judgments/ --format json
 
       hyoka mtbench leaderboard --radar radar.png --radar radar.html
+
+      hyoka mtbench leaderboard --bench rakuda --judgments gpt-4_pair.jsonl --rounds 100
+
+    Rakuda ranks by Bradley-Terry with a fitted first-position advantage and bootstrap
+    16/50/84th percentiles, as its make_ranking.py --compute mle fits it.
     """
     from hyoka.cli._common import err_console, print_warning
+
+    if bench == "rakuda":
+        _rakuda_leaderboard(judgments, fmt, rounds, seed)
+        return
     from hyoka.mtbench import (
         RADAR_SUFFIXES,
         Bench,
@@ -126,6 +140,51 @@ def leaderboard_command(
     for path in radar or []:
         write_radar(board, path, title=loaded.spec.title)
         err_console.print(f"radar chart: {path}", highlight=False, soft_wrap=True)
+
+
+def _rakuda_leaderboard(judgments: list[Path] | None, fmt: str, rounds: int, seed: int) -> None:
+    """Rakuda's ranking of the pair judgments in ``judgments``: a table or upstream's JSON."""
+    import json
+
+    from hyoka.cli._common import print_warning
+    from hyoka.mtbench import judgment_files
+    from hyoka.mtbench.rakuda import ranking_json, read_matches
+    from hyoka.signature import Signature
+    from hyoka.stats.home_advantage import rank
+
+    if not judgments:
+        raise InputError(
+            "--bench rakuda: give --judgments (upstream's pair judgments are not published)"
+        )
+    if fmt not in FORMATS:
+        raise InputError(f"--format must be md, csv or json, got {fmt!r}")
+    matches, errors = read_matches(judgment_files(judgments))
+    if errors:
+        print_warning(f"{errors} match(es) without a verdict (error) left out")
+    ranking = rank(matches, rounds=rounds, seed=seed)
+    signature = Signature.of(
+        "rakuda-ranking", bench="rakuda", fit="bt-home-mle", rounds=str(rounds), seed=str(seed)
+    )
+    if fmt == "json":
+        out = ranking_json(ranking, errors) | {"signature": signature.to_json()}
+        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        return
+    header = ["Rank", "Model", "Median", "-1σ", "+1σ", "MLE"]
+    rows = [
+        [str(number), m.model, f"{m.median:.1f}", f"{m.one_sigma_minus:.1f}",
+         f"{m.one_sigma_plus:.1f}", f"{m.point:.1f}"]
+        for number, m in enumerate(ranking.models, start=1)
+    ]  # fmt: skip
+    sep = "," if fmt == "csv" else " | "
+    lines = [sep.join(header), *(sep.join(row) for row in rows)]
+    if fmt == "md":
+        lines = [f"| {line} |" for line in lines]
+        lines.insert(1, "|" + "|".join(["---"] * len(header)) + "|")
+    typer.echo("\n".join(lines))
+    typer.echo(
+        f"home advantage {ranking.advantage:.1f}; {ranking.matches} matches; "
+        f"signature: {signature.line}"
+    )
 
 
 @reports_errors
@@ -300,6 +359,15 @@ def judge_command(
         str | None,
         typer.Option(help="Pairwise: compare each model with this one (default: every pair)."),
     ] = None,
+    matches: Annotated[
+        int | None,
+        typer.Option(
+            "--matches",
+            min=1,
+            help="Rakuda: matches to draw (upstream: 1400 for gpt-4, 2000 for claude-2).",
+        ),
+    ] = None,
+    draw_seed: Annotated[int, typer.Option("--seed", help="Rakuda: seed of the draw.")] = 0,
     method: Annotated[
         str | None,
         typer.Option(
@@ -345,6 +413,35 @@ def judge_command(
 
     if mode not in ("single", "pairwise"):
         raise InputError(f"--mode must be single or pairwise, got {mode!r}")
+    if bench == "rakuda":
+        from hyoka.mtbench.rakuda import (
+            RakudaBench,
+            load_rakuda_answers,
+            plan_rakuda,
+            rakuda_output,
+            rakuda_settings,
+        )
+
+        if mode != "pairwise" or matches is None:
+            raise InputError("--bench rakuda is judged with --mode pairwise --matches N")
+        rakuda = RakudaBench.load(data_dir)
+        given = [load_rakuda_answers(path, rakuda) for path in answers]
+        name = judge_name or default_judge_name(judge)
+        plan = plan_rakuda(
+            rakuda, given, rakuda_settings(judge, base_url, max_tokens),
+            rakuda_output(results_dir, name, output_dir), name, matches=matches, seed=draw_seed,
+        )  # fmt: skip
+        from hyoka.cli._common import provider_options
+        from hyoka.providers import connect
+
+        client = connect(
+            judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
+            concurrency=concurrency, flag="--judge",
+        )  # fmt: skip
+        _judge_rakuda(plan, client)
+        return
+    if matches is not None:
+        raise InputError("--matches is for --bench rakuda")
     if mode == "single" and (baseline is not None or method is not None):
         raise InputError("--baseline and --method are for --mode pairwise")
     files = parse_layout(layout)
@@ -366,8 +463,9 @@ def judge_command(
     if mode == "pairwise":
         settings = pairwise_settings(judge, base_url, max_tokens, methods)
         output = pair_output(results_dir, loaded, name, output_dir, files)
-        matches = make_matches(loaded_answers, baseline)
-        pairs = plan_matches(loaded, matches, settings, output, how, methods)
+        pairs = plan_matches(
+            loaded, make_matches(loaded_answers, baseline), settings, output, how, methods
+        )
         _judge_pairs(pairs, judge_client(), price_in, price_out)
         return
     settings = JudgeSettings(judge=judge, base_url=base_url, max_tokens=max_tokens)
@@ -417,6 +515,29 @@ def _judge_turns(
         asked = report.judged - report.ruled  # turns sent to the judge in this run
         outputs = ", ".join(str(plan.output) for _path, plan in plans)
         fail_if_nothing_graded(asked - report.unrated, report.unrated, judge, outputs)
+
+
+def _judge_rakuda(plan: JudgePlan[Any], client: ModelClient) -> None:
+    """Judge Rakuda's matches, then the verdicts counted, the calls, and the signature; exit
+    1 when the judge was asked and no reply held a verdict."""
+    from collections import Counter
+
+    from hyoka.cli._common import err_console
+    from hyoka.cli._judging import print_signature, run_plans
+
+    err_console.print(f"Judgment file: {plan.output}", highlight=False, soft_wrap=True)
+    report, (judged,) = run_plans(client, [("matches", plan)], rate=False)
+    winners = Counter(str(line.winner) for line in judged.lines)
+    typer.echo(
+        f"{report.judged} match(es) judged, {report.done_before} already done: first shown "
+        f"won {winners['1']}, second won {winners['2']}, tie {winners['3']}, no verdict "
+        f"{winners['error']}; {report.judge_calls} judge call(s), {client.stats.cache_hits} "
+        f"from cache; tokens: {client.stats.usage.prompt_tokens} in, "
+        f"{client.stats.usage.completion_tokens} out"
+    )
+    print_signature(plan.run.signature())
+    if report.judged and report.no_verdict == report.judged:
+        raise InputError(f"the judge gave no verdict on any match (see {plan.output})")
 
 
 def _judge_pairs(

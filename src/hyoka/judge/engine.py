@@ -189,6 +189,8 @@ class JudgeRun(SettingsRecord):
         counts(signature=False, why="a name in the records; the judge itself is signed"),
     ] = None
     rating: Annotated[str | None, counts(skip_empty=True)] = None  # rating rules (single)
+    #: how the matches were drawn, where a benchmark draws them (Rakuda: count and seed)
+    draw: Annotated[str | None, counts(skip_empty=True)] = None
     rules: Annotated[tuple[str, ...], counts()] = ()  # rules that decide without a call
     lang_check: Annotated[str | None, counts(signature="lang")] = None
     methods: Annotated[
