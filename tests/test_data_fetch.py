@@ -23,6 +23,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
+from _shared import elyza_data
 from hyoka.cli.main import app
 from hyoka.data.fetch import BASE_URL_ENV, FetchEvent, fetch, file_url, verify
 from hyoka.data.manifest import ALL_GROUPS, ManifestFile, all_manifests, manifest
@@ -48,9 +49,14 @@ class Server:
     behaviour: Behaviour
 
 
+#: ELYZA's judge prompt file is upstream code, not yet in ``../shared/data``: a data
+#: directory holding it may be named (``tests/_shared.py``'s ``elyza_data``)
+_ROOTS = {"elyza-tasks-100": Path(os.environ.get("HYOKA_TEST_ELYZA_DATA", SHARED))}
+
+
 def _routes() -> dict[str, Path]:
     return {
-        f"/{m.repository}/{m.commit}/{f.upstream}": SHARED / f.path
+        f"/{m.repository}/{m.commit}/{f.upstream}": _ROOTS.get(m.name, SHARED) / f.path
         for m in all_manifests()
         for f in m.files
     }
@@ -114,7 +120,7 @@ def _assert_matches_shared(
 
 def test_manifests_load_and_are_consistent() -> None:
     names = [m.name for m in all_manifests()]
-    assert names == ["elyza-tasks-100", "mt-bench", "pfgen", "pfmt-fin"]
+    assert names == ["elyza-tasks-100", "mt-bench", "pfgen", "pfmt-fin", "rakuda"]
     for m in all_manifests():
         paths = [f.path for f in m.files]
         assert len(paths) == len(set(paths))
@@ -123,7 +129,7 @@ def test_manifests_load_and_are_consistent() -> None:
 
 
 def test_unknown_manifest_lists_known_names() -> None:
-    with pytest.raises(HyokaError, match="elyza-tasks-100, mt-bench, pfgen, pfmt-fin"):
+    with pytest.raises(HyokaError, match="elyza-tasks-100, mt-bench, pfgen, pfmt-fin, rakuda"):
         manifest("nope")
 
 
@@ -351,7 +357,7 @@ def test_cli_unknown_benchmark_is_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.stderr.strip().count("\n") == 0
     assert "unknown benchmark 'nope'" in result.stderr
-    assert "mt-bench, pfgen, pfmt-fin, all" in result.stderr
+    assert "elyza-tasks-100, mt-bench, pfgen, pfmt-fin, rakuda, all" in result.stderr
 
 
 def test_downloads_follow_the_umask_and_clean_a_killed_downloads_part(
@@ -375,3 +381,36 @@ def test_downloads_follow_the_umask_and_clean_a_killed_downloads_part(
     assert not stale.exists()
     assert not _leftovers(tmp_path)
     assert {stat.S_IMODE((tmp_path / f.path).stat().st_mode) for f in pinned.select()} == {0o644}
+
+
+def test_cli_fetch_rakuda_with_its_published_answers_and_rankings(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(BASE_URL_ENV, server.url)
+    args = ["data", "fetch", "rakuda", "--with-published", "--data-dir", str(tmp_path)]
+    fetched = CliRunner().invoke(app, args)
+    assert fetched.exit_code == 0, fetched.output
+    assert "21 downloaded" in fetched.stdout
+    _assert_matches_shared(tmp_path, "rakuda", frozenset({"core", "published"}))
+    assert all(
+        r.startswith("/yuzu-ai/japanese-llm-ranking/fae1ee79c69b0c3acf8e8a1994e43c7952e7bd9c/")
+        for r in server.behaviour.requests
+    )
+
+
+def test_cli_fetch_elyza_tasks_100_with_upstreams_prompt_file(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = elyza_data()
+    monkeypatch.setenv(BASE_URL_ENV, server.url)
+    args = ["data", "fetch", "elyza-tasks-100", "--data-dir", str(tmp_path)]
+    fetched = CliRunner().invoke(app, args)
+    assert fetched.exit_code == 0, fetched.output
+    assert "3 downloaded" in fetched.stdout
+    for f in manifest("elyza-tasks-100").select():
+        assert filecmp.cmp(tmp_path / f.path, root / f.path, shallow=False), f.path
+    assert {f.path for f in manifest("elyza-tasks-100").select()} == {
+        "elyza-tasks-100/judgments/gpt-4-turbo-preview/gpt-4-turbo-preview.json",
+        "elyza-tasks-100/evaluation_datasets_config.py",
+        "elyza-tasks-100/LICENSE",
+    }
