@@ -24,7 +24,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge import ELYZA_V1, FASTCHAT, PFMT_UPSTREAM, Method, RatingRules
-from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
+from hyoka.mtbench.dialogue import (
+    ENGLISH_DIALOGUE,
+    JAPANESE_DIALOGUE,
+    SHABERI_DIALOGUE,
+    DialogueStyle,
+)
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.mtbench.shaberi import SHABERI_FIELDS, fstring_template, shaberi_rows
 from hyoka.store import read_bytes, read_records, unique_records
@@ -287,7 +292,7 @@ ELYZA_TASKS_100 = BenchSpec(
     pair_zero_rules=(),
     headline="turn-mean",
     prompt_names=JudgePromptNames(*([_ELYZA_PROMPT] * 4)),
-    dialogue=JAPANESE_DIALOGUE,
+    dialogue=SHABERI_DIALOGUE,
     # Lightblue's llm_functions.py answers at temperature 0 with 2048 tokens
     generation=GenerationDefaults(_frozen({}), 0.0, 2048, None),
     upstream_name="elyza__ELYZA-tasks-100",

@@ -145,21 +145,19 @@ class RakudaBench:
 
 
 def load_rakuda_answers(path: Path, bench: RakudaBench) -> tuple[str, dict[str, RakudaAnswer]]:
-    """``(model_id, answers by question id)``: every question answered, one model a file."""
+    """``(model, answers by question id)``, every question answered. The model is named by
+    the file, as upstream's ``load_model_answers`` names it (``gpt-4-20230713.jsonl`` holds
+    ``model_id`` ``gpt-4:20230713``; its rankings say ``gpt-4-20230713``)."""
     known = bench.by_id
     answers: dict[str, RakudaAnswer] = {}
-    model: str | None = None
     for number, record in read_records(path, RakudaAnswer):
         where = f"{path}:{number}"
         if record.question_id not in known:
             raise InputError(f"{where}: question_id {record.question_id} is not a {TITLE} question")
-        if model is not None and record.model_id != model:
-            raise InputError(f"{where}: model_id {record.model_id!r} differs from {model!r}")
-        model = record.model_id
         if record.question_id in answers and answers[record.question_id] != record:
             raise InputError(f"{where}: question_id {record.question_id} answered twice")
         answers[record.question_id] = record
-    if model is None:
+    if not answers:
         raise InputError(f"{path}: no answers")
     missing = [qid for qid in known if qid not in answers]
     if missing:
@@ -167,7 +165,7 @@ def load_rakuda_answers(path: Path, bench: RakudaBench) -> tuple[str, dict[str, 
             f"{path}: answers {len(answers)} of the {len(known)} {TITLE} questions "
             f"(first missing: question_id {missing[0]})"
         )
-    return model, answers
+    return path.stem, answers
 
 
 def draw_matches(

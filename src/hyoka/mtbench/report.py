@@ -63,7 +63,12 @@ def notes(board: Leaderboard) -> list[str]:
     lines = []
     if board.signature is not None:
         lines.append(f"signature: {board.signature.line}")
-    lines.append(HEADLINE_NOTES[board.bench.spec.headline])
+    single_turn = board.bench.spec.turns == 1
+    lines.append(
+        "Avg.: mean of every rated task (Shaberi's mean score)"
+        if single_turn
+        else HEADLINE_NOTES[board.bench.spec.headline]
+    )
     for model in board.ranked():
         if not board.complete(model):
             lines.append(
@@ -123,7 +128,8 @@ def render(board: Leaderboard, fmt: Format, *, per_turn: bool = True) -> str:
             label = "both" if turn is None else str(turn)
             writer.writerows([label, *row] for row in rows[1:])
         return buffer.getvalue() + "".join(f"# {note}\n" for note in notes(board))
-    parts = [f"### {_TITLES[turn]}\n\n{_markdown(table_rows(board, turn))}\n" for turn in turns]
+    titles = _TITLES if board.bench.spec.turns > 1 else {None: "All tasks"}
+    parts = [f"### {titles[turn]}\n\n{_markdown(table_rows(board, turn))}\n" for turn in turns]
     return "\n".join(parts) + "".join(f"\n{note}\n" for note in notes(board))
 
 
