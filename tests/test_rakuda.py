@@ -20,7 +20,8 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.mtbench.rakuda import RakudaBench, draw_matches, judge_messages, read_verdict
-from hyoka.stats.home_advantage import Match, fit
+from hyoka.stats import HomeMatch as Match
+from hyoka.stats import fit_home_advantage as fit
 
 RAKUDA = SHARED_DATA / "rakuda"
 MODELS = ("claude-2", "rinna-3.6b-ppo", "line-3.6b-sft")
@@ -135,7 +136,7 @@ def test_rakuda_end_to_end_with_a_scripted_judge(
     alpha = found.advantage * to_logit
     beta = {m: (r - 1000) * to_logit for m, r in found.ratings.items()}
     assert abs(sum(beta.values())) < 1e-9  # strengths sum to 0
-    residual = Counter[str]()
+    residual: dict[str, float] = dict.fromkeys(beta, 0.0)
     home = 0.0
     for m in matches:
         left = m.score - 1 / (1 + math.exp(-(alpha + beta[m.first] - beta[m.second])))

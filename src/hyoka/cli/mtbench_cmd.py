@@ -147,10 +147,9 @@ def _rakuda_leaderboard(judgments: list[Path] | None, fmt: str, rounds: int, see
     import json
 
     from hyoka.cli._common import print_warning
-    from hyoka.mtbench import judgment_files
-    from hyoka.mtbench.rakuda import ranking_json, read_matches
+    from hyoka.mtbench import judgment_files, ranking_json, read_matches
     from hyoka.signature import Signature
-    from hyoka.stats.home_advantage import rank
+    from hyoka.stats import rank_home_advantage
 
     if not judgments:
         raise InputError(
@@ -161,7 +160,7 @@ def _rakuda_leaderboard(judgments: list[Path] | None, fmt: str, rounds: int, see
     matches, errors = read_matches(judgment_files(judgments))
     if errors:
         print_warning(f"{errors} match(es) without a verdict (error) left out")
-    ranking = rank(matches, rounds=rounds, seed=seed)
+    ranking = rank_home_advantage(matches, rounds=rounds, seed=seed)
     signature = Signature.of(
         "rakuda-ranking", bench="rakuda", fit="bt-home-mle", rounds=str(rounds), seed=str(seed)
     )
@@ -414,7 +413,7 @@ def judge_command(
     if mode not in ("single", "pairwise"):
         raise InputError(f"--mode must be single or pairwise, got {mode!r}")
     if bench == "rakuda":
-        from hyoka.mtbench.rakuda import (
+        from hyoka.mtbench import (
             RakudaBench,
             load_rakuda_answers,
             plan_rakuda,

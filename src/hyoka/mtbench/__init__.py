@@ -45,6 +45,15 @@ from hyoka.mtbench.pair_summary import method_counts, no_logprobs, turn_label
 from hyoka.mtbench.pairwise import Match, make_matches, plan_matches, read_pair_lines
 from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
 from hyoka.mtbench.radar import write_radar
+from hyoka.mtbench.rakuda import (
+    RakudaBench,
+    load_rakuda_answers,
+    plan_rakuda,
+    rakuda_output,
+    rakuda_settings,
+    ranking_json,
+    read_matches,
+)
 from hyoka.mtbench.records import (
     INCORRECT_LANGUAGE,
     NO_ANSWER,
@@ -79,6 +88,7 @@ __all__ = [
     "ModelScores",
     "PairJudgmentLine",
     "Question",
+    "RakudaBench",
     "SingleJudgmentLine",
     "answer_file",
     "answer_model_id",
@@ -90,6 +100,7 @@ __all__ = [
     "generate_answers",
     "judgment_files",
     "load_answers",
+    "load_rakuda_answers",
     "make_matches",
     "method_counts",
     "no_logprobs",
@@ -98,7 +109,12 @@ __all__ = [
     "parse_temperatures",
     "plan_all_turns",
     "plan_matches",
+    "plan_rakuda",
     "plan_turns",
+    "rakuda_output",
+    "rakuda_settings",
+    "ranking_json",
+    "read_matches",
     "read_pair_lines",
     "render",
     "round_half_up",

@@ -38,14 +38,21 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
-from hyoka.judge import FileFormat, JudgePlan, JudgeRun, JudgeSettings, Task, inputs_hash
-from hyoka.judge.engine import JudgeReport, Protocol
-from hyoka.judge.records import JudgmentRecord
+from hyoka.judge import (
+    FileFormat,
+    JudgePlan,
+    JudgeReport,
+    JudgeRun,
+    JudgeSettings,
+    JudgmentRecord,
+    Protocol,
+    Task,
+    inputs_hash,
+)
 from hyoka.mtbench.bench import JudgePrompt
 from hyoka.mtbench.records import AnswerChoice
 from hyoka.providers import GenerationRequest, Message, ModelClient, parse_model_string
-from hyoka.stats.home_advantage import HomeRanking
-from hyoka.stats.home_advantage import Match as RankedMatch
+from hyoka.stats import HomeMatch, HomeRanking
 from hyoka.store import path_under, read_bytes, read_records, unique_records
 
 NAME = "rakuda"
@@ -328,10 +335,10 @@ def rakuda_output(root: Path, judge_name: str, folder: Path | None = None) -> Pa
     return path_under(folder, judge_name, what="--judge-name", suffix="_pair.jsonl")
 
 
-def read_matches(paths: Sequence[Path]) -> tuple[list[RankedMatch], int]:
+def read_matches(paths: Sequence[Path]) -> tuple[list[HomeMatch], int]:
     """Every judged match of the files as (first, second, score), and how many have no
     verdict (``"error"``: left out; upstream's score would be missing, NaN)."""
-    matches: list[RankedMatch] = []
+    matches: list[HomeMatch] = []
     errors = 0
     for path in paths:
         for _number, line in read_records(path, RakudaPairLine):
@@ -340,7 +347,7 @@ def read_matches(paths: Sequence[Path]) -> tuple[list[RankedMatch], int]:
                 continue
             if line.winner not in SCORES:
                 raise InputError(f"{path}: winner {line.winner!r} is not 1, 2, 3 or error")
-            matches.append(RankedMatch(line.model1_id, line.model2_id, SCORES[line.winner]))
+            matches.append(HomeMatch(line.model1_id, line.model2_id, SCORES[line.winner]))
     return matches, errors
 
 

@@ -128,7 +128,7 @@ def render(board: Leaderboard, fmt: Format, *, per_turn: bool = True) -> str:
             label = "both" if turn is None else str(turn)
             writer.writerows([label, *row] for row in rows[1:])
         return buffer.getvalue() + "".join(f"# {note}\n" for note in notes(board))
-    titles = _TITLES if board.bench.spec.turns > 1 else {None: "All tasks"}
+    titles: dict[int | None, str] = _TITLES if board.bench.spec.turns > 1 else {None: "All tasks"}
     parts = [f"### {titles[turn]}\n\n{_markdown(table_rows(board, turn))}\n" for turn in turns]
     return "\n".join(parts) + "".join(f"\n{note}\n" for note in notes(board))
 

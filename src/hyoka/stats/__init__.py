@@ -20,6 +20,8 @@ from hyoka.stats.bootstrap import (
 )
 from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
 from hyoka.stats.correlation import Correlation, correlate, kendall_tau_b, pearson, spearman
+from hyoka.stats.home_advantage import HomeFit, HomeRanking, fit_home_advantage, rank_home_advantage
+from hyoka.stats.home_advantage import Match as HomeMatch
 from hyoka.stats.kappa import category_counts, cohen_kappa, fleiss_kappa
 from hyoka.stats.label_files import (
     build_label_table,
@@ -49,6 +51,9 @@ __all__ = [
     "AgreementReport",
     "Battles",
     "Correlation",
+    "HomeFit",
+    "HomeMatch",
+    "HomeRanking",
     "Interval",
     "LabelTable",
     "PairAgreement",
@@ -64,6 +69,7 @@ __all__ = [
     "concordance",
     "confusion",
     "correlate",
+    "fit_home_advantage",
     "fleiss_kappa",
     "group_means",
     "kendall_tau_b",
@@ -74,6 +80,7 @@ __all__ = [
     "percentiles",
     "preferences",
     "preferences_from_folders",
+    "rank_home_advantage",
     "read_categories",
     "read_human_labels",
     "read_score_table",

@@ -68,7 +68,7 @@ def _log_likelihood(x: FloatArray, score: FloatArray, first: IntArray, second: I
     return float(np.sum(score * diff - np.log1p(np.exp(diff))))
 
 
-def fit(
+def fit_home_advantage(
     matches: Sequence[Match], scale: float = SCALE, base: float = BASE, init: float = INIT_RATING
 ) -> HomeFit:
     """The maximum-likelihood strengths and home advantage, as upstream's ``compute_bt_mle``."""
@@ -129,19 +129,21 @@ class HomeRanking:
     matches: int
 
 
-def rank(matches: Sequence[Match], rounds: int = ROUNDS, seed: int = 0) -> HomeRanking:
+def rank_home_advantage(
+    matches: Sequence[Match], rounds: int = ROUNDS, seed: int = 0
+) -> HomeRanking:
     """Upstream's saved MLE ranking: the point fit, and ``rounds`` refits of matches drawn
     with replacement (seeded), summarised by the 16th/50th/84th percentiles."""
     if rounds < 1:
         raise InputError(f"--rounds must be at least 1, got {rounds}")
-    point = fit(matches)
+    point = fit_home_advantage(matches)
     rng = np.random.default_rng(seed)
     names = sorted(point.ratings)
     draws = np.full((rounds, len(names)), np.nan)
     column = {name: number for number, name in enumerate(names)}
     for round_ in range(rounds):
         picked = rng.integers(0, len(matches), size=len(matches))
-        refit = fit([matches[i] for i in picked])
+        refit = fit_home_advantage([matches[i] for i in picked])
         for name, rating in refit.ratings.items():
             draws[round_, column[name]] = rating
     low, mid, high = (np.nanpercentile(draws, q, axis=0) for q in PERCENTILES)
