@@ -8,19 +8,21 @@ alone. The replies exercise Shaberi v1's reading, Python's ``int(reply)``: ``5``
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from _shared import elyza_data
+from _shared import ELYZA_PROMPT_FIXTURE, elyza_data
 from hyoka.cli.main import app
 from hyoka.errors import DataError
 from hyoka.judge.rating import ELYZA_V1, find_rating
 from hyoka.mtbench import Bench
 from hyoka.mtbench.shaberi import SHABERI_FIELDS, fstring_template
 from hyoka.providers.embedded import EMBEDDED_MODEL
+from hyoka.data import manifest as data_manifest
 from hyoka.store import read_manifest
 
 
@@ -53,7 +55,7 @@ def test_the_judge_prompt_is_read_from_upstreams_function_without_running_it(
 def test_elyza_end_to_end_on_smollm2_and_a_scripted_judge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    data = elyza_data()
+    data = elyza_data(tmp_path / "data")
     monkeypatch.setenv("HYOKA_DATA_DIR", str(data))
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
     bench = Bench.load("elyza-tasks-100", data)
@@ -99,6 +101,11 @@ def test_elyza_end_to_end_on_smollm2_and_a_scripted_judge(
     signature = json.dumps(manifest.signature)
     for setting in ("elyza-tasks-100", "elyza-v1", bench.data_sha256[:8]):
         assert setting in signature
+    # a prompt file other than upstream's is signed by its own hash, never as upstream's
+    own = hashlib.sha256(ELYZA_PROMPT_FIXTURE.read_bytes()).hexdigest()
+    (pinned,) = [f.sha256 for f in data_manifest("elyza-tasks-100").files if f.path.endswith(".py")]
+    assert f"elyza-tasks-100-judge-prompts@{own[:8]}" in signature
+    assert own != pinned and pinned[:8] not in signature
 
     board = runner.invoke(
         app,
