@@ -23,7 +23,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from _shared import elyza_data
+from _shared import ELYZA_PROMPT_FIXTURE
 from hyoka.cli.main import app
 from hyoka.data.fetch import BASE_URL_ENV, FetchEvent, fetch, file_url, verify
 from hyoka.data.manifest import ALL_GROUPS, ManifestFile, all_manifests, manifest
@@ -49,14 +49,25 @@ class Server:
     behaviour: Behaviour
 
 
-#: ELYZA's judge prompt file is upstream code, not yet in ``../shared/data``: a data
-#: directory holding it may be named (``tests/_shared.py``'s ``elyza_data``)
-_ROOTS = {"elyza-tasks-100": Path(os.environ.get("HYOKA_TEST_ELYZA_DATA", SHARED))}
+#: ELYZA's judge prompt file is upstream code, not in ``../shared/data``
+_ELYZA_PROMPT = "elyza-tasks-100/evaluation_datasets_config.py"
 
 
-def _routes() -> dict[str, Path]:
+def _stand_in(folder: Path) -> Path:
+    """hyoka's stand-in prompt file, padded (a comment) to the pinned file's size, so that
+    only its SHA-256 can tell it from upstream's."""
+    (pinned,) = [f for f in manifest("elyza-tasks-100").files if f.path == _ELYZA_PROMPT]
+    body = ELYZA_PROMPT_FIXTURE.read_bytes() + b"#"
+    path = folder / "evaluation_datasets_config.py"
+    path.write_bytes(body + b"-" * (pinned.size - len(body) - 1) + b"\n")
+    return path
+
+
+def _routes(stand_in: Path) -> dict[str, Path]:
     return {
-        f"/{m.repository}/{m.commit}/{f.upstream}": _ROOTS.get(m.name, SHARED) / f.path
+        f"/{m.repository}/{m.commit}/{f.upstream}": (
+            stand_in if f.path == _ELYZA_PROMPT else SHARED / f.path
+        )
         for m in all_manifests()
         for f in m.files
     }
@@ -91,11 +102,16 @@ def _handler(behaviour: Behaviour, routes: dict[str, Path]) -> type[BaseHTTPRequ
 
 
 @pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
+def server(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
     monkeypatch.setenv("no_proxy", "127.0.0.1")
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     behaviour = Behaviour()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(behaviour, _routes()))
+    httpd = ThreadingHTTPServer(
+        ("127.0.0.1", 0),
+        _handler(behaviour, _routes(_stand_in(tmp_path_factory.mktemp("stand-in")))),
+    )
     thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
@@ -398,19 +414,32 @@ def test_cli_fetch_rakuda_with_its_published_answers_and_rankings(
     )
 
 
-def test_cli_fetch_elyza_tasks_100_with_upstreams_prompt_file(
+def test_cli_fetch_elyza_tasks_100_pins_upstreams_prompt_file(
     server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = elyza_data()
+    """The tasks arrive byte for byte; a prompt file other than the pinned one
+    (here hyoka's stand-in) is refused by its SHA-256 and never left in the data dir.
+    ``benchmarks/elyza_upstream_prompt.py`` checks the real file against the same pin."""
     monkeypatch.setenv(BASE_URL_ENV, server.url)
     args = ["data", "fetch", "elyza-tasks-100", "--data-dir", str(tmp_path)]
     fetched = CliRunner().invoke(app, args)
-    assert fetched.exit_code == 0, fetched.output
-    assert "3 downloaded" in fetched.stdout
-    for f in manifest("elyza-tasks-100").select():
-        assert filecmp.cmp(tmp_path / f.path, root / f.path, shallow=False), f.path
+    prompt = _ELYZA_PROMPT
     assert {f.path for f in manifest("elyza-tasks-100").select()} == {
         "elyza-tasks-100/judgments/gpt-4-turbo-preview/gpt-4-turbo-preview.json",
-        "elyza-tasks-100/evaluation_datasets_config.py",
+        prompt,
         "elyza-tasks-100/LICENSE",
     }
+    assert fetched.exit_code != 0
+    assert fetched.output.startswith("error: ") and prompt in fetched.output, fetched.output
+    assert "the server sent different bytes (SHA-256" in fetched.output
+    # fetched in the manifest's order: the tasks before the prompt file, byte for byte
+    tasks = "elyza-tasks-100/judgments/gpt-4-turbo-preview/gpt-4-turbo-preview.json"
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == [tmp_path / tasks]
+    assert filecmp.cmp(tmp_path / tasks, SHARED / tasks, shallow=False)
+    assert not (tmp_path / prompt).exists()
+    assert not _leftovers(tmp_path)
+    assert (
+        f"/lightblue-tech/japanese_llm_eval/{manifest('elyza-tasks-100').commit}/"
+        + ("evaluation_datasets_config.py")
+        in server.behaviour.requests
+    )
