@@ -17,12 +17,12 @@ from typer.testing import CliRunner
 
 from _shared import ELYZA_PROMPT_FIXTURE, elyza_data
 from hyoka.cli.main import app
+from hyoka.data import manifest as data_manifest
 from hyoka.errors import DataError
 from hyoka.judge.rating import ELYZA_V1, find_rating
 from hyoka.mtbench import Bench
 from hyoka.mtbench.shaberi import SHABERI_FIELDS, fstring_template
 from hyoka.providers.embedded import EMBEDDED_MODEL
-from hyoka.data import manifest as data_manifest
 from hyoka.store import read_manifest
 
 
