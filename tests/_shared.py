@@ -146,3 +146,23 @@ def small_disk(folder: Path, size: str) -> Iterator[Path]:
         yield mount
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=True)
+
+
+#: hyoka's own stand-in for Shaberi's ``evaluation_datasets_config.py`` (same shape, our
+#: wording): upstream's file is code, not data, so ``../shared/data`` does not hold it
+ELYZA_PROMPT_FIXTURE = (
+    Path(__file__).resolve().parent / "fixtures" / "elyza-prompt" / "evaluation_datasets_config.py"
+)
+
+
+def elyza_data(root: Path) -> Path:
+    """A data directory under ``root`` holding ``elyza-tasks-100`` as ``hyoka data fetch``
+    lays it out: the tasks, judgments and licence of ``../shared/data`` (linked, read-only)
+    and, as the judge prompt file, the stand-in ``ELYZA_PROMPT_FIXTURE``."""
+    shared = SHARED_DATA / "elyza-tasks-100"
+    folder = root / "elyza-tasks-100"
+    folder.mkdir(parents=True)
+    for name in ("LICENSE", "tasks", "judgments"):
+        (folder / name).symlink_to(shared / name)
+    shutil.copyfile(ELYZA_PROMPT_FIXTURE, folder / "evaluation_datasets_config.py")
+    return root

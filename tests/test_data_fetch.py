@@ -23,6 +23,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
+from _shared import ELYZA_PROMPT_FIXTURE
 from hyoka.cli.main import app
 from hyoka.data.fetch import BASE_URL_ENV, FetchEvent, fetch, file_url, verify
 from hyoka.data.manifest import ALL_GROUPS, ManifestFile, all_manifests, manifest
@@ -48,10 +49,27 @@ class Server:
     behaviour: Behaviour
 
 
-def _routes() -> dict[str, Path]:
-    """Each file at its own repository and commit, as raw.githubusercontent.com lays them out."""
+#: ELYZA's judge prompt file is upstream code, not in ``../shared/data``
+_ELYZA_PROMPT = "elyza-tasks-100/evaluation_datasets_config.py"
+
+
+def _stand_in(folder: Path) -> Path:
+    """hyoka's stand-in prompt file, padded (a comment) to the pinned file's size, so that
+    only its SHA-256 can tell it from upstream's."""
+    (pinned,) = [f for f in manifest("elyza-tasks-100").files if f.path == _ELYZA_PROMPT]
+    body = ELYZA_PROMPT_FIXTURE.read_bytes() + b"#"
+    path = folder / "evaluation_datasets_config.py"
+    path.write_bytes(body + b"-" * (pinned.size - len(body) - 1) + b"\n")
+    return path
+
+
+def _routes(stand_in: Path | None = None) -> dict[str, Path]:
+    """Each file at its own repository and commit, as raw.githubusercontent.com lays them out
+    (ELYZA's prompt file, absent from the shared data: ``stand_in``)."""
     return {
-        "/{}/{}/{}".format(*m.source(f), f.upstream): SHARED / f.path
+        "/{}/{}/{}".format(*m.source(f), f.upstream): (
+            stand_in if stand_in is not None and f.path == _ELYZA_PROMPT else SHARED / f.path
+        )
         for m in all_manifests()
         for f in m.files
     }
@@ -86,11 +104,16 @@ def _handler(behaviour: Behaviour, routes: dict[str, Path]) -> type[BaseHTTPRequ
 
 
 @pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
+def server(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
     monkeypatch.setenv("no_proxy", "127.0.0.1")
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     behaviour = Behaviour()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(behaviour, _routes()))
+    httpd = ThreadingHTTPServer(
+        ("127.0.0.1", 0),
+        _handler(behaviour, _routes(_stand_in(tmp_path_factory.mktemp("stand-in")))),
+    )
     thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
@@ -115,7 +138,9 @@ def _assert_matches_shared(
 
 def test_manifests_load_and_are_consistent() -> None:
     names = [m.name for m in all_manifests()]
-    assert names == ["ja-vicuna-qa", "jmt-bench", "mt-bench", "pfgen", "pfmt-fin"]
+    assert names == [
+        "elyza-tasks-100", "ja-vicuna-qa", "jmt-bench", "mt-bench", "pfgen", "pfmt-fin", "rakuda"
+    ]  # fmt: skip
     for m in all_manifests():
         paths = [f.path for f in m.files]
         assert len(paths) == len(set(paths))
@@ -124,7 +149,10 @@ def test_manifests_load_and_are_consistent() -> None:
 
 
 def test_unknown_manifest_lists_known_names() -> None:
-    with pytest.raises(HyokaError, match="ja-vicuna-qa, jmt-bench, mt-bench, pfgen, pfmt-fin"):
+    with pytest.raises(
+        HyokaError,
+        match="elyza-tasks-100, ja-vicuna-qa, jmt-bench, mt-bench, pfgen, pfmt-fin, rakuda",
+    ):
         manifest("nope")
 
 
@@ -378,7 +406,10 @@ def test_cli_unknown_benchmark_is_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.stderr.strip().count("\n") == 0
     assert "unknown benchmark 'nope'" in result.stderr
-    assert "ja-vicuna-qa, jmt-bench, mt-bench, pfgen, pfmt-fin, all" in result.stderr
+    assert (
+        "elyza-tasks-100, ja-vicuna-qa, jmt-bench, mt-bench, pfgen, pfmt-fin, rakuda, all"
+        in result.stderr
+    )
 
 
 def test_downloads_follow_the_umask_and_clean_a_killed_downloads_part(
@@ -458,3 +489,49 @@ def test_cli_fetch_jmt_bench_downloads_each_file_from_its_own_commit(
     ok = runner.invoke(app, ["data", "verify", "jmt-bench", "--data-dir", str(tmp_path)])
     assert ok.exit_code == 0, ok.output
     assert "Japanese MT-bench: all 42 files verified" in ok.stdout
+
+
+def test_cli_fetch_rakuda_with_its_published_answers_and_rankings(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(BASE_URL_ENV, server.url)
+    args = ["data", "fetch", "rakuda", "--with-published", "--data-dir", str(tmp_path)]
+    fetched = CliRunner().invoke(app, args)
+    assert fetched.exit_code == 0, fetched.output
+    assert "21 downloaded" in fetched.stdout
+    _assert_matches_shared(tmp_path, "rakuda", frozenset({"core", "published"}))
+    assert all(
+        r.startswith("/yuzu-ai/japanese-llm-ranking/fae1ee79c69b0c3acf8e8a1994e43c7952e7bd9c/")
+        for r in server.behaviour.requests
+    )
+
+
+def test_cli_fetch_elyza_tasks_100_pins_upstreams_prompt_file(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tasks arrive byte for byte; a prompt file other than the pinned one
+    (here hyoka's stand-in) is refused by its SHA-256 and never left in the data dir.
+    ``benchmarks/elyza_upstream_prompt.py`` checks the real file against the same pin."""
+    monkeypatch.setenv(BASE_URL_ENV, server.url)
+    args = ["data", "fetch", "elyza-tasks-100", "--data-dir", str(tmp_path)]
+    fetched = CliRunner().invoke(app, args)
+    prompt = _ELYZA_PROMPT
+    assert {f.path for f in manifest("elyza-tasks-100").select()} == {
+        "elyza-tasks-100/judgments/gpt-4-turbo-preview/gpt-4-turbo-preview.json",
+        prompt,
+        "elyza-tasks-100/LICENSE",
+    }
+    assert fetched.exit_code != 0
+    assert fetched.output.startswith("error: ") and prompt in fetched.output, fetched.output
+    assert "the server sent different bytes (SHA-256" in fetched.output
+    # fetched in the manifest's order: the tasks before the prompt file, byte for byte
+    tasks = "elyza-tasks-100/judgments/gpt-4-turbo-preview/gpt-4-turbo-preview.json"
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == [tmp_path / tasks]
+    assert filecmp.cmp(tmp_path / tasks, SHARED / tasks, shallow=False)
+    assert not (tmp_path / prompt).exists()
+    assert not _leftovers(tmp_path)
+    assert (
+        f"/lightblue-tech/japanese_llm_eval/{manifest('elyza-tasks-100').commit}/"
+        + ("evaluation_datasets_config.py")
+        in server.behaviour.requests
+    )

@@ -22,7 +22,7 @@ def mt() -> Bench:
 
 
 def test_every_definition_is_registered() -> None:
-    assert list(BENCHES) == ["pfmt-fin", "mt-bench", "jmt-bench", "ja-vicuna-qa"]
+    assert list(BENCHES) == ["pfmt-fin", "mt-bench", "jmt-bench", "ja-vicuna-qa", "elyza-tasks-100"]
     assert bench_spec("mt-bench") is MT_BENCH
     with pytest.raises(InputError, match="--bench: unknown benchmark 'mt'; choose one of: pfmt"):
         bench_spec("mt")

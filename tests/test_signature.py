@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 
 import hyoka.mtbench.generate
 import hyoka.mtbench.leaderboard
+import hyoka.mtbench.rakuda
 import hyoka.pfgen.provenance
 import hyoka.refset.planning
 import hyoka.stats
@@ -63,6 +64,7 @@ FIN = SHARED_DATA / "pfmt-bench-fin-ja"
 PRODUCERS = (
     hyoka.mtbench.generate,
     hyoka.mtbench.leaderboard,
+    hyoka.mtbench.rakuda,
     hyoka.pfgen.provenance,
     hyoka.refset.planning,
     hyoka.stats,
@@ -76,6 +78,7 @@ DECLARED = {
         "injection", "seed", "variant",
     ),
     "fastchat-single": ("bench", "judge", "variant"),
+    "rakuda-ranking": ("bench", "fit", "rounds", "seed"),
     "refset-plan": (
         "model", "mode", "num-examples", "max-tokens", "snippets-k", "executor", "workers",
         "cpus-per-worker", "gpus-per-worker", "calibration", "gpu", "peak-tflops",

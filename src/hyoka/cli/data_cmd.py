@@ -31,7 +31,7 @@ def _complete_benchmark(incomplete: str) -> list[str]:
 BenchmarkArgument = Annotated[
     str,
     typer.Argument(
-        help="pfgen, pfmt-fin, mt-bench, jmt-bench, or all.",
+        help="pfgen, pfmt-fin, mt-bench, jmt-bench, ja-vicuna-qa, elyza-tasks-100, rakuda, or all.",
         autocompletion=_complete_benchmark,
         show_default=False,
     ),

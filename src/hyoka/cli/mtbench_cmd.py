@@ -13,7 +13,6 @@ from hyoka.cli._common import (
     DataDirOption,
     JudgeOption,
     LimitOption,
-    MaxTokensOption,
     ModelNameOption,
     ModelOption,
     NoCacheOption,
@@ -51,8 +50,9 @@ BenchOption = Annotated[
     str,
     typer.Option(
         "--bench",
-        help="Benchmark: pfmt-fin (pfmt-bench-fin-ja), mt-bench (MT-bench) or jmt-bench "
-        "(Japanese MT-bench).",
+        help="Benchmark: pfmt-fin (pfmt-bench-fin-ja), mt-bench (MT-bench), jmt-bench "
+        "(Japanese MT-bench), ja-vicuna-qa (Japanese Vicuna QA), elyza-tasks-100 or rakuda "
+        "(pairwise, ranked by Bradley-Terry).",
     ),
 ]
 VariantOption = Annotated[
@@ -95,6 +95,10 @@ def leaderboard_command(
         list[Path] | None,
         typer.Option("--radar", help="Write the radar chart: FILE.png or FILE.html; repeatable."),
     ] = None,
+    rounds: Annotated[
+        int, typer.Option("--rounds", min=1, help="Rakuda: bootstrap rounds (upstream: 500).")
+    ] = 500,
+    seed: Annotated[int, typer.Option("--seed", help="Rakuda: seed of the bootstrap.")] = 0,
     data_dir: DataDirOption = None,
     variant: VariantOption = None,
     mix_variants: Annotated[
@@ -122,8 +126,17 @@ def leaderboard_command(
       hyoka mtbench leaderboard --judgments my_judgments/ --format json
 
       hyoka mtbench leaderboard --radar radar.png --radar radar.html
+
+      hyoka mtbench leaderboard --bench rakuda --judgments gpt-4_pair.jsonl --rounds 100
+
+    Rakuda ranks by Bradley-Terry with a fitted first-position advantage and bootstrap
+    16/50/84th percentiles, as its make_ranking.py --compute mle fits it.
     """
     from hyoka.cli._common import err_console, print_warning
+
+    if bench == "rakuda":
+        _rakuda_leaderboard(judgments, fmt, rounds, seed)
+        return
     from hyoka.mtbench import (
         RADAR_SUFFIXES,
         Bench,
@@ -155,6 +168,45 @@ def leaderboard_command(
     for path in radar or []:
         write_radar(board, path, title=loaded.spec.title)
         err_console.print(f"radar chart: {path}", highlight=False, soft_wrap=True)
+
+
+def _rakuda_leaderboard(judgments: list[Path] | None, fmt: str, rounds: int, seed: int) -> None:
+    """Rakuda's ranking of the pair judgments in ``judgments``: a table or upstream's JSON."""
+    import json
+
+    from hyoka.cli._common import print_warning
+    from hyoka.mtbench import judgment_files, ranking_json, ranking_signature, read_matches
+    from hyoka.stats import rank_home_advantage
+
+    if not judgments:
+        raise InputError(
+            "--bench rakuda: give --judgments (upstream's pair judgments are not published)"
+        )
+    matches, errors = read_matches(judgment_files(judgments))
+    if errors:
+        print_warning(f"{errors} match(es) without a verdict (error) left out")
+    ranking = rank_home_advantage(matches, rounds=rounds, seed=seed)
+    signature = ranking_signature(rounds, seed)
+    if fmt == "json":
+        out = ranking_json(ranking, errors) | {"signature": signature.to_json()}
+        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        return
+    header = ["Rank", "Model", "Median", "-1σ", "+1σ", "MLE"]
+    rows = [
+        [str(number), m.model, f"{m.median:.1f}", f"{m.one_sigma_minus:.1f}",
+         f"{m.one_sigma_plus:.1f}", f"{m.point:.1f}"]
+        for number, m in enumerate(ranking.models, start=1)
+    ]  # fmt: skip
+    sep = "," if fmt == "csv" else " | "
+    lines = [sep.join(header), *(sep.join(row) for row in rows)]
+    if fmt == "md":
+        lines = [f"| {line} |" for line in lines]
+        lines.insert(1, "|" + "|".join(["---"] * len(header)) + "|")
+    typer.echo("\n".join(lines))
+    typer.echo(
+        f"home advantage {ranking.advantage:.1f}; {ranking.matches} matches; "
+        f"signature: {signature.line}"
+    )
 
 
 @reports_errors
@@ -348,7 +400,12 @@ def judge_command(
     ] = None,
     results_dir: ResultsDirOption = RESULTS,
     layout: LayoutOption = LayoutChoice.HYOKA,
-    max_tokens: MaxTokensOption = 2048,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--max-tokens", min=1, help="Judge reply budget (default: the benchmark's, 2048)."
+        ),
+    ] = None,
     price_in: PriceInOption = 0.0,
     price_out: PriceOutOption = 0.0,
     limit: LimitOption = None,
@@ -365,6 +422,15 @@ def judge_command(
         str | None,
         typer.Option(help="Pairwise: compare each model with this one (default: every pair)."),
     ] = None,
+    matches: Annotated[
+        int | None,
+        typer.Option(
+            "--matches",
+            min=1,
+            help="Rakuda: matches to draw (upstream: 1400 for gpt-4, 2000 for claude-2).",
+        ),
+    ] = None,
+    draw_seed: Annotated[int, typer.Option("--seed", help="Rakuda: seed of the draw.")] = 0,
     method: Annotated[
         MethodChoice | None,
         typer.Option(
@@ -409,10 +475,41 @@ def judge_command(
     )
     from hyoka.providers import connect
 
+    if bench == "rakuda":
+        from hyoka.mtbench import (
+            RakudaBench,
+            load_rakuda_answers,
+            plan_rakuda,
+            rakuda_output,
+            rakuda_settings,
+        )
+
+        if mode is not JudgeModeChoice.PAIRWISE or matches is None:
+            raise InputError("--bench rakuda is judged with --mode pairwise --matches N")
+        rakuda = RakudaBench.load(data_dir)
+        given = [load_rakuda_answers(path, rakuda) for path in answers]
+        name = judge_name or default_judge_name(judge)
+        plan = plan_rakuda(
+            rakuda, given, rakuda_settings(judge, base_url, max_tokens),
+            rakuda_output(results_dir, name, output_dir), name, matches=matches, seed=draw_seed,
+        )  # fmt: skip
+        from hyoka.cli._common import provider_options
+        from hyoka.providers import connect
+
+        client = connect(
+            judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
+            concurrency=concurrency, flag="--judge",
+        )  # fmt: skip
+        _judge_rakuda(plan, client)
+        return
+    if matches is not None:
+        raise InputError("--matches is for --bench rakuda")
     if mode is JudgeModeChoice.SINGLE and (baseline is not None or method is not None):
         raise InputError("--baseline and --method are for --mode pairwise")
     files = parse_layout(layout)
     loaded = Bench.load(bench, data_dir, variant)
+    # upstream's judge reply budget (ELYZA's Shaberi: 1024), else 2048 (FastChat's)
+    max_tokens = max_tokens or loaded.rating_rules.max_tokens or 2048
     methods = parse_methods(method or loaded.spec.pair_method)
     # every answer file is checked before the first judge call
     loaded_answers = [
@@ -428,8 +525,8 @@ def judge_command(
     if mode is JudgeModeChoice.PAIRWISE:
         settings = pairwise_settings(judge, base_url, max_tokens, methods)
         output = pair_output(results_dir, loaded, name, output_dir, files)
-        matches = make_matches(loaded_answers, baseline, loaded.spec.pair_models)
-        pairs = plan_matches(loaded, matches, settings, output, how, methods)
+        made = make_matches(loaded_answers, baseline, loaded.spec.pair_models)
+        pairs = plan_matches(loaded, made, settings, output, how, methods)
         _judge_pairs(pairs, judge_client(), price_in, price_out)
         return
     settings = JudgeSettings(judge=judge, base_url=base_url, max_tokens=max_tokens)
@@ -479,6 +576,29 @@ def _judge_turns(
         asked = report.judged - report.ruled  # turns sent to the judge in this run
         outputs = ", ".join(str(plan.output) for _path, plan in plans)
         fail_if_nothing_graded(asked - report.unrated, report.unrated, judge, outputs)
+
+
+def _judge_rakuda(plan: JudgePlan[Any], client: ModelClient) -> None:
+    """Judge Rakuda's matches, then the verdicts counted, the calls, and the signature; exit
+    1 when the judge was asked and no reply held a verdict."""
+    from collections import Counter
+
+    from hyoka.cli._common import err_console
+    from hyoka.cli._judging import print_signature, run_plans
+
+    err_console.print(f"Judgment file: {plan.output}", highlight=False, soft_wrap=True)
+    report, (judged,) = run_plans(client, [("matches", plan)], rate=False)
+    winners = Counter(str(line.winner) for line in judged.lines)
+    typer.echo(
+        f"{report.judged} match(es) judged, {report.done_before} already done: first shown "
+        f"won {winners['1']}, second won {winners['2']}, tie {winners['3']}, no verdict "
+        f"{winners['error']}; {report.judge_calls} judge call(s), {client.stats.cache_hits} "
+        f"from cache; tokens: {client.stats.usage.prompt_tokens} in, "
+        f"{client.stats.usage.completion_tokens} out"
+    )
+    print_signature(plan.run.signature())
+    if report.judged and report.no_verdict == report.judged:
+        raise InputError(f"the judge gave no verdict on any match (see {plan.output})")
 
 
 def _judge_pairs(

@@ -15,6 +15,7 @@ from hyoka.judge.engine import (
     JudgePlan,
     JudgeReport,
     JudgeRun,
+    Protocol,
     Task,
     check_judge,
     inputs_hash,
@@ -49,7 +50,15 @@ from hyoka.judge.pairwise import (
 )
 from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts
 from hyoka.judge.pairwise_summary import summarise as summarise_pairwise
-from hyoka.judge.rating import FASTCHAT, LLM_JP, PFMT_UPSTREAM, VICUNA_JA, RatingRules, find_rating
+from hyoka.judge.rating import (
+    ELYZA_V1,
+    FASTCHAT,
+    LLM_JP,
+    PFMT_UPSTREAM,
+    VICUNA_JA,
+    RatingRules,
+    find_rating,
+)
 from hyoka.judge.records import JudgeSettings, JudgmentRecord
 from hyoka.judge.single import (
     SingleGrading,
@@ -65,6 +74,7 @@ from hyoka.judge.verdict_probs import VerdictOutput, parse_verdict
 from hyoka.judge.winrate import WinCounts, head_to_head, win_counts, win_share
 
 __all__ = [
+    "ELYZA_V1",
     "FASTCHAT",
     "LLM_JP",
     "METHODS",
@@ -87,6 +97,7 @@ __all__ = [
     "PairwiseJudging",
     "PairwiseRun",
     "PairwiseSummary",
+    "Protocol",
     "RatingRules",
     "SingleGrading",
     "SingleItem",

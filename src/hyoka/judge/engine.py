@@ -203,6 +203,8 @@ class JudgeRun(SettingsRecord):
     rating: Annotated[str | None, counts(skip_empty=True)] = None  # rating rules (single)
     #: where a pairwise reply's verdict is read, when not the last ``[[X]]`` (``None``)
     verdict: Annotated[str | None, counts(skip_empty=True)] = None
+    #: how the matches were drawn, where a benchmark draws them (Rakuda: count and seed)
+    draw: Annotated[str | None, counts(skip_empty=True)] = None
     rules: Annotated[tuple[str, ...], counts()] = ()  # rules that decide without a call
     lang_check: Annotated[str | None, counts(signature="lang")] = None
     #: the benchmark's named preset and its settings (``Variant.signed``)

@@ -23,6 +23,12 @@ upstream protocol must read replies exactly as upstream did, or its numbers drif
 ``ja-vicuna-qa`` (ku-nlp ja-vicuna-qa-benchmark ``llm_judge/common.py``, ``MatchSingle``)
     The first ``[[n]]``, else the first ``[[rating:n]]``, else the first ``[[rating: n]]``
     (integers only in the last two); no bare ``[n]``; otherwise as ``fastchat``.
+``elyza-v1`` (Lightblue's Shaberi v1, ``evaluation_datasets_config.py``, ``elyza_evaluator``;
+    its ELYZA-tasks-100 judgments with gpt-4-turbo-preview)
+    The whole reply must be what Python's ``int()`` reads: surrounding whitespace, an
+    optional sign, digits (any Unicode decimal digits, single ``_`` between them); anything
+    else (``5点``, ``4.0``) is no rating, recorded as -1 where upstream wrote ``None``. No range
+    check. One call at temperature 0 with 1024 tokens (``llm_functions.py``), no retry.
 
 Upstream's number syntax is ``\\d+\\.?\\d*`` with no spaces inside the brackets; its value
 is ``ast.literal_eval`` of the match, so ``7`` is the integer 7 and ``7.5`` a float.
@@ -67,6 +73,8 @@ class RatingForm:
 
     name: str
     pattern: re.Pattern[str]
+    #: the pattern must match the whole reply (``re.fullmatch``), not occur in it
+    whole: bool = False
 
 
 HYOKA_FORMS = (
@@ -84,6 +92,10 @@ HYOKA_FORMS = (
     # citation (出典[2]), a footnote or an index (a[0]), never a rating
     RatingForm("[n] alone", re.compile(r"^[ \t]*\[\s*" + _HYOKA_NUMBER + r"\s*\][ \t]*$", re.M)),
 )
+#: Python's ``int(reply)``: whitespace around, a sign, decimal digits with single ``_``
+#: between them (``re``'s ``\s`` and ``\d`` are ``str.isspace`` and Unicode decimal digits,
+#: as ``int`` reads them)
+PYTHON_INT_FORM = RatingForm("int(reply)", re.compile(r"\s*([+-]?\d+(?:_\d+)*)\s*"), whole=True)
 UPSTREAM_FORMS = (
     RatingForm("[[n]]", re.compile(r"\[\[" + _UPSTREAM_NUMBER + r"\]\]")),
     RatingForm("[n]", re.compile(r"\[" + _UPSTREAM_NUMBER + r"\]")),
@@ -205,9 +217,21 @@ LLM_JP = RatingRules(
     max_tokens=2048,
 )
 
+ELYZA_V1 = RatingRules(
+    name="elyza-v1",
+    forms=(PYTHON_INT_FORM,),
+    pick="first",
+    fold_nfkc=False,
+    accepted=None,
+    max_attempts=1,
+    temperature_step=0.0,
+    base_temperature=0.0,
+    max_tokens=1024,
+)
+
 #: The named presets, by the short name signatures and ``--rating-rules`` use.
 RATING_RULES: dict[str, RatingRules] = {
-    r.name: r for r in (HYOKA, PFMT_UPSTREAM, FASTCHAT, LLM_JP, VICUNA_JA)
+    r.name: r for r in (HYOKA, PFMT_UPSTREAM, FASTCHAT, LLM_JP, VICUNA_JA, ELYZA_V1)
 }
 
 
@@ -241,7 +265,11 @@ def find_rating(reply: str, rules: RatingRules = HYOKA) -> RatingMatch | None:
     """
     text = unicodedata.normalize("NFKC", reply) if rules.fold_nfkc else reply
     for form in rules.forms:
-        found = form.pattern.findall(text)
+        if form.whole:
+            whole = form.pattern.fullmatch(text)
+            found = [] if whole is None else [whole.group(1)]
+        else:
+            found = form.pattern.findall(text)
         if not found:
             continue
         chosen: str = found[0] if rules.pick == "first" else found[-1]

@@ -40,6 +40,16 @@ from hyoka.mtbench.pair_summary import method_counts, no_logprobs, turn_label
 from hyoka.mtbench.pairwise import make_matches, plan_matches
 from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
 from hyoka.mtbench.radar import write_radar
+from hyoka.mtbench.rakuda import (
+    RakudaBench,
+    load_rakuda_answers,
+    plan_rakuda,
+    rakuda_output,
+    rakuda_settings,
+    ranking_json,
+    ranking_signature,
+    read_matches,
+)
 from hyoka.mtbench.records import (
     INCORRECT_LANGUAGE,
     NO_ANSWER,
@@ -71,6 +81,7 @@ __all__ = [
     "Leaderboard",
     "PairJudgmentLine",
     "PinnedFile",
+    "RakudaBench",
     "SingleJudgmentLine",
     "TemplateChoice",
     "Variant",
@@ -85,6 +96,7 @@ __all__ = [
     "judgment_files",
     "judgment_spec",
     "load_answers",
+    "load_rakuda_answers",
     "make_matches",
     "method_counts",
     "model_name",
@@ -94,7 +106,13 @@ __all__ = [
     "parse_temperatures",
     "plan_all_turns",
     "plan_matches",
+    "plan_rakuda",
     "plan_turns",
+    "rakuda_output",
+    "rakuda_settings",
+    "ranking_json",
+    "ranking_signature",
+    "read_matches",
     "render",
     "round_half_up",
     "single_output",

@@ -5,10 +5,12 @@ data, read at run time from the files ``hyoka data fetch`` pinned. What is code 
 benchmark's *definition* (``BenchSpec``): its categories, which of them are judged against
 a reference, the judge prompt names, how ratings are read (``RatingRules``), which rules
 score a turn 0 without asking the judge, and the generation settings its authors used.
-Three definitions exist: pfmt-bench-fin-ja (``pfmt-fin``), the original MT-bench
-(``mt-bench``, FastChat's ``llm_judge``) and Japanese MT-bench (``jmt-bench``), whose named
-variants (``hyoka.mtbench.variant``) pin which question, prompt and reference files, turns
-and answer rules a run uses; the engine knows none by name.
+Definitions: pfmt-bench-fin-ja (``pfmt-fin``), the original MT-bench (``mt-bench``,
+FastChat's ``llm_judge``), Japanese MT-bench (``jmt-bench``), whose named variants
+(``hyoka.mtbench.variant``) pin which question, prompt and reference files, turns and answer
+rules a run uses, Japanese Vicuna QA (``ja-vicuna-qa``) and ELYZA-tasks-100
+(``elyza-tasks-100``, single-turn, graded 1-5 as Lightblue's Shaberi v1 grades it); the
+engine knows none of them by name.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge import (
+    ELYZA_V1,
     FASTCHAT,
     PFMT_UPSTREAM,
     VICUNA_JA,
@@ -32,9 +35,15 @@ from hyoka.judge import (
     RatingRules,
     VerdictOutput,
 )
-from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE, JAPANESE_DIALOGUE, DialogueStyle
+from hyoka.mtbench.dialogue import (
+    ENGLISH_DIALOGUE,
+    JAPANESE_DIALOGUE,
+    SHABERI_DIALOGUE,
+    DialogueStyle,
+)
 from hyoka.mtbench.prompt_yaml import read_prompt_yaml
 from hyoka.mtbench.records import AnswerRecord
+from hyoka.mtbench.shaberi import SHABERI_FIELDS, fstring_template, shaberi_rows
 from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 from hyoka.store import read_bytes, read_records, unique_records
 
@@ -57,6 +66,11 @@ Layout = Literal["hyoka", "upstream"]
 #: baseline), or the alphabetically smaller name
 PairModels = Literal["given", "sorted"]
 LAYOUTS: tuple[Layout, ...] = ("hyoka", "upstream")
+#: How the questions file is written: FastChat's ``question.jsonl`` (``question_id``,
+#: ``category``, ``turns``), or Shaberi's rows (``Question``, ``output`` = the reference
+#: answer, ``eval_aspect`` = the task's own grading criteria; the row's place, from 0, is
+#: its id), as ELYZA-tasks-100 is published in Shaberi's judgment files.
+QuestionFormat = Literal["fastchat", "shaberi"]
 
 
 @dataclass(frozen=True)
@@ -165,6 +179,13 @@ class BenchSpec:
     #: fields upstream's pair lines carry beside FastChat's (ja-vicuna-qa-benchmark:
     #: ``question``, ``answer_1``, ``answer_2``, ``judge_model``, ``judge_prompt``)
     upstream_pair_fields: bool = False
+    question_file: str = "question.jsonl"
+    question_format: QuestionFormat = "fastchat"
+    #: where the judge prompts are: FastChat's ``judge_prompts.jsonl``, or a Python file of
+    #: upstream's whose function ``prompt_function`` returns the prompt as an f-string
+    #: (Shaberi's ``evaluation_datasets_config.py``), read with ``ast``, never run
+    prompt_file: str = "judge_prompts.jsonl"
+    prompt_function: str = ""
     #: whether upstream writes every model's single judgments to one file
     #: (``model_judgment/<judge>_single.jsonl``, FastChat's ``gen_judgment.py``, which its
     #: ``show_result.py`` reads) rather than one file per model in ``<judge>_single/``
@@ -373,8 +394,38 @@ JA_VICUNA_QA = BenchSpec(
     upstream_name="jp_bench",
 )
 
+#: One name for ELYZA's single prompt (it grades every task against its reference answer).
+_ELYZA_PROMPT = "elyza-v1"
+
+ELYZA_TASKS_100 = BenchSpec(
+    name="elyza-tasks-100",
+    title="ELYZA-tasks-100",
+    folder="elyza-tasks-100",
+    # the tasks have no categories of their own: one column, the mean over the 100 tasks
+    categories=("tasks",),
+    # every task is graded against its reference answer (正解例), kept in the task's row
+    reference_categories=frozenset({"tasks"}),
+    reference_file="",
+    answer_lang="ja",
+    rating_rules=ELYZA_V1,
+    zero_rules=(),
+    pair_zero_rules=(),
+    headline="turn-mean",
+    prompt_names=JudgePromptNames(*([_ELYZA_PROMPT] * 4)),
+    dialogue=SHABERI_DIALOGUE,
+    # Lightblue's llm_functions.py answers at temperature 0 with 2048 tokens
+    generation=GenerationDefaults(_frozen({}), 0.0, 2048, None),
+    upstream_name="elyza__ELYZA-tasks-100",
+    turns=1,
+    # any complete Shaberi judgment file carries the 100 tasks unchanged (SOURCE.md)
+    question_file="judgments/gpt-4-turbo-preview/gpt-4-turbo-preview.json",
+    question_format="shaberi",
+    prompt_file="evaluation_datasets_config.py",
+    prompt_function="get_elyza_prompt",
+)
+
 BENCHES: dict[str, BenchSpec] = {
-    spec.name: spec for spec in (PFMT_FIN, MT_BENCH, JMT_BENCH, JA_VICUNA_QA)
+    spec.name: spec for spec in (PFMT_FIN, MT_BENCH, JMT_BENCH, JA_VICUNA_QA, ELYZA_TASKS_100)
 }
 
 #: Short column names, as in the paper's Table 1 (MT-bench's own are spelled out).
@@ -403,7 +454,8 @@ def bench_spec(name: str) -> BenchSpec:
 
 
 class Question(BaseModel):
-    """One dialogue: two user turns, and for translation the language of each answer.
+    """One dialogue: its user turns (two, or one for single-turn tasks), and for
+    translation the language of each answer.
 
     MT-bench questions may carry ``reference``: short reference answers its authors kept
     beside the question (FastChat judges against ``reference_answer/gpt-4.jsonl``
@@ -416,8 +468,10 @@ class Question(BaseModel):
     category: str
     #: one or two user turns (the benchmark's ``turns`` says how many it has)
     turns: tuple[str, ...] = Field(min_length=1, max_length=2)
-    answer_lang: tuple[str, str] | None = None
+    answer_lang: tuple[str, ...] | None = None
     reference: tuple[str, ...] | None = None
+    #: the task's own grading criteria (ELYZA-tasks-100's ``eval_aspect``)
+    eval_aspect: str | None = None
 
 
 class JudgePrompt(BaseModel):
@@ -471,20 +525,24 @@ class Bench:
         if not prompt_file.is_file():
             raise MissingDataError(f"{prompt_file} not found: {hint}")
         prompt_bytes = _read_pinned(prompt_file, files[1], hint)
-        prompts = _load_prompts(chosen, prompt_file, prompt_bytes)
+        prompts = _load_prompts(spec, chosen, prompt_file, prompt_bytes)
         missing = [n for n in _needed_prompts(spec, chosen) if n not in prompts]
         if missing:
             raise DataError(
                 f"{prompt_file} lacks the judge prompt(s) {', '.join(missing)} that "
                 f"{spec.title} needs: {hint}"
             )
-        reference_file = folder / files[2].path
-        if not reference_file.is_file():
-            raise MissingDataError(f"{reference_file} not found: {hint}")
-        reference_bytes = _read_pinned(reference_file, files[2], hint)
-        references = {
-            r.question_id: r for _, r in read_records(reference_file, AnswerRecord, reference_bytes)
-        }
+        references: dict[int, AnswerRecord] = {}
+        reference_bytes = b""
+        if files[2].path:  # ELYZA-tasks-100 keeps each task's reference in its row
+            reference_file = folder / files[2].path
+            if not reference_file.is_file():
+                raise MissingDataError(f"{reference_file} not found: {hint}")
+            reference_bytes = _read_pinned(reference_file, files[2], hint)
+            references = {
+                r.question_id: r
+                for _, r in read_records(reference_file, AnswerRecord, reference_bytes)
+            }
         data = hashlib.sha256(question_bytes + prompt_bytes + reference_bytes).hexdigest()
         prompts_sha256 = hashlib.sha256(prompt_bytes).hexdigest()
         return cls(spec, folder, questions, prompts, references, data, prompts_sha256, chosen)
@@ -532,7 +590,7 @@ class Bench:
     @property
     def prompt_path(self) -> Path:
         return self.folder / (
-            self.variant.prompts.path if self.variant is not None else "judge_prompts.jsonl"
+            self.variant.prompts.path if self.variant is not None else self.spec.prompt_file
         )
 
     @property
@@ -554,15 +612,29 @@ class Bench:
         turns, the ``answers`` fields, and in the reference categories the reference's turns
         (single and pairwise prompts differ only in their answer fields)."""
         fields = {"question": question.turns[0], **numbered("question", question.turns), **answers}
+        if question.eval_aspect is not None:
+            fields["eval_aspect"] = question.eval_aspect
         if question.category in self.spec.reference_categories:
-            reference = self.references.get(question.question_id)
-            if reference is None:
+            for number, turn in enumerate(self._reference(question), start=1):
+                fields[f"ref_answer_{number}"] = turn
+        return self.prompt(name).prompt_template.format(**fields)
+
+    def _reference(self, question: Question) -> tuple[str, ...]:
+        """The reference answer's turns: from the reference file, or, for a benchmark that
+        keeps it in the question's row (``reference_file`` empty), from there."""
+        if not self.spec.reference_file:
+            if question.reference is None:
                 raise InputError(
-                    f"{self.reference_path}: no reference answer for "
+                    f"{self.folder / self.spec.question_file}: no reference answer for "
                     f"question_id {question.question_id}"
                 )
-            fields.update(numbered("ref_answer", reference.turns))
-        return self.prompt(name).prompt_template.format(**fields)
+            return question.reference
+        reference = self.references.get(question.question_id)
+        if reference is None:
+            raise InputError(
+                f"{self.reference_path}: no reference answer for question_id {question.question_id}"
+            )
+        return reference.turns
 
     def expected_lang(self, question: Question, turn: int) -> str:
         """The language the answer to ``turn`` (1 or 2) must be in."""
@@ -577,8 +649,8 @@ def _files(spec: BenchSpec, variant: Variant | None) -> tuple[PinnedFile, Pinned
     if variant is not None:
         return variant.questions, variant.prompts, variant.references
     return (
-        PinnedFile("question.jsonl", ""),
-        PinnedFile("judge_prompts.jsonl", ""),
+        PinnedFile(spec.question_file, ""),
+        PinnedFile(spec.prompt_file, ""),
         PinnedFile(spec.reference_file, ""),
     )
 
@@ -594,9 +666,19 @@ def _read_pinned(path: Path, pinned: PinnedFile, hint: str) -> bytes:
     return data
 
 
-def _load_prompts(variant: Variant | None, path: Path, data: bytes) -> dict[str, JudgePrompt]:
-    """The judge prompts by name: FastChat's JSONL lines, or llm-jp-judge's YAML mapping
-    (each a single-grading prompt: llm-jp-judge grades single only)."""
+def _load_prompts(
+    spec: BenchSpec, variant: Variant | None, path: Path, data: bytes
+) -> dict[str, JudgePrompt]:
+    """The judge prompts by name: FastChat's JSONL lines, llm-jp-judge's YAML mapping (each a
+    single-grading prompt: llm-jp-judge grades single only), or the one prompt upstream's
+    Python builds (Shaberi's ``evaluation_datasets_config.py``, read with ``ast``)."""
+    if spec.prompt_function:
+        template = fstring_template(path, data, spec.prompt_function, SHABERI_FIELDS)
+        prompt = JudgePrompt(
+            name=spec.prompt_names.single, type="single", system_prompt="",
+            prompt_template=template, output_format="int",
+        )  # fmt: skip
+        return {prompt.name: prompt}
     if variant is None or variant.prompt_format == "jsonl":
         return {p.name: p for _, p in read_records(path, JudgePrompt, data)}
     prompts: dict[str, JudgePrompt] = {}
@@ -633,8 +715,18 @@ def numbered(name: str, turns: Sequence[str]) -> dict[str, str]:
 
 
 def _load_questions(spec: BenchSpec, path: Path, data: bytes) -> tuple[Question, ...]:
+    def rows() -> Iterator[tuple[int, Question]]:
+        if spec.question_format == "shaberi":
+            for number, row in shaberi_rows(path, data):
+                yield number, Question(
+                    question_id=number - 1, category=spec.categories[0], turns=(row.Question,),
+                    reference=(row.output,), eval_aspect=row.eval_aspect,
+                )  # fmt: skip
+        else:
+            yield from read_records(path, Question, data)
+
     def checked() -> Iterator[tuple[int, Question]]:
-        for number, question in read_records(path, Question, data):
+        for number, question in rows():
             if question.category not in spec.categories:
                 raise DataError(f"{path}:{number}: unknown category {question.category!r}")
             if len(question.turns) != spec.turns:

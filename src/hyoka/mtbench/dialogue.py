@@ -71,6 +71,15 @@ ENGLISH_DIALOGUE = DialogueStyle(
     assistant_role="Assistant",
     system_name="fastchat-chatgpt",
 )
+#: Shaberi's (ELYZA-tasks-100): the task alone as one user message, no system message
+#: (Lightblue's ``llm_functions.py`` ``get_answer``); base models get the Japanese roles.
+SHABERI_DIALOGUE = DialogueStyle(
+    system_message=None,
+    system_line="",
+    user_role="ユーザー",
+    assistant_role="アシスタント",
+    system_name="none (shaberi)",
+)
 
 SYSTEM_MESSAGE = JAPANESE_DIALOGUE.system_line
 USER_ROLE = JAPANESE_DIALOGUE.user_role

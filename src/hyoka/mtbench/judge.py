@@ -155,10 +155,13 @@ def ruled_out(
 
 
 def messages_of(bench: Bench, name: str, text: str) -> tuple[Message, ...]:
-    """Judge prompt ``name``'s system message and the filled-in user message."""
+    """Judge prompt ``name``'s system message and the filled-in user message; the user
+    message alone where the prompt has no system message (ELYZA's, as Shaberi sends it)."""
     prompt = bench.prompt(name)
-    system = Message(role="system", content=prompt.system_prompt)
-    return (system, Message(role="user", content=text))
+    user = Message(role="user", content=text)
+    if not prompt.system_prompt:
+        return (user,)
+    return (Message(role="system", content=prompt.system_prompt), user)
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,12 @@ def notes(board: Leaderboard) -> list[str]:
     lines = []
     if board.signature is not None:
         lines.append(f"signature: {board.signature.line}")
-    lines.append(HEADLINE_NOTES[board.bench.spec.headline])
+    single_turn = board.bench.spec.turns == 1
+    lines.append(
+        "Avg.: mean of every rated task (Shaberi's mean score)"
+        if single_turn
+        else HEADLINE_NOTES[board.bench.spec.headline]
+    )
     for model in board.ranked():
         if not board.complete(model):
             lines.append(
@@ -122,7 +127,7 @@ def render(board: Leaderboard, fmt: Format, *, per_turn: bool = True) -> str:
             label = "both" if turn is None else str(turn)
             writer.writerows([label, *row] for row in rows[1:])
         return buffer.getvalue() + "".join(f"# {note}\n" for note in notes(board))
-    titles = {**_TITLES, None: "All questions"} if board.bench.spec.turns == 1 else _TITLES
+    titles = {**_TITLES, None: "All questions"} if len(board.bench.turns) == 1 else _TITLES
     parts = [f"### {titles[turn]}\n\n{_markdown(table_rows(board, turn))}\n" for turn in turns]
     return "\n".join(parts) + "".join(f"\n{note}\n" for note in notes(board))
 
@@ -137,7 +142,7 @@ def to_json(board: Leaderboard) -> list[dict[str, Any]]:
             "overall": _number(model.overall()),
             "categories": {c: _number(m) for c, m in model.means().items()},
         }
-        for turn in range(1, board.bench.spec.turns + 1):
+        for turn in board.bench.turns:
             entry[f"turn{turn}"] = {
                 "overall": _number(model.overall(turn)),
                 "categories": {c: _number(model.category_mean(c, turn)) for c in categories},

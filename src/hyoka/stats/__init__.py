@@ -12,6 +12,8 @@ from hyoka.stats.bootstrap import (
 )
 from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
 from hyoka.stats.correlation import Correlation, correlate, kendall_tau_b
+from hyoka.stats.home_advantage import HomeFit, HomeRanking, fit_home_advantage, rank_home_advantage
+from hyoka.stats.home_advantage import Match as HomeMatch
 from hyoka.stats.label_files import label_table_from_files
 from hyoka.stats.labels import LETTERS, MIRROR, VERDICT_NAMES, LabelTable
 from hyoka.stats.paired_scores import collect_run_scores, read_score_table
@@ -28,6 +30,9 @@ __all__ = [
     "AgreementReport",
     "Battles",
     "Correlation",
+    "HomeFit",
+    "HomeMatch",
+    "HomeRanking",
     "Interval",
     "LabelTable",
     "Ratings",
@@ -36,11 +41,13 @@ __all__ = [
     "bradley_terry",
     "collect_run_scores",
     "correlate",
+    "fit_home_advantage",
     "kendall_tau_b",
     "label_table_from_files",
     "paired_two_level_intervals",
     "preferences",
     "preferences_from_folders",
+    "rank_home_advantage",
     "read_score_table",
     "read_single_grades",
     "refset_stability",

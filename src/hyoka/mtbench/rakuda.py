@@ -1,0 +1,390 @@
+"""Rakuda: single-turn Japanese questions judged in pairs, ranked by Bradley–Terry.
+
+Rakuda (yuzu-ai/japanese-llm-ranking, ``jrank/``) differs from MT-bench-style pairwise
+judging in three ways, each kept here as upstream has it:
+
+- **Matches** (``gen_judgment.py --mode pairwise-n``): every *ordered* model pair × question
+  is a candidate; until ``n`` are chosen, one of the models with the fewest matches so far is
+  picked at random, then a random unplayed candidate involving it. Each match is judged
+  **once, in that order** (the swapped game is commented out upstream); both orders of a
+  pair may be drawn as separate matches. Upstream draws from Python's unseeded ``random``;
+  hyoka's draw is seeded, and ``n`` and the seed are in the run's identity and signature.
+- **Prompt** (``helper_judge.py`` ``run_judge_pair``): ``pair-ja`` from
+  ``judge_prompts.jsonl``, the system prompt as a system message and the template filled
+  with ``question``, ``answer_a`` (shown first), ``answer_b``, at temperature 0 with 2048
+  tokens; for a Claude judge (an ``anthropic/`` judge here) the system prompt goes into the
+  user message after ``[Instruction]\\n`` and the budget is 1024 tokens.
+- **Verdict**: every digit in the reply (``\\d``), the *last* one kept; 1 (first shown wins),
+  2 (second wins) or 3 (tie); anything else is ``"error"``. The line written is upstream's
+  (``question_id``, ``model1_id``, ``model2_id``, ``winner``, ``judge``, ``prompt``,
+  ``judgment``, ``turn``, ``tstamp``), so upstream's ``make_ranking.py`` reads hyoka's file.
+
+The ranking is ``hyoka.stats.home_advantage``: Bradley–Terry with a fitted first-position
+advantage, and bootstrap percentiles, as ``make_ranking.py --compute mle`` fits it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import permutations
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hyoka.data import fetch_hint, resolve_data_dir
+from hyoka.errors import DataError, InputError, MissingDataError
+from hyoka.judge import (
+    FileFormat,
+    JudgePlan,
+    JudgeReport,
+    JudgeRun,
+    JudgeSettings,
+    JudgmentRecord,
+    Protocol,
+    Task,
+    inputs_hash,
+)
+from hyoka.mtbench.bench import JudgePrompt
+from hyoka.mtbench.records import AnswerChoice
+from hyoka.providers import GenerationRequest, Message, ModelClient, parse_model_string
+from hyoka.signature import Signature, SignatureType
+from hyoka.stats import HomeMatch, HomeRanking
+from hyoka.store import path_under, read_bytes, read_records, unique_records
+
+NAME = "rakuda"
+TITLE = "Rakuda"
+FOLDER = "rakuda"
+PROMPT_NAME = "pair-ja"
+#: upstream's judge budgets: OpenAI judges 2048 tokens, Claude judges 1024
+MAX_TOKENS, CLAUDE_MAX_TOKENS = 2048, 1024
+#: the verdict rule's name in signatures
+VERDICT_RULE = "last-digit"
+#: ``winner`` -> the first-shown model's score (``make_ranking.py``)
+SCORES: Mapping[int, float] = {1: 1.0, 2: 0.0, 3: 0.5}
+_DIGIT = re.compile(r"\d")
+
+Winner = int | Literal["error"]
+
+
+class RakudaQuestion(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    category: str
+    question_id: str
+    turns: tuple[str] = Field(min_length=1, max_length=1)
+
+
+class RakudaAnswer(BaseModel):
+    """A model's answer to one question (FastChat's answer line, Rakuda's string ids)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    question_id: str
+    model_id: str
+    choices: tuple[AnswerChoice, ...] = Field(min_length=1)
+
+    @property
+    def text(self) -> str:
+        return self.choices[0].turns[0]
+
+
+class RakudaPairLine(BaseModel):
+    """One judged match, as upstream's ``play_a_match_pair`` writes it."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    question_id: str
+    model1_id: str
+    model2_id: str
+    winner: Winner
+    judge: tuple[str, str]
+    prompt: str = ""
+    judgment: str = ""
+    turn: int = 1
+    tstamp: float = 0.0
+
+
+@dataclass(frozen=True)
+class RakudaBench:
+    questions: tuple[RakudaQuestion, ...]
+    prompt: JudgePrompt
+    folder: Path
+    #: SHA-256 of the question and judge prompt files as read
+    data_sha256: str
+    prompts_sha256: str
+
+    @classmethod
+    def load(cls, data_dir: Path | str | None = None) -> RakudaBench:
+        folder = resolve_data_dir(data_dir) / FOLDER
+        hint = fetch_hint(NAME, data_dir)
+        question_file, prompt_file = folder / "questions.jsonl", folder / "judge_prompts.jsonl"
+        for path in (question_file, prompt_file):
+            if not path.is_file():
+                raise MissingDataError(f"{TITLE} data not found: {path}: {hint}")
+        question_bytes, prompt_bytes = read_bytes(question_file), read_bytes(prompt_file)
+        questions = tuple(
+            unique_records(
+                question_file,
+                read_records(question_file, RakudaQuestion, question_bytes),
+                key=lambda q: ("question_id", q.question_id),
+            )
+        )
+        prompts = {p.name: p for _, p in read_records(prompt_file, JudgePrompt, prompt_bytes)}
+        if PROMPT_NAME not in prompts:
+            raise DataError(f"{prompt_file} lacks the judge prompt {PROMPT_NAME}: {hint}")
+        prompt = prompts[PROMPT_NAME]
+        if prompt.output_format != "last":
+            raise DataError(f"{prompt_file}: {PROMPT_NAME} asks for {prompt.output_format!r}")
+        data = hashlib.sha256(question_bytes + prompt_bytes).hexdigest()
+        return cls(questions, prompt, folder, data, hashlib.sha256(prompt_bytes).hexdigest())
+
+    @property
+    def by_id(self) -> dict[str, RakudaQuestion]:
+        return {q.question_id: q for q in self.questions}
+
+    @property
+    def template(self) -> str:
+        return f"{NAME}-judge-prompts@{self.prompts_sha256[:8]}"
+
+
+def load_rakuda_answers(path: Path, bench: RakudaBench) -> tuple[str, dict[str, RakudaAnswer]]:
+    """``(model, answers by question id)``, every question answered. The model is named by
+    the file, as upstream's ``load_model_answers`` names it (``gpt-4-20230713.jsonl`` holds
+    ``model_id`` ``gpt-4:20230713``; its rankings say ``gpt-4-20230713``)."""
+    known = bench.by_id
+    answers: dict[str, RakudaAnswer] = {}
+    for number, record in read_records(path, RakudaAnswer):
+        where = f"{path}:{number}"
+        if record.question_id not in known:
+            raise InputError(f"{where}: question_id {record.question_id} is not a {TITLE} question")
+        if record.question_id in answers and answers[record.question_id] != record:
+            raise InputError(f"{where}: question_id {record.question_id} answered twice")
+        answers[record.question_id] = record
+    if not answers:
+        raise InputError(f"{path}: no answers")
+    missing = [qid for qid in known if qid not in answers]
+    if missing:
+        raise InputError(
+            f"{path}: answers {len(answers)} of the {len(known)} {TITLE} questions "
+            f"(first missing: question_id {missing[0]})"
+        )
+    return path.stem, answers
+
+
+def draw_matches(
+    models: Sequence[str], question_ids: Sequence[str], n: int, seed: int
+) -> list[tuple[str, str, str]]:
+    """Upstream's ``pairwise-n`` draw, seeded: ``(first model, second model, question)``."""
+    if n < 1:
+        raise InputError(f"--matches must be at least 1, got {n}")
+    rng = random.Random(seed)
+    candidates = [(a, b, q) for a, b in permutations(models, 2) for q in question_ids]
+    rng.shuffle(candidates)
+    counts = dict.fromkeys(models, 0)
+    chosen: list[tuple[str, str, str]] = []
+    while len(chosen) < n and candidates:
+        fewest = min(counts.values())
+        model = rng.choice(
+            [m for m, c in sorted(counts.items(), key=lambda x: x[1]) if c == fewest]
+        )
+        match = rng.choice([c for c in candidates if model in c])
+        chosen.append(match)
+        candidates.remove(match)
+        counts[match[0]] += 1
+        counts[match[1]] += 1
+    return chosen
+
+
+def read_verdict(reply: str) -> Winner:
+    """The last digit of the reply if it is 1, 2 or 3, else ``"error"`` (upstream's
+    ``re.findall("\\d", judgment)[-1]`` through ``int``)."""
+    digits = _DIGIT.findall(reply)
+    if not digits:
+        return "error"
+    last = int(digits[-1])
+    return last if last in SCORES else "error"
+
+
+def is_claude(judge: str) -> bool:
+    """Upstream's Claude judges (``"claude" in model``): here an ``anthropic/`` judge."""
+    provider, _model = parse_model_string(judge, flag="--judge")
+    return provider == "anthropic"
+
+
+def judge_messages(
+    bench: RakudaBench, question: str, first: str, second: str, *, claude: bool
+) -> tuple[Message, ...]:
+    prompt = bench.prompt
+    user = prompt.prompt_template.format(question=question, answer_a=first, answer_b=second)
+    if claude:
+        if prompt.system_prompt != "You are a helpful assistant.":
+            user = "[Instruction]\n" + prompt.system_prompt + "\n\n" + user
+        return (Message(role="user", content=user),)
+    return (
+        Message(role="system", content=prompt.system_prompt),
+        Message(role="user", content=user),
+    )
+
+
+class OneOrderGame(Protocol):
+    """One call per match, in the order drawn; the verdict is the reply's last digit."""
+
+    kind = "pairwise"
+
+    async def ask(self, client: ModelClient, task: Task) -> JudgmentRecord:
+        request = GenerationRequest(messages=task.prompts[0], params=self.settings.params())
+        response = await client.generate(request, sample_key=task.sample_keys[0])
+        winner = read_verdict(response.text)
+        return self.record(
+            task, replies=(response.text,), verdicts={VERDICT_RULE: str(winner)},
+            failures=int(winner == "error"), usage=response.usage,
+        )  # fmt: skip
+
+    def decide(self, task: Task) -> JudgmentRecord:
+        raise AssertionError(f"{TITLE} has no rule that decides a match without the judge")
+
+    def count(self, report: JudgeReport, record: JudgmentRecord) -> None:
+        report.judge_calls += 1
+        report.no_verdict += record.failures
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    question_id: str
+
+
+def _format(judge_name: str, infos: Mapping[str, MatchInfo]) -> FileFormat[RakudaPairLine]:
+    def write(record: JudgmentRecord, task: Task) -> RakudaPairLine:
+        verdict = record.verdicts[VERDICT_RULE]
+        winner: Winner = "error" if verdict in (None, "error") else int(verdict)
+        return RakudaPairLine(
+            question_id=infos[task.id].question_id, model1_id=task.models[0],
+            model2_id=task.models[1], winner=winner, judge=(judge_name, PROMPT_NAME),
+            prompt=task.prompts[0][-1].content, judgment=record.replies[0], turn=1,
+            tstamp=record.tstamp,
+        )  # fmt: skip
+
+    def differs(stored: RakudaPairLine, task: Task) -> str | None:
+        if stored.prompt != task.prompts[0][-1].content:
+            return "was judged on other answers or another question"
+        return None
+
+    return FileFormat(RakudaPairLine, key=_line_key, write=write, differs=differs)
+
+
+def _line_key(line: RakudaPairLine) -> tuple[str, str, str]:
+    return (line.model1_id, line.model2_id, line.question_id)
+
+
+def plan_rakuda(
+    bench: RakudaBench,
+    answers: Sequence[tuple[str, Mapping[str, RakudaAnswer]]],
+    settings: JudgeSettings,
+    output: Path,
+    judge_name: str,
+    *,
+    matches: int,
+    seed: int,
+) -> JudgePlan[RakudaPairLine]:
+    """The run that judges ``matches`` matches drawn as upstream draws them into ``output``."""
+    by_model = dict(answers)
+    if len(by_model) != len(answers):
+        raise InputError("two answer files of one model")
+    if len(by_model) < 2:
+        raise InputError(f"{TITLE} ranks models against each other: give two answer files or more")
+    claude = is_claude(settings.judge)
+    questions = bench.by_id
+    infos: dict[str, MatchInfo] = {}
+    tasks: list[Task] = []
+    for first, second, qid in draw_matches(list(by_model), list(questions), matches, seed):
+        messages = judge_messages(
+            bench, questions[qid].turns[0], by_model[first][qid].text,
+            by_model[second][qid].text, claude=claude,
+        )  # fmt: skip
+        task = Task(
+            id=f"{qid}/{first} vs {second}", key=(first, second, qid),
+            label=f"question {qid}: {first} vs {second}", models=(first, second),
+            prompts=(messages,), sample_keys=(f"rakuda:{qid}:{first}:{second}",),
+            input_hash=inputs_hash(messages[-1].content),
+        )  # fmt: skip
+        tasks.append(task)
+        infos[task.id] = MatchInfo(qid)
+    run = JudgeRun(
+        kind="rakuda-pair", benchmark=NAME, data=bench.data_sha256[:8], settings=settings,
+        template=bench.template, judge_name=judge_name, rating=f"verdict:{VERDICT_RULE}",
+        draw=f"pairwise-n:{matches}:seed={seed}",
+    )  # fmt: skip
+    protocol = OneOrderGame(settings, PROMPT_NAME, bench.prompts_sha256[:8])
+    return JudgePlan(output, run, protocol, _format(judge_name, infos), tuple(tasks))
+
+
+def rakuda_settings(judge: str, base_url: str | None, max_tokens: int | None) -> JudgeSettings:
+    """Temperature 0 and upstream's budget for the judge's family unless one is given."""
+    budget = max_tokens or (CLAUDE_MAX_TOKENS if is_claude(judge) else MAX_TOKENS)
+    return JudgeSettings(judge=judge, base_url=base_url, temperature=0.0, max_tokens=budget)
+
+
+def rakuda_output(root: Path, judge_name: str, folder: Path | None = None) -> Path:
+    """``<root>/rakuda/model_judgment/<judge>_pair.jsonl`` (upstream's name), or in ``folder``."""
+    if folder is None:
+        folder = path_under(root, FOLDER, "model_judgment", what="--bench")
+    return path_under(folder, judge_name, what="--judge-name", suffix="_pair.jsonl")
+
+
+def read_matches(paths: Sequence[Path]) -> tuple[list[HomeMatch], int]:
+    """Every judged match of the files as (first, second, score), and how many have no
+    verdict (``"error"``: left out; upstream's score would be missing, NaN)."""
+    matches: list[HomeMatch] = []
+    errors = 0
+    for path in paths:
+        for _number, line in read_records(path, RakudaPairLine):
+            if line.winner == "error":
+                errors += 1
+                continue
+            if line.winner not in SCORES:
+                raise InputError(f"{path}: winner {line.winner!r} is not 1, 2, 3 or error")
+            matches.append(HomeMatch(line.model1_id, line.model2_id, SCORES[line.winner]))
+    return matches, errors
+
+
+def ranking_json(ranking: HomeRanking, errors: int) -> dict[str, Any]:
+    """Upstream's saved MLE ranking fields per model, best first, and the fit's settings."""
+    return {
+        "judge_errors_left_out": errors,
+        "matches": ranking.matches,
+        "home_advantage": ranking.advantage,
+        "bootstrap_rounds": ranking.rounds,
+        "seed": ranking.seed,
+        "ranking": [
+            {
+                "model_id": m.model, "lower": m.lower, "median": m.median, "upper": m.upper,
+                "one_sigma_plus": m.one_sigma_plus, "one_sigma_minus": m.one_sigma_minus,
+                "median_rounded": float(round(m.median)), "mle": m.point,
+            }
+            for m in ranking.models
+        ],
+    }  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class RankingSignature(SignatureType):
+    """How a Rakuda ranking was made: Bradley-Terry with a fitted home advantage
+    (``bt-home-mle``, upstream's ``make_ranking.py``), its bootstrap rounds and seed.
+    scipy's optimiser finds the maximum: its version can move the last digits."""
+
+    kind: ClassVar[str] = "rakuda-ranking"
+    packages: ClassVar[tuple[str, ...]] = ("scipy",)
+    bench: str
+    fit: str
+    rounds: int
+    seed: int
+
+
+def ranking_signature(rounds: int, seed: int) -> Signature:
+    """The signature of a ranking fitted as ``rank_home_advantage`` fits it."""
+    return RankingSignature(bench="rakuda", fit="bt-home-mle", rounds=rounds, seed=seed).signature()

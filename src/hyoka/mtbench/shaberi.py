@@ -1,0 +1,101 @@
+"""Reading what Shaberi (Lightblue's ``japanese_llm_eval``) publishes: task rows, judge prompt.
+
+ELYZA-tasks-100 has no repository of its own; Shaberi's judgment files carry its 100 tasks
+unchanged, one JSON object a line (``Question``, ``output`` = the reference answer,
+``eval_aspect`` = the task's own grading criteria; the row's place is the task). Its judge
+prompt is not a data file but an f-string returned by a function of upstream's
+``evaluation_datasets_config.py`` (``get_elyza_prompt``). That file is pinned like any data
+file and read here with ``ast``, never imported or run: the f-string's text parts are the
+prompt's bytes, and each ``{name}`` whose local was read from the row (``name =
+row['Field']``) becomes the ``str.format`` field hyoka fills that row field into
+(``SHABERI_FIELDS``), so the prompt sent is the one upstream built, byte for byte.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from hyoka.errors import DataError
+from hyoka.store import read_records
+
+#: Shaberi's row field -> the judge prompt field hyoka fills it into (FastChat's names,
+#: so one ``Bench.fill_prompt`` serves every benchmark)
+SHABERI_FIELDS: Mapping[str, str] = {
+    "Question": "question",
+    "output": "ref_answer_1",
+    "eval_aspect": "eval_aspect",
+    "ModelAnswer": "answer",
+}
+
+
+class ShaberiRow(BaseModel):
+    """One task as Shaberi's files carry it (their other fields: one model's answer, score)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    Question: str
+    output: str
+    eval_aspect: str
+
+
+def shaberi_rows(path: Path, data: bytes) -> Iterator[tuple[int, ShaberiRow]]:
+    """The rows of a Shaberi file with their line numbers (1-based)."""
+    yield from read_records(path, ShaberiRow, data)
+
+
+def _row_fields(function: ast.FunctionDef) -> dict[str, str]:
+    """``local -> row field`` for every ``local = row['Field']`` in ``function``."""
+    found: dict[str, str] = {}
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target, value = node.targets[0], node.value
+        if (
+            isinstance(target, ast.Name)
+            and isinstance(value, ast.Subscript)
+            and isinstance(value.slice, ast.Constant)
+            and isinstance(value.slice.value, str)
+        ):
+            found[target.id] = value.slice.value
+    return found
+
+
+def fstring_template(path: Path, data: bytes, function: str, fields: Mapping[str, str]) -> str:
+    """The f-string ``function`` in the Python file ``path`` returns, as a ``str.format``
+    template over ``fields``' names; a ``DataError`` naming the file when it is not one
+    plain f-string over row fields (a changed upstream file must not be half-read)."""
+    try:
+        tree = ast.parse(data.decode("utf-8"), filename=str(path))
+    except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
+        raise DataError(f"{path}: not readable Python ({exc})") from None
+    defined = [
+        node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == function
+    ]
+    if len(defined) != 1:
+        raise DataError(f"{path}: no single function {function}() holding the judge prompt")
+    locals_ = _row_fields(defined[0])
+    returned = [node.value for node in ast.walk(defined[0]) if isinstance(node, ast.Return)]
+    if len(returned) != 1 or not isinstance(returned[0], ast.JoinedStr):
+        raise DataError(f"{path}:{defined[0].lineno}: {function}() does not return one f-string")
+    parts: list[str] = []
+    for value in returned[0].values:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            parts.append(value.value.replace("{", "{{").replace("}", "}}"))
+            continue
+        if (
+            isinstance(value, ast.FormattedValue)
+            and value.conversion == -1
+            and value.format_spec is None
+            and isinstance(value.value, ast.Name)
+            and locals_.get(value.value.id) in fields
+        ):
+            parts.append("{" + fields[locals_[value.value.id]] + "}")
+            continue
+        raise DataError(
+            f"{path}:{value.lineno}: {function}() formats something other than a row field"
+        )
+    return "".join(parts)

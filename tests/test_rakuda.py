@@ -1,0 +1,147 @@
+"""Rakuda end to end on its published answers: match draw, judge, verdicts, ranking.
+
+The judge is scripted (``scripted/PATH``) from the answers themselves: claude-2's answer
+shown first wins (``...よって1``), shown second ties (``3``), and any other match is a tie, so
+every verdict hyoka records follows from the script and upstream's reading (the last digit
+of the reply). The ranking is then checked as what it claims to be: the maximum of
+upstream's likelihood (every score equation holds) with a fitted first-position advantage.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from _shared import SHARED_DATA
+from hyoka.cli.main import app
+from hyoka.mtbench.rakuda import RakudaBench, draw_matches, judge_messages, read_verdict
+from hyoka.stats import HomeMatch as Match
+from hyoka.stats import fit_home_advantage as fit
+
+RAKUDA = SHARED_DATA / "rakuda"
+MODELS = ("claude-2", "rinna-3.6b-ppo", "line-3.6b-sft")
+
+
+@pytest.mark.parametrize(
+    ("reply", "winner"),
+    [
+        ("アシスタント1の方が優れています。\n1", 1),
+        ("2つの回答を比べると、2", 2),
+        ("どちらとも言えません。3", 3),
+        ("1点目は良いが、総合的に2", 2),
+        ("評価: １", 1),  # \d is any decimal digit, int() reads it
+        ("4", "error"),
+        ("判定できません", "error"),
+        ("", "error"),
+    ],
+)
+def test_the_verdict_is_the_last_digit_as_upstream_reads_it(reply: str, winner: object) -> None:
+    assert read_verdict(reply) == winner
+
+
+def test_the_draw_balances_models_and_never_repeats_a_match() -> None:
+    questions = [f"q{i}" for i in range(40)]
+    drawn = draw_matches(list(MODELS), questions, 12, seed=7)
+    assert drawn == draw_matches(list(MODELS), questions, 12, seed=7)  # seeded
+    assert len(set(drawn)) == 12
+    # the model with the fewest matches plays next: no model falls more than 2 behind
+    played = Counter(m for match in drawn for m in match[:2])
+    assert sum(played.values()) == 24 and max(played.values()) - min(played.values()) <= 2
+    # more matches than candidates: every ordered pair on every question, once
+    assert len(draw_matches(list(MODELS[:2]), questions[:3], 100, seed=0)) == 6
+
+
+def test_a_claude_judge_reads_the_system_prompt_in_the_user_message() -> None:
+    bench = RakudaBench.load(SHARED_DATA)
+    system, user = judge_messages(bench, "Q", "A1", "A2", claude=False)
+    assert (system.role, system.content) == ("system", bench.prompt.system_prompt)
+    assert user.content == bench.prompt.prompt_template.format(
+        question="Q", answer_a="A1", answer_b="A2"
+    )
+    (only,) = judge_messages(bench, "Q", "A1", "A2", claude=True)
+    assert only.content == f"[Instruction]\n{bench.prompt.system_prompt}\n\n{user.content}"
+
+
+def _answers() -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for model in MODELS:
+        lines = (RAKUDA / "answers" / f"{model}.jsonl").read_text(encoding="utf-8").splitlines()
+        rows = [json.loads(line) for line in lines]
+        out[model] = {r["question_id"]: r["choices"][0]["turns"][0] for r in rows}
+    return out
+
+
+def _script(path: Path) -> None:
+    rules = []
+    for text in _answers()["claude-2"].values():
+        rules.append({"contains": f"の回答の開始]\n{text}\n\n[アシスタント1", "reply": "よって1"})
+        rules.append({"contains": f"の回答の開始]\n{text}\n\n[アシスタント2", "reply": "引き分け3"})
+    rules.append({"reply": "同程度です。3"})
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rules))
+
+
+def test_rakuda_end_to_end_with_a_scripted_judge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    script = tmp_path / "judge.jsonl"
+    _script(script)
+    out = tmp_path / "judgments"
+    args = ["mtbench", "judge", "--bench", "rakuda", "--mode", "pairwise", "--matches", "30"]
+    args += ["-j", f"scripted/{script}", "--judge-name", "gpt-4", "--output-dir", str(out)]
+    for model in MODELS:
+        args += ["-a", str(RAKUDA / "answers" / f"{model}.jsonl")]
+    runner = CliRunner()
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "30 match(es) judged" in result.stdout
+    assert "draw:pairwise-n:30:seed=0" in result.stdout
+    assert "rating:verdict:last-digit" in result.stdout
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0 and "0 match(es) judged, 30 already done" in again.stdout
+
+    lines = [json.loads(line) for line in (out / "gpt-4_pair.jsonl").read_text().splitlines()]
+    assert len(lines) == 30
+    for line in lines:  # upstream's fields, and each verdict as the script decides it
+        assert set(line) >= {"question_id", "model1_id", "model2_id", "winner", "judge"}
+        assert set(line) >= {"prompt", "judgment", "turn", "tstamp"}
+        assert line["judge"] == ["gpt-4", "pair-ja"] and line["turn"] == 1
+        expected = 1 if line["model1_id"] == "claude-2" else 3
+        assert line["winner"] == expected
+
+    board = runner.invoke(
+        app,
+        ["mtbench", "leaderboard", "--bench", "rakuda", "--judgments", str(out),
+         "--format", "json", "--rounds", "20"],
+    )  # fmt: skip
+    assert board.exit_code == 0, board.output
+    ranking = json.loads(board.stdout)
+    assert ranking["matches"] == 30 and ranking["bootstrap_rounds"] == 20
+    assert ranking["ranking"][0]["model_id"] == "claude-2"
+    for row in ranking["ranking"]:
+        assert row["lower"] <= row["median"] <= row["upper"]
+        assert row["one_sigma_plus"] == row["upper"] - row["median"]
+
+    # the point fit is the likelihood's maximum: every score equation holds
+    matches = [Match(r["model1_id"], r["model2_id"], {1: 1.0, 3: 0.5}[r["winner"]]) for r in lines]
+    found = fit(matches)
+    assert ranking["home_advantage"] == found.advantage
+    to_logit = math.log(10) / 400
+    alpha = found.advantage * to_logit
+    beta = {m: (r - 1000) * to_logit for m, r in found.ratings.items()}
+    assert abs(sum(beta.values())) < 1e-9  # strengths sum to 0
+    residual: dict[str, float] = dict.fromkeys(beta, 0.0)
+    home = 0.0
+    for m in matches:
+        left = m.score - 1 / (1 + math.exp(-(alpha + beta[m.first] - beta[m.second])))
+        home += left
+        residual[m.first] += left
+        residual[m.second] -= left
+    assert abs(home) < 1e-3
+    assert all(abs(value) < 1e-3 for value in residual.values())
