@@ -22,6 +22,7 @@ from typer.testing import CliRunner, Result
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
+from hyoka.errors import HyokaError
 from hyoka.judge import JudgeSettings
 from hyoka.providers import URL_REDACTED, GenerationRequest, Message, load_provider, redact_url
 from hyoka.signature import Signature
@@ -228,3 +229,25 @@ def test_an_anthropic_base_url_keeps_its_path_and_query(monkeypatch: pytest.Monk
         asyncio.run(ask())
     (received,) = server.received
     assert (received.path, received.query) == ("/v1/messages", {"key": [KEY]})
+
+
+def test_a_refset_generation_file_keeps_no_credential_of_its_base_url(tmp_path: Path) -> None:
+    """``refset generate`` takes its server from the generation file's ``[options]
+    base_url``: ``generation.json`` (the set's identity) keeps it redacted, with a hash of
+    what was hidden, so a changed password is another set, never a continued one."""
+    from hyoka.refset.generate import SETTINGS_FILE, GenerateConfig, prepare
+
+    def config(password: str) -> GenerateConfig:
+        url = f"http://user:{password}@127.0.0.1:9/v1?api-key=k-{password}"
+        return GenerateConfig(model="openai/m", set_name="s", options={"base_url": url})
+
+    folder = tmp_path / "set"
+    prepare(folder, config("hunter2"))
+    stored = (folder / SETTINGS_FILE).read_text(encoding="utf-8")
+    assert "hunter2" not in stored
+    options = json.loads(stored)["options"]
+    assert options["base_url"] == f"http://{URL_REDACTED}@127.0.0.1:9/v1?api-key={URL_REDACTED}"
+    assert options["base_url_secret"] == redact_url(config("hunter2").options["base_url"]).secret
+    prepare(folder, config("hunter2"))  # the same settings continue
+    with pytest.raises(HyokaError, match="different generation settings"):
+        prepare(folder, config("other"))

@@ -37,7 +37,7 @@ from hyoka.pfgen import (
     stops_for,
     trial_seed,
 )
-from hyoka.providers import ModelClient, SamplingParams
+from hyoka.providers import ModelClient, SamplingParams, redact_url
 from hyoka.refset.pool import PoolRecord, merge_counts
 from hyoka.refset.shards import (
     append_frame,
@@ -97,13 +97,33 @@ class GenerateConfig(BaseModel):
         return name
 
     def identity(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude={"answers", "shards", "concurrency"})
+        """What a continued set must share, as ``generation.json`` keeps it: an option that
+        is a URL (``base_url``) redacted, with a hash of what was hidden beside it, so the
+        file holds no credential and a changed password is another run."""
+        found = self.model_dump(mode="json", exclude={"answers", "shards", "concurrency"})
+        found["options"] = _shown_options(found["options"])
+        return found
 
     def batches(self) -> int:
         return -(-self.answers // self.batch_size)
 
     def batch_range(self, batch: int) -> range:
         return range(batch * self.batch_size, min((batch + 1) * self.batch_size, self.answers))
+
+
+def _shown_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with every URL redacted (``providers.redact_url``) and ``<key>_secret``
+    beside a URL that held a secret."""
+    shown: dict[str, Any] = {}
+    for key, value in options.items():
+        if isinstance(value, str) and "://" in value:
+            redacted = redact_url(value)
+            shown[key] = redacted.shown
+            if redacted.secret is not None:
+                shown[f"{key}_secret"] = redacted.secret
+        else:
+            shown[key] = value
+    return shown
 
 
 def load_snippets(path: Path, questions: Sequence[SourceQuestion]) -> dict[str, list[str]]:
