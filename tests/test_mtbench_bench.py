@@ -132,3 +132,16 @@ def test_an_unknown_category_names_file_and_line(tmp_path: Path) -> None:
     (folder / "question.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"question\.jsonl:5: unknown category 'poetry'"):
         Bench.load("mt-bench", tmp_path)
+
+
+def test_every_benchmark_reads_a_pair_verdict_as_fastchat_does() -> None:
+    """FastChat's ``run_judge_pair`` (and pfmt-bench-fin-ja's, Stability's and
+    ja-vicuna-qa-benchmark's copies) test ``"[[A]]" in judgment``, then ``[[B]]``, then
+    ``[[C]]``: a reply that names ``[[A]]`` anywhere is A, even with a later ``[[B]]``."""
+    from hyoka.judge import parse_verdict
+
+    reply = "[[A]] の形式で答えます。比べると B が優れています。最終判定: [[B]]"
+    for spec in BENCHES.values():
+        assert spec.pair_verdict == "fastchat-tokens", spec.name
+        assert parse_verdict(reply, spec.pair_verdict) == "A", spec.name
+    assert parse_verdict(reply, "verdict-after-reasons") == "B"  # hyoka's own reading differs

@@ -167,10 +167,12 @@ class BenchSpec:
     #: how many user turns each dialogue has (every turn is answered and judged): MT-bench
     #: and pfmt-bench-fin-ja 2, Japanese Vicuna QA 1
     turns: int = 2
-    #: where a pairwise judge's reply holds its verdict: the last ``[[X]]``
-    #: (``verdict-after-reasons``), or FastChat's substring tests in the fixed order
-    #: ``[[A]]``, ``[[B]]``, ``[[C]]`` (``fastchat-tokens``: the first *token* present wins)
-    pair_verdict: VerdictOutput = "verdict-after-reasons"
+    #: where a pairwise judge's reply holds its verdict: FastChat's substring tests in the
+    #: fixed order ``[[A]]``, ``[[B]]``, ``[[C]]`` (``fastchat-tokens``: the first *token*
+    #: present wins), as FastChat's ``run_judge_pair`` and every fork of it here read it
+    #: (pfmt-bench-fin-ja's ``gen_judgment.py``, Stability's, ja-vicuna-qa-benchmark's);
+    #: ``verdict-after-reasons`` (the last ``[[X]]``) is hyoka's own reading
+    pair_verdict: VerdictOutput = "fastchat-tokens"
     #: which model of a pair is ``model_1`` (assistant A in game 1): the answering model
     #: against the baseline (``given``, FastChat's ``pairwise-baseline``), or the
     #: alphabetically smaller name (``sorted``, ja-vicuna-qa-benchmark's
@@ -388,7 +390,6 @@ JA_VICUNA_QA = BenchSpec(
         local_repetition_penalty=None,
     ),
     turns=1,
-    pair_verdict="fastchat-tokens",
     pair_models="sorted",
     upstream_pair_fields=True,
     upstream_name="jp_bench",

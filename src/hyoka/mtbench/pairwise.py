@@ -254,7 +254,7 @@ def plan_matches(
     turns: dict[str, TurnInfo] = {}
     for match in matches:
         for question in questions:
-            for turn in range(1, bench.spec.turns + 1):
+            for turn in bench.turns:
                 name = pair_prompt_name(bench, question, turn)
                 task = _turn_task(bench, how, match, question, turn, name)
                 tasks.append(task)
