@@ -16,13 +16,14 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 # Debian's chromium and Japanese fonts for the report's browser tests
 bash scripts/install_browser.sh
 export PATH="$PWD/.venv/bin:$PATH"
-# mypy --strict runs beside the tests on the second core (the tests use one), its cache kept
-# in .mypy_cache; its verdict is printed after theirs and fails the run like a failed test
+# mypy --strict runs beside the tests at a lower priority (the tests come first), its cache
+# kept in .mypy_cache; its verdict is printed after theirs and fails the run like a failed test
 mypy_log=$(mktemp)
-.venv/bin/python -m mypy >"$mypy_log" 2>&1 &
+nice -n 10 .venv/bin/python -m mypy >"$mypy_log" 2>&1 &
 mypy_pid=$!
 status=0
-.venv/bin/python -m pytest -m "slow or not slow" "$@" || status=$?
+# one test process per core (pytest-xdist): every test keeps to its own folders and ports
+.venv/bin/python -m pytest -m "slow or not slow" -n auto "$@" || status=$?
 if wait "$mypy_pid"; then
     echo "mypy --strict: $(tail -n 1 "$mypy_log")"
 else

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 import warnings
 from collections.abc import Callable
@@ -230,8 +231,15 @@ BootstrapSeedOption = Annotated[
 # --- consoles, progress and errors ------------------------------------------------------
 
 
-@functools.cache
 def _console(stderr: bool) -> Console:
+    """The console of stdout or stderr for the ``COLUMNS`` in effect: rich reads the width
+    once, when a console is made, so a command run in-process (a test, a notebook) under
+    another ``COLUMNS`` gets a console of that width, not the first command's."""
+    return _made_console(stderr, os.environ.get("COLUMNS"))
+
+
+@functools.cache
+def _made_console(stderr: bool, columns: str | None) -> Console:
     from rich.console import Console
 
     return Console(stderr=stderr)

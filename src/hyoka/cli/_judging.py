@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from hyoka.cli._common import console, progress_bar
+from hyoka.cli import _common
+from hyoka.cli._common import progress_bar
 from hyoka.errors import HyokaError, InputError
 
 # the flags' choices: typer needs them when it builds a judging command
@@ -117,7 +118,7 @@ def run_plans(
 
 def print_signature(signature: Signature) -> None:
     """The line that says how the numbers were produced, beside them."""
-    console.print(f"signature: {signature.line}", highlight=False, soft_wrap=True)
+    _common.console.print(f"signature: {signature.line}", highlight=False, soft_wrap=True)
 
 
 def single_table(run: SingleRun) -> Table:

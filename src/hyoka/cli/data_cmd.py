@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hyoka.cli._common import DataDirOption, console, err_console, reports_errors
+from hyoka.cli import _common
+from hyoka.cli._common import DataDirOption, reports_errors
 from hyoka.errors import DataError, HyokaError
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def fetch_command(
     root = resolve_data_dir(data_dir)
     for selected in _select(benchmark):
         report = _fetch_with_progress(selected, root, groups, timeout, min_rate * 1000)
-        console.print(_summary(report), highlight=False, soft_wrap=True)
+        _common.console.print(_summary(report), highlight=False, soft_wrap=True)
 
 
 @reports_errors
@@ -127,7 +128,7 @@ def verify_command(
         problems = [p for p in report.problems if _counts(p, with_published)]
         checked = report.checked - (len(report.problems) - len(problems))
         if not problems:
-            console.print(
+            _common.console.print(
                 f"{selected.title}: all {checked} files verified in {root}", soft_wrap=True
             )
             continue
@@ -174,8 +175,8 @@ def _fetch_with_progress(
         TimeRemainingColumn(),
     )
     # Off when stderr is not a terminal: logs get the summary line, not redraw debris.
-    hidden = not err_console.is_terminal
-    with Progress(*columns, console=err_console, transient=True, disable=hidden) as bar:
+    hidden = not _common.err_console.is_terminal
+    with Progress(*columns, console=_common.err_console, transient=True, disable=hidden) as bar:
         task = bar.add_task(selected.title, total=total)
 
         def on_event(event: FetchEvent) -> None:
@@ -216,10 +217,10 @@ def _print_problems(
     selected: Manifest, root: Path, problems: list[FileProblem], checked: int
 ) -> None:
     if len(problems) == checked and all(p.kind == "missing" for p in problems):
-        err_console.print(f"{selected.title}: not downloaded in {root}", soft_wrap=True)
+        _common.err_console.print(f"{selected.title}: not downloaded in {root}", soft_wrap=True)
         return
     for problem in problems:
-        err_console.print(
+        _common.err_console.print(
             f"{selected.title}: {problem.kind}: {problem.file.path}"
             + ("" if problem.kind == "missing" else f" ({problem.detail})"),
             highlight=False,

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hyoka.cli._common import DataDirOption, console, err_console, reports_errors
+from hyoka.cli import _common
+from hyoka.cli._common import DataDirOption, reports_errors
 from hyoka.cli._tables import print_table
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ def plan_command(
     calibration = None
     if not no_calibration:
         per_worker = calibration_answers or settings.plan.calibration_answers
-        err_console.print(
+        _common.err_console.print(
             f"calibrating: {per_worker} answer(s) per worker on {workers} worker(s) "
             f"({settings.plan.executor.value}) ...",
             highlight=False,
@@ -131,10 +132,12 @@ def plan_command(
     _print_estimate(run, settings.generation.model)
     _print_paper(paper)
     record = plan_record(settings, calibration, run, paper)
-    console.print(f"signature: {record['signature']['line']}", highlight=False, soft_wrap=True)
+    _common.console.print(
+        f"signature: {record['signature']['line']}", highlight=False, soft_wrap=True
+    )
     if json_file is not None:
         atomic_write_text(json_file, json.dumps(record, ensure_ascii=False, indent=2) + "\n")
-        err_console.print(f"wrote {json_file}", highlight=False, soft_wrap=True)
+        _common.err_console.print(f"wrote {json_file}", highlight=False, soft_wrap=True)
 
 
 def _print_calibration(calibration: Calibration) -> None:
@@ -214,7 +217,7 @@ def _print_lines(lines: Sequence[str]) -> None:
     from rich.markup import escape
 
     for line in lines:
-        console.print(f"  - {escape(line)}", highlight=False)
+        _common.console.print(f"  - {escape(line)}", highlight=False)
 
 
 def _per_answer(value: float | None) -> str:
