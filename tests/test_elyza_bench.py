@@ -118,3 +118,29 @@ def test_elyza_end_to_end_on_smollm2_and_a_scripted_judge(
     assert row["overall"] == 4.0 and row["categories"] == {"tasks": 4.0}
     assert (row["judged_turns"], row["unrated_turns"], row["complete"]) == (3, 1, False)
     assert "turn2" not in row
+
+
+def test_pairwise_is_refused_in_one_line_where_the_benchmark_has_no_pair_prompt(
+    tmp_path: Path,
+) -> None:
+    """ELYZA-tasks-100 grades single only: ``--mode pairwise`` is one line naming why (it
+    was a KeyError traceback from filling a single prompt as a pair one)."""
+    data = elyza_data(tmp_path / "data")
+    files = []
+    for model in ("a", "b"):
+        path = tmp_path / f"{model}.jsonl"
+        lines = [
+            {"question_id": i, "model_id": model, "choices": [{"index": 0, "turns": ["答え"]}]}
+            for i in range(100)
+        ]
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        files += ["-a", str(path)]
+    result = CliRunner().invoke(
+        app,
+        ["mtbench", "judge", "--bench", "elyza-tasks-100", "--mode", "pairwise",
+         "-j", "scripted/none.jsonl", "--data-dir", str(data), *files,
+         "--output-dir", str(tmp_path / "o")],
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "has no pairwise judge prompt" in result.output
+    assert "Traceback" not in result.output

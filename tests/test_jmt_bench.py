@@ -241,6 +241,13 @@ def test_llm_jp_end_to_end_generate_judge_leaderboard(
     assert len(judge.received) == 4  # 2 dialogues x 2 turns
     lines = [json.loads(x) for x in (judged / "m.jsonl").read_text(encoding="utf-8").splitlines()]
     assert {(line["turn"], line["score"]) for line in lines} == {(1, 7), (2, 7)}
+    # verify reads the file by the rules its manifest records (llm-jp's: [[11]] is no
+    # rating), not by the benchmark's default FastChat rules, which would read 11
+    check = runner.invoke(
+        app, ["mtbench", "verify", "--bench", "jmt-bench", str(judged / "m.jsonl")]
+    )
+    assert check.exit_code == 0, check.output
+    assert "reproduced exactly" in check.output and "rating llm-jp" in check.output
     board = runner.invoke(
         app,
         ["mtbench", "leaderboard", "--bench", "jmt-bench", "--variant", "llm-jp",

@@ -343,7 +343,8 @@ def verify_command(
         str | None,
         typer.Option(
             "--bench",
-            help="Whose rules: pfmt-fin, mt-bench or ja-vicuna-qa (default: the benchmark the "
+            help="Whose rules: pfmt-fin, mt-bench, jmt-bench, ja-vicuna-qa or elyza-tasks-100 "
+            "(default: the benchmark the "
             "file's hyoka manifest names, or whose data folder holds it).",
         ),
     ] = None,

@@ -108,7 +108,7 @@ def prompt_name(bench: Bench, question: Question, turn: int) -> str:
 
 def user_prompt(bench: Bench, question: Question, answer: AnswerRecord, turn: int) -> str:
     """The single-grading prompt of ``turn``, filled in as upstream does (each answer turn
-    cut as the variant says: Swallow keeps 8,192 characters)."""
+    cut as the variant says: swallow-evaluation-instruct keeps 8,192 characters)."""
     fields = answer_fields(bench, answer.turns)
     return bench.fill_prompt(prompt_name(bench, question, turn), question, fields)
 

@@ -115,19 +115,17 @@ def pair_prompt_name(bench: Bench, question: Question, turn: int) -> str:
 def pair_user_prompt(
     bench: Bench, question: Question, answer_a: AnswerRecord, answer_b: AnswerRecord, turn: int
 ) -> str:
-    """The pair prompt's template filled in with A's and B's answers, as upstream does."""
+    """The pair prompt's template filled in with A's and B's answers, as upstream does
+    (each answer turn cut as the variant says, as for single grading)."""
+    cut = bench.variant.cut if bench.variant is not None else str
+    turns_a, turns_b = [cut(t) for t in answer_a.turns], [cut(t) for t in answer_b.turns]
     fields = {
-        "answer_a": answer_a.turns[0],
-        "answer_b": answer_b.turns[0],
-        **numbered("answer_a", answer_a.turns),
-        **numbered("answer_b", answer_b.turns),
+        "answer_a": turns_a[0],
+        "answer_b": turns_b[0],
+        **numbered("answer_a", turns_a),
+        **numbered("answer_b", turns_b),
     }
     return bench.fill_prompt(pair_prompt_name(bench, question, turn), question, fields)
-
-
-def match_keys(match: Match, questions: Sequence[Question]) -> list[DoneKey]:
-    pair = frozenset((match.model_1, match.model_2))
-    return [(q.question_id, turn, pair) for q in questions for turn in (1, 2)]
 
 
 def _check_answers(match: Match, questions: Sequence[Question], turns: int) -> None:
@@ -247,9 +245,19 @@ def plan_matches(
 ) -> JudgePlan[PairJudgmentLine]:
     """The run that judges every turn of every match into ``output`` (FastChat's ``_pair``
     lines): every prompt built and every rule applied now, before any call."""
+    if bench.variant is not None and bench.variant.trials > 1:
+        # judging only the first of N answers would sign a number the variant does not make
+        raise InputError(
+            f"--variant {bench.variant.name}: judging {bench.variant.trials} trials per "
+            "dialogue is not supported yet; choose a variant with one trial"
+        )
     questions = how.questions(bench)
+    for question in questions[:1]:
+        name = pair_prompt_name(bench, question, bench.turns[0])
+        if bench.prompt(name).type != "pairwise":
+            raise InputError(f"--mode pairwise: {bench.spec.title} has no pairwise judge prompt")
     for match in matches:
-        _check_answers(match, questions, bench.spec.turns)
+        _check_answers(match, questions, max(bench.turns))
     tasks: list[Task] = []
     turns: dict[str, TurnInfo] = {}
     for match in matches:

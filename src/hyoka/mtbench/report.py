@@ -63,10 +63,10 @@ def notes(board: Leaderboard) -> list[str]:
     lines = []
     if board.signature is not None:
         lines.append(f"signature: {board.signature.line}")
-    single_turn = board.bench.spec.turns == 1
+    shaberi = board.bench.spec.question_format == "shaberi"
     lines.append(
         "Avg.: mean of every rated task (Shaberi's mean score)"
-        if single_turn
+        if shaberi
         else HEADLINE_NOTES[board.bench.spec.headline]
     )
     for model in board.ranked():

@@ -14,7 +14,10 @@ where the benchmark has that rule. The answer is "reproduced exactly" or the fir
 that differs (file:line, field, stored and recomputed values); nothing is written.
 
 Which rules: ``--bench``, else the benchmark the file's own hyoka manifest names, else the
-benchmark whose data folder holds the file (upstream's published judgments).
+benchmark whose data folder holds the file (upstream's published judgments). A file with a
+hyoka manifest is read by the rules it was made with, as the manifest records them: its
+rating rules (a variant's, such as llm-jp's) and its pairwise verdict rule (a file from
+before the rule was recorded read the last ``[[X]]``).
 """
 
 from __future__ import annotations
@@ -26,7 +29,16 @@ from typing import Any
 
 from hyoka.data import resolve_data_dir
 from hyoka.errors import InputError
-from hyoka.judge import combine, find_rating, parse_verdict, prob_verdict, rule_verdict
+from hyoka.judge import (
+    RATING_RULES,
+    RatingRules,
+    VerdictOutput,
+    combine,
+    find_rating,
+    parse_verdict,
+    prob_verdict,
+    rule_verdict,
+)
 from hyoka.mtbench.bench import BENCHES, BenchSpec, bench_spec
 from hyoka.mtbench.records import (
     G1_WINNER,
@@ -49,6 +61,8 @@ class JudgmentCheck:
     spec: BenchSpec
     lines: int
     difference: str | None
+    rating: RatingRules
+    pair_verdict: VerdictOutput
 
     @property
     def reproduced(self) -> bool:
@@ -56,8 +70,7 @@ class JudgmentCheck:
 
     @property
     def verdict(self) -> str:
-        rules = f"{self.spec.name}: rating {self.spec.rating_rules.name}, verdict "
-        rules += self.spec.pair_verdict
+        rules = f"{self.spec.name}: rating {self.rating.name}, verdict {self.pair_verdict}"
         if self.lines == 0:
             return f"{self.path}: empty, no judgment to verify ({rules})"
         if self.difference is None:
@@ -86,19 +99,37 @@ def judgment_spec(path: Path, bench: str | None, data_dir: Path | str | None = N
     )
 
 
+def file_rules(path: Path, spec: BenchSpec) -> tuple[RatingRules, VerdictOutput]:
+    """The rating rules and the pairwise verdict rule ``path`` was made with: as its hyoka
+    manifest records them, else ``spec``'s (upstream's published files)."""
+    manifest = read_manifest(path)
+    if manifest is None:
+        return spec.rating_rules, spec.pair_verdict
+    identity = manifest.identity
+    rating = identity.get("rating")
+    rules = RATING_RULES.get(rating, spec.rating_rules) if isinstance(rating, str) else None
+    verdict = identity.get("verdict")
+    recorded: VerdictOutput = (
+        "fastchat-tokens" if verdict == "fastchat-tokens" else "verdict-after-reasons"
+    )
+    return rules or spec.rating_rules, recorded
+
+
 def verify_judgments(path: Path, spec: BenchSpec) -> JudgmentCheck:
-    """Re-read every line of ``path`` by ``spec``'s rules; stop at the first difference."""
+    """Re-read every line of ``path`` by the rules it was made with (``file_rules``); stop
+    at the first difference."""
+    rating, verdict = file_rules(path, spec)
     lines = 0
     for number, line in read_objects(path):
         lines += 1
-        found = _single(line, spec) if "score" in line else _pair(line, spec)
+        found = _single(line, spec, rating) if "score" in line else _pair(line, spec, verdict)
         if found is None and "score" not in line and "g1_winner" not in line:
             found = ("line", "a single grading (score) or a pair (g1_winner)", "neither")
         if found is not None:
             name, stored, recomputed = found
             difference = f"{path}:{number}: {name} is {stored!r}, the rules give {recomputed!r}"
-            return JudgmentCheck(path, spec, lines, difference)
-    return JudgmentCheck(path, spec, lines, None)
+            return JudgmentCheck(path, spec, lines, difference, rating, verdict)
+    return JudgmentCheck(path, spec, lines, None, rating, verdict)
 
 
 Found = tuple[str, Any, Any] | None
@@ -109,7 +140,7 @@ def _same(stored: Any, recomputed: Any) -> bool:
     return type(stored) is type(recomputed) and stored == recomputed
 
 
-def _single(line: Mapping[str, Any], spec: BenchSpec) -> Found:
+def _single(line: Mapping[str, Any], spec: BenchSpec, rating: RatingRules) -> Found:
     judgment = line.get("judgment")
     stored = line.get("score")
     if not isinstance(judgment, str):
@@ -117,12 +148,12 @@ def _single(line: Mapping[str, Any], spec: BenchSpec) -> Found:
     rules = {RULE_TEXTS[rule] for rule in spec.zero_rules}
     if judgment in rules:
         return None if _same(stored, 0) else ("score", stored, 0)
-    match = find_rating(judgment, spec.rating_rules)
+    match = find_rating(judgment, rating)
     expected = NO_RATING if match is None else match.written
     return None if _same(stored, expected) else ("score", stored, expected)
 
 
-def _pair(line: Mapping[str, Any], spec: BenchSpec) -> Found:
+def _pair(line: Mapping[str, Any], spec: BenchSpec, verdict_rule: VerdictOutput) -> Found:
     rule = line.get("rule")
     if isinstance(rule, dict) and rule:
         if "no-answer" not in spec.pair_zero_rules and "language" not in spec.pair_zero_rules:
@@ -138,7 +169,7 @@ def _pair(line: Mapping[str, Any], spec: BenchSpec) -> Found:
         reply = line.get(f"{game}_judgment")
         if not isinstance(reply, str):
             return (f"{game}_judgment", reply, "a reply (text)")
-        letter = parse_verdict(reply, spec.pair_verdict)
+        letter = parse_verdict(reply, verdict_rule)
         letters.append(letter)
         if line.get(f"{game}_winner") != winners[letter]:
             return (f"{game}_winner", line.get(f"{game}_winner"), winners[letter])
