@@ -279,3 +279,15 @@ def test_stability_variants_answer_with_stabilitys_temperatures_and_budget() -> 
     assert parse_temperatures(["math=0.3"], llm_jp)["math"] == 0.3
     assert parse_temperatures([], llm_jp)["stem"] == 0.1
     assert llm_jp.generation.max_tokens == 1024
+
+
+def test_a_turn_the_variant_does_not_judge_is_refused_not_averaged(tmp_path: Path) -> None:
+    """Stability's variants judge turn 1 only: a line of turn 2 (a file of another
+    variant, without a manifest to say so) is one clear line, never part of the mean."""
+    first = json.loads(PUBLISHED.read_text(encoding="utf-8").splitlines()[0])
+    judged = tmp_path / "gpt-4_single.jsonl"
+    judged.write_text(
+        json.dumps(first) + "\n" + json.dumps({**first, "turn": 2}) + "\n", encoding="utf-8"
+    )
+    with pytest.raises(InputError, match=r":2: a judgment of turn 2, .* judges turn 1 only"):
+        build_leaderboard(Bench.load("jmt-bench", SHARED_DATA, "stability@aed16da"), [judged])

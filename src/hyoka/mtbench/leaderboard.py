@@ -192,6 +192,13 @@ def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgme
                 f"{where}: the judged conversation is not {bench.spec.title} question "
                 f"{line.question_id} (a judgment file of another benchmark?)"
             )
+        if line.turn not in bench.turns:
+            judged = ", ".join(str(turn) for turn in bench.turns)
+            raise InputError(
+                f"{where}: a judgment of turn {line.turn}, but {bench.spec.title}"
+                f"{'' if bench.variant is None else ' ' + bench.variant.name} judges turn "
+                f"{judged} only (a file of another variant?)"
+            )
         score = line.score  # compared exactly: a huge integer is no float
         if score != NO_RATING and not SCALE[0] <= score <= SCALE[1]:
             raise InputError(
