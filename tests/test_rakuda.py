@@ -145,3 +145,20 @@ def test_rakuda_end_to_end_with_a_scripted_judge(
         residual[m.second] -= left
     assert abs(home) < 1e-3
     assert all(abs(value) < 1e-3 for value in residual.values())
+
+
+def test_flags_rakuda_does_not_use_are_refused_in_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from hyoka.cli.main import app
+
+    board = CliRunner().invoke(
+        app, ["mtbench", "leaderboard", "--bench", "rakuda", "--radar", str(tmp_path / "r.png")]
+    )
+    assert board.exit_code == 1 and "--bench rakuda does not take --radar" in board.output
+    judged = CliRunner().invoke(
+        app,
+        ["mtbench", "judge", "--bench", "rakuda", "--mode", "pairwise", "--matches", "2",
+         "-j", "scripted/x.jsonl", "-a", "x.jsonl", "--limit", "1"],
+    )  # fmt: skip
+    assert judged.exit_code == 1 and "--bench rakuda does not take --limit" in judged.output

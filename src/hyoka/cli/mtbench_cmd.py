@@ -135,6 +135,8 @@ def leaderboard_command(
     from hyoka.cli._common import err_console, print_warning
 
     if bench == "rakuda":
+        given = {"--radar": radar, "--variant": variant, "--mix-variants": mix_variants or None}
+        _refuse_for_rakuda(given)
         _rakuda_leaderboard(judgments, fmt, rounds, seed)
         return
     from hyoka.mtbench import (
@@ -168,6 +170,14 @@ def leaderboard_command(
     for path in radar or []:
         write_radar(board, path, title=loaded.spec.title)
         err_console.print(f"radar chart: {path}", highlight=False, soft_wrap=True)
+
+
+def _refuse_for_rakuda(given: dict[str, object]) -> None:
+    """Rakuda has its own draw and ranking: a flag it does not use is one line, never
+    silently ignored."""
+    unused = [flag for flag, value in given.items() if value]
+    if unused:
+        raise InputError(f"--bench rakuda does not take {', '.join(unused)}")
 
 
 def _rakuda_leaderboard(judgments: list[Path] | None, fmt: str, rounds: int, seed: int) -> None:
@@ -477,6 +487,8 @@ def judge_command(
     from hyoka.providers import connect
 
     if bench == "rakuda":
+        given = {"--variant": variant, "--baseline": baseline, "--method": method, "--limit": limit}
+        _refuse_for_rakuda(given)
         from hyoka.mtbench import (
             RakudaBench,
             load_rakuda_answers,
