@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -135,8 +136,7 @@ def leaderboard_command(
     from hyoka.cli._common import err_console, print_warning
 
     if bench == "rakuda":
-        given = {"--radar": radar, "--variant": variant, "--mix-variants": mix_variants or None}
-        _refuse_for_rakuda(given)
+        _refuse_for_rakuda({"--radar": radar, "--variant": variant, "--mix-variants": mix_variants})
         _rakuda_leaderboard(judgments, fmt, rounds, seed)
         return
     from hyoka.mtbench import (
@@ -172,7 +172,7 @@ def leaderboard_command(
         err_console.print(f"radar chart: {path}", highlight=False, soft_wrap=True)
 
 
-def _refuse_for_rakuda(given: dict[str, object]) -> None:
+def _refuse_for_rakuda(given: Mapping[str, object]) -> None:
     """Rakuda has its own draw and ranking: a flag it does not use is one line, never
     silently ignored."""
     unused = [flag for flag, value in given.items() if value]
@@ -487,8 +487,9 @@ def judge_command(
     from hyoka.providers import connect
 
     if bench == "rakuda":
-        given = {"--variant": variant, "--baseline": baseline, "--method": method, "--limit": limit}
-        _refuse_for_rakuda(given)
+        _refuse_for_rakuda(
+            {"--variant": variant, "--baseline": baseline, "--method": method, "--limit": limit}
+        )
         from hyoka.mtbench import (
             RakudaBench,
             load_rakuda_answers,
