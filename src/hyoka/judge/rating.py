@@ -47,7 +47,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -188,46 +188,25 @@ FASTCHAT = RatingRules(
     base_temperature=0.0,
     max_tokens=2048,
 )
-VICUNA_JA = RatingRules(
-    name="ja-vicuna-qa",
-    forms=VICUNA_JA_FORMS,
-    pick="first",
-    fold_nfkc=False,
-    accepted=None,
-    max_attempts=1,
-    temperature_step=0.0,
-    base_temperature=0.0,
-    max_tokens=2048,
-)
+#: FastChat's reading with ja-vicuna-qa-benchmark's three rating forms
+VICUNA_JA = replace(FASTCHAT, name="ja-vicuna-qa", forms=VICUNA_JA_FORMS)
 
 #: llm-jp-judge (``evaluator/base.py``, ``client/remote.py``, ``config/client/openai.yaml``):
 #: the first ``[[n]]`` with n in 1..10 (its prompts' ``regex``), temperature 0, 2048 tokens;
 #: a reply without one is asked again up to 3 times (``max_retries: 3``). At temperature 0
 #: hyoka sends no identical request twice (``retry_can_change_reply``): the first reply
 #: without a rating is recorded as -1, and left out of the means as upstream leaves it out.
-LLM_JP = RatingRules(
+LLM_JP = replace(
+    FASTCHAT,
     name="llm-jp",
     forms=(RatingForm("[[1..10]]", re.compile(r"\[\[(10|[1-9])\]\]")),),
-    pick="first",
-    fold_nfkc=False,
     accepted=(LOWEST, HIGHEST),
     max_attempts=4,
-    temperature_step=0.0,
-    base_temperature=0.0,
-    max_tokens=2048,
 )
 
-ELYZA_V1 = RatingRules(
-    name="elyza-v1",
-    forms=(PYTHON_INT_FORM,),
-    pick="first",
-    fold_nfkc=False,
-    accepted=None,
-    max_attempts=1,
-    temperature_step=0.0,
-    base_temperature=0.0,
-    max_tokens=1024,
-)
+#: FastChat's one call at temperature 0, the whole reply read as Python's ``int()``, in
+#: Shaberi's 1024 tokens
+ELYZA_V1 = replace(FASTCHAT, name="elyza-v1", forms=(PYTHON_INT_FORM,), max_tokens=1024)
 
 #: The named presets, by the short name signatures and ``--rating-rules`` use.
 RATING_RULES: dict[str, RatingRules] = {

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
@@ -318,29 +318,16 @@ MT_BENCH = BenchSpec(
     upstream_single_file=True,
 )
 
-JMT_BENCH = BenchSpec(
+#: MT-bench's FastChat rules (its categories, references, rating, turns and generation)
+#: on Stability's Japanese translation; which files and settings a run uses is its variant
+JMT_BENCH = replace(
+    MT_BENCH,
     name="jmt-bench",
     title="Japanese MT-bench",
     folder="jmt-bench",
-    categories=MT_BENCH.categories,
-    # FastChat's NEED_REF_CATS, unchanged in Stability's and Swallow's copies
-    reference_categories=frozenset({"math", "reasoning", "coding"}),
-    reference_file="reference_answer/gpt-4.jsonl",
     answer_lang="ja",
-    rating_rules=FASTCHAT,
-    # FastChat judges every turn, an empty answer included, and checks no language
-    zero_rules=(),
-    headline="turn-mean",
-    pair_zero_rules=(),
     dialogue=JAPANESE_DIALOGUE,
-    generation=GenerationDefaults(
-        temperatures=_frozen(_FASTCHAT_TEMPERATURES),
-        other_temperature=0.7,
-        max_tokens=1024,
-        local_repetition_penalty=None,
-    ),
     upstream_name="japanese_mt_bench",
-    upstream_single_file=True,
     variants=JMT_VARIANTS,
     model_from_file_name=True,
 )

@@ -252,10 +252,9 @@ def plan_matches(
             "dialogue is not supported yet; choose a variant with one trial"
         )
     questions = how.questions(bench)
-    for question in questions[:1]:
-        name = pair_prompt_name(bench, question, bench.turns[0])
-        if bench.prompt(name).type != "pairwise":
-            raise InputError(f"--mode pairwise: {bench.spec.title} has no pairwise judge prompt")
+    first = pair_prompt_name(bench, questions[0], bench.turns[0]) if questions else None
+    if first is not None and bench.prompt(first).type != "pairwise":  # ELYZA grades single only
+        raise InputError(f"--mode pairwise: {bench.spec.title} has no pairwise judge prompt")
     for match in matches:
         _check_answers(match, questions, max(bench.turns))
     tasks: list[Task] = []
