@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
@@ -39,17 +39,9 @@ def _count_opens(event: str, args: tuple[Any, ...]) -> None:
 sys.addaudithook(_count_opens)  # an audit hook cannot be removed: it counts only when asked
 
 
-def _judge(tmp_path: Path, reply: str, answers: list[Path], *extra: str) -> Counter[str]:
-    """Run ``hyoka mtbench judge`` twice (the second with nothing left to do, a scripted
-    judge replying ``reply``); the opens of the second run, by resolved path."""
+def _opens_of_a_second_run(args: list[str]) -> tuple[Counter[str], Result]:
+    """Run ``hyoka args`` twice; the files the second run opened (resolved path -> times)."""
     global _opened
-    script = tmp_path / "script.jsonl"
-    script.write_text(json.dumps({"reply": reply}) + "\n", "utf-8")
-    args = ["mtbench", "judge", "--bench", "pfmt-fin", "-j", f"scripted/{script}"]
-    args += ["--judge-name", "scripted", "--no-cache", "--lang-check", "script", "--limit", "2"]
-    args += ["--output-dir", str(tmp_path / "out"), *extra]
-    for path in answers:
-        args += ["-a", str(path)]
     first = CliRunner().invoke(app, args)
     assert first.exit_code == 0, first.output
     _opened = Counter()
@@ -58,6 +50,20 @@ def _judge(tmp_path: Path, reply: str, answers: list[Path], *extra: str) -> Coun
     finally:
         opened, _opened = _opened, None
     assert again.exit_code == 0, again.output
+    return opened, again
+
+
+def _judge(tmp_path: Path, reply: str, answers: list[Path], *extra: str) -> Counter[str]:
+    """Run ``hyoka mtbench judge`` twice (the second with nothing left to do, a scripted
+    judge replying ``reply``); the opens of the second run, by resolved path."""
+    script = tmp_path / "script.jsonl"
+    script.write_text(json.dumps({"reply": reply}) + "\n", "utf-8")
+    args = ["mtbench", "judge", "--bench", "pfmt-fin", "-j", f"scripted/{script}"]
+    args += ["--judge-name", "scripted", "--no-cache", "--lang-check", "script", "--limit", "2"]
+    args += ["--output-dir", str(tmp_path / "out"), *extra]
+    for path in answers:
+        args += ["-a", str(path)]
+    opened, again = _opens_of_a_second_run(args)
     assert "0 turn(s) judged" in again.output
     return opened
 
@@ -119,7 +125,6 @@ def test_judge_pairwise_with_nothing_left_to_do_opens_its_judgment_file_once(
 ) -> None:
     """``hyoka judge pairwise`` checks its file before any criteria cost a call and judges
     into the same open log: one open of the file, its manifest and its lock."""
-    global _opened
     script = tmp_path / "script.jsonl"
     script.write_text(json.dumps({"reply": "[[A]]"}) + "\n", "utf-8")
     files = []
@@ -132,14 +137,7 @@ def test_judge_pairwise_with_nothing_left_to_do_opens_its_judgment_file_once(
     judgments = (tmp_path / "pairs.jsonl").resolve()
     args = ["judge", "pairwise", *files, "-j", f"scripted/{script}", "--method", "bs2"]
     args += ["--no-cache", "--output", str(judgments)]
-    first = CliRunner().invoke(app, args)
-    assert first.exit_code == 0, first.output
-    _opened = Counter()
-    try:
-        again = CliRunner().invoke(app, args)
-    finally:
-        opened, _opened = _opened, None
-    assert again.exit_code == 0, again.output
+    opened, again = _opens_of_a_second_run(args)
     assert "0 pair(s) judged, 1 already done" in again.output
     manifest = judgments.with_name(judgments.name + ".manifest.json")
     lock = judgments.with_name(f".{judgments.name}.hyoka-lock")
