@@ -141,6 +141,8 @@ def test_start_up_is_timed_apart_from_the_rate() -> None:
     startup, generation = timing_from_progress(0.0, 7.5, [(3.0, 1), (5.0, 1), (7.0, 1)])
     assert startup == pytest.approx(1.0) and generation == pytest.approx(6.0)
     assert timing_from_progress(0.0, 4.0, [(3.0, 5)]) == (None, 4.0)  # one report: unknown
+    # a first answer faster than the later rate: no start-up, and never more than passed
+    assert timing_from_progress(0.0, 4.7, [(0.5, 1), (4.5, 1)]) == (0.0, 4.7)
 
 
 def test_a_real_calibration_with_the_embedded_model(tmp_path: Path) -> None:

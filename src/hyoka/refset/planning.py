@@ -174,6 +174,10 @@ def timing_from_progress(
     between them); start-up is the time to the first report less the time its answers take
     at that rate. With fewer than two reports, or all at one instant, the two cannot be
     told apart: start-up is ``None`` and the whole wall time counts as generation.
+
+    Generation never exceeds the wall time less start-up: when the first answers came
+    faster than the later rate (a warm model, a short first prompt), start-up is 0 and
+    extrapolating the rate would claim more seconds than passed.
     """
     wall = end - start
     total = sum(n for _, n in events)
@@ -185,7 +189,7 @@ def timing_from_progress(
         return None, wall
     rate = (total - first_n) / (last_t - first_t)
     startup = max(0.0, (first_t - start) - first_n / rate)
-    return startup, total / rate
+    return startup, min(total / rate, wall - startup)
 
 
 def calibrate(
