@@ -42,6 +42,7 @@ from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
 from hyoka.mtbench.radar import write_radar
 from hyoka.mtbench.rakuda import (
     RakudaBench,
+    RakudaPairLine,
     load_rakuda_answers,
     plan_rakuda,
     rakuda_output,
@@ -88,6 +89,7 @@ __all__ = [
     "PairJudgmentLine",
     "PinnedFile",
     "RakudaBench",
+    "RakudaPairLine",
     "SingleJudgmentLine",
     "TemplateChoice",
     "Variant",

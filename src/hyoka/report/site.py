@@ -170,7 +170,7 @@ def _pairwise(
 ) -> str:
     from hyoka.report import pairwise_pages as pw
 
-    entries: list[tuple[str, str, int]] = []
+    entries: list[tuple[str, str, str]] = []
     for number, path in enumerate(inputs.pair_files, 1):
         try:
             outcomes = pw.read_pairs(path)
@@ -181,10 +181,28 @@ def _pairwise(
             notes.append(f"{path}: skipped: no pairwise judgments")
             continue
         target = f"pairwise/p{number}.html"
-        pages[target] = pw.pairwise_page(path.name, target, outcomes, options.rounds, options.seed)
-        entries.append((path.name, target, len(outcomes)))
+        title = pw.bench_title(path, options.data_dir)
+        name = path.name if title is None else f"{title}: {path.name}"
+        pages[target] = pw.pairwise_page(name, target, outcomes, options.rounds, options.seed)
+        entries.append((name, target, f"{len(outcomes)} items"))
+    entries += _rankings(inputs, pages)
     pages[pw.INDEX_PATH] = pw.index_page(entries)
     if not entries:
         return ""
-    links = "".join(f'<li><a href="{esc(p)}">{esc(n)}</a> ({c} items)</li>' for n, p, c in entries)
+    links = "".join(f'<li><a href="{esc(p)}">{esc(n)}</a> ({esc(c)})</li>' for n, p, c in entries)
     return f"<h2>Pairwise judgments</h2><ul>{links}</ul>"
+
+
+def _rankings(inputs: Inputs, pages: dict[str, str]) -> list[tuple[str, str, str]]:
+    """A page per Rakuda ranking file, listed with the pairwise judgments it ranks."""
+    from hyoka.report import ranking_pages as rk
+
+    entries = []
+    for number, path in enumerate(inputs.ranking_files, 1):
+        ranking = rk.read_ranking(path)
+        if ranking is None:  # read at discovery; changed since
+            continue
+        target = f"pairwise/ranking{number}.html"
+        pages[target] = rk.ranking_page(path, target, ranking)
+        entries.append((f"Rakuda ranking: {path.name}", target, f"{len(ranking.ranking)} models"))
+    return entries
