@@ -113,14 +113,13 @@ class Watched:
 
 def _main_pages(site: Path) -> dict[str, Path]:
     run_a = next((site / "pfgen" / "runs").glob("crafted-a*.html"))
-    judge_set = next((site / "mtbench").glob("pfmt-fin-*.html"))
     return {
         "index": site / "index.html",
         "leaderboard": site / "pfgen" / "index.html",
         "run": run_a,
         "compare": site / "pfgen" / "compare.html",
         "mtbench": site / "mtbench" / "index.html",
-        "categories": judge_set,
+        "categories": site / "mtbench" / "pfmt-fin" / "index.html",
         "question": site / "mtbench" / "pfmt-fin" / "q0000.html",
         "pairwise-index": site / "pairwise" / "index.html",
         "pairwise": site / "pairwise" / "p1.html",

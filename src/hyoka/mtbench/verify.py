@@ -103,7 +103,7 @@ def judgment_spec(path: Path, bench: str | None, data_dir: Path | str | None = N
     root = resolve_data_dir(data_dir).resolve()
     where = path.resolve()
     for spec in BENCHES.values():
-        if where.is_relative_to(root / spec.folder):
+        if where.is_relative_to((root / spec.folder).resolve()):  # a linked folder too
             return spec
     raise InputError(
         f"{path}: no hyoka manifest names its benchmark and it lies in no benchmark's data "

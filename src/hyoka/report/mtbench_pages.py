@@ -142,7 +142,7 @@ class BenchFinder:
         titles = list(dict.fromkeys(b.spec.title for b in fits))
         if len(titles) > 1:
             raise InputError(
-                f"{path}: its judgments fit {' and '.join(titles)} alike and no hyoka "
+                f"{path}: its judgments fit {', '.join(titles)} alike and no hyoka "
                 "manifest names the benchmark (its lines hold no judged prompt to tell them "
                 "apart): report it from a file hyoka judged"
             )
