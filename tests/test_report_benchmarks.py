@@ -34,6 +34,7 @@ from test_report_library_numbers import _cells
 
 PUBLISHED_JMT = SHARED_DATA / "jmt-bench" / "model_judgment" / "gpt-4_single.jsonl"
 JMT_MODELS = ("japanese-stablelm-instruct-alpha-7b", "jslma-7b-ja-orca-6k-3ep")
+JMT_ANSWERS = SHARED_DATA / "jmt-bench" / "model_answer"
 VICUNA_PAIRS = next((SHARED_DATA / "ja-vicuna-qa" / "model_judgment").rglob("*calm2*.jsonl"))
 RAKUDA_MODELS = ("claude-2", "rinna-3.6b-sft")
 ROUNDS = 20
@@ -70,6 +71,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
     lines = PUBLISHED_JMT.read_text(encoding="utf-8").splitlines()
     kept = [ln for ln in lines if json.loads(ln)["model"] in JMT_MODELS]
     published.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    answers = published.parent.parent / "model_answer"  # FastChat's layout beside it
+    answers.mkdir()
+    for model in JMT_MODELS:
+        (answers / f"{model}.jsonl").symlink_to(JMT_ANSWERS / f"{model}.jsonl")
 
     with pytest.MonkeyPatch.context() as env:
         env.setenv("HYOKA_DATA_DIR", str(data))
@@ -164,6 +169,9 @@ def test_published_jmt_file_gets_its_variants_page_told_by_its_questions(site: I
     _assert_board(html, "jmt-bench.stability@aed16da-1-categories", bench, [site.jmt_published])
     assert "Turn 2" not in text  # Stability's variant judges turn 1 only
     assert "<svg" in html
+    # the answers beside upstream's one-file layout are on the question pages
+    question = _page(site, "mtbench/jmt-bench.stability@aed16da/q0001.html")
+    assert all(f"<b>{model}</b>" in question for model in JMT_MODELS)
 
 
 def test_jmt_file_judged_by_hyoka_is_on_its_variants_page(site: Inputs) -> None:
