@@ -115,7 +115,7 @@ class BenchFinder:
         recorded = recorded_bench(path)
         if recorded is not None:
             spec, signed = recorded
-            variant = None
+            named = None
             if spec.variants:
                 known = spec.signed_variant(signed) if signed else None
                 if known is None:
@@ -125,8 +125,8 @@ class BenchFinder:
                         f"none of this hyoka's {spec.title} variants ({names}): its numbers "
                         "are not shown beside another variant's"
                     )
-                variant = known.name
-            return Identified(self.load(spec.name, variant), BY_MANIFEST)
+                named = known.name
+            return Identified(self.load(spec.name, named), BY_MANIFEST)
         lines = [line for _, line in read_records(path, SingleJudgmentLine)]
         fits: list[Bench] = []
         unavailable: list[DataError] = []
