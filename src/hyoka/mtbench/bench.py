@@ -217,6 +217,12 @@ class BenchSpec:
         known = ", ".join(v.name for v in self.variants)
         raise InputError(f"--variant: {self.title} has no variant {name!r}; choose one of: {known}")
 
+    def signed_variant(self, signed: str) -> Variant | None:
+        """The variant that signs itself ``signed`` (``Variant.signed``, as a judgment
+        file's manifest records it); ``None`` when none of this hyoka's does (another
+        version of it: its files or settings differ)."""
+        return next((v for v in self.variants if v.signed() == signed), None)
+
     def results_folder(self, layout: Layout = "hyoka") -> str:
         """The benchmark's folder under the results folder: hyoka's name, or upstream's."""
         return self.upstream_name if layout == "upstream" else self.name

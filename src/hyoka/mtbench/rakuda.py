@@ -108,6 +108,16 @@ class RakudaPairLine(BaseModel):
     turn: int = 1
     tstamp: float = 0.0
 
+    @property
+    def letter(self) -> str | None:
+        """The verdict as a letter for the one game judged (A: ``model1_id``, shown first,
+        wins; B: ``model2_id`` wins; C: a tie), ``None`` for ``error``."""
+        return _LETTERS.get(self.winner) if isinstance(self.winner, int) else None
+
+
+#: ``winner`` -> the verdict letter of the game (A = the first shown wins)
+_LETTERS: Mapping[int, str] = {1: "A", 2: "B", 3: "C"}
+
 
 @dataclass(frozen=True)
 class RakudaBench:

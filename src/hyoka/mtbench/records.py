@@ -19,9 +19,9 @@ really asked (``judge`` holds only the name, which says nothing of the model beh
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hyoka.judge import JudgeSettings, JudgmentRecord, combine, user_prompt_of
 from hyoka.providers import Usage
@@ -124,6 +124,17 @@ class PairJudgmentLine(BaseModel):
     usage: Usage = Usage()
     #: the judge really asked; ``None`` in FastChat's files
     judge_settings: JudgeSettings | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _vicuna_ja(cls, data: Any) -> Any:
+        """ja-vicuna-qa-benchmark's published lines name the judge in ``judge_model`` and
+        ``judge_prompt`` instead of FastChat's ``judge`` pair, and carry no ``turn`` (its
+        questions have one)."""
+        if isinstance(data, dict) and "judge" not in data and "judge_model" in data:
+            judge = (data["judge_model"], data.get("judge_prompt", ""))
+            return {"turn": 1, **data, "judge": judge}
+        return data
 
     @property
     def models(self) -> frozenset[str]:
