@@ -61,11 +61,23 @@ def _commands(blocks: list[tuple[int, list[str]]]) -> list[tuple[str, list[str]]
             joined += line.rstrip("\\").rstrip() + " " if line.endswith("\\") else line
             if line.endswith("\\"):
                 continue
-            words = shlex.split(joined, comments=True)
+            words = _command_words(joined)
             joined = ""
             if words[:1] == ["hyoka"]:
                 found.append((f"README.md:{first}", words[1:]))
     return found
+
+
+SHELL_OPERATORS = ("|", "||", "&&", ";", "<", ">", ">>", "2>", "2>&1", "&>")
+
+
+def _command_words(line: str) -> list[str]:
+    """The words of a line's first command: a redirection or pipe ends it (the shell's)."""
+    words = shlex.split(line, comments=True)
+    for index, word in enumerate(words):
+        if word in SHELL_OPERATORS or word.startswith((">", "2>")):
+            return words[:index]
+    return words
 
 
 COMMANDS = _commands(_bash_blocks(README.read_text(encoding="utf-8")))
