@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 RESULTS = Path("results") / "mtbench"
 #: the judgments the paper's Table 1 is computed from, inside the benchmark's data folder
 PUBLISHED_JUDGMENTS = Path("model_judgment") / "gpt-4o-mini_single"
+#: where a benchmark's published judgments lie when not there (ELYZA: Shaberi's files)
+PUBLISHED_ELSEWHERE = {"elyza-tasks-100": Path("judgments") / "gpt-4-turbo-preview"}
 
 BenchOption = Annotated[
     str,
@@ -82,8 +84,9 @@ def leaderboard_command(
         list[Path] | None,
         typer.Option(
             "--judgments",
-            help="Folder of judgment files (*.jsonl) or one file; repeat to combine. "
-            "Default: the published gpt-4o-mini judgments in the data directory.",
+            help="Folder of judgment files (*.jsonl; elyza-tasks-100 also Shaberi's *.json) "
+            "or one file; repeat to combine. Default: the published judgments in the data "
+            "directory (pfmt-fin: gpt-4o-mini; elyza-tasks-100: Shaberi's gpt-4-turbo-preview).",
         ),
     ] = None,
     fmt: Annotated[
@@ -114,7 +117,9 @@ def leaderboard_command(
     """Rank models by category: the mean of both turns' scores, overall as upstream has it.
 
     Overall (Avg.): pfmt-fin the mean of the category means (its make_leaderboard.py),
-    mt-bench the mean of every rated turn (FastChat's show_result.py). Rule-based zeros
+    mt-bench the mean of every rated turn (FastChat's show_result.py), elyza-tasks-100 the
+    mean of every rated task (Shaberi's; its published files read as it reads them, every
+    row counted, a repeated one too, and marked). Rule-based zeros
     (no answer, wrong language) count; unrated turns (-1) do not, and rows with any are
     marked with how many. Means are rounded half-up to two decimals in md and csv, full
     precision in json. Rows not judged on every turn are marked incomplete and ranked
@@ -125,6 +130,8 @@ def leaderboard_command(
       hyoka mtbench leaderboard --bench pfmt-fin
 
       hyoka mtbench leaderboard --judgments my_judgments/ --format json
+
+      hyoka mtbench leaderboard --bench elyza-tasks-100 --format json
 
       hyoka mtbench leaderboard --radar radar.png --radar radar.html
 
@@ -151,9 +158,11 @@ def leaderboard_command(
     for path in radar or []:
         if path.suffix.lower() not in RADAR_SUFFIXES:
             raise InputError(f"--radar: {path} must end in .png or .html")
-    loaded = Bench.load(bench, data_dir, variant)
-    folders = judgments or [loaded.folder / PUBLISHED_JUDGMENTS]
-    board = build_leaderboard(loaded, judgment_files(folders), mix_variants=mix_variants)
+    loaded = Bench.load(bench, data_dir, variant, questions_only=True)
+    folders = judgments or [loaded.folder / PUBLISHED_ELSEWHERE.get(bench, PUBLISHED_JUDGMENTS)]
+    shaberi = loaded.spec.question_format == "shaberi"
+    files = judgment_files(folders, shaberi=shaberi)
+    board = build_leaderboard(loaded, files, mix_variants=mix_variants)
     for model in board.incomplete():
         print_warning(
             f"{model.model}: {model.judged} of {board.expected_turns} turns judged "
@@ -164,6 +173,11 @@ def leaderboard_command(
             print_warning(
                 f"{model.model}: {model.unrated} of {model.judged} judged turns have no "
                 "rating (-1), left out of its means (marked unrated)"
+            )
+        if model.repeated:
+            print_warning(
+                f"{model.model}: {model.repeated} task row(s) repeated in its file, counted "
+                "again as Shaberi's mean counts them (marked repeated)"
             )
     typer.echo(render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
                       per_turn=per_turn), nl=False)  # fmt: skip
