@@ -190,7 +190,9 @@ def test_leaderboards_that_cannot_be_correlated_are_refused(
     assert partial["other"]["left_out"][0]["why"].startswith("incomplete")
     csv_board = tmp_path / "board.csv"
     csv_board.write_text("Turns,Model,Avg.\n", encoding="utf-8")
-    assert "not valid JSON" in _error(_invoke(*against, str(csv_board)))
+    assert "board.csv: give the leaderboard as `hyoka mtbench leaderboard --format json`" in (
+        _error(_invoke(*against, str(csv_board)))
+    )
     pfgen_board = tmp_path / "pfgen.json"
     pfgen_board.write_text(json.dumps({"runs": []}), encoding="utf-8")
     assert "not a leaderboard as `hyoka mtbench leaderboard" in _error(

@@ -94,6 +94,11 @@ def read_leaderboard(path: Path, *, mix_variants: bool = False) -> OtherBoard:
     """The rows of a ``hyoka mtbench leaderboard --format json`` file; an ``InputError``
     naming the file (and entry) for anything else, for rows of two benchmarks, and for rows
     of different variants unless ``mix_variants``."""
+    if path.suffix.lower() in (".csv", ".md"):
+        raise InputError(
+            f"{path}: give the leaderboard as `hyoka mtbench leaderboard --format json` "
+            "writes it (its rows carry their signatures; the table formats do not)"
+        )
     data = read_json(path)
     if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
         raise InputError(
