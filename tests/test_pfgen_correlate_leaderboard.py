@@ -61,7 +61,7 @@ def _pfgen_best() -> dict[str, tuple[float, int]]:
 
 
 def test_public_pfgen_runs_against_the_elyza_leaderboard_equal_scipy_on_the_same_pairs(
-    elyza_board: Path,
+    elyza_board: Path, tmp_path: Path
 ) -> None:
     args = ["pfgen", "correlate", "--against", str(elyza_board), "--names", str(RELATIVES), *FEW]
     result = _invoke(*args, "--json")
@@ -95,11 +95,17 @@ def test_public_pfgen_runs_against_the_elyza_leaderboard_equal_scipy_on_the_same
     assert (other["bench"], other["variant"]) == ("elyza-tasks-100", None)
     assert other["signature"]["fields"]["kind"] == "shaberi-single"
     assert "higher of chat and completion" in out["pfgen"]["rule"]
-    # the table form says it too
-    shown = _invoke(*args)
+    # the table form says it too, and the plot shows the same pairs
+    needs("matplotlib")
+    needs("plotly")
+    plot = tmp_path / "pfgen-vs-elyza"
+    shown = _invoke(*args, "--plot", str(plot))
     assert shown.exit_code == 0, shown.output
     assert "pfgen-bench vs elyza-tasks-100 (9 models)" in shown.stdout
     assert "signature: hyoka:" in shown.stdout
+    page = plot.with_suffix(".html").read_text(encoding="utf-8")
+    assert "elyza-tasks-100 overall" in page and "Qwen-72B-Chat" in page
+    assert plot.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_a_model_with_several_runs_takes_its_best_and_a_pfgen_leaderboard_serves_too(
