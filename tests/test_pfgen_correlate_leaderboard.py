@@ -185,7 +185,8 @@ def test_leaderboards_that_cannot_be_correlated_are_refused(
     allowed = _invoke(*against, str(mixed), *named, "--mix-variants", "--json")
     assert allowed.exit_code == 0, allowed.output
     out = json.loads(allowed.stdout)
-    assert out["other"]["variant"] == [None, "other.v1"]
+    assert (out["other"]["variant"], out["other"]["variants"]) == (None, [None, "other.v1"])
+    assert {row["other_variant"] for row in out["models"]} == {None, "other.v1"}
 
     def incomplete(rows: list[dict[str, Any]]) -> None:
         rows[2]["complete"] = False

@@ -78,7 +78,9 @@ class OtherBoard:
         return {
             "file": str(self.path),
             "bench": self.bench,
-            "variant": variants[0] if len(variants) == 1 else variants,
+            # the one variant every row shares (null: none, or rows of several)
+            "variant": variants[0] if len(variants) == 1 else None,
+            "variants": variants,
             "signature": None if signature is None else signature.to_json(),
             "left_out": [{"model": m, "why": why} for m, why in self.left_out],
         }
