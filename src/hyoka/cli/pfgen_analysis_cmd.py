@@ -125,7 +125,8 @@ def correlate_command(
     from hyoka.errors import InputError
     from hyoka.stats import collect_run_scores, correlate, read_score_table
 
-    for flag, value in {"--names": names, "--mix-variants": mix_variants}.items():
+    only_against = {"--names": names, "--mix-variants": mix_variants, "--data-dir": data_dir}
+    for flag, value in only_against.items():
         if value:
             raise InputError(f"{flag} applies to --against only")
     if (results_dir is None) == (table is None):
