@@ -39,13 +39,13 @@ FEW = ("--resamples", "50")
 @pytest.fixture(scope="module")
 def elyza_board(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The leaderboard JSON of the published Shaberi files, as the command writes it."""
+    path = tmp_path_factory.mktemp("board") / "elyza.json"
     made = _invoke(
         "mtbench", "leaderboard", "--bench", "elyza-tasks-100", "--format", "json",
-        "--data-dir", str(SHARED_DATA),
+        "--data-dir", str(SHARED_DATA), "--output", str(path),
     )  # fmt: skip
     assert made.exit_code == 0, made.output
-    path = tmp_path_factory.mktemp("board") / "elyza.json"
-    path.write_text(made.stdout, encoding="utf-8")
+    assert made.stdout == "" and f"wrote {path}" in made.stderr
     return path
 
 

@@ -92,6 +92,7 @@ def leaderboard_command(
     fmt: Annotated[
         FormatChoice, typer.Option("--format", help="How the table is written.")
     ] = FormatChoice.MD,
+    output: OutputOption = None,
     per_turn: Annotated[
         bool, typer.Option("--per-turn/--no-per-turn", help="Also a table per turn.")
     ] = True,
@@ -124,6 +125,7 @@ def leaderboard_command(
     marked with how many. Means are rounded half-up to two decimals in md and csv, full
     precision in json. Rows not judged on every turn are marked incomplete and ranked
     last; rows judged another way than most are marked; the table ends with its signature.
+    Written to stdout, or replaced atomically in --output.
 
     Examples:
 
@@ -131,7 +133,7 @@ def leaderboard_command(
 
       hyoka mtbench leaderboard --judgments my_judgments/ --format json
 
-      hyoka mtbench leaderboard --bench elyza-tasks-100 --format json
+      hyoka mtbench leaderboard --bench elyza-tasks-100 --format json --output elyza.json
 
       hyoka mtbench leaderboard --radar radar.png --radar radar.html
 
@@ -143,7 +145,10 @@ def leaderboard_command(
     from hyoka.cli._common import err_console, print_warning
 
     if bench == "rakuda":
-        _refuse_for_rakuda({"--radar": radar, "--variant": variant, "--mix-variants": mix_variants})
+        _refuse_for_rakuda(
+            {"--radar": radar, "--variant": variant, "--mix-variants": mix_variants,
+             "--output": output}
+        )  # fmt: skip
         _rakuda_leaderboard(judgments, fmt, rounds, seed)
         return
     from hyoka.mtbench import (
@@ -179,8 +184,15 @@ def leaderboard_command(
                 f"{model.model}: {model.repeated} task row(s) repeated in its file, counted "
                 "again as Shaberi's mean counts them (marked repeated)"
             )
-    typer.echo(render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
-                      per_turn=per_turn), nl=False)  # fmt: skip
+    text = render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
+                  per_turn=per_turn)  # fmt: skip
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        from hyoka.store import atomic_write_text
+
+        atomic_write_text(output, text)  # a failure is the store's one-line WriteError
+        err_console.print(f"wrote {output}", highlight=False, soft_wrap=True)
     for path in radar or []:
         write_radar(board, path, title=loaded.spec.title)
         err_console.print(f"radar chart: {path}", highlight=False, soft_wrap=True)
