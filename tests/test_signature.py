@@ -78,6 +78,7 @@ DECLARED = {
         "injection", "seed", "variant",
     ),
     "fastchat-single": ("bench", "judge", "variant"),
+    "shaberi-single": ("bench", "judge"),
     "rakuda-ranking": ("bench", "fit", "rounds", "seed"),
     "refset-plan": (
         "model", "mode", "num-examples", "max-tokens", "snippets-k", "executor", "workers",

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 RESULTS = Path("results") / "mtbench"
 #: the judgments the paper's Table 1 is computed from, inside the benchmark's data folder
 PUBLISHED_JUDGMENTS = Path("model_judgment") / "gpt-4o-mini_single"
+#: where a benchmark's published judgments lie when not there (ELYZA: Shaberi's files)
+PUBLISHED_ELSEWHERE = {"elyza-tasks-100": Path("judgments") / "gpt-4-turbo-preview"}
 
 BenchOption = Annotated[
     str,
@@ -82,13 +84,15 @@ def leaderboard_command(
         list[Path] | None,
         typer.Option(
             "--judgments",
-            help="Folder of judgment files (*.jsonl) or one file; repeat to combine. "
-            "Default: the published gpt-4o-mini judgments in the data directory.",
+            help="Folder of judgment files (*.jsonl; elyza-tasks-100 also Shaberi's *.json) "
+            "or one file; repeat to combine. Default: the published judgments in the data "
+            "directory (pfmt-fin: gpt-4o-mini; elyza-tasks-100: Shaberi's gpt-4-turbo-preview).",
         ),
     ] = None,
     fmt: Annotated[
         FormatChoice, typer.Option("--format", help="How the table is written.")
     ] = FormatChoice.MD,
+    output: OutputOption = None,
     per_turn: Annotated[
         bool, typer.Option("--per-turn/--no-per-turn", help="Also a table per turn.")
     ] = True,
@@ -114,17 +118,22 @@ def leaderboard_command(
     """Rank models by category: the mean of both turns' scores, overall as upstream has it.
 
     Overall (Avg.): pfmt-fin the mean of the category means (its make_leaderboard.py),
-    mt-bench the mean of every rated turn (FastChat's show_result.py). Rule-based zeros
+    mt-bench the mean of every rated turn (FastChat's show_result.py), elyza-tasks-100 the
+    mean of every rated task (Shaberi's; its published files read as it reads them, every
+    row counted, a repeated one too, and marked). Rule-based zeros
     (no answer, wrong language) count; unrated turns (-1) do not, and rows with any are
     marked with how many. Means are rounded half-up to two decimals in md and csv, full
     precision in json. Rows not judged on every turn are marked incomplete and ranked
     last; rows judged another way than most are marked; the table ends with its signature.
+    Written to stdout, or replaced atomically in --output.
 
     Examples:
 
       hyoka mtbench leaderboard --bench pfmt-fin
 
       hyoka mtbench leaderboard --judgments my_judgments/ --format json
+
+      hyoka mtbench leaderboard --bench elyza-tasks-100 --format json --output elyza.json
 
       hyoka mtbench leaderboard --radar radar.png --radar radar.html
 
@@ -136,7 +145,10 @@ def leaderboard_command(
     from hyoka.cli._common import err_console, print_warning
 
     if bench == "rakuda":
-        _refuse_for_rakuda({"--radar": radar, "--variant": variant, "--mix-variants": mix_variants})
+        _refuse_for_rakuda(
+            {"--radar": radar, "--variant": variant, "--mix-variants": mix_variants,
+             "--output": output}
+        )  # fmt: skip
         _rakuda_leaderboard(judgments, fmt, rounds, seed)
         return
     from hyoka.mtbench import (
@@ -151,9 +163,11 @@ def leaderboard_command(
     for path in radar or []:
         if path.suffix.lower() not in RADAR_SUFFIXES:
             raise InputError(f"--radar: {path} must end in .png or .html")
-    loaded = Bench.load(bench, data_dir, variant)
-    folders = judgments or [loaded.folder / PUBLISHED_JUDGMENTS]
-    board = build_leaderboard(loaded, judgment_files(folders), mix_variants=mix_variants)
+    loaded = Bench.load(bench, data_dir, variant, questions_only=True)
+    folders = judgments or [loaded.folder / PUBLISHED_ELSEWHERE.get(bench, PUBLISHED_JUDGMENTS)]
+    shaberi = loaded.spec.question_format == "shaberi"
+    files = judgment_files(folders, shaberi=shaberi)
+    board = build_leaderboard(loaded, files, mix_variants=mix_variants)
     for model in board.incomplete():
         print_warning(
             f"{model.model}: {model.judged} of {board.expected_turns} turns judged "
@@ -165,8 +179,20 @@ def leaderboard_command(
                 f"{model.model}: {model.unrated} of {model.judged} judged turns have no "
                 "rating (-1), left out of its means (marked unrated)"
             )
-    typer.echo(render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
-                      per_turn=per_turn), nl=False)  # fmt: skip
+        if model.repeated:
+            print_warning(
+                f"{model.model}: {model.repeated} task row(s) repeated in its file, counted "
+                "again as Shaberi's mean counts them (marked repeated)"
+            )
+    text = render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
+                  per_turn=per_turn)  # fmt: skip
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        from hyoka.store import atomic_write_text
+
+        atomic_write_text(output, text)  # a failure is the store's one-line WriteError
+        err_console.print(f"wrote {output}", highlight=False, soft_wrap=True)
     for path in radar or []:
         write_radar(board, path, title=loaded.spec.title)
         err_console.print(f"radar chart: {path}", highlight=False, soft_wrap=True)

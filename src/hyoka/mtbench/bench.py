@@ -504,7 +504,11 @@ class Bench:
         name: str = "pfmt-fin",
         data_dir: Path | str | None = None,
         variant: str | None = None,
+        *,
+        questions_only: bool = False,
     ) -> Bench:
+        """The benchmark's files from the data directory; ``questions_only``: its questions
+        alone, no judge prompts or references (a leaderboard reads no more)."""
         spec = bench_spec(name)
         chosen = spec.variant(variant)
         folder = resolve_data_dir(data_dir) / spec.folder
@@ -515,6 +519,8 @@ class Bench:
             raise MissingDataError(f"{spec.title} data not found in {folder}: {hint}")
         question_bytes = _read_pinned(question_file, files[0], hint)
         questions = _load_questions(spec, question_file, question_bytes)
+        if questions_only:  # no hashes: a judging run needs all the files
+            return cls(spec, folder, questions, {}, {}, variant=chosen)
         prompt_file = folder / files[1].path
         if not prompt_file.is_file():
             raise MissingDataError(f"{prompt_file} not found: {hint}")

@@ -13,6 +13,11 @@ a model without every turn judged is marked incomplete and ranked after the comp
 and every row carries the signature of the files it came from (the manifest hyoka writes
 beside a judgment file; for other files, what their lines say: the judge's name), so rows
 judged another way are flagged.
+
+Shaberi's published judgment files (ELYZA-tasks-100, ``*.json``: one graded task a row)
+are read as upstream's results notebook reads them: every row counts, a task repeated in
+a file too (pandas' mean over the rows read), and a ``null`` score (no rating) is left out
+of the mean; the row says how many of each it has.
 """
 
 from __future__ import annotations
@@ -28,8 +33,15 @@ from typing import ClassVar
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench, Headline
 from hyoka.mtbench.records import NO_RATING, SingleJudgmentLine
+from hyoka.mtbench.shaberi import shaberi_judge, shaberi_judgments, shaberi_model
 from hyoka.signature import Signature, SignatureType, common_signature, only_when_set
-from hyoka.store import manifest_path, read_manifest, read_records, unique_records
+from hyoka.store import (
+    MANIFEST_SUFFIX,
+    manifest_path,
+    read_manifest,
+    read_records,
+    unique_records,
+)
 
 #: the scale of a judge's rating (0: decided by a rule); -1 (no rating) stands apart
 SCALE = (0.0, 10.0)
@@ -45,8 +57,9 @@ def round_half_up(value: Fraction, places: int = 2) -> Decimal:
 
 
 def display_name(model: str) -> str:
-    """Upstream file names write ``org/model`` as ``org_model``; show the slash again."""
-    return model.replace("_", "/", 1)
+    """Upstream file names write ``org/model`` as ``org_model``; show the slash again
+    (a name that has one, as Shaberi's files give it, is shown as it is)."""
+    return model if "/" in model else model.replace("_", "/", 1)
 
 
 @dataclass
@@ -59,11 +72,18 @@ class ModelScores:
     _counts: dict[tuple[str, int], int] = field(default_factory=lambda: defaultdict(int))
     judged: int = 0
     unrated: int = 0
+    #: rows of a task already judged in the same file, counted again (Shaberi's files)
+    repeated: int = 0
     signature: Signature | None = None
     headline: Headline = "category-mean"
 
-    def add(self, category: str, turn: int, score: float) -> None:
-        self.judged += 1
+    def add(self, category: str, turn: int, score: float, *, repeat: bool = False) -> None:
+        """One judged turn; ``repeat``: a turn judged before in the same file, counted
+        again in the means (as Shaberi's notebook counts every row), not as another turn."""
+        if repeat:
+            self.repeated += 1
+        else:
+            self.judged += 1
         if score == NO_RATING:
             self.unrated += 1
             return
@@ -130,19 +150,25 @@ class Leaderboard:
         return model.signature.differences(common)
 
 
-def judgment_files(paths: list[Path]) -> list[Path]:
-    """The ``*.jsonl`` files of the given folders (or the files themselves), sorted."""
+def judgment_files(paths: list[Path], *, shaberi: bool = False) -> list[Path]:
+    """The ``*.jsonl`` files of the given folders (or the files themselves), sorted;
+    ``shaberi``: Shaberi's ``*.json`` judgment files too."""
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
             found += sorted(path.glob("*.jsonl"))
+            if shaberi:  # not the manifests hyoka keeps beside its own files
+                found += sorted(
+                    p for p in path.glob("*.json") if not p.name.endswith(MANIFEST_SUFFIX)
+                )
         elif path.is_file():
             found.append(path)
         else:
             raise InputError(f"--judgments: {path} does not exist")
     if not found:
         shown = ", ".join(str(p) for p in paths)
-        raise InputError(f"--judgments: no *.jsonl judgment files in {shown}")
+        kinds = "*.jsonl or *.json" if shaberi else "*.jsonl"
+        raise InputError(f"--judgments: no {kinds} judgment files in {shown}")
     return found
 
 
@@ -160,9 +186,28 @@ class FastChatSingleSignature(SignatureType):
     variant: str | None = only_when_set()
 
 
+@dataclass(frozen=True, kw_only=True)
+class ShaberiSingleSignature(SignatureType):
+    """How a Shaberi judgment file was made, as far as it says: the benchmark and the judge
+    (its folder's name, as upstream names it). A kind of its own: the file records neither
+    the prompt version nor any setting, and its mean counts every row (repeats too)."""
+
+    kind: ClassVar[str] = "shaberi-single"
+    bench: str
+    judge: str
+
+
+def is_shaberi_file(path: Path, bench: Bench) -> bool:
+    """Whether ``path`` is one of Shaberi's judgment files (``*.json``) of ``bench``."""
+    return bench.spec.question_format == "shaberi" and path.suffix == ".json"
+
+
 def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) -> Signature:
     """The signature hyoka stored beside ``path`` (an older format migrated); for a file
-    without one, ``FastChatSingleSignature``."""
+    without one, ``FastChatSingleSignature`` (``ShaberiSingleSignature`` for Shaberi's)."""
+    if is_shaberi_file(path, bench):
+        judge = shaberi_judge(path, bench.spec.upstream_name)
+        return ShaberiSingleSignature(bench=bench.spec.name, judge=judge).signature()
     manifest = read_manifest(path)
     stored = None
     if manifest is not None:
@@ -177,9 +222,36 @@ def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) ->
     ).signature()
 
 
+def _shaberi_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
+    """Shaberi's rows as judgment lines: the task found by its text (a file may repeat a
+    row, which shifts the rest), ``null`` as no rating."""
+    tasks = {q.turns[0]: q.question_id for q in bench.questions}
+    model = shaberi_model(path)
+    # the file records no prompt name: the line says where it came from instead
+    judge = (shaberi_judge(path, bench.spec.upstream_name), "shaberi")
+    for number, row in shaberi_judgments(path):
+        task = tasks.get(row.Question)
+        if task is None:
+            raise InputError(
+                f"{path}:{number}: the Question is not one of {bench.spec.title}'s tasks "
+                "(a Shaberi file of another benchmark?)"
+            )
+        score = NO_RATING if row.score is None else row.score
+        yield (
+            number,
+            SingleJudgmentLine(
+                question_id=task, model=model, judge=judge, judgment="", score=score, turn=1
+            ),
+        )
+
+
 def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
     questions = bench.by_id
-    for number, line in read_records(path, SingleJudgmentLine):
+    if is_shaberi_file(path, bench):
+        numbered = _shaberi_lines(path, bench)
+    else:
+        numbered = read_records(path, SingleJudgmentLine)
+    for number, line in numbered:
         where = f"{path}:{number}"
         question = questions.get(line.question_id)
         if question is None:
@@ -218,8 +290,9 @@ def build_leaderboard(
     """Read every judgment; an ``InputError`` at the first line that cannot be right.
 
     Within a file, a line repeated identically is dropped with a warning and two different
-    lines for one turn are an error naming both; across files, a turn judged twice is an
-    error naming both files. Rows judged under different variants of the benchmark (or
+    lines for one turn are an error naming both (a Shaberi file's repeats all count, as
+    upstream's mean counts them); across files, a turn judged twice is an error naming
+    both files. Rows judged under different variants of the benchmark (or
     under another than ``bench``'s) are refused unless ``mix_variants``: then each row
     keeps its variant in its signature, and rows unlike most are marked with it."""
     questions = bench.by_id
@@ -227,12 +300,20 @@ def build_leaderboard(
     seen: dict[tuple[str, int, int], Path] = {}
     every: list[SingleJudgmentLine] = []
     for path in files:
-        lines = list(unique_records(path, _checked_lines(path, bench), _line_key))
+        shaberi = is_shaberi_file(path, bench)
+        checked = _checked_lines(path, bench)
+        # Shaberi's mean counts every row it reads; other files drop identical repeats
+        lines = [line for _, line in checked] if shaberi else list(
+            unique_records(path, checked, _line_key)
+        )  # fmt: skip
         every.extend(lines)
         signature = file_signature(path, bench, lines)
+        in_file: set[tuple[str, int, int]] = set()
         for line in lines:
             key = _line_key(line)
-            if key in seen:
+            repeat = key in in_file
+            in_file.add(key)
+            if key in seen and not repeat:
                 raise InputError(
                     f"{path}: {line.model} question_id {line.question_id} turn {line.turn} "
                     f"judged twice (also in {seen[key]})"
@@ -249,7 +330,7 @@ def build_leaderboard(
                 # one model judged in files made two ways: its row is neither
                 row.signature = row.signature.with_field("mixed", True)
             category = questions[line.question_id].category
-            row.add(category, line.turn, line.score)
+            row.add(category, line.turn, line.score, repeat=repeat)
     if not mix_variants:
         _refuse_mixed_variants(bench, scores.values())
     expected = len(bench.turns) * len(questions)

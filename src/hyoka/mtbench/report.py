@@ -8,7 +8,8 @@ what upstream's pandas prints before rounding); a category with no rated turn is
 Every format says how the numbers were produced and which rows are not like the others:
 a row not judged on every turn is marked ``(incomplete)`` and ranked last, a row with
 turns the judge gave no rating (-1, left out of its means) is marked ``(N unrated)``, a
-row whose signature differs from the table's is marked ``(differs)``; Markdown and CSV end
+row whose signature differs from the table's is marked ``(differs)``, a row with tasks a
+Shaberi file repeats (counted again, as Shaberi counts them) ``(N repeated)``; Markdown and CSV end
 with the table's signature, how "Avg." is computed and each marked row's notes (CSV as
 ``#`` comment lines); JSON gives every row its signature, its differences, whether it is
 complete and how many turns are unrated.
@@ -52,6 +53,8 @@ def row_label(board: Leaderboard, model: ModelScores) -> str:
     marks = [] if board.complete(model) else ["incomplete"]
     if model.unrated:
         marks.append(f"{model.unrated} unrated")
+    if model.repeated:
+        marks.append(f"{model.repeated} repeated")
     if board.differences(model):
         marks.append("differs")
     name = display_name(model.model)
@@ -65,7 +68,8 @@ def notes(board: Leaderboard) -> list[str]:
         lines.append(f"signature: {board.signature.line}")
     shaberi = board.bench.spec.question_format == "shaberi"
     lines.append(
-        "Avg.: mean of every rated task (Shaberi's mean score)"
+        "Avg.: mean of every rated task, no rating (-1, null) left out (Shaberi's mean "
+        "score, its results notebook's pandas mean; a row its files repeat counts again)"
         if shaberi
         else HEADLINE_NOTES[board.bench.spec.headline]
     )
@@ -79,6 +83,11 @@ def notes(board: Leaderboard) -> list[str]:
             lines.append(
                 f"{display_name(model.model)}: {model.unrated} of {model.judged} judged turns "
                 "unrated (no rating, -1), left out of its means"
+            )
+        if model.repeated:
+            lines.append(
+                f"{display_name(model.model)}: {model.repeated} task row(s) repeated in its "
+                "file, counted again in its mean as Shaberi's mean counts them"
             )
         differences = board.differences(model)
         if differences:
@@ -150,6 +159,7 @@ def to_json(board: Leaderboard) -> list[dict[str, Any]]:
         entry["headline"] = board.bench.spec.headline
         entry["judged_turns"] = model.judged
         entry["unrated_turns"] = model.unrated
+        entry["repeated_rows"] = model.repeated
         entry["complete"] = board.complete(model)
         entry[SIGNATURE_KEY] = None if model.signature is None else model.signature.to_json()
         entry["signature_differs"] = board.differences(model)

@@ -1,6 +1,7 @@
 """Statistics for comparing evaluation methods: bootstrap CIs, correlations, agreement."""
 
 from hyoka.stats.agreement import AgreementReport, agreement_report
+from hyoka.stats.board_pairs import BoardCorrelation, correlate_with_leaderboard
 from hyoka.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -29,6 +30,7 @@ __all__ = [
     "VERDICT_NAMES",
     "AgreementReport",
     "Battles",
+    "BoardCorrelation",
     "Correlation",
     "HomeFit",
     "HomeMatch",
@@ -41,6 +43,7 @@ __all__ = [
     "bradley_terry",
     "collect_run_scores",
     "correlate",
+    "correlate_with_leaderboard",
     "fit_home_advantage",
     "kendall_tau_b",
     "label_table_from_files",
