@@ -25,6 +25,9 @@ from hyoka.stats.board_pairs import read_pfgen_side
 needs("scipy")
 import scipy.stats  # type: ignore[import-untyped]  # noqa: E402
 
+#: the pfgen side defaults to the published sample in the data directory: the shared one
+pytestmark = pytest.mark.usefixtures("hyoka_env")
+
 RELATIVES = Path(__file__).parent / "fixtures" / "pfgen-elyza-relatives.tsv"
 
 
