@@ -56,7 +56,7 @@ def test_shaberi_files_give_shaberis_mean_per_model_with_unrated_and_repeats_cou
     assert "| lightblue/ao-karasu-72B (1 unrated) | 3.60 | 3.60 |" in text
     assert "signature: hyoka:" in text and "kind:shaberi-single" in text
     assert "Shaberi's mean score" in text
-    assert "1 task row(s) repeated" in md.stderr
+    assert "1 turn(s) judged again in its file" in md.stderr
 
 
 def test_a_shaberi_file_in_upstreams_layout_and_bad_rows(

@@ -145,15 +145,15 @@ def _assert_board(html: str, table_id: str, bench: Bench, files: list[Path]) -> 
     """The table is ``build_leaderboard``'s, the signature its signature's line."""
     board = build_leaderboard(bench, files)
     rows = {row[0][1].split(" (incomplete")[0]: row for row in _cells(html, table_id)}
-    assert sorted(rows) == sorted(display_name(m.model) for m in board.models)
+    assert sorted(rows) == sorted(display_name(m.model, board.bench) for m in board.models)
     turns = list(bench.turns) if len(bench.turns) > 1 else []
     for model in board.models:
         means = model.means()
         expected = [model.overall(), *(model.overall(t) for t in turns)]
         expected += [means[c] for c in bench.spec.categories]
-        shown = rows[display_name(model.model)][1 : 1 + len(expected)]
+        shown = rows[display_name(model.model, board.bench)][1 : 1 + len(expected)]
         assert [c[1] for c in shown] == [str(round_half_up(v)) if v else "–" for v in expected]
-        assert int(rows[display_name(model.model)][-1][1]) == model.unrated
+        assert int(rows[display_name(model.model, board.bench)][-1][1]) == model.unrated
     assert board.signature is not None
     assert f'<code class="signature">{board.signature.line}</code>' in html.replace("&#x27;", "'")
 

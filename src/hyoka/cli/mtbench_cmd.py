@@ -181,8 +181,8 @@ def leaderboard_command(
             )
         if model.repeated:
             print_warning(
-                f"{model.model}: {model.repeated} task row(s) repeated in its file, counted "
-                "again as Shaberi's mean counts them (marked repeated)"
+                f"{model.model}: {model.repeated} turn(s) judged again in its file, each "
+                "judgment counted as upstream's mean counts them (marked repeated)"
             )
     text = render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
                   per_turn=per_turn)  # fmt: skip

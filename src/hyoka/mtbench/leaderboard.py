@@ -56,10 +56,14 @@ def round_half_up(value: Fraction, places: int = 2) -> Decimal:
     return -result if value < 0 else result
 
 
-def display_name(model: str) -> str:
-    """Upstream file names write ``org/model`` as ``org_model``; show the slash again
-    (a name that has one, as Shaberi's files give it, is shown as it is)."""
-    return model if "/" in model else model.replace("_", "/", 1)
+def display_name(model: str, bench: Bench) -> str:
+    """A model's name as ``bench``'s upstream table shows it: pfmt-bench-fin-ja's file names
+    write ``org/model`` as ``org_model`` and its table shows the slash again; FastChat's
+    shows the id as written (``mixv3_5btok_7b`` is no organisation). A name that has a
+    slash, as Shaberi's files give it, is shown as it is."""
+    if "/" in model or not bench.spec.slash_in_model_names:
+        return model
+    return model.replace("_", "/", 1)
 
 
 @dataclass
@@ -289,21 +293,24 @@ def build_leaderboard(
 ) -> Leaderboard:
     """Read every judgment; an ``InputError`` at the first line that cannot be right.
 
-    Within a file, a line repeated identically is dropped with a warning and two different
-    lines for one turn are an error naming both (a Shaberi file's repeats all count, as
-    upstream's mean counts them); across files, a turn judged twice is an error naming
-    both files. Rows judged under different variants of the benchmark (or
-    under another than ``bench``'s) are refused unless ``mix_variants``: then each row
-    keeps its variant in its signature, and rows unlike most are marked with it."""
+    A turn judged more than once within a file is counted as the benchmark's upstream
+    counts it (``BenchSpec.repeated_turns``): every line again (FastChat's
+    ``show_result.py``, Shaberi's notebook), each repeat marked on its row; or an identical
+    line dropped with a warning and two different lines an error naming both. Across files,
+    a turn judged twice is an error naming both files. Rows judged under different variants
+    of the benchmark (or under another than ``bench``'s) are refused unless
+    ``mix_variants``: then each row keeps its variant in its signature, and rows unlike
+    most are marked with it."""
     questions = bench.by_id
     scores: dict[str, ModelScores] = {}
     seen: dict[tuple[str, int, int], Path] = {}
     every: list[SingleJudgmentLine] = []
     for path in files:
-        shaberi = is_shaberi_file(path, bench)
         checked = _checked_lines(path, bench)
-        # Shaberi's mean counts every row it reads; other files drop identical repeats
-        lines = [line for _, line in checked] if shaberi else list(
+        # upstream's mean counts every line it reads (Shaberi's, FastChat's show_result.py);
+        # pfmt-bench-fin-ja's drops duplicates (here: identical ones; different ones refused)
+        every_line = is_shaberi_file(path, bench) or bench.spec.repeated_turns == "every"
+        lines = [line for _, line in checked] if every_line else list(
             unique_records(path, checked, _line_key)
         )  # fmt: skip
         every.extend(lines)

@@ -8,8 +8,9 @@ what upstream's pandas prints before rounding); a category with no rated turn is
 Every format says how the numbers were produced and which rows are not like the others:
 a row not judged on every turn is marked ``(incomplete)`` and ranked last, a row with
 turns the judge gave no rating (-1, left out of its means) is marked ``(N unrated)``, a
-row whose signature differs from the table's is marked ``(differs)``, a row with tasks a
-Shaberi file repeats (counted again, as Shaberi counts them) ``(N repeated)``; Markdown and CSV end
+row whose signature differs from the table's is marked ``(differs)``, a row with turns
+judged again in one file (counted again, as FastChat's ``show_result.py`` and Shaberi's
+notebook count them: ``BenchSpec.repeated_turns``) ``(N repeated)``; Markdown and CSV end
 with the table's signature, how "Avg." is computed and each marked row's notes (CSV as
 ``#`` comment lines); JSON gives every row its signature, its differences, whether it is
 complete and how many turns are unrated.
@@ -57,7 +58,7 @@ def row_label(board: Leaderboard, model: ModelScores) -> str:
         marks.append(f"{model.repeated} repeated")
     if board.differences(model):
         marks.append("differs")
-    name = display_name(model.model)
+    name = display_name(model.model, board.bench)
     return f"{name} ({', '.join(marks)})" if marks else name
 
 
@@ -74,24 +75,24 @@ def notes(board: Leaderboard) -> list[str]:
         else HEADLINE_NOTES[board.bench.spec.headline]
     )
     for model in board.ranked():
+        name = display_name(model.model, board.bench)
         if not board.complete(model):
             lines.append(
-                f"{display_name(model.model)}: incomplete, {model.judged} of "
-                f"{board.expected_turns} turns judged"
+                f"{name}: incomplete, {model.judged} of {board.expected_turns} turns judged"
             )
         if model.unrated:
             lines.append(
-                f"{display_name(model.model)}: {model.unrated} of {model.judged} judged turns "
-                "unrated (no rating, -1), left out of its means"
+                f"{name}: {model.unrated} of {model.judged} judged turns unrated (no rating, "
+                "-1), left out of its means"
             )
         if model.repeated:
             lines.append(
-                f"{display_name(model.model)}: {model.repeated} task row(s) repeated in its "
-                "file, counted again in its mean as Shaberi's mean counts them"
+                f"{name}: {model.repeated} turn(s) judged again in its file, each judgment "
+                "counted in its means as upstream's mean counts them"
             )
         differences = board.differences(model)
         if differences:
-            lines.append(f"{display_name(model.model)}: differs: {'; '.join(differences)}")
+            lines.append(f"{name}: differs: {'; '.join(differences)}")
     return lines
 
 
@@ -147,7 +148,7 @@ def to_json(board: Leaderboard) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for model in board.ranked():
         entry: dict[str, Any] = {
-            "model": display_name(model.model),
+            "model": display_name(model.model, board.bench),
             "overall": _number(model.overall()),
             "categories": {c: _number(m) for c, m in model.means().items()},
         }

@@ -238,7 +238,7 @@ def category_table(judge_set: JudgeSet) -> str:
     rows = []
     for model in board.ranked():
         means = model.means()
-        label = display_name(model.model)
+        label = display_name(model.model, board.bench)
         differs = board.differences(model)
         tip = (
             ("differs: " + "; ".join(differs))
@@ -259,7 +259,7 @@ def category_table(judge_set: JudgeSet) -> str:
         )
     series = [
         (
-            display_name(m.model),
+            display_name(m.model, board.bench),
             [None if (v := m.means()[c]) is None else float(v) for c in categories],
         )
         for m in board.ranked()
@@ -347,7 +347,7 @@ def question_pages(
         rows = []
         payload: dict[str, str] = {}
         for number, ((judge, model), turns) in enumerate(sorted(grid.items())):
-            cells = [cell(esc(display_name(model)), model), cell(esc(judge), judge)]
+            cells = [cell(esc(display_name(model, bench)), model), cell(esc(judge), judge)]
             details = []
             for turn in bench.turns:
                 judged = turns.get(turn)
@@ -376,7 +376,7 @@ def question_pages(
                     f'<div class="judgment" id="{target}">…</div></details>'
                 )
                 payload[target] = esc(text)
-            answered.append(f"<li><b>{esc(display_name(model))}</b>{''.join(parts)}</li>")
+            answered.append(f"<li><b>{esc(display_name(model, bench))}</b>{''.join(parts)}</li>")
         answers_html = f"<h2>Answers</h2><ul>{''.join(answered)}</ul>" if answered else ""
         turns_html = "".join(
             f'<div class="card"><h3>Turn {i + 1}</h3><div class="judgment">{esc(t)}</div></div>'
@@ -419,7 +419,7 @@ def index_page(bench_sets: Sequence[tuple[Bench, Sequence[JudgeSet]]]) -> str:
             judges = []
             for judge_set in sets:
                 best = judge_set.board.ranked()[:1]
-                top = f" · best: {esc(display_name(best[0].model))}" if best else ""
+                top = f" · best: {esc(display_name(best[0].model, bench))}" if best else ""
                 judges.append(
                     f'<li><a href="../{esc(set_path(judge_set))}">{esc(judge_set.name)}</a> '
                     f"({len(judge_set.board.models)} models{top})</li>"
