@@ -19,9 +19,15 @@ really asked (``judge`` holds only the name, which says nothing of the model beh
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from hyoka.judge import JudgeSettings, JudgmentRecord, combine, user_prompt_of
 from hyoka.providers import Usage
@@ -36,10 +42,23 @@ NO_RATING = -1
 
 
 class AnswerChoice(BaseModel):
+    """One sample of a dialogue: its ``turns`` (the answers, as judged) and, for a model
+    that thinks aloud, what it thought before each (``thinking``: ``None`` where a turn had
+    none; hyoka's addition, written only when a turn had any, so FastChat's readers and
+    every answer file of a model that does not think are as they were)."""
+
     model_config = ConfigDict(frozen=True, extra="allow")
 
     index: int = 0
     turns: tuple[str, ...]
+    thinking: tuple[str | None, ...] | None = None
+
+    @model_serializer(mode="wrap")
+    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("thinking") is None:
+            data.pop("thinking", None)
+        return data
 
 
 class AnswerRecord(BaseModel):
