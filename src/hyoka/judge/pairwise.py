@@ -53,12 +53,15 @@ from hyoka.judge.verdict_probs import (
     verdict_probabilities,
 )
 from hyoka.providers import (
+    DEFAULT_THINKING,
     Choice,
     GenerationRequest,
     Message,
     ModelClient,
     Reply,
+    ThinkingRule,
     Usage,
+    signed_rule,
     split_thinking,
 )
 from hyoka.stats import MIRROR
@@ -98,12 +101,17 @@ def parse_methods(method: str) -> tuple[Method, ...]:
 
 
 def pairwise_settings(
-    judge: str, base_url: str | None, max_tokens: int | None, methods: Sequence[Method]
+    judge: str,
+    base_url: str | None,
+    max_tokens: int | None,
+    methods: Sequence[Method],
+    thinking: ThinkingRule = DEFAULT_THINKING,
 ) -> JudgeSettings:
-    """Temperature 0 (seed 001); the top-20 log probabilities only when ``prob`` is wanted."""
+    """Temperature 0 (seed 001); the top-20 log probabilities only when ``prob`` is wanted;
+    verdicts read after the thinking unless ``thinking`` says otherwise."""
     return JudgeSettings(
         judge=judge, base_url=base_url, temperature=0.0, max_tokens=max_tokens,
-        top_logprobs=TOP_LOGPROBS if "prob" in methods else None,
+        top_logprobs=TOP_LOGPROBS if "prob" in methods else None, thinking=signed_rule(thinking),
     )  # fmt: skip
 
 

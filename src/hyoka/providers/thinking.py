@@ -31,6 +31,7 @@ every result written before the rule existed keeps its signature.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Final, Literal
 
 from hyoka.providers.types import GenerationResponse
@@ -41,6 +42,14 @@ KEEP: Final = "keep"
 #: the rules, the default first
 THINKING_RULES: tuple[ThinkingRule, ...] = (STRIP_THINK, KEEP)
 DEFAULT_THINKING: ThinkingRule = STRIP_THINK
+
+
+class ThinkingChoice(StrEnum):
+    """The ``--thinking`` flag's values: exactly ``ThinkingRule``'s (a test holds them)."""
+
+    STRIP_THINK = STRIP_THINK
+    KEEP = KEEP
+
 
 OPEN_TAG = "<think>"
 CLOSE_TAG = "</think>"
