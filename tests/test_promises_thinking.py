@@ -28,6 +28,7 @@ from hyoka.judge.rating import FASTCHAT, PFMT_UPSTREAM, rate
 from hyoka.judge.single import SingleGrading
 from hyoka.mtbench import Bench, load_answers
 from hyoka.mtbench.generate import GeneratePlan, GenerateReport, generate_answers
+from hyoka.mtbench.records import pair_line, single_line
 from hyoka.pfgen import PfgenBenchmark
 from hyoka.pfgen.runs import score_run
 from hyoka.providers import (
@@ -290,3 +291,31 @@ def test_no_published_answer_opens_a_thinking_block() -> None:
                 continue
             answer = json.loads(line)["answer"]
             assert split_thinking(answer).answer == answer, (path, answer[:40])
+
+
+def test_fastchat_lines_keep_the_judges_thinking_beside_the_judgment(tmp_path: Path) -> None:
+    """MT-bench-style files (FastChat's lines) keep the judgment the score was read from
+    and, as hyoka's addition, the thinking before it; a line without thinking is as it was."""
+    settings = JudgeSettings(judge="scripted/x", temperature=0.0)
+
+    async def go() -> JudgmentRecord:
+        async with _scripted(tmp_path, REASONING_JUDGE) as client:
+            return await SingleGrading(settings, "t", "1", rules=FASTCHAT).ask(client, _task(1))
+
+    record = asyncio.run(go())
+    line = single_line(record, question_id=1, turn=1, model="m", judge=("j", "single-v1"))
+    assert (line.score, line.judgment) == (8, "良い回答です。評価: [[8]]")
+    assert line.thinking == "<think>最初の印象は [[2]] だが、よく読むと…</think>\n\n"
+    plain = single_line(
+        record.model_copy(update={"thinking": None}), question_id=1, turn=1, model="m",
+        judge=("j", "single-v1"),
+    )  # fmt: skip
+    assert "thinking" not in json.loads(plain.model_dump_json())
+    pairwise = PairwiseJudging(settings, "t", "1", methods=("bs1",))
+    xy = Choice(text="<think>[[A]] かも</think>\n[[B]]")
+    pair = pair_line(
+        pairwise.judgment(_task(2), [xy, Choice(text="[[A]]")]), question_id=1, turn=1,
+        judge=("j", "pair-v2"), user_prompts=("p", "p"),
+    )  # fmt: skip
+    assert (pair.g1_winner, pair.g2_winner) == ("model_2", "model_2")
+    assert pair.thinking == {"g1": "<think>[[A]] かも</think>\n"}

@@ -55,10 +55,15 @@ class AnswerChoice(BaseModel):
 
     @model_serializer(mode="wrap")
     def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("thinking") is None:
-            data.pop("thinking", None)
-        return data
+        return _without_unset_thinking(handler(self))
+
+
+def _without_unset_thinking(data: Any) -> Any:
+    """A line as dumped, without ``thinking`` where there was none: the line of a model
+    that does not think aloud is the line it always was."""
+    if isinstance(data, dict) and data.get("thinking") is None:
+        data.pop("thinking", None)
+    return data
 
 
 class AnswerRecord(BaseModel):
@@ -95,6 +100,13 @@ class SingleJudgmentLine(BaseModel):
     score: int | float
     turn: int = Field(ge=1, le=2)
     tstamp: float = 0.0
+    #: hyoka's addition: what a judge that thinks aloud thought before ``judgment`` (the
+    #: reply the score was read from); written only when it had some
+    thinking: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_thinking(handler(self))
 
     @property
     def zeroed_by_rule(self) -> bool:
@@ -143,6 +155,13 @@ class PairJudgmentLine(BaseModel):
     usage: Usage = Usage()
     #: the judge really asked; ``None`` in FastChat's files
     judge_settings: JudgeSettings | None = None
+    #: per game (``g1``, ``g2``) what a judge that thinks aloud thought before its
+    #: judgment; written only when it had some
+    thinking: dict[str, str] | None = None
+
+    @model_serializer(mode="wrap")
+    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_thinking(handler(self))
 
     @property
     def models(self) -> frozenset[str]:
@@ -173,10 +192,11 @@ def single_line(
     else:
         judgment = record.replies[-1] if record.replies else ""
     score: int | float = NO_RATING if record.failed else record.score
+    thinking = record.thinking[-1] if record.thinking and not record.rule else None
     return SingleJudgmentLine(
         question_id=question_id, model=model, judge=judge,
         user_prompt=user_prompt_of(record.prompt), judgment=judgment, score=score, turn=turn,
-        tstamp=record.tstamp,
+        tstamp=record.tstamp, thinking=thinking,
     )  # fmt: skip
 
 
@@ -217,9 +237,11 @@ def pair_line(
             game: record.prob_status(order) or "no-logprobs"
             for order, game in (("xy", "g1"), ("yx", "g2"))
         }
+    thought = dict(zip(("g1", "g2"), record.thinking or (), strict=False))
+    thinking = {game: text for game, text in thought.items() if text is not None} or None
     return PairJudgmentLine.model_validate(
         {**common, "g1_winner": G1_WINNER[record.letter("xy")],
          "g2_winner": G2_WINNER[record.letter("yx")], "g1_judgment": record.replies[0],
          "g2_judgment": record.replies[1], "probabilities": _games(record.probabilities),
-         "prob_status": status}
+         "prob_status": status, "thinking": thinking}
     )  # fmt: skip
