@@ -140,7 +140,7 @@ def test_the_answers_signature_names_the_rule_when_it_is_not_the_default(tmp_pat
         report = _generate(server, bench, plan)
     assert report.signature is not None and report.signature.get("thinking") == "keep"
     assert "|thinking:keep" in report.signature.line
-    (record,) = load_answers(plan.answer_file, bench).values()
+    (record,) = load_answers(plan.answer_file, bench, thinking="keep").values()
     assert record.turns[0].startswith("<think>考え</think>")
     manifest = json.loads((tmp_path / "m.jsonl.manifest.json").read_text("utf-8"))
     assert manifest["identity"]["thinking"] == "keep"
@@ -319,3 +319,22 @@ def test_fastchat_lines_keep_the_judges_thinking_beside_the_judgment(tmp_path: P
     )  # fmt: skip
     assert (pair.g1_winner, pair.g2_winner) == ("model_2", "model_2")
     assert pair.thinking == {"g1": "<think>[[A]] かも</think>\n"}
+
+
+def test_an_answer_file_made_elsewhere_is_judged_on_its_answers(tmp_path: Path) -> None:
+    """A FastChat answer file whose turns keep a reasoning model's ``<think>`` block (a
+    server without a reasoning parser) loads with each turn the answer after the block,
+    the block set aside; ``keep`` loads it as written."""
+    bench = Bench.load("mt-bench", SHARED_DATA)
+    question = bench.questions[0]
+    line = {
+        "question_id": question.question_id, "model_id": "m",
+        "choices": [{"index": 0, "turns": ["<think>考える</think>\n\n答え一", "答え二"]}],
+    }  # fmt: skip
+    path = tmp_path / "m.jsonl"
+    path.write_text(json.dumps(line, ensure_ascii=False) + "\n", "utf-8")
+    (record,) = load_answers(path, bench).values()
+    assert record.turns == ("答え一", "答え二")
+    assert record.choices[0].thinking == ("<think>考える</think>\n\n", None)
+    (kept,) = load_answers(path, bench, thinking="keep").values()
+    assert kept.turns[0] == "<think>考える</think>\n\n答え一"

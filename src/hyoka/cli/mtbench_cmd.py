@@ -538,7 +538,8 @@ def judge_command(
     methods = parse_methods(method or loaded.spec.pair_method)
     # every answer file is checked before the first judge call
     loaded_answers = [
-        (path, load_answers(path, loaded, complete=limit is None)) for path in answers
+        (path, load_answers(path, loaded, complete=limit is None, thinking=thinking.value))
+        for path in answers
     ]
     name = judge_name or default_judge_name(judge)
     how = BenchJudging.of(name, lang_check, limit)
