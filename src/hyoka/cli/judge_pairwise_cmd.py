@@ -22,8 +22,10 @@ from hyoka.cli._common import (
 )
 from hyoka.cli._judging import MethodOption
 from hyoka.cli._tables import print_table
+from hyoka.cli._thinking import ThinkingOption
 from hyoka.errors import InputError
 from hyoka.judge import CriteriaChoice, MethodChoice
+from hyoka.providers import ThinkingChoice
 
 if TYPE_CHECKING:
     from hyoka.judge import JudgePlan, JudgmentRecord, PairwiseSummary
@@ -113,6 +115,7 @@ def pairwise_command(
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
+    thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
 ) -> None:
     """Judge every pair in both orders; verdicts by prob (seed 001), bs1 and bs2 (resumable).
 
@@ -164,7 +167,7 @@ def pairwise_command(
     items = load_pairs(answers_x, answers_y, answer_reader(per_question, data_dir))
     items = items[: limit or None]
     budget = max_tokens or default_max_tokens(chosen)
-    settings = pairwise_settings(judge, base_url, budget, methods)
+    settings = pairwise_settings(judge, base_url, budget, methods, thinking.value)
     out = output or default_output(RESULTS, judge, items, chosen.name)
     # before the criteria cost any call: the file can be continued
     pending = plan_pairs(items, chosen, settings, out, methods=methods, pending_criteria=True)

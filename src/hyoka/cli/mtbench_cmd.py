@@ -25,6 +25,7 @@ from hyoka.cli._common import (
     reports_errors,
 )
 from hyoka.cli._tables import print_table
+from hyoka.cli._thinking import ThinkingOption
 from hyoka.errors import InputError
 
 # the flags' choices: typer needs them when it builds the commands
@@ -37,6 +38,7 @@ from hyoka.mtbench import (
     LayoutChoice,
     TemplateChoice,
 )
+from hyoka.providers import ThinkingChoice
 
 if TYPE_CHECKING:
     from hyoka.judge import JudgePlan
@@ -288,6 +290,7 @@ def generate_command(
         bool,
         typer.Option("--no-system-message", help="Chat requests without a system message."),
     ] = False,
+    thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
     name: ModelNameOption = None,
     output: OutputOption = None,
     results_dir: ResultsDirOption = RESULTS,
@@ -343,6 +346,7 @@ def generate_command(
         repetition_penalty=penalty,
         injection="strict" if injection == "strict" else "lenient", limit=limit, seed=seed,
         system_message=system_message, no_system_message=no_system_message,
+        thinking=thinking.value,
     )  # fmt: skip
     client = connect(
         model, base_url=base_url, options=provider_options(option), no_cache=no_cache,
@@ -362,7 +366,13 @@ def generate_command(
     typer.echo(
         f"{report.generated} dialogue(s) answered, {report.done_before} already done "
         f"({report.template or template} template); {report.injections} injection(s) caught "
-        f"({injection}), {report.empty} empty answer(s); {stats.requests} request(s), "
+        f"({injection}), {report.empty} empty answer(s)"
+        + (
+            f" ({report.unclosed_thinking} whose thinking never closed)"
+            if report.unclosed_thinking
+            else ""
+        )
+        + f"; {stats.requests} request(s), "
         f"{stats.cache_hits} from cache; tokens: {stats.usage.prompt_tokens} in, "
         f"{stats.usage.completion_tokens} out"
     )
@@ -476,6 +486,7 @@ def judge_command(
             "two games that disagree are a tie; only prob asks the judge for logprobs).",
         ),
     ] = None,
+    thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
 ) -> None:
     """Grade every turn with the benchmark's judge prompts and rating rules (resumable).
 
@@ -510,7 +521,7 @@ def judge_command(
         plan_turns,
         single_output,
     )
-    from hyoka.providers import connect
+    from hyoka.providers import connect, signed_rule
 
     if bench == "rakuda":
         _refuse_for_rakuda(
@@ -530,7 +541,7 @@ def judge_command(
         given = [load_rakuda_answers(path, rakuda) for path in answers]
         name = judge_name or default_judge_name(judge)
         plan = plan_rakuda(
-            rakuda, given, rakuda_settings(judge, base_url, max_tokens),
+            rakuda, given, rakuda_settings(judge, base_url, max_tokens, thinking.value),
             rakuda_output(results_dir, name, output_dir), name, matches=matches, seed=draw_seed,
         )  # fmt: skip
         from hyoka.cli._common import provider_options
@@ -553,7 +564,8 @@ def judge_command(
     methods = parse_methods(method or loaded.spec.pair_method)
     # every answer file is checked before the first judge call
     loaded_answers = [
-        (path, load_answers(path, loaded, complete=limit is None)) for path in answers
+        (path, load_answers(path, loaded, complete=limit is None, thinking=thinking.value))
+        for path in answers
     ]
     name = judge_name or default_judge_name(judge)
     how = BenchJudging.of(name, lang_check, limit)
@@ -563,13 +575,15 @@ def judge_command(
         concurrency=concurrency, flag="--judge",
     )  # fmt: skip
     if mode is JudgeModeChoice.PAIRWISE:
-        settings = pairwise_settings(judge, base_url, max_tokens, methods)
+        settings = pairwise_settings(judge, base_url, max_tokens, methods, thinking.value)
         output = pair_output(results_dir, loaded, name, output_dir, files)
         made = make_matches(loaded_answers, baseline, loaded.spec.pair_models)
         pairs = plan_matches(loaded, made, settings, output, how, methods)
         _judge_pairs(pairs, judge_client(), price_in, price_out)
         return
-    settings = JudgeSettings(judge=judge, base_url=base_url, max_tokens=max_tokens)
+    settings = JudgeSettings(
+        judge=judge, base_url=base_url, max_tokens=max_tokens, thinking=signed_rule(thinking.value)
+    )
     plans: list[tuple[str, JudgePlan[Any]]] = []
     models = [(model_name(loaded, path, by_id), by_id) for path, by_id in loaded_answers]
     if loaded.spec.single_file(files):  # upstream's one file for every model

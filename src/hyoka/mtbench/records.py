@@ -21,7 +21,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from hyoka.judge import JudgeSettings, JudgmentRecord, combine, user_prompt_of
 from hyoka.providers import Usage
@@ -36,10 +43,28 @@ NO_RATING = -1
 
 
 class AnswerChoice(BaseModel):
+    """One sample of a dialogue: its ``turns`` (the answers, as judged) and, for a model
+    that thinks aloud, what it thought before each (``thinking``: ``None`` where a turn had
+    none; hyoka's addition, written only when a turn had any, so FastChat's readers and
+    every answer file of a model that does not think are as they were)."""
+
     model_config = ConfigDict(frozen=True, extra="allow")
 
     index: int = 0
     turns: tuple[str, ...]
+    thinking: tuple[str | None, ...] | None = None
+
+    @model_serializer(mode="wrap")
+    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_thinking(handler(self))
+
+
+def _without_unset_thinking(data: Any) -> Any:
+    """A line as dumped, without ``thinking`` where there was none: the line of a model
+    that does not think aloud is the line it always was."""
+    if isinstance(data, dict) and data.get("thinking") is None:
+        data.pop("thinking", None)
+    return data
 
 
 class AnswerRecord(BaseModel):
@@ -76,6 +101,13 @@ class SingleJudgmentLine(BaseModel):
     score: int | float
     turn: int = Field(ge=1, le=2)
     tstamp: float = 0.0
+    #: hyoka's addition: what a judge that thinks aloud thought before ``judgment`` (the
+    #: reply the score was read from); written only when it had some
+    thinking: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_thinking(handler(self))
 
     @property
     def zeroed_by_rule(self) -> bool:
@@ -124,6 +156,13 @@ class PairJudgmentLine(BaseModel):
     usage: Usage = Usage()
     #: the judge really asked; ``None`` in FastChat's files
     judge_settings: JudgeSettings | None = None
+    #: per game (``g1``, ``g2``) what a judge that thinks aloud thought before its
+    #: judgment; written only when it had some
+    thinking: dict[str, str] | None = None
+
+    @model_serializer(mode="wrap")
+    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_thinking(handler(self))
 
     @model_validator(mode="before")
     @classmethod
@@ -165,10 +204,11 @@ def single_line(
     else:
         judgment = record.replies[-1] if record.replies else ""
     score: int | float = NO_RATING if record.failed else record.score
+    thinking = record.thinking[-1] if record.thinking and not record.rule else None
     return SingleJudgmentLine(
         question_id=question_id, model=model, judge=judge,
         user_prompt=user_prompt_of(record.prompt), judgment=judgment, score=score, turn=turn,
-        tstamp=record.tstamp,
+        tstamp=record.tstamp, thinking=thinking,
     )  # fmt: skip
 
 
@@ -209,9 +249,11 @@ def pair_line(
             game: record.prob_status(order) or "no-logprobs"
             for order, game in (("xy", "g1"), ("yx", "g2"))
         }
+    thought = dict(zip(("g1", "g2"), record.thinking or (), strict=False))
+    thinking = {game: text for game, text in thought.items() if text is not None} or None
     return PairJudgmentLine.model_validate(
         {**common, "g1_winner": G1_WINNER[record.letter("xy")],
          "g2_winner": G2_WINNER[record.letter("yx")], "g1_judgment": record.replies[0],
          "g2_judgment": record.replies[1], "probabilities": _games(record.probabilities),
-         "prob_status": status}
+         "prob_status": status, "thinking": thinking}
     )  # fmt: skip

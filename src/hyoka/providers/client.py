@@ -583,6 +583,7 @@ def _shown_text(response: GenerationResponse) -> str:
     parts = [response.model]
     for choice in response.choices:
         parts.append(choice.text)
+        parts.append(choice.reasoning or "")
         parts.append(choice.finish_reason or "")
     return "\n".join(parts)
 
