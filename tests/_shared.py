@@ -53,6 +53,7 @@ INSTALL = {
     "statsmodels": "hyoka[dev]",
     "hypothesis": "hyoka[dev]",
     "yaml": "hyoka[dev]",
+    "sklearn": "hyoka[dev]",
 }
 
 

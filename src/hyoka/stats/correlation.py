@@ -7,7 +7,6 @@ average ranks (ties share the mean of their positions), as scipy defines it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -113,15 +112,21 @@ def _pairs(x: Sequence[float], y: Sequence[float]) -> tuple[FloatArray, FloatArr
     return xs, ys
 
 
+def kendall_rows(x: FloatArray, y: FloatArray) -> FloatArray:
+    """Kendall's τ-b of each row pair of two (rows, n) matrices: over all pairs of items,
+    (concordant − discordant) divided by the geometric mean of the pairs not tied in x and
+    not tied in y; NaN where one side is all ties."""
+    first, second = np.triu_indices(x.shape[1], k=1)
+    sx = np.sign(x[:, first] - x[:, second])
+    sy = np.sign(y[:, first] - y[:, second])
+    untied = np.count_nonzero(sx, axis=1).astype(np.float64) * np.count_nonzero(sy, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau: FloatArray = np.where(untied > 0, np.sum(sx * sy, axis=1) / np.sqrt(untied), np.nan)
+    return tau
+
+
 def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
-    """Kendall's τ-b: over all pairs of runs, (concordant − discordant) divided by the
-    geometric mean of the pairs not tied in x and not tied in y (NaN when one side is all
-    ties). Every pair is compared at once: n² signs, nothing for a few hundred runs."""
+    """Kendall's τ-b of two lists (``kendall_rows``): every pair compared at once, n²
+    signs, nothing for a few hundred runs."""
     xs, ys = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    upper = np.triu_indices(len(xs), k=1)
-    sx = np.sign(xs[:, None] - xs[None, :])[upper]
-    sy = np.sign(ys[:, None] - ys[None, :])[upper]
-    untied = float(np.count_nonzero(sx)) * float(np.count_nonzero(sy))
-    if untied == 0:
-        return math.nan
-    return float(np.dot(sx, sy)) / math.sqrt(untied)
+    return float(kendall_rows(xs[None, :], ys[None, :])[0])

@@ -88,13 +88,15 @@ class BaselineVerdict:
 @dataclass(frozen=True)
 class ControlledWinRate:
     """One model's raw and length-controlled win rates against the baseline (shares in
-    [0, 1]), the fitted length coefficient γ and the length scale sd(Δ) in characters."""
+    [0, 1]), the fitted length coefficient γ (how much the judge rewards length; 0 where
+    there was no length variation), each with its interval, and the length scale sd(Δ)
+    in characters."""
 
     model: str
     verdicts: int
     raw: Interval
     controlled: Interval
-    length_coefficient: float
+    length_coefficient: Interval
     length_scale: float
 
     def to_json(self) -> dict[str, Any]:
@@ -103,7 +105,7 @@ class ControlledWinRate:
             "verdicts": self.verdicts,
             "win_rate": self.raw.to_json(),
             "length_controlled_win_rate": self.controlled.to_json(),
-            "length_coefficient": self.length_coefficient,
+            "length_coefficient": self.length_coefficient.to_json(),
             "length_scale_characters": self.length_scale,
         }
 
@@ -195,14 +197,11 @@ def _one_model(
     cells = _BATCH_CELLS // max(1, design.shape[1])
     draws = resampled(statistic, n, resamples, rng, batch_cells=cells)
     low, high = percentiles(draws, confidence)
-    return ControlledWinRate(
-        model=model,
-        verdicts=n,
-        raw=Interval(float(point[0]), float(low[0]), float(high[0]), confidence, resamples),
-        controlled=Interval(float(point[1]), float(low[1]), float(high[1]), confidence, resamples),
-        length_coefficient=float(point[2]),
-        length_scale=scale,
-    )
+
+    def interval(k: int) -> Interval:
+        return Interval(float(point[k]), float(low[k]), float(high[k]), confidence, resamples)
+
+    return ControlledWinRate(model, n, interval(0), interval(1), interval(2), scale)
 
 
 def length_controlled_winrates(
