@@ -105,7 +105,8 @@ def test_a_set_length_preference_is_controlled_away_and_the_raw_rate_keeps_it() 
         rows, _ = _verdicts(10 + seed, 0.2, shift, 1.5, n=600, ties=0.0)
         verdicts += [BaselineVerdict(name, v.question, v.share, v.model_chars, 1000) for v in rows]
     truth = 1.0 / (1.0 + math.exp(-0.2))
-    # six intervals are checked at once: 99% each, so that all six hold by design
+    # six intervals are checked at once, 99% each: they hold together in most draws (18
+    # of 20 seeds tried), the misses being sampling; this draw is fixed
     result = length_controlled_winrates(
         verdicts, baseline="base", resamples=400, seed=7, confidence=0.99
     )
