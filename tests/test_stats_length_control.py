@@ -131,14 +131,16 @@ def test_the_same_verdicts_give_the_same_intervals_and_the_signature_says_how() 
 
 
 def test_without_length_variation_the_rate_is_the_model_term_alone() -> None:
-    verdicts = [BaselineVerdict("m", f"q{k}", (1.0, 0.0, 1.0, 0.5)[k % 4], 500, 400) for k in range(40)]
+    verdicts = [
+        BaselineVerdict("m", f"q{k}", (1.0, 0.0, 1.0, 0.5)[k % 4], 500, 400) for k in range(40)
+    ]
     rate = length_controlled_winrates(verdicts, baseline="b", resamples=50).by_model()["m"]
     assert rate.length_scale == 0.0 and rate.length_coefficient.estimate == 0.0
     assert rate.controlled.estimate == pytest.approx(rate.raw.estimate, abs=1e-6)
 
 
 def test_bad_verdicts_are_refused_with_one_line() -> None:
-    with pytest.raises(InputError, match="share 1.5 is not between 0 and 1"):
+    with pytest.raises(InputError, match=r"share 1\.5 is not between 0 and 1"):
         length_controlled_winrates([BaselineVerdict("m", "q", 1.5, 1, 1)], baseline="b")
     with pytest.raises(InputError, match="with itself"):
         length_controlled_winrates([BaselineVerdict("b", "q", 1.0, 1, 1)], baseline="b")

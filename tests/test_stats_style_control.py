@@ -60,7 +60,9 @@ def test_features_are_arena_hards_normalised_differences_standardised() -> None:
     assert only_length == ("length",)
 
 
-def _crafted(seed: int, battles: int = 3000) -> tuple[Battles, list[StyleCounts], list[StyleCounts], np.ndarray]:
+def _crafted(
+    seed: int, battles: int = 3000
+) -> tuple[Battles, list[StyleCounts], list[StyleCounts], np.ndarray]:
     """Six models whose strengths are set, writing answers of very different mean length
     (the weaker ones longer), judged by a judge who rewards length: P(first wins) =
     σ(β₁ − β₂ + 1.5·z), z the standardised normalised length difference."""

@@ -128,7 +128,7 @@ class LengthAdjusted:
 
 def _group_means(values: FloatArray, weights: FloatArray, group: IntArray, size: int) -> FloatArray:
     """Per row of ``values`` (rows × n): each item's weighted group mean (rows × n)."""
-    rows, n = values.shape
+    rows = values.shape[0]
     cells = (group[None, :] + np.arange(rows, dtype=np.int64)[:, None] * size).ravel()
     totals = np.bincount(cells, weights=(values * weights).ravel(), minlength=rows * size)
     counts = np.bincount(cells, weights=weights.ravel(), minlength=rows * size)
@@ -175,9 +175,9 @@ def _statistics(
         )
         both_length = _two_way_residuals(lengths, weights, question, model)
         both_score = _two_way_residuals(scores, weights, question, model)
-        gamma = (weights * both_length * both_score).sum(axis=1) / (
-            weights * both_length**2
-        ).sum(axis=1)
+        gamma = (weights * both_length * both_score).sum(axis=1) / (weights * both_length**2).sum(
+            axis=1
+        )
     cells = (model[None, :] + np.arange(rows, dtype=np.int64)[:, None] * models).ravel()
 
     def per_model(values: FloatArray) -> FloatArray:
@@ -243,7 +243,9 @@ def length_adjusted_scores(
         return Interval(float(point[k]), float(low[k]), float(high[k]), confidence, resamples)
 
     counts = np.bincount(model, minlength=models)
-    centred = length - _group_means(length[None, :], np.ones((1, len(rows))), question, questions)[0]
+    centred = (
+        length - _group_means(length[None, :], np.ones((1, len(rows))), question, questions)[0]
+    )
     shift = np.bincount(model, weights=centred, minlength=models) / counts
     scores = tuple(
         AdjustedScore(

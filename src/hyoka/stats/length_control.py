@@ -175,9 +175,7 @@ def _one_model(
     seed: int,
 ) -> ControlledWinRate:
     outcome = np.asarray([v.share for v in verdicts], dtype=np.float64)
-    differences = np.asarray(
-        [v.model_chars - v.baseline_chars for v in verdicts], dtype=np.float64
-    )
+    differences = np.asarray([v.model_chars - v.baseline_chars for v in verdicts], dtype=np.float64)
     extra = None
     if difficulty is not None:
         missing = sorted({v.question for v in verdicts} - set(difficulty))

@@ -69,7 +69,8 @@ _BOLD = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__")
 class StyleControlSignature(SignatureType):
     """How style-controlled ratings were made: the features controlled for, their
     normalisation, the length unit, the bootstrap (rounds, confidence, seed) and the
-    anchor (``model@rating``; ``centred`` when none, the mean rating at 1000). numpy's version is recorded (its seeded draws)."""
+    anchor (``model@rating``; ``centred`` when none, the mean rating at 1000). numpy's
+    version is recorded (its seeded draws)."""
 
     kind: ClassVar[str] = "style-controlled-bt"
     packages: ClassVar[tuple[str, ...]] = ("numpy",)
@@ -245,4 +246,3 @@ def style_controlled_bradley_terry(
         draws=draws[:, :m],
         signature=signature,
     )
-
