@@ -130,13 +130,25 @@ def test_the_same_verdicts_give_the_same_intervals_and_the_signature_says_how() 
     assert first.signature.get("resamples") == "100"
 
 
-def test_without_length_variation_the_rate_is_the_model_term_alone() -> None:
-    verdicts = [
-        BaselineVerdict("m", f"q{k}", (1.0, 0.0, 1.0, 0.5)[k % 4], 500, 400) for k in range(40)
-    ]
-    rate = length_controlled_winrates(verdicts, baseline="b", resamples=50).by_model()["m"]
+def test_equal_lengths_leave_the_rate_and_an_unidentified_length_term_gives_none() -> None:
+    shares = (1.0, 0.0, 1.0, 0.5)
+    equal = [BaselineVerdict("m", f"q{k}", shares[k % 4], 500, 500) for k in range(40)]
+    rate = length_controlled_winrates(equal, baseline="b", resamples=50).by_model()["m"]
     assert rate.length_scale == 0.0 and rate.length_coefficient.estimate == 0.0
     assert rate.controlled.estimate == pytest.approx(rate.raw.estimate, abs=1e-6)
+    # always 100 characters longer: length and the model's own term are one column
+    longer = [BaselineVerdict("m", f"q{k}", shares[k % 4], 600, 500) for k in range(40)]
+    # far longer than the lengths vary (8000 ± ~300): tanh(Δ/sd) is 1 throughout
+    far = [BaselineVerdict("m", f"q{k}", shares[k % 4], 9000 + 10 * k, 1000) for k in range(40)]
+    # two verdicts: too few to tell the terms apart
+    few = [BaselineVerdict("m", f"q{k}", 1.0, 900 + 50 * k, 500) for k in range(2)]
+    for verdicts in (longer, far, few):
+        rate = length_controlled_winrates(verdicts, baseline="b", resamples=50).by_model()["m"]
+        assert math.isnan(rate.controlled.estimate) and math.isnan(rate.controlled.low)
+        assert math.isnan(rate.length_coefficient.estimate)
+        assert rate.controlled.format() == "n/a"
+        assert rate.raw.estimate == pytest.approx(np.mean([v.share for v in verdicts]))
+        assert rate.to_json()["length_controlled_win_rate"]["estimate"] is None
 
 
 def test_bad_verdicts_are_refused_with_one_line() -> None:

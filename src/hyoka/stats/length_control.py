@@ -19,9 +19,14 @@ penalty by 5-fold cross-validation and regularises toward two "gamed" baselines 
 with its own data, which no other benchmark has); difficulty is taken only where given
 (upstream's comes from its own precomputed table). Intervals are percentile bootstrap
 intervals over the model's verdicts drawn with replacement (seeded), each draw refitted;
-the length scale sd(Δ) is the full data's. Where every verdict has the same length
-difference there is no length variation to control for: the length term is left out and
-the controlled rate equals the fit of the model term alone.
+the length scale sd(Δ) is the full data's.
+
+Where the answers were always equally long there is nothing to control: the controlled
+rate is the fit of the model term alone. Where the length term cannot be told apart from
+the model's own (fewer than ``MIN_VERDICTS`` verdicts, or lengths that differ in one
+direction by far more than they vary, so that tanh(Δ/sd(Δ)) hardly varies: its standard
+deviation under ``MIN_SPREAD``) there is no controlled rate (NaN, shown as n/a): any
+value would be the one the fit's regularisation picks, with an interval that hides it.
 """
 
 from __future__ import annotations
@@ -51,6 +56,10 @@ LENGTH_UNIT = "characters"
 FIT = "logistic-ml"
 LENGTH_FEATURE = "tanh-std-length-difference"
 DIFFICULTY_FEATURE = "instruction-difficulty"
+#: fewer verdicts than this: no controlled rate (the length term is not identified)
+MIN_VERDICTS = 10
+#: a length feature whose standard deviation is under this: no controlled rate
+MIN_SPREAD = 0.1
 #: Verdicts × resamples per batch of refits (bounds memory).
 _BATCH_CELLS = 2_000_000
 
@@ -186,6 +195,9 @@ def _one_model(
     scale = float(np.std(differences, ddof=1)) if len(differences) > 1 else 0.0
     has_length = scale > 0
     n = len(verdicts)
+    identified = not np.any(differences) or (
+        n >= MIN_VERDICTS and has_length and float(np.std(design[:, 1], ddof=1)) >= MIN_SPREAD
+    )
     point = _controlled_rows(design, outcome, np.ones((1, n)), has_length)[0]
 
     def statistic(picks: IntArray) -> FloatArray:
@@ -197,6 +209,8 @@ def _one_model(
     low, high = percentiles(draws, confidence)
 
     def interval(k: int) -> Interval:
+        if k > 0 and not identified:
+            return Interval(math.nan, math.nan, math.nan, confidence, resamples)
         return Interval(float(point[k]), float(low[k]), float(high[k]), confidence, resamples)
 
     return ControlledWinRate(model, n, interval(0), interval(1), interval(2), scale)
