@@ -86,7 +86,9 @@ DECLARED = {
         "features", "normalisation", "length", "rounds", "confidence", "seed", "anchor",
     ),
     "length-adjusted-scores": ("model", "feature", "length", "resamples", "confidence", "seed"),
-    "ranking-comparison": ("confidence", "pairs", "rounds"),
+    "ranking-comparison": (
+        "confidence", "pairs", "rounds", "correlation-draws", "resamples", "seed",
+    ),
     "separability-curve": ("sizes", "repeats", "confidence", "seed"),
     "refset-plan": (
         "model", "mode", "num-examples", "max-tokens", "snippets-k", "executor", "workers",

@@ -10,6 +10,7 @@ import pytest
 
 from _shared import needs
 from hyoka.errors import InputError
+from hyoka.stats.bootstrap import resample_indices
 from hyoka.stats.correlation import kendall_rows
 from hyoka.stats.ranking_quality import (
     ScoreDraws,
@@ -71,7 +72,7 @@ def test_kendall_rows_is_scipys_tau_b_row_by_row_with_ties() -> None:
         assert tau[row] == pytest.approx(expected, nan_ok=True)
 
 
-def test_rank_correlations_are_scipys_on_the_scores_and_on_each_paired_draw() -> None:
+def test_rank_correlations_are_scipys_on_the_scores_and_on_each_draw_of_models() -> None:
     rng = np.random.default_rng(1)
     truth = rng.normal(0.0, 1.0, 8)
     table_a = truth[None, :] + rng.normal(0.0, 1.0, (50, 8))
@@ -79,14 +80,18 @@ def test_rank_correlations_are_scipys_on_the_scores_and_on_each_paired_draw() ->
     models = [f"m{k}" for k in range(8)]
     a = mean_score_draws(table_a, models, resamples=300, seed=1)
     b = mean_score_draws(table_b, models, resamples=300, seed=2)
-    result = compare_rankings(a, b)
+    result = compare_rankings(a, b, resamples=300, seed=4)
     assert result.spearman.estimate == pytest.approx(stats.spearmanr(a.estimate, b.estimate)[0])
     assert result.kendall.estimate == pytest.approx(stats.kendalltau(a.estimate, b.estimate)[0])
-    spearmans = [stats.spearmanr(a.draws[r], b.draws[r])[0] for r in range(300)]
-    kendalls = [stats.kendalltau(a.draws[r], b.draws[r])[0] for r in range(300)]
-    assert result.spearman.low == pytest.approx(np.quantile(spearmans, 0.025))
-    assert result.kendall.high == pytest.approx(np.quantile(kendalls, 0.975))
+    # the intervals: the models drawn with replacement, each draw's correlation by scipy
+    picks = resample_indices(8, 300, np.random.default_rng(4))
+    spearmans = [stats.spearmanr(a.estimate[p], b.estimate[p])[0] for p in picks]
+    kendalls = [stats.kendalltau(a.estimate[p], b.estimate[p])[0] for p in picks]
+    assert result.spearman.low == pytest.approx(np.nanquantile(spearmans, 0.025))
+    assert result.kendall.high == pytest.approx(np.nanquantile(kendalls, 0.975))
+    assert result.spearman.low <= result.spearman.estimate <= result.spearman.high
     assert result.signature.get("kind") == "ranking-comparison"
+    assert (result.signature.get("resamples"), result.signature.get("seed")) == ("300", "4")
     assert result.to_json()["agreement_with_confidence"] == result.agreement
 
 

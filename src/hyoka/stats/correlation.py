@@ -115,13 +115,19 @@ def _pairs(x: Sequence[float], y: Sequence[float]) -> tuple[FloatArray, FloatArr
 def kendall_rows(x: FloatArray, y: FloatArray) -> FloatArray:
     """Kendall's τ-b of each row pair of two (rows, n) matrices: over all pairs of items,
     (concordant − discordant) divided by the geometric mean of the pairs not tied in x and
-    not tied in y; NaN where one side is all ties."""
-    first, second = np.triu_indices(x.shape[1], k=1)
-    sx = np.sign(x[:, first] - x[:, second])
-    sy = np.sign(y[:, first] - y[:, second])
-    untied = np.count_nonzero(sx, axis=1).astype(np.float64) * np.count_nonzero(sy, axis=1)
+    not tied in y; NaN where one side is all ties. Item i is compared with every later
+    item at once, for every row: memory grows with rows × n, not with the n² pairs."""
+    rows, n = x.shape
+    products, untied_x, untied_y = np.zeros(rows), np.zeros(rows), np.zeros(rows)
+    for i in range(n - 1):
+        sx = np.sign(x[:, i + 1 :] - x[:, i : i + 1])
+        sy = np.sign(y[:, i + 1 :] - y[:, i : i + 1])
+        products += np.einsum("ij,ij->i", sx, sy)
+        untied_x += np.count_nonzero(sx, axis=1)
+        untied_y += np.count_nonzero(sy, axis=1)
+    untied = untied_x * untied_y
     with np.errstate(divide="ignore", invalid="ignore"):
-        tau: FloatArray = np.where(untied > 0, np.sum(sx * sy, axis=1) / np.sqrt(untied), np.nan)
+        tau: FloatArray = np.where(untied > 0, products / np.sqrt(untied), np.nan)
     return tau
 
 

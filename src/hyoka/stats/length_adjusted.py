@@ -41,9 +41,10 @@ from hyoka.stats.bootstrap import (
     FloatArray,
     IntArray,
     Interval,
+    draw_weights,
     resampled,
 )
-from hyoka.stats.length_control import LENGTH_UNIT, draw_weights
+from hyoka.stats.length_control import LENGTH_UNIT
 
 MODEL = "two-way-fixed-effects"
 FEATURE = "log1p-characters"

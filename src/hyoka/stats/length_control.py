@@ -46,6 +46,7 @@ from hyoka.stats.bootstrap import (
     FloatArray,
     IntArray,
     Interval,
+    draw_weights,
     percentiles,
     resampled,
 )
@@ -137,14 +138,6 @@ class LengthControlled:
             "length_unit": LENGTH_UNIT,
             "models": [rate.to_json() for rate in self.rates],
         }
-
-
-def draw_weights(picks: IntArray, n: int) -> FloatArray:
-    """How often each of ``n`` items was drawn in each row of ``picks`` (rows × n)."""
-    rows = picks.shape[0]
-    cells = (picks + np.arange(rows, dtype=np.int64)[:, None] * n).ravel()
-    counts: FloatArray = np.bincount(cells, minlength=rows * n).astype(np.float64)
-    return counts.reshape(rows, n)
 
 
 def length_design(differences: FloatArray, extra: FloatArray | None = None) -> FloatArray:

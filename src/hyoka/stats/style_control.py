@@ -38,6 +38,7 @@ from hyoka.stats.bootstrap import (
     DEFAULT_SEED,
     FloatArray,
     Interval,
+    draw_weights,
     percentiles,
     resampled,
 )
@@ -48,7 +49,7 @@ from hyoka.stats.bradley_terry import (
     Ratings,
     to_elo,
 )
-from hyoka.stats.length_control import LENGTH_UNIT, draw_weights
+from hyoka.stats.length_control import LENGTH_UNIT
 from hyoka.stats.logistic import fit_logistic
 
 #: the feature groups one may control for (arena-hard's ``--control-features``)
