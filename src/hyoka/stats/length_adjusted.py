@@ -39,7 +39,6 @@ from hyoka.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     FloatArray,
-    IntArray,
     Interval,
     draw_weights,
     resampled,
@@ -127,69 +126,79 @@ class LengthAdjusted:
         }
 
 
-def _group_means(values: FloatArray, weights: FloatArray, group: IntArray, size: int) -> FloatArray:
-    """Per row of ``values`` (rows × n): each item's weighted group mean (rows × n)."""
-    rows = values.shape[0]
-    cells = (group[None, :] + np.arange(rows, dtype=np.int64)[:, None] * size).ravel()
-    totals = np.bincount(cells, weights=(values * weights).ravel(), minlength=rows * size)
-    counts = np.bincount(cells, weights=weights.ravel(), minlength=rows * size)
-    means = np.divide(totals, counts, out=np.zeros_like(totals), where=counts > 0)
-    result: FloatArray = means.reshape(rows, size)[:, group]
-    return result
+@dataclass(frozen=True)
+class _Panel:
+    """The grades as a question × model table: scores, log lengths, which cells hold a
+    grade (``present``, 0 or 1), and the scores and log lengths centred on their
+    question's mean over the cells present (0 where absent)."""
+
+    score: FloatArray
+    length: FloatArray
+    present: FloatArray
+    centred_score: FloatArray
+    centred_length: FloatArray
+
+    @classmethod
+    def of(cls, score: FloatArray, length: FloatArray, present: FloatArray) -> _Panel:
+        count = present.sum(axis=1, keepdims=True)
+
+        def centred(values: FloatArray) -> FloatArray:
+            mean = (values * present).sum(axis=1, keepdims=True) / count
+            result: FloatArray = (values - mean) * present
+            return result
+
+        return cls(score, length, present, centred(score), centred(length))
 
 
-def _two_way_residuals(
-    values: FloatArray, weights: FloatArray, question: IntArray, model: IntArray
-) -> FloatArray:
-    """``values`` with question and model means removed (weighted), by alternating
-    projections; one sweep is exact when every model answered every question."""
-    questions, models = int(question.max()) + 1, int(model.max()) + 1
-    residual = values - _group_means(values, weights, question, questions)
+def _two_way_residuals(centred: FloatArray, weight: FloatArray, present: FloatArray) -> FloatArray:
+    """Question-centred values (questions × models) with the models' weighted means
+    removed too, for each question weighting (rows × questions × models out), by
+    alternating projections: within a question every cell has its weight, so the question
+    step is a plain mean. One sweep is exact when every model answered every question."""
+    cells = weight[:, :, None] * present[None, :, :]
+    model_weight = cells.sum(axis=1)
+    per_question = present.sum(axis=1)
+    residual = np.broadcast_to(centred, cells.shape).copy()
     for _ in range(_MAX_SWEEPS):
-        shift = _group_means(residual, weights, model, models)
-        residual = residual - shift
-        back = _group_means(residual, weights, question, questions)
-        residual = residual - back
+        shift = np.divide(
+            (cells * residual).sum(axis=1),
+            model_weight,
+            out=np.zeros_like(model_weight),
+            where=model_weight > 0,
+        )
+        residual -= shift[:, None, :] * present
+        back = (residual * present).sum(axis=2) / per_question
+        residual -= back[:, :, None] * present
         if max(float(np.max(np.abs(shift))), float(np.max(np.abs(back)))) < _SWEEP_TOLERANCE:
             break
     return residual
 
 
-def _statistics(
-    score: FloatArray,
-    length: FloatArray,
-    weights: FloatArray,
-    question: IntArray,
-    model: IntArray,
-    models: int,
-) -> FloatArray:
-    """Per weighting (rows × n): partial r, γ, then every model's raw and adjusted mean."""
-    rows = weights.shape[0]
-    questions = int(question.max()) + 1
-    scores = np.broadcast_to(score, weights.shape)
-    lengths = np.broadcast_to(length, weights.shape)
-    centred_score = scores - _group_means(scores, weights, question, questions)
-    centred_length = lengths - _group_means(lengths, weights, question, questions)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        partial = (weights * centred_score * centred_length).sum(axis=1) / np.sqrt(
-            (weights * centred_score**2).sum(axis=1) * (weights * centred_length**2).sum(axis=1)
-        )
-        both_length = _two_way_residuals(lengths, weights, question, model)
-        both_score = _two_way_residuals(scores, weights, question, model)
-        gamma = (weights * both_length * both_score).sum(axis=1) / (weights * both_length**2).sum(
-            axis=1
-        )
-    cells = (model[None, :] + np.arange(rows, dtype=np.int64)[:, None] * models).ravel()
+def _statistics(panel: _Panel, weight: FloatArray) -> FloatArray:
+    """Per question weighting (rows × questions): the partial r, γ, then every model's
+    raw and adjusted mean (NaN for a model none of whose questions was drawn)."""
+    cells = weight[:, :, None] * panel.present[None, :, :]
+    model_weight = cells.sum(axis=1)
 
-    def per_model(values: FloatArray) -> FloatArray:
-        total = np.bincount(cells, weights=(values * weights).ravel(), minlength=rows * models)
-        count = np.bincount(cells, weights=weights.ravel(), minlength=rows * models)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            result: FloatArray = (total / count).reshape(rows, models)
+    def total(values: FloatArray) -> FloatArray:
+        """Per row and model: Σ over questions of each cell's weight × value."""
+        result: FloatArray = weight @ (panel.present * values)
         return result
 
-    raw = per_model(scores)
-    relative = per_model(centred_length)
+    def summed(values: FloatArray) -> FloatArray:
+        """Σ over questions and models of each cell's weight × value (per row)."""
+        result: FloatArray = weight @ (panel.present * values).sum(axis=1)
+        return result
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        partial = summed(panel.centred_score * panel.centred_length) / np.sqrt(
+            summed(panel.centred_score**2) * summed(panel.centred_length**2)
+        )
+        length = _two_way_residuals(panel.centred_length, weight, panel.present)
+        score = _two_way_residuals(panel.centred_score, weight, panel.present)
+        gamma = (cells * length * score).sum(axis=(1, 2)) / (cells * length**2).sum(axis=(1, 2))
+        raw = total(panel.score) / model_weight
+        relative = total(panel.centred_length) / model_weight
     adjusted = raw - np.nan_to_num(gamma)[:, None] * relative
     return np.concatenate([partial[:, None], gamma[:, None], raw, adjusted], axis=1)
 
@@ -202,14 +211,15 @@ def length_adjusted_scores(
     seed: int = DEFAULT_SEED,
 ) -> LengthAdjusted:
     """The partial correlation of score with length within question and every model's
-    length-adjusted mean (see the module's docstring), with intervals over questions."""
+    length-adjusted mean (see the module's docstring), with intervals over questions.
+    A model answers a question at most once (repeats are aggregated before)."""
     if resamples < 1:
         raise InputError("--resamples must be at least 1")
     if not 0.0 < confidence < 1.0:
         raise InputError("confidence must lie strictly between 0 and 1")
     question_index: dict[str, int] = {}
     model_index: dict[str, int] = {}
-    rows: list[tuple[int, int, float, float]] = []
+    cells: dict[tuple[int, int], tuple[float, float]] = {}
     for grade in grades:
         if not math.isfinite(grade.score):
             raise InputError(f"{grade.model} on {grade.question!r}: score {grade.score!r}")
@@ -217,41 +227,38 @@ def length_adjusted_scores(
             raise InputError(f"{grade.model} on {grade.question!r}: negative length")
         q = question_index.setdefault(grade.question, len(question_index))
         m = model_index.setdefault(grade.model, len(model_index))
-        rows.append((q, m, grade.score, math.log1p(grade.chars)))
-    if len(question_index) < 2 or len(model_index) < 2:
+        if (q, m) in cells:
+            raise InputError(f"{grade.model} on {grade.question!r}: graded twice")
+        cells[q, m] = (grade.score, math.log1p(grade.chars))
+    questions, models = len(question_index), len(model_index)
+    if questions < 2 or models < 2:
         raise InputError("length adjustment needs at least two questions and two models")
-    question = np.asarray([r[0] for r in rows], dtype=np.int64)
-    model = np.asarray([r[1] for r in rows], dtype=np.int64)
-    score = np.asarray([r[2] for r in rows], dtype=np.float64)
-    length = np.asarray([r[3] for r in rows], dtype=np.float64)
-    models, questions = len(model_index), len(question_index)
+    score, length, present = (np.zeros((questions, models)) for _ in range(3))
+    for (q, m), (value, log_length) in cells.items():
+        score[q, m], length[q, m], present[q, m] = value, log_length, 1.0
+    panel = _Panel.of(score, length, present)
 
-    def of(question_weights: FloatArray) -> FloatArray:
-        return _statistics(score, length, question_weights[:, question], question, model, models)
-
-    point = of(np.ones((1, questions)))[0]
+    point = _statistics(panel, np.ones((1, questions)))[0]
     rng = np.random.default_rng(seed)
+    # a batch of r draws holds r × questions indices and r × questions × models cells
     draws = resampled(
-        lambda picks: of(draw_weights(picks, questions)),
+        lambda picks: _statistics(panel, draw_weights(picks, questions)),
         questions,
         resamples,
         rng,
-        batch_cells=max(questions, _BATCH_CELLS * questions // max(1, len(rows))),
+        batch_cells=max(questions, _BATCH_CELLS // models),
     )
     low, high = _nan_percentiles(draws, confidence)
 
     def interval(k: int) -> Interval:
         return Interval(float(point[k]), float(low[k]), float(high[k]), confidence, resamples)
 
-    counts = np.bincount(model, minlength=models)
-    centred = (
-        length - _group_means(length[None, :], np.ones((1, len(rows))), question, questions)[0]
-    )
-    shift = np.bincount(model, weights=centred, minlength=models) / counts
+    answered = present.sum(axis=0)
+    shift = panel.centred_length.sum(axis=0) / answered
     scores = tuple(
         AdjustedScore(
             model=name,
-            grades=int(counts[m]),
+            grades=int(answered[m]),
             raw=interval(2 + m),
             adjusted=interval(2 + models + m),
             relative_length=float(shift[m]),
