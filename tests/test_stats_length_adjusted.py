@@ -89,5 +89,7 @@ def test_a_set_length_reward_is_adjusted_away_and_the_raw_means_keep_it() -> Non
 def test_bad_grades_are_refused_with_one_line() -> None:
     with pytest.raises(InputError, match="at least two questions and two models"):
         length_adjusted_scores([Grade("q", "m", 5.0, 10), Grade("q", "n", 4.0, 10)])
+    with pytest.raises(InputError, match="m on 'q': graded twice"):
+        length_adjusted_scores([Grade("q", "m", 5.0, 10), Grade("q", "m", 4.0, 12)])
     with pytest.raises(InputError, match="score nan"):
         length_adjusted_scores([Grade("q", "m", float("nan"), 10)])

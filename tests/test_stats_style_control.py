@@ -14,6 +14,7 @@ from _shared import needs
 from hyoka.errors import InputError
 from hyoka.stats.bradley_terry import ELO_SCALE, Battles, bradley_terry
 from hyoka.stats.logistic import sigmoid
+from hyoka.stats.ranking_quality import separability
 from hyoka.stats.style_control import (
     StyleCounts,
     style_controlled_bradley_terry,
@@ -138,6 +139,10 @@ def test_a_set_length_preference_is_controlled_away_and_raw_ratings_keep_it() ->
     assert len(missed) >= 4, missed  # the verbose weak models are rated up, the terse down
     assert raw["m0"].rating > truth["m0"] and raw["m5"].rating < truth["m5"]
     assert controlled.draws.shape == (500, 6)
+    # the controlled ranking's draws feed the benchmark-quality statistics
+    ranking = controlled.score_draws()
+    assert ranking.models == played.models
+    assert separability(ranking, confidence=0.99) > 0.5
 
 
 def test_bad_input_is_refused_with_one_line() -> None:

@@ -51,6 +51,7 @@ from hyoka.stats.bradley_terry import (
 )
 from hyoka.stats.length_control import LENGTH_UNIT
 from hyoka.stats.logistic import fit_logistic
+from hyoka.stats.ranking_quality import ScoreDraws
 
 #: the feature groups one may control for (arena-hard's ``--control-features``)
 LENGTH, MARKDOWN = "length", "markdown"
@@ -152,6 +153,12 @@ class StyleControlled:
     models: tuple[str, ...]
     draws: FloatArray
     signature: Signature
+
+    def score_draws(self) -> ScoreDraws:
+        """The controlled ratings as a ranking with draws, for ``ranking_quality``."""
+        by_model = self.ratings.by_model()
+        estimate = np.asarray([by_model[m].rating for m in self.models], dtype=np.float64)
+        return ScoreDraws(self.models, estimate, self.draws)
 
     def to_json(self) -> dict[str, Any]:
         return {
