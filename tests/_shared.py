@@ -55,6 +55,7 @@ INSTALL = {
     "statsmodels": "hyoka[dev]",
     "hypothesis": "hyoka[dev]",
     "yaml": "hyoka[dev]",
+    "sklearn": "hyoka[dev]",
 }
 
 

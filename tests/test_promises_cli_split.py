@@ -357,9 +357,11 @@ def test_judge_pairwise_json_is_the_pairwise_runs_to_json(tmp_path: Path) -> Non
     template = load_template(printed["template"])
     usage = printed["run_usage"]
     stats = _stats(2, usage["prompt_tokens"], usage["completion_tokens"])
+    lengths = {"q1": (len("東京です。"), len("大阪です。"))}  # the answers, in characters
     run = PairwiseRun(
-        output, template, printed["judge"], "x", "y", summarise_pairwise(records, ("bs2",)),
-        JudgeReport(judged=1), stats, _signature(printed),
+        output, template, printed["judge"], "x", "y",
+        summarise_pairwise(records, ("bs2",), lengths), JudgeReport(judged=1), stats,
+        _signature(printed),
     )  # fmt: skip
     assert printed == run.to_json()
     # A in both orders: X first and X wins, Y first and Y wins; bs2 calls it a tie

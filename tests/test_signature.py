@@ -80,6 +80,17 @@ DECLARED = {
     "fastchat-single": ("bench", "judge", "variant"),
     "shaberi-single": ("bench", "judge"),
     "rakuda-ranking": ("bench", "fit", "rounds", "seed"),
+    "length-controlled-winrate": (
+        "baseline", "fit", "features", "length", "resamples", "confidence", "seed",
+    ),
+    "style-controlled-bt": (
+        "features", "normalisation", "length", "rounds", "confidence", "seed", "anchor",
+    ),
+    "length-adjusted-scores": ("model", "feature", "length", "resamples", "confidence", "seed"),
+    "ranking-comparison": (
+        "confidence", "pairs", "rounds", "correlation-draws", "resamples", "seed",
+    ),
+    "separability-curve": ("sizes", "repeats", "confidence", "seed"),
     "refset-plan": (
         "model", "mode", "num-examples", "max-tokens", "snippets-k", "executor", "workers",
         "cpus-per-worker", "gpus-per-worker", "calibration", "gpu", "peak-tflops",

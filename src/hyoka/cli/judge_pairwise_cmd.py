@@ -46,16 +46,25 @@ def _print_summary(summary: PairwiseSummary, model_x: str, model_y: str) -> None
 
     table = Table(title=f"X = {escape(model_x)}, Y = {escape(model_y)}: {summary.pairs} pair(s)")
     for column in ("method", "X wins", "Y wins", "ties", "invalid", "X win rate", "X adjusted",
-                   "Y win rate", "Y adjusted"):  # fmt: skip
+                   "Y win rate", "Y adjusted", "X length-controlled"):  # fmt: skip
         table.add_column(column, justify="left" if column == "method" else "right")
     for name, counts in summary.methods.items():
         row = counts.to_json()
+        controlled = counts.x_length_controlled
         table.add_row(
             name, *(str(row[key]) for key in ("x_wins", "y_wins", "ties", "invalid")),
             *(rate(row[f"{side}{kind}win_rate"]) for side in ("x_", "y_")
               for kind in ("", "adjusted_")),
+            "-" if controlled is None else controlled.format(),
         )  # fmt: skip
     print_table(table)
+    if summary.length_control is not None:
+        console.print(
+            "X length-controlled: X's win rate against Y were their answers equally long "
+            "(alpaca_eval's logistic model; lengths in characters)",
+            highlight=False,
+        )
+        console.print(f"signature: {summary.length_control.line}", highlight=False, soft_wrap=True)
     both = summary.agree + summary.disagree
     console.print(
         f"robustness (orders agree): {rate(summary.robustness)} ({summary.agree} of {both}); "
@@ -201,7 +210,8 @@ def pairwise_command(
         report, (judged,) = run_plans(client, [], prepare=with_criteria)
     plan = plans[-1]
     records = list(judged.lines)  # the file's records of these pairs, as the run left them
-    summary = summarise_pairwise(records, methods)
+    lengths = {item.id: (len(item.answer_x), len(item.answer_y)) for item in items}
+    summary = summarise_pairwise(records, methods, lengths)
     model_x, model_y = items[0].model_x, items[0].model_y
     signature = plan.run.signature()
     if not as_json:
