@@ -29,6 +29,14 @@ from hyoka.mtbench.judge import (
     plan_turns,
     single_output,
 )
+from hyoka.mtbench.judge_meta import (
+    JudgeMeta,
+    JudgeMetaSettings,
+    judge_meta,
+    render_judge_meta,
+)
+from hyoka.mtbench.judge_scores import Sources as JudgeSources
+from hyoka.mtbench.judge_scores import published_sources
 from hyoka.mtbench.leaderboard import (
     Leaderboard,
     build_leaderboard,
@@ -74,7 +82,10 @@ __all__ = [
     "GeneratePlan",
     "GenerateReport",
     "InjectionChoice",
+    "JudgeMeta",
+    "JudgeMetaSettings",
     "JudgeModeChoice",
+    "JudgeSources",
     "JudgmentCheck",
     "LangCheckChoice",
     "LayoutChoice",
@@ -93,6 +104,7 @@ __all__ = [
     "default_repetition_penalty",
     "display_name",
     "generate_answers",
+    "judge_meta",
     "judgment_files",
     "judgment_spec",
     "load_answers",
@@ -108,12 +120,14 @@ __all__ = [
     "plan_matches",
     "plan_rakuda",
     "plan_turns",
+    "published_sources",
     "rakuda_output",
     "rakuda_settings",
     "ranking_json",
     "ranking_signature",
     "read_matches",
     "render",
+    "render_judge_meta",
     "round_half_up",
     "single_output",
     "turn_label",
