@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -63,6 +63,7 @@ from hyoka.store import json_text
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
 #: the fewest models a rank correlation is computed over
 MIN_MODELS = 3
 #: how the reference judge is chosen when none is named
@@ -82,6 +83,12 @@ class JudgeMetaSignature(SignatureType):
     seed: int
 
 
+class _Bootstrap(TypedDict):
+    resamples: int
+    confidence: float
+    seed: int
+
+
 @dataclass(frozen=True)
 class JudgeMetaSettings:
     #: reference judges, the first that grades a suite is its reference; none: most-shared
@@ -92,6 +99,10 @@ class JudgeMetaSettings:
     #: USD per million prompt / completion tokens (the user's), for the price column
     price_in: float = 0.0
     price_out: float = 0.0
+
+    def bootstrap(self) -> _Bootstrap:
+        """The keyword arguments every interval takes."""
+        return {"resamples": self.resamples, "confidence": self.confidence, "seed": self.seed}
 
     def signature(self) -> Signature:
         return JudgeMetaSignature(
@@ -181,11 +192,13 @@ def _slices(table: ScoreTable) -> dict[tuple[int, int], _Slice]:
     return slices
 
 
-def _on_scale(score: FloatArray, scale: tuple[int, int] | None) -> npt.NDArray[np.bool_]:
-    whole = np.isfinite(score) & (score == np.round(score))
+def _on_scale(score: FloatArray, scale: tuple[int, int] | None) -> BoolArray:
+    """Whole numbers on the scale (any whole number where the scale is unknown)."""
+    whole: BoolArray = np.isfinite(score) & (score == np.round(score))
     if scale is None:
         return whole
-    return whole & (score >= scale[0]) & (score <= scale[1])
+    inside: BoolArray = whole & (score >= scale[0]) & (score <= scale[1])
+    return inside
 
 
 def _value_text(value: float) -> str:
@@ -193,7 +206,7 @@ def _value_text(value: float) -> str:
 
 
 def _shared(
-    table: ScoreTable, first: _Slice, second: _Slice, valid: npt.NDArray[np.bool_]
+    table: ScoreTable, first: _Slice, second: _Slice, valid: BoolArray
 ) -> tuple[IntArray, IntArray]:
     """Row indices of the items both graded on the scale, aligned."""
     _, at_first, at_second = np.intersect1d(
@@ -212,7 +225,7 @@ def _choose_reference(
     table: ScoreTable,
     judges: list[int],
     slices: Mapping[int, _Slice],
-    valid: npt.NDArray[np.bool_],
+    valid: BoolArray,
     named: tuple[str, ...],
 ) -> int | None:
     if named:
@@ -290,11 +303,10 @@ def _agreement(
         sizes = np.bincount(models, minlength=count)
         own = np.bincount(models, weights=first, minlength=count) / sizes
         theirs = np.bincount(models, weights=second, minlength=count) / sizes
-        options = {"resamples": settings.resamples, "confidence": settings.confidence,
-                   "seed": settings.seed}  # fmt: skip
+        options = settings.bootstrap()
         if np.ptp(own) > 0 and np.ptp(theirs) > 0:
-            row.spearman = correlate(own, theirs, **options).spearman
-            row.kendall = kendall(own, theirs, **options)
+            row.spearman = correlate(own.tolist(), theirs.tolist(), **options).spearman
+            row.kendall = kendall(own.tolist(), theirs.tolist(), **options)
 
 
 def score_rows(table: ScoreTable, settings: JudgeMetaSettings) -> tuple[list[JudgeRow], list[str]]:
@@ -379,8 +391,7 @@ def _pair_row(
     row.models = len({line.model_1 for line in lines} | {line.model_2 for line in lines})
     row.judgments = 2 * len(lines)
     questions = _question_codes(lines)
-    options = {"resamples": settings.resamples, "confidence": settings.confidence,
-               "seed": settings.seed}  # fmt: skip
+    options = settings.bootstrap()
     first = np.zeros(len(lines))
     decisive = np.zeros(len(lines))
     longer = np.zeros(len(lines))
