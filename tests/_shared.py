@@ -51,6 +51,7 @@ INSTALL = {
     "playwright": "hyoka[dev]",
     "scipy": "hyoka[dev]",
     "statsmodels": "hyoka[dev]",
+    "sklearn": "hyoka[dev]",
     "hypothesis": "hyoka[dev]",
     "yaml": "hyoka[dev]",
 }

@@ -551,12 +551,17 @@ def render_judge_meta(meta: JudgeMeta, fmt: str) -> str:
     return "\n".join(parts)
 
 
+#: the fields that hold an interval (CSV: three columns each, empty when not measured)
+_INTERVALS = ("exact", "kappa", "spearman", "kendall", "first_position", "consistency",
+              "longer_preferred")  # fmt: skip
+
+
 def _flat(row: JudgeRow) -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for name, value in row.to_json().items():
-        if isinstance(value, dict) and "estimate" in value:
+        if name in _INTERVALS:
             for part in ("estimate", "low", "high"):
-                flat[f"{name}_{part}"] = value[part]
+                flat[f"{name}_{part}"] = value[part] if value else None
         elif isinstance(value, dict):
             flat[name] = "; ".join(f"{k}:{v}" for k, v in value.items())
         else:
