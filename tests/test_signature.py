@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 import hyoka.mtbench.generate
+import hyoka.mtbench.judge_meta
 import hyoka.mtbench.leaderboard
 import hyoka.mtbench.rakuda
 import hyoka.pfgen.provenance
@@ -63,6 +64,7 @@ FIN = SHARED_DATA / "pfmt-bench-fin-ja"
 #: the modules that compute results of a declared kind
 PRODUCERS = (
     hyoka.mtbench.generate,
+    hyoka.mtbench.judge_meta,
     hyoka.mtbench.leaderboard,
     hyoka.mtbench.rakuda,
     hyoka.pfgen.provenance,
@@ -78,6 +80,7 @@ DECLARED = {
         "injection", "seed", "variant",
     ),
     "fastchat-single": ("bench", "judge", "variant"),
+    "judge-meta": ("reference", "resamples", "seed"),
     "rakuda-ranking": ("bench", "fit", "rounds", "seed"),
     "refset-plan": (
         "model", "mode", "num-examples", "max-tokens", "snippets-k", "executor", "workers",
