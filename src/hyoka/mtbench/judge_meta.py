@@ -543,12 +543,14 @@ def render_judge_meta(meta: JudgeMeta, fmt: str) -> str:
         writer.writeheader()
         writer.writerows(flat)
         return buffer.getvalue()
-    parts = [_markdown("Agreement with the reference", meta.rows, _AGREEMENT, scored=True),
-             _markdown("Order, position and length", meta.rows, _BIAS, scored=False)]  # fmt: skip
-    parts.append("Faults (kept out of every statistic, never clamped):\n\n"
-                 + "".join(f"- {fault}\n" for fault in meta.faults))  # fmt: skip
+    parts = [
+        _markdown("Agreement with the reference", meta.rows, _AGREEMENT, scored=True),
+        _markdown("Order, position and length", meta.rows, _BIAS, scored=False),
+    ]
+    listed = "".join(f"- {fault}\n" for fault in meta.faults) or "none\n"
+    parts.append(f"Faults (kept out of every statistic, never clamped):\n\n{listed}")
     parts.append(f"Signature: `{meta.signature}`\n")
-    return "\n".join(parts)
+    return "\n".join(part for part in parts if part)
 
 
 #: the fields that hold an interval (CSV: three columns each, empty when not measured)
@@ -573,6 +575,8 @@ def _markdown(title: str, rows: list[JudgeRow], columns: tuple[str, ...], *, sco
     chosen = [row for row in rows if scored == (row.template == "-")]
     if not scored:  # grades with their answers at hand have a length bias too
         chosen = [row for row in rows if row.template != "-" or row.length_comparisons]
+    if not chosen:
+        return ""
     lines = [f"### {title}\n", "| " + " | ".join(_TITLES.get(c, c) for c in columns) + " |",
              "|" + "---|" * len(columns)]  # fmt: skip
     lines += ["| " + " | ".join(_cell(row, c).replace("|", "\\|") for c in columns) + " |"
