@@ -33,8 +33,7 @@ from hyoka.mtbench.judge_scores import (  # noqa: E402
     read_score_table,
     read_single_folders,
 )
-from hyoka.stats import kendall, kendall_tau_b  # noqa: E402
-from hyoka.stats.correlation import kendall_rows  # noqa: E402
+from hyoka.stats import kendall_tau_b, rank_correlations  # noqa: E402
 from hyoka.stats.kappa import quadratic_kappa  # noqa: E402
 
 SHABERI = SHARED_DATA / "shaberi-judgments"
@@ -62,20 +61,21 @@ def test_quadratic_kappa_equals_scikit_learn() -> None:
     assert ours == pytest.approx(theirs, abs=1e-12)
 
 
-def test_kendall_interval_resamples_are_tau_b_of_the_resampled_models() -> None:
-    """Each resample's τ-b from draw counts equals τ-b of the drawn models listed out."""
+def test_rank_correlations_of_each_draw_equal_scipy_on_the_drawn_models() -> None:
+    """One resample per seed: its Spearman and Kendall, computed from draw counts, equal
+    scipy's on the drawn models listed out (repeats and ties included)."""
     rng = np.random.default_rng(3)
     x = np.round(rng.normal(size=40), 1)  # ties, as model means have
     y = np.round(x + rng.normal(size=40), 1)
-    sx, sy = np.sign(x[:, None] - x[None, :]), np.sign(y[:, None] - y[None, :])
-    draws = rng.integers(0, 40, size=(5, 40))
-    counts = np.stack([np.bincount(d, minlength=40) for d in draws]).astype(np.float64)
-    fast = kendall_rows(counts, sx * sy, (np.abs(sx), np.abs(sy)))
-    for row, draw in zip(fast, draws, strict=True):
-        assert row == pytest.approx(scipy_stats.kendalltau(x[draw], y[draw]).statistic)
-    interval = kendall(x.tolist(), y.tolist(), resamples=200)
-    assert interval.estimate == pytest.approx(kendall_tau_b(x.tolist(), y.tolist()))
-    assert interval.low < interval.estimate < interval.high
+    for seed in range(4):
+        draw = np.random.default_rng(seed).integers(0, 40, size=(1, 40))[0]
+        one = rank_correlations(x, y, resamples=1, seed=seed)
+        assert one.spearman.low == pytest.approx(scipy_stats.spearmanr(x[draw], y[draw])[0])
+        assert one.kendall.low == pytest.approx(scipy_stats.kendalltau(x[draw], y[draw])[0])
+    full = rank_correlations(x, y, resamples=200)
+    assert full.spearman.estimate == pytest.approx(scipy_stats.spearmanr(x, y)[0])
+    assert full.kendall.estimate == pytest.approx(kendall_tau_b(x.tolist(), y.tolist()))
+    assert full.kendall.low < full.kendall.estimate < full.kendall.high
 
 
 # --- pfmt-bench-fin-ja: two published judges on the same answers -------------------------

@@ -54,9 +54,8 @@ from hyoka.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Interval,
-    correlate,
     grouped_share,
-    kendall,
+    rank_correlations,
     scale_agreement,
 )
 from hyoka.store import json_text
@@ -305,8 +304,8 @@ def _agreement(
         theirs = np.bincount(models, weights=second, minlength=count) / sizes
         options = settings.bootstrap()
         if np.ptp(own) > 0 and np.ptp(theirs) > 0:
-            row.spearman = correlate(own.tolist(), theirs.tolist(), **options).spearman
-            row.kendall = kendall(own.tolist(), theirs.tolist(), **options)
+            ranks = rank_correlations(own, theirs, **options)
+            row.spearman, row.kendall = ranks.spearman, ranks.kendall
 
 
 def score_rows(table: ScoreTable, settings: JudgeMetaSettings) -> tuple[list[JudgeRow], list[str]]:

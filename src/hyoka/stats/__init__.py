@@ -11,12 +11,18 @@ from hyoka.stats.bootstrap import (
     two_level_interval,
 )
 from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
-from hyoka.stats.correlation import Correlation, correlate, kendall, kendall_tau_b
+from hyoka.stats.correlation import Correlation, correlate, kendall_tau_b
 from hyoka.stats.home_advantage import HomeFit, HomeRanking, fit_home_advantage, rank_home_advantage
 from hyoka.stats.home_advantage import Match as HomeMatch
 from hyoka.stats.label_files import label_table_from_files
 from hyoka.stats.labels import LETTERS, MIRROR, VERDICT_NAMES, LabelTable
-from hyoka.stats.ordinal import ScaleAgreement, grouped_share, scale_agreement
+from hyoka.stats.ordinal import (
+    RankCorrelations,
+    ScaleAgreement,
+    grouped_share,
+    rank_correlations,
+    scale_agreement,
+)
 from hyoka.stats.paired_scores import collect_run_scores, read_score_table
 from hyoka.stats.refset_stability import ENSEMBLE, refset_stability
 from hyoka.stats.single_grades import preferences, preferences_from_folders, read_single_grades
@@ -36,6 +42,7 @@ __all__ = [
     "HomeRanking",
     "Interval",
     "LabelTable",
+    "RankCorrelations",
     "Ratings",
     "ScaleAgreement",
     "agreement_report",
@@ -45,12 +52,12 @@ __all__ = [
     "correlate",
     "fit_home_advantage",
     "grouped_share",
-    "kendall",
     "kendall_tau_b",
     "label_table_from_files",
     "paired_two_level_intervals",
     "preferences",
     "preferences_from_folders",
+    "rank_correlations",
     "rank_home_advantage",
     "read_score_table",
     "read_single_grades",
