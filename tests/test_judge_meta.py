@@ -327,3 +327,25 @@ def test_shaberi_faults_and_a_suite_recomputed_from_the_raw_lines() -> None:
     assert ours.spearman.estimate == pytest.approx(scipy_stats.spearmanr(mean_a, mean_b).statistic)
     assert ours.kendall.estimate == pytest.approx(scipy_stats.kendalltau(mean_a, mean_b).statistic)
     assert _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini").reference == "gpt-4o"
+
+
+# --- the report's judges page ------------------------------------------------------------
+
+
+@data_mark(PFMT, VICUNA)
+def test_judges_page_shows_the_library_numbers(tmp_path: Path) -> None:
+    from hyoka.report.judges_page import judges_page
+
+    table = read_single_folders([PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"])
+    meta = measure_judges(table, read_pair_tables([VICUNA]), FEW, ["not found: a source"])
+    html = judges_page(meta)
+    mini = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini")
+    vicuna = _row(meta.rows, "ja-vicuna-qa", "gpt-4", "(all)")
+    assert mini.kappa is not None and vicuna.first_position is not None
+    for interval in (mini.kappa, mini.spearman, vicuna.first_position, vicuna.consistency):
+        assert interval is not None
+        assert f"{interval.estimate:.3f} <span" in html
+        assert f"[{interval.low:.3f}, {interval.high:.3f}]" in html
+    assert "n=927" in html and "n=480" in html and "<svg" in html
+    assert "<li>not found: a source</li>" in html
+    assert str(meta.signature) in html

@@ -32,6 +32,7 @@ from hyoka.mtbench.judge import (
 from hyoka.mtbench.judge_meta import (
     JudgeMeta,
     JudgeMetaSettings,
+    JudgeRow,
     judge_meta,
     render_judge_meta,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "JudgeMeta",
     "JudgeMetaSettings",
     "JudgeModeChoice",
+    "JudgeRow",
     "JudgeSources",
     "JudgmentCheck",
     "LangCheckChoice",

@@ -87,6 +87,9 @@ def build_report(
     sections.append(_mtbench(inputs, options, pages))
     say("pairwise judgments")
     sections.append(_pairwise(inputs, options, pages, result.notes))
+    if options.judges:
+        say("judges")
+        sections.append(_judges(options, pages))
     if not any(sections):
         raise InputError(
             "nothing to report: no pfgen run, judgment file or public pfgen result found in "
@@ -172,3 +175,17 @@ def _pairwise(
         return ""
     links = "".join(f'<li><a href="{esc(p)}">{esc(n)}</a> ({c} items)</li>' for n, p, c in entries)
     return f"<h2>Pairwise judgments</h2><ul>{links}</ul>"
+
+
+def _judges(options: ReportOptions, pages: dict[str, str]) -> str:
+    """The judges page over the published judgments (``mtbench.judge_meta``)."""
+    from hyoka.mtbench import JudgeMetaSettings, judge_meta, published_sources
+    from hyoka.report.judges_page import PATH, judges_page
+
+    sources = published_sources(resolve_data_dir(options.data_dir))
+    meta = judge_meta(sources, JudgeMetaSettings(resamples=options.rounds, seed=options.seed))
+    pages[PATH] = judges_page(meta)
+    return (
+        f'<h2>Judges</h2><ul><li><a href="{PATH}">{len(meta.rows)} judges and suites '
+        f"measured</a>, {len(meta.faults)} faults named</li></ul>"
+    )
