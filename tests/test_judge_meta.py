@@ -320,9 +320,9 @@ def test_shaberi_faults_and_a_suite_recomputed_from_the_raw_lines() -> None:
     assert ours.kappa.estimate == pytest.approx(
         sklearn_metrics.cohen_kappa_score(a, b, weights="quadratic", labels=list(scale))
     )
-    models = sorted({m for m, _ in shared})
-    mean_a = [np.mean([other[k] for k in shared if k[0] == m]) for m in models]
-    mean_b = [np.mean([ref[k] for k in shared if k[0] == m]) for m in models]
+    rated = sorted({m for m, _ in shared})
+    mean_a = [np.mean([other[k] for k in shared if k[0] == m]) for m in rated]
+    mean_b = [np.mean([ref[k] for k in shared if k[0] == m]) for m in rated]
     assert ours.spearman is not None and ours.kendall is not None
     assert ours.spearman.estimate == pytest.approx(scipy_stats.spearmanr(mean_a, mean_b).statistic)
     assert ours.kendall.estimate == pytest.approx(scipy_stats.kendalltau(mean_a, mean_b).statistic)

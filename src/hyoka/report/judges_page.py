@@ -52,15 +52,18 @@ def _agreement_rows(rows: list[JudgeRow]) -> list[list[Cell | str]]:
     ]  # fmt: skip
 
 
+def _repeats(row: JudgeRow) -> str:
+    return "unknown" if row.repeats is None else f"{row.repeats} ({row.repeats_differing})"
+
+
 def _bias_rows(rows: list[JudgeRow]) -> list[list[Cell | str]]:
-    repeats = lambda r: "unknown" if r.repeats is None else f"{r.repeats} ({r.repeats_differing})"  # noqa: E731
     return [
         [
             r.suite, r.judge, r.template, _number(r.judgments), _number(r.missing),
             _interval(r.consistency, r.consistency_pairs if r.consistency else None),
             _interval(r.first_position, r.decisive_games if r.first_position else None),
             _interval(r.longer_preferred, r.length_comparisons if r.longer_preferred else None),
-            repeats(r), _number(r.tokens_per_100, 1), _number(r.price_per_100, 4),
+            _repeats(r), _number(r.tokens_per_100, 1), _number(r.price_per_100, 4),
         ]
         for r in rows
         if r.template != "-" or r.length_comparisons
