@@ -394,7 +394,11 @@ def published_sources(data_dir: Path) -> Sources:
     if (data_dir / SHABERI_TABLE).is_file():
         scores = (data_dir / SHABERI_TABLE,)
     else:
-        absent.append(f"{data_dir / SHABERI_TABLE} (a table derived from shisa-ai/shaberi)")
+        absent.append(
+            f"{data_dir / SHABERI_TABLE} (a table derived from shisa-ai/shaberi, not "
+            "downloadable: `hyoka data fetch shaberi-judgments --with-published` says how "
+            "it is made)"
+        )
     single = tuple(sorted((data_dir / PFMT_JUDGMENTS).glob("*_single")))
     if not single:
         absent.append(f"{data_dir / PFMT_JUDGMENTS} (`hyoka data fetch pfmt-fin --with-published`)")
