@@ -349,3 +349,45 @@ def test_judges_page_shows_the_library_numbers(tmp_path: Path) -> None:
     assert "n=927" in html and "n=480" in html and "<svg" in html
     assert "<li>not found: a source</li>" in html
     assert str(meta.signature) in html
+
+
+def test_pairwise_tokens_price_and_games_without_a_verdict(tmp_path: Path) -> None:
+    """Token counts where every line has them (hyoka's pair files), priced at the user's
+    prices; a game without a verdict is counted, named and left out of the shares."""
+    lines = []
+    for question in range(4):
+        lines.append({
+            "question_id": question, "model_1": "a", "model_2": "b", "turn": 1,
+            "judge": ["j", "pair-v2"], "g1_winner": "model_1",
+            "g2_winner": "error" if question == 0 else "model_1",
+            "usage": {"prompt_tokens": 1000, "completion_tokens": 100},
+        })  # fmt: skip
+    path = _write(tmp_path / "j_pair.jsonl", lines)
+    settings = JudgeMetaSettings(resamples=20, price_in=2.5, price_out=10.0)
+    meta = measure_judges(None, read_pair_tables([path]), settings)
+    (row,) = meta.rows
+    assert (row.judgments, row.missing, row.decisive_games, row.consistency_pairs) == (8, 1, 7, 3)
+    assert row.tokens_per_100 == pytest.approx(100 * 4 * 1100 / 8)
+    assert row.price_per_100 == pytest.approx(100 * 4 * (1000 * 2.5 + 100 * 10.0) / 1e6 / 8)
+    assert meta.faults == ["j_pair, j: 1 game without a verdict"]
+    assert row.repeats is None and row.longer_preferred is None  # no answers in the lines
+
+
+def test_human_labels_as_the_reference_across_two_tables(tmp_path: Path) -> None:
+    grades = [
+        {"judge": "judge", "suite": "elyza__ELYZA-tasks-100", "model": f"m{m}", "item": str(i),
+         "score": 1 + (m + i) % 5}
+        for m in range(5) for i in range(4)
+    ]  # fmt: skip
+    human = [{**row, "judge": "human", "score": 1 + (row["score"] % 5)} for row in grades]
+    sources = Sources(scores=(_write(tmp_path / "judge.jsonl", grades),
+                              _write(tmp_path / "human.jsonl", human)))  # fmt: skip
+    meta = judge_meta(sources, JudgeMetaSettings(reference=("human",), resamples=20))
+    row = _row(meta.rows, "elyza__ELYZA-tasks-100", "judge")
+    assert row.reference == "human" and row.shared_items == 20
+    a = np.array([r["score"] for r in grades])
+    b = np.array([r["score"] for r in human])
+    assert row.kappa is not None
+    assert row.kappa.estimate == pytest.approx(
+        sklearn_metrics.cohen_kappa_score(a, b, weights="quadratic", labels=[1, 2, 3, 4, 5])
+    )

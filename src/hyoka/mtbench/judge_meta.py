@@ -454,7 +454,8 @@ def pair_rows(
         rows += [_pair_row(table, t, lines, settings) for t, lines in sorted(by_template.items())]
         errors = sum(row.missing for row in rows[-len(by_template) :])
         if errors:
-            faults.append(f"{table.suite}, {table.judge}: {errors} games without a verdict")
+            games = "1 game" if errors == 1 else f"{errors} games"
+            faults.append(f"{table.suite}, {table.judge}: {games} without a verdict")
     return rows, faults
 
 
