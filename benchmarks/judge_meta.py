@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -61,7 +62,8 @@ def main() -> None:
     print(f"{len(meta.rows)} rows, {len(meta.faults)} faults named")
     for attempt in range(1, args.repeat + 1):
         timed(f"whole judge table, run {attempt}", lambda: judge_meta(sources, settings))
-    print(f"load average after: {os.getloadavg()[0]:.1f}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"load average after: {os.getloadavg()[0]:.1f}; peak memory {peak:.0f} MB")
 
 
 if __name__ == "__main__":

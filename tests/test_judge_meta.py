@@ -391,3 +391,19 @@ def test_human_labels_as_the_reference_across_two_tables(tmp_path: Path) -> None
     assert row.kappa.estimate == pytest.approx(
         sklearn_metrics.cohen_kappa_score(a, b, weights="quadratic", labels=[1, 2, 3, 4, 5])
     )
+
+
+@pytest.mark.parametrize(
+    ("bad", "why"),
+    [({"score": "5"}, "'score' must be a number or null"),
+     ({"model": ""}, "'model' must be a non-empty string"),
+     ({"score": True}, "'score' must be a number or null")],
+)  # fmt: skip
+def test_a_bad_grade_line_is_one_error_naming_file_and_line(
+    tmp_path: Path, bad: dict[str, Any], why: str
+) -> None:
+    row = {"judge": "a", "suite": "s", "model": "m", "item": "1", "score": 3}
+    path = _write(tmp_path / "bad.jsonl", [row, {**row, "item": "2", **bad}])
+    result = CliRunner().invoke(app, ["judge", "meta", "--scores", str(path)])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [f"error: {path}:2: {why}"]

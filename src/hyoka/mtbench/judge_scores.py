@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -117,6 +117,42 @@ def _check_unique(table: ScoreTable, where: str) -> None:
         )
 
 
+#: rows turned into columns at a time: half a million parsed lines held at once would take
+#: most of a gigabyte
+_CHUNK = 1 << 16
+
+
+def _add_chunk(
+    path: Path,
+    chunk: list[tuple[int, dict[str, Any]]],
+    codes: dict[str, _Codes],
+    columns: dict[str, list[IntArray]],
+    scores: list[FloatArray],
+) -> None:
+    """One chunk of parsed lines as columns, column by column (a loop per row and field
+    costs twice the time), each line checked: names non-empty strings, a score a number
+    or null."""
+    rows = [row for _, row in chunk]
+    for name in _FIELDS:
+        values = [row.get(name) for row in rows]
+        if not all(type(value) is str and value for value in values):
+            at = next(i for i, v in enumerate(values) if not (type(v) is str and v))
+            raise InputError(f"{path}:{chunk[at][0]}: {name!r} must be a non-empty string")
+        known = codes[name].codes
+        columns[name].append(
+            np.fromiter(
+                (known.setdefault(value, len(known)) for value in values),  # type: ignore[arg-type]
+                dtype=np.int64,
+                count=len(values),
+            )
+        )
+    raw = [row.get("score", ...) for row in rows]
+    if not {type(value) for value in raw} <= {int, float, type(None)}:
+        at = next(i for i, v in enumerate(raw) if type(v) not in (int, float, type(None)))
+        raise InputError(f"{path}:{chunk[at][0]}: 'score' must be a number or null")
+    scores.append(np.asarray([np.nan if v is None else v for v in raw], dtype=np.float64))
+
+
 def read_score_table(path: Path) -> ScoreTable:
     """A table of grades (see the module docstring), compressed or not."""
     data = (
@@ -124,41 +160,31 @@ def read_score_table(path: Path) -> ScoreTable:
         if codec_of(path)
         else read_bytes(path)
     )
-    parsed = list(parse_lines(data, str(path)))
-    if not parsed:
+    codes = {name: _Codes() for name in _FIELDS}
+    columns: dict[str, list[IntArray]] = {name: [] for name in _FIELDS}
+    scores: list[FloatArray] = []
+    chunk: list[tuple[int, dict[str, Any]]] = []
+    for line in parse_lines(data, str(path)):
+        chunk.append(line)
+        if len(chunk) == _CHUNK:
+            _add_chunk(path, chunk, codes, columns, scores)
+            chunk = []
+    if chunk:
+        _add_chunk(path, chunk, codes, columns, scores)
+    if not scores:
         raise InputError(f"{path}: no grades")
-    rows = [row for _, row in parsed]
-    codes: dict[str, _Codes] = {}
-    columns: dict[str, IntArray] = {}
-    for name in _FIELDS:  # column by column: half a million rows in a second
-        values = [row.get(name) for row in rows]
-        if not all(type(value) is str and value for value in values):
-            at = next(i for i, v in enumerate(values) if not (type(v) is str and v))
-            raise InputError(f"{path}:{parsed[at][0]}: {name!r} must be a non-empty string")
-        codes[name] = _Codes()
-        known = codes[name].codes
-        columns[name] = np.fromiter(
-            (known.setdefault(value, len(known)) for value in values),  # type: ignore[arg-type]
-            dtype=np.int64,
-            count=len(values),
-        )
-    raw = [row.get("score", ...) for row in rows]
-    if not {type(value) for value in raw} <= {int, float, type(None)}:
-        at = next(i for i, v in enumerate(raw) if type(v) not in (int, float, type(None)))
-        raise InputError(f"{path}:{parsed[at][0]}: 'score' must be a number or null")
-    scores = [np.nan if value is None else value for value in raw]
     suites = codes["suite"].names
     table = ScoreTable(
         judges=codes["judge"].names,
         suites=suites,
         models=codes["model"].names,
         items=codes["item"].names,
-        judge=columns["judge"],
-        suite=columns["suite"],
-        model=columns["model"],
-        item=columns["item"],
-        score=np.asarray(scores, dtype=np.float64),
-        length=np.full(len(scores), np.nan),
+        judge=np.concatenate(columns["judge"]),
+        suite=np.concatenate(columns["suite"]),
+        model=np.concatenate(columns["model"]),
+        item=np.concatenate(columns["item"]),
+        score=np.concatenate(scores),
+        length=np.full(sum(map(len, scores)), np.nan),
         scales={suite: SHABERI_SCALES[suite] for suite in suites if suite in SHABERI_SCALES},
         origin=dict.fromkeys(codes["judge"].names, _stem(path)),
     )
