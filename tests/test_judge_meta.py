@@ -374,12 +374,12 @@ def test_pairwise_tokens_price_and_games_without_a_verdict(tmp_path: Path) -> No
 
 
 def test_human_labels_as_the_reference_across_two_tables(tmp_path: Path) -> None:
-    grades = [
+    grades: list[dict[str, Any]] = [
         {"judge": "judge", "suite": "elyza__ELYZA-tasks-100", "model": f"m{m}", "item": str(i),
          "score": 1 + (m + i) % 5}
         for m in range(5) for i in range(4)
     ]  # fmt: skip
-    human = [{**row, "judge": "human", "score": 1 + (row["score"] % 5)} for row in grades]
+    human = [{**row, "judge": "human", "score": 1 + (int(row["score"]) % 5)} for row in grades]
     sources = Sources(scores=(_write(tmp_path / "judge.jsonl", grades),
                               _write(tmp_path / "human.jsonl", human)))  # fmt: skip
     meta = judge_meta(sources, JudgeMetaSettings(reference=("human",), resamples=20))
