@@ -42,7 +42,7 @@ from hyoka.mtbench.dialogue import (
     DialogueStyle,
 )
 from hyoka.mtbench.prompt_yaml import read_prompt_yaml
-from hyoka.mtbench.records import AnswerRecord
+from hyoka.mtbench.records import AnswerRecord, KeepsIdType
 from hyoka.mtbench.shaberi import SHABERI_FIELDS, fstring_template, shaberi_rows
 from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 from hyoka.store import read_bytes, read_records, unique_records
@@ -441,7 +441,7 @@ def bench_spec(name: str) -> BenchSpec:
     return BENCHES[name]
 
 
-class Question(BaseModel):
+class Question(KeepsIdType):
     """One dialogue: its user turns (two, or one for single-turn tasks), and for
     translation the language of each answer.
 
@@ -452,7 +452,6 @@ class Question(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    question_id: int
     category: str
     #: one or two user turns (the benchmark's ``turns`` says how many it has)
     turns: tuple[str, ...] = Field(min_length=1, max_length=2)

@@ -172,12 +172,14 @@ class _Run:
             self.report.injections += injected
             self.report.empty += not text
             answers.append(text)
-        return AnswerRecord(
-            question_id=question.question_id,
-            answer_id=uuid.uuid4().hex[:22],
-            model_id=self.plan.model_id,
-            choices=(AnswerChoice(index=0, turns=tuple(answers)),),
-            tstamp=time.time(),
+        return AnswerRecord.model_validate(
+            {
+                "question_id": question.written_id,  # as the question file writes it
+                "answer_id": uuid.uuid4().hex[:22],
+                "model_id": self.plan.model_id,
+                "choices": (AnswerChoice(index=0, turns=tuple(answers)),),
+                "tstamp": time.time(),
+            }
         )
 
 

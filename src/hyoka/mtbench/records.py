@@ -19,9 +19,17 @@ really asked (``judge`` holds only the name, which says nothing of the model beh
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    field_serializer,
+    model_validator,
+)
 
 from hyoka.judge import JudgeSettings, JudgmentRecord, combine, user_prompt_of
 from hyoka.providers import Usage
@@ -35,6 +43,40 @@ RULE_JUDGMENTS = frozenset({NO_ANSWER, INCORRECT_LANGUAGE})
 NO_RATING = -1
 
 
+class KeepsIdType(BaseModel):
+    """A FastChat record whose ``question_id`` is written back in the JSON type it came in.
+
+    Upstream writes a question's id as its question file gives it (FastChat's
+    ``gen_judgment.py`` and ``gen_model_answer.py`` copy ``question["question_id"]``):
+    Stability's 2023 Japanese MT-bench question file has string ids (``"11"``), so its
+    published judgments and answers do too, while its later files and code use integers.
+    hyoka matches ids as integers (an answer ``"11"`` answers question ``11``, as before),
+    and writes a record's id as the text it was given exactly when the record was made
+    from text (a question, or a line read back), so FastChat's readers see upstream's types.
+    """
+
+    question_id: int
+    _id_text: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _note_id_text(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        record = handler(data)
+        if isinstance(data, dict) and isinstance(data.get("question_id"), str):
+            record._id_text = data["question_id"]
+        return record
+
+    @field_serializer("question_id")
+    def _id_as_given(self, question_id: int) -> int | str:
+        return question_id if self._id_text is None else self._id_text
+
+    @property
+    def written_id(self) -> int | str:
+        """The id as this record's file writes it (``"11"`` or ``11``), for the records
+        made from this one."""
+        return self.question_id if self._id_text is None else self._id_text
+
+
 class AnswerChoice(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow")
 
@@ -42,12 +84,11 @@ class AnswerChoice(BaseModel):
     turns: tuple[str, ...]
 
 
-class AnswerRecord(BaseModel):
+class AnswerRecord(KeepsIdType):
     """A model's answers to one dialogue (FastChat ``model_answer`` line)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
 
-    question_id: int
     answer_id: str = ""
     model_id: str
     choices: tuple[AnswerChoice, ...] = Field(min_length=1)
@@ -58,7 +99,7 @@ class AnswerRecord(BaseModel):
         return self.choices[0].turns
 
 
-class SingleJudgmentLine(BaseModel):
+class SingleJudgmentLine(KeepsIdType):
     """A judge's grade of one turn (FastChat ``model_judgment/*_single`` line).
 
     ``score`` is the rating, 0 when a rule decided without the judge (``judgment`` then
@@ -68,7 +109,6 @@ class SingleJudgmentLine(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="allow")
 
-    question_id: int
     model: str
     judge: tuple[str, str]
     user_prompt: str = ""
@@ -93,13 +133,12 @@ G1_LETTER: dict[str, str] = {w: letter for letter, w in G1_WINNER.items() if let
 G2_LETTER: dict[str, str] = {w: letter for letter, w in G2_WINNER.items() if letter is not None}
 
 
-class PairJudgmentLine(BaseModel):
+class PairJudgmentLine(KeepsIdType):
     """One turn of one dialogue, two models' answers compared in both orders (FastChat
     ``model_judgment/*_pair`` line, plus hyoka's optional additions)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
 
-    question_id: int
     model_1: str
     model_2: str
     g1_winner: Winner
@@ -142,7 +181,7 @@ class PairJudgmentLine(BaseModel):
 def single_line(
     record: JudgmentRecord,
     *,
-    question_id: int,
+    question_id: int | str,
     turn: int,
     model: str,
     judge: tuple[str, str],
@@ -154,10 +193,10 @@ def single_line(
     else:
         judgment = record.replies[-1] if record.replies else ""
     score: int | float = NO_RATING if record.failed else record.score
-    return SingleJudgmentLine(
-        question_id=question_id, model=model, judge=judge,
-        user_prompt=user_prompt_of(record.prompt), judgment=judgment, score=score, turn=turn,
-        tstamp=record.tstamp,
+    return SingleJudgmentLine.model_validate(
+        {"question_id": question_id, "model": model, "judge": judge,
+         "user_prompt": user_prompt_of(record.prompt), "judgment": judgment, "score": score,
+         "turn": turn, "tstamp": record.tstamp}
     )  # fmt: skip
 
 
@@ -172,7 +211,7 @@ def _games(values: dict[str, dict[str, float]] | None) -> dict[str, dict[str, fl
 def pair_line(
     record: JudgmentRecord,
     *,
-    question_id: int,
+    question_id: int | str,
     turn: int,
     judge: tuple[str, str],
     user_prompts: tuple[str, str],
