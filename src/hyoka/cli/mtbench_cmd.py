@@ -289,11 +289,11 @@ def generate_command(
     from hyoka.cli._common import err_console, progress_bar, provider_options
     from hyoka.cli._judging import print_signature
     from hyoka.mtbench import (
-        Bench,
         GeneratePlan,
         GenerateReport,
         answer_file,
         answer_model_id,
+        answer_set,
         default_repetition_penalty,
         generate_answers,
         parse_layout,
@@ -304,7 +304,7 @@ def generate_command(
     if no_system_message and system_message is not None:
         raise InputError("--system-message and --no-system-message exclude each other")
     provider_name, _model = parse_model_string(model)
-    loaded = Bench.load(bench, data_dir, variant)
+    loaded = answer_set(bench, data_dir, variant)
     model_id = answer_model_id(model, name)
     target = output or answer_file(results_dir, loaded, model_id, parse_layout(layout))
     penalty = repetition_penalty

@@ -17,6 +17,7 @@ from hyoka.mtbench.choices import (
 from hyoka.mtbench.generate import (
     GeneratePlan,
     GenerateReport,
+    answer_set,
     default_repetition_penalty,
     generate_answers,
     parse_temperatures,
@@ -87,6 +88,7 @@ __all__ = [
     "Variant",
     "answer_file",
     "answer_model_id",
+    "answer_set",
     "bench_spec",
     "build_leaderboard",
     "default_judge_name",

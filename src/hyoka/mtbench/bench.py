@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -461,6 +461,66 @@ class Question(KeepsIdType):
     eval_aspect: str | None = None
 
 
+class Asked(Protocol):
+    """A dialogue as ``generate`` answers it: a ``Question`` or a ``RakudaQuestion``."""
+
+    @property
+    def question_id(self) -> int | str: ...
+
+    @property
+    def category(self) -> str: ...
+
+    @property
+    def turns(self) -> tuple[str, ...]: ...
+
+    @property
+    def written_id(self) -> int | str: ...
+
+
+class Answered(Protocol):
+    """An answer line as ``generate`` continues a file: an ``AnswerRecord`` or a
+    ``RakudaAnswer``, each with its benchmark's id type."""
+
+    @property
+    def question_id(self) -> int | str: ...
+
+    @property
+    def written_id(self) -> int | str: ...
+
+    @property
+    def model_id(self) -> str: ...
+
+
+class AnswerSet(Protocol):
+    """What ``generate`` needs of a benchmark: its questions, how they are shown and
+    sampled, and the line an answer is written as (``Bench``, ``RakudaBench``)."""
+
+    @property
+    def spec(self) -> BenchSpec: ...
+
+    @property
+    def variant(self) -> Variant | None: ...
+
+    @property
+    def questions(self) -> Sequence[Asked]: ...
+
+    @property
+    def dialogue(self) -> DialogueStyle: ...
+
+    @property
+    def generation(self) -> GenerationDefaults: ...
+
+    def answer(self, fields: Mapping[str, object]) -> Answered:
+        """The answer line of ``fields`` (upstream's: ``question_id`` as the question file
+        gives it, ``answer_id``, ``model_id``, ``choices``, ``tstamp``)."""
+        ...
+
+    @property
+    def answer_type(self) -> type[BaseModel]:
+        """The line type an answer file of this benchmark is read back as."""
+        ...
+
+
 class JudgePrompt(BaseModel):
     """One line of ``judge_prompts.jsonl`` (FastChat's judge prompt format)."""
 
@@ -583,6 +643,13 @@ class Bench:
     @property
     def by_id(self) -> dict[int, Question]:
         return {q.question_id: q for q in self.questions}
+
+    def answer(self, fields: Mapping[str, object]) -> AnswerRecord:
+        return AnswerRecord.model_validate(fields)
+
+    @property
+    def answer_type(self) -> type[AnswerRecord]:
+        return AnswerRecord
 
     def prompt(self, name: str) -> JudgePrompt:
         if name not in self.prompts:

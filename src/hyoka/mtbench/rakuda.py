@@ -21,6 +21,11 @@ judging in three ways, each kept here as upstream has it:
 
 The ranking is ``hyoka.stats.home_advantage``: Bradley–Terry with a fitted first-position
 advantage, and bootstrap percentiles, as ``make_ranking.py --compute mle`` fits it.
+
+Answers are made by ``mtbench generate`` (``RakudaBench`` is its ``AnswerSet``) as
+jrank's ``gen_api_model_answer.py`` makes them: temperature 0.7 for every category (none
+of Rakuda's is in its ``temperature_config``), 1024 new tokens, its Japanese system
+message, and upstream's answer line (``question_id`` the question's text id).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -49,8 +55,10 @@ from hyoka.judge import (
     Task,
     inputs_hash,
 )
-from hyoka.mtbench.bench import JudgePrompt
+from hyoka.mtbench.bench import BenchSpec, GenerationDefaults, JudgePrompt
+from hyoka.mtbench.dialogue import RAKUDA_DIALOGUE, DialogueStyle
 from hyoka.mtbench.records import AnswerChoice
+from hyoka.mtbench.variant import Variant
 from hyoka.providers import GenerationRequest, Message, ModelClient, parse_model_string
 from hyoka.signature import Signature, SignatureType
 from hyoka.stats import HomeMatch, HomeRanking
@@ -70,6 +78,17 @@ _DIGIT = re.compile(r"\d")
 
 Winner = int | Literal["error"]
 
+#: What answering Rakuda's questions takes (``mtbench generate``): its four categories,
+#: one turn, upstream's system message, temperature and budget; judging and ranking are
+#: this module's own (``plan_rakuda``, ``read_matches``), not ``BenchSpec``'s.
+SPEC = BenchSpec(
+    name=NAME, title=TITLE, folder=FOLDER, categories=("地理", "政治", "歴史", "社会"),
+    reference_categories=frozenset(), reference_file="", zero_rules=(), pair_zero_rules=(),
+    dialogue=RAKUDA_DIALOGUE,
+    generation=GenerationDefaults(MappingProxyType({}), 0.7, 1024, None),
+    upstream_name="rakuda_v2", turns=1, question_file="questions.jsonl",
+)  # fmt: skip
+
 
 class RakudaQuestion(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -78,6 +97,10 @@ class RakudaQuestion(BaseModel):
     question_id: str
     turns: tuple[str] = Field(min_length=1, max_length=1)
 
+    @property
+    def written_id(self) -> str:
+        return self.question_id
+
 
 class RakudaAnswer(BaseModel):
     """A model's answer to one question (FastChat's answer line, Rakuda's string ids)."""
@@ -85,12 +108,18 @@ class RakudaAnswer(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow")
 
     question_id: str
+    answer_id: str = ""
     model_id: str
     choices: tuple[AnswerChoice, ...] = Field(min_length=1)
+    tstamp: float | None = None
 
     @property
     def text(self) -> str:
         return self.choices[0].turns[0]
+
+    @property
+    def written_id(self) -> str:
+        return self.question_id
 
 
 class RakudaPairLine(BaseModel):
@@ -150,6 +179,30 @@ class RakudaBench:
     @property
     def template(self) -> str:
         return f"{NAME}-judge-prompts@{self.prompts_sha256[:8]}"
+
+    # what ``generate`` reads (``AnswerSet``)
+    @property
+    def spec(self) -> BenchSpec:
+        return SPEC
+
+    @property
+    def variant(self) -> Variant | None:
+        return None
+
+    @property
+    def dialogue(self) -> DialogueStyle:
+        return SPEC.dialogue
+
+    @property
+    def generation(self) -> GenerationDefaults:
+        return SPEC.generation
+
+    def answer(self, fields: Mapping[str, object]) -> RakudaAnswer:
+        return RakudaAnswer.model_validate(fields)
+
+    @property
+    def answer_type(self) -> type[RakudaAnswer]:
+        return RakudaAnswer
 
 
 def load_rakuda_answers(path: Path, bench: RakudaBench) -> tuple[str, dict[str, RakudaAnswer]]:
