@@ -26,7 +26,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -469,7 +469,7 @@ class _OpenAIHandler(_Handler):
         else:
             text = str(body.get("prompt", ""))
         seed, max_tokens = body.get("seed"), body.get("max_tokens")
-        fixed = self.server.replies.get(text)
+        fixed = self.server.replies.get(text, self.server.reply_to_all)
         replies = [
             fixed if fixed is not None else seeded_reply(text, seed, i, max_tokens)
             for i in range(int(body.get("n", 1)))
@@ -492,7 +492,7 @@ class _OpenAIHandler(_Handler):
                 "id": f"cmpl-seeded-{serial}",
                 "object": "chat.completion" if chat else "text_completion",
                 "created": 1700000000,
-                "model": body["model"],
+                "model": self.server.serves(serial) if self.server.serves else body["model"],
                 "choices": choices,
                 "usage": usage,
             },
@@ -511,13 +511,18 @@ class OpenAIServer(_WireServer):
     the one request a test needs to say something in particular.
     ``hold_after(n)`` answers the first ``n`` requests and holds every later one until
     ``release()`` (at most a minute): a test can kill a client at a known point, with its
-    next request in flight; ``held`` counts the requests waiting.
+    next request in flight; ``held`` counts the requests waiting. ``serves``, when set,
+    names the model each answer says served it (by the request's number from 1), as
+    OpenAI answers ``gpt-4o`` with ``gpt-4o-2024-08-06``; unset, the model asked for.
+    ``reply_to_all``, when set, answers every request ``replies`` does not name.
     """
 
     handler = _OpenAIHandler
 
     def __init__(self, api_key: str = "") -> None:
         super().__init__(api_key)
+        self.serves: Callable[[int], str] | None = None
+        self.reply_to_all: str | None = None
         self.replies: dict[str, str] = {}
         self.held = 0
         self._hold_after: int | None = None
@@ -544,6 +549,8 @@ class OpenAIServer(_WireServer):
 
     def reset(self) -> None:
         super().reset()
+        self.serves = None
+        self.reply_to_all = None
         self.replies.clear()
         self._hold_after = None
         self._released.clear()

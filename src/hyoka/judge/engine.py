@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
 from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
-from hyoka.providers import Message, ModelClient, Usage, backend_packages
+from hyoka.providers import Message, ModelClient, Usage, backend_packages, served_models
 from hyoka.signature import SettingsRecord, Signature, counts
 from hyoka.store import JsonlLog, Manifest, read_jsonl, read_records
 
@@ -79,6 +79,9 @@ class JudgeReport:
     undecided: int = 0  # pairwise: tasks asked now that no method gave a verdict
     no_logprobs: list[str] = field(default_factory=list)  # pairwise: ids without them
     usage: Usage = field(default_factory=Usage)
+    #: calls by the model the provider said answered them, where it named another than
+    #: the judge asked for (a moving alias's snapshot); several: the alias moved mid-run
+    served: Counter[str] = field(default_factory=Counter)
 
     @property
     def asked(self) -> int:
@@ -98,6 +101,7 @@ class JudgeReport:
             undecided=self.undecided + other.undecided,
             no_logprobs=[*self.no_logprobs, *other.no_logprobs],
             usage=self.usage + other.usage,
+            served=self.served + other.served,
         )
 
 
@@ -355,7 +359,12 @@ async def _judge_missing(
             report.ruled += 1
             report.reasons.update(task.rules.values())
         else:
-            record = await plan.protocol.ask(client, task)
+            with served_models() as names:
+                record = await plan.protocol.ask(client, task)
+            served = [name for name in names if name != client.provider.model]
+            report.served.update(served)
+            if served:
+                record = record.model_copy(update={"served_models": tuple(dict.fromkeys(served))})
         log.append(plan.fmt.write(record, task))
         report.judged += 1
         report.usage = report.usage + record.usage

@@ -51,6 +51,7 @@ from hyoka.judge import (
     JudgeRun,
     JudgeSettings,
     JudgmentRecord,
+    OmitsEmpty,
     Protocol,
     Task,
     inputs_hash,
@@ -122,10 +123,12 @@ class RakudaAnswer(BaseModel):
         return self.question_id
 
 
-class RakudaPairLine(BaseModel):
-    """One judged match, as upstream's ``play_a_match_pair`` writes it."""
+class RakudaPairLine(OmitsEmpty):
+    """One judged match, as upstream's ``play_a_match_pair`` writes it (and hyoka's
+    ``served_models`` where the provider named a snapshot of the judge's alias)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("served_models",)
 
     question_id: str
     model1_id: str
@@ -136,6 +139,7 @@ class RakudaPairLine(BaseModel):
     judgment: str = ""
     turn: int = 1
     tstamp: float = 0.0
+    served_models: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -319,7 +323,7 @@ def _format(judge_name: str, infos: Mapping[str, MatchInfo]) -> FileFormat[Rakud
             question_id=infos[task.id].question_id, model1_id=task.models[0],
             model2_id=task.models[1], winner=winner, judge=(judge_name, PROMPT_NAME),
             prompt=task.prompts[0][-1].content, judgment=record.replies[0], turn=1,
-            tstamp=record.tstamp,
+            tstamp=record.tstamp, served_models=record.served_models,
         )  # fmt: skip
 
     def differs(stored: RakudaPairLine, task: Task) -> str | None:

@@ -19,7 +19,7 @@ really asked (``judge`` holds only the name, which says nothing of the model beh
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -31,7 +31,7 @@ from pydantic import (
     model_validator,
 )
 
-from hyoka.judge import JudgeSettings, JudgmentRecord, combine, user_prompt_of
+from hyoka.judge import JudgeSettings, JudgmentRecord, OmitsEmpty, combine, user_prompt_of
 from hyoka.providers import Usage
 
 NO_ANSWER = "No answer"
@@ -99,15 +99,18 @@ class AnswerRecord(KeepsIdType):
         return self.choices[0].turns
 
 
-class SingleJudgmentLine(KeepsIdType):
+class SingleJudgmentLine(KeepsIdType, OmitsEmpty):
     """A judge's grade of one turn (FastChat ``model_judgment/*_single`` line).
 
     ``score`` is the rating, 0 when a rule decided without the judge (``judgment`` then
     says which: ``No answer`` or ``Incorrect language``), and -1 when the judge's reply
-    held no rating even after retries (left out of every mean).
+    held no rating even after retries (left out of every mean). ``served_models`` (hyoka's,
+    only where there is one) names the snapshot the provider said answered, where it named
+    another model than the judge's (``JudgmentRecord.served_models``).
     """
 
     model_config = ConfigDict(frozen=True, extra="allow")
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("served_models",)
 
     model: str
     judge: tuple[str, str]
@@ -116,6 +119,7 @@ class SingleJudgmentLine(KeepsIdType):
     score: int | float
     turn: int = Field(ge=1, le=2)
     tstamp: float = 0.0
+    served_models: tuple[str, ...] = ()
 
     @property
     def zeroed_by_rule(self) -> bool:
@@ -133,11 +137,12 @@ G1_LETTER: dict[str, str] = {w: letter for letter, w in G1_WINNER.items() if let
 G2_LETTER: dict[str, str] = {w: letter for letter, w in G2_WINNER.items() if letter is not None}
 
 
-class PairJudgmentLine(KeepsIdType):
+class PairJudgmentLine(KeepsIdType, OmitsEmpty):
     """One turn of one dialogue, two models' answers compared in both orders (FastChat
     ``model_judgment/*_pair`` line, plus hyoka's optional additions)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("served_models",)
 
     model_1: str
     model_2: str
@@ -163,6 +168,9 @@ class PairJudgmentLine(KeepsIdType):
     usage: Usage = Usage()
     #: the judge really asked; ``None`` in FastChat's files
     judge_settings: JudgeSettings | None = None
+    #: the snapshots the provider said answered, where it named another model than the
+    #: judge's (``JudgmentRecord.served_models``); left out of the line when none
+    served_models: tuple[str, ...] = ()
 
     @property
     def models(self) -> frozenset[str]:
@@ -196,7 +204,7 @@ def single_line(
     return SingleJudgmentLine.model_validate(
         {"question_id": question_id, "model": model, "judge": judge,
          "user_prompt": user_prompt_of(record.prompt), "judgment": judgment, "score": score,
-         "turn": turn, "tstamp": record.tstamp}
+         "turn": turn, "tstamp": record.tstamp, "served_models": record.served_models}
     )  # fmt: skip
 
 
@@ -222,7 +230,7 @@ def pair_line(
         "question_id": question_id, "model_1": model_1, "model_2": model_2, "judge": judge,
         "g1_user_prompt": user_prompts[0], "g2_user_prompt": user_prompts[1], "turn": turn,
         "tstamp": record.tstamp, "verdicts": record.verdicts, "usage": record.usage,
-        "judge_settings": record.judge,
+        "judge_settings": record.judge, "served_models": record.served_models,
     }  # fmt: skip
     if record.rule:
         winner = G1_WINNER[next(iter(record.verdicts.values()), None)]

@@ -8,6 +8,7 @@ module (and its openai, anthropic, torch ... import) loads when a model of it is
 """
 
 from hyoka.providers._secrets import URL_REDACTED, RedactedUrl, redact_url, shown_url
+from hyoka.providers.aliases import MOVING_ALIASES, alias_note, moving_alias
 from hyoka.providers.base import Provider
 from hyoka.providers.client import (
     CacheError,
@@ -19,6 +20,7 @@ from hyoka.providers.client import (
     RetryPolicy,
     cache_key,
     default_cache_dir,
+    served_models,
 )
 from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
 from hyoka.providers.errors import (
@@ -43,6 +45,7 @@ from hyoka.providers.types import (
 __all__ = [
     "BACKENDS",
     "EMBEDDED_MODEL",
+    "MOVING_ALIASES",
     "URL_REDACTED",
     "CacheError",
     "Choice",
@@ -65,13 +68,16 @@ __all__ = [
     "TopLogprob",
     "TransientError",
     "Usage",
+    "alias_note",
     "backend_packages",
     "cache_key",
     "connect",
     "default_cache_dir",
     "load_provider",
+    "moving_alias",
     "parse_model_string",
     "redact_url",
+    "served_models",
     "shown_url",
     "smollm2_path",
 ]
