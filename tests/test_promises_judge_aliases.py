@@ -61,13 +61,13 @@ def test_moving_aliases_are_known_by_the_providers_naming_rule(spec: str, moves:
     assert (moving_alias(spec) is not None) is moves
 
 
-def _judge(tmp_path: Path, base_url: str, judge: str) -> tuple[Result, list[Any]]:
+def _judge(tmp_path: Path, base_url: str, judge: str, limit: str = "2") -> tuple[Result, list[Any]]:
     """``hyoka mtbench judge`` of two Japanese MT-bench turns; what it printed and its lines."""
     out = tmp_path / "out"
     result = CliRunner().invoke(
         app,
         ["mtbench", "judge", "--bench", "jmt-bench", "--variant", "stability@aed16da",
-         "-j", judge, "--base-url", base_url, "--judge-name", "gpt-4", "--limit", "2",
+         "-j", judge, "--base-url", base_url, "--judge-name", "gpt-4", "--limit", limit,
          "--layout", "upstream", "--output-dir", str(out), "-a", str(ANSWERS)],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -95,6 +95,20 @@ def test_a_moving_alias_is_said_once_and_each_line_keeps_the_served_snapshot(
     # FastChat's fields stay as they were, hyoka's one addition after them
     assert list(lines[0]) == [*FASTCHAT_SINGLE, "served_models"]
     assert [line["score"] for line in lines] == [7, 7]
+
+
+def test_the_manifest_counts_the_files_calls_by_snapshot(tmp_path: Path) -> None:
+    """Beside the identity, never compared: a later run on the file adds its own calls."""
+    manifest = tmp_path / "out" / "gpt-4_single.jsonl.manifest.json"
+    with OpenAIServer() as server:
+        server.serves = lambda _number: SNAPSHOT
+        server.reply_to_all = "評価：[[7]]"
+        _judge(tmp_path, server.base_url, "openai/gpt-4o")
+        assert json.loads(manifest.read_text())["notes"] == {"served_models": {SNAPSHOT: 2}}
+        server.serves = lambda _number: "gpt-4o-2024-11-20"
+        _judge(tmp_path, server.base_url, "openai/gpt-4o", "3")  # one question more
+    notes = json.loads(manifest.read_text())["notes"]
+    assert notes == {"served_models": {SNAPSHOT: 2, "gpt-4o-2024-11-20": 1}}
 
 
 def test_an_alias_that_moves_during_the_run_shows_every_snapshot(tmp_path: Path) -> None:
@@ -126,6 +140,8 @@ def test_a_dated_judge_gets_no_warning_and_lines_as_before(tmp_path: Path) -> No
         result, lines = _judge(tmp_path, server.base_url, f"openai/{SNAPSHOT}")
     assert _warnings(result) == []
     assert all("served_models" not in line for line in lines)
+    manifest = json.loads((tmp_path / "out" / "gpt-4_single.jsonl.manifest.json").read_text())
+    assert "notes" not in manifest
 
 
 @pytest.mark.parametrize("names_model", [False, True])

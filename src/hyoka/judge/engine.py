@@ -36,6 +36,9 @@ from hyoka.signature import SettingsRecord, Signature, counts
 from hyoka.store import JsonlLog, Manifest, read_jsonl, read_records
 
 R = TypeVar("R", bound=BaseModel)
+#: the manifest note of a judgment file's calls by the snapshot the provider said served
+#: them, where it named another model than the judge's (``JudgmentRecord.served_models``)
+SERVED_NOTE = "served_models"
 
 
 def inputs_hash(*parts: object) -> str:
@@ -375,6 +378,14 @@ async def _judge_missing(
     await gather_or_cancel(one(task) for task in todo.values())
     if report.judged and plan.fmt.order is not None:
         log.rewrite(plan.fmt.order)
+    if report.served:  # the file's calls by served snapshot, this run's added
+        earlier = log.written.notes.get(SERVED_NOTE)
+        served = report.served + Counter(
+            {k: v for k, v in earlier.items() if isinstance(v, int)}
+            if isinstance(earlier, dict)
+            else {}
+        )
+        log.note(SERVED_NOTE, dict(sorted(served.items())))
     return report
 
 
