@@ -58,11 +58,12 @@ from hyoka.judge import (
 )
 from hyoka.mtbench.bench import BenchSpec, GenerationDefaults, JudgePrompt
 from hyoka.mtbench.dialogue import RAKUDA_DIALOGUE, DialogueStyle
+from hyoka.mtbench.judge import default_judge_name
 from hyoka.mtbench.records import AnswerChoice
 from hyoka.mtbench.variant import Variant
 from hyoka.providers import GenerationRequest, Message, ModelClient, parse_model_string
 from hyoka.signature import Signature, SignatureType
-from hyoka.stats import HomeMatch, HomeRanking
+from hyoka.stats import HomeMatch, HomeRanking, rank_home_advantage
 from hyoka.store import path_under, read_bytes, read_records, unique_records
 
 NAME = "rakuda"
@@ -380,6 +381,30 @@ def plan_rakuda(
     return JudgePlan(output, run, protocol, _format(judge_name, infos), tuple(tasks))
 
 
+def plan_rakuda_judging(
+    judge: str,
+    answers: Sequence[Path],
+    *,
+    matches: int,
+    seed: int,
+    results_dir: Path,
+    output_dir: Path | None = None,
+    judge_name: str | None = None,
+    base_url: str | None = None,
+    max_tokens: int | None = None,
+    data_dir: Path | str | None = None,
+) -> JudgePlan[RakudaPairLine]:
+    """What ``mtbench judge --bench rakuda`` does before its first call: the questions and
+    prompt read, every answer file checked (each question answered), ``matches`` matches
+    drawn with ``seed``, every prompt built, into ``<judge name>_pair.jsonl``."""
+    bench = RakudaBench.load(data_dir)
+    given = [load_rakuda_answers(path, bench) for path in answers]
+    name = judge_name or default_judge_name(judge)
+    output = rakuda_output(results_dir, name, output_dir)
+    settings = rakuda_settings(judge, base_url, max_tokens)
+    return plan_rakuda(bench, given, settings, output, name, matches=matches, seed=seed)
+
+
 def rakuda_settings(judge: str, base_url: str | None, max_tokens: int | None) -> JudgeSettings:
     """Temperature 0 and upstream's budget for the judge's family unless one is given."""
     budget = max_tokens or (CLAUDE_MAX_TOKENS if is_claude(judge) else MAX_TOKENS)
@@ -407,6 +432,48 @@ def read_matches(paths: Sequence[Path]) -> tuple[list[HomeMatch], int]:
                 raise InputError(f"{path}: winner {line.winner!r} is not 1, 2, 3 or error")
             matches.append(HomeMatch(line.model1_id, line.model2_id, SCORES[line.winner]))
     return matches, errors
+
+
+@dataclass(frozen=True)
+class RakudaRanking:
+    """A Rakuda ranking of judgment files: the fit, the matches without a verdict left
+    out, and its signature; ``to_json`` is upstream's saved MLE fields, ``render`` the
+    table the command prints."""
+
+    ranking: HomeRanking
+    errors: int
+    signature: Signature
+
+    def to_json(self) -> dict[str, Any]:
+        return ranking_json(self.ranking, self.errors) | {"signature": self.signature.to_json()}
+
+    def render(self, fmt: Literal["md", "csv", "plain"] = "plain") -> str:
+        """Rank, model, bootstrap median, ±1σ and the point fit (one decimal), then the home
+        advantage, the matches and the signature."""
+        header = ["Rank", "Model", "Median", "-1σ", "+1σ", "MLE"]
+        rows = [
+            [str(number), m.model, f"{m.median:.1f}", f"{m.one_sigma_minus:.1f}",
+             f"{m.one_sigma_plus:.1f}", f"{m.point:.1f}"]
+            for number, m in enumerate(self.ranking.models, start=1)
+        ]  # fmt: skip
+        sep = "," if fmt == "csv" else " | "
+        lines = [sep.join(header), *(sep.join(row) for row in rows)]
+        if fmt == "md":
+            lines = [f"| {line} |" for line in lines]
+            lines.insert(1, "|" + "|".join(["---"] * len(header)) + "|")
+        lines.append(
+            f"home advantage {self.ranking.advantage:.1f}; {self.ranking.matches} matches; "
+            f"signature: {self.signature.line}"
+        )
+        return "\n".join(lines)
+
+
+def rank_rakuda(paths: Sequence[Path], *, rounds: int, seed: int) -> RakudaRanking:
+    """Rakuda's ranking of the pair judgments in ``paths`` as ``make_ranking.py --compute
+    mle`` fits it, ``rounds`` bootstrap refits seeded with ``seed``."""
+    matches, errors = read_matches(paths)
+    ranking = rank_home_advantage(matches, rounds=rounds, seed=seed)
+    return RakudaRanking(ranking, errors, ranking_signature(rounds, seed))
 
 
 def ranking_json(ranking: HomeRanking, errors: int) -> dict[str, Any]:
