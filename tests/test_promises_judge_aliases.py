@@ -15,11 +15,19 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 from hyoka.providers import alias_note, moving_alias
 from replay_judge_server import ReplayJudge
-from wire_servers import OpenAIServer
+from wire_servers import (
+    AnthropicServer,
+    GeminiServer,
+    OpenAIServer,
+    Reply,
+    anthropic_message,
+    gemini_candidate,
+    gemini_response,
+)
 
 JMT = SHARED_DATA / "jmt-bench"
 ANSWERS = JMT / "history/aed16da/model_answer/japanese-stablelm-instruct-alpha-7b.jsonl"
@@ -109,6 +117,34 @@ def test_the_manifest_counts_the_files_calls_by_snapshot(tmp_path: Path) -> None
         _judge(tmp_path, server.base_url, "openai/gpt-4o", "3")  # one question more
     notes = json.loads(manifest.read_text())["notes"]
     assert notes == {"served_models": {SNAPSHOT: 2, "gpt-4o-2024-11-20": 1}}
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "google"])
+def test_anthropic_and_gemini_name_their_snapshot_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str
+) -> None:
+    """Anthropic's ``model`` and Gemini's ``modelVersion`` name what served a ``-latest``
+    judge, as OpenAI's ``model`` does (each provider's own wire format)."""
+    needs("anthropic" if provider == "anthropic" else "google.genai")
+    key = "test-key-0123456789"
+    if provider == "anthropic":
+        monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+        judge, snapshot = "anthropic/claude-3-5-sonnet-latest", "claude-3-5-sonnet-20241022"
+        server: AnthropicServer | GeminiServer = AnthropicServer(api_key=key)
+        reply = Reply(200, anthropic_message("評価：[[7]]", model=snapshot))
+    else:
+        monkeypatch.setenv("GEMINI_API_KEY", key)
+        judge, snapshot = "google/gemini-1.5-pro-latest", "gemini-1.5-pro-002"
+        server = GeminiServer(api_key=key)
+        reply = Reply(
+            200, gemini_response([gemini_candidate("評価：[[7]]")], model_version=snapshot)
+        )
+    with server:
+        server.script(reply, reply)
+        result, lines = _judge(tmp_path, server.base_url, judge)
+    (warning,) = _warnings(result)
+    assert f"judge {judge} is a moving alias" in warning and snapshot in warning
+    assert [line["served_models"] for line in lines] == [[snapshot], [snapshot]]
 
 
 def test_an_alias_that_moves_during_the_run_shows_every_snapshot(tmp_path: Path) -> None:
