@@ -504,3 +504,23 @@ def test_vicuna_ja_pair_lines_have_the_published_lines_field_types(tmp_path: Pat
     ours = _json_types(written)
     assert len(ours) == 1
     assert {pair for pair in next(iter(ours)) if pair[0] in dict(upstream)} == set(upstream)
+
+
+def test_answers_keep_the_question_files_id_type(tmp_path: Path) -> None:
+    """``gen_model_answer.py`` copies ``question["question_id"]``: answering the 2023-08
+    question file writes ``"1"``, as Stability's answer files of that time have it."""
+    from wire_servers import OpenAIServer
+
+    published = JMT / "history/aed16da/model_answer/japanese-stablelm-instruct-alpha-7b.jsonl"
+    first = json.loads(published.read_text(encoding="utf-8").splitlines()[0])
+    answers = tmp_path / "answers.jsonl"
+    with OpenAIServer() as server:
+        code, out = _hyoka(
+            "mtbench", "generate", "--bench", "jmt-bench", "--variant", "stability@aed16da",
+            "-m", "openai/model", "--base-url", server.base_url, "--template", "chat",
+            "--limit", "2", "--output", str(answers),
+        )  # fmt: skip
+    assert code == 0, out
+    lines = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
+    assert [line["question_id"] for line in lines] == ["1", "2"]
+    assert type(first["question_id"]) is str
