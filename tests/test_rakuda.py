@@ -235,6 +235,25 @@ def test_generated_rakuda_answers_are_upstreams_lines_and_judge_and_rank(
     assert {row["model_id"] for row in ranking["ranking"]} == {"ours", "claude-2"}
 
 
+def test_upstream_layout_puts_answers_where_jrank_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """jrank's ``gen_judgment.py`` reads ``data/rakuda_v2/answers/<model>.jsonl``."""
+    from wire_servers import OpenAIServer
+
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    with OpenAIServer() as server:
+        result = CliRunner().invoke(
+            app,
+            ["mtbench", "generate", "--bench", "rakuda", "-m", "openai/ours", "--base-url",
+             server.base_url, "--limit", "1", "--layout", "upstream", "--results-dir",
+             str(tmp_path / "data")],
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "data" / "rakuda_v2" / "answers" / "ours.jsonl").is_file()
+
+
 @pytest.mark.slow
 def test_the_embedded_model_answers_rakuda(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The issue's command on the embedded model: one question, a few tokens."""

@@ -164,6 +164,9 @@ class BenchSpec:
     )
     #: the name of the benchmark in upstream's folder layout (``data/{bench_name}/...``)
     upstream_name: str = ""
+    #: where upstream's layout keeps answer files under that folder (FastChat's
+    #: ``model_answer``; Rakuda's jrank: ``answers``)
+    upstream_answers: str = "model_answer"
     #: how many user turns each dialogue has (every turn is answered and judged): MT-bench
     #: and pfmt-bench-fin-ja 2, Japanese Vicuna QA 1
     turns: int = 2
@@ -220,6 +223,11 @@ class BenchSpec:
     def results_folder(self, layout: Layout = "hyoka") -> str:
         """The benchmark's folder under the results folder: hyoka's name, or upstream's."""
         return self.upstream_name if layout == "upstream" else self.name
+
+    def answers_folder(self, layout: Layout = "hyoka") -> str:
+        """The folder of answer files under ``results_folder``: ``model_answer``, or
+        upstream's own name for it."""
+        return self.upstream_answers if layout == "upstream" else "model_answer"
 
     def single_file(self, layout: Layout = "hyoka") -> bool:
         """Whether single judgments of every model go to one ``<judge>_single.jsonl``."""

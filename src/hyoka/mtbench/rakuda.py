@@ -88,7 +88,8 @@ SPEC = BenchSpec(
     reference_categories=frozenset(), reference_file="", zero_rules=(), pair_zero_rules=(),
     dialogue=RAKUDA_DIALOGUE,
     generation=GenerationDefaults(MappingProxyType({}), 0.7, 1024, None),
-    upstream_name="rakuda_v2", turns=1, question_file="questions.jsonl",
+    upstream_name="rakuda_v2", upstream_answers="answers", turns=1,
+    question_file="questions.jsonl",
 )  # fmt: skip
 
 
