@@ -225,6 +225,6 @@ def test_the_note_names_what_it_knows() -> None:
     assert alias_note("openai/local", {"local-a": 1}) is None  # one name: nothing moved
     several = alias_note("openai/local", {"a": 1, "b": 2})
     assert several == (
-        "judge openai/local; the provider served a (1 calls), b (2 calls): the name moved "
-        "during this run (each judgment keeps its own in served_models)"
+        "judge openai/local: the provider served a (1 calls), b (2 calls), so the name moved "
+        "during this run; each judgment keeps its own in served_models"
     )

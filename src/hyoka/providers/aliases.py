@@ -43,8 +43,8 @@ MOVING_ALIASES: tuple[AliasRule, ...] = (
     AliasRule(
         "openai",
         re.compile(rf"^(?:gpt-|chatgpt-|o\d)(?!.*{_OPENAI_DATE})"),
-        "OpenAI pins a snapshot by a date in its name (-2024-08-06, -0613); a name without "
-        "one follows the newest",
+        "OpenAI pins a snapshot by a date in its name, as -2024-08-06 or -0613, and a name "
+        "without one follows the newest",
     ),
 )
 
@@ -69,15 +69,15 @@ def alias_note(spec: str, served: Mapping[str, int]) -> str | None:
         return None
     head = f"judge {spec} is a moving alias ({why})" if why else f"judge {spec}"
     if not served:
-        return f"{head}; the provider named no snapshot, so no judgment can say which answered"
+        return f"{head}: the provider named no snapshot, so no judgment can say which answered"
     if len(served) == 1:
         (name,) = served
         return (
-            f"{head}; the provider served {name} (kept in each judgment as served_models): "
+            f"{head}: the provider served {name}, kept in each judgment as served_models; "
             "name that snapshot to repeat this run"
         )
     calls = ", ".join(f"{name} ({count} calls)" for name, count in sorted(served.items()))
     return (
-        f"{head}; the provider served {calls}: the name moved during this run (each "
-        "judgment keeps its own in served_models)"
+        f"{head}: the provider served {calls}, so the name moved during this run; each "
+        "judgment keeps its own in served_models"
     )
