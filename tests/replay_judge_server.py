@@ -63,6 +63,7 @@ class ReplayJudge(ThreadingHTTPServer):
         missing_reply: str | None = None,
         gate: threading.Event | None = None,
         find: Callable[[str], Sequence[str] | None] | None = None,
+        names_model: bool = True,
     ) -> None:
         self.replies = {
             prompt: (reply,) if isinstance(reply, str) else tuple(reply)
@@ -70,6 +71,9 @@ class ReplayJudge(ThreadingHTTPServer):
         }
         self.missing_reply = missing_reply
         self.find = find
+        #: whether a reply names the model that served it (the one asked for, as a
+        #: replaying server knows no other); ``False``: a reply without ``model``
+        self.names_model = names_model
         #: When given, every reply waits (at most a minute) until it is set: a test holds a
         #: run mid-way, with its requests in flight, for as long as it needs.
         self.gate = gate
@@ -152,23 +156,23 @@ class _Handler(BaseHTTPRequestHandler):
             error = {"message": "no recorded reply for this prompt", "type": "not_found"}
             self._send(404, {"error": error})
             return
-        self._send(
-            200,
-            {
-                "id": f"chatcmpl-replay-{len(self.server.received)}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": body.get("model", "replay"),
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": reply},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-            },
-        )
+        answer: dict[str, Any] = {
+            "id": f"chatcmpl-replay-{len(self.server.received)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "replay"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        }
+        if not self.server.names_model:
+            del answer["model"]
+        self._send(200, answer)
 
     def _send(self, status: int, payload: Mapping[str, Any]) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode()

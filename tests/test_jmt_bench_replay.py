@@ -68,7 +68,7 @@ def _recording(published: list[dict[str, Any]]) -> dict[str, list[str]]:
 
 def _judge(
     variant: str, answers: list[Path], output: Path, judge: ReplayJudge, limit: int | None
-) -> dict[tuple[str, int], dict[str, Any]]:
+) -> dict[tuple[str, str], dict[str, Any]]:
     """The command the issue names, as typed; hyoka's lines by (model, question id)."""
     args = ["mtbench", "judge", "--bench", "jmt-bench", "--variant", variant]
     args += ["-j", "openai/gpt-4", "--base-url", judge.base_url, "--output-dir", str(output)]
@@ -79,7 +79,7 @@ def _judge(
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert f"variant:{variant}.v1/turns-1/" in result.output  # the signature names the variant
-    lines: dict[tuple[str, int], dict[str, Any]] = {}
+    lines: dict[tuple[str, str], dict[str, Any]] = {}
     for path in answers:
         written = output / path.name  # FastChat names a model by its answer file
         for text in written.read_text(encoding="utf-8").splitlines():
@@ -134,10 +134,11 @@ def _assert_replayed(
         mine = by_reply.get((line["user_prompt"], line["judgment"]))
         assert mine is not None, f"{line['model']} q{line['question_id']}: reply not met"
         assert mine["judge"] == line["judge"]  # ["gpt-4", "single-v1" | "single-math-v1"]
+        assert mine["question_id"] == line["question_id"]  # "11": the question file's type
         assert mine["score"] == line["score"] and type(mine["score"]) is type(line["score"])
         equal += 1
     # each run judges each (model, question) once, with the prompt upstream sent for it
-    per_pair = Counter((line["model"], str(line["question_id"])) for line in ours)
+    per_pair = Counter((line["model"], line["question_id"]) for line in ours)
     assert set(per_pair.values()) == {2}
     assert {(m, q) for m, q in per_pair} == {(p["model"], p["question_id"]) for p in published}
     print(

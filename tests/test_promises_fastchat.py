@@ -411,3 +411,116 @@ def test_per_model_layout_stays_the_default(tmp_path: Path) -> None:
     assert sorted(p.name for p in folder.glob("*.jsonl")) == ["model-a.jsonl", "model-b.jsonl"]
     code, out = _hyoka("mtbench", "judge", "-j", "openai/gpt-4", "-a", a, "--layout", "fastchat")
     assert code == 2 and "'fastchat' is not one of" in out
+
+
+# -- 4. JSON types: every field of a written line has the type upstream's file gives it ------
+
+JMT = SHARED_DATA / "jmt-bench"
+VICUNA = SHARED_DATA / "ja-vicuna-qa"
+
+
+def _json_types(path: Path) -> set[tuple[tuple[str, str], ...]]:
+    """Each line's (field, JSON type) pairs, as a reader without a schema sees them."""
+    return {
+        tuple((name, type(value).__name__) for name, value in json.loads(line).items())
+        for line in path.read_text(encoding="utf-8").splitlines()
+    }
+
+
+def _judged(tmp_path: Path, reply: str, *args: str) -> Path:
+    """``hyoka mtbench judge ... --layout upstream`` with a scripted judge that always
+    replies ``reply``; the one judgment file it wrote."""
+    script = tmp_path / "judge.jsonl"
+    script.write_text(json.dumps({"reply": reply}) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    code, text = _hyoka(
+        "mtbench", "judge", "-j", f"scripted/{script}", "--judge-name", "gpt-4", "--no-cache",
+        "--limit", "3", "--layout", "upstream", "--output-dir", str(out), *args,
+    )  # fmt: skip
+    assert code == 0, text
+    (written,) = out.glob("*.jsonl")
+    return written
+
+
+def test_jmt_bench_single_lines_have_the_published_lines_field_types(tmp_path: Path) -> None:
+    """Stability's 564 published GPT-4 lines were judged on the 2023-08 question file, whose
+    ids are strings: hyoka's lines of that variant carry the same fields with the same JSON
+    types (``question_id`` ``"11"``, not ``11``), so FastChat's readers see no difference."""
+    published = _json_types(JMT / "model_judgment" / "gpt-4_single.jsonl")
+    assert len(published) == 1 and dict(next(iter(published)))["question_id"] == "str"
+    answers = JMT / "history/aed16da/model_answer/japanese-stablelm-instruct-alpha-7b.jsonl"
+    written = _judged(
+        tmp_path, "評価：[[7]]", "--bench", "jmt-bench", "--variant", "stability@aed16da",
+        "-a", str(answers),
+    )  # fmt: skip
+    assert _json_types(written) == published
+    # resuming reads the lines back and writes them again as they were
+    code, text = _hyoka(
+        "mtbench", "judge", "-j", f"scripted/{tmp_path / 'judge.jsonl'}", "--judge-name",
+        "gpt-4", "--no-cache", "--limit", "4", "--layout", "upstream", "--output-dir",
+        str(written.parent), "--bench", "jmt-bench", "--variant", "stability@aed16da",
+        "-a", str(answers),
+    )  # fmt: skip
+    assert code == 0, text
+    assert _json_types(written) == published
+    ids = [json.loads(line)["question_id"] for line in written.read_text().splitlines()]
+    assert ids == ["1", "2", "3", "4"]
+
+
+def test_question_ids_are_written_as_the_question_file_gives_them(tmp_path: Path) -> None:
+    """Stability's current question file has integer ids (and its ``gen_judgment.py`` casts
+    them to ``int`` since 677924c): so do hyoka's lines, from answers whose ids are strings."""
+    questions = _questions(JMT)[:3]
+    assert {type(q["question_id"]) for q in _questions(JMT)} == {int}
+    answers = tmp_path / "model.jsonl"  # string ids, as Stability's 2023 answer files have
+    answers.write_text(
+        "".join(
+            json.dumps({"question_id": str(q["question_id"]), "model_id": "model",
+                        "choices": [{"index": 0, "turns": ["答え", "答え"]}]}) + "\n"
+            for q in questions
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    written = _judged(tmp_path, "評価：[[7]]", "--bench", "jmt-bench", "-a", str(answers))
+    ids = [json.loads(line)["question_id"] for line in written.read_text().splitlines()]
+    assert ids == [q["question_id"] for q in questions] == [11, 12, 13]
+
+
+def test_vicuna_ja_pair_lines_have_the_published_lines_field_types(tmp_path: Path) -> None:
+    """ja-vicuna-qa-benchmark's published pair lines: every one of their fields is in
+    hyoka's line with the same JSON type (hyoka's additions come after, which a reader by
+    field name ignores)."""
+    published = set()
+    for path in sorted((VICUNA / "model_judgment" / "pairwise" / "gpt-4").glob("*.jsonl")):
+        published |= _json_types(path)
+    assert len(published) == 1
+    upstream = next(iter(published))
+    baseline = VICUNA / "model_answer/openai--text-davinci-003/results.jsonl"
+    other = VICUNA / "model_answer/cyberagent--calm2-7b-chat/results.jsonl"
+    written = _judged(
+        tmp_path, "理由。[[A]]", "--bench", "ja-vicuna-qa", "--mode", "pairwise",
+        "--baseline", "openai--text-davinci-003", "-a", str(baseline), "-a", str(other),
+    )  # fmt: skip
+    ours = _json_types(written)
+    assert len(ours) == 1
+    assert {pair for pair in next(iter(ours)) if pair[0] in dict(upstream)} == set(upstream)
+
+
+def test_answers_keep_the_question_files_id_type(tmp_path: Path) -> None:
+    """``gen_model_answer.py`` copies ``question["question_id"]``: answering the 2023-08
+    question file writes ``"1"``, as Stability's answer files of that time have it."""
+    from wire_servers import OpenAIServer
+
+    published = JMT / "history/aed16da/model_answer/japanese-stablelm-instruct-alpha-7b.jsonl"
+    first = json.loads(published.read_text(encoding="utf-8").splitlines()[0])
+    answers = tmp_path / "answers.jsonl"
+    with OpenAIServer() as server:
+        code, out = _hyoka(
+            "mtbench", "generate", "--bench", "jmt-bench", "--variant", "stability@aed16da",
+            "-m", "openai/model", "--base-url", server.base_url, "--template", "chat",
+            "--limit", "2", "--output", str(answers),
+        )  # fmt: skip
+    assert code == 0, out
+    lines = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
+    assert [line["question_id"] for line in lines] == ["1", "2"]
+    assert type(first["question_id"]) is str

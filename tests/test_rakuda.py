@@ -162,3 +162,114 @@ def test_flags_rakuda_does_not_use_are_refused_in_one_line(tmp_path: Path) -> No
          "-j", "scripted/x.jsonl", "-a", "x.jsonl", "--limit", "1"],
     )  # fmt: skip
     assert judged.exit_code == 1 and "--bench rakuda does not take --limit" in judged.output
+
+
+def _json_types(lines: list[dict[str, object]]) -> set[tuple[str, str]]:
+    return {(name, type(value).__name__) for line in lines for name, value in line.items()}
+
+
+def _published_answers() -> list[dict[str, object]]:
+    lines: list[dict[str, object]] = []
+    for path in sorted((RAKUDA / "answers").glob("*.jsonl")):
+        lines += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return lines
+
+
+def test_generated_rakuda_answers_are_upstreams_lines_and_judge_and_rank(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``mtbench generate --bench rakuda`` answers every question once, as jrank's
+    ``gen_api_model_answer.py`` asks (its system message, temperature 0.7, 1024 tokens) and
+    writes (upstream's fields and id types, sorted by id); the file then judges against
+    the published answers and ranks (the model here is the seeded server on 127.0.0.1)."""
+    from wire_servers import OpenAIServer
+
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    runner = CliRunner()
+    answers = tmp_path / "ours.jsonl"
+    args = ["mtbench", "generate", "--bench", "rakuda", "-m", "openai/ours", "--template",
+            "chat", "--output", str(answers)]  # fmt: skip
+    with OpenAIServer() as server:
+        first = runner.invoke(app, [*args, "--base-url", server.base_url, "--limit", "3"])
+        assert first.exit_code == 0, first.output
+        rest = runner.invoke(app, [*args, "--base-url", server.base_url])
+        assert rest.exit_code == 0, rest.output
+        bodies = [r.body for r in server.received]
+    assert "37 dialogue(s) answered, 3 already done" in rest.stdout
+    assert "bench:rakuda" in rest.stdout and "system:rakuda-upstream" in rest.stdout
+    assert len(bodies) == 40
+    assert {(b["temperature"], b["max_tokens"]) for b in bodies} == {(0.7, 1024)}
+    assert {b["messages"][0]["content"] for b in bodies} == {
+        "あなたは役立つアシスタントです。日本語で答えてください。"
+    }
+    lines = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
+    questions = [json.loads(q) for q in (RAKUDA / "questions.jsonl").read_text().splitlines()]
+    assert [line["question_id"] for line in lines] == sorted(q["question_id"] for q in questions)
+    assert [line["model_id"] for line in lines] == ["ours"] * 40
+    # every field upstream's generator writes, with the JSON type its published lines have
+    assert {name for line in lines for name in line} == {
+        "question_id", "answer_id", "model_id", "choices", "tstamp"
+    }  # fmt: skip
+    assert _json_types(lines) <= _json_types(_published_answers())
+
+    script = tmp_path / "judge.jsonl"
+    script.write_text(json.dumps({"reply": "3"}) + "\n", encoding="utf-8")
+    out = tmp_path / "judgments"
+    judged = runner.invoke(
+        app,
+        ["mtbench", "judge", "--bench", "rakuda", "--mode", "pairwise", "--matches", "12",
+         "-j", f"scripted/{script}", "--judge-name", "gpt-4", "--output-dir", str(out),
+         "-a", str(answers), "-a", str(RAKUDA / "answers" / "claude-2.jsonl")],
+    )  # fmt: skip
+    assert judged.exit_code == 0, judged.output
+    assert "12 match(es) judged" in judged.stdout and "tie 12" in judged.stdout
+    board = runner.invoke(
+        app,
+        ["mtbench", "leaderboard", "--bench", "rakuda", "--judgments", str(out),
+         "--format", "json", "--rounds", "5"],
+    )  # fmt: skip
+    assert board.exit_code == 0, board.output
+    ranking = json.loads(board.stdout)
+    assert ranking["matches"] == 12
+    assert {row["model_id"] for row in ranking["ranking"]} == {"ours", "claude-2"}
+
+
+def test_upstream_layout_puts_answers_where_jrank_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """jrank's ``gen_judgment.py`` reads ``data/rakuda_v2/answers/<model>.jsonl``."""
+    from wire_servers import OpenAIServer
+
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    with OpenAIServer() as server:
+        result = CliRunner().invoke(
+            app,
+            ["mtbench", "generate", "--bench", "rakuda", "-m", "openai/ours", "--base-url",
+             server.base_url, "--limit", "1", "--layout", "upstream", "--results-dir",
+             str(tmp_path / "data")],
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "data" / "rakuda_v2" / "answers" / "ours.jsonl").is_file()
+
+
+@pytest.mark.slow
+def test_the_embedded_model_answers_rakuda(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The issue's command on the embedded model: one question, a few tokens."""
+    from _shared import needs_embedded_model
+
+    needs_embedded_model()
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    result = CliRunner().invoke(
+        app,
+        ["mtbench", "generate", "--bench", "rakuda", "--model", "llamacpp/smollm2",
+         "--max-tokens", "4", "--limit", "1", "--results-dir", str(tmp_path)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (path,) = (tmp_path / "rakuda" / "model_answer").glob("*.jsonl")
+    (line,) = [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines()]
+    assert line["question_id"] == "LaSEuuNG54CdpH9KCxTnZ3"
+    assert line["model_id"] == "HuggingFaceTB_SmolLM2-135M-Instruct"
+    assert _json_types([line]) <= _json_types(_published_answers())

@@ -26,7 +26,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -469,7 +469,7 @@ class _OpenAIHandler(_Handler):
         else:
             text = str(body.get("prompt", ""))
         seed, max_tokens = body.get("seed"), body.get("max_tokens")
-        fixed = self.server.replies.get(text)
+        fixed = self.server.replies.get(text, self.server.reply_to_all)
         replies = [
             fixed if fixed is not None else seeded_reply(text, seed, i, max_tokens)
             for i in range(int(body.get("n", 1)))
@@ -498,7 +498,7 @@ class _OpenAIHandler(_Handler):
                 "id": f"cmpl-seeded-{serial}",
                 "object": "chat.completion" if chat else "text_completion",
                 "created": 1700000000,
-                "model": body["model"],
+                "model": self.server.serves(serial) if self.server.serves else body["model"],
                 "choices": choices,
                 "usage": usage,
             },
@@ -522,13 +522,18 @@ class OpenAIServer(_WireServer):
     (``<think>...</think>`` and a blank line before the content, ``thinking_apart`` False)
     or apart, in the chat message's field named by ``thinking_apart``
     (``reasoning_content``, as vLLM's, SGLang's and llama.cpp server's reasoning parsers
-    send it, or ``reasoning``).
+    send it, or ``reasoning``). ``serves``, when set,
+    names the model each answer says served it (by the request's number from 1), as
+    OpenAI answers ``gpt-4o`` with ``gpt-4o-2024-08-06``; unset, the model asked for.
+    ``reply_to_all``, when set, answers every request ``replies`` does not name.
     """
 
     handler = _OpenAIHandler
 
     def __init__(self, api_key: str = "") -> None:
         super().__init__(api_key)
+        self.serves: Callable[[int], str] | None = None
+        self.reply_to_all: str | None = None
         self.replies: dict[str, str] = {}
         self.thinking: str | None = None
         self.thinking_apart: str | Literal[False] = False
@@ -557,6 +562,8 @@ class OpenAIServer(_WireServer):
 
     def reset(self) -> None:
         super().reset()
+        self.serves = None
+        self.reply_to_all = None
         self.replies.clear()
         self.thinking, self.thinking_apart = None, False
         self._hold_after = None

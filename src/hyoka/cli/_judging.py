@@ -116,8 +116,20 @@ def run_plans(
                         runs.append(judged)
             return total, runs
 
-        return asyncio.run(go())
-    raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
+        total, runs = asyncio.run(go())
+    _note_judge_name(client, total)
+    return total, runs
+
+
+def _note_judge_name(client: ModelClient, report: JudgeReport) -> None:
+    """One ``warning:`` line per run where the judge's name moves (``gpt-4o``) or served
+    several snapshots, naming what the provider said served the calls."""
+    from hyoka.providers import alias_note
+
+    if report.asked:
+        note = alias_note(f"{client.provider.name}/{client.provider.model}", report.served)
+        if note is not None:
+            _common.print_warning(note)
 
 
 def print_signature(signature: Signature) -> None:

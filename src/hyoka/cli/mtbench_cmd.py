@@ -213,38 +213,19 @@ def _rakuda_leaderboard(judgments: list[Path] | None, fmt: str, rounds: int, see
     import json
 
     from hyoka.cli._common import print_warning
-    from hyoka.mtbench import judgment_files, ranking_json, ranking_signature, read_matches
-    from hyoka.stats import rank_home_advantage
+    from hyoka.mtbench import judgment_files, rank_rakuda
 
     if not judgments:
         raise InputError(
             "--bench rakuda: give --judgments (upstream's pair judgments are not published)"
         )
-    matches, errors = read_matches(judgment_files(judgments))
-    if errors:
-        print_warning(f"{errors} match(es) without a verdict (error) left out")
-    ranking = rank_home_advantage(matches, rounds=rounds, seed=seed)
-    signature = ranking_signature(rounds, seed)
+    ranked = rank_rakuda(judgment_files(judgments), rounds=rounds, seed=seed)
+    if ranked.errors:
+        print_warning(f"{ranked.errors} match(es) without a verdict (error) left out")
     if fmt == "json":
-        out = ranking_json(ranking, errors) | {"signature": signature.to_json()}
-        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        typer.echo(json.dumps(ranked.to_json(), ensure_ascii=False, indent=2))
         return
-    header = ["Rank", "Model", "Median", "-1σ", "+1σ", "MLE"]
-    rows = [
-        [str(number), m.model, f"{m.median:.1f}", f"{m.one_sigma_minus:.1f}",
-         f"{m.one_sigma_plus:.1f}", f"{m.point:.1f}"]
-        for number, m in enumerate(ranking.models, start=1)
-    ]  # fmt: skip
-    sep = "," if fmt == "csv" else " | "
-    lines = [sep.join(header), *(sep.join(row) for row in rows)]
-    if fmt == "md":
-        lines = [f"| {line} |" for line in lines]
-        lines.insert(1, "|" + "|".join(["---"] * len(header)) + "|")
-    typer.echo("\n".join(lines))
-    typer.echo(
-        f"home advantage {ranking.advantage:.1f}; {ranking.matches} matches; "
-        f"signature: {signature.line}"
-    )
+    typer.echo(ranked.render("md" if fmt == "md" else "csv" if fmt == "csv" else "plain"))
 
 
 @reports_errors
@@ -318,11 +299,11 @@ def generate_command(
     from hyoka.cli._common import err_console, progress_bar, provider_options
     from hyoka.cli._judging import print_signature
     from hyoka.mtbench import (
-        Bench,
         GeneratePlan,
         GenerateReport,
         answer_file,
         answer_model_id,
+        answer_set,
         default_repetition_penalty,
         generate_answers,
         parse_layout,
@@ -333,7 +314,7 @@ def generate_command(
     if no_system_message and system_message is not None:
         raise InputError("--system-message and --no-system-message exclude each other")
     provider_name, _model = parse_model_string(model)
-    loaded = Bench.load(bench, data_dir, variant)
+    loaded = answer_set(bench, data_dir, variant)
     model_id = answer_model_id(model, name)
     target = output or answer_file(results_dir, loaded, model_id, parse_layout(layout))
     penalty = repetition_penalty
@@ -527,26 +508,15 @@ def judge_command(
         _refuse_for_rakuda(
             {"--variant": variant, "--baseline": baseline, "--method": method, "--limit": limit}
         )
-        from hyoka.mtbench import (
-            RakudaBench,
-            load_rakuda_answers,
-            plan_rakuda,
-            rakuda_output,
-            rakuda_settings,
-        )
+        from hyoka.mtbench import plan_rakuda_judging
 
         if mode is not JudgeModeChoice.PAIRWISE or matches is None:
             raise InputError("--bench rakuda is judged with --mode pairwise --matches N")
-        rakuda = RakudaBench.load(data_dir)
-        given = [load_rakuda_answers(path, rakuda) for path in answers]
-        name = judge_name or default_judge_name(judge)
-        plan = plan_rakuda(
-            rakuda, given, rakuda_settings(judge, base_url, max_tokens, thinking.value),
-            rakuda_output(results_dir, name, output_dir), name, matches=matches, seed=draw_seed,
+        plan = plan_rakuda_judging(
+            judge, answers, matches=matches, seed=draw_seed, results_dir=results_dir,
+            output_dir=output_dir, judge_name=judge_name, base_url=base_url,
+            max_tokens=max_tokens, thinking=thinking.value, data_dir=data_dir,
         )  # fmt: skip
-        from hyoka.cli._common import provider_options
-        from hyoka.providers import connect
-
         client = connect(
             judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
             concurrency=concurrency, flag="--judge",

@@ -60,7 +60,7 @@ from hyoka.judge.rating import (
     RatingRules,
     find_rating,
 )
-from hyoka.judge.records import JudgeSettings, JudgmentRecord
+from hyoka.judge.records import JudgeSettings, JudgmentRecord, OmitsEmpty
 from hyoka.judge.single import (
     SingleGrading,
     SingleItem,
@@ -96,6 +96,7 @@ __all__ = [
     "JudgmentRecord",
     "Method",
     "MethodChoice",
+    "OmitsEmpty",
     "PairwiseJudging",
     "PairwiseRun",
     "PairwiseSummary",

@@ -31,11 +31,14 @@ from pydantic import BaseModel, ConfigDict
 from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
 from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
-from hyoka.providers import Message, ModelClient, Usage, backend_packages
+from hyoka.providers import Message, ModelClient, Usage, backend_packages, served_models
 from hyoka.signature import SettingsRecord, Signature, counts
 from hyoka.store import JsonlLog, Manifest, read_jsonl, read_records
 
 R = TypeVar("R", bound=BaseModel)
+#: the manifest note of a judgment file's calls by the snapshot the provider said served
+#: them, where it named another model than the judge's (``JudgmentRecord.served_models``)
+SERVED_NOTE = "served_models"
 
 
 def inputs_hash(*parts: object) -> str:
@@ -79,6 +82,9 @@ class JudgeReport:
     undecided: int = 0  # pairwise: tasks asked now that no method gave a verdict
     no_logprobs: list[str] = field(default_factory=list)  # pairwise: ids without them
     usage: Usage = field(default_factory=Usage)
+    #: calls by the model the provider said answered them, where it named another than
+    #: the judge asked for (a moving alias's snapshot); several: the alias moved mid-run
+    served: Counter[str] = field(default_factory=Counter)
 
     @property
     def asked(self) -> int:
@@ -98,6 +104,7 @@ class JudgeReport:
             undecided=self.undecided + other.undecided,
             no_logprobs=[*self.no_logprobs, *other.no_logprobs],
             usage=self.usage + other.usage,
+            served=self.served + other.served,
         )
 
 
@@ -355,7 +362,12 @@ async def _judge_missing(
             report.ruled += 1
             report.reasons.update(task.rules.values())
         else:
-            record = await plan.protocol.ask(client, task)
+            with served_models() as names:
+                record = await plan.protocol.ask(client, task)
+            served = [name for name in names if name != client.provider.model]
+            report.served.update(served)
+            if served:
+                record = record.model_copy(update={"served_models": tuple(dict.fromkeys(served))})
         log.append(plan.fmt.write(record, task))
         report.judged += 1
         report.usage = report.usage + record.usage
@@ -366,6 +378,14 @@ async def _judge_missing(
     await gather_or_cancel(one(task) for task in todo.values())
     if report.judged and plan.fmt.order is not None:
         log.rewrite(plan.fmt.order)
+    if report.served:  # the file's calls by served snapshot, this run's added
+        earlier = log.written.notes.get(SERVED_NOTE)
+        served = report.served + Counter(
+            {k: v for k, v in earlier.items() if isinstance(v, int)}
+            if isinstance(earlier, dict)
+            else {}
+        )
+        log.note(SERVED_NOTE, dict(sorted(served.items())))
     return report
 
 

@@ -51,7 +51,8 @@ class SingleRun:
         """``mean``/``n``/``failures`` over the file's grades of these items; this run's
         ``judged_now``, ``done_before``, ``failed_repeats_now``, ``judge_calls`` (cached
         ones too), ``provider_calls``, ``cache_hits`` and tokens; the signature; the
-        judgment file as ``output``; ``cost_usd`` (rounded to 6 places) when priced."""
+        judgment file as ``output``; ``cost_usd`` (rounded to 6 places) when priced;
+        ``served_models`` (calls by snapshot) where the provider named one."""
         usage = self.stats.usage
         data: dict[str, Any] = {
             "mean": self.summary.mean,
@@ -70,6 +71,7 @@ class SingleRun:
         cost = self.cost_usd
         if cost is not None:
             data["cost_usd"] = round(cost, 6)
+        data.update(_served(self.report))
         data["output"] = str(self.output)
         return data
 
@@ -93,14 +95,21 @@ class PairwiseRun:
     def to_json(self) -> dict[str, Any]:
         """The run (``output``, ``template`` and its version, ``judge``, the two models,
         ``judged`` now, ``done_before``, ``judge_calls`` to the provider, ``cache_hits``,
-        ``run_usage``, the signature), then the summary's fields (``pairs``, per-method
-        counts and rates, robustness, orders that agree or not, ``usage`` of the file)."""
+        ``run_usage``, ``served_models`` where the provider named snapshots, the
+        signature), then the summary's fields (``pairs``, per-method counts and rates,
+        robustness, orders that agree or not, ``usage`` of the file)."""
         run = {
             "output": str(self.output), "template": self.template.name,
             "template_version": self.template.version, "judge": self.judge,
             "model_x": self.model_x, "model_y": self.model_y, "judged": self.report.judged,
             "done_before": self.report.done_before, "judge_calls": self.stats.requests,
             "cache_hits": self.stats.cache_hits, "run_usage": self.stats.usage.model_dump(),
-            SIGNATURE_KEY: self.signature.to_json(),
+            **_served(self.report), SIGNATURE_KEY: self.signature.to_json(),
         }  # fmt: skip
         return {**run, **self.summary.to_json()}
+
+
+def _served(report: JudgeReport) -> dict[str, Any]:
+    """``served_models``: this run's calls by the snapshot the provider said served them,
+    where it named another model than the judge's (absent when it named none)."""
+    return {"served_models": dict(sorted(report.served.items()))} if report.served else {}

@@ -16,7 +16,7 @@ it is left out of every mean and counted in every summary.
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -44,6 +44,23 @@ Aggregate = Literal["mean", "median"]
 FAILED = -1.0
 #: Settings added after files were first written: left out of a line when not set.
 _WRITTEN_WHEN_SET = ("base_url_secret", "max_attempts", "thinking")
+
+
+class OmitsEmpty(BaseModel):
+    """A line type whose fields named in ``omitted_when_empty`` are left out of the line
+    while empty: a field added later (``served_models``) then leaves every line that has
+    nothing to say in it as it always was (FastChat's fields and nothing else)."""
+
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_empty(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in self.omitted_when_empty:
+                if not data.get(name, True):
+                    data.pop(name)
+        return data
 
 
 class JudgeSettings(SettingsRecord):
@@ -130,7 +147,7 @@ class JudgeSettings(SettingsRecord):
         )
 
 
-class JudgmentRecord(BaseModel):
+class JudgmentRecord(OmitsEmpty):
     """One judged item.
 
     Single grading fills ``score`` (the aggregate over ``scores``, one per repeat, -1 for a
@@ -144,9 +161,14 @@ class JudgmentRecord(BaseModel):
     ``replies`` are what the rating or verdict was read from: a reasoning judge's reply
     after its thinking (``judge.thinking``); the thinking set aside is in ``thinking``, one
     entry per reply (``None`` where a reply had none), written only when a reply had any.
+    ``served_models`` names the models the provider said answered, where it named another
+    than the judge's (a dated snapshot of a moving alias such as ``gpt-4o``), in call order.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    #: fields added later, left out while empty: a judgment of a judge that does not think
+    #: aloud, served under its own name, is the line it always was
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("served_models", "thinking")
 
     id: str
     kind: JudgmentKind
@@ -172,15 +194,7 @@ class JudgmentRecord(BaseModel):
     failures: int = Field(default=0, ge=0)
     usage: Usage = Usage()
     tstamp: float = Field(default_factory=time.time)
-
-    @model_serializer(mode="wrap")
-    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """``thinking`` is written only when a reply had some: a judgment of a judge that
-        does not think aloud is the line it always was."""
-        data = handler(self)
-        if isinstance(data, dict) and data.get("thinking") is None:
-            data.pop("thinking", None)
-        return data
+    served_models: tuple[str, ...] = ()
 
     @property
     def failed(self) -> bool:

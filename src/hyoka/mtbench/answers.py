@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hyoka.errors import InputError
-from hyoka.mtbench.bench import Bench, Layout
+from hyoka.mtbench.bench import AnswerSet, Bench, Layout
 from hyoka.mtbench.records import AnswerChoice, AnswerRecord
 from hyoka.providers import (
     DEFAULT_THINKING,
@@ -67,10 +67,14 @@ def answer_model_id(model: str, name: str | None = None) -> str:
     return _DISPLAY_NAMES.get(model, bare).replace("/", "_")
 
 
-def answer_file(root: Path, bench: Bench, model_id: str, layout: Layout = "hyoka") -> Path:
+def answer_file(root: Path, bench: AnswerSet, model_id: str, layout: Layout = "hyoka") -> Path:
     """``<root>/<bench>/model_answer/<model id>.jsonl`` (``<bench>``: hyoka's name for the
-    benchmark, or upstream's for the ``upstream`` layout), from sanitised names only."""
-    folder = path_under(root, bench.spec.results_folder(layout), "model_answer", what="--bench")
+    benchmark, or upstream's for the ``upstream`` layout, with upstream's answer folder:
+    Rakuda's ``rakuda_v2/answers``), from sanitised names only."""
+    spec = bench.spec
+    folder = path_under(
+        root, spec.results_folder(layout), spec.answers_folder(layout), what="--bench"
+    )
     return path_under(folder, model_id, what="model id", suffix=".jsonl")
 
 

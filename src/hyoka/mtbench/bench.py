@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,7 +42,7 @@ from hyoka.mtbench.dialogue import (
     DialogueStyle,
 )
 from hyoka.mtbench.prompt_yaml import read_prompt_yaml
-from hyoka.mtbench.records import AnswerRecord
+from hyoka.mtbench.records import AnswerRecord, KeepsIdType
 from hyoka.mtbench.shaberi import SHABERI_FIELDS, fstring_template, shaberi_rows
 from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 from hyoka.store import read_bytes, read_records, unique_records
@@ -166,6 +166,9 @@ class BenchSpec:
     )
     #: the name of the benchmark in upstream's folder layout (``data/{bench_name}/...``)
     upstream_name: str = ""
+    #: where upstream's layout keeps answer files under that folder (FastChat's
+    #: ``model_answer``; Rakuda's jrank: ``answers``)
+    upstream_answers: str = "model_answer"
     #: how many user turns each dialogue has (every turn is answered and judged): MT-bench
     #: and pfmt-bench-fin-ja 2, Japanese Vicuna QA 1
     turns: int = 2
@@ -238,6 +241,11 @@ class BenchSpec:
     def results_folder(self, layout: Layout = "hyoka") -> str:
         """The benchmark's folder under the results folder: hyoka's name, or upstream's."""
         return self.upstream_name if layout == "upstream" else self.name
+
+    def answers_folder(self, layout: Layout = "hyoka") -> str:
+        """The folder of answer files under ``results_folder``: ``model_answer``, or
+        upstream's own name for it."""
+        return self.upstream_answers if layout == "upstream" else "model_answer"
 
     def single_file(self, layout: Layout = "hyoka") -> bool:
         """Whether single judgments of every model go to one ``<judge>_single.jsonl``."""
@@ -462,7 +470,7 @@ def bench_spec(name: str) -> BenchSpec:
     return BENCHES[name]
 
 
-class Question(BaseModel):
+class Question(KeepsIdType):
     """One dialogue: its user turns (two, or one for single-turn tasks), and for
     translation the language of each answer.
 
@@ -473,7 +481,6 @@ class Question(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    question_id: int
     category: str
     #: one or two user turns (the benchmark's ``turns`` says how many it has)
     turns: tuple[str, ...] = Field(min_length=1, max_length=2)
@@ -481,6 +488,66 @@ class Question(BaseModel):
     reference: tuple[str, ...] | None = None
     #: the task's own grading criteria (ELYZA-tasks-100's ``eval_aspect``)
     eval_aspect: str | None = None
+
+
+class Asked(Protocol):
+    """A dialogue as ``generate`` answers it: a ``Question`` or a ``RakudaQuestion``."""
+
+    @property
+    def question_id(self) -> int | str: ...
+
+    @property
+    def category(self) -> str: ...
+
+    @property
+    def turns(self) -> tuple[str, ...]: ...
+
+    @property
+    def written_id(self) -> int | str: ...
+
+
+class Answered(Protocol):
+    """An answer line as ``generate`` continues a file: an ``AnswerRecord`` or a
+    ``RakudaAnswer``, each with its benchmark's id type."""
+
+    @property
+    def question_id(self) -> int | str: ...
+
+    @property
+    def written_id(self) -> int | str: ...
+
+    @property
+    def model_id(self) -> str: ...
+
+
+class AnswerSet(Protocol):
+    """What ``generate`` needs of a benchmark: its questions, how they are shown and
+    sampled, and the line an answer is written as (``Bench``, ``RakudaBench``)."""
+
+    @property
+    def spec(self) -> BenchSpec: ...
+
+    @property
+    def variant(self) -> Variant | None: ...
+
+    @property
+    def questions(self) -> Sequence[Asked]: ...
+
+    @property
+    def dialogue(self) -> DialogueStyle: ...
+
+    @property
+    def generation(self) -> GenerationDefaults: ...
+
+    def answer(self, fields: Mapping[str, object]) -> Answered:
+        """The answer line of ``fields`` (upstream's: ``question_id`` as the question file
+        gives it, ``answer_id``, ``model_id``, ``choices``, ``tstamp``)."""
+        ...
+
+    @property
+    def answer_type(self) -> type[BaseModel]:
+        """The line type an answer file of this benchmark is read back as."""
+        ...
 
 
 class JudgePrompt(BaseModel):
@@ -611,6 +678,13 @@ class Bench:
     @property
     def by_id(self) -> dict[int, Question]:
         return {q.question_id: q for q in self.questions}
+
+    def answer(self, fields: Mapping[str, object]) -> AnswerRecord:
+        return AnswerRecord.model_validate(fields)
+
+    @property
+    def answer_type(self) -> type[AnswerRecord]:
+        return AnswerRecord
 
     def prompt(self, name: str) -> JudgePrompt:
         if name not in self.prompts:

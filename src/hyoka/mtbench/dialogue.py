@@ -81,6 +81,16 @@ SHABERI_DIALOGUE = DialogueStyle(
     system_name="none (shaberi)",
 )
 
+#: Rakuda's (jrank ``gen_api_model_answer.py``): chat models get its Japanese system
+#: message where their conversation template has one; base models the Japanese roles.
+RAKUDA_DIALOGUE = DialogueStyle(
+    system_message="あなたは役立つアシスタントです。日本語で答えてください。",
+    system_line="あなたは役立つアシスタントです。日本語で答えてください。",
+    user_role="ユーザー",
+    assistant_role="アシスタント",
+    system_name="rakuda-upstream",
+)
+
 SYSTEM_MESSAGE = JAPANESE_DIALOGUE.system_line
 USER_ROLE = JAPANESE_DIALOGUE.user_role
 ASSISTANT_ROLE = JAPANESE_DIALOGUE.assistant_role

@@ -28,11 +28,11 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
-from hyoka.mtbench.bench import PFMT_FIN, Bench, BenchSpec, Question
+from hyoka.mtbench.bench import PFMT_FIN, Answered, AnswerSet, Asked, Bench, BenchSpec
 from hyoka.mtbench.dialogue import (
     Injection,
     base_prompt,
@@ -40,7 +40,9 @@ from hyoka.mtbench.dialogue import (
     clean_answer,
     with_system_message,
 )
-from hyoka.mtbench.records import AnswerChoice, AnswerRecord
+from hyoka.mtbench.rakuda import NAME as RAKUDA
+from hyoka.mtbench.rakuda import SPEC, RakudaBench
+from hyoka.mtbench.records import AnswerChoice
 from hyoka.providers import (
     DEFAULT_THINKING,
     GenerationRequest,
@@ -66,7 +68,18 @@ LOCAL_PROVIDERS = frozenset({"hf", "vllm", "llamacpp"})
 LOCAL_REPETITION_PENALTY = PFMT_FIN.generation.local_repetition_penalty
 
 
-def default_temperatures(spec: BenchSpec, bench: Bench | None = None) -> dict[str, float]:
+def answer_set(
+    name: str, data_dir: Path | str | None = None, variant: str | None = None
+) -> AnswerSet:
+    """The benchmark ``name``'s questions as ``generate`` answers them: Rakuda's own files
+    (``RakudaBench``: text ids, one turn) or a FastChat-style benchmark's (``Bench``)."""
+    if name == RAKUDA:
+        SPEC.variant(variant)  # Rakuda has none: a name given is refused
+        return RakudaBench.load(data_dir)
+    return Bench.load(name, data_dir, variant)
+
+
+def default_temperatures(spec: BenchSpec, bench: AnswerSet | None = None) -> dict[str, float]:
     """The benchmark's temperature for each of its categories (``bench``'s variant's, when
     it sets its own)."""
     generation = spec.generation if bench is None else bench.generation
@@ -79,7 +92,7 @@ def default_repetition_penalty(spec: BenchSpec, provider_name: str) -> float | N
     return spec.generation.local_repetition_penalty if provider_name in LOCAL_PROVIDERS else None
 
 
-def parse_temperatures(pairs: list[str], bench: Bench) -> dict[str, float]:
+def parse_temperatures(pairs: list[str], bench: AnswerSet) -> dict[str, float]:
     """``CATEGORY=T`` flags over the defaults; an unknown category names the flag."""
     temperatures = default_temperatures(bench.spec, bench)
     for pair in pairs:
@@ -133,8 +146,9 @@ class GenerateReport:
 
 
 class _Run:
-    def __init__(self, plan: GeneratePlan, bench: Bench, client: ModelClient) -> None:
+    def __init__(self, plan: GeneratePlan, bench: AnswerSet, client: ModelClient) -> None:
         self.plan = plan
+        self.bench = bench
         self.client = client
         self.style = bench.dialogue
         if plan.no_system_message:
@@ -148,7 +162,7 @@ class _Run:
         self.report = GenerateReport()
         self._lock = asyncio.Lock()
 
-    def _request(self, question: Question, answers: list[str]) -> GenerationRequest:
+    def _request(self, question: Asked, answers: list[str]) -> GenerationRequest:
         asked = question.turns[: len(answers) + 1]
         # strict mode must see a marker to empty the answer, so it cannot stop there
         stop = self.style.role_markers if self.plan.injection == "lenient" else ()
@@ -164,8 +178,8 @@ class _Run:
             return GenerationRequest(messages=messages, params=params)
         return GenerationRequest(prompt=base_prompt(asked, answers, self.style), params=params)
 
-    async def _ask(self, question: Question, answers: list[str]) -> Reply:
-        key = f"mtbench:{question.question_id}:{len(answers) + 1}"
+    async def _ask(self, question: Asked, answers: list[str]) -> Reply:
+        key = f"mtbench:{question.written_id}:{len(answers) + 1}"
         try:
             response = await self.client.generate(self._request(question, answers), sample_key=key)
         except ProviderError as exc:
@@ -178,7 +192,7 @@ class _Run:
             self.probing = False
         return reply_of(response, self.plan.thinking)
 
-    async def dialogue(self, question: Question) -> AnswerRecord:
+    async def dialogue(self, question: Asked) -> Answered:
         answers: list[str] = []
         thoughts: list[str | None] = []
         for _ in question.turns:
@@ -192,12 +206,14 @@ class _Run:
             answers.append(text)
             thoughts.append(reply.thinking)
         thinking = tuple(thoughts) if any(t is not None for t in thoughts) else None
-        return AnswerRecord(
-            question_id=question.question_id,
-            answer_id=uuid.uuid4().hex[:22],
-            model_id=self.plan.model_id,
-            choices=(AnswerChoice(index=0, turns=tuple(answers), thinking=thinking),),
-            tstamp=time.time(),
+        return self.bench.answer(
+            {
+                "question_id": question.written_id,  # as the question file writes it
+                "answer_id": uuid.uuid4().hex[:22],
+                "model_id": self.plan.model_id,
+                "choices": (AnswerChoice(index=0, turns=tuple(answers), thinking=thinking),),
+                "tstamp": time.time(),
+            }
         )
 
 
@@ -229,7 +245,7 @@ class AnswersSignature(SignatureType):
     thinking: str | None = only_when_set()
 
 
-def answers_signature(plan: GeneratePlan, bench: Bench, run: _Run) -> Signature:
+def answers_signature(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Signature:
     """The run's ``AnswersSignature``, with its backend's package versions."""
     return AnswersSignature(
         bench=bench.spec.name, template=plan.template, system=run.style.system_name,
@@ -241,7 +257,7 @@ def answers_signature(plan: GeneratePlan, bench: Bench, run: _Run) -> Signature:
     ).signature(backend_packages(run.client.provider.name))  # fmt: skip
 
 
-def answers_manifest(plan: GeneratePlan, bench: Bench, run: _Run) -> Manifest:
+def answers_manifest(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Manifest:
     """What an answer file holds: one model's answers to one benchmark, made with these
     settings (the system message included); another model or other settings never
     continue it."""
@@ -268,7 +284,7 @@ def answers_manifest(plan: GeneratePlan, bench: Bench, run: _Run) -> Manifest:
 
 async def generate_answers(
     plan: GeneratePlan,
-    bench: Bench,
+    bench: AnswerSet,
     client: ModelClient,
     progress: Callable[[], None] | None = None,
 ) -> GenerateReport:
@@ -280,25 +296,25 @@ async def generate_answers(
     run = _Run(plan, bench, client)
     run.report.signature = answers_signature(plan, bench, run)
     with JsonlLog.open(
-        plan.answer_file, answers_manifest(plan, bench, run), AnswerRecord,
-        key=lambda r: r.question_id,
-    ) as log:  # fmt: skip
+        plan.answer_file, answers_manifest(plan, bench, run), bench.answer_type, key=_answer_key
+    ) as log:
         return await _answer_missing(plan, bench, run, log, progress)
 
 
 async def _answer_missing(
     plan: GeneratePlan,
-    bench: Bench,
+    bench: AnswerSet,
     run: _Run,
-    log: JsonlLog[AnswerRecord],
+    log: JsonlLog[Any],
     progress: Callable[[], None] | None,
 ) -> GenerateReport:
-    known = bench.by_id
+    known = {q.question_id for q in bench.questions}
     for record in log.records.values():
-        if record.question_id not in known or record.model_id != plan.model_id:
+        answered = cast(Answered, record)
+        if answered.question_id not in known or answered.model_id != plan.model_id:
             raise InputError(
-                f"{plan.answer_file}: question_id {record.question_id} of "
-                f"{record.model_id!r} is not this run's; choose another --output"
+                f"{plan.answer_file}: question_id {answered.written_id} of "
+                f"{answered.model_id!r} is not this run's; choose another --output"
             )
     questions = list(bench.questions[: plan.limit or None])
     todo = [q for q in questions if q.question_id not in log]
@@ -310,7 +326,7 @@ async def _answer_missing(
             progress()
         todo = todo[1:]
 
-    async def one(question: Question) -> None:
+    async def one(question: Asked) -> None:
         log.append(await run.dialogue(question))
         run.report.generated += 1
         if progress:
@@ -319,6 +335,13 @@ async def _answer_missing(
     await gather_or_cancel(one(q) for q in todo)
     run.report.template = run.template
     if run.report.generated:
-        # dialogues finish out of order; leave the file in question order, as upstream does
-        log.rewrite(lambda r: r.question_id)
+        # dialogues finish out of order; leave the file sorted by id, as upstream's
+        # ``reorg_answer_file`` does (FastChat's integers, Rakuda's text)
+        log.rewrite(_answer_key)
     return run.report
+
+
+def _answer_key(record: Any) -> int | str:
+    """An answer line's question id (FastChat's as an integer, ``"11"`` too): the key and
+    the order of an answer file."""
+    return cast(Answered, record).question_id

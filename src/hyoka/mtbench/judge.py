@@ -171,6 +171,9 @@ class TurnInfo:
     question_id: int
     turn: int
     prompt_name: str
+    #: the id as the question file writes it (``"11"`` in Stability's 2023 file), which
+    #: the line keeps, as upstream's does
+    written_id: int | str
 
 
 def _single_format(
@@ -182,7 +185,7 @@ def _single_format(
     def write(record: JudgmentRecord, task: Task) -> SingleJudgmentLine:
         info = turns[task.id]
         return single_line(
-            record, question_id=info.question_id, turn=info.turn, model=task.models[0],
+            record, question_id=info.written_id, turn=info.turn, model=task.models[0],
             judge=(judge_name, info.prompt_name),
         )  # fmt: skip
 
@@ -283,7 +286,7 @@ def _model_tasks(
                 rules={"answer": why} if why else {},
             )  # fmt: skip
             tasks.append(task)
-            turns[task.id] = TurnInfo(qid, turn, name)
+            turns[task.id] = TurnInfo(qid, turn, name, question.written_id)
     return tasks
 
 

@@ -190,7 +190,7 @@ def _pair_format(
         info = turns[task.id]
         user = (user_prompt_of(task.prompts[0]), user_prompt_of(task.prompts[1]))
         line = pair_line(
-            record, question_id=info.question_id, turn=info.turn,
+            record, question_id=info.written_id, turn=info.turn,
             judge=(judge_name, info.prompt_name), user_prompts=user,
         )  # fmt: skip
         if extras is None:
@@ -265,7 +265,7 @@ def plan_matches(
                 name = pair_prompt_name(bench, question, turn)
                 task = _turn_task(bench, how, match, question, turn, name)
                 tasks.append(task)
-                turns[task.id] = TurnInfo(question.question_id, turn, name)
+                turns[task.id] = TurnInfo(question.question_id, turn, name, question.written_id)
     verdict = bench.spec.pair_verdict
     run = how.run(
         bench, "mtbench-pair", settings, methods=tuple(methods),

@@ -21,6 +21,11 @@ judging in three ways, each kept here as upstream has it:
 
 The ranking is ``hyoka.stats.home_advantage``: Bradley–Terry with a fitted first-position
 advantage, and bootstrap percentiles, as ``make_ranking.py --compute mle`` fits it.
+
+Answers are made by ``mtbench generate`` (``RakudaBench`` is its ``AnswerSet``) as
+jrank's ``gen_api_model_answer.py`` makes them: temperature 0.7 for every category (none
+of Rakuda's is in its ``temperature_config``), 1024 new tokens, its Japanese system
+message, and upstream's answer line (``question_id`` the question's text id).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -45,12 +51,16 @@ from hyoka.judge import (
     JudgeRun,
     JudgeSettings,
     JudgmentRecord,
+    OmitsEmpty,
     Protocol,
     Task,
     inputs_hash,
 )
-from hyoka.mtbench.bench import JudgePrompt
+from hyoka.mtbench.bench import BenchSpec, GenerationDefaults, JudgePrompt
+from hyoka.mtbench.dialogue import RAKUDA_DIALOGUE, DialogueStyle
+from hyoka.mtbench.judge import default_judge_name
 from hyoka.mtbench.records import AnswerChoice
+from hyoka.mtbench.variant import Variant
 from hyoka.providers import (
     DEFAULT_THINKING,
     GenerationRequest,
@@ -62,7 +72,7 @@ from hyoka.providers import (
     signed_rule,
 )
 from hyoka.signature import Signature, SignatureType
-from hyoka.stats import HomeMatch, HomeRanking
+from hyoka.stats import HomeMatch, HomeRanking, rank_home_advantage
 from hyoka.store import path_under, read_bytes, read_records, unique_records
 
 NAME = "rakuda"
@@ -79,6 +89,18 @@ _DIGIT = re.compile(r"\d")
 
 Winner = int | Literal["error"]
 
+#: What answering Rakuda's questions takes (``mtbench generate``): its four categories,
+#: one turn, upstream's system message, temperature and budget; judging and ranking are
+#: this module's own (``plan_rakuda``, ``read_matches``), not ``BenchSpec``'s.
+SPEC = BenchSpec(
+    name=NAME, title=TITLE, folder=FOLDER, categories=("地理", "政治", "歴史", "社会"),
+    reference_categories=frozenset(), reference_file="", zero_rules=(), pair_zero_rules=(),
+    dialogue=RAKUDA_DIALOGUE,
+    generation=GenerationDefaults(MappingProxyType({}), 0.7, 1024, None),
+    upstream_name="rakuda_v2", upstream_answers="answers", turns=1,
+    question_file="questions.jsonl",
+)  # fmt: skip
+
 
 class RakudaQuestion(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -87,6 +109,10 @@ class RakudaQuestion(BaseModel):
     question_id: str
     turns: tuple[str] = Field(min_length=1, max_length=1)
 
+    @property
+    def written_id(self) -> str:
+        return self.question_id
+
 
 class RakudaAnswer(BaseModel):
     """A model's answer to one question (FastChat's answer line, Rakuda's string ids)."""
@@ -94,18 +120,26 @@ class RakudaAnswer(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow")
 
     question_id: str
+    answer_id: str = ""
     model_id: str
     choices: tuple[AnswerChoice, ...] = Field(min_length=1)
+    tstamp: float | None = None
 
     @property
     def text(self) -> str:
         return self.choices[0].turns[0]
 
+    @property
+    def written_id(self) -> str:
+        return self.question_id
 
-class RakudaPairLine(BaseModel):
-    """One judged match, as upstream's ``play_a_match_pair`` writes it."""
+
+class RakudaPairLine(OmitsEmpty):
+    """One judged match, as upstream's ``play_a_match_pair`` writes it (and hyoka's
+    ``served_models`` where the provider named a snapshot of the judge's alias)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("served_models",)
 
     question_id: str
     model1_id: str
@@ -116,6 +150,7 @@ class RakudaPairLine(BaseModel):
     judgment: str = ""
     turn: int = 1
     tstamp: float = 0.0
+    served_models: tuple[str, ...] = ()
 
     @property
     def letter(self) -> str | None:
@@ -169,6 +204,30 @@ class RakudaBench:
     @property
     def template(self) -> str:
         return f"{NAME}-judge-prompts@{self.prompts_sha256[:8]}"
+
+    # what ``generate`` reads (``AnswerSet``)
+    @property
+    def spec(self) -> BenchSpec:
+        return SPEC
+
+    @property
+    def variant(self) -> Variant | None:
+        return None
+
+    @property
+    def dialogue(self) -> DialogueStyle:
+        return SPEC.dialogue
+
+    @property
+    def generation(self) -> GenerationDefaults:
+        return SPEC.generation
+
+    def answer(self, fields: Mapping[str, object]) -> RakudaAnswer:
+        return RakudaAnswer.model_validate(fields)
+
+    @property
+    def answer_type(self) -> type[RakudaAnswer]:
+        return RakudaAnswer
 
 
 def load_rakuda_answers(path: Path, bench: RakudaBench) -> tuple[str, dict[str, RakudaAnswer]]:
@@ -288,7 +347,7 @@ def _format(judge_name: str, infos: Mapping[str, MatchInfo]) -> FileFormat[Rakud
             question_id=infos[task.id].question_id, model1_id=task.models[0],
             model2_id=task.models[1], winner=winner, judge=(judge_name, PROMPT_NAME),
             prompt=task.prompts[0][-1].content, judgment=record.replies[0], turn=1,
-            tstamp=record.tstamp,
+            tstamp=record.tstamp, served_models=record.served_models,
         )  # fmt: skip
 
     def differs(stored: RakudaPairLine, task: Task) -> str | None:
@@ -345,6 +404,31 @@ def plan_rakuda(
     return JudgePlan(output, run, protocol, _format(judge_name, infos), tuple(tasks))
 
 
+def plan_rakuda_judging(
+    judge: str,
+    answers: Sequence[Path],
+    *,
+    matches: int,
+    seed: int,
+    results_dir: Path,
+    output_dir: Path | None = None,
+    judge_name: str | None = None,
+    base_url: str | None = None,
+    max_tokens: int | None = None,
+    thinking: ThinkingRule = DEFAULT_THINKING,
+    data_dir: Path | str | None = None,
+) -> JudgePlan[RakudaPairLine]:
+    """What ``mtbench judge --bench rakuda`` does before its first call: the questions and
+    prompt read, every answer file checked (each question answered), ``matches`` matches
+    drawn with ``seed``, every prompt built, into ``<judge name>_pair.jsonl``."""
+    bench = RakudaBench.load(data_dir)
+    given = [load_rakuda_answers(path, bench) for path in answers]
+    name = judge_name or default_judge_name(judge)
+    output = rakuda_output(results_dir, name, output_dir)
+    settings = rakuda_settings(judge, base_url, max_tokens, thinking)
+    return plan_rakuda(bench, given, settings, output, name, matches=matches, seed=seed)
+
+
 def rakuda_settings(
     judge: str,
     base_url: str | None,
@@ -380,6 +464,48 @@ def read_matches(paths: Sequence[Path]) -> tuple[list[HomeMatch], int]:
                 raise InputError(f"{path}: winner {line.winner!r} is not 1, 2, 3 or error")
             matches.append(HomeMatch(line.model1_id, line.model2_id, SCORES[line.winner]))
     return matches, errors
+
+
+@dataclass(frozen=True)
+class RakudaRanking:
+    """A Rakuda ranking of judgment files: the fit, the matches without a verdict left
+    out, and its signature; ``to_json`` is upstream's saved MLE fields, ``render`` the
+    table the command prints."""
+
+    ranking: HomeRanking
+    errors: int
+    signature: Signature
+
+    def to_json(self) -> dict[str, Any]:
+        return ranking_json(self.ranking, self.errors) | {"signature": self.signature.to_json()}
+
+    def render(self, fmt: Literal["md", "csv", "plain"] = "plain") -> str:
+        """Rank, model, bootstrap median, ±1σ and the point fit (one decimal), then the home
+        advantage, the matches and the signature."""
+        header = ["Rank", "Model", "Median", "-1σ", "+1σ", "MLE"]
+        rows = [
+            [str(number), m.model, f"{m.median:.1f}", f"{m.one_sigma_minus:.1f}",
+             f"{m.one_sigma_plus:.1f}", f"{m.point:.1f}"]
+            for number, m in enumerate(self.ranking.models, start=1)
+        ]  # fmt: skip
+        sep = "," if fmt == "csv" else " | "
+        lines = [sep.join(header), *(sep.join(row) for row in rows)]
+        if fmt == "md":
+            lines = [f"| {line} |" for line in lines]
+            lines.insert(1, "|" + "|".join(["---"] * len(header)) + "|")
+        lines.append(
+            f"home advantage {self.ranking.advantage:.1f}; {self.ranking.matches} matches; "
+            f"signature: {self.signature.line}"
+        )
+        return "\n".join(lines)
+
+
+def rank_rakuda(paths: Sequence[Path], *, rounds: int, seed: int) -> RakudaRanking:
+    """Rakuda's ranking of the pair judgments in ``paths`` as ``make_ranking.py --compute
+    mle`` fits it, ``rounds`` bootstrap refits seeded with ``seed``."""
+    matches, errors = read_matches(paths)
+    ranking = rank_home_advantage(matches, rounds=rounds, seed=seed)
+    return RakudaRanking(ranking, errors, ranking_signature(rounds, seed))
 
 
 def ranking_json(ranking: HomeRanking, errors: int) -> dict[str, Any]:

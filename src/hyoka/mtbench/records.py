@@ -19,18 +19,19 @@ really asked (``judge`` holds only the name, which says nothing of the model beh
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    SerializerFunctionWrapHandler,
-    model_serializer,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    field_serializer,
     model_validator,
 )
 
-from hyoka.judge import JudgeSettings, JudgmentRecord, combine, user_prompt_of
+from hyoka.judge import JudgeSettings, JudgmentRecord, OmitsEmpty, combine, user_prompt_of
 from hyoka.providers import Usage
 
 NO_ANSWER = "No answer"
@@ -42,37 +43,59 @@ RULE_JUDGMENTS = frozenset({NO_ANSWER, INCORRECT_LANGUAGE})
 NO_RATING = -1
 
 
-class AnswerChoice(BaseModel):
+class KeepsIdType(BaseModel):
+    """A FastChat record whose ``question_id`` is written back in the JSON type it came in.
+
+    Upstream writes a question's id as its question file gives it (FastChat's
+    ``gen_judgment.py`` and ``gen_model_answer.py`` copy ``question["question_id"]``):
+    Stability's 2023 Japanese MT-bench question file has string ids (``"11"``), so its
+    published judgments and answers do too, while its later files and code use integers.
+    hyoka matches ids as integers (an answer ``"11"`` answers question ``11``, as before),
+    and writes a record's id as the text it was given exactly when the record was made
+    from text (a question, or a line read back), so FastChat's readers see upstream's types.
+    """
+
+    question_id: int
+    _id_text: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _note_id_text(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        record = handler(data)
+        if isinstance(data, dict) and isinstance(data.get("question_id"), str):
+            record._id_text = data["question_id"]
+        return record
+
+    @field_serializer("question_id")
+    def _id_as_given(self, question_id: int) -> int | str:
+        return question_id if self._id_text is None else self._id_text
+
+    @property
+    def written_id(self) -> int | str:
+        """The id as this record's file writes it (``"11"`` or ``11``), for the records
+        made from this one."""
+        return self.question_id if self._id_text is None else self._id_text
+
+
+class AnswerChoice(OmitsEmpty):
     """One sample of a dialogue: its ``turns`` (the answers, as judged) and, for a model
     that thinks aloud, what it thought before each (``thinking``: ``None`` where a turn had
     none; hyoka's addition, written only when a turn had any, so FastChat's readers and
     every answer file of a model that does not think are as they were)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("thinking",)
 
     index: int = 0
     turns: tuple[str, ...]
     thinking: tuple[str | None, ...] | None = None
 
-    @model_serializer(mode="wrap")
-    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unset_thinking(handler(self))
 
-
-def _without_unset_thinking(data: Any) -> Any:
-    """A line as dumped, without ``thinking`` where there was none: the line of a model
-    that does not think aloud is the line it always was."""
-    if isinstance(data, dict) and data.get("thinking") is None:
-        data.pop("thinking", None)
-    return data
-
-
-class AnswerRecord(BaseModel):
+class AnswerRecord(KeepsIdType):
     """A model's answers to one dialogue (FastChat ``model_answer`` line)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
 
-    question_id: int
     answer_id: str = ""
     model_id: str
     choices: tuple[AnswerChoice, ...] = Field(min_length=1)
@@ -83,17 +106,19 @@ class AnswerRecord(BaseModel):
         return self.choices[0].turns
 
 
-class SingleJudgmentLine(BaseModel):
+class SingleJudgmentLine(KeepsIdType, OmitsEmpty):
     """A judge's grade of one turn (FastChat ``model_judgment/*_single`` line).
 
     ``score`` is the rating, 0 when a rule decided without the judge (``judgment`` then
     says which: ``No answer`` or ``Incorrect language``), and -1 when the judge's reply
-    held no rating even after retries (left out of every mean).
+    held no rating even after retries (left out of every mean). ``served_models`` (hyoka's,
+    only where there is one) names the snapshot the provider said answered, where it named
+    another model than the judge's (``JudgmentRecord.served_models``).
     """
 
     model_config = ConfigDict(frozen=True, extra="allow")
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("served_models", "thinking")
 
-    question_id: int
     model: str
     judge: tuple[str, str]
     user_prompt: str = ""
@@ -101,13 +126,10 @@ class SingleJudgmentLine(BaseModel):
     score: int | float
     turn: int = Field(ge=1, le=2)
     tstamp: float = 0.0
+    served_models: tuple[str, ...] = ()
     #: hyoka's addition: what a judge that thinks aloud thought before ``judgment`` (the
     #: reply the score was read from); written only when it had some
     thinking: str | None = None
-
-    @model_serializer(mode="wrap")
-    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unset_thinking(handler(self))
 
     @property
     def zeroed_by_rule(self) -> bool:
@@ -125,13 +147,13 @@ G1_LETTER: dict[str, str] = {w: letter for letter, w in G1_WINNER.items() if let
 G2_LETTER: dict[str, str] = {w: letter for letter, w in G2_WINNER.items() if letter is not None}
 
 
-class PairJudgmentLine(BaseModel):
+class PairJudgmentLine(KeepsIdType, OmitsEmpty):
     """One turn of one dialogue, two models' answers compared in both orders (FastChat
     ``model_judgment/*_pair`` line, plus hyoka's optional additions)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("served_models", "thinking")
 
-    question_id: int
     model_1: str
     model_2: str
     g1_winner: Winner
@@ -156,13 +178,12 @@ class PairJudgmentLine(BaseModel):
     usage: Usage = Usage()
     #: the judge really asked; ``None`` in FastChat's files
     judge_settings: JudgeSettings | None = None
+    #: the snapshots the provider said answered, where it named another model than the
+    #: judge's (``JudgmentRecord.served_models``); left out of the line when none
+    served_models: tuple[str, ...] = ()
     #: per game (``g1``, ``g2``) what a judge that thinks aloud thought before its
     #: judgment; written only when it had some
     thinking: dict[str, str] | None = None
-
-    @model_serializer(mode="wrap")
-    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unset_thinking(handler(self))
 
     @model_validator(mode="before")
     @classmethod
@@ -192,7 +213,7 @@ class PairJudgmentLine(BaseModel):
 def single_line(
     record: JudgmentRecord,
     *,
-    question_id: int,
+    question_id: int | str,
     turn: int,
     model: str,
     judge: tuple[str, str],
@@ -205,10 +226,11 @@ def single_line(
         judgment = record.replies[-1] if record.replies else ""
     score: int | float = NO_RATING if record.failed else record.score
     thinking = record.thinking[-1] if record.thinking and not record.rule else None
-    return SingleJudgmentLine(
-        question_id=question_id, model=model, judge=judge,
-        user_prompt=user_prompt_of(record.prompt), judgment=judgment, score=score, turn=turn,
-        tstamp=record.tstamp, thinking=thinking,
+    return SingleJudgmentLine.model_validate(
+        {"question_id": question_id, "model": model, "judge": judge,
+         "user_prompt": user_prompt_of(record.prompt), "judgment": judgment, "score": score,
+         "turn": turn, "tstamp": record.tstamp, "served_models": record.served_models,
+         "thinking": thinking}
     )  # fmt: skip
 
 
@@ -223,7 +245,7 @@ def _games(values: dict[str, dict[str, float]] | None) -> dict[str, dict[str, fl
 def pair_line(
     record: JudgmentRecord,
     *,
-    question_id: int,
+    question_id: int | str,
     turn: int,
     judge: tuple[str, str],
     user_prompts: tuple[str, str],
@@ -234,7 +256,7 @@ def pair_line(
         "question_id": question_id, "model_1": model_1, "model_2": model_2, "judge": judge,
         "g1_user_prompt": user_prompts[0], "g2_user_prompt": user_prompts[1], "turn": turn,
         "tstamp": record.tstamp, "verdicts": record.verdicts, "usage": record.usage,
-        "judge_settings": record.judge,
+        "judge_settings": record.judge, "served_models": record.served_models,
     }  # fmt: skip
     if record.rule:
         winner = G1_WINNER[next(iter(record.verdicts.values()), None)]

@@ -8,6 +8,7 @@ module (and its openai, anthropic, torch ... import) loads when a model of it is
 """
 
 from hyoka.providers._secrets import URL_REDACTED, RedactedUrl, redact_url, shown_url
+from hyoka.providers.aliases import MOVING_ALIASES, alias_note, moving_alias
 from hyoka.providers.base import Provider
 from hyoka.providers.client import (
     CacheError,
@@ -18,6 +19,7 @@ from hyoka.providers.client import (
     RetryEvent,
     RetryPolicy,
     cache_key,
+    served_models,
 )
 from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
 from hyoka.providers.errors import (
@@ -56,6 +58,7 @@ __all__ = [
     "DEFAULT_THINKING",
     "EMBEDDED_MODEL",
     "KEEP",
+    "MOVING_ALIASES",
     "STRIP_THINK",
     "THINKING_RULES",
     "URL_REDACTED",
@@ -83,13 +86,16 @@ __all__ = [
     "TopLogprob",
     "TransientError",
     "Usage",
+    "alias_note",
     "backend_packages",
     "cache_key",
     "connect",
     "load_provider",
+    "moving_alias",
     "parse_model_string",
     "redact_url",
     "reply_of",
+    "served_models",
     "shown_url",
     "signed_rule",
     "smollm2_path",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import json
 import random
@@ -45,6 +46,33 @@ from hyoka.store import default_cache_dir
 #: Bump when the key material or the stored layout changes: old entries are then misses.
 CACHE_FORMAT = 1
 CACHE_FILENAME = "responses.sqlite3"
+
+
+#: where ``served_models`` collects: the list of the block it is in, per asyncio task
+_SERVED: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "hyoka_served_models", default=None
+)
+
+
+@contextlib.contextmanager
+def served_models() -> Iterator[list[str]]:
+    """The model name the provider reported (``GenerationResponse.model``) for each
+    ``ModelClient.generate`` call made inside the block, in call order, by this asyncio
+    task and the tasks it starts (a cached reply: the name stored with it). A judge named
+    by a moving alias is thus kept with the snapshot that answered (``moving_alias``); a
+    backend that reports no name gives the name it was asked for."""
+    names: list[str] = []
+    token = _SERVED.set(names)
+    try:
+        yield names
+    finally:
+        _SERVED.reset(token)
+
+
+def _note_served(response: GenerationResponse) -> None:
+    names = _SERVED.get()
+    if names is not None and response.model:
+        names.append(response.model)
 
 
 class CacheError(HyokaError):
@@ -426,6 +454,7 @@ class ModelClient:
             hit = self.cache.get(key)
             if hit is not None:
                 self.stats.cache_hits += 1
+                _note_served(hit)
                 return hit.model_copy(update={"cached": True})
         try:
             response = self._redacted(await self._call_with_retries(request))
@@ -434,6 +463,7 @@ class ModelClient:
             raise
         if self.cache is not None and key is not None:
             self.cache.put(key, response)
+        _note_served(response)
         return response
 
     @property

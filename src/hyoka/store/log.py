@@ -50,7 +50,9 @@ MANIFEST_SUFFIX = ".manifest.json"
 class Manifest(BaseModel):
     """What a log holds: its ``kind`` (e.g. ``judgments/single``) and the ``identity`` every
     record shares (everything that, if changed, would make the records another run's).
-    ``hyoka`` (the writer's version) and ``signature`` are informative, never compared."""
+    ``hyoka`` (the writer's version), ``signature`` and ``notes`` (what runs learnt on the
+    way, such as the snapshots that served a judge named by a moving alias; written only
+    when there is one) are informative, never compared."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -58,6 +60,11 @@ class Manifest(BaseModel):
     identity: dict[str, Any] = Field(default_factory=dict)
     hyoka: str = __version__
     signature: dict[str, Any] | None = None
+    notes: dict[str, Any] = Field(default_factory=dict)
+
+    def text(self) -> str:
+        """The manifest file's text (``notes`` left out while empty)."""
+        return self.model_dump_json(indent=1, exclude=None if self.notes else {"notes"}) + "\n"
 
     def differences(self, other: Manifest) -> list[str]:
         """``what: mine vs theirs`` for the kind and every identity field that differs."""
@@ -142,9 +149,12 @@ class JsonlLog(Generic[R]):
         key: Callable[[R], Hashable],
         records: dict[Hashable, R],
         lock: contextlib.ExitStack | None = None,
+        written: Manifest | None = None,
     ) -> None:
         self.path = path
         self.manifest = manifest
+        #: the manifest beside the file as it is (an earlier run's, when continued)
+        self.written = written or manifest
         self.record_type = record_type
         self.key = key
         self.records = records
@@ -169,10 +179,13 @@ class JsonlLog(Generic[R]):
                 data = whole_lines(path)
                 numbered = read_records(path, record_type, data)
                 records = {key(r): r for r in unique_records(path, numbered, key)}
+            written = manifest
             if theirs is None or not existing:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write_text(manifest_path(path), manifest.model_dump_json(indent=1) + "\n")
-            log = cls(path, manifest, record_type, key, records, lock.pop_all())
+                atomic_write_text(manifest_path(path), manifest.text())
+            else:
+                written = theirs
+            log = cls(path, manifest, record_type, key, records, lock.pop_all(), written)
             kept.remember(
                 path, manifest.kind.partition("/")[0] or "records", lambda: len(log.records)
             )
@@ -196,6 +209,13 @@ class JsonlLog(Generic[R]):
 
     def __contains__(self, key: Hashable) -> bool:
         return key in self.records
+
+    def note(self, name: str, value: Any) -> None:
+        """Keep ``value`` as the manifest's note ``name``: the manifest beside the file is
+        replaced atomically with it, all else as it was."""
+        notes = {**self.written.notes, name: value}
+        self.written = self.written.model_copy(update={"notes": notes})
+        atomic_write_text(manifest_path(self.path), self.written.text())
 
     def append(self, record: R) -> None:
         """Write ``record`` as one whole line now (a crash loses at most this one)."""
