@@ -7,9 +7,16 @@ import pytest
 
 from _shared import needs
 from hyoka.errors import InputError
-from hyoka.stats import bootstrap, correlate
+from hyoka.stats import bootstrap, correlate, rank_correlations
 from hyoka.stats.bootstrap import FloatArray, IntArray, resample_indices
-from hyoka.stats.correlation import average_ranks, pearson, pearson_rows, spearman, spearman_rows
+from hyoka.stats.correlation import (
+    average_ranks,
+    kendall_rows,
+    pearson,
+    pearson_rows,
+    spearman,
+    spearman_rows,
+)
 
 needs("scipy")
 needs("hypothesis")
@@ -97,3 +104,19 @@ def test_correlate_rejects_bad_input() -> None:
         correlate([1.0, 2.0, 3.0], [1.0, 2.0])
     with pytest.raises(InputError, match="NaN"):
         correlate([1.0, 2.0, float("nan")], [1.0, 2.0, 3.0])
+
+
+def test_rank_correlations_from_draw_counts_equal_the_rows_on_the_listed_out_draws() -> None:
+    """The one home of Spearman and Kendall of two rankings: its closed forms of the draw
+    counts give the percentile interval of ``spearman_rows``/``kendall_rows`` evaluated on
+    the same seeded draws listed out (ties and repeated models included)."""
+    rng = np.random.default_rng(7)
+    x = np.round(rng.normal(size=30), 1)
+    y = np.round(x + rng.normal(size=30), 1)
+    result = rank_correlations(x, y, resamples=400, seed=5)
+    picks = resample_indices(30, 400, np.random.default_rng(5))
+    for interval, rows in ((result.spearman, spearman_rows), (result.kendall, kendall_rows)):
+        values = rows(x[picks], y[picks])
+        low, high = np.quantile(values[np.isfinite(values)], [0.025, 0.975])
+        assert (interval.low, interval.high) == pytest.approx((low, high), abs=1e-12)
+        assert interval.estimate == pytest.approx(float(rows(x[None, :], y[None, :])[0]))

@@ -13,7 +13,13 @@ from hyoka.stats.bootstrap import (
     two_level_interval,
 )
 from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
-from hyoka.stats.correlation import Correlation, correlate, kendall_tau_b
+from hyoka.stats.correlation import (
+    Correlation,
+    RankCorrelations,
+    correlate,
+    kendall_tau_b,
+    rank_correlations,
+)
 from hyoka.stats.home_advantage import HomeFit, HomeRanking, fit_home_advantage, rank_home_advantage
 from hyoka.stats.home_advantage import Match as HomeMatch
 from hyoka.stats.label_files import label_table_from_files
@@ -24,13 +30,7 @@ from hyoka.stats.length_control import (
     LengthControlled,
     length_controlled_winrates,
 )
-from hyoka.stats.ordinal import (
-    RankCorrelations,
-    ScaleAgreement,
-    grouped_share,
-    rank_correlations,
-    scale_agreement,
-)
+from hyoka.stats.ordinal import ScaleAgreement, grouped_share, scale_agreement
 from hyoka.stats.paired_scores import collect_run_scores, read_score_table
 from hyoka.stats.ranking_quality import (
     RankingComparison,

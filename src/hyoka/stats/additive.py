@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hyoka.stats.bootstrap import FloatArray, IntArray, Interval, bootstrap
+from hyoka.stats.bootstrap import FloatArray, IntArray, Interval, bootstrap, draw_weights
 
 #: (resamples, features) totals -> one statistic per resample
 Finish = Callable[[FloatArray], FloatArray]
@@ -45,10 +45,7 @@ def additive_interval(
     def of(index: IntArray) -> FloatArray:
         # how often each group is drawn in each resample, then one matrix product: the
         # totals of a few thousand resamples of hundreds of groups cost milliseconds
-        rows = index.shape[0]
-        offset = (np.arange(rows, dtype=np.int64) * count)[:, None]
-        drawn = np.bincount((index + offset).ravel(), minlength=rows * count)
-        totals: FloatArray = drawn.reshape(rows, count).astype(np.float64) @ sums
+        totals: FloatArray = draw_weights(index, count) @ sums
         return statistic.finish(totals)
 
     return bootstrap(of, count, resamples=resamples, confidence=confidence, seed=seed)

@@ -1,8 +1,13 @@
-"""Pearson and Spearman correlations with bootstrap intervals, computed row-wise.
+"""Pearson, Spearman and Kendall correlations with bootstrap intervals, computed row-wise.
 
-Both are written for a whole matrix of resamples at once (one row per resample), so the
+Each is written for a whole matrix of resamples at once (one row per resample), so the
 bootstrap of a correlation is a handful of array operations. Spearman is Pearson on
 average ranks (ties share the mean of their positions), as scipy defines it.
+
+``rank_correlations`` is the one home of Spearman and Kendall's τ-b of two rankings
+(models' scores under two judges, or two rankings of the same models) with intervals over
+the models drawn with replacement: it computes both from how often each model was drawn,
+never listing the drawn values out.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from hyoka.stats.bootstrap import (
     IntArray,
     Interval,
     bootstrap,
+    draw_weights,
 )
 
 MIN_PAIRS = 3
@@ -136,3 +142,75 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
     signs, nothing for a few hundred runs."""
     xs, ys = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     return float(kendall_rows(xs[None, :], ys[None, :])[0])
+
+
+def _quadratic(counts: FloatArray, matrix: FloatArray) -> FloatArray:
+    """c·M·c for each row c of ``counts``."""
+    result: FloatArray = ((counts @ matrix) * counts).sum(axis=1)
+    return result
+
+
+@dataclass(frozen=True)
+class RankCorrelations:
+    """Spearman's ρ and Kendall's τ-b of paired values (models' scores under two judges
+    or two rankings)."""
+
+    n: int
+    spearman: Interval
+    kendall: Interval
+
+
+def rank_correlations(
+    x: FloatArray,
+    y: FloatArray,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = DEFAULT_SEED,
+) -> RankCorrelations:
+    """Both rank correlations with percentile intervals over the same draws of the pairs
+    (the models, drawn with replacement; seeded, the draws of ``bootstrap``).
+
+    A resample is the count of each pair drawn (``c``), so neither is computed on n
+    resampled values: a value's average rank among the drawn ones is c·L + ½ with
+    L[j, i] = [xⱼ < xᵢ] + ½[xⱼ = xᵢ], Spearman the c-weighted Pearson of those ranks;
+    Kendall's (concordant − discordant) is c·S·c / 2 with S = sign(xᵢ − xⱼ)·sign(yᵢ − yⱼ)
+    and its untied counts the same forms of |sign| (a pair drawn twice is tied with
+    itself, as τ-b counts a repeated value). Equal to scipy's on the listed-out draws, and
+    to ``spearman_rows``/``kendall_rows`` on them; about five times faster than those on
+    343 models × 2000 resamples. Memory: five n × n matrices (n = 343: 5 MB)."""
+    xs, ys = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if xs.ndim != 1 or xs.shape != ys.shape or len(xs) < MIN_PAIRS:
+        raise InputError(
+            f"rank correlations need two equally long lists of at least {MIN_PAIRS} values"
+        )
+    n = len(xs)
+    sx, sy = np.sign(xs[:, None] - xs[None, :]), np.sign(ys[:, None] - ys[None, :])
+    below_x = (sx < 0).T + 0.5 * (sx == 0)  # [j, i]: xⱼ below xᵢ, ½ if tied
+    below_y = (sy < 0).T + 0.5 * (sy == 0)
+    concordance, untied_x, untied_y = sx * sy, np.abs(sx), np.abs(sy)
+
+    def spearman_of(index: IntArray) -> FloatArray:
+        counts = draw_weights(index, n)
+        rx, ry = counts @ below_x + 0.5, counts @ below_y + 0.5
+        total = counts.sum(axis=1, keepdims=True)
+        dx = rx - (counts * rx).sum(axis=1, keepdims=True) / total
+        dy = ry - (counts * ry).sum(axis=1, keepdims=True) / total
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rho: FloatArray = (counts * dx * dy).sum(axis=1) / np.sqrt(
+                (counts * dx * dx).sum(axis=1) * (counts * dy * dy).sum(axis=1)
+            )
+        return rho
+
+    def kendall_of(index: IntArray) -> FloatArray:
+        counts = draw_weights(index, n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tau: FloatArray = _quadratic(counts, concordance) / np.sqrt(
+                _quadratic(counts, untied_x) * _quadratic(counts, untied_y)
+            )
+        return tau
+
+    def interval(statistic: BatchStatistic) -> Interval:
+        return bootstrap(statistic, n, resamples=resamples, confidence=confidence, seed=seed)
+
+    return RankCorrelations(n, interval(spearman_of), interval(kendall_of))

@@ -16,7 +16,8 @@ two trials of one judge) this module gives the statistics Arena-Hard (Li et al.,
   is ahead (the share of its draws in which it is, ties counting half) scored against the
   reference's order: the mean squared error (0 is perfect, 0.25 is a coin's);
 * **Spearman and Kendall** (τ-b) between the two rankings' scores, each with a percentile
-  interval over the models drawn with replacement (seeded). Pairing the rankings' own
+  interval over the models drawn with replacement (seeded; ``correlation.rank_correlations``,
+  the same home as the judge leaderboard's). Pairing the rankings' own
   draws instead adds each ranking's noise to the other's and pulls the interval below
   the estimate: on the Shaberi table's ELYZA-tasks-100 (judges athenev2 and llama33, 343
   models, 1000 question draws each) ρ = 0.960 came with 0.849–0.924 from paired draws and
@@ -28,7 +29,6 @@ two trials of one judge) this module gives the statistics Arena-Hard (Li et al.,
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -46,9 +46,8 @@ from hyoka.stats.bootstrap import (
     draw_weights,
     percentiles,
     resample_indices,
-    resampled,
 )
-from hyoka.stats.correlation import kendall_rows, spearman_rows
+from hyoka.stats.correlation import rank_correlations
 
 #: the pairs agreement and Brier are taken over
 PAIRS = "reference-separated"
@@ -56,7 +55,6 @@ PAIRS = "reference-separated"
 CORRELATION_DRAWS = "models"
 #: model pairs × resamples per batch of rank correlations (bounds memory)
 _PAIR_CELLS = 4_000_000
-RowStatistic = Callable[[FloatArray, FloatArray], FloatArray]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -181,39 +179,6 @@ def pair_rank_brier(ranking: ScoreDraws, reference: ScoreDraws, confidence: floa
     return float(np.mean((forecast - outcome) ** 2))
 
 
-def rank_correlation_intervals(
-    ranking: ScoreDraws,
-    other: ScoreDraws,
-    *,
-    confidence: float = 0.95,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-) -> tuple[Interval, Interval]:
-    """Spearman and Kendall τ-b between the two rankings' scores, each with its
-    percentile interval over the models drawn with replacement (seeded), as
-    ``correlation.correlate`` draws its pairs."""
-    other = other.only(ranking.models)
-    n = len(ranking.models)
-    if n < 3:
-        raise InputError("rank correlations need at least three models")
-    x, y = ranking.estimate, other.estimate
-    intervals = []
-    for rows in (spearman_rows, kendall_rows):
-
-        def statistic(picks: IntArray, rows: RowStatistic = rows) -> FloatArray:
-            return rows(x[picks], y[picks])
-
-        estimate = float(statistic(np.arange(n, dtype=np.int64)[None, :])[0])
-        values = resampled(statistic, n, resamples, np.random.default_rng(seed))
-        finite = values[np.isfinite(values)]
-        if len(finite) == 0:
-            intervals.append(Interval(estimate, math.nan, math.nan, confidence, resamples))
-            continue
-        low, high = percentiles(finite, confidence)
-        intervals.append(Interval(estimate, float(low), float(high), confidence, resamples))
-    return intervals[0], intervals[1]
-
-
 @dataclass(frozen=True)
 class RankingComparison:
     """Two rankings of the same models (``ranking`` measured against ``reference``)."""
@@ -256,8 +221,8 @@ def compare_rankings(
     if len(shared) < 3:
         raise InputError("comparing rankings needs at least three models ranked by both")
     mine, theirs = ranking.only(shared), reference.only(shared)
-    spearman, kendall = rank_correlation_intervals(
-        mine, theirs, confidence=confidence, resamples=resamples, seed=seed
+    correlations = rank_correlations(
+        mine.estimate, theirs.estimate, resamples=resamples, confidence=confidence, seed=seed
     )
     rounds = min(len(mine.draws), len(theirs.draws))
     return RankingComparison(
@@ -266,8 +231,8 @@ def compare_rankings(
         reference_separability=separability(theirs, confidence),
         agreement=agreement_with_confidence(mine, theirs, confidence),
         brier=pair_rank_brier(mine, theirs, confidence),
-        spearman=spearman,
-        kendall=kendall,
+        spearman=correlations.spearman,
+        kendall=correlations.kendall,
         signature=RankingComparisonSignature(
             confidence=confidence,
             pairs=PAIRS,
