@@ -266,7 +266,18 @@ def generate_command(
     output: OutputOption = None,
     results_dir: ResultsDirOption = RESULTS,
     layout: LayoutOption = LayoutChoice.HYOKA,
-    seed: Annotated[int | None, typer.Option(help="Sampling seed.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Sampling seed (answer i of each dialogue: seed + i).")
+    ] = None,
+    trials: Annotated[
+        int | None,
+        typer.Option(
+            "--trials",
+            min=1,
+            help="Answers per dialogue (FastChat's --num-choices; default: the variant's, "
+            "swallow 5, else 1); each is judged.",
+        ),
+    ] = None,
     limit: LimitOption = None,
     concurrency: ConcurrencyOption = 8,
     base_url: BaseUrlOption = None,
@@ -283,6 +294,8 @@ def generate_command(
       hyoka mtbench generate -m llamacpp/model.gguf --template base --injection lenient
 
       hyoka mtbench generate -m llamacpp/smollm2 --limit 2 --max-tokens 64
+
+      hyoka mtbench generate --bench jmt-bench --variant swallow -m openai/gpt-4o-mini
     """
     import asyncio
 
@@ -316,7 +329,7 @@ def generate_command(
         max_tokens=max_tokens, temperatures=parse_temperatures(temperature or [], loaded),
         repetition_penalty=penalty,
         injection="strict" if injection == "strict" else "lenient", limit=limit, seed=seed,
-        system_message=system_message, no_system_message=no_system_message,
+        system_message=system_message, no_system_message=no_system_message, trials=trials,
     )  # fmt: skip
     client = connect(
         model, base_url=base_url, options=provider_options(option), no_cache=no_cache,

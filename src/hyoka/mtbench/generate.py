@@ -6,8 +6,16 @@ models (pfmt-bench-fin-ja: 1.1; MT-bench: none, as FastChat's ``gen_model_answer
 how the dialogue is shown (``DialogueStyle``), with the system message upstream's
 generation script sends (``--system-message``/``--no-system-message`` choose another,
 named in the signature). Answers are written in FastChat's answer format (``question_id``,
-``answer_id``, ``model_id``, ``choices[0].turns``, ``tstamp``), and the signature of how
+``answer_id``, ``model_id``, ``choices[i].turns``, ``tstamp``), and the signature of how
 they were made is stored in the manifest beside them.
+
+``trials`` answers each dialogue N times, one choice each (``choices[0..N-1]``), as
+swallow-evaluation's ``gen_model_answer.py --num-choices 5`` does: every choice is asked
+for, temperature-0 categories too (upstream decodes them greedily once per choice, so a
+deterministic model repeats itself; hyoka does not copy one answer N times, as the later
+swallow-evaluation-instruct does). Choice ``i`` is sampled with seed ``--seed + i`` and its
+own response-cache key, so a re-run replays the choices already made. The variant's trial
+count is the default (Swallow: 5); the count is in the file's identity and signature.
 
 The second request carries the first question, the model's own (cleaned) first answer and
 the second question. Each finished dialogue is appended to the answer file at once, so an
@@ -105,6 +113,15 @@ class GeneratePlan:
     system_message: str | None = None
     #: send no system message in chat requests (the model's own default applies)
     no_system_message: bool = False
+    #: answers per dialogue (FastChat's ``--num-choices``); ``None``: the variant's, else 1
+    trials: int | None = None
+
+
+def plan_trials(plan: GeneratePlan, bench: Bench) -> int:
+    """How many answers to each dialogue ``plan`` makes: its own count, else its variant's."""
+    if plan.trials is not None:
+        return plan.trials
+    return bench.variant.trials if bench.variant is not None else 1
 
 
 @dataclass
@@ -131,10 +148,11 @@ class _Run:
         self.max_tokens = plan.max_tokens or bench.generation.max_tokens
         self.template: Literal["chat", "base"] = "base" if plan.template == "base" else "chat"
         self.probing = plan.template == "auto"
+        self.trials = plan_trials(plan, bench)
         self.report = GenerateReport()
         self._lock = asyncio.Lock()
 
-    def _request(self, question: Question, answers: list[str]) -> GenerationRequest:
+    def _request(self, question: Question, answers: list[str], trial: int) -> GenerationRequest:
         asked = question.turns[: len(answers) + 1]
         # strict mode must see a marker to empty the answer, so it cannot stop there
         stop = self.style.role_markers if self.plan.injection == "lenient" else ()
@@ -143,40 +161,51 @@ class _Run:
             max_tokens=self.max_tokens,
             repetition_penalty=self.plan.repetition_penalty,
             stop=stop,
-            seed=self.plan.seed,
+            seed=None if self.plan.seed is None else self.plan.seed + trial,
         )
         if self.template == "chat":
             messages = chat_messages(asked, answers, self.style)
             return GenerationRequest(messages=messages, params=params)
         return GenerationRequest(prompt=base_prompt(asked, answers, self.style), params=params)
 
-    async def _ask(self, question: Question, answers: list[str]) -> str:
+    async def _ask(self, question: Question, answers: list[str], trial: int) -> str:
         key = f"mtbench:{question.question_id}:{len(answers) + 1}"
+        if trial:  # choice 0 keeps the key a one-answer run had: its cache replays it
+            key += f":trial{trial}"
+        request = self._request(question, answers, trial)
         try:
-            response = await self.client.generate(self._request(question, answers), sample_key=key)
+            response = await self.client.generate(request, sample_key=key)
         except ProviderError as exc:
             if not (self.probing and self.template == "chat" and "cannot do chat" in str(exc)):
                 raise
             async with self._lock:  # the model has no chat template: use the transcript
                 self.template, self.probing = "base", False
-            response = await self.client.generate(self._request(question, answers), sample_key=key)
+            request = self._request(question, answers, trial)
+            response = await self.client.generate(request, sample_key=key)
         if self.probing:
             self.probing = False
         return response.text
 
-    async def dialogue(self, question: Question) -> AnswerRecord:
+    async def _choice(self, question: Question, trial: int) -> AnswerChoice:
         answers: list[str] = []
         for _ in question.turns:
-            raw = await self._ask(question, answers)
+            raw = await self._ask(question, answers, trial)
             text, injected = clean_answer(raw, self.plan.injection, self.style.role_markers)
             self.report.injections += injected
             self.report.empty += not text
             answers.append(text)
+        return AnswerChoice(index=trial, turns=tuple(answers))
+
+    async def dialogue(self, question: Question) -> AnswerRecord:
+        """Every choice of one dialogue (one line: the file is resumed per dialogue, the
+        response cache replays a choice already made)."""
+        choices = [await self._choice(question, 0)]  # settles an ``auto`` template first
+        choices += await gather_or_cancel(self._choice(question, i) for i in range(1, self.trials))
         return AnswerRecord(
             question_id=question.question_id,
             answer_id=uuid.uuid4().hex[:22],
             model_id=self.plan.model_id,
-            choices=(AnswerChoice(index=0, turns=tuple(answers)),),
+            choices=tuple(choices),
             tstamp=time.time(),
         )
 
@@ -203,6 +232,8 @@ class AnswersSignature(SignatureType):
     injection: str
     seed: int | None
     variant: str | None = only_when_set()
+    #: answers per dialogue, where more than one (choice ``i`` sampled with seed + ``i``)
+    trials: int | None = only_when_set()
 
 
 def answers_signature(plan: GeneratePlan, bench: Bench, run: _Run) -> Signature:
@@ -213,6 +244,7 @@ def answers_signature(plan: GeneratePlan, bench: Bench, run: _Run) -> Signature:
         temperatures=tuple(f"{c}={t!r}" for c, t in sorted(run.temperatures.items())),
         repetition_penalty=plan.repetition_penalty, injection=plan.injection, seed=plan.seed,
         variant=None if bench.variant is None else bench.variant.signed(),
+        trials=run.trials if run.trials > 1 else None,
     ).signature(backend_packages(run.client.provider.name))  # fmt: skip
 
 
@@ -234,6 +266,8 @@ def answers_manifest(plan: GeneratePlan, bench: Bench, run: _Run) -> Manifest:
             "seed": plan.seed,
             # the questions answered (a variant's own file); absent for the others
             **({} if bench.variant is None else {"questions": bench.variant.questions.sha256}),
+            # answers per dialogue; absent for one (files made before trials existed)
+            **({} if run.trials == 1 else {"trials": run.trials}),
         },
         signature=answers_signature(plan, bench, run).to_json(),
     )
