@@ -99,7 +99,15 @@ def leaderboard_command(
     rounds: Annotated[
         int, typer.Option("--rounds", min=1, help="Rakuda: bootstrap rounds (upstream: 500).")
     ] = 500,
-    seed: Annotated[int, typer.Option("--seed", help="Rakuda: seed of the bootstrap.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the bootstrap (the intervals; Rakuda's).")
+    ] = 0,
+    resamples: Annotated[
+        int,
+        typer.Option(
+            "--resamples", min=1, help="Bootstrap resamples of the 95% intervals (not Rakuda)."
+        ),
+    ] = 2000,
     data_dir: DataDirOption = None,
     variant: VariantOption = None,
     mix_variants: Annotated[
@@ -120,6 +128,12 @@ def leaderboard_command(
     precision in json. Rows not judged on every turn are marked incomplete and ranked
     last; rows judged another way than most are marked; the table ends with its signature.
 
+    Beside Avg. stands its 95% interval: a percentile bootstrap over questions, then each
+    question's trials (answers judged several times: `mtbench generate --trials`; with one
+    trial, over questions only), --resamples and --seed in the signature. For --variant
+    swallow also swallow-evaluation's own figure: the mean over the turns per trial, then
+    mean ± sample standard deviation over trials.
+
     Examples:
 
       hyoka mtbench leaderboard --bench pfmt-fin
@@ -127,6 +141,8 @@ def leaderboard_command(
       hyoka mtbench leaderboard --judgments my_judgments/ --format json
 
       hyoka mtbench leaderboard --radar radar.png --radar radar.html
+
+      hyoka mtbench leaderboard --bench jmt-bench --variant swallow --judgments judged/
 
       hyoka mtbench leaderboard --bench rakuda --judgments gpt-4_pair.jsonl --rounds 100
 
@@ -136,12 +152,16 @@ def leaderboard_command(
     from hyoka.cli._common import err_console, print_warning
 
     if bench == "rakuda":
-        _refuse_for_rakuda({"--radar": radar, "--variant": variant, "--mix-variants": mix_variants})
+        _refuse_for_rakuda(
+            {"--radar": radar, "--variant": variant, "--mix-variants": mix_variants,
+             "--resamples": resamples if resamples != 2000 else None}
+        )  # fmt: skip
         _rakuda_leaderboard(judgments, fmt, rounds, seed)
         return
     from hyoka.mtbench import (
         RADAR_SUFFIXES,
         Bench,
+        IntervalSettings,
         build_leaderboard,
         judgment_files,
         render,
@@ -156,7 +176,7 @@ def leaderboard_command(
     board = build_leaderboard(loaded, judgment_files(folders), mix_variants=mix_variants)
     for model in board.incomplete():
         print_warning(
-            f"{model.model}: {model.judged} of {board.expected_turns} turns judged "
+            f"{model.model}: {model.judged} of {board.expected(model)} turns judged "
             "(marked incomplete, ranked last)"
         )
     for model in board.models:
@@ -165,8 +185,9 @@ def leaderboard_command(
                 f"{model.model}: {model.unrated} of {model.judged} judged turns have no "
                 "rating (-1), left out of its means (marked unrated)"
             )
+    interval = IntervalSettings(resamples=resamples, seed=seed)
     typer.echo(render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
-                      per_turn=per_turn), nl=False)  # fmt: skip
+                      per_turn=per_turn, interval=interval), nl=False)  # fmt: skip
     for path in radar or []:
         write_radar(board, path, title=loaded.spec.title)
         err_console.print(f"radar chart: {path}", highlight=False, soft_wrap=True)

@@ -58,6 +58,7 @@ from hyoka.mtbench.records import (
     SingleJudgmentLine,
 )
 from hyoka.mtbench.report import render
+from hyoka.mtbench.trials import IntervalSettings, score_interval
 from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 from hyoka.mtbench.verify import JudgmentCheck, judgment_spec, verify_judgments
 
@@ -74,6 +75,7 @@ __all__ = [
     "GeneratePlan",
     "GenerateReport",
     "InjectionChoice",
+    "IntervalSettings",
     "JudgeModeChoice",
     "JudgmentCheck",
     "LangCheckChoice",
@@ -115,6 +117,7 @@ __all__ = [
     "read_matches",
     "render",
     "round_half_up",
+    "score_interval",
     "single_output",
     "turn_label",
     "verify_judgments",
