@@ -25,9 +25,11 @@ from hyoka.mtbench import (
     display_name,
     load_answers,
     round_half_up,
+    score_interval,
 )
 from hyoka.report.html import Cell, cell, esc, packed, page, table
 from hyoka.report.svg import radar_chart
+from hyoka.stats import Interval
 from hyoka.store import read_records
 
 INDEX_PATH = "mtbench/index.html"
@@ -99,6 +101,7 @@ def judge_set_page(judge_set: JudgeSet) -> str:
     headers: list[str | tuple[str, str]] = [
         "Model",
         ("Overall", "mean of the category means"),
+        ("95% CI", "bootstrap over questions, then trials (one trial: questions only)"),
         "Turn 1",
         "Turn 2",
     ]
@@ -119,11 +122,12 @@ def judge_set_page(judge_set: JudgeSet) -> str:
             else (model.signature.line if model.signature else "")
         )
         if not board.complete(model):
-            label += f" (incomplete: {model.judged} of {board.expected_turns} turns)"
+            label += f" (incomplete: {model.judged} of {board.expected(model)} turns)"
         rows.append(
             [
                 cell(esc(label), label, tip or None),
                 cell(_mean(model.overall()), _sort(model.overall())),
+                _interval(score_interval(model)),
                 cell(_mean(model.overall(1)), _sort(model.overall(1))),
                 cell(_mean(model.overall(2)), _sort(model.overall(2))),
                 *[cell(_mean(means[c]), _sort(means[c])) for c in categories],
@@ -155,6 +159,15 @@ def judge_set_page(judge_set: JudgeSet) -> str:
     return page(
         f"{board.bench.spec.title}: {judge_set.name}", body, path=set_path(judge_set), footer=footer
     )
+
+
+def _interval(found: Interval | None) -> Cell:
+    """A row's 95% interval (``mtbench.score_interval``, the leaderboard's), sorted by
+    its low end."""
+    if found is None:
+        return cell("", None)
+    low, high = (round_half_up(Fraction(bound)) for bound in (found.low, found.high))
+    return cell(f"[{low}, {high}]", found.low)
 
 
 def find_answers(bench: Bench, sets: Sequence[JudgeSet]) -> dict[str, dict[int, tuple[str, ...]]]:
