@@ -31,7 +31,7 @@ from typing import ClassVar
 
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench, Headline
-from hyoka.mtbench.records import NO_RATING, AnyJudgmentLine, SingleJudgmentLine
+from hyoka.mtbench.records import NO_RATING, SingleGradingLine, SingleJudgmentLine
 from hyoka.signature import Signature, SignatureType, common_signature, only_when_set
 from hyoka.store import manifest_path, read_manifest, read_records, unique_records
 
@@ -197,7 +197,7 @@ def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) ->
 def _per_trial(path: Path) -> Iterator[tuple[int, SingleJudgmentLine]]:
     """Each line of ``path`` as FastChat lines: itself, or one per trial of a line of
     swallow-evaluation's (lists over the trials), each with its line number."""
-    for number, line in read_records(path, AnyJudgmentLine):
+    for number, line in read_records(path, SingleGradingLine):
         try:
             singles = line.per_trial()
         except ValueError as exc:

@@ -22,9 +22,9 @@ really asked (``judge`` holds only the name, which says nothing of the model beh
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, RootModel, Tag
 
 from hyoka.judge import JudgeSettings, JudgmentRecord, combine, user_prompt_of
 from hyoka.providers import Usage
@@ -174,8 +174,23 @@ def _trial_of(line: SingleJudgmentLine) -> int:
     return line.trial or 0
 
 
-class AnyJudgmentLine(RootModel[SingleJudgmentLine | TrialsJudgmentLine]):
-    """A single-grading line of either shape, as a reader of judgment files takes it."""
+def _shape(value: object) -> str:
+    """Which line a parsed JSON object is: lists of scores are swallow-evaluation's."""
+    score = value.get("score") if isinstance(value, dict) else getattr(value, "score", None)
+    return "TrialsJudgmentLine" if isinstance(score, list | tuple) else "SingleJudgmentLine"
+
+
+class SingleGradingLine(
+    RootModel[
+        Annotated[
+            Annotated[SingleJudgmentLine, Tag("SingleJudgmentLine")]
+            | Annotated[TrialsJudgmentLine, Tag("TrialsJudgmentLine")],
+            Discriminator(_shape),
+        ]
+    ]
+):
+    """A single-grading line of either shape, as a reader of judgment files takes it (a
+    list of scores makes it a ``TrialsJudgmentLine``, and its errors that line's)."""
 
     def per_trial(self) -> list[SingleJudgmentLine]:
         """The line as FastChat lines: itself, or one per trial of a Swallow line."""
