@@ -75,7 +75,7 @@ DECLARED = {
     "pfgen-stability": ("data", "sets", "common-only", "runs", "sum"),
     "mtbench-answers": (
         "bench", "template", "system", "max-tokens", "temperatures", "repetition-penalty",
-        "injection", "seed", "variant",
+        "injection", "seed", "variant", "trials",
     ),
     "fastchat-single": ("bench", "judge", "variant"),
     "rakuda-ranking": ("bench", "fit", "rounds", "seed"),
