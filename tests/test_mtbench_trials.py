@@ -191,6 +191,8 @@ def test_swallow_lines_hold_every_trial_as_upstream_writes_them(tmp_path: Path) 
     assert (row["turn2"]["swallow"]["score"], row["turn2"]["swallow"]["stdev"]) == pytest.approx(
         turn2
     )
+    check = CliRunner().invoke(app, ["mtbench", "verify", "--bench", "jmt-bench", str(judged)])
+    assert check.exit_code == 0 and "reproduced exactly (6 lines" in check.output
     md = CliRunner().invoke(
         app,
         ["mtbench", "leaderboard", "--bench", "jmt-bench", *variant, "--judgments",
@@ -251,7 +253,8 @@ def test_a_killed_swallow_run_resumes_per_trial_and_ends_as_an_uninterrupted_one
         ]  # fmt: skip
 
     killed = tmp_path / "killed" / "m.jsonl"
-    with StallingJudge(4, find=_find) as judge:
+    judge = StallingJudge(4, find=_find)
+    with judge:
         run = subprocess.Popen(
             command(judge.base_url, killed.parent), env=env,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
