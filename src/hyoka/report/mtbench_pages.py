@@ -24,8 +24,8 @@ from hyoka.mtbench import (
     build_leaderboard,
     display_name,
     load_answers,
+    mean_interval,
     round_half_up,
-    score_interval,
 )
 from hyoka.report.html import Cell, cell, esc, packed, page, table
 from hyoka.report.svg import radar_chart
@@ -127,7 +127,7 @@ def judge_set_page(judge_set: JudgeSet) -> str:
             [
                 cell(esc(label), label, tip or None),
                 cell(_mean(model.overall()), _sort(model.overall())),
-                _interval(score_interval(model)),
+                _interval(mean_interval(model)),
                 cell(_mean(model.overall(1)), _sort(model.overall(1))),
                 cell(_mean(model.overall(2)), _sort(model.overall(2))),
                 *[cell(_mean(means[c]), _sort(means[c])) for c in categories],
@@ -162,7 +162,7 @@ def judge_set_page(judge_set: JudgeSet) -> str:
 
 
 def _interval(found: Interval | None) -> Cell:
-    """A row's 95% interval (``mtbench.score_interval``, the leaderboard's), sorted by
+    """A row's 95% interval (``mtbench.mean_interval``, the leaderboard's), sorted by
     its low end."""
     if found is None:
         return cell("", None)
