@@ -277,10 +277,10 @@ def test_a_killed_swallow_run_resumes_per_trial_and_ends_as_an_uninterrupted_one
         )  # fmt: skip
         assert again.returncode == 0, again.stderr
         assert judge.count - asked == 6  # only the trials not in the file
-    with ReplayJudge({}, find=_find) as judge:
+    with ReplayJudge({}, find=_find) as fresh:
         whole = tmp_path / "whole" / "m.jsonl"
         once = subprocess.run(
-            command(judge.base_url, whole.parent), env=env, capture_output=True, text=True,
+            command(fresh.base_url, whole.parent), env=env, capture_output=True, text=True,
             timeout=120,
         )  # fmt: skip
         assert once.returncode == 0, once.stderr

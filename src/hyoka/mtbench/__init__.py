@@ -58,7 +58,7 @@ from hyoka.mtbench.records import (
     SingleJudgmentLine,
 )
 from hyoka.mtbench.report import render
-from hyoka.mtbench.trials import IntervalSettings, score_interval
+from hyoka.mtbench.trials import IntervalSettings, mean_interval
 from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 from hyoka.mtbench.verify import JudgmentCheck, judgment_spec, verify_judgments
 
@@ -100,6 +100,7 @@ __all__ = [
     "load_answers",
     "load_rakuda_answers",
     "make_matches",
+    "mean_interval",
     "method_counts",
     "model_name",
     "no_logprobs",
@@ -117,7 +118,6 @@ __all__ = [
     "read_matches",
     "render",
     "round_half_up",
-    "score_interval",
     "single_output",
     "turn_label",
     "verify_judgments",

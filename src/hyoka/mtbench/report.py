@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from hyoka.mtbench.bench import SHORT_NAMES
 from hyoka.mtbench.leaderboard import Leaderboard, ModelScores, display_name, round_half_up
-from hyoka.mtbench.trials import IntervalSettings, score_interval, swallow_figure
+from hyoka.mtbench.trials import IntervalSettings, mean_interval, swallow_figure
 from hyoka.signature import SIGNATURE_KEY
 from hyoka.stats import Interval
 
@@ -141,7 +141,7 @@ def table_rows(
             [
                 row_label(board, model),
                 _cell(model.overall(turn)),
-                _interval_cell(score_interval(model, turn, interval)),
+                _interval_cell(mean_interval(model, turn, interval)),
                 *([_swallow_cell(model, turn)] if swallow else []),
                 *(_cell(means[c]) for c in categories),
             ]
@@ -190,7 +190,7 @@ def render(
 def _interval_json(
     model: ModelScores, turn: int | None, interval: IntervalSettings
 ) -> dict[str, Any] | None:
-    found = score_interval(model, turn, interval)
+    found = mean_interval(model, turn, interval)
     if found is None:
         return None
     return {**found.to_json(), "seed": interval.seed, "method": interval.signed}

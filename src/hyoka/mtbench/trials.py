@@ -3,7 +3,7 @@ own figure over trials.
 
 A model's mean over a benchmark's 80 questions moves with the questions asked and, where
 each dialogue is answered and judged several times (``--trials``), with the answers drawn.
-``score_interval`` resamples both levels (``stats.two_level_interval``): questions with
+``mean_interval`` resamples both levels (``stats.two_level_interval``): questions with
 replacement, then each question's trials within it. A question's value in one trial is the
 mean of its rated turns in that trial (both turns, or the turn of a per-turn table); the
 interval is of the mean of the question means, which is the table's "Avg." whenever every
@@ -59,7 +59,7 @@ def question_groups(model: ModelScores, turn: int | None = None) -> list[np.ndar
     ]
 
 
-def score_interval(
+def mean_interval(
     model: ModelScores, turn: int | None = None, settings: IntervalSettings | None = None
 ) -> Interval | None:
     """The mean of ``model``'s question means with its two-level percentile bootstrap
