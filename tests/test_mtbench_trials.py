@@ -341,3 +341,26 @@ def test_generate_trials_on_the_embedded_model(tmp_path: Path) -> None:
     assert all(len(c["turns"]) == 2 for c in record["choices"])
     again = CliRunner().invoke(app, args, env=env)
     assert again.exit_code == 0 and "1 already done" in again.output
+
+
+def test_swallow_generates_its_five_trials_by_default_and_signs_any_other_count(
+    tmp_path: Path,
+) -> None:
+    """``--variant swallow`` answers each dialogue 5 times unless told otherwise; one
+    answer under it is signed ``trials:1`` (the variant's label alone would read as 5)."""
+    runner = CliRunner()
+    common = ["mtbench", "generate", "--bench", "jmt-bench", "--variant", "swallow"]
+    common += ["-m", "openai/m", "--limit", "1", "--no-cache", "--data-dir", str(SHARED_DATA)]
+    with ReplayJudge({}, missing_reply="回答です。") as model:
+        five = runner.invoke(
+            app, [*common, "--base-url", model.base_url, "--output", str(tmp_path / "a.jsonl")]
+        )
+        one = runner.invoke(
+            app,
+            [*common, "--base-url", model.base_url, "--trials", "1",
+             "--output", str(tmp_path / "b.jsonl")],
+        )  # fmt: skip
+    assert five.exit_code == 0 and one.exit_code == 0, five.output + one.output
+    assert "|trials:5" in five.output and "|trials:1" in one.output
+    assert [len(r["choices"]) for r in _lines(tmp_path / "a.jsonl")] == [5]
+    assert len(model.received) == 5 * 2 + 1 * 2

@@ -124,6 +124,14 @@ def plan_trials(plan: GeneratePlan, bench: Bench) -> int:
     return bench.variant.trials if bench.variant is not None else 1
 
 
+def signed_trials(trials: int, bench: Bench) -> int | None:
+    """The trial count as identity and signature carry it: ``None`` for one answer per
+    dialogue where the variant (if any) makes one too, so such files sign as before trials
+    existed; otherwise the count (one answer under Swallow's 5 says so)."""
+    variant_trials = bench.variant.trials if bench.variant is not None else 1
+    return None if trials == 1 == variant_trials else trials
+
+
 @dataclass
 class GenerateReport:
     generated: int = 0
@@ -232,7 +240,8 @@ class AnswersSignature(SignatureType):
     injection: str
     seed: int | None
     variant: str | None = only_when_set()
-    #: answers per dialogue, where more than one (choice ``i`` sampled with seed + ``i``)
+    #: answers per dialogue, where more than one or not the variant's (choice ``i``
+    #: sampled with seed + ``i``)
     trials: int | None = only_when_set()
 
 
@@ -244,7 +253,7 @@ def answers_signature(plan: GeneratePlan, bench: Bench, run: _Run) -> Signature:
         temperatures=tuple(f"{c}={t!r}" for c, t in sorted(run.temperatures.items())),
         repetition_penalty=plan.repetition_penalty, injection=plan.injection, seed=plan.seed,
         variant=None if bench.variant is None else bench.variant.signed(),
-        trials=run.trials if run.trials > 1 else None,
+        trials=signed_trials(run.trials, bench),
     ).signature(backend_packages(run.client.provider.name))  # fmt: skip
 
 
@@ -267,7 +276,7 @@ def answers_manifest(plan: GeneratePlan, bench: Bench, run: _Run) -> Manifest:
             # the questions answered (a variant's own file); absent for the others
             **({} if bench.variant is None else {"questions": bench.variant.questions.sha256}),
             # answers per dialogue; absent for one (files made before trials existed)
-            **({} if run.trials == 1 else {"trials": run.trials}),
+            **({} if (n := signed_trials(run.trials, bench)) is None else {"trials": n}),
         },
         signature=answers_signature(plan, bench, run).to_json(),
     )
