@@ -364,3 +364,49 @@ def test_swallow_generates_its_five_trials_by_default_and_signs_any_other_count(
     assert "|trials:5" in five.output and "|trials:1" in one.output
     assert [len(r["choices"]) for r in _lines(tmp_path / "a.jsonl")] == [5]
     assert len(model.received) == 5 * 2 + 1 * 2
+
+
+def test_a_swallow_file_left_unmerged_is_merged_by_the_next_run_without_a_call(
+    tmp_path: Path,
+) -> None:
+    """A run killed after its last trial line but before the merge leaves one-trial lines:
+    the same command judges nothing again and leaves upstream's lines."""
+    variant = ["--variant", "swallow"]
+    judged = _judge(tmp_path, "jmt-bench", variant, trials=5, limit=1)
+    merged = judged.read_text(encoding="utf-8")
+    split = [
+        {**line, "user_prompt": [p], "judgment": [j], "score": [s], "trials": [i]}
+        for line in _lines(judged)
+        for i, (p, j, s) in enumerate(
+            zip(line["user_prompt"], line["judgment"], line["score"], strict=True)
+        )
+    ]
+    judged.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in split), "utf-8")
+    script = tmp_path / "script.jsonl"
+    args = ["mtbench", "judge", "--bench", "jmt-bench", *variant, "-j", f"scripted/{script}"]
+    args += ["-a", str(tmp_path / "m.jsonl"), "--limit", "1", "--output-dir", str(judged.parent)]
+    again = CliRunner().invoke(app, [*args, "--no-cache", "--data-dir", str(SHARED_DATA)])
+    assert again.exit_code == 0, again.output
+    assert "0 turn(s) judged, 10 already done" in again.output
+    assert "0 judge call(s)" in again.output
+    assert judged.read_text(encoding="utf-8") == merged
+
+
+def test_an_answer_file_with_two_trial_counts_is_one_error_line(tmp_path: Path) -> None:
+    """Dialogues answered a different number of times would mix means over different
+    trials: refused at the line, before any call."""
+    answers = tmp_path / "m.jsonl"
+    _answers(answers, [81], 3)
+    two = [{"index": i, "turns": ["a", "b"]} for i in range(2)]
+    line = json.dumps({"question_id": 82, "model_id": "m", "choices": two})
+    answers.write_text(answers.read_text(encoding="utf-8") + line + "\n", encoding="utf-8")
+    args = ["mtbench", "judge", "--bench", "mt-bench", "-j", "openai/gpt-4", "-a", str(answers)]
+    result = CliRunner().invoke(
+        app, [*args, "--limit", "2", "--output-dir", str(tmp_path / "o"), "--data-dir",
+              str(SHARED_DATA)],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {answers}:2: question_id 82 has 2 choice(s), 3 earlier in the file (one "
+        "trial count per answer file)\n"
+    )
