@@ -9,10 +9,12 @@ conftest.py's summary gathers into one line, and which fails the run in CI (``CI
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import subprocess
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
 
@@ -53,6 +55,7 @@ INSTALL = {
     "statsmodels": "hyoka[dev]",
     "hypothesis": "hyoka[dev]",
     "yaml": "hyoka[dev]",
+    "sklearn": "hyoka[dev]",
 }
 
 
@@ -166,3 +169,22 @@ def elyza_data(root: Path) -> Path:
         (folder / name).symlink_to(shared / name)
     shutil.copyfile(ELYZA_PROMPT_FIXTURE, folder / "evaluation_datasets_config.py")
     return root
+
+
+#: Shaberi's 24 published gpt-4-turbo-preview judgment files of ELYZA-tasks-100
+ELYZA_PUBLISHED = SHARED_DATA / "elyza-tasks-100" / "judgments" / "gpt-4-turbo-preview"
+
+
+def shaberi_raw_means() -> dict[str, tuple[Fraction, int, int]]:
+    """model -> (mean of the non-null scores over every row, null rows, repeated rows) of
+    each published Shaberi file, from the raw rows as Shaberi's results notebook computes
+    it (pandas' ``score.mean()`` per file: every row, nulls skipped)."""
+    out: dict[str, tuple[Fraction, int, int]] = {}
+    for path in sorted(ELYZA_PUBLISHED.glob("*.json")):
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        scores = [Fraction(str(row["score"])) for row in rows if row["score"] is not None]
+        tasks = [row["Question"] for row in rows]
+        model = path.stem.replace("__", "/")
+        repeated = len(tasks) - len(set(tasks))
+        out[model] = (sum(scores, Fraction()) / len(scores), len(rows) - len(scores), repeated)
+    return out

@@ -773,9 +773,17 @@ def test_cli_end_to_end_from_the_cache_and_verdicts_for_agreement(
     assert (shown["model_x"], shown["model_y"]) == ("Qwen2.5-32B-Instruct", "Qwen2-1.5B-Instruct")
     assert shown["pairs"] == 2 and shown["no_logprobs"] == []
     first = [r for i, r in judged[1].items() if not i.endswith("-swapped")]
-    expected = summarise(first, ("prob", "bs1", "bs2"))
+    lengths = {item.id: (len(item.answer_x), len(item.answer_y)) for item in load_pairs(x, y)}
+    expected = summarise(first, ("prob", "bs1", "bs2"), lengths)
     assert shown["methods"] == {m: c.to_json() for m, c in expected.methods.items()}
     assert shown["robustness"] == expected.robustness
+    # beside the raw rates, X's length-controlled rate against Y, with its signature
+    # two pairs are too few to tell the length term from X's own: no controlled rate
+    controlled = shown["methods"]["prob"]["x_length_controlled_win_rate"]
+    assert controlled["estimate"] is None and controlled["resamples"] == 2000
+    line = shown["length_control_signature"]["line"]
+    assert "kind:length-controlled-winrate|baseline:Qwen2-1.5B-Instruct|" in line
+    assert "length:characters" in line
     # Q01: every method says X; Q19 (A in both orders): prob X, bs1 none, bs2 a tie
     counted = {
         method: tuple(shown["methods"][method][k] for k in

@@ -92,3 +92,15 @@ def test_the_rules_come_from_the_flag_the_data_folder_or_nowhere(tmp_path: Path)
     code, output = _verify("--data-dir", str(SHARED_DATA), str(stray))
     assert code == 1
     assert "name the rules with --bench" in output and output.count("\n") == 1
+
+
+def test_a_file_in_a_linked_benchmark_folder_is_told_by_that_folder(tmp_path: Path) -> None:
+    """A data directory whose benchmark folder is a link (as tests and shared checkouts
+    lay it out): its files are still that benchmark's (they were "in no benchmark's data
+    folder", the resolved file compared with the unresolved folder)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "ja-vicuna-qa").symlink_to(SHARED_DATA / "ja-vicuna-qa")
+    linked = data / "ja-vicuna-qa" / VICUNA.relative_to(SHARED_DATA / "ja-vicuna-qa")
+    published = next(linked.glob("pairwise:*.jsonl"))
+    assert judgment_spec(published, None, data) is JA_VICUNA_QA

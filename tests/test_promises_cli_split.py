@@ -65,7 +65,7 @@ from hyoka.pfgen import (
     read_result,
     run_pfgen,
 )
-from hyoka.providers import ClientStats, Usage
+from hyoka.providers import ClientStats, ThinkingChoice, ThinkingRule, Usage
 from hyoka.refset import GenerateConfig, WorkerEvent, WorkerRates
 from hyoka.signature import SIGNATURE_KEY as SIG
 from hyoka.signature import Signature
@@ -170,6 +170,7 @@ def test_worker_rates_add_up_the_events() -> None:
         (InjectionChoice, get_args(mtbench_dialogue.Injection)),
         (LangCheckChoice, get_args(mtbench_langcheck.Check)),
         (FormatChoice, get_args(mtbench_report.Format)),
+        (ThinkingChoice, get_args(ThinkingRule)),
     ],
     ids=lambda v: v.__name__ if isinstance(v, type) else "",
 )
@@ -193,6 +194,8 @@ def test_each_choice_enum_spells_exactly_the_library_values(
         ["judge", "pairwise", "a.jsonl", "b.jsonl", "-j", "openai/m", "--method", "best"],
         ["judge", "pairwise", "a.jsonl", "b.jsonl", "-j", "openai/m", "--criteria", "yes"],
         ["pfgen", "judge", "run", "-j", "openai/m", "--aggregate", "max"],
+        ["pfgen", "generate", "-m", "openai/m", "--thinking", "hide"],
+        ["mtbench", "judge", "-j", "openai/m", "-a", "x.jsonl", "--thinking", "drop"],
     ],
     ids=lambda args: f"{args[1]}{args[-2]}",
 )
@@ -354,9 +357,11 @@ def test_judge_pairwise_json_is_the_pairwise_runs_to_json(tmp_path: Path) -> Non
     template = load_template(printed["template"])
     usage = printed["run_usage"]
     stats = _stats(2, usage["prompt_tokens"], usage["completion_tokens"])
+    lengths = {"q1": (len("東京です。"), len("大阪です。"))}  # the answers, in characters
     run = PairwiseRun(
-        output, template, printed["judge"], "x", "y", summarise_pairwise(records, ("bs2",)),
-        JudgeReport(judged=1), stats, _signature(printed),
+        output, template, printed["judge"], "x", "y",
+        summarise_pairwise(records, ("bs2",), lengths), JudgeReport(judged=1), stats,
+        _signature(printed),
     )  # fmt: skip
     assert printed == run.to_json()
     # A in both orders: X first and X wins, Y first and Y wins; bs2 calls it a tie

@@ -30,6 +30,7 @@ VARIANTS: dict[type[SettingsRecord], dict[str, Any]] = {
         "judge": "openai/other", "base_url": "http://other:1/v1",
         "base_url_secret": "0123456789abcdef", "temperature": 0.5, "max_tokens": 99,
         "top_logprobs": 20, "repeats": 3, "aggregate": "median", "max_attempts": 5,
+        "thinking": "keep",
     },
     JudgeRun: {
         "kind": "judge-other", "benchmark": "other", "data": "other-data",

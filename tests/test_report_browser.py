@@ -113,14 +113,13 @@ class Watched:
 
 def _main_pages(site: Path) -> dict[str, Path]:
     run_a = next((site / "pfgen" / "runs").glob("crafted-a*.html"))
-    judge_set = next((site / "mtbench").glob("pfmt-fin-*.html"))
     return {
         "index": site / "index.html",
         "leaderboard": site / "pfgen" / "index.html",
         "run": run_a,
         "compare": site / "pfgen" / "compare.html",
         "mtbench": site / "mtbench" / "index.html",
-        "categories": judge_set,
+        "categories": site / "mtbench" / "pfmt-fin" / "index.html",
         "question": site / "mtbench" / "pfmt-fin" / "q0000.html",
         "pairwise-index": site / "pairwise" / "index.html",
         "pairwise": site / "pairwise" / "p1.html",
@@ -221,4 +220,30 @@ def test_stability_scatter_dom_holds_the_files_points(
     runs = recorded["runs"]
     rho = spearmanr([r["ensemble"] for r in runs], [r["P"] for r in runs]).statistic
     assert first == f"{rho:.5f}"
+    watched.check()
+
+
+def test_a_benchmark_page_renders_its_radar_and_a_question_unpacks_its_reasoning(
+    tmp_path: Path, browser: Any
+) -> None:
+    """A judged benchmark other than pfmt's (one model of Stability's published JMT-bench
+    judgments): its page shows the radar, a question page unpacks the judge's reasoning."""
+    published = SHARED_DATA / "jmt-bench" / "model_judgment" / "gpt-4_single.jsonl"
+    lines = [json.loads(x) for x in published.read_text(encoding="utf-8").splitlines()]
+    kept = [x for x in lines if x["model"] == "jslma-7b-ja-orca-6k-3ep"]
+    judged = tmp_path / "judged" / "gpt-4_single.jsonl"
+    judged.parent.mkdir()
+    judged.write_text("".join(json.dumps(x) + "\n" for x in kept), encoding="utf-8")
+    site = tmp_path / "site"
+    build_report([judged], site, ReportOptions(data_dir=SHARED_DATA, public=False))
+    folder = site / "mtbench" / "jmt-bench.stability@aed16da"
+    watched = Watched(browser)
+    page = watched.open(folder / "index.html")
+    assert page.is_visible("section svg")
+    assert page.text_content("#variant") == "stability@aed16da"
+    first = next(x for x in kept if int(x["question_id"]) == 1)
+    page = watched.open(folder / "q0001.html")
+    page.wait_for_selector("body[data-unpacked=yes]", state="attached", timeout=10_000)
+    texts = page.eval_on_selector_all(".judgment[id]", "nodes => nodes.map(n => n.textContent)")
+    assert first["judgment"] in texts
     watched.check()

@@ -354,11 +354,12 @@ def test_comparison_page_is_the_paired_two_level_bootstrap(
 def test_mtbench_page_is_the_mtbench_leaderboard(site: Site) -> None:
     bench = Bench.load("pfmt-fin", SHARED_DATA)
     board = build_leaderboard(bench, [PFMT_JUDGMENTS / f"{m}.jsonl" for m in JUDGED_MODELS])
-    (page,) = (site.out / "mtbench").glob("pfmt-fin-*.html")
-    rows = {row[0][1]: row for row in _cells(page.read_text(encoding="utf-8"), "categories")}
-    assert sorted(rows) == sorted(display_name(m.model) for m in board.models)
+    page = site.out / "mtbench" / "pfmt-fin" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    rows = {row[0][1]: row for row in _cells(html, "pfmt-fin-1-categories")}
+    assert sorted(rows) == sorted(display_name(m.model, board.bench) for m in board.models)
     for model in board.models:
-        row = rows[display_name(model.model)]
+        row = rows[display_name(model.model, board.bench)]
         means = model.means()
         expected = [model.overall(), model.overall(1), model.overall(2)]
         expected += [means[c] for c in bench.spec.categories]

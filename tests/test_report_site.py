@@ -114,8 +114,8 @@ def test_two_runs_are_compared_per_question(site: Path) -> None:
 def test_category_table_matches_the_mtbench_leaderboard(site: Path) -> None:
     bench = Bench.load("pfmt-fin", SHARED_DATA)
     board = build_leaderboard(bench, [PFMT_JUDGMENTS / f"{m}.jsonl" for m in JUDGED_MODELS])
-    page = next((site / "mtbench").glob("pfmt-fin-*.html"))
-    rows = {r[0]: r for r in _rows(page.read_text(encoding="utf-8"), "categories")}
+    page = site / "mtbench" / "pfmt-fin" / "index.html"
+    rows = {r[0]: r for r in _rows(page.read_text(encoding="utf-8"), "pfmt-fin-1-categories")}
     for model in board.models:
         row = rows[model.model.replace("_", "/", 1)]
         overall = model.overall()

@@ -71,14 +71,26 @@ PRODUCERS = (
 )
 #: every declared kind and its fields, in order: a kind added or changed shows here
 DECLARED = {
-    "pfgen": ("data", "sum", "mode", "questions", "sum-from"),
+    "pfgen": ("data", "sum", "mode", "questions", "sum-from", "thinking"),
     "pfgen-stability": ("data", "sets", "common-only", "runs", "sum"),
     "mtbench-answers": (
         "bench", "template", "system", "max-tokens", "temperatures", "repetition-penalty",
-        "injection", "seed", "variant", "trials",
+        "injection", "seed", "variant", "thinking", "trials",
     ),
     "fastchat-single": ("bench", "judge", "variant"),
+    "shaberi-single": ("bench", "judge"),
     "rakuda-ranking": ("bench", "fit", "rounds", "seed"),
+    "length-controlled-winrate": (
+        "baseline", "fit", "features", "length", "resamples", "confidence", "seed",
+    ),
+    "style-controlled-bt": (
+        "features", "normalisation", "length", "rounds", "confidence", "seed", "anchor",
+    ),
+    "length-adjusted-scores": ("model", "feature", "length", "resamples", "confidence", "seed"),
+    "ranking-comparison": (
+        "confidence", "pairs", "rounds", "correlation-draws", "resamples", "seed",
+    ),
+    "separability-curve": ("sizes", "repeats", "confidence", "seed"),
     "refset-plan": (
         "model", "mode", "num-examples", "max-tokens", "snippets-k", "executor", "workers",
         "cpus-per-worker", "gpus-per-worker", "calibration", "gpu", "peak-tflops",
@@ -124,7 +136,10 @@ def test_a_missing_or_unknown_field_is_refused_when_made() -> None:
         PfgenSignature(**fields)
     with pytest.raises(TypeError, match="judge"):  # mypy refuses it before it runs
         PfgenSignature(**fields, sum_from="flag", judge="j")  # type: ignore[call-arg]
-    assert _keys(PfgenSignature(**fields, sum_from="flag").signature())[2:] == DECLARED["pfgen"]
+    # ``thinking`` only when a run names a rule other than the default
+    assert (
+        _keys(PfgenSignature(**fields, sum_from="flag").signature())[2:] == DECLARED["pfgen"][:-1]
+    )
     # the judging kinds' type is their settings record: an unknown setting is refused too
     with pytest.raises(ValidationError, match="extra"):
         settings = JudgeSettings(judge="openai/j")

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -474,10 +474,16 @@ class _OpenAIHandler(_Handler):
             fixed if fixed is not None else seeded_reply(text, seed, i, max_tokens)
             for i in range(int(body.get("n", 1)))
         ]
+        think = self.server.thinking
+        if think is not None and self.server.thinking_apart is False:
+            replies = [f"<think>{think}</think>\n\n{reply}" for reply in replies]
+        message: dict[str, str] = {}
+        if think is not None and self.server.thinking_apart:
+            message[self.server.thinking_apart] = think  # as vLLM's reasoning parser
         choices = [
             {
                 "index": i,
-                "message": {"role": "assistant", "content": reply},
+                "message": {"role": "assistant", "content": reply, **message},
                 "finish_reason": "stop",
             }
             if chat
@@ -512,6 +518,11 @@ class OpenAIServer(_WireServer):
     ``hold_after(n)`` answers the first ``n`` requests and holds every later one until
     ``release()`` (at most a minute): a test can kill a client at a known point, with its
     next request in flight; ``held`` counts the requests waiting.
+    ``thinking``: a reasoning model's thinking before every reply, inline
+    (``<think>...</think>`` and a blank line before the content, ``thinking_apart`` False)
+    or apart, in the chat message's field named by ``thinking_apart``
+    (``reasoning_content``, as vLLM's, SGLang's and llama.cpp server's reasoning parsers
+    send it, or ``reasoning``).
     """
 
     handler = _OpenAIHandler
@@ -519,6 +530,8 @@ class OpenAIServer(_WireServer):
     def __init__(self, api_key: str = "") -> None:
         super().__init__(api_key)
         self.replies: dict[str, str] = {}
+        self.thinking: str | None = None
+        self.thinking_apart: str | Literal[False] = False
         self.held = 0
         self._hold_after: int | None = None
         self._released = threading.Event()
@@ -545,6 +558,7 @@ class OpenAIServer(_WireServer):
     def reset(self) -> None:
         super().reset()
         self.replies.clear()
+        self.thinking, self.thinking_apart = None, False
         self._hold_after = None
         self._released.clear()
 

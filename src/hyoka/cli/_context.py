@@ -151,7 +151,13 @@ def print_report(generated: GeneratedRun) -> None:
     console.print(
         f"{report.trials_generated} trial(s) generated, {report.trials_done_before} already "
         f"done; {stats.requests} request(s), {stats.cache_hits} from cache, "
-        f"{stats.retries} retried, {report.empty_retries} empty answer(s) asked again; "
+        f"{stats.retries} retried, {report.empty_retries} empty answer(s) asked again"
+        + (
+            f" ({report.unclosed_thinking} whose thinking never closed)"
+            if report.unclosed_thinking
+            else ""
+        )
+        + "; "
         f"tokens: {stats.usage.prompt_tokens} in, {stats.usage.completion_tokens} out",
         highlight=False,
     )

@@ -22,6 +22,7 @@ from hyoka.errors import HyokaError, InputError
 
 # the flags' choices: typer needs them when it builds a judging command
 from hyoka.judge import AggregateChoice, MethodChoice
+from hyoka.providers import ThinkingChoice
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -58,13 +59,16 @@ def single_settings(
     max_tokens: int,
     repeats: int,
     aggregate: AggregateChoice,
+    thinking: ThinkingChoice = ThinkingChoice.STRIP_THINK,
 ) -> JudgeSettings:
     """The judge's settings from the single-grading flags."""
     from hyoka.judge import JudgeSettings
+    from hyoka.providers import signed_rule
 
     return JudgeSettings(
         judge=judge, base_url=base_url, temperature=temperature, max_tokens=max_tokens,
         repeats=repeats, aggregate="median" if aggregate is AggregateChoice.MEDIAN else "mean",
+        thinking=signed_rule(thinking.value),
     )  # fmt: skip
 
 

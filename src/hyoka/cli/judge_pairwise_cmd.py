@@ -22,8 +22,10 @@ from hyoka.cli._common import (
 )
 from hyoka.cli._judging import MethodOption
 from hyoka.cli._tables import print_table
+from hyoka.cli._thinking import ThinkingOption
 from hyoka.errors import InputError
 from hyoka.judge import CriteriaChoice, MethodChoice
+from hyoka.providers import ThinkingChoice
 
 if TYPE_CHECKING:
     from hyoka.judge import JudgePlan, JudgmentRecord, PairwiseSummary
@@ -44,16 +46,25 @@ def _print_summary(summary: PairwiseSummary, model_x: str, model_y: str) -> None
 
     table = Table(title=f"X = {escape(model_x)}, Y = {escape(model_y)}: {summary.pairs} pair(s)")
     for column in ("method", "X wins", "Y wins", "ties", "invalid", "X win rate", "X adjusted",
-                   "Y win rate", "Y adjusted"):  # fmt: skip
+                   "Y win rate", "Y adjusted", "X length-controlled"):  # fmt: skip
         table.add_column(column, justify="left" if column == "method" else "right")
     for name, counts in summary.methods.items():
         row = counts.to_json()
+        controlled = counts.x_length_controlled
         table.add_row(
             name, *(str(row[key]) for key in ("x_wins", "y_wins", "ties", "invalid")),
             *(rate(row[f"{side}{kind}win_rate"]) for side in ("x_", "y_")
               for kind in ("", "adjusted_")),
+            "-" if controlled is None else controlled.format(),
         )  # fmt: skip
     print_table(table)
+    if summary.length_control is not None:
+        console.print(
+            "X length-controlled: X's win rate against Y were their answers equally long "
+            "(alpaca_eval's logistic model; lengths in characters)",
+            highlight=False,
+        )
+        console.print(f"signature: {summary.length_control.line}", highlight=False, soft_wrap=True)
     both = summary.agree + summary.disagree
     console.print(
         f"robustness (orders agree): {rate(summary.robustness)} ({summary.agree} of {both}); "
@@ -113,6 +124,7 @@ def pairwise_command(
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
+    thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
 ) -> None:
     """Judge every pair in both orders; verdicts by prob (seed 001), bs1 and bs2 (resumable).
 
@@ -164,7 +176,7 @@ def pairwise_command(
     items = load_pairs(answers_x, answers_y, answer_reader(per_question, data_dir))
     items = items[: limit or None]
     budget = max_tokens or default_max_tokens(chosen)
-    settings = pairwise_settings(judge, base_url, budget, methods)
+    settings = pairwise_settings(judge, base_url, budget, methods, thinking.value)
     out = output or default_output(RESULTS, judge, items, chosen.name)
     # before the criteria cost any call: the file can be continued
     pending = plan_pairs(items, chosen, settings, out, methods=methods, pending_criteria=True)
@@ -198,7 +210,8 @@ def pairwise_command(
         report, (judged,) = run_plans(client, [], prepare=with_criteria)
     plan = plans[-1]
     records = list(judged.lines)  # the file's records of these pairs, as the run left them
-    summary = summarise_pairwise(records, methods)
+    lengths = {item.id: (len(item.answer_x), len(item.answer_y)) for item in items}
+    summary = summarise_pairwise(records, methods, lengths)
     model_x, model_y = items[0].model_x, items[0].model_y
     signature = plan.run.signature()
     if not as_json:

@@ -26,7 +26,9 @@ from hyoka.cli._common import (
 )
 from hyoka.cli._judging import AggregateOption
 from hyoka.cli._tables import print_table
+from hyoka.cli._thinking import ThinkingOption
 from hyoka.judge import AggregateChoice
+from hyoka.providers import ThinkingChoice
 
 
 @reports_errors
@@ -67,6 +69,7 @@ def single_command(
     price_in: PriceInOption = 0.0,
     price_out: PriceOutOption = 0.0,
     as_json: JsonOption = False,
+    thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
 ) -> None:
     """Grade answers 1-10 against references with an LLM judge (resumable).
 
@@ -94,7 +97,9 @@ def single_command(
 
     chosen = load_template(template)
     items = read_items(answers, references)[: limit or None]
-    settings = single_settings(judge, base_url, temperature, max_tokens, repeats, aggregate)
+    settings = single_settings(
+        judge, base_url, temperature, max_tokens, repeats, aggregate, thinking
+    )
     target = output or answers.with_name(answers.name.removesuffix(".jsonl") + ".judged.jsonl")
     plan = plan_single(items, chosen, settings, target, max_attempts=max_attempts)
     client = connect(

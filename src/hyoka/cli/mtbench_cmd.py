@@ -25,6 +25,7 @@ from hyoka.cli._common import (
     reports_errors,
 )
 from hyoka.cli._tables import print_table
+from hyoka.cli._thinking import ThinkingOption
 from hyoka.errors import InputError
 
 # the flags' choices: typer needs them when it builds the commands
@@ -37,6 +38,7 @@ from hyoka.mtbench import (
     LayoutChoice,
     TemplateChoice,
 )
+from hyoka.providers import ThinkingChoice
 
 if TYPE_CHECKING:
     from hyoka.judge import JudgePlan
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
 RESULTS = Path("results") / "mtbench"
 #: the judgments the paper's Table 1 is computed from, inside the benchmark's data folder
 PUBLISHED_JUDGMENTS = Path("model_judgment") / "gpt-4o-mini_single"
+#: where a benchmark's published judgments lie when not there (ELYZA: Shaberi's files)
+PUBLISHED_ELSEWHERE = {"elyza-tasks-100": Path("judgments") / "gpt-4-turbo-preview"}
 
 BenchOption = Annotated[
     str,
@@ -82,13 +86,15 @@ def leaderboard_command(
         list[Path] | None,
         typer.Option(
             "--judgments",
-            help="Folder of judgment files (*.jsonl) or one file; repeat to combine. "
-            "Default: the published gpt-4o-mini judgments in the data directory.",
+            help="Folder of judgment files (*.jsonl; elyza-tasks-100 also Shaberi's *.json) "
+            "or one file; repeat to combine. Default: the published judgments in the data "
+            "directory (pfmt-fin: gpt-4o-mini; elyza-tasks-100: Shaberi's gpt-4-turbo-preview).",
         ),
     ] = None,
     fmt: Annotated[
         FormatChoice, typer.Option("--format", help="How the table is written.")
     ] = FormatChoice.MD,
+    output: OutputOption = None,
     per_turn: Annotated[
         bool, typer.Option("--per-turn/--no-per-turn", help="Also a table per turn.")
     ] = True,
@@ -122,11 +128,14 @@ def leaderboard_command(
     """Rank models by category: the mean of both turns' scores, overall as upstream has it.
 
     Overall (Avg.): pfmt-fin the mean of the category means (its make_leaderboard.py),
-    mt-bench the mean of every rated turn (FastChat's show_result.py). Rule-based zeros
+    mt-bench the mean of every rated turn (FastChat's show_result.py), elyza-tasks-100 the
+    mean of every rated task (Shaberi's; its published files read as it reads them, every
+    row counted, a repeated one too, and marked). Rule-based zeros
     (no answer, wrong language) count; unrated turns (-1) do not, and rows with any are
     marked with how many. Means are rounded half-up to two decimals in md and csv, full
     precision in json. Rows not judged on every turn are marked incomplete and ranked
     last; rows judged another way than most are marked; the table ends with its signature.
+    Written to stdout, or replaced atomically in --output.
 
     Beside Avg. stands its 95% interval: a percentile bootstrap over questions, then each
     question's trials (answers judged several times: `mtbench generate --trials`; with one
@@ -139,6 +148,8 @@ def leaderboard_command(
       hyoka mtbench leaderboard --bench pfmt-fin
 
       hyoka mtbench leaderboard --judgments my_judgments/ --format json
+
+      hyoka mtbench leaderboard --bench elyza-tasks-100 --format json --output elyza.json
 
       hyoka mtbench leaderboard --radar radar.png --radar radar.html
 
@@ -154,7 +165,7 @@ def leaderboard_command(
     if bench == "rakuda":
         _refuse_for_rakuda(
             {"--radar": radar, "--variant": variant, "--mix-variants": mix_variants,
-             "--resamples": resamples if resamples != 2000 else None}
+             "--resamples": resamples if resamples != 2000 else None, "--output": output}
         )  # fmt: skip
         _rakuda_leaderboard(judgments, fmt, rounds, seed)
         return
@@ -171,9 +182,11 @@ def leaderboard_command(
     for path in radar or []:
         if path.suffix.lower() not in RADAR_SUFFIXES:
             raise InputError(f"--radar: {path} must end in .png or .html")
-    loaded = Bench.load(bench, data_dir, variant)
-    folders = judgments or [loaded.folder / PUBLISHED_JUDGMENTS]
-    board = build_leaderboard(loaded, judgment_files(folders), mix_variants=mix_variants)
+    loaded = Bench.load(bench, data_dir, variant, questions_only=True)
+    folders = judgments or [loaded.folder / PUBLISHED_ELSEWHERE.get(bench, PUBLISHED_JUDGMENTS)]
+    shaberi = loaded.spec.question_format == "shaberi"
+    files = judgment_files(folders, shaberi=shaberi)
+    board = build_leaderboard(loaded, files, mix_variants=mix_variants)
     for model in board.incomplete():
         print_warning(
             f"{model.model}: {model.judged} of {board.expected(model)} turns judged "
@@ -185,9 +198,21 @@ def leaderboard_command(
                 f"{model.model}: {model.unrated} of {model.judged} judged turns have no "
                 "rating (-1), left out of its means (marked unrated)"
             )
+        if model.repeated:
+            print_warning(
+                f"{model.model}: {model.repeated} turn(s) judged again in its file, each "
+                "judgment counted as upstream's mean counts them (marked repeated)"
+            )
     interval = IntervalSettings(resamples=resamples, seed=seed)
-    typer.echo(render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
-                      per_turn=per_turn, interval=interval), nl=False)  # fmt: skip
+    text = render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
+                  per_turn=per_turn, interval=interval)  # fmt: skip
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        from hyoka.store import atomic_write_text
+
+        atomic_write_text(output, text)  # a failure is the store's one-line WriteError
+        err_console.print(f"wrote {output}", highlight=False, soft_wrap=True)
     for path in radar or []:
         write_radar(board, path, title=loaded.spec.title)
         err_console.print(f"radar chart: {path}", highlight=False, soft_wrap=True)
@@ -283,6 +308,7 @@ def generate_command(
         bool,
         typer.Option("--no-system-message", help="Chat requests without a system message."),
     ] = False,
+    thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
     name: ModelNameOption = None,
     output: OutputOption = None,
     results_dir: ResultsDirOption = RESULTS,
@@ -350,7 +376,8 @@ def generate_command(
         max_tokens=max_tokens, temperatures=parse_temperatures(temperature or [], loaded),
         repetition_penalty=penalty,
         injection="strict" if injection == "strict" else "lenient", limit=limit, seed=seed,
-        system_message=system_message, no_system_message=no_system_message, trials=trials,
+        system_message=system_message, no_system_message=no_system_message,
+        thinking=thinking.value, trials=trials,
     )  # fmt: skip
     client = connect(
         model, base_url=base_url, options=provider_options(option), no_cache=no_cache,
@@ -370,7 +397,13 @@ def generate_command(
     typer.echo(
         f"{report.generated} dialogue(s) answered, {report.done_before} already done "
         f"({report.template or template} template); {report.injections} injection(s) caught "
-        f"({injection}), {report.empty} empty answer(s); {stats.requests} request(s), "
+        f"({injection}), {report.empty} empty answer(s)"
+        + (
+            f" ({report.unclosed_thinking} whose thinking never closed)"
+            if report.unclosed_thinking
+            else ""
+        )
+        + f"; {stats.requests} request(s), "
         f"{stats.cache_hits} from cache; tokens: {stats.usage.prompt_tokens} in, "
         f"{stats.usage.completion_tokens} out"
     )
@@ -484,6 +517,7 @@ def judge_command(
             "two games that disagree are a tie; only prob asks the judge for logprobs).",
         ),
     ] = None,
+    thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
 ) -> None:
     """Grade every turn with the benchmark's judge prompts and rating rules (resumable).
 
@@ -518,7 +552,7 @@ def judge_command(
         plan_turns,
         single_output,
     )
-    from hyoka.providers import connect
+    from hyoka.providers import connect, signed_rule
 
     if bench == "rakuda":
         _refuse_for_rakuda(
@@ -538,7 +572,7 @@ def judge_command(
         given = [load_rakuda_answers(path, rakuda) for path in answers]
         name = judge_name or default_judge_name(judge)
         plan = plan_rakuda(
-            rakuda, given, rakuda_settings(judge, base_url, max_tokens),
+            rakuda, given, rakuda_settings(judge, base_url, max_tokens, thinking.value),
             rakuda_output(results_dir, name, output_dir), name, matches=matches, seed=draw_seed,
         )  # fmt: skip
         from hyoka.cli._common import provider_options
@@ -561,7 +595,8 @@ def judge_command(
     methods = parse_methods(method or loaded.spec.pair_method)
     # every answer file is checked before the first judge call
     loaded_answers = [
-        (path, load_answers(path, loaded, complete=limit is None)) for path in answers
+        (path, load_answers(path, loaded, complete=limit is None, thinking=thinking.value))
+        for path in answers
     ]
     name = judge_name or default_judge_name(judge)
     how = BenchJudging.of(name, lang_check, limit)
@@ -571,13 +606,15 @@ def judge_command(
         concurrency=concurrency, flag="--judge",
     )  # fmt: skip
     if mode is JudgeModeChoice.PAIRWISE:
-        settings = pairwise_settings(judge, base_url, max_tokens, methods)
+        settings = pairwise_settings(judge, base_url, max_tokens, methods, thinking.value)
         output = pair_output(results_dir, loaded, name, output_dir, files)
         made = make_matches(loaded_answers, baseline, loaded.spec.pair_models)
         pairs = plan_matches(loaded, made, settings, output, how, methods)
         _judge_pairs(pairs, judge_client(), price_in, price_out)
         return
-    settings = JudgeSettings(judge=judge, base_url=base_url, max_tokens=max_tokens)
+    settings = JudgeSettings(
+        judge=judge, base_url=base_url, max_tokens=max_tokens, thinking=signed_rule(thinking.value)
+    )
     plans: list[tuple[str, JudgePlan[Any]]] = []
     models = [(model_name(loaded, path, by_id), by_id) for path, by_id in loaded_answers]
     if loaded.spec.single_file(files):  # upstream's one file for every model

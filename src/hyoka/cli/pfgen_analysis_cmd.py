@@ -19,7 +19,7 @@ from hyoka.cli._common import (
 from hyoka.cli._tables import print_table
 
 if TYPE_CHECKING:
-    from hyoka.stats import Correlation
+    from hyoka.stats import BoardCorrelation, Correlation
 
 #: The bootstrap defaults: ``hyoka.stats.bootstrap``'s, repeated so that importing this module
 #: does not load numpy (a test keeps the two in step).
@@ -42,7 +42,9 @@ def correlate_command(
         Path | None,
         typer.Argument(
             help="Folder of pfgen runs (result.json) with judge/<judge>/summary.json beside "
-            "them, as `hyoka pfgen judge` writes.",
+            "them, as `hyoka pfgen judge` writes. With --against: pfgen runs, or the JSON "
+            "`hyoka pfgen leaderboard -f json` writes (default: the published sample in the "
+            "data directory, pfgen-bench/results).",
             metavar="[RESULTS_DIR]",
             show_default=False,
         ),
@@ -61,19 +63,61 @@ def correlate_command(
             show_default=False,
         ),
     ] = None,
+    against: Annotated[
+        Path | None,
+        typer.Option(
+            "--against",
+            help="A leaderboard `hyoka mtbench leaderboard --format json` wrote (jmt-bench, "
+            "elyza-tasks-100 ...): correlate each model's best complete pfgen run with its "
+            "row there, models matched by name.",
+            show_default=False,
+        ),
+    ] = None,
+    names: Annotated[
+        Path | None,
+        typer.Option(
+            "--names",
+            help="With --against: a CSV/TSV (header pfgen,other), JSON Lines or JSON list "
+            "mapping pfgen model names to the leaderboard's where they differ.",
+            show_default=False,
+        ),
+    ] = None,
+    mix_variants: Annotated[
+        bool,
+        typer.Option(
+            "--mix-variants",
+            help="With --against: accept a leaderboard whose rows were judged under "
+            "different variants (each model's variant is in the output).",
+        ),
+    ] = False,
     plot: PlotOption = None,
     resamples: ResamplesOption = DEFAULT_RESAMPLES,
     seed: BootstrapSeedOption = DEFAULT_SEED,
     as_json: JsonOption = False,
+    data_dir: DataDirOption = None,
 ) -> None:
     """Pearson and Spearman between pfgen scores and judge scores across models.
+
+    With --against, the other side is another benchmark's leaderboard (seed 000 §4.3:
+    pfgen against Japanese MT-bench): models both have, a model's best complete pfgen run
+    (the higher of chat and completion, as the paper takes it); models on one side only
+    are counted on stderr and listed in --json with the leaderboard's benchmark, variant
+    and signature.
 
     Examples:
 
       hyoka pfgen correlate results/ --judge openai/gpt-4o --plot pfgen-vs-judge
 
       hyoka pfgen correlate --table scores.csv --json
+
+      hyoka pfgen correlate --against elyza.json --names names.tsv --json
     """
+    if against is not None:
+        _correlate_against(
+            results_dir, against, names, mix_variants, plot, resamples, seed, as_json, data_dir,
+            given={"--table": table, "--judge": judge},
+        )  # fmt: skip
+        return
     from rich.markup import escape
     from rich.table import Table
 
@@ -81,6 +125,10 @@ def correlate_command(
     from hyoka.errors import InputError
     from hyoka.stats import collect_run_scores, correlate, read_score_table
 
+    only_against = {"--names": names, "--mix-variants": mix_variants, "--data-dir": data_dir}
+    for flag, value in only_against.items():
+        if value:
+            raise InputError(f"{flag} applies to --against only")
     if (results_dir is None) == (table is None):
         raise InputError("give either RESULTS_DIR or --table (exactly one)")
     if table is not None:
@@ -129,6 +177,83 @@ def correlate_command(
         err_console.print(f"{paired.judge_failures} failed judgment(s) excluded from the means")
     for path in written:
         console.print(f"wrote {escape(str(path))}")
+
+
+def _correlate_against(
+    results_dir: Path | None,
+    against: Path,
+    names: Path | None,
+    mix_variants: bool,
+    plot: Path | None,
+    resamples: int,
+    seed: int,
+    as_json: bool,
+    data_dir: Path | None,
+    *,
+    given: dict[str, object],
+) -> None:
+    """``correlate --against``: pfgen runs against a leaderboard file, shown or as JSON."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from hyoka.cli._common import console, err_console
+    from hyoka.data import resolve_data_dir
+    from hyoka.errors import InputError
+    from hyoka.stats import correlate_with_leaderboard
+
+    used = [flag for flag, value in given.items() if value is not None]
+    if used:
+        raise InputError(f"--against does not take {', '.join(used)}")
+    source = results_dir or resolve_data_dir(data_dir) / "pfgen-bench" / "results"
+    found = correlate_with_leaderboard(
+        source, against, names=names, mix_variants=mix_variants, resamples=resamples, seed=seed
+    )
+    matched, result = found.matched, found.correlation
+    other = _other_name(found)
+    written: list[Path] = []
+    if plot is not None:
+        from hyoka.report import ScatterPoint, ScatterSpec, write_scatter
+
+        spec = ScatterSpec(
+            points=[ScatterPoint(p.pfgen, p.other, p.pfgen_model) for p in matched.pairs],
+            x_title="pfgen-bench score",
+            y_title=f"{other} overall",
+            title=_title(result),
+        )
+        written = write_scatter(spec, plot)
+    if as_json:
+        payload = {**found.to_json(), "plots": [str(p) for p in written]}
+        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        view = Table(title=f"pfgen-bench vs {other} ({result.n} models)")
+        view.add_column("Correlation")
+        view.add_column("Estimate [95% CI]", justify="right")
+        view.add_row("Pearson", result.pearson.format(4))
+        view.add_row("Spearman", result.spearman.format(4))
+        print_table(view)
+        signature = matched.board.signature
+        if signature is not None:
+            console.print(f"{escape(other)} signature: {escape(signature.line)}", soft_wrap=True)
+    counts = {
+        "pfgen model(s) not on the leaderboard": len(matched.pfgen_only),
+        "leaderboard model(s) without a pfgen run": len(matched.other_only),
+        "leaderboard row(s) left out (incomplete or unscored)": len(matched.board.left_out),
+        "pfgen run(s) left out (incomplete)": len(matched.pfgen.left_out),
+        "names-file entries matching no pfgen model": len(matched.unused_names),
+    }
+    for what, count in counts.items():
+        if count:
+            err_console.print(f"{count} {what} (listed in --json)", highlight=False)
+    for path in written:
+        console.print(f"wrote {escape(str(path))}")
+
+
+def _other_name(found: BoardCorrelation) -> str:
+    """The other side as a reader names it: its benchmark and, where it has one, variant."""
+    board = found.matched.board
+    variants = [v for v in board.variants if v is not None]
+    name = board.bench or str(board.path)
+    return f"{name} ({', '.join(variants)})" if variants else name
 
 
 @reports_errors

@@ -26,9 +26,11 @@ from hyoka.cli._common import (
     TrialsOption,
     reports_errors,
 )
+from hyoka.cli._thinking import ThinkingOption
 
 # the flags' choices and defaults, needed at import; they load nothing heavy
 from hyoka.pfgen import PROTOCOL, Mode
+from hyoka.providers import ThinkingChoice
 
 #: The flags only these two commands take.
 ModeOption = Annotated[Mode, typer.Option("--mode", help="Prompt style.")]
@@ -57,6 +59,7 @@ def generate_command(
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
     data_dir: DataDirOption = None,
+    thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
 ) -> None:
     """Generate a pfgen-bench run (resumable: run it again to continue).
 
@@ -77,6 +80,7 @@ def generate_command(
         top_k=top_k, max_tokens=max_tokens, num_examples=num_examples, seed=seed, prefix=prefix,
         concurrency=concurrency, limit=limit, results_dir=results_dir, name=name,
         base_url=base_url, options=provider_options(option), no_cache=no_cache,
+        thinking=thinking.value,
     )  # fmt: skip
     generate(settings, PfgenBenchmark.load(data_dir))
 
@@ -101,6 +105,7 @@ def run_command(
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
     data_dir: DataDirOption = None,
+    thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
 ) -> None:
     """Generate a pfgen-bench run, score it, and show it beside the public leaderboard.
 
@@ -119,5 +124,6 @@ def run_command(
         top_k=top_k, max_tokens=max_tokens, num_examples=num_examples, seed=seed, prefix=prefix,
         concurrency=concurrency, limit=limit, results_dir=results_dir, name=name,
         base_url=base_url, options=provider_options(option), no_cache=no_cache,
+        thinking=thinking.value,
     )  # fmt: skip
     generate_and_score(settings, data_dir)

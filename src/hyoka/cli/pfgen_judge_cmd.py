@@ -27,7 +27,9 @@ from hyoka.cli._common import (
 )
 from hyoka.cli._judging import AggregateOption
 from hyoka.cli._tables import print_table
+from hyoka.cli._thinking import ThinkingOption
 from hyoka.judge import AggregateChoice
+from hyoka.providers import ThinkingChoice
 
 #: ``hyoka.pfgen.judge.DEFAULT_TEMPLATE``, spelt out so ``--help`` imports nothing heavy
 DEFAULT_TEMPLATE = "pfgen-single"
@@ -60,6 +62,7 @@ def judge_command(
     price_out: PriceOutOption = 0.0,
     as_json: JsonOption = False,
     data_dir: DataDirOption = None,
+    thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
 ) -> None:
     """Grade a run's answers 1-10 against the hand-written sample answers (resumable).
 
@@ -86,7 +89,9 @@ def judge_command(
     from hyoka.providers import connect
 
     chosen_template = load_template(template)
-    settings = single_settings(judge, base_url, temperature, max_tokens, repeats, aggregate)
+    settings = single_settings(
+        judge, base_url, temperature, max_tokens, repeats, aggregate, thinking
+    )
     benchmark = PfgenBenchmark.load(data_dir)
     chosen = collect_items(result_dir, benchmark, per_question=per_question, limit=limit)
     output = chosen.folder(judge) / JUDGMENTS_FILE

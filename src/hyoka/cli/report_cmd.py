@@ -28,7 +28,8 @@ def report_command(
         typer.Argument(
             help="pfgen run folders or trials files, folders of them, judgment files or "
             "folders of judgment files (single grading or pairwise), `hyoka pfgen stability "
-            "--json` outputs.",
+            "--json` outputs, Rakuda rankings (`hyoka mtbench leaderboard --bench rakuda "
+            "--format json`).",
             metavar="PATH...",
         ),
     ],
@@ -85,8 +86,10 @@ def report_command(
     The pfgen leaderboard ranks the runs given among the public runs (95% bootstrap
     intervals, sortable, signature on hover); each run given gets a page with its answers
     explained; two runs given are compared question by question. Single-grading judgment
-    files (MT-bench, pfmt-bench-fin-ja) give the per-category table, a radar and one page
-    per question; pairwise files give win/tie/loss matrices and Bradley–Terry ratings.
+    files of every judged benchmark give a page per benchmark and variant (as the file's
+    manifest names them, else as its judged questions match) with the per-category table,
+    a radar, the variant and the signature, and one page per question; pairwise files give
+    win/tie/loss matrices and Bradley–Terry ratings, a Rakuda ranking its intervals.
     Reference-set stability (each run's score with one reference set against another) is
     plotted from a `hyoka pfgen stability --json` file given, or computed with --stability.
 

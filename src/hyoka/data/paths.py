@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 
 from hyoka.errors import InputError
+from hyoka.store import user_cache_root
 
 DATA_DIR_ENV = "HYOKA_DATA_DIR"
 
@@ -23,9 +24,7 @@ def resolve_data_dir(explicit: Path | str | None = None) -> Path:
     from_env = os.environ.get(DATA_DIR_ENV)
     if from_env:
         return _folder(Path(from_env).expanduser(), f"${DATA_DIR_ENV}")
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("hyoka")) / "data"
+    return user_cache_root() / "data"
 
 
 def _folder(path: Path, where: str) -> Path:

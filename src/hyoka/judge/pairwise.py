@@ -52,7 +52,18 @@ from hyoka.judge.verdict_probs import (
     parse_verdict,
     verdict_probabilities,
 )
-from hyoka.providers import Choice, GenerationRequest, Message, ModelClient, Usage
+from hyoka.providers import (
+    DEFAULT_THINKING,
+    Choice,
+    GenerationRequest,
+    Message,
+    ModelClient,
+    Reply,
+    ThinkingRule,
+    Usage,
+    signed_rule,
+    split_thinking,
+)
 from hyoka.stats import MIRROR
 from hyoka.store import path_under
 
@@ -90,12 +101,17 @@ def parse_methods(method: str) -> tuple[Method, ...]:
 
 
 def pairwise_settings(
-    judge: str, base_url: str | None, max_tokens: int | None, methods: Sequence[Method]
+    judge: str,
+    base_url: str | None,
+    max_tokens: int | None,
+    methods: Sequence[Method],
+    thinking: ThinkingRule = DEFAULT_THINKING,
 ) -> JudgeSettings:
-    """Temperature 0 (seed 001); the top-20 log probabilities only when ``prob`` is wanted."""
+    """Temperature 0 (seed 001); the top-20 log probabilities only when ``prob`` is wanted;
+    verdicts read after the thinking unless ``thinking`` says otherwise."""
     return JudgeSettings(
         judge=judge, base_url=base_url, temperature=0.0, max_tokens=max_tokens,
-        top_logprobs=TOP_LOGPROBS if "prob" in methods else None,
+        top_logprobs=TOP_LOGPROBS if "prob" in methods else None, thinking=signed_rule(thinking),
     )  # fmt: skip
 
 
@@ -222,15 +238,23 @@ class PairwiseJudging(Protocol):
     def judgment(
         self, task: Task, choices: Sequence[Choice | None], usages: Sequence[Usage] = ()
     ) -> JudgmentRecord:
-        """The record the two orders' replies (``choices``, xy then yx) make."""
+        """The record the two orders' replies (``choices``, xy then yx) make: each verdict
+        read from the reply's answer, after any thinking (``settings.thinking``), which
+        the order's details keep."""
         spent = list(usages) or [Usage(), Usage()]
+        rule = self.settings.thinking_rule
+        thoughts: list[str | None] = []
         orders: dict[str, Any] = {}
         letters: dict[str, str | None] = {}
         probs: dict[str, dict[str, float]] = {}
         for order, messages, choice, usage in zip(
             ORDERS, task.prompts, choices, spent, strict=True
         ):
-            reply = choice.text if choice is not None else ""
+            read_reply = (
+                split_thinking(choice.text, rule, choice.reasoning) if choice else Reply("")
+            )
+            reply = read_reply.answer
+            thoughts.append(read_reply.thinking)
             letters[order] = parse_verdict(reply, self.output)
             read = None
             if self.needs_logprobs:
@@ -238,6 +262,8 @@ class PairwiseJudging(Protocol):
                 if read.probs is not None:
                     probs[order] = read.probs
             orders[order] = _order_details(messages, reply, letters[order], read, usage)
+            if read_reply.thinking is not None:
+                orders[order]["thinking"] = read_reply.thinking
         both = combine(letters["xy"], letters["yx"])
         verdicts: dict[str, str | None] = {m: both[m] for m in ("bs1", "bs2") if m in self.methods}
         probabilities: dict[str, dict[str, float]] | None = None
@@ -252,6 +278,7 @@ class PairwiseJudging(Protocol):
             orders=orders, probabilities=probabilities,
             failures=sum(letter is None for letter in letters.values()),
             usage=spent[0] + spent[1],
+            thinking=tuple(thoughts) if any(t is not None for t in thoughts) else None,
         )  # fmt: skip
 
     def decide(self, task: Task) -> JudgmentRecord:

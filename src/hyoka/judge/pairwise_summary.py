@@ -3,6 +3,11 @@ verdict files ``hyoka judge agreement`` reads.
 
 Robustness is seed 001's share of pairs whose two orders agree (no position bias), over
 the pairs where both replies held a verdict letter; pairs without one are counted apart.
+
+Where the answers' lengths are known, each method's X win rate also comes length-controlled
+(``stats.length_controlled_winrates``: alpaca_eval's logistic model with Y as the baseline,
+lengths in characters, X's share from the averaged probabilities under ``prob``), beside
+the raw rates, never instead of them.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from typing import Any
 from hyoka.errors import InputError
 from hyoka.judge.pairwise import Method, lacks_logprobs, order_agreement
 from hyoka.judge.records import JudgmentRecord
-from hyoka.judge.winrate import WinCounts, win_counts
+from hyoka.judge.winrate import WinCounts, win_counts, win_share
 from hyoka.providers import Usage
+from hyoka.signature import Signature
+from hyoka.stats import BaselineVerdict, Interval, length_controlled_winrates
 from hyoka.store import atomic_write_text
 
 
@@ -31,8 +38,10 @@ class MethodSummary:
     #: FastChat's rates of the first (X) and second (Y) model, from this method's verdicts
     x: WinCounts | None = None
     y: WinCounts | None = None
+    #: X's length-controlled win rate against Y, where lengths were given and verdicts valid
+    x_length_controlled: Interval | None = None
 
-    def to_json(self) -> dict[str, float | int | None]:
+    def to_json(self) -> dict[str, Any]:
         def rate(counts: WinCounts | None, adjusted: bool) -> float | None:
             if counts is None:
                 return None
@@ -47,6 +56,9 @@ class MethodSummary:
             "x_adjusted_win_rate": rate(self.x, True),
             "y_win_rate": rate(self.y, False),
             "y_adjusted_win_rate": rate(self.y, True),
+            "x_length_controlled_win_rate": (
+                self.x_length_controlled.to_json() if self.x_length_controlled else None
+            ),
         }
 
 
@@ -59,6 +71,8 @@ class PairwiseSummary:
     missing_letter: int  # pairs where at least one order's reply held no verdict letter
     no_logprobs: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    #: how the length-controlled rates were made (None: no lengths given)
+    length_control: Signature | None = None
 
     @property
     def robustness(self) -> float | None:
@@ -75,6 +89,9 @@ class PairwiseSummary:
             "missing_letter": self.missing_letter,
             "no_logprobs": self.no_logprobs,
             "usage": self.usage.model_dump(),
+            "length_control_signature": (
+                self.length_control.to_json() if self.length_control else None
+            ),
         }
 
 
@@ -83,7 +100,20 @@ def order_letters(record: JudgmentRecord) -> tuple[str | None, str | None]:
     return record.letter("xy"), record.letter("yx")
 
 
-def summarise(records: Sequence[JudgmentRecord], methods: Sequence[Method]) -> PairwiseSummary:
+def x_share(record: JudgmentRecord, method: Method) -> float | None:
+    """X's share of the win in ``record`` under ``method`` (``judge.win_share``): from the
+    two orders' averaged probabilities under ``prob``, else from the verdict letter."""
+    probabilities = (record.probabilities or {}).get("mean") if method == "prob" else None
+    return win_share(record.verdicts.get(method), probabilities)
+
+
+def summarise(
+    records: Sequence[JudgmentRecord],
+    methods: Sequence[Method],
+    lengths: Mapping[str, tuple[int, int]] | None = None,
+) -> PairwiseSummary:
+    """The summary of ``records``; with ``lengths`` (pair id -> X's and Y's answer length
+    in characters) each method's X win rate length-controlled too."""
     summary = PairwiseSummary(pairs=len(records), methods={}, agree=0, disagree=0, missing_letter=0)
     for method in methods:
         rates = win_counts(("X", "Y", record.verdicts.get(method)) for record in records)
@@ -93,6 +123,8 @@ def summarise(records: Sequence[JudgmentRecord], methods: Sequence[Method]) -> P
             counts.x_wins, counts.y_wins, counts.ties = x.wins, x.losses, x.ties
             counts.invalid = x.invalid
         summary.methods[method] = counts
+    if lengths is not None:
+        _length_control(summary, records, methods, lengths)
     orders = order_agreement(order_letters(record) for record in records)
     summary.agree, summary.disagree = orders.agree, orders.disagree
     summary.missing_letter = orders.missing
@@ -101,6 +133,29 @@ def summarise(records: Sequence[JudgmentRecord], methods: Sequence[Method]) -> P
             summary.no_logprobs.append(record.id)
         summary.usage = summary.usage + record.usage
     return summary
+
+
+def _length_control(
+    summary: PairwiseSummary,
+    records: Sequence[JudgmentRecord],
+    methods: Sequence[Method],
+    lengths: Mapping[str, tuple[int, int]],
+) -> None:
+    """Each method's length-controlled X rate, over its pairs with a valid verdict."""
+    named = records[0].models if records else ()
+    model_x, model_y = (
+        (named[0], named[1]) if len(named) > 1 and named[0] != named[1] else ("X", "Y")
+    )
+    for method in methods:
+        verdicts = []
+        for record in records:
+            share, known = x_share(record, method), lengths.get(record.id)
+            if share is not None and known is not None:
+                verdicts.append(BaselineVerdict(model_x, record.id, share, *known))
+        if verdicts:
+            controlled = length_controlled_winrates(verdicts, baseline=model_y)
+            summary.methods[method].x_length_controlled = controlled.rates[0].controlled
+            summary.length_control = controlled.signature
 
 
 def export_verdicts(

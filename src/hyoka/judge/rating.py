@@ -53,7 +53,16 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from hyoka.errors import InputError
-from hyoka.providers import GenerationRequest, Message, ModelClient, SamplingParams, Usage
+from hyoka.providers import (
+    STRIP_THINK,
+    GenerationRequest,
+    Message,
+    ModelClient,
+    SamplingParams,
+    ThinkingRule,
+    Usage,
+    reply_of,
+)
 
 #: What upstream files record for a turn whose replies never held a rating.
 NO_RATING = -1
@@ -283,6 +292,8 @@ class RatingOutcome(BaseModel):
     #: retries allowed but not made: at temperature 0 each would have been the same
     #: request as the last, so the same reply without a rating
     retries_not_made: int = 0
+    #: the thinking set aside from each reply (``None``: none), as ``replies``
+    thinking: tuple[str | None, ...] = ()
 
 
 def attempt_params(params: SamplingParams, rules: RatingRules, attempt: int) -> SamplingParams:
@@ -304,33 +315,43 @@ async def rate(
     rules: RatingRules = HYOKA,
     max_attempts: int | None = None,
     sample_key: str = "",
+    thinking: ThinkingRule = STRIP_THINK,
 ) -> RatingOutcome:
     """Ask the judge until its reply holds a rating, at most ``max_attempts`` times
     (``rules.max_attempts`` unless given). A retry is made only when its request can get
     another reply (``SamplingParams.retry_can_change_reply``): with a temperature step of 0
-    at temperature 0 the first reply without a rating is the last, a failure."""
+    at temperature 0 the first reply without a rating is the last, a failure.
+
+    The rating is read from each reply's answer under ``thinking``
+    (``providers.thinking``): a ``[[7]]`` a reasoning judge wrote while thinking is not
+    its verdict, and a reply whose thinking never closed holds no rating. ``replies`` are
+    those answers, ``thinking`` what was set aside."""
     attempts = rules.max_attempts if max_attempts is None else max_attempts
     if attempts < 1:
         raise ValueError("max_attempts must be at least 1")
     replies: list[str] = []
+    thoughts: list[str | None] = []
     usage = Usage()
     asked = attempt_params(params, rules, 0)
     for attempt in range(attempts):
         request = GenerationRequest(messages=tuple(messages), params=asked)
         response = await client.generate(request, sample_key=f"{sample_key}#try{attempt}")
         usage = usage + response.usage
-        replies.append(response.text)
-        match = find_rating(response.text, rules)
+        reply = reply_of(response, thinking)
+        replies.append(reply.answer)
+        thoughts.append(reply.thinking)
+        match = find_rating(reply.answer, rules)
         if match is not None:
             return RatingOutcome(
                 score=match.value,
                 parsed=True,
-                reply=response.text,
+                reply=reply.answer,
                 replies=tuple(replies),
                 attempts=attempt + 1,
                 usage=usage,
                 written_score=match.written,
                 rules=rules.name,
+                thinking=tuple(thoughts),
             )
         if attempt + 1 < attempts:
             retry = attempt_params(params, rules, attempt + 1)
@@ -346,4 +367,5 @@ async def rate(
         usage=usage,
         rules=rules.name,
         retries_not_made=attempts - len(replies),
+        thinking=tuple(thoughts),
     )

@@ -27,7 +27,14 @@ from pydantic import (
     model_validator,
 )
 
-from hyoka.providers import Message, SamplingParams, Usage, redact_url
+from hyoka.providers import (
+    DEFAULT_THINKING,
+    Message,
+    SamplingParams,
+    ThinkingRule,
+    Usage,
+    redact_url,
+)
 from hyoka.signature import SettingsRecord, counts
 
 JudgmentKind = Literal["single", "pairwise"]
@@ -36,7 +43,7 @@ Aggregate = Literal["mean", "median"]
 #: The score of a single grading whose reply never held a rating.
 FAILED = -1.0
 #: Settings added after files were first written: left out of a line when not set.
-_WRITTEN_WHEN_SET = ("base_url_secret", "max_attempts")
+_WRITTEN_WHEN_SET = ("base_url_secret", "max_attempts", "thinking")
 
 
 class JudgeSettings(SettingsRecord):
@@ -80,11 +87,17 @@ class JudgeSettings(SettingsRecord):
     max_attempts: Annotated[
         int | None, Field(ge=1), counts(signature="attempts", skip_empty=True)
     ] = None
+    #: how the answer is read from a reply that thinks aloud (``providers.thinking``):
+    #: ``None`` for the default ``strip-think`` (the rating or verdict is read after the
+    #: thinking), ``keep`` to read the whole reply; set only when not the default, so a
+    #: judge without thinking keeps the identity and signature it always had
+    thinking: Annotated[ThinkingRule | None, counts(skip_empty=True)] = None
 
     @model_serializer(mode="wrap")
     def _set_fields_only(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """``base_url_secret`` and ``max_attempts`` are written only when set: a record of
-        a judge without credentials, or of pairwise judging, is the line it always was."""
+        """``base_url_secret``, ``max_attempts`` and ``thinking`` are written only when
+        set: a record of a judge without credentials, of pairwise judging or of the
+        default thinking rule is the line it always was."""
         data = handler(self)
         if isinstance(data, dict):
             for name in _WRITTEN_WHEN_SET:
@@ -101,6 +114,11 @@ class JudgeSettings(SettingsRecord):
             if redacted.secret is not None:
                 data = {**data, "base_url": redacted.shown, "base_url_secret": redacted.secret}
         return data
+
+    @property
+    def thinking_rule(self) -> ThinkingRule:
+        """The thinking rule its replies are read by (``thinking``, or the default)."""
+        return self.thinking or DEFAULT_THINKING
 
     def params(self) -> SamplingParams:
         """The sampling parameters every call of this judge starts from."""
@@ -122,6 +140,10 @@ class JudgmentRecord(BaseModel):
     details: prompt, reply, parsed letter) and ``probabilities`` (method or order ->
     letter -> probability). ``rule`` names the rules that decided without a judge call
     (side -> why: ``{"answer": "No answer"}``, ``{"model_1": "Incorrect language"}``).
+
+    ``replies`` are what the rating or verdict was read from: a reasoning judge's reply
+    after its thinking (``judge.thinking``); the thinking set aside is in ``thinking``, one
+    entry per reply (``None`` where a reply had none), written only when a reply had any.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -134,6 +156,7 @@ class JudgmentRecord(BaseModel):
     models: tuple[str, ...] = ()  # the answering model(s): one for single, (X, Y) for pairwise
     prompt: tuple[Message, ...] = ()
     replies: tuple[str, ...] = ()
+    thinking: tuple[str | None, ...] | None = None
     # single grading
     score: int | float = FAILED
     scores: tuple[float, ...] = ()
@@ -149,6 +172,15 @@ class JudgmentRecord(BaseModel):
     failures: int = Field(default=0, ge=0)
     usage: Usage = Usage()
     tstamp: float = Field(default_factory=time.time)
+
+    @model_serializer(mode="wrap")
+    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """``thinking`` is written only when a reply had some: a judgment of a judge that
+        does not think aloud is the line it always was."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("thinking") is None:
+            data.pop("thinking", None)
+        return data
 
     @property
     def failed(self) -> bool:

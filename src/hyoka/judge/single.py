@@ -104,6 +104,7 @@ class SingleGrading(Protocol):
         messages = task.prompts[0]
         params = self.settings.params()
         replies: list[str] = []
+        thoughts: list[str | None] = []
         scores: list[float] = []
         written: int | float = FAILED
         usage = Usage()
@@ -112,8 +113,10 @@ class SingleGrading(Protocol):
                 client, messages, params, rules=self.rules,
                 max_attempts=self.settings.max_attempts,
                 sample_key=f"{task.sample_keys[0]}#r{repeat}",
+                thinking=self.settings.thinking_rule,
             )  # fmt: skip
             replies.extend(outcome.replies)
+            thoughts.extend(outcome.thinking)
             usage = usage + outcome.usage
             scores.append(outcome.score if outcome.score is not None else FAILED)
             written = outcome.written_score
@@ -123,6 +126,7 @@ class SingleGrading(Protocol):
         return self.record(
             task, replies=tuple(replies), score=score, scores=tuple(scores),
             failures=len(scores) - len(given), usage=usage,
+            thinking=tuple(thoughts) if any(t is not None for t in thoughts) else None,
         )  # fmt: skip
 
     def decide(self, task: Task) -> JudgmentRecord:

@@ -5,7 +5,7 @@ data directory; ``build_leaderboard`` turns judgment files into the per-category
 """
 
 from hyoka.mtbench.answers import answer_file, answer_model_id, load_answers, model_name
-from hyoka.mtbench.bench import SHORT_NAMES, Bench, bench_spec, parse_layout
+from hyoka.mtbench.bench import BENCHES, SHORT_NAMES, Bench, bench_spec, parse_layout
 from hyoka.mtbench.choices import (
     FormatChoice,
     InjectionChoice,
@@ -42,6 +42,7 @@ from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
 from hyoka.mtbench.radar import write_radar
 from hyoka.mtbench.rakuda import (
     RakudaBench,
+    RakudaPairLine,
     load_rakuda_answers,
     plan_rakuda,
     rakuda_output,
@@ -60,9 +61,15 @@ from hyoka.mtbench.records import (
 from hyoka.mtbench.report import render
 from hyoka.mtbench.trials import IntervalSettings, mean_interval
 from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
-from hyoka.mtbench.verify import JudgmentCheck, judgment_spec, verify_judgments
+from hyoka.mtbench.verify import (
+    JudgmentCheck,
+    judgment_spec,
+    recorded_bench,
+    verify_judgments,
+)
 
 __all__ = [
+    "BENCHES",
     "INCORRECT_LANGUAGE",
     "JMT_VARIANTS",
     "NO_ANSWER",
@@ -84,6 +91,7 @@ __all__ = [
     "PairJudgmentLine",
     "PinnedFile",
     "RakudaBench",
+    "RakudaPairLine",
     "SingleJudgmentLine",
     "TemplateChoice",
     "Variant",
@@ -116,6 +124,7 @@ __all__ = [
     "ranking_json",
     "ranking_signature",
     "read_matches",
+    "recorded_bench",
     "render",
     "round_half_up",
     "single_output",

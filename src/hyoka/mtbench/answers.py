@@ -12,8 +12,14 @@ from pathlib import Path
 
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench, Layout
-from hyoka.mtbench.records import AnswerRecord
-from hyoka.providers import EMBEDDED_MODEL, parse_model_string
+from hyoka.mtbench.records import AnswerChoice, AnswerRecord
+from hyoka.providers import (
+    DEFAULT_THINKING,
+    EMBEDDED_MODEL,
+    ThinkingRule,
+    parse_model_string,
+    split_thinking,
+)
 from hyoka.store import path_under, read_records, unique_records
 
 #: the name answer files give the embedded model: the model it is
@@ -78,8 +84,15 @@ def answer_file(root: Path, bench: Bench, model_id: str, layout: Layout = "hyoka
     return path_under(folder, model_id, what="model id", suffix=".jsonl")
 
 
-def load_answers(path: Path, bench: Bench, *, complete: bool = False) -> dict[int, AnswerRecord]:
-    """The answers in ``path`` by question id.
+def load_answers(
+    path: Path,
+    bench: Bench,
+    *,
+    complete: bool = False,
+    thinking: ThinkingRule = DEFAULT_THINKING,
+) -> dict[int, AnswerRecord]:
+    """The answers in ``path`` by question id, each turn read by ``thinking``
+    (``answer_only``).
 
     A dialogue answered twice with the same record (a line written again) is kept once,
     with a warning, as every hyoka log reads it (``hyoka.store.unique_records``); two
@@ -90,7 +103,7 @@ def load_answers(path: Path, bench: Bench, *, complete: bool = False) -> dict[in
     records = unique_records(
         path, _checked(path, bench), key=lambda record: ("question_id", record.question_id)
     )
-    answers = {record.question_id: record for record in records}
+    answers = {record.question_id: answer_only(record, thinking) for record in records}
     known = bench.by_id
     if not answers:
         raise InputError(f"{path}: no answers")
@@ -102,6 +115,27 @@ def load_answers(path: Path, bench: Bench, *, complete: bool = False) -> dict[in
             "generate` before judging"
         )
     return answers
+
+
+def answer_only(record: AnswerRecord, thinking: ThinkingRule = DEFAULT_THINKING) -> AnswerRecord:
+    """``record`` with each turn the answer after its thinking (``providers.thinking``), the
+    thinking set aside in the choice's ``thinking``: an answer file made elsewhere (a
+    reasoning model's ``<think>`` blocks left in by a server without a reasoning parser)
+    is judged on its answers, as hyoka's own files are. A record without a thinking block
+    (every published one, and every one hyoka wrote) is returned as it is."""
+    first = record.choices[0]
+    read = [split_thinking(turn, thinking) for turn in first.turns]
+    if all(reply.thinking is None for reply in read):
+        return record
+    earlier = first.thinking or (None,) * len(read)
+    thoughts = tuple(
+        reply.thinking if reply.thinking is not None else before
+        for reply, before in zip(read, earlier, strict=False)
+    )
+    choice = AnswerChoice.model_validate(
+        {**first.model_dump(), "turns": tuple(r.answer for r in read), "thinking": thoughts}
+    )
+    return record.model_copy(update={"choices": (choice, *record.choices[1:])})
 
 
 def model_name(bench: Bench, path: Path, answers: dict[int, AnswerRecord]) -> str:

@@ -55,6 +55,8 @@ ZeroRule = Literal["no-answer", "language"]
 #: ``make_leaderboard.py``); ``turn-mean``, the mean over every rated turn (FastChat's
 #: ``show_result.py``). The two differ once a category has fewer rated turns than another.
 Headline = Literal["category-mean", "turn-mean"]
+#: how upstream's table counts a turn judged more than once in one file (see ``BenchSpec``)
+RepeatedTurns = Literal["drop-identical", "every"]
 #: Where answers and judgments go under the results folder: ``hyoka``'s tree
 #: (``<bench>/model_answer/<model>.jsonl``, ``<bench>/model_judgment/<judge>_single/
 #: <model>.jsonl``), or ``upstream``'s, where upstream's own scripts look when the results
@@ -193,6 +195,16 @@ class BenchSpec:
     #: ``show_result.py`` reads) rather than one file per model in ``<judge>_single/``
     #: (pfmt-bench-fin-ja's, which its ``make_leaderboard.py`` reads)
     upstream_single_file: bool = False
+    #: a turn judged more than once in one file: ``drop-identical`` (pfmt-bench-fin-ja's
+    #: ``make_leaderboard.py`` drops duplicates; hyoka drops an identical repeat and refuses
+    #: two different judgments, as keeping the first would make the number depend on line
+    #: order) or ``every`` (FastChat's ``show_result.py`` takes the mean over every line it
+    #: reads, so a turn judged twice counts twice, as in Stability's published JMT-bench file)
+    repeated_turns: RepeatedTurns = "drop-identical"
+    #: whether upstream's table shows ``org_model`` as ``org/model`` (pfmt-bench-fin-ja's
+    #: ``make_leaderboard.py`` names its per-model files so and replaces the first ``_``);
+    #: FastChat's ``show_result.py`` shows a model id as it is written
+    slash_in_model_names: bool = False
     #: the named presets of the benchmark (``--variant``), the first the default; a
     #: benchmark without any reads ``question.jsonl``, ``judge_prompts.jsonl`` and
     #: ``reference_file`` and judges both turns
@@ -216,6 +228,12 @@ class BenchSpec:
                 return variant
         known = ", ".join(v.name for v in self.variants)
         raise InputError(f"--variant: {self.title} has no variant {name!r}; choose one of: {known}")
+
+    def signed_variant(self, signed: str) -> Variant | None:
+        """The variant that signs itself ``signed`` (``Variant.signed``, as a judgment
+        file's manifest records it); ``None`` when none of this hyoka's does (another
+        version of it: its files or settings differ)."""
+        return next((v for v in self.variants if v.signed() == signed), None)
 
     def results_folder(self, layout: Layout = "hyoka") -> str:
         """The benchmark's folder under the results folder: hyoka's name, or upstream's."""
@@ -282,6 +300,7 @@ PFMT_FIN = BenchSpec(
         local_repetition_penalty=1.1,
     ),
     upstream_name="pfmt_bench_fin_ja",
+    slash_in_model_names=True,
 )
 
 MT_BENCH = BenchSpec(
@@ -316,6 +335,7 @@ MT_BENCH = BenchSpec(
     ),
     upstream_name="mt_bench",
     upstream_single_file=True,
+    repeated_turns="every",
 )
 
 #: MT-bench's FastChat rules (its categories, references, rating, turns and generation)
@@ -380,6 +400,7 @@ JA_VICUNA_QA = BenchSpec(
     pair_models="sorted",
     upstream_pair_fields=True,
     upstream_name="jp_bench",
+    repeated_turns="every",  # llm_judge/show_result.py: the mean over every line read
 )
 
 #: One name for ELYZA's single prompt (it grades every task against its reference answer).
@@ -498,7 +519,11 @@ class Bench:
         name: str = "pfmt-fin",
         data_dir: Path | str | None = None,
         variant: str | None = None,
+        *,
+        questions_only: bool = False,
     ) -> Bench:
+        """The benchmark's files from the data directory; ``questions_only``: its questions
+        alone, no judge prompts or references (a leaderboard reads no more)."""
         spec = bench_spec(name)
         chosen = spec.variant(variant)
         folder = resolve_data_dir(data_dir) / spec.folder
@@ -509,6 +534,8 @@ class Bench:
             raise MissingDataError(f"{spec.title} data not found in {folder}: {hint}")
         question_bytes = _read_pinned(question_file, files[0], hint)
         questions = _load_questions(spec, question_file, question_bytes)
+        if questions_only:  # no hashes: a judging run needs all the files
+            return cls(spec, folder, questions, {}, {}, variant=chosen)
         prompt_file = folder / files[1].path
         if not prompt_file.is_file():
             raise MissingDataError(f"{prompt_file} not found: {hint}")

@@ -9,6 +9,16 @@ named in the signature). Answers are written in FastChat's answer format (``ques
 ``answer_id``, ``model_id``, ``choices[i].turns``, ``tstamp``), and the signature of how
 they were made is stored in the manifest beside them.
 
+A model that thinks aloud is read by the plan's thinking rule (``providers.thinking``):
+the answer after the thinking is the turn, the thinking is kept beside it (the choice's
+``thinking``), and a turn whose thinking never closed is empty (counted). The second
+request carries the first question, the model's own (cleaned) first answer and the second
+question: the answer, not the thinking, as the chat templates of Qwen3 and DeepSeek-R1
+(and vLLM's and OpenAI's chat APIs) carry earlier turns. Each finished dialogue is
+appended to the answer file at once, so an interrupted run loses at most the dialogues in
+flight; a re-run skips the ones in the file and the response cache replays any turn
+already generated.
+
 ``trials`` answers each dialogue N times, one choice each (``choices[0..N-1]``), as
 swallow-evaluation's ``gen_model_answer.py --num-choices 5`` does: every choice is asked
 for, temperature-0 categories too (upstream decodes them greedily once per choice, so a
@@ -16,11 +26,6 @@ deterministic model repeats itself; hyoka does not copy one answer N times, as t
 swallow-evaluation-instruct does). Choice ``i`` is sampled with seed ``--seed + i`` and its
 own response-cache key, so a re-run replays the choices already made. The variant's trial
 count is the default (Swallow: 5); the count is in the file's identity and signature.
-
-The second request carries the first question, the model's own (cleaned) first answer and
-the second question. Each finished dialogue is appended to the answer file at once, so an
-interrupted run loses at most the dialogues in flight; a re-run skips the ones in the file
-and the response cache replays any turn already generated.
 """
 
 from __future__ import annotations
@@ -45,11 +50,16 @@ from hyoka.mtbench.dialogue import (
 )
 from hyoka.mtbench.records import AnswerChoice, AnswerRecord
 from hyoka.providers import (
+    DEFAULT_THINKING,
     GenerationRequest,
     ModelClient,
     ProviderError,
+    Reply,
     SamplingParams,
+    ThinkingRule,
     backend_packages,
+    reply_of,
+    signed_rule,
 )
 from hyoka.signature import Signature, SignatureType, only_when_set
 from hyoka.store import JsonlLog, Manifest
@@ -113,6 +123,8 @@ class GeneratePlan:
     system_message: str | None = None
     #: send no system message in chat requests (the model's own default applies)
     no_system_message: bool = False
+    #: how a reply that thinks aloud is read (``providers.thinking``)
+    thinking: ThinkingRule = DEFAULT_THINKING
     #: answers per dialogue (FastChat's ``--num-choices``); ``None``: the variant's, else 1
     trials: int | None = None
 
@@ -138,6 +150,8 @@ class GenerateReport:
     done_before: int = 0
     injections: int = 0
     empty: int = 0
+    #: turns whose thinking never closed (``max_tokens`` ran out): empty answers
+    unclosed_thinking: int = 0
     template: str = ""
     #: how the answers were made (``answers_signature``), as stored beside them
     signature: Signature | None = None
@@ -176,7 +190,7 @@ class _Run:
             return GenerationRequest(messages=messages, params=params)
         return GenerationRequest(prompt=base_prompt(asked, answers, self.style), params=params)
 
-    async def _ask(self, question: Question, answers: list[str], trial: int) -> str:
+    async def _ask(self, question: Question, answers: list[str], trial: int) -> Reply:
         key = f"mtbench:{question.question_id}:{len(answers) + 1}"
         if trial:  # choice 0 keeps the key a one-answer run had: its cache replays it
             key += f":trial{trial}"
@@ -192,17 +206,23 @@ class _Run:
             response = await self.client.generate(request, sample_key=key)
         if self.probing:
             self.probing = False
-        return response.text
+        return reply_of(response, self.plan.thinking)
 
     async def _choice(self, question: Question, trial: int) -> AnswerChoice:
         answers: list[str] = []
+        thoughts: list[str | None] = []
         for _ in question.turns:
-            raw = await self._ask(question, answers, trial)
-            text, injected = clean_answer(raw, self.plan.injection, self.style.role_markers)
+            reply = await self._ask(question, answers, trial)
+            text, injected = clean_answer(
+                reply.answer, self.plan.injection, self.style.role_markers
+            )
             self.report.injections += injected
             self.report.empty += not text
+            self.report.unclosed_thinking += reply.unclosed
             answers.append(text)
-        return AnswerChoice(index=trial, turns=tuple(answers))
+            thoughts.append(reply.thinking)
+        thinking = tuple(thoughts) if any(t is not None for t in thoughts) else None
+        return AnswerChoice(index=trial, turns=tuple(answers), thinking=thinking)
 
     async def dialogue(self, question: Question) -> AnswerRecord:
         """Every choice of one dialogue (one line: the file is resumed per dialogue, the
@@ -223,7 +243,10 @@ class AnswersSignature(SignatureType):
     """How the answers were made: the benchmark, the template, the system message chat
     requests open with (by name: ``fastchat-chatgpt``, ``pfmt-upstream``, ``none`` or
     ``custom@<sha256>``), the sampling settings and the injection rule; for a benchmark
-    with variants, the variant and its question file (what was answered).
+    with variants, the variant and its question file (what was answered); the thinking
+    rule only when it is not the default (``providers.signed_rule``: an answer without
+    thinking reads alike under every rule, so answer files written before the rule
+    existed keep their signature).
 
     Signed with the versions of the packages that computed the answers where they ran here
     (``providers.backend_packages``: llama-cpp-python; transformers and torch; vllm and
@@ -240,6 +263,7 @@ class AnswersSignature(SignatureType):
     injection: str
     seed: int | None
     variant: str | None = only_when_set()
+    thinking: str | None = only_when_set()
     #: answers per dialogue, where more than one or not the variant's (choice ``i``
     #: sampled with seed + ``i``)
     trials: int | None = only_when_set()
@@ -253,6 +277,7 @@ def answers_signature(plan: GeneratePlan, bench: Bench, run: _Run) -> Signature:
         temperatures=tuple(f"{c}={t!r}" for c, t in sorted(run.temperatures.items())),
         repetition_penalty=plan.repetition_penalty, injection=plan.injection, seed=plan.seed,
         variant=None if bench.variant is None else bench.variant.signed(),
+        thinking=signed_rule(plan.thinking),
         trials=signed_trials(run.trials, bench),
     ).signature(backend_packages(run.client.provider.name))  # fmt: skip
 
@@ -275,6 +300,8 @@ def answers_manifest(plan: GeneratePlan, bench: Bench, run: _Run) -> Manifest:
             "seed": plan.seed,
             # the questions answered (a variant's own file); absent for the others
             **({} if bench.variant is None else {"questions": bench.variant.questions.sha256}),
+            # the thinking rule where it is not the default (as the signature)
+            **({} if signed_rule(plan.thinking) is None else {"thinking": plan.thinking}),
             # answers per dialogue; absent for one (files made before trials existed)
             **({} if (n := signed_trials(run.trials, bench)) is None else {"trials": n}),
         },

@@ -17,6 +17,11 @@ a model without every turn judged is marked incomplete and ranked after the comp
 and every row carries the signature of the files it came from (the manifest hyoka writes
 beside a judgment file; for other files, what their lines say: the judge's name), so rows
 judged another way are flagged.
+
+Shaberi's published judgment files (ELYZA-tasks-100, ``*.json``: one graded task a row)
+are read as upstream's results notebook reads them: every row counts, a task repeated in
+a file too (pandas' mean over the rows read), and a ``null`` score (no rating) is left out
+of the mean; the row says how many of each it has.
 """
 
 from __future__ import annotations
@@ -32,8 +37,15 @@ from typing import ClassVar
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench, Headline
 from hyoka.mtbench.records import NO_RATING, SingleGradingLine, SingleJudgmentLine
+from hyoka.mtbench.shaberi import shaberi_judge, shaberi_judgments, shaberi_model
 from hyoka.signature import Signature, SignatureType, common_signature, only_when_set
-from hyoka.store import manifest_path, read_manifest, read_records, unique_records
+from hyoka.store import (
+    MANIFEST_SUFFIX,
+    manifest_path,
+    read_manifest,
+    read_records,
+    unique_records,
+)
 
 #: the scale of a judge's rating (0: decided by a rule); -1 (no rating) stands apart
 SCALE = (0.0, 10.0)
@@ -48,8 +60,13 @@ def round_half_up(value: Fraction, places: int = 2) -> Decimal:
     return -result if value < 0 else result
 
 
-def display_name(model: str) -> str:
-    """Upstream file names write ``org/model`` as ``org_model``; show the slash again."""
+def display_name(model: str, bench: Bench) -> str:
+    """A model's name as ``bench``'s upstream table shows it: pfmt-bench-fin-ja's file names
+    write ``org/model`` as ``org_model`` and its table shows the slash again; FastChat's
+    shows the id as written (``mixv3_5btok_7b`` is no organisation). A name that has a
+    slash, as Shaberi's files give it, is shown as it is."""
+    if "/" in model or not bench.spec.slash_in_model_names:
+        return model
     return model.replace("_", "/", 1)
 
 
@@ -63,6 +80,8 @@ class ModelScores:
     _counts: dict[tuple[str, int], int] = field(default_factory=lambda: defaultdict(int))
     judged: int = 0
     unrated: int = 0
+    #: rows of a task already judged in the same file, counted again (Shaberi's files)
+    repeated: int = 0
     signature: Signature | None = None
     headline: Headline = "category-mean"
     #: every rating by (question, turn, trial), exactly; unrated turns left out
@@ -71,9 +90,22 @@ class ModelScores:
     trials: int = 1
 
     def add(
-        self, category: str, turn: int, score: float, question_id: int = 0, trial: int = 0
+        self,
+        category: str,
+        turn: int,
+        score: float,
+        question_id: int = 0,
+        trial: int = 0,
+        *,
+        repeat: bool = False,
     ) -> None:
-        self.judged += 1
+        """One judged turn; ``repeat``: a turn judged before in the same file, counted
+        again in the means (as Shaberi's notebook counts every row), not as another turn
+        (the intervals take each turn's first rating)."""
+        if repeat:
+            self.repeated += 1
+        else:
+            self.judged += 1
         self.trials = max(self.trials, trial + 1)
         if score == NO_RATING:
             self.unrated += 1
@@ -82,7 +114,7 @@ class ModelScores:
         exact = Fraction(Decimal(str(score)))
         self._sums[category, turn] += exact
         self._counts[category, turn] += 1
-        self.ratings[question_id, turn, trial] = exact
+        self.ratings.setdefault((question_id, turn, trial), exact)
 
     def category_mean(self, category: str, turn: int | None = None) -> Fraction | None:
         turns = (1, 2) if turn is None else (turn,)
@@ -147,19 +179,25 @@ class Leaderboard:
         return model.signature.differences(common)
 
 
-def judgment_files(paths: list[Path]) -> list[Path]:
-    """The ``*.jsonl`` files of the given folders (or the files themselves), sorted."""
+def judgment_files(paths: list[Path], *, shaberi: bool = False) -> list[Path]:
+    """The ``*.jsonl`` files of the given folders (or the files themselves), sorted;
+    ``shaberi``: Shaberi's ``*.json`` judgment files too."""
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
             found += sorted(path.glob("*.jsonl"))
+            if shaberi:  # not the manifests hyoka keeps beside its own files
+                found += sorted(
+                    p for p in path.glob("*.json") if not p.name.endswith(MANIFEST_SUFFIX)
+                )
         elif path.is_file():
             found.append(path)
         else:
             raise InputError(f"--judgments: {path} does not exist")
     if not found:
         shown = ", ".join(str(p) for p in paths)
-        raise InputError(f"--judgments: no *.jsonl judgment files in {shown}")
+        kinds = "*.jsonl or *.json" if shaberi else "*.jsonl"
+        raise InputError(f"--judgments: no {kinds} judgment files in {shown}")
     return found
 
 
@@ -177,9 +215,28 @@ class FastChatSingleSignature(SignatureType):
     variant: str | None = only_when_set()
 
 
+@dataclass(frozen=True, kw_only=True)
+class ShaberiSingleSignature(SignatureType):
+    """How a Shaberi judgment file was made, as far as it says: the benchmark and the judge
+    (its folder's name, as upstream names it). A kind of its own: the file records neither
+    the prompt version nor any setting, and its mean counts every row (repeats too)."""
+
+    kind: ClassVar[str] = "shaberi-single"
+    bench: str
+    judge: str
+
+
+def is_shaberi_file(path: Path, bench: Bench) -> bool:
+    """Whether ``path`` is one of Shaberi's judgment files (``*.json``) of ``bench``."""
+    return bench.spec.question_format == "shaberi" and path.suffix == ".json"
+
+
 def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) -> Signature:
     """The signature hyoka stored beside ``path`` (an older format migrated); for a file
-    without one, ``FastChatSingleSignature``."""
+    without one, ``FastChatSingleSignature`` (``ShaberiSingleSignature`` for Shaberi's)."""
+    if is_shaberi_file(path, bench):
+        judge = shaberi_judge(path, bench.spec.upstream_name)
+        return ShaberiSingleSignature(bench=bench.spec.name, judge=judge).signature()
     manifest = read_manifest(path)
     stored = None
     if manifest is not None:
@@ -206,9 +263,34 @@ def _per_trial(path: Path) -> Iterator[tuple[int, SingleJudgmentLine]]:
             yield number, single
 
 
+def _shaberi_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
+    """Shaberi's rows as judgment lines: the task found by its text (a file may repeat a
+    row, which shifts the rest), ``null`` as no rating."""
+    tasks = {q.turns[0]: q.question_id for q in bench.questions}
+    model = shaberi_model(path)
+    # the file records no prompt name: the line says where it came from instead
+    judge = (shaberi_judge(path, bench.spec.upstream_name), "shaberi")
+    for number, row in shaberi_judgments(path):
+        task = tasks.get(row.Question)
+        if task is None:
+            raise InputError(
+                f"{path}:{number}: the Question is not one of {bench.spec.title}'s tasks "
+                "(a Shaberi file of another benchmark?)"
+            )
+        score = NO_RATING if row.score is None else row.score
+        yield (
+            number,
+            SingleJudgmentLine(
+                question_id=task, model=model, judge=judge, judgment="", score=score, turn=1
+            ),
+        )
+
+
 def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
     questions = bench.by_id
-    for number, line in _per_trial(path):
+    shaberi = is_shaberi_file(path, bench)
+    numbered = _shaberi_lines(path, bench) if shaberi else _per_trial(path)
+    for number, line in numbered:
         where = f"{path}:{number}"
         question = questions.get(line.question_id)
         if question is None:
@@ -246,22 +328,34 @@ def build_leaderboard(
 ) -> Leaderboard:
     """Read every judgment; an ``InputError`` at the first line that cannot be right.
 
-    Within a file, a line repeated identically is dropped with a warning and two different
-    lines for one turn are an error naming both; across files, a turn judged twice is an
-    error naming both files. Rows judged under different variants of the benchmark (or
-    under another than ``bench``'s) are refused unless ``mix_variants``: then each row
-    keeps its variant in its signature, and rows unlike most are marked with it."""
+    A turn judged more than once within a file is counted as the benchmark's upstream
+    counts it (``BenchSpec.repeated_turns``): every line again (FastChat's
+    ``show_result.py``, Shaberi's notebook), each repeat marked on its row; or an identical
+    line dropped with a warning and two different lines an error naming both. Across files,
+    a turn judged twice is an error naming both files. Rows judged under different variants
+    of the benchmark (or under another than ``bench``'s) are refused unless
+    ``mix_variants``: then each row keeps its variant in its signature, and rows unlike
+    most are marked with it."""
     questions = bench.by_id
     scores: dict[str, ModelScores] = {}
     seen: dict[tuple[str, int, int, int], Path] = {}
     every: list[SingleJudgmentLine] = []
     for path in files:
-        lines = list(unique_records(path, _checked_lines(path, bench), _line_key))
+        checked = _checked_lines(path, bench)
+        # upstream's mean counts every line it reads (Shaberi's, FastChat's show_result.py);
+        # pfmt-bench-fin-ja's drops duplicates (here: identical ones; different ones refused)
+        every_line = is_shaberi_file(path, bench) or bench.spec.repeated_turns == "every"
+        lines = [line for _, line in checked] if every_line else list(
+            unique_records(path, checked, _line_key)
+        )  # fmt: skip
         every.extend(lines)
         signature = file_signature(path, bench, lines)
+        in_file: set[tuple[str, int, int, int]] = set()
         for line in lines:
             key = _line_key(line)
-            if key in seen:
+            repeat = key in in_file
+            in_file.add(key)
+            if key in seen and not repeat:
                 trial = "" if line.trial is None else f" trial {line.trial}"
                 raise InputError(
                     f"{path}: {line.model} question_id {line.question_id} turn {line.turn}"
@@ -279,7 +373,10 @@ def build_leaderboard(
                 # one model judged in files made two ways: its row is neither
                 row.signature = row.signature.with_field("mixed", True)
             category = questions[line.question_id].category
-            row.add(category, line.turn, line.score, line.question_id, line.trial or 0)
+            row.add(
+                category, line.turn, line.score, line.question_id, line.trial or 0,
+                repeat=repeat,
+            )  # fmt: skip
     if not mix_variants:
         _refuse_mixed_variants(bench, scores.values())
     expected = len(bench.turns) * len(questions)

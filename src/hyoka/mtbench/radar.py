@@ -27,7 +27,7 @@ def _series(board: Leaderboard) -> tuple[list[str], list[tuple[str, list[float]]
         values = [
             float(round_half_up(m)) if (m := means[c]) is not None else 0.0 for c in categories
         ]
-        series.append((display_name(model.model), values))
+        series.append((display_name(model.model, board.bench), values))
     return labels, series
 
 

@@ -51,7 +51,16 @@ from hyoka.judge import (
 )
 from hyoka.mtbench.bench import JudgePrompt
 from hyoka.mtbench.records import AnswerChoice
-from hyoka.providers import GenerationRequest, Message, ModelClient, parse_model_string
+from hyoka.providers import (
+    DEFAULT_THINKING,
+    GenerationRequest,
+    Message,
+    ModelClient,
+    ThinkingRule,
+    parse_model_string,
+    reply_of,
+    signed_rule,
+)
 from hyoka.signature import Signature, SignatureType
 from hyoka.stats import HomeMatch, HomeRanking
 from hyoka.store import path_under, read_bytes, read_records, unique_records
@@ -107,6 +116,16 @@ class RakudaPairLine(BaseModel):
     judgment: str = ""
     turn: int = 1
     tstamp: float = 0.0
+
+    @property
+    def letter(self) -> str | None:
+        """The verdict as a letter for the one game judged (A: ``model1_id``, shown first,
+        wins; B: ``model2_id`` wins; C: a tie), ``None`` for ``error``."""
+        return _LETTERS.get(self.winner) if isinstance(self.winner, int) else None
+
+
+#: ``winner`` -> the verdict letter of the game (A = the first shown wins)
+_LETTERS: Mapping[int, str] = {1: "A", 2: "B", 3: "C"}
 
 
 @dataclass(frozen=True)
@@ -232,17 +251,20 @@ def judge_messages(
 
 
 class OneOrderGame(Protocol):
-    """One call per match, in the order drawn; the verdict is the reply's last digit."""
+    """One call per match, in the order drawn; the verdict is the last digit of the reply's
+    answer (after any thinking: ``settings.thinking``)."""
 
     kind = "pairwise"
 
     async def ask(self, client: ModelClient, task: Task) -> JudgmentRecord:
         request = GenerationRequest(messages=task.prompts[0], params=self.settings.params())
         response = await client.generate(request, sample_key=task.sample_keys[0])
-        winner = read_verdict(response.text)
+        reply = reply_of(response, self.settings.thinking_rule)
+        winner = read_verdict(reply.answer)
         return self.record(
-            task, replies=(response.text,), verdicts={VERDICT_RULE: str(winner)},
+            task, replies=(reply.answer,), verdicts={VERDICT_RULE: str(winner)},
             failures=int(winner == "error"), usage=response.usage,
+            thinking=None if reply.thinking is None else (reply.thinking,),
         )  # fmt: skip
 
     def decide(self, task: Task) -> JudgmentRecord:
@@ -323,10 +345,18 @@ def plan_rakuda(
     return JudgePlan(output, run, protocol, _format(judge_name, infos), tuple(tasks))
 
 
-def rakuda_settings(judge: str, base_url: str | None, max_tokens: int | None) -> JudgeSettings:
+def rakuda_settings(
+    judge: str,
+    base_url: str | None,
+    max_tokens: int | None,
+    thinking: ThinkingRule = DEFAULT_THINKING,
+) -> JudgeSettings:
     """Temperature 0 and upstream's budget for the judge's family unless one is given."""
     budget = max_tokens or (CLAUDE_MAX_TOKENS if is_claude(judge) else MAX_TOKENS)
-    return JudgeSettings(judge=judge, base_url=base_url, temperature=0.0, max_tokens=budget)
+    return JudgeSettings(
+        judge=judge, base_url=base_url, temperature=0.0, max_tokens=budget,
+        thinking=signed_rule(thinking),
+    )  # fmt: skip
 
 
 def rakuda_output(root: Path, judge_name: str, folder: Path | None = None) -> Path:

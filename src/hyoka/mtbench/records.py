@@ -22,9 +22,19 @@ really asked (``judge`` holds only the name, which says nothing of the model beh
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, RootModel, Tag
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    RootModel,
+    SerializerFunctionWrapHandler,
+    Tag,
+    model_serializer,
+    model_validator,
+)
 
 from hyoka.judge import JudgeSettings, JudgmentRecord, combine, user_prompt_of
 from hyoka.providers import Usage
@@ -39,10 +49,28 @@ NO_RATING = -1
 
 
 class AnswerChoice(BaseModel):
+    """One sample of a dialogue: its ``turns`` (the answers, as judged) and, for a model
+    that thinks aloud, what it thought before each (``thinking``: ``None`` where a turn had
+    none; hyoka's addition, written only when a turn had any, so FastChat's readers and
+    every answer file of a model that does not think are as they were)."""
+
     model_config = ConfigDict(frozen=True, extra="allow")
 
     index: int = 0
     turns: tuple[str, ...]
+    thinking: tuple[str | None, ...] | None = None
+
+    @model_serializer(mode="wrap")
+    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_thinking(handler(self))
+
+
+def _without_unset_thinking(data: Any) -> Any:
+    """A line as dumped, without ``thinking`` where there was none: the line of a model
+    that does not think aloud is the line it always was."""
+    if isinstance(data, dict) and data.get("thinking") is None:
+        data.pop("thinking", None)
+    return data
 
 
 class AnswerRecord(BaseModel):
@@ -86,6 +114,13 @@ class SingleJudgmentLine(BaseModel):
     #: hyoka's: the choice of the answer judged, where the answers hold several (trials);
     #: absent from one-answer lines, which stay FastChat's exactly
     trial: int | None = Field(default=None, ge=0, exclude_if=_unset)
+    #: hyoka's addition: what a judge that thinks aloud thought before ``judgment`` (the
+    #: reply the score was read from); written only when it had some
+    thinking: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_thinking(handler(self))
 
     @property
     def zeroed_by_rule(self) -> bool:
@@ -239,6 +274,24 @@ class PairJudgmentLine(BaseModel):
     usage: Usage = Usage()
     #: the judge really asked; ``None`` in FastChat's files
     judge_settings: JudgeSettings | None = None
+    #: per game (``g1``, ``g2``) what a judge that thinks aloud thought before its
+    #: judgment; written only when it had some
+    thinking: dict[str, str] | None = None
+
+    @model_serializer(mode="wrap")
+    def _thinking_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_thinking(handler(self))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _vicuna_ja(cls, data: Any) -> Any:
+        """ja-vicuna-qa-benchmark's published lines name the judge in ``judge_model`` and
+        ``judge_prompt`` instead of FastChat's ``judge`` pair, and carry no ``turn`` (its
+        questions have one)."""
+        if isinstance(data, dict) and "judge" not in data and "judge_model" in data:
+            judge = (data["judge_model"], data.get("judge_prompt", ""))
+            return {"turn": 1, **data, "judge": judge}
+        return data
 
     @property
     def models(self) -> frozenset[str]:
@@ -271,10 +324,11 @@ def single_line(
     else:
         judgment = record.replies[-1] if record.replies else ""
     score: int | float = NO_RATING if record.failed else record.score
+    thinking = record.thinking[-1] if record.thinking and not record.rule else None
     return SingleJudgmentLine(
         question_id=question_id, model=model, judge=judge,
         user_prompt=user_prompt_of(record.prompt), judgment=judgment, score=score, turn=turn,
-        tstamp=record.tstamp, trial=trial,
+        tstamp=record.tstamp, trial=trial, thinking=thinking,
     )  # fmt: skip
 
 
@@ -315,9 +369,11 @@ def pair_line(
             game: record.prob_status(order) or "no-logprobs"
             for order, game in (("xy", "g1"), ("yx", "g2"))
         }
+    thought = dict(zip(("g1", "g2"), record.thinking or (), strict=False))
+    thinking = {game: text for game, text in thought.items() if text is not None} or None
     return PairJudgmentLine.model_validate(
         {**common, "g1_winner": G1_WINNER[record.letter("xy")],
          "g2_winner": G2_WINNER[record.letter("yx")], "g1_judgment": record.replies[0],
          "g2_judgment": record.replies[1], "probabilities": _games(record.probabilities),
-         "prob_status": status}
+         "prob_status": status, "thinking": thinking}
     )  # fmt: skip

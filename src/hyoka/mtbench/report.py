@@ -13,7 +13,9 @@ deviation; the interval's resamples and seed are in the table's signature.
 Every format says how the numbers were produced and which rows are not like the others:
 a row not judged on every turn is marked ``(incomplete)`` and ranked last, a row with
 turns the judge gave no rating (-1, left out of its means) is marked ``(N unrated)``, a
-row whose signature differs from the table's is marked ``(differs)``; Markdown and CSV end
+row whose signature differs from the table's is marked ``(differs)``, a row with turns
+judged again in one file (counted again, as FastChat's ``show_result.py`` and Shaberi's
+notebook count them: ``BenchSpec.repeated_turns``) ``(N repeated)``; Markdown and CSV end
 with the table's signature, how "Avg." is computed and each marked row's notes (CSV as
 ``#`` comment lines); JSON gives every row its signature, its differences, whether it is
 complete and how many turns are unrated.
@@ -88,9 +90,11 @@ def row_label(board: Leaderboard, model: ModelScores) -> str:
     marks = [] if board.complete(model) else ["incomplete"]
     if model.unrated:
         marks.append(f"{model.unrated} unrated")
+    if model.repeated:
+        marks.append(f"{model.repeated} repeated")
     if board.differences(model):
         marks.append("differs")
-    name = display_name(model.model)
+    name = display_name(model.model, board.bench)
     return f"{name} ({', '.join(marks)})" if marks else name
 
 
@@ -106,24 +110,30 @@ def notes(board: Leaderboard, interval: IntervalSettings | None = None) -> list[
         lines.append(SWALLOW_NOTE)
     shaberi = board.bench.spec.question_format == "shaberi"
     lines.append(
-        "Avg.: mean of every rated task (Shaberi's mean score)"
+        "Avg.: mean of every rated task, no rating (-1, null) left out (Shaberi's mean "
+        "score, its results notebook's pandas mean; a row its files repeat counts again)"
         if shaberi
         else HEADLINE_NOTES[board.bench.spec.headline]
     )
     for model in board.ranked():
+        name = display_name(model.model, board.bench)
         if not board.complete(model):
             lines.append(
-                f"{display_name(model.model)}: incomplete, {model.judged} of "
-                f"{board.expected(model)} turns judged"
+                f"{name}: incomplete, {model.judged} of {board.expected(model)} turns judged"
             )
         if model.unrated:
             lines.append(
-                f"{display_name(model.model)}: {model.unrated} of {model.judged} judged turns "
-                "unrated (no rating, -1), left out of its means"
+                f"{name}: {model.unrated} of {model.judged} judged turns unrated (no rating, "
+                "-1), left out of its means"
+            )
+        if model.repeated:
+            lines.append(
+                f"{name}: {model.repeated} turn(s) judged again in its file, each judgment "
+                "counted in its means as upstream's mean counts them"
             )
         differences = board.differences(model)
         if differences:
-            lines.append(f"{display_name(model.model)}: differs: {'; '.join(differences)}")
+            lines.append(f"{name}: differs: {'; '.join(differences)}")
     return lines
 
 
@@ -212,7 +222,7 @@ def to_json(board: Leaderboard, interval: IntervalSettings | None = None) -> lis
     out: list[dict[str, Any]] = []
     for model in board.ranked():
         entry: dict[str, Any] = {
-            "model": display_name(model.model),
+            "model": display_name(model.model, board.bench),
             "overall": _number(model.overall()),
             "interval": _interval_json(model, None, interval),
             **({"swallow": _swallow_json(model, None)} if swallow else {}),
@@ -229,6 +239,7 @@ def to_json(board: Leaderboard, interval: IntervalSettings | None = None) -> lis
         entry["trials"] = model.trials
         entry["judged_turns"] = model.judged
         entry["unrated_turns"] = model.unrated
+        entry["repeated_rows"] = model.repeated
         entry["complete"] = board.complete(model)
         entry[SIGNATURE_KEY] = None if model.signature is None else model.signature.to_json()
         entry["signature_differs"] = board.differences(model)

@@ -9,6 +9,10 @@ file and read here with ``ast``, never imported or run: the f-string's text part
 prompt's bytes, and each ``{name}`` whose local was read from the row (``name =
 row['Field']``) becomes the ``str.format`` field hyoka fills that row field into
 (``SHABERI_FIELDS``), so the prompt sent is the one upstream built, byte for byte.
+
+Its judgment files are also read as judgments (``shaberi_judgments``): the model is the
+file's name, the judge its folder's, as upstream's results notebook
+(``results_vizualization.ipynb``) names them, and each row is one graded task.
 """
 
 from __future__ import annotations
@@ -45,6 +49,39 @@ class ShaberiRow(BaseModel):
 def shaberi_rows(path: Path, data: bytes) -> Iterator[tuple[int, ShaberiRow]]:
     """The rows of a Shaberi file with their line numbers (1-based)."""
     yield from read_records(path, ShaberiRow, data)
+
+
+class ShaberiJudgment(ShaberiRow):
+    """A graded row: the model's answer and the judge's score, ``None`` where upstream's
+    parser read no rating (v1: ``int(reply)`` failed)."""
+
+    ModelAnswer: str
+    score: int | float | None
+
+
+#: the folder prefix upstream writes judgments under (``judge_<judge model>``)
+_JUDGE_PREFIX = "judge_"
+
+
+def shaberi_judgments(path: Path) -> Iterator[tuple[int, ShaberiJudgment]]:
+    """The graded rows of a Shaberi judgment file with their line numbers (1-based)."""
+    yield from read_records(path, ShaberiJudgment)
+
+
+def shaberi_model(path: Path) -> str:
+    """The model a Shaberi judgment file grades: its name, ``__`` back to ``/`` (upstream's
+    ``judge_answers.py`` writes ``model_name.replace("/", "__")``)."""
+    return path.stem.replace("__", "/")
+
+
+def shaberi_judge(path: Path, dataset: str) -> str:
+    """The judge of a Shaberi judgment file, from the folder it lies in as upstream's
+    notebook reads it (``judge_<judge>/<dataset>/<model>.json``; hyoka's data directory
+    keeps ``judgments/<judge>/<model>.json``)."""
+    folder = path.parent
+    if folder.name == dataset:
+        folder = folder.parent
+    return folder.name.removeprefix(_JUDGE_PREFIX)
 
 
 def _row_fields(function: ast.FunctionDef) -> dict[str, str]:

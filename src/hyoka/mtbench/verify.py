@@ -78,20 +78,32 @@ class JudgmentCheck:
         return f"{self.difference} (NOT reproduced; {rules})"
 
 
+def recorded_bench(path: Path) -> tuple[BenchSpec, str | None] | None:
+    """The benchmark ``path``'s hyoka manifest names and the variant it records (as
+    ``Variant.signed`` wrote it; ``None``: a benchmark without variants); ``None`` for a
+    file without a manifest, or one naming no single-grading benchmark (Rakuda's)."""
+    manifest = read_manifest(path)
+    if manifest is None:
+        return None
+    named = manifest.identity.get("benchmark")
+    if not isinstance(named, str) or named not in BENCHES:
+        return None
+    variant = manifest.identity.get("variant")
+    return BENCHES[named], variant if isinstance(variant, str) else None
+
+
 def judgment_spec(path: Path, bench: str | None, data_dir: Path | str | None = None) -> BenchSpec:
     """The benchmark whose rules ``path`` is checked by: ``bench``, else the one its hyoka
     manifest names, else the one whose data folder holds it."""
     if bench is not None:
         return bench_spec(bench)
-    manifest = read_manifest(path)
-    if manifest is not None:
-        named = manifest.identity.get("benchmark")
-        if isinstance(named, str) and named in BENCHES:
-            return BENCHES[named]
+    recorded = recorded_bench(path)
+    if recorded is not None:
+        return recorded[0]
     root = resolve_data_dir(data_dir).resolve()
     where = path.resolve()
     for spec in BENCHES.values():
-        if where.is_relative_to(root / spec.folder):
+        if where.is_relative_to((root / spec.folder).resolve()):  # a linked folder too
             return spec
     raise InputError(
         f"{path}: no hyoka manifest names its benchmark and it lies in no benchmark's data "

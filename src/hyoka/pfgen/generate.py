@@ -8,6 +8,15 @@ requests are deterministic (seeded prompts and sampling), so a restarted run ask
 the same questions. Killed at any moment and restarted, a run ends with the answers it would
 have had: none lost, none duplicated.
 
+A model that thinks aloud is read by the run's thinking rule (``providers.thinking``),
+where the answer is made, as upstream's ``run-openai.py`` takes a server's ``content``
+without its ``reasoning_content``: a trial line's ``answer`` is the answer after the
+thinking, and the thinking is kept beside it (``thinking``, only on lines that had some,
+so every other line is upstream's). Scoring then reads ``answer`` as upstream does. A reply
+whose thinking never closed is an empty answer, asked again as upstream asks again for
+any empty answer. ``keep`` (named in ``config.json``, so in the run folder) takes the text
+as the model wrote it.
+
 ``plan_generation`` turns the settings a user gives (``GenerateSettings``: the flags of
 ``hyoka pfgen generate``, ``run`` and ``demo``) into a ``GenerationPlan``: validated sampling
 parameters, the upstream ``config.json`` and the run folder it names.
@@ -35,7 +44,16 @@ from hyoka.pfgen.run_config import (
     make_config,
     run_folder,
 )
-from hyoka.providers import EMBEDDED_MODEL, ModelClient, SamplingParams, parse_model_string
+from hyoka.providers import (
+    DEFAULT_THINKING,
+    EMBEDDED_MODEL,
+    ModelClient,
+    SamplingParams,
+    ThinkingRule,
+    parse_model_string,
+    reply_of,
+    signed_rule,
+)
 from hyoka.store import (
     atomic_write_bytes,
     atomic_write_text,
@@ -79,6 +97,8 @@ class GenerateSettings:
     #: Provider options (``--option KEY=VALUE``, values already read).
     options: dict[str, Any] = field(default_factory=dict)
     no_cache: bool = False
+    #: how a reply that thinks aloud is read (``providers.thinking``)
+    thinking: ThinkingRule = DEFAULT_THINKING
 
 
 _FLAGS = {"temperature": "--temperature", "top_p": "--top-p", "top_k": "--top-k"}
@@ -101,6 +121,7 @@ class GenerationPlan:
     seed: str = ""
     prefix: str = ""
     params: SamplingParams = field(default_factory=SamplingParams)
+    thinking: ThinkingRule = DEFAULT_THINKING
 
 
 @dataclass
@@ -110,6 +131,8 @@ class GenerationReport:
     trials_generated: int = 0
     answers: int = 0
     empty_retries: int = 0
+    #: replies whose thinking never closed (``max_tokens`` ran out): empty, asked again
+    unclosed_thinking: int = 0
     notes: list[str] = field(default_factory=list)
 
 
@@ -139,16 +162,20 @@ def plan_generation(settings: GenerateSettings, benchmark: PfgenBenchmark) -> Pl
     samples = benchmark.sample_answers()
     questions = [sample.question for sample in samples][: s.limit or None]
     engine = ENGINE_NAMES[provider_name]
+    extra = dict(ENGINE_SETTINGS.get(engine, {}))
+    if signed_rule(s.thinking) is not None:  # another rule, another run (and folder)
+        extra["thinking"] = s.thinking
     config = make_config(
         engine=engine, model=s.name or DISPLAY_NAMES.get(s.model, model_id),
         mode=s.mode, num_examples=s.num_examples, max_tokens=s.max_tokens,
         temperature=s.temperature, top_p=s.top_p, top_k=s.top_k, seed=s.seed, prefix=s.prefix,
-        extra=ENGINE_SETTINGS.get(engine),
+        extra=extra,
     )  # fmt: skip
     folder = run_folder(s.results_dir, config["model"], config)
     plan = GenerationPlan(
         folder=folder, config=config, mode=s.mode, num_trials=s.trials,
         num_examples=s.num_examples, seed=s.seed, prefix=s.prefix or "", params=params,
+        thinking=s.thinking,
     )  # fmt: skip
     return PlannedRun(plan, samples, questions)
 
@@ -225,6 +252,7 @@ async def _answer(
     report: GenerationReport,
     progress: Progress | None,
 ) -> dict[str, str]:
+    """One answer to ``question``: upstream's line, plus the thinking where there was some."""
     prompt = build_prompt(
         samples, question, plan.mode, trial,
         num_examples=plan.num_examples, seed=plan.seed, prefix=plan.prefix,
@@ -235,12 +263,17 @@ async def _answer(
         response = await client.generate(
             prompt.to_request(params), sample_key=f"pfgen:{trial}:{attempt}"
         )
-        answer = clean_answer(response.text, plan.mode, stops_for(plan.mode))
+        reply = reply_of(response, plan.thinking)
+        report.unclosed_thinking += reply.unclosed
+        answer = clean_answer(reply.answer, plan.mode, stops_for(plan.mode))
         if answer:
             if progress is not None:
                 progress("answer", trial)
             timestamp = datetime.datetime.now().isoformat()
-            return {"question": question, "answer": answer, "timestamp": timestamp}
+            line = {"question": question, "answer": answer, "timestamp": timestamp}
+            if reply.thinking is not None:
+                line["thinking"] = reply.thinking
+            return line
         if attempt + 1 == MAX_ATTEMPTS:
             break
         retry = _attempt_params(plan, base_seed, attempt + 1)

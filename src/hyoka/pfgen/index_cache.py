@@ -10,7 +10,6 @@ renamed, blob first, so a killed build never leaves an entry that looks complete
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -20,20 +19,10 @@ from hyoka.errors import DataError, InputError
 from hyoka.pfgen.ngram_index import NgramIndex
 from hyoka.pfgen.questions import QuestionInfo
 from hyoka.pfgen.scorer import ReferenceSet
-from hyoka.store import atomic_write_bytes, read_json, write_json
+from hyoka.store import atomic_write_bytes, default_cache_dir, read_json, write_json
 
 #: Bump when the stored layout or the index semantics change.
 ENGINE_VERSION = 2
-
-
-def default_cache_dir() -> Path:
-    """``HYOKA_CACHE_DIR``, else the platform's user cache folder for hyoka."""
-    explicit = os.environ.get("HYOKA_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("hyoka"))
 
 
 class IndexCache:

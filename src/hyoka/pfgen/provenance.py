@@ -6,7 +6,10 @@ made: which benchmark data (a short hash of the question files, reference sets i
 and ``+custom`` when they are not the pinned release), which float summation, the prompt
 mode, how many questions, and why that summation
 (``sum-from``): ``result.json`` when it reproduces the run's earlier result.json exactly,
-``default`` for a new run (summed compensated, as current Python does), ``flag`` when forced.
+``default`` for a new run (summed compensated, as current Python does), ``flag`` when forced;
+and the thinking rule the answers were made with, when its ``config.json`` names one
+(``keep``; the default ``strip-think`` is named nowhere, so every other run, upstream's
+included, keeps its signature: ``providers.signed_rule``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any, ClassVar
 
 from hyoka.errors import DataError
 from hyoka.pfgen._pysum import Summation
-from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType
+from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType, only_when_set
 from hyoka.store import pfgen_runs
 
 KIND = "pfgen"
@@ -42,6 +45,7 @@ class PfgenSignature(SignatureType):
     mode: str
     questions: int
     sum_from: str
+    thinking: str | None = only_when_set()
 
 
 #: Signature fields that describe a run without changing how its numbers are computed from
@@ -116,12 +120,14 @@ def run_signature(
     questions: int,
 ) -> Signature:
     mode = (config or {}).get("mode")
+    thinking = (config or {}).get("thinking")
     return PfgenSignature(
         data=data_id(metadata_hash),
         sum=summation.value,
         mode=str(mode) if mode is not None else "?",
         questions=questions,
         sum_from=sum_from.value,
+        thinking=str(thinking) if thinking is not None else None,
     ).signature()
 
 

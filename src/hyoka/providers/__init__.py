@@ -29,6 +29,18 @@ from hyoka.providers.errors import (
 )
 from hyoka.providers.factory import connect
 from hyoka.providers.registry import BACKENDS, backend_packages, load_provider, parse_model_string
+from hyoka.providers.thinking import (
+    DEFAULT_THINKING,
+    KEEP,
+    STRIP_THINK,
+    THINKING_RULES,
+    Reply,
+    ThinkingChoice,
+    ThinkingRule,
+    reply_of,
+    signed_rule,
+    split_thinking,
+)
 from hyoka.providers.types import (
     Choice,
     GenerationRequest,
@@ -42,7 +54,11 @@ from hyoka.providers.types import (
 
 __all__ = [
     "BACKENDS",
+    "DEFAULT_THINKING",
     "EMBEDDED_MODEL",
+    "KEEP",
+    "STRIP_THINK",
+    "THINKING_RULES",
     "URL_REDACTED",
     "CacheError",
     "Choice",
@@ -57,10 +73,13 @@ __all__ = [
     "ProviderError",
     "RateLimitError",
     "RedactedUrl",
+    "Reply",
     "ResponseCache",
     "RetryEvent",
     "RetryPolicy",
     "SamplingParams",
+    "ThinkingChoice",
+    "ThinkingRule",
     "TokenLogprob",
     "TopLogprob",
     "TransientError",
@@ -72,6 +91,9 @@ __all__ = [
     "load_provider",
     "parse_model_string",
     "redact_url",
+    "reply_of",
     "shown_url",
+    "signed_rule",
     "smollm2_path",
+    "split_thinking",
 ]

@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import os
 import random
 import sqlite3
 import threading
@@ -41,6 +40,7 @@ from hyoka.providers._secrets import REDACTED, KnownSecrets
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse, Usage
+from hyoka.store import default_cache_dir
 
 #: Bump when the key material or the stored layout changes: old entries are then misses.
 CACHE_FORMAT = 1
@@ -196,16 +196,6 @@ class AdaptiveLimiter:
 
 
 # --------------------------------------------------------------------------- cache
-
-
-def default_cache_dir() -> Path:
-    """``HYOKA_CACHE_DIR``, else the platform's user cache folder for hyoka."""
-    explicit = os.environ.get("HYOKA_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("hyoka"))
 
 
 def cache_key(
@@ -593,6 +583,7 @@ def _shown_text(response: GenerationResponse) -> str:
     parts = [response.model]
     for choice in response.choices:
         parts.append(choice.text)
+        parts.append(choice.reasoning or "")
         parts.append(choice.finish_reason or "")
     return "\n".join(parts)
 

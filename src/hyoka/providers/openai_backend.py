@@ -308,8 +308,24 @@ def _chat_choice(raw: Any) -> Choice:
             for item in raw.logprobs.content
         )
     return Choice(
-        text=raw.message.content or "", finish_reason=raw.finish_reason, logprobs=logprobs
-    )
+        text=raw.message.content or "", finish_reason=raw.finish_reason, logprobs=logprobs,
+        reasoning=_reasoning(raw.message),
+    )  # fmt: skip
+
+
+#: where compatible servers put a reasoning model's thinking, apart from ``content``:
+#: vLLM, SGLang and llama.cpp server ``reasoning_content``, some newer servers ``reasoning``
+_REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+
+def _reasoning(message: Any) -> str | None:
+    """The thinking a server parsed out of the reply (the SDK keeps unknown fields), or
+    ``None``."""
+    for name in _REASONING_FIELDS:
+        value = getattr(message, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _completion_choice(raw: Any) -> Choice:

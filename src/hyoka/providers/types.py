@@ -101,11 +101,17 @@ class TokenLogprob(BaseModel):
 
 
 class Choice(BaseModel):
+    """One sample: its ``text`` (a chat reply's ``content``) and, where a server parses a
+    reasoning model's thinking out of it, that thinking (``reasoning``: vLLM's, SGLang's
+    and llama.cpp server's ``reasoning_content``); ``hyoka.providers.thinking`` reads
+    the answer from both."""
+
     model_config = ConfigDict(frozen=True)
 
     text: str
     finish_reason: str | None = None
     logprobs: tuple[TokenLogprob, ...] | None = None
+    reasoning: str | None = None
 
 
 class Usage(BaseModel):

@@ -1,5 +1,6 @@
 """What the paths given to ``hyoka report`` hold: pfgen runs, single-grading judgment files,
-pairwise judgment files, reference-set stability reports (``hyoka pfgen stability --json``).
+pairwise judgment files, reference-set stability reports (``hyoka pfgen stability --json``),
+Rakuda rankings (``hyoka mtbench leaderboard --bench rakuda --format json``).
 Everything else is skipped with a one-line note.
 
 A file is recognised by its first JSON object, never by its name, so renamed files still
@@ -27,6 +28,8 @@ class Inputs:
     pair_files: list[Path] = field(default_factory=list)
     #: ``hyoka pfgen stability --json`` outputs
     stability_files: list[Path] = field(default_factory=list)
+    #: Rakuda rankings (``hyoka mtbench leaderboard --bench rakuda --format json``)
+    ranking_files: list[Path] = field(default_factory=list)
     #: the folders given (searched for pfgen judge summaries)
     folders: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -42,7 +45,7 @@ def _sniff(path: Path) -> tuple[str, str | None]:
         return "other", str(exc)
     if first is None:
         return "other", None
-    if "g1_winner" in first or first.get("kind") == "pairwise":
+    if "g1_winner" in first or first.get("kind") == "pairwise" or "model1_id" in first:
         return "pair", None
     if {"score", "turn", "judge", "model", "judgment"} <= first.keys():
         return "single", None
@@ -84,6 +87,12 @@ def _is_stability_file(path: Path) -> bool:
     return sniff_stability_file(path)
 
 
+def _is_ranking_file(path: Path) -> bool:
+    from hyoka.report.ranking_pages import read_ranking
+
+    return read_ranking(path) is not None
+
+
 def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
     inputs = Inputs()
     public = public_dir.resolve() if public_dir is not None and public_dir.is_dir() else None
@@ -99,10 +108,12 @@ def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
                 _add_file(inputs, path)
             elif path.suffix == ".json" and _is_stability_file(path):
                 inputs.stability_files.append(path)
+            elif path.suffix == ".json" and _is_ranking_file(path):
+                inputs.ranking_files.append(path)
             else:
                 raise InputError(
                     f"{path}: not a run, a judgment file, a stability report "
-                    "(hyoka pfgen stability --json) or a folder of them"
+                    "(hyoka pfgen stability --json), a Rakuda ranking or a folder of them"
                 )
             continue
         inputs.folders.append(path)
@@ -127,4 +138,6 @@ def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
                     _add_file(inputs, folder / name)
                 elif name.endswith(".json") and _is_stability_file(folder / name):
                     inputs.stability_files.append(folder / name)
+                elif name.endswith(".json") and _is_ranking_file(folder / name):
+                    inputs.ranking_files.append(folder / name)
     return inputs

@@ -1,5 +1,12 @@
-"""MT-bench / pfmt-bench-fin-ja single-grading pages: the per-category table and radar of
-each judge's files, and one page per question with both turns' judgments side by side.
+"""Single-grading pages of every judged benchmark (MT-bench, pfmt-bench-fin-ja, Japanese
+MT-bench per variant, Japanese Vicuna QA, ELYZA-tasks-100): one page per benchmark and
+variant, with each judge's per-category table and radar, the variant's settings and the
+signature of the numbers, and one page per question with every judged turn side by side.
+
+Which benchmark (and variant) a file holds is what hyoka wrote beside it: a judgment
+file's manifest names both (``mtbench.recorded_bench``, the reader ``hyoka mtbench verify``
+uses). A file without one (upstream's published judgments) is matched by its judged
+conversations (``BenchFinder.identify``), and the page says how each file was told.
 
 The judge's reasoning is most of the bytes (13,680 published judgments are 12.6 MB of
 text), so each question page carries it gzip-compressed (``html.packed``) and the browser
@@ -14,8 +21,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from hyoka.errors import MissingDataError
+from hyoka.errors import DataError, InputError
 from hyoka.mtbench import (
+    BENCHES,
     NO_RATING,
     SHORT_NAMES,
     Bench,
@@ -25,58 +33,167 @@ from hyoka.mtbench import (
     display_name,
     load_answers,
     mean_interval,
+    recorded_bench,
     round_half_up,
 )
 from hyoka.report.html import Cell, cell, esc, packed, page, table
 from hyoka.report.svg import radar_chart
 from hyoka.stats import Interval
-from hyoka.store import read_records
+from hyoka.store import manifest_path, read_records
 
 INDEX_PATH = "mtbench/index.html"
+#: how a file whose manifest names its benchmark was told
+BY_MANIFEST = "named by the hyoka manifest beside it"
 
 
 @dataclass(frozen=True)
 class JudgeSet:
-    """The single-grading files of one judge (one ``<judge>_single`` folder)."""
+    """The single-grading files of one judge on one benchmark and variant (one
+    ``<judge>_single`` folder, or upstream's one ``<judge>_single.jsonl``)."""
 
     set_id: str
     name: str
     files: tuple[Path, ...]
     board: Leaderboard
     lines: tuple[SingleJudgmentLine, ...]
+    #: how the files' benchmark was told (``Identified.how``), each way once
+    identified: tuple[str, ...] = ()
 
 
-def load_bench(files: Sequence[Path], data_dir: Path | None) -> Bench:
-    """pfmt-bench-fin-ja, or MT-bench when the first judged conversation is not pfmt's.
+@dataclass(frozen=True)
+class Identified:
+    """A judgment file's benchmark (and variant), and how hyoka told it."""
 
-    Only the data of what is shown is needed: a benchmark whose data was never fetched is
-    passed over while another one's questions match; its absence is the error only when
-    no fetched benchmark holds the judged conversation (it may be the missing one's).
-    """
-    first = next((line for _, line in read_records(files[0], SingleJudgmentLine)), None)
-    loaded: list[Bench] = []
-    missing: list[MissingDataError] = []
-    for name in ("pfmt-fin", "mt-bench"):
-        try:
-            bench = Bench.load(name, data_dir)
-        except MissingDataError as exc:
-            missing.append(exc)
-            continue
-        loaded.append(bench)
-        if first is not None:
-            question = bench.by_id.get(first.question_id)
-            if question is not None and question.turns[0] in first.user_prompt:
-                return bench
-    if missing and (first is not None or not loaded):
-        raise missing[0]
-    return loaded[0]
+    bench: Bench
+    how: str
 
 
-def load_judge_set(set_id: str, name: str, files: Sequence[Path], bench: Bench) -> JudgeSet:
+def bench_key(bench: Bench) -> str:
+    """The benchmark's name, with its variant's where it has one: numbers of different
+    variants get pages of their own and are never ranked together."""
+    return bench.spec.name if bench.variant is None else f"{bench.spec.name}.{bench.variant.name}"
+
+
+def bench_label(bench: Bench) -> str:
+    """The title a page shows: the benchmark's, and its variant's name."""
+    variant = "" if bench.variant is None else f" ({bench.variant.name})"
+    return bench.spec.title + variant
+
+
+class BenchFinder:
+    """Tells each judgment file's benchmark, loading each benchmark (and variant) once."""
+
+    def __init__(self, data_dir: Path | None) -> None:
+        self.data_dir = data_dir
+        self._loaded: dict[tuple[str, str | None], Bench | DataError] = {}
+
+    def load(self, name: str, variant: str | None) -> Bench:
+        key = (name, variant)
+        if key not in self._loaded:
+            try:
+                self._loaded[key] = Bench.load(name, self.data_dir, variant)
+            except DataError as exc:  # missing, or not the pinned bytes: said when needed
+                self._loaded[key] = exc
+        found = self._loaded[key]
+        if isinstance(found, DataError):
+            raise found
+        return found
+
+    def identify(self, path: Path) -> Identified:
+        """The benchmark and variant of ``path``: the ones its hyoka manifest names; for a
+        file without one, the benchmark whose questions every line judges.
+
+        A line fits a benchmark (variant) when its ``question_id`` is one of its
+        questions, the first turn of that question is in the judged prompt
+        (``user_prompt``), and its turn is one the variant judges. Benchmarks that share
+        question ids (Japanese MT-bench's 1-80 and Japanese Vicuna QA's; MT-bench's
+        81-160 and a JMT-bench file numbered as MT-bench) differ in their text, so the
+        judged prompt tells them apart; a file that fits two benchmarks (lines without a
+        judged prompt) is an error naming both, never a guess. Variants that share their
+        questions (Stability's two 2023 snapshots) are not told apart by the lines: the
+        first that fits is taken and the page names the others beside it. Whatever is
+        taken, ``build_leaderboard`` checks every line against it again.
+        """
+        recorded = recorded_bench(path)
+        if recorded is not None:
+            spec, signed = recorded
+            named = None
+            if spec.variants:
+                known = spec.signed_variant(signed) if signed else None
+                if known is None:
+                    names = ", ".join(v.name for v in spec.variants)
+                    raise InputError(
+                        f"{manifest_path(path)}: judged under variant {signed or '(none)'}, "
+                        f"none of this hyoka's {spec.title} variants ({names}): its numbers "
+                        "are not shown beside another variant's"
+                    )
+                named = known.name
+            return Identified(self.load(spec.name, named), BY_MANIFEST)
+        lines = [line for _, line in read_records(path, SingleJudgmentLine)]
+        fits: list[Bench] = []
+        unavailable: list[DataError] = []
+        for spec in BENCHES.values():
+            for variant in spec.variants or (None,):
+                try:
+                    bench = self.load(spec.name, None if variant is None else variant.name)
+                except DataError as exc:
+                    unavailable.append(exc)
+                    continue
+                if _fits(bench, lines):
+                    fits.append(bench)
+        titles = list(dict.fromkeys(b.spec.title for b in fits))
+        if len(titles) > 1:
+            raise InputError(
+                f"{path}: its judgments fit {', '.join(titles)} alike and no hyoka "
+                "manifest names the benchmark (its lines hold no judged prompt to tell them "
+                "apart): report it from a file hyoka judged"
+            )
+        if not fits:
+            if unavailable:  # perhaps the benchmark whose data is missing: say which
+                raise unavailable[0]
+            raise InputError(
+                f"{path}: its judged conversations are the questions of no benchmark hyoka "
+                f"knows ({', '.join(s.title for s in BENCHES.values())}), and no hyoka "
+                "manifest names one"
+            )
+        chosen = fits[0]
+        how = "matched by its judged questions (no hyoka manifest beside it)"
+        if chosen.variant is not None:
+            others = [b.variant.name for b in fits[1:] if b.variant is not None]
+            also = f"; {', '.join(others)} fit as well" if others else ""
+            how += (
+                f"; it records no variant: {chosen.variant.name} is the first whose "
+                f"questions and judged turns fit{also}"
+            )
+        return Identified(chosen, how)
+
+
+def _fits(bench: Bench, lines: Sequence[SingleJudgmentLine]) -> bool:
+    questions = bench.by_id
+    for line in lines:
+        question = questions.get(line.question_id)
+        if question is None or line.turn not in bench.turns:
+            return False
+        if line.user_prompt and question.turns[0] not in line.user_prompt:
+            return False
+    return bool(lines)
+
+
+def set_name(path: Path) -> str:
+    """The judge set a file belongs to: upstream's ``<judge>_single.jsonl`` is one by
+    itself, hyoka's ``<judge>_single/<model>.jsonl`` are one per folder."""
+    return path.stem if path.stem.endswith("_single") else path.parent.name
+
+
+def load_judge_set(
+    set_id: str, name: str, files: Sequence[Path], bench: Bench, identified: Sequence[str] = ()
+) -> JudgeSet:
     """The judgments of ``files``, read once (with every check ``build_leaderboard`` makes),
     and their per-category table."""
     board = build_leaderboard(bench, list(files))
-    return JudgeSet(set_id, name, tuple(files), board, board.lines)
+    return JudgeSet(
+        set_id, name, tuple(files), board, board.lines, tuple(dict.fromkeys(identified))
+    )
 
 
 def _mean(value: Fraction | None) -> str:
@@ -87,24 +204,34 @@ def _sort(value: Fraction | None) -> float:
     return -1.0 if value is None else float(value)
 
 
+def bench_path(bench: Bench) -> str:
+    return f"mtbench/{bench_key(bench)}/index.html"
+
+
 def set_path(judge_set: JudgeSet) -> str:
-    return f"mtbench/{judge_set.set_id}.html"
+    """Where a judge set's table is: its section of the benchmark's page."""
+    return f"{bench_path(judge_set.board.bench)}#{judge_set.set_id}"
 
 
 def question_path(bench: Bench, question_id: int) -> str:
-    return f"mtbench/{bench.spec.name}/q{question_id:04d}.html"
+    return f"mtbench/{bench_key(bench)}/q{question_id:04d}.html"
 
 
-def judge_set_page(judge_set: JudgeSet) -> str:
+def _overall_tip(bench: Bench) -> str:
+    if bench.spec.headline == "turn-mean":
+        return "mean of every rated turn (upstream's headline)"
+    return "mean of the category means (upstream's headline)"
+
+
+def category_table(judge_set: JudgeSet) -> str:
+    """The judge set's per-category table (``build_leaderboard``'s numbers) and radar."""
     board = judge_set.board
-    categories = board.bench.spec.categories
-    headers: list[str | tuple[str, str]] = [
-        "Model",
-        ("Overall", "mean of the category means"),
-        ("95% CI", "bootstrap over questions, then trials (one trial: questions only)"),
-        "Turn 1",
-        "Turn 2",
-    ]
+    bench = board.bench
+    categories = bench.spec.categories
+    turns = bench.turns if len(bench.turns) > 1 else ()
+    headers: list[str | tuple[str, str]] = ["Model", ("Overall", _overall_tip(bench))]
+    headers += [("95% CI", "bootstrap over questions, then trials (one trial: questions only)")]
+    headers += [f"Turn {turn}" for turn in turns]
     headers += [(SHORT_NAMES.get(c, c), c) for c in categories]
     headers += [("Zeroed", "turns scored 0 by a rule: no answer or wrong language"), "Unrated"]
     zeroed: dict[str, int] = defaultdict(int)
@@ -114,7 +241,7 @@ def judge_set_page(judge_set: JudgeSet) -> str:
     rows = []
     for model in board.ranked():
         means = model.means()
-        label = display_name(model.model)
+        label = display_name(model.model, board.bench)
         differs = board.differences(model)
         tip = (
             ("differs: " + "; ".join(differs))
@@ -128,8 +255,7 @@ def judge_set_page(judge_set: JudgeSet) -> str:
                 cell(esc(label), label, tip or None),
                 cell(_mean(model.overall()), _sort(model.overall())),
                 _interval(mean_interval(model)),
-                cell(_mean(model.overall(1)), _sort(model.overall(1))),
-                cell(_mean(model.overall(2)), _sort(model.overall(2))),
+                *[cell(_mean(model.overall(t)), _sort(model.overall(t))) for t in turns],
                 *[cell(_mean(means[c]), _sort(means[c])) for c in categories],
                 cell(str(zeroed[model.model]), zeroed[model.model]),
                 cell(str(model.unrated), model.unrated),
@@ -137,27 +263,35 @@ def judge_set_page(judge_set: JudgeSet) -> str:
         )
     series = [
         (
-            display_name(m.model),
+            display_name(m.model, board.bench),
             [None if (v := m.means()[c]) is None else float(v) for c in categories],
         )
         for m in board.ranked()
     ]
     radar = radar_chart([SHORT_NAMES.get(c, c) for c in categories], series)
-    questions = "".join(
-        f'<a href="../{esc(question_path(board.bench, q.question_id))}">{q.question_id}</a> '
-        for q in board.bench.questions
-    )
     signature = board.signature.line if board.signature else "none"
-    body = (
+    told = "; ".join(judge_set.identified) or "–"
+    return (
+        f'<section id="{esc(judge_set.set_id)}"><h2>{esc(judge_set.name)}</h2>'
         f"<p>{len(judge_set.files)} judgment files, {len(judge_set.lines)} judged turns. "
-        "Means of both turns per category, rounded half-up; rule zeros count, unrated turns "
-        "(-1) do not.</p>"
-        + table(headers, rows, table_id="categories")
-        + f'<h2>Radar</h2>{radar}<h2>Questions</h2><p class="qlinks">{questions}</p>'
+        "Means of the judged turns per category, rounded half-up; rule zeros count, unrated "
+        f"turns (-1) do not. Benchmark: {esc(told)}.</p>"
+        + table(headers, rows, table_id=f"{judge_set.set_id}-categories")
+        + f'<h3>Radar</h3>{radar}<p>signature: <code class="signature">{esc(signature)}'
+        "</code></p></section>"
     )
-    footer = f"<p>signature: <code>{esc(signature)}</code></p>"
-    return page(
-        f"{board.bench.spec.title}: {judge_set.name}", body, path=set_path(judge_set), footer=footer
+
+
+def _variant_html(bench: Bench) -> str:
+    """The variant's name, label, who runs it and every setting that changes numbers."""
+    variant = bench.variant
+    if variant is None:
+        return ""
+    rows = [[name, value] for name, value in variant.settings().items()]
+    return (
+        f'<p>variant: <b id="variant">{esc(variant.name)}</b> '
+        f"(<code>{esc(variant.label)}</code>): {esc(variant.used_by)}</p>"
+        + table(["Setting", "Value"], rows, sortable=False, table_id="variant-settings")
     )
 
 
@@ -170,18 +304,39 @@ def _interval(found: Interval | None) -> Cell:
     return cell(f"[{low}, {high}]", found.low)
 
 
+def bench_page(bench: Bench, sets: Sequence[JudgeSet]) -> str:
+    """The benchmark's (and variant's) page: its variant, then each judge's table and
+    radar with the signature of its numbers, then links to every question."""
+    path = bench_path(bench)
+    questions = "".join(
+        f'<a href="q{q.question_id:04d}.html">{q.question_id}</a> ' for q in bench.questions
+    )
+    body = (
+        _variant_html(bench)
+        + "".join(category_table(s) for s in sets)
+        + f'<h2>Questions</h2><p class="qlinks">{questions}</p>'
+    )
+    return page(f"{bench_label(bench)}: single grading", body, path=path)
+
+
 def find_answers(bench: Bench, sets: Sequence[JudgeSet]) -> dict[str, dict[int, tuple[str, ...]]]:
-    """The judged models' answers, from FastChat's layout beside the judgments
-    (``<bench>/model_answer/<model>.jsonl`` next to ``model_judgment/<judge>/``)."""
+    """The judged models' answers, from FastChat's layout beside the judgments:
+    ``<bench>/model_answer/<model>.jsonl`` next to hyoka's ``model_judgment/<judge>/`` or
+    upstream's ``model_judgment/<judge>_single.jsonl``."""
     found: dict[str, dict[int, tuple[str, ...]]] = {}
     for judge_set in sets:
         for path in judge_set.files:
-            model_file = path.parent.parent.parent / "model_answer" / path.name
-            model = path.stem
-            if model in found or not model_file.is_file():
-                continue
-            records = load_answers(model_file, bench)
-            found[model] = {qid: record.turns for qid, record in records.items()}
+            if path.stem.endswith("_single"):  # upstream's: every model in one file
+                folder = path.parent.parent / "model_answer"
+                models = sorted({line.model for line in judge_set.lines})
+            else:
+                folder, models = path.parent.parent.parent / "model_answer", [path.stem]
+            for model in models:
+                model_file = folder / f"{model}.jsonl"
+                if model in found or not model_file.is_file():
+                    continue
+                records = load_answers(model_file, bench)
+                found[model] = {qid: record.turns for qid, record in records.items()}
     return found
 
 
@@ -190,8 +345,8 @@ def question_pages(
     sets: Sequence[JudgeSet],
     answers: dict[str, dict[int, tuple[str, ...]]] | None = None,
 ) -> dict[str, str]:
-    """One page per question: both turns, every model's score and reasoning per judge, and
-    (when ``answers`` are given) each model's answers to both turns."""
+    """One page per question: its turns, every model's score and reasoning per judge for
+    each judged turn, and (when ``answers`` are given) each model's answers."""
     by_question: dict[int, list[tuple[JudgeSet, SingleJudgmentLine]]] = defaultdict(list)
     for judge_set in sets:
         for line in judge_set.lines:
@@ -205,9 +360,9 @@ def question_pages(
         rows = []
         payload: dict[str, str] = {}
         for number, ((judge, model), turns) in enumerate(sorted(grid.items())):
-            cells = [cell(esc(display_name(model)), model), cell(esc(judge), judge)]
+            cells = [cell(esc(display_name(model, bench)), model), cell(esc(judge), judge)]
             details = []
-            for turn in (1, 2):
+            for turn in bench.turns:
                 judged = turns.get(turn)
                 if judged is None:
                     cells.append(cell("–", -2))
@@ -234,20 +389,23 @@ def question_pages(
                     f'<div class="judgment" id="{target}">…</div></details>'
                 )
                 payload[target] = esc(text)
-            answered.append(f"<li><b>{esc(display_name(model))}</b>{''.join(parts)}</li>")
+            answered.append(f"<li><b>{esc(display_name(model, bench))}</b>{''.join(parts)}</li>")
         answers_html = f"<h2>Answers</h2><ul>{''.join(answered)}</ul>" if answered else ""
         turns_html = "".join(
             f'<div class="card"><h3>Turn {i + 1}</h3><div class="judgment">{esc(t)}</div></div>'
             for i, t in enumerate(question.turns)
         )
+        headers = ["Model", "Judge", *(f"Turn {turn}" for turn in bench.turns), "Reasoning"]
         body = (
-            f"<p>category: <b>{esc(question.category)}</b></p>{turns_html}"
-            + table(["Model", "Judge", "Turn 1", "Turn 2", "Reasoning"], rows, table_id="judgments")
+            f'<p><a href="index.html">{esc(bench_label(bench))}</a> · category: '
+            f"<b>{esc(question.category)}</b></p>{turns_html}"
+            + table(headers, rows, table_id="judgments")
             + answers_html
             + packed("payload", payload)
         )
         path = question_path(bench, question.question_id)
-        pages[path] = page(f"{bench.spec.title} question {question.question_id}", body, path=path)
+        title = f"{bench_label(bench)} question {question.question_id}"
+        pages[path] = page(title, body, path=path)
     return pages
 
 
@@ -265,17 +423,23 @@ def _score_cell(line: SingleJudgmentLine) -> Cell:
 
 
 def index_page(bench_sets: Sequence[tuple[Bench, Sequence[JudgeSet]]]) -> str:
+    """Every benchmark (and variant) shown, with its judge sets."""
     if not bench_sets:
         body = "<p>No single-grading judgment files among the inputs.</p>"
     else:
         items = []
         for bench, sets in bench_sets:
+            judges = []
             for judge_set in sets:
                 best = judge_set.board.ranked()[:1]
-                top = f" · best: {esc(display_name(best[0].model))}" if best else ""
-                items.append(
-                    f'<li><a href="../{esc(set_path(judge_set))}">{esc(bench.spec.title)}: '
-                    f"{esc(judge_set.name)}</a> ({len(judge_set.board.models)} models{top})</li>"
+                top = f" · best: {esc(display_name(best[0].model, bench))}" if best else ""
+                judges.append(
+                    f'<li><a href="../{esc(set_path(judge_set))}">{esc(judge_set.name)}</a> '
+                    f"({len(judge_set.board.models)} models{top})</li>"
                 )
+            items.append(
+                f'<li><a href="../{esc(bench_path(bench))}">{esc(bench_label(bench))}</a>'
+                f"<ul>{''.join(judges)}</ul></li>"
+            )
         body = f"<ul>{''.join(items)}</ul>"
-    return page("MT-bench style judgments", body, path=INDEX_PATH)
+    return page("Single-grading judgments", body, path=INDEX_PATH)

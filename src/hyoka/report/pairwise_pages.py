@@ -1,11 +1,13 @@
 """Pairwise judgments: win/tie/loss matrices per method, Bradley–Terry ratings with bootstrap
 intervals, robustness to the order of the two answers, and the pairs whose orders disagreed.
 
-Two file kinds are read: hyoka's judgment records (``hyoka judge pairwise``) and FastChat's
-``*_pair.jsonl`` lines (which hyoka's MT-bench runs write too). Both become one
-``PairOutcome`` per judged item; ``prob`` ratings use the probability-averaged verdict as a
-fractional win (P(A) + P(tie)/2 of the mass on A, B and tie), the other methods their
-letters (a tie is half a win).
+Three file kinds are read: hyoka's judgment records (``hyoka judge pairwise``), FastChat's
+``*_pair.jsonl`` lines (which hyoka's MT-bench runs write too, and ja-vicuna-qa-benchmark
+publishes in its own spelling) and Rakuda's match lines (``hyoka mtbench judge --bench
+rakuda``: each match judged once, in its drawn order, shown as the method ``one-order``).
+Each becomes one ``PairOutcome`` per judged item; ``prob`` ratings use the
+probability-averaged verdict as a fractional win (P(A) + P(tie)/2 of the mass on A, B and
+tie), the other methods their letters (a tie is half a win).
 """
 
 from __future__ import annotations
@@ -23,13 +25,15 @@ from hyoka.judge import (
     orders_agree,
     win_share,
 )
-from hyoka.mtbench import PairJudgmentLine
+from hyoka.mtbench import PairJudgmentLine, RakudaPairLine, judgment_spec
 from hyoka.report.html import cell, esc, page, table
 from hyoka.report.svg import IntervalRow, interval_chart
 from hyoka.stats import LETTERS, Battles, Ratings, bradley_terry
 from hyoka.store import first_object, read_records
 
 INDEX_PATH = "pairwise/index.html"
+#: the verdict of an item judged in one order only (Rakuda's matches)
+ONE_ORDER = "one-order"
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,34 @@ def read_pairs(path: Path) -> list[PairOutcome]:
         ]
     if "g1_winner" in first:
         return [_from_fastchat(line) for _, line in read_records(path, PairJudgmentLine)]
-    raise InputError(f"{path}:1: not a pairwise judgment (no 'g1_winner' or kind 'pairwise')")
+    if "model1_id" in first:
+        return [_from_rakuda(line) for _, line in read_records(path, RakudaPairLine)]
+    raise InputError(
+        f"{path}:1: not a pairwise judgment (no 'g1_winner', 'model1_id' or kind 'pairwise')"
+    )
+
+
+def _from_rakuda(line: RakudaPairLine) -> PairOutcome:
+    letter = line.letter
+    return PairOutcome(
+        line.question_id, line.model1_id, line.model2_id, {ONE_ORDER: letter}, (letter, None), None
+    )
+
+
+def bench_title(path: Path, data_dir: Path | None) -> str | None:
+    """The benchmark a pair file is of: Rakuda's lines say so themselves; otherwise the
+    one its hyoka manifest names, else the one whose data folder holds it
+    (``mtbench.judgment_spec``, as ``hyoka mtbench verify`` tells it); ``None``: neither
+    (the page is then named by the file alone)."""
+    first = first_object(path) or {}
+    if "model1_id" in first:
+        return "Rakuda"
+    if "g1_winner" not in first:
+        return None  # hyoka's own judgment records: no benchmark
+    try:
+        return judgment_spec(path, None, data_dir).title
+    except InputError:
+        return None
 
 
 def _first_object(path: Path) -> dict[str, object]:
@@ -122,7 +153,9 @@ def pairwise_page(
     name: str, path: str, outcomes: Sequence[PairOutcome], rounds: int, seed: int
 ) -> str:
     methods = [
-        m for m in METHODS if any(m in o.verdicts or (m == "prob" and o.mean) for o in outcomes)
+        m
+        for m in (*METHODS, ONE_ORDER)
+        if any(m in o.verdicts or (m == "prob" and o.mean) for o in outcomes)
     ]
     orders = order_agreement(o.letters for o in outcomes)
     agree, disagree, missing = orders.agree, orders.disagree, orders.missing
@@ -133,6 +166,13 @@ def pairwise_page(
         f'<b id="robustness">{robustness}</b> ({agree} agree, {disagree} disagree, {missing} '
         "without a verdict letter in an order).</p>"
     ]
+    if methods == [ONE_ORDER]:
+        sections.append(
+            "<p>Each item was judged once, in one order (Rakuda's matches): there is no "
+            "second order to agree with. Rakuda's own ranking also fits the advantage of "
+            "being shown first: <code>hyoka mtbench leaderboard --bench rakuda --format "
+            "json</code> writes it, and the report shows that file.</p>"
+        )
     for method in methods:
         result = analyse(outcomes, method, rounds, seed)
         sections.append(f"<h2>Method {esc(method)}</h2>")
@@ -200,15 +240,16 @@ def pairwise_page(
     return page(f"Pairwise: {name}", "".join(sections), path=path)
 
 
-def index_page(entries: Sequence[tuple[str, str, int]]) -> str:
+def index_page(entries: Sequence[tuple[str, str, str]]) -> str:
+    """Links to each page: (name, path, what it holds: "80 items")."""
     if not entries:
         body = "<p>No pairwise judgment files among the inputs.</p>"
     else:
         body = (
             "<ul>"
             + "".join(
-                f'<li><a href="../{esc(p)}">{esc(n)}</a> ({count} items)</li>'
-                for n, p, count in entries
+                f'<li><a href="../{esc(p)}">{esc(n)}</a> ({esc(held)})</li>'
+                for n, p, held in entries
             )
             + "</ul>"
         )

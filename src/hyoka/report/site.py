@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hyoka.data import resolve_data_dir
 from hyoka.errors import HyokaError, InputError
@@ -32,6 +33,9 @@ from hyoka.store import (
     path_under,
     replacing_folder,
 )
+
+if TYPE_CHECKING:
+    from hyoka.mtbench import Bench
 
 #: Where the public pfgen-bench results are, inside a data directory.
 PUBLIC_RESULTS = Path("pfgen-bench") / "results"
@@ -124,29 +128,41 @@ def _write(out: Path, pages: dict[str, str]) -> None:
 
 
 def _mtbench(inputs: Inputs, options: ReportOptions, pages: dict[str, str]) -> str:
+    """A page per benchmark and variant the single-grading files hold (each file's told by
+    ``BenchFinder.identify``), a judge set per judge, and the question pages."""
     from hyoka.report import mtbench_pages as mt
 
-    if not inputs.single_sets:
-        pages[mt.INDEX_PATH] = mt.index_page([])
-        return ""
-    files = [f for fs in inputs.single_sets.values() for f in fs]
-    bench = mt.load_bench(files, options.data_dir)
-    sets = []
-    for number, (folder, group) in enumerate(sorted(inputs.single_sets.items())):
-        name = folder.name
-        set_id = f"{bench.spec.name}-{number + 1}"
-        judge_set = mt.load_judge_set(set_id, name, group, bench)
-        pages[mt.set_path(judge_set)] = mt.judge_set_page(judge_set)
-        sets.append(judge_set)
-    answers = mt.find_answers(bench, sets) if options.answers else None
-    pages.update(mt.question_pages(bench, sets, answers))
-    pages[mt.INDEX_PATH] = mt.index_page([(bench, sets)])
-    links = "".join(
-        f'<li><a href="{esc(mt.set_path(s))}">{esc(s.name)}</a>: {len(s.board.models)} models, '
-        f"{len(s.lines)} judged turns</li>"
-        for s in sets
-    )
-    return f"<h2>{esc(bench.spec.title)}</h2><ul>{links}</ul>"
+    finder = mt.BenchFinder(options.data_dir)
+    by_bench: dict[str, tuple[Bench, dict[str, list[tuple[Path, str]]]]] = {}
+    for folder in sorted(inputs.single_sets):
+        for path in inputs.single_sets[folder]:
+            found = finder.identify(path)
+            key = mt.bench_key(found.bench)
+            groups = by_bench.setdefault(key, (found.bench, {}))[1]
+            groups.setdefault(mt.set_name(path), []).append((path, found.how))
+    shown = []
+    for key, (bench, groups) in sorted(by_bench.items()):
+        sets = [
+            mt.load_judge_set(
+                f"{key}-{number}", name, [p for p, _ in files], bench, [h for _, h in files]
+            )
+            for number, (name, files) in enumerate(sorted(groups.items()), 1)
+        ]
+        pages[mt.bench_path(bench)] = mt.bench_page(bench, sets)
+        answers = mt.find_answers(bench, sets) if options.answers else None
+        pages.update(mt.question_pages(bench, sets, answers))
+        shown.append((bench, sets))
+    pages[mt.INDEX_PATH] = mt.index_page(shown)
+    sections = []
+    for bench, sets in shown:
+        links = "".join(
+            f'<li><a href="{esc(mt.set_path(s))}">{esc(s.name)}</a>: {len(s.board.models)} '
+            f"models, {len(s.lines)} judged turns</li>"
+            for s in sets
+        )
+        title = f'<a href="{esc(mt.bench_path(bench))}">{esc(mt.bench_label(bench))}</a>'
+        sections.append(f"<h2>{title}</h2><ul>{links}</ul>")
+    return "".join(sections)
 
 
 def _pairwise(
@@ -154,7 +170,7 @@ def _pairwise(
 ) -> str:
     from hyoka.report import pairwise_pages as pw
 
-    entries: list[tuple[str, str, int]] = []
+    entries: list[tuple[str, str, str]] = []
     for number, path in enumerate(inputs.pair_files, 1):
         try:
             outcomes = pw.read_pairs(path)
@@ -165,10 +181,28 @@ def _pairwise(
             notes.append(f"{path}: skipped: no pairwise judgments")
             continue
         target = f"pairwise/p{number}.html"
-        pages[target] = pw.pairwise_page(path.name, target, outcomes, options.rounds, options.seed)
-        entries.append((path.name, target, len(outcomes)))
+        title = pw.bench_title(path, options.data_dir)
+        name = path.name if title is None else f"{title}: {path.name}"
+        pages[target] = pw.pairwise_page(name, target, outcomes, options.rounds, options.seed)
+        entries.append((name, target, f"{len(outcomes)} items"))
+    entries += _rankings(inputs, pages)
     pages[pw.INDEX_PATH] = pw.index_page(entries)
     if not entries:
         return ""
-    links = "".join(f'<li><a href="{esc(p)}">{esc(n)}</a> ({c} items)</li>' for n, p, c in entries)
+    links = "".join(f'<li><a href="{esc(p)}">{esc(n)}</a> ({esc(c)})</li>' for n, p, c in entries)
     return f"<h2>Pairwise judgments</h2><ul>{links}</ul>"
+
+
+def _rankings(inputs: Inputs, pages: dict[str, str]) -> list[tuple[str, str, str]]:
+    """A page per Rakuda ranking file, listed with the pairwise judgments it ranks."""
+    from hyoka.report import ranking_pages as rk
+
+    entries = []
+    for number, path in enumerate(inputs.ranking_files, 1):
+        ranking = rk.read_ranking(path)
+        if ranking is None:  # read at discovery; changed since
+            continue
+        target = f"pairwise/ranking{number}.html"
+        pages[target] = rk.ranking_page(path, target, ranking)
+        entries.append((f"Rakuda ranking: {path.name}", target, f"{len(ranking.ranking)} models"))
+    return entries

@@ -1,6 +1,8 @@
-"""Statistics for comparing evaluation methods: bootstrap CIs, correlations, agreement."""
+"""Statistics for comparing evaluation methods: bootstrap CIs, correlations, agreement,
+length and style control, and how far a ranking can be trusted."""
 
 from hyoka.stats.agreement import AgreementReport, agreement_report
+from hyoka.stats.board_pairs import BoardCorrelation, correlate_with_leaderboard
 from hyoka.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -16,9 +18,28 @@ from hyoka.stats.home_advantage import HomeFit, HomeRanking, fit_home_advantage,
 from hyoka.stats.home_advantage import Match as HomeMatch
 from hyoka.stats.label_files import label_table_from_files
 from hyoka.stats.labels import LETTERS, MIRROR, VERDICT_NAMES, LabelTable
+from hyoka.stats.length_adjusted import Grade, LengthAdjusted, length_adjusted_scores
+from hyoka.stats.length_control import (
+    BaselineVerdict,
+    LengthControlled,
+    length_controlled_winrates,
+)
 from hyoka.stats.paired_scores import collect_run_scores, read_score_table
+from hyoka.stats.ranking_quality import (
+    RankingComparison,
+    ScoreDraws,
+    compare_rankings,
+    mean_score_draws,
+    separability,
+    separability_curve,
+)
 from hyoka.stats.refset_stability import ENSEMBLE, refset_stability
 from hyoka.stats.single_grades import preferences, preferences_from_folders, read_single_grades
+from hyoka.stats.style_control import (
+    StyleControlled,
+    StyleCounts,
+    style_controlled_bradley_terry,
+)
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -28,22 +49,36 @@ __all__ = [
     "MIRROR",
     "VERDICT_NAMES",
     "AgreementReport",
+    "BaselineVerdict",
     "Battles",
+    "BoardCorrelation",
     "Correlation",
+    "Grade",
     "HomeFit",
     "HomeMatch",
     "HomeRanking",
     "Interval",
     "LabelTable",
+    "LengthAdjusted",
+    "LengthControlled",
+    "RankingComparison",
     "Ratings",
+    "ScoreDraws",
+    "StyleControlled",
+    "StyleCounts",
     "agreement_report",
     "bootstrap",
     "bradley_terry",
     "collect_run_scores",
+    "compare_rankings",
     "correlate",
+    "correlate_with_leaderboard",
     "fit_home_advantage",
     "kendall_tau_b",
     "label_table_from_files",
+    "length_adjusted_scores",
+    "length_controlled_winrates",
+    "mean_score_draws",
     "paired_two_level_intervals",
     "preferences",
     "preferences_from_folders",
@@ -51,6 +86,9 @@ __all__ = [
     "read_score_table",
     "read_single_grades",
     "refset_stability",
+    "separability",
+    "separability_curve",
+    "style_controlled_bradley_terry",
     "summary_two_level_interval",
     "two_level_interval",
 ]

@@ -69,6 +69,14 @@ def resample_indices(n: int, resamples: int, rng: np.random.Generator) -> IntArr
     return rng.integers(0, n, size=(resamples, n), dtype=np.int64)
 
 
+def draw_weights(picks: IntArray, n: int) -> FloatArray:
+    """How often each of ``n`` items was drawn in each row of ``picks`` (rows × n)."""
+    rows = picks.shape[0]
+    cells = (picks + np.arange(rows, dtype=np.int64)[:, None] * n).ravel()
+    counts: FloatArray = np.bincount(cells, minlength=rows * n).astype(np.float64)
+    return counts.reshape(rows, n)
+
+
 def resampled(
     statistic: Callable[[IntArray], FloatArray],
     n: int,

@@ -7,7 +7,6 @@ average ranks (ties share the mean of their positions), as scipy defines it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -113,15 +112,27 @@ def _pairs(x: Sequence[float], y: Sequence[float]) -> tuple[FloatArray, FloatArr
     return xs, ys
 
 
+def kendall_rows(x: FloatArray, y: FloatArray) -> FloatArray:
+    """Kendall's τ-b of each row pair of two (rows, n) matrices: over all pairs of items,
+    (concordant − discordant) divided by the geometric mean of the pairs not tied in x and
+    not tied in y; NaN where one side is all ties. Item i is compared with every later
+    item at once, for every row: memory grows with rows × n, not with the n² pairs."""
+    rows, n = x.shape
+    products, untied_x, untied_y = np.zeros(rows), np.zeros(rows), np.zeros(rows)
+    for i in range(n - 1):
+        sx = np.sign(x[:, i + 1 :] - x[:, i : i + 1])
+        sy = np.sign(y[:, i + 1 :] - y[:, i : i + 1])
+        products += np.einsum("ij,ij->i", sx, sy)
+        untied_x += np.count_nonzero(sx, axis=1)
+        untied_y += np.count_nonzero(sy, axis=1)
+    untied = untied_x * untied_y
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau: FloatArray = np.where(untied > 0, products / np.sqrt(untied), np.nan)
+    return tau
+
+
 def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
-    """Kendall's τ-b: over all pairs of runs, (concordant − discordant) divided by the
-    geometric mean of the pairs not tied in x and not tied in y (NaN when one side is all
-    ties). Every pair is compared at once: n² signs, nothing for a few hundred runs."""
+    """Kendall's τ-b of two lists (``kendall_rows``): every pair compared at once, n²
+    signs, nothing for a few hundred runs."""
     xs, ys = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    upper = np.triu_indices(len(xs), k=1)
-    sx = np.sign(xs[:, None] - xs[None, :])[upper]
-    sy = np.sign(ys[:, None] - ys[None, :])[upper]
-    untied = float(np.count_nonzero(sx)) * float(np.count_nonzero(sy))
-    if untied == 0:
-        return math.nan
-    return float(np.dot(sx, sy)) / math.sqrt(untied)
+    return float(kendall_rows(xs[None, :], ys[None, :])[0])

@@ -73,7 +73,14 @@ from hyoka.store.log import (
     unique_records,
 )
 from hyoka.store.owned import OUTPUT_MARKER, claim_folder, owned_folder, replacing_folder
-from hyoka.store.paths import is_inside, path_under, plain_name, safe_name
+from hyoka.store.paths import (
+    default_cache_dir,
+    is_inside,
+    path_under,
+    plain_name,
+    safe_name,
+    user_cache_root,
+)
 
 __all__ = [
     "LOG_LOCK_WAIT_S",
@@ -94,6 +101,7 @@ __all__ = [
     "clean_stale_temp_files",
     "codec_of",
     "decompress_bounded",
+    "default_cache_dir",
     "first_object",
     "is_inside",
     "json_text",
@@ -119,6 +127,7 @@ __all__ = [
     "temp_path_for",
     "truncate_to",
     "unique_records",
+    "user_cache_root",
     "write_json",
     "write_jsonl",
     "writer_lock",

@@ -163,11 +163,11 @@ def read_objects(path: Path, data: bytes | None = None) -> Iterator[tuple[int, d
 
 
 def read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """``(where, object)`` rows of a small table a user writes by hand: CSV (header row,
-    cells stripped), a JSON list of objects, or JSON Lines; ``where`` is ``file:line``
+    """``(where, object)`` rows of a small table a user writes by hand: CSV or TSV (header
+    row, cells stripped), a JSON list of objects, or JSON Lines; ``where`` is ``file:line``
     (``file: entry N`` in a JSON list), for error messages."""
     suffix = path.suffix.lower()
-    if suffix not in (".csv", ".json"):
+    if suffix not in (".csv", ".tsv", ".json"):
         for number, row in read_objects(path):
             yield f"{path}:{number}", row
         return
@@ -177,8 +177,8 @@ def read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         raise InputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read: {exc}") from None
-    if suffix == ".csv":
-        reader = csv.DictReader(text.splitlines())
+    if suffix in (".csv", ".tsv"):
+        reader = csv.DictReader(text.splitlines(), delimiter="," if suffix == ".csv" else "\t")
         for number, cells in enumerate(reader, start=2):
             yield f"{path}:{number}", {k.strip(): (v or "").strip() for k, v in cells.items() if k}
         return

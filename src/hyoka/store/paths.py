@@ -10,6 +10,7 @@ goes, never whether it is inside.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import unicodedata
 from pathlib import Path
@@ -78,3 +79,21 @@ def is_inside(path: Path, root: Path) -> bool:
     """Whether ``path`` stays inside ``root`` once both are resolved (symlinks followed)."""
     resolved_root = root.resolve()
     return path.resolve().is_relative_to(resolved_root)
+
+
+#: The variable that moves hyoka's caches (responses, the pfgen index) elsewhere.
+CACHE_DIR_ENV = "HYOKA_CACHE_DIR"
+
+
+def user_cache_root() -> Path:
+    """The platform's user cache folder for hyoka (``~/.cache/hyoka`` on Linux): the one
+    place its default locations for caches and fetched data are derived from."""
+    import platformdirs  # imported here: only a command that needs a default pays for it
+
+    return Path(platformdirs.user_cache_dir("hyoka"))
+
+
+def default_cache_dir() -> Path:
+    """``HYOKA_CACHE_DIR``, else the platform's user cache folder for hyoka."""
+    explicit = os.environ.get(CACHE_DIR_ENV)
+    return Path(explicit) if explicit else user_cache_root()

@@ -1,0 +1,89 @@
+"""Rakuda rankings: what ``hyoka mtbench leaderboard --bench rakuda --format json`` writes
+(and upstream's ``rankings/*.json``, whose fields it keeps), shown as they are: each
+model's median rating and the interval the file records, and the signature hyoka wrote
+beside the numbers (upstream's files carry none; the page says so). Nothing is refitted:
+the file is the result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from hyoka.errors import InputError
+from hyoka.report.html import cell, esc, page, table
+from hyoka.signature import SIGNATURE_KEY, Signature
+from hyoka.store import read_json
+
+#: a ranking is a small file: anything larger is not one (and is not read whole)
+MAX_BYTES = 5_000_000
+
+
+class RankedModel(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    model_id: str
+    lower: float
+    median: float
+    upper: float
+
+
+class RankingFile(BaseModel):
+    """The fields shown; the rest of the file is kept as it is."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    ranking: tuple[RankedModel, ...]
+    bootstrap_rounds: int | None = None
+    seed: int | None = None
+    judge: str | None = None
+
+
+def read_ranking(path: Path) -> RankingFile | None:
+    """The ranking ``path`` holds; ``None`` when it holds none (another JSON file)."""
+    try:
+        raw = read_json(path, strict=False, max_bytes=MAX_BYTES)
+    except InputError:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("ranking"), list):
+        return None
+    try:
+        return RankingFile.model_validate(raw)
+    except ValidationError:
+        return None
+
+
+def ranking_page(path: Path, target: str, ranking: RankingFile) -> str:
+    extra = ranking.model_extra or {}
+    signature = Signature.from_json(extra.get(SIGNATURE_KEY), path)
+    # best first (upstream's files list the weakest first)
+    rows = [
+        [
+            cell(str(rank), rank),
+            cell(esc(m.model_id), m.model_id),
+            cell(f"{m.median:.1f}", m.median),
+            cell(f'<span class="ci">[{m.lower:.1f}, {m.upper:.1f}]</span>', m.lower),
+        ]
+        for rank, m in enumerate(sorted(ranking.ranking, key=lambda m: -m.median), 1)
+    ]
+    made = (
+        f"{ranking.bootstrap_rounds} bootstrap rounds, seed {ranking.seed}"
+        if ranking.bootstrap_rounds is not None
+        else "bootstrap rounds not recorded"
+    )
+    shown = (
+        f'<code class="signature">{esc(signature.line)}</code>'
+        if signature is not None
+        else "none (not written by hyoka: the file records how it was made no further"
+        + (f" than its judge, {esc(ranking.judge)}" if ranking.judge else "")
+        + ")"
+    )
+    body = (
+        "<p>Rakuda's ranking as the file records it: Bradley–Terry ratings with the "
+        "advantage of the first-shown answer fitted (upstream's <code>make_ranking.py</code>), "
+        f"each model's median over the bootstrap and its lower and upper bounds ({made}).</p>"
+        + table(["Rank", "Model", "Median", "Interval"], rows, table_id="ranking")
+        + f"<p>signature: {shown}</p>"
+    )
+    return page(f"Rakuda ranking: {path.name}", body, path=target)

@@ -1,0 +1,81 @@
+"""Logistic regression with fractional outcomes, fitted for many row weightings at once.
+
+The length-controlled win rate and the style-controlled Bradley–Terry ratings are both a
+logistic model of a judged share of the win (1, 0.5, 0, or a judge's probability-averaged
+verdict P(A) + P(tie)/2) on a design matrix. A fractional outcome y counts as y of a win
+and 1 − y of a loss: the log-likelihood Σ w·(y·log p + (1 − y)·log(1 − p)), the one
+statsmodels' binomial ``GLM`` and alpaca_eval's duplicated rows (one per class, weighted
+by y and 1 − y) maximise.
+
+A bootstrap resample is a row weighting (how often each row was drawn), so every resample
+is fitted at once: Newton's method on a stack of p × p systems, one per weighting, with
+step halving so that no step lowers the likelihood. A vanishing ridge keeps the optimum
+finite where the data separate (a model that won every game) and moves ordinary
+coefficients by far less than a shown digit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hyoka.errors import InputError
+from hyoka.stats.bootstrap import FloatArray
+
+#: Ridge on every coefficient: a finite optimum where the data separate.
+RIDGE = 1e-6
+_TOLERANCE = 1e-10
+_MAX_ITERATIONS = 100
+
+
+def _log_likelihood(
+    coefficients: FloatArray, design: FloatArray, outcome: FloatArray, weights: FloatArray
+) -> FloatArray:
+    """The penalised log-likelihood of each row of ``coefficients`` (rows × p)."""
+    linear = coefficients @ design.T  # rows × n
+    # log σ(x) = −log(1 + e^{−x}), stable for both signs
+    value = weights * (
+        outcome * -np.logaddexp(0.0, -linear) + (1.0 - outcome) * -np.logaddexp(0.0, linear)
+    )
+    penalised: FloatArray = value.sum(axis=1) - RIDGE / 2 * np.sum(coefficients**2, axis=1)
+    return penalised
+
+
+def fit_logistic(design: FloatArray, outcome: FloatArray, weights: FloatArray) -> FloatArray:
+    """Coefficients (rows × p) maximising the fractional-outcome log-likelihood of
+    ``outcome`` (n shares in [0, 1]) on ``design`` (n × p, no intercept added) under each
+    row of ``weights`` (rows × n; a bootstrap resample's draw counts, or ones)."""
+    n, p = design.shape
+    if outcome.shape != (n,) or weights.ndim != 2 or weights.shape[1] != n:
+        raise InputError("logistic fit: design, outcome and weights disagree in size")
+    if not (np.all(outcome >= 0.0) and np.all(outcome <= 1.0)):
+        raise InputError("logistic fit: every outcome must be a share between 0 and 1")
+    rows = weights.shape[0]
+    beta = np.zeros((rows, p))
+    eye = np.eye(p)
+    current = _log_likelihood(beta, design, outcome, weights)
+    for _ in range(_MAX_ITERATIONS):
+        probability = 1.0 / (1.0 + np.exp(-(beta @ design.T)))
+        gradient = (weights * (outcome - probability)) @ design - RIDGE * beta
+        curvature = weights * probability * (1.0 - probability)  # rows × n
+        hessian = np.matmul(design.T[None, :, :] * curvature[:, None, :], design) + RIDGE * eye
+        step = np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
+        size = np.ones(rows)
+        for _ in range(30):  # step halving: never accept a worse likelihood
+            trial = beta + size[:, None] * step
+            value = _log_likelihood(trial, design, outcome, weights)
+            worse = value < current - 1e-12 * np.abs(current)
+            if not worse.any():
+                break
+            size = np.where(worse, size / 2, size)
+        beta, previous, current = trial, current, value
+        if np.max(np.abs(size[:, None] * step)) < _TOLERANCE or np.all(
+            np.abs(current - previous) <= 1e-15 * np.maximum(1.0, np.abs(current))
+        ):
+            break
+    return beta
+
+
+def sigmoid(values: FloatArray) -> FloatArray:
+    """σ(x) = 1 / (1 + e^{−x}), without overflow for large |x|."""
+    result: FloatArray = np.exp(-np.logaddexp(0.0, -values))
+    return result

@@ -1,0 +1,248 @@
+"""``hyoka report`` over every judged benchmark (issue 19): a page per benchmark and
+variant, told by what hyoka wrote beside a judgment file (its manifest) or, for upstream's
+published files, by the questions the lines judge; each page shows the variant, the
+signature and the numbers of the library call that owns them.
+
+Inputs, all real and small: two models of Stability's published JMT-bench judgments (the
+whole file's four repeated turns are refused by ``build_leaderboard``, as by the
+leaderboard command), one published ja-vicuna-qa pair file, and ELYZA-tasks-100,
+JMT-bench (variant llm-jp) and Rakuda judged through ``hyoka mtbench judge`` by a
+scripted judge, with Rakuda's ranking from ``hyoka mtbench leaderboard``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from html import unescape
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from _shared import SHARED_DATA, elyza_data
+from hyoka.cli.main import app
+from hyoka.errors import InputError
+from hyoka.mtbench import Bench, build_leaderboard, display_name, ranking_signature, round_half_up
+from hyoka.report import ReportOptions, build_report
+from hyoka.report.mtbench_pages import BenchFinder
+from hyoka.report.pairwise_pages import read_pairs
+from hyoka.signature import Signature
+from hyoka.store import read_manifest
+from test_report_library_numbers import _cells
+
+PUBLISHED_JMT = SHARED_DATA / "jmt-bench" / "model_judgment" / "gpt-4_single.jsonl"
+JMT_MODELS = ("japanese-stablelm-instruct-alpha-7b", "jslma-7b-ja-orca-6k-3ep")
+JMT_ANSWERS = SHARED_DATA / "jmt-bench" / "model_answer"
+VICUNA_PAIRS = next((SHARED_DATA / "ja-vicuna-qa" / "model_judgment").rglob("*calm2*.jsonl"))
+RAKUDA_MODELS = ("claude-2", "rinna-3.6b-sft")
+ROUNDS = 20
+
+
+@dataclass(frozen=True)
+class Inputs:
+    data: Path
+    out: Path
+    jmt_published: Path
+    jmt_llm_jp: Path
+    elyza: Path
+    rakuda_ranking: Path
+
+
+def _judge(args: list[str]) -> None:
+    result = CliRunner().invoke(app, ["mtbench", "judge", *args])
+    assert result.exit_code == 0, result.output
+
+
+def _script(path: Path, rules: list[dict[str, str]]) -> str:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rules))
+    return f"scripted/{path}"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
+    root = tmp_path_factory.mktemp("benchmarks")
+    data = elyza_data(root / "data")  # ELYZA with the stand-in prompt, beside the rest
+    for name in ("jmt-bench", "ja-vicuna-qa", "rakuda", "mt-bench", "pfmt-bench-fin-ja"):
+        (data / name).symlink_to(SHARED_DATA / name)
+    published = root / "stability" / "model_judgment" / "gpt-4_single.jsonl"
+    published.parent.mkdir(parents=True)
+    lines = PUBLISHED_JMT.read_text(encoding="utf-8").splitlines()
+    kept = [ln for ln in lines if json.loads(ln)["model"] in JMT_MODELS]
+    published.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    answers = published.parent.parent / "model_answer"  # FastChat's layout beside it
+    answers.mkdir()
+    for model in JMT_MODELS:
+        (answers / f"{model}.jsonl").symlink_to(JMT_ANSWERS / f"{model}.jsonl")
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("HYOKA_DATA_DIR", str(data))
+        env.setenv("HYOKA_CACHE_DIR", str(root / "cache"))
+        elyza = Bench.load("elyza-tasks-100", data)
+        answers = root / "tiny.jsonl"
+        records = [
+            {"question_id": q.question_id, "model_id": "tiny", "choices": [{"turns": ["答え"]}]}
+            for q in elyza.questions[:3]
+        ]
+        answers.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        rules = [{"contains": elyza.questions[0].turns[0], "reply": "5"}, {"reply": "3"}]
+        judge = _script(root / "elyza-judge.jsonl", rules)
+        _judge(["--bench", "elyza-tasks-100", "-j", judge, "--judge-name", "scripted",
+                "-a", str(answers), "--limit", "3",
+                "--output-dir", str(root / "elyza" / "scripted_single")])  # fmt: skip
+
+        jmt = Bench.load("jmt-bench", data, "llm-jp")
+        two_turns = root / "jmt-answers" / "tiny.jsonl"  # JMT names a model by its file
+        two_turns.parent.mkdir()
+        records = [
+            {"question_id": q.question_id, "model_id": "tiny",
+             "choices": [{"turns": ["一つ目の答え", "二つ目の答え"]}]}
+            for q in jmt.questions
+        ]  # fmt: skip
+        two_turns.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        rules = [{"contains": "二つ目の答え", "reply": "評価: [[4]]"}, {"reply": "評価: [[8]]"}]
+        judge = _script(root / "jmt-judge.jsonl", rules)
+        _judge(["--bench", "jmt-bench", "--variant", "llm-jp", "-j", judge,
+                "--judge-name", "scripted", "-a", str(two_turns), "--limit", "2",
+                "--output-dir", str(root / "jmt" / "scripted_single")])  # fmt: skip
+
+        judge = _script(root / "rakuda-judge.jsonl", [{"reply": "1"}])
+        rakuda = root / "rakuda"
+        args = ["--bench", "rakuda", "--mode", "pairwise", "--matches", "6", "-j", judge]
+        args += ["--judge-name", "gpt-4", "--output-dir", str(rakuda)]
+        for model in RAKUDA_MODELS:
+            args += ["-a", str(SHARED_DATA / "rakuda" / "answers" / f"{model}.jsonl")]
+        _judge(args)
+        board = CliRunner().invoke(
+            app,
+            ["mtbench", "leaderboard", "--bench", "rakuda", "--judgments", str(rakuda),
+             "--format", "json", "--rounds", str(ROUNDS)],
+        )  # fmt: skip
+        assert board.exit_code == 0, board.output
+        ranking = root / "rakuda-ranking.json"
+        ranking.write_text(board.stdout, encoding="utf-8")
+
+    out = root / "site"
+    options = ReportOptions(data_dir=data, public=False, rounds=50, answers=True)
+    paths = [published.parent, root / "elyza", root / "jmt", VICUNA_PAIRS, rakuda, ranking]
+    build_report(paths, out, options)
+    return Inputs(
+        data, out, published, root / "jmt" / "scripted_single" / "tiny.jsonl",
+        root / "elyza" / "scripted_single" / "tiny.jsonl", ranking,
+    )  # fmt: skip
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
+
+
+def _page(site: Inputs, relative: str) -> str:
+    return (site.out / relative).read_text(encoding="utf-8")
+
+
+def _assert_board(html: str, table_id: str, bench: Bench, files: list[Path]) -> None:
+    """The table is ``build_leaderboard``'s, the signature its signature's line."""
+    board = build_leaderboard(bench, files)
+    rows = {row[0][1].split(" (incomplete")[0]: row for row in _cells(html, table_id)}
+    assert sorted(rows) == sorted(display_name(m.model, board.bench) for m in board.models)
+    turns = list(bench.turns) if len(bench.turns) > 1 else []
+    for model in board.models:
+        means = model.means()
+        expected = [model.overall(), *(model.overall(t) for t in turns)]
+        expected += [means[c] for c in bench.spec.categories]
+        shown = rows[display_name(model.model, board.bench)][1 : 1 + len(expected)]
+        assert [c[1] for c in shown] == [str(round_half_up(v)) if v else "–" for v in expected]
+        assert int(rows[display_name(model.model, board.bench)][-1][1]) == model.unrated
+    assert board.signature is not None
+    assert f'<code class="signature">{board.signature.line}</code>' in html.replace("&#x27;", "'")
+
+
+def test_published_jmt_file_gets_its_variants_page_told_by_its_questions(site: Inputs) -> None:
+    html = _page(site, "mtbench/jmt-bench.stability@aed16da/index.html")
+    text = _text(html)
+    assert 'id="variant">stability@aed16da<' in html
+    # no manifest: told by the judged questions, and the variant that fits as well is named
+    assert "matched by its judged questions" in text
+    assert "stability@aedb44e fit as well" in text
+    bench = Bench.load("jmt-bench", site.data, "stability@aed16da")
+    _assert_board(html, "jmt-bench.stability@aed16da-1-categories", bench, [site.jmt_published])
+    assert "Turn 2" not in text  # Stability's variant judges turn 1 only
+    assert "<svg" in html
+    # the answers beside upstream's one-file layout are on the question pages
+    question = _page(site, "mtbench/jmt-bench.stability@aed16da/q0001.html")
+    assert all(f"<b>{model}</b>" in question for model in JMT_MODELS)
+
+
+def test_jmt_file_judged_by_hyoka_is_on_its_variants_page(site: Inputs) -> None:
+    html = _page(site, "mtbench/jmt-bench.llm-jp/index.html")
+    assert 'id="variant">llm-jp<' in html
+    assert "named by the hyoka manifest beside it" in _text(html)
+    bench = Bench.load("jmt-bench", site.data, "llm-jp")
+    _assert_board(html, "jmt-bench.llm-jp-1-categories", bench, [site.jmt_llm_jp])
+    manifest = read_manifest(site.jmt_llm_jp)
+    assert manifest is not None
+    stored = Signature.from_json(manifest.signature)
+    assert stored is not None and "llm-jp.v1" in stored.line
+    # the variants are never ranked together: each has its own page
+    assert "jslma" not in html
+    question = _page(site, f"mtbench/jmt-bench.llm-jp/q{bench.questions[0].question_id:04d}.html")
+    assert ">Turn 1<" in question and ">Turn 2<" in question
+    scores = [c[1] for c in _cells(question, "judgments")[0][2:4]]
+    assert scores == ["8", "4"]
+
+
+def test_elyza_page_is_the_elyza_leaderboard(site: Inputs) -> None:
+    html = _page(site, "mtbench/elyza-tasks-100/index.html")
+    assert 'id="variant"' not in html  # ELYZA-tasks-100 has no variants
+    bench = Bench.load("elyza-tasks-100", site.data)
+    _assert_board(html, "elyza-tasks-100-1-categories", bench, [site.elyza])
+    assert "elyza-v1" in html  # its rating rule is in the signature shown
+
+
+def test_index_lists_each_benchmark_and_variant_apart(site: Inputs) -> None:
+    index = _text(_page(site, "mtbench/index.html"))
+    for title in (
+        "Japanese MT-bench (stability@aed16da)",
+        "Japanese MT-bench (llm-jp)",
+        "ELYZA-tasks-100",
+    ):
+        assert title in index
+
+
+def test_pair_files_are_named_with_their_benchmark(site: Inputs) -> None:
+    index = _text(_page(site, "pairwise/index.html"))
+    assert f"Japanese Vicuna QA: {VICUNA_PAIRS.name} (80 items)" in index
+    assert "Rakuda: gpt-4_pair.jsonl (6 items)" in index
+    pages = {_text(p.read_text(encoding="utf-8")).split(" hyoka report")[0].strip(): p
+             for p in (site.out / "pairwise").glob("p*.html")}  # fmt: skip
+    rakuda = next(p for t, p in pages.items() if t.startswith("Pairwise: Rakuda"))
+    html = rakuda.read_text(encoding="utf-8")
+    outcomes = read_pairs(next((site.out.parent / "rakuda").glob("*.jsonl")))
+    assert len(outcomes) == 6 and all(o.verdicts == {"one-order": "A"} for o in outcomes)
+    assert 'id="bt-one-order"' in html and "judged once, in one order" in html
+
+
+def test_rakuda_ranking_shows_its_intervals_and_signature(site: Inputs) -> None:
+    recorded = json.loads(site.rakuda_ranking.read_text(encoding="utf-8"))
+    html = _page(site, "pairwise/ranking1.html")
+    rows = _cells(html, "ranking")
+    assert [r[1][1] for r in rows] == [m["model_id"] for m in recorded["ranking"]]
+    for row, model in zip(rows, recorded["ranking"], strict=True):
+        assert float(row[2][0] or "nan") == model["median"]
+        assert row[3][1] == f"[{model['lower']:.1f}, {model['upper']:.1f}]"
+    assert ranking_signature(ROUNDS, 0).line in html
+
+
+def test_a_file_two_benchmarks_fit_alike_is_an_error_naming_both(tmp_path: Path) -> None:
+    """pfmt-bench-fin-ja, Japanese MT-bench and Japanese Vicuna QA all have a question 1:
+    lines without the judged prompt cannot say which, and the report says so rather than
+    guessing."""
+    path = tmp_path / "x_single.jsonl"
+    line = {"question_id": 1, "model": "m", "judge": ["j", "single"], "judgment": "[[5]]",
+            "score": 5, "turn": 1}  # fmt: skip
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    with pytest.raises(
+        InputError, match=r"fit pfmt-bench-fin-ja, Japanese MT-bench, Japanese Vicuna QA alike"
+    ):
+        BenchFinder(SHARED_DATA).identify(path)

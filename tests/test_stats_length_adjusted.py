@@ -1,0 +1,95 @@
+"""Length-adjusted single grades: the two-way fixed-effects coefficient and adjusted means
+against statsmodels' OLS with question and model dummies, the within-question partial
+correlation against scipy's Pearson on question-centred values, and crafted grades with a
+set length reward whose adjusted means come back in the true order while the raw do not."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from _shared import needs
+from hyoka.errors import InputError
+from hyoka.stats.length_adjusted import Grade, length_adjusted_scores
+
+needs("statsmodels")
+needs("scipy")
+import pandas as pd  # type: ignore[import-untyped]  # noqa: E402  (statsmodels needs it)
+import statsmodels.formula.api as smf  # type: ignore[import-untyped]  # noqa: E402
+from scipy import stats  # type: ignore[import-untyped]  # noqa: E402
+
+QUALITY = np.asarray([5.0, 5.5, 6.0, 6.5, 7.0, 7.5])
+#: log-length offsets: the weaker models write longer
+VERBOSITY = np.asarray([1.4, 0.6, 0.8, 0.0, 0.3, -0.2])
+
+
+def _grades(seed: int, questions: int = 60, reward: float = 1.5) -> list[Grade]:
+    """Scores = quality + the question's level + ``reward`` per unit of log length above
+    the model's usual length on that question + noise."""
+    rng = np.random.default_rng(seed)
+    grades = []
+    for q in range(questions):
+        level, typical = rng.normal(0.0, 0.5), rng.normal(6.5, 0.5)
+        for m, (quality, offset) in enumerate(zip(QUALITY, VERBOSITY, strict=True)):
+            wobble = rng.normal(0.0, 0.4)
+            score = quality + level + reward * (offset + wobble) + rng.normal(0.0, 0.5)
+            chars = round(math.expm1(typical + offset + wobble))
+            grades.append(Grade(f"q{q}", f"m{m}", float(score), chars))
+    return grades
+
+
+def _frame(grades: list[Grade]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"q": g.question, "m": g.model, "y": g.score, "x": math.log1p(g.chars)} for g in grades]
+    )
+
+
+def test_the_fit_is_ols_with_question_and_model_dummies() -> None:
+    grades = _grades(1)[:-4]  # unbalanced: the last question lacks four answers
+    frame = _frame(grades)
+    ols = smf.ols("y ~ C(q) + C(m) + x", frame).fit()
+    result = length_adjusted_scores(grades, resamples=50)
+    assert result.length_coefficient.estimate == pytest.approx(ols.params["x"], rel=1e-9)
+    # partial correlation within question: Pearson of the question-centred values
+    centred = frame[["y", "x"]] - frame.groupby("q")[["y", "x"]].transform("mean")
+    r = stats.pearsonr(centred["y"], centred["x"]).statistic
+    assert result.partial_correlation.estimate == pytest.approx(r, rel=1e-9)
+    # the adjusted mean is the model's mean prediction with its answers as long as their
+    # question's mean: ols.predict with x replaced by x̄_q, averaged over its answers
+    at_mean = frame.assign(x=frame.groupby("q")["x"].transform("mean"))
+    predicted = at_mean.assign(p=ols.predict(at_mean)).groupby("m")["p"].mean()
+    for score in result.scores:
+        assert score.adjusted.estimate == pytest.approx(predicted[score.model], rel=1e-9)
+        assert score.raw.estimate == pytest.approx(frame[frame.m == score.model].y.mean())
+
+
+def test_a_set_length_reward_is_adjusted_away_and_the_raw_means_keep_it() -> None:
+    result = length_adjusted_scores(_grades(2), resamples=400, seed=3)
+    gamma = result.length_coefficient
+    assert gamma.low <= 1.5 <= gamma.high
+    assert result.partial_correlation.low > 0.0  # longer answers score higher, visibly
+    by_model = result.by_model()
+    ordered = sorted(by_model, key=lambda m: by_model[m].adjusted.estimate)
+    assert ordered == [f"m{k}" for k in range(6)]
+    raw_order = sorted(by_model, key=lambda m: by_model[m].raw.estimate)
+    assert raw_order != ordered
+    # the verbose weakest model's raw mean passes a terser stronger one's
+    assert by_model["m0"].raw.estimate > by_model["m3"].raw.estimate
+    # adjusted gaps between models are the quality gaps, within the intervals' width
+    base = by_model["m0"].adjusted.estimate
+    for k in range(1, 6):
+        score = by_model[f"m{k}"].adjusted
+        assert score.estimate - base == pytest.approx(QUALITY[k] - QUALITY[0], abs=0.3)
+    assert result.signature.get("kind") == "length-adjusted-scores"
+    assert result.signature.get("length") == "characters"
+
+
+def test_bad_grades_are_refused_with_one_line() -> None:
+    with pytest.raises(InputError, match="at least two questions and two models"):
+        length_adjusted_scores([Grade("q", "m", 5.0, 10), Grade("q", "n", 4.0, 10)])
+    with pytest.raises(InputError, match="m on 'q': graded twice"):
+        length_adjusted_scores([Grade("q", "m", 5.0, 10), Grade("q", "m", 4.0, 12)])
+    with pytest.raises(InputError, match="score nan"):
+        length_adjusted_scores([Grade("q", "m", float("nan"), 10)])
