@@ -53,9 +53,9 @@ INSTALL = {
     "playwright": "hyoka[dev]",
     "scipy": "hyoka[dev]",
     "statsmodels": "hyoka[dev]",
+    "sklearn": "hyoka[dev]",
     "hypothesis": "hyoka[dev]",
     "yaml": "hyoka[dev]",
-    "sklearn": "hyoka[dev]",
 }
 
 

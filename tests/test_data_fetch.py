@@ -139,7 +139,8 @@ def _assert_matches_shared(
 def test_manifests_load_and_are_consistent() -> None:
     names = [m.name for m in all_manifests()]
     assert names == [
-        "elyza-tasks-100", "ja-vicuna-qa", "jmt-bench", "mt-bench", "pfgen", "pfmt-fin", "rakuda"
+        "elyza-tasks-100", "ja-vicuna-qa", "jmt-bench", "mt-bench", "pfgen", "pfmt-fin", "rakuda",
+        "shaberi-judgments",
     ]  # fmt: skip
     for m in all_manifests():
         paths = [f.path for f in m.files]
@@ -151,7 +152,8 @@ def test_manifests_load_and_are_consistent() -> None:
 def test_unknown_manifest_lists_known_names() -> None:
     with pytest.raises(
         HyokaError,
-        match="elyza-tasks-100, ja-vicuna-qa, jmt-bench, mt-bench, pfgen, pfmt-fin, rakuda",
+        match="elyza-tasks-100, ja-vicuna-qa, jmt-bench, mt-bench, pfgen, pfmt-fin, rakuda, "
+        "shaberi-judgments",
     ):
         manifest("nope")
 
@@ -407,8 +409,8 @@ def test_cli_unknown_benchmark_is_one_line(tmp_path: Path) -> None:
     assert result.stderr.strip().count("\n") == 0
     assert "unknown benchmark 'nope'" in result.stderr
     assert (
-        "elyza-tasks-100, ja-vicuna-qa, jmt-bench, mt-bench, pfgen, pfmt-fin, rakuda, all"
-        in result.stderr
+        "elyza-tasks-100, ja-vicuna-qa, jmt-bench, mt-bench, pfgen, pfmt-fin, rakuda, "
+        "shaberi-judgments, all" in result.stderr
     )
 
 
@@ -535,3 +537,25 @@ def test_cli_fetch_elyza_tasks_100_pins_upstreams_prompt_file(
         + ("evaluation_datasets_config.py")
         in server.behaviour.requests
     )
+
+
+def test_a_derived_file_is_verified_never_downloaded_and_named_by_fetch(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Shaberi table is extracted from 6,035 upstream files (SOURCE.md): a fetch gets
+    the licence, asks upstream for nothing else and says how the table is made; verify
+    checks the table where it is, by its SHA-256, like any file."""
+    monkeypatch.setenv(BASE_URL_ENV, server.url)
+    pinned = manifest("shaberi-judgments")
+    (table,) = [f for f in pinned.files if f.derived]
+    args = ["data", "fetch", "shaberi-judgments", "--with-published", "--data-dir", str(tmp_path)]
+    fetched = CliRunner().invoke(app, args)
+    assert fetched.exit_code == 0, fetched.output
+    assert "1 downloaded" in fetched.stdout
+    assert f"not made: {table.path} (nothing to download: one line per" in fetched.stdout
+    assert server.behaviour.requests == [f"/shisa-ai/shaberi/{pinned.commit}/LICENSE"]
+    assert not (tmp_path / table.path).exists()
+    missing = verify(pinned, tmp_path, ALL_GROUPS)
+    assert [(p.file.path, p.kind) for p in missing.problems] == [(table.path, "missing")]
+    assert "derived: one line per (judge, suite, model, item)" in missing.problems[0].detail
+    assert verify(pinned, SHARED, ALL_GROUPS).ok

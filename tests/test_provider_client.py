@@ -39,10 +39,10 @@ from hyoka.providers import (
     TransientError,
     Usage,
     cache_key,
-    default_cache_dir,
     load_provider,
 )
 from hyoka.providers.client import AdaptiveLimiter
+from hyoka.store import default_cache_dir
 
 T = TypeVar("T")
 

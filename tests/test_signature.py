@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 import hyoka.mtbench.generate
+import hyoka.mtbench.judge_meta
 import hyoka.mtbench.leaderboard
 import hyoka.mtbench.rakuda
 import hyoka.pfgen.provenance
@@ -63,6 +64,7 @@ FIN = SHARED_DATA / "pfmt-bench-fin-ja"
 #: the modules that compute results of a declared kind
 PRODUCERS = (
     hyoka.mtbench.generate,
+    hyoka.mtbench.judge_meta,
     hyoka.mtbench.leaderboard,
     hyoka.mtbench.rakuda,
     hyoka.pfgen.provenance,
@@ -79,6 +81,7 @@ DECLARED = {
     ),
     "fastchat-single": ("bench", "judge", "variant"),
     "shaberi-single": ("bench", "judge"),
+    "judge-meta": ("reference", "resamples", "seed"),
     "rakuda-ranking": ("bench", "fit", "rounds", "seed"),
     "length-controlled-winrate": (
         "baseline", "fit", "features", "length", "resamples", "confidence", "seed",

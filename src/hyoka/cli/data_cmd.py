@@ -201,10 +201,13 @@ def _fetch_with_progress(
 
 def _summary(report: FetchReport) -> str:
     size = f" ({report.bytes_downloaded / 1e6:.1f} MB)" if report.bytes_downloaded else ""
+    not_made = "".join(
+        f"; not made: {file.path} (nothing to download: {file.derived})" for file in report.not_made
+    )
     return (
         f"{report.manifest.title}: {report.total} files in {report.data_dir}: "
         f"{report.present} already present, {report.downloaded} downloaded, "
-        f"{report.refetched} re-fetched{size}"
+        f"{report.refetched} re-fetched{size}{not_made}"
     )
 
 
@@ -218,11 +221,15 @@ def _print_problems(
 ) -> None:
     if len(problems) == checked and all(p.kind == "missing" for p in problems):
         _common.err_console.print(f"{selected.title}: not downloaded in {root}", soft_wrap=True)
-        return
+        problems = [p for p in problems if p.file.derived]  # a fetch cannot make these
     for problem in problems:
         _common.err_console.print(
             f"{selected.title}: {problem.kind}: {problem.file.path}"
-            + ("" if problem.kind == "missing" else f" ({problem.detail})"),
+            + (
+                ""
+                if problem.kind == "missing" and not problem.file.derived
+                else f" ({problem.detail})"
+            ),
             highlight=False,
             soft_wrap=True,
         )

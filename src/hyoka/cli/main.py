@@ -140,6 +140,11 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
                 "Concordance, Fleiss' and Cohen's kappa, robustness, confusion and "
                 "per-category tables.",
             ),
+            "meta": CommandSpec(
+                _CLI + "judge_meta_cmd:meta_command",
+                "How far each judge can be trusted: agreement, rank correlation, order and "
+                "length bias.",
+            ),
         },
     ),
     "mtbench": GroupSpec(

@@ -224,7 +224,7 @@ def generate_command(
     chosen = source.select(question)
     cache_dir = None
     if cache:
-        from hyoka.providers import default_cache_dir
+        from hyoka.store import default_cache_dir
 
         cache_dir = default_cache_dir()
     rates = WorkerRates()

@@ -80,6 +80,14 @@ def report_command(
             "without this.",
         ),
     ] = False,
+    judges: Annotated[
+        bool,
+        typer.Option(
+            "--judges",
+            help="Add the judges page: `hyoka judge meta` over the published judgments in "
+            "the data directory (agreement, rank correlations, order, position and length bias).",
+        ),
+    ] = False,
 ) -> None:
     """Write one static, offline site over pfgen runs and judgments: open OUT/index.html.
 
@@ -104,6 +112,8 @@ def report_command(
       hyoka report results/my-model --stability -o report/
 
       hyoka pfgen stability --json > stability.json && hyoka report stability.json
+
+      hyoka report results/my-model --judges -o report/
     """
     from rich.markup import escape
 
@@ -119,6 +129,7 @@ def report_command(
         workers=workers,
         answers=answers,
         stability=stability,
+        judges=judges,
     )
     result = build_report(
         paths, out, options, progress=lambda step: err_console.print(f"[dim]{escape(step)}…[/]")

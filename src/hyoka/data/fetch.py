@@ -91,6 +91,8 @@ class FetchReport:
     refetched: int
     bytes_downloaded: int
     problems: tuple[FileProblem, ...] = ()
+    #: derived files (``ManifestFile.derived``) not present: nothing to download them from
+    not_made: tuple[ManifestFile, ...] = ()
 
     @property
     def total(self) -> int:
@@ -167,7 +169,11 @@ def verify(
     """Check the files of ``groups`` in the data directory; never downloads."""
     root = resolve_data_dir(data_dir)
     selected = manifest.select(groups)
-    problems = tuple(p for f in selected if (p := check_file(f, root / f.path)) is not None)
+    problems = tuple(
+        FileProblem(p.file, p.kind, f"{p.detail}; derived: {f.derived}") if f.derived else p
+        for f in selected
+        if (p := check_file(f, root / f.path)) is not None
+    )
     return VerifyReport(manifest, root, len(selected), problems)
 
 
@@ -199,12 +205,16 @@ def fetch(
     notify: ProgressCallback = progress or _ignore
     present = downloaded = nbytes = 0
     problems: list[FileProblem] = []
+    not_made: list[ManifestFile] = []
     for file in manifest.select(groups):
         dest = root / file.path
         problem = check_file(file, dest)
         if problem is None:
             present += 1
             notify(FetchEvent("present", file, file.size))
+            continue
+        if file.derived is not None:
+            not_made.append(file)
             continue
         if problem.kind == "corrupt":
             problems.append(problem)
@@ -219,7 +229,10 @@ def fetch(
         )  # fmt: skip
         nbytes += file.size
         notify(FetchEvent("done", file))
-    return FetchReport(manifest, root, present, downloaded, len(problems), nbytes, tuple(problems))
+    return FetchReport(
+        manifest, root, present, downloaded, len(problems), nbytes, tuple(problems),
+        tuple(not_made),
+    )  # fmt: skip
 
 
 def _download(

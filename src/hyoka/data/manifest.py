@@ -40,6 +40,11 @@ class ManifestFile(BaseModel):
 
     ``repository`` and ``commit`` (both or neither) pin a file that comes from elsewhere
     than its manifest's repository and commit; ``upstream`` is its path there.
+
+    ``derived``: a file upstream does not have, made from ``upstream`` (a file or folder at
+    the pinned commit) as the sentence says (a table extracted from thousands of files too
+    large to copy). It is verified like any file where present; a fetch downloads nothing
+    for it and says so, with this sentence.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -51,6 +56,7 @@ class ManifestFile(BaseModel):
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     size: int = Field(ge=0)
     group: Group
+    derived: str | None = None
 
     @model_validator(mode="after")
     def _pinned_whole(self) -> ManifestFile:

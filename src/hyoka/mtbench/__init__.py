@@ -29,6 +29,15 @@ from hyoka.mtbench.judge import (
     plan_turns,
     single_output,
 )
+from hyoka.mtbench.judge_meta import (
+    JudgeMeta,
+    JudgeMetaSettings,
+    JudgeRow,
+    judge_meta,
+    render_judge_meta,
+)
+from hyoka.mtbench.judge_scores import Sources as JudgeSources
+from hyoka.mtbench.judge_scores import published_sources
 from hyoka.mtbench.leaderboard import (
     Leaderboard,
     build_leaderboard,
@@ -83,7 +92,11 @@ __all__ = [
     "GenerateReport",
     "InjectionChoice",
     "IntervalSettings",
+    "JudgeMeta",
+    "JudgeMetaSettings",
     "JudgeModeChoice",
+    "JudgeRow",
+    "JudgeSources",
     "JudgmentCheck",
     "LangCheckChoice",
     "LayoutChoice",
@@ -103,6 +116,7 @@ __all__ = [
     "default_repetition_penalty",
     "display_name",
     "generate_answers",
+    "judge_meta",
     "judgment_files",
     "judgment_spec",
     "load_answers",
@@ -119,6 +133,7 @@ __all__ = [
     "plan_matches",
     "plan_rakuda",
     "plan_turns",
+    "published_sources",
     "rakuda_output",
     "rakuda_settings",
     "ranking_json",
@@ -126,6 +141,7 @@ __all__ = [
     "read_matches",
     "recorded_bench",
     "render",
+    "render_judge_meta",
     "round_half_up",
     "single_output",
     "turn_label",

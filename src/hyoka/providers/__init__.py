@@ -18,7 +18,6 @@ from hyoka.providers.client import (
     RetryEvent,
     RetryPolicy,
     cache_key,
-    default_cache_dir,
 )
 from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
 from hyoka.providers.errors import (
@@ -87,7 +86,6 @@ __all__ = [
     "backend_packages",
     "cache_key",
     "connect",
-    "default_cache_dir",
     "load_provider",
     "parse_model_string",
     "redact_url",

@@ -26,3 +26,5 @@ class ReportOptions:
     #: run the reference-set stability experiment over every run with answers (slow: every
     #: answer is measured again; a ``hyoka pfgen stability --json`` file given is free)
     stability: bool = False
+    #: add the judges page: ``hyoka judge meta`` over the data directory's published judgments
+    judges: bool = False

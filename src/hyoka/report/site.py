@@ -91,6 +91,9 @@ def build_report(
     sections.append(_mtbench(inputs, options, pages))
     say("pairwise judgments")
     sections.append(_pairwise(inputs, options, pages, result.notes))
+    if options.judges:
+        say("judges")
+        sections.append(_judges(options, pages))
     if not any(sections):
         raise InputError(
             "nothing to report: no pfgen run, judgment file or public pfgen result found in "
@@ -206,3 +209,17 @@ def _rankings(inputs: Inputs, pages: dict[str, str]) -> list[tuple[str, str, str
         pages[target] = rk.ranking_page(path, target, ranking)
         entries.append((f"Rakuda ranking: {path.name}", target, f"{len(ranking.ranking)} models"))
     return entries
+
+
+def _judges(options: ReportOptions, pages: dict[str, str]) -> str:
+    """The judges page over the published judgments (``mtbench.judge_meta``)."""
+    from hyoka.mtbench import JudgeMetaSettings, judge_meta, published_sources
+    from hyoka.report.judges_page import PATH, judges_page
+
+    sources = published_sources(resolve_data_dir(options.data_dir))
+    meta = judge_meta(sources, JudgeMetaSettings(resamples=options.rounds, seed=options.seed))
+    pages[PATH] = judges_page(meta)
+    return (
+        f'<h2>Judges</h2><ul><li><a href="{PATH}">{len(meta.rows)} judges and suites '
+        f"measured</a>, {len(meta.faults)} faults named</li></ul>"
+    )

@@ -24,6 +24,13 @@ from hyoka.stats.length_control import (
     LengthControlled,
     length_controlled_winrates,
 )
+from hyoka.stats.ordinal import (
+    RankCorrelations,
+    ScaleAgreement,
+    grouped_share,
+    rank_correlations,
+    scale_agreement,
+)
 from hyoka.stats.paired_scores import collect_run_scores, read_score_table
 from hyoka.stats.ranking_quality import (
     RankingComparison,
@@ -61,8 +68,10 @@ __all__ = [
     "LabelTable",
     "LengthAdjusted",
     "LengthControlled",
+    "RankCorrelations",
     "RankingComparison",
     "Ratings",
+    "ScaleAgreement",
     "ScoreDraws",
     "StyleControlled",
     "StyleCounts",
@@ -74,6 +83,7 @@ __all__ = [
     "correlate",
     "correlate_with_leaderboard",
     "fit_home_advantage",
+    "grouped_share",
     "kendall_tau_b",
     "label_table_from_files",
     "length_adjusted_scores",
@@ -82,10 +92,12 @@ __all__ = [
     "paired_two_level_intervals",
     "preferences",
     "preferences_from_folders",
+    "rank_correlations",
     "rank_home_advantage",
     "read_score_table",
     "read_single_grades",
     "refset_stability",
+    "scale_agreement",
     "separability",
     "separability_curve",
     "style_controlled_bradley_terry",

@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hyoka.errors import InputError
+from hyoka.stats.additive import weighted_cohen
 from hyoka.stats.bootstrap import FloatArray, IntArray
 
 
@@ -35,6 +36,30 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike, categories: int | None = Non
         raise InputError("Cohen's kappa needs two non-empty label lists of equal length")
     k = categories if categories is not None else int(max(left.max(), right.max())) + 1
     return float(cohen_kappa_rows(left[None, :], right[None, :], k)[0])
+
+
+def joint_counts(a: IntArray, b: IntArray, groups: IntArray, categories: int) -> FloatArray:
+    """(groups, k * k) table: per group, how many items got label i from the first set and
+    j from the second (column ``i * k + j``); what the weighted kappa and its cluster
+    bootstrap start from."""
+    count = int(groups.max()) + 1 if groups.size else 0
+    cells = groups * (categories * categories) + a * categories + b
+    flat = np.bincount(cells, minlength=count * categories * categories)
+    return flat.reshape(count, categories * categories).astype(np.float64)
+
+
+def quadratic_kappa(a: npt.ArrayLike, b: npt.ArrayLike, categories: int) -> float:
+    """Cohen's kappa with quadratic weights between two ordinal label sets (codes
+    ``0 .. categories-1``, the scale's steps in order): 1 - Σ w·observed / Σ w·expected,
+    w = (i - j)². NaN when every label is one and the same step."""
+    left, right = _codes(a), _codes(b)
+    if left.shape != right.shape or left.size == 0:
+        raise InputError("weighted kappa needs two non-empty label lists of equal length")
+    if max(int(left.max()), int(right.max())) >= categories:
+        raise InputError(f"weighted kappa: a label code is outside the {categories} steps")
+    joint = joint_counts(left, right, np.zeros_like(left), categories)
+    statistic = weighted_cohen(joint, categories)
+    return float(statistic.finish(statistic.features.sum(axis=0, keepdims=True))[0])
 
 
 def category_counts(labels: IntArray, categories: int) -> IntArray:

@@ -1,0 +1,584 @@
+"""A leaderboard of judges: how far each judge's numbers can be trusted, from data at hand.
+
+One row per suite and judge (and, for pairwise files, per judge prompt):
+
+- faults, counted and named: grades missing (``null``, FastChat's -1, a pairwise game
+  without a verdict) and grades off the suite's scale (outside it, or not a whole
+  number), which are kept out of every statistic below and never clamped;
+- against a reference (human labels given as a judge, else a reference judge: the first
+  of ``--reference`` grading the suite, by default the judge of the suite that shares the
+  most graded items with the others, on the scale): on the items
+  both graded on the scale, exact agreement and quadratic-weighted kappa (intervals
+  resample models), and over the models both graded, Spearman and Kendall's τ-b of the
+  models' mean grades over those shared items (intervals resample models);
+- from both-order pairwise data: order consistency (the two orders name the same winner,
+  ``judge.order_agreement``) and position bias (the share of decisive games won by the
+  answer shown first; 0.5 is none), intervals resampling questions;
+- length bias where the answers are at hand: the probability that the longer answer (in
+  characters: Japanese has no whitespace words) is preferred, among decisive comparisons
+  of answers of different lengths (single grades: two models' answers to one item graded
+  differently), intervals resampling questions;
+- repeats: the same game (question and both answers in the same order) judged more than
+  once, and how many of those got different verdicts;
+- tokens and price per 100 judge calls where the lines carry token counts (and the user
+  gives prices); otherwise unknown, never estimated.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, ClassVar, TypedDict
+
+import numpy as np
+import numpy.typing as npt
+
+from hyoka.errors import InputError
+from hyoka.judge import cost_usd, order_agreement, orders_agree
+from hyoka.mtbench.judge_scores import (
+    LEGACY_PREFIX,
+    PairLine,
+    PairTable,
+    ScoreTable,
+    Sources,
+    games,
+)
+from hyoka.mtbench.records import G1_LETTER, G2_LETTER
+from hyoka.providers import Usage
+from hyoka.signature import Signature, SignatureType
+from hyoka.stats import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Interval,
+    grouped_share,
+    rank_correlations,
+    scale_agreement,
+)
+from hyoka.store import json_text
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+#: the fewest models a rank correlation is computed over
+MIN_MODELS = 3
+#: how the reference judge is chosen when none is named
+DEFAULT_REFERENCE = "most-shared"
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeMetaSignature(SignatureType):
+    """How the judge table was computed: the reference rule (the judges named, in order,
+    or ``most-shared``), the bootstrap's resamples and seed. numpy's version is recorded:
+    the intervals come from its seeded ``Generator``."""
+
+    kind: ClassVar[str] = "judge-meta"
+    packages: ClassVar[tuple[str, ...]] = ("numpy",)
+    reference: tuple[str, ...]
+    resamples: int
+    seed: int
+
+
+class _Bootstrap(TypedDict):
+    resamples: int
+    confidence: float
+    seed: int
+
+
+@dataclass(frozen=True)
+class JudgeMetaSettings:
+    #: reference judges, the first that grades a suite is its reference; none: most-shared
+    reference: tuple[str, ...] = ()
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    confidence: float = 0.95
+    #: USD per million prompt / completion tokens (the user's), for the price column
+    price_in: float = 0.0
+    price_out: float = 0.0
+
+    def bootstrap(self) -> _Bootstrap:
+        """The keyword arguments every interval takes."""
+        return {"resamples": self.resamples, "confidence": self.confidence, "seed": self.seed}
+
+    def signature(self) -> Signature:
+        return JudgeMetaSignature(
+            reference=self.reference or (DEFAULT_REFERENCE,),
+            resamples=self.resamples,
+            seed=self.seed,
+        ).signature()
+
+
+@dataclass
+class JudgeRow:
+    """One judge (and template) on one suite; ``None``: not measurable from this data."""
+
+    source: str
+    suite: str
+    judge: str
+    template: str = "-"
+    models: int = 0
+    judgments: int = 0
+    missing: int = 0
+    off_scale: int | None = None
+    off_scale_values: dict[str, int] = field(default_factory=dict)
+    legacy_models: int = 0
+    mean: float | None = None
+    reference: str | None = None
+    shared_items: int = 0
+    shared_models: int = 0
+    exact: Interval | None = None
+    kappa: Interval | None = None
+    spearman: Interval | None = None
+    kendall: Interval | None = None
+    first_position: Interval | None = None
+    decisive_games: int = 0
+    consistency: Interval | None = None
+    consistency_pairs: int = 0
+    longer_preferred: Interval | None = None
+    length_comparisons: int = 0
+    repeats: int | None = None
+    repeats_differing: int | None = None
+    tokens_per_100: float | None = None
+    price_per_100: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name, value in vars(self).items():
+            data[name] = value.to_json() if isinstance(value, Interval) else value
+        return data
+
+
+@dataclass(frozen=True)
+class JudgeMeta:
+    rows: list[JudgeRow]
+    faults: list[str]
+    signature: Signature
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rows": [row.to_json() for row in self.rows],
+            "faults": self.faults,
+            "signature": str(self.signature),
+        }
+
+
+# --- single grades ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Slice:
+    """One judge's grades on one suite: row indices into the table, sorted by item key."""
+
+    rows: IntArray
+    key: IntArray  # model * items + item
+
+
+def _slices(table: ScoreTable) -> dict[tuple[int, int], _Slice]:
+    order = np.lexsort((table.item, table.model, table.judge, table.suite))
+    suite, judge = table.suite[order], table.judge[order]
+    starts = np.flatnonzero(
+        np.concatenate(([True], (suite[1:] != suite[:-1]) | (judge[1:] != judge[:-1])))
+    )
+    ends = np.append(starts[1:], len(order))
+    slices: dict[tuple[int, int], _Slice] = {}
+    for start, end in zip(starts, ends, strict=True):
+        rows = order[start:end]
+        key = table.model[rows] * len(table.items) + table.item[rows]
+        slices[int(table.suite[rows[0]]), int(table.judge[rows[0]])] = _Slice(rows, key)
+    return slices
+
+
+def _on_scale(score: FloatArray, scale: tuple[int, int] | None) -> BoolArray:
+    """Whole numbers on the scale (any whole number where the scale is unknown)."""
+    whole: BoolArray = np.isfinite(score) & (score == np.round(score))
+    if scale is None:
+        return whole
+    inside: BoolArray = whole & (score >= scale[0]) & (score <= scale[1])
+    return inside
+
+
+def _value_text(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def _shared(
+    table: ScoreTable, first: _Slice, second: _Slice, valid: BoolArray
+) -> tuple[IntArray, IntArray]:
+    """Row indices of the items both graded on the scale, aligned."""
+    _, at_first, at_second = np.intersect1d(
+        first.key, second.key, assume_unique=True, return_indices=True
+    )
+    a, b = first.rows[at_first], second.rows[at_second]
+    keep = valid[a] & valid[b]
+    return a[keep], b[keep]
+
+
+def _grades(count: int) -> str:
+    return f"{count} grade" if count == 1 else f"{count} grades"
+
+
+def _choose_reference(
+    table: ScoreTable,
+    judges: list[int],
+    slices: Mapping[int, _Slice],
+    valid: BoolArray,
+    named: tuple[str, ...],
+) -> int | None:
+    if named:
+        present = [table.judges.index(n) for n in named if n in table.judges]
+        return next((code for code in present if code in judges), None)
+    shared: Counter[int] = Counter(dict.fromkeys(judges, 0))
+    for x, y in combinations(judges, 2):
+        count = len(_shared(table, slices[x], slices[y], valid)[0])
+        shared[x] += count
+        shared[y] += count
+    if not shared:
+        return None
+    return max(judges, key=lambda judge: (shared[judge], -judges.index(judge)))
+
+
+def _compact(codes: IntArray) -> tuple[IntArray, int]:
+    unique, inverse = np.unique(codes, return_inverse=True)
+    return inverse.astype(np.int64), len(unique)
+
+
+def _length_bias(
+    table: ScoreTable, rows: IntArray, settings: JudgeMetaSettings
+) -> tuple[Interval | None, int]:
+    """Among pairs of answers to one item graded differently and of different lengths,
+    the share where the longer got the higher grade (intervals resample items)."""
+    rows = rows[np.isfinite(table.length[rows])]
+    if len(rows) < 2:
+        return None, 0
+    items, count = _compact(table.item[rows])
+    hits = np.zeros(count)
+    counted = np.zeros(count)
+    order = np.argsort(items, kind="stable")
+    bounds = np.flatnonzero(np.diff(items[order])) + 1
+    for group in np.split(order, bounds):
+        score, length = table.score[rows[group]], table.length[rows[group]]
+        by_score = np.sign(score[:, None] - score[None, :])
+        by_length = np.sign(length[:, None] - length[None, :])
+        upper = np.triu(np.ones_like(by_score, dtype=bool), k=1)
+        decided = upper & (by_score != 0) & (by_length != 0)
+        index = items[group[0]]
+        counted[index] = decided.sum()
+        hits[index] = (decided & (by_score == by_length)).sum()
+    total = int(counted.sum())
+    if not total:
+        return None, 0
+    interval = grouped_share(
+        hits, counted, np.arange(count, dtype=np.int64), resamples=settings.resamples,
+        confidence=settings.confidence, seed=settings.seed,
+    )  # fmt: skip
+    return interval, total
+
+
+def _agreement(
+    row: JudgeRow,
+    table: ScoreTable,
+    pair: tuple[IntArray, IntArray],
+    scale: tuple[int, int] | None,
+    settings: JudgeMetaSettings,
+) -> None:
+    a, b = pair
+    row.shared_items = len(a)
+    if not len(a):
+        return
+    first, second = table.score[a], table.score[b]
+    low, high = scale or (int(min(first.min(), second.min())), int(max(first.max(), second.max())))
+    models, count = _compact(table.model[a])
+    agreement = scale_agreement(
+        (first - low).astype(np.int64), (second - low).astype(np.int64), models,
+        int(high - low) + 1, resamples=settings.resamples, confidence=settings.confidence,
+        seed=settings.seed,
+    )  # fmt: skip
+    row.exact, row.kappa = agreement.exact, agreement.kappa
+    row.shared_models = count
+    if count >= MIN_MODELS:
+        sizes = np.bincount(models, minlength=count)
+        own = np.bincount(models, weights=first, minlength=count) / sizes
+        theirs = np.bincount(models, weights=second, minlength=count) / sizes
+        options = settings.bootstrap()
+        if np.ptp(own) > 0 and np.ptp(theirs) > 0:
+            ranks = rank_correlations(own, theirs, **options)
+            row.spearman, row.kendall = ranks.spearman, ranks.kendall
+
+
+def score_rows(table: ScoreTable, settings: JudgeMetaSettings) -> tuple[list[JudgeRow], list[str]]:
+    """The rows of every suite and judge of a table of single grades, and its faults."""
+    slices = _slices(table)
+    valid = np.zeros(table.size, dtype=bool)
+    for suite_code, suite in enumerate(table.suites):
+        in_suite = table.suite == suite_code
+        valid[in_suite] = _on_scale(table.score[in_suite], table.scales.get(suite))
+    legacy = np.asarray([item.startswith(LEGACY_PREFIX) for item in table.items])
+    rows: list[JudgeRow] = []
+    faults: list[str] = []
+    for suite_code, suite in enumerate(table.suites):
+        scale = table.scales.get(suite)
+        judges = sorted(
+            (j for s, j in slices if s == suite_code), key=lambda code: table.judges[code]
+        )
+        mine = {judge: slices[suite_code, judge] for judge in judges}
+        reference = _choose_reference(table, judges, mine, valid, settings.reference)
+        if scale is None:
+            faults.append(f"{suite}: scale unknown; off-scale grades not counted, kappa over "
+                          "the whole numbers seen")  # fmt: skip
+        for judge in judges:
+            indices = mine[judge].rows
+            score = table.score[indices]
+            missing = int(np.isnan(score).sum())
+            off = indices[~valid[indices] & np.isfinite(score)]
+            row = JudgeRow(
+                source=table.origin.get(table.judges[judge], "-"), suite=suite,
+                judge=table.judges[judge], models=len(np.unique(table.model[indices])),
+                judgments=len(indices), missing=missing,
+                off_scale=len(off) if scale is not None else None,
+                off_scale_values=dict(sorted(Counter(map(_value_text, table.score[off])).items())),
+                legacy_models=len(np.unique(table.model[indices[legacy[table.item[indices]]]])),
+            )  # fmt: skip
+            good = indices[valid[indices]]
+            row.mean = float(table.score[good].mean()) if len(good) else None
+            where = f"{suite}, {row.judge}"
+            if missing:
+                faults.append(f"{where}: {_grades(missing)} missing (null / no rating)")
+            if row.off_scale and scale is not None:
+                seen = ", ".join(f"{v} ×{n}" for v, n in row.off_scale_values.items())
+                low, high = scale
+                faults.append(
+                    f"{where}: {_grades(row.off_scale)} off the {low}-{high} scale ({seen})"
+                )
+            if row.legacy_models:
+                faults.append(
+                    f"{where}: {row.legacy_models} models on the older question file "
+                    f"(items {LEGACY_PREFIX}*, not merged with the current ids)"
+                )
+            row.longer_preferred, row.length_comparisons = _length_bias(table, good, settings)
+            if reference is not None and judge != reference:
+                row.reference = table.judges[reference]
+                pair = _shared(table, mine[judge], mine[reference], valid)
+                _agreement(row, table, pair, scale, settings)
+            elif reference == judge:
+                row.reference = "(reference)"
+            rows.append(row)
+    return rows, faults
+
+
+# --- pairwise, both orders --------------------------------------------------------------
+
+
+def _letters(line: PairLine) -> tuple[str | None, str | None]:
+    """The letters the judge wrote in game 1 and game 2 (``None``: no verdict)."""
+    return G1_LETTER.get(line.g1_winner), G2_LETTER.get(line.g2_winner)
+
+
+def _question_codes(lines: list[PairLine]) -> IntArray:
+    codes: dict[str, int] = {}
+    return np.asarray(
+        [codes.setdefault(str(line.question_id), len(codes)) for line in lines], dtype=np.int64
+    )
+
+
+def _pair_row(
+    table: PairTable, template: str, lines: list[PairLine], settings: JudgeMetaSettings
+) -> JudgeRow:
+    row = JudgeRow(source=str(table.path), suite=table.suite, judge=table.judge, template=template)
+    row.models = len({line.model_1 for line in lines} | {line.model_2 for line in lines})
+    row.judgments = 2 * len(lines)
+    questions = _question_codes(lines)
+    options = settings.bootstrap()
+    first = np.zeros(len(lines))
+    decisive = np.zeros(len(lines))
+    longer = np.zeros(len(lines))
+    compared = np.zeros(len(lines))
+    verdicts: dict[tuple[str, int, str, str], set[str]] = {}
+    repeated: Counter[tuple[str, int, str, str]] = Counter()
+    for index, line in enumerate(lines):
+        for position, shown_first, shown_second in games(line):
+            row.missing += position == "error"
+            if position in ("first", "second"):
+                decisive[index] += 1
+                first[index] += position == "first"
+            if shown_first is None or shown_second is None:
+                continue
+            key = (str(line.question_id), line.turn, shown_first, shown_second)
+            verdicts.setdefault(key, set()).add(position)
+            repeated[key] += 1
+            if position in ("first", "second") and len(shown_first) != len(shown_second):
+                compared[index] += 1
+                winner_longer = (len(shown_first) > len(shown_second)) == (position == "first")
+                longer[index] += winner_longer
+    row.decisive_games = int(decisive.sum())
+    if row.decisive_games:
+        row.first_position = grouped_share(first, decisive, questions, **options)
+    both = order_agreement(_letters(line) for line in lines)
+    row.consistency_pairs = both.agree + both.disagree
+    if row.consistency_pairs:
+        agree = [orders_agree(*_letters(line)) for line in lines]
+        hits = np.asarray([a is True for a in agree], dtype=np.float64)
+        known = np.asarray([a is not None for a in agree], dtype=np.float64)
+        row.consistency = grouped_share(hits, known, questions, **options)
+    row.length_comparisons = int(compared.sum())
+    if row.length_comparisons:
+        row.longer_preferred = grouped_share(longer, compared, questions, **options)
+    if verdicts:
+        twice = [key for key, n in repeated.items() if n > 1]
+        row.repeats = len(twice)
+        row.repeats_differing = sum(len(verdicts[key]) > 1 for key in twice)
+    usages = [line.usage for line in lines if line.usage is not None]
+    if usages and len(usages) == len(lines):
+        total = sum(usages, Usage())
+        calls = row.judgments
+        row.tokens_per_100 = 100 * (total.prompt_tokens + total.completion_tokens) / calls
+        if settings.price_in or settings.price_out:
+            row.price_per_100 = 100 * cost_usd(total, settings.price_in, settings.price_out) / calls
+    return row
+
+
+def pair_rows(
+    tables: Iterable[PairTable], settings: JudgeMetaSettings
+) -> tuple[list[JudgeRow], list[str]]:
+    """Per table: one row per judge prompt, and one over all of them where there are several."""
+    rows: list[JudgeRow] = []
+    faults: list[str] = []
+    for table in tables:
+        by_template: dict[str, list[PairLine]] = {}
+        for line in table.lines:
+            by_template.setdefault(line.template, []).append(line)
+        if len(by_template) > 1:
+            rows.append(_pair_row(table, "(all)", list(table.lines), settings))
+        rows += [_pair_row(table, t, lines, settings) for t, lines in sorted(by_template.items())]
+        errors = sum(row.missing for row in rows[-len(by_template) :])
+        if errors:
+            games = "1 game" if errors == 1 else f"{errors} games"
+            faults.append(f"{table.suite}, {table.judge}: {games} without a verdict")
+    return rows, faults
+
+
+def measure_judges(
+    scores: ScoreTable | None,
+    pairs: Iterable[PairTable] = (),
+    settings: JudgeMetaSettings = JudgeMetaSettings(),
+    notes: Iterable[str] = (),
+) -> JudgeMeta:
+    """The judge table over a table of single grades and pairwise tables; ``notes``:
+    faults found before (sources absent), listed first."""
+    rows: list[JudgeRow] = []
+    faults = list(notes)
+    if scores is not None:
+        unknown = [name for name in settings.reference if name not in scores.judges]
+        if unknown:
+            raise InputError(
+                f"--reference {unknown[0]!r}: no such judge; judges: "
+                + ", ".join(sorted(scores.judges))
+            )
+        found, notes_found = score_rows(scores, settings)
+        rows += found
+        faults += notes_found
+    found, notes_found = pair_rows(pairs, settings)
+    rows += found
+    faults += notes_found
+    if not rows:
+        raise InputError("no judgments to measure")
+    return JudgeMeta(rows, faults, settings.signature())
+
+
+def judge_meta(sources: Sources, settings: JudgeMetaSettings = JudgeMetaSettings()) -> JudgeMeta:
+    """``hyoka judge meta``: read the sources, measure every judge in them."""
+    scores, pairs = sources.read()
+    absent = [f"not found: {what}" for what in sources.absent]
+    return measure_judges(scores, pairs, settings, absent)
+
+
+# --- output ---------------------------------------------------------------------------------
+
+_AGREEMENT = ("suite", "judge", "models", "judgments", "missing", "off_scale", "mean",
+              "reference", "shared_items", "exact", "kappa", "shared_models", "spearman",
+              "kendall")  # fmt: skip
+_BIAS = ("suite", "judge", "template", "judgments", "missing", "consistency",
+         "first_position", "longer_preferred", "length_comparisons", "repeats",
+         "tokens_per_100", "price_per_100")  # fmt: skip
+_TITLES = {
+    "off_scale": "off scale", "shared_items": "shared items", "exact": "exact agreement",
+    "kappa": "weighted kappa", "shared_models": "shared models", "spearman": "Spearman",
+    "kendall": "Kendall", "consistency": "order consistency",
+    "first_position": "first position wins", "longer_preferred": "longer preferred",
+    "length_comparisons": "length comparisons", "repeats": "repeats (differing)",
+    "tokens_per_100": "tokens / 100 calls", "price_per_100": "USD / 100 calls",
+}  # fmt: skip
+
+
+def _cell(row: JudgeRow, name: str) -> str:
+    value = getattr(row, name)
+    if name == "repeats":
+        return "unknown" if value is None else f"{value} ({row.repeats_differing})"
+    if name in ("tokens_per_100", "price_per_100"):
+        return "unknown" if value is None else f"{value:,.4g}"
+    if name == "first_position" and value is not None:
+        return f"{value.format()} (n={row.decisive_games})"
+    if name == "consistency" and value is not None:
+        return f"{value.format()} (n={row.consistency_pairs})"
+    if value is None:
+        return "-"
+    if isinstance(value, Interval):
+        return value.format()
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def render_judge_meta(meta: JudgeMeta, fmt: str) -> str:
+    """The table as Markdown (two tables, then the faults and the signature), CSV (every
+    field, one row per judge) or JSON."""
+    if fmt == "json":
+        return json_text(meta.to_json(), indent=1)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        flat = [_flat(row) for row in meta.rows]
+        writer = csv.DictWriter(buffer, fieldnames=list(flat[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(flat)
+        return buffer.getvalue()
+    parts = [
+        _markdown("Agreement with the reference", meta.rows, _AGREEMENT, scored=True),
+        _markdown("Order, position and length", meta.rows, _BIAS, scored=False),
+    ]
+    listed = "".join(f"- {fault}\n" for fault in meta.faults) or "none\n"
+    parts.append(f"Faults (kept out of every statistic, never clamped):\n\n{listed}")
+    parts.append(f"Signature: `{meta.signature}`\n")
+    return "\n".join(part for part in parts if part)
+
+
+#: the fields that hold an interval (CSV: three columns each, empty when not measured)
+_INTERVALS = ("exact", "kappa", "spearman", "kendall", "first_position", "consistency",
+              "longer_preferred")  # fmt: skip
+
+
+def _flat(row: JudgeRow) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for name, value in row.to_json().items():
+        if name in _INTERVALS:
+            for part in ("estimate", "low", "high"):
+                flat[f"{name}_{part}"] = value[part] if value else None
+        elif isinstance(value, dict):
+            flat[name] = "; ".join(f"{k}:{v}" for k, v in value.items())
+        else:
+            flat[name] = value
+    return flat
+
+
+def _markdown(title: str, rows: list[JudgeRow], columns: tuple[str, ...], *, scored: bool) -> str:
+    chosen = [row for row in rows if scored == (row.template == "-")]
+    if not scored:  # grades with their answers at hand have a length bias too
+        chosen = [row for row in rows if row.template != "-" or row.length_comparisons]
+    if not chosen:
+        return ""
+    lines = [f"### {title}\n", "| " + " | ".join(_TITLES.get(c, c) for c in columns) + " |",
+             "|" + "---|" * len(columns)]  # fmt: skip
+    lines += ["| " + " | ".join(_cell(row, c).replace("|", "\\|") for c in columns) + " |"
+              for row in chosen]  # fmt: skip
+    return "\n".join(lines) + "\n"

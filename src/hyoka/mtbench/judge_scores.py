@@ -1,0 +1,438 @@
+"""Judges' published grades and verdicts, read as tables to measure the judges by.
+
+Three shapes of file are read, each as its producer wrote it:
+
+- a score table, one JSON line per grade: ``{"judge", "suite", "model", "item", "score"}``
+  (the Shaberi table under ``shaberi-judgments/``, derived from shisa-ai/shaberi; or any
+  table in that shape, human labels included: name them as a judge). ``score`` is a number
+  or ``null`` (the judge's reply held no grade); ``.xz``/``.gz``/``.zst`` are inflated
+  through the store within ``SCORES_MAX_BYTES``.
+- a FastChat single-grading folder (``model_judgment/<judge>_single``); -1 (no rating) is
+  a missing grade. The answers graded are read from ``model_answer/`` beside it, where
+  present, for their lengths.
+- FastChat pairwise lines, both orders per line (``g1_winner``, ``g2_winner``): a file or
+  a folder of them. The judge is ``judge: [name, prompt]`` (FastChat) or
+  ``judge_model``/``judge_prompt`` (ja-vicuna-qa-benchmark's files).
+
+Nothing is dropped or clamped here: a missing grade stays missing (NaN) and a grade off
+its scale stays as written; ``judge_meta`` counts and names both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict
+
+from hyoka.errors import InputError
+from hyoka.mtbench.records import AnswerRecord, Winner
+from hyoka.providers import Usage
+from hyoka.stats import read_single_grades
+from hyoka.store import codec_of, parse_lines, read_bytes, read_decompressed, read_records
+
+#: the most a score table may inflate to (the Shaberi table: 72.5 MB)
+SCORES_MAX_BYTES = 1 << 30
+#: the scale of each Shaberi suite (shisa-ai/shaberi's judge prompts); a grade elsewhere,
+#: or not a whole number, is off the scale
+SHABERI_SCALES: Mapping[str, tuple[int, int]] = {
+    "elyza__ELYZA-tasks-100": (1, 5),
+    "lightblue__tengu_bench": (0, 10),
+    "shisa-ai__ja-mt-bench-1shot": (1, 10),
+    "yuzuai__rakuda-questions": (1, 10),
+}
+#: FastChat's single grades: 1-10 from the judge, 0 from a rule (no answer, wrong language)
+FASTCHAT_SCALE = (0, 10)
+#: Shaberi items of the older 80-question ja-mt-bench files, which have no ids
+LEGACY_PREFIX = "legacy-"
+_FIELDS = ("judge", "suite", "model", "item")
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+class _Codes:
+    """Names to small integer codes, in order of first sight."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, int] = {}
+
+    def __call__(self, name: str) -> int:
+        code = self.codes.get(name)
+        if code is None:
+            code = self.codes[name] = len(self.codes)
+        return code
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.codes)
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """Single grades of one or more judges: one row per (judge, suite, model, item).
+
+    ``score`` is NaN where no grade was given; ``length`` is the graded answer's length in
+    characters, NaN where the answer is not at hand. ``scales`` holds each suite's scale
+    where it is known; ``origin`` names where each judge's grades were read from."""
+
+    judges: tuple[str, ...]
+    suites: tuple[str, ...]
+    models: tuple[str, ...]
+    items: tuple[str, ...]
+    judge: IntArray
+    suite: IntArray
+    model: IntArray
+    item: IntArray
+    score: FloatArray
+    length: FloatArray
+    scales: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    origin: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return len(self.score)
+
+
+def _check_unique(table: ScoreTable, where: str) -> None:
+    """A second grade of one (judge, suite, model, item) is refused: which one counts
+    cannot be told (the table's producer keeps the first and says so)."""
+    key = (table.judge * len(table.suites) + table.suite) * len(table.models) + table.model
+    key = key * len(table.items) + table.item
+    order = np.argsort(key, kind="stable")
+    repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if len(repeated):
+        first, second = sorted((int(order[repeated[0]]), int(order[repeated[0] + 1])))
+        names = [table.judges, table.suites, table.models, table.items]
+        columns = [table.judge, table.suite, table.model, table.item]
+        what = ", ".join(
+            f"{name}={values[codes[first]]!r}"
+            for name, values, codes in zip(_FIELDS, names, columns, strict=True)
+        )
+        raise InputError(
+            f"{where}: a second grade of ({what}), objects {first + 1} and {second + 1}"
+        )
+
+
+#: rows turned into columns at a time: half a million parsed lines held at once would take
+#: most of a gigabyte
+_CHUNK = 1 << 16
+
+
+def _add_chunk(
+    path: Path,
+    chunk: list[tuple[int, dict[str, Any]]],
+    codes: dict[str, _Codes],
+    columns: dict[str, list[IntArray]],
+    scores: list[FloatArray],
+) -> None:
+    """One chunk of parsed lines as columns, column by column (a loop per row and field
+    costs twice the time), each line checked: names non-empty strings, a score a number
+    or null."""
+    rows = [row for _, row in chunk]
+    for name in _FIELDS:
+        values = [row.get(name) for row in rows]
+        if not all(type(value) is str and value for value in values):
+            at = next(i for i, v in enumerate(values) if not (type(v) is str and v))
+            raise InputError(f"{path}:{chunk[at][0]}: {name!r} must be a non-empty string")
+        known = codes[name].codes
+        columns[name].append(
+            np.fromiter(
+                (known.setdefault(value, len(known)) for value in values),  # type: ignore[arg-type]
+                dtype=np.int64,
+                count=len(values),
+            )
+        )
+    raw = [row.get("score", ...) for row in rows]
+    if not {type(value) for value in raw} <= {int, float, type(None)}:
+        at = next(i for i, v in enumerate(raw) if type(v) not in (int, float, type(None)))
+        raise InputError(f"{path}:{chunk[at][0]}: 'score' must be a number or null")
+    scores.append(np.asarray([np.nan if v is None else v for v in raw], dtype=np.float64))
+
+
+def read_score_table(path: Path) -> ScoreTable:
+    """A table of grades (see the module docstring), compressed or not."""
+    data = (
+        read_decompressed(path, limit=SCORES_MAX_BYTES, what="a table of judges' grades")
+        if codec_of(path)
+        else read_bytes(path)
+    )
+    codes = {name: _Codes() for name in _FIELDS}
+    columns: dict[str, list[IntArray]] = {name: [] for name in _FIELDS}
+    scores: list[FloatArray] = []
+    chunk: list[tuple[int, dict[str, Any]]] = []
+    for line in parse_lines(data, str(path)):
+        chunk.append(line)
+        if len(chunk) == _CHUNK:
+            _add_chunk(path, chunk, codes, columns, scores)
+            chunk = []
+    if chunk:
+        _add_chunk(path, chunk, codes, columns, scores)
+    if not scores:
+        raise InputError(f"{path}: no grades")
+    suites = codes["suite"].names
+    table = ScoreTable(
+        judges=codes["judge"].names,
+        suites=suites,
+        models=codes["model"].names,
+        items=codes["item"].names,
+        judge=np.concatenate(columns["judge"]),
+        suite=np.concatenate(columns["suite"]),
+        model=np.concatenate(columns["model"]),
+        item=np.concatenate(columns["item"]),
+        score=np.concatenate(scores),
+        length=np.full(sum(map(len, scores)), np.nan),
+        scales={suite: SHABERI_SCALES[suite] for suite in suites if suite in SHABERI_SCALES},
+        origin=dict.fromkeys(codes["judge"].names, _stem(path)),
+    )
+    _check_unique(table, str(path))
+    return table
+
+
+def _stem(path: Path) -> str:
+    name = path.name
+    codec = codec_of(path)
+    if codec:
+        name = name.rsplit(".", 1)[0]
+    return name.removesuffix(".jsonl") or name
+
+
+def bench_name(path: Path) -> str:
+    """The benchmark a FastChat judgment path belongs to: the folder holding its
+    ``model_judgment``, else the file's or folder's own name."""
+    parts = path.resolve().parts
+    if "model_judgment" in parts:
+        at = len(parts) - 1 - parts[::-1].index("model_judgment")
+        if at > 0:
+            return parts[at - 1]
+    return _stem(path)
+
+
+def read_single_folders(folders: list[Path]) -> ScoreTable:
+    """FastChat single-grading folders as one table: item ``<question>/<turn>``, the
+    benchmark as the suite, -1 (no rating) as a missing grade, lengths from the answers
+    in ``model_answer/`` beside ``model_judgment/`` where that folder exists."""
+    codes = {name: _Codes() for name in _FIELDS}
+    columns: dict[str, list[int]] = {name: [] for name in _FIELDS}
+    scores: list[float] = []
+    lengths: list[float] = []
+    answers: dict[Path, dict[tuple[str, int], float]] = {}
+    origin: dict[str, str] = {}
+    for folder in folders:
+        grades = read_single_grades(folder)
+        origin.setdefault(grades.judge, f"{bench_name(folder)}/{folder.name}")
+        bench = bench_name(folder)
+        answer_dir = folder.resolve().parent.parent / "model_answer"
+        for (question, turn, model), score in sorted(grades.grades.items()):
+            for name, value in zip(
+                _FIELDS, (grades.judge, bench, model, f"{question}/{turn}"), strict=True
+            ):
+                columns[name].append(codes[name](value))
+            scores.append(np.nan if score < 0 else float(score))
+            answer_file = answer_dir / f"{model}.jsonl"
+            if answer_file not in answers:
+                answers[answer_file] = _answer_lengths(answer_file)
+            lengths.append(answers[answer_file].get((question, turn), np.nan))
+    table = ScoreTable(
+        judges=codes["judge"].names,
+        suites=codes["suite"].names,
+        models=codes["model"].names,
+        items=codes["item"].names,
+        judge=np.asarray(columns["judge"], dtype=np.int64),
+        suite=np.asarray(columns["suite"], dtype=np.int64),
+        model=np.asarray(columns["model"], dtype=np.int64),
+        item=np.asarray(columns["item"], dtype=np.int64),
+        score=np.asarray(scores, dtype=np.float64),
+        length=np.asarray(lengths, dtype=np.float64),
+        scales=dict.fromkeys(codes["suite"].names, FASTCHAT_SCALE),
+        origin=origin,
+    )
+    _check_unique(table, ", ".join(map(str, folders)))
+    return table
+
+
+def _answer_lengths(path: Path) -> dict[tuple[str, int], float]:
+    """(question id, turn) -> the answer's length in characters; empty without the file."""
+    if not path.is_file():
+        return {}
+    return {
+        (str(record.question_id), turn): float(len(text))
+        for _, record in read_records(path, AnswerRecord)
+        for turn, text in enumerate(record.turns, start=1)
+    }
+
+
+class PairLine(BaseModel):
+    """One pair judged in both orders, as FastChat (or ja-vicuna-qa-benchmark) wrote it;
+    game 1 shows ``model_1``'s answer first, game 2 ``model_2``'s."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    question_id: int | str
+    model_1: str
+    model_2: str
+    g1_winner: Winner
+    g2_winner: Winner
+    turn: int = 1
+    judge: tuple[str, str] | None = None
+    judge_model: str | None = None
+    judge_prompt: str | None = None
+    answer_1: str | None = None
+    answer_2: str | None = None
+    usage: Usage | None = None
+
+    @property
+    def judge_name(self) -> str:
+        return self.judge[0] if self.judge else self.judge_model or "unknown"
+
+    @property
+    def template(self) -> str:
+        return self.judge[1] if self.judge else self.judge_prompt or "unknown"
+
+
+@dataclass(frozen=True)
+class PairTable:
+    """Pairwise lines of one benchmark and judge (every template), in file order."""
+
+    suite: str
+    judge: str
+    path: Path
+    lines: tuple[PairLine, ...]
+
+
+def _pair_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        found = sorted(path.rglob("*.jsonl"))
+        if not found:
+            raise InputError(f"{path}: no *.jsonl pairwise judgment files")
+        return found
+    return [path]
+
+
+def read_pair_tables(paths: list[Path]) -> list[PairTable]:
+    """FastChat pairwise files or folders, one table per (benchmark, judge)."""
+    tables: dict[tuple[str, str], list[PairLine]] = {}
+    where: dict[tuple[str, str], Path] = {}
+    for path in paths:
+        bench = bench_name(path)
+        for file in _pair_files(path):
+            for _, line in read_records(file, PairLine):
+                key = (bench, line.judge_name)
+                tables.setdefault(key, []).append(line)
+                where.setdefault(key, path)
+    return [PairTable(suite, judge, where[suite, judge], tuple(lines))
+            for (suite, judge), lines in tables.items()]  # fmt: skip
+
+
+#: where a game's winner was shown: first, second; or a tie, or no verdict
+Position = Literal["first", "second", "tie", "error"]
+_GAME_1: Mapping[Winner, Position] = {
+    "model_1": "first", "model_2": "second", "tie": "tie", "error": "error"
+}  # fmt: skip
+_GAME_2: Mapping[Winner, Position] = {
+    "model_2": "first", "model_1": "second", "tie": "tie", "error": "error"
+}  # fmt: skip
+
+
+def games(line: PairLine) -> tuple[tuple[Position, str | None, str | None], ...]:
+    """Both games of a line: the winner's position, the answers shown first and second."""
+    return (
+        (_GAME_1[line.g1_winner], line.answer_1, line.answer_2),
+        (_GAME_2[line.g2_winner], line.answer_2, line.answer_1),
+    )
+
+
+def merge_tables(tables: list[ScoreTable]) -> ScoreTable:
+    """Several tables as one, names recoded (a judge in two tables must grade different
+    suites or items: a second grade of one item is refused as in one table)."""
+    if len(tables) == 1:
+        return tables[0]
+    merged: dict[str, _Codes] = {name: _Codes() for name in _FIELDS}
+    columns: dict[str, list[IntArray]] = {name: [] for name in _FIELDS}
+    scales: dict[str, tuple[int, int]] = {}
+    origin: dict[str, str] = {}
+    for table in tables:
+        for name, names, codes in zip(
+            _FIELDS,
+            (table.judges, table.suites, table.models, table.items),
+            (table.judge, table.suite, table.model, table.item),
+            strict=True,
+        ):
+            recode = np.asarray([merged[name](value) for value in names], dtype=np.int64)
+            columns[name].append(recode[codes])
+        for suite, scale in table.scales.items():
+            if scales.setdefault(suite, scale) != scale:
+                raise InputError(f"suite {suite!r} has two scales: {scales[suite]} and {scale}")
+        for judge, where in table.origin.items():
+            origin[judge] = f"{origin[judge]}, {where}" if judge in origin else where
+    result = ScoreTable(
+        judges=merged["judge"].names,
+        suites=merged["suite"].names,
+        models=merged["model"].names,
+        items=merged["item"].names,
+        judge=np.concatenate(columns["judge"]),
+        suite=np.concatenate(columns["suite"]),
+        model=np.concatenate(columns["model"]),
+        item=np.concatenate(columns["item"]),
+        score=np.concatenate([t.score for t in tables]),
+        length=np.concatenate([t.length for t in tables]),
+        scales=scales,
+        origin=origin,
+    )
+    _check_unique(result, "the tables given")
+    return result
+
+
+#: the published judgments ``hyoka judge meta`` reads when given no files, under the data
+#: directory: the Shaberi table (derived, see its SOURCE.md), pfmt-bench-fin-ja's two
+#: judges' single grades, Japanese Vicuna QA's GPT-4 pairwise verdicts (both orders)
+SHABERI_TABLE = Path("shaberi-judgments") / "scores.jsonl.xz"
+PFMT_JUDGMENTS = Path("pfmt-bench-fin-ja") / "model_judgment"
+VICUNA_PAIRWISE = Path("ja-vicuna-qa") / "model_judgment" / "pairwise"
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What a judge table is built from: score tables, single-grading folders, pairwise
+    files or folders; ``absent``: published sources looked for and not found."""
+
+    scores: tuple[Path, ...] = ()
+    single: tuple[Path, ...] = ()
+    pairwise: tuple[Path, ...] = ()
+    absent: tuple[str, ...] = ()
+
+    def read(self) -> tuple[ScoreTable | None, list[PairTable]]:
+        tables = [read_score_table(path) for path in self.scores]
+        if self.single:
+            tables.append(read_single_folders(list(self.single)))
+        pairs = read_pair_tables(list(self.pairwise)) if self.pairwise else []
+        return (merge_tables(tables) if tables else None), pairs
+
+
+def published_sources(data_dir: Path) -> Sources:
+    """The published judgments present under ``data_dir``; those missing are named in
+    ``absent`` (with how to get them), and none at all is an error."""
+    absent: list[str] = []
+    scores: tuple[Path, ...] = ()
+    if (data_dir / SHABERI_TABLE).is_file():
+        scores = (data_dir / SHABERI_TABLE,)
+    else:
+        absent.append(
+            f"{data_dir / SHABERI_TABLE} (a table derived from shisa-ai/shaberi, not "
+            "downloadable: `hyoka data fetch shaberi-judgments --with-published` says how "
+            "it is made)"
+        )
+    single = tuple(sorted((data_dir / PFMT_JUDGMENTS).glob("*_single")))
+    if not single:
+        absent.append(f"{data_dir / PFMT_JUDGMENTS} (`hyoka data fetch pfmt-fin --with-published`)")
+    pairwise = tuple(sorted(p for p in (data_dir / VICUNA_PAIRWISE).glob("*") if p.is_dir()))
+    if not pairwise:
+        absent.append(
+            f"{data_dir / VICUNA_PAIRWISE} (`hyoka data fetch ja-vicuna-qa --with-published`)"
+        )
+    if not (scores or single or pairwise):
+        raise InputError(f"no published judgments under {data_dir}: " + "; ".join(absent))
+    return Sources(scores, single, pairwise, tuple(absent))

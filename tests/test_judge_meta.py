@@ -1,0 +1,409 @@
+"""``hyoka judge meta``: every number recomputed here from the raw published lines, by other
+code (plain json, scikit-learn, scipy), and every fault counted as the data's SOURCE.md says."""
+
+from __future__ import annotations
+
+import json
+import lzma
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from _shared import SHARED_DATA, data_mark, needs
+
+sklearn_metrics = needs("sklearn.metrics")
+scipy_stats = needs("scipy.stats")
+
+from hyoka.cli.main import app  # noqa: E402
+from hyoka.mtbench.judge_meta import (  # noqa: E402
+    JudgeMetaSettings,
+    JudgeRow,
+    judge_meta,
+    measure_judges,
+    render_judge_meta,
+)
+from hyoka.mtbench.judge_scores import (  # noqa: E402
+    Sources,
+    read_pair_tables,
+    read_score_table,
+    read_single_folders,
+)
+from hyoka.stats import kendall_tau_b, rank_correlations  # noqa: E402
+from hyoka.stats.kappa import quadratic_kappa  # noqa: E402
+
+SHABERI = SHARED_DATA / "shaberi-judgments"
+PFMT = SHARED_DATA / "pfmt-bench-fin-ja" / "model_judgment"
+VICUNA = SHARED_DATA / "ja-vicuna-qa" / "model_judgment" / "pairwise" / "gpt-4"
+FEW = JudgeMetaSettings(resamples=50)
+
+
+def _row(rows: list[JudgeRow], suite: str, judge: str, template: str = "-") -> JudgeRow:
+    return next(r for r in rows if (r.suite, r.judge, r.template) == (suite, judge, template))
+
+
+# --- the statistics against independent implementations ---------------------------------
+
+
+def test_quadratic_kappa_equals_scikit_learn() -> None:
+    rng = np.random.default_rng(7)
+    first = rng.integers(0, 10, 500)
+    second = np.clip(first + rng.integers(-2, 3, 500), 0, 9)
+    second[:40] = rng.integers(0, 10, 40)
+    ours = quadratic_kappa(first, second, 10)
+    theirs = sklearn_metrics.cohen_kappa_score(
+        first, second, weights="quadratic", labels=list(range(10))
+    )
+    assert ours == pytest.approx(theirs, abs=1e-12)
+
+
+def test_rank_correlations_of_each_draw_equal_scipy_on_the_drawn_models() -> None:
+    """One resample per seed: its Spearman and Kendall, computed from draw counts, equal
+    scipy's on the drawn models listed out (repeats and ties included)."""
+    rng = np.random.default_rng(3)
+    x = np.round(rng.normal(size=40), 1)  # ties, as model means have
+    y = np.round(x + rng.normal(size=40), 1)
+    for seed in range(4):
+        draw = np.random.default_rng(seed).integers(0, 40, size=(1, 40))[0]
+        one = rank_correlations(x, y, resamples=1, seed=seed)
+        assert one.spearman.low == pytest.approx(scipy_stats.spearmanr(x[draw], y[draw])[0])
+        assert one.kendall.low == pytest.approx(scipy_stats.kendalltau(x[draw], y[draw])[0])
+    full = rank_correlations(x, y, resamples=200)
+    assert full.spearman.estimate == pytest.approx(scipy_stats.spearmanr(x, y)[0])
+    assert full.kendall.estimate == pytest.approx(kendall_tau_b(x.tolist(), y.tolist()))
+    assert full.kendall.low < full.kendall.estimate < full.kendall.high
+
+
+# --- pfmt-bench-fin-ja: two published judges on the same answers -------------------------
+
+
+def _pfmt_grades(judge: str) -> dict[tuple[str, int, str], float]:
+    grades = {}
+    for path in sorted((PFMT / f"{judge}_single").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            grades[str(row["question_id"]), row["turn"], row["model"]] = row["score"]
+    return grades
+
+
+@data_mark(PFMT)
+def test_pfmt_judges_agree_as_recomputed_from_their_lines() -> None:
+    table = read_single_folders([PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"])
+    meta = measure_judges(table, settings=FEW)
+    row = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini")
+    assert row.reference == "gpt-4o"  # equal overlap: the first by name
+    big, mini = _pfmt_grades("gpt-4o"), _pfmt_grades("gpt-4o-mini")
+    shared = sorted(k for k in big.keys() & mini.keys() if big[k] >= 0 and mini[k] >= 0)
+    a = np.array([big[k] for k in shared])
+    b = np.array([mini[k] for k in shared])
+    assert row.shared_items == len(shared) == 6477
+    assert row.exact is not None and row.kappa is not None
+    assert row.exact.estimate == pytest.approx(np.mean(a == b))
+    assert row.kappa.estimate == pytest.approx(
+        sklearn_metrics.cohen_kappa_score(a, b, weights="quadratic", labels=list(range(11)))
+    )
+    models = sorted({k[2] for k in shared})
+    own = [np.mean([mini[k] for k in shared if k[2] == m]) for m in models]
+    ref = [np.mean([big[k] for k in shared if k[2] == m]) for m in models]
+    assert row.shared_models == len(models) == 9
+    assert row.spearman is not None and row.kendall is not None
+    assert row.spearman.estimate == pytest.approx(scipy_stats.spearmanr(own, ref).statistic)
+    assert row.kendall.estimate == pytest.approx(scipy_stats.kendalltau(own, ref).statistic)
+    reference = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o")
+    assert reference.missing == sum(score == -1 for score in big.values()) == 3
+
+
+@data_mark(PFMT)
+def test_pfmt_length_bias_counts_pairs_of_answers_graded_differently() -> None:
+    answers = PFMT.parent / "model_answer"
+    lengths = {}
+    for path in answers.glob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            for turn, text in enumerate(row["choices"][0]["turns"], start=1):
+                lengths[str(row["question_id"]), turn, path.stem] = len(text)
+    grades = _pfmt_grades("gpt-4o-mini")
+    by_item: dict[tuple[str, int], list[tuple[float, int]]] = defaultdict(list)
+    for (question, turn, model), score in grades.items():
+        if score >= 0:
+            by_item[question, turn].append((score, lengths[question, turn, model]))
+    hits = counted = 0
+    for graded in by_item.values():
+        for i, (s1, l1) in enumerate(graded):
+            for s2, l2 in graded[i + 1 :]:
+                if s1 != s2 and l1 != l2:
+                    counted += 1
+                    hits += (s1 > s2) == (l1 > l2)
+    table = read_single_folders([PFMT / "gpt-4o-mini_single"])
+    row = measure_judges(table, settings=FEW).rows[0]
+    assert row.length_comparisons == counted
+    assert row.longer_preferred is not None
+    assert row.longer_preferred.estimate == pytest.approx(hits / counted)
+
+
+# --- Japanese Vicuna QA: both orders -----------------------------------------------------
+
+
+@data_mark(VICUNA)
+def test_vicuna_position_bias_and_consistency_equal_a_direct_count() -> None:
+    lines = [
+        json.loads(line)
+        for path in sorted(VICUNA.glob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    first = sum(x["g1_winner"] == "model_1" for x in lines)
+    first += sum(x["g2_winner"] == "model_2" for x in lines)
+    second = sum(x["g1_winner"] == "model_2" for x in lines)
+    second += sum(x["g2_winner"] == "model_1" for x in lines)
+    longer = 0
+    for x in lines:
+        games = (
+            (x["g1_winner"], "model_1", "model_2", x["answer_1"], x["answer_2"]),
+            (x["g2_winner"], "model_2", "model_1", x["answer_2"], x["answer_1"]),
+        )
+        for winner, shown_first, shown_second, text_first, text_second in games:
+            if winner in (shown_first, shown_second) and len(text_first) != len(text_second):
+                longer += (len(text_first) > len(text_second)) == (winner == shown_first)
+    meta = measure_judges(None, read_pair_tables([VICUNA]), FEW)
+    row = _row(meta.rows, "ja-vicuna-qa", "gpt-4", "(all)")
+    assert (first, second) == (444, 483)
+    assert row.decisive_games == first + second
+    assert row.first_position is not None
+    assert row.first_position.estimate == pytest.approx(first / (first + second))
+    # the replay test's count: the two orders name the same winner in 432 of 480 pairs
+    assert row.consistency is not None and row.consistency_pairs == 480
+    assert row.consistency.estimate == pytest.approx(432 / 480)
+    assert row.longer_preferred is not None
+    assert row.longer_preferred.estimate == pytest.approx(longer / row.length_comparisons)
+    # two models gave one answer to one question: that game was judged twice (8 replies)
+    assert row.repeats == 4
+    templates = {r.template: r.judgments for r in meta.rows}
+    assert templates == {"(all)": 960, "pair": 840, "pair-math": 120}
+
+
+# --- faults: counted and named, never dropped silently -----------------------------------
+
+
+def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def test_missing_and_off_scale_grades_are_named_and_left_out(tmp_path: Path) -> None:
+    suite = "yuzuai__rakuda-questions"  # 1-10
+    rows = []
+    for model in ("m1", "m2", "m3", "m4"):
+        for item in range(5):
+            base = {"suite": suite, "model": model, "item": str(item)}
+            rows.append({**base, "judge": "a", "score": 1 + (item + len(model)) % 10})
+            rows.append({**base, "judge": "b", "score": 1 + (item * 2) % 10})
+    rows[1]["score"] = None
+    rows[3]["score"] = 0
+    rows[5]["score"] = 5.5
+    table = read_score_table(_write(tmp_path / "grades.jsonl", rows))
+    meta = measure_judges(table, settings=FEW)
+    b = _row(meta.rows, suite, "b")
+    assert (b.missing, b.off_scale, b.off_scale_values) == (1, 2, {"0": 1, "5.5": 1})
+    assert b.judgments == 20 and b.shared_items == 17
+    assert f"{suite}, b: 1 grade missing (null / no rating)" in meta.faults
+    assert f"{suite}, b: 2 grades off the 1-10 scale (0 ×1, 5.5 ×1)" in meta.faults
+    text = render_judge_meta(meta, "md")
+    assert "2 grades off the 1-10 scale (0 ×1, 5.5 ×1)" in text and "judge-meta" in text
+
+
+def test_a_second_grade_of_one_item_is_refused_with_one_line(tmp_path: Path) -> None:
+    row = {"judge": "a", "suite": "s", "model": "m", "item": "1", "score": 3}
+    path = _write(tmp_path / "twice.jsonl", [row, {**row, "score": 4}])
+    result = CliRunner().invoke(app, ["judge", "meta", "--scores", str(path)])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"error: {path}: a second grade of (judge='a', suite='s', model='m', item='1'), "
+        "objects 1 and 2"
+    ]
+
+
+def test_cli_writes_csv_and_names_an_unknown_reference(tmp_path: Path) -> None:
+    rows = [
+        {"judge": judge, "suite": "s", "model": f"m{m}", "item": str(i), "score": (m * i) % 5}
+        for judge in ("x", "y")
+        for m in range(4)
+        for i in range(3)
+    ]
+    path = _write(tmp_path / "g.jsonl", rows)
+    out = tmp_path / "judges.csv"
+    runner = CliRunner()
+    result = runner.invoke(
+        app, ["judge", "meta", "--scores", str(path), "-f", "csv", "--output", str(out),
+              "--reference", "y", "--resamples", "20"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    header, *lines = out.read_text(encoding="utf-8").splitlines()
+    assert header.startswith("source,suite,judge,template,models,judgments,missing")
+    assert [line.split(",")[2] for line in lines] == ["x", "y"]
+    bad = runner.invoke(app, ["judge", "meta", "--scores", str(path), "--reference", "z"])
+    assert bad.exit_code == 1
+    assert bad.output.startswith("error: --reference 'z': no such judge; judges: x, y")
+
+
+# --- the whole Shaberi table ----------------------------------------------------------------
+
+
+def _source_table() -> list[tuple[str, str, int, int, int]]:
+    """SOURCE.md's own table: judge, suite, models, lines, null scores."""
+    text = (SHABERI / "SOURCE.md").read_text(encoding="utf-8")
+    found = []
+    for match in re.finditer(
+        r"^\| (\S+) \| (\S+) \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \|", text, re.M
+    ):
+        judge, suite, *numbers = match.groups()
+        found.append((judge, suite, *(int(n.replace(",", "")) for n in numbers)))
+    return found  # type: ignore[return-value]
+
+
+@pytest.mark.slow
+@data_mark(SHABERI, PFMT, VICUNA)
+def test_shaberi_faults_and_a_suite_recomputed_from_the_raw_lines() -> None:
+    """Every count of SOURCE.md/stats.json, and Rakuda's gpt-4-turbo-preview against
+    llama33 recomputed from the inflated lines with plain json, scikit-learn and scipy."""
+    sources = Sources(
+        scores=(SHABERI / "scores.jsonl.xz",),
+        single=(PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"),
+        pairwise=(VICUNA,),
+    )
+    settings = JudgeMetaSettings(reference=("llmjudge-llama33", "gpt-4o"), resamples=50)
+    meta = judge_meta(sources, settings)
+    stats = json.loads((SHABERI / "stats.json").read_text(encoding="utf-8"))
+    published = _source_table()
+    assert len(published) == 28
+    for judge, suite, models, lines, nulls in published:
+        row = _row(meta.rows, suite, judge)
+        assert (row.models, row.judgments, row.missing) == (models, lines, nulls)
+        assert row.models == stats["models_per_judge_suite"][f"{judge} | {suite}"]
+    shaberi = [r for r in meta.rows if r.suite in {p[1] for p in published}]
+    assert sum(r.missing for r in shaberi) == stats["stats"]["score_null"] == 7462
+    assert sum(r.judgments for r in shaberi) == stats["stats"]["lines_written"]
+    # SOURCE.md: 11 ×5 (athenev2) and 12 ×7 (llama33) on Tengu; 0 on the 1-5/1-10 scales
+    # (tulu405 ELYZA ×41, llama33 mt-bench ×23, gpt-4.1 ×5, others ×3); one 5.8
+    off: Counter[str] = Counter()
+    for r in shaberi:
+        off.update(r.off_scale_values)
+    assert off == {"11": 5, "12": 7, "0": 41 + 23 + 5 + 3, "5.8": 1}
+    assert _row(shaberi, "elyza__ELYZA-tasks-100", "llmjudge-tulu405").off_scale_values == {"0": 41}
+    legacy = [r for r in shaberi if r.legacy_models]
+    assert sorted((r.judge, r.legacy_models) for r in legacy) == [
+        ("gpt-4-turbo-preview", 23), ("llmjudge-athenev2", 23), ("llmjudge-llama33", 23),
+        ("llmjudge-tulu405", 23),
+    ]  # fmt: skip
+
+    suite, scale = "yuzuai__rakuda-questions", range(1, 11)
+    grades: dict[str, dict[tuple[str, str], float]] = {
+        "gpt-4-turbo-preview": {},
+        "llmjudge-llama33": {},
+    }
+    with lzma.open(SHABERI / "scores.jsonl.xz", "rt", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            score = row["score"]
+            if row["suite"] == suite and row["judge"] in grades and score in scale:
+                grades[row["judge"]][row["model"], row["item"]] = score
+    other, ref = grades["gpt-4-turbo-preview"], grades["llmjudge-llama33"]
+    shared = sorted(other.keys() & ref.keys())
+    a, b = np.array([other[k] for k in shared]), np.array([ref[k] for k in shared])
+    ours = _row(meta.rows, suite, "gpt-4-turbo-preview")
+    assert ours.reference == "llmjudge-llama33" and ours.shared_items == len(shared)
+    assert ours.exact is not None and ours.kappa is not None
+    assert ours.exact.estimate == pytest.approx(np.mean(a == b))
+    assert ours.kappa.estimate == pytest.approx(
+        sklearn_metrics.cohen_kappa_score(a, b, weights="quadratic", labels=list(scale))
+    )
+    rated = sorted({m for m, _ in shared})
+    mean_a = [np.mean([other[k] for k in shared if k[0] == m]) for m in rated]
+    mean_b = [np.mean([ref[k] for k in shared if k[0] == m]) for m in rated]
+    assert ours.spearman is not None and ours.kendall is not None
+    assert ours.spearman.estimate == pytest.approx(scipy_stats.spearmanr(mean_a, mean_b).statistic)
+    assert ours.kendall.estimate == pytest.approx(scipy_stats.kendalltau(mean_a, mean_b).statistic)
+    assert _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini").reference == "gpt-4o"
+
+
+# --- the report's judges page ------------------------------------------------------------
+
+
+@data_mark(PFMT, VICUNA)
+def test_judges_page_shows_the_library_numbers(tmp_path: Path) -> None:
+    from hyoka.report.judges_page import judges_page
+
+    table = read_single_folders([PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"])
+    meta = measure_judges(table, read_pair_tables([VICUNA]), FEW, ["not found: a source"])
+    html = judges_page(meta)
+    mini = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini")
+    vicuna = _row(meta.rows, "ja-vicuna-qa", "gpt-4", "(all)")
+    assert mini.kappa is not None and vicuna.first_position is not None
+    for interval in (mini.kappa, mini.spearman, vicuna.first_position, vicuna.consistency):
+        assert interval is not None
+        assert f"{interval.estimate:.3f} <span" in html
+        assert f"[{interval.low:.3f}, {interval.high:.3f}]" in html
+    assert "n=927" in html and "n=480" in html and "<svg" in html
+    assert "<li>not found: a source</li>" in html
+    assert str(meta.signature) in html
+
+
+def test_pairwise_tokens_price_and_games_without_a_verdict(tmp_path: Path) -> None:
+    """Token counts where every line has them (hyoka's pair files), priced at the user's
+    prices; a game without a verdict is counted, named and left out of the shares."""
+    lines = []
+    for question in range(4):
+        lines.append({
+            "question_id": question, "model_1": "a", "model_2": "b", "turn": 1,
+            "judge": ["j", "pair-v2"], "g1_winner": "model_1",
+            "g2_winner": "error" if question == 0 else "model_1",
+            "usage": {"prompt_tokens": 1000, "completion_tokens": 100},
+        })  # fmt: skip
+    path = _write(tmp_path / "j_pair.jsonl", lines)
+    settings = JudgeMetaSettings(resamples=20, price_in=2.5, price_out=10.0)
+    meta = measure_judges(None, read_pair_tables([path]), settings)
+    (row,) = meta.rows
+    assert (row.judgments, row.missing, row.decisive_games, row.consistency_pairs) == (8, 1, 7, 3)
+    assert row.tokens_per_100 == pytest.approx(100 * 4 * 1100 / 8)
+    assert row.price_per_100 == pytest.approx(100 * 4 * (1000 * 2.5 + 100 * 10.0) / 1e6 / 8)
+    assert meta.faults == ["j_pair, j: 1 game without a verdict"]
+    assert row.repeats is None and row.longer_preferred is None  # no answers in the lines
+
+
+def test_human_labels_as_the_reference_across_two_tables(tmp_path: Path) -> None:
+    grades: list[dict[str, Any]] = [
+        {"judge": "judge", "suite": "elyza__ELYZA-tasks-100", "model": f"m{m}", "item": str(i),
+         "score": 1 + (m + i) % 5}
+        for m in range(5) for i in range(4)
+    ]  # fmt: skip
+    human = [{**row, "judge": "human", "score": 1 + (int(row["score"]) % 5)} for row in grades]
+    sources = Sources(scores=(_write(tmp_path / "judge.jsonl", grades),
+                              _write(tmp_path / "human.jsonl", human)))  # fmt: skip
+    meta = judge_meta(sources, JudgeMetaSettings(reference=("human",), resamples=20))
+    row = _row(meta.rows, "elyza__ELYZA-tasks-100", "judge")
+    assert row.reference == "human" and row.shared_items == 20
+    a = np.array([r["score"] for r in grades])
+    b = np.array([r["score"] for r in human])
+    assert row.kappa is not None
+    assert row.kappa.estimate == pytest.approx(
+        sklearn_metrics.cohen_kappa_score(a, b, weights="quadratic", labels=[1, 2, 3, 4, 5])
+    )
+
+
+@pytest.mark.parametrize(
+    ("bad", "why"),
+    [({"score": "5"}, "'score' must be a number or null"),
+     ({"model": ""}, "'model' must be a non-empty string"),
+     ({"score": True}, "'score' must be a number or null")],
+)  # fmt: skip
+def test_a_bad_grade_line_is_one_error_naming_file_and_line(
+    tmp_path: Path, bad: dict[str, Any], why: str
+) -> None:
+    row = {"judge": "a", "suite": "s", "model": "m", "item": "1", "score": 3}
+    path = _write(tmp_path / "bad.jsonl", [row, {**row, "item": "2", **bad}])
+    result = CliRunner().invoke(app, ["judge", "meta", "--scores", str(path)])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [f"error: {path}:2: {why}"]
