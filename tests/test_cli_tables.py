@@ -71,7 +71,7 @@ def test_mtbench_leaderboard_at_80_columns_shows_every_header(hyoka_env: None) -
     headers = [line for line in result.stdout.splitlines() if line.startswith("| Model |")]
     assert len(headers) == 3  # both turns, turn 1, turn 2: Markdown, never cropped
     cells = [cell.strip() for cell in headers[0].strip("|").split("|")]
-    assert cells[:2] == ["Model", "Avg."] and len(cells) == 14
+    assert cells[:3] == ["Model", "Avg.", "95% CI"] and len(cells) == 15
     assert all(line == headers[0] for line in headers)
 
 

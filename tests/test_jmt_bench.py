@@ -82,7 +82,9 @@ def test_the_answer_cut_keeps_the_first_characters_of_every_turn() -> None:
     assert "あいうえおかき" in user_prompt(bench, question, answer, 1)
 
 
-def test_swallow_trials_are_refused_rather_than_judged_once(tmp_path: Path) -> None:
+def test_swallow_refuses_answers_with_fewer_trials_than_it_judges(tmp_path: Path) -> None:
+    """One answer per dialogue under Swallow's 5 trials would sign swallow.v1 (5 trials) on
+    a number made of one: refused before any call, naming how to make 5."""
     answers = tmp_path / "m.jsonl"
     lines = [
         json.dumps({"question_id": q, "model_id": "m", "choices": [{"turns": ["a", "b"]}]})
@@ -93,7 +95,8 @@ def test_swallow_trials_are_refused_rather_than_judged_once(tmp_path: Path) -> N
     args += ["-j", "openai/gpt-4o", "-a", str(answers), "--output-dir", str(tmp_path / "o")]
     result = CliRunner().invoke(app, [*args, "--data-dir", str(SHARED_DATA)])
     assert result.exit_code == 1
-    assert "judging 5 trials per dialogue is not supported yet" in result.stderr
+    assert "1 answer(s) per dialogue, but --variant swallow judges 5" in result.stderr
+    assert "--trials 5" in result.stderr
 
 
 def _signed(folder: Path, variant: str) -> Path:

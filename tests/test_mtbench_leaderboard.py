@@ -39,6 +39,7 @@ TABLE_1 = {
 HEADER = [
     "Model",
     "Avg.",
+    "95% CI",  # hyoka's: the paper has no interval (the cells are checked on their own)
     "Writ.",
     "Role.",
     "Kno.",
@@ -64,7 +65,7 @@ def test_every_cell_of_table_1(bench: Bench) -> None:
     text = render(board, "md", per_turn=False)
     rows = [line.strip("| ").split(" | ") for line in text.splitlines() if line.startswith("| ")]
     assert rows[0] == HEADER
-    got = {row[0]: " ".join(row[1:]) for row in rows[1:]}
+    got = {row[0]: " ".join([row[1], *row[3:]]) for row in rows[1:]}
     assert got == TABLE_1
     # and in the paper's order (gpt-4o left out)
     assert [row[0] for row in rows[1:]] == list(TABLE_1)
@@ -97,11 +98,15 @@ def test_csv_has_three_tables(bench: Bench) -> None:
     lines = render(board, "csv").splitlines()
     assert lines[0] == "Turns," + ",".join(HEADER)
     best = "claude-3-5-sonnet-20240620"
-    assert lines[1] == f"both,{best}," + TABLE_1[best].replace(" ", ",")
+    cells = lines[1].split(",")
+    assert ",".join(cells[:3] + cells[5:]) == f"both,{best}," + TABLE_1[best].replace(" ", ",")
+    assert cells[3].startswith('"[') and cells[4].endswith(']"')  # the interval, quoted
     assert sum(line.startswith("Turns,") for line in lines) == 3
     table = [line for line in lines if not line.startswith("#")]
     assert len(table) == 3 * (1 + 9)
-    assert lines[-2].startswith("# signature: hyoka:")
+    assert lines[-3].startswith("# signature: hyoka:")
+    assert lines[-3].endswith("|interval:two-level-bootstrap/0.95/resamples-2000/seed-0")
+    assert lines[-2].startswith("# 95% CI: percentile bootstrap")
     assert lines[-1] == "# Avg.: mean of the category means (upstream's make_leaderboard.py)"
 
 
@@ -141,7 +146,7 @@ def test_unrated_turns_are_left_out_and_zeros_count(bench: Bench, tmp_path: Path
     [
         (lambda r: {**r, "question_id": 9999}, "question_id 9999 is not a pfmt-bench-fin-ja"),
         (lambda r: {**r, "user_prompt": "### ユーザー:\nWrite a haiku."}, "another benchmark"),
-        (lambda r: {**r, "turn": 3}, r"not a SingleJudgmentLine record \(turn"),
+        (lambda r: {**r, "turn": 3}, r"not a SingleGradingLine record \(SingleJudgmentLine\.turn"),
         (lambda r: {**r, "score": 42}, r"score 42 is outside the pfmt-bench-fin-ja scale"),
         (lambda r: {**r, "score": -7.5}, r"score -7\.5 is outside the pfmt-bench-fin-ja scale"),
     ],
@@ -243,7 +248,8 @@ def test_every_format_carries_the_signature_and_flags_rows_judged_otherwise(
     assert entries["gpt-4"]["signature"]["fields"]["judge"] == "gpt-4o-mini"
     assert entries["gpt-4"]["signature_differs"] == []
     assert entries["gpt-35-turbo"]["signature_differs"] == ["judge: gpt-4o vs gpt-4o-mini"]
-    assert f"# signature: {board.signature.line}" in render(board, "csv").splitlines()
+    interval = "|interval:two-level-bootstrap/0.95/resamples-2000/seed-0"  # how the CIs were drawn
+    assert f"# signature: {board.signature.line}{interval}" in render(board, "csv").splitlines()
 
 
 def test_cli_formats_radar_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -37,7 +37,7 @@ VARIANTS: dict[type[SettingsRecord], dict[str, Any]] = {
         "settings": JudgeSettings(judge="openai/other"), "template": "t@2", "models": ("m",),
         "judge_name": "other-name", "rating": "fastchat", "rules": ("no-answer",),
         "lang_check": "script", "methods": ("bs1",), "variant": "stability.v1/turns-1",
-        "verdict": "fastchat-tokens", "draw": "pairwise-n:9:seed=1",
+        "trials": 5, "verdict": "fastchat-tokens", "draw": "pairwise-n:9:seed=1",
     },
 }  # fmt: skip
 BASES: dict[type[SettingsRecord], SettingsRecord] = {

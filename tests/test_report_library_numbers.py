@@ -9,6 +9,7 @@ import math
 import re
 import shutil
 from dataclasses import dataclass
+from fractions import Fraction
 from html import unescape
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from hyoka.mtbench import (
     PairJudgmentLine,
     build_leaderboard,
     display_name,
+    mean_interval,
     method_counts,
     round_half_up,
 )
@@ -361,9 +363,13 @@ def test_mtbench_page_is_the_mtbench_leaderboard(site: Site) -> None:
         means = model.means()
         expected = [model.overall(), model.overall(1), model.overall(2)]
         expected += [means[c] for c in bench.spec.categories]
-        shown = row[1 : 4 + len(bench.spec.categories)]
+        shown = [row[1], *row[3 : 5 + len(bench.spec.categories)]]
         assert [float(c[0] or "nan") for c in shown] == [float(v or "nan") for v in expected]
         assert [c[1] for c in shown] == [str(round_half_up(v)) if v else "–" for v in expected]
+        interval = mean_interval(model)  # the leaderboard's, beside the overall mean
+        assert interval is not None and float(row[2][0] or "nan") == interval.low
+        bounds = (round_half_up(Fraction(interval.low)), round_half_up(Fraction(interval.high)))
+        assert row[2][1] == f"[{bounds[0]}, {bounds[1]}]"
         assert int(row[-1][1]) == model.unrated
         zeroed = [line for line in board.lines if line.model == model.model and line.zeroed_by_rule]
         assert int(row[-2][1]) == len(zeroed) > 0

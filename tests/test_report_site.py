@@ -121,7 +121,7 @@ def test_category_table_matches_the_mtbench_leaderboard(site: Path) -> None:
         overall = model.overall()
         assert overall is not None
         assert row[1] == str(round_half_up(overall))
-        assert row[4:16] == [
+        assert row[5:17] == [  # after Overall, its 95% CI, Turn 1, Turn 2
             str(round_half_up(m)) if (m := model.means()[c]) is not None else "–"
             for c in bench.spec.categories
         ]

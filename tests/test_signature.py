@@ -77,7 +77,7 @@ DECLARED = {
     "pfgen-stability": ("data", "sets", "common-only", "runs", "sum"),
     "mtbench-answers": (
         "bench", "template", "system", "max-tokens", "temperatures", "repetition-penalty",
-        "injection", "seed", "variant", "thinking",
+        "injection", "seed", "variant", "thinking", "trials",
     ),
     "fastchat-single": ("bench", "judge", "variant"),
     "shaberi-single": ("bench", "judge"),

@@ -105,7 +105,15 @@ def leaderboard_command(
     rounds: Annotated[
         int, typer.Option("--rounds", min=1, help="Rakuda: bootstrap rounds (upstream: 500).")
     ] = 500,
-    seed: Annotated[int, typer.Option("--seed", help="Rakuda: seed of the bootstrap.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the bootstrap (the intervals; Rakuda's).")
+    ] = 0,
+    resamples: Annotated[
+        int,
+        typer.Option(
+            "--resamples", min=1, help="Bootstrap resamples of the 95% intervals (not Rakuda)."
+        ),
+    ] = 2000,
     data_dir: DataDirOption = None,
     variant: VariantOption = None,
     mix_variants: Annotated[
@@ -129,6 +137,12 @@ def leaderboard_command(
     last; rows judged another way than most are marked; the table ends with its signature.
     Written to stdout, or replaced atomically in --output.
 
+    Beside Avg. stands its 95% interval: a percentile bootstrap over questions, then each
+    question's trials (answers judged several times: `mtbench generate --trials`; with one
+    trial, over questions only), --resamples and --seed in the signature. For --variant
+    swallow also swallow-evaluation's own figure: the mean over the turns per trial, then
+    mean ± sample standard deviation over trials.
+
     Examples:
 
       hyoka mtbench leaderboard --bench pfmt-fin
@@ -138,6 +152,8 @@ def leaderboard_command(
       hyoka mtbench leaderboard --bench elyza-tasks-100 --format json --output elyza.json
 
       hyoka mtbench leaderboard --radar radar.png --radar radar.html
+
+      hyoka mtbench leaderboard --bench jmt-bench --variant swallow --judgments judged/
 
       hyoka mtbench leaderboard --bench rakuda --judgments gpt-4_pair.jsonl --rounds 100
 
@@ -149,13 +165,14 @@ def leaderboard_command(
     if bench == "rakuda":
         _refuse_for_rakuda(
             {"--radar": radar, "--variant": variant, "--mix-variants": mix_variants,
-             "--output": output}
+             "--resamples": resamples if resamples != 2000 else None, "--output": output}
         )  # fmt: skip
         _rakuda_leaderboard(judgments, fmt, rounds, seed)
         return
     from hyoka.mtbench import (
         RADAR_SUFFIXES,
         Bench,
+        IntervalSettings,
         build_leaderboard,
         judgment_files,
         render,
@@ -172,7 +189,7 @@ def leaderboard_command(
     board = build_leaderboard(loaded, files, mix_variants=mix_variants)
     for model in board.incomplete():
         print_warning(
-            f"{model.model}: {model.judged} of {board.expected_turns} turns judged "
+            f"{model.model}: {model.judged} of {board.expected(model)} turns judged "
             "(marked incomplete, ranked last)"
         )
     for model in board.models:
@@ -186,8 +203,9 @@ def leaderboard_command(
                 f"{model.model}: {model.repeated} turn(s) judged again in its file, each "
                 "judgment counted as upstream's mean counts them (marked repeated)"
             )
+    interval = IntervalSettings(resamples=resamples, seed=seed)
     text = render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
-                  per_turn=per_turn)  # fmt: skip
+                  per_turn=per_turn, interval=interval)  # fmt: skip
     if output is None:
         typer.echo(text, nl=False)
     else:
@@ -276,7 +294,18 @@ def generate_command(
     output: OutputOption = None,
     results_dir: ResultsDirOption = RESULTS,
     layout: LayoutOption = LayoutChoice.HYOKA,
-    seed: Annotated[int | None, typer.Option(help="Sampling seed.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Sampling seed (answer i of each dialogue: seed + i).")
+    ] = None,
+    trials: Annotated[
+        int | None,
+        typer.Option(
+            "--trials",
+            min=1,
+            help="Answers per dialogue (FastChat's --num-choices; default: the variant's, "
+            "swallow 5, else 1); each is judged.",
+        ),
+    ] = None,
     limit: LimitOption = None,
     concurrency: ConcurrencyOption = 8,
     base_url: BaseUrlOption = None,
@@ -293,6 +322,8 @@ def generate_command(
       hyoka mtbench generate -m llamacpp/model.gguf --template base --injection lenient
 
       hyoka mtbench generate -m llamacpp/smollm2 --limit 2 --max-tokens 64
+
+      hyoka mtbench generate --bench jmt-bench --variant swallow -m openai/gpt-4o-mini
     """
     import asyncio
 
@@ -327,7 +358,7 @@ def generate_command(
         repetition_penalty=penalty,
         injection="strict" if injection == "strict" else "lenient", limit=limit, seed=seed,
         system_message=system_message, no_system_message=no_system_message,
-        thinking=thinking.value,
+        thinking=thinking.value, trials=trials,
     )  # fmt: skip
     client = connect(
         model, base_url=base_url, options=provider_options(option), no_cache=no_cache,

@@ -21,7 +21,7 @@ import hashlib
 import json
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Generic, TypeVar
@@ -154,13 +154,26 @@ class Protocol(ABC):
 class FileFormat(Generic[R]):
     """How a judgment is one line of a log: the line type and its key, the adapter from
     the record, whether a line already there judged a task's inputs (``None``: yes; else
-    why not, as ``"was judged on other answers"``), and the order the file is left in."""
+    why not, as ``"was judged on other answers"``), and the order the file is left in.
+
+    Where one line holds several tasks' judgments (swallow-evaluation's line: every trial
+    of a turn), ``settles`` names the task keys a line settles (default: its key) and
+    ``merge`` combines the finished lines of a log (one line per task while it is written,
+    so a killed run resumes per task)."""
 
     record_type: type[R]
     key: Callable[[R], Hashable]
     write: Callable[[JudgmentRecord, Task], R]
     differs: Callable[[R, Task], str | None]
     order: Callable[[R], Any] | None = None
+    settles: Callable[[R], Sequence[Hashable]] | None = None
+    merge: Callable[[list[R]], list[R]] | None = None
+
+    def settled(self, lines: Iterable[R]) -> dict[Hashable, R]:
+        """Each task key ``lines`` settle, with the line settling it."""
+        if self.settles is None:
+            return {self.key(line): line for line in lines}
+        return {task_key: line for line in lines for task_key in self.settles(line)}
 
 
 #: the packages the language check runs on: fastText's language id model ships with
@@ -216,6 +229,8 @@ class JudgeRun(SettingsRecord):
     lang_check: Annotated[str | None, counts(signature="lang")] = None
     #: the benchmark's named preset and its settings (``Variant.signed``)
     variant: Annotated[str | None, counts(skip_empty=True)] = None
+    #: answers judged per dialogue where more than one (``mtbench generate --trials``)
+    trials: Annotated[int | None, counts(skip_empty=True)] = None
     methods: Annotated[
         tuple[str, ...],  # pairwise methods
         counts(
@@ -285,13 +300,14 @@ def open_log(plan: JudgePlan[R]) -> JsonlLog[R]:
 def _check_lines(plan: JudgePlan[R], log: JsonlLog[R]) -> None:
     """Every line of ``log`` for one of ``plan``'s tasks judged exactly that task's inputs
     (``InputError`` naming the line otherwise)."""
+    settled = plan.fmt.settled(log.records.values())
     for task in plan.tasks:
-        stored = log.records.get(task.key)
+        stored = settled.get(task.key)
         if stored is None:
             continue
         why = plan.fmt.differs(stored, task)
         if why is not None:
-            line = _line_of(plan.output, plan.fmt, task.key)
+            line = _line_of(plan.output, plan.fmt, plan.fmt.key(stored))
             raise InputError(f"{plan.output}:{line}: {task.label} {why}; choose another output")
 
 
@@ -308,7 +324,10 @@ class Judged(Generic[R]):
 def plan_lines(plan: JudgePlan[R], log: JsonlLog[R]) -> tuple[R, ...]:
     """The lines of ``log`` that settle one of ``plan``'s tasks, in the file's order."""
     wanted = {task.key for task in plan.tasks}
-    return tuple(line for key, line in log.records.items() if key in wanted)
+    if plan.fmt.settles is None:
+        return tuple(line for key, line in log.records.items() if key in wanted)
+    settles = plan.fmt.settles
+    return tuple(line for line in log.records.values() if wanted.intersection(settles(line)))
 
 
 async def run_judging(
@@ -350,8 +369,9 @@ async def _judge_missing(
 ) -> JudgeReport:
     report = JudgeReport()
     todo: dict[Hashable, Task] = {}
+    settled = plan.fmt.settled(log.records.values())
     for task in plan.tasks:
-        if task.key in log.records:
+        if task.key in settled:
             report.done_before += 1
         else:
             todo.setdefault(task.key, task)
@@ -376,7 +396,11 @@ async def _judge_missing(
             progress()
 
     await gather_or_cancel(one(task) for task in todo.values())
-    if report.judged and plan.fmt.order is not None:
+    lines = list(log.records.values())
+    merged = lines if plan.fmt.merge is None else plan.fmt.merge(lines)
+    if merged != lines:  # also the merge a run killed after its last line did not make
+        log.rewrite(plan.fmt.order or plan.fmt.key, merged)
+    elif report.judged and plan.fmt.order is not None:
         log.rewrite(plan.fmt.order)
     if report.served:  # the file's calls by served snapshot, this run's added
         earlier = log.written.notes.get(SERVED_NOTE)

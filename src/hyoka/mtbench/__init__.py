@@ -72,6 +72,7 @@ from hyoka.mtbench.records import (
     SingleJudgmentLine,
 )
 from hyoka.mtbench.report import render
+from hyoka.mtbench.trials import IntervalSettings, mean_interval
 from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 from hyoka.mtbench.verify import (
     JudgmentCheck,
@@ -94,6 +95,7 @@ __all__ = [
     "GeneratePlan",
     "GenerateReport",
     "InjectionChoice",
+    "IntervalSettings",
     "JudgeMeta",
     "JudgeMetaSettings",
     "JudgeModeChoice",
@@ -126,6 +128,7 @@ __all__ = [
     "load_answers",
     "load_rakuda_answers",
     "make_matches",
+    "mean_interval",
     "method_counts",
     "model_name",
     "no_logprobs",

@@ -32,6 +32,7 @@ def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
     known = bench.by_id
     needed = max(bench.turns)  # Stability's variants judge turn 1: its answers hold one
     model_id: str | None = None
+    choices: int | None = None  # every dialogue answered as many times (trials)
     for number, record in read_records(path, AnswerRecord):
         where = f"{path}:{number}"
         if record.question_id not in known:
@@ -39,14 +40,23 @@ def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
                 f"{where}: question_id {record.question_id} is not a {bench.spec.title} "
                 "question (an answer file of another benchmark?)"
             )
-        turns = len(record.turns)
-        if turns < needed or turns > bench.spec.turns:
-            expected = (
-                str(needed) if needed == bench.spec.turns else f"{needed} to {bench.spec.turns}"
-            )
+        for choice in record.choices:
+            turns = len(choice.turns)
+            if turns < needed or turns > bench.spec.turns:
+                expected = (
+                    str(needed) if needed == bench.spec.turns else f"{needed} to {bench.spec.turns}"
+                )
+                raise InputError(
+                    f"{where}: question_id {record.question_id} has {turns} turn(s)"
+                    + (f" in choice {choice.index}" if len(record.choices) > 1 else "")
+                    + f", expected {expected}"
+                )
+        if choices is None:
+            choices = len(record.choices)
+        elif len(record.choices) != choices:
             raise InputError(
-                f"{where}: question_id {record.question_id} has {turns} turn(s), "
-                f"expected {expected}"
+                f"{where}: question_id {record.question_id} has {len(record.choices)} "
+                f"choice(s), {choices} earlier in the file (one trial count per answer file)"
             )
         if model_id is None:
             model_id = record.model_id

@@ -652,6 +652,12 @@ class Bench:
         )
 
     @property
+    def trial_lines(self) -> bool:
+        """Whether single judgments are written in swallow-evaluation's shape (one line
+        per turn, lists over the trials): its variant's are."""
+        return self.variant is not None and self.variant.trial_lines
+
+    @property
     def dialogue(self) -> DialogueStyle:
         """How dialogues are shown to answering models: the variant's, else the benchmark's."""
         if self.variant is not None and self.variant.dialogue is not None:

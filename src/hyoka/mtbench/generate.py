@@ -6,7 +6,7 @@ models (pfmt-bench-fin-ja: 1.1; MT-bench: none, as FastChat's ``gen_model_answer
 how the dialogue is shown (``DialogueStyle``), with the system message upstream's
 generation script sends (``--system-message``/``--no-system-message`` choose another,
 named in the signature). Answers are written in FastChat's answer format (``question_id``,
-``answer_id``, ``model_id``, ``choices[0].turns``, ``tstamp``), and the signature of how
+``answer_id``, ``model_id``, ``choices[i].turns``, ``tstamp``), and the signature of how
 they were made is stored in the manifest beside them.
 
 A model that thinks aloud is read by the plan's thinking rule (``providers.thinking``):
@@ -18,6 +18,14 @@ question: the answer, not the thinking, as the chat templates of Qwen3 and DeepS
 appended to the answer file at once, so an interrupted run loses at most the dialogues in
 flight; a re-run skips the ones in the file and the response cache replays any turn
 already generated.
+
+``trials`` answers each dialogue N times, one choice each (``choices[0..N-1]``), as
+swallow-evaluation's ``gen_model_answer.py --num-choices 5`` does: every choice is asked
+for, temperature-0 categories too (upstream decodes them greedily once per choice, so a
+deterministic model repeats itself; hyoka does not copy one answer N times, as the later
+swallow-evaluation-instruct does). Choice ``i`` is sampled with seed ``--seed + i`` and its
+own response-cache key, so a re-run replays the choices already made. The variant's trial
+count is the default (Swallow: 5); the count is in the file's identity and signature.
 """
 
 from __future__ import annotations
@@ -130,6 +138,23 @@ class GeneratePlan:
     no_system_message: bool = False
     #: how a reply that thinks aloud is read (``providers.thinking``)
     thinking: ThinkingRule = DEFAULT_THINKING
+    #: answers per dialogue (FastChat's ``--num-choices``); ``None``: the variant's, else 1
+    trials: int | None = None
+
+
+def plan_trials(plan: GeneratePlan, bench: AnswerSet) -> int:
+    """How many answers to each dialogue ``plan`` makes: its own count, else its variant's."""
+    if plan.trials is not None:
+        return plan.trials
+    return bench.variant.trials if bench.variant is not None else 1
+
+
+def signed_trials(trials: int, bench: AnswerSet) -> int | None:
+    """The trial count as identity and signature carry it: ``None`` for one answer per
+    dialogue where the variant (if any) makes one too, so such files sign as before trials
+    existed; otherwise the count (one answer under Swallow's 5 says so)."""
+    variant_trials = bench.variant.trials if bench.variant is not None else 1
+    return None if trials == 1 == variant_trials else trials
 
 
 @dataclass
@@ -159,10 +184,11 @@ class _Run:
         self.max_tokens = plan.max_tokens or bench.generation.max_tokens
         self.template: Literal["chat", "base"] = "base" if plan.template == "base" else "chat"
         self.probing = plan.template == "auto"
+        self.trials = plan_trials(plan, bench)
         self.report = GenerateReport()
         self._lock = asyncio.Lock()
 
-    def _request(self, question: Asked, answers: list[str]) -> GenerationRequest:
+    def _request(self, question: Asked, answers: list[str], trial: int) -> GenerationRequest:
         asked = question.turns[: len(answers) + 1]
         # strict mode must see a marker to empty the answer, so it cannot stop there
         stop = self.style.role_markers if self.plan.injection == "lenient" else ()
@@ -171,32 +197,36 @@ class _Run:
             max_tokens=self.max_tokens,
             repetition_penalty=self.plan.repetition_penalty,
             stop=stop,
-            seed=self.plan.seed,
+            seed=None if self.plan.seed is None else self.plan.seed + trial,
         )
         if self.template == "chat":
             messages = chat_messages(asked, answers, self.style)
             return GenerationRequest(messages=messages, params=params)
         return GenerationRequest(prompt=base_prompt(asked, answers, self.style), params=params)
 
-    async def _ask(self, question: Asked, answers: list[str]) -> Reply:
+    async def _ask(self, question: Asked, answers: list[str], trial: int) -> Reply:
         key = f"mtbench:{question.written_id}:{len(answers) + 1}"
+        if trial:  # choice 0 keeps the key a one-answer run had: its cache replays it
+            key += f":trial{trial}"
+        request = self._request(question, answers, trial)
         try:
-            response = await self.client.generate(self._request(question, answers), sample_key=key)
+            response = await self.client.generate(request, sample_key=key)
         except ProviderError as exc:
             if not (self.probing and self.template == "chat" and "cannot do chat" in str(exc)):
                 raise
             async with self._lock:  # the model has no chat template: use the transcript
                 self.template, self.probing = "base", False
-            response = await self.client.generate(self._request(question, answers), sample_key=key)
+            request = self._request(question, answers, trial)
+            response = await self.client.generate(request, sample_key=key)
         if self.probing:
             self.probing = False
         return reply_of(response, self.plan.thinking)
 
-    async def dialogue(self, question: Asked) -> Answered:
+    async def _choice(self, question: Asked, trial: int) -> AnswerChoice:
         answers: list[str] = []
         thoughts: list[str | None] = []
         for _ in question.turns:
-            reply = await self._ask(question, answers)
+            reply = await self._ask(question, answers, trial)
             text, injected = clean_answer(
                 reply.answer, self.plan.injection, self.style.role_markers
             )
@@ -206,12 +236,19 @@ class _Run:
             answers.append(text)
             thoughts.append(reply.thinking)
         thinking = tuple(thoughts) if any(t is not None for t in thoughts) else None
+        return AnswerChoice(index=trial, turns=tuple(answers), thinking=thinking)
+
+    async def dialogue(self, question: Asked) -> Answered:
+        """Every choice of one dialogue (one line: the file is resumed per dialogue, the
+        response cache replays a choice already made)."""
+        choices = [await self._choice(question, 0)]  # settles an ``auto`` template first
+        choices += await gather_or_cancel(self._choice(question, i) for i in range(1, self.trials))
         return self.bench.answer(
             {
                 "question_id": question.written_id,  # as the question file writes it
                 "answer_id": uuid.uuid4().hex[:22],
                 "model_id": self.plan.model_id,
-                "choices": (AnswerChoice(index=0, turns=tuple(answers), thinking=thinking),),
+                "choices": tuple(choices),
                 "tstamp": time.time(),
             }
         )
@@ -243,6 +280,9 @@ class AnswersSignature(SignatureType):
     seed: int | None
     variant: str | None = only_when_set()
     thinking: str | None = only_when_set()
+    #: answers per dialogue, where more than one or not the variant's (choice ``i``
+    #: sampled with seed + ``i``)
+    trials: int | None = only_when_set()
 
 
 def answers_signature(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Signature:
@@ -254,6 +294,7 @@ def answers_signature(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Signat
         repetition_penalty=plan.repetition_penalty, injection=plan.injection, seed=plan.seed,
         variant=None if bench.variant is None else bench.variant.signed(),
         thinking=signed_rule(plan.thinking),
+        trials=signed_trials(run.trials, bench),
     ).signature(backend_packages(run.client.provider.name))  # fmt: skip
 
 
@@ -277,6 +318,8 @@ def answers_manifest(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Manifes
             **({} if bench.variant is None else {"questions": bench.variant.questions.sha256}),
             # the thinking rule where it is not the default (as the signature)
             **({} if signed_rule(plan.thinking) is None else {"thinking": plan.thinking}),
+            # answers per dialogue; absent for one (files made before trials existed)
+            **({} if (n := signed_trials(run.trials, bench)) is None else {"trials": n}),
         },
         signature=answers_signature(plan, bench, run).to_json(),
     )

@@ -9,6 +9,12 @@ and grade it; an answer in the wrong language: "Incorrect language"). The rest i
 judging engine's: one task per turn, single grading, one ``_single`` line per turn written
 from the engine's record, resumed only into a file of this judge, settings and benchmark.
 
+Answers with several choices (``hyoka mtbench generate --trials N``) are judged choice by
+choice, one task per turn of each trial, as swallow-evaluation's FastChat fork judges every
+choice (``run_judge_single``); its variant's file is written in its shape (one line per
+turn, lists over the trials: ``TrialsJudgmentLine``), any other in FastChat's, one line
+per turn of each trial naming it (``trial``). Either is resumed per trial.
+
 Every prompt is built and every rule applied before the first judge call, so bad input (a
 reference answer missing, the language-id package absent) costs nothing.
 """
@@ -40,6 +46,8 @@ from hyoka.mtbench.records import (
     NO_ANSWER,
     AnswerRecord,
     SingleJudgmentLine,
+    TrialsJudgmentLine,
+    merge_trials,
     single_line,
 )
 from hyoka.providers import Message, parse_model_string
@@ -106,10 +114,13 @@ def prompt_name(bench: Bench, question: Question, turn: int) -> str:
     return bench.spec.judge_prompt_name(question.category, turn)
 
 
-def user_prompt(bench: Bench, question: Question, answer: AnswerRecord, turn: int) -> str:
-    """The single-grading prompt of ``turn``, filled in as upstream does (each answer turn
-    cut as the variant says: swallow-evaluation-instruct keeps 8,192 characters)."""
-    fields = answer_fields(bench, answer.turns)
+def user_prompt(
+    bench: Bench, question: Question, answer: AnswerRecord, turn: int, trial: int = 0
+) -> str:
+    """The single-grading prompt of ``turn`` of choice ``trial``, filled in as upstream
+    does (each answer turn cut as the variant says: swallow-evaluation-instruct keeps 8,192
+    characters)."""
+    fields = answer_fields(bench, answer.choices[trial].turns)
     return bench.fill_prompt(prompt_name(bench, question, turn), question, fields)
 
 
@@ -166,7 +177,8 @@ def messages_of(bench: Bench, name: str, text: str) -> tuple[Message, ...]:
 
 @dataclass(frozen=True)
 class TurnInfo:
-    """Where a task's judgment goes in FastChat's line: the dialogue, turn, prompt name."""
+    """Where a task's judgment goes in FastChat's line: the dialogue, turn, prompt name
+    (and the choice judged, where the answers hold several)."""
 
     question_id: int
     turn: int
@@ -174,6 +186,7 @@ class TurnInfo:
     #: the id as the question file writes it (``"11"`` in Stability's 2023 file), which
     #: the line keeps, as upstream's does
     written_id: int | str
+    trial: int | None = None
 
 
 def _single_format(
@@ -186,7 +199,7 @@ def _single_format(
         info = turns[task.id]
         return single_line(
             record, question_id=info.written_id, turn=info.turn, model=task.models[0],
-            judge=(judge_name, info.prompt_name),
+            judge=(judge_name, info.prompt_name), trial=info.trial,
         )  # fmt: skip
 
     def differs(stored: SingleJudgmentLine, task: Task) -> str | None:
@@ -200,12 +213,69 @@ def _single_format(
     return FileFormat(SingleJudgmentLine, key=key, write=write, differs=differs, order=key)
 
 
-def _turn_key(line: SingleJudgmentLine) -> tuple[int, int]:
-    return (line.question_id, line.turn)
+def _turn_key(line: SingleJudgmentLine) -> tuple[int, ...]:
+    trial = () if line.trial is None else (line.trial,)
+    return (line.question_id, line.turn, *trial)
 
 
-def _model_turn_key(line: SingleJudgmentLine) -> tuple[str, int, int]:
-    return (line.model, line.question_id, line.turn)
+def _model_turn_key(line: SingleJudgmentLine) -> tuple[str | int, ...]:
+    return (line.model, *_turn_key(line))
+
+
+def _trials_format(
+    judge_name: str, turns: Mapping[str, TurnInfo], trials: int, *, one_model: bool
+) -> FileFormat[TrialsJudgmentLine]:
+    """swallow-evaluation's lines: one per trial judged while the run goes, each turn's
+    merged into one line of lists when all its trials are judged (``merge_trials``)."""
+
+    def write(record: JudgmentRecord, task: Task) -> TrialsJudgmentLine:
+        info = turns[task.id]
+        single = single_line(
+            record, question_id=info.question_id, turn=info.turn, model=task.models[0],
+            judge=(judge_name, info.prompt_name),
+        )  # fmt: skip
+        return TrialsJudgmentLine(
+            question_id=single.question_id, model=single.model, judge=single.judge,
+            user_prompt=(single.user_prompt,), judgment=(single.judgment,),
+            score=(single.score,), turn=single.turn, tstamp=single.tstamp,
+            trials=(info.trial or 0,),
+        )  # fmt: skip
+
+    def differs(stored: TrialsJudgmentLine, task: Task) -> str | None:
+        if stored.model != task.models[0]:
+            return f"is a judgment of {stored.model!r}, not {task.models[0]!r}"
+        trial = turns[task.id].trial or 0
+        prompt = stored.user_prompt[stored.choices.index(trial)]
+        if prompt != user_prompt_of(task.prompts[0]):
+            return f"was judged on another answer or question (trial {trial})"
+        return None
+
+    def settles(line: TrialsJudgmentLine) -> tuple[tuple[str | int, ...], ...]:
+        head: tuple[str | int, ...] = (line.question_id, line.turn)
+        if not one_model:
+            head = (line.model, *head)
+        return tuple((*head, trial) for trial in line.choices)
+
+    def key(line: TrialsJudgmentLine) -> tuple[str | int, ...]:
+        return (*settles(line)[0], len(line.choices))
+
+    return FileFormat(
+        TrialsJudgmentLine, key=key, write=write, differs=differs, order=key, settles=settles,
+        merge=lambda lines: merge_trials(lines, trials),
+    )  # fmt: skip
+
+
+def answer_trials(bench: Bench, answers: Mapping[int, AnswerRecord], model: str) -> int:
+    """How many answers ``model`` gave each dialogue (every line the same count, the one
+    ``load_answers`` checked); a variant with its own trial count judges that many only."""
+    trials = len(next(iter(answers.values())).choices) if answers else 1
+    if bench.variant is not None and trials != bench.variant.trials:
+        raise InputError(
+            f"{model}: {trials} answer(s) per dialogue, but --variant {bench.variant.name} "
+            f"judges {bench.variant.trials} (make them with `hyoka mtbench generate --variant "
+            f"{bench.variant.name} --trials {bench.variant.trials}`)"
+        )
+    return trials
 
 
 @dataclass(frozen=True)
@@ -260,13 +330,10 @@ def _model_tasks(
     one_model: bool,
 ) -> list[Task]:
     """One task per turn of ``model``'s ``answers`` (keyed by dialogue and turn, and by
-    the model too when the file holds every model's), each turn's line info in ``turns``."""
-    if bench.variant is not None and bench.variant.trials > 1:
-        # judging only the first of N answers would sign a number the variant does not make
-        raise InputError(
-            f"--variant {bench.variant.name}: judging {bench.variant.trials} trials per "
-            "dialogue is not supported yet; choose a variant with one trial"
-        )
+    the model too when the file holds every model's), and per choice where they hold
+    several (the trial last in the key), each task's line info in ``turns``."""
+    trials = answer_trials(bench, answers, model)
+    several = trials > 1 or bench.trial_lines
     tasks: list[Task] = []
     for question in how.questions(bench):
         qid = question.question_id
@@ -275,18 +342,26 @@ def _model_tasks(
             raise InputError(f"{model}: no answer to question_id {qid}")
         for turn in bench.turns:
             name = prompt_name(bench, question, turn)
-            text = user_prompt(bench, question, answer, turn)
-            why = how.ruled_out(bench, question, turn, answer.turns[turn - 1])
-            task = Task(
-                id=f"{qid}/{turn}" if one_model else f"{model}/{qid}/{turn}",
-                key=(qid, turn) if one_model else (model, qid, turn),
-                label=f"question {qid} turn {turn}" + ("" if one_model else f" of {model}"),
-                models=(model,), prompts=(messages_of(bench, name, text),),
-                sample_keys=(f"mtbench:{model}:{qid}:{turn}",), input_hash=inputs_hash(text),
-                rules={"answer": why} if why else {},
-            )  # fmt: skip
-            tasks.append(task)
-            turns[task.id] = TurnInfo(qid, turn, name, question.written_id)
+            for trial in range(trials):
+                text = user_prompt(bench, question, answer, turn, trial)
+                why = how.ruled_out(bench, question, turn, answer.choices[trial].turns[turn - 1])
+                # one trial: the id, key and cache key a run before trials existed had
+                step = f"/{trial}" if several else ""
+                head: tuple[str | int, ...] = (qid, turn) if one_model else (model, qid, turn)
+                task = Task(
+                    id=(f"{qid}/{turn}" if one_model else f"{model}/{qid}/{turn}") + step,
+                    key=(*head, trial) if several else head,
+                    label=f"question {qid} turn {turn}" + (f" trial {trial}" if several else "")
+                    + ("" if one_model else f" of {model}"),
+                    models=(model,), prompts=(messages_of(bench, name, text),),
+                    sample_keys=(f"mtbench:{model}:{qid}:{turn}" + (f":trial{trial}"
+                                                                     if trial else ""),),
+                    input_hash=inputs_hash(text), rules={"answer": why} if why else {},
+                )  # fmt: skip
+                tasks.append(task)
+                turns[task.id] = TurnInfo(
+                    qid, turn, name, question.written_id, trial if several else None
+                )
     return tasks
 
 
@@ -299,13 +374,22 @@ def _single_plan(
     output: Path,
     how: BenchJudging,
     max_attempts: int | None,
-) -> JudgePlan[SingleJudgmentLine]:
+) -> JudgePlan[Any]:
     rules = bench.rating_rules
     settings = graded_by(settings, rules, max_attempts)
-    run = how.run(bench, "mtbench-single", settings, models=models, rating=rules.name)
+    judged = {info.trial or 0 for info in turns.values()}
+    trials = max(judged) + 1 if judged else 1
+    run = how.run(
+        bench, "mtbench-single", settings, models=models, rating=rules.name,
+        trials=trials if trials > 1 else None,
+    )  # fmt: skip
     version = run.template.rpartition("@")[2]
     protocol = SingleGrading(settings, "judge_prompts", version, rules=rules)
-    fmt = _single_format(how.judge_name, turns, one_model=bool(models))
+    fmt: FileFormat[Any]
+    if bench.trial_lines:
+        fmt = _trials_format(how.judge_name, turns, trials, one_model=bool(models))
+    else:
+        fmt = _single_format(how.judge_name, turns, one_model=bool(models))
     return JudgePlan(output, run, protocol, fmt, tuple(tasks))
 
 
@@ -318,7 +402,7 @@ def plan_turns(
     how: BenchJudging,
     *,
     max_attempts: int | None = None,
-) -> JudgePlan[SingleJudgmentLine]:
+) -> JudgePlan[Any]:
     """The run that grades every turn of ``model``'s ``answers`` into ``output`` (a file of
     that model's alone), by the benchmark's rating rules."""
     turns: dict[str, TurnInfo] = {}
@@ -334,7 +418,7 @@ def plan_all_turns(
     how: BenchJudging,
     *,
     max_attempts: int | None = None,
-) -> JudgePlan[SingleJudgmentLine]:
+) -> JudgePlan[Any]:
     """The run that grades every turn of every ``(model, answers)`` into one file, as
     FastChat's ``gen_judgment.py`` writes ``<judge>_single.jsonl``: the file is bound to
     no model (each line names its own), so another model's judgments join it later."""

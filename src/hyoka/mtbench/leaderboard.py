@@ -7,6 +7,10 @@ category means, MT-bench (FastChat's ``show_result.py``) the mean over every rat
 Means are kept as exact fractions and rounded half-up only for display, so a mean of
 exactly 8.125 shows as 8.13 (binary floats and Python's ``round`` would give 8.12).
 
+Answers judged in several trials (``hyoka mtbench generate --trials``) count every trial's
+rating in these means; each rating is also kept by question, turn and trial, for the
+intervals over questions and trials and Swallow's per-trial figure (``mtbench.trials``).
+
 A number is only comparable with the numbers beside it when it was produced the same way
 and over the same turns. So a score outside the benchmark's scale is refused (file:line);
 a model without every turn judged is marked incomplete and ranked after the complete ones;
@@ -32,7 +36,7 @@ from typing import ClassVar
 
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench, Headline
-from hyoka.mtbench.records import NO_RATING, SingleJudgmentLine
+from hyoka.mtbench.records import NO_RATING, SingleGradingLine, SingleJudgmentLine
 from hyoka.mtbench.shaberi import shaberi_judge, shaberi_judgments, shaberi_model
 from hyoka.signature import Signature, SignatureType, common_signature, only_when_set
 from hyoka.store import (
@@ -80,20 +84,37 @@ class ModelScores:
     repeated: int = 0
     signature: Signature | None = None
     headline: Headline = "category-mean"
+    #: every rating by (question, turn, trial), exactly; unrated turns left out
+    ratings: dict[tuple[int, int, int], Fraction] = field(default_factory=dict)
+    #: the answers judged per dialogue (1 + the highest trial seen)
+    trials: int = 1
 
-    def add(self, category: str, turn: int, score: float, *, repeat: bool = False) -> None:
+    def add(
+        self,
+        category: str,
+        turn: int,
+        score: float,
+        question_id: int = 0,
+        trial: int = 0,
+        *,
+        repeat: bool = False,
+    ) -> None:
         """One judged turn; ``repeat``: a turn judged before in the same file, counted
-        again in the means (as Shaberi's notebook counts every row), not as another turn."""
+        again in the means (as Shaberi's notebook counts every row), not as another turn
+        (the intervals take each turn's first rating)."""
         if repeat:
             self.repeated += 1
         else:
             self.judged += 1
+        self.trials = max(self.trials, trial + 1)
         if score == NO_RATING:
             self.unrated += 1
             return
         # through str: the float 8.1 means the decimal 8.1, not its binary neighbour
-        self._sums[category, turn] += Fraction(Decimal(str(score)))
+        exact = Fraction(Decimal(str(score)))
+        self._sums[category, turn] += exact
         self._counts[category, turn] += 1
+        self.ratings.setdefault((question_id, turn, trial), exact)
 
     def category_mean(self, category: str, turn: int | None = None) -> Fraction | None:
         turns = (1, 2) if turn is None else (turn,)
@@ -136,7 +157,11 @@ class Leaderboard:
         return sorted(self.models, key=key)
 
     def complete(self, model: ModelScores) -> bool:
-        return model.judged == self.expected_turns
+        return model.judged == self.expected(model)
+
+    def expected(self, model: ModelScores) -> int:
+        """The turns ``model``'s row needs judged: every judged turn of every trial."""
+        return self.expected_turns * model.trials
 
     def incomplete(self) -> list[ModelScores]:
         return [m for m in self.models if not self.complete(m)]
@@ -226,6 +251,18 @@ def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) ->
     ).signature()
 
 
+def _per_trial(path: Path) -> Iterator[tuple[int, SingleJudgmentLine]]:
+    """Each line of ``path`` as FastChat lines: itself, or one per trial of a line of
+    swallow-evaluation's (lists over the trials), each with its line number."""
+    for number, line in read_records(path, SingleGradingLine):
+        try:
+            singles = line.per_trial()
+        except ValueError as exc:
+            raise InputError(f"{path}:{number}: {exc}") from None
+        for single in singles:
+            yield number, single
+
+
 def _shaberi_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
     """Shaberi's rows as judgment lines: the task found by its text (a file may repeat a
     row, which shifts the rest), ``null`` as no rating."""
@@ -251,10 +288,8 @@ def _shaberi_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgme
 
 def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
     questions = bench.by_id
-    if is_shaberi_file(path, bench):
-        numbered = _shaberi_lines(path, bench)
-    else:
-        numbered = read_records(path, SingleJudgmentLine)
+    shaberi = is_shaberi_file(path, bench)
+    numbered = _shaberi_lines(path, bench) if shaberi else _per_trial(path)
     for number, line in numbered:
         where = f"{path}:{number}"
         question = questions.get(line.question_id)
@@ -284,8 +319,8 @@ def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgme
         yield number, line
 
 
-def _line_key(line: SingleJudgmentLine) -> tuple[str, int, int]:
-    return (line.model, line.question_id, line.turn)
+def _line_key(line: SingleJudgmentLine) -> tuple[str, int, int, int]:
+    return (line.model, line.question_id, line.turn, line.trial or 0)
 
 
 def build_leaderboard(
@@ -303,7 +338,7 @@ def build_leaderboard(
     most are marked with it."""
     questions = bench.by_id
     scores: dict[str, ModelScores] = {}
-    seen: dict[tuple[str, int, int], Path] = {}
+    seen: dict[tuple[str, int, int, int], Path] = {}
     every: list[SingleJudgmentLine] = []
     for path in files:
         checked = _checked_lines(path, bench)
@@ -315,15 +350,16 @@ def build_leaderboard(
         )  # fmt: skip
         every.extend(lines)
         signature = file_signature(path, bench, lines)
-        in_file: set[tuple[str, int, int]] = set()
+        in_file: set[tuple[str, int, int, int]] = set()
         for line in lines:
             key = _line_key(line)
             repeat = key in in_file
             in_file.add(key)
             if key in seen and not repeat:
+                trial = "" if line.trial is None else f" trial {line.trial}"
                 raise InputError(
-                    f"{path}: {line.model} question_id {line.question_id} turn {line.turn} "
-                    f"judged twice (also in {seen[key]})"
+                    f"{path}: {line.model} question_id {line.question_id} turn {line.turn}"
+                    f"{trial} judged twice (also in {seen[key]})"
                 )
             seen[key] = path
             if line.model not in scores:
@@ -337,7 +373,10 @@ def build_leaderboard(
                 # one model judged in files made two ways: its row is neither
                 row.signature = row.signature.with_field("mixed", True)
             category = questions[line.question_id].category
-            row.add(category, line.turn, line.score, repeat=repeat)
+            row.add(
+                category, line.turn, line.score, line.question_id, line.trial or 0,
+                repeat=repeat,
+            )  # fmt: skip
     if not mix_variants:
         _refuse_mixed_variants(bench, scores.values())
     expected = len(bench.turns) * len(questions)

@@ -246,10 +246,11 @@ def plan_matches(
     """The run that judges every turn of every match into ``output`` (FastChat's ``_pair``
     lines): every prompt built and every rule applied now, before any call."""
     if bench.variant is not None and bench.variant.trials > 1:
-        # judging only the first of N answers would sign a number the variant does not make
+        # swallow-evaluation's run_judge_pair compares choices[0] only: a pairwise number
+        # signed with the variant's trials would claim trials it never judged
         raise InputError(
-            f"--variant {bench.variant.name}: judging {bench.variant.trials} trials per "
-            "dialogue is not supported yet; choose a variant with one trial"
+            f"--variant {bench.variant.name}: its {bench.variant.trials} trials are judged "
+            "with --mode single (upstream's pairwise judging compares first answers only)"
         )
     questions = how.questions(bench)
     first = pair_prompt_name(bench, questions[0], bench.turns[0]) if questions else None

@@ -1,8 +1,11 @@
 """FastChat's on-disk formats, and the adapters from the engine's judgment record to them.
 
-An answer file holds one ``AnswerRecord`` per dialogue (``model_answer/<model>.jsonl``); a
-single-grading file one ``SingleJudgmentLine`` per judged turn
-(``model_judgment/<judge>_single/<model>.jsonl``); a pairwise file one
+An answer file holds one ``AnswerRecord`` per dialogue (``model_answer/<model>.jsonl``), its
+``choices`` one answer per trial; a single-grading file one ``SingleJudgmentLine`` per
+judged turn (``model_judgment/<judge>_single/<model>.jsonl``), or per judged turn of each
+trial (its ``trial``: the choice judged), or, for swallow-evaluation's variant, one
+``TrialsJudgmentLine`` per judged turn holding every trial's judgment in lists, as that
+fork's ``play_a_match_single`` writes them; a pairwise file one
 ``PairJudgmentLine`` per turn of a model pair (``model_judgment/<judge>_pair.jsonl``).
 Their fields are FastChat's, with FastChat's types (an integer score where the judge wrote
 an integer; ``judge`` as ``[judge name, prompt name]``; ``g1_winner`` ...), so the published
@@ -19,14 +22,17 @@ really asked (``judge`` holds only the name, which says nothing of the model beh
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     ModelWrapValidatorHandler,
     PrivateAttr,
+    RootModel,
+    Tag,
     field_serializer,
     model_validator,
 )
@@ -106,6 +112,10 @@ class AnswerRecord(KeepsIdType):
         return self.choices[0].turns
 
 
+def _unset(value: object) -> bool:
+    return value is None
+
+
 class SingleJudgmentLine(KeepsIdType, OmitsEmpty):
     """A judge's grade of one turn (FastChat ``model_judgment/*_single`` line).
 
@@ -127,6 +137,9 @@ class SingleJudgmentLine(KeepsIdType, OmitsEmpty):
     turn: int = Field(ge=1, le=2)
     tstamp: float = 0.0
     served_models: tuple[str, ...] = ()
+    #: hyoka's: the choice of the answer judged, where the answers hold several (trials);
+    #: absent from one-answer lines, which stay FastChat's exactly
+    trial: int | None = Field(default=None, ge=0, exclude_if=_unset)
     #: hyoka's addition: what a judge that thinks aloud thought before ``judgment`` (the
     #: reply the score was read from); written only when it had some
     thinking: str | None = None
@@ -135,6 +148,111 @@ class SingleJudgmentLine(KeepsIdType, OmitsEmpty):
     def zeroed_by_rule(self) -> bool:
         """Whether a rule scored this turn 0 without the judge (``RULE_JUDGMENTS``)."""
         return self.judgment in RULE_JUDGMENTS
+
+
+class TrialsJudgmentLine(BaseModel):
+    """A judge's grades of one turn of every trial (swallow-evaluation's ``_single`` line:
+    ``run_judge_single`` judges each of ``choices`` and ``play_a_match_single`` writes
+    ``user_prompt``, ``judgment`` and ``score`` as lists in choice order, which its
+    ``show_result.py`` reads as one row of a questions x trials array).
+
+    While a run is under way, each trial judged is its own line of one-element lists with
+    ``trials`` (hyoka's) naming the choice, so a killed run resumes per trial; a finished
+    turn's lines are merged into upstream's line, ``trials`` left out."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    question_id: int
+    model: str
+    judge: tuple[str, str]
+    user_prompt: tuple[str, ...]
+    judgment: tuple[str, ...]
+    score: tuple[int | float, ...] = Field(min_length=1)
+    turn: int = Field(ge=1, le=2)
+    tstamp: float = 0.0
+    trials: tuple[int, ...] | None = Field(default=None, exclude_if=_unset)
+
+    @property
+    def choices(self) -> tuple[int, ...]:
+        """The choice each position holds: ``trials``, else 0, 1, ... (upstream's order)."""
+        return self.trials if self.trials is not None else tuple(range(len(self.score)))
+
+    def per_trial(self) -> list[SingleJudgmentLine]:
+        """One FastChat line per trial, ``trial`` naming its choice."""
+        if not len(self.user_prompt) == len(self.judgment) == len(self.score) == len(self.choices):
+            raise ValueError("user_prompt, judgment, score (and trials) differ in length")
+        return [
+            SingleJudgmentLine(
+                question_id=self.question_id,
+                model=self.model,
+                judge=self.judge,
+                user_prompt=prompt,
+                judgment=judgment,
+                score=score,
+                turn=self.turn,
+                tstamp=self.tstamp,
+                trial=trial,
+            )
+            for prompt, judgment, score, trial in zip(
+                self.user_prompt, self.judgment, self.score, self.choices, strict=True
+            )
+        ]
+
+
+def merge_trials(lines: list[TrialsJudgmentLine], trials: int) -> list[TrialsJudgmentLine]:
+    """Each turn whose lines hold every one of ``trials`` choices once, as upstream's one
+    line (lists in choice order, the latest time); other lines as they are."""
+    by_turn: dict[tuple[str, int, int], list[TrialsJudgmentLine]] = {}
+    for line in lines:
+        by_turn.setdefault((line.model, line.question_id, line.turn), []).append(line)
+    merged: list[TrialsJudgmentLine] = []
+    for group in by_turn.values():
+        singles = sorted((s for line in group for s in line.per_trial()), key=_trial_of)
+        if [s.trial for s in singles] != list(range(trials)):
+            merged += group
+            continue
+        first = singles[0]
+        merged.append(
+            TrialsJudgmentLine(
+                question_id=first.question_id,
+                model=first.model,
+                judge=first.judge,
+                user_prompt=tuple(s.user_prompt for s in singles),
+                judgment=tuple(s.judgment for s in singles),
+                score=tuple(s.score for s in singles),
+                turn=first.turn,
+                tstamp=max(s.tstamp for s in singles),
+            )
+        )
+    return merged
+
+
+def _trial_of(line: SingleJudgmentLine) -> int:
+    return line.trial or 0
+
+
+def _shape(value: object) -> str:
+    """Which line a parsed JSON object is: lists of scores are swallow-evaluation's."""
+    score = value.get("score") if isinstance(value, dict) else getattr(value, "score", None)
+    return "TrialsJudgmentLine" if isinstance(score, list | tuple) else "SingleJudgmentLine"
+
+
+class SingleGradingLine(
+    RootModel[
+        Annotated[
+            Annotated[SingleJudgmentLine, Tag("SingleJudgmentLine")]
+            | Annotated[TrialsJudgmentLine, Tag("TrialsJudgmentLine")],
+            Discriminator(_shape),
+        ]
+    ]
+):
+    """A single-grading line of either shape, as a reader of judgment files takes it (a
+    list of scores makes it a ``TrialsJudgmentLine``, and its errors that line's)."""
+
+    def per_trial(self) -> list[SingleJudgmentLine]:
+        """The line as FastChat lines: itself, or one per trial of a Swallow line."""
+        line = self.root
+        return [line] if isinstance(line, SingleJudgmentLine) else line.per_trial()
 
 
 Winner = Literal["model_1", "model_2", "tie", "error"]
@@ -217,9 +335,11 @@ def single_line(
     turn: int,
     model: str,
     judge: tuple[str, str],
+    trial: int | None = None,
 ) -> SingleJudgmentLine:
     """The FastChat line of a single grading: the judge's last reply (or the rule that
-    decided) and the score as written, -1 without a rating."""
+    decided) and the score as written, -1 without a rating; ``trial``: the choice judged,
+    where the answers hold several."""
     if record.rule:
         judgment = "; ".join(record.rule.values())
     else:
@@ -230,7 +350,7 @@ def single_line(
         {"question_id": question_id, "model": model, "judge": judge,
          "user_prompt": user_prompt_of(record.prompt), "judgment": judgment, "score": score,
          "turn": turn, "tstamp": record.tstamp, "served_models": record.served_models,
-         "thinking": thinking}
+         "trial": trial, "thinking": thinking}
     )  # fmt: skip
 
 

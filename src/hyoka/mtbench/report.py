@@ -5,6 +5,11 @@ decimal strings; JSON gives them at full precision (the exact mean as the neares
 what upstream's pandas prints before rounding); a category with no rated turn is empty
 (``null`` in JSON).
 
+Beside each "Avg." stands its 95% interval over questions and trials (``mtbench.trials``:
+a two-level bootstrap, over questions only where there is one trial), and for Swallow's
+variant swallow-evaluation's own figure, the mean of the per-trial means ± their standard
+deviation; the interval's resamples and seed are in the table's signature.
+
 Every format says how the numbers were produced and which rows are not like the others:
 a row not judged on every turn is marked ``(incomplete)`` and ranked last, a row with
 turns the judge gave no rating (-1, left out of its means) is marked ``(N unrated)``, a
@@ -26,7 +31,9 @@ from typing import Any, Literal
 
 from hyoka.mtbench.bench import SHORT_NAMES
 from hyoka.mtbench.leaderboard import Leaderboard, ModelScores, display_name, round_half_up
+from hyoka.mtbench.trials import IntervalSettings, mean_interval, swallow_figure
 from hyoka.signature import SIGNATURE_KEY
+from hyoka.stats import Interval
 
 Format = Literal["md", "csv", "json"]
 _TITLES = {None: "Both turns", 1: "Turn 1", 2: "Turn 2"}
@@ -39,6 +46,35 @@ def _cell(value: Fraction | None) -> str:
 def _number(value: Fraction | None) -> float | None:
     """Full precision: the float nearest the exact mean."""
     return None if value is None else float(value)
+
+
+def _interval_cell(interval: Interval | None) -> str:
+    """``[low, high]``, each rounded half-up like the means."""
+    if interval is None:
+        return ""
+    low, high = (round_half_up(Fraction(bound)) for bound in (interval.low, interval.high))
+    return f"[{low}, {high}]"
+
+
+def _swallow_cell(model: ModelScores, turn: int | None) -> str:
+    figure = swallow_figure(model, turn)
+    if figure is None:
+        return ""
+    mean = round_half_up(figure.mean)
+    if figure.stdev is None:
+        return str(mean)
+    return f"{mean} ± {round_half_up(Fraction(figure.stdev))}"
+
+
+#: what the interval and Swallow's columns are, in the notes under a table
+INTERVAL_NOTE = (
+    "95% CI: percentile bootstrap of the mean of the question means, over questions, then "
+    "each question's trials (with one trial, over questions only)"
+)
+SWALLOW_NOTE = (
+    "Swallow: swallow-evaluation show_result.py's score ± stdev: the mean over the judged "
+    "turns per trial, then the mean and sample standard deviation over the trials"
+)
 
 
 #: how each headline rule reads in the notes under a table
@@ -62,11 +98,16 @@ def row_label(board: Leaderboard, model: ModelScores) -> str:
     return f"{name} ({', '.join(marks)})" if marks else name
 
 
-def notes(board: Leaderboard) -> list[str]:
-    """The table's signature, then what each marked row lacks or does differently."""
+def notes(board: Leaderboard, interval: IntervalSettings | None = None) -> list[str]:
+    """The table's signature (with how its intervals were drawn), then what each marked
+    row lacks or does differently."""
+    interval = interval or IntervalSettings()
     lines = []
     if board.signature is not None:
-        lines.append(f"signature: {board.signature.line}")
+        lines.append(f"signature: {board.signature.with_field('interval', interval.signed).line}")
+    lines.append(INTERVAL_NOTE)
+    if board.bench.trial_lines:
+        lines.append(SWALLOW_NOTE)
     shaberi = board.bench.spec.question_format == "shaberi"
     lines.append(
         "Avg.: mean of every rated task, no rating (-1, null) left out (Shaberi's mean "
@@ -78,7 +119,7 @@ def notes(board: Leaderboard) -> list[str]:
         name = display_name(model.model, board.bench)
         if not board.complete(model):
             lines.append(
-                f"{name}: incomplete, {model.judged} of {board.expected_turns} turns judged"
+                f"{name}: incomplete, {model.judged} of {board.expected(model)} turns judged"
             )
         if model.unrated:
             lines.append(
@@ -96,16 +137,22 @@ def notes(board: Leaderboard) -> list[str]:
     return lines
 
 
-def table_rows(board: Leaderboard, turn: int | None = None) -> list[list[str]]:
-    """Header, then one row per model: name, Avg., the categories in benchmark order."""
+def table_rows(
+    board: Leaderboard, turn: int | None = None, interval: IntervalSettings | None = None
+) -> list[list[str]]:
+    """Header, then one row per model: name, Avg., its 95% interval (Swallow's variant:
+    upstream's figure), the categories in benchmark order."""
     categories = board.bench.spec.categories
-    rows = [["Model", "Avg.", *(SHORT_NAMES.get(c, c) for c in categories)]]
+    swallow = ["Swallow"] if board.bench.trial_lines else []
+    rows = [["Model", "Avg.", "95% CI", *swallow, *(SHORT_NAMES.get(c, c) for c in categories)]]
     for model in board.ranked(turn):
         means = model.means(turn)
         rows.append(
             [
                 row_label(board, model),
                 _cell(model.overall(turn)),
+                _interval_cell(mean_interval(model, turn, interval)),
+                *([_swallow_cell(model, turn)] if swallow else []),
                 *(_cell(means[c]) for c in categories),
             ]
         )
@@ -121,43 +168,75 @@ def _markdown(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def render(board: Leaderboard, fmt: Format, *, per_turn: bool = True) -> str:
+def render(
+    board: Leaderboard,
+    fmt: Format,
+    *,
+    per_turn: bool = True,
+    interval: IntervalSettings | None = None,
+) -> str:
     # a table per judged turn where there is more than one (Japanese Vicuna QA has one
     # turn; Stability's variants judge turn 1 only)
     several = per_turn and len(board.bench.turns) > 1
     turns: list[int | None] = [None, *board.bench.turns] if several else [None]
     if fmt == "json":
-        return json.dumps(to_json(board), ensure_ascii=False, indent=2) + "\n"
+        return json.dumps(to_json(board, interval), ensure_ascii=False, indent=2) + "\n"
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         for turn in turns:
-            rows = table_rows(board, turn)
+            rows = table_rows(board, turn, interval)
             writer.writerow(["Turns", *rows[0]])
             label = "both" if turn is None else str(turn)
             writer.writerows([label, *row] for row in rows[1:])
-        return buffer.getvalue() + "".join(f"# {note}\n" for note in notes(board))
+        return buffer.getvalue() + "".join(f"# {note}\n" for note in notes(board, interval))
     titles = {**_TITLES, None: "All questions"} if len(board.bench.turns) == 1 else _TITLES
-    parts = [f"### {titles[turn]}\n\n{_markdown(table_rows(board, turn))}\n" for turn in turns]
-    return "\n".join(parts) + "".join(f"\n{note}\n" for note in notes(board))
+    parts = [
+        f"### {titles[turn]}\n\n{_markdown(table_rows(board, turn, interval))}\n" for turn in turns
+    ]
+    return "\n".join(parts) + "".join(f"\n{note}\n" for note in notes(board, interval))
 
 
-def to_json(board: Leaderboard) -> list[dict[str, Any]]:
-    """One object per model, best first: overall, category means, the same per turn."""
+def _interval_json(
+    model: ModelScores, turn: int | None, interval: IntervalSettings
+) -> dict[str, Any] | None:
+    found = mean_interval(model, turn, interval)
+    if found is None:
+        return None
+    return {**found.to_json(), "seed": interval.seed, "method": interval.signed}
+
+
+def _swallow_json(model: ModelScores, turn: int | None) -> dict[str, Any] | None:
+    figure = swallow_figure(model, turn)
+    if figure is None:
+        return None
+    return {"score": float(figure.mean), "stdev": figure.stdev, "trials": figure.trials}
+
+
+def to_json(board: Leaderboard, interval: IntervalSettings | None = None) -> list[dict[str, Any]]:
+    """One object per model, best first: overall with its interval (and, for Swallow's
+    variant, upstream's figure), category means, the same per turn."""
+    interval = interval or IntervalSettings()
     categories = board.bench.spec.categories
+    swallow = board.bench.trial_lines
     out: list[dict[str, Any]] = []
     for model in board.ranked():
         entry: dict[str, Any] = {
             "model": display_name(model.model, board.bench),
             "overall": _number(model.overall()),
+            "interval": _interval_json(model, None, interval),
+            **({"swallow": _swallow_json(model, None)} if swallow else {}),
             "categories": {c: _number(m) for c, m in model.means().items()},
         }
         for turn in board.bench.turns:
             entry[f"turn{turn}"] = {
                 "overall": _number(model.overall(turn)),
+                "interval": _interval_json(model, turn, interval),
+                **({"swallow": _swallow_json(model, turn)} if swallow else {}),
                 "categories": {c: _number(model.category_mean(c, turn)) for c in categories},
             }
         entry["headline"] = board.bench.spec.headline
+        entry["trials"] = model.trials
         entry["judged_turns"] = model.judged
         entry["unrated_turns"] = model.unrated
         entry["repeated_rows"] = model.repeated

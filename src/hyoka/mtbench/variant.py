@@ -61,6 +61,10 @@ class Variant:
     #: turn, where they differ from the benchmark's (``None``: the benchmark's)
     temperatures: Mapping[str, float] | None = None
     max_tokens: int | None = None
+    #: judgments written as swallow-evaluation's FastChat fork writes them: one line per
+    #: turn, its ``score``/``judgment``/``user_prompt`` lists over the trials (a file
+    #: format: it changes no number)
+    trial_lines: bool = False
 
     @property
     def label(self) -> str:
@@ -224,6 +228,7 @@ JMT_VARIANTS: tuple[Variant, ...] = (
         turns=(1, 2),
         trials=5,
         judge="gpt-4o-2024-08-06",
+        trial_lines=True,
     ),
     _llm_jp(
         "llm-jp",

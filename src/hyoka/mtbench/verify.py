@@ -155,6 +155,14 @@ def _same(stored: Any, recomputed: Any) -> bool:
 def _single(line: Mapping[str, Any], spec: BenchSpec, rating: RatingRules) -> Found:
     judgment = line.get("judgment")
     stored = line.get("score")
+    if isinstance(judgment, list) and isinstance(stored, list):  # swallow-evaluation's trials
+        if len(judgment) != len(stored):
+            return ("score", stored, f"{len(judgment)} scores, one per judgment")
+        for one, score in zip(judgment, stored, strict=True):
+            found = _single({"judgment": one, "score": score}, spec, rating)
+            if found is not None:
+                return found
+        return None
     if not isinstance(judgment, str):
         return ("judgment", judgment, "a reply (text)")
     rules = {RULE_TEXTS[rule] for rule in spec.zero_rules}

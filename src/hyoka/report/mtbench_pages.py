@@ -32,11 +32,13 @@ from hyoka.mtbench import (
     build_leaderboard,
     display_name,
     load_answers,
+    mean_interval,
     recorded_bench,
     round_half_up,
 )
 from hyoka.report.html import Cell, cell, esc, packed, page, table
 from hyoka.report.svg import radar_chart
+from hyoka.stats import Interval
 from hyoka.store import manifest_path, read_records
 
 INDEX_PATH = "mtbench/index.html"
@@ -228,6 +230,7 @@ def category_table(judge_set: JudgeSet) -> str:
     categories = bench.spec.categories
     turns = bench.turns if len(bench.turns) > 1 else ()
     headers: list[str | tuple[str, str]] = ["Model", ("Overall", _overall_tip(bench))]
+    headers += [("95% CI", "bootstrap over questions, then trials (one trial: questions only)")]
     headers += [f"Turn {turn}" for turn in turns]
     headers += [(SHORT_NAMES.get(c, c), c) for c in categories]
     headers += [("Zeroed", "turns scored 0 by a rule: no answer or wrong language"), "Unrated"]
@@ -246,11 +249,12 @@ def category_table(judge_set: JudgeSet) -> str:
             else (model.signature.line if model.signature else "")
         )
         if not board.complete(model):
-            label += f" (incomplete: {model.judged} of {board.expected_turns} turns)"
+            label += f" (incomplete: {model.judged} of {board.expected(model)} turns)"
         rows.append(
             [
                 cell(esc(label), label, tip or None),
                 cell(_mean(model.overall()), _sort(model.overall())),
+                _interval(mean_interval(model)),
                 *[cell(_mean(model.overall(t)), _sort(model.overall(t))) for t in turns],
                 *[cell(_mean(means[c]), _sort(means[c])) for c in categories],
                 cell(str(zeroed[model.model]), zeroed[model.model]),
@@ -289,6 +293,15 @@ def _variant_html(bench: Bench) -> str:
         f"(<code>{esc(variant.label)}</code>): {esc(variant.used_by)}</p>"
         + table(["Setting", "Value"], rows, sortable=False, table_id="variant-settings")
     )
+
+
+def _interval(found: Interval | None) -> Cell:
+    """A row's 95% interval (``mtbench.mean_interval``, the leaderboard's), sorted by
+    its low end."""
+    if found is None:
+        return cell("", None)
+    low, high = (round_half_up(Fraction(bound)) for bound in (found.low, found.high))
+    return cell(f"[{low}, {high}]", found.low)
 
 
 def bench_page(bench: Bench, sets: Sequence[JudgeSet]) -> str:

@@ -222,10 +222,11 @@ class JsonlLog(Generic[R]):
         append_line(self.path, record_line(record))
         self.records[self.key(record)] = record
 
-    def rewrite(self, order: Callable[[R], Any]) -> None:
-        """Replace the log, atomically, with its records sorted by ``order`` (``records``
-        then lists them in that order too: the file's order)."""
-        ordered = sorted(self.records.values(), key=order)
+    def rewrite(self, order: Callable[[R], Any], records: Iterable[R] | None = None) -> None:
+        """Replace the log, atomically, with its records (or ``records``: the same
+        judgments combined otherwise) sorted by ``order`` (``records`` then lists them in
+        that order too: the file's order)."""
+        ordered = sorted(self.records.values() if records is None else records, key=order)
         atomic_write_text(self.path, "".join(record_line(r) for r in ordered))
         self.records = {self.key(r): r for r in ordered}
 
