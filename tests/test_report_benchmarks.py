@@ -4,8 +4,8 @@ published files, by the questions the lines judge; each page shows the variant, 
 signature and the numbers of the library call that owns them.
 
 Inputs, all real and small: two models of Stability's published JMT-bench judgments (the
-whole file's four repeated turns are refused by ``build_leaderboard``, as by the
-leaderboard command), one published ja-vicuna-qa pair file, and ELYZA-tasks-100,
+two keep the pages small; the whole file works too, its four repeated turns counted as
+FastChat counts them), one published ja-vicuna-qa pair file, and ELYZA-tasks-100,
 JMT-bench (variant llm-jp) and Rakuda judged through ``hyoka mtbench judge`` by a
 scripted judge, with Rakuda's ranking from ``hyoka mtbench leaderboard``.
 """
