@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from html import unescape
 from pathlib import Path
 
@@ -24,7 +25,14 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA, elyza_data
 from hyoka.cli.main import app
 from hyoka.errors import InputError
-from hyoka.mtbench import Bench, build_leaderboard, display_name, ranking_signature, round_half_up
+from hyoka.mtbench import (
+    Bench,
+    build_leaderboard,
+    display_name,
+    mean_interval,
+    ranking_signature,
+    round_half_up,
+)
 from hyoka.report import ReportOptions, build_report
 from hyoka.report.mtbench_pages import BenchFinder
 from hyoka.report.pairwise_pages import read_pairs
@@ -151,9 +159,14 @@ def _assert_board(html: str, table_id: str, bench: Bench, files: list[Path]) -> 
         means = model.means()
         expected = [model.overall(), *(model.overall(t) for t in turns)]
         expected += [means[c] for c in bench.spec.categories]
-        shown = rows[display_name(model.model, board.bench)][1 : 1 + len(expected)]
+        row = rows[display_name(model.model, board.bench)]
+        shown = [row[1], *row[3 : 2 + len(expected)]]  # row[2]: the interval, beside Avg.
         assert [c[1] for c in shown] == [str(round_half_up(v)) if v else "–" for v in expected]
-        assert int(rows[display_name(model.model, board.bench)][-1][1]) == model.unrated
+        interval = mean_interval(model)  # the leaderboard's
+        assert interval is not None
+        bounds = (round_half_up(Fraction(interval.low)), round_half_up(Fraction(interval.high)))
+        assert row[2][1] == f"[{bounds[0]}, {bounds[1]}]"
+        assert int(row[-1][1]) == model.unrated
     assert board.signature is not None
     assert f'<code class="signature">{board.signature.line}</code>' in html.replace("&#x27;", "'")
 

@@ -3,55 +3,118 @@
 This is the package's face: sibling packages and users import from here, never from its
 modules. ``connect("openai/gpt-4o-mini", concurrency=8)`` gives a ready ``ModelClient``
 (retries, an adaptive concurrency limit, the persistent response cache, token accounting);
-``load_provider`` builds a bare backend. Importing this package loads no SDK: each backend's
-module (and its openai, anthropic, torch ... import) loads when a model of it is first built.
+``load_provider`` builds a bare backend. Names load on first use (PEP 562), so a command
+that only needs a flag's type (``ThinkingChoice``) loads neither pydantic nor the client;
+and no SDK loads with the package: each backend's module (and its openai, anthropic,
+torch ... import) loads when a model of it is first built.
 """
 
-from hyoka.providers._secrets import URL_REDACTED, RedactedUrl, redact_url, shown_url
-from hyoka.providers.aliases import MOVING_ALIASES, alias_note, moving_alias
-from hyoka.providers.base import Provider
-from hyoka.providers.client import (
-    CacheError,
-    ClientStats,
-    GaveUpError,
-    ModelClient,
-    ResponseCache,
-    RetryEvent,
-    RetryPolicy,
-    cache_key,
-    served_models,
-)
-from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
-from hyoka.providers.errors import (
-    MissingDependencyError,
-    ProviderError,
-    RateLimitError,
-    TransientError,
-)
-from hyoka.providers.factory import connect
-from hyoka.providers.registry import BACKENDS, backend_packages, load_provider, parse_model_string
-from hyoka.providers.thinking import (
-    DEFAULT_THINKING,
-    KEEP,
-    STRIP_THINK,
-    THINKING_RULES,
-    Reply,
-    ThinkingChoice,
-    ThinkingRule,
-    reply_of,
-    signed_rule,
-    split_thinking,
-)
-from hyoka.providers.types import (
-    Choice,
-    GenerationRequest,
-    GenerationResponse,
-    Message,
-    SamplingParams,
-    TokenLogprob,
-    TopLogprob,
-    Usage,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hyoka.providers._secrets import URL_REDACTED, RedactedUrl, redact_url, shown_url
+    from hyoka.providers.aliases import MOVING_ALIASES, alias_note, moving_alias
+    from hyoka.providers.base import Provider
+    from hyoka.providers.client import (
+        CacheError,
+        ClientStats,
+        GaveUpError,
+        ModelClient,
+        ResponseCache,
+        RetryEvent,
+        RetryPolicy,
+        cache_key,
+        served_models,
+    )
+    from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
+    from hyoka.providers.errors import (
+        MissingDependencyError,
+        ProviderError,
+        RateLimitError,
+        TransientError,
+    )
+    from hyoka.providers.factory import connect
+    from hyoka.providers.registry import (
+        BACKENDS,
+        backend_packages,
+        load_provider,
+        parse_model_string,
+    )
+    from hyoka.providers.thinking import (
+        DEFAULT_THINKING,
+        KEEP,
+        STRIP_THINK,
+        THINKING_RULES,
+        Reply,
+        ThinkingChoice,
+        ThinkingRule,
+        reply_of,
+        signed_rule,
+        split_thinking,
+    )
+    from hyoka.providers.types import (
+        Choice,
+        GenerationRequest,
+        GenerationResponse,
+        Message,
+        SamplingParams,
+        TokenLogprob,
+        TopLogprob,
+        Usage,
+    )
+
+#: public name -> (module, attribute): what the face gives, loaded on first use
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "BACKENDS": ("hyoka.providers.registry", "BACKENDS"),
+    "CacheError": ("hyoka.providers.client", "CacheError"),
+    "Choice": ("hyoka.providers.types", "Choice"),
+    "ClientStats": ("hyoka.providers.client", "ClientStats"),
+    "DEFAULT_THINKING": ("hyoka.providers.thinking", "DEFAULT_THINKING"),
+    "EMBEDDED_MODEL": ("hyoka.providers.embedded", "EMBEDDED_MODEL"),
+    "GaveUpError": ("hyoka.providers.client", "GaveUpError"),
+    "GenerationRequest": ("hyoka.providers.types", "GenerationRequest"),
+    "GenerationResponse": ("hyoka.providers.types", "GenerationResponse"),
+    "KEEP": ("hyoka.providers.thinking", "KEEP"),
+    "MOVING_ALIASES": ("hyoka.providers.aliases", "MOVING_ALIASES"),
+    "Message": ("hyoka.providers.types", "Message"),
+    "MissingDependencyError": ("hyoka.providers.errors", "MissingDependencyError"),
+    "ModelClient": ("hyoka.providers.client", "ModelClient"),
+    "Provider": ("hyoka.providers.base", "Provider"),
+    "ProviderError": ("hyoka.providers.errors", "ProviderError"),
+    "RateLimitError": ("hyoka.providers.errors", "RateLimitError"),
+    "RedactedUrl": ("hyoka.providers._secrets", "RedactedUrl"),
+    "Reply": ("hyoka.providers.thinking", "Reply"),
+    "ResponseCache": ("hyoka.providers.client", "ResponseCache"),
+    "RetryEvent": ("hyoka.providers.client", "RetryEvent"),
+    "RetryPolicy": ("hyoka.providers.client", "RetryPolicy"),
+    "STRIP_THINK": ("hyoka.providers.thinking", "STRIP_THINK"),
+    "SamplingParams": ("hyoka.providers.types", "SamplingParams"),
+    "THINKING_RULES": ("hyoka.providers.thinking", "THINKING_RULES"),
+    "ThinkingChoice": ("hyoka.providers.thinking", "ThinkingChoice"),
+    "ThinkingRule": ("hyoka.providers.thinking", "ThinkingRule"),
+    "TokenLogprob": ("hyoka.providers.types", "TokenLogprob"),
+    "TopLogprob": ("hyoka.providers.types", "TopLogprob"),
+    "TransientError": ("hyoka.providers.errors", "TransientError"),
+    "URL_REDACTED": ("hyoka.providers._secrets", "URL_REDACTED"),
+    "Usage": ("hyoka.providers.types", "Usage"),
+    "alias_note": ("hyoka.providers.aliases", "alias_note"),
+    "backend_packages": ("hyoka.providers.registry", "backend_packages"),
+    "cache_key": ("hyoka.providers.client", "cache_key"),
+    "connect": ("hyoka.providers.factory", "connect"),
+    "load_provider": ("hyoka.providers.registry", "load_provider"),
+    "moving_alias": ("hyoka.providers.aliases", "moving_alias"),
+    "parse_model_string": ("hyoka.providers.registry", "parse_model_string"),
+    "redact_url": ("hyoka.providers._secrets", "redact_url"),
+    "reply_of": ("hyoka.providers.thinking", "reply_of"),
+    "served_models": ("hyoka.providers.client", "served_models"),
+    "shown_url": ("hyoka.providers._secrets", "shown_url"),
+    "signed_rule": ("hyoka.providers.thinking", "signed_rule"),
+    "smollm2_path": ("hyoka.providers.embedded", "smollm2_path"),
+    "split_thinking": ("hyoka.providers.thinking", "split_thinking"),
+}
 
 __all__ = [
     "BACKENDS",
@@ -101,3 +164,18 @@ __all__ = [
     "smollm2_path",
     "split_thinking",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use (PEP 562)."""
+    try:
+        module, attribute = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'hyoka.providers' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

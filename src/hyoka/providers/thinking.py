@@ -32,9 +32,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
-from hyoka.providers.types import GenerationResponse
+if TYPE_CHECKING:  # the flag's type needs no pydantic: the CLI loads this module alone
+    from hyoka.providers.types import GenerationResponse
 
 ThinkingRule = Literal["strip-think", "keep"]
 STRIP_THINK: Final = "strip-think"
