@@ -131,13 +131,13 @@ def test_a_set_length_preference_is_controlled_away_and_raw_ratings_keep_it() ->
     standard errors of the truth, the standard error read off its own 95% interval
     (``bootstrap_errors``; se ≈ 7-14 Elo, 0.07 for γ): a miss has probability under 10⁻⁵
     per value. The order is the true one because neighbours are 87 Elo apart and the
-    estimated gap between them has sd ≤ 15 Elo (over the bootstrap draws): ≥ 5.8 sd. The
+    estimated gap between them has sd ≤ 16 Elo (over the bootstrap draws): ≥ 5.4 sd. The
     raw ratings are pushed 75-190 Elo toward the verbose (se ≈ 8): each lies over five
-    of its own standard errors on the length's side of the truth (the least pushed ≈ 9.5
-    of them, ≥ 8 in every seed tried). Separability at 99% counts at least the ten pairs
-    that are not neighbours (≥ 174 Elo apart, where non-overlapping 99% intervals need
-    ≈ 60). The committed draw is seed 5; the checks hold on any other (each was run over
-    many seeds)."""
+    of its own standard errors on the length's side of the truth (the least pushed, m2,
+    10.8 ± 1.3 of them over seeds: 4.5 sds to spare; the others 12-28). Separability at
+    99% counts at least the ten pairs that are not neighbours (≥ 174 Elo apart, where
+    non-overlapping 99% intervals need ≈ 60). The committed draw is seed 5; the checks
+    hold on any other (each was run over many seeds)."""
     _recovers_a_set_length_preference(5)
 
 
