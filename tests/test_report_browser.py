@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from _shared import NEEDS, PFGEN_RESULTS, SHARED_DATA, needs
+from _shared import NEEDS, PFGEN_RESULTS, SHARED_DATA, data_mark, needs
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.report import ReportOptions, build_report
 from hyoka.stats.refset_stability import refset_stability
@@ -246,4 +246,78 @@ def test_a_benchmark_page_renders_its_radar_and_a_question_unpacks_its_reasoning
     page.wait_for_selector("body[data-unpacked=yes]", state="attached", timeout=10_000)
     texts = page.eval_on_selector_all(".judgment[id]", "nodes => nodes.map(n => n.textContent)")
     assert first["judgment"] in texts
+    watched.check()
+
+
+PUBLISHED_JUDGES = (
+    Path("pfmt-bench-fin-ja") / "model_judgment" / "gpt-4o_single",
+    Path("pfmt-bench-fin-ja") / "model_judgment" / "gpt-4o-mini_single",
+    Path("ja-vicuna-qa") / "model_judgment" / "pairwise" / "gpt-4",
+)
+
+
+@data_mark(*(SHARED_DATA / p for p in PUBLISHED_JUDGES))
+def test_judges_page_shows_the_library_table_scatter_and_signature(
+    tmp_path: Path, browser: Any
+) -> None:
+    """``hyoka report --judges`` over a data directory holding pfmt's two published judges and
+    the ja-vicuna-qa pairwise judgments (linked, not copied; Shaberi's table is left out: it
+    alone takes seconds to read): the index links the page, whose agreement table holds
+    ``judge_meta``'s numbers, sorts on a click, whose scatter has one point per judge with
+    both agreements, and which names the absent source and shows the signature."""
+    from hyoka.mtbench import JudgeMetaSettings, judge_meta, published_sources
+
+    data = tmp_path / "data"
+    for linked in PUBLISHED_JUDGES:
+        (data / linked).parent.mkdir(parents=True, exist_ok=True)
+        (data / linked).symlink_to(SHARED_DATA / linked, target_is_directory=True)
+    site = tmp_path / "site"
+    build_report([], site, ReportOptions(data_dir=data, public=False, judges=True, rounds=200))
+    meta = judge_meta(published_sources(data), JudgeMetaSettings(resamples=200, seed=0))
+    agreement = [r for r in meta.rows if r.template == "-"]
+    mini = next(r for r in agreement if r.judge == "gpt-4o-mini")
+    assert mini.kappa is not None and mini.spearman is not None and mini.exact is not None
+
+    watched = Watched(browser)
+    page = watched.open(site / "index.html")
+    page.click("a[href='judges.html']")
+    page.wait_for_load_state("load")
+    assert page.url == (site / "judges.html").as_uri() and page.title() == "Judges"
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTEFACTS / "judges.png"), full_page=True)
+    table = "table.sortable:nth-of-type(1)"
+    rows = page.eval_on_selector_all(
+        f"{table} tbody tr", "rows => rows.map(r => Array.from(r.cells, c => c.textContent))"
+    )
+    assert [(r[0], r[1]) for r in rows] == [(r.suite, r.judge) for r in agreement]
+    shown = next(r for r in rows if r[1] == "gpt-4o-mini")
+    assert shown[3] == str(mini.judgments) and shown[7] == mini.reference == "gpt-4o"
+    for column, value in ((9, mini.exact), (10, mini.kappa), (12, mini.spearman)):
+        assert shown[column] == f"{value.estimate:.3f} [{value.low:.3f}, {value.high:.3f}]"
+
+    # the scatter: visible, one point per judge with both agreements, at the library's numbers
+    assert page.is_visible("svg.scatter")
+    tips = page.eval_on_selector_all(
+        "svg.scatter g > circle",
+        "cs => cs.map(c => c.parentNode.querySelector('title').textContent)",
+    )
+    expected = [
+        f"{r.judge} ({r.suite}): {r.kappa.estimate:.4f}, {r.spearman.estimate:.4f}"
+        for r in meta.rows
+        if r.kappa is not None and r.spearman is not None
+    ]
+    assert tips == expected and len(tips) == 1
+
+    # a click on "judgments" sorts ascending, a second descending
+    header = f"{table} thead th:nth-child(4)"
+    for order in ("asc", "desc"):
+        page.click(header)
+        counts = page.eval_on_selector_all(
+            f"{table} tbody td:nth-child(4)", "cs => cs.map(c => Number(c.textContent))"
+        )
+        assert counts == sorted((r.judgments for r in agreement), reverse=order == "desc")
+        assert order in (page.get_attribute(header, "class") or "").split()
+    assert page.text_content("footer .signature") == str(meta.signature)
+    faults = page.eval_on_selector_all("main ul li", "lis => lis.map(li => li.textContent)")
+    assert faults == meta.faults and any("shaberi-judgments" in f for f in faults)
     watched.check()
