@@ -176,8 +176,8 @@ def _assert_board(html: str, table_id: str, bench: Bench, files: list[Path]) -> 
     # under the table, its separability where two complete rows make a pair
     section = html.split(f'id="{table_id}"')[1].split("</section>")[0]
     separated = table_separability(board)
-    shown = [f"<p>{separated.line}</p>"] if separated else []
-    assert re.findall(r"<p>separability:[^<]*</p>", section) == shown
+    lines = [f"<p>{separated.line}</p>"] if separated else []
+    assert re.findall(r"<p>separability:[^<]*</p>", section) == lines
 
 
 def test_published_jmt_file_gets_its_variants_page_told_by_its_questions(site: Inputs) -> None:
