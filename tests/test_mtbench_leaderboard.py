@@ -104,9 +104,10 @@ def test_csv_has_three_tables(bench: Bench) -> None:
     assert sum(line.startswith("Turns,") for line in lines) == 3
     table = [line for line in lines if not line.startswith("#")]
     assert len(table) == 3 * (1 + 9)
-    assert lines[-3].startswith("# signature: hyoka:")
-    assert lines[-3].endswith("|interval:two-level-bootstrap/0.95/resamples-2000/seed-0")
-    assert lines[-2].startswith("# 95% CI: percentile bootstrap")
+    assert lines[-4].startswith("# signature: hyoka:")
+    assert lines[-4].endswith("|interval:two-level-bootstrap/0.95/resamples-2000/seed-0")
+    assert lines[-3].startswith("# 95% CI: percentile bootstrap")
+    assert lines[-2].startswith("# separability: ") and "of the 36 model pairs" in lines[-2]
     assert lines[-1] == "# Avg.: mean of the category means (upstream's make_leaderboard.py)"
 
 

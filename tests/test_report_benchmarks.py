@@ -27,11 +27,13 @@ from hyoka.cli.main import app
 from hyoka.errors import InputError
 from hyoka.mtbench import (
     Bench,
+    IntervalSettings,
     build_leaderboard,
     display_name,
     mean_interval,
     ranking_signature,
     round_half_up,
+    table_separability,
 )
 from hyoka.report import ReportOptions, build_report
 from hyoka.report.mtbench_pages import BenchFinder
@@ -168,7 +170,14 @@ def _assert_board(html: str, table_id: str, bench: Bench, files: list[Path]) -> 
         assert row[2][1] == f"[{bounds[0]}, {bounds[1]}]"
         assert int(row[-1][1]) == model.unrated
     assert board.signature is not None
-    assert f'<code class="signature">{board.signature.line}</code>' in html.replace("&#x27;", "'")
+    # the signature names how the intervals (and the separability under them) were drawn
+    signed = board.signature.with_field("interval", IntervalSettings().signed).line
+    assert f'<code class="signature">{signed}</code>' in html.replace("&#x27;", "'")
+    # under the table, its separability where two complete rows make a pair
+    section = html.split(f'id="{table_id}"')[1].split("</section>")[0]
+    separated = table_separability(board)
+    lines = [f"<p>{separated.line}</p>"] if separated else []
+    assert re.findall(r"<p>separability:[^<]*</p>", section) == lines
 
 
 def test_published_jmt_file_gets_its_variants_page_told_by_its_questions(site: Inputs) -> None:

@@ -141,7 +141,8 @@ def leaderboard_command(
     question's trials (answers judged several times: `mtbench generate --trials`; with one
     trial, over questions only), --resamples and --seed in the signature. For --variant
     swallow also swallow-evaluation's own figure: the mean over the turns per trial, then
-    mean ± sample standard deviation over trials.
+    mean ± sample standard deviation over trials. Under the table, its separability: the
+    share of the complete rows' model pairs whose intervals do not overlap.
 
     Examples:
 

@@ -72,7 +72,7 @@ from hyoka.mtbench.records import (
     SingleJudgmentLine,
 )
 from hyoka.mtbench.report import render
-from hyoka.mtbench.trials import IntervalSettings, mean_interval
+from hyoka.mtbench.trials import IntervalSettings, mean_interval, table_separability
 from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 from hyoka.mtbench.verify import (
     JudgmentCheck,
@@ -152,6 +152,7 @@ __all__ = [
     "render_judge_meta",
     "round_half_up",
     "single_output",
+    "table_separability",
     "turn_label",
     "verify_judgments",
     "write_radar",

@@ -8,7 +8,10 @@ what upstream's pandas prints before rounding); a category with no rated turn is
 Beside each "Avg." stands its 95% interval over questions and trials (``mtbench.trials``:
 a two-level bootstrap, over questions only where there is one trial), and for Swallow's
 variant swallow-evaluation's own figure, the mean of the per-trial means ± their standard
-deviation; the interval's resamples and seed are in the table's signature.
+deviation; the interval's resamples and seed are in the table's signature. Under the table
+(in JSON, in every row, like the headline rule) stands the table's separability: the share
+of the complete rows' model pairs whose intervals (over both turns) do not overlap, from the
+same draws (``trials.table_separability``); none under two complete rows.
 
 Every format says how the numbers were produced and which rows are not like the others:
 a row not judged on every turn is marked ``(incomplete)`` and ranked last, a row with
@@ -31,7 +34,12 @@ from typing import Any, Literal
 
 from hyoka.mtbench.bench import SHORT_NAMES
 from hyoka.mtbench.leaderboard import Leaderboard, ModelScores, display_name, round_half_up
-from hyoka.mtbench.trials import IntervalSettings, mean_interval, swallow_figure
+from hyoka.mtbench.trials import (
+    IntervalSettings,
+    mean_interval,
+    swallow_figure,
+    table_separability,
+)
 from hyoka.signature import SIGNATURE_KEY
 from hyoka.stats import Interval
 
@@ -106,6 +114,9 @@ def notes(board: Leaderboard, interval: IntervalSettings | None = None) -> list[
     if board.signature is not None:
         lines.append(f"signature: {board.signature.with_field('interval', interval.signed).line}")
     lines.append(INTERVAL_NOTE)
+    separated = table_separability(board, None, interval)
+    if separated is not None:
+        lines.append(separated.line)
     if board.bench.trial_lines:
         lines.append(SWALLOW_NOTE)
     shaberi = board.bench.spec.question_format == "shaberi"
@@ -219,6 +230,7 @@ def to_json(board: Leaderboard, interval: IntervalSettings | None = None) -> lis
     interval = interval or IntervalSettings()
     categories = board.bench.spec.categories
     swallow = board.bench.trial_lines
+    separated = table_separability(board, None, interval)
     out: list[dict[str, Any]] = []
     for model in board.ranked():
         entry: dict[str, Any] = {
@@ -236,6 +248,7 @@ def to_json(board: Leaderboard, interval: IntervalSettings | None = None) -> lis
                 "categories": {c: _number(model.category_mean(c, turn)) for c in categories},
             }
         entry["headline"] = board.bench.spec.headline
+        entry["separability"] = None if separated is None else separated.to_json()
         entry["trials"] = model.trials
         entry["judged_turns"] = model.judged
         entry["unrated_turns"] = model.unrated

@@ -10,6 +10,10 @@ interval is of the mean of the question means, which is the table's "Avg." whene
 turn is rated (and categories hold as many questions each). With one trial the inner
 level has one value per question: the interval is over questions only.
 
+``table_separability`` sets the complete rows' intervals beside each other: the share of
+model pairs whose intervals do not overlap (arena-hard's separability), from the very
+draws each row's interval is read from (``score_draws``).
+
 ``swallow_figure`` is what swallow-evaluation's ``show_result.py`` (``calculate_averages``)
 prints for a model: per trial, the mean of that trial's rated turns (``-1`` left out), then
 the mean of those trial means and their sample standard deviation (``ddof=1``; none with
@@ -22,11 +26,20 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
-from hyoka.mtbench.leaderboard import ModelScores
-from hyoka.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, two_level_interval
+from hyoka.mtbench.leaderboard import Leaderboard, ModelScores
+from hyoka.stats import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Interval,
+    ScoreDraws,
+    separability,
+    two_level_draws,
+    two_level_interval,
+)
 
 
 @dataclass(frozen=True)
@@ -73,6 +86,66 @@ def mean_interval(
         groups, estimate, resamples=settings.resamples, confidence=settings.confidence,
         seed=settings.seed,
     )  # fmt: skip
+
+
+def score_draws(
+    board: Leaderboard, turn: int | None = None, settings: IntervalSettings | None = None
+) -> ScoreDraws:
+    """The complete rows with a rated turn as a ranking: each model's mean of question
+    means and, per resample, the draw its ``mean_interval`` is the percentile interval of
+    (the same function, groups and seed: the same draws)."""
+    settings = settings or IntervalSettings()
+    models, estimates, columns = [], [], []
+    for model in board.ranked(turn):
+        groups = question_groups(model, turn)
+        if not board.complete(model) or not groups:
+            continue
+        models.append(model.model)
+        estimates.append(float(np.mean([group.mean() for group in groups])))
+        columns.append(two_level_draws(groups, resamples=settings.resamples, seed=settings.seed))
+    draws = np.stack(columns, axis=1) if columns else np.empty((settings.resamples, 0))
+    return ScoreDraws(tuple(models), np.asarray(estimates, dtype=float), draws)
+
+
+@dataclass(frozen=True)
+class TableSeparability:
+    """The share of a table's model pairs whose intervals do not overlap."""
+
+    share: float
+    pairs: int
+    settings: IntervalSettings
+
+    @property
+    def line(self) -> str:
+        """The line under the table."""
+        return (
+            f"separability: {self.share:.0%} of the {self.pairs} model pairs are told apart "
+            f"at {self.settings.confidence:.0%} (intervals that do not overlap)"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "value": self.share,
+            "pairs": self.pairs,
+            "confidence": self.settings.confidence,
+            "resamples": self.settings.resamples,
+            "seed": self.settings.seed,
+            "method": self.settings.signed,
+        }
+
+
+def table_separability(
+    board: Leaderboard, turn: int | None = None, settings: IntervalSettings | None = None
+) -> TableSeparability | None:
+    """``stats.separability`` over the complete rows' interval draws (``turn`` only, when
+    given); ``None`` under two such rows (no pair to tell apart)."""
+    settings = settings or IntervalSettings()
+    ranking = score_draws(board, turn, settings)
+    count = len(ranking.models)
+    if count < 2:
+        return None
+    share = separability(ranking, settings.confidence)
+    return TableSeparability(share, count * (count - 1) // 2, settings)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from hyoka.mtbench import (
     NO_RATING,
     SHORT_NAMES,
     Bench,
+    IntervalSettings,
     Leaderboard,
     SingleJudgmentLine,
     build_leaderboard,
@@ -35,6 +36,7 @@ from hyoka.mtbench import (
     mean_interval,
     recorded_bench,
     round_half_up,
+    table_separability,
 )
 from hyoka.report.html import Cell, cell, esc, packed, page, table
 from hyoka.report.svg import radar_chart
@@ -269,7 +271,11 @@ def category_table(judge_set: JudgeSet) -> str:
         for m in board.ranked()
     ]
     radar = radar_chart([SHORT_NAMES.get(c, c) for c in categories], series)
-    signature = board.signature.line if board.signature else "none"
+    interval = IntervalSettings()  # the intervals' (mean_interval's defaults), signed
+    signature = (
+        board.signature.with_field("interval", interval.signed).line if board.signature else "none"
+    )
+    separated = table_separability(board, None, interval)
     told = "; ".join(judge_set.identified) or "–"
     return (
         f'<section id="{esc(judge_set.set_id)}"><h2>{esc(judge_set.name)}</h2>'
@@ -277,6 +283,7 @@ def category_table(judge_set: JudgeSet) -> str:
         "Means of the judged turns per category, rounded half-up; rule zeros count, unrated "
         f"turns (-1) do not. Benchmark: {esc(told)}.</p>"
         + table(headers, rows, table_id=f"{judge_set.set_id}-categories")
+        + (f"<p>{esc(separated.line)}</p>" if separated else "")
         + f'<h3>Radar</h3>{radar}<p>signature: <code class="signature">{esc(signature)}'
         "</code></p></section>"
     )

@@ -10,6 +10,7 @@ from hyoka.stats.bootstrap import (
     bootstrap,
     paired_two_level_intervals,
     summary_two_level_interval,
+    two_level_draws,
     two_level_interval,
 )
 from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
@@ -102,5 +103,6 @@ __all__ = [
     "separability_curve",
     "style_controlled_bradley_terry",
     "summary_two_level_interval",
+    "two_level_draws",
     "two_level_interval",
 ]

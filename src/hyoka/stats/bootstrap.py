@@ -187,9 +187,17 @@ def two_level_interval(
     """The interval of a mean of group means, both levels resampled: the groups with
     replacement, then each group's values within it (questions, then a run's answers to
     each). ``estimate`` is the statistic on the data itself, as its owner computed it."""
+    draws = two_level_draws(groups, resamples=resamples, seed=seed)
+    return _percentile_interval(estimate, draws, confidence, resamples)
+
+
+def two_level_draws(
+    groups: Sequence[FloatArray], *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> FloatArray:
+    """The resampled means behind ``two_level_interval`` (one per resample): the draws a
+    caller needs to set several such intervals beside each other (separability)."""
     rng = np.random.default_rng(seed)
-    inner = group_means(groups, resamples, rng)
-    return _percentile_interval(estimate, outer_means(inner, rng), confidence, resamples)
+    return outer_means(group_means(groups, resamples, rng), rng)
 
 
 def summary_two_level_interval(
