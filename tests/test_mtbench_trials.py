@@ -23,10 +23,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA, needs
+from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.mtbench import Bench
-from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.stats import two_level_interval
 from replay_judge_server import ReplayJudge
 
@@ -324,13 +323,13 @@ def test_generate_trials_with_seeds_and_cache_keys_per_choice(tmp_path: Path) ->
 
 
 @pytest.mark.slow
-def test_generate_trials_on_the_embedded_model(tmp_path: Path) -> None:
-    """The embedded model through ``--trials 2``: one line per dialogue holding two
-    choices of two turns each, and a second run with nothing left to do (what the model
-    writes decides nothing here)."""
-    needs("llama_cpp")
+def test_generate_trials_on_the_embedded_model(tmp_path: Path, llama_base_url: str) -> None:
+    """The embedded model (served by the session's llama.cpp server, already loaded)
+    through ``--trials 2``: one line per dialogue holding two choices of two turns each,
+    and a second run with nothing left to do (what the model writes decides nothing)."""
     answers = tmp_path / "m.jsonl"
-    args = ["mtbench", "generate", "--bench", "mt-bench", "-m", EMBEDDED_MODEL, "--limit", "1"]
+    args = ["mtbench", "generate", "--bench", "mt-bench", "-m", "openai/smollm2", "--limit", "1"]
+    args += ["--base-url", llama_base_url]
     args += ["--trials", "2", "--max-tokens", "8", "--seed", "1", "--output", str(answers)]
     args += ["--data-dir", str(SHARED_DATA)]
     env = {"HYOKA_CACHE_DIR": str(tmp_path / "cache")}
