@@ -409,3 +409,30 @@ def test_an_answer_file_with_two_trial_counts_is_one_error_line(tmp_path: Path) 
         f"error: {answers}:2: question_id 82 has 2 choice(s), 3 earlier in the file (one "
         "trial count per answer file)\n"
     )
+
+
+def test_every_trials_answer_is_judged_after_its_thinking(tmp_path: Path) -> None:
+    """An answer file made elsewhere whose every choice opens its turns with a ``<think>``
+    block: each trial's judge prompt holds that choice's answer only, never its thinking
+    (the thinking rule reads every choice, not the first one alone)."""
+    ids = [q.question_id for q in Bench.load("mt-bench", SHARED_DATA).questions][:1]
+    answers = tmp_path / "m.jsonl"
+    _answers(answers, ids, trials=2)
+    lines = _lines(answers)
+    for line in lines:
+        for choice in line["choices"]:
+            choice["turns"] = [f"<think>思考-{turn}</think>\n\n{turn}" for turn in choice["turns"]]
+    answers.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    script = _script(tmp_path / "script.jsonl", ids, trials=2)
+    out = tmp_path / "judged"
+    args = ["mtbench", "judge", "--bench", "mt-bench", "-j", f"scripted/{script}", "-a"]
+    args += [str(answers), "--limit", "1", "--output-dir", str(out), "--no-cache"]
+    result = CliRunner().invoke(app, [*args, "--data-dir", str(SHARED_DATA)])
+    assert result.exit_code == 0, result.output
+    judged = _lines(out / "m.jsonl")
+    assert sorted(line["trial"] for line in judged) == [0, 0, 1, 1]
+    for line in judged:
+        q, turn, trial = line["question_id"], line["turn"], line["trial"]
+        assert "<think>" not in line["user_prompt"] and "思考" not in line["user_prompt"]
+        assert f"ans-{q}-{trial}\n" in line["user_prompt"]
+        assert line["score"] == _rating(q, turn, trial)

@@ -127,19 +127,26 @@ def answer_only(record: AnswerRecord, thinking: ThinkingRule = DEFAULT_THINKING)
     reasoning model's ``<think>`` blocks left in by a server without a reasoning parser)
     is judged on its answers, as hyoka's own files are. A record without a thinking block
     (every published one, and every one hyoka wrote) is returned as it is."""
-    first = record.choices[0]
-    read = [split_thinking(turn, thinking) for turn in first.turns]
-    if all(reply.thinking is None for reply in read):
+    choices = tuple(_choice_answer_only(choice, thinking) for choice in record.choices)
+    if all(new is old for new, old in zip(choices, record.choices, strict=True)):
         return record
-    earlier = first.thinking or (None,) * len(read)
+    return record.model_copy(update={"choices": choices})
+
+
+def _choice_answer_only(choice: AnswerChoice, thinking: ThinkingRule) -> AnswerChoice:
+    """One choice read by ``thinking`` (every choice is one trial's answer, judged as
+    ``choices[trial]``), its earlier ``thinking`` kept where a turn has no block."""
+    read = [split_thinking(turn, thinking) for turn in choice.turns]
+    if all(reply.thinking is None for reply in read):
+        return choice
+    earlier = choice.thinking or (None,) * len(read)
     thoughts = tuple(
         reply.thinking if reply.thinking is not None else before
         for reply, before in zip(read, earlier, strict=False)
     )
-    choice = AnswerChoice.model_validate(
-        {**first.model_dump(), "turns": tuple(r.answer for r in read), "thinking": thoughts}
+    return AnswerChoice.model_validate(
+        {**choice.model_dump(), "turns": tuple(r.answer for r in read), "thinking": thoughts}
     )
-    return record.model_copy(update={"choices": (choice, *record.choices[1:])})
 
 
 def model_name(bench: Bench, path: Path, answers: dict[int, AnswerRecord]) -> str:
