@@ -67,7 +67,12 @@ def fit_logistic(design: FloatArray, outcome: FloatArray, weights: FloatArray) -
             if not worse.any():
                 break
             size = np.where(worse, size / 2, size)
-        beta, previous, current = trial, current, value
+        # a row whose step still lowers the likelihood after every halving (a step that
+        # rounding has turned against the slope) keeps its coefficients: it has converged
+        # as far as the arithmetic allows
+        size = np.where(worse, 0.0, size)
+        beta = np.where(worse[:, None], beta, trial)
+        previous, current = current, np.where(worse, current, value)
         if np.max(np.abs(size[:, None] * step)) < _TOLERANCE or np.all(
             np.abs(current - previous) <= 1e-15 * np.maximum(1.0, np.abs(current))
         ):
