@@ -26,8 +26,10 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.mtbench import Bench
+from hyoka.mtbench.records import TrialsJudgmentLine, merge_trials
 from hyoka.stats import two_level_interval
 from replay_judge_server import ReplayJudge
+from wire_servers import OpenAIServer
 
 #: swallow-evaluation's fields of a ``_single`` line (``play_a_match_single``), no others
 SWALLOW_FIELDS = {"question_id", "model", "judge", "user_prompt", "judgment", "score", "turn",
@@ -436,3 +438,70 @@ def test_every_trials_answer_is_judged_after_its_thinking(tmp_path: Path) -> Non
         assert "<think>" not in line["user_prompt"] and "思考" not in line["user_prompt"]
         assert f"ans-{q}-{trial}\n" in line["user_prompt"]
         assert line["score"] == _rating(q, turn, trial)
+
+
+#: swallow-evaluation's fields in the order its ``play_a_match_single`` writes them
+SWALLOW_ORDER = ["question_id", "model", "judge", "user_prompt", "judgment", "score", "turn",
+                 "tstamp"]  # fmt: skip
+
+
+def _swallow_judged_by(server: OpenAIServer, tmp_path: Path) -> list[dict[str, Any]]:
+    """``--variant swallow`` of one dialogue answered five times (its trials), judged by
+    ``openai/gpt-4o`` on ``server``: the merged lines."""
+    ids = [q.question_id for q in Bench.load("jmt-bench", SHARED_DATA, "swallow").questions]
+    tmp_path.mkdir()
+    answers = tmp_path / "m.jsonl"
+    _answers(answers, ids[:1], trials=5)
+    out = tmp_path / "judged"
+    args = ["mtbench", "judge", "--bench", "jmt-bench", "--variant", "swallow", "-j"]
+    args += ["openai/gpt-4o", "--base-url", server.base_url, "-a", str(answers), "--limit"]
+    args += ["1", "--output-dir", str(out), "--no-cache", "--data-dir", str(SHARED_DATA)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return _lines(out / "m.jsonl")
+
+
+def test_swallow_lines_keep_each_trials_served_snapshot_and_thinking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A judge that thinks aloud and names a dated snapshot: each merged swallow line keeps
+    both per trial, as a FastChat line keeps them for its one judgment (``served_models``
+    and ``thinking`` lists in choice order, after upstream's fields); a judge that does
+    neither leaves upstream's line, its fields and nothing else, in upstream's order."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with OpenAIServer() as server:
+        server.serves = lambda _number: "gpt-4o-2024-08-06"
+        server.thinking = "考える"
+        server.reply_to_all = "評価: [[7]]"
+        lines = _swallow_judged_by(server, tmp_path / "thinking")
+    assert len(lines) == 2
+    for line in lines:
+        assert list(line) == [*SWALLOW_ORDER, "served_models", "thinking"]
+        assert line["score"] == [7] * 5
+        assert line["served_models"] == [["gpt-4o-2024-08-06"]] * 5
+        assert line["thinking"] == ["<think>考える</think>\n\n"] * 5
+        first, *_, last = TrialsJudgmentLine.model_validate(line).per_trial()
+        assert (first.served_models, last.thinking) == (
+            ("gpt-4o-2024-08-06",),
+            "<think>考える</think>\n\n",
+        )
+    with OpenAIServer() as server:
+        server.reply_to_all = "評価: [[7]]"
+        plain = _swallow_judged_by(server, tmp_path / "plain")
+    assert [list(line) for line in plain] == [SWALLOW_ORDER] * 2
+
+
+def test_merged_swallow_lines_keep_the_ids_json_type() -> None:
+    """Per-trial lines read back with a string ``question_id`` (as upstream's 2023 question
+    file gives them) merge into a line that writes it as a string again."""
+    line = {"question_id": "81", "model": "m", "judge": ["j", "single-v1"], "turn": 1}
+    parts = [
+        TrialsJudgmentLine.model_validate(
+            {**line, "user_prompt": [f"p{i}"], "judgment": ["[[5]]"], "score": [5], "trials": [i]}
+        )
+        for i in (1, 0)
+    ]
+    (merged,) = merge_trials(parts, 2)
+    written = json.loads(merged.model_dump_json())
+    assert written["question_id"] == "81" and written["user_prompt"] == ["p0", "p1"]
+    assert [s.model_dump()["question_id"] for s in merged.per_trial()] == ["81", "81"]

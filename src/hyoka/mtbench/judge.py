@@ -231,15 +231,10 @@ def _trials_format(
     def write(record: JudgmentRecord, task: Task) -> TrialsJudgmentLine:
         info = turns[task.id]
         single = single_line(
-            record, question_id=info.question_id, turn=info.turn, model=task.models[0],
+            record, question_id=info.written_id, turn=info.turn, model=task.models[0],
             judge=(judge_name, info.prompt_name),
         )  # fmt: skip
-        return TrialsJudgmentLine(
-            question_id=single.question_id, model=single.model, judge=single.judge,
-            user_prompt=(single.user_prompt,), judgment=(single.judgment,),
-            score=(single.score,), turn=single.turn, tstamp=single.tstamp,
-            trials=(info.trial or 0,),
-        )  # fmt: skip
+        return TrialsJudgmentLine.of([single], (info.trial or 0,))
 
     def differs(stored: TrialsJudgmentLine, task: Task) -> str | None:
         if stored.model != task.models[0]:

@@ -150,7 +150,7 @@ class SingleJudgmentLine(KeepsIdType, OmitsEmpty):
         return self.judgment in RULE_JUDGMENTS
 
 
-class TrialsJudgmentLine(BaseModel):
+class TrialsJudgmentLine(KeepsIdType, OmitsEmpty):
     """A judge's grades of one turn of every trial (swallow-evaluation's ``_single`` line:
     ``run_judge_single`` judges each of ``choices`` and ``play_a_match_single`` writes
     ``user_prompt``, ``judgment`` and ``score`` as lists in choice order, which its
@@ -158,11 +158,13 @@ class TrialsJudgmentLine(BaseModel):
 
     While a run is under way, each trial judged is its own line of one-element lists with
     ``trials`` (hyoka's) naming the choice, so a killed run resumes per trial; a finished
-    turn's lines are merged into upstream's line, ``trials`` left out."""
+    turn's lines are merged into upstream's line, ``trials`` left out. hyoka's additions of
+    ``SingleJudgmentLine`` (``served_models``, ``thinking``) are lists in the same order,
+    written only where some trial has one, so every other line is upstream's shape."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("served_models", "thinking")
 
-    question_id: int
     model: str
     judge: tuple[str, str]
     user_prompt: tuple[str, ...]
@@ -170,7 +172,28 @@ class TrialsJudgmentLine(BaseModel):
     score: tuple[int | float, ...] = Field(min_length=1)
     turn: int = Field(ge=1, le=2)
     tstamp: float = 0.0
+    served_models: tuple[tuple[str, ...], ...] | None = None
     trials: tuple[int, ...] | None = Field(default=None, exclude_if=_unset)
+    thinking: tuple[str | None, ...] | None = None
+
+    @classmethod
+    def of(
+        cls, singles: list[SingleJudgmentLine], trials: tuple[int, ...] | None
+    ) -> TrialsJudgmentLine:
+        """One line of ``singles`` (one turn's trials, in order; the latest time), its
+        ``trials`` as given (``None``: upstream's merged line)."""
+        first = singles[0]
+        served = tuple(s.served_models for s in singles)
+        thinking = tuple(s.thinking for s in singles)
+        return cls.model_validate(
+            {"question_id": first.written_id, "model": first.model, "judge": first.judge,
+             "user_prompt": tuple(s.user_prompt for s in singles),
+             "judgment": tuple(s.judgment for s in singles),
+             "score": tuple(s.score for s in singles), "turn": first.turn,
+             "tstamp": max(s.tstamp for s in singles),
+             "served_models": served if any(served) else None, "trials": trials,
+             "thinking": thinking if any(thinking) else None}
+        )  # fmt: skip
 
     @property
     def choices(self) -> tuple[int, ...]:
@@ -179,23 +202,43 @@ class TrialsJudgmentLine(BaseModel):
 
     def per_trial(self) -> list[SingleJudgmentLine]:
         """One FastChat line per trial, ``trial`` naming its choice."""
-        if not len(self.user_prompt) == len(self.judgment) == len(self.score) == len(self.choices):
-            raise ValueError("user_prompt, judgment, score (and trials) differ in length")
+        count = len(self.choices)
+        served = self.served_models or ((),) * count
+        thinking = self.thinking or (None,) * count
+        if not (
+            len(self.user_prompt) == len(self.judgment) == len(self.score) == count
+            and len(served) == len(thinking) == count
+        ):
+            raise ValueError(
+                "user_prompt, judgment, score (and trials, served_models, thinking) differ "
+                "in length"
+            )
+        lines = zip(
+            self.user_prompt,
+            self.judgment,
+            self.score,
+            self.choices,
+            served,
+            thinking,
+            strict=True,
+        )
         return [
-            SingleJudgmentLine(
-                question_id=self.question_id,
-                model=self.model,
-                judge=self.judge,
-                user_prompt=prompt,
-                judgment=judgment,
-                score=score,
-                turn=self.turn,
-                tstamp=self.tstamp,
-                trial=trial,
+            SingleJudgmentLine.model_validate(
+                {
+                    "question_id": self.written_id,
+                    "model": self.model,
+                    "judge": self.judge,
+                    "user_prompt": prompt,
+                    "judgment": judgment,
+                    "score": score,
+                    "turn": self.turn,
+                    "tstamp": self.tstamp,
+                    "served_models": served_models,
+                    "trial": trial,
+                    "thinking": thought,
+                }
             )
-            for prompt, judgment, score, trial in zip(
-                self.user_prompt, self.judgment, self.score, self.choices, strict=True
-            )
+            for prompt, judgment, score, trial, served_models, thought in lines
         ]
 
 
@@ -211,19 +254,7 @@ def merge_trials(lines: list[TrialsJudgmentLine], trials: int) -> list[TrialsJud
         if [s.trial for s in singles] != list(range(trials)):
             merged += group
             continue
-        first = singles[0]
-        merged.append(
-            TrialsJudgmentLine(
-                question_id=first.question_id,
-                model=first.model,
-                judge=first.judge,
-                user_prompt=tuple(s.user_prompt for s in singles),
-                judgment=tuple(s.judgment for s in singles),
-                score=tuple(s.score for s in singles),
-                turn=first.turn,
-                tstamp=max(s.tstamp for s in singles),
-            )
-        )
+        merged.append(TrialsJudgmentLine.of(singles, None))
     return merged
 
 
