@@ -505,3 +505,31 @@ def test_merged_swallow_lines_keep_the_ids_json_type() -> None:
     written = json.loads(merged.model_dump_json())
     assert written["question_id"] == "81" and written["user_prompt"] == ["p0", "p1"]
     assert [s.model_dump()["question_id"] for s in merged.per_trial()] == ["81", "81"]
+
+
+def test_a_row_whose_interval_is_not_of_its_avg_says_what_it_is_of(tmp_path: Path) -> None:
+    """Turn 2 of question 81 unrated: "Avg." is FastChat's mean of the 3 rated turns
+    ((6 + 9 + 1) / 3 = 5.33), the interval's mean is of the question means
+    ((6 + (9 + 1) / 2) / 2 = 5.50): the Markdown and CSV notes say so for that row (the
+    per-turn tables agree with their Avg. and get no note), JSON keeps the estimate."""
+    ids = [81, 82]
+    answers = tmp_path / "m.jsonl"
+    _answers(answers, ids, trials=1)
+    script = _script(tmp_path / "script.jsonl", ids, trials=1)
+    unrated = json.dumps({"contains": "second-81-0\n", "reply": "評価できません。"})
+    script.write_text(unrated + "\n" + script.read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "judged"
+    args = ["mtbench", "judge", "--bench", "mt-bench", "-j", f"scripted/{script}", "-a"]
+    args += [str(answers), "--limit", "2", "--output-dir", str(out), "--no-cache"]
+    result = CliRunner().invoke(app, [*args, "--data-dir", str(SHARED_DATA)])
+    assert result.exit_code == 0, result.output
+    assert sorted(line["score"] for line in _lines(out / "m.jsonl")) == [-1, 1, 6, 9]
+    (row,) = _board(out / "m.jsonl", "mt-bench", [])
+    assert row["overall"] == pytest.approx(16 / 3)
+    assert row["interval"]["estimate"] == pytest.approx(5.5)
+    note = "m: 95% CI: interval of the mean of question means, 5.50 (Avg. 5.33)"
+    board = ["mtbench", "leaderboard", "--bench", "mt-bench", "--judgments", str(out / "m.jsonl")]
+    for fmt, line in (("md", note), ("csv", f"# {note}")):
+        shown = CliRunner().invoke(app, [*board, "--format", fmt, "--data-dir", str(SHARED_DATA)])
+        assert shown.exit_code == 0, shown.output
+        assert [x for x in shown.stdout.splitlines() if "interval of the mean" in x] == [line]

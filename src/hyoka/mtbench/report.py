@@ -36,6 +36,7 @@ from hyoka.mtbench.bench import SHORT_NAMES
 from hyoka.mtbench.leaderboard import Leaderboard, ModelScores, display_name, round_half_up
 from hyoka.mtbench.trials import (
     IntervalSettings,
+    interval_estimate,
     mean_interval,
     swallow_figure,
     table_separability,
@@ -106,9 +107,14 @@ def row_label(board: Leaderboard, model: ModelScores) -> str:
     return f"{name} ({', '.join(marks)})" if marks else name
 
 
-def notes(board: Leaderboard, interval: IntervalSettings | None = None) -> list[str]:
+def notes(
+    board: Leaderboard,
+    interval: IntervalSettings | None = None,
+    turns: tuple[int | None, ...] = (None,),
+) -> list[str]:
     """The table's signature (with how its intervals were drawn), then what each marked
-    row lacks or does differently."""
+    row lacks or does differently, and, for each row and table (``turns``) whose interval
+    is of another mean than its "Avg." (``trials.interval_estimate``), which mean."""
     interval = interval or IntervalSettings()
     lines = []
     if board.signature is not None:
@@ -145,6 +151,24 @@ def notes(board: Leaderboard, interval: IntervalSettings | None = None) -> list[
         differences = board.differences(model)
         if differences:
             lines.append(f"{name}: differs: {'; '.join(differences)}")
+        lines += _interval_of(name, model, turns)
+    return lines
+
+
+def _interval_of(name: str, model: ModelScores, turns: tuple[int | None, ...]) -> list[str]:
+    """A note per table where the row's interval, as shown, is not about its "Avg."."""
+    lines = []
+    for turn in turns:
+        estimate, overall = interval_estimate(model, turn), model.overall(turn)
+        if estimate is None or overall is None:
+            continue
+        shown = round_half_up(Fraction(estimate))
+        if shown != round_half_up(overall):
+            table = "" if turn is None else f" (turn {turn})"
+            lines.append(
+                f"{name}: 95% CI{table}: interval of the mean of question means, {shown} "
+                f"(Avg. {round_half_up(overall)})"
+            )
     return lines
 
 
@@ -200,12 +224,16 @@ def render(
             writer.writerow(["Turns", *rows[0]])
             label = "both" if turn is None else str(turn)
             writer.writerows([label, *row] for row in rows[1:])
-        return buffer.getvalue() + "".join(f"# {note}\n" for note in notes(board, interval))
+        return buffer.getvalue() + "".join(
+            f"# {note}\n" for note in notes(board, interval, tuple(turns))
+        )
     titles = {**_TITLES, None: "All questions"} if len(board.bench.turns) == 1 else _TITLES
     parts = [
         f"### {titles[turn]}\n\n{_markdown(table_rows(board, turn, interval))}\n" for turn in turns
     ]
-    return "\n".join(parts) + "".join(f"\n{note}\n" for note in notes(board, interval))
+    return "\n".join(parts) + "".join(
+        f"\n{note}\n" for note in notes(board, interval, tuple(turns))
+    )
 
 
 def _interval_json(

@@ -6,9 +6,13 @@ each dialogue is answered and judged several times (``--trials``), with the answ
 ``mean_interval`` resamples both levels (``stats.two_level_interval``): questions with
 replacement, then each question's trials within it. A question's value in one trial is the
 mean of its rated turns in that trial (both turns, or the turn of a per-turn table); the
-interval is of the mean of the question means, which is the table's "Avg." whenever every
-turn is rated (and categories hold as many questions each). With one trial the inner
-level has one value per question: the interval is over questions only.
+interval is of the mean of the question means (``interval_estimate``), which is the table's
+"Avg." whenever every turn is rated (and categories hold as many questions each). "Avg."
+stays upstream's headline (the mean of category means, or of every rated turn), while the
+bootstrap's unit is the question, the unit that is drawn; where the two differ (an unrated
+turn, a repeated one, categories of unequal size) the notes under the table say what the
+row's interval is of, and JSON gives it as the interval's ``estimate``. With one trial the
+inner level has one value per question: the interval is over questions only.
 
 ``table_separability`` sets the complete rows' intervals beside each other: the share of
 model pairs whose intervals do not overlap (arena-hard's separability), from the very
@@ -72,6 +76,17 @@ def question_groups(model: ModelScores, turn: int | None = None) -> list[np.ndar
     ]
 
 
+def _mean_of_means(groups: list[np.ndarray]) -> float:
+    return float(np.mean([group.mean() for group in groups]))
+
+
+def interval_estimate(model: ModelScores, turn: int | None = None) -> float | None:
+    """What ``mean_interval`` is an interval of: the mean of ``model``'s question means
+    (module docstring); ``None`` without a rated turn."""
+    groups = question_groups(model, turn)
+    return _mean_of_means(groups) if groups else None
+
+
 def mean_interval(
     model: ModelScores, turn: int | None = None, settings: IntervalSettings | None = None
 ) -> Interval | None:
@@ -81,7 +96,7 @@ def mean_interval(
     groups = question_groups(model, turn)
     if not groups:
         return None
-    estimate = float(np.mean([group.mean() for group in groups]))
+    estimate = _mean_of_means(groups)
     return two_level_interval(
         groups, estimate, resamples=settings.resamples, confidence=settings.confidence,
         seed=settings.seed,
@@ -101,7 +116,7 @@ def score_draws(
         if not board.complete(model) or not groups:
             continue
         models.append(model.model)
-        estimates.append(float(np.mean([group.mean() for group in groups])))
+        estimates.append(_mean_of_means(groups))
         columns.append(two_level_draws(groups, resamples=settings.resamples, seed=settings.seed))
     draws = np.stack(columns, axis=1) if columns else np.empty((settings.resamples, 0))
     return ScoreDraws(tuple(models), np.asarray(estimates, dtype=float), draws)
