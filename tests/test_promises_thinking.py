@@ -338,3 +338,34 @@ def test_an_answer_file_made_elsewhere_is_judged_on_its_answers(tmp_path: Path) 
     assert record.choices[0].thinking == ("<think>考える</think>\n\n", None)
     (kept,) = load_answers(path, bench, thinking="keep").values()
     assert kept.turns[0] == "<think>考える</think>\n\n答え一"
+
+
+def _rakuda_lines(tmp_path: Path, reply: str) -> list[dict[str, object]]:
+    """Two of Rakuda's published answer files judged in two matches by a scripted judge
+    that always replies ``reply``; the lines written."""
+    tmp_path.mkdir()
+    script = tmp_path / "judge.jsonl"
+    script.write_text(json.dumps({"reply": reply}, ensure_ascii=False) + "\n", "utf-8")
+    out = tmp_path / "judgments"
+    args = ["mtbench", "judge", "--bench", "rakuda", "--mode", "pairwise", "--matches", "2"]
+    args += ["-j", f"scripted/{script}", "--judge-name", "j", "--output-dir", str(out)]
+    for model in ("claude-2", "rinna-3.6b-ppo"):
+        args += ["-a", str(SHARED_DATA / "rakuda" / "answers" / f"{model}.jsonl")]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+        patch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+        done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    text = (out / "j_pair.jsonl").read_text("utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_rakuda_lines_keep_the_judges_thinking_beside_the_judgment(tmp_path: Path) -> None:
+    """The verdict is the last digit after the thinking (a 2 inside it does not count) and
+    the thinking is kept in the line; a judge that does not think writes upstream's line."""
+    thought = _rakuda_lines(tmp_path / "thought", "<think>2 かな</think>\nよって1")
+    assert [(r["winner"], r["judgment"]) for r in thought] == [(1, "よって1")] * 2
+    assert [r["thinking"] for r in thought] == ["<think>2 かな</think>\n"] * 2
+    plain = _rakuda_lines(tmp_path / "plain", "よって1")
+    upstream = {"question_id", "model1_id", "model2_id", "winner", "judge", "prompt"}
+    assert all(set(r) == upstream | {"judgment", "turn", "tstamp"} for r in plain)
