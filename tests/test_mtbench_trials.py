@@ -409,3 +409,24 @@ def test_an_answer_file_with_two_trial_counts_is_one_error_line(tmp_path: Path) 
         f"error: {answers}:2: question_id 82 has 2 choice(s), 3 earlier in the file (one "
         "trial count per answer file)\n"
     )
+
+
+def test_pairwise_judging_refuses_an_answer_file_of_several_trials(tmp_path: Path) -> None:
+    """FastChat's run_judge_pair compares choices[0] only: a file of three trials judged
+    pairwise would leave two of them out in silence, so it is one error line before any
+    call (the judge named could not even be reached)."""
+    ids = [q.question_id for q in Bench.load("mt-bench", SHARED_DATA).questions][:2]
+    one, three = tmp_path / "one.jsonl", tmp_path / "three.jsonl"
+    _answers(three, ids, 3)
+    _answers(one, ids, 1)
+    one.write_text(one.read_text(encoding="utf-8").replace('"m"', '"n"'), encoding="utf-8")
+    args = ["mtbench", "judge", "--bench", "mt-bench", "--mode", "pairwise", "-j", "openai/x"]
+    args += ["-a", str(one), "-a", str(three), "--limit", "2", "--data-dir", str(SHARED_DATA)]
+    result = CliRunner().invoke(app, [*args, "--output-dir", str(tmp_path / "o")])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {three}: question_id {ids[0]} holds 3 choices (trials): pairwise judging "
+        "compares the first answer only, as FastChat's run_judge_pair does; single grading "
+        "(--mode single) judges every trial\n"
+    )
+    assert not (tmp_path / "o").exists()

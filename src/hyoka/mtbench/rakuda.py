@@ -59,6 +59,7 @@ from hyoka.judge import (
 from hyoka.mtbench.bench import BenchSpec, GenerationDefaults, JudgePrompt
 from hyoka.mtbench.dialogue import RAKUDA_DIALOGUE, DialogueStyle
 from hyoka.mtbench.judge import default_judge_name
+from hyoka.mtbench.pairwise import refuse_trials
 from hyoka.mtbench.records import AnswerChoice
 from hyoka.mtbench.variant import Variant
 from hyoka.providers import (
@@ -247,6 +248,10 @@ def load_rakuda_answers(path: Path, bench: RakudaBench) -> tuple[str, dict[str, 
         if record.question_id in answers and answers[record.question_id] != record:
             raise InputError(f"{where}: question_id {record.question_id} answered twice")
         answers[record.question_id] = record
+    refuse_trials(
+        path, ((qid, len(a.choices)) for qid, a in answers.items()),
+        f"{TITLE} has no single grading: answer it without --trials",
+    )  # fmt: skip
     if not answers:
         raise InputError(f"{path}: no answers")
     missing = [qid for qid in known if qid not in answers]
