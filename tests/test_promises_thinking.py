@@ -22,10 +22,12 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.judge import JudgeSettings, JudgmentRecord
+from hyoka.judge.criteria import CriteriaQuestion, CriteriaStore, criteria_key, generate_criteria
 from hyoka.judge.engine import Task
 from hyoka.judge.pairwise import PairwiseJudging
 from hyoka.judge.rating import FASTCHAT, PFMT_UPSTREAM, rate
 from hyoka.judge.single import SingleGrading
+from hyoka.judge.templates import load_template
 from hyoka.mtbench import Bench, load_answers
 from hyoka.mtbench.generate import GeneratePlan, GenerateReport, generate_answers
 from hyoka.mtbench.records import pair_line, single_line
@@ -36,6 +38,7 @@ from hyoka.providers import (
     Message,
     ModelClient,
     SamplingParams,
+    ThinkingRule,
     load_provider,
     split_thinking,
 )
@@ -369,3 +372,31 @@ def test_rakuda_lines_keep_the_judges_thinking_beside_the_judgment(tmp_path: Pat
     plain = _rakuda_lines(tmp_path / "plain", "よって1")
     upstream = {"question_id", "model1_id", "model2_id", "winner", "judge", "prompt"}
     assert all(set(r) == upstream | {"judgment", "turn", "tstamp"} for r in plain)
+
+
+def test_criteria_are_the_reply_after_the_thinking_and_keyed_by_the_rule(tmp_path: Path) -> None:
+    """A reasoning judge's thinking is never taken for the criteria; a ``keep`` run reads
+    the whole reply under a key of its own, so neither rule reuses the other's entry."""
+    template = load_template("criteria-generate")
+    questions = [CriteriaQuestion("Q1", "質問", "参考解答")]
+    path = tmp_path / "criteria.json"
+
+    async def generate(rule: ThinkingRule) -> tuple[str, int]:
+        """The criteria read by ``rule`` and the judge calls made (0: from the file)."""
+        async with _scripted(tmp_path, "<think>x</think>criteria text") as client:
+            found = await generate_criteria(
+                client, template, questions, judge="j", store=CriteriaStore(path),
+                max_tokens=8, thinking=rule,
+            )  # fmt: skip
+            return found["Q1"], client.stats.requests
+
+    assert asyncio.run(generate("strip-think")) == ("criteria text", 1)
+    assert asyncio.run(generate("strip-think")) == ("criteria text", 0)
+    assert asyncio.run(generate("keep")) == ("<think>x</think>criteria text", 1)
+    assert asyncio.run(generate("keep")) == ("<think>x</think>criteria text", 0)
+    saved = json.loads(path.read_text("utf-8"))
+    default_key = criteria_key(questions[0], "j", template, 8)
+    assert saved[default_key]["criteria"] == "criteria text"
+    keep_key = criteria_key(questions[0], "j", template, 8, "keep")
+    assert saved[keep_key]["criteria"] == "<think>x</think>criteria text"
+    assert "thinking" not in default_key  # keys written before the rule still match
