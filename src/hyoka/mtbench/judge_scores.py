@@ -33,7 +33,15 @@ from hyoka.errors import InputError
 from hyoka.mtbench.records import AnswerRecord, Winner
 from hyoka.providers import Usage
 from hyoka.stats import read_single_grades
-from hyoka.store import codec_of, parse_lines, read_bytes, read_decompressed, read_records
+from hyoka.store import (
+    codec_of,
+    parse_lines,
+    path_under,
+    plain_name,
+    read_bytes,
+    read_decompressed,
+    read_records,
+)
 
 #: the most a score table may inflate to (the Shaberi table: 72.5 MB)
 SCORES_MAX_BYTES = 1 << 30
@@ -219,7 +227,7 @@ def read_single_folders(folders: list[Path]) -> ScoreTable:
     columns: dict[str, list[int]] = {name: [] for name in _FIELDS}
     scores: list[float] = []
     lengths: list[float] = []
-    answers: dict[Path, dict[tuple[str, int], float]] = {}
+    answers: dict[Path | None, dict[tuple[str, int], float]] = {}
     origin: dict[str, str] = {}
     for folder in folders:
         grades = read_single_grades(folder)
@@ -232,7 +240,7 @@ def read_single_folders(folders: list[Path]) -> ScoreTable:
             ):
                 columns[name].append(codes[name](value))
             scores.append(np.nan if score < 0 else float(score))
-            answer_file = answer_dir / f"{model}.jsonl"
+            answer_file = _answer_file(answer_dir, model)
             if answer_file not in answers:
                 answers[answer_file] = _answer_lengths(answer_file)
             lengths.append(answers[answer_file].get((question, turn), np.nan))
@@ -254,9 +262,19 @@ def read_single_folders(folders: list[Path]) -> ScoreTable:
     return table
 
 
-def _answer_lengths(path: Path) -> dict[tuple[str, int], float]:
+def _answer_file(answer_dir: Path, model: str) -> Path | None:
+    """``<answer_dir>/<model>.jsonl``, or ``None`` where the model's name (data, from a
+    judgment line) is no plain file name: such a model's answers are missing, their
+    lengths unknown (NaN), as where its file is absent."""
+    try:
+        return path_under(answer_dir, plain_name(model, what="model"), suffix=".jsonl")
+    except InputError:
+        return None
+
+
+def _answer_lengths(path: Path | None) -> dict[tuple[str, int], float]:
     """(question id, turn) -> the answer's length in characters; empty without the file."""
-    if not path.is_file():
+    if path is None or not path.is_file():
         return {}
     return {
         (str(record.question_id), turn): float(len(text))
