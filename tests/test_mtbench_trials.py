@@ -25,8 +25,9 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
+from hyoka.errors import InputError
 from hyoka.mtbench import Bench
-from hyoka.stats import two_level_interval
+from hyoka.stats import read_single_grades, two_level_interval
 from replay_judge_server import ReplayJudge
 
 #: swallow-evaluation's fields of a ``_single`` line (``play_a_match_single``), no others
@@ -430,3 +431,39 @@ def test_pairwise_judging_refuses_an_answer_file_of_several_trials(tmp_path: Pat
         "(--mode single) judges every trial\n"
     )
     assert not (tmp_path / "o").exists()
+
+
+def _meta(folder: Path) -> tuple[int, str, str]:
+    args = ["judge", "meta", "--single", str(folder), "--format", "json", "--resamples", "5"]
+    result = CliRunner().invoke(app, args)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_judge_meta_reads_trial_lines_as_one_grade_per_trial(tmp_path: Path) -> None:
+    """Lines of a ``--trials 3`` run are three grades of a turn, one per trial: read as
+    such by ``single_grades`` (judge meta and agreement), never as "a second, different
+    grade of the same turn"."""
+    judged = _judge(tmp_path, "mt-bench", [], trials=3, limit=2)
+    grades = read_single_grades(judged.parent).grades
+    assert grades == {
+        (str(q), turn, "m", trial): float(_rating(q, turn, trial))
+        for q in (81, 82) for turn in (1, 2) for trial in range(3)
+    }  # fmt: skip
+    code, out, err = _meta(judged.parent)
+    assert code == 0, err
+    assert "a second" not in err and json.loads(out)
+
+
+def test_swallow_list_lines_are_refused_in_one_line_saying_what_they_are(
+    tmp_path: Path,
+) -> None:
+    judged = _judge(tmp_path, "jmt-bench", ["--variant", "swallow"], trials=5, limit=1)
+    with pytest.raises(InputError, match=r"m\.jsonl:1: score is a list: a swallow-evaluation"):
+        read_single_grades(judged.parent)
+    code, _out, err = _meta(judged.parent)
+    assert code == 1
+    assert err == (
+        f"error: {judged}:1: score is a list: a swallow-evaluation line (every trial's grades "
+        "of a turn in one line), not read here; this reads one grade a line (FastChat's, or "
+        "hyoka's with trial)\n"
+    )
