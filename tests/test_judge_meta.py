@@ -407,3 +407,26 @@ def test_a_bad_grade_line_is_one_error_naming_file_and_line(
     result = CliRunner().invoke(app, ["judge", "meta", "--scores", str(path)])
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [f"error: {path}:2: {why}"]
+
+
+def test_a_model_name_from_a_judgment_line_never_reads_outside_model_answer(
+    tmp_path: Path,
+) -> None:
+    """A judgment line naming model ``../../x`` would have read ``<root>/x.jsonl`` as its
+    answers: its name is no file name, so its lengths are unknown (NaN), as for a model
+    whose answer file is absent; the other model's lengths are read as before."""
+    bench = tmp_path / "bench"
+    folder = bench / "model_judgment" / "j_single"
+    folder.mkdir(parents=True)
+    (bench / "model_answer").mkdir()
+    grades = [{"question_id": 1, "model": m, "judge": ["j", "p"], "score": s, "turn": 1}
+              for m, s in (("m", 7), ("../../x", 3))]  # fmt: skip
+    (folder / "all.jsonl").write_text("".join(json.dumps(g) + "\n" for g in grades), "utf-8")
+    answer = {"question_id": 1, "model_id": "m", "choices": [{"index": 0, "turns": ["abc"]}]}
+    (bench / "model_answer" / "m.jsonl").write_text(json.dumps(answer) + "\n", "utf-8")
+    outside = {**answer, "choices": [{"index": 0, "turns": ["outside!"]}]}
+    (tmp_path / "x.jsonl").write_text(json.dumps(outside) + "\n", "utf-8")
+    table = read_single_folders([folder])
+    length = {table.models[m]: n for m, n in zip(table.model, table.length, strict=True)}
+    assert length["m"] == 3.0
+    assert np.isnan(length["../../x"])

@@ -25,9 +25,10 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
+from hyoka.errors import InputError
 from hyoka.mtbench import Bench
 from hyoka.mtbench.records import TrialsJudgmentLine, merge_trials
-from hyoka.stats import two_level_interval
+from hyoka.stats import read_single_grades, two_level_interval
 from replay_judge_server import ReplayJudge
 from wire_servers import OpenAIServer
 
@@ -533,3 +534,60 @@ def test_a_row_whose_interval_is_not_of_its_avg_says_what_it_is_of(tmp_path: Pat
         shown = CliRunner().invoke(app, [*board, "--format", fmt, "--data-dir", str(SHARED_DATA)])
         assert shown.exit_code == 0, shown.output
         assert [x for x in shown.stdout.splitlines() if "interval of the mean" in x] == [line]
+
+
+def test_pairwise_judging_refuses_an_answer_file_of_several_trials(tmp_path: Path) -> None:
+    """FastChat's run_judge_pair compares choices[0] only: a file of three trials judged
+    pairwise would leave two of them out in silence, so it is one error line before any
+    call (the judge named could not even be reached)."""
+    ids = [q.question_id for q in Bench.load("mt-bench", SHARED_DATA).questions][:2]
+    one, three = tmp_path / "one.jsonl", tmp_path / "three.jsonl"
+    _answers(three, ids, 3)
+    _answers(one, ids, 1)
+    one.write_text(one.read_text(encoding="utf-8").replace('"m"', '"n"'), encoding="utf-8")
+    args = ["mtbench", "judge", "--bench", "mt-bench", "--mode", "pairwise", "-j", "openai/x"]
+    args += ["-a", str(one), "-a", str(three), "--limit", "2", "--data-dir", str(SHARED_DATA)]
+    result = CliRunner().invoke(app, [*args, "--output-dir", str(tmp_path / "o")])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {three}: question_id {ids[0]} holds 3 choices (trials): pairwise judging "
+        "compares the first answer only, as FastChat's run_judge_pair does; single grading "
+        "(--mode single) judges every trial\n"
+    )
+    assert not (tmp_path / "o").exists()
+
+
+def _meta(folder: Path) -> tuple[int, str, str]:
+    args = ["judge", "meta", "--single", str(folder), "--format", "json", "--resamples", "5"]
+    result = CliRunner().invoke(app, args)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_judge_meta_reads_trial_lines_as_one_grade_per_trial(tmp_path: Path) -> None:
+    """Lines of a ``--trials 3`` run are three grades of a turn, one per trial: read as
+    such by ``single_grades`` (judge meta and agreement), never as "a second, different
+    grade of the same turn"."""
+    judged = _judge(tmp_path, "mt-bench", [], trials=3, limit=2)
+    grades = read_single_grades(judged.parent).grades
+    assert grades == {
+        (str(q), turn, "m", trial): float(_rating(q, turn, trial))
+        for q in (81, 82) for turn in (1, 2) for trial in range(3)
+    }  # fmt: skip
+    code, out, err = _meta(judged.parent)
+    assert code == 0, err
+    assert "a second" not in err and json.loads(out)
+
+
+def test_swallow_list_lines_are_refused_in_one_line_saying_what_they_are(
+    tmp_path: Path,
+) -> None:
+    judged = _judge(tmp_path, "jmt-bench", ["--variant", "swallow"], trials=5, limit=1)
+    with pytest.raises(InputError, match=r"m\.jsonl:1: score is a list: a swallow-evaluation"):
+        read_single_grades(judged.parent)
+    code, _out, err = _meta(judged.parent)
+    assert code == 1
+    assert err == (
+        f"error: {judged}:1: score is a list: a swallow-evaluation line (every trial's grades "
+        "of a turn in one line), not read here; this reads one grade a line (FastChat's, or "
+        "hyoka's with trial)\n"
+    )

@@ -22,10 +22,12 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.judge import JudgeSettings, JudgmentRecord
+from hyoka.judge.criteria import CriteriaQuestion, CriteriaStore, criteria_key, generate_criteria
 from hyoka.judge.engine import Task
 from hyoka.judge.pairwise import PairwiseJudging
 from hyoka.judge.rating import FASTCHAT, PFMT_UPSTREAM, rate
 from hyoka.judge.single import SingleGrading
+from hyoka.judge.templates import load_template
 from hyoka.mtbench import Bench, load_answers
 from hyoka.mtbench.generate import GeneratePlan, GenerateReport, generate_answers
 from hyoka.mtbench.records import pair_line, single_line
@@ -36,6 +38,7 @@ from hyoka.providers import (
     Message,
     ModelClient,
     SamplingParams,
+    ThinkingRule,
     load_provider,
     split_thinking,
 )
@@ -338,3 +341,62 @@ def test_an_answer_file_made_elsewhere_is_judged_on_its_answers(tmp_path: Path) 
     assert record.choices[0].thinking == ("<think>考える</think>\n\n", None)
     (kept,) = load_answers(path, bench, thinking="keep").values()
     assert kept.turns[0] == "<think>考える</think>\n\n答え一"
+
+
+def _rakuda_lines(tmp_path: Path, reply: str) -> list[dict[str, object]]:
+    """Two of Rakuda's published answer files judged in two matches by a scripted judge
+    that always replies ``reply``; the lines written."""
+    tmp_path.mkdir()
+    script = tmp_path / "judge.jsonl"
+    script.write_text(json.dumps({"reply": reply}, ensure_ascii=False) + "\n", "utf-8")
+    out = tmp_path / "judgments"
+    args = ["mtbench", "judge", "--bench", "rakuda", "--mode", "pairwise", "--matches", "2"]
+    args += ["-j", f"scripted/{script}", "--judge-name", "j", "--output-dir", str(out)]
+    for model in ("claude-2", "rinna-3.6b-ppo"):
+        args += ["-a", str(SHARED_DATA / "rakuda" / "answers" / f"{model}.jsonl")]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+        patch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+        done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    text = (out / "j_pair.jsonl").read_text("utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_rakuda_lines_keep_the_judges_thinking_beside_the_judgment(tmp_path: Path) -> None:
+    """The verdict is the last digit after the thinking (a 2 inside it does not count) and
+    the thinking is kept in the line; a judge that does not think writes upstream's line."""
+    thought = _rakuda_lines(tmp_path / "thought", "<think>2 かな</think>\nよって1")
+    assert [(r["winner"], r["judgment"]) for r in thought] == [(1, "よって1")] * 2
+    assert [r["thinking"] for r in thought] == ["<think>2 かな</think>\n"] * 2
+    plain = _rakuda_lines(tmp_path / "plain", "よって1")
+    upstream = {"question_id", "model1_id", "model2_id", "winner", "judge", "prompt"}
+    assert all(set(r) == upstream | {"judgment", "turn", "tstamp"} for r in plain)
+
+
+def test_criteria_are_the_reply_after_the_thinking_and_keyed_by_the_rule(tmp_path: Path) -> None:
+    """A reasoning judge's thinking is never taken for the criteria; a ``keep`` run reads
+    the whole reply under a key of its own, so neither rule reuses the other's entry."""
+    template = load_template("criteria-generate")
+    questions = [CriteriaQuestion("Q1", "質問", "参考解答")]
+    path = tmp_path / "criteria.json"
+
+    async def generate(rule: ThinkingRule) -> tuple[str, int]:
+        """The criteria read by ``rule`` and the judge calls made (0: from the file)."""
+        async with _scripted(tmp_path, "<think>x</think>criteria text") as client:
+            found = await generate_criteria(
+                client, template, questions, judge="j", store=CriteriaStore(path),
+                max_tokens=8, thinking=rule,
+            )  # fmt: skip
+            return found["Q1"], client.stats.requests
+
+    assert asyncio.run(generate("strip-think")) == ("criteria text", 1)
+    assert asyncio.run(generate("strip-think")) == ("criteria text", 0)
+    assert asyncio.run(generate("keep")) == ("<think>x</think>criteria text", 1)
+    assert asyncio.run(generate("keep")) == ("<think>x</think>criteria text", 0)
+    saved = json.loads(path.read_text("utf-8"))
+    default_key = criteria_key(questions[0], "j", template, 8)
+    assert saved[default_key]["criteria"] == "criteria text"
+    keep_key = criteria_key(questions[0], "j", template, 8, "keep")
+    assert saved[keep_key]["criteria"] == "<think>x</think>criteria text"
+    assert "thinking" not in default_key  # keys written before the rule still match

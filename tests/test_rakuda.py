@@ -273,3 +273,24 @@ def test_the_embedded_model_answers_rakuda(tmp_path: Path, monkeypatch: pytest.M
     assert line["question_id"] == "LaSEuuNG54CdpH9KCxTnZ3"
     assert line["model_id"] == "HuggingFaceTB_SmolLM2-135M-Instruct"
     assert _json_types([line]) <= _json_types(_published_answers())
+
+
+def test_an_answer_file_of_several_trials_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Rakuda's judge compares one answer per question (``run_judge_pair``: choices[0]): a
+    file of ``mtbench generate --trials 2`` is one error line, not a silent first trial."""
+    two = tmp_path / "two.jsonl"
+    rows = [json.loads(line) for line in (RAKUDA / "answers" / "claude-2.jsonl").open()]
+    for row in rows:
+        row["choices"] = [row["choices"][0], {**row["choices"][0], "index": 1}]
+    two.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    args = ["mtbench", "judge", "--bench", "rakuda", "--mode", "pairwise", "--matches", "2"]
+    args += ["-j", "scripted/x.jsonl", "--output-dir", str(tmp_path / "o"), "-a", str(two)]
+    args += ["-a", str(RAKUDA / "answers" / "rinna-3.6b-ppo.jsonl")]
+    result = CliRunner().invoke(app, [*args, "--data-dir", str(SHARED_DATA)])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {two}: question_id {rows[0]['question_id']} holds 2 choices (trials): "
+        "pairwise judging compares the first answer only, as FastChat's run_judge_pair does; "
+        "Rakuda has no single grading: answer it without --trials\n"
+    )
+    assert not (tmp_path / "o").exists()

@@ -199,7 +199,7 @@ def pairwise_command(
                 task = bar.add_task("criteria", total=len(items))
                 items = await fill_criteria(
                     client, items, judge=judge, store=store, max_tokens=criteria_max_tokens,
-                    on_done=lambda: bar.advance(task),
+                    thinking=settings.thinking_rule, on_done=lambda: bar.advance(task),
                 )  # fmt: skip
                 bar.update(task, completed=len(items))
         plans.append(plan_pairs(items, chosen, settings, out, methods=methods))

@@ -34,7 +34,16 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
 from hyoka.judge.templates import JudgeTemplate
-from hyoka.providers import GenerationRequest, ModelClient, SamplingParams, Usage
+from hyoka.providers import (
+    DEFAULT_THINKING,
+    GenerationRequest,
+    ModelClient,
+    SamplingParams,
+    ThinkingRule,
+    Usage,
+    reply_of,
+    signed_rule,
+)
 from hyoka.store import read_json, write_json
 
 DEFAULT_TEMPLATE = "criteria-generate"
@@ -77,12 +86,18 @@ def content_hash(question: CriteriaQuestion, template: JudgeTemplate) -> str:
 
 
 def criteria_key(
-    question: CriteriaQuestion, judge: str, template: JudgeTemplate, max_tokens: int | None
+    question: CriteriaQuestion,
+    judge: str,
+    template: JudgeTemplate,
+    max_tokens: int | None,
+    thinking: ThinkingRule = DEFAULT_THINKING,
 ) -> str:
+    """The entry's key; the thinking rule the reply was read by is named only when it is
+    not the default, so keys written before the rule existed still match."""
     budget = "default" if max_tokens is None else str(max_tokens)
-    return "\t".join(
-        (judge, f"{template.name}@{template.version}", budget, content_hash(question, template))
-    )
+    parts = [judge, f"{template.name}@{template.version}", budget, content_hash(question, template)]
+    rule = signed_rule(thinking)
+    return "\t".join(parts if rule is None else [*parts, f"thinking={rule}"])
 
 
 def _old_entry(value: object) -> bool:
@@ -136,12 +151,15 @@ async def generate_criteria(
     judge: str,
     store: CriteriaStore,
     max_tokens: int | None = None,
+    thinking: ThinkingRule = DEFAULT_THINKING,
     on_done: Callable[[], None] | None = None,
 ) -> dict[str, str]:
     """Criteria for each question id: from the store when there, else from the judge
-    (temperature 0, one call per distinct question), saved to the store as soon as all
-    are in. ``on_done`` is called once per question id whose criteria were generated, so
-    a progress bar over ``questions`` stays true when several ids share one call."""
+    (temperature 0, one call per distinct question; the criteria are its reply read by
+    ``thinking``, so a reasoning judge's thinking is never taken for criteria), saved to
+    the store as soon as all are in. ``on_done`` is called once per question id whose
+    criteria were generated, so a progress bar over ``questions`` stays true when several
+    ids share one call."""
     template.require_kind("criteria", "criteria generation")
     if "reference" in template.placeholders:
         missing = [q.id for q in questions if q.reference is None]
@@ -156,7 +174,7 @@ async def generate_criteria(
     todo: dict[str, CriteriaQuestion] = {}
     sharing: dict[str, int] = {}  # ids waiting on each generated key
     for question in questions:
-        key = criteria_key(question, judge, template, max_tokens)
+        key = criteria_key(question, judge, template, max_tokens, thinking)
         if key_of.setdefault(question.id, key) != key:
             raise InputError(
                 f"question id {question.id!r} is given with two different questions "
@@ -179,7 +197,7 @@ async def generate_criteria(
         response = await client.generate(
             GenerationRequest(messages=messages, params=params), sample_key=SAMPLE_KEY
         )
-        text = response.text.strip()
+        text = reply_of(response, thinking).answer.strip()
         texts[key] = text
         store.entries[key] = CriteriaEntry(
             question_id=question.id,

@@ -451,13 +451,15 @@ async def fill_criteria(
     judge: str,
     store: Path,
     max_tokens: int,
+    thinking: ThinkingRule = DEFAULT_THINKING,
     on_done: Callable[[], None] | None = None,
 ) -> list[PairItem]:
-    """The items with their question's criteria, generated once per question (seed 001)."""
+    """The items with their question's criteria, generated once per question (seed 001)
+    and read from the judge's replies by ``thinking``."""
     template = load_template(CRITERIA_TEMPLATE)
     questions = [CriteriaQuestion(i.id, i.question, i.reference) for i in items]
     found = await generate_criteria(
         client, template, questions, judge=judge, store=CriteriaStore(store),
-        max_tokens=max_tokens, on_done=on_done,
+        max_tokens=max_tokens, thinking=thinking, on_done=on_done,
     )  # fmt: skip
     return [replace(item, criteria=found[item.id]) for item in items]

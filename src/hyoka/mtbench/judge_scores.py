@@ -33,7 +33,15 @@ from hyoka.errors import InputError
 from hyoka.mtbench.records import AnswerRecord, Winner
 from hyoka.providers import Usage
 from hyoka.stats import read_single_grades
-from hyoka.store import codec_of, parse_lines, read_bytes, read_decompressed, read_records
+from hyoka.store import (
+    codec_of,
+    parse_lines,
+    path_under,
+    plain_name,
+    read_bytes,
+    read_decompressed,
+    read_records,
+)
 
 #: the most a score table may inflate to (the Shaberi table: 72.5 MB)
 SCORES_MAX_BYTES = 1 << 30
@@ -212,30 +220,30 @@ def bench_name(path: Path) -> str:
 
 
 def read_single_folders(folders: list[Path]) -> ScoreTable:
-    """FastChat single-grading folders as one table: item ``<question>/<turn>``, the
+    """FastChat single-grading folders as one table: item ``<question>/<turn>`` (and
+    ``/<trial>`` for trials after the first, where the answers hold several), the
     benchmark as the suite, -1 (no rating) as a missing grade, lengths from the answers
     in ``model_answer/`` beside ``model_judgment/`` where that folder exists."""
     codes = {name: _Codes() for name in _FIELDS}
     columns: dict[str, list[int]] = {name: [] for name in _FIELDS}
     scores: list[float] = []
     lengths: list[float] = []
-    answers: dict[Path, dict[tuple[str, int], float]] = {}
+    answers: dict[Path | None, dict[tuple[str, int, int], float]] = {}
     origin: dict[str, str] = {}
     for folder in folders:
         grades = read_single_grades(folder)
         origin.setdefault(grades.judge, f"{bench_name(folder)}/{folder.name}")
         bench = bench_name(folder)
         answer_dir = folder.resolve().parent.parent / "model_answer"
-        for (question, turn, model), score in sorted(grades.grades.items()):
-            for name, value in zip(
-                _FIELDS, (grades.judge, bench, model, f"{question}/{turn}"), strict=True
-            ):
+        for (question, turn, model, trial), score in sorted(grades.grades.items()):
+            item = f"{question}/{turn}" + (f"/{trial}" if trial else "")
+            for name, value in zip(_FIELDS, (grades.judge, bench, model, item), strict=True):
                 columns[name].append(codes[name](value))
             scores.append(np.nan if score < 0 else float(score))
-            answer_file = answer_dir / f"{model}.jsonl"
+            answer_file = _answer_file(answer_dir, model)
             if answer_file not in answers:
                 answers[answer_file] = _answer_lengths(answer_file)
-            lengths.append(answers[answer_file].get((question, turn), np.nan))
+            lengths.append(answers[answer_file].get((question, turn, trial), np.nan))
     table = ScoreTable(
         judges=codes["judge"].names,
         suites=codes["suite"].names,
@@ -254,14 +262,26 @@ def read_single_folders(folders: list[Path]) -> ScoreTable:
     return table
 
 
-def _answer_lengths(path: Path) -> dict[tuple[str, int], float]:
-    """(question id, turn) -> the answer's length in characters; empty without the file."""
-    if not path.is_file():
+def _answer_file(answer_dir: Path, model: str) -> Path | None:
+    """``<answer_dir>/<model>.jsonl``, or ``None`` where the model's name (data, from a
+    judgment line) is no plain file name: such a model's answers are missing, their
+    lengths unknown (NaN), as where its file is absent."""
+    try:
+        return path_under(answer_dir, plain_name(model, what="model"), suffix=".jsonl")
+    except InputError:
+        return None
+
+
+def _answer_lengths(path: Path | None) -> dict[tuple[str, int, int], float]:
+    """(question id, turn, trial) -> the answer's length in characters; empty without the
+    file."""
+    if path is None or not path.is_file():
         return {}
     return {
-        (str(record.question_id), turn): float(len(text))
+        (str(record.question_id), turn, trial): float(len(text))
         for _, record in read_records(path, AnswerRecord)
-        for turn, text in enumerate(record.turns, start=1)
+        for trial, choice in enumerate(record.choices)
+        for turn, text in enumerate(choice.turns, start=1)
     }
 
 

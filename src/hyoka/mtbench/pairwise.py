@@ -22,7 +22,7 @@ one cached call.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +85,7 @@ def _matches(
 ) -> list[Match]:
     by_model: dict[str, Mapping[int, AnswerRecord]] = {}
     for path, by_id in answers:
+        refuse_trials(path, ((qid, len(a.choices)) for qid, a in by_id.items()), SINGLE_GRADES_ALL)
         model = next(iter(by_id.values())).model_id
         if model in by_model:
             raise InputError(f"{path}: a second answer file of {model!r}")
@@ -105,6 +106,23 @@ def _matches(
         for model, by_id in by_model.items()
         if model != baseline
     ]
+
+
+#: what judges every trial of an answer file pairwise judging refuses
+SINGLE_GRADES_ALL = "single grading (--mode single) judges every trial"
+
+
+def refuse_trials(path: Path, choices: Iterable[tuple[object, int]], advice: str) -> None:
+    """Refuse an answer file whose answers hold several choices (``mtbench generate
+    --trials N``): a pairwise judgment compares one answer per question, as FastChat's
+    ``run_judge_pair`` compares ``choices[0]`` only, so the other trials would be left out
+    in silence. ``advice`` ends the message: what to do instead."""
+    for qid, count in choices:
+        if count > 1:
+            raise InputError(
+                f"{path}: question_id {qid} holds {count} choices (trials): pairwise judging "
+                f"compares the first answer only, as FastChat's run_judge_pair does; {advice}"
+            )
 
 
 def pair_prompt_name(bench: Bench, question: Question, turn: int) -> str:

@@ -59,6 +59,7 @@ from hyoka.judge import (
 from hyoka.mtbench.bench import BenchSpec, GenerationDefaults, JudgePrompt
 from hyoka.mtbench.dialogue import RAKUDA_DIALOGUE, DialogueStyle
 from hyoka.mtbench.judge import default_judge_name
+from hyoka.mtbench.pairwise import refuse_trials
 from hyoka.mtbench.records import AnswerChoice
 from hyoka.mtbench.variant import Variant
 from hyoka.providers import (
@@ -136,10 +137,11 @@ class RakudaAnswer(BaseModel):
 
 class RakudaPairLine(OmitsEmpty):
     """One judged match, as upstream's ``play_a_match_pair`` writes it (and hyoka's
-    ``served_models`` where the provider named a snapshot of the judge's alias)."""
+    ``served_models`` where the provider named a snapshot of the judge's alias, and
+    ``thinking`` where a judge that thinks aloud thought before ``judgment``)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
-    omitted_when_empty: ClassVar[tuple[str, ...]] = ("served_models",)
+    omitted_when_empty: ClassVar[tuple[str, ...]] = ("served_models", "thinking")
 
     question_id: str
     model1_id: str
@@ -151,6 +153,9 @@ class RakudaPairLine(OmitsEmpty):
     turn: int = 1
     tstamp: float = 0.0
     served_models: tuple[str, ...] = ()
+    #: hyoka's: what the judge thought before ``judgment`` (the reply the verdict was
+    #: read from); written only when it had some
+    thinking: str | None = None
 
     @property
     def letter(self) -> str | None:
@@ -243,6 +248,10 @@ def load_rakuda_answers(path: Path, bench: RakudaBench) -> tuple[str, dict[str, 
         if record.question_id in answers and answers[record.question_id] != record:
             raise InputError(f"{where}: question_id {record.question_id} answered twice")
         answers[record.question_id] = record
+    refuse_trials(
+        path, ((qid, len(a.choices)) for qid, a in answers.items()),
+        f"{TITLE} has no single grading: answer it without --trials",
+    )  # fmt: skip
     if not answers:
         raise InputError(f"{path}: no answers")
     missing = [qid for qid in known if qid not in answers]
@@ -348,6 +357,7 @@ def _format(judge_name: str, infos: Mapping[str, MatchInfo]) -> FileFormat[Rakud
             model2_id=task.models[1], winner=winner, judge=(judge_name, PROMPT_NAME),
             prompt=task.prompts[0][-1].content, judgment=record.replies[0], turn=1,
             tstamp=record.tstamp, served_models=record.served_models,
+            thinking=record.thinking[0] if record.thinking else None,
         )  # fmt: skip
 
     def differs(stored: RakudaPairLine, task: Task) -> str | None:

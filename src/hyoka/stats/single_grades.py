@@ -1,7 +1,9 @@
 """Two judges' single grades (1–10) turned into pairwise preferences between models.
 
 For every question, turn and pair of models (X, Y) both judges graded, each judge's
-preference is A if X scored higher, B if lower, C if equal. The agreement of the two
+preference is A if X scored higher, B if lower, C if equal; where the answers hold several
+trials (``mtbench judge`` on ``generate --trials N``: lines with ``trial``), trial i of X is
+compared with trial i of Y. The agreement of the two
 judges is then measured with the same statistics as human-vs-judge agreement. Failed
 gradings (score −1, FastChat's marker for a reply without a rating) leave that comparison
 out for both judges, and the numbers left out are reported, never hidden. The comparisons
@@ -10,6 +12,7 @@ of one question share its answers, so the bootstrap resamples whole questions.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,8 +27,8 @@ from hyoka.errors import InputError
 from hyoka.stats.labels import LabelTable
 from hyoka.store import read_objects, read_records, unique_records
 
-#: (question id, turn, model) -> score
-Grades = dict[tuple[str, int, str], float]
+#: (question id, turn, model, trial) -> score; the trial is 0 where lines name none
+Grades = dict[tuple[str, int, str, int], float]
 FAILED_SCORE = -1
 #: FastChat's question file, two folders above ``model_judgment/<judge>_single``
 QUESTION_FILE = "question.jsonl"
@@ -86,13 +89,21 @@ class GradeLine(BaseModel):
 
     question_id: StrictInt | str
     model: str
-    score: float
+    #: a list only in swallow-evaluation's lines (refused: ``_checked``)
+    score: float | list[Any]
     judge: str | list[Any]
     turn: int = 1
+    #: hyoka's: the choice graded where the answers hold several (``--trials``)
+    trial: int | None = None
 
     @property
-    def key(self) -> tuple[str, int, str]:
-        return (str(self.question_id), self.turn, self.model)
+    def grade(self) -> float:
+        """``score`` as a number (a list never gets this far: ``_checked`` refuses it)."""
+        return math.nan if isinstance(self.score, list) else self.score
+
+    @property
+    def key(self) -> tuple[str, int, str, int]:
+        return (str(self.question_id), self.turn, self.model, self.trial or 0)
 
     @property
     def judge_name(self) -> str:
@@ -106,8 +117,8 @@ def read_single_grades(folder: Path) -> JudgeGrades:
 
     Lines are read as the run store reads every log: a file that is not UTF-8 JSON Lines
     is one error naming it; an identical repeated line (concatenated or re-run files) is
-    dropped with a warning; a second, different grade of the same turn is an error naming
-    both lines.
+    dropped with a warning; a second, different grade of the same turn (and trial) is an
+    error naming both lines.
     """
     if not folder.is_dir():
         raise InputError(f"{folder}: not a folder of judgment files")
@@ -121,7 +132,7 @@ def read_single_grades(folder: Path) -> JudgeGrades:
         for line in lines:
             if line.key in grades:
                 raise InputError(f"{path}: {line.key} is graded in another file of {folder}")
-            grades[line.key] = line.score
+            grades[line.key] = line.grade
             judges[line.judge_name] += 1
     if len(judges) != 1:
         raise InputError(f"{folder}: judgments by several judges: {sorted(judges)}")
@@ -130,6 +141,12 @@ def read_single_grades(folder: Path) -> JudgeGrades:
 
 def _checked(path: Path) -> Iterator[tuple[int, GradeLine]]:
     for number, line in read_records(path, GradeLine):
+        if isinstance(line.score, list):
+            raise InputError(
+                f"{path}:{number}: score is a list: a swallow-evaluation line (every trial's "
+                "grades of a turn in one line), not read here; this reads one grade a line "
+                "(FastChat's, or hyoka's with trial)"
+            )
         if not (line.score == FAILED_SCORE or 0 <= line.score <= 10):
             raise InputError(
                 f"{path}:{number}: score {line.score} outside 0..10 (or -1 for a failure)"
@@ -157,12 +174,12 @@ def preferences(
     """
     if first.judge == second.judge:
         raise InputError(f"{first.folder} and {second.folder} hold the same judge {first.judge}")
-    models_a = {m for _, _, m in first.grades}
-    models_b = {m for _, _, m in second.grades}
+    models_a = {m for _, _, m, _ in first.grades}
+    models_b = {m for _, _, m, _ in second.grades}
     models = sorted(models_a & models_b)
     if len(models) < 2:
         raise InputError(f"{first.folder}, {second.folder}: fewer than two models in common")
-    slots = sorted({(q, t) for q, t, _ in first.grades} & {(q, t) for q, t, _ in second.grades})
+    slots = {(q, t, i) for q, t, _, i in first.grades} & {(q, t, i) for q, t, _, i in second.grades}
     if not slots:
         raise InputError(f"{first.folder}, {second.folder}: no question/turn graded by both")
     items: list[str] = []
@@ -170,19 +187,19 @@ def preferences(
     groups: list[str] = []
     labels: dict[str, list[int]] = {first.judge: [], second.judge: []}
     dropped = 0
-    for question, turn in sorted(slots, key=lambda s: (_numeric(s[0]), s[1])):
+    for question, turn, trial in sorted(slots, key=lambda s: (_numeric(s[0]), *s[1:])):
         for x, y in combinations(models, 2):
-            pair = [_pair_label(g.grades, question, turn, x, y) for g in (first, second)]
+            pair = [_pair_label(g.grades, (question, turn), trial, x, y) for g in (first, second)]
             if pair[0] is None or pair[1] is None:
                 dropped += 1
                 continue
-            items.append(f"q{question}/t{turn}/{x} vs {y}")
+            items.append(f"q{question}/t{turn}/{x} vs {y}" + (f"/trial {trial}" if trial else ""))
             cats.append(categories.get(question) if categories else None)
             groups.append(question)
             labels[first.judge].append(pair[0])
             labels[second.judge].append(pair[1])
     if categories is not None:
-        missing = sorted({q for q, _ in slots if q not in categories}, key=_numeric)
+        missing = sorted({q for q, _, _ in slots if q not in categories}, key=_numeric)
         if missing:
             raise InputError(f"questions without a category: {', '.join(missing[:5])}")
     table = LabelTable(
@@ -207,8 +224,8 @@ def preferences(
     )
 
 
-def _pair_label(grades: Grades, question: str, turn: int, x: str, y: str) -> int | None:
-    sx, sy = grades.get((question, turn, x)), grades.get((question, turn, y))
+def _pair_label(grades: Grades, slot: tuple[str, int], trial: int, x: str, y: str) -> int | None:
+    sx, sy = grades.get((*slot, x, trial)), grades.get((*slot, y, trial))
     if sx is None or sy is None or sx == FAILED_SCORE or sy == FAILED_SCORE:
         return None
     return 0 if sx > sy else 1 if sx < sy else 2
