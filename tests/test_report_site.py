@@ -283,3 +283,19 @@ def test_a_malformed_public_result_is_noted_not_fatal(tmp_path: Path) -> None:
     built = build_report([good], out, ReportOptions(data_dir=SHARED_DATA, public_dir=public))
     assert any(str(bad / "result.json") in note and "skipped" in note for note in built.notes)
     assert "01-ai/Yi-1.5-9B" in (out / "pfgen" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_pairwise_record_without_its_two_models_is_one_error_line(tmp_path: Path) -> None:
+    """Found by the fuzz test: a hyoka pairwise record whose ``models`` is not the pair it
+    compares made the report stop with an IndexError traceback."""
+    from hyoka.judge.records import JudgeSettings, JudgmentRecord
+    from hyoka.store import record_line
+
+    path = tmp_path / "judgments.jsonl"
+    record = JudgmentRecord(
+        id="item-0", kind="pairwise", judge=JudgeSettings(judge="llamacpp/smollm2"),
+        template="pair", template_version="1", models=("alpha",),
+    )  # fmt: skip
+    path.write_text(record_line(record), encoding="utf-8")
+    with pytest.raises(InputError, match=r"judgments\.jsonl:1: a pairwise judgment names 1 "):
+        read_pairs(path)

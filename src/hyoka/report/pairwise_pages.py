@@ -69,9 +69,17 @@ def read_pairs(path: Path) -> list[PairOutcome]:
     """Every pairwise judgment in ``path``; an ``InputError`` (file:line) for anything else."""
     first = _first_object(path)
     if first.get("kind") == "pairwise":
-        return [
-            _from_record(r) for _, r in read_records(path, JudgmentRecord) if r.kind == "pairwise"
-        ]
+        outcomes = []
+        for number, record in read_records(path, JudgmentRecord):
+            if record.kind != "pairwise":
+                continue
+            if len(record.models) != 2:  # a record hyoka never writes: said, not a traceback
+                raise InputError(
+                    f"{path}:{number}: a pairwise judgment names {len(record.models)} "
+                    "model(s) in 'models', not the two it compares"
+                )
+            outcomes.append(_from_record(record))
+        return outcomes
     if "g1_winner" in first:
         return [_from_fastchat(line) for _, line in read_records(path, PairJudgmentLine)]
     if "model1_id" in first:
