@@ -124,6 +124,15 @@ def leaderboard_command(
             "with its variant); without it such a table is refused.",
         ),
     ] = False,
+    answers: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--answers",
+            help="The judged models' answer files (or folders of them, hyoka's or FastChat's "
+            "layout); repeatable. Adds a length-adj. column beside Avg.: the mean with every "
+            "answer as long as its question's mean.",
+        ),
+    ] = None,
 ) -> None:
     """Rank models by category: the mean of both turns' scores, overall as upstream has it.
 
@@ -144,6 +153,12 @@ def leaderboard_command(
     mean ± sample standard deviation over trials. Under the table, its separability: the
     share of the complete rows' model pairs whose intervals do not overlap.
 
+    With --answers, beside Avg. (never instead of it) a length-adj. column: the mean of
+    every rated turn had every answer been as long as its question's mean (a two-way
+    fixed-effects regression of score on log(1 + characters) of the judged turn's answer),
+    and a note with the partial correlation of score with length within question and its
+    interval. A model with a judged turn whose answer is missing gets no adjusted mean.
+
     Examples:
 
       hyoka mtbench leaderboard --bench pfmt-fin
@@ -153,6 +168,8 @@ def leaderboard_command(
       hyoka mtbench leaderboard --bench elyza-tasks-100 --format json --output elyza.json
 
       hyoka mtbench leaderboard --radar radar.png --radar radar.html
+
+      hyoka mtbench leaderboard --answers data/pfmt-bench-fin-ja/model_answer/
 
       hyoka mtbench leaderboard --bench jmt-bench --variant swallow --judgments judged/
 
@@ -166,7 +183,8 @@ def leaderboard_command(
     if bench == "rakuda":
         _refuse_for_rakuda(
             {"--radar": radar, "--variant": variant, "--mix-variants": mix_variants,
-             "--resamples": resamples if resamples != 2000 else None, "--output": output}
+             "--resamples": resamples if resamples != 2000 else None, "--output": output,
+             "--answers": answers}
         )  # fmt: skip
         _rakuda_leaderboard(judgments, fmt, rounds, seed)
         return
@@ -176,6 +194,7 @@ def leaderboard_command(
         IntervalSettings,
         build_leaderboard,
         judgment_files,
+        length_column,
         render,
         write_radar,
     )
@@ -205,8 +224,16 @@ def leaderboard_command(
                 "judgment counted as upstream's mean counts them (marked repeated)"
             )
     interval = IntervalSettings(resamples=resamples, seed=seed)
+    length = None
+    if answers:
+        length = length_column(board, answers, resamples=resamples, seed=seed)
+        for name, count in length.missing.items():
+            print_warning(
+                f"{name}: {count} judged turn(s) without an answer in --answers "
+                "(no length-adj. mean)"
+            )
     text = render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
-                  per_turn=per_turn, interval=interval)  # fmt: skip
+                  per_turn=per_turn, interval=interval, length=length)  # fmt: skip
     if output is None:
         typer.echo(text, nl=False)
     else:

@@ -46,6 +46,7 @@ from hyoka.mtbench.leaderboard import (
     judgment_files,
     round_half_up,
 )
+from hyoka.mtbench.length_columns import LengthColumn, length_column
 from hyoka.mtbench.pair_summary import method_counts, no_logprobs, turn_label
 from hyoka.mtbench.pairwise import make_matches, plan_matches
 from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
@@ -105,6 +106,7 @@ __all__ = [
     "LangCheckChoice",
     "LayoutChoice",
     "Leaderboard",
+    "LengthColumn",
     "PairJudgmentLine",
     "PinnedFile",
     "RakudaBench",
@@ -125,6 +127,7 @@ __all__ = [
     "judge_meta",
     "judgment_files",
     "judgment_spec",
+    "length_column",
     "load_answers",
     "load_rakuda_answers",
     "make_matches",

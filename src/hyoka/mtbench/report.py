@@ -22,6 +22,13 @@ notebook count them: ``BenchSpec.repeated_turns``) ``(N repeated)``; Markdown an
 with the table's signature, how "Avg." is computed and each marked row's notes (CSV as
 ``#`` comment lines); JSON gives every row its signature, its differences, whether it is
 complete and how many turns are unrated.
+
+Given the answers (``--answers``: a ``LengthColumn``), the table of both turns gains a
+"length-adj." column after the interval: each model's length-adjusted mean
+(``mtbench.length_columns``), empty for a model with a judged turn whose answer is missing;
+the notes say what it is, with the within-question partial correlation of score with length
+and the fit's signature, and count each model's missing answers; JSON gives every row a
+``length_adjusted`` object. Without the answers every format is as it was.
 """
 
 from __future__ import annotations
@@ -34,6 +41,8 @@ from typing import Any, Literal
 
 from hyoka.mtbench.bench import SHORT_NAMES
 from hyoka.mtbench.leaderboard import Leaderboard, ModelScores, display_name, round_half_up
+from hyoka.mtbench.length_columns import HEADER as LENGTH_HEADER
+from hyoka.mtbench.length_columns import LengthColumn
 from hyoka.mtbench.trials import (
     IntervalSettings,
     interval_estimate,
@@ -111,6 +120,7 @@ def notes(
     board: Leaderboard,
     interval: IntervalSettings | None = None,
     turns: tuple[int | None, ...] = (None,),
+    length: LengthColumn | None = None,
 ) -> list[str]:
     """The table's signature (with how its intervals were drawn), then what each marked
     row lacks or does differently, and, for each row and table (``turns``) whose interval
@@ -132,6 +142,9 @@ def notes(
         if shaberi
         else HEADLINE_NOTES[board.bench.spec.headline]
     )
+    if length is not None:
+        lines.append(length.note)
+        lines.append(f"{LENGTH_HEADER} signature: {length.fit.signature.line}")
     for model in board.ranked():
         name = display_name(model.model, board.bench)
         if not board.complete(model):
@@ -152,6 +165,11 @@ def notes(
         if differences:
             lines.append(f"{name}: differs: {'; '.join(differences)}")
         lines += _interval_of(name, model, turns)
+        if length is not None and model.model in length.missing:
+            lines.append(
+                f"{name}: {length.missing[model.model]} judged turn(s) without an answer in "
+                f"--answers, no {LENGTH_HEADER} mean"
+            )
     return lines
 
 
@@ -173,13 +191,21 @@ def _interval_of(name: str, model: ModelScores, turns: tuple[int | None, ...]) -
 
 
 def table_rows(
-    board: Leaderboard, turn: int | None = None, interval: IntervalSettings | None = None
+    board: Leaderboard,
+    turn: int | None = None,
+    interval: IntervalSettings | None = None,
+    length: LengthColumn | None = None,
 ) -> list[list[str]]:
-    """Header, then one row per model: name, Avg., its 95% interval (Swallow's variant:
-    upstream's figure), the categories in benchmark order."""
+    """Header, then one row per model: name, Avg., its 95% interval (given ``length``, in
+    the table of both turns, the length-adjusted mean; Swallow's variant: upstream's
+    figure), the categories in benchmark order."""
     categories = board.bench.spec.categories
     swallow = ["Swallow"] if board.bench.trial_lines else []
-    rows = [["Model", "Avg.", "95% CI", *swallow, *(SHORT_NAMES.get(c, c) for c in categories)]]
+    adjusted = length if turn is None else None
+    extra = [LENGTH_HEADER] if adjusted is not None else []
+    rows = [
+        ["Model", "Avg.", "95% CI", *extra, *swallow, *(SHORT_NAMES.get(c, c) for c in categories)]
+    ]
     for model in board.ranked(turn):
         means = model.means(turn)
         rows.append(
@@ -187,11 +213,19 @@ def table_rows(
                 row_label(board, model),
                 _cell(model.overall(turn)),
                 _interval_cell(mean_interval(model, turn, interval)),
+                *([_adjusted_cell(adjusted, model)] if adjusted is not None else []),
                 *([_swallow_cell(model, turn)] if swallow else []),
                 *(_cell(means[c]) for c in categories),
             ]
         )
     return rows
+
+
+def _adjusted_cell(length: LengthColumn, model: ModelScores) -> str:
+    """The model's length-adjusted mean, rounded half-up like the means; empty where
+    it was left out."""
+    found = length.adjusted(model.model)
+    return "" if found is None else str(round_half_up(Fraction(found.estimate)))
 
 
 def _markdown(rows: list[list[str]]) -> str:
@@ -209,30 +243,32 @@ def render(
     *,
     per_turn: bool = True,
     interval: IntervalSettings | None = None,
+    length: LengthColumn | None = None,
 ) -> str:
     # a table per judged turn where there is more than one (Japanese Vicuna QA has one
     # turn; Stability's variants judge turn 1 only)
     several = per_turn and len(board.bench.turns) > 1
     turns: list[int | None] = [None, *board.bench.turns] if several else [None]
     if fmt == "json":
-        return json.dumps(to_json(board, interval), ensure_ascii=False, indent=2) + "\n"
+        return json.dumps(to_json(board, interval, length), ensure_ascii=False, indent=2) + "\n"
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         for turn in turns:
-            rows = table_rows(board, turn, interval)
+            rows = table_rows(board, turn, interval, length)
             writer.writerow(["Turns", *rows[0]])
             label = "both" if turn is None else str(turn)
             writer.writerows([label, *row] for row in rows[1:])
         return buffer.getvalue() + "".join(
-            f"# {note}\n" for note in notes(board, interval, tuple(turns))
+            f"# {note}\n" for note in notes(board, interval, tuple(turns), length)
         )
     titles = {**_TITLES, None: "All questions"} if len(board.bench.turns) == 1 else _TITLES
     parts = [
-        f"### {titles[turn]}\n\n{_markdown(table_rows(board, turn, interval))}\n" for turn in turns
+        f"### {titles[turn]}\n\n{_markdown(table_rows(board, turn, interval, length))}\n"
+        for turn in turns
     ]
     return "\n".join(parts) + "".join(
-        f"\n{note}\n" for note in notes(board, interval, tuple(turns))
+        f"\n{note}\n" for note in notes(board, interval, tuple(turns), length)
     )
 
 
@@ -252,9 +288,29 @@ def _swallow_json(model: ModelScores, turn: int | None) -> dict[str, Any] | None
     return {"score": float(figure.mean), "stdev": figure.stdev, "trials": figure.trials}
 
 
-def to_json(board: Leaderboard, interval: IntervalSettings | None = None) -> list[dict[str, Any]]:
+def _length_json(length: LengthColumn, model: ModelScores) -> dict[str, Any]:
+    """The row's length-adjusted mean (``null`` where left out) with the fit it comes
+    from: the partial correlation, γ, the signature, and the answers missing."""
+    found = length.fit.by_model().get(model.model)
+    return {
+        "mean": None if found is None else found.adjusted.to_json(),
+        "mean_log_length_above_question": None if found is None else found.relative_length,
+        "missing_answers": length.missing.get(model.model, 0),
+        "partial_correlation_within_question": length.fit.partial_correlation.to_json(),
+        "length_coefficient": length.fit.length_coefficient.to_json(),
+        "questions": length.fit.questions,
+        SIGNATURE_KEY: length.fit.signature.to_json(),
+    }
+
+
+def to_json(
+    board: Leaderboard,
+    interval: IntervalSettings | None = None,
+    length: LengthColumn | None = None,
+) -> list[dict[str, Any]]:
     """One object per model, best first: overall with its interval (and, for Swallow's
-    variant, upstream's figure), category means, the same per turn."""
+    variant, upstream's figure; given ``length``, the length-adjusted mean), category
+    means, the same per turn."""
     interval = interval or IntervalSettings()
     categories = board.bench.spec.categories
     swallow = board.bench.trial_lines
@@ -265,6 +321,7 @@ def to_json(board: Leaderboard, interval: IntervalSettings | None = None) -> lis
             "model": display_name(model.model, board.bench),
             "overall": _number(model.overall()),
             "interval": _interval_json(model, None, interval),
+            **({"length_adjusted": _length_json(length, model)} if length is not None else {}),
             **({"swallow": _swallow_json(model, None)} if swallow else {}),
             "categories": {c: _number(m) for c, m in model.means().items()},
         }

@@ -1,0 +1,130 @@
+"""The leaderboard's length-adjusted column: does a model lead because it writes longer?
+
+``hyoka mtbench leaderboard --answers`` reads the judged models' answer files and fits
+``stats.length_adjusted_scores`` over the table's judgments: every rated turn is one
+grade, its length the characters of the judged turn's answer (after any thinking block,
+as it was judged). Each judged turn is a question of the regression (turn 2 of a dialogue
+is asked after turn 1's answer: its own question mean), resampled on its own.
+
+The adjusted mean stands beside "Avg.", never instead of it: it is the mean of every rated
+turn with every answer as long as its question's mean, so that a model whose lead comes
+from longer answers is seen. A judged turn whose answer is not in the files is counted,
+and that model's adjusted mean left out rather than fitted on a guess; unrated turns (-1)
+are left out as they are from the means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from hyoka.errors import InputError
+from hyoka.mtbench.answers import load_answers, model_name
+from hyoka.mtbench.bench import Bench
+from hyoka.mtbench.leaderboard import Leaderboard
+from hyoka.mtbench.records import AnswerRecord
+from hyoka.stats import Grade, Interval, LengthAdjusted, length_adjusted_scores
+
+#: the column's header, beside "Avg." in the table of both turns
+HEADER = "length-adj."
+
+
+@dataclass(frozen=True)
+class LengthColumn:
+    """The fitted regression and, per model, its judged turns without an answer (a
+    model with any is left out of the fit: no adjusted mean)."""
+
+    fit: LengthAdjusted
+    missing: dict[str, int]
+
+    def adjusted(self, model: str) -> Interval | None:
+        found = self.fit.by_model().get(model)
+        return None if found is None else found.adjusted
+
+    @property
+    def note(self) -> str:
+        """The line under the table: what the column is, and the partial correlation."""
+        r = self.fit.partial_correlation
+        return (
+            f"{HEADER}: mean of every rated turn with every answer as long as its question's "
+            "mean (two-way fixed effects of score on log(1 + characters of the judged turn's "
+            f"answer), each judged turn a question); score and length within question: partial "
+            f"r = {r.format(3)}, 95% CI over the {self.fit.questions} judged turns"
+        )
+
+
+def answer_files(paths: Iterable[Path], bench: Bench) -> list[Path]:
+    """The answer files given to ``--answers``: files, folders of ``*.jsonl``, or a results
+    folder holding ``<bench>/model_answer/`` (hyoka's layout) or upstream's folders."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_file():
+            found.append(path)
+            continue
+        if not path.is_dir():
+            raise InputError(f"--answers: {path} does not exist")
+        files = sorted(path.glob("*.jsonl"))
+        for layout in ("hyoka", "upstream"):
+            if files:
+                break
+            spec = bench.spec
+            nested = path / spec.results_folder(layout) / spec.answers_folder(layout)
+            files = sorted(nested.glob("*.jsonl")) if nested.is_dir() else []
+        if not files:
+            raise InputError(f"--answers: no *.jsonl answer files in {path}")
+        found += files
+    return found
+
+
+def read_answer_sets(paths: Iterable[Path], bench: Bench) -> dict[str, dict[int, AnswerRecord]]:
+    """Every answer file's answers by the name its model's judgments carry; one model in
+    two files is refused (which one was judged?)."""
+    sets: dict[str, dict[int, AnswerRecord]] = {}
+    where: dict[str, Path] = {}
+    for path in answer_files(paths, bench):
+        answers = load_answers(path, bench)
+        model = model_name(bench, path, answers)
+        if model in sets:
+            raise InputError(f"--answers: {model}'s answers are in both {where[model]} and {path}")
+        sets[model], where[model] = answers, path
+    return sets
+
+
+def length_column(
+    board: Leaderboard,
+    answer_paths: Iterable[Path],
+    *,
+    resamples: int,
+    seed: int,
+    confidence: float = 0.95,
+) -> LengthColumn:
+    """The length-adjusted means of ``board``'s models from the answers in
+    ``answer_paths`` (see the module's docstring); an ``InputError`` for answers judged in
+    several trials (which trial's length?) or fewer than two models with every answer."""
+    answers = read_answer_sets(answer_paths, board.bench)
+    grades: list[Grade] = []
+    missing: dict[str, int] = {}
+    for model in board.models:
+        if model.trials > 1:
+            raise InputError(
+                f"--answers: {model.model} was judged in {model.trials} trials; the "
+                "length-adjusted column reads one answer per judged turn"
+            )
+        own = answers.get(model.model, {})
+        model_grades = []
+        for (question_id, turn, _trial), score in sorted(model.ratings.items()):
+            record = own.get(question_id)
+            if record is None or len(record.turns) < turn:
+                missing[model.model] = missing.get(model.model, 0) + 1
+                continue
+            chars = len(record.turns[turn - 1])
+            question = f"{question_id}/turn{turn}"
+            model_grades.append(Grade(question, model.model, float(score), chars))
+        if model.model not in missing:
+            grades += model_grades
+    try:
+        fit = length_adjusted_scores(grades, resamples=resamples, confidence=confidence, seed=seed)
+    except InputError as exc:
+        raise InputError(f"--answers: {exc}") from None
+    return LengthColumn(fit, missing)
