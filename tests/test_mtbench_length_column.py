@@ -51,8 +51,15 @@ def _independent_fit(judgments: list[Path], answers: Path) -> LengthAdjusted:
 def _leaderboard(*args: str) -> tuple[str, str]:
     result = CliRunner().invoke(
         app,
-        ["mtbench", "leaderboard", "--data-dir", str(SHARED_DATA), "--resamples", str(RESAMPLES)]
-        + list(args),
+        [
+            "mtbench",
+            "leaderboard",
+            "--data-dir",
+            str(SHARED_DATA),
+            "--resamples",
+            str(RESAMPLES),
+            *args,
+        ],
     )
     assert result.exit_code == 0, result.stderr
     return result.stdout, result.stderr
@@ -113,7 +120,7 @@ def test_length_column_in_markdown_and_csv_is_the_fit_rounded(fit: LengthAdjuste
     both = {row[1]: row[4] for row in rows[1:] if row and row[0] == "both"}
     assert both == expected
     # the per-turn tables have no such column (the fit is over both turns)
-    assert ["Turns", "Model", "Avg.", "95% CI", "Writ."] == rows[10][:5]
+    assert rows[10][:5] == ["Turns", "Model", "Avg.", "95% CI", "Writ."]
     assert f"# length-adj. signature: {fit.signature.line}" in text.splitlines()
 
 
