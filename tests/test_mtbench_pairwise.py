@@ -892,36 +892,44 @@ def test_length_control_reads_the_baseline_on_either_side(bench: Bench) -> None:
     pin = PinnedFile("q.jsonl", "0" * 64)
     cut = replace(bench, variant=Variant("cut", 1, "a test", pin, pin, pin, answer_cut=40))
     assert turn_lengths(cut, matches)[(3, 2, "base")] == 40 < LC_BASE[3][1]
-    mean = {"A": 0.7, "B": 0.2, "C": 0.1}  # model_1's view
+    mean = {"A": 0.7, "B": 0.2, "C": 0.1}  # the winner's, the loser's, a tie's probability
     lines, mirrored = [], []
+    verdicts: dict[str, list[BaselineVerdict]] = {"prob": [], "bs2": []}
     for qid in LC_BASE:
         for turn in (1, 2):
-            won = LC_VARIED[qid][turn - 1] > LC_BASE[qid][turn - 1]
+            mine, theirs = LC_VARIED[qid][turn - 1], LC_BASE[qid][turn - 1]
+            won = mine > theirs
             probs = mean if won else {"A": mean["B"], "B": mean["A"], "C": mean["C"]}
             letter = "A" if won else "B"
-            common = {"question_id": qid, "turn": turn, "judge": ("j", "pair-v2"),
-                      "g1_winner": "tie", "g2_winner": "tie"}  # fmt: skip
-            lines.append(PairJudgmentLine(
-                model_1="varied", model_2="base", verdicts={"prob": letter, "bs2": letter},
-                probabilities={"mean": probs}, **common,
-            ))  # fmt: skip
-            mirrored.append(PairJudgmentLine(
-                model_1="base", model_2="varied",
-                verdicts={"prob": MIRROR[letter], "bs2": MIRROR[letter]},
-                probabilities={"mean": {"A": probs["B"], "B": probs["A"], "C": probs["C"]}},
-                **common,
-            ))  # fmt: skip
+            lines.append(_pair("varied", "base", qid, turn, letter, probs))
+            mirror = {"A": probs["B"], "B": probs["A"], "C": probs["C"]}
+            mirrored.append(_pair("base", "varied", qid, turn, MIRROR[letter], mirror))
+            for method, share in (("prob", 0.7 + 0.1 / 2), ("bs2", 1.0)):
+                verdicts[method].append(BaselineVerdict(
+                    "varied", f"{qid}/{turn}", share if won else 1.0 - share, mine, theirs
+                ))  # fmt: skip
     one = length_controlled(lines, ("prob", "bs2"), "base", lengths)
     other = length_controlled(mirrored, ("prob", "bs2"), "base", lengths)
     for method in ("prob", "bs2"):
-        (rate,), (same,) = one[method].rates, other[method].rates
-        for name in ("raw", "controlled", "length_coefficient"):
-            mine, theirs = getattr(rate, name), getattr(same, name)
-            assert [mine.estimate, mine.low, mine.high] == pytest.approx(
-                [theirs.estimate, theirs.low, theirs.high], abs=1e-12
-            )
-        assert one[method].signature == other[method].signature
-        assert rate.model == "varied" and rate.verdicts == 10
-        # the raw rate is the mean share: P(A) + P(C)/2 of the averaged probabilities
-        won = 0.7 + 0.05 if method == "prob" else 1.0
-        assert rate.raw.estimate == pytest.approx((5 * won + 5 * (1 - won)) / 10)
+        expected = length_controlled_winrates(verdicts[method], baseline="base")
+        assert one[method].signature == other[method].signature == expected.signature
+        (want,) = expected.rates
+        for found in (one, other):
+            (rate,) = found[method].rates
+            assert rate.model == "varied" and rate.verdicts == 10
+            for name in ("raw", "controlled", "length_coefficient"):
+                got, wanted = getattr(rate, name), getattr(want, name)
+                assert [got.estimate, got.low, got.high] == pytest.approx(
+                    [wanted.estimate, wanted.low, wanted.high], abs=1e-12
+                )
+
+
+def _pair(
+    model_1: str, model_2: str, qid: int, turn: int, letter: str, mean: dict[str, float]
+) -> PairJudgmentLine:
+    """A judged turn whose verdict is ``letter`` under every method (A = ``model_1``)."""
+    return PairJudgmentLine(
+        model_1=model_1, model_2=model_2, question_id=qid, turn=turn, judge=("j", "pair-v2"),
+        g1_winner="tie", g2_winner="tie", verdicts={"prob": letter, "bs2": letter},
+        probabilities={"mean": mean},
+    )  # fmt: skip
