@@ -681,18 +681,15 @@ def _judge_pairs(
     report, (judged,) = run_plans(client, [("turns", plan)], rate=False)
     methods = plan.run.methods
     lines = list(judged.lines)  # the file's lines for these turns, as the run left them
-    controlled = None
-    if against is not None:
-        baseline, lengths = against
-        controlled = length_controlled(lines, methods, baseline, lengths)
+    controlled = None if against is None else length_controlled(lines, methods, *against)
     print_table(win_table(method_counts(lines, methods), len(lines), controlled))
     if against is not None and controlled:
         typer.echo(
             f"length-controlled: a model's win rate against {against[0]} were their answers "
             "to each turn equally long (alpaca_eval's logistic model; lengths in characters)"
         )
-        for found in {found.signature.line: found for found in controlled.values()}.values():
-            print_signature(found.signature)
+        # one signature for every method: it names the baseline, the fit and the bootstrap
+        print_signature(next(iter(controlled.values())).signature)
     lacking = no_logprobs(lines) if "prob" in methods else []
     games = sum(len(which) for _line, which in lacking)
     if lacking:

@@ -15,9 +15,10 @@ one verdict per judged turn, lengths the characters of the two answers to that t
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 
 from hyoka.judge import WinCounts, win_counts, win_share
+from hyoka.mtbench.pairwise import TurnLengths
 from hyoka.mtbench.records import PairJudgmentLine
 from hyoka.stats import BaselineVerdict, LengthControlled, length_controlled_winrates
 
@@ -41,7 +42,7 @@ def length_controlled(
     records: Sequence[PairJudgmentLine],
     methods: Collection[str],
     baseline: str,
-    lengths: Mapping[tuple[int, int, str], int],
+    lengths: TurnLengths,
 ) -> dict[str, LengthControlled]:
     """Per method, each model's length-controlled win rate against ``baseline``, from its
     turns judged against the baseline: the model's share of the win from the two games'
@@ -52,7 +53,7 @@ def length_controlled(
     for method in methods:
         verdicts = []
         for record in records:
-            if baseline not in record.models or record.model_1 == record.model_2:
+            if baseline not in record.models:
                 continue
             mean = (record.probabilities or {}).get("mean") if method == "prob" else None
             share = win_share(verdict(record, method), mean)  # model_1's share
