@@ -42,7 +42,13 @@ from hyoka.judge.pairwise import (
 from hyoka.judge.verdict_probs import parse_verdict
 from hyoka.mtbench import Bench, load_answers
 from hyoka.mtbench.judge import BenchJudging
-from hyoka.mtbench.pair_summary import method_counts, no_logprobs, turn_label, verdict
+from hyoka.mtbench.pair_summary import (
+    length_controlled,
+    method_counts,
+    no_logprobs,
+    turn_label,
+    verdict,
+)
 from hyoka.mtbench.pairwise import (
     Match,
     make_matches,
@@ -50,6 +56,7 @@ from hyoka.mtbench.pairwise import (
     pair_user_prompt,
     plan_matches,
     read_pair_lines,
+    turn_lengths,
 )
 from hyoka.mtbench.records import (
     G1_WINNER,
@@ -59,11 +66,12 @@ from hyoka.mtbench.records import (
     PairJudgmentLine,
     pair_line,
 )
+from hyoka.mtbench.variant import PinnedFile, Variant
 from hyoka.providers import Message, load_provider
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.providers.types import Choice, TokenLogprob, TopLogprob
-from hyoka.stats import MIRROR
+from hyoka.stats import MIRROR, BaselineVerdict, length_controlled_winrates
 from hyoka.store import manifest_path
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
@@ -699,12 +707,13 @@ def test_cli_judges_prints_the_table_and_costs_and_resumes(
     # the terminal is narrow: each row of the table is shown sideways, field by field
     pairs = [line.split("│")[1:-1] for line in text.splitlines() if line.startswith("│")]
     fields = [(key.strip(), value.strip()) for key, value in pairs]
-    rows = [dict(fields[start : start + 8]) for start in range(0, len(fields), 8)]
+    rows = [dict(fields[start : start + 9]) for start in range(0, len(fields), 9)]
+    # against the baseline, two verdicts are too few to tell length from the model: n/a
     assert rows == [
         {"method": "bs2", "model": MODEL_X, "wins": "2", "losses": "0", "ties": "0",
-         "invalid": "0", "win rate": "1.000", "adjusted": "1.000"},
+         "invalid": "0", "win rate": "1.000", "adjusted": "1.000", "length-controlled": "n/a"},
         {"method": "bs2", "model": instruct, "wins": "0", "losses": "2", "ties": "0",
-         "invalid": "0", "win rate": "0.000", "adjusted": "0.000"},
+         "invalid": "0", "win rate": "0.000", "adjusted": "0.000", "length-controlled": "-"},
     ]  # fmt: skip
     out = read_pair_judgments(tmp_path / "smol_pair.jsonl")
     assert [(r.model_1, r.model_2, r.g1_winner, r.verdicts) for r in out] == [
@@ -774,3 +783,153 @@ def test_cli_warns_of_games_without_logprobs_and_counts_them(
         f"prob verdict: {qid}/1 {MODEL_X} vs {MODEL_Y} (g1), {qid}/2" in flat
     )
     assert "0 without a verdict, 3 without log probabilities (in the file)" in flat
+    assert "length-controlled" not in flat  # every pair meets: no baseline to control against
+
+
+# -- length control against the baseline -----------------------------------------------
+
+#: the baseline's answer lengths, per dialogue and turn; ``varied`` is sometimes longer and
+#: sometimes shorter by varied amounts, ``padded`` always longer by about 1,000 characters
+LC_BASE = {qid: (30 + 7 * qid, 40 + 3 * qid) for qid in range(5)}
+LC_VARIED = {qid: (30 + 7 * qid + d1, 40 + 3 * qid + d2) for qid, (d1, d2) in
+             enumerate([(12, -9), (-20, 5), (3, -15), (-6, 25), (18, -2)])}  # fmt: skip
+LC_PADDED = {qid: (a + 1000 + qid, b + 1003 - qid) for qid, (a, b) in LC_BASE.items()}
+#: the scripted judge's letter probabilities for the longer answer, the shorter, a tie
+LONGER, SHORTER, TIE = 0.8, 0.15, 0.05
+
+
+def _written(model: str, sizes: dict[int, tuple[int, int]], folder: Path) -> Path:
+    """An answer file of ``model`` whose answer to each turn has the given length."""
+    path = folder / f"{model}.jsonl"
+    lines = [
+        {"question_id": qid, "model_id": model,
+         "choices": [{"index": 0, "turns": ["回" * pair[0], "答" * pair[1]]}]}
+        for qid, pair in sizes.items()
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), "utf-8")
+    return path
+
+
+def test_cli_shows_the_length_controlled_rate_against_the_baseline_beside_the_raw_rates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bench: Bench
+) -> None:
+    """A scripted judge that always prefers the longer answer, in both games: each model's
+    length-controlled rate against the baseline is ``stats.length_controlled_winrates`` on
+    the same verdicts and characters, per method; ``n/a`` for the model whose answers are
+    always far longer (the length effect is not identified); raw rates as before."""
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    sizes = {"base": LC_BASE, "varied": LC_VARIED, "padded": LC_PADDED}
+    files = {model: _written(model, turns, tmp_path) for model, turns in sizes.items()}
+    answers = {model: load_answers(path, bench, complete=False) for model, path in files.items()}
+    rules = []
+    for model in ("varied", "padded"):
+        for qid in LC_BASE:
+            for turn in (1, 2):
+                for a, b in ((model, "base"), (model, "base")[::-1]):
+                    first = sizes[a][qid][turn - 1] > sizes[b][qid][turn - 1]
+                    probs = {"A": LONGER if first else SHORTER, "B": SHORTER if first else LONGER}
+                    rules.append({
+                        "prompt": pair_user_prompt(
+                            bench, bench.by_id[qid], answers[a][qid], answers[b][qid], turn
+                        ),
+                        "reply": "長い方が良いです。[[A]]" if first else "長い方が良いです。[[B]]",
+                        "alternatives": {k: math.log(p) for k, p in {**probs, "C": TIE}.items()},
+                    })  # fmt: skip
+    script = tmp_path / "judge.jsonl"
+    script.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rules), "utf-8")
+    args = ["-j", f"scripted/{script}", "--mode", "pairwise", "--baseline", "base",
+            "--limit", "5", "--judge-name", "longer", "--output-dir", str(tmp_path / "out"),
+            "--method", "all"]  # fmt: skip
+    args += [arg for path in files.values() for arg in ("-a", str(path))]
+    code, text = _cli(*args)
+    assert code == 0, text
+    lines = text.splitlines()
+    header = next([c.strip() for c in line.split("┃")[1:-1]] for line in lines if "┃" in line)
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
+    assert header[-3:] == ["win rate", "adjusted", "length-controlled"]
+    table = {(row[0], row[1]): dict(zip(header, row, strict=True)) for row in rows}
+    # what the judge said, computed here: the longer answer wins every turn, in both games;
+    # under prob its share is P(longer) + P(tie)/2 of the two games' averaged probabilities
+    share = {"prob": LONGER + TIE / 2, "bs1": 1.0, "bs2": 1.0}
+    for method in ("prob", "bs1", "bs2"):
+        verdicts = [
+            BaselineVerdict(
+                model, f"{qid}/{turn}",
+                share[method] if mine > theirs else 1.0 - share[method], mine, theirs,
+            )
+            for model in ("varied", "padded") for qid in LC_BASE for turn in (1, 2)
+            for mine, theirs in [(sizes[model][qid][turn - 1], LC_BASE[qid][turn - 1])]
+        ]  # fmt: skip
+        expected = length_controlled_winrates(verdicts, baseline="base").by_model()
+        varied = table[(method, "varied")]
+        assert varied["length-controlled"] == expected["varied"].controlled.format()
+        assert math.isfinite(expected["varied"].controlled.estimate)
+        assert table[(method, "padded")]["length-controlled"] == "n/a"
+        assert math.isnan(expected["padded"].controlled.estimate)
+        assert table[(method, "base")]["length-controlled"] == "-"
+        # the raw counts and rates beside it, as they were: varied is longer on 5 turns of 10
+        assert [varied[k] for k in ("wins", "losses", "ties", "invalid", "win rate")] == [
+            "5", "5", "0", "0", "0.500",
+        ]  # fmt: skip
+        assert [table[(method, "padded")][k] for k in ("wins", "win rate")] == ["10", "1.000"]
+    signature = length_controlled_winrates(verdicts, baseline="base").signature.line
+    assert f"signature: {signature}" in text and "kind:length-controlled-winrate" in signature
+    assert "length-controlled: a model's win rate against base" in text
+
+
+def test_length_control_reads_the_baseline_on_either_side(bench: Bench) -> None:
+    """A benchmark that sorts each pair's models (ja-vicuna-qa) may show the baseline as
+    ``model_1``: the model's share is then the mirror of ``model_1``'s, the same rate.
+    Lengths are the characters the judge is shown (a variant's answer cut applied)."""
+    sizes = {"base": LC_BASE, "varied": LC_VARIED}
+    answers = {m: _answers(m, {q: ("あ" * a, "い" * b) for q, (a, b) in t.items()})
+               for m, t in sizes.items()}  # fmt: skip
+    matches = [Match("varied", answers["varied"], "base", answers["base"])]
+    lengths = turn_lengths(bench, matches)
+    assert lengths[(3, 2, "varied")] == LC_VARIED[3][1] and lengths[(3, 2, "base")] == LC_BASE[3][1]
+    pin = PinnedFile("q.jsonl", "0" * 64)
+    cut = replace(bench, variant=Variant("cut", 1, "a test", pin, pin, pin, answer_cut=40))
+    assert turn_lengths(cut, matches)[(3, 2, "base")] == 40 < LC_BASE[3][1]
+    mean = {"A": 0.7, "B": 0.2, "C": 0.1}  # the winner's, the loser's, a tie's probability
+    lines, mirrored = [], []
+    verdicts: dict[str, list[BaselineVerdict]] = {"prob": [], "bs2": []}
+    for qid in LC_BASE:
+        for turn in (1, 2):
+            mine, theirs = LC_VARIED[qid][turn - 1], LC_BASE[qid][turn - 1]
+            won = mine > theirs
+            probs = mean if won else {"A": mean["B"], "B": mean["A"], "C": mean["C"]}
+            letter = "A" if won else "B"
+            lines.append(_pair("varied", "base", qid, turn, letter, probs))
+            mirror = {"A": probs["B"], "B": probs["A"], "C": probs["C"]}
+            mirrored.append(_pair("base", "varied", qid, turn, MIRROR[letter], mirror))
+            for method, share in (("prob", 0.7 + 0.1 / 2), ("bs2", 1.0)):
+                verdicts[method].append(BaselineVerdict(
+                    "varied", f"{qid}/{turn}", share if won else 1.0 - share, mine, theirs
+                ))  # fmt: skip
+    one = length_controlled(lines, ("prob", "bs2"), "base", lengths)
+    other = length_controlled(mirrored, ("prob", "bs2"), "base", lengths)
+    for method in ("prob", "bs2"):
+        expected = length_controlled_winrates(verdicts[method], baseline="base")
+        assert one[method].signature == other[method].signature == expected.signature
+        (want,) = expected.rates
+        for found in (one, other):
+            (rate,) = found[method].rates
+            assert rate.model == "varied" and rate.verdicts == 10
+            for name in ("raw", "controlled", "length_coefficient"):
+                got, wanted = getattr(rate, name), getattr(want, name)
+                assert [got.estimate, got.low, got.high] == pytest.approx(
+                    [wanted.estimate, wanted.low, wanted.high], abs=1e-12
+                )
+
+
+def _pair(
+    model_1: str, model_2: str, qid: int, turn: int, letter: str, mean: dict[str, float]
+) -> PairJudgmentLine:
+    """A judged turn whose verdict is ``letter`` under every method (A = ``model_1``)."""
+    return PairJudgmentLine(
+        model_1=model_1, model_2=model_2, question_id=qid, turn=turn, judge=("j", "pair-v2"),
+        g1_winner="tie", g2_winner="tie", verdicts={"prob": letter, "bs2": letter},
+        probabilities={"mean": mean},
+    )  # fmt: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     )
     from hyoka.providers import ModelClient
     from hyoka.signature import Signature
+    from hyoka.stats import LengthControlled
     from hyoka.store import JsonlLog
 
     #: A plan made once the client is open: its label, the plan, and its log if the
@@ -202,19 +203,32 @@ def _rate(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def win_table(counts: dict[str, dict[str, WinCounts]], turns: int) -> Table:
-    """Per method and model: wins, losses, ties, invalid verdicts and FastChat's rates."""
+def win_table(
+    counts: dict[str, dict[str, WinCounts]],
+    turns: int,
+    controlled: Mapping[str, LengthControlled] | None = None,
+) -> Table:
+    """Per method and model: wins, losses, ties, invalid verdicts and FastChat's rates;
+    with ``controlled`` (per method, against a baseline) each model's length-controlled
+    win rate beside them (``-`` for the baseline and a method without one)."""
     from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"pairwise verdicts: {turns} turn(s) compared")
-    for column in ("method", "model", "wins", "losses", "ties", "invalid", "win rate",
-                   "adjusted"):  # fmt: skip
+    columns = ["method", "model", "wins", "losses", "ties", "invalid", "win rate", "adjusted"]
+    if controlled is not None:
+        columns.append("length-controlled")
+    for column in columns:
         table.add_column(column, justify="left" if column in ("method", "model") else "right")
     for method, models in counts.items():
+        rates = controlled[method].by_model() if controlled and method in controlled else {}
         for row in models.values():
-            table.add_row(
+            cells = [
                 method, escape(row.model), str(row.wins), str(row.losses), str(row.ties),
                 str(row.invalid), _rate(row.win_rate), _rate(row.adjusted_win_rate),
-            )  # fmt: skip
+            ]  # fmt: skip
+            if controlled is not None:
+                rate = rates.get(row.model)
+                cells.append("-" if rate is None else rate.controlled.format())
+            table.add_row(*cells)
     return table

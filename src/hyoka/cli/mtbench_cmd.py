@@ -42,6 +42,7 @@ from hyoka.providers import ThinkingChoice
 
 if TYPE_CHECKING:
     from hyoka.judge import JudgePlan
+    from hyoka.mtbench import TurnLengths
     from hyoka.providers import ModelClient
 
 #: where answers and judgments go unless --output/--output-dir say otherwise
@@ -560,6 +561,7 @@ def judge_command(
         plan_matches,
         plan_turns,
         single_output,
+        turn_lengths,
     )
     from hyoka.providers import connect, signed_rule
 
@@ -608,7 +610,8 @@ def judge_command(
         output = pair_output(results_dir, loaded, name, output_dir, files)
         made = make_matches(loaded_answers, baseline, loaded.spec.pair_models)
         pairs = plan_matches(loaded, made, settings, output, how, methods)
-        _judge_pairs(pairs, judge_client(), price_in, price_out)
+        against = None if baseline is None else (baseline, turn_lengths(loaded, made))
+        _judge_pairs(pairs, judge_client(), price_in, price_out, against)
         return
     settings = JudgeSettings(
         judge=judge, base_url=base_url, max_tokens=max_tokens, thinking=signed_rule(thinking.value)
@@ -685,21 +688,35 @@ def _judge_rakuda(plan: JudgePlan[Any], client: ModelClient) -> None:
 
 
 def _judge_pairs(
-    plan: JudgePlan[Any], client: ModelClient, price_in: float, price_out: float
+    plan: JudgePlan[Any],
+    client: ModelClient,
+    price_in: float,
+    price_out: float,
+    against: tuple[str, TurnLengths] | None = None,
 ) -> None:
     """Judge the matches, then the table per method, the run's calls and cost, and the
-    signature; turns whose games came without log probabilities are listed loudly. Exit 1
-    when the judge was asked and gave no verdict on any turn."""
+    signature; turns whose games came without log probabilities are listed loudly. With
+    ``against`` (the baseline and the answers' lengths) each model's length-controlled
+    win rate against the baseline is shown beside the raw rates, with its signature. Exit
+    1 when the judge was asked and gave no verdict on any turn."""
     from hyoka.cli._common import err_console, print_warning
     from hyoka.cli._judging import fail_if_no_verdict, print_signature, run_plans, win_table
     from hyoka.judge import cost_usd
-    from hyoka.mtbench import method_counts, no_logprobs, turn_label
+    from hyoka.mtbench import length_controlled, method_counts, no_logprobs, turn_label
 
     err_console.print(f"Judgment file: {plan.output}", highlight=False, soft_wrap=True)
     report, (judged,) = run_plans(client, [("turns", plan)], rate=False)
     methods = plan.run.methods
     lines = list(judged.lines)  # the file's lines for these turns, as the run left them
-    print_table(win_table(method_counts(lines, methods), len(lines)))
+    controlled = None if against is None else length_controlled(lines, methods, *against)
+    print_table(win_table(method_counts(lines, methods), len(lines), controlled))
+    if against is not None and controlled:
+        typer.echo(
+            f"length-controlled: a model's win rate against {against[0]} were their answers "
+            "to each turn equally long (alpaca_eval's logistic model; lengths in characters)"
+        )
+        # one signature for every method: it names the baseline, the fit and the bootstrap
+        print_signature(next(iter(controlled.values())).signature)
     lacking = no_logprobs(lines) if "prob" in methods else []
     games = sum(len(which) for _line, which in lacking)
     if lacking:

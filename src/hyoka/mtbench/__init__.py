@@ -47,8 +47,8 @@ from hyoka.mtbench.leaderboard import (
     round_half_up,
 )
 from hyoka.mtbench.length_columns import LengthColumn, length_column
-from hyoka.mtbench.pair_summary import method_counts, no_logprobs, turn_label
-from hyoka.mtbench.pairwise import make_matches, plan_matches
+from hyoka.mtbench.pair_summary import length_controlled, method_counts, no_logprobs, turn_label
+from hyoka.mtbench.pairwise import TurnLengths, make_matches, plan_matches, turn_lengths
 from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
 from hyoka.mtbench.radar import write_radar
 from hyoka.mtbench.rakuda import (
@@ -114,6 +114,7 @@ __all__ = [
     "RakudaRanking",
     "SingleJudgmentLine",
     "TemplateChoice",
+    "TurnLengths",
     "Variant",
     "answer_file",
     "answer_model_id",
@@ -128,6 +129,7 @@ __all__ = [
     "judgment_files",
     "judgment_spec",
     "length_column",
+    "length_controlled",
     "load_answers",
     "load_rakuda_answers",
     "make_matches",
@@ -157,6 +159,7 @@ __all__ = [
     "single_output",
     "table_separability",
     "turn_label",
+    "turn_lengths",
     "verify_judgments",
     "write_radar",
 ]

@@ -7,14 +7,20 @@ disagreement a tie (``bs2``), and a game with ``error`` leaves the turn out (``b
 disagreement invalid instead). A game whose reply came back without log probabilities
 leaves its turn without a ``prob`` verdict; those turns are listed, so a judge server that
 drops log probabilities cannot pass for a judge that found no verdict.
+
+Against a baseline, each method also gives every other model's length-controlled win rate
+(``stats.length_controlled_winrates``, as ``hyoka judge pairwise`` computes X's against Y):
+one verdict per judged turn, lengths the characters of the two answers to that turn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from hyoka.judge import WinCounts, win_counts
+from hyoka.judge import WinCounts, win_counts, win_share
+from hyoka.mtbench.pairwise import TurnLengths
 from hyoka.mtbench.records import PairJudgmentLine
+from hyoka.stats import BaselineVerdict, LengthControlled, length_controlled_winrates
 
 
 def verdict(record: PairJudgmentLine, method: str) -> str | None:
@@ -30,6 +36,41 @@ def method_counts(
         method: win_counts((r.model_1, r.model_2, verdict(r, method)) for r in records)
         for method in methods
     }
+
+
+def length_controlled(
+    records: Sequence[PairJudgmentLine],
+    methods: Collection[str],
+    baseline: str,
+    lengths: TurnLengths,
+) -> dict[str, LengthControlled]:
+    """Per method, each model's length-controlled win rate against ``baseline``, from its
+    turns judged against the baseline: the model's share of the win from the two games'
+    averaged probabilities under ``prob`` (``judge.win_share``), else from the verdict;
+    ``lengths`` (question_id, turn, model -> characters, ``pairwise.turn_lengths``) gives
+    both answers' lengths. A method with no valid verdict against the baseline has none."""
+    found: dict[str, LengthControlled] = {}
+    for method in methods:
+        verdicts = []
+        for record in records:
+            if baseline not in record.models:
+                continue
+            mean = (record.probabilities or {}).get("mean") if method == "prob" else None
+            share = win_share(verdict(record, method), mean)  # model_1's share
+            if share is None:
+                continue
+            first = record.model_1 != baseline
+            model = record.model_1 if first else record.model_2
+            turn = (record.question_id, record.turn)
+            verdicts.append(
+                BaselineVerdict(
+                    model, f"{record.question_id}/{record.turn}", share if first else 1.0 - share,
+                    lengths[(*turn, model)], lengths[(*turn, baseline)],
+                )
+            )  # fmt: skip
+        if verdicts:
+            found[method] = length_controlled_winrates(verdicts, baseline=baseline)
+    return found
 
 
 def no_logprobs(

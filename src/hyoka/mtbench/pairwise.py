@@ -49,6 +49,8 @@ from hyoka.providers import parse_model_string
 
 #: (question_id, turn, the two models in either order): what a line settles
 DoneKey = tuple[int, int, frozenset[str]]
+#: (question_id, turn, model) -> characters of that model's answer to that turn
+TurnLengths = Mapping[tuple[int, int, str], int]
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,20 @@ def pair_user_prompt(
         **numbered("answer_b", turns_b),
     }
     return bench.fill_prompt(pair_prompt_name(bench, question, turn), question, fields)
+
+
+def turn_lengths(bench: Bench, matches: Sequence[Match]) -> dict[tuple[int, int, str], int]:
+    """Characters of every model's answer to every turn in ``matches``, as the judge is
+    shown it (the variant's cut applied): the lengths a length-controlled win rate
+    against the baseline controls for (characters, as ``stats.length_control`` counts)."""
+    cut = bench.variant.cut if bench.variant is not None else str
+    lengths: dict[tuple[int, int, str], int] = {}
+    for match in matches:
+        for model, answers in ((match.model_1, match.answers_1), (match.model_2, match.answers_2)):
+            for qid, answer in answers.items():
+                for turn, text in enumerate(answer.turns, start=1):
+                    lengths[(qid, turn, model)] = len(cut(text))
+    return lengths
 
 
 def _check_answers(match: Match, questions: Sequence[Question], turns: int) -> None:
