@@ -165,6 +165,24 @@ def test_equal_lengths_leave_the_rate_and_an_unidentified_length_term_gives_none
         assert rate.to_json()["length_controlled_win_rate"]["estimate"] is None
 
 
+def test_lengths_that_split_every_win_from_every_loss_give_no_controlled_rate() -> None:
+    """Whole wins and losses, every win the longer answer (ties at the border too): the
+    likelihood rises without end as the length coefficient grows, so there is no maximum
+    and no rate to give; one short win and one long loss across the border make the
+    maximum exist again, and the rate is given."""
+    lengths = [300 + 40 * k for k in range(20)]
+    split = [
+        BaselineVerdict("m", f"q{k}", 1.0 if length >= 700 else 0.0, length, 500)
+        for k, length in enumerate(lengths)
+    ]
+    rate = length_controlled_winrates(split, baseline="b", resamples=50).by_model()["m"]
+    assert rate.raw.estimate == 0.5 and rate.controlled.format() == "n/a"
+    crossed = [*split[:-1], BaselineVerdict("m", "q19", 0.0, lengths[-1], 500)]
+    crossed[0] = BaselineVerdict("m", "q0", 1.0, lengths[0], 500)  # a short win, a long loss
+    again = length_controlled_winrates(crossed, baseline="b", resamples=50).by_model()["m"]
+    assert not math.isnan(again.controlled.estimate)
+
+
 def test_bad_verdicts_are_refused_with_one_line() -> None:
     with pytest.raises(InputError, match=r"share 1\.5 is not between 0 and 1"):
         length_controlled_winrates([BaselineVerdict("m", "q", 1.5, 1, 1)], baseline="b")

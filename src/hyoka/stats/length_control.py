@@ -27,6 +27,10 @@ the model's own (fewer than ``MIN_VERDICTS`` verdicts, or lengths that differ in
 direction by far more than they vary, so that tanh(Δ/sd(Δ)) hardly varies: its standard
 deviation under ``MIN_SPREAD``) there is no controlled rate (NaN, shown as n/a): any
 value would be the one the fit's regularisation picks, with an interval that hides it.
+The same holds where the length alone splits the model's wins from its losses (every
+verdict a whole win or loss, and every win on one side of every loss: the longer answer
+always won): the likelihood then grows without bound as γ does, so no maximum exists and
+the fit's value is wherever its iterations stopped.
 """
 
 from __future__ import annotations
@@ -152,6 +156,19 @@ def length_design(differences: FloatArray, extra: FloatArray | None = None) -> F
     return np.stack(columns, axis=1)
 
 
+def _separated(feature: FloatArray, outcome: FloatArray) -> bool:
+    """Whether ``feature`` alone splits the whole wins (1) from the whole losses (0), ties
+    allowed: complete or quasi-complete separation, where the logistic maximum-likelihood
+    coefficient is infinite. A fractional verdict (a tie, averaged probabilities) is never
+    separated, nor are verdicts all of one kind (the length term has nothing to split)."""
+    if not np.isin(outcome, (0.0, 1.0)).all():
+        return False
+    wins, losses = feature[outcome == 1.0], feature[outcome == 0.0]
+    if len(wins) == 0 or len(losses) == 0:
+        return False
+    return bool(wins.min() >= losses.max() or losses.min() >= wins.max())
+
+
 def _controlled_rows(
     design: FloatArray, outcome: FloatArray, weights: FloatArray, has_length: bool
 ) -> FloatArray:
@@ -189,7 +206,10 @@ def _one_model(
     has_length = scale > 0
     n = len(verdicts)
     identified = not np.any(differences) or (
-        n >= MIN_VERDICTS and has_length and float(np.std(design[:, 1], ddof=1)) >= MIN_SPREAD
+        n >= MIN_VERDICTS
+        and has_length
+        and float(np.std(design[:, 1], ddof=1)) >= MIN_SPREAD
+        and not _separated(design[:, 1], outcome)
     )
     point = _controlled_rows(design, outcome, np.ones((1, n)), has_length)[0]
 
