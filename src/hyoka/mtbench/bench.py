@@ -437,6 +437,7 @@ ELYZA_TASKS_100 = BenchSpec(
     # any complete Shaberi judgment file carries the 100 tasks unchanged (SOURCE.md)
     question_file="judgments/gpt-4-turbo-preview/gpt-4-turbo-preview.json",
     question_format="shaberi",
+    repeated_turns="every",  # Shaberi's results notebook: pandas' mean over every row read
     prompt_file="evaluation_datasets_config.py",
     prompt_function="get_elyza_prompt",
 )

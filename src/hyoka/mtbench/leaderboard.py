@@ -344,7 +344,7 @@ def build_leaderboard(
         checked = _checked_lines(path, bench)
         # upstream's mean counts every line it reads (Shaberi's, FastChat's show_result.py);
         # pfmt-bench-fin-ja's drops duplicates (here: identical ones; different ones refused)
-        every_line = is_shaberi_file(path, bench) or bench.spec.repeated_turns == "every"
+        every_line = bench.spec.repeated_turns == "every"
         lines = [line for _, line in checked] if every_line else list(
             unique_records(path, checked, _line_key)
         )  # fmt: skip
