@@ -19,8 +19,9 @@ of them (or any module of the package) does not pull in numpy, the providers and
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hyoka._faces import lazy_face
 
 if TYPE_CHECKING:
     from hyoka.pfgen._codepoints import CodepointBatch, encode
@@ -226,16 +227,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Load a public name on first use (PEP 562)."""
-    try:
-        module, attribute = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'hyoka.pfgen' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), attribute)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS)
