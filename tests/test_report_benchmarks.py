@@ -268,3 +268,27 @@ def test_a_file_two_benchmarks_fit_alike_is_an_error_naming_both(tmp_path: Path)
         InputError, match=r"fit pfmt-bench-fin-ja, Japanese MT-bench, Japanese Vicuna QA alike"
     ):
         BenchFinder(SHARED_DATA).identify(path)
+
+
+def test_answers_are_found_only_under_model_answer_whatever_a_line_names(tmp_path: Path) -> None:
+    """The model a judgment line names is data: ``../outside`` once read
+    ``<bench>/outside.jsonl`` beside ``model_answer/``; the answers of a plain name beside it
+    are found as before."""
+    from hyoka.report.mtbench_pages import find_answers, load_judge_set
+
+    bench = Bench.load("mt-bench", SHARED_DATA)
+    folder = tmp_path / "mt_bench"
+    (folder / "model_judgment").mkdir(parents=True)
+    (folder / "model_answer").mkdir()
+    judged = folder / "model_judgment" / "gpt-4_single.jsonl"
+    lines = [
+        {"question_id": 81, "model": model, "judge": ["gpt-4", "single-v1"], "user_prompt": "",
+         "judgment": "[[5]]", "score": 5, "turn": 1}
+        for model in ("../outside", "inside")
+    ]  # fmt: skip
+    judged.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    answer = {"question_id": 81, "model_id": "m", "choices": [{"turns": ["答え", "二"]}]}
+    for target in (folder / "outside.jsonl", folder / "model_answer" / "inside.jsonl"):
+        target.write_text(json.dumps(answer, ensure_ascii=False) + "\n", encoding="utf-8")
+    judge_set = load_judge_set("mt-bench-1", "gpt-4", [judged], bench)
+    assert find_answers(bench, [judge_set]) == {"inside": {81: ("答え", "二")}}

@@ -4,7 +4,13 @@
 data directory; ``build_leaderboard`` turns judgment files into the per-category table.
 """
 
-from hyoka.mtbench.answers import answer_file, answer_model_id, load_answers, model_name
+from hyoka.mtbench.answers import (
+    answer_file,
+    answer_model_id,
+    load_answers,
+    model_answer_file,
+    model_name,
+)
 from hyoka.mtbench.bench import BENCHES, SHORT_NAMES, Bench, bench_spec, parse_layout
 from hyoka.mtbench.choices import (
     FormatChoice,
@@ -135,6 +141,7 @@ __all__ = [
     "make_matches",
     "mean_interval",
     "method_counts",
+    "model_answer_file",
     "model_name",
     "no_logprobs",
     "pair_output",

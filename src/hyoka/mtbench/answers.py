@@ -20,7 +20,7 @@ from hyoka.providers import (
     parse_model_string,
     split_thinking,
 )
-from hyoka.store import path_under, read_records, unique_records
+from hyoka.store import path_under, plain_name, read_records, unique_records
 
 #: the name answer files give the embedded model: the model it is
 _DISPLAY_NAMES = {EMBEDDED_MODEL: "HuggingFaceTB/SmolLM2-135M-Instruct"}
@@ -86,6 +86,16 @@ def answer_file(root: Path, bench: AnswerSet, model_id: str, layout: Layout = "h
         root, spec.results_folder(layout), spec.answers_folder(layout), what="--bench"
     )
     return path_under(folder, model_id, what="model id", suffix=".jsonl")
+
+
+def model_answer_file(folder: Path, model: str) -> Path | None:
+    """``<folder>/<model>.jsonl`` of a model named by a judgment line (data), or ``None``
+    where the name is no plain file name (``../x``, ``a/b``): such a model's answers are
+    not found, never read from outside ``folder`` or from another model's file."""
+    try:
+        return path_under(folder, plain_name(model, what="model"), suffix=".jsonl")
+    except InputError:
+        return None
 
 
 def load_answers(

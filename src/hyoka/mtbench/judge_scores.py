@@ -30,14 +30,13 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from hyoka.errors import InputError
+from hyoka.mtbench.answers import model_answer_file
 from hyoka.mtbench.records import AnswerRecord, Winner
 from hyoka.providers import Usage
 from hyoka.stats import read_single_grades
 from hyoka.store import (
     codec_of,
     parse_lines,
-    path_under,
-    plain_name,
     read_bytes,
     read_decompressed,
     read_records,
@@ -240,7 +239,7 @@ def read_single_folders(folders: list[Path]) -> ScoreTable:
             for name, value in zip(_FIELDS, (grades.judge, bench, model, item), strict=True):
                 columns[name].append(codes[name](value))
             scores.append(np.nan if score < 0 else float(score))
-            answer_file = _answer_file(answer_dir, model)
+            answer_file = model_answer_file(answer_dir, model)
             if answer_file not in answers:
                 answers[answer_file] = _answer_lengths(answer_file)
             lengths.append(answers[answer_file].get((question, turn, trial), np.nan))
@@ -260,16 +259,6 @@ def read_single_folders(folders: list[Path]) -> ScoreTable:
     )
     _check_unique(table, ", ".join(map(str, folders)))
     return table
-
-
-def _answer_file(answer_dir: Path, model: str) -> Path | None:
-    """``<answer_dir>/<model>.jsonl``, or ``None`` where the model's name (data, from a
-    judgment line) is no plain file name: such a model's answers are missing, their
-    lengths unknown (NaN), as where its file is absent."""
-    try:
-        return path_under(answer_dir, plain_name(model, what="model"), suffix=".jsonl")
-    except InputError:
-        return None
 
 
 def _answer_lengths(path: Path | None) -> dict[tuple[str, int, int], float]:

@@ -34,6 +34,7 @@ from hyoka.mtbench import (
     display_name,
     load_answers,
     mean_interval,
+    model_answer_file,
     recorded_bench,
     round_half_up,
     table_separability,
@@ -339,8 +340,8 @@ def find_answers(bench: Bench, sets: Sequence[JudgeSet]) -> dict[str, dict[int, 
             else:
                 folder, models = path.parent.parent.parent / "model_answer", [path.stem]
             for model in models:
-                model_file = folder / f"{model}.jsonl"
-                if model in found or not model_file.is_file():
+                model_file = model_answer_file(folder, model)  # a name from data
+                if model in found or model_file is None or not model_file.is_file():
                     continue
                 records = load_answers(model_file, bench)
                 found[model] = {qid: record.turns for qid, record in records.items()}
