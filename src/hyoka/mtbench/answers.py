@@ -91,9 +91,12 @@ def answer_file(root: Path, bench: AnswerSet, model_id: str, layout: Layout = "h
 def model_answer_file(folder: Path, model: str) -> Path | None:
     """``<folder>/<model>.jsonl`` of a model named by a judgment line (data), or ``None``
     where the name is no plain file name (``../x``, ``a/b``): such a model's answers are
-    not found, never read from outside ``folder`` or from another model's file."""
+    not found, never read from outside ``folder`` or from another model's file. A plain
+    name is one component, so the path is inside ``folder`` as written; a file the user
+    linked there (to answers elsewhere) is read, as ``path_under``, which resolves links,
+    would refuse."""
     try:
-        return path_under(folder, plain_name(model, what="model"), suffix=".jsonl")
+        return folder / f"{plain_name(model, what='model')}.jsonl"
     except InputError:
         return None
 
