@@ -152,7 +152,10 @@ def test_both_sources_draw_the_commands_scores(page: str, recorded: dict[str, An
                 assert y == pytest.approx(runs[label][second], abs=5e-5)
             assert f"score with set {second} alone" in figure
             assert 'class="diagonal"' in figure
-    assert _table(sections[0]) == _table(sections[1])  # two paths, the same numbers
+    # two paths, the same numbers; the intervals (columns 4 and 7) differ only because the
+    # file was made with --resamples 100 and the report's own experiment draws the default 2000
+    without_intervals = [[r[:4] + r[5:7] for r in _table(s)] for s in sections]
+    assert without_intervals[0] == without_intervals[1]
     # the runs do order differently under different sets: ELYZA ahead with the ensemble and
     # with T, behind with P and S
     elyza = runs["elyza/Llama-3-ELYZA-JP-70B (qa)"]
@@ -180,13 +183,34 @@ def test_printed_correlations_equal_scipys_on_the_same_points(
     assert min(spearmans) < 1.0  # not a trivial agreement
 
 
+def test_the_page_shows_the_intervals_the_command_printed(
+    page: str, recorded: dict[str, Any]
+) -> None:
+    """The file's signature records how its intervals were drawn (--resamples 100, seed 0):
+    the page redraws them with those settings, so they are the command's own."""
+    printed = {(c["first"], c["second"]): c for c in recorded["correlations"]}
+    for row, pair in zip(_table(_sections(page)[0]), PAIRS, strict=True):
+        for column, name in ((4, "spearman"), (7, "pearson")):
+            low, high = (float(v) for v in re.findall(r"-?[\d.]+", row[column]))
+            assert low == pytest.approx(printed[pair][name]["low"], abs=5e-6), (pair, name)
+            assert high == pytest.approx(printed[pair][name]["high"], abs=5e-6), (pair, name)
+
+
 def test_signature_axes_and_provenance(page: str, benchmark: PfgenBenchmark) -> None:
     file_section, computed = _sections(page)
-    expected = stability_signature(benchmark.metadata_hash, "PST", False, len(RUNS))
-    for section in (file_section, computed):  # `hyoka pfgen stability --json` signs too
+    made = {
+        file_section: stability_signature(  # `hyoka pfgen stability --json` signs too
+            benchmark.metadata_hash, "PST", False, len(RUNS), resamples=100, seed=0
+        ),
+        computed: stability_signature(
+            benchmark.metadata_hash, "PST", False, len(RUNS), resamples=2000, seed=0
+        ),
+    }
+    for section, expected in made.items():
         assert f"signature: <code>{expected.line}</code>" in section
-    assert f"data:pfgen@{benchmark.metadata_hash[:8]}" in expected.line
-    assert "|sets:P,S,T|common-only:no|runs:4|" in expected.line
+        assert f"data:pfgen@{benchmark.metadata_hash[:8]}" in expected.line
+        assert "|sets:P,S,T|common-only:no|runs:4|" in expected.line
+    assert "|resamples:100|confidence:0.95|seed:0" in made[file_section].line
     for section in (file_section, computed):
         text = unescape(re.sub(r"<[^>]+>", " ", section))
         assert "P: 47, S: 39, T: 38" in text  # questions that have the set, of 50

@@ -74,7 +74,9 @@ PRODUCERS = (
 #: every declared kind and its fields, in order: a kind added or changed shows here
 DECLARED = {
     "pfgen": ("data", "sum", "mode", "questions", "sum-from", "thinking"),
-    "pfgen-stability": ("data", "sets", "common-only", "runs", "sum"),
+    "pfgen-stability": (
+        "data", "sets", "common-only", "runs", "sum", "resamples", "confidence", "seed"
+    ),
     "mtbench-answers": (
         "bench", "template", "system", "max-tokens", "temperatures", "repetition-penalty",
         "injection", "seed", "variant", "thinking", "trials",
@@ -129,7 +131,7 @@ def test_every_declared_kind_signs_exactly_its_declared_fields() -> None:
     # a field only some results have (a benchmark's variant) is left out when not set
     plain = FastChatSingleSignature(bench="mt-bench", judge="gpt-4")
     assert _keys(plain.signature()) == ("hyoka", "kind", "bench", "judge")
-    stability = stability_signature("ab" * 20, "PST", False, 4)
+    stability = stability_signature("ab" * 20, "PST", False, 4, resamples=2000, seed=0)
     assert stability.get("packages") == f"numpy={package_version('numpy')}"
 
 

@@ -181,7 +181,7 @@ def _computed_stability(
         notes.append(f"--stability: {left_out} run(s) without answers (result.json only) left out")
     try:
         benchmark = answers.benchmark or PfgenBenchmark.load(options.data_dir, options.cache_dir)
-        return compute_stability(sources, benchmark, workers=options.workers)
+        return compute_stability(sources, benchmark, seed=options.seed, workers=options.workers)
     except HyokaError as exc:
         notes.append(f"--stability: not computed: {exc}")
         return None

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from hyoka.errors import InputError
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.stats import ENSEMBLE, Interval
+from hyoka.stats.bootstrap import DEFAULT_RESAMPLES
 from hyoka.store import read_json
 
 if TYPE_CHECKING:
@@ -180,14 +181,17 @@ def compute_stability(
     sources: Sequence[Path],
     benchmark: PfgenBenchmark,
     *,
+    seed: int,
     workers: int | None = None,
 ) -> Stability:
-    """Run the experiment (``hyoka.stats.refset_stability``) over the runs at ``sources``."""
+    """Run the experiment (``hyoka.stats.refset_stability``) over the runs at ``sources``,
+    its correlations' intervals drawn as the page draws them (``pair_correlation``)."""
     from hyoka.stats import refset_stability
 
     sets = compare_sets(benchmark)
-    # the correlations are recomputed from the drawn points; its own bootstrap is not used
-    report = refset_stability(sources, benchmark, sets=sets, resamples=1, workers=workers)
+    report = refset_stability(
+        sources, benchmark, sets=sets, resamples=DEFAULT_RESAMPLES, seed=seed, workers=workers
+    )
     return Stability(
         source=COMPUTED_HOW,
         sets=report.sets,
@@ -212,12 +216,26 @@ class PairCorrelation:
 
 def pair_correlation(data: Stability, first: str, second: str, seed: int) -> PairCorrelation:
     """Spearman's ρ and Pearson's r (with bootstrap intervals) and Kendall's τ-b of the
-    runs' scores under ``first`` against ``second``."""
+    runs' scores under ``first`` against ``second``.
+
+    The intervals are drawn with the resamples and seed the experiment's signature records,
+    so the page shows the intervals that ``hyoka pfgen stability`` printed; a file whose
+    signature records none (an older hyoka) gets the defaults and the report's ``seed``."""
     from hyoka.stats import correlate, kendall_tau_b
 
     xs = [r.scores[first] for r in data.runs]
     ys = [r.scores[second] for r in data.runs]
-    both = correlate(xs, ys, seed=seed)
+    resamples, seed = _interval_settings(data.signature, seed)
+    both = correlate(xs, ys, resamples=resamples, seed=seed)
     return PairCorrelation(
         first, second, both.n, both.spearman, kendall_tau_b(xs, ys), both.pearson
     )
+
+
+def _interval_settings(signature: Signature | None, seed: int) -> tuple[int, int]:
+    """The (resamples, seed) a stability signature records, else the defaults and ``seed``."""
+    fields = signature.as_dict() if signature is not None else {}
+    try:
+        return int(fields["resamples"]), int(fields["seed"])
+    except (KeyError, ValueError):
+        return DEFAULT_RESAMPLES, seed

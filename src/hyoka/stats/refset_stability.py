@@ -41,18 +41,22 @@ from hyoka.pfgen import (
     summation_by_evidence,
 )
 from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType
+from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from hyoka.stats.correlation import Correlation, correlate
 
 ENSEMBLE = "ensemble"
 KIND = "pfgen-stability"
 DEFAULT_SETS = ("P", "S", "T")
+#: The correlations' intervals: 95% percentile intervals over runs drawn with replacement.
+CONFIDENCE = 0.95
 
 
 @dataclass(frozen=True, kw_only=True)
 class StabilitySignature(SignatureType):
     """How the experiment was made: the benchmark data (the hash over every question file,
     reference sets included), the sets compared, which questions count, how many runs, the
-    summation (each run summed as its result.json was, else compensated).
+    summation (each run summed as its result.json was, else compensated), and how the
+    correlations' intervals were drawn (bootstrap resamples of the runs, confidence, seed).
 
     numpy's version is recorded: the correlations' intervals come from its seeded random
     ``Generator``, whose streams numpy may change between versions; the scores themselves
@@ -65,6 +69,9 @@ class StabilitySignature(SignatureType):
     common_only: bool
     runs: int
     sum: str
+    resamples: int
+    confidence: float
+    seed: int
 
 
 @dataclass(frozen=True)
@@ -113,8 +120,8 @@ def refset_stability(
     *,
     sets: Sequence[str] = DEFAULT_SETS,
     common_only: bool = False,
-    resamples: int = 2000,
-    seed: int = 0,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> StabilityReport:
@@ -161,12 +168,15 @@ def refset_stability(
             [r.scores[a] for r in results],
             [r.scores[b] for r in results],
             resamples=resamples,
+            confidence=CONFIDENCE,
             seed=seed,
         )
         for a, b in combinations(names, 2)
     }
     counts = {k: sum(1 for q in questions if k in scorers[q].set_names) for k in sets}
-    signature = stability_signature(benchmark.metadata_hash, sets, common_only, len(results))
+    signature = stability_signature(
+        benchmark.metadata_hash, sets, common_only, len(results), resamples=resamples, seed=seed
+    )
     return StabilityReport(tuple(sets), common_only, counts, results, correlations, signature)
 
 
@@ -175,6 +185,9 @@ def stability_signature(
     sets: Sequence[str],
     common_only: bool,
     runs: int,
+    *,
+    resamples: int,
+    seed: int,
 ) -> Signature:
     """The experiment's ``StabilitySignature``."""
     return StabilitySignature(
@@ -183,6 +196,9 @@ def stability_signature(
         common_only=common_only,
         runs=runs,
         sum="as-published",
+        resamples=resamples,
+        confidence=CONFIDENCE,
+        seed=seed,
     ).signature()
 
 
