@@ -44,8 +44,9 @@ def _independent_fit(judgments: list[Path], answers: Path) -> LengthAdjusted:
             turns[record["question_id"]] = record["choices"][0]["turns"]
         for (question, turn), score in sorted(by_turn.items()):
             chars = len(turns[question][turn - 1])
-            grades.append(Grade(f"{question}/turn{turn}", model, float(score), chars))
-    return length_adjusted_scores(grades, resamples=RESAMPLES, seed=0)
+            grade = Grade(f"{question}/turn{turn}", model, float(score), chars, str(question))
+            grades.append(grade)
+    return length_adjusted_scores(grades, resamples=RESAMPLES, seed=0, unit="dialogue")
 
 
 def _leaderboard(*args: str) -> tuple[str, str]:
