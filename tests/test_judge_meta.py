@@ -426,6 +426,14 @@ def test_shaberi_faults_and_a_suite_recomputed_from_the_raw_lines() -> None:
     assert ours.spearman.estimate == pytest.approx(scipy_stats.spearmanr(mean_a, mean_b).statistic)
     assert ours.kendall.estimate == pytest.approx(scipy_stats.kendalltau(mean_a, mean_b).statistic)
     assert _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)").reference == "gpt-4o"
+    # the table keeps one grade per item (SOURCE.md: its 8 duplicate rows were dropped when
+    # it was made): no repeat can show, so the cells are empty and one note says why
+    assert all(r.repeats is None and r.repeat_sd is None for r in shaberi)
+    judges = sorted({judge for judge, *_ in published})
+    assert meta.notes[0] == (
+        f"scores ({', '.join(judges)}): no variance across repeats: a table of grades holds "
+        "one grade per item (a second is refused), so a repeat cannot show"
+    )
 
 
 # --- the report's judges page ------------------------------------------------------------

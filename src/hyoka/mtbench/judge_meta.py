@@ -429,14 +429,10 @@ def _single_faults(row: JudgeRow, scale: tuple[int, int] | None) -> list[str]:
     return faults
 
 
-def _repeat_note(row: JudgeRow, seen: bool) -> str | None:
-    """Why a judge's repeat cells are empty (``None``: they are not)."""
+def _repeat_note(row: JudgeRow) -> str | None:
+    """Why the repeat cells of a judge whose lines could hold repeats are empty
+    (``None``: they are not)."""
     where = f"{row.suite}, {row.judge}"
-    if not seen:  # one note per judge, whatever its suites
-        return (
-            f"{row.judge} ({row.source}): no variance across repeats: a table of grades "
-            "holds one grade per item (a second is refused), so a repeat cannot show"
-        )
     if not row.repeats:
         return f"{where}: no variance across repeats: no item was graded twice"
     if row.repeat_sd is None:
@@ -458,6 +454,7 @@ def score_rows(
     rows: list[JudgeRow] = []
     faults: list[str] = []
     notes: list[str] = []
+    unseen: dict[str, list[str]] = {}  # source -> its judges, whose repeats cannot show
     for suite_code, suite in enumerate(table.suites):
         scale = table.scales.get(suite)
         judges = sorted(
@@ -475,8 +472,10 @@ def score_rows(
             name = ALL_TEMPLATES if len(used) > 1 else table.templates[used[0]]
             row = _single_row(table, suite, judge, name, (whole, theirs), valid, legacy, settings)
             faults += _single_faults(row, scale)
-            note = _repeat_note(row, table.judges[judge] in table.repeats_seen)
-            notes += [note] if note else []
+            if table.judges[judge] not in table.repeats_seen:
+                unseen.setdefault(row.source, []).append(row.judge)
+            elif note := _repeat_note(row):
+                notes.append(note)
             parts = [row]
             for code in sorted(used, key=lambda c: table.templates[c]) if len(used) > 1 else []:
                 own = _subset(whole, table.template[whole.rows] == code)
@@ -495,7 +494,12 @@ def score_rows(
                         "(reference)" if judge == reference else table.judges[reference]
                     )
             rows += parts
-    return rows, faults, list(dict.fromkeys(notes))
+    tables = [
+        f"{source} ({', '.join(dict.fromkeys(judges))}): no variance across repeats: a table "
+        "of grades holds one grade per item (a second is refused), so a repeat cannot show"
+        for source, judges in unseen.items()
+    ]
+    return rows, faults, tables + notes
 
 
 # --- pairwise, both orders --------------------------------------------------------------
