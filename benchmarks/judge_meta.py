@@ -4,9 +4,10 @@
 
 Times ``hyoka judge meta``'s library call over the published judgments, offline: the
 Shaberi table (484,580 grades, xz), pfmt-bench-fin-ja's two judges, Stability's JMT-bench
-GPT-4 grades and Japanese Vicuna QA's pairwise verdicts; first each stage (inflate and parse the table, the other readers, the
-statistics), then the whole call as the command makes it. Wall and CPU seconds both: on a
-shared machine the wall time also counts other processes, so the load average is printed.
+GPT-4 grades and Japanese Vicuna QA's pairwise verdicts; first each stage (inflate and
+parse the table, the other readers, the statistics), then the whole call as the command
+makes it. Wall and CPU seconds both: on a shared machine the wall time also counts other
+processes, so the load average is printed.
 """
 
 from __future__ import annotations
