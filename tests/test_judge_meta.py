@@ -201,6 +201,31 @@ def test_stability_jmt_bench_turns_judged_twice_are_the_repeats() -> None:
 
 
 @data_mark(PFMT)
+def test_a_second_run_of_a_judge_given_beside_the_first_is_its_repeats(tmp_path: Path) -> None:
+    """A judge's grades of the same answers in a second folder are repeats of the first
+    run's: here gpt-4o-mini's published grades of claude-2.1 again, every seventh grade on
+    the scale moved one step, the spread recomputed with numpy."""
+    again = tmp_path / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o-mini_again"
+    again.mkdir(parents=True)
+    first = [json.loads(t) for t in (PFMT / "gpt-4o-mini_single" / "claude-2.1.jsonl")
+             .read_text(encoding="utf-8").splitlines()]  # fmt: skip
+    second = [
+        {**line, "score": line["score"] - 1 if k % 7 == 0 and line["score"] > 0 else line["score"]}
+        for k, line in enumerate(first)
+    ]
+    _write(again / "claude-2.1.jsonl", second)
+    meta = measure_judges(read_single_folders([PFMT / "gpt-4o-mini_single", again]), settings=FEW)
+    row = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
+    pairs = [(a["score"], b["score"]) for a, b in zip(first, second, strict=True)]
+    graded = [(a, b) for a, b in pairs if a >= 0 and b >= 0]
+    assert row.judgments == 6480 and row.repeats == len(first) == 720
+    assert row.repeats_differing == sum(a != b for a, b in pairs) > 90
+    assert row.repeat_sd is not None and row.repeat_agreement is not None
+    assert row.repeat_sd.estimate == pytest.approx(np.mean([np.std(p, ddof=1) for p in graded]))
+    assert row.repeat_agreement.estimate == pytest.approx(np.mean([a == b for a, b in graded]))
+
+
+@data_mark(PFMT)
 def test_no_repeats_leave_the_variance_empty_and_say_why() -> None:
     meta = measure_judges(read_single_folders([PFMT / "gpt-4o-mini_single"]), settings=FEW)
     row = meta.rows[0]

@@ -240,8 +240,9 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
     """FastChat single-grading folders or files as one table: item ``<question>/<turn>``
     (and ``/<trial>`` for trials after the first), the benchmark as the suite, the
     template from ``judge``, -1 (no rating) as a missing grade, a second grade of an item
-    a repeat (``ScoreTable.repeat_of``), lengths from the answers in ``model_answer/``
-    beside ``model_judgment/`` where that folder exists. A folder or file holds one judge;
+    a repeat (``ScoreTable.repeat_of``; in one file or across the paths given: a second
+    run of the judge), lengths from the answers in ``model_answer/`` beside
+    ``model_judgment/`` where that folder exists. A folder or file holds one judge;
     a grade off the 0-10 scale is kept as written (``judge_meta`` counts it)."""
     codes = {name: _Codes() for name in (*_FIELDS, "template")}
     columns: dict[str, list[int]] = {name: [] for name in codes}
@@ -251,15 +252,15 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
     repeat_score: list[float] = []
     answers: dict[Path | None, dict[tuple[str, int, int], float]] = {}
     origin: dict[str, str] = {}
+    seen: dict[tuple[str, str, str, int, str, int], int] = {}
     for path in paths:
         bench = bench_name(path)
         answer_dir = path.resolve().parent.parent / "model_answer"
         judge, lines = _judgment_lines(path)
         origin.setdefault(judge, f"{bench}/{path.name}")
-        seen: dict[tuple[str, int, str, int], int] = {}
         for template, (question, turn, model, trial), score in lines:
             grade = np.nan if score == FAILED_SCORE else float(score)
-            key = (question, turn, model, trial)
+            key = (judge, bench, question, turn, model, trial)
             if key in seen:
                 repeat_of.append(seen[key])
                 repeat_score.append(grade)
