@@ -36,9 +36,9 @@ from pydantic import BaseModel, ConfigDict
 
 from hyoka.errors import InputError
 from hyoka.mtbench.answers import model_answer_file
-from hyoka.mtbench.records import AnswerRecord, Winner
+from hyoka.mtbench.records import NO_RATING, AnswerRecord, Winner
 from hyoka.providers import Usage
-from hyoka.stats.single_grades import FAILED_SCORE, GradeLine
+from hyoka.stats import GradeLine
 from hyoka.store import (
     codec_of,
     parse_lines,
@@ -259,7 +259,7 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
         judge, lines = _judgment_lines(path)
         origin.setdefault(judge, f"{bench}/{path.name}")
         for template, (question, turn, model, trial), score in lines:
-            grade = np.nan if score == FAILED_SCORE else float(score)
+            grade = np.nan if score == NO_RATING else float(score)
             key = (judge, bench, question, turn, model, trial)
             if key in seen:
                 repeat_of.append(seen[key])
