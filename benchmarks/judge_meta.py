@@ -3,10 +3,11 @@
     python benchmarks/judge_meta.py [--data-dir ../shared/data] [--resamples 2000] [--repeat 2]
 
 Times ``hyoka judge meta``'s library call over the published judgments, offline: the
-Shaberi table (484,580 grades, xz), pfmt-bench-fin-ja's two judges and Japanese Vicuna QA's
-pairwise verdicts; first each stage (inflate and parse the table, the other readers, the
-statistics), then the whole call as the command makes it. Wall and CPU seconds both: on a
-shared machine the wall time also counts other processes, so the load average is printed.
+Shaberi table (484,580 grades, xz), pfmt-bench-fin-ja's two judges, Stability's JMT-bench
+GPT-4 grades and Japanese Vicuna QA's pairwise verdicts; first each stage (inflate and
+parse the table, the other readers, the statistics), then the whole call as the command
+makes it. Wall and CPU seconds both: on a shared machine the wall time also counts other
+processes, so the load average is printed.
 """
 
 from __future__ import annotations
@@ -53,13 +54,17 @@ def main() -> None:
     sources = published_sources(args.data_dir)
     settings = JudgeMetaSettings(resamples=args.resamples)
     table = timed("read the Shaberi table", lambda: read_score_table(sources.scores[0]))
-    single = timed("read pfmt's two judges", lambda: read_single_folders(list(sources.single)))
+    single = timed(
+        "read pfmt's two judges and Stability's JMT-bench file",
+        lambda: read_single_folders(list(sources.single)),
+    )
     pairs = timed("read Vicuna-ja's verdicts", lambda: read_pair_tables(list(sources.pairwise)))
     merged = merge_tables([table, single])
     meta = timed(
         f"statistics ({args.resamples} resamples)", lambda: measure_judges(merged, pairs, settings)
     )
-    print(f"{len(meta.rows)} rows, {len(meta.faults)} faults named")
+    print(f"{len(meta.rows)} rows (judges and templates), {len(meta.faults)} faults named, "
+          f"{len(meta.notes)} notes")  # fmt: skip
     for attempt in range(1, args.repeat + 1):
         timed(f"whole judge table, run {attempt}", lambda: judge_meta(sources, settings))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

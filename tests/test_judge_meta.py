@@ -94,7 +94,7 @@ def _pfmt_grades(judge: str) -> dict[tuple[str, int, str], float]:
 def test_pfmt_judges_agree_as_recomputed_from_their_lines() -> None:
     table = read_single_folders([PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"])
     meta = measure_judges(table, settings=FEW)
-    row = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini")
+    row = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
     assert row.reference == "gpt-4o"  # equal overlap: the first by name
     big, mini = _pfmt_grades("gpt-4o"), _pfmt_grades("gpt-4o-mini")
     shared = sorted(k for k in big.keys() & mini.keys() if big[k] >= 0 and mini[k] >= 0)
@@ -113,8 +113,132 @@ def test_pfmt_judges_agree_as_recomputed_from_their_lines() -> None:
     assert row.spearman is not None and row.kendall is not None
     assert row.spearman.estimate == pytest.approx(scipy_stats.spearmanr(own, ref).statistic)
     assert row.kendall.estimate == pytest.approx(scipy_stats.kendalltau(own, ref).statistic)
-    reference = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o")
+    reference = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o", "(all)")
     assert reference.missing == sum(score == -1 for score in big.values()) == 3
+
+
+def _templated_grades(judge: str) -> dict[str, dict[tuple[str, int, str], float]]:
+    """template -> (question, turn, model) -> score, from the lines' ``judge`` field."""
+    grades: dict[str, dict[tuple[str, int, str], float]] = defaultdict(dict)
+    for path in sorted((PFMT / f"{judge}_single").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            key = (str(row["question_id"]), row["turn"], row["model"])
+            grades[row["judge"][1]][key] = row["score"]
+    return grades
+
+
+@data_mark(PFMT)
+def test_pfmt_rows_per_template_compare_grades_made_with_the_same_template() -> None:
+    """One row per (judge, template) beside the judge's (all) row, each template's
+    agreement recomputed with plain json and scikit-learn on the items both judges graded
+    with that template; the templates are those the lines name, every one."""
+    table = read_single_folders([PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"])
+    meta = measure_judges(table, settings=FEW)
+    big, mini = _templated_grades("gpt-4o"), _templated_grades("gpt-4o-mini")
+    assert len(mini) == 4 and set(mini) == set(big)  # single-v1, single-math-v1, -multi-turn
+    rows = [r for r in meta.rows if r.judge == "gpt-4o-mini"]
+    assert [r.template for r in rows] == ["(all)", *sorted(mini)]
+    assert [r.breakdown for r in rows] == [False, True, True, True, True]
+    for template, grades in mini.items():
+        row = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", template)
+        theirs = big[template]
+        both = grades.keys() & theirs.keys()
+        shared = sorted(k for k in both if grades[k] >= 0 and theirs[k] >= 0)
+        a = np.array([theirs[k] for k in shared])
+        b = np.array([grades[k] for k in shared])
+        assert row.judgments == len(grades) and row.shared_items == len(shared) > 0
+        assert row.reference == "gpt-4o"
+        assert row.exact is not None and row.kappa is not None
+        assert row.exact.estimate == pytest.approx(np.mean(a == b))
+        assert row.kappa.estimate == pytest.approx(
+            sklearn_metrics.cohen_kappa_score(a, b, weights="quadratic", labels=list(range(11)))
+        )
+    # the (all) row is the sum of its templates' items
+    whole = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
+    assert whole.shared_items == sum(r.shared_items for r in rows[1:]) == 6477
+    # the template is a column of every format, and of the judges page
+    assert "| pfmt-bench-fin-ja | gpt-4o-mini | single-math-v1 |" in render_judge_meta(meta, "md")
+    flat = json.loads(render_judge_meta(meta, "json"))["rows"]
+    assert [r["template"] for r in flat if r["judge"] == "gpt-4o-mini"] == [
+        r.template for r in rows
+    ]
+    assert "gpt-4o-mini,single-math-v1," in render_judge_meta(meta, "csv")
+
+
+STABILITY = SHARED_DATA / "jmt-bench" / "model_judgment" / "gpt-4_single.jsonl"
+
+
+@data_mark(STABILITY)
+def test_stability_jmt_bench_turns_judged_twice_are_the_repeats() -> None:
+    """Stability's published GPT-4 single grades hold turns judged twice (other replies,
+    other times): each (model, question, turn) with more than one line is a repeat, its
+    grades' spread the judge's variance; counted here with plain json."""
+    lines = [json.loads(t) for t in STABILITY.read_text(encoding="utf-8").splitlines()]
+    by_key: dict[tuple[str, str, int], list[float]] = defaultdict(list)
+    template: dict[tuple[str, str, int], str] = {}
+    for line in lines:
+        key = (line["model"], str(line["question_id"]), line["turn"])
+        by_key[key].append(line["score"])
+        template[key] = line["judge"][1]
+    twice = {key: grades for key, grades in by_key.items() if len(grades) > 1}
+    meta = measure_judges(read_single_folders([STABILITY]), settings=FEW)
+    row = _row(meta.rows, "jmt-bench", "gpt-4", "(all)")
+    assert row.judgments == len(by_key) and row.judgments + len(twice) == len(lines)
+    assert row.repeats == len(twice) == 4
+    assert row.repeats_differing == sum(len(set(g)) > 1 for g in twice.values()) == 1
+    spread = [float(np.std(g, ddof=1)) for g in twice.values()]
+    assert row.repeat_sd is not None and row.repeat_agreement is not None
+    assert row.repeat_sd.estimate == pytest.approx(np.mean(spread))
+    assert row.repeat_sd.low <= row.repeat_sd.estimate <= row.repeat_sd.high
+    assert row.repeat_agreement.estimate == pytest.approx(
+        np.mean([len(set(g)) == 1 for g in twice.values()])
+    )
+    for name in set(template.values()):
+        part = _row(meta.rows, "jmt-bench", "gpt-4", name)
+        assert part.repeats == sum(template[key] == name for key in twice)
+    assert not any("jmt-bench, gpt-4" in note for note in meta.notes)
+
+
+@data_mark(PFMT)
+def test_a_second_run_of_a_judge_given_beside_the_first_is_its_repeats(tmp_path: Path) -> None:
+    """A judge's grades of the same answers in a second folder are repeats of the first
+    run's: here gpt-4o-mini's published grades of claude-2.1 again, every seventh grade on
+    the scale moved one step, the spread recomputed with numpy."""
+    again = tmp_path / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o-mini_again"
+    again.mkdir(parents=True)
+    first = [json.loads(t) for t in (PFMT / "gpt-4o-mini_single" / "claude-2.1.jsonl")
+             .read_text(encoding="utf-8").splitlines()]  # fmt: skip
+    second = [
+        {**line, "score": line["score"] - 1 if k % 7 == 0 and line["score"] > 0 else line["score"]}
+        for k, line in enumerate(first)
+    ]
+    _write(again / "claude-2.1.jsonl", second)
+    meta = measure_judges(read_single_folders([PFMT / "gpt-4o-mini_single", again]), settings=FEW)
+    row = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
+    pairs = [(a["score"], b["score"]) for a, b in zip(first, second, strict=True)]
+    graded = [(a, b) for a, b in pairs if a >= 0 and b >= 0]
+    assert row.judgments == 6480 and row.repeats == len(first) == 720
+    assert row.repeats_differing == sum(a != b for a, b in pairs) > 90
+    assert row.repeat_sd is not None and row.repeat_agreement is not None
+    assert row.repeat_sd.estimate == pytest.approx(np.mean([np.std(p, ddof=1) for p in graded]))
+    assert row.repeat_agreement.estimate == pytest.approx(np.mean([a == b for a, b in graded]))
+
+
+@data_mark(PFMT)
+def test_no_repeats_leave_the_variance_empty_and_say_why() -> None:
+    meta = measure_judges(read_single_folders([PFMT / "gpt-4o-mini_single"]), settings=FEW)
+    row = meta.rows[0]
+    assert row.repeats == 0 and row.repeat_sd is None and row.repeat_agreement is None
+    assert meta.notes == [
+        "pfmt-bench-fin-ja, gpt-4o-mini: no variance across repeats: no item was graded twice"
+    ]
+    text = render_judge_meta(meta, "md")
+    assert "Notes (why a cell is empty):" in text
+    flat = render_judge_meta(meta, "csv").splitlines()
+    header = flat[0].split(",")
+    at = header.index("repeat_sd_estimate")
+    assert all(line.split(",")[at] == "" for line in flat[1:])
 
 
 @data_mark(PFMT)
@@ -326,7 +450,15 @@ def test_shaberi_faults_and_a_suite_recomputed_from_the_raw_lines() -> None:
     assert ours.spearman is not None and ours.kendall is not None
     assert ours.spearman.estimate == pytest.approx(scipy_stats.spearmanr(mean_a, mean_b).statistic)
     assert ours.kendall.estimate == pytest.approx(scipy_stats.kendalltau(mean_a, mean_b).statistic)
-    assert _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini").reference == "gpt-4o"
+    assert _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)").reference == "gpt-4o"
+    # the table keeps one grade per item (SOURCE.md: its 8 duplicate rows were dropped when
+    # it was made): no repeat can show, so the cells are empty and one note says why
+    assert all(r.repeats is None and r.repeat_sd is None for r in shaberi)
+    judges = sorted({judge for judge, *_ in published})
+    assert meta.notes[0] == (
+        f"scores ({', '.join(judges)}): no variance across repeats: a table of grades holds "
+        "one grade per item (a second is refused), so a repeat cannot show"
+    )
 
 
 # --- the report's judges page ------------------------------------------------------------
@@ -339,7 +471,7 @@ def test_judges_page_shows_the_library_numbers(tmp_path: Path) -> None:
     table = read_single_folders([PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"])
     meta = measure_judges(table, read_pair_tables([VICUNA]), FEW, ["not found: a source"])
     html = judges_page(meta)
-    mini = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini")
+    mini = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
     vicuna = _row(meta.rows, "ja-vicuna-qa", "gpt-4", "(all)")
     assert mini.kappa is not None and vicuna.first_position is not None
     for interval in (mini.kappa, mini.spearman, vicuna.first_position, vicuna.consistency):
@@ -348,6 +480,9 @@ def test_judges_page_shows_the_library_numbers(tmp_path: Path) -> None:
         assert f"[{interval.low:.3f}, {interval.high:.3f}]" in html
     assert "n=927" in html and "n=480" in html and "<svg" in html
     assert "<li>not found: a source</li>" in html
+    # one row per template, the template a column; the notes say why cells are empty
+    assert "<td>single-math-v1-multi-turn</td>" in html and ">template<" in html
+    assert all(f"<li>{note}</li>" in html for note in meta.notes) and meta.notes
     assert str(meta.signature) in html
 
 

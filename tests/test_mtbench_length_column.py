@@ -44,8 +44,9 @@ def _independent_fit(judgments: list[Path], answers: Path) -> LengthAdjusted:
             turns[record["question_id"]] = record["choices"][0]["turns"]
         for (question, turn), score in sorted(by_turn.items()):
             chars = len(turns[question][turn - 1])
-            grades.append(Grade(f"{question}/turn{turn}", model, float(score), chars))
-    return length_adjusted_scores(grades, resamples=RESAMPLES, seed=0)
+            grade = Grade(f"{question}/turn{turn}", model, float(score), chars, str(question))
+            grades.append(grade)
+    return length_adjusted_scores(grades, resamples=RESAMPLES, seed=0, unit="dialogue")
 
 
 def _leaderboard(*args: str) -> tuple[str, str]:
@@ -91,6 +92,10 @@ def test_length_column_in_json_is_the_fit_of_the_raw_files(fit: LengthAdjusted) 
         assert shown["partial_correlation_within_question"] == fit.partial_correlation.to_json()
         assert shown["signature"] == fit.signature.to_json()
         assert shown["signature"]["fields"]["kind"] == "length-adjusted-scores"
+        # the bootstrap draws dialogues (a question's two turns together), not turns
+        assert shown["signature"]["fields"]["unit"] == "dialogue"
+        assert shown["resampled"] == {"unit": "dialogue", "count": 360}
+        assert shown["questions"] == 720
         # beside the raw mean, never instead of it
         assert rows[_display(model)]["overall"] is not None
     # the judge rewards length within a question here: the partial r is clearly positive
@@ -110,7 +115,7 @@ def test_length_column_in_markdown_and_csv_is_the_fit_rounded(fit: LengthAdjuste
     assert cells == expected
     r = fit.partial_correlation
     note = f"partial r = {r.estimate:.3f} [{r.low:.3f}, {r.high:.3f}]"
-    assert note in md
+    assert f"{note}, 95% CI resampling the 360 dialogues (720 judged turns)" in md
     assert f"length-adj. signature: {fit.signature.line}" in md
 
     text, _ = _leaderboard("--answers", str(ANSWERS), "--format", "csv")

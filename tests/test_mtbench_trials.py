@@ -27,6 +27,7 @@ from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.errors import InputError
 from hyoka.mtbench import Bench
+from hyoka.mtbench.judge_scores import read_single_folders
 from hyoka.mtbench.records import TrialsJudgmentLine, merge_trials
 from hyoka.stats import read_single_grades, two_level_interval
 from replay_judge_server import ReplayJudge
@@ -578,16 +579,28 @@ def test_judge_meta_reads_trial_lines_as_one_grade_per_trial(tmp_path: Path) -> 
     assert "a second" not in err and json.loads(out)
 
 
-def test_swallow_list_lines_are_refused_in_one_line_saying_what_they_are(
+def test_swallow_list_lines_are_refused_by_agreement_and_one_grade_per_trial_in_meta(
     tmp_path: Path,
 ) -> None:
+    """Agreement between two judges reads one grade a line and refuses swallow-evaluation's
+    lists in one line saying what they are; ``judge meta`` reads each trial's grade of such
+    a line as its own item (trials are other answers, so never repeats of one grade)."""
     judged = _judge(tmp_path, "jmt-bench", ["--variant", "swallow"], trials=5, limit=1)
     with pytest.raises(InputError, match=r"m\.jsonl:1: score is a list: a swallow-evaluation"):
         read_single_grades(judged.parent)
-    code, _out, err = _meta(judged.parent)
-    assert code == 1
-    assert err == (
-        f"error: {judged}:1: score is a list: a swallow-evaluation line (every trial's grades "
-        "of a turn in one line), not read here; this reads one grade a line (FastChat's, or "
-        "hyoka's with trial)\n"
-    )
+    lines = [json.loads(text) for text in judged.read_text(encoding="utf-8").splitlines()]
+    expected = {
+        f"{line['question_id']}/{line['turn']}" + (f"/{trial}" if trial else ""): score
+        for line in lines
+        for trial, score in enumerate(line["score"])
+    }
+    assert len(expected) == 5 * len(lines) == 10
+    table = read_single_folders([judged.parent])
+    assert dict(zip((table.items[i] for i in table.item), table.score, strict=True)) == expected
+    templates = {line["judge"][1] for line in lines}
+    assert set(table.templates) == templates and len(templates) == 2  # turn 1, turn 2
+    code, out, err = _meta(judged.parent)
+    assert code == 0, err
+    row, *per_template = json.loads(out)["rows"]
+    assert {r["template"] for r in per_template} == templates and row["template"] == "(all)"
+    assert (row["judgments"], row["repeats"], row["repeat_sd"]) == (10, 0, None)

@@ -274,8 +274,8 @@ def test_judges_page_shows_the_library_table_scatter_and_signature(
     site = tmp_path / "site"
     build_report([], site, ReportOptions(data_dir=data, public=False, judges=True, rounds=200))
     meta = judge_meta(published_sources(data), JudgeMetaSettings(resamples=200, seed=0))
-    agreement = [r for r in meta.rows if r.template == "-"]
-    mini = next(r for r in agreement if r.judge == "gpt-4o-mini")
+    agreement = [r for r in meta.rows if r.kind == "single"]
+    mini = next(r for r in agreement if r.judge == "gpt-4o-mini" and r.template == "(all)")
     assert mini.kappa is not None and mini.spearman is not None and mini.exact is not None
 
     watched = Watched(browser)
@@ -289,10 +289,11 @@ def test_judges_page_shows_the_library_table_scatter_and_signature(
     rows = page.eval_on_selector_all(
         f"{table} tbody tr", "rows => rows.map(r => Array.from(r.cells, c => c.textContent))"
     )
-    assert [(r[0], r[1]) for r in rows] == [(r.suite, r.judge) for r in agreement]
+    assert [tuple(r[:3]) for r in rows] == [(r.suite, r.judge, r.template) for r in agreement]
     shown = next(r for r in rows if r[1] == "gpt-4o-mini")
-    assert shown[3] == str(mini.judgments) and shown[7] == mini.reference == "gpt-4o"
-    for column, value in ((9, mini.exact), (10, mini.kappa), (12, mini.spearman)):
+    assert shown[2] == "(all)" and shown[4] == str(mini.judgments)
+    assert shown[8] == mini.reference == "gpt-4o"
+    for column, value in ((10, mini.exact), (11, mini.kappa), (13, mini.spearman)):
         assert shown[column] == f"{value.estimate:.3f} [{value.low:.3f}, {value.high:.3f}]"
 
     # the scatter: visible, one point per judge with both agreements, at the library's numbers
@@ -304,20 +305,24 @@ def test_judges_page_shows_the_library_table_scatter_and_signature(
     expected = [
         f"{r.judge} ({r.suite}): {r.kappa.estimate:.4f}, {r.spearman.estimate:.4f}"
         for r in meta.rows
-        if r.kappa is not None and r.spearman is not None
+        if r.kappa is not None and r.spearman is not None and not r.breakdown
     ]
-    assert tips == expected and len(tips) == 1
+    assert tips == expected and len(tips) == 1  # the judge's point, not its templates
 
     # a click on "judgments" sorts ascending, a second descending
-    header = f"{table} thead th:nth-child(4)"
+    header = f"{table} thead th:nth-child(5)"
     for order in ("asc", "desc"):
         page.click(header)
         counts = page.eval_on_selector_all(
-            f"{table} tbody td:nth-child(4)", "cs => cs.map(c => Number(c.textContent))"
+            f"{table} tbody td:nth-child(5)", "cs => cs.map(c => Number(c.textContent))"
         )
         assert counts == sorted((r.judgments for r in agreement), reverse=order == "desc")
         assert order in (page.get_attribute(header, "class") or "").split()
     assert page.text_content("footer .signature") == str(meta.signature)
-    faults = page.eval_on_selector_all("main ul li", "lis => lis.map(li => li.textContent)")
+    faults = page.eval_on_selector_all(
+        "main ul:not(.notes) li", "lis => lis.map(li => li.textContent)"
+    )
     assert faults == meta.faults and any("shaberi-judgments" in f for f in faults)
+    notes = page.eval_on_selector_all("main ul.notes li", "lis => lis.map(li => li.textContent)")
+    assert notes == meta.notes and notes
     watched.check()

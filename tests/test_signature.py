@@ -91,7 +91,9 @@ DECLARED = {
     "style-controlled-bt": (
         "features", "normalisation", "length", "rounds", "confidence", "seed", "anchor",
     ),
-    "length-adjusted-scores": ("model", "feature", "length", "resamples", "confidence", "seed"),
+    "length-adjusted-scores": (
+        "model", "feature", "length", "unit", "resamples", "confidence", "seed",
+    ),
     "ranking-comparison": (
         "confidence", "pairs", "rounds", "correlation-draws", "resamples", "seed",
     ),

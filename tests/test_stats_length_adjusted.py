@@ -13,6 +13,7 @@ import pytest
 from _shared import needs
 from bootstrap_errors import ALLOWED, errors_off
 from hyoka.errors import InputError
+from hyoka.signature import Signature
 from hyoka.stats.length_adjusted import Grade, length_adjusted_scores
 
 needs("statsmodels")
@@ -64,6 +65,52 @@ def test_the_fit_is_ols_with_question_and_model_dummies() -> None:
     for score in result.scores:
         assert score.adjusted.estimate == pytest.approx(predicted[score.model], rel=1e-9)
         assert score.raw.estimate == pytest.approx(frame[frame.m == score.model].y.mean())
+    # drawing clusters of questions moves the intervals, never the fit
+    clustered = [Grade(g.question, g.model, g.score, g.chars, g.question[:2]) for g in grades]
+    by_cluster = length_adjusted_scores(clustered, resamples=50, unit="first-digit")
+    assert by_cluster.clusters == 10 and by_cluster.signature.get("unit") == "first-digit"
+    assert by_cluster.length_coefficient.estimate == result.length_coefficient.estimate
+    assert [s.adjusted.estimate for s in by_cluster.scores] == [
+        s.adjusted.estimate for s in result.scores
+    ]
+
+
+def test_turns_of_one_dialogue_are_drawn_together() -> None:
+    """Each dialogue's two turns graded alike (the same scores and lengths): the second
+    turn adds no information, so the right interval is the one-turn panel's. Drawing
+    dialogues gives exactly that interval (every statistic is a ratio of weighted sums:
+    a dialogue drawn twice weighs as one turn drawn twice); drawing turns one by one
+    counts each dialogue twice and gives a narrower, wrong one."""
+    one_turn = _grades(3, questions=80)
+    both = [
+        Grade(f"{g.question}/turn{turn}", g.model, g.score, g.chars, cluster=g.question)
+        for g in one_turn
+        for turn in (1, 2)
+    ]
+    unclustered = [Grade(g.question, g.model, g.score, g.chars) for g in both]
+    alone = length_adjusted_scores(one_turn, resamples=400)
+    dialogues = length_adjusted_scores(both, resamples=400, unit="dialogue")
+    turns = length_adjusted_scores(unclustered, resamples=400)
+    for fit in (dialogues, turns):  # the point estimates do not move
+        assert fit.length_coefficient.estimate == pytest.approx(
+            alone.length_coefficient.estimate, rel=1e-12
+        )
+    assert dialogues.length_coefficient.low == pytest.approx(alone.length_coefficient.low)
+    assert dialogues.length_coefficient.high == pytest.approx(alone.length_coefficient.high)
+    for wide, narrow in zip(dialogues.scores, turns.scores, strict=True):
+        assert wide.adjusted.to_json() == pytest.approx(
+            alone.by_model()[wide.model].adjusted.to_json()
+        )
+        assert wide.adjusted.high - wide.adjusted.low > 1.2 * (
+            narrow.adjusted.high - narrow.adjusted.low
+        )
+    assert (dialogues.clusters, dialogues.questions, turns.clusters) == (80, 160, 160)
+    assert dialogues.signature.get("unit") == "dialogue"
+    assert turns.signature.get("unit") == "question"
+    assert dialogues.signature.differences(turns.signature) == ["unit: dialogue vs question"]
+    # a signature written before the unit was named (turns drawn one by one) differs too
+    older = Signature(tuple((k, v) for k, v in turns.signature.fields if k != "unit"))
+    assert turns.signature.differences(older) == ["unit: question vs -"]
 
 
 def test_a_set_length_reward_is_adjusted_away_and_the_raw_means_keep_it() -> None:
@@ -110,3 +157,5 @@ def test_bad_grades_are_refused_with_one_line() -> None:
         length_adjusted_scores([Grade("q", "m", 5.0, 10), Grade("q", "m", 4.0, 12)])
     with pytest.raises(InputError, match="score nan"):
         length_adjusted_scores([Grade("q", "m", float("nan"), 10)])
+    with pytest.raises(InputError, match="question 'q' is in two clusters"):
+        length_adjusted_scores([Grade("q", "m", 5.0, 10, "a"), Grade("q", "n", 4.0, 12, "b")])

@@ -36,7 +36,8 @@ def meta_command(
         list[Path] | None,
         typer.Option(
             "--single",
-            help="A FastChat single-grading folder (model_judgment/<judge>_single); "
+            help="A FastChat single-grading folder (model_judgment/<judge>_single) or file "
+            "(<judge>_single.jsonl); one row per template too, a turn graded twice a repeat; "
             "answer lengths from model_answer/ beside it. Repeatable.",
             show_default=False,
         ),
@@ -75,8 +76,11 @@ def meta_command(
 
     Without files, the published judgments under the data directory: the Shaberi table
     (six judges on ELYZA-tasks-100, Rakuda, Tengu, one-shot JMT-bench), pfmt-bench-fin-ja's
-    gpt-4o and gpt-4o-mini, Japanese Vicuna QA's GPT-4 verdicts in both orders. Missing and
-    off-scale grades are counted and named under the table, and left out of every number.
+    gpt-4o and gpt-4o-mini, Stability's GPT-4 grades of JMT-bench (four turns judged
+    twice), Japanese Vicuna QA's GPT-4 verdicts in both orders. One row per judge and
+    suite, and one per template where a judge used several. Missing and off-scale grades
+    are counted and named under the table, and left out of every number; the notes say
+    why a cell is empty.
 
     Examples:
 

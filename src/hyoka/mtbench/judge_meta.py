@@ -1,6 +1,11 @@
 """A leaderboard of judges: how far each judge's numbers can be trusted, from data at hand.
 
-One row per suite and judge (and, for pairwise files, per judge prompt):
+One row per suite and judge, and where a judge used several templates (judge prompts:
+FastChat's ``single-v1``, ``single-math-v1``, ``single-v1-multi-turn`` ...; ``pair-v2``
+...) one more per template, as alpaca_eval's leaderboard of judges has a row per annotator
+config; the judge's row then says ``(all)`` and holds every template's grades. A template's
+row is compared with the reference on the items the reference graded with the same
+template:
 
 - faults, counted and named: grades missing (``null``, FastChat's -1, a pairwise game
   without a verdict) and grades off the suite's scale (outside it, or not a whole
@@ -18,8 +23,13 @@ One row per suite and judge (and, for pairwise files, per judge prompt):
   characters: Japanese has no whitespace words) is preferred, among decisive comparisons
   of answers of different lengths (single grades: two models' answers to one item graded
   differently), intervals resampling questions;
-- repeats: the same game (question and both answers in the same order) judged more than
-  once, and how many of those got different verdicts;
+- repeats: the same game (question and both answers in the same order), or the same
+  answer's turn (model, question, turn, trial) graded, judged more than once; how many of
+  those got different verdicts, the share that got the same one (intervals resample the
+  repeated items), and for grades the mean within-item standard deviation (alpaca_eval's
+  "variance"; ``ddof=1``, over the repeated items with two grades on the scale). Where
+  nothing was judged twice, or the data cannot show it, the cells stay empty and the notes
+  say why, never a zero;
 - tokens and price per 100 judge calls where the lines carry token counts (and the user
   gives prices); otherwise unknown, never estimated.
 """
@@ -32,7 +42,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +51,7 @@ from hyoka.errors import InputError
 from hyoka.judge import cost_usd, order_agreement, orders_agree
 from hyoka.mtbench.judge_scores import (
     LEGACY_PREFIX,
+    NO_TEMPLATE,
     PairLine,
     PairTable,
     ScoreTable,
@@ -67,6 +78,8 @@ BoolArray = npt.NDArray[np.bool_]
 MIN_MODELS = 3
 #: how the reference judge is chosen when none is named
 DEFAULT_REFERENCE = "most-shared"
+#: the template of a judge's row over all its templates (where it used several)
+ALL_TEMPLATES = "(all)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,12 +126,14 @@ class JudgeMetaSettings:
 
 @dataclass
 class JudgeRow:
-    """One judge (and template) on one suite; ``None``: not measurable from this data."""
+    """One judge (and template) on one suite; ``None``: not measurable from this data.
+    ``breakdown``: one template's row of a judge that used several (its ``(all)`` row is
+    the judge's)."""
 
     source: str
     suite: str
     judge: str
-    template: str = "-"
+    template: str = NO_TEMPLATE
     models: int = 0
     judgments: int = 0
     missing: int = 0
@@ -141,8 +156,18 @@ class JudgeRow:
     length_comparisons: int = 0
     repeats: int | None = None
     repeats_differing: int | None = None
+    repeat_agreement: Interval | None = None
+    repeat_sd: Interval | None = None
     tokens_per_100: float | None = None
     price_per_100: float | None = None
+    kind: Literal["single", "pairwise"] = "single"
+    breakdown: bool = False
+
+    @property
+    def shows_bias(self) -> bool:
+        """Whether the row belongs in the table of order, position, length and repeats:
+        every pairwise row, and the rows of grades whose lengths or repeats are at hand."""
+        return self.kind == "pairwise" or bool(self.length_comparisons or self.repeats)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -153,14 +178,19 @@ class JudgeRow:
 
 @dataclass(frozen=True)
 class JudgeMeta:
+    """The rows, the faults of the data (kept out of every number) and the notes (why a
+    cell is empty)."""
+
     rows: list[JudgeRow]
     faults: list[str]
     signature: Signature
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "rows": [row.to_json() for row in self.rows],
             "faults": self.faults,
+            "notes": self.notes,
             "signature": str(self.signature),
         }
 
@@ -308,8 +338,113 @@ def _agreement(
             row.spearman, row.kendall = ranks.spearman, ranks.kendall
 
 
-def score_rows(table: ScoreTable, settings: JudgeMetaSettings) -> tuple[list[JudgeRow], list[str]]:
-    """The rows of every suite and judge of a table of single grades, and its faults."""
+def _subset(part: _Slice, keep: BoolArray) -> _Slice:
+    return _Slice(part.rows[keep], part.key[keep])
+
+
+def _repeat_statistics(
+    row: JudgeRow,
+    table: ScoreTable,
+    rows: IntArray,
+    scale: tuple[int, int] | None,
+    settings: JudgeMetaSettings,
+) -> None:
+    """The items of ``rows`` graded more than once: how many, how many got differing
+    grades, the share that got the same grade each time and the mean within-item
+    standard deviation (over the items with two grades or more on the scale; intervals
+    resample those items)."""
+    mine = np.isin(table.repeat_of, rows)
+    of, again = table.repeat_of[mine], table.repeat_score[mine]
+    repeated = np.unique(of)
+    row.repeats = len(repeated)
+    if not len(repeated):
+        return
+    firsts = table.score[repeated]
+    grades = [
+        np.concatenate(([first], again[of == index]))
+        for index, first in zip(repeated, firsts, strict=True)
+    ]
+    on_scale = [group[_on_scale(group, scale)] for group in grades]
+    row.repeats_differing = sum(len(np.unique(group)) > 1 for group in grades)
+    kept = [group for group in on_scale if len(group) > 1]
+    if not kept:
+        return
+    items = np.arange(len(kept), dtype=np.int64)
+    ones = np.ones(len(kept))
+    same = np.asarray([float(np.ptp(group) == 0) for group in kept])
+    spread = np.asarray([float(np.std(group, ddof=1)) for group in kept])
+    row.repeat_agreement = grouped_share(same, ones, items, **settings.bootstrap())
+    row.repeat_sd = grouped_share(spread, ones, items, **settings.bootstrap())
+
+
+def _single_row(
+    table: ScoreTable,
+    suite: str,
+    judge: int,
+    template: str,
+    pair: tuple[_Slice, _Slice | None],
+    valid: BoolArray,
+    legacy: BoolArray,
+    settings: JudgeMetaSettings,
+) -> JudgeRow:
+    """One judge's row (or one template's) on one suite; ``pair``: its grades and the
+    reference's (on the same template), ``None`` where it is the reference or none."""
+    mine, reference = pair
+    scale = table.scales.get(suite)
+    indices = mine.rows
+    score = table.score[indices]
+    off = indices[~valid[indices] & np.isfinite(score)]
+    row = JudgeRow(
+        source=table.origin.get(table.judges[judge], "-"), suite=suite,
+        judge=table.judges[judge], template=template,
+        models=len(np.unique(table.model[indices])), judgments=len(indices),
+        missing=int(np.isnan(score).sum()), off_scale=len(off) if scale is not None else None,
+        off_scale_values=dict(sorted(Counter(map(_value_text, table.score[off])).items())),
+        legacy_models=len(np.unique(table.model[indices[legacy[table.item[indices]]]])),
+    )  # fmt: skip
+    good = indices[valid[indices]]
+    row.mean = float(table.score[good].mean()) if len(good) else None
+    row.longer_preferred, row.length_comparisons = _length_bias(table, good, settings)
+    if table.judges[judge] in table.repeats_seen:
+        _repeat_statistics(row, table, indices, scale, settings)
+    if reference is not None:
+        _agreement(row, table, _shared(table, mine, reference, valid), scale, settings)
+    return row
+
+
+def _single_faults(row: JudgeRow, scale: tuple[int, int] | None) -> list[str]:
+    where = f"{row.suite}, {row.judge}"
+    faults = []
+    if row.missing:
+        faults.append(f"{where}: {_grades(row.missing)} missing (null / no rating)")
+    if row.off_scale and scale is not None:
+        seen = ", ".join(f"{v} ×{n}" for v, n in row.off_scale_values.items())
+        low, high = scale
+        faults.append(f"{where}: {_grades(row.off_scale)} off the {low}-{high} scale ({seen})")
+    if row.legacy_models:
+        faults.append(
+            f"{where}: {row.legacy_models} models on the older question file "
+            f"(items {LEGACY_PREFIX}*, not merged with the current ids)"
+        )
+    return faults
+
+
+def _repeat_note(row: JudgeRow) -> str | None:
+    """Why the repeat cells of a judge whose lines could hold repeats are empty
+    (``None``: they are not)."""
+    where = f"{row.suite}, {row.judge}"
+    if not row.repeats:
+        return f"{where}: no variance across repeats: no item was graded twice"
+    if row.repeat_sd is None:
+        return f"{where}: no variance across repeats: no item has two grades on the scale"
+    return None
+
+
+def score_rows(
+    table: ScoreTable, settings: JudgeMetaSettings
+) -> tuple[list[JudgeRow], list[str], list[str]]:
+    """The rows of every suite, judge and template of a table of single grades, its faults
+    and the notes on the empty repeat cells."""
     slices = _slices(table)
     valid = np.zeros(table.size, dtype=bool)
     for suite_code, suite in enumerate(table.suites):
@@ -318,6 +453,8 @@ def score_rows(table: ScoreTable, settings: JudgeMetaSettings) -> tuple[list[Jud
     legacy = np.asarray([item.startswith(LEGACY_PREFIX) for item in table.items])
     rows: list[JudgeRow] = []
     faults: list[str] = []
+    notes: list[str] = []
+    unseen: dict[str, list[str]] = {}  # source -> its judges, whose repeats cannot show
     for suite_code, suite in enumerate(table.suites):
         scale = table.scales.get(suite)
         judges = sorted(
@@ -329,43 +466,40 @@ def score_rows(table: ScoreTable, settings: JudgeMetaSettings) -> tuple[list[Jud
             faults.append(f"{suite}: scale unknown; off-scale grades not counted, kappa over "
                           "the whole numbers seen")  # fmt: skip
         for judge in judges:
-            indices = mine[judge].rows
-            score = table.score[indices]
-            missing = int(np.isnan(score).sum())
-            off = indices[~valid[indices] & np.isfinite(score)]
-            row = JudgeRow(
-                source=table.origin.get(table.judges[judge], "-"), suite=suite,
-                judge=table.judges[judge], models=len(np.unique(table.model[indices])),
-                judgments=len(indices), missing=missing,
-                off_scale=len(off) if scale is not None else None,
-                off_scale_values=dict(sorted(Counter(map(_value_text, table.score[off])).items())),
-                legacy_models=len(np.unique(table.model[indices[legacy[table.item[indices]]]])),
-            )  # fmt: skip
-            good = indices[valid[indices]]
-            row.mean = float(table.score[good].mean()) if len(good) else None
-            where = f"{suite}, {row.judge}"
-            if missing:
-                faults.append(f"{where}: {_grades(missing)} missing (null / no rating)")
-            if row.off_scale and scale is not None:
-                seen = ", ".join(f"{v} ×{n}" for v, n in row.off_scale_values.items())
-                low, high = scale
-                faults.append(
-                    f"{where}: {_grades(row.off_scale)} off the {low}-{high} scale ({seen})"
+            whole = mine[judge]
+            theirs = None if reference in (None, judge) else mine[reference]
+            used = np.unique(table.template[whole.rows])
+            name = ALL_TEMPLATES if len(used) > 1 else table.templates[used[0]]
+            row = _single_row(table, suite, judge, name, (whole, theirs), valid, legacy, settings)
+            faults += _single_faults(row, scale)
+            if table.judges[judge] not in table.repeats_seen:
+                unseen.setdefault(row.source, []).append(row.judge)
+            elif note := _repeat_note(row):
+                notes.append(note)
+            parts = [row]
+            for code in sorted(used, key=lambda c: table.templates[c]) if len(used) > 1 else []:
+                own = _subset(whole, table.template[whole.rows] == code)
+                other = (
+                    None if theirs is None else _subset(theirs, table.template[theirs.rows] == code)
                 )
-            if row.legacy_models:
-                faults.append(
-                    f"{where}: {row.legacy_models} models on the older question file "
-                    f"(items {LEGACY_PREFIX}*, not merged with the current ids)"
-                )
-            row.longer_preferred, row.length_comparisons = _length_bias(table, good, settings)
-            if reference is not None and judge != reference:
-                row.reference = table.judges[reference]
-                pair = _shared(table, mine[judge], mine[reference], valid)
-                _agreement(row, table, pair, scale, settings)
-            elif reference == judge:
-                row.reference = "(reference)"
-            rows.append(row)
-    return rows, faults
+                part = _single_row(
+                    table, suite, judge, table.templates[code], (own, other), valid, legacy,
+                    settings,
+                )  # fmt: skip
+                part.breakdown = True
+                parts.append(part)
+            for part in parts:
+                if reference is not None:
+                    part.reference = (
+                        "(reference)" if judge == reference else table.judges[reference]
+                    )
+            rows += parts
+    tables = [
+        f"{source} ({', '.join(dict.fromkeys(judges))}): no variance across repeats: a table "
+        "of grades holds one grade per item (a second is refused), so a repeat cannot show"
+        for source, judges in unseen.items()
+    ]
+    return rows, faults, tables + notes
 
 
 # --- pairwise, both orders --------------------------------------------------------------
@@ -386,7 +520,10 @@ def _question_codes(lines: list[PairLine]) -> IntArray:
 def _pair_row(
     table: PairTable, template: str, lines: list[PairLine], settings: JudgeMetaSettings
 ) -> JudgeRow:
-    row = JudgeRow(source=str(table.path), suite=table.suite, judge=table.judge, template=template)
+    row = JudgeRow(
+        source=str(table.path), suite=table.suite, judge=table.judge, template=template,
+        kind="pairwise",
+    )  # fmt: skip
     row.models = len({line.model_1 for line in lines} | {line.model_2 for line in lines})
     row.judgments = 2 * len(lines)
     questions = _question_codes(lines)
@@ -429,6 +566,10 @@ def _pair_row(
         twice = [key for key, n in repeated.items() if n > 1]
         row.repeats = len(twice)
         row.repeats_differing = sum(len(verdicts[key]) > 1 for key in twice)
+        if twice:
+            same = np.asarray([float(len(verdicts[key]) == 1) for key in twice])
+            items = np.arange(len(twice), dtype=np.int64)
+            row.repeat_agreement = grouped_share(same, np.ones(len(twice)), items, **options)
     usages = [line.usage for line in lines if line.usage is not None]
     if usages and len(usages) == len(lines):
         total = sum(usages, Usage())
@@ -441,34 +582,46 @@ def _pair_row(
 
 def pair_rows(
     tables: Iterable[PairTable], settings: JudgeMetaSettings
-) -> tuple[list[JudgeRow], list[str]]:
-    """Per table: one row per judge prompt, and one over all of them where there are several."""
+) -> tuple[list[JudgeRow], list[str], list[str]]:
+    """Per table: one row per judge prompt, and one over all of them where there are
+    several; the faults, and the notes on empty repeat cells."""
     rows: list[JudgeRow] = []
     faults: list[str] = []
+    notes: list[str] = []
     for table in tables:
         by_template: dict[str, list[PairLine]] = {}
         for line in table.lines:
             by_template.setdefault(line.template, []).append(line)
-        if len(by_template) > 1:
-            rows.append(_pair_row(table, "(all)", list(table.lines), settings))
-        rows += [_pair_row(table, t, lines, settings) for t, lines in sorted(by_template.items())]
-        errors = sum(row.missing for row in rows[-len(by_template) :])
+        parts = [_pair_row(table, t, lines, settings) for t, lines in sorted(by_template.items())]
+        if len(parts) > 1:
+            for part in parts:
+                part.breakdown = True
+            parts.insert(0, _pair_row(table, ALL_TEMPLATES, list(table.lines), settings))
+        rows += parts
+        errors = sum(part.missing for part in parts if not part.breakdown)
         if errors:
             games = "1 game" if errors == 1 else f"{errors} games"
             faults.append(f"{table.suite}, {table.judge}: {games} without a verdict")
-    return rows, faults
+        where, row = f"{table.suite}, {table.judge}", parts[0]
+        if row.repeats is None:
+            notes.append(f"{where}: no variance across repeats: the lines carry no answers, "
+                         "so a game judged twice cannot be told")  # fmt: skip
+        elif not row.repeats:
+            notes.append(f"{where}: no variance across repeats: no game was judged twice")
+    return rows, faults, notes
 
 
 def measure_judges(
     scores: ScoreTable | None,
     pairs: Iterable[PairTable] = (),
     settings: JudgeMetaSettings = JudgeMetaSettings(),
-    notes: Iterable[str] = (),
+    absent: Iterable[str] = (),
 ) -> JudgeMeta:
-    """The judge table over a table of single grades and pairwise tables; ``notes``:
+    """The judge table over a table of single grades and pairwise tables; ``absent``:
     faults found before (sources absent), listed first."""
     rows: list[JudgeRow] = []
-    faults = list(notes)
+    faults = list(absent)
+    notes: list[str] = []
     if scores is not None:
         unknown = [name for name in settings.reference if name not in scores.judges]
         if unknown:
@@ -476,15 +629,17 @@ def measure_judges(
                 f"--reference {unknown[0]!r}: no such judge; judges: "
                 + ", ".join(sorted(scores.judges))
             )
-        found, notes_found = score_rows(scores, settings)
+        found, found_faults, found_notes = score_rows(scores, settings)
         rows += found
-        faults += notes_found
-    found, notes_found = pair_rows(pairs, settings)
+        faults += found_faults
+        notes += found_notes
+    found, found_faults, found_notes = pair_rows(pairs, settings)
     rows += found
-    faults += notes_found
+    faults += found_faults
+    notes += found_notes
     if not rows:
         raise InputError("no judgments to measure")
-    return JudgeMeta(rows, faults, settings.signature())
+    return JudgeMeta(rows, faults, settings.signature(), notes)
 
 
 def judge_meta(sources: Sources, settings: JudgeMetaSettings = JudgeMetaSettings()) -> JudgeMeta:
@@ -496,18 +651,19 @@ def judge_meta(sources: Sources, settings: JudgeMetaSettings = JudgeMetaSettings
 
 # --- output ---------------------------------------------------------------------------------
 
-_AGREEMENT = ("suite", "judge", "models", "judgments", "missing", "off_scale", "mean",
-              "reference", "shared_items", "exact", "kappa", "shared_models", "spearman",
-              "kendall")  # fmt: skip
+_AGREEMENT = ("suite", "judge", "template", "models", "judgments", "missing", "off_scale",
+              "mean", "reference", "shared_items", "exact", "kappa", "shared_models",
+              "spearman", "kendall")  # fmt: skip
 _BIAS = ("suite", "judge", "template", "judgments", "missing", "consistency",
          "first_position", "longer_preferred", "length_comparisons", "repeats",
-         "tokens_per_100", "price_per_100")  # fmt: skip
+         "repeat_agreement", "repeat_sd", "tokens_per_100", "price_per_100")  # fmt: skip
 _TITLES = {
     "off_scale": "off scale", "shared_items": "shared items", "exact": "exact agreement",
     "kappa": "weighted kappa", "shared_models": "shared models", "spearman": "Spearman",
     "kendall": "Kendall", "consistency": "order consistency",
     "first_position": "first position wins", "longer_preferred": "longer preferred",
     "length_comparisons": "length comparisons", "repeats": "repeats (differing)",
+    "repeat_agreement": "same on repeat", "repeat_sd": "repeat SD",
     "tokens_per_100": "tokens / 100 calls", "price_per_100": "USD / 100 calls",
 }  # fmt: skip
 
@@ -515,7 +671,9 @@ _TITLES = {
 def _cell(row: JudgeRow, name: str) -> str:
     value = getattr(row, name)
     if name == "repeats":
-        return "unknown" if value is None else f"{value} ({row.repeats_differing})"
+        if value is None:
+            return "unknown"
+        return f"{value} ({row.repeats_differing})" if value else "0"
     if name in ("tokens_per_100", "price_per_100"):
         return "unknown" if value is None else f"{value:,.4g}"
     if name == "first_position" and value is not None:
@@ -532,8 +690,8 @@ def _cell(row: JudgeRow, name: str) -> str:
 
 
 def render_judge_meta(meta: JudgeMeta, fmt: str) -> str:
-    """The table as Markdown (two tables, then the faults and the signature), CSV (every
-    field, one row per judge) or JSON."""
+    """The table as Markdown (two tables, then the faults, the notes and the signature),
+    CSV (every field, one row per judge and template) or JSON."""
     if fmt == "json":
         return json_text(meta.to_json(), indent=1)
     if fmt == "csv":
@@ -543,19 +701,23 @@ def render_judge_meta(meta: JudgeMeta, fmt: str) -> str:
         writer.writeheader()
         writer.writerows(flat)
         return buffer.getvalue()
+    single = [row for row in meta.rows if row.kind == "single"]
+    bias = [row for row in meta.rows if row.shows_bias]
     parts = [
-        _markdown("Agreement with the reference", meta.rows, _AGREEMENT, scored=True),
-        _markdown("Order, position and length", meta.rows, _BIAS, scored=False),
+        _markdown("Agreement with the reference", single, _AGREEMENT),
+        _markdown("Order, position, length and repeats", bias, _BIAS),
     ]
     listed = "".join(f"- {fault}\n" for fault in meta.faults) or "none\n"
     parts.append(f"Faults (kept out of every statistic, never clamped):\n\n{listed}")
+    if meta.notes:
+        parts.append("Notes (why a cell is empty):\n\n" + "".join(f"- {n}\n" for n in meta.notes))
     parts.append(f"Signature: `{meta.signature}`\n")
     return "\n".join(part for part in parts if part)
 
 
 #: the fields that hold an interval (CSV: three columns each, empty when not measured)
 _INTERVALS = ("exact", "kappa", "spearman", "kendall", "first_position", "consistency",
-              "longer_preferred")  # fmt: skip
+              "longer_preferred", "repeat_agreement", "repeat_sd")  # fmt: skip
 
 
 def _flat(row: JudgeRow) -> dict[str, Any]:
@@ -571,14 +733,11 @@ def _flat(row: JudgeRow) -> dict[str, Any]:
     return flat
 
 
-def _markdown(title: str, rows: list[JudgeRow], columns: tuple[str, ...], *, scored: bool) -> str:
-    chosen = [row for row in rows if scored == (row.template == "-")]
-    if not scored:  # grades with their answers at hand have a length bias too
-        chosen = [row for row in rows if row.template != "-" or row.length_comparisons]
-    if not chosen:
+def _markdown(title: str, rows: list[JudgeRow], columns: tuple[str, ...]) -> str:
+    if not rows:
         return ""
     lines = [f"### {title}\n", "| " + " | ".join(_TITLES.get(c, c) for c in columns) + " |",
              "|" + "---|" * len(columns)]  # fmt: skip
     lines += ["| " + " | ".join(_cell(row, c).replace("|", "\\|") for c in columns) + " |"
-              for row in chosen]  # fmt: skip
+              for row in rows]  # fmt: skip
     return "\n".join(lines) + "\n"

@@ -7,9 +7,14 @@ Three shapes of file are read, each as its producer wrote it:
   table in that shape, human labels included: name them as a judge). ``score`` is a number
   or ``null`` (the judge's reply held no grade); ``.xz``/``.gz``/``.zst`` are inflated
   through the store within ``SCORES_MAX_BYTES``.
-- a FastChat single-grading folder (``model_judgment/<judge>_single``); -1 (no rating) is
-  a missing grade. The answers graded are read from ``model_answer/`` beside it, where
-  present, for their lengths.
+- a FastChat single-grading folder (``model_judgment/<judge>_single``) or file
+  (``<judge>_single.jsonl``, FastChat's ``gen_judgment.py`` layout); -1 (no rating) is a
+  missing grade; each line's template is its ``judge: [name, template]``; a line of
+  swallow-evaluation's (lists over the trials) is one grade per trial. Every line is kept:
+  a second grade of one (model, question, turn, trial) is a repeat of the judge, kept
+  beside the first (which alone counts elsewhere) for the variance across repeats. The
+  answers graded are read from ``model_answer/`` beside it, where present, for their
+  lengths.
 - FastChat pairwise lines, both orders per line (``g1_winner``, ``g2_winner``): a file or
   a folder of them. The judge is ``judge: [name, prompt]`` (FastChat) or
   ``judge_model``/``judge_prompt`` (ja-vicuna-qa-benchmark's files).
@@ -31,9 +36,9 @@ from pydantic import BaseModel, ConfigDict
 
 from hyoka.errors import InputError
 from hyoka.mtbench.answers import model_answer_file
-from hyoka.mtbench.records import AnswerRecord, Winner
+from hyoka.mtbench.records import NO_RATING, AnswerRecord, Winner
 from hyoka.providers import Usage
-from hyoka.stats import read_single_grades
+from hyoka.stats import GradeLine
 from hyoka.store import (
     codec_of,
     parse_lines,
@@ -56,6 +61,8 @@ SHABERI_SCALES: Mapping[str, tuple[int, int]] = {
 FASTCHAT_SCALE = (0, 10)
 #: Shaberi items of the older 80-question ja-mt-bench files, which have no ids
 LEGACY_PREFIX = "legacy-"
+#: the template of a grade whose file names none (a table of grades)
+NO_TEMPLATE = "-"
 _FIELDS = ("judge", "suite", "model", "item")
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -83,21 +90,30 @@ class ScoreTable:
     """Single grades of one or more judges: one row per (judge, suite, model, item).
 
     ``score`` is NaN where no grade was given; ``length`` is the graded answer's length in
-    characters, NaN where the answer is not at hand. ``scales`` holds each suite's scale
-    where it is known; ``origin`` names where each judge's grades were read from."""
+    characters, NaN where the answer is not at hand; ``template`` the judge prompt the grade
+    was made with (``NO_TEMPLATE`` where the file names none). ``scales`` holds each
+    suite's scale where it is known; ``origin`` names where each judge's grades were read
+    from. Later grades of a row (the judge asked again) are ``repeat_score``, each naming
+    its row in ``repeat_of``; ``repeats_seen``: the judges whose files could hold repeats
+    (judgment lines; a table of grades refuses a second grade of an item)."""
 
     judges: tuple[str, ...]
     suites: tuple[str, ...]
     models: tuple[str, ...]
     items: tuple[str, ...]
+    templates: tuple[str, ...]
     judge: IntArray
     suite: IntArray
     model: IntArray
     item: IntArray
+    template: IntArray
     score: FloatArray
     length: FloatArray
     scales: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     origin: Mapping[str, str] = field(default_factory=dict)
+    repeat_of: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    repeat_score: FloatArray = field(default_factory=lambda: np.zeros(0))
+    repeats_seen: frozenset[str] = frozenset()
 
     @property
     def size(self) -> int:
@@ -186,10 +202,12 @@ def read_score_table(path: Path) -> ScoreTable:
         suites=suites,
         models=codes["model"].names,
         items=codes["item"].names,
+        templates=(NO_TEMPLATE,),
         judge=np.concatenate(columns["judge"]),
         suite=np.concatenate(columns["suite"]),
         model=np.concatenate(columns["model"]),
         item=np.concatenate(columns["item"]),
+        template=np.zeros(sum(map(len, scores)), dtype=np.int64),
         score=np.concatenate(scores),
         length=np.full(sum(map(len, scores)), np.nan),
         scales={suite: SHABERI_SCALES[suite] for suite in suites if suite in SHABERI_SCALES},
@@ -218,27 +236,42 @@ def bench_name(path: Path) -> str:
     return _stem(path)
 
 
-def read_single_folders(folders: list[Path]) -> ScoreTable:
-    """FastChat single-grading folders as one table: item ``<question>/<turn>`` (and
-    ``/<trial>`` for trials after the first, where the answers hold several), the
-    benchmark as the suite, -1 (no rating) as a missing grade, lengths from the answers
-    in ``model_answer/`` beside ``model_judgment/`` where that folder exists."""
-    codes = {name: _Codes() for name in _FIELDS}
-    columns: dict[str, list[int]] = {name: [] for name in _FIELDS}
+def read_single_folders(paths: list[Path]) -> ScoreTable:
+    """FastChat single-grading folders or files as one table: item ``<question>/<turn>``
+    (and ``/<trial>`` for trials after the first), the benchmark as the suite, the
+    template from ``judge``, -1 (no rating) as a missing grade, a second grade of an item
+    a repeat (``ScoreTable.repeat_of``; in one file or across the paths given: a second
+    run of the judge), lengths from the answers in ``model_answer/`` beside
+    ``model_judgment/`` where that folder exists. A folder or file holds one judge;
+    a grade off the 0-10 scale is kept as written (``judge_meta`` counts it)."""
+    codes = {name: _Codes() for name in (*_FIELDS, "template")}
+    columns: dict[str, list[int]] = {name: [] for name in codes}
     scores: list[float] = []
     lengths: list[float] = []
+    repeat_of: list[int] = []
+    repeat_score: list[float] = []
     answers: dict[Path | None, dict[tuple[str, int, int], float]] = {}
     origin: dict[str, str] = {}
-    for folder in folders:
-        grades = read_single_grades(folder)
-        origin.setdefault(grades.judge, f"{bench_name(folder)}/{folder.name}")
-        bench = bench_name(folder)
-        answer_dir = folder.resolve().parent.parent / "model_answer"
-        for (question, turn, model, trial), score in sorted(grades.grades.items()):
+    seen: dict[tuple[str, str, str, int, str, int], int] = {}
+    for path in paths:
+        bench = bench_name(path)
+        answer_dir = path.resolve().parent.parent / "model_answer"
+        judge, lines = _judgment_lines(path)
+        origin.setdefault(judge, f"{bench}/{path.name}")
+        for template, (question, turn, model, trial), score in lines:
+            grade = np.nan if score == NO_RATING else float(score)
+            key = (judge, bench, question, turn, model, trial)
+            if key in seen:
+                repeat_of.append(seen[key])
+                repeat_score.append(grade)
+                continue
+            seen[key] = len(scores)
             item = f"{question}/{turn}" + (f"/{trial}" if trial else "")
-            for name, value in zip(_FIELDS, (grades.judge, bench, model, item), strict=True):
+            for name, value in zip(
+                (*_FIELDS, "template"), (judge, bench, model, item, template), strict=True
+            ):
                 columns[name].append(codes[name](value))
-            scores.append(np.nan if score < 0 else float(score))
+            scores.append(grade)
             answer_file = model_answer_file(answer_dir, model)
             if answer_file not in answers:
                 answers[answer_file] = _answer_lengths(answer_file)
@@ -248,17 +281,65 @@ def read_single_folders(folders: list[Path]) -> ScoreTable:
         suites=codes["suite"].names,
         models=codes["model"].names,
         items=codes["item"].names,
+        templates=codes["template"].names,
         judge=np.asarray(columns["judge"], dtype=np.int64),
         suite=np.asarray(columns["suite"], dtype=np.int64),
         model=np.asarray(columns["model"], dtype=np.int64),
         item=np.asarray(columns["item"], dtype=np.int64),
+        template=np.asarray(columns["template"], dtype=np.int64),
         score=np.asarray(scores, dtype=np.float64),
         length=np.asarray(lengths, dtype=np.float64),
         scales=dict.fromkeys(codes["suite"].names, FASTCHAT_SCALE),
         origin=origin,
+        repeat_of=np.asarray(repeat_of, dtype=np.int64),
+        repeat_score=np.asarray(repeat_score, dtype=np.float64),
+        repeats_seen=frozenset(codes["judge"].names),
     )
-    _check_unique(table, ", ".join(map(str, folders)))
+    _check_unique(table, ", ".join(map(str, paths)))
     return table
+
+
+Graded = tuple[str, tuple[str, int, str, int], float]
+
+
+def _judgment_lines(path: Path) -> tuple[str, list[Graded]]:
+    """The judge of a single-grading folder or file, and its grades in file order:
+    (template, (question, turn, model, trial), score), one per trial of a line that lists
+    them (swallow-evaluation's: ``trials`` names the choices, else 0, 1, ...)."""
+    if path.is_dir():
+        files = sorted(path.glob("*.jsonl"))
+        if not files:
+            raise InputError(f"{path}: no *.jsonl judgment files")
+    elif path.is_file():
+        files = [path]
+    else:
+        raise InputError(f"{path}: not a single-grading folder or file")
+    grades: list[Graded] = []
+    judges: set[str] = set()
+    for file in files:
+        for number, line in read_records(file, GradeLine):
+            judges.add(line.judge_name)
+            template = (
+                str(line.judge[1])
+                if isinstance(line.judge, list) and len(line.judge) > 1
+                else NO_TEMPLATE
+            )
+            question, turn, model = str(line.question_id), line.turn, line.model
+            if not isinstance(line.score, list):
+                grades.append((template, (question, turn, model, line.trial or 0), line.score))
+                continue
+            trials = (line.model_extra or {}).get("trials") or list(range(len(line.score)))
+            numbers = all(type(v) in (int, float) for v in line.score)
+            if not numbers or len(trials) != len(line.score) or not line.score:
+                raise InputError(
+                    f"{file}:{number}: score must be a number, or a list of numbers (one "
+                    "per trial, as many as trials)"
+                )
+            for trial, score in zip(trials, line.score, strict=True):
+                grades.append((template, (question, turn, model, int(trial)), float(score)))
+    if len(judges) != 1:
+        raise InputError(f"{path}: judgments by several judges: {sorted(judges)}")
+    return next(iter(judges)), grades
 
 
 def _answer_lengths(path: Path | None) -> dict[tuple[str, int, int], float]:
@@ -359,15 +440,20 @@ def merge_tables(tables: list[ScoreTable]) -> ScoreTable:
     suites or items: a second grade of one item is refused as in one table)."""
     if len(tables) == 1:
         return tables[0]
-    merged: dict[str, _Codes] = {name: _Codes() for name in _FIELDS}
-    columns: dict[str, list[IntArray]] = {name: [] for name in _FIELDS}
+    fields = (*_FIELDS, "template")
+    merged: dict[str, _Codes] = {name: _Codes() for name in fields}
+    columns: dict[str, list[IntArray]] = {name: [] for name in fields}
     scales: dict[str, tuple[int, int]] = {}
     origin: dict[str, str] = {}
+    repeat_of: list[IntArray] = []
+    offset = 0
     for table in tables:
+        repeat_of.append(table.repeat_of + offset)
+        offset += table.size
         for name, names, codes in zip(
-            _FIELDS,
-            (table.judges, table.suites, table.models, table.items),
-            (table.judge, table.suite, table.model, table.item),
+            fields,
+            (table.judges, table.suites, table.models, table.items, table.templates),
+            (table.judge, table.suite, table.model, table.item, table.template),
             strict=True,
         ):
             recode = np.asarray([merged[name](value) for value in names], dtype=np.int64)
@@ -382,14 +468,19 @@ def merge_tables(tables: list[ScoreTable]) -> ScoreTable:
         suites=merged["suite"].names,
         models=merged["model"].names,
         items=merged["item"].names,
+        templates=merged["template"].names,
         judge=np.concatenate(columns["judge"]),
         suite=np.concatenate(columns["suite"]),
         model=np.concatenate(columns["model"]),
         item=np.concatenate(columns["item"]),
+        template=np.concatenate(columns["template"]),
         score=np.concatenate([t.score for t in tables]),
         length=np.concatenate([t.length for t in tables]),
         scales=scales,
         origin=origin,
+        repeat_of=np.concatenate(repeat_of),
+        repeat_score=np.concatenate([t.repeat_score for t in tables]),
+        repeats_seen=frozenset().union(*(t.repeats_seen for t in tables)),
     )
     _check_unique(result, "the tables given")
     return result
@@ -397,16 +488,19 @@ def merge_tables(tables: list[ScoreTable]) -> ScoreTable:
 
 #: the published judgments ``hyoka judge meta`` reads when given no files, under the data
 #: directory: the Shaberi table (derived, see its SOURCE.md), pfmt-bench-fin-ja's two
-#: judges' single grades, Japanese Vicuna QA's GPT-4 pairwise verdicts (both orders)
+#: judges' single grades, Stability's GPT-4 single grades of JMT-bench (FastChat's one
+#: file; four turns judged twice), Japanese Vicuna QA's GPT-4 pairwise verdicts (both
+#: orders)
 SHABERI_TABLE = Path("shaberi-judgments") / "scores.jsonl.xz"
 PFMT_JUDGMENTS = Path("pfmt-bench-fin-ja") / "model_judgment"
+JMT_SINGLE = Path("jmt-bench") / "model_judgment" / "gpt-4_single.jsonl"
 VICUNA_PAIRWISE = Path("ja-vicuna-qa") / "model_judgment" / "pairwise"
 
 
 @dataclass(frozen=True)
 class Sources:
-    """What a judge table is built from: score tables, single-grading folders, pairwise
-    files or folders; ``absent``: published sources looked for and not found."""
+    """What a judge table is built from: score tables, single-grading folders or files,
+    pairwise files or folders; ``absent``: published sources looked for and not found."""
 
     scores: tuple[Path, ...] = ()
     single: tuple[Path, ...] = ()
@@ -437,6 +531,10 @@ def published_sources(data_dir: Path) -> Sources:
     single = tuple(sorted((data_dir / PFMT_JUDGMENTS).glob("*_single")))
     if not single:
         absent.append(f"{data_dir / PFMT_JUDGMENTS} (`hyoka data fetch pfmt-fin --with-published`)")
+    if (data_dir / JMT_SINGLE).is_file():
+        single += (data_dir / JMT_SINGLE,)
+    else:
+        absent.append(f"{data_dir / JMT_SINGLE} (`hyoka data fetch jmt-bench --with-published`)")
     pairwise = tuple(sorted(p for p in (data_dir / VICUNA_PAIRWISE).glob("*") if p.is_dir()))
     if not pairwise:
         absent.append(

@@ -4,7 +4,10 @@
 ``stats.length_adjusted_scores`` over the table's judgments: every rated turn is one
 grade, its length the characters of the judged turn's answer (after any thinking block,
 as it was judged). Each judged turn is a question of the regression (turn 2 of a dialogue
-is asked after turn 1's answer: its own question mean), resampled on its own.
+is asked after turn 1's answer: its own question mean), but the bootstrap draws whole
+dialogues (``RESAMPLED``: a question's turns together), as the leaderboard's other
+intervals do (``stats.two_level_draws``): the turns of one dialogue share its topic and
+its answers, so drawing them one by one would make the interval too narrow.
 
 The adjusted mean stands beside "Avg.", never instead of it: it is the mean of every rated
 turn with every answer as long as its question's mean, so that a model whose lead comes
@@ -28,6 +31,8 @@ from hyoka.stats import Grade, Interval, LengthAdjusted, length_adjusted_scores
 
 #: the column's header, beside "Avg." in the table of both turns
 HEADER = "length-adj."
+#: what the bootstrap draws: a question id with all its judged turns
+RESAMPLED = "dialogue"
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,8 @@ class LengthColumn:
             f"{HEADER}: mean of every rated turn with every answer as long as its question's "
             "mean (two-way fixed effects of score on log(1 + characters of the judged turn's "
             f"answer), each judged turn a question); score and length within question: partial "
-            f"r = {r.format(3)}, 95% CI over the {self.fit.questions} judged turns"
+            f"r = {r.format(3)}, 95% CI resampling the {self.fit.clusters} dialogues "
+            f"({self.fit.questions} judged turns)"
         )
 
 
@@ -120,11 +126,15 @@ def length_column(
                 continue
             chars = len(record.turns[turn - 1])
             question = f"{question_id}/turn{turn}"
-            model_grades.append(Grade(question, model.model, float(score), chars))
+            model_grades.append(
+                Grade(question, model.model, float(score), chars, cluster=str(question_id))
+            )
         if model.model not in missing:
             grades += model_grades
     try:
-        fit = length_adjusted_scores(grades, resamples=resamples, confidence=confidence, seed=seed)
+        fit = length_adjusted_scores(
+            grades, resamples=resamples, confidence=confidence, seed=seed, unit=RESAMPLED
+        )
     except InputError as exc:
         raise InputError(f"--answers: {exc}") from None
     return LengthColumn(fit, missing)

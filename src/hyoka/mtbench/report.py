@@ -299,6 +299,7 @@ def _length_json(length: LengthColumn, model: ModelScores) -> dict[str, Any]:
         "partial_correlation_within_question": length.fit.partial_correlation.to_json(),
         "length_coefficient": length.fit.length_coefficient.to_json(),
         "questions": length.fit.questions,
+        "resampled": {"unit": length.fit.unit, "count": length.fit.clusters},
         SIGNATURE_KEY: length.fit.signature.to_json(),
     }
 

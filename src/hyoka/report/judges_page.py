@@ -1,6 +1,8 @@
 """The "judges" page: ``hyoka judge meta``'s table as HTML (``mtbench.judge_meta``'s numbers,
-shown, never recomputed), with a scatter of each judge's item-level agreement (weighted
-kappa) against its ranking agreement (Spearman), the bias table and the faults named."""
+shown, never recomputed), one row per judge and template, with a scatter of each judge's
+item-level agreement (weighted kappa) against its ranking agreement (Spearman; one point
+per judge, its templates' rows left out), the table of order, position, length and
+repeats, the faults named and the notes on empty cells."""
 
 from __future__ import annotations
 
@@ -14,12 +16,13 @@ if TYPE_CHECKING:
     from hyoka.stats import Interval
 
 PATH = "judges.html"
-AGREEMENT_HEADERS = ("suite", "judge", "models", "judgments", "missing", "off scale", "mean",
-                     "reference", "shared items", "exact agreement", "weighted kappa",
-                     "shared models", "Spearman", "Kendall")  # fmt: skip
+AGREEMENT_HEADERS = ("suite", "judge", "template", "models", "judgments", "missing",
+                     "off scale", "mean", "reference", "shared items", "exact agreement",
+                     "weighted kappa", "shared models", "Spearman", "Kendall")  # fmt: skip
 BIAS_HEADERS = ("suite", "judge", "template", "judgments", "missing", "order consistency",
                 "first position wins", "longer preferred", "repeats (differing)",
-                "tokens / 100 calls", "USD / 100 calls")  # fmt: skip
+                "same on repeat", "repeat SD", "tokens / 100 calls",
+                "USD / 100 calls")  # fmt: skip
 
 
 def _interval(value: Interval | None, count: int | None = None) -> Cell:
@@ -42,18 +45,21 @@ def _number(value: float | int | None, digits: int = 3) -> Cell:
 def _agreement_rows(rows: list[JudgeRow]) -> list[list[Cell | str]]:
     return [
         [
-            r.suite, r.judge, _number(r.models), _number(r.judgments), _number(r.missing),
-            _number(r.off_scale), _number(r.mean), r.reference or "–", _number(r.shared_items),
-            _interval(r.exact), _interval(r.kappa), _number(r.shared_models),
-            _interval(r.spearman), _interval(r.kendall),
+            r.suite, r.judge, r.template, _number(r.models), _number(r.judgments),
+            _number(r.missing), _number(r.off_scale), _number(r.mean), r.reference or "–",
+            _number(r.shared_items), _interval(r.exact), _interval(r.kappa),
+            _number(r.shared_models), _interval(r.spearman), _interval(r.kendall),
         ]
         for r in rows
-        if r.template == "-"
+        if r.kind == "single"
     ]  # fmt: skip
 
 
-def _repeats(row: JudgeRow) -> str:
-    return "unknown" if row.repeats is None else f"{row.repeats} ({row.repeats_differing})"
+def _repeats(row: JudgeRow) -> Cell:
+    if row.repeats is None:
+        return cell("unknown", None)
+    shown = f"{row.repeats} ({row.repeats_differing})" if row.repeats else "0"
+    return cell(shown, row.repeats)
 
 
 def _bias_rows(rows: list[JudgeRow]) -> list[list[Cell | str]]:
@@ -63,10 +69,11 @@ def _bias_rows(rows: list[JudgeRow]) -> list[list[Cell | str]]:
             _interval(r.consistency, r.consistency_pairs if r.consistency else None),
             _interval(r.first_position, r.decisive_games if r.first_position else None),
             _interval(r.longer_preferred, r.length_comparisons if r.longer_preferred else None),
-            _repeats(r), _number(r.tokens_per_100, 1), _number(r.price_per_100, 4),
+            _repeats(r), _interval(r.repeat_agreement), _interval(r.repeat_sd),
+            _number(r.tokens_per_100, 1), _number(r.price_per_100, 4),
         ]
         for r in rows
-        if r.template != "-" or r.length_comparisons
+        if r.shows_bias
     ]  # fmt: skip
 
 
@@ -78,13 +85,15 @@ def judges_page(meta: JudgeMeta) -> str:
         "<p>How far each judge can be trusted, from judgments already made "
         "(<code>hyoka judge meta</code>). Intervals are 95% percentile bootstrap intervals: "
         "agreement and rank correlations resample models, order and length statistics "
-        "resample questions.</p>"
+        "resample questions, repeat statistics the items judged more than once. A judge "
+        "that used several templates has a row over all of them, <code>(all)</code>, then "
+        "one per template, compared with the reference on the same template.</p>"
     ]
     if agreement:
         points = [
             Point(r.kappa.estimate, r.spearman.estimate, f"{r.judge} ({r.suite})")
             for r in meta.rows
-            if r.kappa is not None and r.spearman is not None
+            if r.kappa is not None and r.spearman is not None and not r.breakdown
         ]
         body.append("<h2>Agreement with the reference</h2>")
         body.append(table(AGREEMENT_HEADERS, agreement))
@@ -96,9 +105,12 @@ def judges_page(meta: JudgeMeta) -> str:
             )
         )
     if bias:
-        body.append("<h2>Order, position and length</h2>")
+        body.append("<h2>Order, position, length and repeats</h2>")
         body.append(table(BIAS_HEADERS, bias))
     faults = "".join(f"<li>{esc(fault)}</li>" for fault in meta.faults) or "<li>none</li>"
     body.append(f"<h2>Faults</h2><p>Kept out of every number, never clamped.</p><ul>{faults}</ul>")
+    if meta.notes:
+        notes = "".join(f"<li>{esc(note)}</li>" for note in meta.notes)
+        body.append(f'<h2>Notes</h2><p>Why a cell is empty.</p><ul class="notes">{notes}</ul>')
     footer = f'<p class="signature">{esc(meta.signature)}</p>'
     return page("Judges", "".join(body), path=PATH, footer=footer)

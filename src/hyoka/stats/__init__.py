@@ -42,7 +42,12 @@ from hyoka.stats.ranking_quality import (
     separability_curve,
 )
 from hyoka.stats.refset_stability import ENSEMBLE, refset_stability
-from hyoka.stats.single_grades import preferences, preferences_from_folders, read_single_grades
+from hyoka.stats.single_grades import (
+    GradeLine,
+    preferences,
+    preferences_from_folders,
+    read_single_grades,
+)
 from hyoka.stats.style_control import (
     StyleControlled,
     StyleCounts,
@@ -62,6 +67,7 @@ __all__ = [
     "BoardCorrelation",
     "Correlation",
     "Grade",
+    "GradeLine",
     "HomeFit",
     "HomeMatch",
     "HomeRanking",

@@ -19,8 +19,12 @@ Two numbers, both over (question, model, score, length) rows, lengths in **chara
   with a model term leaves each model's residuals summing to 0, so this equals
   mean_q(α_q + μ_m + γ·x̄_q).)
 
-Intervals are percentile bootstrap intervals over questions drawn with replacement
-(seeded): the answers to one question share it, so questions are the unit resampled.
+Intervals are percentile bootstrap intervals over clusters of questions drawn with
+replacement (seeded): the answers to one question share it, so a question is never split,
+and questions that hang together (the turns of one dialogue: turn 2 is asked after turn
+1's answer) are given one ``cluster`` and drawn together. Without clusters each question
+is its own. The unit drawn is named in the signature (``unit``): resampling turns one by
+one where the turns of a dialogue move together would give too narrow an interval.
 """
 
 from __future__ import annotations
@@ -56,14 +60,16 @@ _SWEEP_TOLERANCE = 1e-12
 @dataclass(frozen=True, kw_only=True)
 class LengthAdjustedSignature(SignatureType):
     """How length-adjusted single grades were made: the regression, the length feature
-    and its unit, the bootstrap over questions (resamples, confidence, seed). numpy's
-    version is recorded (its seeded draws)."""
+    and its unit, the bootstrap (the unit it draws: ``question``, or what the caller's
+    clusters are, e.g. ``dialogue``; resamples, confidence, seed). numpy's version is
+    recorded (its seeded draws)."""
 
     kind: ClassVar[str] = "length-adjusted-scores"
     packages: ClassVar[tuple[str, ...]] = ("numpy",)
     model: str
     feature: str
     length: str
+    unit: str
     resamples: int
     confidence: float
     seed: int
@@ -72,12 +78,14 @@ class LengthAdjustedSignature(SignatureType):
 @dataclass(frozen=True)
 class Grade:
     """One single grade: ``model``'s answer to ``question`` got ``score`` and was
-    ``chars`` characters long."""
+    ``chars`` characters long; ``cluster``: the unit the bootstrap draws the question
+    with (e.g. its dialogue), ``None``: the question alone."""
 
     question: str
     model: str
     score: float
     chars: int
+    cluster: str | None = None
 
 
 @dataclass(frozen=True)
@@ -104,13 +112,16 @@ class AdjustedScore:
 @dataclass(frozen=True)
 class LengthAdjusted:
     """The within-question partial correlation, γ (score per unit of log length), every
-    model's raw and adjusted mean (first-seen order), and the signature."""
+    model's raw and adjusted mean (first-seen order), the signature, and what the
+    bootstrap drew: ``clusters`` of ``unit`` (``questions`` where it is ``question``)."""
 
     partial_correlation: Interval
     length_coefficient: Interval
     scores: tuple[AdjustedScore, ...]
     questions: int
     signature: Signature
+    clusters: int
+    unit: str
 
     def by_model(self) -> dict[str, AdjustedScore]:
         return {score.model: score for score in self.scores}
@@ -120,6 +131,7 @@ class LengthAdjusted:
             SIGNATURE_KEY: self.signature.to_json(),
             "length_unit": LENGTH_UNIT,
             "questions": self.questions,
+            "resampled": {"unit": self.unit, "count": self.clusters},
             "partial_correlation_within_question": self.partial_correlation.to_json(),
             "length_coefficient": self.length_coefficient.to_json(),
             "models": [score.to_json() for score in self.scores],
@@ -209,10 +221,12 @@ def length_adjusted_scores(
     resamples: int = DEFAULT_RESAMPLES,
     confidence: float = 0.95,
     seed: int = DEFAULT_SEED,
+    unit: str = "question",
 ) -> LengthAdjusted:
     """The partial correlation of score with length within question and every model's
-    length-adjusted mean (see the module's docstring), with intervals over questions.
-    A model answers a question at most once (repeats are aggregated before)."""
+    length-adjusted mean (see the module's docstring), with intervals over the grades'
+    clusters (``unit`` names what a cluster is; ``question`` where none is given). A
+    model answers a question at most once (repeats are aggregated before)."""
     if resamples < 1:
         raise InputError("--resamples must be at least 1")
     if not 0.0 < confidence < 1.0:
@@ -220,6 +234,8 @@ def length_adjusted_scores(
     question_index: dict[str, int] = {}
     model_index: dict[str, int] = {}
     cells: dict[tuple[int, int], tuple[float, float]] = {}
+    cluster_index: dict[str, int] = {}
+    cluster_of: dict[int, int] = {}
     for grade in grades:
         if not math.isfinite(grade.score):
             raise InputError(f"{grade.model} on {grade.question!r}: score {grade.score!r}")
@@ -227,6 +243,10 @@ def length_adjusted_scores(
             raise InputError(f"{grade.model} on {grade.question!r}: negative length")
         q = question_index.setdefault(grade.question, len(question_index))
         m = model_index.setdefault(grade.model, len(model_index))
+        cluster = grade.question if grade.cluster is None else grade.cluster
+        c = cluster_index.setdefault(cluster, len(cluster_index))
+        if cluster_of.setdefault(q, c) != c:
+            raise InputError(f"question {grade.question!r} is in two clusters")
         if (q, m) in cells:
             raise InputError(f"{grade.model} on {grade.question!r}: graded twice")
         cells[q, m] = (grade.score, math.log1p(grade.chars))
@@ -238,15 +258,20 @@ def length_adjusted_scores(
         score[q, m], length[q, m], present[q, m] = value, log_length, 1.0
     panel = _Panel.of(score, length, present)
 
+    if unit == "question" and len(cluster_index) != questions:
+        raise ValueError("grades with clusters need the unit the clusters are named")
     point = _statistics(panel, np.ones((1, questions)))[0]
     rng = np.random.default_rng(seed)
-    # a batch of r draws holds r × questions indices and r × questions × models cells
+    clusters = len(cluster_index)
+    # each question weighs as often as its cluster was drawn
+    members = np.asarray([cluster_of[q] for q in range(questions)], dtype=np.int64)
+    # a batch of r draws holds r × clusters indices and r × questions × models cells
     draws = resampled(
-        lambda picks: _statistics(panel, draw_weights(picks, questions)),
-        questions,
+        lambda picks: _statistics(panel, draw_weights(picks, clusters)[:, members]),
+        clusters,
         resamples,
         rng,
-        batch_cells=max(questions, _BATCH_CELLS // models),
+        batch_cells=max(clusters, _BATCH_CELLS // (models * questions) * clusters),
     )
     low, high = _nan_percentiles(draws, confidence)
 
@@ -269,11 +294,14 @@ def length_adjusted_scores(
         model=MODEL,
         feature=FEATURE,
         length=LENGTH_UNIT,
+        unit=unit,
         resamples=resamples,
         confidence=confidence,
         seed=seed,
     ).signature()
-    return LengthAdjusted(interval(0), interval(1), scores, questions, signature)
+    return LengthAdjusted(
+        interval(0), interval(1), scores, questions, signature, clusters=clusters, unit=unit
+    )
 
 
 def _nan_percentiles(draws: FloatArray, confidence: float) -> tuple[FloatArray, FloatArray]:
