@@ -565,3 +565,26 @@ def test_a_model_name_from_a_judgment_line_never_reads_outside_model_answer(
     length = {table.models[m]: n for m, n in zip(table.model, table.length, strict=True)}
     assert length["m"] == 3.0
     assert np.isnan(length["../../x"])
+
+
+@data_mark(PFMT)
+def test_intervals_do_not_depend_on_what_else_is_read(tmp_path: Path) -> None:
+    """A table numbers models in the order it first sees them; a third judge's file read
+    first, naming the models in reverse order, leaves gpt-4o-mini's intervals as they were
+    (the bootstrap draws models numbered by name)."""
+    lines = []
+    for path in sorted((PFMT / "gpt-4o-mini_single").glob("*.jsonl"), reverse=True):
+        first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+        first["judge"] = ["extra-judge", first["judge"][1]]
+        lines.append(first)
+    extra = _write(tmp_path / "extra-judge_single.jsonl", lines)
+    settings = JudgeMetaSettings(resamples=50, reference=("gpt-4o",))
+    folders = [PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"]
+    alone = measure_judges(read_single_folders(folders), settings=settings)
+    beside = measure_judges(read_single_folders([extra, *folders]), settings=settings)
+    ours = _row(alone.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
+    theirs = _row(beside.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
+    assert ours.shared_items == theirs.shared_items == 6477
+    for name in ("exact", "kappa", "spearman", "kendall", "longer_preferred"):
+        assert getattr(ours, name) is not None, name
+        assert getattr(ours, name) == getattr(theirs, name), name

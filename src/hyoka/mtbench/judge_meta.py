@@ -39,7 +39,7 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, ClassVar, Literal, TypedDict
@@ -270,9 +270,18 @@ def _choose_reference(
     return max(judges, key=lambda judge: (shared[judge], -judges.index(judge)))
 
 
-def _compact(codes: IntArray) -> tuple[IntArray, int]:
+def _compact(codes: IntArray, names: Sequence[str]) -> tuple[IntArray, int]:
+    """The codes present, renumbered 0..k-1 in the order of their ``names``.
+
+    A table numbers names in the order it first saw them, which depends on what else was
+    read beside (another table, another judge's folder); the bootstrap draws clusters by
+    these numbers, so numbering by name keeps each interval the same whatever else is read.
+    """
     unique, inverse = np.unique(codes, return_inverse=True)
-    return inverse.astype(np.int64), len(unique)
+    by_name = np.argsort(np.array([names[code] for code in unique], dtype=object), kind="stable")
+    rank = np.empty(len(unique), dtype=np.int64)
+    rank[by_name] = np.arange(len(unique), dtype=np.int64)
+    return rank[inverse.reshape(-1)], len(unique)
 
 
 def _length_bias(
@@ -283,7 +292,7 @@ def _length_bias(
     rows = rows[np.isfinite(table.length[rows])]
     if len(rows) < 2:
         return None, 0
-    items, count = _compact(table.item[rows])
+    items, count = _compact(table.item[rows], table.items)
     hits = np.zeros(count)
     counted = np.zeros(count)
     order = np.argsort(items, kind="stable")
@@ -320,7 +329,7 @@ def _agreement(
         return
     first, second = table.score[a], table.score[b]
     low, high = scale or (int(min(first.min(), second.min())), int(max(first.max(), second.max())))
-    models, count = _compact(table.model[a])
+    models, count = _compact(table.model[a], table.models)
     agreement = scale_agreement(
         (first - low).astype(np.int64), (second - low).astype(np.int64), models,
         int(high - low) + 1, resamples=settings.resamples, confidence=settings.confidence,
