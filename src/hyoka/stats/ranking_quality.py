@@ -172,10 +172,9 @@ def mean_score_draws(
     if table.ndim != 2 or table.shape[1] != len(models) or table.shape[0] < 1:
         raise InputError("a score table has one row per question and one column per model")
     graded = np.isfinite(table)
-    empty = [model for model, any_grade in zip(models, graded.any(axis=0), strict=True)
-             if not any_grade]  # fmt: skip
-    if empty:
-        raise InputError(f"a score table has no grade of {empty[0]!r}")
+    empty = np.flatnonzero(~graded.any(axis=0))
+    if len(empty):
+        raise InputError(f"a score table has no grade of {models[int(empty[0])]!r}")
     questions = table.shape[0]
     values = np.where(graded, table, 0.0)
     picks = resample_indices(questions, resamples, np.random.default_rng(seed))
