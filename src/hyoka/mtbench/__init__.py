@@ -72,13 +72,15 @@ from hyoka.mtbench.rakuda import (
     read_matches,
 )
 from hyoka.mtbench.rankings import (
+    Ranking,
     judgments_ranking,
     question_curve,
     rankings_report,
     reference_ranking,
     render_curve,
     render_rankings,
-    table_ranking,
+    score_table_path,
+    table_rankings,
 )
 from hyoka.mtbench.records import (
     INCORRECT_LANGUAGE,
@@ -127,6 +129,7 @@ __all__ = [
     "RakudaBench",
     "RakudaPairLine",
     "RakudaRanking",
+    "Ranking",
     "SingleJudgmentLine",
     "TemplateChoice",
     "TurnLengths",
@@ -178,8 +181,9 @@ __all__ = [
     "render_judge_meta",
     "render_rankings",
     "round_half_up",
+    "score_table_path",
     "single_output",
-    "table_ranking",
+    "table_rankings",
     "table_separability",
     "turn_label",
     "turn_lengths",

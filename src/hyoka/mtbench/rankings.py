@@ -42,7 +42,12 @@ import numpy.typing as npt
 
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench
-from hyoka.mtbench.judge_scores import LEGACY_PREFIX, read_score_table
+from hyoka.mtbench.judge_scores import (
+    LEGACY_PREFIX,
+    SHABERI_TABLE,
+    ScoreTable,
+    read_score_table,
+)
 from hyoka.mtbench.leaderboard import build_leaderboard, display_name, judgment_files
 from hyoka.mtbench.trials import IntervalSettings, question_cells, score_draws
 from hyoka.signature import SIGNATURE_KEY
@@ -148,10 +153,35 @@ def _on_scale(score: FloatArray, scale: tuple[int, int] | None) -> npt.NDArray[n
     return valid
 
 
-def table_ranking(path: Path, judge: str, suite: str | None, settings: IntervalSettings) -> Ranking:
-    """``judge``'s grades on ``suite`` (optional where the judge graded one suite) from the
-    score table at ``path``."""
+def score_table_path(given: Path | None, data_dir: Path) -> Path:
+    """The score table the judges are read from: ``given``, else the Shaberi table in the
+    data directory (said how to get where it is absent)."""
+    path = given if given is not None else data_dir / SHABERI_TABLE
+    if not path.is_file():
+        how = (
+            ""
+            if given is not None
+            else (
+                " (a table derived from shisa-ai/shaberi: `hyoka data fetch shaberi-judgments "
+                "--with-published` says how it is made)"
+            )
+        )
+        raise InputError(f"--scores {path}: no such file{how}")
+    return path
+
+
+def table_rankings(
+    path: Path, judges: Sequence[str], suite: str | None, settings: IntervalSettings
+) -> list[Ranking]:
+    """Each of ``judges``' grades on ``suite`` (optional where a judge graded one suite)
+    from the score table at ``path``, read once."""
     table = read_score_table(path)
+    return [_table_ranking(table, judge, suite, settings) for judge in judges]
+
+
+def _table_ranking(
+    table: ScoreTable, judge: str, suite: str | None, settings: IntervalSettings
+) -> Ranking:
     chosen_judge = _match(judge, table.judges, "judge in the table", "--judge")
     judge_code = table.judges.index(chosen_judge)
     graded = sorted({table.suites[s] for s in np.unique(table.suite[table.judge == judge_code])})
