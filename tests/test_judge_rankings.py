@@ -5,6 +5,7 @@ benchmark does, at the leaderboard's separability."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import lzma
 from collections import defaultdict
@@ -136,7 +137,7 @@ def test_the_curve_ends_at_the_benchmarks_questions_and_the_leaderboards_separab
     assert points[-1]["agreement_with_full"] == 1.0
     values = [p["separability"] for p in points]
     assert values[0] < values[-1]
-    assert all(later >= earlier - 0.05 for earlier, later in zip(values, values[1:]))
+    assert all(later >= earlier - 0.05 for earlier, later in itertools.pairwise(values))
     assert shown["questions_needed"] is None  # 80% is beyond this benchmark
     text = _run("judge", "curve", "--judgments", str(MINI), "--repeats", "3", *FEW).stdout
     assert "separability ≥ 80% is not reached within the benchmark's 360 questions" in text
