@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -61,7 +60,7 @@ from hyoka.stats import (
     separability_curve,
     two_level_draws,
 )
-from hyoka.store import read_rows
+from hyoka.store import json_text, read_rows
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -345,7 +344,7 @@ def _statistics(report: RankingsReport) -> list[tuple[str, str, str]]:
 def render_rankings(report: RankingsReport, fmt: str) -> str:
     """The comparison as a Markdown table with notes, CSV rows, or JSON."""
     if fmt == "json":
-        return json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
+        return json_text(report.to_json(), indent=2)
     rows = _statistics(report)
     signature = report.comparison.signature
     if fmt == "csv":
@@ -428,7 +427,7 @@ def question_curve(
 def render_curve(report: CurveReport, fmt: str) -> str:
     """The curve as a Markdown table with its conclusion, CSV rows, or JSON."""
     if fmt == "json":
-        return json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
+        return json_text(report.to_json(), indent=2)
     points = report.curve.points
     if fmt == "csv":
         buffer = io.StringIO()
