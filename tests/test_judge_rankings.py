@@ -158,6 +158,12 @@ def test_bad_input_is_one_error_line_naming_the_file_or_flag(tmp_path: Path) -> 
     assert _error("judge", "rankings", "--judgments", str(MINI), "--reference", str(table)) == (
         f"error: {table}:3: score 'high' is not a number"
     )
+    other = tmp_path / "other.csv"
+    other.write_text("model,score\ngpt-4,8.1\nsomeone-else,7\n")
+    assert _error("judge", "rankings", "--judgments", str(MINI), "--reference", str(other)) == (
+        f"error: {MINI} and {other} rank 1 model(s) in common; comparing rankings needs at "
+        "least three (models are matched by the names the leaderboard shows)"
+    )
     assert "--sizes 10,x" in _error("judge", "curve", "--judgments", str(MINI), "--sizes", "10,x")
     assert "question counts must lie between 1 and 360" in _error(
         "judge", "curve", "--judgments", str(MINI), "--sizes", "10,400"

@@ -148,11 +148,14 @@ def rankings_command(
             f"give two rankings (--judgments, --judge, --reference), not {given}: two of "
             "--judgments/--judge, or one of them and --reference"
         )
-    rankings = _rankings(judgments, judge, scores, suite, bench, variant, settings, data_dir)
-    if reference is not None:
+    published = None
+    if reference is not None:  # read first: a bad file is named before the judgments load
         from hyoka.mtbench import reference_ranking
 
-        rankings.append(reference_ranking(reference))
+        published = reference_ranking(reference)
+    rankings = _rankings(judgments, judge, scores, suite, bench, variant, settings, data_dir)
+    if published is not None:
+        rankings.append(published)
     report = rankings_report(rankings[0], rankings[1], settings)
     _write(render_rankings(report, fmt.value), output)
 

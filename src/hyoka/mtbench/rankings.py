@@ -296,6 +296,12 @@ def rankings_report(
 ) -> RankingsReport:
     """``compare_rankings`` of the two, the correlations' draws by ``settings``."""
     own, theirs = set(ranking.scores.models), set(reference.scores.models)
+    if len(own & theirs) < 3:
+        raise InputError(
+            f"{ranking.name} and {reference.name} rank {len(own & theirs)} model(s) in "
+            "common; comparing rankings needs at least three (models are matched by the "
+            "names the leaderboard shows)"
+        )
     comparison = compare_rankings(
         ranking.scores, reference.scores, settings.confidence,
         resamples=settings.resamples, seed=settings.seed, unit=ranking.unit or "none",
