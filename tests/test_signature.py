@@ -95,9 +95,10 @@ DECLARED = {
         "model", "feature", "length", "unit", "resamples", "confidence", "seed",
     ),
     "ranking-comparison": (
-        "confidence", "pairs", "rounds", "correlation-draws", "resamples", "seed",
+        "confidence", "pairs", "brier", "rounds", "unit", "correlation-draws", "resamples",
+        "seed",
     ),
-    "separability-curve": ("sizes", "repeats", "confidence", "seed"),
+    "separability-curve": ("sizes", "repeats", "confidence", "seed", "rounds", "unit"),
     "refset-plan": (
         "model", "mode", "num-examples", "max-tokens", "snippets-k", "executor", "workers",
         "cpus-per-worker", "gpus-per-worker", "calibration", "gpu", "peak-tflops",

@@ -77,3 +77,15 @@ def test_from_summaries_draws_each_groups_mean_as_its_normal_approximation() -> 
     ]  # fmt: skip
     interval = summary_two_level_interval(means, spread, trials, 0.5, resamples=ROUNDS, seed=0)
     assert (interval.low, interval.high) == pytest.approx(_bounds(drawn), abs=1e-12)
+
+
+def test_one_trial_per_group_draws_what_both_levels_draw() -> None:
+    """The shortcut for groups of one value (a benchmark judged once) draws exactly the
+    general path's numbers: one value's resampled mean is itself, and drawing its index
+    leaves the generator untouched."""
+    from hyoka.stats.bootstrap import group_means, outer_means, two_level_draws
+
+    groups = [np.array([v]) for v in np.random.default_rng(1).integers(1, 11, 40).astype(float)]
+    rng = np.random.default_rng(5)
+    general = outer_means(group_means(groups, ROUNDS, rng), rng)
+    assert np.array_equal(two_level_draws(groups, resamples=ROUNDS, seed=5), general)

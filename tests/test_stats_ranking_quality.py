@@ -5,6 +5,10 @@ over a crafted score table."""
 
 from __future__ import annotations
 
+import itertools
+import math
+from statistics import NormalDist
+
 import numpy as np
 import pytest
 
@@ -20,6 +24,7 @@ from hyoka.stats.ranking_quality import (
     pair_rank_brier,
     separability,
     separability_curve,
+    strict_agreement,
 )
 
 needs("scipy")
@@ -41,25 +46,82 @@ def test_separability_is_the_share_of_pairs_whose_intervals_do_not_overlap() -> 
     assert separability(_ranking([1.0, 1.0, 1.0])) == 0.0
 
 
-def test_agreement_with_confidence_counts_the_pairs_the_reference_separates() -> None:
+def test_agreement_strict_agreement_and_brier_on_a_worked_example() -> None:
+    """The three pair statistics by hand, on arena-hard's definitions (module docstring)."""
     reference = _ranking([1.0, 2.0, 3.0, 3.05])  # a < b < c < d; (c, d) overlap
-    # the ranking: a = 2 and b = 1 (reversed, with confidence), c anywhere in 0.8–3.2
-    # (it separates from nothing), d = 3
-    draws = np.stack(
-        [np.full(200, 2.0), np.full(200, 1.0), np.linspace(0.8, 3.2, 200), np.full(200, 3.0)],
-        axis=1,
-    )
+    # the ranking: a = 2 and b = 1 (reversed, with confidence), c = 2 ± 1.2 (apart from
+    # nothing), d = 3
+    offsets = np.linspace(-1.0, 1.0, 200)
+    draws = np.stack([2.0 + 0.1 * offsets, 1.0 + 0.1 * offsets, 2.0 + 1.2 * offsets,
+                      3.0 + 0.1 * offsets], axis=1)  # fmt: skip
     ranking = ScoreDraws(("a", "b", "c", "d"), np.asarray([2.0, 1.0, 2.0, 3.0]), draws)
     # the five pairs the reference separates: (a, b) reversed −1, (a, c) 0, (a, d) +1,
-    # (b, c) 0, (b, d) +1; (c, d) is not counted
+    # (b, c) 0, (b, d) +1; (c, d) is not counted. The notebook's 1, ½, 0 scoring of the same
+    # pairs gives (0 + ½ + 1 + ½ + 1) / 5 = 3/5 = (1/5 + 1) / 2.
     assert agreement_with_confidence(ranking, reference) == pytest.approx(1 / 5)
-    # the Brier score over the same pairs: each forecast that the first is ahead, where in
-    # the reference it never is
-    c_below = {value: float(np.mean(draws[:, 2] < value)) for value in (1.0, 2.0)}
-    forecasts = [1.0, c_below[2.0], 0.0, c_below[1.0], 0.0]
-    expected = float(np.mean(np.square(forecasts)))
+    # strict: (a, d), (b, c), (b, d), (c, d) ordered alike; (a, b) reversed, (a, c) tied
+    assert strict_agreement(ranking, reference) == pytest.approx(4 / 6)
+    # Brier: every pair in name order, P(first below second) from the normal of the draws'
+    # mean difference and summed variances, against the reference's point order (always
+    # below here)
+    mean, var = draws.mean(axis=0), draws.var(axis=0)
+    forecasts = [
+        NormalDist(mean[i] - mean[j], math.sqrt(var[i] + var[j])).cdf(0.0)
+        for i, j in itertools.combinations(range(4), 2)
+    ]
+    expected = float(np.mean([(f - 1.0) ** 2 for f in forecasts]))
     assert pair_rank_brier(ranking, reference) == pytest.approx(expected)
     assert np.isnan(agreement_with_confidence(ranking, _ranking([1.0, 1.0, 1.0, 1.0])))
+
+
+def _two_rows(lows_highs: list[tuple[float, float]]) -> ScoreDraws:
+    """Models whose two draws are ``low, high``: at confidence 0.5 each interval runs from
+    low + ¼·(high − low) to low + ¾·(high − low), exactly."""
+    draws = np.asarray(lows_highs, dtype=np.float64).T
+    return ScoreDraws(tuple("abcd"[: len(lows_highs)]), draws.mean(axis=0), draws)
+
+
+def test_touching_intervals_are_apart_and_a_point_inside_an_interval_follows_each_rule() -> None:
+    # [1, 3] and [3, 5]: they touch; the notebook's rule (the later starts strictly before
+    # the earlier ends) counts them as apart
+    touching = _two_rows([(0.0, 4.0), (2.0, 6.0)])
+    assert separability(touching, 0.5) == 1.0
+    # a point [2, 2] inside [1, 3]: separability's rule overlaps them; agreement's
+    # (get_overlap: a positive shared length) does not, and orders the point b above a
+    # (its lower bound is higher)
+    inside = _two_rows([(0.0, 4.0), (2.0, 2.0)])
+    assert separability(inside, 0.5) == 0.0
+    below = _two_rows([(0.0, 0.0), (9.0, 9.0)])  # a below b, apart
+    above = _two_rows([(9.0, 9.0), (0.0, 0.0)])
+    assert agreement_with_confidence(inside, below, 0.5) == 1.0
+    assert agreement_with_confidence(inside, above, 0.5) == -1.0
+
+
+def test_a_reference_of_point_scores_gives_what_needs_no_draws() -> None:
+    ranking = _ranking([1.0, 2.0, 3.0, 3.05])
+    reference = ScoreDraws.points(("d", "c", "b", "a"), [4.0, 3.0, 2.0, 1.0])
+    result = compare_rankings(ranking, reference, resamples=200, unit="questions")
+    assert (result.agreement, result.reference_separability) == (None, None)
+    assert result.strict_agreement == 1.0
+    assert result.spearman.estimate == pytest.approx(1.0)
+    assert result.brier == pytest.approx(pair_rank_brier(ranking, reference.only("abcd")))
+    assert result.signature.get("rounds") == "0"
+    assert result.to_json()["agreement_with_confidence"] is None
+    with pytest.raises(InputError, match="needs a ranking's bootstrap draws"):
+        separability(reference)
+
+
+def test_mean_score_draws_leave_missing_grades_out_of_each_draw() -> None:
+    table = np.asarray([[1.0, 4.0], [np.nan, 2.0], [3.0, np.nan], [5.0, 6.0]])
+    ranking = mean_score_draws(table, ["x", "y"], resamples=50, seed=7)
+    assert ranking.estimate.tolist() == [3.0, 4.0]
+    picks = resample_indices(4, 50, np.random.default_rng(7))
+    for row, pick in enumerate(picks):
+        for column in range(2):
+            values = table[pick, column]
+            kept = values[np.isfinite(values)]
+            expected = kept.mean() if len(kept) else np.nan
+            assert ranking.draws[row, column] == pytest.approx(expected, nan_ok=True)
 
 
 def test_kendall_rows_is_scipys_tau_b_row_by_row_with_ties() -> None:

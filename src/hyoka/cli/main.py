@@ -145,6 +145,15 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
                 "How far each judge can be trusted: agreement, rank correlation, order and "
                 "length bias.",
             ),
+            "rankings": CommandSpec(
+                _CLI + "judge_rankings_cmd:rankings_command",
+                "Do two rankings of models agree, and how confidently: separability, "
+                "agreement, Brier.",
+            ),
+            "curve": CommandSpec(
+                _CLI + "judge_rankings_cmd:curve_command",
+                "How many questions a benchmark needs: separability as it keeps fewer questions.",
+            ),
         },
     ),
     "mtbench": GroupSpec(

@@ -63,17 +63,24 @@ class IntervalSettings:
         )
 
 
-def question_groups(model: ModelScores, turn: int | None = None) -> list[np.ndarray]:
-    """Per question (in id order), one value per trial with a rated turn: the mean of that
-    trial's rated turns (``turn`` only, when given)."""
+def question_cells(model: ModelScores, turn: int | None = None) -> dict[int, np.ndarray]:
+    """Per question id (in id order), one value per trial with a rated turn: the mean of
+    that trial's rated turns (``turn`` only, when given)."""
     cells: dict[int, dict[int, list[Fraction]]] = defaultdict(lambda: defaultdict(list))
     for (question_id, judged_turn, trial), rating in model.ratings.items():
         if turn is None or judged_turn == turn:
             cells[question_id][trial].append(rating)
-    return [
-        np.array([float(sum(r, Fraction()) / len(r)) for _t, r in sorted(by_trial.items())])
-        for _q, by_trial in sorted(cells.items())
-    ]
+    return {
+        question: np.array(
+            [float(sum(r, Fraction()) / len(r)) for _t, r in sorted(by_trial.items())]
+        )
+        for question, by_trial in sorted(cells.items())
+    }
+
+
+def question_groups(model: ModelScores, turn: int | None = None) -> list[np.ndarray]:
+    """``question_cells`` without the ids: the groups of the two-level bootstrap."""
+    return list(question_cells(model, turn).values())
 
 
 def _mean_of_means(groups: list[np.ndarray]) -> float:

@@ -2,7 +2,7 @@
 length and style control, and how far a ranking can be trusted."""
 
 from hyoka.stats.agreement import AgreementReport, agreement_report
-from hyoka.stats.board_pairs import BoardCorrelation, correlate_with_leaderboard
+from hyoka.stats.board_pairs import BoardCorrelation, correlate_with_leaderboard, read_leaderboard
 from hyoka.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -36,6 +36,7 @@ from hyoka.stats.paired_scores import collect_run_scores, read_score_table
 from hyoka.stats.ranking_quality import (
     RankingComparison,
     ScoreDraws,
+    SeparabilityCurve,
     compare_rankings,
     mean_score_draws,
     separability,
@@ -80,6 +81,7 @@ __all__ = [
     "Ratings",
     "ScaleAgreement",
     "ScoreDraws",
+    "SeparabilityCurve",
     "StyleControlled",
     "StyleCounts",
     "agreement_report",
@@ -101,6 +103,7 @@ __all__ = [
     "preferences_from_folders",
     "rank_correlations",
     "rank_home_advantage",
+    "read_leaderboard",
     "read_score_table",
     "read_single_grades",
     "refset_stability",

@@ -106,7 +106,11 @@ def percentiles(values: FloatArray, confidence: float) -> tuple[FloatArray, Floa
 
 
 def resampled_means(values: FloatArray, resamples: int, rng: np.random.Generator) -> FloatArray:
-    """Means of ``resamples`` draws with replacement of ``values`` (all of its size)."""
+    """Means of ``resamples`` draws with replacement of ``values`` (all of its size). One
+    value is its own every mean: drawn without an index matrix, and without touching
+    ``rng``, as drawing indices below 1 does not (the draws that follow stay the same)."""
+    if len(values) == 1:
+        return np.full(resamples, float(values[0]))
     result: FloatArray = values[resample_indices(len(values), resamples, rng)].mean(axis=1)
     return result
 
@@ -197,6 +201,10 @@ def two_level_draws(
     """The resampled means behind ``two_level_interval`` (one per resample): the draws a
     caller needs to set several such intervals beside each other (separability)."""
     rng = np.random.default_rng(seed)
+    if all(len(values) == 1 for values in groups):  # one trial: the same draws, faster
+        single = np.asarray([values[0] for values in groups], dtype=np.float64)
+        drawn: FloatArray = single[resample_indices(len(single), resamples, rng)].mean(axis=1)
+        return drawn
     return outer_means(group_means(groups, resamples, rng), rng)
 
 

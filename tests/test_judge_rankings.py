@@ -1,0 +1,207 @@
+"""``hyoka judge rankings`` and ``hyoka judge curve`` on published judgments: the command's
+numbers are the library's on the leaderboard's own draws, its rank correlations are scipy's
+on model means recomputed here from the raw lines (plain json), and the curve ends where the
+benchmark does, at the leaderboard's separability."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import lzma
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from _shared import SHARED_DATA, data_mark, needs
+
+scipy_stats = needs("scipy.stats")
+
+from hyoka.cli.main import app  # noqa: E402
+from hyoka.mtbench import Bench, IntervalSettings, build_leaderboard, judgment_files  # noqa: E402
+from hyoka.mtbench.trials import score_draws  # noqa: E402
+from hyoka.stats import ScoreDraws, compare_rankings, separability  # noqa: E402
+
+PFMT = SHARED_DATA / "pfmt-bench-fin-ja"
+MINI = PFMT / "model_judgment" / "gpt-4o-mini_single"
+FULL = PFMT / "model_judgment" / "gpt-4o_single"
+SHABERI = SHARED_DATA / "shaberi-judgments" / "scores.jsonl.xz"
+ELYZA = "elyza__ELYZA-tasks-100"
+FEW = ["--resamples", "400"]
+pfmt_data = data_mark(MINI, FULL)
+
+
+def _run(*args: str) -> Any:
+    result = CliRunner().invoke(
+        app, [*args, "--data-dir", str(SHARED_DATA)], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def _error(*args: str) -> str:
+    result = CliRunner().invoke(app, [*args, "--data-dir", str(SHARED_DATA)])
+    assert result.exit_code != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    return lines[0]
+
+
+def _question_means(folder: Path) -> dict[str, float]:
+    """Each model's mean of its question means, from the raw lines (-1: no rating)."""
+    means = {}
+    for path in sorted(folder.glob("*.jsonl")):
+        by_question: dict[Any, list[float]] = defaultdict(list)
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if row["score"] != -1:
+                by_question[row["question_id"]].append(float(row["score"]))
+        means[path.stem] = float(np.mean([np.mean(v) for v in by_question.values()]))
+    return means
+
+
+def _draws(folder: Path, settings: IntervalSettings) -> ScoreDraws:
+    bench = Bench.load("pfmt-fin", SHARED_DATA, questions_only=True)
+    return score_draws(build_leaderboard(bench, judgment_files([folder])), settings=settings)
+
+
+@pfmt_data
+def test_two_published_pfmt_judges_are_compared_with_the_librarys_and_scipys_numbers() -> None:
+    shown = json.loads(_run("judge", "rankings", "--judgments", str(MINI), "--judgments",
+                            str(FULL), "--format", "json", *FEW).stdout)  # fmt: skip
+    settings = IntervalSettings(resamples=400)
+    mini, full = _draws(MINI, settings), _draws(FULL, settings)
+    expected = compare_rankings(mini, full, resamples=400, unit="questions-then-trials")
+    # nemotron is shown as pfmt's table shows it; gpt-4o was judged by gpt-4o only
+    assert shown["only_in_reference"] == ["gpt-4o"] and shown["only_in_ranking"] == []
+    assert len(shown["models"]) == 9 and "nvidia/nemotron-4-340b-instruct" in shown["models"]
+    library = expected.to_json()
+    for key in ("separability", "reference_separability", "agreement_with_confidence",
+                "strict_agreement", "pair_rank_brier", "spearman", "kendall_tau_b"):  # fmt: skip
+        assert shown[key] == library[key], key
+    assert shown["separability"] == separability(mini)  # the leaderboard's own line
+    # the correlations: scipy on the model means recomputed from the raw lines
+    own, theirs = _question_means(MINI), _question_means(FULL)
+    models = sorted(own)
+    x, y = [own[m] for m in models], [theirs[m] for m in models]
+    assert shown["spearman"]["estimate"] == pytest.approx(scipy_stats.spearmanr(x, y)[0])
+    assert shown["kendall_tau_b"]["estimate"] == pytest.approx(scipy_stats.kendalltau(x, y)[0])
+    signature = shown["signature"]["fields"]
+    assert (signature["rounds"], signature["seed"], signature["confidence"]) == ("400", "0", "0.95")
+    assert signature["unit"] == "questions-then-trials"
+
+
+@pfmt_data
+def test_a_published_leaderboard_as_reference_gives_only_what_needs_no_draws(
+    tmp_path: Path,
+) -> None:
+    board = tmp_path / "gpt-4o.json"
+    _run("mtbench", "leaderboard", "--judgments", str(FULL), "--format", "json", "--output",
+         str(board))  # fmt: skip
+    text = _run("judge", "rankings", "--judgments", str(MINI), "--reference", str(board),
+                *FEW).stdout  # fmt: skip
+    assert "| agreement with confidence | n/a | needs the reference's draws" in text
+    assert "| separability (reference) | n/a |" in text
+    shown = json.loads(_run("judge", "rankings", "--judgments", str(MINI), "--reference",
+                            str(board), "--format", "json", *FEW).stdout)  # fmt: skip
+    assert shown["agreement_with_confidence"] is None
+    # the reference's scores are the leaderboard's headline (its "overall")
+    rows = {row["model"]: row["overall"] for row in json.loads(board.read_text())}
+    mini = _draws(MINI, IntervalSettings(resamples=400))
+    names = [m.replace("nvidia_", "nvidia/") for m in mini.models]
+    ranking = ScoreDraws(tuple(names), mini.estimate, mini.draws)
+    reference = ScoreDraws.points(list(rows), list(rows.values()))
+    expected = compare_rankings(ranking, reference, resamples=400).to_json()
+    for key in ("strict_agreement", "pair_rank_brier", "spearman", "kendall_tau_b"):
+        assert shown[key] == expected[key], key
+    table = tmp_path / "reference.csv"
+    table.write_text("model,score\n" + "".join(f"{m},{s}\n" for m, s in rows.items()))
+    from_csv = json.loads(_run("judge", "rankings", "--judgments", str(MINI), "--reference",
+                               str(table), "--format", "json", *FEW).stdout)  # fmt: skip
+    assert from_csv["spearman"] == shown["spearman"]
+
+
+@pfmt_data
+def test_the_curve_ends_at_the_benchmarks_questions_and_the_leaderboards_separability() -> None:
+    shown = json.loads(_run("judge", "curve", "--judgments", str(MINI), "--repeats", "3",
+                            "--format", "json", *FEW).stdout)  # fmt: skip
+    questions = len((PFMT / "question.jsonl").read_text(encoding="utf-8").splitlines())
+    points = shown["points"]
+    assert shown["questions"] == questions == points[-1]["questions"] == 360
+    board = json.loads(_run("mtbench", "leaderboard", "--judgments", str(MINI), "--format",
+                            "json", *FEW).stdout)  # fmt: skip
+    assert points[-1]["separability"] == board[0]["separability"]["value"]
+    assert points[-1]["agreement_with_full"] == 1.0
+    values = [p["separability"] for p in points]
+    assert values[0] < values[-1]
+    assert all(later >= earlier - 0.05 for earlier, later in itertools.pairwise(values))
+    assert shown["questions_needed"] is None  # 80% is beyond this benchmark
+    text = _run("judge", "curve", "--judgments", str(MINI), "--repeats", "3", *FEW).stdout
+    assert "separability ≥ 80% is not reached within the benchmark's 360 questions" in text
+    low = json.loads(_run("judge", "curve", "--judgments", str(MINI), "--repeats", "3",
+                          "--target", "0.2", "--format", "json", *FEW).stdout)  # fmt: skip
+    first = next(p["questions"] for p in low["points"] if p["separability"] >= 0.2)
+    assert low["questions_needed"] == first
+
+
+@pfmt_data
+def test_bad_input_is_one_error_line_naming_the_file_or_flag(tmp_path: Path) -> None:
+    assert "give two rankings" in _error("judge", "rankings", "--judgments", str(MINI))
+    assert "--judgments: /nowhere does not exist" in _error(
+        "judge", "rankings", "--judgments", "/nowhere", "--judgments", str(MINI)
+    )
+    table = tmp_path / "reference.csv"
+    table.write_text("model,score\ngpt-4,8.1\nclaude-2.1,high\n")
+    assert _error("judge", "rankings", "--judgments", str(MINI), "--reference", str(table)) == (
+        f"error: {table}:3: score 'high' is not a number"
+    )
+    other = tmp_path / "other.csv"
+    other.write_text("model,score\ngpt-4,8.1\nsomeone-else,7\n")
+    assert _error("judge", "rankings", "--judgments", str(MINI), "--reference", str(other)) == (
+        f"error: {MINI} and {other} rank 1 model(s) in common; comparing rankings needs at "
+        "least three (models are matched by the names the leaderboard shows)"
+    )
+    assert "--sizes 10,x" in _error("judge", "curve", "--judgments", str(MINI), "--sizes", "10,x")
+    assert "question counts must lie between 1 and 360" in _error(
+        "judge", "curve", "--judgments", str(MINI), "--sizes", "10,400"
+    )
+    assert "--scores and --suite go with --judge" in _error(
+        "judge", "curve", "--judgments", str(MINI), "--suite", "ELYZA"
+    )
+
+
+def _shaberi_means(judge: str) -> dict[str, float]:
+    """A judge's mean ELYZA grade per model from the raw table: whole grades on 1-5 only."""
+    grades: dict[str, list[float]] = defaultdict(list)
+    with lzma.open(SHABERI, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            row = json.loads(line)
+            score = row["score"]
+            if (
+                (row["judge"], row["suite"]) == (judge, ELYZA)
+                and score is not None
+                and (score == int(score) and 1 <= score <= 5)
+            ):
+                grades[row["model"]].append(float(score))
+    return {model: float(np.mean(values)) for model, values in grades.items()}
+
+
+@pytest.mark.slow
+@data_mark(SHABERI)
+def test_two_judges_of_the_shaberi_table_on_one_suite() -> None:
+    shown = json.loads(_run("judge", "rankings", "--judge", "athenev2", "--judge", "llama33",
+                            "--suite", "ELYZA", "--format", "json", *FEW).stdout)  # fmt: skip
+    own, theirs = _shaberi_means("llmjudge-athenev2"), _shaberi_means("llmjudge-llama33")
+    models = sorted(set(own) & set(theirs))
+    assert sorted(shown["models"]) == models and len(models) == 379
+    x, y = [own[m] for m in models], [theirs[m] for m in models]
+    assert shown["spearman"]["estimate"] == pytest.approx(scipy_stats.spearmanr(x, y)[0])
+    assert shown["kendall_tau_b"]["estimate"] == pytest.approx(scipy_stats.kendalltau(x, y)[0])
+    assert 0.0 < shown["separability"] < 1.0 and -1.0 <= shown["agreement_with_confidence"] <= 1
+    assert shown["notes"]["llmjudge-llama33 on elyza__ELYZA-tasks-100"] == [
+        "37 grades missing or off the scale, left out of their models' means"
+    ]
+    assert shown["signature"]["fields"]["unit"] == "items"
