@@ -57,6 +57,7 @@ from hyoka.mtbench.judge_scores import (
     ScoreTable,
     Sources,
     games,
+    on_scale,
 )
 from hyoka.mtbench.records import G1_LETTER, G2_LETTER
 from hyoka.providers import Usage
@@ -221,15 +222,6 @@ def _slices(table: ScoreTable) -> dict[tuple[int, int], _Slice]:
     return slices
 
 
-def _on_scale(score: FloatArray, scale: tuple[int, int] | None) -> BoolArray:
-    """Whole numbers on the scale (any whole number where the scale is unknown)."""
-    whole: BoolArray = np.isfinite(score) & (score == np.round(score))
-    if scale is None:
-        return whole
-    inside: BoolArray = whole & (score >= scale[0]) & (score <= scale[1])
-    return inside
-
-
 def _value_text(value: float) -> str:
     return str(int(value)) if value == int(value) else str(value)
 
@@ -373,9 +365,9 @@ def _repeat_statistics(
         np.concatenate(([first], again[of == index]))
         for index, first in zip(repeated, firsts, strict=True)
     ]
-    on_scale = [group[_on_scale(group, scale)] for group in grades]
+    graded = [group[on_scale(group, scale)] for group in grades]
     row.repeats_differing = sum(len(np.unique(group)) > 1 for group in grades)
-    kept = [group for group in on_scale if len(group) > 1]
+    kept = [group for group in graded if len(group) > 1]
     if not kept:
         return
     items = np.arange(len(kept), dtype=np.int64)
@@ -458,7 +450,7 @@ def score_rows(
     valid = np.zeros(table.size, dtype=bool)
     for suite_code, suite in enumerate(table.suites):
         in_suite = table.suite == suite_code
-        valid[in_suite] = _on_scale(table.score[in_suite], table.scales.get(suite))
+        valid[in_suite] = on_scale(table.score[in_suite], table.scales.get(suite))
     legacy = np.asarray([item.startswith(LEGACY_PREFIX) for item in table.items])
     rows: list[JudgeRow] = []
     faults: list[str] = []

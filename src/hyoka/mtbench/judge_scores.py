@@ -66,6 +66,17 @@ NO_TEMPLATE = "-"
 _FIELDS = ("judge", "suite", "model", "item")
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+def on_scale(score: FloatArray, scale: tuple[int, int] | None) -> BoolArray:
+    """The grades that count: whole numbers on the suite's scale (any whole number where
+    the scale is unknown); the rest are missing or off-scale and named, never used."""
+    whole: BoolArray = np.isfinite(score) & (score == np.round(score))
+    if scale is None:
+        return whole
+    inside: BoolArray = whole & (score >= scale[0]) & (score <= scale[1])
+    return inside
 
 
 class _Codes:

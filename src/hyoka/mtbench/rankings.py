@@ -45,6 +45,7 @@ from hyoka.mtbench.judge_scores import (
     LEGACY_PREFIX,
     SHABERI_TABLE,
     ScoreTable,
+    on_scale,
     read_score_table,
 )
 from hyoka.mtbench.leaderboard import build_leaderboard, display_name, judgment_files
@@ -143,15 +144,6 @@ def _match(name: str, choices: Sequence[str], what: str, flag: str) -> str:
     raise InputError(f"{flag} {name}: more than one {what} matches ({', '.join(found)})")
 
 
-def _on_scale(score: FloatArray, scale: tuple[int, int] | None) -> npt.NDArray[np.bool_]:
-    """Whole numbers on the scale (any whole number where the scale is unknown): the
-    grades ``judge meta`` counts as valid."""
-    valid: npt.NDArray[np.bool_] = np.isfinite(score) & (score == np.round(score))
-    if scale is not None:
-        valid &= (score >= scale[0]) & (score <= scale[1])
-    return valid
-
-
 def score_table_path(given: Path | None, data_dir: Path) -> Path:
     """The score table the judges are read from: ``given``, else the Shaberi table in the
     data directory (said how to get where it is absent)."""
@@ -206,7 +198,7 @@ def _table_ranking(
         )
         rows = rows[~legacy]
     score = table.score[rows]
-    valid = _on_scale(score, table.scales.get(chosen_suite))
+    valid = on_scale(score, table.scales.get(chosen_suite))
     if (~valid).any():
         notes.append(
             f"{int((~valid).sum())} grades missing or off the scale, left out of their "

@@ -34,8 +34,7 @@ from typing import TYPE_CHECKING
 
 from hyoka.errors import InputError
 from hyoka.signature import SIGNATURE_KEY, Signature
-from hyoka.stats import ENSEMBLE, Interval
-from hyoka.stats.bootstrap import DEFAULT_RESAMPLES
+from hyoka.stats import DEFAULT_RESAMPLES, ENSEMBLE, Interval
 from hyoka.store import read_json
 
 if TYPE_CHECKING:
