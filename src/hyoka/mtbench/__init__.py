@@ -53,8 +53,21 @@ from hyoka.mtbench.leaderboard import (
     round_half_up,
 )
 from hyoka.mtbench.length_columns import LengthColumn, length_column
-from hyoka.mtbench.pair_summary import length_controlled, method_counts, no_logprobs, turn_label
-from hyoka.mtbench.pairwise import TurnLengths, make_matches, plan_matches, turn_lengths
+from hyoka.mtbench.pair_summary import (
+    length_controlled,
+    method_counts,
+    no_logprobs,
+    style_controlled,
+    turn_label,
+)
+from hyoka.mtbench.pairwise import (
+    TurnLengths,
+    TurnStyles,
+    make_matches,
+    plan_matches,
+    turn_lengths,
+    turn_styles,
+)
 from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
 from hyoka.mtbench.radar import write_radar
 from hyoka.mtbench.rakuda import (
@@ -121,6 +134,7 @@ __all__ = [
     "SingleJudgmentLine",
     "TemplateChoice",
     "TurnLengths",
+    "TurnStyles",
     "Variant",
     "answer_file",
     "answer_model_id",
@@ -164,9 +178,11 @@ __all__ = [
     "render_judge_meta",
     "round_half_up",
     "single_output",
+    "style_controlled",
     "table_separability",
     "turn_label",
     "turn_lengths",
+    "turn_styles",
     "verify_judgments",
     "write_radar",
 ]

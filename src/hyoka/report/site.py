@@ -172,6 +172,7 @@ def _pairwise(
     inputs: Inputs, options: ReportOptions, pages: dict[str, str], notes: list[str]
 ) -> str:
     from hyoka.report import pairwise_pages as pw
+    from hyoka.report.pairwise_styles import with_styles
 
     entries: list[tuple[str, str, str]] = []
     for number, path in enumerate(inputs.pair_files, 1):
@@ -186,7 +187,10 @@ def _pairwise(
         target = f"pairwise/p{number}.html"
         title = pw.bench_title(path, options.data_dir)
         name = path.name if title is None else f"{title}: {path.name}"
-        pages[target] = pw.pairwise_page(name, target, outcomes, options.rounds, options.seed)
+        outcomes, without = with_styles(path, outcomes, options.data_dir)
+        pages[target] = pw.pairwise_page(
+            name, target, outcomes, options.rounds, options.seed, without
+        )
         entries.append((name, target, f"{len(outcomes)} items"))
     entries += _rankings(inputs, pages)
     pages[pw.INDEX_PATH] = pw.index_page(entries)

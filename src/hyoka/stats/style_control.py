@@ -47,6 +47,7 @@ from hyoka.stats.bradley_terry import (
     Battles,
     Rating,
     Ratings,
+    bradley_terry,
     to_elo,
 )
 from hyoka.stats.length_control import LENGTH_UNIT
@@ -55,6 +56,7 @@ from hyoka.stats.ranking_quality import ScoreDraws
 
 #: the feature groups one may control for (arena-hard's ``--control-features``)
 LENGTH, MARKDOWN = "length", "markdown"
+STYLE_CONTROLS = (LENGTH, MARKDOWN)
 MARKDOWN_KINDS = ("headers", "lists", "bold")
 NORMALISATION = "arena-hard-normalised-difference-standardised"
 #: battles × resamples per batch of refits (bounds memory)
@@ -254,3 +256,68 @@ def style_controlled_bradley_terry(
         draws=draws[:, :m],
         signature=signature,
     )
+
+
+@dataclass(frozen=True)
+class StyledBattle:
+    """One battle and both answers' style: ``first`` took ``share`` of the win from
+    ``second`` (fractional for a probability-averaged verdict)."""
+
+    first: str
+    second: str
+    share: float
+    first_style: StyleCounts
+    second_style: StyleCounts
+
+
+@dataclass(frozen=True)
+class RawAndControlled:
+    """The raw Bradley–Terry ratings and the style-controlled ones of the same battles,
+    fitted with the same rounds and seed: shown side by side, never one instead of the
+    other."""
+
+    raw: Ratings
+    controlled: StyleControlled
+
+    def rows(self) -> list[tuple[Rating, Rating]]:
+        """Per model, best raw rating first: its raw and its controlled rating."""
+        controlled = self.controlled.ratings.by_model()
+        return [(raw, controlled[raw.model]) for raw in self.raw.ratings]
+
+    def coefficients_line(self) -> str:
+        """``γ length 0.412 [0.20, 0.61], headers …``: how much the judge rewards each
+        feature (per standard deviation of the feature over the battles); ``none varied``
+        where no feature varied."""
+        found = self.controlled.coefficients
+        shown = ", ".join(f"{name} {value.format(2)}" for name, value in found.items())
+        return f"style coefficients γ: {shown or 'none (no feature varied)'}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "raw": [r.to_json() for r in self.raw.ratings],
+            "style_controlled": self.controlled.to_json(),
+        }
+
+
+def rate_with_style(
+    battles: Sequence[StyledBattle],
+    *,
+    controls: Sequence[str] = (LENGTH, MARKDOWN),
+    rounds: int = 1000,
+    seed: int = DEFAULT_SEED,
+    confidence: float = 0.95,
+) -> RawAndControlled:
+    """``bradley_terry`` and ``style_controlled_bradley_terry`` of the same battles (the
+    same rounds, seed and confidence; centred at 1000)."""
+    plain = Battles.of((b.first, b.second, b.share) for b in battles)
+    raw = bradley_terry(plain, rounds=rounds, seed=seed, confidence=confidence)
+    controlled = style_controlled_bradley_terry(
+        plain,
+        [b.first_style for b in battles],
+        [b.second_style for b in battles],
+        controls=controls,
+        rounds=rounds,
+        seed=seed,
+        confidence=confidence,
+    )
+    return RawAndControlled(raw, controlled)
