@@ -52,7 +52,7 @@ from hyoka.mtbench.leaderboard import (
     judgment_files,
     round_half_up,
 )
-from hyoka.mtbench.length_columns import LengthColumn, length_column
+from hyoka.mtbench.length_columns import LengthColumn, length_column, length_column_of
 from hyoka.mtbench.pair_summary import (
     length_controlled,
     method_counts,
@@ -149,6 +149,7 @@ __all__ = [
     "judgment_files",
     "judgment_spec",
     "length_column",
+    "length_column_of",
     "length_controlled",
     "load_answers",
     "load_rakuda_answers",

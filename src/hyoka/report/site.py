@@ -151,9 +151,17 @@ def _mtbench(inputs: Inputs, options: ReportOptions, pages: dict[str, str]) -> s
             )
             for number, (name, files) in enumerate(sorted(groups.items()), 1)
         ]
-        pages[mt.bench_path(bench)] = mt.bench_page(bench, sets)
-        answers = mt.find_answers(bench, sets) if options.answers else None
-        pages.update(mt.question_pages(bench, sets, answers))
+        try:
+            answers = mt.find_answers(bench, sets)
+        except HyokaError as exc:  # shown on the question pages only when asked for
+            if options.answers:
+                raise
+            lengths = [mt.LengthResult(None, f"the answers beside it: {exc}") for _ in sets]
+            answers = {}
+        else:
+            lengths = [mt.length_result(s, answers, options.rounds, options.seed) for s in sets]
+        pages[mt.bench_path(bench)] = mt.bench_page(bench, sets, lengths)
+        pages.update(mt.question_pages(bench, sets, answers if options.answers else None))
         shown.append((bench, sets))
     pages[mt.INDEX_PATH] = mt.index_page(shown)
     sections = []
