@@ -10,17 +10,24 @@ Per answer it counts its length, and with fenced code blocks removed its Markdow
 (``#`` … ``######`` at a line's start), list items (``1.`` or ``-``/``*``/``+`` at a line's
 start) and bold spans (``**…**``, ``__…__``). Per battle the length feature is the
 normalised difference (L₁ − L₂)/(L₁ + L₂), and each Markdown kind's density
-c/(L + 1) enters as (d₁ − d₂)/(d₁ + d₂ + 1); every feature column is then standardised
-over the battles (mean 0, standard deviation 1, ddof 1). A column without variation is
-left out (there is nothing to control). The controlled ratings are the β, on the Elo
-scale as ``bradley_terry`` shows them; the γ say how much the judge rewards each feature.
+c/(L + 1) enters as (d₁ − d₂)/(d₁ + d₂ + 1); every feature column is then divided by its
+root mean square over the battles (a difference of 0, equal style, stays 0). A column
+without variation is left out (there is nothing to control). The controlled ratings are
+the β, on the Elo scale as ``bradley_terry`` shows them; the γ say how much the judge
+rewards each feature (per root mean square of the feature).
 
-What differs from upstream, and is named in the signature: lengths are counted in
-**characters**, not in tiktoken tokens (Japanese is written without spaces, and a judge
-reads characters, not one vendor's tokens); the fit is Newton's method to the maximum of
-the likelihood (upstream stops L-BFGS after 50 iterations); strengths are on hyoka's Elo
-scale with percentile intervals from battles drawn with replacement (seeded), like
-``bradley_terry``; a battle's outcome may be fractional (a probability-averaged verdict).
+What differs from upstream, and is named in the signature: upstream standardises each
+column (minus its mean, over its standard deviation). That is the same where every battle
+is listed in both orders, as its games are; where one model is always listed first (X
+against Y, a model against the baseline), the mean is that model's usual style lead, and
+subtracting it would put the lead back into its rating. Scaled about zero, a battle
+listed the other way round (second, first, 1 − share) gives the same ratings. Lengths are
+counted in **characters**, not in tiktoken tokens (Japanese is written without spaces,
+and a judge reads characters, not one vendor's tokens); the fit is Newton's method to the
+maximum of the likelihood (upstream stops L-BFGS after 50 iterations); strengths are on
+hyoka's Elo scale with percentile intervals from battles drawn with replacement (seeded),
+like ``bradley_terry``; a battle's outcome may be fractional (a probability-averaged
+verdict).
 """
 
 from __future__ import annotations
@@ -58,7 +65,7 @@ from hyoka.stats.ranking_quality import ScoreDraws
 LENGTH, MARKDOWN = "length", "markdown"
 STYLE_CONTROLS = (LENGTH, MARKDOWN)
 MARKDOWN_KINDS = ("headers", "lists", "bold")
-NORMALISATION = "arena-hard-normalised-difference-standardised"
+NORMALISATION = "arena-hard-normalised-difference-rms-scaled"
 #: battles × resamples per batch of refits (bounds memory)
 _BATCH_CELLS = 400_000
 
@@ -117,7 +124,7 @@ def _counts(styles: Sequence[StyleCounts]) -> FloatArray:
 def style_features(
     first: Sequence[StyleCounts], second: Sequence[StyleCounts], controls: Sequence[str]
 ) -> tuple[tuple[str, ...], FloatArray]:
-    """The standardised feature columns (battles × k) and their names, for ``controls``
+    """The scaled feature columns (battles × k) and their names, for ``controls``
     (``length``, ``markdown``); columns without variation are left out."""
     a, b = _counts(first), _counts(second)
     names: list[str] = []
@@ -139,7 +146,7 @@ def style_features(
         spread = float(np.std(column, ddof=1)) if len(column) > 1 else 0.0
         if spread > 0:
             kept_names.append(name)
-            kept.append((column - column.mean()) / spread)
+            kept.append(column / float(np.sqrt(np.mean(column**2))))
     matrix = np.stack(kept, axis=1) if kept else np.zeros((len(a), 0))
     return tuple(kept_names), matrix
 
