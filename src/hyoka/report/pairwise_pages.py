@@ -383,8 +383,8 @@ def _style_note(method: str, controlled: StyleControlled) -> str:
         f'<p id="style-{esc(method)}">Style-controlled: the rating with the answers\' length '
         "and Markdown density (headers, lists, bold; code blocks left out) held equal, fitted "
         "jointly with the ratings (arena-hard's features; lengths in characters). The "
-        f"judge's style coefficients γ (per standard deviation; γ &gt; 0: it prefers more): "
-        f"{gamma or 'none (no feature varied)'}.</p>"
+        "judge's style coefficients γ (per root mean square of each feature; γ &gt; 0: it "
+        f"prefers more): {gamma or 'none (no feature varied)'}.</p>"
         f'<p>signature: <code class="signature">{esc(controlled.signature.line)}</code></p>'
     )
 

@@ -293,7 +293,7 @@ class RawAndControlled:
 
     def coefficients_line(self) -> str:
         """``γ length 0.412 [0.20, 0.61], headers …``: how much the judge rewards each
-        feature (per standard deviation of the feature over the battles); ``none varied``
+        feature (per root mean square of the feature over the battles); ``none varied``
         where no feature varied."""
         found = self.controlled.coefficients
         shown = ", ".join(f"{name} {value.format(2)}" for name, value in found.items())
