@@ -219,11 +219,16 @@ def test_pairwise_page_shows_style_and_length_controlled_columns_of_the_library(
     assert cells[1:3] == [rate.raw.format(), rate.controlled.format()]
 
 
-def test_pairwise_page_says_why_without_answers(tmp_path: Path) -> None:
+def test_pairwise_page_says_why_without_answers_and_finds_them_beside(tmp_path: Path) -> None:
     """A FastChat pair file with no answers in its lines and none beside it: no controlled
-    columns, and the page says why."""
+    columns, and the page says why; with answer files beside it in FastChat's layout, the
+    styles are those of the answers the published lines carry."""
     rows = [json.loads(t) for t in CALM2.read_text(encoding="utf-8").splitlines()]
-    bare = tmp_path / "bench" / "model_judgment" / "gpt-4_pair.jsonl"
+    data = tmp_path / "data"  # the benchmark's files, linked; judgments and answers ours
+    (data / "ja-vicuna-qa").mkdir(parents=True)
+    for name in ("question.jsonl", "judge_prompts.jsonl", "reference_answer"):
+        (data / "ja-vicuna-qa" / name).symlink_to(SHARED_DATA / "ja-vicuna-qa" / name)
+    bare = data / "ja-vicuna-qa" / "model_judgment" / "gpt-4_pair.jsonl"
     bare.parent.mkdir(parents=True)
     drop = ("answer_1", "answer_2")
     text = "".join(
@@ -231,11 +236,27 @@ def test_pairwise_page_says_why_without_answers(tmp_path: Path) -> None:
         for r in rows
     )
     bare.write_text(text, encoding="utf-8")
-    outcomes, why = with_styles(bare, read_pairs(bare), SHARED_DATA)
-    assert why is not None
+    outcomes, why = with_styles(bare, read_pairs(bare), data)
+    folder = bare.parents[1] / "model_answer"
+    assert why == f"its lines carry no answers and no answer files lie in {folder}"
     html = pairwise_page("bare", "pairwise/p1.html", outcomes, 20, 0, why)
     assert 'id="no-style-control"' in html and "Style-controlled" not in html
     assert 'id="lc-bs2"' not in html
+    # answer files beside it, in FastChat's layout: found, and the page has its columns
+    answers = folder
+    answers.mkdir()
+    for model in ("cyberagent--calm2-7b-chat", "openai--text-davinci-003"):
+        side = "1" if rows[0]["model_1"] == model else "2"
+        lines = [
+            {"question_id": r["question_id"], "model_id": model,
+             "choices": [{"index": 0, "turns": [r[f"answer_{side}"]]}]}
+            for r in rows
+        ]  # fmt: skip
+        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        (answers / f"{model}.jsonl").write_text(text, encoding="utf-8")
+    found, why = with_styles(bare, read_pairs(bare), data)
+    inline, _ = with_styles(CALM2, read_pairs(CALM2), SHARED_DATA)
+    assert why is None and [o.styles for o in found] == [o.styles for o in inline]
 
 
 def test_benchmark_page_shows_the_length_adjusted_means_where_answers_lie_beside(

@@ -41,6 +41,8 @@ def with_styles(
     if "g1_winner" not in first:
         return list(outcomes), NOT_HELD
     folder = path.parent.parent / "model_answer"
+    if not folder.is_dir():
+        return list(outcomes), f"its lines carry no answers and no answer files lie in {folder}"
     try:
         bench = _bench(path, data_dir)
     except HyokaError as exc:
