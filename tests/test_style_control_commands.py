@@ -27,7 +27,7 @@ from hyoka.mtbench import Bench, display_name, length_column, style_controlled
 from hyoka.mtbench.pairwise import read_pair_lines
 from hyoka.report import mtbench_pages as mt
 from hyoka.report.pairwise_pages import pairwise_page, read_pairs
-from hyoka.report.pairwise_styles import with_styles
+from hyoka.report.pairwise_styles import NOT_HELD, with_styles
 from hyoka.stats import (
     BaselineVerdict,
     Battles,
@@ -132,6 +132,9 @@ def test_judge_pairwise_shows_raw_and_style_controlled_ratings_of_the_library(
     assert f"bs2: {only_length.coefficients_line()}" in again.output
     assert f"signature: {only_length.controlled.signature.line}" in again.output
     assert "features:length|" in only_length.controlled.signature.line
+    # the judgment records keep the answers only inside the prompts: the report says so
+    records = tmp_path / "pairs.jsonl"
+    assert with_styles(records, read_pairs(records), None)[1] == NOT_HELD
 
 
 # -- published verdicts: GPT-4 on Japanese Vicuna QA --------------------------------------

@@ -26,8 +26,8 @@ from hyoka.store import first_object
 #: hyoka's ``judge pairwise`` records and Rakuda's matches hold no answer texts apart
 #: from the prompt: what the page says instead of the controlled columns
 NOT_HELD = (
-    "the file holds no answers' texts (hyoka judge pairwise shows the style-controlled "
-    "ratings in its own summary)"
+    "the file holds no answers' texts apart from its prompts (hyoka judge pairwise and "
+    "hyoka mtbench judge --mode pairwise show the style-controlled ratings in their summaries)"
 )
 
 
