@@ -44,9 +44,15 @@ def with_styles(
     if not folder.is_dir():
         return list(outcomes), f"its lines carry no answers and no answer files lie in {folder}"
     try:
-        bench = _bench(path, data_dir)
-    except HyokaError as exc:
+        return _beside(outcomes, folder, _bench(path, data_dir))
+    except HyokaError as exc:  # a page without the columns, never a failed report
         return list(outcomes), f"the answers beside it cannot be read: {exc}"
+
+
+def _beside(
+    outcomes: Sequence[PairOutcome], folder: Path, bench: Bench
+) -> tuple[list[PairOutcome], str | None]:
+    """The outcomes with the style of the answers in ``folder``, or why not."""
     cut = bench.variant.cut if bench.variant is not None else str
     texts: dict[str, dict[int, tuple[str, ...]]] = {}
     found: list[PairOutcome] = []
