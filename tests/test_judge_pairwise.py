@@ -49,7 +49,7 @@ from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.providers.registry import load_provider
 from hyoka.providers.types import GenerationResponse, Message
-from hyoka.stats import MIRROR
+from hyoka.stats import MIRROR, StyleCounts
 from hyoka.stats.label_files import read_verdicts
 
 RUN_X = PFGEN_RESULTS / "Qwen" / "Qwen2.5-32B-Instruct"
@@ -774,7 +774,11 @@ def test_cli_end_to_end_from_the_cache_and_verdicts_for_agreement(
     assert shown["pairs"] == 2 and shown["no_logprobs"] == []
     first = [r for i, r in judged[1].items() if not i.endswith("-swapped")]
     lengths = {item.id: (len(item.answer_x), len(item.answer_y)) for item in load_pairs(x, y)}
-    expected = summarise(first, ("prob", "bs1", "bs2"), lengths)
+    styles = {
+        item.id: (StyleCounts.of(item.answer_x), StyleCounts.of(item.answer_y))
+        for item in load_pairs(x, y)
+    }
+    expected = summarise(first, ("prob", "bs1", "bs2"), lengths, styles)
     assert shown["methods"] == {m: c.to_json() for m, c in expected.methods.items()}
     assert shown["robustness"] == expected.robustness
     # beside the raw rates, X's length-controlled rate against Y, with its signature

@@ -71,7 +71,14 @@ from hyoka.providers import Message, load_provider
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.providers.types import Choice, TokenLogprob, TopLogprob
-from hyoka.stats import MIRROR, BaselineVerdict, length_controlled_winrates
+from hyoka.stats import (
+    MIRROR,
+    BaselineVerdict,
+    StyleCounts,
+    StyledBattle,
+    length_controlled_winrates,
+    rate_with_style,
+)
 from hyoka.store import manifest_path
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
@@ -430,7 +437,8 @@ def test_cli_refuses_bad_flags_and_prob_without_logprobs(
     code, text = _cli("-j", EMBEDDED_MODEL, "-a", x, "--mode", "pair")
     assert code == 2 and "'pair' is not one of" in text
     code, text = _cli("-j", EMBEDDED_MODEL, "-a", x, "--method", "bs1")
-    assert code == 1 and "--baseline and --method are for --mode pairwise" in text
+    assert code == 1
+    assert "--baseline, --method and --control-features are for --mode pairwise" in text
     code, text = _cli("-j", EMBEDDED_MODEL, "-a", x, "-a", y, "--mode", "pairwise",
                       "--method", "bs3", "--limit", "1")  # fmt: skip
     assert code == 2 and "'bs3' is not one of" in text
@@ -707,7 +715,12 @@ def test_cli_judges_prints_the_table_and_costs_and_resumes(
     # the terminal is narrow: each row of the table is shown sideways, field by field
     pairs = [line.split("│")[1:-1] for line in text.splitlines() if line.startswith("│")]
     fields = [(key.strip(), value.strip()) for key, value in pairs]
-    rows = [dict(fields[start : start + 9]) for start in range(0, len(fields), 9)]
+    rows = [dict(fields[start : start + 9]) for start in range(0, 18, 9)]
+    # then the two models' Bradley–Terry ratings, raw and style-controlled, five fields each
+    rated = [dict(fields[start : start + 5]) for start in range(18, len(fields), 5)]
+    assert [(r["method"], r["model"], r["games"]) for r in rated] == [
+        ("bs2", MODEL_X, "2"), ("bs2", instruct, "2"),
+    ]  # fmt: skip
     # against the baseline, two verdicts are too few to tell length from the model: n/a
     assert rows == [
         {"method": "bs2", "model": MODEL_X, "wins": "2", "losses": "0", "ties": "0",
@@ -845,7 +858,9 @@ def test_cli_shows_the_length_controlled_rate_against_the_baseline_beside_the_ra
     args += [arg for path in files.values() for arg in ("-a", str(path))]
     code, text = _cli(*args)
     assert code == 0, text
-    lines = text.splitlines()
+    everything = text.splitlines()
+    end = everything.index(next(line for line in everything if line.startswith("└")))
+    lines, rated = everything[:end], everything[end + 1 :]
     header = next([c.strip() for c in line.split("┃")[1:-1]] for line in lines if "┃" in line)
     rows = [[c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
     assert header[-3:] == ["win rate", "adjusted", "length-controlled"]
@@ -879,6 +894,33 @@ def test_cli_shows_the_length_controlled_rate_against_the_baseline_beside_the_ra
     signature = length_controlled_winrates(verdicts, baseline="base").signature.line
     assert f"signature: {signature}" in text and "kind:length-controlled-winrate" in signature
     assert "length-controlled: a model's win rate against base" in text
+    # beside them, every model's Bradley–Terry rating raw and style-controlled: the
+    # library's rate_with_style on the same battles (one per judged turn, model_1's share)
+    columns = next([c.strip() for c in line.split("┃")[1:-1]] for line in rated if "┃" in line)
+    assert columns == ["method", "model", "rating", "style-controlled", "games"]
+    shown = [[c.strip() for c in line.split("│")[1:-1]] for line in rated if line.startswith("│")]
+    for method in ("prob", "bs1", "bs2"):
+        battles = [
+            StyledBattle(
+                model, "base", share[method] if mine > theirs else 1.0 - share[method],
+                StyleCounts(mine, 0, 0, 0), StyleCounts(theirs, 0, 0, 0),
+            )
+            # in the file's order: by model pair, then question and turn
+            for model in ("padded", "varied") for qid in LC_BASE for turn in (1, 2)
+            for mine, theirs in [(sizes[model][qid][turn - 1], LC_BASE[qid][turn - 1])]
+        ]  # fmt: skip
+        expected_bt = rate_with_style(battles)
+        assert [row[1:] for row in shown if row[0] == method] == [
+            [raw.model, f"{raw.rating:.1f} [{raw.low:.1f}, {raw.high:.1f}]",
+             f"{ctl.rating:.1f} [{ctl.low:.1f}, {ctl.high:.1f}]", str(raw.games)]
+            for raw, ctl in expected_bt.rows()
+        ]  # fmt: skip
+        # the judge rewards length (no Markdown varied): γ_length > 0, its interval too
+        gamma = expected_bt.controlled.coefficients
+        assert list(gamma) == ["length"] and gamma["length"].low > 0
+        assert f"{method}: {expected_bt.coefficients_line()}" in text
+    assert f"signature: {expected_bt.controlled.signature.line}" in text
+    assert "kind:style-controlled-bt|features:length,markdown|" in text
 
 
 def test_length_control_reads_the_baseline_on_either_side(bench: Bench) -> None:

@@ -29,6 +29,7 @@ from hyoka.judge import (
     MethodChoice,
     PairwiseRun,
     SingleRun,
+    StyleControlChoice,
     load_template,
     read_judgments,
     summarise,
@@ -69,6 +70,7 @@ from hyoka.providers import ClientStats, ThinkingChoice, ThinkingRule, Usage
 from hyoka.refset import GenerateConfig, WorkerEvent, WorkerRates
 from hyoka.signature import SIGNATURE_KEY as SIG
 from hyoka.signature import Signature
+from hyoka.stats import STYLE_CONTROLS, StyleCounts
 from replay_judge_server import ReplayJudge
 
 # --- one home for the protocol defaults -------------------------------------------------
@@ -165,6 +167,7 @@ def test_worker_rates_add_up_the_events() -> None:
         (AggregateChoice, get_args(Aggregate)),
         (MethodChoice, (*get_args(Method), "all")),
         (CriteriaChoice, ("auto", "none")),
+        (StyleControlChoice, STYLE_CONTROLS),
         (LayoutChoice, get_args(Layout)),
         (TemplateChoice, get_args(mtbench_generate.Template)),
         (InjectionChoice, get_args(mtbench_dialogue.Injection)),
@@ -358,9 +361,10 @@ def test_judge_pairwise_json_is_the_pairwise_runs_to_json(tmp_path: Path) -> Non
     usage = printed["run_usage"]
     stats = _stats(2, usage["prompt_tokens"], usage["completion_tokens"])
     lengths = {"q1": (len("東京です。"), len("大阪です。"))}  # the answers, in characters
+    styles = {"q1": (StyleCounts.of("東京です。"), StyleCounts.of("大阪です。"))}
     run = PairwiseRun(
         output, template, printed["judge"], "x", "y",
-        summarise_pairwise(records, ("bs2",), lengths), JudgeReport(judged=1), stats,
+        summarise_pairwise(records, ("bs2",), lengths, styles), JudgeReport(judged=1), stats,
         _signature(printed),
     )  # fmt: skip
     assert printed == run.to_json()

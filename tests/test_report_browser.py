@@ -32,6 +32,7 @@ from test_report_fixtures import (
 )
 
 CHROMIUM = Path("/usr/bin/chromium")
+VICUNA_PAIRS = next((SHARED_DATA / "ja-vicuna-qa" / "model_judgment").rglob("*calm2*.jsonl"))
 ARTEFACTS = Path(__file__).resolve().parents[1] / "build" / "test-artefacts" / "report"
 INSTALL = "run scripts/install_browser.sh (Debian's chromium and Playwright for Python)"
 
@@ -70,7 +71,8 @@ def site(tmp_path_factory: pytest.TempPathFactory, index_cache_dir: Path, stabil
     judgments = [PFMT_JUDGMENTS / f"{m}.jsonl" for m in JUDGED_MODELS]
     out = tmp_path_factory.mktemp("site")
     options = ReportOptions(data_dir=SHARED_DATA, cache_dir=index_cache_dir, rounds=100)
-    build_report([a, b, *judgments, pairs, stability], out, options)
+    # the published calm2 pairs carry their answers: pairwise/p2.html has controlled columns
+    build_report([a, b, *judgments, pairs, VICUNA_PAIRS, stability], out, options)
     return out
 
 
@@ -123,6 +125,7 @@ def _main_pages(site: Path) -> dict[str, Path]:
         "question": site / "mtbench" / "pfmt-fin" / "q0000.html",
         "pairwise-index": site / "pairwise" / "index.html",
         "pairwise": site / "pairwise" / "p1.html",
+        "pairwise-controlled": site / "pairwise" / "p2.html",
         "stability": site / "pfgen" / "stability.html",
     }
 
@@ -137,6 +140,39 @@ def test_main_pages_load_offline_without_errors(site: Path, browser: Any) -> Non
     watched.check()
     assert all(u.startswith("file://") for u in watched.requests if not u.startswith("data:"))
     assert any(u.endswith("assets/site.js") for u in watched.requests)
+    _controlled_columns_are_shown(site, watched)
+
+
+def _controlled_columns_are_shown(site: Path, watched: Watched) -> None:
+    """The pairwise page of the published calm2 pairs shows the style-controlled ratings
+    beside the raw ones (the library's, on the same battles) and the length-controlled
+    rate; the crafted pairs without answers say why they have none; the benchmark page
+    shows the length-adjusted means of the answers beside the published judgments."""
+    from hyoka.report.pairwise_pages import read_pairs, style_controlled
+    from hyoka.report.pairwise_styles import with_styles
+
+    outcomes, _ = with_styles(VICUNA_PAIRS, read_pairs(VICUNA_PAIRS), SHARED_DATA)
+    controlled = style_controlled(outcomes, "bs2", rounds=100, seed=0)
+    assert controlled is not None
+    page = watched.open(site / "pairwise" / "p2.html")
+    rows = page.eval_on_selector_all(
+        "#bt-bs2 tbody tr", "rows => rows.map(r => Array.from(r.cells, c => c.textContent))"
+    )
+    by_model = controlled.ratings.by_model()
+    assert len(rows) == 2 and all(page.is_visible(f"#{t}-bs2") for t in ("bt", "lc", "style"))
+    for row in rows:
+        rating = by_model[row[0]]
+        assert row[4:6] == [f"{rating.rating:.1f}", f"[{rating.low:.1f}, {rating.high:.1f}]"]
+    assert controlled.signature.line in page.text_content("#style-bs2 + p")
+    page = watched.open(site / "pairwise" / "p1.html")
+    assert page.is_visible("#no-style-control") and not page.query_selector("#lc-bs2")
+    page = watched.open(site / "mtbench" / "pfmt-fin" / "index.html")
+    adjusted = page.eval_on_selector_all(
+        "#pfmt-fin-1-length tbody tr", "rows => rows.map(r => r.cells[2].textContent)"
+    )
+    assert len(adjusted) == len(JUDGED_MODELS) and all(a != "–" for a in adjusted)
+    assert "partial r = " in page.text_content("#pfmt-fin-1-partial")
+    watched.check()
 
 
 def test_leaderboard_dom_matches_the_leaderboard_command(site: Path, browser: Any) -> None:

@@ -49,7 +49,7 @@ def test_markdown_is_counted_outside_code_blocks_and_length_in_characters() -> N
     assert StyleCounts.of("すべて日本語の答えです。").chars == 12
 
 
-def test_features_are_arena_hards_normalised_differences_standardised() -> None:
+def test_features_are_arena_hards_normalised_differences_scaled_about_zero() -> None:
     first = [StyleCounts(100, 2, 0, 1), StyleCounts(300, 0, 5, 0), StyleCounts(50, 1, 1, 1)]
     second = [StyleCounts(300, 0, 0, 0), StyleCounts(100, 1, 0, 2), StyleCounts(50, 1, 1, 3)]
     names, matrix = style_features(first, second, ("length", "markdown"))
@@ -58,7 +58,7 @@ def test_features_are_arena_hards_normalised_differences_standardised() -> None:
     header_a, header_b = np.asarray([2 / 101, 0, 1 / 51]), np.asarray([0, 1 / 101, 1 / 51])
     headers = (header_a - header_b) / (header_a + header_b + 1)
     for column, raw in ((0, length), (1, headers)):
-        expected = (raw - raw.mean()) / raw.std(ddof=1)
+        expected = raw / np.sqrt(np.mean(raw**2))  # equal style stays 0: not centred
         np.testing.assert_allclose(matrix[:, column], expected)
     only_length, _ = style_features(first, second, ("length",))
     assert only_length == ("length",)
@@ -111,6 +111,30 @@ def test_the_joint_fit_is_statsmodels_glm_on_the_same_design() -> None:
         assert result.coefficients[name].estimate == pytest.approx(glm.params[m - 1 + k], abs=1e-5)
     assert result.signature.get("features") == "length,markdown"
     assert result.signature.get("length") == "characters"
+
+
+def test_a_battle_listed_the_other_way_round_gives_the_same_ratings() -> None:
+    """Two models, X always listed first and usually the longer, its wins mostly where it
+    is longer: the same battles listed Y first (share 1 − s, styles swapped) give the same
+    controlled ratings and γ. Centred features (upstream's standardisation) would put X's
+    usual length lead back into its rating when X is listed first, and not otherwise."""
+    lengths = [(60 + 9 * q, 100 - 5 * q + 7 * (q % 3)) for q in range(12)]
+    shares = [1.0 if (a > b) != (q in (1, 8)) else 0.0 for q, (a, b) in enumerate(lengths)]
+    x_first = Battles.of(("x", "y", s) for s in shares)
+    y_first = Battles.of(("y", "x", 1.0 - s) for s in shares)
+    x_styles = [StyleCounts(a, 0, 0, 0) for a, _ in lengths]
+    y_styles = [StyleCounts(b, 0, 0, 0) for _, b in lengths]
+    one = style_controlled_bradley_terry(x_first, x_styles, y_styles, rounds=50)
+    other = style_controlled_bradley_terry(y_first, y_styles, x_styles, rounds=50)
+    for mine, theirs in zip(one.ratings.ratings, other.ratings.ratings, strict=True):
+        assert mine.model == theirs.model
+        assert mine.rating == pytest.approx(theirs.rating, abs=1e-6)
+    assert one.coefficients["length"].estimate == pytest.approx(
+        other.coefficients["length"].estimate, abs=1e-9
+    )
+    # X won nine of twelve (raw 1095.4); held to equal length its lead shrinks
+    x = one.ratings.by_model()["x"].rating
+    assert x < bradley_terry(x_first, rounds=0).by_model()["x"].rating - 20
 
 
 def test_without_style_differences_the_ratings_are_plain_bradley_terrys() -> None:

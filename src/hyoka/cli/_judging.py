@@ -21,7 +21,7 @@ from hyoka.cli._common import progress_bar
 from hyoka.errors import HyokaError, InputError
 
 # the flags' choices: typer needs them when it builds a judging command
-from hyoka.judge import AggregateChoice, MethodChoice
+from hyoka.judge import AggregateChoice, MethodChoice, StyleControlChoice
 from hyoka.providers import ThinkingChoice
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     )
     from hyoka.providers import ModelClient
     from hyoka.signature import Signature
-    from hyoka.stats import LengthControlled
+    from hyoka.stats import LengthControlled, RawAndControlled
     from hyoka.store import JsonlLog
 
     #: A plan made once the client is open: its label, the plan, and its log if the
@@ -51,6 +51,22 @@ AggregateOption = Annotated[
 MethodOption = Annotated[
     MethodChoice, typer.Option("--method", help="Pairwise verdict method, or all of them.")
 ]
+ControlFeaturesOption = Annotated[
+    list[StyleControlChoice] | None,
+    typer.Option(
+        "--control-features",
+        help="Style held equal in the style-controlled Bradley-Terry ratings (repeatable; "
+        "default both): length, markdown (headers, lists, bold).",
+    ),
+]
+
+
+def control_features(given: Sequence[StyleControlChoice] | None) -> tuple[str, ...]:
+    """The feature groups of ``--control-features``, each once, in the library's order."""
+    from hyoka.stats import STYLE_CONTROLS
+
+    chosen = {choice.value for choice in given or StyleControlChoice}
+    return tuple(name for name in STYLE_CONTROLS if name in chosen)
 
 
 def single_settings(
@@ -232,3 +248,45 @@ def win_table(
                 cells.append("-" if rate is None else rate.controlled.format())
             table.add_row(*cells)
     return table
+
+
+def style_table(per_method: Mapping[str, RawAndControlled], title: str) -> Table:
+    """Per method and model: the raw Bradley–Terry rating and the style-controlled one,
+    each with its interval (raw order, best first)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in ("method", "model", "rating", "style-controlled", "games"):
+        table.add_column(column, justify="left" if column in ("method", "model") else "right")
+    for method, rated in per_method.items():
+        for raw, controlled in rated.rows():
+            table.add_row(
+                method, escape(raw.model), _elo(raw.rating, raw.low, raw.high),
+                _elo(controlled.rating, controlled.low, controlled.high), str(raw.games),
+            )  # fmt: skip
+    return table
+
+
+def print_style_control(per_method: Mapping[str, RawAndControlled]) -> None:
+    """The ratings table, each method's style coefficients, what the column means and the
+    controlled ratings' signature (one for every method: the same settings)."""
+    if not per_method:
+        return
+    from hyoka.cli._tables import print_table
+
+    print_table(style_table(per_method, "Bradley-Terry ratings, raw and style-controlled"))
+    for method, rated in per_method.items():
+        _common.console.print(f"{method}: {rated.coefficients_line()}", highlight=False)
+    _common.console.print(
+        "style-controlled: the rating with the answers' length and Markdown (headers, lists, "
+        "bold) held equal, fitted jointly (arena-hard's features; lengths in characters); "
+        "γ > 0: the judge prefers more of that feature",
+        highlight=False,
+        soft_wrap=True,
+    )
+    print_signature(next(iter(per_method.values())).controlled.signature)
+
+
+def _elo(rating: float, low: float, high: float) -> str:
+    return f"{rating:.1f} [{low:.1f}, {high:.1f}]"

@@ -20,7 +20,7 @@ from hyoka.cli._common import (
     ProviderOptionsOption,
     reports_errors,
 )
-from hyoka.cli._judging import MethodOption
+from hyoka.cli._judging import ControlFeaturesOption, MethodOption
 from hyoka.cli._tables import print_table
 from hyoka.cli._thinking import ThinkingOption
 from hyoka.errors import InputError
@@ -65,6 +65,10 @@ def _print_summary(summary: PairwiseSummary, model_x: str, model_y: str) -> None
             highlight=False,
         )
         console.print(f"signature: {summary.length_control.line}", highlight=False, soft_wrap=True)
+    from hyoka.cli._judging import print_style_control
+
+    rated = {name: counts.ratings for name, counts in summary.methods.items() if counts.ratings}
+    print_style_control(rated)
     both = summary.agree + summary.disagree
     console.print(
         f"robustness (orders agree): {rate(summary.robustness)} ({summary.agree} of {both}); "
@@ -125,10 +129,15 @@ def pairwise_command(
     no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
     thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
+    control: ControlFeaturesOption = None,
 ) -> None:
     """Judge every pair in both orders; verdicts by prob (seed 001), bs1 and bs2 (resumable).
 
     A run that asked the judge and got no verdict on any pair exits 1 after its totals.
+
+    Beside the win rates: X's length-controlled win rate against Y (alpaca_eval's), and
+    each method's Bradley-Terry ratings of X and Y, raw and style-controlled (arena-hard's
+    length and Markdown features, --control-features), with the judge's style coefficients.
 
     Answer files: JSONL lines {id, question, answer, reference?, model?, category?}; or two
     pfgen-bench run folders, whose answers pair up by question and position, with each
@@ -146,7 +155,12 @@ def pairwise_command(
           --per-question 3
     """
     from hyoka.cli._common import err_console, print_warning, progress_bar, provider_options
-    from hyoka.cli._judging import fail_if_no_verdict, print_signature, run_plans
+    from hyoka.cli._judging import (
+        control_features,
+        fail_if_no_verdict,
+        print_signature,
+        run_plans,
+    )
     from hyoka.judge import (
         PairwiseRun,
         check_criteria_use,
@@ -166,6 +180,7 @@ def pairwise_command(
     )
     from hyoka.pfgen import answer_reader
     from hyoka.providers import connect
+    from hyoka.stats import StyleCounts
 
     methods = parse_methods(method)
     exported = parse_methods(export_method or (method if method != "all" else "prob"))
@@ -211,7 +226,9 @@ def pairwise_command(
     plan = plans[-1]
     records = list(judged.lines)  # the file's records of these pairs, as the run left them
     lengths = {item.id: (len(item.answer_x), len(item.answer_y)) for item in items}
-    summary = summarise_pairwise(records, methods, lengths)
+    styles = {item.id: (StyleCounts.of(item.answer_x), StyleCounts.of(item.answer_y))
+              for item in items}  # fmt: skip
+    summary = summarise_pairwise(records, methods, lengths, styles, control_features(control))
     model_x, model_y = items[0].model_x, items[0].model_y
     signature = plan.run.signature()
     if not as_json:

@@ -24,6 +24,7 @@ from hyoka.cli._common import (
     ResultsDirOption,
     reports_errors,
 )
+from hyoka.cli._judging import ControlFeaturesOption
 from hyoka.cli._tables import print_table
 from hyoka.cli._thinking import ThinkingOption
 from hyoka.errors import InputError
@@ -42,7 +43,7 @@ from hyoka.providers import ThinkingChoice
 
 if TYPE_CHECKING:
     from hyoka.judge import JudgePlan
-    from hyoka.mtbench import TurnLengths
+    from hyoka.mtbench import TurnLengths, TurnStyles
     from hyoka.providers import ModelClient
 
 #: where answers and judgments go unless --output/--output-dir say otherwise
@@ -528,6 +529,7 @@ def judge_command(
         ),
     ] = None,
     thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
+    control: ControlFeaturesOption = None,
 ) -> None:
     """Grade every turn with the benchmark's judge prompts and rating rules (resumable).
 
@@ -535,6 +537,11 @@ def judge_command(
     empty answer or one in the wrong language scores 0 (pairwise, as upstream: an empty
     answer loses to a given one, two empty answers tie); MT-bench has no such rule.
     A judgment file is continued only by the same judge with the same settings.
+
+    Pairwise, every model's Bradley-Terry rating is shown raw and style-controlled
+    (arena-hard's length and Markdown features of the two answers, --control-features),
+    with the judge's style coefficients; with --baseline also each model's
+    length-controlled win rate against it.
 
     Examples:
 
@@ -547,6 +554,7 @@ def judge_command(
     import functools
 
     from hyoka.cli._common import err_console, provider_options
+    from hyoka.cli._judging import control_features
     from hyoka.judge import JudgeSettings, pairwise_settings, parse_methods
     from hyoka.mtbench import (
         Bench,
@@ -561,7 +569,7 @@ def judge_command(
         plan_matches,
         plan_turns,
         single_output,
-        turn_lengths,
+        turn_styles,
     )
     from hyoka.providers import connect, signed_rule
 
@@ -586,8 +594,10 @@ def judge_command(
         return
     if matches is not None:
         raise InputError("--matches is for --bench rakuda")
-    if mode is JudgeModeChoice.SINGLE and (baseline is not None or method is not None):
-        raise InputError("--baseline and --method are for --mode pairwise")
+    if mode is JudgeModeChoice.SINGLE and (
+        baseline is not None or method is not None or control is not None
+    ):
+        raise InputError("--baseline, --method and --control-features are for --mode pairwise")
     files = parse_layout(layout)
     loaded = Bench.load(bench, data_dir, variant)
     # upstream's judge reply budget (ELYZA's Shaberi: 1024), else 2048 (FastChat's)
@@ -610,8 +620,11 @@ def judge_command(
         output = pair_output(results_dir, loaded, name, output_dir, files)
         made = make_matches(loaded_answers, baseline, loaded.spec.pair_models)
         pairs = plan_matches(loaded, made, settings, output, how, methods)
-        against = None if baseline is None else (baseline, turn_lengths(loaded, made))
-        _judge_pairs(pairs, judge_client(), price_in, price_out, against)
+        styles = turn_styles(loaded, made)
+        lengths = {key: style.chars for key, style in styles.items()}
+        against = None if baseline is None else (baseline, lengths)
+        rated = (styles, control_features(control))
+        _judge_pairs(pairs, judge_client(), price_in, price_out, against, rated)
         return
     settings = JudgeSettings(
         judge=judge, base_url=base_url, max_tokens=max_tokens, thinking=signed_rule(thinking.value)
@@ -693,16 +706,31 @@ def _judge_pairs(
     price_in: float,
     price_out: float,
     against: tuple[str, TurnLengths] | None = None,
+    rated: tuple[TurnStyles, tuple[str, ...]] | None = None,
 ) -> None:
     """Judge the matches, then the table per method, the run's calls and cost, and the
     signature; turns whose games came without log probabilities are listed loudly. With
     ``against`` (the baseline and the answers' lengths) each model's length-controlled
-    win rate against the baseline is shown beside the raw rates, with its signature. Exit
+    win rate against the baseline is shown beside the raw rates, with its signature; with
+    ``rated`` (the answers' styles and the features to control) each model's Bradley-Terry
+    rating raw and style-controlled, with the style coefficients and their signature. Exit
     1 when the judge was asked and gave no verdict on any turn."""
     from hyoka.cli._common import err_console, print_warning
-    from hyoka.cli._judging import fail_if_no_verdict, print_signature, run_plans, win_table
+    from hyoka.cli._judging import (
+        fail_if_no_verdict,
+        print_signature,
+        print_style_control,
+        run_plans,
+        win_table,
+    )
     from hyoka.judge import cost_usd
-    from hyoka.mtbench import length_controlled, method_counts, no_logprobs, turn_label
+    from hyoka.mtbench import (
+        length_controlled,
+        method_counts,
+        no_logprobs,
+        style_controlled,
+        turn_label,
+    )
 
     err_console.print(f"Judgment file: {plan.output}", highlight=False, soft_wrap=True)
     report, (judged,) = run_plans(client, [("turns", plan)], rate=False)
@@ -717,6 +745,8 @@ def _judge_pairs(
         )
         # one signature for every method: it names the baseline, the fit and the bootstrap
         print_signature(next(iter(controlled.values())).signature)
+    if rated is not None:
+        print_style_control(style_controlled(lines, methods, *rated))
     lacking = no_logprobs(lines) if "prob" in methods else []
     games = sum(len(which) for _line, which in lacking)
     if lacking:

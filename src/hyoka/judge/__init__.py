@@ -8,7 +8,12 @@ file format its lines are written in. ``plan_single`` and ``plan_pairs`` make th
 runs; benchmarks (``hyoka.mtbench``) make theirs from the same parts.
 """
 
-from hyoka.judge.choices import AggregateChoice, CriteriaChoice, MethodChoice
+from hyoka.judge.choices import (
+    AggregateChoice,
+    CriteriaChoice,
+    MethodChoice,
+    StyleControlChoice,
+)
 from hyoka.judge.engine import (
     FileFormat,
     Judged,
@@ -106,6 +111,7 @@ __all__ = [
     "SingleItem",
     "SingleRun",
     "SingleSummary",
+    "StyleControlChoice",
     "Task",
     "VerdictOutput",
     "WinCounts",

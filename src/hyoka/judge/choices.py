@@ -2,8 +2,9 @@
 and refuses any other value with one line, before any file is read.
 
 Each enum spells exactly the values of the library type it stands for (``Aggregate``,
-``Method``; ``--criteria``'s two words), which a test holds them to; the library goes on
-taking those values (a member is the string it spells).
+``Method``; ``--criteria``'s two words; the style features, ``stats.STYLE_CONTROLS``),
+which a test holds them to; the library goes on taking those values (a member is the
+string it spells).
 """
 
 from __future__ import annotations
@@ -33,3 +34,11 @@ class CriteriaChoice(StrEnum):
 
     AUTO = "auto"
     NONE = "none"
+
+
+class StyleControlChoice(StrEnum):
+    """A group of style features the controlled Bradley–Terry ratings hold equal
+    (``stats.STYLE_CONTROLS``; arena-hard's ``--control-features``)."""
+
+    LENGTH = "length"
+    MARKDOWN = "markdown"

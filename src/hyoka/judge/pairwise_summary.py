@@ -7,7 +7,10 @@ the pairs where both replies held a verdict letter; pairs without one are counte
 Where the answers' lengths are known, each method's X win rate also comes length-controlled
 (``stats.length_controlled_winrates``: alpaca_eval's logistic model with Y as the baseline,
 lengths in characters, X's share from the averaged probabilities under ``prob``), beside
-the raw rates, never instead of them.
+the raw rates, never instead of them. Where the answers' texts are known, each method's
+verdicts also give Bradley–Terry ratings of X and Y, raw and style-controlled
+(``stats.rate_with_style``: arena-hard's length and Markdown features fitted jointly),
+with the judge's fitted style coefficients.
 """
 
 from __future__ import annotations
@@ -24,7 +27,16 @@ from hyoka.judge.records import JudgmentRecord
 from hyoka.judge.winrate import WinCounts, win_counts, win_share
 from hyoka.providers import Usage
 from hyoka.signature import Signature
-from hyoka.stats import BaselineVerdict, Interval, length_controlled_winrates
+from hyoka.stats import (
+    STYLE_CONTROLS,
+    BaselineVerdict,
+    Interval,
+    RawAndControlled,
+    StyleCounts,
+    StyledBattle,
+    length_controlled_winrates,
+    rate_with_style,
+)
 from hyoka.store import atomic_write_text
 
 
@@ -40,6 +52,8 @@ class MethodSummary:
     y: WinCounts | None = None
     #: X's length-controlled win rate against Y, where lengths were given and verdicts valid
     x_length_controlled: Interval | None = None
+    #: X's and Y's Bradley–Terry ratings, raw and style-controlled (answers' texts known)
+    ratings: RawAndControlled | None = None
 
     def to_json(self) -> dict[str, Any]:
         def rate(counts: WinCounts | None, adjusted: bool) -> float | None:
@@ -59,6 +73,7 @@ class MethodSummary:
             "x_length_controlled_win_rate": (
                 self.x_length_controlled.to_json() if self.x_length_controlled else None
             ),
+            "bradley_terry": self.ratings.to_json() if self.ratings else None,
         }
 
 
@@ -73,6 +88,8 @@ class PairwiseSummary:
     usage: Usage = field(default_factory=Usage)
     #: how the length-controlled rates were made (None: no lengths given)
     length_control: Signature | None = None
+    #: how the style-controlled ratings were made (None: no answers' texts given)
+    style_control: Signature | None = None
 
     @property
     def robustness(self) -> float | None:
@@ -91,6 +108,9 @@ class PairwiseSummary:
             "usage": self.usage.model_dump(),
             "length_control_signature": (
                 self.length_control.to_json() if self.length_control else None
+            ),
+            "style_control_signature": (
+                self.style_control.to_json() if self.style_control else None
             ),
         }
 
@@ -111,9 +131,13 @@ def summarise(
     records: Sequence[JudgmentRecord],
     methods: Sequence[Method],
     lengths: Mapping[str, tuple[int, int]] | None = None,
+    styles: Mapping[str, tuple[StyleCounts, StyleCounts]] | None = None,
+    controls: Sequence[str] = STYLE_CONTROLS,
 ) -> PairwiseSummary:
     """The summary of ``records``; with ``lengths`` (pair id -> X's and Y's answer length
-    in characters) each method's X win rate length-controlled too."""
+    in characters) each method's X win rate length-controlled too; with ``styles`` (pair
+    id -> X's and Y's answer style) each method's ratings raw and controlled for the
+    features of ``controls``."""
     summary = PairwiseSummary(pairs=len(records), methods={}, agree=0, disagree=0, missing_letter=0)
     for method in methods:
         rates = win_counts(("X", "Y", record.verdicts.get(method)) for record in records)
@@ -125,6 +149,8 @@ def summarise(
         summary.methods[method] = counts
     if lengths is not None:
         _length_control(summary, records, methods, lengths)
+    if styles is not None:
+        _style_control(summary, records, methods, styles, controls)
     orders = order_agreement(order_letters(record) for record in records)
     summary.agree, summary.disagree = orders.agree, orders.disagree
     summary.missing_letter = orders.missing
@@ -135,6 +161,33 @@ def summarise(
     return summary
 
 
+def _two_models(records: Sequence[JudgmentRecord]) -> tuple[str, str]:
+    """The names X and Y stand for, as the records name them (``X``/``Y`` otherwise)."""
+    named = records[0].models if records else ()
+    return (named[0], named[1]) if len(named) > 1 and named[0] != named[1] else ("X", "Y")
+
+
+def _style_control(
+    summary: PairwiseSummary,
+    records: Sequence[JudgmentRecord],
+    methods: Sequence[Method],
+    styles: Mapping[str, tuple[StyleCounts, StyleCounts]],
+    controls: Sequence[str],
+) -> None:
+    """Each method's raw and style-controlled ratings, over its pairs with a valid verdict."""
+    model_x, model_y = _two_models(records)
+    for method in methods:
+        battles = []
+        for record in records:
+            share, known = x_share(record, method), styles.get(record.id)
+            if share is not None and known is not None:
+                battles.append(StyledBattle(model_x, model_y, share, *known))
+        if battles:
+            rated = rate_with_style(battles, controls=controls)
+            summary.methods[method].ratings = rated
+            summary.style_control = rated.controlled.signature
+
+
 def _length_control(
     summary: PairwiseSummary,
     records: Sequence[JudgmentRecord],
@@ -142,10 +195,7 @@ def _length_control(
     lengths: Mapping[str, tuple[int, int]],
 ) -> None:
     """Each method's length-controlled X rate, over its pairs with a valid verdict."""
-    named = records[0].models if records else ()
-    model_x, model_y = (
-        (named[0], named[1]) if len(named) > 1 and named[0] != named[1] else ("X", "Y")
-    )
+    model_x, model_y = _two_models(records)
     for method in methods:
         verdicts = []
         for record in records:

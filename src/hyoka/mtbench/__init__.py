@@ -52,9 +52,22 @@ from hyoka.mtbench.leaderboard import (
     judgment_files,
     round_half_up,
 )
-from hyoka.mtbench.length_columns import LengthColumn, length_column
-from hyoka.mtbench.pair_summary import length_controlled, method_counts, no_logprobs, turn_label
-from hyoka.mtbench.pairwise import TurnLengths, make_matches, plan_matches, turn_lengths
+from hyoka.mtbench.length_columns import LengthColumn, length_column, length_column_of
+from hyoka.mtbench.pair_summary import (
+    length_controlled,
+    method_counts,
+    no_logprobs,
+    style_controlled,
+    turn_label,
+)
+from hyoka.mtbench.pairwise import (
+    TurnLengths,
+    TurnStyles,
+    make_matches,
+    plan_matches,
+    turn_lengths,
+    turn_styles,
+)
 from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
 from hyoka.mtbench.radar import write_radar
 from hyoka.mtbench.rakuda import (
@@ -133,6 +146,7 @@ __all__ = [
     "SingleJudgmentLine",
     "TemplateChoice",
     "TurnLengths",
+    "TurnStyles",
     "Variant",
     "answer_file",
     "answer_model_id",
@@ -148,6 +162,7 @@ __all__ = [
     "judgment_spec",
     "judgments_ranking",
     "length_column",
+    "length_column_of",
     "length_controlled",
     "load_answers",
     "load_rakuda_answers",
@@ -183,10 +198,12 @@ __all__ = [
     "round_half_up",
     "score_table_path",
     "single_output",
+    "style_controlled",
     "table_rankings",
     "table_separability",
     "turn_label",
     "turn_lengths",
+    "turn_styles",
     "verify_judgments",
     "write_radar",
 ]

@@ -18,7 +18,7 @@ are left out as they are from the means.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,32 +109,45 @@ def length_column(
     ``answer_paths`` (see the module's docstring); an ``InputError`` for answers judged in
     several trials (which trial's length?) or fewer than two models with every answer."""
     answers = read_answer_sets(answer_paths, board.bench)
+    turns = {model: {qid: r.turns for qid, r in by_id.items()} for model, by_id in answers.items()}
+    try:
+        return length_column_of(board, turns, resamples=resamples, seed=seed, confidence=confidence)
+    except InputError as exc:
+        raise InputError(f"--answers: {exc}") from None
+
+
+def length_column_of(
+    board: Leaderboard,
+    answers: Mapping[str, Mapping[int, Sequence[str]]],
+    *,
+    resamples: int,
+    seed: int,
+    confidence: float = 0.95,
+) -> LengthColumn:
+    """``length_column`` from answers already read: model -> question id -> its turns."""
     grades: list[Grade] = []
     missing: dict[str, int] = {}
     for model in board.models:
         if model.trials > 1:
             raise InputError(
-                f"--answers: {model.model} was judged in {model.trials} trials; the "
-                "length-adjusted column reads one answer per judged turn"
+                f"{model.model} was judged in {model.trials} trials; the length-adjusted "
+                "column reads one answer per judged turn"
             )
         own = answers.get(model.model, {})
         model_grades = []
         for (question_id, turn, _trial), score in sorted(model.ratings.items()):
-            record = own.get(question_id)
-            if record is None or len(record.turns) < turn:
+            given = own.get(question_id)
+            if given is None or len(given) < turn:
                 missing[model.model] = missing.get(model.model, 0) + 1
                 continue
-            chars = len(record.turns[turn - 1])
+            chars = len(given[turn - 1])
             question = f"{question_id}/turn{turn}"
             model_grades.append(
                 Grade(question, model.model, float(score), chars, cluster=str(question_id))
             )
         if model.model not in missing:
             grades += model_grades
-    try:
-        fit = length_adjusted_scores(
-            grades, resamples=resamples, confidence=confidence, seed=seed, unit=RESAMPLED
-        )
-    except InputError as exc:
-        raise InputError(f"--answers: {exc}") from None
+    fit = length_adjusted_scores(
+        grades, resamples=resamples, confidence=confidence, seed=seed, unit=RESAMPLED
+    )
     return LengthColumn(fit, missing)

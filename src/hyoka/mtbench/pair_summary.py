@@ -11,6 +11,10 @@ drops log probabilities cannot pass for a judge that found no verdict.
 Against a baseline, each method also gives every other model's length-controlled win rate
 (``stats.length_controlled_winrates``, as ``hyoka judge pairwise`` computes X's against Y):
 one verdict per judged turn, lengths the characters of the two answers to that turn.
+
+With or without a baseline, each method's verdicts also rate every model by Bradley–Terry,
+raw and style-controlled (``stats.rate_with_style``: arena-hard's length and Markdown
+features of the two answers to the turn, fitted jointly), one battle per judged turn.
 """
 
 from __future__ import annotations
@@ -18,9 +22,17 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from hyoka.judge import WinCounts, win_counts, win_share
-from hyoka.mtbench.pairwise import TurnLengths
+from hyoka.mtbench.pairwise import TurnLengths, TurnStyles
 from hyoka.mtbench.records import PairJudgmentLine
-from hyoka.stats import BaselineVerdict, LengthControlled, length_controlled_winrates
+from hyoka.stats import (
+    STYLE_CONTROLS,
+    BaselineVerdict,
+    LengthControlled,
+    RawAndControlled,
+    StyledBattle,
+    length_controlled_winrates,
+    rate_with_style,
+)
 
 
 def verdict(record: PairJudgmentLine, method: str) -> str | None:
@@ -55,8 +67,7 @@ def length_controlled(
         for record in records:
             if baseline not in record.models:
                 continue
-            mean = (record.probabilities or {}).get("mean") if method == "prob" else None
-            share = win_share(verdict(record, method), mean)  # model_1's share
+            share = first_share(record, method)
             if share is None:
                 continue
             first = record.model_1 != baseline
@@ -70,6 +81,37 @@ def length_controlled(
             )  # fmt: skip
         if verdicts:
             found[method] = length_controlled_winrates(verdicts, baseline=baseline)
+    return found
+
+
+def first_share(record: PairJudgmentLine, method: str) -> float | None:
+    """``model_1``'s share of the win under ``method``: from the two games' averaged
+    probabilities under ``prob`` (``judge.win_share``), else from the verdict."""
+    mean = (record.probabilities or {}).get("mean") if method == "prob" else None
+    return win_share(verdict(record, method), mean)
+
+
+def style_controlled(
+    records: Sequence[PairJudgmentLine],
+    methods: Collection[str],
+    styles: TurnStyles,
+    controls: Sequence[str] = STYLE_CONTROLS,
+) -> dict[str, RawAndControlled]:
+    """Per method, every model's Bradley–Terry rating raw and controlled for the style
+    features of ``controls``: one battle per judged turn with a valid verdict,
+    ``model_1``'s share (``first_share``), both answers' style from ``styles``
+    (``pairwise.turn_styles``). A method with no valid verdict has none."""
+    found: dict[str, RawAndControlled] = {}
+    for method in methods:
+        battles = []
+        for record in records:
+            share = first_share(record, method)
+            one = styles.get((record.question_id, record.turn, record.model_1))
+            two = styles.get((record.question_id, record.turn, record.model_2))
+            if share is not None and one is not None and two is not None:
+                battles.append(StyledBattle(record.model_1, record.model_2, share, one, two))
+        if battles:
+            found[method] = rate_with_style(battles, controls=controls)
     return found
 
 

@@ -46,11 +46,14 @@ from hyoka.mtbench.bench import Bench, PairModels, Question, numbered
 from hyoka.mtbench.judge import BenchJudging, TurnInfo, messages_of
 from hyoka.mtbench.records import AnswerRecord, PairJudgmentLine, pair_line
 from hyoka.providers import parse_model_string
+from hyoka.stats import StyleCounts
 
 #: (question_id, turn, the two models in either order): what a line settles
 DoneKey = tuple[int, int, frozenset[str]]
 #: (question_id, turn, model) -> characters of that model's answer to that turn
 TurnLengths = Mapping[tuple[int, int, str], int]
+#: (question_id, turn, model) -> the style of that model's answer to that turn
+TurnStyles = Mapping[tuple[int, int, str], StyleCounts]
 
 
 @dataclass(frozen=True)
@@ -148,18 +151,25 @@ def pair_user_prompt(
     return bench.fill_prompt(pair_prompt_name(bench, question, turn), question, fields)
 
 
-def turn_lengths(bench: Bench, matches: Sequence[Match]) -> dict[tuple[int, int, str], int]:
-    """Characters of every model's answer to every turn in ``matches``, as the judge is
-    shown it (the variant's cut applied): the lengths a length-controlled win rate
-    against the baseline controls for (characters, as ``stats.length_control`` counts)."""
+def turn_styles(bench: Bench, matches: Sequence[Match]) -> dict[tuple[int, int, str], StyleCounts]:
+    """The style (characters, Markdown headers, lists, bold) of every model's answer to
+    every turn in ``matches``, as the judge is shown it (the variant's cut applied): what
+    the style-controlled ratings hold equal."""
     cut = bench.variant.cut if bench.variant is not None else str
-    lengths: dict[tuple[int, int, str], int] = {}
+    styles: dict[tuple[int, int, str], StyleCounts] = {}
     for match in matches:
         for model, answers in ((match.model_1, match.answers_1), (match.model_2, match.answers_2)):
             for qid, answer in answers.items():
                 for turn, text in enumerate(answer.turns, start=1):
-                    lengths[(qid, turn, model)] = len(cut(text))
-    return lengths
+                    styles[(qid, turn, model)] = StyleCounts.of(cut(text))
+    return styles
+
+
+def turn_lengths(bench: Bench, matches: Sequence[Match]) -> dict[tuple[int, int, str], int]:
+    """Characters of every model's answer to every turn in ``matches``, as the judge is
+    shown it (the variant's cut applied): the lengths a length-controlled win rate
+    against the baseline controls for (characters, as ``stats.length_control`` counts)."""
+    return {key: style.chars for key, style in turn_styles(bench, matches).items()}
 
 
 def _check_answers(match: Match, questions: Sequence[Question], turns: int) -> None:

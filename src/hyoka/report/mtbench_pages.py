@@ -8,6 +8,11 @@ file's manifest names both (``mtbench.recorded_bench``, the reader ``hyoka mtben
 uses). A file without one (upstream's published judgments) is matched by its judged
 conversations (``BenchFinder.identify``), and the page says how each file was told.
 
+Where the judged models' answers lie beside the judgments (``find_answers``), each judge's
+table is followed by the length-adjusted means (``mtbench.length_column_of``, as
+``hyoka mtbench leaderboard --answers`` computes them) with the within-question partial
+correlation of score with length and its signature; otherwise the page says why not.
+
 The judge's reasoning is most of the bytes (13,680 published judgments are 12.6 MB of
 text), so each question page carries it gzip-compressed (``html.packed``) and the browser
 unpacks it; scores and the rule that zeroed a turn are plain HTML.
@@ -29,9 +34,11 @@ from hyoka.mtbench import (
     Bench,
     IntervalSettings,
     Leaderboard,
+    LengthColumn,
     SingleJudgmentLine,
     build_leaderboard,
     display_name,
+    length_column_of,
     load_answers,
     mean_interval,
     model_answer_file,
@@ -226,7 +233,78 @@ def _overall_tip(bench: Bench) -> str:
     return "mean of the category means (upstream's headline)"
 
 
-def category_table(judge_set: JudgeSet) -> str:
+#: what a page says where no answers were found beside a judge's files
+NO_ANSWERS = (
+    "no answer files beside the judgments (FastChat's layout: <bench>/model_answer/"
+    "<model>.jsonl next to <bench>/model_judgment/)"
+)
+
+
+@dataclass(frozen=True)
+class LengthResult:
+    """A judge set's length-adjusted column, or why it has none."""
+
+    column: LengthColumn | None
+    why: str | None = None
+
+
+def length_result(
+    judge_set: JudgeSet,
+    answers: dict[str, dict[int, tuple[str, ...]]],
+    resamples: int,
+    seed: int,
+) -> LengthResult:
+    """The set's length-adjusted means from ``answers`` (``find_answers``), or why not."""
+    if not any(model.model in answers for model in judge_set.board.models):
+        return LengthResult(None, NO_ANSWERS)
+    try:
+        column = length_column_of(judge_set.board, answers, resamples=resamples, seed=seed)
+    except InputError as exc:
+        return LengthResult(None, str(exc))
+    return LengthResult(column)
+
+
+def length_html(judge_set: JudgeSet, found: LengthResult) -> str:
+    """Each model's mean beside its length-adjusted mean, the partial correlation, the
+    signature; or the line that says why the column is absent."""
+    column = found.column
+    if column is None:
+        return (
+            f'<p class="muted" id="{esc(judge_set.set_id)}-no-length">No length-adjusted '
+            f"column: {esc(found.why or '')}.</p>"
+        )
+    by_model = column.fit.by_model()
+    rows = []
+    for model in judge_set.board.ranked():
+        label = display_name(model.model, judge_set.board.bench)
+        score = by_model.get(model.model)
+        missing = column.missing.get(model.model, 0)
+        shown = [cell(esc(label), label), cell(_mean(model.overall()), _sort(model.overall()))]
+        if score is None:
+            why = f"{missing} judged turn(s) without an answer" if missing else "not fitted"
+            shown += [cell("–", None, why), cell("", None)]
+        else:
+            adjusted = score.adjusted
+            shown += [
+                cell(str(round_half_up(Fraction(adjusted.estimate))), adjusted.estimate),
+                _interval(adjusted),
+            ]
+        rows.append(shown)
+    headers: list[str | tuple[str, str]] = [
+        "Model",
+        ("Overall", _overall_tip(judge_set.board.bench)),
+        ("length-adj.", "the mean of every rated turn, every answer as long as its question's"),
+        ("95% CI", "bootstrap of the length-adjusted mean"),
+    ]
+    return (
+        "<h3>Length-adjusted</h3>"
+        + table(headers, rows, table_id=f"{judge_set.set_id}-length")
+        + f'<p id="{esc(judge_set.set_id)}-partial">{esc(column.note)}</p>'
+        + f'<p>signature: <code class="signature">{esc(column.fit.signature.line)}</code></p>'
+    )
+
+
+def category_table(judge_set: JudgeSet, length: LengthResult | None = None) -> str:
     """The judge set's per-category table (``build_leaderboard``'s numbers) and radar."""
     board = judge_set.board
     bench = board.bench
@@ -285,6 +363,7 @@ def category_table(judge_set: JudgeSet) -> str:
         f"turns (-1) do not. Benchmark: {esc(told)}.</p>"
         + table(headers, rows, table_id=f"{judge_set.set_id}-categories")
         + (f"<p>{esc(separated.line)}</p>" if separated else "")
+        + (length_html(judge_set, length) if length is not None else "")
         + f'<h3>Radar</h3>{radar}<p>signature: <code class="signature">{esc(signature)}'
         "</code></p></section>"
     )
@@ -312,16 +391,22 @@ def _interval(found: Interval | None) -> Cell:
     return cell(f"[{low}, {high}]", found.low)
 
 
-def bench_page(bench: Bench, sets: Sequence[JudgeSet]) -> str:
-    """The benchmark's (and variant's) page: its variant, then each judge's table and
-    radar with the signature of its numbers, then links to every question."""
+def bench_page(
+    bench: Bench, sets: Sequence[JudgeSet], lengths: Sequence[LengthResult] | None = None
+) -> str:
+    """The benchmark's (and variant's) page: its variant, then each judge's table (with
+    its length-adjusted means, ``lengths`` in the order of ``sets``) and radar with the
+    signature of its numbers, then links to every question."""
     path = bench_path(bench)
     questions = "".join(
         f'<a href="q{q.question_id:04d}.html">{q.question_id}</a> ' for q in bench.questions
     )
     body = (
         _variant_html(bench)
-        + "".join(category_table(s) for s in sets)
+        + "".join(
+            category_table(s, lengths[k] if lengths is not None else None)
+            for k, s in enumerate(sets)
+        )
         + f'<h2>Questions</h2><p class="qlinks">{questions}</p>'
     )
     return page(f"{bench_label(bench)}: single grading", body, path=path)

@@ -8,10 +8,18 @@ rakuda``: each match judged once, in its drawn order, shown as the method ``one-
 Each becomes one ``PairOutcome`` per judged item; ``prob`` ratings use the
 probability-averaged verdict as a fractional win (P(A) + P(tie)/2 of the mass on A, B and
 tie), the other methods their letters (a tie is half a win).
+
+Where both answers' texts are at hand for every item (``pairwise_styles.with_styles``),
+each method's table also shows the style-controlled ratings beside the raw ones
+(``stats.style_controlled_bradley_terry``, arena-hard's length and Markdown features), the
+judge's style coefficients and their signature; and where one model met every other on
+every item (a baseline), each model's length-controlled win rate against it
+(``stats.length_controlled_winrates``). Otherwise the page says why they are absent.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +34,21 @@ from hyoka.judge import (
     win_share,
 )
 from hyoka.mtbench import PairJudgmentLine, RakudaPairLine, judgment_spec
-from hyoka.report.html import cell, esc, page, table
+from hyoka.report.html import Cell, cell, esc, page, table
 from hyoka.report.svg import IntervalRow, interval_chart
-from hyoka.stats import LETTERS, Battles, Ratings, bradley_terry
+from hyoka.stats import (
+    LETTERS,
+    BaselineVerdict,
+    Battles,
+    LengthControlled,
+    Rating,
+    Ratings,
+    StyleControlled,
+    StyleCounts,
+    bradley_terry,
+    length_controlled_winrates,
+    style_controlled_bradley_terry,
+)
 from hyoka.store import first_object, read_records
 
 INDEX_PATH = "pairwise/index.html"
@@ -47,6 +67,10 @@ class PairOutcome:
     verdicts: dict[str, str | None]
     letters: tuple[str | None, str | None]
     mean: dict[str, float] | None
+    #: (question id, turn) of a FastChat line: where its answers are found
+    turn: tuple[int, int] | None = None
+    #: X's and Y's answer style, where the answers' texts are at hand
+    styles: tuple[StyleCounts, StyleCounts] | None = None
 
 
 def _from_record(record: JudgmentRecord) -> PairOutcome:
@@ -61,8 +85,19 @@ def _from_fastchat(line: PairJudgmentLine) -> PairOutcome:
     mean = (line.probabilities or {}).get("mean")
     item = f"{line.question_id}/{line.turn}"
     return PairOutcome(
-        item, line.model_1, line.model_2, line.method_verdicts(), line.letters(), mean
-    )
+        item, line.model_1, line.model_2, line.method_verdicts(), line.letters(), mean,
+        turn=(line.question_id, line.turn), styles=_inline_styles(line),
+    )  # fmt: skip
+
+
+def _inline_styles(line: PairJudgmentLine) -> tuple[StyleCounts, StyleCounts] | None:
+    """The style of the answers a line carries itself (ja-vicuna-qa-benchmark's
+    ``answer_1``/``answer_2``: turn 1's answers, so for turn 1 only)."""
+    extra = line.model_extra or {}
+    one, two = extra.get("answer_1"), extra.get("answer_2")
+    if line.turn != 1 or not isinstance(one, str) or not isinstance(two, str):
+        return None
+    return StyleCounts.of(one), StyleCounts.of(two)
 
 
 def read_pairs(path: Path) -> list[PairOutcome]:
@@ -151,6 +186,60 @@ def analyse(outcomes: Sequence[PairOutcome], method: str, rounds: int, seed: int
     return MethodResult(method, models, matrix, invalid, ratings)
 
 
+def style_controlled(
+    outcomes: Sequence[PairOutcome], method: str, rounds: int, seed: int
+) -> StyleControlled | None:
+    """The style-controlled ratings of ``method``'s battles (those ``analyse`` rates, in
+    the same order), or ``None`` where an item lacks its answers' style."""
+    battles, firsts, seconds = [], [], []
+    for o in outcomes:
+        value = share(o, method)
+        if value is None:
+            continue
+        if o.styles is None:
+            return None
+        battles.append((o.x, o.y, value))
+        firsts.append(o.styles[0])
+        seconds.append(o.styles[1])
+    if not battles:
+        return None
+    return style_controlled_bradley_terry(
+        Battles.of(battles), firsts, seconds, rounds=rounds, seed=seed
+    )
+
+
+def baseline(outcomes: Sequence[PairOutcome]) -> str | None:
+    """The model every item compares with another (alpaca_eval's baseline): of three or
+    more models, the one in every item; of two, the second named (Y, as ``hyoka judge
+    pairwise`` controls X's rate against Y); ``None`` where there is none."""
+    models = dict.fromkeys(m for o in outcomes for m in (o.x, o.y))
+    if len(models) == 2:
+        return outcomes[0].y
+    everywhere = [m for m in models if all(m in (o.x, o.y) for o in outcomes)]
+    return everywhere[0] if len(everywhere) == 1 else None
+
+
+def length_controlled(
+    outcomes: Sequence[PairOutcome], method: str, against: str
+) -> LengthControlled | None:
+    """Each model's length-controlled win rate against ``against`` under ``method`` (the
+    model's share, lengths the characters of the two answers), or ``None`` where an item
+    lacks its answers or no verdict is valid."""
+    verdicts = []
+    for o in outcomes:
+        value = share(o, method)
+        if value is None:
+            continue
+        if o.styles is None:
+            return None
+        first = o.x != against
+        model = o.x if first else o.y
+        mine, theirs = (o.styles[0], o.styles[1]) if first else (o.styles[1], o.styles[0])
+        own = value if first else 1.0 - value
+        verdicts.append(BaselineVerdict(model, o.item, own, mine.chars, theirs.chars))
+    return length_controlled_winrates(verdicts, baseline=against) if verdicts else None
+
+
 def _letter(verdict: str | None) -> str | None:
     """A verdict letter, or ``None`` for no verdict and for anything a file holds that is
     not one (counted as invalid on the page rather than failing it)."""
@@ -158,8 +247,15 @@ def _letter(verdict: str | None) -> str | None:
 
 
 def pairwise_page(
-    name: str, path: str, outcomes: Sequence[PairOutcome], rounds: int, seed: int
+    name: str,
+    path: str,
+    outcomes: Sequence[PairOutcome],
+    rounds: int,
+    seed: int,
+    without_styles: str | None = None,
 ) -> str:
+    """The page of one file's judgments; ``without_styles``: why the answers' style is not
+    at hand (no controlled columns), said on the page."""
     methods = [
         m
         for m in (*METHODS, ONE_ORDER)
@@ -181,17 +277,26 @@ def pairwise_page(
             "being shown first: <code>hyoka mtbench leaderboard --bench rakuda --format "
             "json</code> writes it, and the report shows that file.</p>"
         )
+    against = baseline(outcomes)
+    if without_styles is not None:
+        sections.append(
+            '<p class="muted" id="no-style-control">No style-controlled ratings or '
+            f"length-controlled win rates: {esc(without_styles)}.</p>"
+        )
     for method in methods:
         result = analyse(outcomes, method, rounds, seed)
         sections.append(f"<h2>Method {esc(method)}</h2>")
         if result.ratings is not None:
             r = result.ratings
+            controlled = style_controlled(outcomes, method, rounds, seed)
+            by_model = controlled.ratings.by_model() if controlled is not None else {}
             rows = [
                 [
                     cell(esc(x.model), x.model),
                     cell(f"{x.rating:.1f}", x.rating),
                     cell(f'<span class="ci">[{x.low:.1f}, {x.high:.1f}]</span>', x.low),
                     cell(str(x.games), x.games),
+                    *_controlled_cells(by_model.get(x.model), controlled is not None),
                 ]
                 for x in r.ratings
             ]
@@ -200,15 +305,25 @@ def pairwise_page(
                 if method == "prob"
                 else "verdicts (tie = half a win)"
             )
+            headers: list[str | tuple[str, str]] = ["Model", "Rating", "95% CI", "Games"]
+            if controlled is not None:
+                headers += [
+                    ("Style-controlled", "the rating with length and Markdown held equal"),
+                    ("95% CI (controlled)", "bootstrap over the judged items"),
+                ]
             sections.append(
                 f"<p>Bradley–Terry ratings (Elo scale, mean 1000) from the {what}; "
                 f"{int(r.confidence * 100)}% intervals from {r.rounds} bootstrap rounds over "
                 f"the judged items (seed {r.seed}).</p>"
-                + table(["Model", "Rating", "95% CI", "Games"], rows, table_id=f"bt-{method}")
+                + table(headers, rows, table_id=f"bt-{method}")
                 + interval_chart(
                     [IntervalRow(x.model, x.rating, x.low, x.high) for x in r.ratings], digits=1
                 )
+                + (_style_note(method, controlled) if controlled is not None else "")
             )
+        rates = length_controlled(outcomes, method, against) if against is not None else None
+        if rates is not None:
+            sections.append(_length_table(method, rates))
         header = ["wins / ties / losses of the row model", *result.models]
         rows_m = []
         for row_model in result.models:
@@ -246,6 +361,65 @@ def pairwise_page(
             )
         )
     return page(f"Pairwise: {name}", "".join(sections), path=path)
+
+
+def _controlled_cells(found: Rating | None, shown: bool) -> list[Cell]:
+    if not shown:
+        return []
+    if found is None:
+        return [cell("–"), cell("–")]
+    return [
+        cell(f"{found.rating:.1f}", found.rating),
+        cell(f'<span class="ci">[{found.low:.1f}, {found.high:.1f}]</span>', found.low),
+    ]
+
+
+def _style_note(method: str, controlled: StyleControlled) -> str:
+    """What the controlled column is, the judge's style coefficients, the signature."""
+    gamma = ", ".join(
+        f"{esc(name)} {value.format(2)}" for name, value in controlled.coefficients.items()
+    )
+    return (
+        f'<p id="style-{esc(method)}">Style-controlled: the rating with the answers\' length '
+        "and Markdown density (headers, lists, bold; code blocks left out) held equal, fitted "
+        "jointly with the ratings (arena-hard's features; lengths in characters). The "
+        "judge's style coefficients γ (per root mean square of each feature; γ &gt; 0: it "
+        f"prefers more): {gamma or 'none (no feature varied)'}.</p>"
+        f'<p>signature: <code class="signature">{esc(controlled.signature.line)}</code></p>'
+    )
+
+
+def _sortable(value: float) -> float | None:
+    """A sort key: none for n/a (NaN)."""
+    return value if math.isfinite(value) else None
+
+
+def _length_table(method: str, rates: LengthControlled) -> str:
+    """Each model's win rate against the baseline, raw and length-controlled."""
+    rows = [
+        [
+            cell(esc(rate.model), rate.model),
+            cell(rate.raw.format(), _sortable(rate.raw.estimate)),
+            cell(rate.controlled.format(), _sortable(rate.controlled.estimate)),
+            cell(rate.length_coefficient.format(2), _sortable(rate.length_coefficient.estimate)),
+            cell(str(rate.verdicts), rate.verdicts),
+        ]
+        for rate in rates.rates
+    ]
+    headers: list[str | tuple[str, str]] = [
+        "Model",
+        ("Win rate", f"the model's share of the win against {rates.baseline}, 95% CI"),
+        ("Length-controlled", "the win rate were both answers equally long, 95% CI"),
+        ("γ length", "how much the judge rewards a longer answer"),
+        "Verdicts",
+    ]
+    return (
+        f"<p>Win rates against {esc(rates.baseline)}, raw and length-controlled "
+        "(alpaca_eval's logistic model of the verdict on the length difference, per model; "
+        "lengths in characters; n/a where length cannot be told from the model).</p>"
+        + table(headers, rows, table_id=f"lc-{method}")
+        + f'<p>signature: <code class="signature">{esc(rates.signature.line)}</code></p>'
+    )
 
 
 def index_page(entries: Sequence[tuple[str, str, str]]) -> str:

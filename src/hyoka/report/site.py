@@ -151,9 +151,17 @@ def _mtbench(inputs: Inputs, options: ReportOptions, pages: dict[str, str]) -> s
             )
             for number, (name, files) in enumerate(sorted(groups.items()), 1)
         ]
-        pages[mt.bench_path(bench)] = mt.bench_page(bench, sets)
-        answers = mt.find_answers(bench, sets) if options.answers else None
-        pages.update(mt.question_pages(bench, sets, answers))
+        try:
+            answers = mt.find_answers(bench, sets)
+        except HyokaError as exc:  # shown on the question pages only when asked for
+            if options.answers:
+                raise
+            lengths = [mt.LengthResult(None, f"the answers beside it: {exc}") for _ in sets]
+            answers = {}
+        else:
+            lengths = [mt.length_result(s, answers, options.rounds, options.seed) for s in sets]
+        pages[mt.bench_path(bench)] = mt.bench_page(bench, sets, lengths)
+        pages.update(mt.question_pages(bench, sets, answers if options.answers else None))
         shown.append((bench, sets))
     pages[mt.INDEX_PATH] = mt.index_page(shown)
     sections = []
@@ -172,6 +180,7 @@ def _pairwise(
     inputs: Inputs, options: ReportOptions, pages: dict[str, str], notes: list[str]
 ) -> str:
     from hyoka.report import pairwise_pages as pw
+    from hyoka.report.pairwise_styles import with_styles
 
     entries: list[tuple[str, str, str]] = []
     for number, path in enumerate(inputs.pair_files, 1):
@@ -186,7 +195,10 @@ def _pairwise(
         target = f"pairwise/p{number}.html"
         title = pw.bench_title(path, options.data_dir)
         name = path.name if title is None else f"{title}: {path.name}"
-        pages[target] = pw.pairwise_page(name, target, outcomes, options.rounds, options.seed)
+        outcomes, without = with_styles(path, outcomes, options.data_dir)
+        pages[target] = pw.pairwise_page(
+            name, target, outcomes, options.rounds, options.seed, without
+        )
         entries.append((name, target, f"{len(outcomes)} items"))
     entries += _rankings(inputs, pages)
     pages[pw.INDEX_PATH] = pw.index_page(entries)

@@ -13,7 +13,7 @@ from hyoka.stats.bootstrap import (
     two_level_draws,
     two_level_interval,
 )
-from hyoka.stats.bradley_terry import Battles, Ratings, bradley_terry
+from hyoka.stats.bradley_terry import Battles, Rating, Ratings, bradley_terry
 from hyoka.stats.correlation import (
     Correlation,
     RankCorrelations,
@@ -50,8 +50,12 @@ from hyoka.stats.single_grades import (
     read_single_grades,
 )
 from hyoka.stats.style_control import (
+    STYLE_CONTROLS,
+    RawAndControlled,
     StyleControlled,
     StyleCounts,
+    StyledBattle,
+    rate_with_style,
     style_controlled_bradley_terry,
 )
 
@@ -61,6 +65,7 @@ __all__ = [
     "ENSEMBLE",
     "LETTERS",
     "MIRROR",
+    "STYLE_CONTROLS",
     "VERDICT_NAMES",
     "AgreementReport",
     "BaselineVerdict",
@@ -78,12 +83,15 @@ __all__ = [
     "LengthControlled",
     "RankCorrelations",
     "RankingComparison",
+    "Rating",
     "Ratings",
+    "RawAndControlled",
     "ScaleAgreement",
     "ScoreDraws",
     "SeparabilityCurve",
     "StyleControlled",
     "StyleCounts",
+    "StyledBattle",
     "agreement_report",
     "bootstrap",
     "bradley_terry",
@@ -103,6 +111,7 @@ __all__ = [
     "preferences_from_folders",
     "rank_correlations",
     "rank_home_advantage",
+    "rate_with_style",
     "read_leaderboard",
     "read_score_table",
     "read_single_grades",

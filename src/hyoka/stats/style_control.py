@@ -10,17 +10,24 @@ Per answer it counts its length, and with fenced code blocks removed its Markdow
 (``#`` … ``######`` at a line's start), list items (``1.`` or ``-``/``*``/``+`` at a line's
 start) and bold spans (``**…**``, ``__…__``). Per battle the length feature is the
 normalised difference (L₁ − L₂)/(L₁ + L₂), and each Markdown kind's density
-c/(L + 1) enters as (d₁ − d₂)/(d₁ + d₂ + 1); every feature column is then standardised
-over the battles (mean 0, standard deviation 1, ddof 1). A column without variation is
-left out (there is nothing to control). The controlled ratings are the β, on the Elo
-scale as ``bradley_terry`` shows them; the γ say how much the judge rewards each feature.
+c/(L + 1) enters as (d₁ − d₂)/(d₁ + d₂ + 1); every feature column is then divided by its
+root mean square over the battles (a difference of 0, equal style, stays 0). A column
+without variation is left out (there is nothing to control). The controlled ratings are
+the β, on the Elo scale as ``bradley_terry`` shows them; the γ say how much the judge
+rewards each feature (per root mean square of the feature).
 
-What differs from upstream, and is named in the signature: lengths are counted in
-**characters**, not in tiktoken tokens (Japanese is written without spaces, and a judge
-reads characters, not one vendor's tokens); the fit is Newton's method to the maximum of
-the likelihood (upstream stops L-BFGS after 50 iterations); strengths are on hyoka's Elo
-scale with percentile intervals from battles drawn with replacement (seeded), like
-``bradley_terry``; a battle's outcome may be fractional (a probability-averaged verdict).
+What differs from upstream, and is named in the signature: upstream standardises each
+column (minus its mean, over its standard deviation). That is the same where every battle
+is listed in both orders, as its games are; where one model is always listed first (X
+against Y, a model against the baseline), the mean is that model's usual style lead, and
+subtracting it would put the lead back into its rating. Scaled about zero, a battle
+listed the other way round (second, first, 1 − share) gives the same ratings. Lengths are
+counted in **characters**, not in tiktoken tokens (Japanese is written without spaces,
+and a judge reads characters, not one vendor's tokens); the fit is Newton's method to the
+maximum of the likelihood (upstream stops L-BFGS after 50 iterations); strengths are on
+hyoka's Elo scale with percentile intervals from battles drawn with replacement (seeded),
+like ``bradley_terry``; a battle's outcome may be fractional (a probability-averaged
+verdict).
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from hyoka.stats.bradley_terry import (
     Battles,
     Rating,
     Ratings,
+    bradley_terry,
     to_elo,
 )
 from hyoka.stats.length_control import LENGTH_UNIT
@@ -55,8 +63,9 @@ from hyoka.stats.ranking_quality import ScoreDraws
 
 #: the feature groups one may control for (arena-hard's ``--control-features``)
 LENGTH, MARKDOWN = "length", "markdown"
+STYLE_CONTROLS = (LENGTH, MARKDOWN)
 MARKDOWN_KINDS = ("headers", "lists", "bold")
-NORMALISATION = "arena-hard-normalised-difference-standardised"
+NORMALISATION = "arena-hard-normalised-difference-rms-scaled"
 #: battles × resamples per batch of refits (bounds memory)
 _BATCH_CELLS = 400_000
 
@@ -115,7 +124,7 @@ def _counts(styles: Sequence[StyleCounts]) -> FloatArray:
 def style_features(
     first: Sequence[StyleCounts], second: Sequence[StyleCounts], controls: Sequence[str]
 ) -> tuple[tuple[str, ...], FloatArray]:
-    """The standardised feature columns (battles × k) and their names, for ``controls``
+    """The scaled feature columns (battles × k) and their names, for ``controls``
     (``length``, ``markdown``); columns without variation are left out."""
     a, b = _counts(first), _counts(second)
     names: list[str] = []
@@ -137,7 +146,7 @@ def style_features(
         spread = float(np.std(column, ddof=1)) if len(column) > 1 else 0.0
         if spread > 0:
             kept_names.append(name)
-            kept.append((column - column.mean()) / spread)
+            kept.append(column / float(np.sqrt(np.mean(column**2))))
     matrix = np.stack(kept, axis=1) if kept else np.zeros((len(a), 0))
     return tuple(kept_names), matrix
 
@@ -254,3 +263,68 @@ def style_controlled_bradley_terry(
         draws=draws[:, :m],
         signature=signature,
     )
+
+
+@dataclass(frozen=True)
+class StyledBattle:
+    """One battle and both answers' style: ``first`` took ``share`` of the win from
+    ``second`` (fractional for a probability-averaged verdict)."""
+
+    first: str
+    second: str
+    share: float
+    first_style: StyleCounts
+    second_style: StyleCounts
+
+
+@dataclass(frozen=True)
+class RawAndControlled:
+    """The raw Bradley–Terry ratings and the style-controlled ones of the same battles,
+    fitted with the same rounds and seed: shown side by side, never one instead of the
+    other."""
+
+    raw: Ratings
+    controlled: StyleControlled
+
+    def rows(self) -> list[tuple[Rating, Rating]]:
+        """Per model, best raw rating first: its raw and its controlled rating."""
+        controlled = self.controlled.ratings.by_model()
+        return [(raw, controlled[raw.model]) for raw in self.raw.ratings]
+
+    def coefficients_line(self) -> str:
+        """``γ length 0.412 [0.20, 0.61], headers …``: how much the judge rewards each
+        feature (per root mean square of the feature over the battles); ``none varied``
+        where no feature varied."""
+        found = self.controlled.coefficients
+        shown = ", ".join(f"{name} {value.format(2)}" for name, value in found.items())
+        return f"style coefficients γ: {shown or 'none (no feature varied)'}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "raw": [r.to_json() for r in self.raw.ratings],
+            "style_controlled": self.controlled.to_json(),
+        }
+
+
+def rate_with_style(
+    battles: Sequence[StyledBattle],
+    *,
+    controls: Sequence[str] = (LENGTH, MARKDOWN),
+    rounds: int = 1000,
+    seed: int = DEFAULT_SEED,
+    confidence: float = 0.95,
+) -> RawAndControlled:
+    """``bradley_terry`` and ``style_controlled_bradley_terry`` of the same battles (the
+    same rounds, seed and confidence; centred at 1000)."""
+    plain = Battles.of((b.first, b.second, b.share) for b in battles)
+    raw = bradley_terry(plain, rounds=rounds, seed=seed, confidence=confidence)
+    controlled = style_controlled_bradley_terry(
+        plain,
+        [b.first_style for b in battles],
+        [b.second_style for b in battles],
+        controls=controls,
+        rounds=rounds,
+        seed=seed,
+        confidence=confidence,
+    )
+    return RawAndControlled(raw, controlled)
