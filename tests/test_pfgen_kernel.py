@@ -1,0 +1,195 @@
+"""The compiled n-gram kernel against the numpy engine, its oracle, float for float.
+
+Every comparison is ``==`` on the floats: the kernel must give the numbers of the numpy
+engine bit for bit (which test_pfgen_metrics ties to the pure-Python reference), not nearly.
+Answers are drawn from the characters of real reference answers, so that long n-grams hit,
+plus the punctuation Truthfulness skips, the wrap markers, characters outside the BMP, lone
+surrogates, empty strings, answers past every length boundary and exact reference answers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from _shared import data_mark, needs
+from hyoka.pfgen import engine
+from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.ngram_index import MAX_NGRAM, NgramIndex
+from hyoka.pfgen.ngram_metrics import (
+    FLUENCY_WINDOW,
+    TRUTHFULNESS_NGRAM,
+    TRUTHFULNESS_SATURATION,
+    TRUTHFULNESS_WINDOW,
+    fluency_values,
+    truthfulness_values,
+)
+from hyoka.pfgen.ngram_trie import QuestionTrie
+from hyoka.pfgen.scorer import ReferenceSet
+
+needs("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from test_pfgen_metrics import PROPERTY, Scenario, scenarios  # noqa: E402
+
+kernel = pytest.importorskip(
+    "hyoka.pfgen._ngram_kernel", reason="the compiled kernel is not built (see setup.py)"
+)
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+QUESTION_DIR = SHARED_DATA / "pfgen-bench" / "data"
+#: one reference set (Q01), three (Q04, Q13)
+REAL_QUESTIONS = ("Q01", "Q04", "Q13")
+needs_data = data_mark(*(QUESTION_DIR / f"{q}.json" for q in REAL_QUESTIONS))
+
+
+def numpy_values(sets: list[ReferenceSet], answers: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    fluency = [fluency_values(s.index, answers, s.baseline) for s in sets]
+    truth = [truthfulness_values(s.index, answers) for s in sets]
+    return np.array(fluency).reshape(len(sets), -1), np.array(truth).reshape(len(sets), -1)
+
+
+def assert_identical(
+    sets: list[ReferenceSet], answers: list[str], trie: QuestionTrie | None = None
+) -> None:
+    trie = trie or QuestionTrie.build([s.index for s in sets])
+    fluency, truth = engine.kernel_values(
+        trie, [(k, s.baseline) for k, s in enumerate(sets)], answers
+    )
+    want_fluency, want_truth = numpy_values(sets, answers)
+    for k in range(len(sets)):
+        for i, answer in enumerate(answers):
+            assert fluency[k, i] == want_fluency[k, i], (k, answer)
+            assert truth[k, i] == want_truth[k, i], (k, answer)
+
+
+def test_the_kernel_windows_are_the_metrics_windows() -> None:
+    assert kernel.FLUENCY_WINDOW == FLUENCY_WINDOW
+    assert kernel.TRUTHFULNESS_WINDOW == TRUTHFULNESS_WINDOW
+    assert kernel.TRUTHFULNESS_NGRAM == TRUTHFULNESS_NGRAM
+    assert kernel.TRUTHFULNESS_SATURATION == TRUTHFULNESS_SATURATION
+    assert kernel.MAX_NGRAM == MAX_NGRAM
+
+
+@PROPERTY
+@given(scenarios(max_sets=3))
+def test_kernel_equals_numpy_on_random_reference_sets(scenario: Scenario) -> None:
+    """Up to three random sets in one trie: n-grams of one set absent from another."""
+    sets = []
+    for k, refs in enumerate(scenario.sets):
+        index = NgramIndex.build(refs)
+        baseline = float(np.mean(fluency_values(index, refs, 1.0)))
+        sets.append(ReferenceSet(f"s{k}", index, baseline if baseline > 0 else 0.37))
+    assert_identical(sets, scenario.answers)
+
+
+# --- real questions --------------------------------------------------------------------------
+
+RealQuestion = tuple[list[ReferenceSet], list[str], QuestionTrie]
+_real: dict[str, RealQuestion] = {}
+
+
+def real_question(benchmark: PfgenBenchmark, question: str) -> RealQuestion:
+    """The question's sets, its reference answers (each set's, in file order), its trie."""
+    if question not in _real:
+        sets = list(benchmark.scorer(question).sets)
+        raw = json.loads((QUESTION_DIR / f"{question}.json").read_text(encoding="utf-8"))
+        references = [a for answers in raw["answers"].values() for a in answers]
+        _real[question] = sets, references, QuestionTrie.build([s.index for s in sets])
+    return _real[question]
+
+
+EXTRA = (
+    "、",
+    "。",
+    "「",
+    "」",
+    "（",
+    "）",
+    "^",
+    "$",
+    "\U0001f600",
+    "\U00020bb7",
+    "\ud800",
+    "\udfff",
+)
+LENGTHS = (0, 1, 2, 3, 99, 100, 101, 149, 150, 151, 199, 200, 201, 202, 203, 260)
+
+
+@st.composite
+def real_answers(draw: st.DrawFn, references: list[str]) -> str:
+    reference = draw(st.sampled_from(references))
+    kind = draw(st.integers(0, 4))
+    if kind == 0:  # a reference answer exactly
+        return reference
+    if kind == 1:  # a piece of one, cut anywhere
+        start = draw(st.integers(0, len(reference)))
+        return reference[start : start + draw(st.integers(0, 250))]
+    alphabet = sorted(set(reference)) + list(EXTRA)
+    if kind == 2:  # the reference's characters in random order
+        return draw(st.text(alphabet=st.sampled_from(alphabet), max_size=260))
+    # a reference with random edits, stretched or cut to a boundary length
+    pieces = draw(
+        st.lists(
+            st.one_of(
+                st.sampled_from(references).map(lambda r: r[:40]),
+                st.text(alphabet=st.sampled_from(alphabet), max_size=5),
+            ),
+            max_size=12,
+        )
+    )
+    text = "".join(pieces) or reference
+    length = draw(st.sampled_from(LENGTHS))
+    return (text * (length // max(len(text), 1) + 1))[:length]
+
+
+@needs_data
+@pytest.mark.parametrize("question", REAL_QUESTIONS)
+@settings(
+    max_examples=PROPERTY.max_examples,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_kernel_equals_numpy_on_real_questions(
+    benchmark: PfgenBenchmark, question: str, data: st.DataObject
+) -> None:
+    sets, references, trie = real_question(benchmark, question)
+    answers = data.draw(st.lists(real_answers(references), min_size=1, max_size=12))
+    assert_identical(sets, answers, trie)
+
+
+@needs_data
+def test_kernel_equals_numpy_on_every_reference_answer(benchmark: PfgenBenchmark) -> None:
+    """Each reference answer of a three-set question against all three sets at once."""
+    sets, references, trie = real_question(benchmark, "Q04")
+    assert_identical(sets, references, trie)
+
+
+def test_a_damaged_table_gives_numbers_not_a_crash() -> None:
+    """Child ranges past the table's end are read as no children: nothing outside is read."""
+    trie = QuestionTrie.build([NgramIndex.build(["日本語です", "日本"])])
+    damaged = trie.nodes.copy()
+    damaged[1:, 1] = np.uint32(0xFFFFFFF0)
+    broken = QuestionTrie(damaged, trie.num_answers)
+    fluency, truth = engine.kernel_values(broken, [(0, 1.0)], ["日本語です" * 50, ""])
+    assert fluency.shape == truth.shape == (1, 2)
+    assert np.isfinite(fluency).all()
+    assert np.isfinite(truth).all()
+
+
+def test_bad_arguments_are_errors_not_crashes() -> None:
+    trie = QuestionTrie.build([NgramIndex.build(["abc"])])
+    out = np.empty((1, 1))
+    with pytest.raises(ValueError, match="df column"):
+        kernel.measure(trie.nodes, 3, [(1, 1, 1.0)], ["a"], "", out, out.copy())
+    with pytest.raises(ValueError, match="rows"):
+        kernel.measure(trie.nodes, 5, [(0, 1, 1.0)], ["a"], "", out, out.copy())
+    with pytest.raises(ValueError, match="outputs"):
+        kernel.measure(trie.nodes, 3, [(0, 1, 1.0)], ["a", "b"], "", out, out.copy())
+    with pytest.raises(TypeError, match="answer 0"):
+        kernel.measure(trie.nodes, 3, [(0, 1, 1.0)], [b"a"], "", out, out.copy())
