@@ -10,13 +10,22 @@ surrogates, empty strings, answers past every length boundary and exact referenc
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
-from _shared import data_mark, needs
+import hyoka
+from _shared import PFGEN_RESULTS, SHARED_DATA, data_mark, needs
+from hyoka.cli.main import app
+from hyoka.errors import InputError
 from hyoka.pfgen import engine
+from hyoka.pfgen import scorer as scorer_module
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.ngram_index import MAX_NGRAM, NgramIndex
 from hyoka.pfgen.ngram_metrics import (
@@ -28,6 +37,7 @@ from hyoka.pfgen.ngram_metrics import (
     truthfulness_values,
 )
 from hyoka.pfgen.ngram_trie import QuestionTrie
+from hyoka.pfgen.runs import score_run
 from hyoka.pfgen.scorer import ReferenceSet
 
 needs("hypothesis")
@@ -40,7 +50,6 @@ kernel = pytest.importorskip(
     "hyoka.pfgen._ngram_kernel", reason="the compiled kernel is not built (see setup.py)"
 )
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 QUESTION_DIR = SHARED_DATA / "pfgen-bench" / "data"
 #: one reference set (Q01), three (Q04, Q13)
 REAL_QUESTIONS = ("Q01", "Q04", "Q13")
@@ -193,3 +202,97 @@ def test_bad_arguments_are_errors_not_crashes() -> None:
         kernel.measure(trie.nodes, 3, [(0, 1, 1.0)], ["a", "b"], "", out, out.copy())
     with pytest.raises(TypeError, match="answer 0"):
         kernel.measure(trie.nodes, 3, [(0, 1, 1.0)], [b"a"], "", out, out.copy())
+
+
+# --- choosing the engine -----------------------------------------------------------------------
+
+#: one trial of an API model: the cheapest run to score (the slow tests rescore all 49)
+SMALL_RUN = PFGEN_RESULTS / "openai" / "chatgpt-o1" / "9a61e92"
+
+
+@needs_data
+@data_mark(SMALL_RUN / "result.json")
+def test_the_numpy_engine_still_reproduces_upstream(
+    benchmark: PfgenBenchmark, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other parity tests run on the kernel; this one forces numpy (and proves it did)."""
+
+    def no_kernel(*args: object) -> None:
+        raise AssertionError("the kernel ran though numpy was forced")
+
+    monkeypatch.setenv(engine.ENGINE_ENV, engine.NUMPY)
+    monkeypatch.setattr(engine, "kernel_values", no_kernel)
+    monkeypatch.setattr(scorer_module, "kernel_values", no_kernel)
+    upstream = json.loads((SMALL_RUN / "result.json").read_text(encoding="utf-8"))
+    ours = score_run(SMALL_RUN, benchmark, force=True, write=False).result
+    for field in ("score", "score_std", "scores", "questions"):
+        assert ours[field] == upstream[field], field
+
+
+def test_an_unknown_engine_name_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(engine.ENGINE_ENV, "fast")
+    with pytest.raises(InputError, match="HYOKA_PFGEN_ENGINE='fast': use 'kernel' or 'numpy'"):
+        engine.use_kernel()
+
+
+@needs_data
+@data_mark(SMALL_RUN / "trials.jsonl.xz")
+@pytest.mark.usefixtures("hyoka_env")
+def test_a_forced_kernel_that_does_not_load_is_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = tmp_path / "openai" / "chatgpt-o1" / "9a61e92"
+    shutil.copytree(SMALL_RUN, run)
+    (run / "result.json").unlink()
+    monkeypatch.setattr(engine, "_kernel", None)
+    monkeypatch.setattr(engine, "_kernel_problem", "No module named 'hyoka.pfgen._ngram_kernel'")
+    monkeypatch.setenv(engine.ENGINE_ENV, engine.KERNEL)
+    outcome = CliRunner().invoke(app, ["pfgen", "score", str(run)])
+    assert outcome.exit_code != 0
+    assert outcome.output.strip().splitlines() == [
+        "error: HYOKA_PFGEN_ENGINE=kernel but the compiled kernel does not load (No module "
+        "named 'hyoka.pfgen._ngram_kernel'): reinstall hyoka where a C compiler is found, "
+        "or unset it"
+    ]
+    assert not (run / "result.json").exists()
+
+
+WITHOUT_KERNEL = """
+import json, sys
+sys.modules["hyoka.pfgen._ngram_kernel"] = None  # the import fails, as without a compiler
+from pathlib import Path
+from hyoka.pfgen.benchmark import PfgenBenchmark
+bench = PfgenBenchmark.load(Path(sys.argv[1]), Path(sys.argv[2]))
+answers = json.loads(sys.stdin.read())
+scores = {q: [s.to_upstream() for s in bench.score_many(q, a)] for q, a in answers.items()}
+print(json.dumps(scores))
+"""
+
+
+@needs_data
+def test_without_the_kernel_numpy_gives_the_same_numbers_and_one_note(
+    benchmark: PfgenBenchmark, index_cache_dir: Path
+) -> None:
+    """A real process whose import of the kernel fails: it says so once, on stderr, and
+    scores every answer exactly as the kernel does in this process."""
+    answers = {}
+    for question in ("Q01", "Q04"):
+        references = real_question(benchmark, question)[1]
+        answers[question] = [references[0], references[-1][:150] * 2, "", "^日本語$。"]
+    env = {**os.environ, "PYTHONPATH": str(Path(hyoka.__file__).parents[1])}
+    env.pop(engine.ENGINE_ENV, None)
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_KERNEL, str(SHARED_DATA), str(index_cache_dir)],
+        input=json.dumps(answers),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("pfgen scoring runs on the numpy engine") == 1, done.stderr
+    assert engine.use_kernel()  # this process has the kernel
+    assert json.loads(done.stdout) == {
+        q: [s.to_upstream() for s in benchmark.score_many(q, a)] for q, a in answers.items()
+    }

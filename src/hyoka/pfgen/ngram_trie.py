@@ -77,6 +77,14 @@ class QuestionTrie:
         return cls(_node_table(levels, sets), tuple(i.num_answers for i in indexes))
 
 
+@dataclass(frozen=True)
+class TrieColumn:
+    """A reference set's place in its question's trie: the trie and the set's df column."""
+
+    trie: QuestionTrie
+    column: int
+
+
 def _combined_keys(
     index: NgramIndex, n: int, prefix_ranks: npt.NDArray[np.uint64]
 ) -> npt.NDArray[np.uint64]:
