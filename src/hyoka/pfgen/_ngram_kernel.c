@@ -42,10 +42,15 @@
 #define STR_READY(text) 0
 #endif
 
+#define BMP 0x10000
+
 typedef struct {
     const uint32_t *rows;
     uint32_t count; /* nodes, the root included; row `count` is the sentinel */
     Py_ssize_t stride;
+    /* the root's child for each code point of the BMP (0: none): every walk starts at the
+       root, whose thousands of children would otherwise cost a dozen probes each time */
+    uint32_t *root_children;
 } Trie;
 
 typedef struct {
@@ -56,6 +61,9 @@ typedef struct {
 
 /* The child of `node` whose code point is `cp`, or 0 (the root, never a child) if none. */
 static inline uint32_t child_of(const Trie *t, uint32_t node, uint32_t cp) {
+    if (node == 0 && cp < BMP) {
+        return t->root_children[cp];
+    }
     const uint32_t *row = t->rows + (size_t)node * (size_t)t->stride;
     uint32_t lo = row[1];
     uint32_t hi = row[1 + t->stride];
@@ -84,6 +92,22 @@ static inline uint32_t child_of(const Trie *t, uint32_t node, uint32_t cp) {
     return 0;
 }
 
+/* Fills t->root_children: of a valid table (code points sorted, distinct) the node the search finds. */
+static void index_root(Trie *t) {
+    memset(t->root_children, 0, sizeof(uint32_t) * BMP);
+    uint32_t lo = t->rows[1];
+    uint32_t hi = t->rows[1 + t->stride];
+    if (hi > t->count || lo > hi || lo == 0) {
+        return;
+    }
+    for (uint32_t node = lo; node < hi; node++) {
+        uint32_t cp = t->rows[(size_t)node * (size_t)t->stride];
+        if (cp < BMP && t->root_children[cp] == 0) {
+            t->root_children[cp] = node;
+        }
+    }
+}
+
 static inline uint32_t df_of(const Trie *t, uint32_t node, Py_ssize_t column) {
     return t->rows[(size_t)node * (size_t)t->stride + 2 + (size_t)column];
 }
@@ -109,11 +133,15 @@ static inline double discount(Py_ssize_t length) {
 }
 
 typedef struct {
-    uint32_t codepoints[MAX_SKIPPED];
+    uint8_t bmp[BMP / 8];
+    uint32_t codepoints[MAX_SKIPPED]; /* all of them; only those past the BMP are searched */
     Py_ssize_t count;
 } Skipped;
 
 static inline int is_skipped(const Skipped *skipped, uint32_t cp) {
+    if (cp < BMP) {
+        return (skipped->bmp[cp >> 3] >> (cp & 7)) & 1;
+    }
     for (Py_ssize_t i = 0; i < skipped->count; i++) {
         if (skipped->codepoints[i] == cp) {
             return 1;
@@ -126,6 +154,9 @@ typedef struct {
     uint32_t seen[SEEN_SLOTS];
     uint32_t wrapped[TRUTHFULNESS_WINDOW];
     uint32_t starts_here[TRUTHFULNESS_WINDOW]; /* the 3-gram node starting at each position, or 0 */
+    uint8_t counted[TRUTHFULNESS_WINDOW];      /* 0 for the characters Truthfulness skips */
+    /* the 3-gram node of the answer at each start, as Fluency's walk found it (0: none) */
+    uint32_t trigram_at[FLUENCY_WINDOW];
 } Scratch;
 
 /* Fluency of one answer (its first `length` <= 200 code points) against every set. */
@@ -137,10 +168,14 @@ static void fluency(const Trie *t, const SetSpec *sets, Py_ssize_t set_count, co
     for (Py_ssize_t start = 0; start < length; start++) {
         uint32_t node = 0;
         Py_ssize_t top = length - start < MAX_NGRAM ? length - start : MAX_NGRAM;
+        scratch->trigram_at[start] = 0;
         for (Py_ssize_t n = 1; n <= top; n++) {
             node = child_of(t, node, cps[start + n - 1]);
             if (node == 0) {
                 break;
+            }
+            if (n == TRUTHFULNESS_NGRAM) {
+                scratch->trigram_at[start] = node;
             }
             if (first_sight(scratch->seen, node)) {
                 for (Py_ssize_t j = 0; j < set_count; j++) {
@@ -177,14 +212,19 @@ static void truthfulness(const Trie *t, const SetSpec *sets, Py_ssize_t set_coun
     if (width < TRUTHFULNESS_WINDOW) {
         wrapped[width++] = '$';
     }
+    /* the 3-grams inside Fluency's window were found by its walk: wrapped[p] is cps[p - 1] */
+    Py_ssize_t walked = kept < FLUENCY_WINDOW ? kept : FLUENCY_WINDOW;
     for (Py_ssize_t p = 0; p < width; p++) {
         uint32_t node = 0;
-        if (p + TRUTHFULNESS_NGRAM <= width) {
+        if (p >= 1 && p - 1 + TRUTHFULNESS_NGRAM <= walked) {
+            node = scratch->trigram_at[p - 1];
+        } else if (p + TRUTHFULNESS_NGRAM <= width) {
             for (Py_ssize_t n = 0; n < TRUTHFULNESS_NGRAM && (n == 0 || node != 0); n++) {
                 node = child_of(t, node, wrapped[p + n]);
             }
         }
         scratch->starts_here[p] = node;
+        scratch->counted[p] = !is_skipped(skipped, wrapped[p]);
     }
     for (Py_ssize_t j = 0; j < set_count; j++) {
         Py_ssize_t column_of_set = sets[j].column;
@@ -193,7 +233,7 @@ static void truthfulness(const Trie *t, const SetSpec *sets, Py_ssize_t set_coun
         double best = -INFINITY;
         double last = 0.0;
         for (Py_ssize_t column = 0; column < width; column++) {
-            if (is_skipped(skipped, wrapped[column])) {
+            if (!scratch->counted[column]) {
                 continue; /* adds 0.0 to the running sum and nothing to the count */
             }
             uint32_t support = 0;
@@ -268,8 +308,13 @@ static int read_skipped(PyObject *text, Skipped *skipped) {
     }
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
+    memset(skipped->bmp, 0, sizeof(skipped->bmp));
     for (Py_ssize_t i = 0; i < n; i++) {
-        skipped->codepoints[i] = (uint32_t)PyUnicode_READ(kind, data, i);
+        uint32_t cp = (uint32_t)PyUnicode_READ(kind, data, i);
+        skipped->codepoints[i] = cp;
+        if (cp < BMP) {
+            skipped->bmp[cp >> 3] |= (uint8_t)(1u << (cp & 7));
+        }
     }
     skipped->count = n;
     return 0;
@@ -312,6 +357,7 @@ static PyObject *measure(PyObject *self, PyObject *args) {
     Py_ssize_t *kept = NULL;
     Scratch *scratch = NULL;
     int64_t *gains = NULL;
+    uint32_t *root_children = NULL;
     PyObject *result = NULL;
     Skipped skipped;
 
@@ -346,7 +392,8 @@ static PyObject *measure(PyObject *self, PyObject *args) {
     kept = PyMem_Malloc((size_t)(count > 0 ? count : 1) * sizeof(Py_ssize_t));
     scratch = PyMem_Malloc(sizeof(Scratch));
     gains = PyMem_Malloc((size_t)(set_count > 0 ? set_count : 1) * FLUENCY_WINDOW * sizeof(int64_t));
-    if (cps == NULL || kept == NULL || scratch == NULL || gains == NULL) {
+    root_children = PyMem_Malloc(sizeof(uint32_t) * BMP);
+    if (cps == NULL || kept == NULL || scratch == NULL || gains == NULL || root_children == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -354,14 +401,17 @@ static PyObject *measure(PyObject *self, PyObject *args) {
         goto done;
     }
     Trie trie = {(const uint32_t *)nodes.buf,
-                 (uint32_t)(nodes.len / (Py_ssize_t)(stride * sizeof(uint32_t)) - 1), stride};
+                 (uint32_t)(nodes.len / (Py_ssize_t)(stride * sizeof(uint32_t)) - 1), stride,
+                 root_children};
     double *fluency_out = (double *)fluency_view.buf;
     double *truth_out = (double *)truth_view.buf;
     Py_BEGIN_ALLOW_THREADS;
+    index_root(&trie);
     for (Py_ssize_t i = 0; i < count; i++) {
         const uint32_t *row = cps + (size_t)i * KEPT;
         Py_ssize_t length = kept[i] < FLUENCY_WINDOW ? kept[i] : FLUENCY_WINDOW;
         fluency(&trie, sets, set_count, row, length, scratch, gains, fluency_out + i, count);
+        /* after fluency: it reuses the 3-grams fluency's walk found */
         truthfulness(&trie, sets, set_count, row, kept[i], &skipped, scratch, truth_out + i,
                      count);
     }
@@ -383,6 +433,7 @@ done:
     PyMem_Free(kept);
     PyMem_Free(scratch);
     PyMem_Free(gains);
+    PyMem_Free(root_children);
     return result;
 }
 
