@@ -157,6 +157,9 @@ typedef struct {
     uint8_t counted[TRUTHFULNESS_WINDOW];      /* 0 for the characters Truthfulness skips */
     /* the 3-gram node of the answer at each start, as Fluency's walk found it (0: none) */
     uint32_t trigram_at[FLUENCY_WINDOW];
+    uint32_t found[FLUENCY_WINDOW][MAX_NGRAM]; /* the node of each (start, length) walked */
+    uint8_t depth[FLUENCY_WINDOW];             /* the longest n-gram found at each start */
+    int16_t live[FLUENCY_WINDOW];              /* the starts whose walk goes on */
 } Scratch;
 
 /* Fluency of one answer (its first `length` <= 200 code points) against every set. */
@@ -165,18 +168,39 @@ static void fluency(const Trie *t, const SetSpec *sets, Py_ssize_t set_count, co
                     Py_ssize_t out_stride) {
     memset(scratch->seen, 0, sizeof(scratch->seen));
     memset(gains, 0, sizeof(int64_t) * FLUENCY_WINDOW * (size_t)set_count);
+    /* The walks from all starts go level by level: the lookups of one level are
+       independent of each other, so their cache misses overlap instead of queueing. */
+    Py_ssize_t live_count = 0;
     for (Py_ssize_t start = 0; start < length; start++) {
-        uint32_t node = 0;
-        Py_ssize_t top = length - start < MAX_NGRAM ? length - start : MAX_NGRAM;
-        scratch->trigram_at[start] = 0;
-        for (Py_ssize_t n = 1; n <= top; n++) {
-            node = child_of(t, node, cps[start + n - 1]);
+        scratch->depth[start] = 0;
+        scratch->live[live_count++] = (int16_t)start;
+    }
+    for (Py_ssize_t n = 1; n <= MAX_NGRAM && live_count > 0; n++) {
+        Py_ssize_t still = 0;
+        for (Py_ssize_t k = 0; k < live_count; k++) {
+            Py_ssize_t start = scratch->live[k];
+            if (start + n > length) {
+                continue;
+            }
+            uint32_t parent = n == 1 ? 0 : scratch->found[start][n - 2];
+            uint32_t node = child_of(t, parent, cps[start + n - 1]);
             if (node == 0) {
-                break;
+                continue;
             }
-            if (n == TRUTHFULNESS_NGRAM) {
-                scratch->trigram_at[start] = node;
-            }
+            scratch->found[start][n - 1] = node;
+            scratch->depth[start] = (uint8_t)n;
+            scratch->live[still++] = (int16_t)start;
+        }
+        live_count = still;
+    }
+    /* Then each start in order, its n-grams shortest first: an n-gram's first occurrence is
+       at its smallest start, as the numpy engine counts it. */
+    for (Py_ssize_t start = 0; start < length; start++) {
+        Py_ssize_t depth = scratch->depth[start];
+        scratch->trigram_at[start] =
+            depth >= TRUTHFULNESS_NGRAM ? scratch->found[start][TRUTHFULNESS_NGRAM - 1] : 0;
+        for (Py_ssize_t n = 1; n <= depth; n++) {
+            uint32_t node = scratch->found[start][n - 1];
             if (first_sight(scratch->seen, node)) {
                 for (Py_ssize_t j = 0; j < set_count; j++) {
                     gains[j * FLUENCY_WINDOW + start + n - 1] += df_of(t, node, sets[j].column);
