@@ -27,6 +27,7 @@ from hyoka.errors import InputError
 from hyoka.pfgen import engine
 from hyoka.pfgen import scorer as scorer_module
 from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.index_cache import IndexCache
 from hyoka.pfgen.ngram_index import MAX_NGRAM, NgramIndex
 from hyoka.pfgen.ngram_metrics import (
     FLUENCY_WINDOW,
@@ -296,3 +297,38 @@ def test_without_the_kernel_numpy_gives_the_same_numbers_and_one_note(
     assert json.loads(done.stdout) == {
         q: [s.to_upstream() for s in benchmark.score_many(q, a)] for q, a in answers.items()
     }
+
+
+LOAD_EVERY_INDEX = """
+import sys
+from pathlib import Path
+from hyoka.pfgen.benchmark import PfgenBenchmark
+def resident_kb():
+    return int(Path("/proc/self/status").read_text().split("VmRSS:")[1].split()[0])
+bench = PfgenBenchmark.load(Path(sys.argv[1]), Path(sys.argv[2]))
+before = resident_kb()
+bench.scorers(bench.questions)
+print(resident_kb() - before)
+"""
+
+
+@needs_data
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
+def test_loading_every_question_index_reads_almost_none_of_it(
+    benchmark: PfgenBenchmark, index_cache_dir: Path
+) -> None:
+    """The cache's blobs are mapped, not read: loading all 50 questions' scorers adds less
+    to the process than a twentieth of the blobs' size (reading them added all of it)."""
+    benchmark.scorers(benchmark.questions)  # every entry in the cache
+    blobs = sum(p.stat().st_size for p in IndexCache(index_cache_dir).root.glob("*.bin"))
+    done = subprocess.run(
+        [sys.executable, "-c", LOAD_EVERY_INDEX, str(SHARED_DATA), str(index_cache_dir)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(hyoka.__file__).parents[1])},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert blobs > 200_000_000
+    assert int(done.stdout) * 1024 < blobs / 20
