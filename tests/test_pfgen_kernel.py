@@ -332,3 +332,12 @@ def test_loading_every_question_index_reads_almost_none_of_it(
     assert done.returncode == 0, done.stderr
     assert blobs > 200_000_000
     assert int(done.stdout) * 1024 < blobs / 20
+
+
+def test_answers_past_one_kernel_call_are_walked_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    index = NgramIndex.build(["日本語です。", "日本の首都は東京です。"])
+    sets = [ReferenceSet("s", index, 2.5)]
+    answers = [f"日本{'語' * (i % 7)}です{i}" for i in range(11)] + [""]
+    monkeypatch.setattr(engine, "KERNEL_CHUNK", 5)
+    assert_identical(sets, answers)
+    assert_identical(sets, [])

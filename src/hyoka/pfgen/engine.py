@@ -31,6 +31,10 @@ ENGINE_ENV = "HYOKA_PFGEN_ENGINE"
 KERNEL = "kernel"
 NUMPY = "numpy"
 
+#: Answers per call of the kernel: it copies each call's answers (804 bytes each) before
+#: walking them without the GIL, so a million answers are walked a slice at a time.
+KERNEL_CHUNK = 1 << 14
+
 _kernel: ModuleType | None = None
 _kernel_problem: str | None = None
 _noted = False
@@ -86,16 +90,28 @@ def kernel_values(
     kernel = _load_kernel()
     if kernel is None:
         raise InputError(f"the compiled kernel does not load ({_kernel_problem})")
-    fluency = np.empty((len(sets), len(answers)), dtype=np.float64)
-    truthfulness = np.empty((len(sets), len(answers)), dtype=np.float64)
     specs = [(column, trie.num_answers[column], baseline) for column, baseline in sets]
-    kernel.measure(
-        trie.nodes,
-        DF_COLUMNS_START + trie.set_count,
-        specs,
-        answers,
-        TRUTHFULNESS_SKIPPED,
-        fluency,
-        truthfulness,
+    fluency_parts: list[F64Array] = []
+    truth_parts: list[F64Array] = []
+    for start in range(0, len(answers), KERNEL_CHUNK):
+        part = answers[start : start + KERNEL_CHUNK]
+        fluency = np.empty((len(sets), len(part)), dtype=np.float64)
+        truthfulness = np.empty((len(sets), len(part)), dtype=np.float64)
+        kernel.measure(
+            trie.nodes,
+            DF_COLUMNS_START + trie.set_count,
+            specs,
+            part,
+            TRUTHFULNESS_SKIPPED,
+            fluency,
+            truthfulness,
+        )
+        fluency_parts.append(fluency)
+        truth_parts.append(truthfulness)
+    if len(fluency_parts) == 1:
+        return fluency_parts[0], truth_parts[0]
+    empty = np.zeros((len(sets), 0), dtype=np.float64)
+    return (
+        np.concatenate(fluency_parts, axis=1) if fluency_parts else empty,
+        np.concatenate(truth_parts, axis=1) if truth_parts else empty,
     )
-    return fluency, truthfulness
