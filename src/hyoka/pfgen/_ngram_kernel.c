@@ -70,15 +70,14 @@ static inline uint32_t child_of(const Trie *t, uint32_t node, uint32_t cp) {
     if (hi > t->count || lo > hi || lo == 0) {
         return 0;
     }
-    /* narrow [lo, end) to a few rows that hold the first code point >= cp, then scan */
+    /* narrow [lo, end) to a few rows that hold the first code point >= cp, then scan; the
+       halving has no branch on the data (a conditional move), so it is never mispredicted */
     uint32_t end = hi;
-    while (hi - lo > 8) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (t->rows[(size_t)mid * (size_t)t->stride] < cp) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
+    uint32_t len = hi - lo;
+    while (len > 8) {
+        uint32_t half = len / 2;
+        lo = t->rows[(size_t)(lo + half) * (size_t)t->stride] < cp ? lo + half : lo;
+        len -= half;
     }
     for (; lo < end; lo++) {
         uint32_t here = t->rows[(size_t)lo * (size_t)t->stride];
