@@ -13,6 +13,9 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 # the CPU build of torch first (see pyproject's hf extra), so transformers' tests run
 .venv/bin/python -m pip install --quiet torch==2.13.0
 .venv/bin/python -m pip install --quiet -e '.[dev,hf]'
+# the compiled pfgen kernel is optional for users (numpy runs without it) but not for the
+# tests: they compare it with numpy, so a failed build must fail here, not skip them
+.venv/bin/python -c 'import hyoka.pfgen._ngram_kernel'
 # Debian's chromium and Japanese fonts for the report's browser tests
 bash scripts/install_browser.sh
 export PATH="$PWD/.venv/bin:$PATH"

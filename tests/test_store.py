@@ -19,8 +19,10 @@ from hyoka.errors import HyokaWarning, InputError
 from hyoka.store import (
     JsonlLog,
     Manifest,
+    atomic_write_bytes,
     atomic_write_text,
     manifest_path,
+    map_readonly,
     parse_object,
     path_under,
     read_jsonl,
@@ -232,3 +234,19 @@ def test_a_suffix_survives_a_name_cut_for_length(tmp_path: Path) -> None:
     path = path_under(tmp_path, "m" * 400, what="model id", suffix=".jsonl")
     assert path.parent == tmp_path and path.name.endswith(".jsonl")
     assert len(path.name.encode()) <= 160 + len(".jsonl")
+
+
+def test_a_mapped_file_is_read_only_and_outlives_an_atomic_replace(tmp_path: Path) -> None:
+    """The index cache maps its blobs: nothing writes through a mapping, and a blob replaced
+    by a concurrent build leaves a reader's mapping on the bytes it mapped."""
+    path = tmp_path / "blob.bin"
+    atomic_write_bytes(path, b"old bytes")
+    mapped = map_readonly(path)
+    with pytest.raises(TypeError):
+        mapped[0] = 0
+    atomic_write_bytes(path, b"new bytes, longer")
+    assert mapped[:] == b"old bytes"
+    assert map_readonly(path)[:] == b"new bytes, longer"
+    (tmp_path / "empty.bin").write_bytes(b"")
+    with pytest.raises(ValueError):
+        map_readonly(tmp_path / "empty.bin")

@@ -18,9 +18,10 @@ from typing import Any
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.pfgen._workers import worker_pool
+from hyoka.pfgen.engine import use_kernel
 from hyoka.pfgen.index_cache import IndexCache
 from hyoka.pfgen.questions import QuestionFile, QuestionInfo
-from hyoka.pfgen.scorer import AnswerScore, QuestionScorer, ReferenceSet
+from hyoka.pfgen.scorer import AnswerScore, QuestionScorer, ReferenceSet, with_trie
 from hyoka.store import pfgen_runs, read_objects
 
 #: Folder of the pfgen-bench files inside a data directory.
@@ -173,7 +174,12 @@ class PfgenBenchmark:
         return self.scorer(question).score(answers)
 
     def scorers(self, question_ids: Iterable[str]) -> dict[str, QuestionScorer]:
-        """Scorers for these questions: from memory, the disk cache, or built (in parallel)."""
+        """Scorers for these questions: from memory, the disk cache, or built (in parallel).
+
+        The engine is settled here, in the process that loads the scorers: its note (numpy
+        without the kernel) or error (a forced kernel that does not load) comes once, before
+        any worker forked from this process starts."""
+        use_kernel()
         wanted = [q for q in dict.fromkeys(question_ids) if q not in self._scorers]
         missing: list[str] = []
         for qid in wanted:
@@ -214,4 +220,4 @@ class PfgenBenchmark:
 def _build_question(file: QuestionFile) -> tuple[QuestionInfo, list[ReferenceSet]]:
     info, answers = file.parse()
     sets = [ReferenceSet.build(name, texts, str(file.path)) for name, texts in answers.items()]
-    return info, sets
+    return info, with_trie(sets)

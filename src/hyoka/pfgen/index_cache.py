@@ -6,6 +6,12 @@ switching data directories can never serve a stale index, and the engine version
 the folder name so a change of layout invalidates old entries wholesale. Each entry is one
 raw blob of arrays plus a JSON file describing it; both are written to a temporary name and
 renamed, blob first, so a killed build never leaves an entry that looks complete.
+
+The blob holds each set's ``NgramIndex`` arrays (the numpy engine's) and the question's
+combined trie (the kernel's, ``ngram_trie``), every array at an aligned offset. It is
+memory-mapped, not read: the arrays are views of the mapping, so a process reads from disk
+only what it walks (the kernel never touches the ``NgramIndex`` arrays) and loading costs
+nothing up front.
 """
 
 from __future__ import annotations
@@ -14,15 +20,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from hyoka.errors import DataError, InputError
 from hyoka.pfgen.ngram_index import NgramIndex
+from hyoka.pfgen.ngram_trie import QuestionTrie
 from hyoka.pfgen.questions import QuestionInfo
-from hyoka.pfgen.scorer import ReferenceSet
-from hyoka.store import atomic_write_bytes, default_cache_dir, read_json, write_json
+from hyoka.pfgen.scorer import ReferenceSet, with_trie
+from hyoka.store import atomic_write_bytes, default_cache_dir, map_readonly, read_json, write_json
 
 #: Bump when the stored layout or the index semantics change.
-ENGINE_VERSION = 2
+ENGINE_VERSION = 3
+#: Every array of a blob starts at a multiple of this many bytes (aligned loads).
+ALIGNMENT = 64
 
 
 class IndexCache:
@@ -43,15 +53,14 @@ class IndexCache:
             return None
 
     def load(self, sha1: str) -> tuple[QuestionInfo, list[ReferenceSet]] | None:
-        """The cached question and sets, or None when absent or unreadable (then rebuilt).
-
-        The arrays are views into one read of the blob file: no per-array parsing.
-        """
+        """The cached question and sets (linked to their trie), or None when absent or
+        unreadable (then rebuilt). The arrays are views of the mapped blob: nothing is read
+        or parsed until used."""
         meta = self._load_meta(sha1)
         if meta is None:
             return None
         try:
-            blob = self._paths(sha1)[1].read_bytes()
+            blob = map_readonly(self._paths(sha1)[1])
             if len(blob) != meta["blob_size"]:
                 return None
             info = QuestionInfo.from_json(meta["question"], str(self._paths(sha1)[0]))
@@ -61,9 +70,18 @@ class IndexCache:
                     name: np.frombuffer(blob, np.dtype(dtype), count, offset)
                     for name, dtype, offset, count in stored["arrays"]
                 }
+                # from the metadata: reading it from the blob would page in its neighbours
+                arrays["num_answers"] = np.array([int(stored["num_answers"])], dtype=np.int64)
                 index = NgramIndex.from_arrays(arrays)
                 sets.append(ReferenceSet(stored["name"], index, float(stored["baseline"])))
-            return info, sets
+            dtype, offset, rows, stride = meta["trie"]
+            if np.dtype(dtype) != np.dtype(np.uint32) or stride != 2 + len(sets):
+                return None
+            nodes = np.frombuffer(blob, np.dtype(dtype), rows * stride, offset)
+            trie = QuestionTrie(
+                nodes.reshape(rows, stride), tuple(s.index.num_answers for s in sets)
+            )
+            return info, with_trie(sets, trie)
         except (OSError, ValueError, KeyError, TypeError, DataError):
             return None
 
@@ -72,16 +90,32 @@ class IndexCache:
         meta_path, blob_path = self._paths(sha1)
         chunks: list[bytes] = []
         offset = 0
+
+        def place(value: npt.NDArray[np.generic]) -> int:
+            nonlocal offset
+            padding = -offset % ALIGNMENT
+            data = np.ascontiguousarray(value).tobytes()
+            chunks.extend((bytes(padding), data))
+            start = offset + padding
+            offset = start + len(data)
+            return start
+
         stored_sets = []
         for s in sets:
             layout = []
             for name, value in s.index.to_arrays().items():
-                data = np.ascontiguousarray(value).tobytes()
-                layout.append([name, value.dtype.str, offset, int(value.size)])
-                chunks.append(data)
-                offset += len(data)
-            stored_sets.append({"name": s.name, "baseline": s.baseline, "arrays": layout})
-        meta = {"question": info.to_json(), "sets": stored_sets, "blob_size": offset}
+                layout.append([name, value.dtype.str, place(value), int(value.size)])
+            stored_sets.append(
+                {
+                    "name": s.name,
+                    "baseline": s.baseline,
+                    "num_answers": s.index.num_answers,
+                    "arrays": layout,
+                }
+            )
+        nodes = _trie_of(sets).nodes
+        trie = [nodes.dtype.str, place(nodes), int(nodes.shape[0]), int(nodes.shape[1])]
+        meta = {"question": info.to_json(), "sets": stored_sets, "trie": trie, "blob_size": offset}
         self.root.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(blob_path, b"".join(chunks))
         write_json(meta_path, meta, indent=None)
@@ -93,3 +127,15 @@ class IndexCache:
         except InputError:
             return None
         return meta if isinstance(meta, dict) else None
+
+
+def _trie_of(sets: list[ReferenceSet]) -> QuestionTrie:
+    """The trie the sets are linked to in their order, else one built from their indexes."""
+    links = [s.trie for s in sets]
+    first = links[0] if links else None
+    if first is not None and all(
+        link is not None and link.trie is first.trie and link.column == k
+        for k, link in enumerate(links)
+    ):
+        return first.trie
+    return QuestionTrie.build([s.index for s in sets])

@@ -8,24 +8,32 @@ share of Fluency and Truthfulness is rounded to 6 decimals, Helpfulness to 5, th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hyoka.errors import DataError
 from hyoka.pfgen._pysum import Summation, float_sum
+from hyoka.pfgen.engine import kernel_values, use_kernel
 from hyoka.pfgen.keywords import HelpfulnessResult, helpfulness
 from hyoka.pfgen.ngram_index import NgramIndex
 from hyoka.pfgen.ngram_metrics import fluency_values, truthfulness_values
+from hyoka.pfgen.ngram_trie import QuestionTrie, TrieColumn
 from hyoka.pfgen.questions import QuestionInfo
 
 
 @dataclass(frozen=True)
 class ReferenceSet:
-    """One named set of reference answers, indexed, with its Fluency baseline."""
+    """One named set of reference answers, indexed, with its Fluency baseline.
+
+    ``trie`` is the question's combined trie and this set's column in it, where one was
+    built or loaded with the set (``with_trie``): the kernel engine walks that instead of
+    ``index``, which then is never read.
+    """
 
     name: str
     index: NgramIndex
     baseline: float
+    trie: TrieColumn | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def build(cls, name: str, answers: Sequence[str], where: str = "") -> ReferenceSet:
@@ -37,6 +45,12 @@ class ReferenceSet:
         if not baseline > 0:
             raise DataError(f"{where}: reference set '{name}' has no usable answers (baseline 0)")
         return cls(name=name, index=index, baseline=baseline)
+
+
+def with_trie(sets: Sequence[ReferenceSet], trie: QuestionTrie | None = None) -> list[ReferenceSet]:
+    """The sets of one question linked to their combined trie (built from them if not given)."""
+    trie = trie or QuestionTrie.build([s.index for s in sets])
+    return [replace(s, trie=TrieColumn(trie, k)) for k, s in enumerate(sets)]
 
 
 @dataclass(frozen=True)
@@ -91,15 +105,23 @@ class QuestionScorer:
             raise DataError(f"question {info.question_id} has no reference sets")
         self.info = info
         self.sets = tuple(sets)
+        self._trie: tuple[QuestionTrie, list[int]] | None = None
 
     @property
     def set_names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.sets)
 
     def measure(self, answers: Sequence[str]) -> list[Measurement]:
-        """The unrounded values of many answers, computed set by set in one array pass."""
-        fluency = [fluency_values(s.index, answers, s.baseline).tolist() for s in self.sets]
-        truth = [truthfulness_values(s.index, answers).tolist() for s in self.sets]
+        """The unrounded values of many answers: all sets in one walk of the question's trie
+        (the compiled kernel), or set by set in one array pass (numpy); the same floats."""
+        if use_kernel():
+            trie, columns = self._question_trie()
+            specs = [(c, s.baseline) for c, s in zip(columns, self.sets, strict=True)]
+            fluency_rows, truth_rows = kernel_values(trie, specs, answers)
+            fluency, truth = fluency_rows.tolist(), truth_rows.tolist()
+        else:
+            fluency = [fluency_values(s.index, answers, s.baseline).tolist() for s in self.sets]
+            truth = [truthfulness_values(s.index, answers).tolist() for s in self.sets]
         helpful = helpfulness(self.info.rules, answers)
         return [
             Measurement(
@@ -107,6 +129,18 @@ class QuestionScorer:
             )
             for i, h in enumerate(helpful)
         ]
+
+    def _question_trie(self) -> tuple[QuestionTrie, list[int]]:
+        """The trie these sets came with and their columns in it; built once from their
+        indexes when they came without one (or from different questions' tries)."""
+        if self._trie is None:
+            links = [s.trie for s in self.sets if s.trie is not None]
+            if len(links) == len(self.sets) and len({id(link.trie) for link in links}) == 1:
+                self._trie = links[0].trie, [link.column for link in links]
+            else:
+                built = QuestionTrie.build([s.index for s in self.sets])
+                self._trie = built, list(range(len(self.sets)))
+        return self._trie
 
     def finish(self, measured: Measurement, summation: Summation) -> AnswerScore:
         """Round as upstream does; only the average depends on the summation."""

@@ -16,6 +16,7 @@
   is built aside and swapped in.
 - ``read_decompressed``/``decompress_bounded``: every xz, gzip or zstd input inflated as a
   stream within a bound its format sets (a decompression bomb is refused unread).
+- ``map_readonly``: a large cache file memory-mapped, read only where it is used.
 - ``append_bytes``: whole appends or none (a full disk leaves the file as it was).
 - ``read_json``/``parse_json``/``first_object``/``write_json``/``write_jsonl``: whole JSON
   documents in and out, every problem one ``InputError`` naming the file (and line).
@@ -72,6 +73,7 @@ from hyoka.store.log import (
     read_manifest,
     unique_records,
 )
+from hyoka.store.mapped import map_readonly
 from hyoka.store.owned import OUTPUT_MARKER, claim_folder, owned_folder, replacing_folder
 from hyoka.store.paths import (
     default_cache_dir,
@@ -106,6 +108,7 @@ __all__ = [
     "is_inside",
     "json_text",
     "manifest_path",
+    "map_readonly",
     "new_file_mode",
     "owned_folder",
     "parse_json",

@@ -1,0 +1,21 @@
+"""Types of the compiled kernel (``_ngram_kernel.c``); ``hyoka.pfgen.engine`` is its caller."""
+
+from collections.abc import Sequence
+
+from typing_extensions import Buffer
+
+FLUENCY_WINDOW: int
+TRUTHFULNESS_WINDOW: int
+MAX_NGRAM: int
+TRUTHFULNESS_NGRAM: int
+TRUTHFULNESS_SATURATION: float
+
+def measure(
+    nodes: Buffer,
+    stride: int,
+    sets: Sequence[tuple[int, int, float]],
+    answers: Sequence[str],
+    skipped: str,
+    fluency_out: Buffer,
+    truthfulness_out: Buffer,
+) -> None: ...

@@ -1,0 +1,117 @@
+"""Which engine walks the n-grams of Fluency and Truthfulness: the compiled kernel or numpy.
+
+The kernel (``_ngram_kernel.c``, built by ``pip install`` where a C compiler is found) walks
+each question's combined trie (``ngram_trie``); the numpy engine (``ngram_metrics``) walks
+each reference set's sorted keys. Both give the same floats bit for bit (the kernel mirrors
+numpy's every operation, and ``tests/test_pfgen_kernel.py`` compares them on random answers
+and on every public run), so the engine is not part of any result's signature: it changes
+how fast a number is made, never the number.
+
+The kernel is used when it imports; otherwise numpy, with one note per process. The
+environment variable ``HYOKA_PFGEN_ENGINE`` forces one (``kernel`` or ``numpy``); a forced
+kernel that cannot load is an error, never a silent fallback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import warnings
+from collections.abc import Sequence
+from types import ModuleType
+
+import numpy as np
+
+from hyoka.errors import HyokaWarning, InputError
+from hyoka.pfgen.ngram_metrics import TRUTHFULNESS_SKIPPED, F64Array
+from hyoka.pfgen.ngram_trie import DF_COLUMNS_START, QuestionTrie
+
+#: Names the engine to force: ``kernel`` or ``numpy``; unset or empty, the kernel if it loads.
+ENGINE_ENV = "HYOKA_PFGEN_ENGINE"
+KERNEL = "kernel"
+NUMPY = "numpy"
+
+#: Answers per call of the kernel: it copies each call's answers (804 bytes each) before
+#: walking them without the GIL, so a million answers are walked a slice at a time.
+KERNEL_CHUNK = 1 << 14
+
+_kernel: ModuleType | None = None
+_kernel_problem: str | None = None
+_noted = False
+
+
+def _load_kernel() -> ModuleType | None:
+    global _kernel, _kernel_problem
+    if _kernel is None and _kernel_problem is None:
+        try:
+            _kernel = importlib.import_module("hyoka.pfgen._ngram_kernel")
+        except ImportError as exc:
+            _kernel_problem = str(exc) or type(exc).__name__
+    return _kernel
+
+
+def use_kernel() -> bool:
+    """Whether this process walks with the kernel (see the module docstring)."""
+    global _noted
+    forced = os.environ.get(ENGINE_ENV, "").strip()
+    if forced == NUMPY:
+        return False
+    if forced not in ("", KERNEL):
+        raise InputError(f"{ENGINE_ENV}={forced!r}: use {KERNEL!r} or {NUMPY!r}")
+    if _load_kernel() is not None:
+        return True
+    if forced == KERNEL:
+        raise InputError(
+            f"{ENGINE_ENV}={KERNEL} but the compiled kernel does not load ({_kernel_problem}): "
+            "reinstall hyoka where a C compiler is found, or unset it"
+        )
+    if not _noted:
+        _noted = True
+        warnings.warn(
+            "pfgen scoring runs on the numpy engine (same numbers, several times slower): "
+            "the compiled kernel is not built; reinstall hyoka where a C compiler is found",
+            HyokaWarning,
+            stacklevel=2,
+        )
+    return False
+
+
+def kernel_values(
+    trie: QuestionTrie,
+    sets: Sequence[tuple[int, float]],
+    answers: Sequence[str],
+) -> tuple[F64Array, F64Array]:
+    """Fluency and Truthfulness of every answer against some sets of ``trie``.
+
+    ``sets`` gives, per output row, the set's column in the trie and its Fluency baseline;
+    the result holds one row per set and one column per answer, as the numpy engine's
+    ``fluency_values`` / ``truthfulness_values`` would give them set by set.
+    """
+    kernel = _load_kernel()
+    if kernel is None:
+        raise InputError(f"the compiled kernel does not load ({_kernel_problem})")
+    specs = [(column, trie.num_answers[column], baseline) for column, baseline in sets]
+    fluency_parts: list[F64Array] = []
+    truth_parts: list[F64Array] = []
+    for start in range(0, len(answers), KERNEL_CHUNK):
+        part = answers[start : start + KERNEL_CHUNK]
+        fluency = np.empty((len(sets), len(part)), dtype=np.float64)
+        truthfulness = np.empty((len(sets), len(part)), dtype=np.float64)
+        kernel.measure(
+            trie.nodes,
+            DF_COLUMNS_START + trie.set_count,
+            specs,
+            part,
+            TRUTHFULNESS_SKIPPED,
+            fluency,
+            truthfulness,
+        )
+        fluency_parts.append(fluency)
+        truth_parts.append(truthfulness)
+    if len(fluency_parts) == 1:
+        return fluency_parts[0], truth_parts[0]
+    empty = np.zeros((len(sets), 0), dtype=np.float64)
+    return (
+        np.concatenate(fluency_parts, axis=1) if fluency_parts else empty,
+        np.concatenate(truth_parts, axis=1) if truth_parts else empty,
+    )
