@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -278,6 +279,8 @@ def print_style_control(per_method: Mapping[str, RawAndControlled]) -> None:
     print_table(style_table(per_method, "Bradley-Terry ratings, raw and style-controlled"))
     for method, rated in per_method.items():
         _common.console.print(f"{method}: {rated.coefficients_line()}", highlight=False)
+        for why in rated.controlled.separation_lines():
+            _common.console.print(f"{method}: {why}", highlight=False, soft_wrap=True)
     _common.console.print(
         "style-controlled: the rating with the answers' length and Markdown (headers, lists, "
         "bold) held equal, fitted jointly (arena-hard's features; lengths in characters); "
@@ -289,4 +292,10 @@ def print_style_control(per_method: Mapping[str, RawAndControlled]) -> None:
 
 
 def _elo(rating: float, low: float, high: float) -> str:
+    """``1064.0 [927.9, 1190.2]``; ``n/a`` where the fit has no maximum, ``CI n/a`` where
+    a bootstrap draw has none (``StyleControlled.separation_line`` says why)."""
+    if not math.isfinite(rating):
+        return "n/a"
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return f"{rating:.1f}, CI n/a"
     return f"{rating:.1f} [{low:.1f}, {high:.1f}]"
