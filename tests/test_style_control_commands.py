@@ -134,7 +134,7 @@ def test_judge_pairwise_shows_raw_and_style_controlled_ratings_of_the_library(
     assert math.isnan(c.low) and math.isnan(c.high)
     assert re.search(
         rf"│ bs2 +│ x +│ +{r.rating:.1f} \[{r.low:.1f}, {r.high:.1f}\] │ "
-        rf"+{c.rating:.1f}, CI n/a │ +12 │",
+        rf"+{c.rating:.1f} \(CI n/a\) │ +12 │",
         again.output,
     ), again.output
     assert f"bs2: style-controlled intervals n/a: {apart} of 1000 bootstrap draws" in again.output

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -257,14 +256,16 @@ def style_table(per_method: Mapping[str, RawAndControlled], title: str) -> Table
     from rich.markup import escape
     from rich.table import Table
 
+    from hyoka.stats import rating_text
+
     table = Table(title=title)
     for column in ("method", "model", "rating", "style-controlled", "games"):
         table.add_column(column, justify="left" if column in ("method", "model") else "right")
     for method, rated in per_method.items():
         for raw, controlled in rated.rows():
             table.add_row(
-                method, escape(raw.model), _elo(raw.rating, raw.low, raw.high),
-                _elo(controlled.rating, controlled.low, controlled.high), str(raw.games),
+                method, escape(raw.model), escape(rating_text(raw)),
+                escape(rating_text(controlled)), str(raw.games),
             )  # fmt: skip
     return table
 
@@ -289,13 +290,3 @@ def print_style_control(per_method: Mapping[str, RawAndControlled]) -> None:
         soft_wrap=True,
     )
     print_signature(next(iter(per_method.values())).controlled.signature)
-
-
-def _elo(rating: float, low: float, high: float) -> str:
-    """``1064.0 [927.9, 1190.2]``; ``n/a`` where the fit has no maximum, ``CI n/a`` where
-    a bootstrap draw has none (``StyleControlled.separation_line`` says why)."""
-    if not math.isfinite(rating):
-        return "n/a"
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return f"{rating:.1f}, CI n/a"
-    return f"{rating:.1f} [{low:.1f}, {high:.1f}]"

@@ -81,6 +81,8 @@ LENGTH, MARKDOWN = "length", "markdown"
 STYLE_CONTROLS = (LENGTH, MARKDOWN)
 MARKDOWN_KINDS = ("headers", "lists", "bold")
 NORMALISATION = "arena-hard-normalised-difference-rms-scaled"
+#: what a grouped bootstrap draws (the signature's ``resample``)
+RESAMPLED_GROUP = "question"
 #: battles × resamples per batch of refits (bounds memory)
 _BATCH_CELLS = 400_000
 
@@ -257,7 +259,7 @@ def style_controlled_bradley_terry(
     anchor: str | None = None,
     anchor_rating: float = INITIAL_RATING,
     groups: Sequence[str] | None = None,
-    group_unit: str = "question",
+    group_unit: str = RESAMPLED_GROUP,
 ) -> StyleControlled:
     """Ratings with the style features of ``controls`` fitted jointly (see the module's
     docstring); ``first_styles[k]``/``second_styles[k]`` describe battle k's two answers.
@@ -351,16 +353,28 @@ def style_controlled_bradley_terry(
     )
 
 
+def rating_text(rating: Rating) -> str:
+    """``1064.0 [927.9, 1190.2]``; ``n/a`` where the fit has no maximum, ``(CI n/a)``
+    where a bootstrap draw has none (``StyleControlled.separation_lines`` says why)."""
+    if not math.isfinite(rating.rating):
+        return "n/a"
+    if not (math.isfinite(rating.low) and math.isfinite(rating.high)):
+        return f"{rating.rating:.1f} (CI n/a)"
+    return f"{rating.rating:.1f} [{rating.low:.1f}, {rating.high:.1f}]"
+
+
 @dataclass(frozen=True)
 class StyledBattle:
     """One battle and both answers' style: ``first`` took ``share`` of the win from
-    ``second`` (fractional for a probability-averaged verdict)."""
+    ``second`` (fractional for a probability-averaged verdict); ``group``: the question it
+    belongs to, where the bootstrap should draw questions, not battles."""
 
     first: str
     second: str
     share: float
     first_style: StyleCounts
     second_style: StyleCounts
+    group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -401,9 +415,14 @@ def rate_with_style(
     confidence: float = 0.95,
 ) -> RawAndControlled:
     """``bradley_terry`` and ``style_controlled_bradley_terry`` of the same battles (the
-    same rounds, seed and confidence; centred at 1000)."""
+    same rounds, seed and confidence; centred at 1000). Where the battles carry groups
+    (all or none), both bootstraps draw whole groups (``RESAMPLED_GROUP``)."""
     plain = Battles.of((b.first, b.second, b.share) for b in battles)
-    raw = bradley_terry(plain, rounds=rounds, seed=seed, confidence=confidence)
+    grouped = [b.group for b in battles if b.group is not None]
+    if grouped and len(grouped) != len(battles):
+        raise InputError("style control: either every battle has a group or none has")
+    groups = grouped or None
+    raw = bradley_terry(plain, rounds=rounds, seed=seed, confidence=confidence, groups=groups)
     controlled = style_controlled_bradley_terry(
         plain,
         [b.first_style for b in battles],
@@ -412,5 +431,7 @@ def rate_with_style(
         rounds=rounds,
         seed=seed,
         confidence=confidence,
+        groups=groups,
+        group_unit=RESAMPLED_GROUP,
     )
     return RawAndControlled(raw, controlled)
