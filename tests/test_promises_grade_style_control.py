@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -122,7 +121,7 @@ def _synthetic(seed: int) -> list[StyledBattle]:
 def _widths(battles: list[StyledBattle]) -> np.ndarray:
     rated = rate_with_style(battles, controls=("length",), rounds=300, seed=1)
     rows = [(r.high - r.low, c.high - c.low) for r, c in rated.rows()]
-    return np.asarray(rows + [(0.0, rated.controlled.coefficients["length"].high)])
+    return np.asarray([*rows, (0.0, rated.controlled.coefficients["length"].high)])
 
 
 def test_the_grouped_bootstrap_draws_whole_questions() -> None:
