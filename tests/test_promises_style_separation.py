@@ -69,7 +69,7 @@ def test_a_judge_that_always_prefers_the_longer_answer_gets_na_not_a_runaway_rat
     row = next(line for line in table.output.splitlines() if line.startswith("│ bs1    │ x"))
     assert row.split("│")[4].strip() == "n/a", row
     assert "bs1: style-controlled ratings n/a: the style features" in table.output
-    assert "γ length n/a" in table.output
+    assert "bs1: style coefficients γ: length n/a" in table.output
     # statsmodels' binomial GLM on the same design: perfect separation
     battles, design = _scripted(frozenset())
     with pytest.warns(PerfectSeparationWarning):

@@ -197,6 +197,7 @@ class StyleControlled:
                 "split every whole win from every whole loss, so the fit has no maximum "
                 "(any rating would be where its iterations stopped)"
             )
+            return lines  # every γ that grows with them is n/a for the same reason
         elif self.separated_draws:
             lines.append(
                 f"style-controlled intervals n/a: {self.separated_draws} of "
