@@ -198,7 +198,7 @@ class StyleControlled:
                 "(any rating would be where its iterations stopped)"
             )
             return lines  # every γ that grows with them is n/a for the same reason
-        elif self.separated_draws:
+        if self.separated_draws:
             lines.append(
                 f"style-controlled intervals n/a: {self.separated_draws} of "
                 f"{self.ratings.rounds} bootstrap draws have no maximum (the style features "
