@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
+from hyoka.errors import InputError
 from hyoka.stats import StyleCounts, StyledBattle, rate_with_style
 
 PFMT = SHARED_DATA / "pfmt-bench-fin-ja"
@@ -135,3 +136,11 @@ def test_the_grouped_bootstrap_draws_whole_questions() -> None:
     doubled = _widths([b for b in ungrouped for _ in range(2)])[:3]
     # drawing battles one by one, the copies count as evidence: intervals ~1/√2 as wide
     assert np.all(doubled < 0.8 * one_by_one)
+
+
+def test_battles_are_grouped_all_or_none() -> None:
+    battles = _synthetic(4)
+    mixed = [*battles[:-1], StyledBattle(*(getattr(battles[-1], k) for k in
+             ("first", "second", "share", "first_style", "second_style")))]  # fmt: skip
+    with pytest.raises(InputError, match="either every battle has a group or none has"):
+        rate_with_style(mixed, rounds=10)

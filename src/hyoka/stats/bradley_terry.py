@@ -11,7 +11,8 @@ chosen rating.
 The fit is Newton's method on the model-by-model summary (wins and games per pair), so its
 cost does not grow with the number of battles; all bootstrap rounds are solved at once as a
 stack of small systems. Resampling draws battles with replacement (seeded: the same input
-gives the same intervals). A vanishing ridge penalty keeps the optimum finite when a model
+gives the same intervals), or, where battles belong to groups (the battles of one
+question), whole groups. A vanishing ridge penalty keeps the optimum finite when a model
 won every game (the unpenalised maximum is then at infinity) and fixes the rating scale's
 free offset; it moves ordinary ratings by far less than a displayed digit.
 """
