@@ -90,6 +90,7 @@ DECLARED = {
     ),
     "style-controlled-bt": (
         "features", "normalisation", "length", "rounds", "confidence", "seed", "anchor",
+        "resample",
     ),
     "length-adjusted-scores": (
         "model", "feature", "length", "unit", "resamples", "confidence", "seed",

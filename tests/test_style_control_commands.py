@@ -53,8 +53,11 @@ CONTRARY = {1, 8}
 CHOSEN, OTHER, TIE = 0.8, 0.15, 0.05
 
 
-def _pairwise_inputs(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """Answer files of X and Y and a script: the judge picks by length, in both orders."""
+def _pairwise_inputs(
+    tmp_path: Path, contrary: frozenset[int] = frozenset(CONTRARY)
+) -> tuple[Path, Path, Path]:
+    """Answer files of X and Y and a script: the judge picks by length, in both orders
+    (the shorter on the questions in ``contrary``)."""
     rows: dict[str, list[str]] = {"x": [], "y": []}
     rules = []
     for q, (x_len, y_len) in enumerate(LENGTHS):
@@ -62,7 +65,7 @@ def _pairwise_inputs(tmp_path: Path) -> tuple[Path, Path, Path]:
         for model, text in texts.items():
             line = {"id": f"q{q}", "question": f"問{q}", "answer": text, "model": model}
             rows[model].append(json.dumps({**line, "reference": "模範"}, ensure_ascii=False))
-        chosen = "x" if (x_len > y_len) != (q in CONTRARY) else "y"
+        chosen = "x" if (x_len > y_len) != (q in contrary) else "y"
         for letter, shown in (("A", "x"), ("A", "y"), ("B", "x"), ("B", "y")):
             block = f"[アシスタント {letter} の答えの開始]\n{texts[shown]}\n"
             if shown != chosen:
@@ -124,11 +127,17 @@ def test_judge_pairwise_shows_raw_and_style_controlled_ratings_of_the_library(
     assert again.exit_code == 0, again.output
     only_length = rate_with_style(battles, controls=("length",))
     r, c = only_length.rows()[0]
+    # the draws that leave out both contrary questions are split by length alone (no
+    # maximum): bs2's controlled intervals are n/a, and the line under the table says why
+    apart = only_length.controlled.separated_draws
+    assert not only_length.controlled.separated and apart > 0
+    assert math.isnan(c.low) and math.isnan(c.high)
     assert re.search(
         rf"│ bs2 +│ x +│ +{r.rating:.1f} \[{r.low:.1f}, {r.high:.1f}\] │ "
-        rf"+{c.rating:.1f} \[{c.low:.1f}, {c.high:.1f}\] │ +12 │",
+        rf"+{c.rating:.1f} \(CI n/a\) │ +12 │",
         again.output,
     ), again.output
+    assert f"bs2: style-controlled intervals n/a: {apart} of 1000 bootstrap draws" in again.output
     assert f"bs2: {only_length.coefficients_line()}" in again.output
     assert f"signature: {only_length.controlled.signature.line}" in again.output
     assert "features:length|" in only_length.controlled.signature.line

@@ -256,14 +256,16 @@ def style_table(per_method: Mapping[str, RawAndControlled], title: str) -> Table
     from rich.markup import escape
     from rich.table import Table
 
+    from hyoka.stats import rating_text
+
     table = Table(title=title)
     for column in ("method", "model", "rating", "style-controlled", "games"):
         table.add_column(column, justify="left" if column in ("method", "model") else "right")
     for method, rated in per_method.items():
         for raw, controlled in rated.rows():
             table.add_row(
-                method, escape(raw.model), _elo(raw.rating, raw.low, raw.high),
-                _elo(controlled.rating, controlled.low, controlled.high), str(raw.games),
+                method, escape(raw.model), escape(rating_text(raw)),
+                escape(rating_text(controlled)), str(raw.games),
             )  # fmt: skip
     return table
 
@@ -278,6 +280,8 @@ def print_style_control(per_method: Mapping[str, RawAndControlled]) -> None:
     print_table(style_table(per_method, "Bradley-Terry ratings, raw and style-controlled"))
     for method, rated in per_method.items():
         _common.console.print(f"{method}: {rated.coefficients_line()}", highlight=False)
+        for why in rated.controlled.separation_lines():
+            _common.console.print(f"{method}: {why}", highlight=False, soft_wrap=True)
     _common.console.print(
         "style-controlled: the rating with the answers' length and Markdown (headers, lists, "
         "bold) held equal, fitted jointly (arena-hard's features; lengths in characters); "
@@ -286,7 +290,3 @@ def print_style_control(per_method: Mapping[str, RawAndControlled]) -> None:
         soft_wrap=True,
     )
     print_signature(next(iter(per_method.values())).controlled.signature)
-
-
-def _elo(rating: float, low: float, high: float) -> str:
-    return f"{rating:.1f} [{low:.1f}, {high:.1f}]"

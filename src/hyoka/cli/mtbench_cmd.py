@@ -135,6 +135,15 @@ def leaderboard_command(
             "answer as long as its question's mean.",
         ),
     ] = None,
+    style_control: Annotated[
+        bool,
+        typer.Option(
+            "--style-control",
+            help="With --answers: also Bradley-Terry ratings from the grades (the higher "
+            "grade wins each pair on a judged turn, equal grades tie), raw and with length "
+            "and Markdown held equal, intervals resampling questions (--resamples, --seed).",
+        ),
+    ] = False,
 ) -> None:
     """Rank models by category: the mean of both turns' scores, overall as upstream has it.
 
@@ -161,6 +170,13 @@ def leaderboard_command(
     and a note with the partial correlation of score with length within question and its
     interval. A model with a judged turn whose answer is missing gets no adjusted mean.
 
+    With --answers and --style-control, beside Avg. also BT and style-controlled BT: on
+    every judged turn each pair of models is a battle the higher grade wins (equal grades
+    tie), rated by Bradley-Terry raw and with the answers' length and Markdown (headers,
+    lists, bold) held equal (arena-hard's features; lengths in characters); 95% intervals
+    from --resamples draws of whole questions; notes with the judge's style coefficients
+    γ and the signature; n/a where the fit has no maximum, with the reason.
+
     Examples:
 
       hyoka mtbench leaderboard --bench pfmt-fin
@@ -172,6 +188,8 @@ def leaderboard_command(
       hyoka mtbench leaderboard --radar radar.png --radar radar.html
 
       hyoka mtbench leaderboard --answers data/pfmt-bench-fin-ja/model_answer/
+
+      hyoka mtbench leaderboard --answers data/pfmt-bench-fin-ja/model_answer/ --style-control
 
       hyoka mtbench leaderboard --bench jmt-bench --variant swallow --judgments judged/
 
@@ -186,7 +204,7 @@ def leaderboard_command(
         _refuse_for_rakuda(
             {"--radar": radar, "--variant": variant, "--mix-variants": mix_variants,
              "--resamples": resamples if resamples != 2000 else None, "--output": output,
-             "--answers": answers}
+             "--answers": answers, "--style-control": style_control}
         )  # fmt: skip
         _rakuda_leaderboard(judgments, fmt, rounds, seed)
         return
@@ -195,6 +213,7 @@ def leaderboard_command(
         Bench,
         IntervalSettings,
         build_leaderboard,
+        grade_ratings,
         judgment_files,
         length_column,
         render,
@@ -225,8 +244,12 @@ def leaderboard_command(
                 f"{model.model}: {model.repeated} turn(s) judged again in its file, each "
                 "judgment counted as upstream's mean counts them (marked repeated)"
             )
+    if style_control and not answers:
+        raise InputError("--style-control needs --answers (the judged answers' style)")
     interval = IntervalSettings(resamples=resamples, seed=seed)
-    length = None
+    length = grades = None
+    if answers and style_control:
+        grades = grade_ratings(board, answers, rounds=resamples, seed=seed)
     if answers:
         length = length_column(board, answers, resamples=resamples, seed=seed)
         for name, count in length.missing.items():
@@ -235,7 +258,8 @@ def leaderboard_command(
                 "(no length-adj. mean)"
             )
     text = render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
-                  per_turn=per_turn, interval=interval, length=length)  # fmt: skip
+                  per_turn=per_turn, interval=interval, length=length,
+                  grades=grades)  # fmt: skip
     if output is None:
         typer.echo(text, nl=False)
     else:

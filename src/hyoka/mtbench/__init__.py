@@ -28,6 +28,7 @@ from hyoka.mtbench.generate import (
     generate_answers,
     parse_temperatures,
 )
+from hyoka.mtbench.grade_battles import GradeRatings, grade_battles, grade_ratings
 from hyoka.mtbench.judge import (
     BenchJudging,
     default_judge_name,
@@ -125,6 +126,7 @@ __all__ = [
     "FormatChoice",
     "GeneratePlan",
     "GenerateReport",
+    "GradeRatings",
     "InjectionChoice",
     "IntervalSettings",
     "JudgeMeta",
@@ -157,6 +159,8 @@ __all__ = [
     "default_repetition_penalty",
     "display_name",
     "generate_answers",
+    "grade_battles",
+    "grade_ratings",
     "judge_meta",
     "judgment_files",
     "judgment_spec",

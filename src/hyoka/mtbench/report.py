@@ -29,6 +29,12 @@ Given the answers (``--answers``: a ``LengthColumn``), the table of both turns g
 the notes say what it is, with the within-question partial correlation of score with length
 and the fit's signature, and count each model's missing answers; JSON gives every row a
 ``length_adjusted`` object. Without the answers every format is as it was.
+
+Given the single grades' Bradley–Terry ratings too (``--style-control``: a
+``GradeRatings``, ``mtbench.grade_battles``), that table gains a "BT" and a
+"style-controlled BT" column (each rating with its interval, n/a where the fit has no
+maximum), the notes what they are, the judge's style coefficients γ, why any number is
+n/a, and the signature; JSON gives every row a ``bradley_terry_from_grades`` object.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from hyoka.mtbench.bench import SHORT_NAMES
+from hyoka.mtbench.grade_battles import GradeRatings
 from hyoka.mtbench.leaderboard import Leaderboard, ModelScores, display_name, round_half_up
 from hyoka.mtbench.length_columns import HEADER as LENGTH_HEADER
 from hyoka.mtbench.length_columns import LengthColumn
@@ -51,7 +58,7 @@ from hyoka.mtbench.trials import (
     table_separability,
 )
 from hyoka.signature import SIGNATURE_KEY
-from hyoka.stats import Interval
+from hyoka.stats import Interval, rating_text
 
 Format = Literal["md", "csv", "json"]
 _TITLES = {None: "Both turns", 1: "Turn 1", 2: "Turn 2"}
@@ -121,6 +128,7 @@ def notes(
     interval: IntervalSettings | None = None,
     turns: tuple[int | None, ...] = (None,),
     length: LengthColumn | None = None,
+    grades: GradeRatings | None = None,
 ) -> list[str]:
     """The table's signature (with how its intervals were drawn), then what each marked
     row lacks or does differently, and, for each row and table (``turns``) whose interval
@@ -145,6 +153,8 @@ def notes(
     if length is not None:
         lines.append(length.note)
         lines.append(f"{LENGTH_HEADER} signature: {length.fit.signature.line}")
+    if grades is not None:
+        lines += _grade_notes(grades)
     for model in board.ranked():
         name = display_name(model.model, board.bench)
         if not board.complete(model):
@@ -165,12 +175,57 @@ def notes(
         if differences:
             lines.append(f"{name}: differs: {'; '.join(differences)}")
         lines += _interval_of(name, model, turns)
+        if grades is not None and model.model in grades.missing:
+            lines.append(
+                f"{name}: {grades.missing[model.model]} judged turn(s) without an answer in "
+                f"--answers, no {BT_HEADERS[0]}"
+            )
         if length is not None and model.model in length.missing:
             lines.append(
                 f"{name}: {length.missing[model.model]} judged turn(s) without an answer in "
                 f"--answers, no {LENGTH_HEADER} mean"
             )
     return lines
+
+
+#: the columns of the single grades' Bradley–Terry ratings, raw and style-controlled
+BT_HEADERS = ("BT", "style-controlled BT")
+
+
+def _grade_notes(grades: GradeRatings) -> list[str]:
+    """What the BT columns are, γ, why any is n/a, and the signature."""
+    controlled = grades.rated.controlled
+    return [
+        grades.note,
+        f"{BT_HEADERS[1]}: {grades.rated.coefficients_line()}",
+        *(f"{BT_HEADERS[1]}: {why}" for why in controlled.separation_lines()),
+        f"{BT_HEADERS[1]} signature: {controlled.signature.line}",
+    ]
+
+
+def _grade_cells(grades: GradeRatings, model: ModelScores) -> list[str]:
+    """The row's raw and controlled rating; empty where the model was left out."""
+    raw = grades.rated.raw.by_model().get(model.model)
+    controlled = grades.rated.controlled.ratings.by_model().get(model.model)
+    if raw is None or controlled is None:
+        return ["", ""]
+    return [rating_text(raw), rating_text(controlled)]
+
+
+def _grade_json(grades: GradeRatings, model: ModelScores) -> dict[str, Any]:
+    """The row's raw and controlled rating (``null`` where left out) with the fit's γ,
+    separation, counts and signature."""
+    raw = grades.rated.raw.by_model().get(model.model)
+    controlled = grades.rated.controlled.ratings.by_model().get(model.model)
+    fit = grades.rated.controlled.to_json()
+    return {
+        "raw": None if raw is None else raw.to_json(),
+        "style_controlled": None if controlled is None else controlled.to_json(),
+        "missing_answers": grades.missing.get(model.model, 0),
+        "battles": grades.battles,
+        "resampled": {"unit": "question", "count": grades.questions},
+        **{key: fit[key] for key in ("style_coefficients", "separation", SIGNATURE_KEY)},
+    }
 
 
 def _interval_of(name: str, model: ModelScores, turns: tuple[int | None, ...]) -> list[str]:
@@ -195,6 +250,7 @@ def table_rows(
     turn: int | None = None,
     interval: IntervalSettings | None = None,
     length: LengthColumn | None = None,
+    grades: GradeRatings | None = None,
 ) -> list[list[str]]:
     """Header, then one row per model: name, Avg., its 95% interval (given ``length``, in
     the table of both turns, the length-adjusted mean; Swallow's variant: upstream's
@@ -202,7 +258,9 @@ def table_rows(
     categories = board.bench.spec.categories
     swallow = ["Swallow"] if board.bench.trial_lines else []
     adjusted = length if turn is None else None
+    rated = grades if turn is None else None
     extra = [LENGTH_HEADER] if adjusted is not None else []
+    extra += list(BT_HEADERS) if rated is not None else []
     rows = [
         ["Model", "Avg.", "95% CI", *extra, *swallow, *(SHORT_NAMES.get(c, c) for c in categories)]
     ]
@@ -214,6 +272,7 @@ def table_rows(
                 _cell(model.overall(turn)),
                 _interval_cell(mean_interval(model, turn, interval)),
                 *([_adjusted_cell(adjusted, model)] if adjusted is not None else []),
+                *(_grade_cells(rated, model) if rated is not None else []),
                 *([_swallow_cell(model, turn)] if swallow else []),
                 *(_cell(means[c]) for c in categories),
             ]
@@ -244,31 +303,33 @@ def render(
     per_turn: bool = True,
     interval: IntervalSettings | None = None,
     length: LengthColumn | None = None,
+    grades: GradeRatings | None = None,
 ) -> str:
     # a table per judged turn where there is more than one (Japanese Vicuna QA has one
     # turn; Stability's variants judge turn 1 only)
     several = per_turn and len(board.bench.turns) > 1
     turns: list[int | None] = [None, *board.bench.turns] if several else [None]
     if fmt == "json":
-        return json.dumps(to_json(board, interval, length), ensure_ascii=False, indent=2) + "\n"
+        found = to_json(board, interval, length, grades)
+        return json.dumps(found, ensure_ascii=False, indent=2) + "\n"
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         for turn in turns:
-            rows = table_rows(board, turn, interval, length)
+            rows = table_rows(board, turn, interval, length, grades)
             writer.writerow(["Turns", *rows[0]])
             label = "both" if turn is None else str(turn)
             writer.writerows([label, *row] for row in rows[1:])
         return buffer.getvalue() + "".join(
-            f"# {note}\n" for note in notes(board, interval, tuple(turns), length)
+            f"# {note}\n" for note in notes(board, interval, tuple(turns), length, grades)
         )
     titles = {**_TITLES, None: "All questions"} if len(board.bench.turns) == 1 else _TITLES
     parts = [
-        f"### {titles[turn]}\n\n{_markdown(table_rows(board, turn, interval, length))}\n"
+        f"### {titles[turn]}\n\n{_markdown(table_rows(board, turn, interval, length, grades))}\n"
         for turn in turns
     ]
     return "\n".join(parts) + "".join(
-        f"\n{note}\n" for note in notes(board, interval, tuple(turns), length)
+        f"\n{note}\n" for note in notes(board, interval, tuple(turns), length, grades)
     )
 
 
@@ -308,6 +369,7 @@ def to_json(
     board: Leaderboard,
     interval: IntervalSettings | None = None,
     length: LengthColumn | None = None,
+    grades: GradeRatings | None = None,
 ) -> list[dict[str, Any]]:
     """One object per model, best first: overall with its interval (and, for Swallow's
     variant, upstream's figure; given ``length``, the length-adjusted mean), category
@@ -323,6 +385,11 @@ def to_json(
             "overall": _number(model.overall()),
             "interval": _interval_json(model, None, interval),
             **({"length_adjusted": _length_json(length, model)} if length is not None else {}),
+            **(
+                {"bradley_terry_from_grades": _grade_json(grades, model)}
+                if grades is not None
+                else {}
+            ),
             **({"swallow": _swallow_json(model, None)} if swallow else {}),
             "categories": {c: _number(m) for c, m in model.means().items()},
         }

@@ -368,6 +368,10 @@ def _controlled_cells(found: Rating | None, shown: bool) -> list[Cell]:
         return []
     if found is None:
         return [cell("–"), cell("–")]
+    if not math.isfinite(found.rating):  # no maximum: the note under the table says why
+        return [cell("n/a"), cell("n/a")]
+    if not (math.isfinite(found.low) and math.isfinite(found.high)):
+        return [cell(f"{found.rating:.1f}", found.rating), cell("n/a")]
     return [
         cell(f"{found.rating:.1f}", found.rating),
         cell(f'<span class="ci">[{found.low:.1f}, {found.high:.1f}]</span>', found.low),
@@ -386,6 +390,7 @@ def _style_note(method: str, controlled: StyleControlled) -> str:
         "judge's style coefficients γ (per root mean square of each feature; γ &gt; 0: it "
         f"prefers more): {gamma or 'none (no feature varied)'}.</p>"
         f'<p>signature: <code class="signature">{esc(controlled.signature.line)}</code></p>'
+        + "".join(f'<p class="muted">{esc(why)}.</p>' for why in controlled.separation_lines())
     )
 
 

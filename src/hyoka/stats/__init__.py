@@ -50,12 +50,14 @@ from hyoka.stats.single_grades import (
     read_single_grades,
 )
 from hyoka.stats.style_control import (
+    RESAMPLED_GROUP,
     STYLE_CONTROLS,
     RawAndControlled,
     StyleControlled,
     StyleCounts,
     StyledBattle,
     rate_with_style,
+    rating_text,
     style_controlled_bradley_terry,
 )
 
@@ -65,6 +67,7 @@ __all__ = [
     "ENSEMBLE",
     "LETTERS",
     "MIRROR",
+    "RESAMPLED_GROUP",
     "STYLE_CONTROLS",
     "VERDICT_NAMES",
     "AgreementReport",
@@ -112,6 +115,7 @@ __all__ = [
     "rank_correlations",
     "rank_home_advantage",
     "rate_with_style",
+    "rating_text",
     "read_leaderboard",
     "read_score_table",
     "read_single_grades",

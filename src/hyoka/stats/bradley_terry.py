@@ -11,7 +11,8 @@ chosen rating.
 The fit is Newton's method on the model-by-model summary (wins and games per pair), so its
 cost does not grow with the number of battles; all bootstrap rounds are solved at once as a
 stack of small systems. Resampling draws battles with replacement (seeded: the same input
-gives the same intervals). A vanishing ridge penalty keeps the optimum finite when a model
+gives the same intervals), or, where battles belong to groups (the battles of one
+question), whole groups. A vanishing ridge penalty keeps the optimum finite when a model
 won every game (the unpenalised maximum is then at infinity) and fixes the rating scale's
 free offset; it moves ordinary ratings by far less than a displayed digit.
 """
@@ -25,7 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from hyoka.errors import InputError
-from hyoka.stats.bootstrap import FloatArray, IntArray, percentiles, resampled
+from hyoka.stats.bootstrap import (
+    FloatArray,
+    IntArray,
+    draw_weights,
+    percentiles,
+    resampled,
+)
 
 ELO_SCALE = 400.0
 ELO_BASE = 10.0
@@ -81,14 +88,19 @@ class Rating:
     high: float
     games: int
 
-    def to_json(self) -> dict[str, float | int | str]:
+    def to_json(self) -> dict[str, float | int | str | None]:
+        """n/a (NaN: a rating the data leave without a maximum) as ``null``."""
         return {
             "model": self.model,
-            "rating": self.rating,
-            "low": self.low,
-            "high": self.high,
+            "rating": _shown(self.rating),
+            "low": _shown(self.low),
+            "high": _shown(self.high),
             "games": self.games,
         }
+
+
+def _shown(value: float) -> float | None:
+    return value if math.isfinite(value) else None
 
 
 @dataclass(frozen=True)
@@ -205,9 +217,12 @@ def bradley_terry(
     confidence: float = 0.95,
     anchor: str | None = None,
     anchor_rating: float = INITIAL_RATING,
+    groups: Sequence[str] | None = None,
 ) -> Ratings:
     """Ratings of every model in ``battles`` with percentile intervals over ``rounds``
-    bootstrap resamples of the battles (0 rounds: no intervals, low = high = rating)."""
+    bootstrap resamples of the battles (0 rounds: no intervals, low = high = rating); with
+    ``groups`` (battle k's group: its question) each resample draws the groups with
+    replacement, a drawn group bringing all its battles (``group_units``)."""
     if len(battles) == 0:
         raise InputError("Bradley–Terry: no battles to rate")
     if anchor is not None and anchor not in battles.models:
@@ -226,7 +241,7 @@ def bradley_terry(
 
     low, high = estimate.copy(), estimate.copy()
     if rounds:
-        samples = _bootstrap_elo(battles, rounds, seed, anchor, anchor_rating)
+        samples = _bootstrap_elo(battles, rounds, seed, anchor, anchor_rating, groups)
         low, high = percentiles(samples, confidence)
     counts = np.bincount(battles.first, minlength=m) + np.bincount(battles.second, minlength=m)
     ratings = [
@@ -237,21 +252,47 @@ def bradley_terry(
     return Ratings(tuple(ratings), rounds, confidence, anchor, seed)
 
 
+def group_units(groups: Sequence[str], battles: int) -> tuple[IntArray, int]:
+    """Each battle's group number (groups in first-seen order) and how many groups."""
+    if len(groups) != battles:
+        raise InputError("a grouped bootstrap needs one group for every battle")
+    index: dict[str, int] = {}
+    unit = np.asarray([index.setdefault(g, len(index)) for g in groups], dtype=np.int64)
+    return unit, len(index)
+
+
 def _bootstrap_elo(
-    battles: Battles, rounds: int, seed: int, anchor: str | None, anchor_rating: float
+    battles: Battles,
+    rounds: int,
+    seed: int,
+    anchor: str | None,
+    anchor_rating: float,
+    groups: Sequence[str] | None = None,
 ) -> FloatArray:
     """Elo ratings of each resample (rounds × models); a resample draws ``n`` battles with
-    replacement and is summarised per pair before the fit."""
+    replacement (or, with ``groups``, the groups) and is summarised per pair before the fit."""
     m = len(battles.models)
     slot, own, left, right = _pairs(battles)
+    rng = np.random.default_rng(seed)
+    if groups is None:
 
-    def elo(picks: IntArray) -> FloatArray:
-        wins, games = _summarise(slot, own, len(left), picks)
-        beta = fit_strengths(wins, games, left, right, m)
+        def elo(picks: IntArray) -> FloatArray:
+            wins, games = _summarise(slot, own, len(left), picks)
+            beta = fit_strengths(wins, games, left, right, m)
+            return to_elo(beta, battles.models, anchor, anchor_rating)
+
+        return resampled(elo, len(battles), rounds, rng, batch_cells=_BATCH_CELLS)
+    unit, units = group_units(groups, len(battles))
+    in_pair = np.zeros((len(battles), len(left)))
+    in_pair[np.arange(len(battles)), slot] = 1.0
+
+    def grouped(picks: IntArray) -> FloatArray:
+        weights = draw_weights(picks, units)[:, unit]  # rows × battles
+        beta = fit_strengths((weights * own) @ in_pair, weights @ in_pair, left, right, m)
         return to_elo(beta, battles.models, anchor, anchor_rating)
 
-    rng = np.random.default_rng(seed)
-    return resampled(elo, len(battles), rounds, rng, batch_cells=_BATCH_CELLS)
+    cells = max(1, _BATCH_CELLS * units // (len(battles) * max(1, len(left))))
+    return resampled(grouped, units, rounds, rng, batch_cells=cells)
 
 
 def expected_share(rating_a: float, rating_b: float) -> float:

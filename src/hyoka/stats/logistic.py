@@ -17,9 +17,12 @@ coefficients by far less than a shown digit.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from hyoka.errors import InputError
 from hyoka.stats.bootstrap import FloatArray
+
+BoolArray = npt.NDArray[np.bool_]
 
 #: Ridge on every coefficient: a finite optimum where the data separate.
 RIDGE = 1e-6
@@ -28,7 +31,11 @@ _MAX_ITERATIONS = 100
 
 
 def _log_likelihood(
-    coefficients: FloatArray, design: FloatArray, outcome: FloatArray, weights: FloatArray
+    coefficients: FloatArray,
+    design: FloatArray,
+    outcome: FloatArray,
+    weights: FloatArray,
+    ridge: float = RIDGE,
 ) -> FloatArray:
     """The penalised log-likelihood of each row of ``coefficients`` (rows × p)."""
     linear = coefficients @ design.T  # rows × n
@@ -36,33 +43,42 @@ def _log_likelihood(
     value = weights * (
         outcome * -np.logaddexp(0.0, -linear) + (1.0 - outcome) * -np.logaddexp(0.0, linear)
     )
-    penalised: FloatArray = value.sum(axis=1) - RIDGE / 2 * np.sum(coefficients**2, axis=1)
+    penalised: FloatArray = value.sum(axis=1) - ridge / 2 * np.sum(coefficients**2, axis=1)
     return penalised
 
 
-def fit_logistic(design: FloatArray, outcome: FloatArray, weights: FloatArray) -> FloatArray:
+def fit_logistic(
+    design: FloatArray,
+    outcome: FloatArray,
+    weights: FloatArray,
+    *,
+    ridge: float = RIDGE,
+    start: FloatArray | None = None,
+) -> FloatArray:
     """Coefficients (rows × p) maximising the fractional-outcome log-likelihood of
     ``outcome`` (n shares in [0, 1]) on ``design`` (n × p, no intercept added) under each
-    row of ``weights`` (rows × n; a bootstrap resample's draw counts, or ones)."""
+    row of ``weights`` (rows × n; a bootstrap resample's draw counts, or ones), penalised
+    by ``ridge``; Newton's method from ``start`` (rows × p; zeros where not given)."""
     n, p = design.shape
     if outcome.shape != (n,) or weights.ndim != 2 or weights.shape[1] != n:
         raise InputError("logistic fit: design, outcome and weights disagree in size")
     if not (np.all(outcome >= 0.0) and np.all(outcome <= 1.0)):
         raise InputError("logistic fit: every outcome must be a share between 0 and 1")
     rows = weights.shape[0]
-    beta = np.zeros((rows, p))
+    beta = np.zeros((rows, p)) if start is None else np.array(start, dtype=np.float64)
     eye = np.eye(p)
-    current = _log_likelihood(beta, design, outcome, weights)
+    current = _log_likelihood(beta, design, outcome, weights, ridge)
     for _ in range(_MAX_ITERATIONS):
-        probability = 1.0 / (1.0 + np.exp(-(beta @ design.T)))
-        gradient = (weights * (outcome - probability)) @ design - RIDGE * beta
+        with np.errstate(over="ignore"):  # e^(−η) overflows to ∞ where η ≪ 0: p = 0
+            probability = 1.0 / (1.0 + np.exp(-(beta @ design.T)))
+        gradient = (weights * (outcome - probability)) @ design - ridge * beta
         curvature = weights * probability * (1.0 - probability)  # rows × n
-        hessian = np.matmul(design.T[None, :, :] * curvature[:, None, :], design) + RIDGE * eye
+        hessian = np.matmul(design.T[None, :, :] * curvature[:, None, :], design) + ridge * eye
         step = np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
         size = np.ones(rows)
         for _ in range(30):  # step halving: never accept a worse likelihood
             trial = beta + size[:, None] * step
-            value = _log_likelihood(trial, design, outcome, weights)
+            value = _log_likelihood(trial, design, outcome, weights, ridge)
             worse = value < current - 1e-12 * np.abs(current)
             if not worse.any():
                 break
@@ -84,3 +100,51 @@ def sigmoid(values: FloatArray) -> FloatArray:
     """σ(x) = 1 / (1 + e^{−x}), without overflow for large |x|."""
     result: FloatArray = np.exp(-np.logaddexp(0.0, -values))
     return result
+
+
+#: ``unbounded`` refits with the ridge divided by this
+_SMALLER_RIDGE = 100.0
+#: a move of the linear predictor at least this large is growth without bound (a finite
+#: maximum moves it by about the ridge, 1e-6; a separation by about ln 100 ≈ 4.6)
+_GROWTH = 1.0
+#: a move this small against the largest is none (the certificate's rounding allowance)
+_RELATIVE = 1e-3
+
+
+def unbounded(
+    design: FloatArray, outcome: FloatArray, weights: FloatArray, beta: FloatArray
+) -> BoolArray:
+    """Per row of ``weights`` and coefficient (rows × p): whether the likelihood has no
+    maximum (the data separate) and that coefficient grows without bound toward its
+    supremum (``beta``: ``fit_logistic``'s coefficients under the default ridge).
+
+    The mechanism: the fit is repeated from ``beta`` with a ridge a hundred times smaller.
+    Where a maximum exists the coefficients move by about the ridge. Where the data
+    separate, the penalised optimum lies where the ridge balances a likelihood gain that
+    decays like e^(−η) on the separated outcomes, so η ≈ ln(1/ridge) there and the smaller
+    ridge moves it by about ln 100 ≈ 4.6, along a separating direction: every whole win's
+    linear predictor rises or stays, every whole loss's falls or stays, and every
+    fractional outcome's (a tie counts half a win and half a loss) stays. Separation is
+    said where the move passes that check (up to ``_RELATIVE`` of the largest move) and
+    some whole outcome's predictor moved at least ``_GROWTH`` toward it; the check is
+    exact in one direction (a move that passes it is a separating direction, which data
+    with a maximum do not have). The coefficients that moved (more than ``_RELATIVE`` of
+    the largest move) are the unbounded ones; the others converge (quasi-complete
+    separation: a feature that only a few battles have, all won, leaves the rest of the
+    fit with its maximum)."""
+    further = fit_logistic(design, outcome, weights, ridge=RIDGE / _SMALLER_RIDGE, start=beta)
+    move = further - beta
+    linear = move @ design.T  # rows × n
+    used = weights > 0
+    sign = np.where(outcome == 1.0, 1.0, np.where(outcome == 0.0, -1.0, 0.0))
+    whole = sign != 0.0
+    largest = np.max(np.where(used, np.abs(linear), 0.0), axis=1)
+    allowance = _RELATIVE * largest[:, None]
+    toward = sign * linear
+    against = used & whole & (toward < -allowance)
+    fractional_moved = used & ~whole & (np.abs(linear) > allowance)
+    grew = np.max(np.where(used & whole, toward, 0.0), axis=1) >= _GROWTH
+    separated = grew & ~against.any(axis=1) & ~fractional_moved.any(axis=1)
+    size = np.abs(move)
+    moved: BoolArray = separated[:, None] & (size > _RELATIVE * np.max(size, axis=1, keepdims=True))
+    return moved

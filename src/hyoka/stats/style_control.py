@@ -27,20 +27,34 @@ and a judge reads characters, not one vendor's tokens); the fit is Newton's meth
 maximum of the likelihood (upstream stops L-BFGS after 50 iterations); strengths are on
 hyoka's Elo scale with percentile intervals from battles drawn with replacement (seeded),
 like ``bradley_terry``; a battle's outcome may be fractional (a probability-averaged
-verdict).
+verdict). Where battles belong to groups (the battles of one question, made from single
+grades), a draw may weight whole groups instead (``groups``; named in the signature).
+
+Where the features (alone or with the model terms) split every whole win from every whole
+loss, the likelihood has no maximum and a fitted value is wherever the iterations stopped
+(thousands of Elo points). ``logistic.unbounded`` finds it by its mechanism (the
+coefficients keep growing as the ridge shrinks, along a separating direction), per
+coefficient: where a strength grows without bound (an unbeaten model too) the controlled
+ratings are NaN, shown as n/a, with the reason (``separation_lines``); where only a γ does
+(a feature only a few battles differ in, all won by the answer with more of it) that γ
+alone is n/a and the rest is the fit's limit, which exists. A bootstrap draw without a
+maximum is counted; any such draw makes the affected intervals n/a (their percentiles
+would be where those fits stopped), and the count is said. The raw ratings are always
+shown as ``bradley_terry`` makes them.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
 from hyoka.errors import InputError
-from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType
+from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType, only_when_set
 from hyoka.stats.bootstrap import (
     DEFAULT_SEED,
     FloatArray,
@@ -55,10 +69,11 @@ from hyoka.stats.bradley_terry import (
     Rating,
     Ratings,
     bradley_terry,
+    group_units,
     to_elo,
 )
 from hyoka.stats.length_control import LENGTH_UNIT
-from hyoka.stats.logistic import fit_logistic
+from hyoka.stats.logistic import fit_logistic, unbounded
 from hyoka.stats.ranking_quality import ScoreDraws
 
 #: the feature groups one may control for (arena-hard's ``--control-features``)
@@ -66,6 +81,8 @@ LENGTH, MARKDOWN = "length", "markdown"
 STYLE_CONTROLS = (LENGTH, MARKDOWN)
 MARKDOWN_KINDS = ("headers", "lists", "bold")
 NORMALISATION = "arena-hard-normalised-difference-rms-scaled"
+#: what a grouped bootstrap draws (the signature's ``resample``)
+RESAMPLED_GROUP = "question"
 #: battles × resamples per batch of refits (bounds memory)
 _BATCH_CELLS = 400_000
 
@@ -92,6 +109,8 @@ class StyleControlSignature(SignatureType):
     confidence: float
     seed: int
     anchor: str
+    #: what a bootstrap draw resamples where not battles (``question``: a group's battles)
+    resample: str | None = only_when_set()
 
 
 @dataclass(frozen=True)
@@ -155,13 +174,50 @@ def style_features(
 class StyleControlled:
     """Controlled ratings (``Ratings``, best first), each feature's coefficient γ with
     its interval, every bootstrap round's ratings (rounds × models, ``models`` order) for
-    the benchmark-quality statistics, and the signature."""
+    the benchmark-quality statistics, and the signature; ``separated``: the battles'
+    likelihood has no maximum (ratings and γ n/a), ``separated_draws``: how many
+    bootstrap draws have none (intervals n/a where any)."""
 
     ratings: Ratings
     coefficients: dict[str, Interval]
     models: tuple[str, ...]
     draws: FloatArray
     signature: Signature
+    separated: bool = False
+    separated_draws: int = 0
+    #: per feature whose γ grows without bound: in how many draws (-1: in the battles)
+    unbounded_coefficients: dict[str, int] = field(default_factory=dict)
+
+    def separation_lines(self) -> list[str]:
+        """Why ratings, γ or intervals are n/a, one line each; none where none is."""
+        lines = []
+        if self.separated:
+            lines.append(
+                "style-controlled ratings n/a: the style features (with the model terms) "
+                "split every whole win from every whole loss, so the fit has no maximum "
+                "(any rating would be where its iterations stopped)"
+            )
+            return lines  # every γ that grows with them is n/a for the same reason
+        if self.separated_draws:
+            lines.append(
+                f"style-controlled intervals n/a: {self.separated_draws} of "
+                f"{self.ratings.rounds} bootstrap draws have no maximum (the style features "
+                "split their wins from their losses)"
+            )
+        always = [k for k, draws in self.unbounded_coefficients.items() if draws < 0]
+        if always:
+            lines.append(
+                f"γ {', '.join(always)} n/a: no maximum (the wins and losses of the "
+                "battles where it differs are split by it); the other numbers are the fit's "
+                "limit, which exists"
+            )
+        for name, draws in self.unbounded_coefficients.items():
+            if draws > 0:
+                lines.append(
+                    f"γ {name} interval n/a: {draws} of {self.ratings.rounds} bootstrap "
+                    "draws have no maximum for it"
+                )
+        return lines
 
     def score_draws(self) -> ScoreDraws:
         """The controlled ratings as a ranking with draws, for ``ranking_quality``."""
@@ -175,6 +231,9 @@ class StyleControlled:
             "length_unit": LENGTH_UNIT,
             "ratings": [r.to_json() for r in self.ratings.ratings],
             "style_coefficients": {k: v.to_json() for k, v in self.coefficients.items()},
+            "separated": self.separated,
+            "separated_draws": self.separated_draws,
+            "separation": self.separation_lines(),
         }
 
 
@@ -200,9 +259,13 @@ def style_controlled_bradley_terry(
     confidence: float = 0.95,
     anchor: str | None = None,
     anchor_rating: float = INITIAL_RATING,
+    groups: Sequence[str] | None = None,
+    group_unit: str = RESAMPLED_GROUP,
 ) -> StyleControlled:
     """Ratings with the style features of ``controls`` fitted jointly (see the module's
-    docstring); ``first_styles[k]``/``second_styles[k]`` describe battle k's two answers."""
+    docstring); ``first_styles[k]``/``second_styles[k]`` describe battle k's two answers.
+    With ``groups`` (battle k's group: its ``group_unit``, a question) each bootstrap draw
+    weights whole groups, drawn with replacement, instead of single battles."""
     if len(battles) == 0:
         raise InputError("Bradley–Terry: no battles to rate")
     if not len(first_styles) == len(second_styles) == len(battles):
@@ -221,26 +284,48 @@ def style_controlled_bradley_terry(
     models = battles.models
     m, n = len(models), len(battles)
 
+    k = len(names)
+
     def fitted(weights: FloatArray) -> FloatArray:
-        """Per weighting: the Elo ratings, then the feature coefficients."""
+        """Per weighting: the Elo ratings, the feature coefficients, then 1 where the
+        ratings grow without bound, then 1 per feature coefficient that does."""
         beta = fit_logistic(design, battles.share, weights)
+        moving = np.zeros((len(beta), k + 1))
+        if names:
+            grows = unbounded(design, battles.share, weights, beta)
+            moving[:, 0] = grows[:, : m - 1].any(axis=1)
+            moving[:, 1:] = grows[:, m - 1 :]
         strengths = np.concatenate([np.zeros((len(beta), 1)), beta[:, : m - 1]], axis=1)
         elo = to_elo(strengths, models, anchor, anchor_rating)
-        return np.concatenate([elo, beta[:, m - 1 :]], axis=1)
+        return np.concatenate([elo, beta[:, m - 1 :], moving], axis=1)
 
     point = fitted(np.ones((1, n)))[0]
+    unit, units = (np.arange(n), n) if groups is None else group_units(groups, n)
     rng = np.random.default_rng(seed)
-    cells = _BATCH_CELLS // max(1, design.shape[1])
+    cells = max(1, _BATCH_CELLS * units // (n * max(1, design.shape[1])))
     draws = resampled(
-        lambda picks: fitted(draw_weights(picks, n)), n, rounds, rng, batch_cells=cells
-    )
+        lambda picks: fitted(draw_weights(picks, units)[:, unit]),
+        units, rounds, rng, batch_cells=cells,
+    )  # fmt: skip
+    separated, separated_draws = bool(point[m + k]), int(draws[:, m + k].sum())
+    grows, grows_in = point[m + k + 1 :] > 0, draws[:, m + k + 1 :].sum(axis=0)
+    point, draws = point[: m + k], draws[:, : m + k]
     low, high = percentiles(draws, confidence)
+    gone = np.concatenate([np.full(m, separated), grows])
+    point[gone] = math.nan
+    gone |= np.concatenate([np.full(m, separated_draws > 0), grows_in > 0])
+    low[gone], high[gone] = math.nan, math.nan
+    endless = {
+        name: -1 if grows[j] else int(grows_in[j])
+        for j, name in enumerate(names)
+        if grows[j] or grows_in[j]
+    }
     games = np.bincount(battles.first, minlength=m) + np.bincount(battles.second, minlength=m)
     rated = [
         Rating(models[i], float(point[i]), float(low[i]), float(high[i]), int(games[i]))
         for i in range(m)
     ]
-    rated.sort(key=lambda r: (-r.rating, r.model))
+    rated.sort(key=lambda r: (-r.rating if not separated else 0.0, r.model))
     coefficients = {
         name: Interval(
             float(point[m + k]), float(low[m + k]), float(high[m + k]), confidence, rounds
@@ -255,6 +340,7 @@ def style_controlled_bradley_terry(
         confidence=confidence,
         seed=seed,
         anchor=f"{anchor}@{anchor_rating:g}" if anchor is not None else "centred",
+        resample=None if groups is None else group_unit,
     ).signature()
     return StyleControlled(
         ratings=Ratings(tuple(rated), rounds, confidence, anchor, seed),
@@ -262,19 +348,34 @@ def style_controlled_bradley_terry(
         models=models,
         draws=draws[:, :m],
         signature=signature,
+        separated=separated,
+        separated_draws=separated_draws,
+        unbounded_coefficients=endless,
     )
+
+
+def rating_text(rating: Rating) -> str:
+    """``1064.0 [927.9, 1190.2]``; ``n/a`` where the fit has no maximum, ``(CI n/a)``
+    where a bootstrap draw has none (``StyleControlled.separation_lines`` says why)."""
+    if not math.isfinite(rating.rating):
+        return "n/a"
+    if not (math.isfinite(rating.low) and math.isfinite(rating.high)):
+        return f"{rating.rating:.1f} (CI n/a)"
+    return f"{rating.rating:.1f} [{rating.low:.1f}, {rating.high:.1f}]"
 
 
 @dataclass(frozen=True)
 class StyledBattle:
     """One battle and both answers' style: ``first`` took ``share`` of the win from
-    ``second`` (fractional for a probability-averaged verdict)."""
+    ``second`` (fractional for a probability-averaged verdict); ``group``: the question it
+    belongs to, where the bootstrap should draw questions, not battles."""
 
     first: str
     second: str
     share: float
     first_style: StyleCounts
     second_style: StyleCounts
+    group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -315,9 +416,14 @@ def rate_with_style(
     confidence: float = 0.95,
 ) -> RawAndControlled:
     """``bradley_terry`` and ``style_controlled_bradley_terry`` of the same battles (the
-    same rounds, seed and confidence; centred at 1000)."""
+    same rounds, seed and confidence; centred at 1000). Where the battles carry groups
+    (all or none), both bootstraps draw whole groups (``RESAMPLED_GROUP``)."""
     plain = Battles.of((b.first, b.second, b.share) for b in battles)
-    raw = bradley_terry(plain, rounds=rounds, seed=seed, confidence=confidence)
+    grouped = [b.group for b in battles if b.group is not None]
+    if grouped and len(grouped) != len(battles):
+        raise InputError("style control: either every battle has a group or none has")
+    groups = grouped or None
+    raw = bradley_terry(plain, rounds=rounds, seed=seed, confidence=confidence, groups=groups)
     controlled = style_controlled_bradley_terry(
         plain,
         [b.first_style for b in battles],
@@ -326,5 +432,7 @@ def rate_with_style(
         rounds=rounds,
         seed=seed,
         confidence=confidence,
+        groups=groups,
+        group_unit=RESAMPLED_GROUP,
     )
     return RawAndControlled(raw, controlled)
