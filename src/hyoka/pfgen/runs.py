@@ -247,16 +247,19 @@ def _finish(
     forced: Summation | None,
     write: bool,
 ) -> RunOutcome:
-    def aggregate(summation: Summation) -> dict[str, Any]:
-        return _aggregate(run, benchmark, measured, summation)
-
     note = None
     if forced is not None:
-        summation, sum_from, result = forced, SumFrom.FLAG, aggregate(forced)
+        summation, sum_from = forced, SumFrom.FLAG
+        result = _aggregate(run, benchmark, _answer_scores(run, benchmark, measured, forced))
     elif run.previous is None:
         summation, sum_from = Summation.COMPENSATED, SumFrom.DEFAULT
-        result = aggregate(summation)
+        result = _aggregate(run, benchmark, _answer_scores(run, benchmark, measured, summation))
     else:
+        scored = _answer_scores_both(run, benchmark, measured)  # one pass over the answers
+
+        def aggregate(summation: Summation) -> dict[str, Any]:
+            return _aggregate(run, benchmark, scored[summation])
+
         summation, sum_from, result = summation_by_evidence(run.previous, aggregate)
         if sum_from is SumFrom.DEFAULT:
             same = all(run.previous.get(k) == result[k] for k in ("input_hash", "metadata_hash"))
@@ -278,36 +281,63 @@ def _finish(
     )
 
 
+@dataclass(frozen=True)
+class _Scored:
+    """A run's answers scored under one summation, question by question."""
+
+    summation: Summation
+    by_question: dict[str, list[ScoredAnswer]]
+
+
 def _answer_scores(
     run: _PendingRun,
     benchmark: PfgenBenchmark,
     measured: dict[str, dict[str, Measurement]],
     summation: Summation,
-) -> dict[str, list[ScoredAnswer]]:
-    """Every answer of the run with its score under ``summation``, question by question."""
+) -> _Scored:
+    """Every answer of the run with its score under ``summation``; an answer repeated
+    (greedy decoding) is finished once."""
     by_question: dict[str, list[ScoredAnswer]] = {}
     for question_id, records in run.grouped.items():
         scorer = benchmark.scorer(question_id)
         values = measured[question_id]
-        by_question[question_id] = [
-            (r, scorer.finish(values[r["answer"]], summation)) for r in records
-        ]
-    return by_question
+        finished = {a: scorer.finish(values[a], summation) for a in _distinct_answers(records)}
+        by_question[question_id] = [(r, finished[r["answer"]]) for r in records]
+    return _Scored(summation, by_question)
 
 
-def _aggregate(
-    run: _PendingRun,
-    benchmark: PfgenBenchmark,
-    measured: dict[str, dict[str, Measurement]],
-    summation: Summation,
-) -> dict[str, Any]:
-    """The run's result.json under ``summation`` (without its signature)."""
+def _answer_scores_both(
+    run: _PendingRun, benchmark: PfgenBenchmark, measured: dict[str, dict[str, Measurement]]
+) -> dict[Summation, _Scored]:
+    """``_answer_scores`` under both summations in one pass over the answers (choosing a
+    summation by evidence may need both): the shares are rounded once, both sums formed
+    in one loop (``QuestionScorer.finish_both``)."""
+    compensated: dict[str, list[ScoredAnswer]] = {}
+    sequential: dict[str, list[ScoredAnswer]] = {}
+    for question_id, records in run.grouped.items():
+        scorer = benchmark.scorer(question_id)
+        values = measured[question_id]
+        finished = {a: scorer.finish_both(values[a]) for a in _distinct_answers(records)}
+        compensated[question_id] = [(r, finished[r["answer"]][0]) for r in records]
+        sequential[question_id] = [(r, finished[r["answer"]][1]) for r in records]
+    return {
+        Summation.COMPENSATED: _Scored(Summation.COMPENSATED, compensated),
+        Summation.SEQUENTIAL: _Scored(Summation.SEQUENTIAL, sequential),
+    }
+
+
+def _distinct_answers(records: list[dict[str, Any]]) -> dict[str, None]:
+    return dict.fromkeys(r["answer"] for r in records)
+
+
+def _aggregate(run: _PendingRun, benchmark: PfgenBenchmark, scored: _Scored) -> dict[str, Any]:
+    """The run's result.json from its scored answers (without its signature)."""
     return build_result(
-        _answer_scores(run, benchmark, measured, summation),
+        scored.by_question,
         input_hash=run.trials.input_hash,
         metadata_hash=benchmark.metadata_hash,
         config=run.config,
-        summation=summation,
+        summation=scored.summation,
     )
 
 
@@ -341,10 +371,12 @@ def score_answers(
     outcome = _skipped(run) if fresh else _finish(run, benchmark, measured, None, write=False)
     summation = outcome.summation
     if summation is None:  # an upstream result.json kept as it is: the summation it used
+        scored = _answer_scores_both(run, benchmark, measured)
         summation, _, _ = summation_by_evidence(
-            outcome.result, lambda s: _aggregate(run, benchmark, measured, s)
+            outcome.result, lambda s: _aggregate(run, benchmark, scored[s])
         )
-    return ScoredAnswers(outcome, _answer_scores(run, benchmark, measured, summation))
+        return ScoredAnswers(outcome, scored[summation].by_question)
+    return ScoredAnswers(outcome, _answer_scores(run, benchmark, measured, summation).by_question)
 
 
 def summation_by_evidence(
