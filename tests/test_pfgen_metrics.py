@@ -24,6 +24,7 @@ from _shared import data_mark, needs
 from hyoka.errors import DataError
 from hyoka.pfgen import Summation
 from hyoka.pfgen._codepoints import encode
+from hyoka.pfgen._pysum import float_sum, float_sums
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.index_cache import IndexCache
 from hyoka.pfgen.keywords import HELPFULNESS_WINDOW, KeywordRule, helpfulness, parse_rules
@@ -586,3 +587,32 @@ def test_a_literal_rule_ends_where_its_regex_does(pattern: str, texts: list[str]
         assert rule.literal == pattern
     texts += [t + pattern + t for t in texts]  # the pattern's own text inside each string
     assert [rule.end(t) for t in texts] == [by_regex(rule).end(t) for t in texts]
+
+
+# --- both summations in one pass -----------------------------------------------------------
+
+
+def left_to_right(values: list[float]) -> float:
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
+@PROPERTY
+@given(st.lists(st.floats(allow_nan=False, width=64) | st.sampled_from((0.1, 1e16, -1e16, -0.0))))
+def test_both_sums_in_one_pass_equal_each_sum(values: list[float]) -> None:
+    """``float_sums`` is each summation's ``float_sum``, bit for bit (``repr`` tells -0.0
+    and 0.0 apart), and the sequential one is the left-to-right loop."""
+    both = float_sums(values)
+    each = (float_sum(values, Summation.COMPENSATED), float_sum(values, Summation.SEQUENTIAL))
+    assert repr(both) == repr(each)
+    assert repr(each[1]) == repr(left_to_right(values))
+
+
+@needs_data
+def test_finish_both_is_finish_under_each_summation(real: RealQuestion) -> None:
+    for measured in real.scorer.measure(real.answers):
+        both = real.scorer.finish_both(measured)
+        each = tuple(real.scorer.finish(measured, s) for s in Summation)
+        assert [fingerprint(s) for s in both] == [fingerprint(s) for s in each]
