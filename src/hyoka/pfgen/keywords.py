@@ -149,10 +149,11 @@ def helpfulness(rules: Sequence[KeywordRule], answers: Sequence[str]) -> list[He
     chosen = width - 1 - np.argmax(values[:, ::-1], axis=1)
 
     scores = values[np.arange(rows), chosen].tolist()
-    rule_ends = list(zip(ends.tolist(), names, [rule.factor for rule in rules], strict=True))
+    end_rows: list[list[int]] = ends.tolist()
+    by_rule = list(zip(end_rows, names, [rule.factor for rule in rules], strict=True))
     results: list[HelpfulnessResult] = []
     for i, (cut, score) in enumerate(zip(chosen.tolist(), scores, strict=True)):
-        missed = [(names_[i], factor) for ends_, names_, factor in rule_ends if cut < ends_[i]]
+        missed = [(name[i], factor) for end, name, factor in by_rule if cut < end[i]]
         if cut > 100 and score > 0:
             missed.append((f"{cut - 100}字超過", 1 - max(cut - 100, 0) / 50))
         results.append(HelpfulnessResult(score=score, missed=missed))

@@ -8,8 +8,9 @@ aggregation differs, so finding the summation that reproduces a run's earlier re
 costs one more cheap aggregation, never a second measurement.
 
 Over a tree of runs, ``iter_score_runs`` streams instead: one run per task in forked
-workers, each outcome yielded as soon as its run is done and dropped by the caller once
-reported, so memory is bounded by the workers and not by the number of runs.
+workers, each of which reads, scores, aggregates and writes its run and sends back only a
+small ``RunReport``, yielded as soon as its run is done and dropped by the caller once
+printed, so memory is bounded by the workers and not by the number of runs.
 
 The summation of a run is chosen by evidence: when its folder already holds a result.json,
 the summation that reproduces that file exactly (compensated is tried first, then
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -38,7 +39,7 @@ from hyoka.pfgen.compare import first_difference
 from hyoka.pfgen.provenance import SumFrom, run_signature, signature_of, with_signature
 from hyoka.pfgen.result import ScoredAnswer, build_result
 from hyoka.pfgen.scorer import Measurement
-from hyoka.pfgen.summary import result_problem
+from hyoka.pfgen.summary import RunSummary, result_problem
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.store import atomic_write_text, pfgen_runs
 
@@ -49,6 +50,7 @@ _IDENTITY_FIELDS = ("input_hash", "metadata_hash", "config", SIGNATURE_KEY)
 __all__ = [
     "Progress",
     "RunOutcome",
+    "RunReport",
     "ScoredAnswers",
     "each_run",
     "iter_score_runs",
@@ -153,25 +155,52 @@ def score_runs(
 Result = TypeVar("Result")
 
 
+@dataclass(frozen=True)
+class RunReport:
+    """What ``iter_score_runs`` reports of one run: its headline numbers, whether it was
+    skipped as up to date, and a note. All that crosses back from a worker: the result
+    itself (every question's samples, a few hundred KB with the earlier result) stays in
+    the worker that wrote it."""
+
+    folder: Path
+    summary: RunSummary
+    skipped: bool
+    note: str | None = None
+
+
 def iter_score_runs(
     sources: Sequence[Path],
     benchmark: PfgenBenchmark,
     *,
+    roots: Mapping[Path, Path] | None = None,
     force: bool = False,
     write: bool = True,
     summation: Summation | None = None,
     workers: int | None = None,
     recorded_config: bool = False,
-) -> Iterator[tuple[Path, RunOutcome | HyokaError]]:
-    """``score_runs`` as a stream: each run's outcome as soon as that run is done (see
-    ``each_run``), so that a caller can report it and let it go."""
+) -> Iterator[tuple[Path, RunReport | HyokaError]]:
+    """``score_runs`` as a stream: each run's report as soon as that run is done (see
+    ``each_run``), so that a caller can print it and let it go.
 
-    def score_one(source: Path, inner_workers: int | None) -> RunOutcome | HyokaError:
+    Each worker reads, scores, aggregates and writes its own runs and sends back only the
+    ``RunReport`` (summarised under ``roots[source]``, the folder the user named; see
+    ``RunSummary.model``). An up-to-date result.json too broken to summarise is an error.
+    """
+
+    def score_one(source: Path, inner_workers: int | None) -> RunReport | HyokaError:
         ((_, outcome),) = score_runs(
             [source], benchmark, force=force, write=write, summation=summation,
             workers=inner_workers, recorded_config=recorded_config,
         )  # fmt: skip
-        return outcome
+        if isinstance(outcome, HyokaError):
+            return outcome
+        root = roots.get(source) if roots is not None else None
+        try:
+            summary = RunSummary.from_result(outcome.folder, outcome.result, root)
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+            where = outcome.folder / pfgen_runs.RESULT_FILE
+            return InputError(f"{where}: not a pfgen-bench result ({exc!r})")
+        return RunReport(outcome.folder, summary, outcome.skipped, outcome.note)
 
     return each_run(sources, benchmark, score_one, workers)
 
