@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from enum import StrEnum
 
 
@@ -50,21 +50,3 @@ def float_sum(values: Iterable[float], summation: Summation = Summation.COMPENSA
     if compensation and math.isfinite(compensation):
         total += compensation
     return total
-
-
-def float_sums(values: Sequence[float]) -> tuple[float, float]:
-    """``(float_sum(values, COMPENSATED), float_sum(values, SEQUENTIAL))`` in one pass: where
-    a run's summation is chosen by evidence, both are needed for the same values."""
-    total = sequential = compensation = 0.0
-    for value in values:
-        x = float(value)
-        sequential += x
-        t = total + x
-        if abs(total) >= abs(x):
-            compensation += (total - t) + x
-        else:
-            compensation += (x - t) + total
-        total = t
-    if compensation and math.isfinite(compensation):
-        total += compensation
-    return total, sequential

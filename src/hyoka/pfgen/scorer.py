@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hyoka.errors import DataError
-from hyoka.pfgen._pysum import Summation, float_sum, float_sums
+from hyoka.pfgen._pysum import Summation, float_sum
 from hyoka.pfgen.keywords import HelpfulnessResult, helpfulness
 from hyoka.pfgen.ngram_index import NgramIndex
 from hyoka.pfgen.ngram_metrics import fluency_values, truthfulness_values
@@ -110,33 +110,30 @@ class QuestionScorer:
 
     def finish(self, measured: Measurement, summation: Summation) -> AnswerScore:
         """Round as upstream does; only the average depends on the summation."""
-        fluency, truth, helpful = self._rounded(measured)
-        total = float_sum(fluency.values(), summation) + float_sum(truth.values(), summation)
-        average = round((total + helpful) / 3, 5)
-        return AnswerScore(fluency, truth, helpful, measured.helpfulness.missed, average)
-
-    def finish_both(self, measured: Measurement) -> tuple[AnswerScore, AnswerScore]:
-        """``finish`` under the compensated and the sequential summation, in one pass: the
-        rounded shares and Helpfulness are the same under both, only the average differs."""
-        fluency, truth, helpful = self._rounded(measured)
-        fluency_sums = float_sums(tuple(fluency.values()))
-        truth_sums = float_sums(tuple(truth.values()))
-        missed = measured.helpfulness.missed
-        compensated, sequential = (
-            AnswerScore(fluency, truth, helpful, missed, round((f + t + helpful) / 3, 5))
-            for f, t in zip(fluency_sums, truth_sums, strict=True)
-        )
-        return compensated, sequential
-
-    def _rounded(self, measured: Measurement) -> tuple[dict[str, float], dict[str, float], float]:
-        """Each set's Fluency and Truthfulness shares and Helpfulness, rounded as upstream."""
         count = len(self.sets)
         names = self.set_names
         fluency = {n: round(v / count, 6) for n, v in zip(names, measured.fluency, strict=True)}
         truth = {n: round(v / count, 6) for n, v in zip(names, measured.truthfulness, strict=True)}
-        return fluency, truth, round(measured.helpfulness.score, 5)
+        helpful = round(measured.helpfulness.score, 5)
+        total = float_sum(fluency.values(), summation) + float_sum(truth.values(), summation)
+        average = round((total + helpful) / 3, 5)
+        return AnswerScore(fluency, truth, helpful, measured.helpfulness.missed, average)
 
     def score(
         self, answers: Sequence[str], summation: Summation = Summation.COMPENSATED
     ) -> list[AnswerScore]:
         return [self.finish(m, summation) for m in self.measure(answers)]
+
+    def finish_both(self, measured: Measurement) -> tuple[AnswerScore, AnswerScore]:
+        """``finish`` under the compensated and the sequential summation in one pass: the
+        rounded shares and Helpfulness are the same under both, only the average differs."""
+        compensated = self.finish(measured, Summation.COMPENSATED)
+        fluency, truth = compensated.fluency_shares, compensated.truthfulness_shares
+        total = float_sum(fluency.values(), Summation.SEQUENTIAL) + float_sum(
+            truth.values(), Summation.SEQUENTIAL
+        )
+        average = round((total + compensated.helpfulness) / 3, 5)
+        sequential = AnswerScore(
+            fluency, truth, compensated.helpfulness, compensated.missed, average
+        )
+        return compensated, sequential
