@@ -246,7 +246,7 @@ def _distinct(trials: TrialsInput) -> TrialsInput:
     be told apart from a greedy model's equal answers in two trials, and are all kept. A
     ``trial_NNN.jsonl`` holds one answer per question, so two different ones there conflict.
     """
-    first: dict[str, int] = {}
+    bucket: dict[tuple[str, str, str], list[int]] = {}
     in_part: dict[tuple[Path, str], int] = {}
     keep: list[int] = []
     for index, record in enumerate(trials.records):
@@ -259,11 +259,19 @@ def _distinct(trials: TrialsInput) -> TrialsInput:
                     f"{record['question'][:40]!r} in one trial (first at "
                     f"{trials.where(earlier)}); remove one of them"
                 )
-        if not isinstance(record.get("timestamp"), str):
+        stamp = record.get("timestamp")
+        if not isinstance(stamp, str):
             keep.append(index)
             continue
-        if first.setdefault(json.dumps(record, sort_keys=True), index) == index:
-            keep.append(index)
+        # lines equal as JSON have equal question, answer and time: only lines that share
+        # those three (rare) are written out whole to compare
+        same_answer = bucket.setdefault((record["question"], record["answer"], stamp), [])
+        if same_answer:
+            text = _canonical(record)
+            if any(_canonical(trials.records[i]) == text for i in same_answer):
+                continue
+        same_answer.append(index)
+        keep.append(index)
     dropped = len(trials.records) - len(keep)
     if not dropped:
         return trials
@@ -279,6 +287,10 @@ def _distinct(trials: TrialsInput) -> TrialsInput:
         [trials.records[i] for i in keep],
         [trials.origins[i] for i in keep],
     )
+
+
+def _canonical(record: dict[str, Any]) -> str:
+    return json.dumps(record, sort_keys=True)
 
 
 def sorted_trial_lines(folder: Path) -> bytes:
