@@ -2,7 +2,7 @@
 
 Every scored pfgen result says whether its reference data is the pinned release, by
 upstream's ``metadata_hash`` in the pfgen manifest. Scoring needs only that field, so it is
-read here with ``json`` alone: the manifest models (``manifest``, pydantic) are for fetching
+read here as plain JSON: the manifest models (``manifest``, pydantic) are for fetching
 and checking files, and a scorer that loaded them would pay for what it never uses. A test
 holds this reading equal to the models' for every shipped manifest.
 """
@@ -10,11 +10,11 @@ holds this reading equal to the models' for every shipped manifest.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from importlib.resources import files
 
-from hyoka.errors import DataError
+from hyoka.errors import DataError, InputError
+from hyoka.store import parse_json
 
 _HASH = re.compile(r"[0-9a-f]{40}")
 
@@ -24,8 +24,9 @@ def upstream_data_hash(name: str) -> str | None:
     """``manifest(name).upstream_data_hash``: upstream's own hash of the pinned data."""
     resource = files("hyoka.data") / "manifests" / f"{name}.json"
     try:
-        value = json.loads(resource.read_text(encoding="utf-8")).get("upstream_data_hash")
-    except (OSError, ValueError, AttributeError) as exc:
+        value = parse_json(resource.read_text(encoding="utf-8"), f"manifest {name!r}")
+        value = value.get("upstream_data_hash")
+    except (OSError, InputError, AttributeError) as exc:
         raise DataError(f"manifest {name!r} shipped with hyoka is unreadable: {exc}") from None
     if value is not None and not (isinstance(value, str) and _HASH.fullmatch(value)):
         raise DataError(f"manifest {name!r} shipped with hyoka has a malformed upstream_data_hash")
