@@ -368,28 +368,35 @@ def _read(path: Path) -> bytes:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
 
 
+#: Every trials line is parsed by this one decoder: NaN and Infinity refused.
+_DECODER = json.JSONDecoder(parse_constant=refuse_constant)
+
+
 def _parse_line(path: Path, number: int, line: bytes) -> dict[str, Any]:
-    where = f"{path}:{number}"
     try:
         text = line.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    try:
-        record = json.loads(text, parse_constant=refuse_constant)
+        # the decoder made once (json.loads with an option makes one a line); a BOM goes
+        # through json.loads for its own message
+        record = json.loads(text) if text.startswith("\ufeff") else _DECODER.decode(text)
+    except UnicodeDecodeError as exc:  # the messages name the line only when one is made
+        reason = f"not UTF-8 ({exc.reason} at byte {exc.start})"
+        raise InputError(f"{path}:{number}: {reason}") from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: malformed JSON: {exc.msg} (column {exc.colno})") from None
+        reason = f"malformed JSON: {exc.msg} (column {exc.colno})"
+        raise InputError(f"{path}:{number}: {reason}") from None
     except ValueError as exc:  # NaN or Infinity
-        raise InputError(f"{where}: malformed JSON: {exc}") from None
+        raise InputError(f"{path}:{number}: malformed JSON: {exc}") from None
     except RecursionError:
-        raise InputError(f"{where}: JSON nested too deeply to read") from None
+        raise InputError(f"{path}:{number}: JSON nested too deeply to read") from None
     if not isinstance(record, dict):
-        raise InputError(f"{where}: expected a JSON object")
+        raise InputError(f"{path}:{number}: expected a JSON object")
     for name in ("question", "answer"):
         if not isinstance(record.get(name), str):
-            raise InputError(f"{where}: missing or non-string '{name}'")
+            raise InputError(f"{path}:{number}: missing or non-string '{name}'")
     bad = lone_surrogate(record) if "\\u" in text else None  # JSON allows it; it is not text
     if bad is not None:
         raise InputError(
-            f"{where}: lone surrogate \\u{ord(bad):04x} in a string (not valid Unicode text)"
+            f"{path}:{number}: lone surrogate \\u{ord(bad):04x} in a string "
+            "(not valid Unicode text)"
         )
     return record
