@@ -38,7 +38,7 @@ from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.compare import first_difference
 from hyoka.pfgen.provenance import SumFrom, run_signature, signature_of, with_signature
 from hyoka.pfgen.result import ScoredAnswer, build_result
-from hyoka.pfgen.scorer import Measurement
+from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
 from hyoka.pfgen.summary import RunSummary, result_problem
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.store import atomic_write_text, pfgen_runs
@@ -296,11 +296,11 @@ def _finish(
     elif run.previous is None:
         summation, sum_from = Summation.COMPENSATED, SumFrom.DEFAULT
         result = _aggregate(run, benchmark, _answer_scores(run, benchmark, measured, summation))
-    else:
-        scored = _answer_scores_both(run, benchmark, measured)  # one pass over the answers
+    else:  # the answers finished once; trying the other summation only re-sums averages
+        first = _answer_scores(run, benchmark, measured, Summation.COMPENSATED)
 
         def aggregate(summation: Summation) -> dict[str, Any]:
-            return _aggregate(run, benchmark, scored[summation])
+            return _aggregate(run, benchmark, _resummed(first, summation))
 
         summation, sum_from, result = summation_by_evidence(run.previous, aggregate)
         if sum_from is SumFrom.DEFAULT:
@@ -348,24 +348,22 @@ def _answer_scores(
     return _Scored(summation, by_question)
 
 
-def _answer_scores_both(
-    run: _PendingRun, benchmark: PfgenBenchmark, measured: dict[str, dict[str, Measurement]]
-) -> dict[Summation, _Scored]:
-    """``_answer_scores`` under both summations in one pass over the answers (choosing a
-    summation by evidence may need both): the shares are rounded once, both sums formed
-    in one loop (``QuestionScorer.finish_both``)."""
-    compensated: dict[str, list[ScoredAnswer]] = {}
-    sequential: dict[str, list[ScoredAnswer]] = {}
-    for question_id, records in run.grouped.items():
-        scorer = benchmark.scorer(question_id)
-        values = measured[question_id]
-        finished = {a: scorer.finish_both(values[a]) for a in _distinct_answers(records)}
-        compensated[question_id] = [(r, finished[r["answer"]][0]) for r in records]
-        sequential[question_id] = [(r, finished[r["answer"]][1]) for r in records]
-    return {
-        Summation.COMPENSATED: _Scored(Summation.COMPENSATED, compensated),
-        Summation.SEQUENTIAL: _Scored(Summation.SEQUENTIAL, sequential),
-    }
+def _resummed(scored: _Scored, summation: Summation) -> _Scored:
+    """``scored`` under ``summation``: the answers are not finished again, only their
+    averages summed the other way (``QuestionScorer.resum``), each distinct score once."""
+    if summation is scored.summation:
+        return scored
+    by_question: dict[str, list[ScoredAnswer]] = {}
+    for question_id, answers in scored.by_question.items():
+        again: dict[int, AnswerScore] = {}  # by the score's identity: a repeated answer's
+        rows: list[ScoredAnswer] = []  # records share one score (``_answer_scores``)
+        for record, score in answers:
+            other = again.get(id(score))
+            if other is None:
+                other = again[id(score)] = QuestionScorer.resum(score, summation)
+            rows.append((record, other))
+        by_question[question_id] = rows
+    return _Scored(summation, by_question)
 
 
 def _distinct_answers(records: list[dict[str, Any]]) -> dict[str, None]:
@@ -413,11 +411,11 @@ def score_answers(
     outcome = _skipped(run) if fresh else _finish(run, benchmark, measured, None, write=False)
     summation = outcome.summation
     if summation is None:  # an upstream result.json kept as it is: the summation it used
-        scored = _answer_scores_both(run, benchmark, measured)
+        first = _answer_scores(run, benchmark, measured, Summation.COMPENSATED)
         summation, _, _ = summation_by_evidence(
-            outcome.result, lambda s: _aggregate(run, benchmark, scored[s])
+            outcome.result, lambda s: _aggregate(run, benchmark, _resummed(first, s))
         )
-        return ScoredAnswers(outcome, scored[summation].by_question)
+        return ScoredAnswers(outcome, _resummed(first, summation).by_question)
     return ScoredAnswers(outcome, _answer_scores(run, benchmark, measured, summation).by_question)
 
 

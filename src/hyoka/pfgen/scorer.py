@@ -124,16 +124,12 @@ class QuestionScorer:
     ) -> list[AnswerScore]:
         return [self.finish(m, summation) for m in self.measure(answers)]
 
-    def finish_both(self, measured: Measurement) -> tuple[AnswerScore, AnswerScore]:
-        """``finish`` under the compensated and the sequential summation in one pass: the
-        rounded shares and Helpfulness are the same under both, only the average differs."""
-        compensated = self.finish(measured, Summation.COMPENSATED)
-        fluency, truth = compensated.fluency_shares, compensated.truthfulness_shares
-        total = float_sum(fluency.values(), Summation.SEQUENTIAL) + float_sum(
-            truth.values(), Summation.SEQUENTIAL
-        )
-        average = round((total + compensated.helpfulness) / 3, 5)
-        sequential = AnswerScore(
-            fluency, truth, compensated.helpfulness, compensated.missed, average
-        )
-        return compensated, sequential
+    @staticmethod
+    def resum(score: AnswerScore, summation: Summation) -> AnswerScore:
+        """``score`` (as ``finish`` made it) with its average summed by ``summation``:
+        ``finish(m, s) == resum(finish(m, t), s)``, since the rounded shares and Helpfulness
+        do not depend on the summation. Trying the other summation on a run costs this."""
+        fluency, truth = score.fluency_shares, score.truthfulness_shares
+        total = float_sum(fluency.values(), summation) + float_sum(truth.values(), summation)
+        average = round((total + score.helpfulness) / 3, 5)
+        return AnswerScore(fluency, truth, score.helpfulness, score.missed, average)
