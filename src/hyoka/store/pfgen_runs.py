@@ -249,9 +249,13 @@ def _distinct(trials: TrialsInput) -> TrialsInput:
     bucket: dict[tuple[str, str, str], list[int]] = {}
     in_part: dict[tuple[Path, str], int] = {}
     keep: list[int] = []
+    is_part: dict[Path, bool] = {}  # per file, not per line
     for index, record in enumerate(trials.records):
         path = trials.origins[index][0]
-        if fnmatch.fnmatchcase(path.name, TRIAL_GLOB):
+        part = is_part.get(path)
+        if part is None:
+            part = is_part[path] = fnmatch.fnmatchcase(path.name, TRIAL_GLOB)
+        if part:
             earlier = in_part.setdefault((path, record["question"]), index)
             if earlier != index and trials.records[earlier] != record:
                 raise InputError(
