@@ -2,8 +2,8 @@
 
 A face lists what its package gives (name -> module, attribute) and imports nothing until
 a name is asked for, so importing the package, or one of its modules, as a command's flag
-types do, does not pull in numpy, pydantic or the rest. The pfgen and providers faces share
-this one mechanism.
+types do, does not pull in numpy, pydantic or the rest. The pfgen, providers and data faces
+share this one mechanism.
 """
 
 from __future__ import annotations
