@@ -115,6 +115,15 @@ CASES = {
         "trials.jsonl", lambda q: line(q[0]) + line(q[1], answer=42), 2, ("answer",)
     ),
     "not-an-object": Case("trials.jsonl", lambda q: line(q[0]) + b"[1, 2]\n", 2, ("object",)),
+    "bom-on-a-line": Case(
+        "trials.jsonl", lambda q: line(q[0]) + "\ufeff".encode() + line(q[1]), 2, ("BOM",)
+    ),
+    "nan-in-a-line": Case(
+        "trials.jsonl",
+        lambda q: line(q[0]) + line(q[1])[:-2] + b', "seed": NaN}\n',
+        2,
+        ("NaN is not a number JSON allows",),
+    ),
     "unknown-question": Case(
         "trials.jsonl",
         lambda q: line(q[0]) + line(q[1]) + line(UNKNOWN_QUESTION),

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 import hyoka.pfgen
+from _shared import writable_run_copy
 from hyoka.cli import pfgen_analysis_cmd
+from hyoka.data import manifest, manifest_names, upstream_data_hash
 from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "hyoka"
@@ -92,3 +94,57 @@ def test_pfgen_command_modules_are_cheap_to_import() -> None:
 def test_the_bootstrap_defaults_shown_by_the_commands_are_the_library_s() -> None:
     assert pfgen_analysis_cmd.DEFAULT_RESAMPLES == DEFAULT_RESAMPLES
     assert pfgen_analysis_cmd.DEFAULT_SEED == DEFAULT_SEED
+
+
+#: What scoring a run never uses: the data-download code, the manifest models, model
+#: clients, judging and reports (pydantic it does use: a result's signature is a model).
+UNUSED_BY_SCORING = [
+    "hyoka.data.fetch",
+    "hyoka.data.manifest",
+    "http.client",
+    "urllib.request",
+    "hyoka.providers.client",
+    "hyoka.judge",
+    "hyoka.mtbench",
+    "hyoka.report",
+]
+
+
+def test_the_pinned_data_hash_is_read_as_the_manifest_models_read_it() -> None:
+    for name in manifest_names():
+        assert upstream_data_hash(name) == manifest(name).upstream_data_hash
+    assert upstream_data_hash("pfgen") is not None
+
+
+_SCORE_AND_LIST_MODULES = """
+import json, sys
+from pathlib import Path
+run = Path(sys.argv[1])
+if sys.argv[2] == "cli":
+    from hyoka.cli.main import app
+    try:
+        app(["pfgen", "score", "--force", "--json", str(run)], prog_name="hyoka")
+    except SystemExit as exc:
+        assert not exc.code, exc.code
+else:
+    from hyoka.pfgen import PfgenBenchmark, score_run
+    score_run(run, PfgenBenchmark.load(), force=True)
+assert (run / "result.json").is_file()
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+@pytest.mark.usefixtures("hyoka_env")
+@pytest.mark.parametrize("way", ["cli", "library"])
+def test_scoring_a_run_loads_nothing_it_does_not_use(tmp_path: Path, way: str) -> None:
+    """``hyoka pfgen score RUN`` (and ``score_run``) in a fresh interpreter: none of the
+    modules it has no use for is loaded, nor, from the library, rich or typer."""
+    run = writable_run_copy("openai/chatgpt-o1/9a61e92", tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", _SCORE_AND_LIST_MODULES, str(run), way],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert "hyoka.pfgen.scorer" in loaded  # it did score
+    unused = UNUSED_BY_SCORING + (["rich", "typer"] if way == "library" else [])
+    assert loaded.isdisjoint(unused), sorted(loaded.intersection(unused))

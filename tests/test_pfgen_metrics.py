@@ -9,11 +9,12 @@ leaderboard parity needs the exact floats, not approximately equal ones.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import lzma
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,13 @@ import pytest
 
 import pfgen_oracle as oracle
 from _shared import data_mark, needs
+from hyoka.errors import DataError
 from hyoka.pfgen import Summation
 from hyoka.pfgen._codepoints import encode
+from hyoka.pfgen._pysum import float_sum
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.index_cache import IndexCache
-from hyoka.pfgen.keywords import helpfulness, parse_rules
+from hyoka.pfgen.keywords import HELPFULNESS_WINDOW, KeywordRule, helpfulness, parse_rules
 from hyoka.pfgen.ngram_index import MAX_NGRAM, NgramIndex
 from hyoka.pfgen.ngram_metrics import fluency_values, truthfulness_values
 from hyoka.pfgen.questions import QuestionInfo
@@ -524,3 +527,90 @@ def test_megabyte_answer_equals_oracle_on_its_prefix(real: RealQuestion) -> None
     (got,) = real.scorer.score([huge])
     assert fingerprint(got) == fingerprint(oracle.score_answer(real.sets, rules, relevant))
     assert fingerprint(got) == fingerprint(real.scorer.score([relevant])[0])
+
+
+# --- Helpfulness: the literal fast path equals the regex path ----------------------------------
+
+
+def by_regex(rule: KeywordRule) -> KeywordRule:
+    """``rule`` with every literal fast path turned off: each "t" rule searched by its regex."""
+    return replace(rule, literal=None, parts=tuple(by_regex(p) for p in rule.parts))
+
+
+def every_node(rules: tuple[KeywordRule, ...]) -> list[KeywordRule]:
+    nodes: list[KeywordRule] = []
+    for rule in rules:
+        nodes.append(rule)
+        nodes.extend(every_node(rule.parts))
+    return nodes
+
+
+@needs_data
+def test_every_real_rule_ends_alike_by_literal_and_by_regex(
+    benchmark: PfgenBenchmark, run_answers: dict[str, list[str]]
+) -> None:
+    """All 50 questions' rules, every node (and/or trees too), over the real run's answers
+    to that question and to every other: the fast path's end and name are the regex's."""
+    every_answer = [a[:HELPFULNESS_WINDOW] for texts in run_answers.values() for a in texts[::10]]
+    leaves = 0
+    for info in benchmark.questions.values():
+        texts = [a[:HELPFULNESS_WINDOW] for a in run_answers[info.question]] + every_answer
+        for node in every_node(info.rules):
+            if node.kind == "t":
+                assert node.literal is not None, node.pattern  # all of them are literals today
+                leaves += 1
+            slow = by_regex(node)
+            assert [node.end(t) for t in texts] == [slow.end(t) for t in texts]
+        answers = run_answers[info.question]
+        slow_rules = tuple(by_regex(r) for r in info.rules)
+        fast, regex = helpfulness(info.rules, answers), helpfulness(slow_rules, answers)
+        assert [(h.score, as_json(h.missed)) for h in fast] == [
+            (h.score, as_json(h.missed)) for h in regex
+        ]
+    assert leaves == 379  # every "t" rule of the 50 questions was compared
+
+
+@PROPERTY
+@given(
+    st.text(alphabet=st.sampled_from((*ALPHABET, *"().*+?[]{}|\\")), max_size=4),
+    st.lists(st.text(alphabet=st.sampled_from((*ALPHABET, "."))), max_size=6),
+)
+def test_a_literal_rule_ends_where_its_regex_does(pattern: str, texts: list[str]) -> None:
+    """Random patterns on random strings: a pattern without regex syntax takes the fast path
+    and ends where its regex ends; one with syntax keeps the regex."""
+    try:
+        (rule,) = parse_rules([{"t": pattern}], "test")
+    except DataError:
+        return  # not a regular expression at all: refused either way
+    if set(pattern) & set(".^$*+?{}[]\\|()"):
+        assert rule.literal is None
+    else:
+        assert rule.literal == pattern
+    texts += [t + pattern + t for t in texts]  # the pattern's own text inside each string
+    assert [rule.end(t) for t in texts] == [by_regex(rule).end(t) for t in texts]
+
+
+# --- both summations in one pass -----------------------------------------------------------
+
+
+def left_to_right(values: list[float]) -> float:
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
+@PROPERTY
+@given(st.lists(st.floats(allow_nan=False, width=64) | st.sampled_from((0.1, 1e16, -1e16, -0.0))))
+def test_the_sequential_sum_is_the_left_to_right_loop(values: list[float]) -> None:
+    """Bit for bit (``repr`` tells -0.0 and 0.0 apart): on CPython <= 3.11 the built-in
+    ``sum`` makes it, on later ones the loop."""
+    assert repr(float_sum(values, Summation.SEQUENTIAL)) == repr(left_to_right(values))
+
+
+@needs_data
+def test_a_score_resummed_is_the_score_finished_under_that_summation(real: RealQuestion) -> None:
+    for measured in real.scorer.measure(real.answers):
+        for first, other in itertools.permutations(Summation):
+            resummed = QuestionScorer.resum(real.scorer.finish(measured, first), other)
+            assert fingerprint(resummed) == fingerprint(real.scorer.finish(measured, other))

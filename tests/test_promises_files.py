@@ -406,6 +406,29 @@ def test_doubled_trial_lines_are_counted_once(tmp_path: Path, hyoka_env: None) -
         assert scored[key] == expected[key], key
 
 
+def test_lines_alike_but_for_one_field_are_both_kept(tmp_path: Path) -> None:
+    """Only lines equal as JSON are duplicates: two with the same question, answer and time
+    that differ in any other field (key order aside) are two lines."""
+    base = {"question": "Q", "answer": "A", "timestamp": "2025-01-01T00:00:00"}
+    lines = [
+        json.dumps({**base, "seed": 1}),
+        json.dumps({**base, "seed": 2}),
+        json.dumps({"seed": 1, **base}),  # the first line, keys in another order: dropped
+        json.dumps({**base, "seed": 2, "model": "m"}),
+    ]
+    path = tmp_path / "trials.jsonl"
+    path.write_text("".join(line + "\n" for line in sorted(lines)), encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trials = read_trials(path)
+    assert sorted(json.dumps(r, sort_keys=True) for r in trials.records) == sorted(
+        json.dumps(json.loads(line), sort_keys=True) for line in lines[:2] + lines[3:]
+    )
+    assert [str(w.message) for w in caught] == [
+        f"{path}: 1 identical duplicate trial line(s) dropped"
+    ]
+
+
 def test_two_answers_to_one_question_in_one_trial_are_an_error_naming_both(
     tmp_path: Path,
 ) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 import signal
 import subprocess
@@ -29,6 +30,7 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA, writable_run_copy
 from hyoka.cli.main import app
+from hyoka.pfgen import PfgenBenchmark, RunReport, iter_score_runs
 
 SMALL = "openai/chatgpt-o1/9a61e92"  # one trial: quick to copy and score
 BIG = ["01-ai/Yi-1.5-9B/2ff65a8", "01-ai/Yi-1.5-34B/45cef0a"]  # 5,000 answers each
@@ -127,6 +129,22 @@ def test_3_kill_9_of_the_scorer_leaves_no_worker_alive(
     for pid in survivors:  # leave nothing behind, even when the promise is broken
         os.kill(pid, signal.SIGKILL)
     assert survivors == []
+
+
+def test_3_each_worker_writes_its_run_and_sends_back_only_a_report(
+    tmp_path: Path, benchmark: PfgenBenchmark
+) -> None:
+    """Runs spread over forked workers: each worker reads, scores, aggregates and writes its
+    own run; what crosses back to the parent is a ``RunReport`` of a few hundred bytes, not
+    the result (its samples and the earlier result.json, tens of KB)."""
+    runs = [writable_run_copy(SMALL, tmp_path / name) for name in ("a", "b", "c")]
+    reports = dict(iter_score_runs(runs, benchmark, force=True, workers=2))
+    assert sorted(reports) == sorted(runs)
+    for run, report in reports.items():
+        assert isinstance(report, RunReport), report
+        result = json.loads((run / "result.json").read_text(encoding="utf-8"))
+        assert (report.summary.score, report.skipped) == (result["score"], False)
+        assert len(pickle.dumps(report)) < 4_000 < (run / "result.json").stat().st_size // 10
 
 
 # --- #4 and #10: each run succeeds or fails alone -------------------------------------------

@@ -2,8 +2,8 @@
 
 A face lists what its package gives (name -> module, attribute) and imports nothing until
 a name is asked for, so importing the package, or one of its modules, as a command's flag
-types do, does not pull in numpy, pydantic or the rest. The pfgen and providers faces share
-this one mechanism.
+types do, does not pull in numpy, pydantic or the rest. The pfgen, providers and data faces
+share this one mechanism.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import Any
 
 
@@ -19,7 +20,13 @@ def lazy_face(
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The ``__getattr__`` and ``__dir__`` of ``package``'s face: a name is imported from
     its module when first asked for and kept in the package's namespace after that."""
-    namespace = sys.modules[package].__dict__
+    face = sys.modules[package]
+    namespace = face.__dict__
+    shadowed = frozenset(
+        name for name, (module, _) in exports.items() if module == f"{package}.{name}"
+    )
+    if shadowed:
+        face.__class__ = _keeping(shadowed)
 
     def get(name: str) -> Any:
         try:
@@ -34,3 +41,18 @@ def lazy_face(
         return sorted([*namespace, *exports])
 
     return get, listed
+
+
+def _keeping(names: frozenset[str]) -> type[ModuleType]:
+    """A module type for a face that exports a name its own submodule also has (``hyoka.data``
+    gives the function ``manifest`` of ``hyoka.data.manifest``): importing that submodule
+    binds it on the package, and the face's name must win, as an eager ``__init__``
+    makes it win by importing the name after the submodule."""
+
+    class Face(ModuleType):
+        def __setattr__(self, name: str, value: Any) -> None:
+            if name in names and value is sys.modules.get(f"{self.__name__}.{name}"):
+                return  # the import system binding the submodule: the face keeps its name
+            super().__setattr__(name, value)
+
+    return Face

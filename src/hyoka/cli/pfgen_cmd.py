@@ -28,7 +28,7 @@ from hyoka.cli._common import (
 from hyoka.pfgen import Summation  # an enum the flag needs at import; loads nothing heavy
 
 if TYPE_CHECKING:
-    from hyoka.pfgen import RunOutcome, RunSummary
+    from hyoka.pfgen import RunSummary
     from hyoka.store import pfgen_runs
 
 PathsArgument = Annotated[
@@ -86,22 +86,18 @@ def score_command(
     sources = list(found)
     summaries: dict[Path, tuple[RunSummary, bool]] = {}
     with _run_progress(f"Scoring {len(sources)} run(s)", len(sources)) as advance:
-        outcomes = iter_score_runs(
-            sources, benchmark, force=force, summation=summation, workers=workers
+        reports = iter_score_runs(
+            sources, benchmark, roots=found, force=force, summation=summation, workers=workers
         )
-        for source, outcome in outcomes:  # reported as each run is done, then let go
+        for source, report in reports:  # printed as each run is done, then let go
             advance()
-            if isinstance(outcome, HyokaError):
+            if isinstance(report, HyokaError):
                 failures += 1
-                print_error(outcome)
+                print_error(report)
                 continue
-            if outcome.note is not None:
-                print_warning(outcome.note)
-            summary = _summary(outcome, found[source])
-            if summary is None:
-                failures += 1
-                continue
-            summaries[source] = (summary, outcome.skipped)
+            if report.note is not None:
+                print_warning(report.note)
+            summaries[source] = (report.summary, report.skipped)
     _report_skipped(skipped, "skipped", print_warning)
     shown = [summaries[source] for source in sources if source in summaries]
     if as_json:
@@ -208,18 +204,3 @@ def _run_progress(title: str, total: int) -> Iterator[Callable[[], None]]:
     with progress_bar(remaining=True, transient=True) as progress:
         task = progress.add_task(title, total=total)
         yield lambda: progress.advance(task)
-
-
-def _summary(outcome: RunOutcome, root: Path) -> RunSummary | None:
-    """The run's headline numbers; an up-to-date result.json too broken to show is an error."""
-    from hyoka.pfgen import RunSummary
-
-    try:
-        return RunSummary.from_result(outcome.folder, outcome.result, root)
-    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
-        from hyoka.errors import InputError
-        from hyoka.store import pfgen_runs
-
-        where = outcome.folder / pfgen_runs.RESULT_FILE
-        print_error(InputError(f"{where}: not a pfgen-bench result ({exc!r})"))
-        return None

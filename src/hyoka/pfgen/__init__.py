@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from hyoka.pfgen.result import ScoredAnswer, build_result
     from hyoka.pfgen.runs import (
         RunOutcome,
+        RunReport,
         iter_score_runs,
         score_answers,
         score_run,
@@ -130,6 +131,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "PlannedRun": ("hyoka.pfgen.generate", "PlannedRun"),
     "QuestionScorer": ("hyoka.pfgen.scorer", "QuestionScorer"),
     "RunOutcome": ("hyoka.pfgen.runs", "RunOutcome"),
+    "RunReport": ("hyoka.pfgen.runs", "RunReport"),
     "RunSummary": ("hyoka.pfgen.summary", "RunSummary"),
     "SampleAnswer": ("hyoka.pfgen.benchmark", "SampleAnswer"),
     "ScoredAnswer": ("hyoka.pfgen.result", "ScoredAnswer"),
@@ -179,6 +181,7 @@ __all__ = [
     "QuestionScorer",
     "ReferencePool",
     "RunOutcome",
+    "RunReport",
     "RunSummary",
     "RunWatcher",
     "SampleAnswer",

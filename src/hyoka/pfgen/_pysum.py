@@ -12,6 +12,7 @@ A new run is summed compensated, as current Python does.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable
 from enum import StrEnum
 
@@ -23,10 +24,17 @@ class Summation(StrEnum):
     SEQUENTIAL = "sequential"  # CPython <= 3.11 sum(): many leaderboard entries
 
 
+#: Whether this interpreter's built-in ``sum`` adds floats left to right (CPython <= 3.11):
+#: then it is the sequential summation itself, at C speed.
+_BUILTIN_IS_SEQUENTIAL = sys.version_info < (3, 12)
+
+
 def float_sum(values: Iterable[float], summation: Summation = Summation.COMPENSATED) -> float:
     """``sum(values)`` exactly as the CPython version of that summation computes it."""
     total = 0.0
     if summation is Summation.SEQUENTIAL:
+        if _BUILTIN_IS_SEQUENTIAL:
+            return sum(values, 0.0)
         for value in values:
             total += value
         return total

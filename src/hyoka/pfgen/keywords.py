@@ -24,6 +24,11 @@ HELPFULNESS_WINDOW = 200
 _LONGEST_CUT = 150
 #: The reference's "not found" position: past any cut.
 NOT_FOUND = 9999
+#: Characters that can make a regular expression more than its literal text (without
+#: flags, as upstream compiles the rules): a pattern with none of them matches exactly
+#: its own characters, so its first match ends where ``str.find`` says (the "t" rules of
+#: all 50 questions are such literals).
+_REGEX_SYNTAX = frozenset(".^$*+?{}[]\\|()")
 
 
 @dataclass(frozen=True)
@@ -35,9 +40,17 @@ class KeywordRule:
     pattern: re.Pattern[str] | None
     parts: tuple[KeywordRule, ...]
     factor: float
+    #: the pattern itself when it is a plain literal (no metacharacter): then the first
+    #: match of the regex is the first occurrence of the string, found by ``str.find``
+    literal: str | None = None
 
     def end(self, text: str) -> tuple[int, str]:
         """Where the rule is first satisfied in ``text``, and the name to report if it is not."""
+        literal = self.literal
+        if literal is not None:
+            at = text.find(literal)
+            name = self.name if self.name is not None else literal
+            return (at + len(literal) if at >= 0 else NOT_FOUND), name
         if self.pattern is not None:
             found = self.pattern.search(text)
             name = self.name if self.name is not None else self.pattern.pattern
@@ -46,6 +59,29 @@ class KeywordRule:
         pick = max if self.kind == "and" else min
         chosen = pick(ends, key=lambda e: e[0])
         return chosen[0], (self.name if self.name is not None else chosen[1])
+
+    def ends(self, texts: Sequence[str]) -> tuple[list[int], list[str]]:
+        """``end`` of every text, rule node by rule node over all the texts at once (what
+        ``helpfulness`` runs): the same ends and names, with far fewer Python calls."""
+        literal = self.literal
+        if literal is not None:
+            size, name = len(literal), self.name if self.name is not None else literal
+            found = [text.find(literal) for text in texts]
+            return [at + size if at >= 0 else NOT_FOUND for at in found], [name] * len(texts)
+        if self.pattern is not None:
+            pairs = [self.end(text) for text in texts]
+            return [end for end, _ in pairs], [name for _, name in pairs]
+        columns = [part.ends(texts) for part in self.parts]
+        if len(columns) == 1:
+            chosen = [0] * len(texts)
+        else:  # the first part with the latest ("and") or earliest ("or") end, as max/min pick
+            pick = max if self.kind == "and" else min
+            rows = zip(*(c[0] for c in columns), strict=True)
+            chosen = [pick(range(len(row)), key=row.__getitem__) for row in rows]
+        ends = [columns[j][0][i] for i, j in enumerate(chosen)]
+        if self.name is not None:
+            return ends, [self.name] * len(texts)
+        return ends, [columns[j][1][i] for i, j in enumerate(chosen)]
 
 
 @dataclass(frozen=True)
@@ -77,7 +113,8 @@ def _parse_rule(raw: Any, where: str) -> KeywordRule:
             pattern = re.compile(raw["t"])
         except (re.error, TypeError) as exc:
             raise DataError(f"{where}: bad regular expression {raw['t']!r}: {exc}") from None
-        return KeywordRule("t", name, pattern, (), factor)
+        literal = raw["t"] if _REGEX_SYNTAX.isdisjoint(raw["t"]) else None
+        return KeywordRule("t", name, pattern, (), factor, literal)
     for kind in ("and", "or"):
         if kind in raw:
             parts = raw[kind]
@@ -89,7 +126,8 @@ def _parse_rule(raw: Any, where: str) -> KeywordRule:
 
 
 def helpfulness(rules: Sequence[KeywordRule], answers: Sequence[str]) -> list[HelpfulnessResult]:
-    """Score many answers: one regex pass per rule per answer, the cut arithmetic in numpy.
+    """Score many answers: each rule's ends over all answers at once (``KeywordRule.ends``),
+    the cut arithmetic in numpy.
 
     Penalties are applied rule by rule in file order, as repeated multiplications, so the
     floats equal the reference's; ties between cuts go to the longest.
@@ -101,22 +139,21 @@ def helpfulness(rules: Sequence[KeywordRule], answers: Sequence[str]) -> list[He
     ends = np.empty((len(rules), rows), dtype=np.int64)
     names: list[list[str]] = []
     for r, rule in enumerate(rules):
-        found = [rule.end(t) for t in texts]
-        ends[r] = [e for e, _ in found]
-        names.append([n for _, n in found])
+        rule_ends, rule_names = rule.ends(texts)
+        ends[r] = rule_ends
+        names.append(rule_names)
         penalised = cuts[None, :] < ends[r][:, None]
         values = np.where(penalised, values * rule.factor, values)
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=rows)
     values = np.where(cuts[None, :] <= lengths[:, None], values, -np.inf)
     chosen = width - 1 - np.argmax(values[:, ::-1], axis=1)
 
+    scores = values[np.arange(rows), chosen].tolist()
+    end_rows: list[list[int]] = ends.tolist()
+    by_rule = list(zip(end_rows, names, [rule.factor for rule in rules], strict=True))
     results: list[HelpfulnessResult] = []
-    for i in range(rows):
-        cut = int(chosen[i])
-        score = float(values[i, cut])
-        missed = [
-            (names[r][i], rule.factor) for r, rule in enumerate(rules) if cut < int(ends[r, i])
-        ]
+    for i, (cut, score) in enumerate(zip(chosen.tolist(), scores, strict=True)):
+        missed = [(name[i], factor) for end, name, factor in by_rule if cut < end[i]]
         if cut > 100 and score > 0:
             missed.append((f"{cut - 100}字超過", 1 - max(cut - 100, 0) / 50))
         results.append(HelpfulnessResult(score=score, missed=missed))

@@ -71,9 +71,9 @@ _SHORT = 8
 
 def pinned_metadata_hash() -> str:
     """Upstream's ``metadata_hash`` of the pinned data release (from its manifest)."""
-    from hyoka.data import manifest
+    from hyoka.data import upstream_data_hash
 
-    pinned = manifest("pfgen").upstream_data_hash
+    pinned = upstream_data_hash("pfgen")
     if pinned is None:  # a packaging error, not a user's
         raise DataError("manifest 'pfgen' shipped with hyoka names no upstream_data_hash")
     return pinned

@@ -8,8 +8,9 @@ aggregation differs, so finding the summation that reproduces a run's earlier re
 costs one more cheap aggregation, never a second measurement.
 
 Over a tree of runs, ``iter_score_runs`` streams instead: one run per task in forked
-workers, each outcome yielded as soon as its run is done and dropped by the caller once
-reported, so memory is bounded by the workers and not by the number of runs.
+workers, each of which reads, scores, aggregates and writes its run and sends back only a
+small ``RunReport``, yielded as soon as its run is done and dropped by the caller once
+printed, so memory is bounded by the workers and not by the number of runs.
 
 The summation of a run is chosen by evidence: when its folder already holds a result.json,
 the summation that reproduces that file exactly (compensated is tried first, then
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,8 +38,8 @@ from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.compare import first_difference
 from hyoka.pfgen.provenance import SumFrom, run_signature, signature_of, with_signature
 from hyoka.pfgen.result import ScoredAnswer, build_result
-from hyoka.pfgen.scorer import Measurement
-from hyoka.pfgen.summary import result_problem
+from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
+from hyoka.pfgen.summary import RunSummary, result_problem
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.store import atomic_write_text, pfgen_runs
 
@@ -49,6 +50,7 @@ _IDENTITY_FIELDS = ("input_hash", "metadata_hash", "config", SIGNATURE_KEY)
 __all__ = [
     "Progress",
     "RunOutcome",
+    "RunReport",
     "ScoredAnswers",
     "each_run",
     "iter_score_runs",
@@ -153,25 +155,52 @@ def score_runs(
 Result = TypeVar("Result")
 
 
+@dataclass(frozen=True)
+class RunReport:
+    """What ``iter_score_runs`` reports of one run: its headline numbers, whether it was
+    skipped as up to date, and a note. All that crosses back from a worker: the result
+    itself (every question's samples, a few hundred KB with the earlier result) stays in
+    the worker that wrote it."""
+
+    folder: Path
+    summary: RunSummary
+    skipped: bool
+    note: str | None = None
+
+
 def iter_score_runs(
     sources: Sequence[Path],
     benchmark: PfgenBenchmark,
     *,
+    roots: Mapping[Path, Path] | None = None,
     force: bool = False,
     write: bool = True,
     summation: Summation | None = None,
     workers: int | None = None,
     recorded_config: bool = False,
-) -> Iterator[tuple[Path, RunOutcome | HyokaError]]:
-    """``score_runs`` as a stream: each run's outcome as soon as that run is done (see
-    ``each_run``), so that a caller can report it and let it go."""
+) -> Iterator[tuple[Path, RunReport | HyokaError]]:
+    """``score_runs`` as a stream: each run's report as soon as that run is done (see
+    ``each_run``), so that a caller can print it and let it go.
 
-    def score_one(source: Path, inner_workers: int | None) -> RunOutcome | HyokaError:
+    Each worker reads, scores, aggregates and writes its own runs and sends back only the
+    ``RunReport`` (summarised under ``roots[source]``, the folder the user named; see
+    ``RunSummary.model``). An up-to-date result.json too broken to summarise is an error.
+    """
+
+    def score_one(source: Path, inner_workers: int | None) -> RunReport | HyokaError:
         ((_, outcome),) = score_runs(
             [source], benchmark, force=force, write=write, summation=summation,
             workers=inner_workers, recorded_config=recorded_config,
         )  # fmt: skip
-        return outcome
+        if isinstance(outcome, HyokaError):
+            return outcome
+        root = roots.get(source) if roots is not None else None
+        try:
+            summary = RunSummary.from_result(outcome.folder, outcome.result, root)
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+            where = outcome.folder / pfgen_runs.RESULT_FILE
+            return InputError(f"{where}: not a pfgen-bench result ({exc!r})")
+        return RunReport(outcome.folder, summary, outcome.skipped, outcome.note)
 
     return each_run(sources, benchmark, score_one, workers)
 
@@ -184,11 +213,12 @@ def each_run(
 ) -> Iterator[tuple[Path, Result]]:
     """``(source, work(source, inner_workers))`` for every run, as each finishes.
 
-    Several runs are spread over forked workers, one run per task (``imap_forked``): the
-    scorers are loaded once here and inherited, at most a few runs are in flight, and each
-    result is yielded in the order the runs finish. ``work`` then gets ``inner_workers=1``
-    (a worker forks no workers of its own). A single run, or ``workers=1``, is worked here
-    with all the ``workers``: one big run still spreads its questions over processes.
+    Several runs are spread over forked workers, one run per task (``imap_forked``), the
+    largest first: the scorers are loaded once here and inherited, at most a few runs are in
+    flight, and each result is yielded in the order the runs finish. ``work`` then gets
+    ``inner_workers=1`` (a worker forks no workers of its own). A single run, or
+    ``workers=1``, is worked here with all the ``workers``: one big run still spreads its
+    questions over processes.
     A ``HyokaError`` that ``work`` returns comes back as an error of the same kind.
     """
     count = min(workers or os.cpu_count() or 1, len(sources))
@@ -201,7 +231,19 @@ def each_run(
     def in_worker(source: Path) -> Result:
         return _portable(work(source, 1))
 
-    yield from imap_forked(sources, in_worker, count)
+    # the largest runs first, so that the last ones to finish are small and no worker idles
+    # long while another scores a 100-trial run (runs range from 1 to 100 trials)
+    yield from imap_forked(sorted(sources, key=_input_bytes, reverse=True), in_worker, count)
+
+
+def _input_bytes(source: Path) -> int:
+    """The size of a run's trials on disk: how long scoring it takes, roughly."""
+    own = pfgen_runs.run_source(source) if source.is_dir() else source
+    parts = [] if own is None else pfgen_runs.trial_parts(own) if own.is_dir() else [own]
+    try:
+        return sum(part.stat().st_size for part in parts)
+    except OSError:
+        return 0  # reading it will say why
 
 
 def _portable(value: Result) -> Result:
@@ -247,16 +289,19 @@ def _finish(
     forced: Summation | None,
     write: bool,
 ) -> RunOutcome:
-    def aggregate(summation: Summation) -> dict[str, Any]:
-        return _aggregate(run, benchmark, measured, summation)
-
     note = None
     if forced is not None:
-        summation, sum_from, result = forced, SumFrom.FLAG, aggregate(forced)
+        summation, sum_from = forced, SumFrom.FLAG
+        result = _aggregate(run, benchmark, _answer_scores(run, benchmark, measured, forced))
     elif run.previous is None:
         summation, sum_from = Summation.COMPENSATED, SumFrom.DEFAULT
-        result = aggregate(summation)
-    else:
+        result = _aggregate(run, benchmark, _answer_scores(run, benchmark, measured, summation))
+    else:  # the answers finished once; trying the other summation only re-sums averages
+        first = _answer_scores(run, benchmark, measured, Summation.COMPENSATED)
+
+        def aggregate(summation: Summation) -> dict[str, Any]:
+            return _aggregate(run, benchmark, _resummed(first, summation))
+
         summation, sum_from, result = summation_by_evidence(run.previous, aggregate)
         if sum_from is SumFrom.DEFAULT:
             same = all(run.previous.get(k) == result[k] for k in ("input_hash", "metadata_hash"))
@@ -278,36 +323,61 @@ def _finish(
     )
 
 
+@dataclass(frozen=True)
+class _Scored:
+    """A run's answers scored under one summation, question by question."""
+
+    summation: Summation
+    by_question: dict[str, list[ScoredAnswer]]
+
+
 def _answer_scores(
     run: _PendingRun,
     benchmark: PfgenBenchmark,
     measured: dict[str, dict[str, Measurement]],
     summation: Summation,
-) -> dict[str, list[ScoredAnswer]]:
-    """Every answer of the run with its score under ``summation``, question by question."""
+) -> _Scored:
+    """Every answer of the run with its score under ``summation``; an answer repeated
+    (greedy decoding) is finished once."""
     by_question: dict[str, list[ScoredAnswer]] = {}
     for question_id, records in run.grouped.items():
         scorer = benchmark.scorer(question_id)
         values = measured[question_id]
-        by_question[question_id] = [
-            (r, scorer.finish(values[r["answer"]], summation)) for r in records
-        ]
-    return by_question
+        finished = {a: scorer.finish(values[a], summation) for a in _distinct_answers(records)}
+        by_question[question_id] = [(r, finished[r["answer"]]) for r in records]
+    return _Scored(summation, by_question)
 
 
-def _aggregate(
-    run: _PendingRun,
-    benchmark: PfgenBenchmark,
-    measured: dict[str, dict[str, Measurement]],
-    summation: Summation,
-) -> dict[str, Any]:
-    """The run's result.json under ``summation`` (without its signature)."""
+def _resummed(scored: _Scored, summation: Summation) -> _Scored:
+    """``scored`` under ``summation``: the answers are not finished again, only their
+    averages summed the other way (``QuestionScorer.resum``), each distinct score once."""
+    if summation is scored.summation:
+        return scored
+    by_question: dict[str, list[ScoredAnswer]] = {}
+    for question_id, answers in scored.by_question.items():
+        again: dict[int, AnswerScore] = {}  # by the score's identity: a repeated answer's
+        rows: list[ScoredAnswer] = []  # records share one score (``_answer_scores``)
+        for record, score in answers:
+            other = again.get(id(score))
+            if other is None:
+                other = again[id(score)] = QuestionScorer.resum(score, summation)
+            rows.append((record, other))
+        by_question[question_id] = rows
+    return _Scored(summation, by_question)
+
+
+def _distinct_answers(records: list[dict[str, Any]]) -> dict[str, None]:
+    return dict.fromkeys(r["answer"] for r in records)
+
+
+def _aggregate(run: _PendingRun, benchmark: PfgenBenchmark, scored: _Scored) -> dict[str, Any]:
+    """The run's result.json from its scored answers (without its signature)."""
     return build_result(
-        _answer_scores(run, benchmark, measured, summation),
+        scored.by_question,
         input_hash=run.trials.input_hash,
         metadata_hash=benchmark.metadata_hash,
         config=run.config,
-        summation=summation,
+        summation=scored.summation,
     )
 
 
@@ -341,10 +411,12 @@ def score_answers(
     outcome = _skipped(run) if fresh else _finish(run, benchmark, measured, None, write=False)
     summation = outcome.summation
     if summation is None:  # an upstream result.json kept as it is: the summation it used
+        first = _answer_scores(run, benchmark, measured, Summation.COMPENSATED)
         summation, _, _ = summation_by_evidence(
-            outcome.result, lambda s: _aggregate(run, benchmark, measured, s)
+            outcome.result, lambda s: _aggregate(run, benchmark, _resummed(first, s))
         )
-    return ScoredAnswers(outcome, _answer_scores(run, benchmark, measured, summation))
+        return ScoredAnswers(outcome, _resummed(first, summation).by_question)
+    return ScoredAnswers(outcome, _answer_scores(run, benchmark, measured, summation).by_question)
 
 
 def summation_by_evidence(

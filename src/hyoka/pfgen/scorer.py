@@ -157,3 +157,13 @@ class QuestionScorer:
         self, answers: Sequence[str], summation: Summation = Summation.COMPENSATED
     ) -> list[AnswerScore]:
         return [self.finish(m, summation) for m in self.measure(answers)]
+
+    @staticmethod
+    def resum(score: AnswerScore, summation: Summation) -> AnswerScore:
+        """``score`` (as ``finish`` made it) with its average summed by ``summation``:
+        ``finish(m, s) == resum(finish(m, t), s)``, since the rounded shares and Helpfulness
+        do not depend on the summation. Trying the other summation on a run costs this."""
+        fluency, truth = score.fluency_shares, score.truthfulness_shares
+        total = float_sum(fluency.values(), summation) + float_sum(truth.values(), summation)
+        average = round((total + score.helpfulness) / 3, 5)
+        return AnswerScore(fluency, truth, score.helpfulness, score.missed, average)

@@ -246,12 +246,16 @@ def _distinct(trials: TrialsInput) -> TrialsInput:
     be told apart from a greedy model's equal answers in two trials, and are all kept. A
     ``trial_NNN.jsonl`` holds one answer per question, so two different ones there conflict.
     """
-    first: dict[str, int] = {}
+    bucket: dict[tuple[str, str, str], list[int]] = {}
     in_part: dict[tuple[Path, str], int] = {}
     keep: list[int] = []
+    is_part: dict[Path, bool] = {}  # per file, not per line
     for index, record in enumerate(trials.records):
         path = trials.origins[index][0]
-        if fnmatch.fnmatchcase(path.name, TRIAL_GLOB):
+        part = is_part.get(path)
+        if part is None:
+            part = is_part[path] = fnmatch.fnmatchcase(path.name, TRIAL_GLOB)
+        if part:
             earlier = in_part.setdefault((path, record["question"]), index)
             if earlier != index and trials.records[earlier] != record:
                 raise InputError(
@@ -259,11 +263,19 @@ def _distinct(trials: TrialsInput) -> TrialsInput:
                     f"{record['question'][:40]!r} in one trial (first at "
                     f"{trials.where(earlier)}); remove one of them"
                 )
-        if not isinstance(record.get("timestamp"), str):
+        stamp = record.get("timestamp")
+        if not isinstance(stamp, str):
             keep.append(index)
             continue
-        if first.setdefault(json.dumps(record, sort_keys=True), index) == index:
-            keep.append(index)
+        # lines equal as JSON have equal question, answer and time: only lines that share
+        # those three (rare) are written out whole to compare
+        same_answer = bucket.setdefault((record["question"], record["answer"], stamp), [])
+        if same_answer:
+            text = _canonical(record)
+            if any(_canonical(trials.records[i]) == text for i in same_answer):
+                continue
+        same_answer.append(index)
+        keep.append(index)
     dropped = len(trials.records) - len(keep)
     if not dropped:
         return trials
@@ -279,6 +291,10 @@ def _distinct(trials: TrialsInput) -> TrialsInput:
         [trials.records[i] for i in keep],
         [trials.origins[i] for i in keep],
     )
+
+
+def _canonical(record: dict[str, Any]) -> str:
+    return json.dumps(record, sort_keys=True)
 
 
 def sorted_trial_lines(folder: Path) -> bytes:
@@ -356,28 +372,35 @@ def _read(path: Path) -> bytes:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
 
 
+#: Every trials line is parsed by this one decoder: NaN and Infinity refused.
+_DECODER = json.JSONDecoder(parse_constant=refuse_constant)
+
+
 def _parse_line(path: Path, number: int, line: bytes) -> dict[str, Any]:
-    where = f"{path}:{number}"
     try:
         text = line.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    try:
-        record = json.loads(text, parse_constant=refuse_constant)
+        # the decoder made once (json.loads with an option makes one a line); a BOM goes
+        # through json.loads for its own message
+        record = json.loads(text) if text.startswith("\ufeff") else _DECODER.decode(text)
+    except UnicodeDecodeError as exc:  # the messages name the line only when one is made
+        reason = f"not UTF-8 ({exc.reason} at byte {exc.start})"
+        raise InputError(f"{path}:{number}: {reason}") from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: malformed JSON: {exc.msg} (column {exc.colno})") from None
+        reason = f"malformed JSON: {exc.msg} (column {exc.colno})"
+        raise InputError(f"{path}:{number}: {reason}") from None
     except ValueError as exc:  # NaN or Infinity
-        raise InputError(f"{where}: malformed JSON: {exc}") from None
+        raise InputError(f"{path}:{number}: malformed JSON: {exc}") from None
     except RecursionError:
-        raise InputError(f"{where}: JSON nested too deeply to read") from None
+        raise InputError(f"{path}:{number}: JSON nested too deeply to read") from None
     if not isinstance(record, dict):
-        raise InputError(f"{where}: expected a JSON object")
+        raise InputError(f"{path}:{number}: expected a JSON object")
     for name in ("question", "answer"):
         if not isinstance(record.get(name), str):
-            raise InputError(f"{where}: missing or non-string '{name}'")
+            raise InputError(f"{path}:{number}: missing or non-string '{name}'")
     bad = lone_surrogate(record) if "\\u" in text else None  # JSON allows it; it is not text
     if bad is not None:
         raise InputError(
-            f"{where}: lone surrogate \\u{ord(bad):04x} in a string (not valid Unicode text)"
+            f"{path}:{number}: lone surrogate \\u{ord(bad):04x} in a string "
+            "(not valid Unicode text)"
         )
     return record
