@@ -209,3 +209,48 @@ def test_every_command_function_is_on_the_map() -> None:
     }
     assert defined - mapped == set()
     assert mapped - defined == set()
+
+
+def _typer_own(spec: CommandSpec, name: str) -> typer.core.TyperCommand:
+    """The command as typer alone builds it: every value coerced by typer's own adapters."""
+    module, _, function = spec.target.partition(":")
+    single = typer.Typer(add_completion=False)
+    single.command(name)(getattr(__import__(module, fromlist=[function]), function))
+    command = typer.main.get_command(single)
+    assert isinstance(command, typer.core.TyperCommand)
+    return command
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run"],
+        ["a", "b/c", "", "-", "--force", "--json"],
+        ["run", "--workers", "2", "--summation", "sequential", "--data-dir", "data"],
+        ["run", "--workers", "two"],
+        ["run", "--summation", "bogus"],
+    ],
+)
+def test_quick_coercion_parses_a_command_as_typer_does_without_adapters_for_plain_values(
+    args: list[str],
+) -> None:
+    """``hyoka pfgen score RUN`` builds no pydantic adapter for its paths or its options left
+    out (``_quick_params``), and every value and error is the one typer's own coercion gives."""
+    from hyoka.cli._quick_params import QuickRuntimeParam
+
+    spec = COMMANDS["pfgen"].commands["score"]  # type: ignore[union-attr]
+    assert isinstance(spec, CommandSpec)
+    quick, own = spec.load("score", "rich"), _typer_own(spec, "score")
+
+    def parsed(command: typer._click.Command) -> object:
+        try:
+            return command.make_context("score", list(args)).params
+        except typer._click.exceptions.UsageError as error:
+            return type(error).__name__, error.format_message()
+
+    assert parsed(quick) == parsed(own)
+    if not {"--workers", "--summation"} & set(args):  # paths, flags, absent options only:
+        # no adapter was built
+        assert all(
+            isinstance(getattr(p, "_runtime_param", None), QuickRuntimeParam) for p in quick.params
+        )
