@@ -17,7 +17,6 @@ drops ``flock`` locks); the file it leaves is taken over by the next writer.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import fcntl
 import os
@@ -129,6 +128,8 @@ async def writer_lock_async(
     target: Path, *, what: str = "file", timeout: float = LOG_LOCK_WAIT_S
 ) -> AsyncIterator[None]:
     """``writer_lock`` for a coroutine: the wait sleeps without blocking the event loop."""
+    import asyncio  # here: asyncio costs 14 ms to import, and most writers are not async
+
     lock = _Lock(target)
     deadline = time.monotonic() + timeout
     while not lock.try_take():
