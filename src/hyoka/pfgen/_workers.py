@@ -13,17 +13,18 @@ This module knows nothing of pfgen: the benchmark builds its scorers in these wo
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any, TypeVar
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # multiprocessing and ctypes load when a pool starts: scoring one run
+    # with the kernel starts none, and they cost it 6 ms to import
+    from concurrent.futures import ProcessPoolExecutor
 
 #: How often a worker's watcher thread looks for its parent (seconds).
 PARENT_POLL_S = 0.5
@@ -39,6 +40,9 @@ IN_FLIGHT_PER_WORKER = 2
 def die_with_parent(parent: int) -> None:
     """Run in a worker as it starts: end this process when process ``parent`` ends."""
     if sys.platform.startswith("linux"):
+        import ctypes
+        import ctypes.util
+
         try:
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -57,6 +61,9 @@ def die_with_parent(parent: int) -> None:
 
 def worker_pool(workers: int, fork: bool = False) -> ProcessPoolExecutor:
     """A process pool whose workers die with this process."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("fork") if fork else None
     return ProcessPoolExecutor(
         max_workers=workers,
@@ -68,6 +75,8 @@ def worker_pool(workers: int, fork: bool = False) -> ProcessPoolExecutor:
 
 def can_fork() -> bool:
     """Whether worker processes can be forked here (and so inherit what is loaded)."""
+    import multiprocessing
+
     return "fork" in multiprocessing.get_all_start_methods()
 
 
