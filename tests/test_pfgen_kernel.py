@@ -341,3 +341,51 @@ def test_answers_past_one_kernel_call_are_walked_in_slices(monkeypatch: pytest.M
     monkeypatch.setattr(engine, "KERNEL_CHUNK", 5)
     assert_identical(sets, answers)
     assert_identical(sets, [])
+
+
+#: processes forked while ``_FORKS_SEEN`` is being watched (an at-fork hook cannot be removed)
+_FORKS_SEEN: list[int] | None = None
+
+
+def _note_fork() -> None:
+    if _FORKS_SEEN is not None:
+        _FORKS_SEEN.append(os.getpid())
+
+
+os.register_at_fork(before=_note_fork)
+
+
+@needs_data
+@data_mark(SMALL_RUN / "trials.jsonl.xz")
+def test_measuring_with_the_kernel_spreads_questions_over_threads_and_forks_nothing(
+    benchmark: PfgenBenchmark,
+) -> None:
+    """With the kernel, ``measure_answers`` on 2 workers measures on threads of this process
+    (it walks without the GIL; forking and pickling back cost more at every size measured):
+    no process is forked, every question is measured on a thread of its own pool, and the
+    measurements are those of one thread, value for value."""
+    global _FORKS_SEEN
+    from hyoka.pfgen._measure import measure_answers
+    from hyoka.store import pfgen_runs
+
+    grouped = benchmark.group_by_question(pfgen_runs.read_trials(SMALL_RUN))
+    wanted = {q: dict.fromkeys(r["answer"] for r in records) for q, records in grouped.items()}
+    threads: set[str] = set()
+    real_measure = scorer_module.QuestionScorer.measure
+
+    def noting_thread(self: scorer_module.QuestionScorer, answers: list[str]) -> object:
+        threads.add(__import__("threading").current_thread().name)
+        return real_measure(self, answers)
+
+    one_thread = measure_answers(benchmark, wanted, 1, None)
+    _FORKS_SEEN = []
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(scorer_module.QuestionScorer, "measure", noting_thread)
+            two = measure_answers(benchmark, wanted, 2, None)
+        forks = list(_FORKS_SEEN)
+    finally:
+        _FORKS_SEEN = None
+    assert forks == []
+    assert threads and all(name.startswith("hyoka-measure") for name in threads)
+    assert two == one_thread and len(two) == len(wanted) == 50
