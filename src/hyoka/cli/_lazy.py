@@ -13,7 +13,7 @@ into a command on load, exactly as ``app.command(name)(function)`` would.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from difflib import get_close_matches
 from typing import Any
@@ -38,7 +38,8 @@ class CommandSpec:
     def load(self, name: str, markup_mode: MarkupMode) -> _click.Command:
         """Import the target and build its command (a ``typer.Typer`` becomes a group),
         its parameters coerced without pydantic where typer needs none (``_quick_params``)."""
-        command_class, quicken = _quickening()
+        from hyoka.cli._quick_params import QuickCommand, quicken
+
         module_name, _, attribute = self.target.partition(":")
         found = getattr(importlib.import_module(module_name), attribute)
         if isinstance(found, typer.Typer):
@@ -46,20 +47,10 @@ class CommandSpec:
             command.name = name
         else:
             single = typer.Typer(rich_markup_mode=markup_mode, add_completion=False)
-            single.command(name, cls=command_class)(found)
+            single.command(name, cls=QuickCommand)(found)
             command = typer.main.get_command(single)
         quicken(command)
         return command
-
-
-def _quickening() -> tuple[type[TyperCommand], Callable[[_click.Command], None]]:
-    """The command class and parameter pass of ``_quick_params``, or typer's own command
-    and no pass where a typer release has moved the internals that module uses."""
-    try:
-        from hyoka.cli._quick_params import QuickCommand, quicken
-    except ImportError:
-        return TyperCommand, lambda command: None
-    return QuickCommand, quicken
 
 
 @dataclass(frozen=True)

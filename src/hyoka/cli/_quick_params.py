@@ -2,11 +2,8 @@
 
 typer (>= 0.29) coerces every parameter value through a pydantic ``TypeAdapter`` that it
 builds on first use, even to turn an option left out (``None``) into ``None`` or a path
-argument into ``Path(text)``. ``hyoka pfgen score RUN`` spent about 20 ms of its 0.6 s
-importing typer's adapter module (pydantic's plugin loader, ``importlib.metadata``) and
-building adapters for values it then passed through unchanged (pydantic itself it imports
-anyway: a result's signature is a model); a command that validates no model saves all of
-pydantic (about 0.1 s).
+argument into ``Path(text)``: ``hyoka pfgen score RUN`` spent about 0.1 s of its 0.7 s
+importing pydantic and building adapters for values it then passed through unchanged.
 
 ``quicken`` gives each parameter of a loaded command a ``QuickRuntimeParam`` that does
 exactly what typer's own coercion does for two cases, a missing value (``()`` for a
@@ -15,8 +12,6 @@ any adapter) and a text value for a plain ``Path`` parameter (``Path(text)``, wh
 pydantic makes of it, then typer's own ``coerce_cli_path`` for its checks), and hands every
 other value to the runtime parameter typer itself builds, built then. Users see the same
 values and the same errors; only the cost of the cases that need no adapter goes away.
-These are typer's internals: where a typer release has moved them, this module does not
-import and ``hyoka.cli._lazy`` leaves typer's own coercion in place.
 """
 
 from __future__ import annotations
@@ -84,9 +79,7 @@ def quicken(command: _click.Command) -> None:
 
 
 def _quicken_param(param: _click.Parameter) -> None:
-    if not isinstance(param, TyperArgument | TyperOption):
-        return
-    if getattr(param, "_runtime_param", False) is None:  # typer's, not built yet
+    if isinstance(param, TyperArgument | TyperOption) and param._runtime_param is None:
         descriptor = param.type_descriptor
         param._runtime_param = QuickRuntimeParam(
             parameter_info=descriptor.parameter_info,
