@@ -36,21 +36,16 @@ class CommandSpec:
     help: str
 
     def load(self, name: str, markup_mode: MarkupMode) -> _click.Command:
-        """Import the target and build its command (a ``typer.Typer`` becomes a group),
-        its parameters coerced without pydantic where typer needs none (``_quick_params``)."""
-        from hyoka.cli._quick_params import QuickCommand, quicken
-
+        """Import the target and build its command (a ``typer.Typer`` becomes a group)."""
         module_name, _, attribute = self.target.partition(":")
         found = getattr(importlib.import_module(module_name), attribute)
         if isinstance(found, typer.Typer):
             command = typer.main.get_command(found)
             command.name = name
-        else:
-            single = typer.Typer(rich_markup_mode=markup_mode, add_completion=False)
-            single.command(name, cls=QuickCommand)(found)
-            command = typer.main.get_command(single)
-        quicken(command)
-        return command
+            return command
+        single = typer.Typer(rich_markup_mode=markup_mode, add_completion=False)
+        single.command(name)(found)
+        return typer.main.get_command(single)
 
 
 @dataclass(frozen=True)
