@@ -140,8 +140,7 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 @pytest.mark.parametrize("way", ["cli", "library"])
 def test_scoring_a_run_loads_nothing_it_does_not_use(tmp_path: Path, way: str) -> None:
     """``hyoka pfgen score RUN`` (and ``score_run``) in a fresh interpreter: none of the
-    modules it has no use for is loaded, nor, from the library, rich or typer, nor, from
-    the command line, typer's pydantic adapters (its paths and flags need none)."""
+    modules it has no use for is loaded, nor, from the library, rich or typer."""
     run = writable_run_copy("openai/chatgpt-o1/9a61e92", tmp_path)
     done = subprocess.run(
         [sys.executable, "-c", _SCORE_AND_LIST_MODULES, str(run), way],
@@ -149,5 +148,5 @@ def test_scoring_a_run_loads_nothing_it_does_not_use(tmp_path: Path, way: str) -
     )  # fmt: skip
     loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
     assert "hyoka.pfgen.scorer" in loaded  # it did score
-    unused = UNUSED_BY_SCORING + (["rich", "typer"] if way == "library" else ["typer._adapters"])
+    unused = UNUSED_BY_SCORING + (["rich", "typer"] if way == "library" else [])
     assert loaded.isdisjoint(unused), sorted(loaded.intersection(unused))
