@@ -343,7 +343,9 @@ def _answer_scores(
     for question_id, records in run.grouped.items():
         scorer = benchmark.scorer(question_id)
         values = measured[question_id]
-        finished = {a: scorer.finish(values[a], summation) for a in _distinct_answers(records)}
+        distinct = list(_distinct_answers(records))
+        scores = scorer.finish_many([values[a] for a in distinct], summation)
+        finished = dict(zip(distinct, scores, strict=True))
         by_question[question_id] = [(r, finished[r["answer"]]) for r in records]
     return _Scored(summation, by_question)
 
