@@ -23,7 +23,6 @@ replaced.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hyoka.errors import DataError, HyokaError, InputError
+from hyoka.pfgen import _json_text as json_text
 from hyoka.pfgen._measure import Progress, measure_answers
 from hyoka.pfgen._pysum import Summation
 from hyoka.pfgen._workers import can_fork, imap_forked
@@ -317,7 +317,7 @@ def _finish(
     result = with_signature(result, signature)
     if write:
         path = run.trials.result_path
-        atomic_write_text(path, json.dumps(result, indent=2, ensure_ascii=False))
+        atomic_write_text(path, json_text.dumps(result, indent=2, ensure_ascii=False))
     return RunOutcome(
         run.trials.folder, result, False, signature, summation, previous=run.previous, note=note
     )
