@@ -9,7 +9,7 @@ from collections import OrderedDict
 from typing import Any
 
 from _shared import needs
-from hyoka.pfgen.compare import _compare, first_difference
+from hyoka.pfgen.compare import _compare, first_difference, same_results
 
 needs("hypothesis")
 from hypothesis import given, settings  # noqa: E402
@@ -61,6 +61,7 @@ def test_the_shortcut_decides_as_the_field_by_field_walk(value: Any, data: st.Da
         walked = _compare(published, recomputed, "")
         assert (first_difference(published, recomputed) is None) is (walked is None)
         assert first_difference(published, recomputed) == walked
+        assert same_results(published, recomputed) is (walked is None)
 
 
 def test_python_equal_is_not_json_equal() -> None:

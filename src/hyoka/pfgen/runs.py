@@ -35,7 +35,7 @@ from hyoka.pfgen._measure import Progress, measure_answers
 from hyoka.pfgen._pysum import Summation
 from hyoka.pfgen._workers import can_fork, imap_forked
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.compare import first_difference
+from hyoka.pfgen.compare import same_results
 from hyoka.pfgen.provenance import SumFrom, run_signature, signature_of, with_signature
 from hyoka.pfgen.result import ScoredAnswer, build_result
 from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
@@ -433,7 +433,7 @@ def summation_by_evidence(
     first: dict[str, Any] | None = None
     for summation in (Summation.COMPENSATED, Summation.SEQUENTIAL):
         result = aggregate(summation)
-        if first_difference(previous, result, ignore=_IDENTITY_FIELDS) is None:
+        if same_results(previous, result, ignore=_IDENTITY_FIELDS):
             return summation, SumFrom.RESULT_JSON, result
         first = first or result
     assert first is not None
