@@ -5,6 +5,8 @@ agree."""
 
 from __future__ import annotations
 
+import itertools
+import operator
 import struct
 from collections.abc import Iterable
 from typing import Any
@@ -118,6 +120,14 @@ def test_resumming_is_finishing_under_the_other_summation(
         assert exact(again) == exact(upstream(m, count, Summation.SEQUENTIAL))
         if count <= 2:
             assert again is compensated  # nothing to re-sum: the averages are the same
+    for first, other in itertools.permutations(Summation):
+        scores = scorer.finish_many(measured, first)
+        again_many = QuestionScorer.resum_many(scores, other)
+        assert [exact(s) for s in again_many] == [
+            exact(upstream(m, count, other)) for m in measured
+        ]
+        if count <= 2:
+            assert all(map(operator.is_, again_many, scores))
 
 
 def test_a_measurement_of_other_sets_is_refused() -> None:

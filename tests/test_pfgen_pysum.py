@@ -17,6 +17,7 @@ from hyoka.pfgen._pysum import (
     compensated_sum_in_python,
     float_sum,
     plain_sum_is_compensated,
+    summing,
 )
 
 needs("hypothesis")
@@ -50,6 +51,8 @@ def bits(value: float) -> bytes:
 def test_the_compiled_compensated_sum_is_the_python_loop_bit_for_bit(values: list[float]) -> None:
     assert bits(kernel.compensated_sum(values)) == bits(compensated_sum_in_python(values))
     assert bits(float_sum(values)) == bits(compensated_sum_in_python(values))
+    for summation in Summation:
+        assert bits(summing(summation)(values)) == bits(float_sum(values, summation))
 
 
 def test_the_compiled_sum_takes_what_float_takes_and_fails_as_it_fails() -> None:

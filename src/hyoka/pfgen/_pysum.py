@@ -15,6 +15,7 @@ import math
 import sys
 from collections.abc import Callable, Iterable
 from enum import StrEnum
+from functools import partial
 
 
 class Summation(StrEnum):
@@ -47,13 +48,25 @@ def float_sum(values: Iterable[float], summation: Summation = Summation.COMPENSA
     if summation is Summation.SEQUENTIAL:
         if _BUILTIN_IS_SEQUENTIAL:
             return sum(values, 0.0)
-        total = 0.0
-        for value in values:
-            total += value
-        return total
+        return _left_to_right(values)
     if _compiled_sum is not None:
         return _compiled_sum(values)
     return compensated_sum_in_python(values)
+
+
+def summing(summation: Summation) -> Callable[[Iterable[float]], float]:
+    """``float_sum`` under ``summation`` as one callable for ``map``: a built-in where one
+    computes it (the compiled compensated sum, or ``sum`` that adds left to right)."""
+    if summation is Summation.SEQUENTIAL:
+        return partial(sum, start=0.0) if _BUILTIN_IS_SEQUENTIAL else _left_to_right
+    return _compiled_sum or compensated_sum_in_python
+
+
+def _left_to_right(values: Iterable[float]) -> float:
+    total = 0.0
+    for value in values:
+        total += value
+    return total
 
 
 def plain_sum_is_compensated(count: int) -> bool:

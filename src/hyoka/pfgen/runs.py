@@ -23,6 +23,7 @@ replaced.
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.compare import same_results
 from hyoka.pfgen.provenance import SumFrom, run_signature, signature_of, with_signature
 from hyoka.pfgen.result import ScoredAnswer, build_result
-from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
+from hyoka.pfgen.scorer import Measurement, QuestionScorer
 from hyoka.pfgen.summary import RunSummary, result_problem
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.store import atomic_write_text, pfgen_runs
@@ -357,14 +358,15 @@ def _resummed(scored: _Scored, summation: Summation) -> _Scored:
         return scored
     by_question: dict[str, list[ScoredAnswer]] = {}
     for question_id, answers in scored.by_question.items():
-        again: dict[int, AnswerScore] = {}  # by the score's identity: a repeated answer's
-        rows: list[ScoredAnswer] = []  # records share one score (``_answer_scores``)
-        for record, score in answers:
-            other = again.get(id(score))
-            if other is None:
-                other = again[id(score)] = QuestionScorer.resum(score, summation)
-            rows.append((record, other))
-        by_question[question_id] = rows
+        # by the score's identity: a repeated answer's records share one score
+        # (``_answer_scores``)
+        distinct = {id(score): score for _, score in answers}
+        resummed = QuestionScorer.resum_many(list(distinct.values()), summation)
+        if all(map(operator.is_, resummed, distinct.values())):
+            by_question[question_id] = answers  # one or two sets: nothing to re-sum
+            continue
+        again = dict(zip(distinct, resummed, strict=True))
+        by_question[question_id] = [(record, again[id(score)]) for record, score in answers]
     return _Scored(summation, by_question)
 
 

@@ -14,7 +14,7 @@ from operator import add, truediv
 from typing import Any
 
 from hyoka.errors import DataError
-from hyoka.pfgen._pysum import Summation, float_sum, plain_sum_is_compensated
+from hyoka.pfgen._pysum import Summation, float_sum, plain_sum_is_compensated, summing
 from hyoka.pfgen.engine import kernel_values, use_kernel
 from hyoka.pfgen.keywords import HelpfulnessResult, helpfulness
 from hyoka.pfgen.ngram_index import NgramIndex
@@ -208,6 +208,24 @@ class QuestionScorer:
         average = round((total + score.helpfulness) / 3, 5)
         return AnswerScore(fluency, truth, score.helpfulness, score.missed, average)
 
+    @staticmethod
+    def resum_many(scores: Sequence[AnswerScore], summation: Summation) -> list[AnswerScore]:
+        """``[resum(s, summation) for s in scores]``, the same floats, in maps of built-ins
+        (as ``finish_many``); ``scores`` themselves where all have one or two sets."""
+        fluency = [s.fluency_shares for s in scores]
+        truth = [s.truthfulness_shares for s in scores]
+        if all(map(plain_sum_is_compensated, map(len, fluency))) and all(
+            map(plain_sum_is_compensated, map(len, truth))
+        ):
+            return list(scores)
+        helpful = [s.helpfulness for s in scores]
+        add_up = summing(summation)
+        totals = map(
+            add, map(add_up, map(dict.values, fluency)), map(add_up, map(dict.values, truth))
+        )
+        averages = map(round, map(truediv, map(add, totals, helpful), repeat(3)), repeat(5))
+        return list(map(AnswerScore, fluency, truth, helpful, [s.missed for s in scores], averages))
+
 
 def _share_sum(shares: Collection[float], summation: Summation) -> float:
     """``float_sum(shares, summation)``: one or two shares (most questions have one or three
@@ -232,4 +250,4 @@ def _column_sums(rows: list[list[float]], summation: Summation) -> Iterator[floa
     """``float_sum`` of each answer's shares (one per row), answer by answer."""
     if plain_sum_is_compensated(len(rows)):
         return map(sum, zip(*rows, strict=True), repeat(0.0))
-    return map(float_sum, zip(*rows, strict=True), repeat(summation))
+    return map(summing(summation), zip(*rows, strict=True))
