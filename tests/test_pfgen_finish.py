@@ -5,6 +5,7 @@ agree."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import operator
 import struct
@@ -17,7 +18,14 @@ from _shared import needs
 from hyoka.pfgen._pysum import Summation, compensated_sum_in_python
 from hyoka.pfgen.keywords import HelpfulnessResult
 from hyoka.pfgen.questions import QuestionInfo
-from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer, ReferenceSet
+from hyoka.pfgen.scorer import (
+    AnswerScore,
+    Measurement,
+    QuestionScorer,
+    ReferenceSet,
+    _answer_score,
+    _measurement,
+)
 
 needs("hypothesis")
 from hypothesis import given, settings  # noqa: E402
@@ -138,3 +146,18 @@ def test_a_measurement_of_other_sets_is_refused() -> None:
     ):
         with pytest.raises(ValueError):
             finish()
+
+
+def test_scores_and_measurements_made_in_bulk_are_the_dataclasses_init_makes() -> None:
+    """``_answer_score`` / ``_measurement`` skip the frozen ``__init__``: every field is set,
+    and the objects equal (and behave as) those the constructor makes."""
+    helpful = HelpfulnessResult(0.5, [("a", 0.5)])
+    made = _measurement((0.1,), (0.2,), helpful)
+    assert made == Measurement((0.1,), (0.2,), helpful)
+    assert list(vars(made)) == [f.name for f in dataclasses.fields(Measurement)]
+    score = _answer_score({"P": 0.1}, {"P": 0.2}, 0.5, [("a", 0.5)], 0.26667)
+    assert score == AnswerScore({"P": 0.1}, {"P": 0.2}, 0.5, [("a", 0.5)], 0.26667)
+    assert list(vars(score)) == [f.name for f in dataclasses.fields(AnswerScore)]
+    assert score.fluency == 0.1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        score.average = 1.0  # type: ignore[misc]
