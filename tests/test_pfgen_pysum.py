@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import struct
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -62,7 +63,8 @@ def test_the_compiled_sum_takes_what_float_takes_and_fails_as_it_fails() -> None
     assert kernel.compensated_sum(values) == 5.0 == compensated_sum_in_python([1, 1, 2.5, 0.5])
     assert kernel.compensated_sum({"a": 0.1, "b": 0.2}.values()) == 0.1 + 0.2
     assert kernel.compensated_sum(()) == 0.0
-    for bad in (["x"], [None], [10**400]):
+    refused: list[list[Any]] = [["x"], [None], [10**400]]
+    for bad in refused:
         with pytest.raises((ValueError, TypeError, OverflowError)) as compiled:
             kernel.compensated_sum(bad)
         with pytest.raises(compiled.type):
