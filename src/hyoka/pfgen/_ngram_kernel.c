@@ -460,10 +460,60 @@ done:
     return result;
 }
 
+/*
+ * compensated_sum(iterable): CPython 3.12's sum() of floats (Neumaier's compensated summation),
+ * as hyoka/pfgen/_pysum.py writes it in Python, which stays the fallback and the test oracle:
+ * each value is float(value), the compensation is added only when it is non-zero and finite.
+ * Compiled without fused multiply-add (setup.py), every step rounds as Python's float does.
+ */
+static PyObject *compensated_sum(PyObject *self, PyObject *iterable) {
+    (void)self;
+    PyObject *iterator = PyObject_GetIter(iterable);
+    if (iterator == NULL) {
+        return NULL;
+    }
+    double total = 0.0;
+    double compensation = 0.0;
+    PyObject *item;
+    while ((item = PyIter_Next(iterator)) != NULL) {
+        double x;
+        if (PyFloat_CheckExact(item)) {
+            x = PyFloat_AS_DOUBLE(item);
+        } else {
+            PyObject *converted = PyNumber_Float(item); /* float(value) */
+            if (converted == NULL) {
+                Py_DECREF(item);
+                Py_DECREF(iterator);
+                return NULL;
+            }
+            x = PyFloat_AsDouble(converted);
+            Py_DECREF(converted);
+        }
+        Py_DECREF(item);
+        double t = total + x;
+        if (fabs(total) >= fabs(x)) {
+            compensation += (total - t) + x;
+        } else {
+            compensation += (x - t) + total;
+        }
+        total = t;
+    }
+    Py_DECREF(iterator);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    if (compensation != 0.0 && isfinite(compensation)) {
+        total += compensation;
+    }
+    return PyFloat_FromDouble(total);
+}
+
 static PyMethodDef methods[] = {
     {"measure", measure, METH_VARARGS,
      "measure(nodes, stride, sets, answers, skipped, fluency_out, truthfulness_out): fill the "
      "outputs with each answer's Fluency and Truthfulness against each set."},
+    {"compensated_sum", compensated_sum, METH_O,
+     "compensated_sum(iterable): CPython 3.12's sum() of floats (hyoka.pfgen._pysum)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,6 +1,6 @@
 """Types of the compiled kernel (``_ngram_kernel.c``); ``hyoka.pfgen.engine`` is its caller."""
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from typing_extensions import Buffer
 
@@ -19,3 +19,4 @@ def measure(
     fluency_out: Buffer,
     truthfulness_out: Buffer,
 ) -> None: ...
+def compensated_sum(values: Iterable[float], /) -> float: ...

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import StrEnum
+from functools import partial
 
 
 class Summation(StrEnum):
@@ -29,15 +30,70 @@ class Summation(StrEnum):
 _BUILTIN_IS_SEQUENTIAL = sys.version_info < (3, 12)
 
 
+def _load_compiled_sum() -> Callable[[Iterable[float]], float] | None:
+    """The compensated sum compiled into the n-gram kernel (``_ngram_kernel.c``), the same
+    loop as ``compensated_sum_in_python`` in C; ``None`` where the kernel is not built."""
+    try:
+        from hyoka.pfgen._ngram_kernel import compensated_sum
+    except ImportError:
+        return None
+    return compensated_sum
+
+
+_compiled_sum = _load_compiled_sum()
+
+
 def float_sum(values: Iterable[float], summation: Summation = Summation.COMPENSATED) -> float:
     """``sum(values)`` exactly as the CPython version of that summation computes it."""
-    total = 0.0
     if summation is Summation.SEQUENTIAL:
         if _BUILTIN_IS_SEQUENTIAL:
             return sum(values, 0.0)
-        for value in values:
-            total += value
-        return total
+        return _left_to_right(values)
+    if _compiled_sum is not None:
+        return _compiled_sum(values)
+    return compensated_sum_in_python(values)
+
+
+def summing(summation: Summation) -> Callable[[Iterable[float]], float]:
+    """``float_sum`` under ``summation`` as one callable for ``map``: a built-in where one
+    computes it (the compiled compensated sum, or ``sum`` that adds left to right)."""
+    if summation is Summation.SEQUENTIAL:
+        return partial(sum, start=0.0) if _BUILTIN_IS_SEQUENTIAL else _left_to_right
+    return _compiled_sum or compensated_sum_in_python
+
+
+def _left_to_right(values: Iterable[float]) -> float:
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
+def plain_sum_is_compensated(count: int) -> bool:
+    """Whether both summations of any ``count`` floats are the plain ``0.0 + a + b``: true
+    up to two values, so that scoring may add one or two shares directly.
+
+    Proof. Both start from ``total = 0.0``. One value ``a``: ``t = 0.0 + a`` (which is ``a``,
+    or 0.0 for -0.0); the compensation is ``(0.0 - t) + a`` or ``(a - t) + 0.0``, zero for a
+    finite ``a`` (NaN for an infinite or NaN one, and a NaN compensation is never added), so
+    the result is ``0.0 + a``. Two values: after ``a`` the compensation is 0 or NaN; then
+    ``t = fl(a' + b)`` and the branch taken is Fast2Sum with the larger magnitude first,
+    whose term is exactly the rounding error ``e = (a' + b) - t`` (error-free in binary
+    floating point with round-to-nearest, subnormals included) unless ``a' + b`` overflows,
+    where it is infinite or NaN and not added. A finite non-zero ``e`` is added last, and
+    ``t + e`` is exactly the real ``a' + b``, so ``fl(t + e) = fl(a' + b) = t``; a zero one is
+    not added. So the result is ``t = (0.0 + a) + b``, bit for bit,
+    which is also the left-to-right sum. From three values on they differ (``[1e16, 1.0,
+    -1e16]``: 1.0 compensated, 0.0 left to right). ``tests/test_pfgen_pysum.py`` checks the
+    two-value case on every kind of double.
+    """
+    return count <= 2
+
+
+def compensated_sum_in_python(values: Iterable[float]) -> float:
+    """CPython 3.12's ``sum`` of floats, written in Python: the fallback where the kernel is
+    not built, and the oracle its compiled twin is tested against."""
+    total = 0.0
     compensation = 0.0
     for value in values:
         x = float(value)

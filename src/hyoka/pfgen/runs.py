@@ -23,7 +23,7 @@ replaced.
 
 from __future__ import annotations
 
-import json
+import operator
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,14 +31,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hyoka.errors import DataError, HyokaError, InputError
+from hyoka.pfgen import _json_text as json_text
 from hyoka.pfgen._measure import Progress, measure_answers
 from hyoka.pfgen._pysum import Summation
 from hyoka.pfgen._workers import can_fork, imap_forked
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.compare import first_difference
+from hyoka.pfgen.compare import same_results
 from hyoka.pfgen.provenance import SumFrom, run_signature, signature_of, with_signature
 from hyoka.pfgen.result import ScoredAnswer, build_result
-from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
+from hyoka.pfgen.scorer import Measurement, QuestionScorer
 from hyoka.pfgen.summary import RunSummary, result_problem
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.store import atomic_write_text, pfgen_runs
@@ -317,7 +318,7 @@ def _finish(
     result = with_signature(result, signature)
     if write:
         path = run.trials.result_path
-        atomic_write_text(path, json.dumps(result, indent=2, ensure_ascii=False))
+        atomic_write_text(path, json_text.dumps(result, indent=2, ensure_ascii=False))
     return RunOutcome(
         run.trials.folder, result, False, signature, summation, previous=run.previous, note=note
     )
@@ -343,7 +344,9 @@ def _answer_scores(
     for question_id, records in run.grouped.items():
         scorer = benchmark.scorer(question_id)
         values = measured[question_id]
-        finished = {a: scorer.finish(values[a], summation) for a in _distinct_answers(records)}
+        distinct = list(_distinct_answers(records))
+        scores = scorer.finish_many([values[a] for a in distinct], summation)
+        finished = dict(zip(distinct, scores, strict=True))
         by_question[question_id] = [(r, finished[r["answer"]]) for r in records]
     return _Scored(summation, by_question)
 
@@ -355,14 +358,15 @@ def _resummed(scored: _Scored, summation: Summation) -> _Scored:
         return scored
     by_question: dict[str, list[ScoredAnswer]] = {}
     for question_id, answers in scored.by_question.items():
-        again: dict[int, AnswerScore] = {}  # by the score's identity: a repeated answer's
-        rows: list[ScoredAnswer] = []  # records share one score (``_answer_scores``)
-        for record, score in answers:
-            other = again.get(id(score))
-            if other is None:
-                other = again[id(score)] = QuestionScorer.resum(score, summation)
-            rows.append((record, other))
-        by_question[question_id] = rows
+        # by the score's identity: a repeated answer's records share one score
+        # (``_answer_scores``)
+        distinct = {id(score): score for _, score in answers}
+        resummed = QuestionScorer.resum_many(list(distinct.values()), summation)
+        if all(map(operator.is_, resummed, distinct.values())):
+            by_question[question_id] = answers  # one or two sets: nothing to re-sum
+            continue
+        again = dict(zip(distinct, resummed, strict=True))
+        by_question[question_id] = [(record, again[id(score)]) for record, score in answers]
     return _Scored(summation, by_question)
 
 
@@ -431,7 +435,7 @@ def summation_by_evidence(
     first: dict[str, Any] | None = None
     for summation in (Summation.COMPENSATED, Summation.SEQUENTIAL):
         result = aggregate(summation)
-        if first_difference(previous, result, ignore=_IDENTITY_FIELDS) is None:
+        if same_results(previous, result, ignore=_IDENTITY_FIELDS):
             return summation, SumFrom.RESULT_JSON, result
         first = first or result
     assert first is not None

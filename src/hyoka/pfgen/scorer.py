@@ -7,12 +7,14 @@ share of Fluency and Truthfulness is rounded to 6 decimals, Helpfulness to 5, th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import repeat
+from operator import add, truediv
 from typing import Any
 
 from hyoka.errors import DataError
-from hyoka.pfgen._pysum import Summation, float_sum
+from hyoka.pfgen._pysum import Summation, float_sum, plain_sum_is_compensated, summing
 from hyoka.pfgen.engine import kernel_values, use_kernel
 from hyoka.pfgen.keywords import HelpfulnessResult, helpfulness
 from hyoka.pfgen.ngram_index import NgramIndex
@@ -105,11 +107,12 @@ class QuestionScorer:
             raise DataError(f"question {info.question_id} has no reference sets")
         self.info = info
         self.sets = tuple(sets)
+        self._names = tuple(s.name for s in self.sets)
         self._trie: tuple[QuestionTrie, list[int]] | None = None
 
     @property
     def set_names(self) -> tuple[str, ...]:
-        return tuple(s.name for s in self.sets)
+        return self._names
 
     def measure(self, answers: Sequence[str]) -> list[Measurement]:
         """The unrounded values of many answers: all sets in one walk of the question's trie
@@ -123,11 +126,12 @@ class QuestionScorer:
             fluency = [fluency_values(s.index, answers, s.baseline).tolist() for s in self.sets]
             truth = [truthfulness_values(s.index, answers).tolist() for s in self.sets]
         helpful = helpfulness(self.info.rules, answers)
+        # one row per set -> one tuple per answer (``zip(*rows)``, no per-answer loop here)
         return [
-            Measurement(
-                tuple(values[i] for values in fluency), tuple(values[i] for values in truth), h
+            _measurement(f, t, h)
+            for f, t, h in zip(
+                zip(*fluency, strict=True), zip(*truth, strict=True), helpful, strict=True
             )
-            for i, h in enumerate(helpful)
         ]
 
     def _question_trie(self) -> tuple[QuestionTrie, list[int]]:
@@ -143,27 +147,156 @@ class QuestionScorer:
         return self._trie
 
     def finish(self, measured: Measurement, summation: Summation) -> AnswerScore:
-        """Round as upstream does; only the average depends on the summation."""
-        count = len(self.sets)
-        names = self.set_names
-        fluency = {n: round(v / count, 6) for n, v in zip(names, measured.fluency, strict=True)}
-        truth = {n: round(v / count, 6) for n, v in zip(names, measured.truthfulness, strict=True)}
+        """Round as upstream does; only the average depends on the summation (and, with one
+        or two sets, not even that: ``plain_sum_is_compensated``)."""
+        count = len(self._names)
+        fluency = [round(v / count, 6) for v in measured.fluency]
+        truth = [round(v / count, 6) for v in measured.truthfulness]
         helpful = round(measured.helpfulness.score, 5)
-        total = float_sum(fluency.values(), summation) + float_sum(truth.values(), summation)
+        total = _share_sum(fluency, summation) + _share_sum(truth, summation)
         average = round((total + helpful) / 3, 5)
-        return AnswerScore(fluency, truth, helpful, measured.helpfulness.missed, average)
+        return AnswerScore(
+            dict(zip(self._names, fluency, strict=True)),
+            dict(zip(self._names, truth, strict=True)),
+            helpful,
+            measured.helpfulness.missed,
+            average,
+        )
+
+    def finish_many(
+        self, measured: Sequence[Measurement], summation: Summation
+    ) -> list[AnswerScore]:
+        """``[finish(m, summation) for m in measured]``, the same floats, column by column:
+        each step is one comprehension (or ``map`` of a built-in) over all the answers with
+        Python's own ``round``, ``/``, ``+`` and sums in upstream's order, and no call of a
+        Python function per answer; scoring a run spends most of its time after measuring
+        here otherwise."""
+        count = len(self._names)
+        if not measured:
+            return []
+        names = self._names
+        fluency = _rounded_shares([m.fluency for m in measured], count)
+        truth = _rounded_shares([m.truthfulness for m in measured], count)
+        helpful = [round(m.helpfulness.score, 5) for m in measured]
+        averages = [
+            round((f + t + h) / 3, 5)  # (fluency sum + truthfulness sum) + Helpfulness
+            for f, t, h in zip(
+                _column_sums(fluency, summation),
+                _column_sums(truth, summation),
+                helpful,
+                strict=True,
+            )
+        ]
+        return [
+            _answer_score(
+                dict(zip(names, f, strict=True)),
+                dict(zip(names, t, strict=True)),
+                h,
+                m.helpfulness.missed,
+                a,
+            )
+            for f, t, h, m, a in zip(
+                zip(*fluency, strict=True),
+                zip(*truth, strict=True),
+                helpful,
+                measured,
+                averages,
+                strict=True,
+            )
+        ]
 
     def score(
         self, answers: Sequence[str], summation: Summation = Summation.COMPENSATED
     ) -> list[AnswerScore]:
-        return [self.finish(m, summation) for m in self.measure(answers)]
+        return self.finish_many(self.measure(answers), summation)
 
     @staticmethod
     def resum(score: AnswerScore, summation: Summation) -> AnswerScore:
         """``score`` (as ``finish`` made it) with its average summed by ``summation``:
         ``finish(m, s) == resum(finish(m, t), s)``, since the rounded shares and Helpfulness
-        do not depend on the summation. Trying the other summation on a run costs this."""
+        do not depend on the summation. Trying the other summation on a run costs this; with
+        one or two sets nothing (the same score: ``plain_sum_is_compensated``)."""
         fluency, truth = score.fluency_shares, score.truthfulness_shares
-        total = float_sum(fluency.values(), summation) + float_sum(truth.values(), summation)
+        if plain_sum_is_compensated(len(fluency)) and plain_sum_is_compensated(len(truth)):
+            return score
+        total = _share_sum(fluency.values(), summation) + _share_sum(truth.values(), summation)
         average = round((total + score.helpfulness) / 3, 5)
         return AnswerScore(fluency, truth, score.helpfulness, score.missed, average)
+
+    @staticmethod
+    def resum_many(scores: Sequence[AnswerScore], summation: Summation) -> list[AnswerScore]:
+        """``[resum(s, summation) for s in scores]``, the same floats, in maps of built-ins
+        (as ``finish_many``); ``scores`` themselves where all have one or two sets."""
+        fluency = [s.fluency_shares for s in scores]
+        truth = [s.truthfulness_shares for s in scores]
+        if all(map(plain_sum_is_compensated, map(len, fluency))) and all(
+            map(plain_sum_is_compensated, map(len, truth))
+        ):
+            return list(scores)
+        helpful = [s.helpfulness for s in scores]
+        add_up = summing(summation)
+        totals = map(
+            add, map(add_up, map(dict.values, fluency)), map(add_up, map(dict.values, truth))
+        )
+        averages = map(round, map(truediv, map(add, totals, helpful), repeat(3)), repeat(5))
+        return list(
+            map(_answer_score, fluency, truth, helpful, [s.missed for s in scores], averages)
+        )
+
+
+def _share_sum(shares: Collection[float], summation: Summation) -> float:
+    """``float_sum(shares, summation)``: one or two shares (most questions have one or three
+    sets) add alike under both summations, so C's built-in ``sum`` adds them (compensated on
+    CPython >= 3.12, left to right before: the same here)."""
+    if plain_sum_is_compensated(len(shares)):
+        return sum(shares, 0.0)
+    return float_sum(shares, summation)
+
+
+def _rounded_shares(values: list[tuple[float, ...]], count: int) -> list[list[float]]:
+    """Each set's shares of every answer (one row per set): ``round(value / count, 6)``."""
+    if any(len(row) != count for row in values):
+        raise ValueError(f"a measurement of another number of sets than {count}")
+    return [[round(v / count, 6) for v in column] for column in zip(*values, strict=True)]
+
+
+def _column_sums(rows: list[list[float]], summation: Summation) -> Iterator[float]:
+    """``float_sum`` of each answer's shares (one per row), answer by answer."""
+    if plain_sum_is_compensated(len(rows)):
+        return map(sum, zip(*rows, strict=True), repeat(0.0))
+    return map(summing(summation), zip(*rows, strict=True))
+
+
+# Built by the hundred thousand (one of each per distinct answer of a run), these frozen
+# dataclasses are made here without their generated ``__init__``, whose ``object.__setattr__``
+# per field costs 0.7 us of the 1 us: the same objects, every field set in their ``__dict__``
+# (``tests/test_pfgen_finish.py`` checks they equal the ones ``__init__`` makes, field for field).
+_new = object.__new__
+
+
+def _answer_score(
+    fluency: dict[str, float],
+    truth: dict[str, float],
+    helpful: float,
+    missed: list[tuple[str, float]],
+    average: float,
+) -> AnswerScore:
+    score = _new(AnswerScore)
+    fields = score.__dict__
+    fields["fluency_shares"] = fluency
+    fields["truthfulness_shares"] = truth
+    fields["helpfulness"] = helpful
+    fields["missed"] = missed
+    fields["average"] = average
+    return score
+
+
+def _measurement(
+    fluency: tuple[float, ...], truth: tuple[float, ...], helpful: HelpfulnessResult
+) -> Measurement:
+    measured = _new(Measurement)
+    fields = measured.__dict__
+    fields["fluency"] = fluency
+    fields["truthfulness"] = truth
+    fields["helpfulness"] = helpful
+    return measured
