@@ -48,6 +48,7 @@ def _battles_from_the_files() -> list[StyledBattle]:
     return battles
 
 
+@pytest.mark.usefixtures("hyoka_env")
 def test_leaderboard_shows_raw_and_style_controlled_bt_of_the_single_grades() -> None:
     args = ["mtbench", "leaderboard", "--bench", "pfmt-fin", "--judgments", str(JUDGMENTS)]
     args += ["--answers", str(ANSWERS), "--style-control", "--resamples", str(ROUNDS)]

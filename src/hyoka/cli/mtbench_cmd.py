@@ -223,6 +223,8 @@ def leaderboard_command(
     for path in radar or []:
         if path.suffix.lower() not in RADAR_SUFFIXES:
             raise InputError(f"--radar: {path} must end in .png or .html")
+    if style_control and not answers:
+        raise InputError("--style-control needs --answers (the judged answers' style)")
     loaded = Bench.load(bench, data_dir, variant, questions_only=True)
     folders = judgments or [loaded.folder / PUBLISHED_ELSEWHERE.get(bench, PUBLISHED_JUDGMENTS)]
     shaberi = loaded.spec.question_format == "shaberi"
@@ -244,8 +246,6 @@ def leaderboard_command(
                 f"{model.model}: {model.repeated} turn(s) judged again in its file, each "
                 "judgment counted as upstream's mean counts them (marked repeated)"
             )
-    if style_control and not answers:
-        raise InputError("--style-control needs --answers (the judged answers' style)")
     interval = IntervalSettings(resamples=resamples, seed=seed)
     length = grades = None
     if answers and style_control:
