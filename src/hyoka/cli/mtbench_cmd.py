@@ -212,10 +212,12 @@ def leaderboard_command(
         RADAR_SUFFIXES,
         Bench,
         IntervalSettings,
+        answer_turns,
         build_leaderboard,
-        grade_ratings,
+        for_answers_flag,
+        grade_ratings_of,
         judgment_files,
-        length_column,
+        length_column_of,
         render,
         write_radar,
     )
@@ -248,10 +250,15 @@ def leaderboard_command(
             )
     interval = IntervalSettings(resamples=resamples, seed=seed)
     length = grades = None
-    if answers and style_control:
-        grades = grade_ratings(board, answers, rounds=resamples, seed=seed)
     if answers:
-        length = length_column(board, answers, resamples=resamples, seed=seed)
+        turns = answer_turns(answers, board.bench)  # read once for both columns
+        if style_control:
+            grades = for_answers_flag(
+                lambda: grade_ratings_of(board, turns, rounds=resamples, seed=seed)
+            )
+        length = for_answers_flag(
+            lambda: length_column_of(board, turns, resamples=resamples, seed=seed)
+        )
         for name, count in length.missing.items():
             print_warning(
                 f"{name}: {count} judged turn(s) without an answer in --answers "

@@ -28,7 +28,12 @@ from hyoka.mtbench.generate import (
     generate_answers,
     parse_temperatures,
 )
-from hyoka.mtbench.grade_battles import GradeRatings, grade_battles, grade_ratings
+from hyoka.mtbench.grade_battles import (
+    GradeRatings,
+    grade_battles,
+    grade_ratings,
+    grade_ratings_of,
+)
 from hyoka.mtbench.judge import (
     BenchJudging,
     default_judge_name,
@@ -53,7 +58,13 @@ from hyoka.mtbench.leaderboard import (
     judgment_files,
     round_half_up,
 )
-from hyoka.mtbench.length_columns import LengthColumn, length_column, length_column_of
+from hyoka.mtbench.length_columns import (
+    LengthColumn,
+    answer_turns,
+    for_answers_flag,
+    length_column,
+    length_column_of,
+)
 from hyoka.mtbench.pair_summary import (
     length_controlled,
     method_counts,
@@ -153,14 +164,17 @@ __all__ = [
     "answer_file",
     "answer_model_id",
     "answer_set",
+    "answer_turns",
     "bench_spec",
     "build_leaderboard",
     "default_judge_name",
     "default_repetition_penalty",
     "display_name",
+    "for_answers_flag",
     "generate_answers",
     "grade_battles",
     "grade_ratings",
+    "grade_ratings_of",
     "judge_meta",
     "judgment_files",
     "judgment_spec",

@@ -23,7 +23,7 @@ more of that feature higher).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -31,7 +31,7 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.mtbench.leaderboard import Leaderboard
-from hyoka.mtbench.length_columns import read_answer_sets
+from hyoka.mtbench.length_columns import AnswerTurns, answer_turns, for_answers_flag, judged_turns
 from hyoka.stats import (
     RESAMPLED_GROUP,
     STYLE_CONTROLS,
@@ -76,31 +76,17 @@ class GradeRatings:
 
 
 def grade_battles(
-    board: Leaderboard, answers: Mapping[str, Mapping[int, Sequence[str]]]
+    board: Leaderboard, answers: AnswerTurns
 ) -> tuple[list[StyledBattle], dict[str, int]]:
     """The battles of ``board``'s single grades (see the module's docstring), in the
     table's model order per judged turn, each with its question as its group; and per
     model left out, its judged turns without an answer."""
-    missing: dict[str, int] = {}
+    judged, missing = judged_turns(board, answers, "Bradley-Terry from single grades")
     graded: dict[tuple[int, int], list[tuple[str, float, StyleCounts]]] = {}
-    for model in board.models:
-        if model.trials > 1:
-            raise InputError(
-                f"{model.model} was judged in {model.trials} trials; Bradley-Terry from "
-                "single grades reads one answer per judged turn"
-            )
-        own = answers.get(model.model, {})
-        turns = []
-        for (question_id, turn, _trial), score in sorted(model.ratings.items()):
-            given = own.get(question_id)
-            if given is None or len(given) < turn:
-                missing[model.model] = missing.get(model.model, 0) + 1
-                continue
-            style = StyleCounts.of(given[turn - 1])
-            turns.append(((question_id, turn), (model.model, float(score), style)))
-        if model.model not in missing:
-            for key, entry in turns:
-                graded.setdefault(key, []).append(entry)
+    for t in judged:
+        graded.setdefault((t.question_id, t.turn), []).append(
+            (t.model, t.score, StyleCounts.of(t.answer))
+        )
     battles = [
         StyledBattle(
             a, b, 1.0 if grade_a > grade_b else 0.0 if grade_a < grade_b else 0.5,
@@ -121,17 +107,15 @@ def grade_ratings(
     controls: Sequence[str] = STYLE_CONTROLS,
 ) -> GradeRatings:
     """``grade_ratings_of`` with the answers read from ``answer_paths`` (``--answers``)."""
-    answers = read_answer_sets(answer_paths, board.bench)
-    turns = {model: {qid: r.turns for qid, r in by_id.items()} for model, by_id in answers.items()}
-    try:
-        return grade_ratings_of(board, turns, rounds=rounds, seed=seed, controls=controls)
-    except InputError as exc:
-        raise InputError(f"--answers: {exc}") from None
+    turns = answer_turns(answer_paths, board.bench)
+    return for_answers_flag(
+        lambda: grade_ratings_of(board, turns, rounds=rounds, seed=seed, controls=controls)
+    )
 
 
 def grade_ratings_of(
     board: Leaderboard,
-    answers: Mapping[str, Mapping[int, Sequence[str]]],
+    answers: AnswerTurns,
     *,
     rounds: int,
     seed: int,

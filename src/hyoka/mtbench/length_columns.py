@@ -18,9 +18,10 @@ are left out as they are from the means.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from hyoka.errors import InputError
 from hyoka.mtbench.answers import load_answers, model_name
@@ -33,6 +34,10 @@ from hyoka.stats import Grade, Interval, LengthAdjusted, length_adjusted_scores
 HEADER = "length-adj."
 #: what the bootstrap draws: a question id with all its judged turns
 RESAMPLED = "dialogue"
+
+#: model -> question id -> the answer of each turn (what ``--answers`` files hold)
+AnswerTurns = Mapping[str, Mapping[int, Sequence[str]]]
+Result = TypeVar("Result")
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,60 @@ def read_answer_sets(paths: Iterable[Path], bench: Bench) -> dict[str, dict[int,
     return sets
 
 
+def answer_turns(paths: Iterable[Path], bench: Bench) -> dict[str, dict[int, Sequence[str]]]:
+    """The answers in ``paths`` (``--answers``), read once for every column that needs
+    them: model -> question id -> each turn's answer."""
+    answers = read_answer_sets(paths, bench)
+    return {model: {qid: r.turns for qid, r in by_id.items()} for model, by_id in answers.items()}
+
+
+def for_answers_flag(work: Callable[[], Result]) -> Result:
+    """``work()``, its ``InputError`` naming ``--answers`` (the files it was given)."""
+    try:
+        return work()
+    except InputError as exc:
+        raise InputError(f"--answers: {exc}") from None
+
+
+@dataclass(frozen=True)
+class JudgedTurn:
+    """One rated turn of a model and the answer its judge read."""
+
+    question_id: int
+    turn: int
+    model: str
+    score: float
+    answer: str
+
+
+def judged_turns(
+    board: Leaderboard, answers: AnswerTurns, column: str
+) -> tuple[list[JudgedTurn], dict[str, int]]:
+    """Every rated turn of ``board``'s models with its answer, in the table's model order;
+    a model with a judged turn whose answer is missing is left out whole, its missing
+    turns counted (never guessed). Several trials are refused: ``column`` (what reads the
+    answers) could not tell which trial's answer was judged."""
+    found: list[JudgedTurn] = []
+    missing: dict[str, int] = {}
+    for model in board.models:
+        if model.trials > 1:
+            raise InputError(
+                f"{model.model} was judged in {model.trials} trials; {column} reads one "
+                "answer per judged turn"
+            )
+        own = answers.get(model.model, {})
+        turns = []
+        for (question_id, turn, _trial), score in sorted(model.ratings.items()):
+            given = own.get(question_id)
+            if given is None or len(given) < turn:
+                missing[model.model] = missing.get(model.model, 0) + 1
+                continue
+            turns.append(JudgedTurn(question_id, turn, model.model, float(score), given[turn - 1]))
+        if model.model not in missing:
+            found += turns
+    return found, missing
+
+
 def length_column(
     board: Leaderboard,
     answer_paths: Iterable[Path],
@@ -108,45 +167,29 @@ def length_column(
     """The length-adjusted means of ``board``'s models from the answers in
     ``answer_paths`` (see the module's docstring); an ``InputError`` for answers judged in
     several trials (which trial's length?) or fewer than two models with every answer."""
-    answers = read_answer_sets(answer_paths, board.bench)
-    turns = {model: {qid: r.turns for qid, r in by_id.items()} for model, by_id in answers.items()}
-    try:
-        return length_column_of(board, turns, resamples=resamples, seed=seed, confidence=confidence)
-    except InputError as exc:
-        raise InputError(f"--answers: {exc}") from None
+    turns = answer_turns(answer_paths, board.bench)
+    return for_answers_flag(
+        lambda: length_column_of(
+            board, turns, resamples=resamples, seed=seed, confidence=confidence
+        )
+    )
 
 
 def length_column_of(
     board: Leaderboard,
-    answers: Mapping[str, Mapping[int, Sequence[str]]],
+    answers: AnswerTurns,
     *,
     resamples: int,
     seed: int,
     confidence: float = 0.95,
 ) -> LengthColumn:
     """``length_column`` from answers already read: model -> question id -> its turns."""
-    grades: list[Grade] = []
-    missing: dict[str, int] = {}
-    for model in board.models:
-        if model.trials > 1:
-            raise InputError(
-                f"{model.model} was judged in {model.trials} trials; the length-adjusted "
-                "column reads one answer per judged turn"
-            )
-        own = answers.get(model.model, {})
-        model_grades = []
-        for (question_id, turn, _trial), score in sorted(model.ratings.items()):
-            given = own.get(question_id)
-            if given is None or len(given) < turn:
-                missing[model.model] = missing.get(model.model, 0) + 1
-                continue
-            chars = len(given[turn - 1])
-            question = f"{question_id}/turn{turn}"
-            model_grades.append(
-                Grade(question, model.model, float(score), chars, cluster=str(question_id))
-            )
-        if model.model not in missing:
-            grades += model_grades
+    judged, missing = judged_turns(board, answers, "the length-adjusted column")
+    grades = [
+        Grade(f"{t.question_id}/turn{t.turn}", t.model, t.score, len(t.answer),
+              cluster=str(t.question_id))
+        for t in judged
+    ]  # fmt: skip
     fit = length_adjusted_scores(
         grades, resamples=resamples, confidence=confidence, seed=seed, unit=RESAMPLED
     )
