@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_kernel.h"
+
 #define FLUENCY_WINDOW 200
 #define TRUTHFULNESS_WINDOW 202
 #define MAX_NGRAM 10
@@ -512,6 +514,9 @@ static PyMethodDef methods[] = {
     {"measure", measure, METH_VARARGS,
      "measure(nodes, stride, sets, answers, skipped, fluency_out, truthfulness_out): fill the "
      "outputs with each answer's Fluency and Truthfulness against each set."},
+    {"helpfulness", hyoka_helpfulness, METH_VARARGS,
+     "helpfulness(rules, answers): each answer's Helpfulness and missed rules, when every "
+     "rule is a literal (_helpfulness.c)."},
     {"compensated_sum", compensated_sum, METH_O,
      "compensated_sum(iterable): CPython 3.12's sum() of floats (hyoka.pfgen._pysum)."},
     {NULL, NULL, 0, NULL},
@@ -519,7 +524,9 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_ngram_kernel",
-    "Fluency and Truthfulness walked in C over a question's combined trie (ngram_trie.py).", -1,
+    "pfgen-bench scoring in C: Fluency and Truthfulness walked over a question's combined trie "
+    "(ngram_trie.py), Helpfulness of literal rules (keywords.py).",
+    -1,
     methods,
 };
 

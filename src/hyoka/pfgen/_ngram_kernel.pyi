@@ -19,4 +19,11 @@ def measure(
     fluency_out: Buffer,
     truthfulness_out: Buffer,
 ) -> None: ...
+
+#: a rule node: (kind 0 literal / 1 and / 2 or, name, literal, parts)
+RuleNode = tuple[int, str | None, str | None, tuple["RuleNode", ...]]
+
+def helpfulness(
+    rules: Sequence[tuple[RuleNode, float]], answers: Sequence[str], /
+) -> tuple[list[float], list[list[tuple[str, float]]]]: ...
 def compensated_sum(values: Iterable[float], /) -> float: ...

@@ -76,6 +76,22 @@ def use_kernel() -> bool:
     return False
 
 
+#: A Helpfulness rule as the kernel reads it: (kind 0 literal / 1 and / 2 or, name, literal, parts).
+RuleNode = tuple[int, str | None, str | None, tuple["RuleNode", ...]]
+
+
+def kernel_helpfulness(
+    rules: Sequence[tuple[RuleNode, float]], answers: Sequence[str]
+) -> tuple[list[float], list[list[tuple[str, float]]]]:
+    """Helpfulness of every answer to literal ``rules`` (``keywords.helpfulness``'s fast path):
+    the scores and, per answer, the (name, factor) of each rule missed at the chosen cut."""
+    kernel = _load_kernel()
+    if kernel is None:
+        raise InputError(f"the compiled kernel does not load ({_kernel_problem})")
+    scores, missed = kernel.helpfulness(rules, answers)
+    return scores, missed
+
+
 def kernel_values(
     trie: QuestionTrie,
     sets: Sequence[tuple[int, float]],

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from hyoka.errors import DataError
+from hyoka.pfgen.engine import RuleNode, kernel_helpfulness, use_kernel
 
 #: Characters of an answer that Helpfulness looks at.
 HELPFULNESS_WINDOW = 200
@@ -54,6 +55,20 @@ class KeywordRule:
     def pattern(self) -> re.Pattern[str] | None:
         """The compiled regular expression of a ``"t"`` rule (None for ``and``/``or``)."""
         return None if self.source is None else re.compile(self.source)
+
+    @cached_property
+    def kernel_node(self) -> RuleNode | None:
+        """This rule as the compiled kernel reads it (``engine.RuleNode``), or None where it,
+        or a part of it, is a regular expression. Kept on the rule itself, never looked up
+        by equality: rules that differ only in ``0`` against ``0.0`` are equal in Python and
+        print differently in result.json."""
+        if self.kind == "t":
+            return None if self.literal is None else (0, self.name, self.literal, ())
+        parts = [part.kernel_node for part in self.parts]
+        if any(part is None for part in parts):
+            return None
+        kind = 1 if self.kind == "and" else 2
+        return (kind, self.name, None, tuple(part for part in parts if part is not None))
 
     def end(self, text: str) -> tuple[int, str]:
         """Where the rule is first satisfied in ``text``, and the name to report if it is not."""
@@ -140,8 +155,24 @@ def _parse_rule(raw: Any, where: str) -> KeywordRule:
 
 
 def helpfulness(rules: Sequence[KeywordRule], answers: Sequence[str]) -> list[HelpfulnessResult]:
-    """Score many answers: each rule's ends over all answers at once (``KeywordRule.ends``),
-    the cut arithmetic in numpy.
+    """Score many answers: in the compiled kernel where every rule is a literal (the rules of
+    all 50 questions are) and the kernel engine runs (``engine.use_kernel``), else
+    ``helpfulness_reference``. The same floats and missed rules either way
+    (``tests/test_pfgen_helpfulness_kernel.py``); in C one question's answers of a run take
+    tens of microseconds, where the numpy path spends most of a millisecond setting up.
+    """
+    spec = _kernel_spec(rules)
+    if spec is not None and use_kernel():
+        scores, missed = kernel_helpfulness(spec, answers)
+        return list(map(_result, scores, missed))
+    return helpfulness_reference(rules, answers)
+
+
+def helpfulness_reference(
+    rules: Sequence[KeywordRule], answers: Sequence[str]
+) -> list[HelpfulnessResult]:
+    """Score many answers in Python and numpy, any rule (the oracle of the kernel): each
+    rule's ends over all answers at once (``KeywordRule.ends``), the cut arithmetic in numpy.
 
     Penalties are applied rule by rule in file order, as repeated multiplications, so the
     floats equal the reference's; ties between cuts go to the longest.
@@ -172,3 +203,27 @@ def helpfulness(rules: Sequence[KeywordRule], answers: Sequence[str]) -> list[He
             missed.append((f"{cut - 100}字超過", 1 - max(cut - 100, 0) / 50))
         results.append(HelpfulnessResult(score=score, missed=missed))
     return results
+
+
+def _kernel_spec(rules: Sequence[KeywordRule]) -> tuple[tuple[RuleNode, float], ...] | None:
+    """The rules as the kernel reads them, or None where one is a regular expression."""
+    spec = []
+    for rule in rules:
+        node = rule.kernel_node
+        if node is None:
+            return None
+        spec.append((node, rule.factor))
+    return tuple(spec)
+
+
+# One per distinct answer of every run: made without the dataclass's ``__init__`` (as
+# ``scorer._answer_score``), the same object field for field.
+_new = object.__new__
+
+
+def _result(score: float, missed: list[tuple[str, float]]) -> HelpfulnessResult:
+    result = _new(HelpfulnessResult)
+    fields = result.__dict__
+    fields["score"] = score
+    fields["missed"] = missed
+    return result

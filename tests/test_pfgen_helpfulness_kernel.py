@@ -1,0 +1,143 @@
+"""Helpfulness in the compiled kernel against the Python and numpy path, its oracle.
+
+``keywords.helpfulness`` takes the kernel where every rule is a literal; the reference path
+(``helpfulness_reference``) takes any rule. Random literal rule trees with importances that
+make factors of every sign, zero, an ``int`` (``0`` and ``0.0`` print differently in
+result.json) and NaN, over answers with the rules' words placed at the cut boundaries, then
+the 50 questions' real rules over a real run: the scores bit for bit, the missed rules as
+result.json prints them.
+"""
+
+from __future__ import annotations
+
+import json
+import lzma
+import math
+import struct
+from typing import Any
+
+import pytest
+
+from _shared import needs
+from hyoka.pfgen import keywords
+from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.keywords import HelpfulnessResult, helpfulness_reference, parse_rules
+
+needs("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from test_pfgen_metrics import REAL_RUN, needs_data  # noqa: E402
+
+pytest.importorskip(
+    "hyoka.pfgen._ngram_kernel", reason="the compiled kernel is not built (see setup.py)"
+)
+
+WORDS = ("日本", "語", "東京都", "a", "ab", "。", "\ud800", "\U00020bb7", "", "です")
+FILLER = st.text(alphabet=st.sampled_from((*"あいう日本語ab。、 ", "\ud800")), max_size=6)
+#: Around the discount's knee (100), the longest cut (150) and the window (200).
+OFFSETS = (0, 1, 97, 99, 100, 101, 102, 148, 149, 150, 151, 152, 196, 198, 199, 200, 201)
+IMPORTANCES = st.sampled_from((None, 1, 0, 2, 0.5, 0.3, 1.5, -1, 1e308, float("nan")))
+NAMES = st.sampled_from((None, None, "kw", "名前", ""))
+
+
+def _rule(body: dict[str, Any], importance: float | None, name: str | None) -> dict[str, Any]:
+    if importance is not None:
+        body["importance"] = importance
+    if name is not None:
+        body["name"] = name
+    return body
+
+
+LEAF = st.builds(lambda w, i, n: _rule({"t": w}, i, n), st.sampled_from(WORDS), IMPORTANCES, NAMES)
+TREE = st.recursive(
+    LEAF,
+    lambda parts: st.builds(
+        lambda kind, ps, i, n: _rule({kind: ps}, i, n),
+        st.sampled_from(("and", "or")),
+        st.lists(parts, min_size=1, max_size=3),
+        IMPORTANCES,
+        NAMES,
+    ),
+    max_leaves=8,
+)
+
+
+@st.composite
+def answers(draw: st.DrawFn) -> str:
+    """Filler up to a boundary offset, a word, and more filler, repeated a few times."""
+    pieces = []
+    for _ in range(draw(st.integers(1, 3))):
+        offset = draw(st.sampled_from(OFFSETS))
+        head = draw(FILLER) * 40
+        pieces.append(head[:offset].ljust(offset, "・") + draw(st.sampled_from(WORDS)))
+    return "".join(pieces) + draw(FILLER)
+
+
+def printed(results: list[HelpfulnessResult]) -> list[tuple[bytes, str]]:
+    """Each score's bits (NaN equals NaN here) and its missed rules as result.json prints them."""
+    return [
+        (
+            struct.pack("<d", r.score),
+            json.dumps([list(m) for m in r.missed], ensure_ascii=False),
+        )
+        for r in results
+    ]
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(TREE, max_size=6), st.lists(answers(), min_size=1, max_size=6))
+def test_the_kernel_scores_as_the_reference(
+    raw_rules: list[dict[str, Any]], texts: list[str]
+) -> None:
+    rules = parse_rules(raw_rules, "test")
+    assert keywords._kernel_spec(rules) is not None  # literals only: the kernel's path
+    assert printed(keywords.helpfulness(rules, texts)) == printed(
+        helpfulness_reference(rules, texts)
+    )
+
+
+def test_a_regular_expression_keeps_the_reference_path() -> None:
+    rules = parse_rules([{"t": "日本"}, {"or": [{"t": "語"}, {"t": "東.都"}]}], "test")
+    assert keywords._kernel_spec(rules) is None
+    text = "東京都の日本語"
+    assert printed(keywords.helpfulness(rules, [text])) == printed(
+        helpfulness_reference(rules, [text])
+    )
+
+
+def test_a_factor_of_int_zero_stays_an_int() -> None:
+    """``importance: 1`` gives the factor ``0`` (an int), printed ``0`` in result.json."""
+    (result,) = keywords.helpfulness(parse_rules([{"t": "無い", "importance": 1}], "t"), ["あ"])
+    assert result.missed == [("無い", 0)] and type(result.missed[0][1]) is int
+    assert result.score == 0.0 and not math.copysign(1.0, result.score) < 0
+
+
+@pytest.fixture(scope="module")
+def run_answers() -> dict[str, list[str]]:
+    """A real run's answers by question text."""
+    grouped: dict[str, list[str]] = {}
+    with lzma.open(REAL_RUN / "trials.jsonl.xz", "rt", encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            grouped.setdefault(record["question"], []).append(record["answer"])
+    return grouped
+
+
+@needs_data
+def test_every_real_question_scores_alike_on_both_paths(
+    benchmark: PfgenBenchmark, run_answers: dict[str, list[str]]
+) -> None:
+    """The 50 questions' rules over the real run's answers to each, and to every other."""
+    others = [a for texts in run_answers.values() for a in texts[::25]]
+    compared = 0
+    for info in benchmark.questions.values():
+        assert keywords._kernel_spec(info.rules) is not None, info.question_id
+        texts = run_answers[info.question] + others
+        assert printed(keywords.helpfulness(info.rules, texts)) == printed(
+            helpfulness_reference(info.rules, texts)
+        ), info.question_id
+        compared += len(texts)
+    assert compared > 50 * 100
