@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from hyoka._gc_pause import gc_paused
 from hyoka.errors import DataError, HyokaError, InputError
 from hyoka.pfgen import _json_text as json_text
 from hyoka.pfgen._measure import Progress, measure_answers
@@ -126,6 +127,22 @@ def score_runs(
     settings from its earlier result.json rather than from config.json, as checking that
     result does: config.json may have been edited since.
     """
+    with gc_paused():  # every object made here is acyclic (see ``hyoka._gc_pause``)
+        return _score_runs(
+            sources, benchmark, force, write, summation, workers, progress, recorded_config
+        )
+
+
+def _score_runs(
+    sources: Sequence[Path],
+    benchmark: PfgenBenchmark,
+    force: bool,
+    write: bool,
+    summation: Summation | None,
+    workers: int | None,
+    progress: Progress | None,
+    recorded_config: bool,
+) -> list[tuple[Path, RunOutcome | HyokaError]]:
     outcomes: dict[int, RunOutcome | HyokaError] = {}
     pending: dict[int, _PendingRun] = {}
     for number, source in enumerate(sources):
