@@ -25,6 +25,7 @@ from hyoka.pfgen import find_runs, read_trials
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.questions import QuestionFile
 from hyoka.pfgen.runs import score_run, score_runs
+from hyoka.store import pfgen_runs
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 QUESTION_DIR = SHARED_DATA / "pfgen-bench" / "data"
@@ -452,3 +453,59 @@ def test_cli_bad_benchmark_data(tmp_path: Path, questions: list[str]) -> None:
     result = _invoke(str(run.folder), "--data-dir", str(data_dir))
     assert_cli_error(result, str(data_dir / "pfgen-bench" / "data" / "Q01.json"), "Q01")
     assert run.snapshot() == before
+
+
+def _line_by_line(content: bytes, path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """What reading a trials file gives, decoded line by line (``_parse_line`` only)."""
+    return [
+        (number, pfgen_runs._parse_line(path, number, raw))
+        for number, raw in enumerate(content.splitlines(), start=1)
+        if raw.strip()
+    ]
+
+
+#: Files that read alike whether the whole-file reader takes them or hands them to the
+#: line-by-line one: line ends, spaces around the JSON, characters ``str.splitlines`` would
+#: split at (or ``str.strip`` strip) but ``bytes.splitlines`` does not.
+ODD_BUT_GOOD = {
+    "crlf": lambda q: line(q[0]).replace(b"\n", b"\r\n") + line(q[1]).replace(b"\n", b"\r\n"),
+    "lone-cr-between-lines": lambda q: line(q[0]).rstrip(b"\n") + b"\r" + line(q[1]),
+    "spaces-around": lambda q: b"  " + line(q[0]).rstrip(b"\n") + b" \t\n" + line(q[1]),
+    "blank-lines-of-every-ascii-space": lambda q: line(q[0]) + b" \t\x0b\x0c\n\n" + line(q[1]),
+    "unicode-line-breaks-inside-answers": lambda q: (
+        line(q[0], answer="一\u2028二\x85三\x1c") + line(q[1], answer="\u2029")
+    ),
+    "no-final-newline": lambda q: line(q[0]) + line(q[1]).rstrip(b"\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ODD_BUT_GOOD))
+def test_odd_but_good_files_read_as_line_by_line(
+    name: str, tmp_path: Path, questions: list[str]
+) -> None:
+    content = ODD_BUT_GOOD[name](questions)
+    path = tmp_path / "trials.jsonl"
+    path.write_bytes(content)
+    trials = read_trials(path)
+    expected = _line_by_line(content, path)
+    assert [(n, r) for (_, n), r in zip(trials.origins, trials.records, strict=True)] == expected
+    assert len(expected) == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "bad", "number", "words"),
+    [
+        ("ideographic-space-line", "\u3000\n".encode(), 2, ("malformed JSON",)),
+        ("two-objects-on-a-line", b'{"question": "a", "answer": "b"} {"a": 1}\n', 2, ("JSON",)),
+        ("lone-surrogate", b'{"question": "a", "answer": "\\ud800"}\n', 2, ("surrogate",)),
+    ],
+)
+def test_what_only_a_whole_file_read_might_miss_is_refused(
+    name: str, bad: bytes, number: int, words: tuple[str, ...], tmp_path: Path, questions: list[str]
+) -> None:
+    path = tmp_path / "trials.jsonl"
+    path.write_bytes(line(questions[0]) + bad + line(questions[1]))
+    with pytest.raises(InputError) as caught:
+        read_trials(path)
+    message = str(caught.value)
+    assert f"{path}:{number}:" in message and all(w in message for w in words), message
