@@ -72,8 +72,9 @@ static inline uint32_t child_of(const Trie *t, uint32_t node, uint32_t cp) {
     if (hi > t->count || lo > hi || lo == 0) {
         return 0;
     }
-    /* narrow [lo, end) to a few rows that hold the first code point >= cp, then scan; the
-       halving has no branch on the data (a conditional move), so it is never mispredicted */
+    /* narrow [lo, end) to at most 8 rows [lo, lo + len) such that the first code point >= cp
+       is in them or is row lo + len; the halving has no branch on the data (a conditional
+       move), so it is never mispredicted */
     uint32_t end = hi;
     uint32_t len = hi - lo;
     while (len > 8) {
@@ -81,16 +82,14 @@ static inline uint32_t child_of(const Trie *t, uint32_t node, uint32_t cp) {
         lo = t->rows[(size_t)(lo + half) * (size_t)t->stride] < cp ? lo + half : lo;
         len -= half;
     }
-    for (; lo < end; lo++) {
-        uint32_t here = t->rows[(size_t)lo * (size_t)t->stride];
-        if (here == cp) {
-            return lo;
-        }
-        if (here > cp) {
-            return 0;
-        }
+    /* then count the rows below cp, again without a branch on the data: the loads are
+       independent, where a scan stopping at the first row >= cp was mispredicted about once
+       a lookup (perf; 16.4 -> 15.9 us an answer on the 49 runs' answers to 10 questions) */
+    uint32_t at = lo;
+    for (uint32_t k = lo; k < lo + len; k++) {
+        at += t->rows[(size_t)k * (size_t)t->stride] < cp;
     }
-    return 0;
+    return at < end && t->rows[(size_t)at * (size_t)t->stride] == cp ? at : 0;
 }
 
 /* Fills t->root_children: of a valid table (code points sorted, distinct) the node the search finds. */
