@@ -176,6 +176,16 @@ static void fluency(const Trie *t, const SetSpec *sets, Py_ssize_t set_count, co
         scratch->live[live_count++] = (int16_t)start;
     }
     for (Py_ssize_t n = 1; n <= MAX_NGRAM && live_count > 0; n++) {
+        if (n > 1) { /* ask for every live walk's first child row before searching any of them:
+                        15.9 -> 15.3 us an answer on the 49 runs' answers to 10 questions */
+            for (Py_ssize_t k = 0; k < live_count; k++) {
+                uint32_t parent = scratch->found[scratch->live[k]][n - 2];
+                uint32_t first = t->rows[(size_t)parent * (size_t)t->stride + 1];
+                if (first < t->count) {
+                    __builtin_prefetch(t->rows + (size_t)first * (size_t)t->stride);
+                }
+            }
+        }
         Py_ssize_t still = 0;
         for (Py_ssize_t k = 0; k < live_count; k++) {
             Py_ssize_t start = scratch->live[k];
