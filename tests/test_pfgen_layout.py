@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 import hyoka.pfgen
 from _shared import writable_run_copy
-from hyoka.cli import pfgen_analysis_cmd
+from hyoka.cli import _common, pfgen_analysis_cmd
 from hyoka.data import manifest, manifest_names, upstream_data_hash
 from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -140,13 +141,41 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 @pytest.mark.parametrize("way", ["cli", "library"])
 def test_scoring_a_run_loads_nothing_it_does_not_use(tmp_path: Path, way: str) -> None:
     """``hyoka pfgen score RUN`` (and ``score_run``) in a fresh interpreter: none of the
-    modules it has no use for is loaded, nor, from the library, rich or typer."""
+    modules it has no use for is loaded, nor, from the library, rich or typer; nor, with
+    stderr no terminal, the progress bar that would show nothing there."""
     run = writable_run_copy("openai/chatgpt-o1/9a61e92", tmp_path)
+    plain = {k: v for k, v in os.environ.items() if k not in _common._TERMINAL_VARIABLES}
     done = subprocess.run(
         [sys.executable, "-c", _SCORE_AND_LIST_MODULES, str(run), way],
-        capture_output=True, text=True, check=True,
+        capture_output=True, text=True, check=True, env=plain,
     )  # fmt: skip
     loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
     assert "hyoka.pfgen.scorer" in loaded  # it did score
-    unused = UNUSED_BY_SCORING + (["rich", "typer"] if way == "library" else [])
+    unused = [*UNUSED_BY_SCORING, "rich.progress", "hyoka.cli._progress"]
+    unused += ["rich", "typer"] if way == "library" else []
     assert loaded.isdisjoint(unused), sorted(loaded.intersection(unused))
+
+
+def test_stderr_is_surely_plain_only_off_a_terminal_and_unforced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A pipe, with none of rich's variables: plain. A real terminal (a pty), or any of the
+    variables that make rich draw anyway: rich decides."""
+    for name in _common._TERMINAL_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    read_end, write_end = os.pipe()
+    primary, secondary = os.openpty()
+    try:
+        with open(write_end, "w", closefd=False) as pipe:
+            monkeypatch.setattr(sys, "stderr", pipe)
+            assert _common.stderr_surely_plain()
+            for name in _common._TERMINAL_VARIABLES:
+                monkeypatch.setenv(name, "0")
+                assert not _common.stderr_surely_plain(), name
+                monkeypatch.delenv(name)
+        with open(secondary, "w", closefd=False) as terminal:
+            monkeypatch.setattr(sys, "stderr", terminal)
+            assert not _common.stderr_surely_plain()
+    finally:
+        for fd in (read_end, write_end, primary, secondary):
+            os.close(fd)

@@ -24,6 +24,7 @@ from hyoka.cli._common import (
     print_warning,
     progress_bar,
     reports_errors,
+    stderr_surely_plain,
 )
 from hyoka.pfgen import Summation  # an enum the flag needs at import; loads nothing heavy
 
@@ -200,7 +201,11 @@ def _report_skipped(
 
 @contextmanager
 def _run_progress(title: str, total: int) -> Iterator[Callable[[], None]]:
-    """A transient progress bar counting runs; yields the function that counts one."""
+    """A transient progress bar counting runs; yields the function that counts one (which
+    does nothing where the bar would show nothing: ``stderr_surely_plain``)."""
+    if stderr_surely_plain():
+        yield lambda: None
+        return
     with progress_bar(remaining=True, transient=True) as progress:
         task = progress.add_task(title, total=total)
         yield lambda: progress.advance(task)
