@@ -141,3 +141,20 @@ def test_every_real_question_scores_alike_on_both_paths(
         ), info.question_id
         compared += len(texts)
     assert compared > 50 * 100
+
+
+def test_a_tree_deeper_than_the_kernel_reads_keeps_the_reference_path() -> None:
+    raw: dict[str, Any] = {"t": "日本"}
+    for level in range(keywords.KERNEL_RULE_DEPTH):
+        raw = {"and" if level % 2 else "or": [raw, {"t": "語"}]}
+    rules = parse_rules([raw], "test")
+    assert rules[0].depth == keywords.KERNEL_RULE_DEPTH + 1
+    assert keywords._kernel_spec(rules) is None
+    (inner,) = raw.values()
+    shallow = parse_rules([inner[0]], "test")  # one level less: the kernel's
+    assert keywords._kernel_spec(shallow) is not None
+    texts = ["日本語", "語" * 120 + "日本", ""]
+    for these in (rules, shallow):
+        assert printed(keywords.helpfulness(these, texts)) == printed(
+            helpfulness_reference(these, texts)
+        )

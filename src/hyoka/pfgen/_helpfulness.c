@@ -32,7 +32,7 @@
 #define KIND_LITERAL 0
 #define KIND_AND 1
 #define KIND_OR 2
-/* deeper rule trees than this are left to the Python path */
+/* the deepest rule tree read: keywords.KERNEL_RULE_DEPTH, whose deeper trees never come here */
 #define MAX_DEPTH 32
 
 typedef struct Node {
@@ -281,7 +281,7 @@ PyObject *hyoka_helpfulness(PyObject *self, PyObject *args) {
     }
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *text = PySequence_Fast_GET_ITEM(answers, i);
-        if (!PyUnicode_Check(text)) {
+        if (!PyUnicode_Check(text) || STR_READY(text) < 0) {
             PyErr_Format(PyExc_TypeError, "answer %zd is not a str", i);
             goto done;
         }

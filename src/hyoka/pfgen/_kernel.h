@@ -4,6 +4,13 @@
 
 #include <Python.h>
 
+/* PyUnicode_READY is a no-op, and deprecated, from Python 3.12 on */
+#if PY_VERSION_HEX < 0x030C0000
+#define STR_READY(text) PyUnicode_READY(text)
+#else
+#define STR_READY(text) 0
+#endif
+
 /* helpfulness(rules, answers): _helpfulness.c */
 PyObject *hyoka_helpfulness(PyObject *self, PyObject *args);
 

@@ -37,12 +37,6 @@
 #define SEEN_SLOTS (1u << SEEN_BITS)
 #define MAX_SKIPPED 64
 
-/* PyUnicode_READY is a no-op, and deprecated, from Python 3.12 on */
-#if PY_VERSION_HEX < 0x030C0000
-#define STR_READY(text) PyUnicode_READY(text)
-#else
-#define STR_READY(text) 0
-#endif
 
 #define BMP 0x10000
 

@@ -26,6 +26,9 @@ HELPFULNESS_WINDOW = 200
 _LONGEST_CUT = 150
 #: The reference's "not found" position: past any cut.
 NOT_FOUND = 9999
+#: The deepest rule tree the compiled kernel reads (``_helpfulness.c``'s ``MAX_DEPTH``);
+#: deeper ones, which no question has, take the Python path.
+KERNEL_RULE_DEPTH = 32
 #: Characters that can make a regular expression more than its literal text (without
 #: flags, as upstream compiles the rules): a pattern with none of them matches exactly
 #: its own characters, so its first match ends where ``str.find`` says (the "t" rules of
@@ -57,6 +60,11 @@ class KeywordRule:
         return None if self.source is None else re.compile(self.source)
 
     @cached_property
+    def depth(self) -> int:
+        """Levels of the tree under and including this rule (a "t" rule: 1)."""
+        return 1 + max((part.depth for part in self.parts), default=0)
+
+    @cached_property
     def kernel_node(self) -> RuleNode | None:
         """This rule as the compiled kernel reads it (``engine.RuleNode``), or None where it,
         or a part of it, is a regular expression. Kept on the rule itself, never looked up
@@ -64,6 +72,8 @@ class KeywordRule:
         print differently in result.json."""
         if self.kind == "t":
             return None if self.literal is None else (0, self.name, self.literal, ())
+        if self.depth > KERNEL_RULE_DEPTH:
+            return None
         parts = [part.kernel_node for part in self.parts]
         if any(part is None for part in parts):
             return None
