@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import lzma
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -509,3 +510,24 @@ def test_what_only_a_whole_file_read_might_miss_is_refused(
         read_trials(path)
     message = str(caught.value)
     assert f"{path}:{number}:" in message and all(w in message for w in words), message
+
+
+def test_nesting_near_the_recursion_limit_is_read_or_refused_in_one_line(
+    tmp_path: Path, questions: list[str]
+) -> None:
+    """However deep a line nests (with a ``\\u`` escape, which is checked for lone
+    surrogates by writing the value back), it is read, or refused with an ``InputError``
+    naming the line: never another exception. Shallow nesting reads as line by line."""
+    path = tmp_path / "trials.jsonl"
+    limit = sys.getrecursionlimit()
+    for depth in [*range(limit - 60, limit + 10, 3), 70, 5000]:
+        nested = "[" * depth + '"\\u3042"' + "]" * depth
+        bad = f'{{"question": "q", "answer": "a", "x": {nested}}}\n'.encode()
+        content = line(questions[0]) + bad
+        path.write_bytes(content)
+        try:
+            trials = read_trials(path)
+        except InputError as exc:
+            assert f"{path}:2: JSON nested too deeply to read" in str(exc), (depth, exc)
+        else:
+            assert trials.records == [r for _, r in _line_by_line(content, path)], depth

@@ -158,3 +158,27 @@ def test_a_tree_deeper_than_the_kernel_reads_keeps_the_reference_path() -> None:
         assert printed(keywords.helpfulness(these, texts)) == printed(
             helpfulness_reference(these, texts)
         )
+
+
+def test_the_kernel_reads_only_tuples_str_and_numbers() -> None:
+    """What it borrows must stay alive through the call: exact tuples, str and int or
+    float only, nothing whose reading runs Python code (a list of parts could be emptied
+    by a factor's ``__float__`` mid-call); answers are copied to a tuple of its own."""
+    from hyoka.pfgen import _ngram_kernel as kernel
+
+    class Sneaky(float):
+        pass
+
+    word = (0, None, "x", ())
+    refused: list[tuple[Any, Any]] = [
+        ([(word, 0.5)], ["x"]),  # rules in a list
+        ((((1, None, None, [word]), 0.5),), ["x"]),  # parts in a list
+        (((word, Sneaky(0.5)),), ["x"]),  # a float subclass
+        (((word, "0.5"),), ["x"]),
+    ]
+    for rules, texts in refused:
+        with pytest.raises(TypeError, match=r"tuple|int or a float"):
+            kernel.helpfulness(rules, texts)
+    answers = ["x", "y"]
+    scores, missed = kernel.helpfulness(((word, 0),), answers)
+    assert scores == [1.0, 0.0] and missed == [[], [("x", 0)]]

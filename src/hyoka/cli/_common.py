@@ -269,8 +269,8 @@ def stderr_surely_plain() -> bool:
     and none of ``_TERMINAL_VARIABLES`` tells rich otherwise. A transient progress bar then
     shows nothing at all, so a command run from a script need not load rich (20-30 ms of
     ``hyoka pfgen score`` on one run) to draw it; anywhere else rich decides."""
-    if any(name in os.environ for name in _TERMINAL_VARIABLES):
-        return False
+    if any(name in os.environ for name in _TERMINAL_VARIABLES) or "IPython" in sys.modules:
+        return False  # told otherwise, or maybe a notebook, where rich draws a widget
     try:
         return not sys.stderr.isatty()
     except (AttributeError, ValueError):  # replaced by an object without one, or closed

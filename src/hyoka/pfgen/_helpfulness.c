@@ -5,9 +5,11 @@
  * (pfgen-spec.md section 3).
  *
  * helpfulness(rules, answers) -> (scores, missed)
- *   rules:   sequence of (node, factor), one per top-level rule in file order; a node is
+ *   rules:   tuple of (node, factor), one per top-level rule in file order; a node is
  *            (kind, name, literal, parts): kind 0 for a literal "t" rule (literal: str),
- *            1 for "and", 2 for "or" (parts: a sequence of nodes); name: str or None
+ *            1 for "and", 2 for "or" (parts: a tuple of nodes); name: str or None;
+ *            factor: an int or a float. Exact tuples, str, int and float only: nothing the
+ *            call reads can run Python code, so what it borrows stays alive.
  *   answers: sequence of str; each rule is searched in the answer's first 200 characters
  *   scores:  list of float, one per answer
  *   missed:  list of lists of (name, factor) tuples, the factor objects themselves
@@ -67,20 +69,20 @@ static int read_node(PyObject *spec, Node *node, int depth) {
         PyErr_SetString(PyExc_ValueError, "rule tree too deep");
         return -1;
     }
-    if (!PyTuple_Check(spec) || !PyArg_ParseTuple(spec, "iOOO", &kind, &name, &literal, &parts)) {
+    if (!PyTuple_CheckExact(spec) || !PyArg_ParseTuple(spec, "iOOO", &kind, &name, &literal, &parts)) {
         if (!PyErr_Occurred()) {
             PyErr_SetString(PyExc_TypeError, "a rule node is (kind, name, literal, parts)");
         }
         return -1;
     }
-    if (name != Py_None && !PyUnicode_Check(name)) {
+    if (name != Py_None && !PyUnicode_CheckExact(name)) {
         PyErr_SetString(PyExc_TypeError, "a rule's name must be a str or None");
         return -1;
     }
     node->kind = kind;
     node->name = name == Py_None ? NULL : name;
     if (kind == KIND_LITERAL) {
-        if (!PyUnicode_Check(literal)) {
+        if (!PyUnicode_CheckExact(literal)) {
             PyErr_SetString(PyExc_TypeError, "a literal rule needs a str");
             return -1;
         }
@@ -92,31 +94,25 @@ static int read_node(PyObject *spec, Node *node, int depth) {
         PyErr_SetString(PyExc_ValueError, "a rule's kind is 0 (literal), 1 (and) or 2 (or)");
         return -1;
     }
-    PyObject *fast = PySequence_Fast(parts, "a rule's parts must be a sequence");
-    if (fast == NULL) {
+    /* a tuple, as every container here: immutable, so the references borrowed from it stay
+       alive for the whole call (the caller holds the rules) */
+    if (!PyTuple_CheckExact(parts) || PyTuple_GET_SIZE(parts) < 1) {
+        PyErr_SetString(PyExc_TypeError, "an 'and' or 'or' rule needs a tuple of parts");
         return -1;
     }
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(fast);
-    if (count < 1) {
-        Py_DECREF(fast);
-        PyErr_SetString(PyExc_ValueError, "an 'and' or 'or' rule needs parts");
-        return -1;
-    }
+    Py_ssize_t count = PyTuple_GET_SIZE(parts);
     node->parts = PyMem_Calloc((size_t)count, sizeof(Node));
     if (node->parts == NULL) {
-        Py_DECREF(fast);
         PyErr_NoMemory();
         return -1;
     }
     for (Py_ssize_t i = 0; i < count; i++) {
         node->part_count = i + 1; /* so that free_node frees what was read */
-        if (read_node(PySequence_Fast_GET_ITEM(fast, i), &node->parts[i], depth + 1) < 0) {
-            Py_DECREF(fast); /* the parts stay alive: the rules own them */
+        if (read_node(PyTuple_GET_ITEM(parts, i), &node->parts[i], depth + 1) < 0) {
             free_node(node);
             return -1;
         }
     }
-    Py_DECREF(fast);
     return 0;
 }
 
@@ -229,24 +225,60 @@ static Py_ssize_t best_cut(const Rule *rules, Py_ssize_t rule_count, const Py_ss
     return chosen;
 }
 
+/* One answer's score and missed rules, put at `i` of `scores` and `missed`; -1 on error. */
+static int score_answer(const Rule *rules, Py_ssize_t rule_count, Py_ssize_t *ends,
+                        PyObject **names, PyObject *text, Py_ssize_t i, PyObject *scores,
+                        PyObject *missed) {
+    if (!PyUnicode_Check(text) || STR_READY(text) < 0) {
+        PyErr_Format(PyExc_TypeError, "answer %zd is not a str", i);
+        return -1;
+    }
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t window = length < HELPFULNESS_WINDOW ? length : HELPFULNESS_WINDOW;
+    int failed = 0;
+    for (Py_ssize_t r = 0; r < rule_count; r++) {
+        ends[r] = node_end(&rules[r].node, text, window, &names[r], &failed);
+        if (failed) {
+            return -1;
+        }
+    }
+    double score;
+    Py_ssize_t cut = best_cut(rules, rule_count, ends, window, &score);
+    PyObject *value = PyFloat_FromDouble(score);
+    if (value == NULL) {
+        return -1;
+    }
+    PyList_SET_ITEM(scores, i, value);
+    PyObject *unmet = missed_at(rules, rule_count, ends, names, cut, score);
+    if (unmet == NULL) {
+        return -1;
+    }
+    PyList_SET_ITEM(missed, i, unmet);
+    return 0;
+}
+
 PyObject *hyoka_helpfulness(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *rules_obj, *answers_obj;
     if (!PyArg_ParseTuple(args, "OO", &rules_obj, &answers_obj)) {
         return NULL;
     }
-    PyObject *rules_fast = NULL, *answers = NULL, *scores = NULL, *missed = NULL, *result = NULL;
+    PyObject *rules_held = NULL, *answers = NULL, *scores = NULL, *missed = NULL, *result = NULL;
     Rule *rules = NULL;
     Py_ssize_t *ends = NULL;
     PyObject **names = NULL;
     Py_ssize_t rule_count = 0, read = 0;
 
-    rules_fast = PySequence_Fast(rules_obj, "rules must be a sequence");
-    answers = rules_fast == NULL ? NULL : PySequence_Fast(answers_obj, "answers must be a sequence");
+    if (!PyTuple_CheckExact(rules_obj)) {
+        PyErr_SetString(PyExc_TypeError, "rules must be a tuple");
+        return NULL;
+    }
+    rules_held = Py_NewRef(rules_obj);
+    answers = PySequence_Tuple(answers_obj); /* a tuple of its own: nothing can shrink it */
     if (answers == NULL) {
         goto done;
     }
-    rule_count = PySequence_Fast_GET_SIZE(rules_fast);
+    rule_count = PyTuple_GET_SIZE(rules_held);
     Py_ssize_t slots = rule_count > 0 ? rule_count : 1;
     rules = PyMem_Calloc((size_t)slots, sizeof(Rule));
     ends = PyMem_Calloc((size_t)slots, sizeof(Py_ssize_t));
@@ -257,11 +289,16 @@ PyObject *hyoka_helpfulness(PyObject *self, PyObject *args) {
     }
     for (; read < rule_count; read++) {
         PyObject *node, *factor;
-        PyObject *item = PySequence_Fast_GET_ITEM(rules_fast, read);
-        if (!PyTuple_Check(item) || !PyArg_ParseTuple(item, "OO", &node, &factor)) {
+        PyObject *item = PyTuple_GET_ITEM(rules_held, read);
+        if (!PyTuple_CheckExact(item) || !PyArg_ParseTuple(item, "OO", &node, &factor)) {
             if (!PyErr_Occurred()) {
                 PyErr_SetString(PyExc_TypeError, "a rule is (node, factor)");
             }
+            goto done;
+        }
+        /* an int or a float, whose conversion runs no Python code */
+        if (!PyFloat_CheckExact(factor) && !PyLong_CheckExact(factor)) {
+            PyErr_SetString(PyExc_TypeError, "a rule's factor must be an int or a float");
             goto done;
         }
         rules[read].factor = PyFloat_AsDouble(factor);
@@ -273,39 +310,17 @@ PyObject *hyoka_helpfulness(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(answers);
+    Py_ssize_t count = PyTuple_GET_SIZE(answers);
     scores = PyList_New(count);
     missed = PyList_New(count);
     if (scores == NULL || missed == NULL) {
         goto done;
     }
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *text = PySequence_Fast_GET_ITEM(answers, i);
-        if (!PyUnicode_Check(text) || STR_READY(text) < 0) {
-            PyErr_Format(PyExc_TypeError, "answer %zd is not a str", i);
+        if (score_answer(rules, rule_count, ends, names, PyTuple_GET_ITEM(answers, i), i, scores,
+                         missed) < 0) {
             goto done;
         }
-        Py_ssize_t length = PyUnicode_GET_LENGTH(text);
-        Py_ssize_t window = length < HELPFULNESS_WINDOW ? length : HELPFULNESS_WINDOW;
-        int failed = 0;
-        for (Py_ssize_t r = 0; r < rule_count; r++) {
-            ends[r] = node_end(&rules[r].node, text, window, &names[r], &failed);
-            if (failed) {
-                goto done;
-            }
-        }
-        double score;
-        Py_ssize_t cut = best_cut(rules, rule_count, ends, window, &score);
-        PyObject *value = PyFloat_FromDouble(score);
-        if (value == NULL) {
-            goto done;
-        }
-        PyList_SET_ITEM(scores, i, value);
-        PyObject *unmet = missed_at(rules, rule_count, ends, names, cut, score);
-        if (unmet == NULL) {
-            goto done;
-        }
-        PyList_SET_ITEM(missed, i, unmet);
     }
     result = PyTuple_Pack(2, scores, missed);
 done:
@@ -315,7 +330,7 @@ done:
     PyMem_Free(rules);
     PyMem_Free(ends);
     PyMem_Free(names);
-    Py_XDECREF(rules_fast);
+    Py_XDECREF(rules_held);
     Py_XDECREF(answers);
     Py_XDECREF(scores);
     Py_XDECREF(missed);

@@ -24,6 +24,6 @@ def measure(
 RuleNode = tuple[int, str | None, str | None, tuple["RuleNode", ...]]
 
 def helpfulness(
-    rules: Sequence[tuple[RuleNode, float]], answers: Sequence[str], /
+    rules: tuple[tuple[RuleNode, float], ...], answers: Sequence[str], /
 ) -> tuple[list[float], list[list[tuple[str, float]]]]: ...
 def compensated_sum(values: Iterable[float], /) -> float: ...

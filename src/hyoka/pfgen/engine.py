@@ -81,7 +81,7 @@ RuleNode = tuple[int, str | None, str | None, tuple["RuleNode", ...]]
 
 
 def kernel_helpfulness(
-    rules: Sequence[tuple[RuleNode, float]], answers: Sequence[str]
+    rules: tuple[tuple[RuleNode, float], ...], answers: Sequence[str]
 ) -> tuple[list[float], list[list[tuple[str, float]]]]:
     """Helpfulness of every answer to literal ``rules`` (``keywords.helpfulness``'s fast path):
     the scores and, per answer, the (name, factor) of each rule missed at the chosen cut."""

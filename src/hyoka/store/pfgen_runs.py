@@ -404,6 +404,9 @@ _DECODER = json.JSONDecoder(parse_constant=refuse_constant)
 _SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
+#: Lines with at most this many brackets cannot nest deep enough to meet Python's recursion
+#: limit, wherever they are read from; a line with more is read line by line, as before.
+_SHALLOW = 64
 #: What ``bytes.strip()`` strips (ASCII whitespace): ``str.strip()`` would strip more.
 _ASCII_SPACE = " \t\n\r\x0b\x0c"
 
@@ -429,6 +432,8 @@ def _parse_whole(content: bytes) -> tuple[list[dict[str, Any]], list[int]] | Non
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip(_ASCII_SPACE):
             continue
+        if line.count("[") + line.count("{") > _SHALLOW:
+            return None  # how deep is too deep depends on the stack: read where it always was
         try:
             record, end = scan(line, 0)
         except (StopIteration, ValueError, RecursionError):  # malformed, NaN, too deep
@@ -467,7 +472,10 @@ def _parse_line(path: Path, number: int, line: bytes) -> dict[str, Any]:
     for name in ("question", "answer"):
         if not isinstance(record.get(name), str):
             raise InputError(f"{path}:{number}: missing or non-string '{name}'")
-    bad = lone_surrogate(record) if "\\u" in text else None  # JSON allows it; it is not text
+    try:  # JSON allows it; it is not text
+        bad = lone_surrogate(record) if "\\u" in text else None
+    except RecursionError:  # as deep as the decoder could just read: too deep to write
+        raise InputError(f"{path}:{number}: JSON nested too deeply to read") from None
     if bad is not None:
         raise InputError(
             f"{path}:{number}: lone surrogate \\u{ord(bad):04x} in a string "
