@@ -11,7 +11,6 @@ result.json prints them.
 from __future__ import annotations
 
 import json
-import lzma
 import math
 import struct
 from typing import Any
@@ -27,7 +26,11 @@ needs("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from test_pfgen_metrics import REAL_RUN, needs_data  # noqa: E402
+import test_pfgen_metrics  # noqa: E402
+from test_pfgen_metrics import needs_data, rule_trees  # noqa: E402
+
+#: the real run's answers by question text (a fixture, shared)
+run_answers = test_pfgen_metrics.run_answers
 
 pytest.importorskip(
     "hyoka.pfgen._ngram_kernel", reason="the compiled kernel is not built (see setup.py)"
@@ -37,30 +40,9 @@ WORDS = ("日本", "語", "東京都", "a", "ab", "。", "\ud800", "\U00020bb7",
 FILLER = st.text(alphabet=st.sampled_from((*"あいう日本語ab。、 ", "\ud800")), max_size=6)
 #: Around the discount's knee (100), the longest cut (150) and the window (200).
 OFFSETS = (0, 1, 97, 99, 100, 101, 102, 148, 149, 150, 151, 152, 196, 198, 199, 200, 201)
+#: Factors of every sign, zero, an int (importance 1 gives ``0``), huge and NaN.
 IMPORTANCES = st.sampled_from((None, 1, 0, 2, 0.5, 0.3, 1.5, -1, 1e308, float("nan")))
-NAMES = st.sampled_from((None, None, "kw", "名前", ""))
-
-
-def _rule(body: dict[str, Any], importance: float | None, name: str | None) -> dict[str, Any]:
-    if importance is not None:
-        body["importance"] = importance
-    if name is not None:
-        body["name"] = name
-    return body
-
-
-LEAF = st.builds(lambda w, i, n: _rule({"t": w}, i, n), st.sampled_from(WORDS), IMPORTANCES, NAMES)
-TREE = st.recursive(
-    LEAF,
-    lambda parts: st.builds(
-        lambda kind, ps, i, n: _rule({kind: ps}, i, n),
-        st.sampled_from(("and", "or")),
-        st.lists(parts, min_size=1, max_size=3),
-        IMPORTANCES,
-        NAMES,
-    ),
-    max_leaves=8,
-)
+TREE = rule_trees(st.sampled_from(WORDS), IMPORTANCES)
 
 
 @st.composite
@@ -113,17 +95,6 @@ def test_a_factor_of_int_zero_stays_an_int() -> None:
     (result,) = keywords.helpfulness(parse_rules([{"t": "無い", "importance": 1}], "t"), ["あ"])
     assert result.missed == [("無い", 0)] and type(result.missed[0][1]) is int
     assert result.score == 0.0 and not math.copysign(1.0, result.score) < 0
-
-
-@pytest.fixture(scope="module")
-def run_answers() -> dict[str, list[str]]:
-    """A real run's answers by question text."""
-    grouped: dict[str, list[str]] = {}
-    with lzma.open(REAL_RUN / "trials.jsonl.xz", "rt", encoding="utf-8") as handle:
-        for line in handle:
-            record = json.loads(line)
-            grouped.setdefault(record["question"], []).append(record["answer"])
-    return grouped
 
 
 @needs_data

@@ -172,20 +172,27 @@ def _rule(body: dict[str, Any], importance: float | None, name: str | None) -> d
     return body
 
 
-def rule_lists(vocab: list[str]) -> st.SearchStrategy[list[dict[str, Any]]]:
-    leaf = st.builds(lambda p, i, n: _rule({"t": p}, i, n), patterns(vocab), IMPORTANCES, NAMES)
-    tree = st.recursive(
+def rule_trees(
+    leaves: st.SearchStrategy[str], importances: st.SearchStrategy[Any] = IMPORTANCES
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Rule trees as question files write them: "t" leaves from ``leaves``, nested in
+    "and"/"or" nodes, each node with an importance and a name or neither."""
+    leaf = st.builds(lambda p, i, n: _rule({"t": p}, i, n), leaves, importances, NAMES)
+    return st.recursive(
         leaf,
         lambda parts: st.builds(
             lambda kind, ps, i, n: _rule({kind: ps}, i, n),
             st.sampled_from(("and", "or")),
             st.lists(parts, min_size=1, max_size=3),
-            IMPORTANCES,
+            importances,
             NAMES,
         ),
         max_leaves=8,
     )
-    return st.lists(tree, max_size=5)
+
+
+def rule_lists(vocab: list[str]) -> st.SearchStrategy[list[dict[str, Any]]]:
+    return st.lists(rule_trees(patterns(vocab)), max_size=5)
 
 
 @st.composite
