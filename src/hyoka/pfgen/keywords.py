@@ -67,7 +67,8 @@ class KeywordRule:
     @cached_property
     def kernel_node(self) -> RuleNode | None:
         """This rule as the compiled kernel reads it (``engine.RuleNode``), or None where it,
-        or a part of it, is a regular expression. Kept on the rule itself, never looked up
+        or a part of it, is a regular expression, or where the tree is deeper than
+        ``KERNEL_RULE_DEPTH``. Kept on the rule itself, never looked up
         by equality: rules that differ only in ``0`` against ``0.0`` are equal in Python and
         print differently in result.json."""
         if self.kind == "t":
@@ -216,7 +217,7 @@ def helpfulness_reference(
 
 
 def _kernel_spec(rules: Sequence[KeywordRule]) -> tuple[tuple[RuleNode, float], ...] | None:
-    """The rules as the kernel reads them, or None where one is a regular expression."""
+    """The rules as the kernel reads them, or None where one cannot be (``kernel_node``)."""
     spec = []
     for rule in rules:
         node = rule.kernel_node
