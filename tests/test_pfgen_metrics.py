@@ -13,6 +13,7 @@ import itertools
 import json
 import lzma
 import os
+import pickle
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -621,3 +622,33 @@ def test_a_score_resummed_is_the_score_finished_under_that_summation(real: RealQ
         for first, other in itertools.permutations(Summation):
             resummed = QuestionScorer.resum(real.scorer.finish(measured, first), other)
             assert fingerprint(resummed) == fingerprint(real.scorer.finish(measured, other))
+
+
+@needs_data
+def test_a_mapped_index_makes_its_arrays_on_first_use(tmp_path: Path) -> None:
+    """A set loaded from the cache holds no arrays until they are read (the kernel never
+    reads them); then they equal a freshly built index's. Pickled, it is a plain
+    ``NgramIndex``. Metadata that points past the end of the blob is no entry at all."""
+    question = "Q01"
+    sha1 = hashlib.sha1((QUESTION_DIR / f"{question}.json").read_bytes()).hexdigest()
+    fresh = PfgenBenchmark.load(SHARED_DATA, tmp_path).scorer(question)  # built cold
+    cached = IndexCache(tmp_path).load(sha1)
+    assert cached is not None
+    (mapped,) = [s.index for s in cached[1]]
+    (built,) = [s.index for s in fresh.sets]
+    assert "keys" not in vars(mapped) and mapped.num_answers == built.num_answers
+    assert len(mapped.keys) == len(built.keys) == mapped.max_n
+    assert all((a == b).all() for a, b in zip(mapped.keys, built.keys, strict=True))
+    assert all((a == b).all() for a, b in zip(mapped.df, built.df, strict=True))
+    copied = pickle.loads(pickle.dumps(mapped))
+    assert type(copied) is NgramIndex and (copied.keys[2] == built.keys[2]).all()
+
+    meta_path = IndexCache(tmp_path).root / f"{sha1}.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta["sets"][0]["arrays"][1][2] = meta["blob_size"]  # an array past the end
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    assert IndexCache(tmp_path).load(sha1) is None
+    meta["sets"][0]["arrays"][1][2] = 0
+    meta["trie"][2] += 1  # one row more than the blob holds
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    assert IndexCache(tmp_path).load(sha1) is None

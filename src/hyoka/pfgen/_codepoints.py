@@ -9,15 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    U32Array = npt.NDArray[np.uint32]
+    I64Array = npt.NDArray[np.int64]
+else:
+    from hyoka._lazy_numpy import numpy as np
+
 
 #: Code points fit in 21 bits; n-gram keys pack an id and one code point into a uint64.
 CODEPOINT_BITS = 21
-
-U32Array = npt.NDArray[np.uint32]
-I64Array = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)

@@ -17,14 +17,17 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
+from array import array
 from collections.abc import Sequence
 from types import ModuleType
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from hyoka.errors import HyokaWarning, InputError
-from hyoka.pfgen.ngram_metrics import TRUTHFULNESS_SKIPPED, F64Array
-from hyoka.pfgen.ngram_trie import DF_COLUMNS_START, QuestionTrie
+from hyoka.pfgen.ngram_metrics import TRUTHFULNESS_SKIPPED
+from hyoka.pfgen.ngram_trie import DF_COLUMNS_START
+
+if TYPE_CHECKING:
+    from hyoka.pfgen.ngram_trie import QuestionTrie
 
 #: Names the engine to force: ``kernel`` or ``numpy``; unset or empty, the kernel if it loads.
 ENGINE_ENV = "HYOKA_PFGEN_ENGINE"
@@ -96,25 +99,27 @@ def kernel_values(
     trie: QuestionTrie,
     sets: Sequence[tuple[int, float]],
     answers: Sequence[str],
-) -> tuple[F64Array, F64Array]:
+) -> tuple[list[list[float]], list[list[float]]]:
     """Fluency and Truthfulness of every answer against some sets of ``trie``.
 
     ``sets`` gives, per output row, the set's column in the trie and its Fluency baseline;
-    the result holds one row per set and one column per answer, as the numpy engine's
-    ``fluency_values`` / ``truthfulness_values`` would give them set by set.
+    the result holds one row per set and one value per answer, as the numpy engine's
+    ``fluency_values`` / ``truthfulness_values`` give them set by set (``.tolist()``).
+    The kernel writes into plain ``array('d')`` buffers: this path never imports numpy.
     """
     kernel = _load_kernel()
     if kernel is None:
         raise InputError(f"the compiled kernel does not load ({_kernel_problem})")
     specs = [(column, trie.num_answers[column], baseline) for column, baseline in sets]
-    fluency_parts: list[F64Array] = []
-    truth_parts: list[F64Array] = []
+    fluency_rows: list[list[float]] = [[] for _ in sets]
+    truth_rows: list[list[float]] = [[] for _ in sets]
     for start in range(0, len(answers), KERNEL_CHUNK):
         part = answers[start : start + KERNEL_CHUNK]
-        fluency = np.empty((len(sets), len(part)), dtype=np.float64)
-        truthfulness = np.empty((len(sets), len(part)), dtype=np.float64)
+        size = len(sets) * len(part)
+        fluency = array("d", bytes(8 * size))
+        truthfulness = array("d", bytes(8 * size))
         kernel.measure(
-            trie.nodes,
+            trie.table,
             DF_COLUMNS_START + trie.set_count,
             specs,
             part,
@@ -122,12 +127,8 @@ def kernel_values(
             fluency,
             truthfulness,
         )
-        fluency_parts.append(fluency)
-        truth_parts.append(truthfulness)
-    if len(fluency_parts) == 1:
-        return fluency_parts[0], truth_parts[0]
-    empty = np.zeros((len(sets), 0), dtype=np.float64)
-    return (
-        np.concatenate(fluency_parts, axis=1) if fluency_parts else empty,
-        np.concatenate(truth_parts, axis=1) if truth_parts else empty,
-    )
+        for row in range(len(sets)):  # the kernel's rows: one set each, one value per answer
+            cells = slice(row * len(part), (row + 1) * len(part))
+            fluency_rows[row].extend(fluency[cells])
+            truth_rows[row].extend(truthfulness[cells])
+    return fluency_rows, truth_rows

@@ -16,11 +16,12 @@ nothing up front.
 
 from __future__ import annotations
 
+import mmap
+import re
+import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from hyoka.errors import DataError, InputError
 from hyoka.pfgen.ngram_index import NgramIndex
@@ -29,10 +30,21 @@ from hyoka.pfgen.questions import QuestionInfo
 from hyoka.pfgen.scorer import ReferenceSet, with_trie
 from hyoka.store import atomic_write_bytes, default_cache_dir, map_readonly, read_json, write_json
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    from hyoka._lazy_numpy import numpy as np
+
 #: Bump when the stored layout or the index semantics change.
 ENGINE_VERSION = 3
 #: Every array of a blob starts at a multiple of this many bytes (aligned loads).
 ALIGNMENT = 64
+#: How the trie's table is stored: uint32 in this machine's byte order, which the kernel
+#: reads as C ``unsigned int`` (a memoryview of format ``I``).
+_TABLE_DTYPE = "<u4" if sys.byteorder == "little" else ">u4"
+#: numpy's name of a stored array's type: byte order, kind, size in bytes.
+_DTYPE = re.compile(r"[<>|=][uif]([1248])")
 
 
 class IndexCache:
@@ -66,21 +78,17 @@ class IndexCache:
             info = QuestionInfo.from_json(meta["question"], str(self._paths(sha1)[0]))
             sets = []
             for stored in meta["sets"]:
-                arrays = {
-                    name: np.frombuffer(blob, np.dtype(dtype), count, offset)
-                    for name, dtype, offset, count in stored["arrays"]
-                }
-                # from the metadata: reading it from the blob would page in its neighbours
-                arrays["num_answers"] = np.array([int(stored["num_answers"])], dtype=np.int64)
-                index = NgramIndex.from_arrays(arrays)
+                if not all(_fits(len(blob), *array[1:]) for array in stored["arrays"]):
+                    return None
+                index = _MappedIndex(int(stored["num_answers"]), _index_maker(blob, stored))
                 sets.append(ReferenceSet(stored["name"], index, float(stored["baseline"])))
             dtype, offset, rows, stride = meta["trie"]
-            if np.dtype(dtype) != np.dtype(np.uint32) or stride != 2 + len(sets):
+            if dtype != _TABLE_DTYPE or stride != 2 + len(sets) or rows < 2:
                 return None
-            nodes = np.frombuffer(blob, np.dtype(dtype), rows * stride, offset)
-            trie = QuestionTrie(
-                nodes.reshape(rows, stride), tuple(s.index.num_answers for s in sets)
-            )
+            if not _fits(len(blob), dtype, offset, rows * stride):
+                return None
+            table = memoryview(blob)[offset : offset + rows * stride * 4].cast("I", (rows, stride))
+            trie = QuestionTrie(table, tuple(s.index.num_answers for s in sets))
             return info, with_trie(sets, trie)
         except (OSError, ValueError, KeyError, TypeError, DataError):
             return None
@@ -113,7 +121,7 @@ class IndexCache:
                     "arrays": layout,
                 }
             )
-        nodes = _trie_of(sets).nodes
+        nodes = _trie_of(sets).nodes  # numpy, whether the trie was built or mapped
         trie = [nodes.dtype.str, place(nodes), int(nodes.shape[0]), int(nodes.shape[1])]
         meta = {"question": info.to_json(), "sets": stored_sets, "trie": trie, "blob_size": offset}
         self.root.mkdir(parents=True, exist_ok=True)
@@ -139,3 +147,51 @@ def _trie_of(sets: list[ReferenceSet]) -> QuestionTrie:
     ):
         return first.trie
     return QuestionTrie.build([s.index for s in sets])
+
+
+def _fits(blob_size: int, dtype: str, offset: int, count: int) -> bool:
+    """Whether ``count`` items of ``dtype`` from ``offset`` lie inside a blob of this size."""
+    kind = _DTYPE.fullmatch(dtype) if isinstance(dtype, str) else None
+    if kind is None or not all(type(x) is int and x >= 0 for x in (offset, count)):
+        return False
+    return offset + count * int(kind.group(1)) <= blob_size
+
+
+def _index_maker(blob: mmap.mmap, stored: dict[str, Any]) -> Callable[[], NgramIndex]:
+    """What makes a set's ``NgramIndex`` from its arrays in the mapped blob, when needed."""
+
+    def make() -> NgramIndex:
+        arrays = {
+            name: np.frombuffer(blob, np.dtype(dtype), count, offset)
+            for name, dtype, offset, count in stored["arrays"]
+        }
+        # from the metadata: reading it from the blob would page in its neighbours
+        arrays["num_answers"] = np.array([int(stored["num_answers"])], dtype=np.int64)
+        return NgramIndex.from_arrays(arrays)
+
+    return make
+
+
+class _MappedIndex(NgramIndex):
+    """A set's ``NgramIndex`` whose arrays are made from the mapped blob when first read.
+
+    Scoring with the kernel walks only the question's trie and never reads them, so such a
+    process makes no array and never imports numpy (``hyoka._lazy_numpy``); the numpy
+    engine, the explanations and the reference-set builder read them as before. Pickled,
+    it is a plain ``NgramIndex`` (a mapping does not cross processes).
+    """
+
+    def __init__(self, num_answers: int, make: Callable[[], NgramIndex]) -> None:
+        object.__setattr__(self, "num_answers", num_answers)
+        object.__setattr__(self, "_make", make)
+
+    def __getattr__(self, name: str) -> Any:  # only for what is not yet set: keys, df
+        if name not in ("keys", "df"):
+            raise AttributeError(name)
+        made = self.__dict__["_make"]()
+        object.__setattr__(self, "keys", made.keys)
+        object.__setattr__(self, "df", made.df)
+        return self.__dict__[name]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return NgramIndex, (self.keys, self.df, self.num_answers)

@@ -13,12 +13,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from hyoka.errors import DataError
 from hyoka.pfgen.engine import RuleNode, kernel_helpfulness, use_kernel
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from hyoka._lazy_numpy import numpy as np
 
 #: Characters of an answer that Helpfulness looks at.
 HELPFULNESS_WINDOW = 200

@@ -14,17 +14,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
+from hyoka.pfgen._codepoints import CODEPOINT_BITS, CodepointBatch, encode
 
-from hyoka.pfgen._codepoints import CODEPOINT_BITS, CodepointBatch, I64Array, encode
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from hyoka.pfgen._codepoints import I64Array
+
+    U64Array = npt.NDArray[np.uint64]
+else:
+    from hyoka._lazy_numpy import numpy as np
 
 #: Longest substring that takes part in Fluency (and so in the index).
 MAX_NGRAM = 10
-
-U64Array = npt.NDArray[np.uint64]
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,19 @@ reference's loop does, so every float is bit-identical to it (pfgen-spec.md §3)
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import numpy as np
-import numpy.typing as npt
+from functools import cache
+from typing import TYPE_CHECKING
 
 from hyoka.pfgen._codepoints import CodepointBatch, encode
 from hyoka.pfgen.ngram_index import NgramIndex, search_sorted_keys, window_keys
 
-F64Array = npt.NDArray[np.float64]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    F64Array = npt.NDArray[np.float64]
+else:
+    from hyoka._lazy_numpy import numpy as np
 
 #: Characters of an answer that Fluency looks at.
 FLUENCY_WINDOW = 200
@@ -129,7 +134,7 @@ def truthfulness_values(index: NgramIndex, answers: Sequence[str]) -> F64Array:
     flat_share = np.zeros(rows * width, dtype=np.float64)
     flat_share[cell] = np.minimum(1.0, support / index.num_answers * TRUTHFULNESS_SATURATION)
     flat_counted = np.zeros(rows * width, dtype=bool)
-    flat_counted[cell] = ~np.isin(batch.codepoints, _SKIPPED_CODEPOINTS)
+    flat_counted[cell] = ~np.isin(batch.codepoints, _skipped_codepoints())
     share = np.where(flat_counted, flat_share, 0.0).reshape(rows, width)
     counted = flat_counted.reshape(rows, width)
 
@@ -147,7 +152,9 @@ def truthfulness_values(index: NgramIndex, answers: Sequence[str]) -> F64Array:
     return np.where(last > best, last, best)
 
 
-_SKIPPED_CODEPOINTS = np.array([ord(c) for c in TRUTHFULNESS_SKIPPED], dtype=np.uint32)
+@cache
+def _skipped_codepoints() -> npt.NDArray[np.uint32]:
+    return np.array([ord(c) for c in TRUTHFULNESS_SKIPPED], dtype=np.uint32)
 
 
 def _covering_support(index: NgramIndex, batch: CodepointBatch) -> npt.NDArray[np.int64]:

@@ -21,32 +21,45 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from hyoka.pfgen._codepoints import CODEPOINT_BITS
-from hyoka.pfgen.ngram_index import NgramIndex
 
-U32Array = npt.NDArray[np.uint32]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    from typing_extensions import Buffer
+
+    from hyoka.pfgen.ngram_index import NgramIndex
+
+    U32Array = npt.NDArray[np.uint32]
+else:
+    from hyoka._lazy_numpy import numpy as np
 
 #: Columns of a node row before the document frequencies.
 CODEPOINT_COLUMN = 0
 FIRST_CHILD_COLUMN = 1
 DF_COLUMNS_START = 2
 
-_CODEPOINT_MASK = np.uint64((1 << CODEPOINT_BITS) - 1)
+_CODEPOINT_MASK = (1 << CODEPOINT_BITS) - 1
 
 
 @dataclass(frozen=True)
 class QuestionTrie:
     """All reference sets of one question as one trie (module docstring).
 
-    ``nodes`` has one row per node plus the sentinel row; ``num_answers[k]`` is set k's size.
+    ``table`` has one row per node plus the sentinel row: a numpy array where the trie was
+    built, a 2-D ``uint32`` memoryview of the mapped cache file where it was loaded (what
+    the kernel walks, with no numpy in the process); ``nodes`` is the same rows as numpy.
+    ``num_answers[k]`` is set k's size.
     """
 
-    nodes: U32Array
+    table: U32Array | Buffer
     num_answers: tuple[int, ...]
+
+    @property
+    def nodes(self) -> U32Array:
+        return np.asarray(self.table, dtype=np.uint32)
 
     @property
     def set_count(self) -> int:
@@ -54,7 +67,8 @@ class QuestionTrie:
 
     @property
     def node_count(self) -> int:
-        return len(self.nodes) - 1
+        table = self.table
+        return (len(table) if isinstance(table, memoryview) else len(self.nodes)) - 1
 
     @classmethod
     def build(cls, indexes: Sequence[NgramIndex]) -> QuestionTrie:
@@ -95,7 +109,8 @@ def _combined_keys(
     if n == 1:
         return keys
     local_prefix = (keys >> np.uint64(CODEPOINT_BITS)).astype(np.int64)
-    return (prefix_ranks[local_prefix] << np.uint64(CODEPOINT_BITS)) | (keys & _CODEPOINT_MASK)
+    low = keys & np.uint64(_CODEPOINT_MASK)
+    return (prefix_ranks[local_prefix] << np.uint64(CODEPOINT_BITS)) | low
 
 
 def _node_table(
@@ -110,7 +125,7 @@ def _node_table(
     table[total, FIRST_CHILD_COLUMN] = total
     for depth, (keys, df) in enumerate(levels):
         rows = slice(int(starts[depth]), int(starts[depth + 1]))
-        table[rows, CODEPOINT_COLUMN] = keys & _CODEPOINT_MASK
+        table[rows, CODEPOINT_COLUMN] = keys & np.uint64(_CODEPOINT_MASK)
         table[rows, DF_COLUMNS_START:] = df
         if depth + 1 < len(levels):
             parents = levels[depth + 1][0] >> np.uint64(CODEPOINT_BITS)

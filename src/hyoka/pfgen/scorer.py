@@ -120,8 +120,7 @@ class QuestionScorer:
         if use_kernel():
             trie, columns = self._question_trie()
             specs = [(c, s.baseline) for c, s in zip(columns, self.sets, strict=True)]
-            fluency_rows, truth_rows = kernel_values(trie, specs, answers)
-            fluency, truth = fluency_rows.tolist(), truth_rows.tolist()
+            fluency, truth = kernel_values(trie, specs, answers)
         else:
             fluency = [fluency_values(s.index, answers, s.baseline).tolist() for s in self.sets]
             truth = [truthfulness_values(s.index, answers).tolist() for s in self.sets]
