@@ -9,9 +9,10 @@ renamed, blob first, so a killed build never leaves an entry that looks complete
 
 The blob holds each set's ``NgramIndex`` arrays (the numpy engine's) and the question's
 combined trie (the kernel's, ``ngram_trie``), every array at an aligned offset. It is
-memory-mapped, not read: the arrays are views of the mapping, so a process reads from disk
-only what it walks (the kernel never touches the ``NgramIndex`` arrays) and loading costs
-nothing up front.
+memory-mapped, not read: the trie is a ``uint32`` memoryview of the mapping and each set's
+arrays become numpy views of it only when first read (``_MappedIndex``), so a process reads
+from disk only what it walks, loading costs nothing up front, and scoring with the kernel,
+which never reads the ``NgramIndex`` arrays, never imports numpy.
 """
 
 from __future__ import annotations
