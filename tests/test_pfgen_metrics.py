@@ -8,6 +8,7 @@ leaderboard parity needs the exact floats, not approximately equal ones.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import itertools
 import json
@@ -15,6 +16,7 @@ import lzma
 import os
 import pickle
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -642,13 +644,28 @@ def test_a_mapped_index_makes_its_arrays_on_first_use(tmp_path: Path) -> None:
     assert all((a == b).all() for a, b in zip(mapped.df, built.df, strict=True))
     copied = pickle.loads(pickle.dumps(mapped))
     assert type(copied) is NgramIndex and (copied.keys[2] == built.keys[2]).all()
+    loaded = QuestionScorer(*cached)  # the trie a memoryview of the mapping: pickled as numpy
+    again = pickle.loads(pickle.dumps(loaded))
+    answers = ["日本語の回答です。", ""]
+    assert again.score(answers) == copy.deepcopy(loaded).score(answers) == fresh.score(answers)
 
     meta_path = IndexCache(tmp_path).root / f"{sha1}.json"
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    meta["sets"][0]["arrays"][1][2] = meta["blob_size"]  # an array past the end
-    meta_path.write_text(json.dumps(meta), encoding="utf-8")
-    assert IndexCache(tmp_path).load(sha1) is None
-    meta["sets"][0]["arrays"][1][2] = 0
-    meta["trie"][2] += 1  # one row more than the blob holds
-    meta_path.write_text(json.dumps(meta), encoding="utf-8")
-    assert IndexCache(tmp_path).load(sha1) is None
+    good = json.loads(meta_path.read_text(encoding="utf-8"))
+
+    def damaged(change: Callable[[dict[str, Any]], None]) -> bool:
+        meta = copy.deepcopy(good)
+        change(meta)
+        meta_path.write_text(json.dumps(meta), encoding="utf-8")
+        return IndexCache(tmp_path).load(sha1) is None
+
+    def array(k: int) -> Callable[[dict[str, Any]], list[Any]]:
+        return lambda meta: meta["sets"][0]["arrays"][k]
+
+    keys_3 = next(k for k, a in enumerate(good["sets"][0]["arrays"]) if a[0] == "keys_3")
+    assert damaged(lambda m: array(keys_3)(m).__setitem__(2, m["blob_size"]))  # past the end
+    assert damaged(lambda m: array(keys_3)(m).__setitem__(0, "keys_x"))  # a level missing
+    assert damaged(lambda m: array(keys_3)(m).__setitem__(0, "keys_1"))  # a level twice
+    assert damaged(lambda m: array(keys_3)(m).__setitem__(1, "<f1"))  # not its type
+    assert damaged(lambda m: array(keys_3)(m).__setitem__(3, -1))
+    assert damaged(lambda m: m["trie"].__setitem__(2, m["trie"][2] + 1))  # a row too many
+    assert not damaged(lambda m: None)  # and the entry as written loads

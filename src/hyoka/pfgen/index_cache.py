@@ -41,11 +41,15 @@ else:
 ENGINE_VERSION = 3
 #: Every array of a blob starts at a multiple of this many bytes (aligned loads).
 ALIGNMENT = 64
+_NATIVE = "<" if sys.byteorder == "little" else ">"
 #: How the trie's table is stored: uint32 in this machine's byte order, which the kernel
 #: reads as C ``unsigned int`` (a memoryview of format ``I``).
-_TABLE_DTYPE = "<u4" if sys.byteorder == "little" else ">u4"
-#: numpy's name of a stored array's type: byte order, kind, size in bytes.
-_DTYPE = re.compile(r"[<>|=][uif]([1248])")
+_TABLE_DTYPE = _NATIVE + "u4"
+#: The arrays of a set, as ``NgramIndex.to_arrays`` names and types them (numpy's names:
+#: byte order, kind, bytes); anything else in an entry makes it no entry (rebuilt), checked
+#: at load although the arrays are made later, when first read.
+_ARRAY_DTYPES = {"keys": _NATIVE + "u8", "df": _NATIVE + "i4", "num_answers": _NATIVE + "i8"}
+_ARRAY_NAME = re.compile(r"(keys|df)_([1-9][0-9]*)|num_answers")
 
 
 class IndexCache:
@@ -79,7 +83,7 @@ class IndexCache:
             info = QuestionInfo.from_json(meta["question"], str(self._paths(sha1)[0]))
             sets = []
             for stored in meta["sets"]:
-                if not all(_fits(len(blob), *array[1:]) for array in stored["arrays"]):
+                if not _well_formed(stored["arrays"], len(blob)):
                     return None
                 index = _MappedIndex(int(stored["num_answers"]), _index_maker(blob, stored))
                 sets.append(ReferenceSet(stored["name"], index, float(stored["baseline"])))
@@ -151,11 +155,36 @@ def _trie_of(sets: list[ReferenceSet]) -> QuestionTrie:
 
 
 def _fits(blob_size: int, dtype: str, offset: int, count: int) -> bool:
-    """Whether ``count`` items of ``dtype`` from ``offset`` lie inside a blob of this size."""
-    kind = _DTYPE.fullmatch(dtype) if isinstance(dtype, str) else None
-    if kind is None or not all(type(x) is int and x >= 0 for x in (offset, count)):
+    """Whether ``count`` items of ``dtype`` (``<u8``: 8 bytes) from ``offset`` lie inside a
+    blob of this size."""
+    if not all(type(x) is int and x >= 0 for x in (offset, count)):
         return False
-    return offset + count * int(kind.group(1)) <= blob_size
+    return offset + count * int(dtype[2:]) <= blob_size
+
+
+def _well_formed(arrays: Any, blob_size: int) -> bool:
+    """Whether a set's array list is what ``store`` writes: ``[name, dtype, offset, count]``
+    for ``keys_1..n`` and ``df_1..n`` (and ``num_answers``), each of its type, each once,
+    each inside the blob."""
+    if not isinstance(arrays, list):
+        return False
+    levels: dict[str, set[int]] = {"keys": set(), "df": set()}
+    names: set[str] = set()
+    for entry in arrays:
+        if not (isinstance(entry, list) and len(entry) == 4 and isinstance(entry[0], str)):
+            return False
+        name, dtype, offset, count = entry
+        found = _ARRAY_NAME.fullmatch(name)
+        kind = "num_answers" if found is None or found.group(1) is None else found.group(1)
+        if found is None or name in names or dtype != _ARRAY_DTYPES[kind]:
+            return False
+        if not _fits(blob_size, dtype, offset, count):
+            return False
+        names.add(name)
+        if kind != "num_answers":
+            levels[kind].add(int(found.group(2)))
+    expected = set(range(1, len(levels["keys"]) + 1))
+    return levels["keys"] == expected and levels["df"] == expected
 
 
 def _index_maker(blob: mmap.mmap, stored: dict[str, Any]) -> Callable[[], NgramIndex]:

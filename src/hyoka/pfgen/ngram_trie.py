@@ -61,6 +61,10 @@ class QuestionTrie:
     def nodes(self) -> U32Array:
         return np.asarray(self.table, dtype=np.uint32)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled (or deep-copied) as a numpy table: a memoryview of a mapping cannot be."""
+        return QuestionTrie, (self.nodes, self.num_answers)
+
     @property
     def set_count(self) -> int:
         return len(self.num_answers)
