@@ -22,8 +22,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from hyoka.pfgen._codepoints import I64Array
-
+    I64Array = npt.NDArray[np.int64]
     U64Array = npt.NDArray[np.uint64]
 else:
     from hyoka._lazy_numpy import numpy as np
