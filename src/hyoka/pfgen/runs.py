@@ -159,7 +159,7 @@ def _score_runs(
     wanted: dict[str, dict[str, None]] = {}
     for run in pending.values():
         for question_id, records in run.grouped.items():
-            wanted.setdefault(question_id, {}).update(dict.fromkeys(r["answer"] for r in records))
+            wanted.setdefault(question_id, {}).update(_distinct_answers(records))
     measured = measure_answers(benchmark, wanted, workers, progress)
 
     for number, run in pending.items():
@@ -314,13 +314,8 @@ def _finish(
     elif run.previous is None:
         summation, sum_from = Summation.COMPENSATED, SumFrom.DEFAULT
         result = _aggregate(run, benchmark, _answer_scores(run, benchmark, measured, summation))
-    else:  # the answers finished once; trying the other summation only re-sums averages
-        first = _answer_scores(run, benchmark, measured, Summation.COMPENSATED)
-
-        def aggregate(summation: Summation) -> dict[str, Any]:
-            return _aggregate(run, benchmark, _resummed(first, summation))
-
-        summation, sum_from, result = summation_by_evidence(run.previous, aggregate)
+    else:
+        summation, sum_from, result, _ = _by_evidence(run, benchmark, measured, run.previous)
         if sum_from is SumFrom.DEFAULT:
             same = all(run.previous.get(k) == result[k] for k in ("input_hash", "metadata_hash"))
             why = "is reproduced by neither summation" if same else "is of other answers or data"
@@ -366,6 +361,25 @@ def _answer_scores(
         finished = dict(zip(distinct, scores, strict=True))
         by_question[question_id] = [(r, finished[r["answer"]]) for r in records]
     return _Scored(summation, by_question)
+
+
+def _by_evidence(
+    run: _PendingRun,
+    benchmark: PfgenBenchmark,
+    measured: dict[str, dict[str, Measurement]],
+    previous: dict[str, Any],
+) -> tuple[Summation, SumFrom, dict[str, Any], _Scored]:
+    """``summation_by_evidence`` over the run's answers, finished once: trying the other
+    summation only re-sums their averages. Also the answers under the summation chosen."""
+    first = _answer_scores(run, benchmark, measured, Summation.COMPENSATED)
+    tried: dict[Summation, _Scored] = {}
+
+    def aggregate(summation: Summation) -> dict[str, Any]:
+        tried[summation] = _resummed(first, summation)
+        return _aggregate(run, benchmark, tried[summation])
+
+    summation, sum_from, result = summation_by_evidence(previous, aggregate)
+    return summation, sum_from, result, tried[summation]
 
 
 def _resummed(scored: _Scored, summation: Summation) -> _Scored:
@@ -423,7 +437,7 @@ def score_answers(
     run = _prepare(source, benchmark, recorded_config=False)
     if not run.grouped:
         raise InputError(f"{source}: no answers")
-    wanted = {q: dict.fromkeys(r["answer"] for r in records) for q, records in run.grouped.items()}
+    wanted = {q: _distinct_answers(records) for q, records in run.grouped.items()}
     measured = measure_answers(benchmark, wanted, workers, None)
     try:
         fresh = _up_to_date(run, benchmark.metadata_hash)
@@ -432,11 +446,8 @@ def score_answers(
     outcome = _skipped(run) if fresh else _finish(run, benchmark, measured, None, write=False)
     summation = outcome.summation
     if summation is None:  # an upstream result.json kept as it is: the summation it used
-        first = _answer_scores(run, benchmark, measured, Summation.COMPENSATED)
-        summation, _, _ = summation_by_evidence(
-            outcome.result, lambda s: _aggregate(run, benchmark, _resummed(first, s))
-        )
-        return ScoredAnswers(outcome, _resummed(first, summation).by_question)
+        scored = _by_evidence(run, benchmark, measured, outcome.result)[3]
+        return ScoredAnswers(outcome, scored.by_question)
     return ScoredAnswers(outcome, _answer_scores(run, benchmark, measured, summation).by_question)
 
 
