@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    I64Array = npt.NDArray[np.int64]
+    from hyoka.pfgen._codepoints import I64Array
+
     U64Array = npt.NDArray[np.uint64]
 else:
     from hyoka._lazy_numpy import numpy as np

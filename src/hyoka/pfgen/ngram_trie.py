@@ -30,9 +30,8 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     from typing_extensions import Buffer
 
+    from hyoka.pfgen._codepoints import U32Array
     from hyoka.pfgen.ngram_index import NgramIndex
-
-    U32Array = npt.NDArray[np.uint32]
 else:
     from hyoka._lazy_numpy import numpy as np
 
