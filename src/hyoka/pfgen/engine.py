@@ -43,6 +43,19 @@ _kernel_problem: str | None = None
 _noted = False
 
 
+def kernel_module() -> ModuleType | None:
+    """The compiled kernel, imported once, or None where it is not built (whatever
+    ``HYOKA_PFGEN_ENGINE`` says: its compensated sum serves either engine, ``_pysum``)."""
+    return _load_kernel()
+
+
+def _required_kernel() -> ModuleType:
+    kernel = _load_kernel()
+    if kernel is None:
+        raise InputError(f"the compiled kernel does not load ({_kernel_problem})")
+    return kernel
+
+
 def _load_kernel() -> ModuleType | None:
     global _kernel, _kernel_problem
     if _kernel is None and _kernel_problem is None:
@@ -88,10 +101,7 @@ def kernel_helpfulness(
 ) -> tuple[list[float], list[list[tuple[str, float]]]]:
     """Helpfulness of every answer to literal ``rules`` (``keywords.helpfulness``'s fast path):
     the scores and, per answer, the (name, factor) of each rule missed at the chosen cut."""
-    kernel = _load_kernel()
-    if kernel is None:
-        raise InputError(f"the compiled kernel does not load ({_kernel_problem})")
-    scores, missed = kernel.helpfulness(rules, answers)
+    scores, missed = _required_kernel().helpfulness(rules, answers)
     return scores, missed
 
 
@@ -107,9 +117,7 @@ def kernel_values(
     ``fluency_values`` / ``truthfulness_values`` give them set by set (``.tolist()``).
     The kernel writes into plain ``array('d')`` buffers: this path never imports numpy.
     """
-    kernel = _load_kernel()
-    if kernel is None:
-        raise InputError(f"the compiled kernel does not load ({_kernel_problem})")
+    kernel = _required_kernel()
     specs = [(column, trie.num_answers[column], baseline) for column, baseline in sets]
     fluency_rows: list[list[float]] = [[] for _ in sets]
     truth_rows: list[list[float]] = [[] for _ in sets]
