@@ -33,11 +33,13 @@ _BUILTIN_IS_SEQUENTIAL = sys.version_info < (3, 12)
 def _load_compiled_sum() -> Callable[[Iterable[float]], float] | None:
     """The compensated sum compiled into the n-gram kernel (``_ngram_kernel.c``), the same
     loop as ``compensated_sum_in_python`` in C; ``None`` where the kernel is not built."""
-    try:
-        from hyoka.pfgen._ngram_kernel import compensated_sum
-    except ImportError:
-        return None
-    return compensated_sum
+    from hyoka.pfgen.engine import kernel_module
+
+    kernel = kernel_module()
+    compiled: Callable[[Iterable[float]], float] | None = None
+    if kernel is not None:
+        compiled = kernel.compensated_sum
+    return compiled
 
 
 _compiled_sum = _load_compiled_sum()
@@ -45,21 +47,13 @@ _compiled_sum = _load_compiled_sum()
 
 def float_sum(values: Iterable[float], summation: Summation = Summation.COMPENSATED) -> float:
     """``sum(values)`` exactly as the CPython version of that summation computes it."""
-    if summation is Summation.SEQUENTIAL:
-        if _BUILTIN_IS_SEQUENTIAL:
-            return sum(values, 0.0)
-        return _left_to_right(values)
-    if _compiled_sum is not None:
-        return _compiled_sum(values)
-    return compensated_sum_in_python(values)
+    return summing(summation)(values)
 
 
 def summing(summation: Summation) -> Callable[[Iterable[float]], float]:
     """``float_sum`` under ``summation`` as one callable for ``map``: a built-in where one
     computes it (the compiled compensated sum, or ``sum`` that adds left to right)."""
-    if summation is Summation.SEQUENTIAL:
-        return partial(sum, start=0.0) if _BUILTIN_IS_SEQUENTIAL else _left_to_right
-    return _compiled_sum or compensated_sum_in_python
+    return _SEQUENTIAL if summation is Summation.SEQUENTIAL else _COMPENSATED
 
 
 def _left_to_right(values: Iterable[float]) -> float:
@@ -106,3 +100,10 @@ def compensated_sum_in_python(values: Iterable[float]) -> float:
     if compensation and math.isfinite(compensation):
         total += compensation
     return total
+
+
+#: Each summation as one callable (``summing``): the built-in or compiled one where there is.
+_SEQUENTIAL: Callable[[Iterable[float]], float] = (
+    partial(sum, start=0.0) if _BUILTIN_IS_SEQUENTIAL else _left_to_right
+)
+_COMPENSATED: Callable[[Iterable[float]], float] = _compiled_sum or compensated_sum_in_python
