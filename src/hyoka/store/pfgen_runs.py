@@ -36,7 +36,7 @@ from typing import Any
 
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.store.compressed import sha1_and_content
-from hyoka.store.jsonl import lone_surrogate, refuse_constant
+from hyoka.store.jsonl import STRICT_DECODER, lone_surrogate
 
 CONFIG_FILE = "config.json"
 TRIALS_XZ = "trials.jsonl.xz"
@@ -397,11 +397,10 @@ def _read(path: Path) -> bytes:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
 
 
-#: Every trials line is parsed by this one decoder: NaN and Infinity refused.
-_DECODER = json.JSONDecoder(parse_constant=refuse_constant)
-#: Its C scanner: one JSON value from an index, no surrounding whitespace (``_parse_whole``);
-#: an attribute every ``JSONDecoder`` sets (json/decoder.py), not listed in typeshed.
-_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+#: Every trials line is parsed by the store's strict decoder (NaN and Infinity refused);
+#: its C scanner reads one JSON value from an index, no surrounding whitespace
+#: (``_parse_whole``): an attribute every ``JSONDecoder`` sets, not listed in typeshed.
+_SCAN: Callable[[str, int], tuple[Any, int]] = STRICT_DECODER.scan_once  # type: ignore[attr-defined]
 
 
 #: Lines with at most this many brackets cannot nest deep enough to meet Python's recursion
@@ -456,7 +455,7 @@ def _parse_line(path: Path, number: int, line: bytes) -> dict[str, Any]:
         text = line.decode("utf-8")
         # the decoder made once (json.loads with an option makes one a line); a BOM goes
         # through json.loads for its own message
-        record = json.loads(text) if text.startswith("\ufeff") else _DECODER.decode(text)
+        record = json.loads(text) if text.startswith("\ufeff") else STRICT_DECODER.decode(text)
     except UnicodeDecodeError as exc:  # the messages name the line only when one is made
         reason = f"not UTF-8 ({exc.reason} at byte {exc.start})"
         raise InputError(f"{path}:{number}: {reason}") from None
