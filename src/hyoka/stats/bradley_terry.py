@@ -283,16 +283,20 @@ def _bootstrap_elo(
 
         return resampled(elo, len(battles), rounds, rng, batch_cells=_BATCH_CELLS)
     unit, units = group_units(groups, len(battles))
-    in_pair = np.zeros((len(battles), len(left)))
-    in_pair[np.arange(len(battles)), slot] = 1.0
+    # each group's wins and games per pair, summed once: a draw is then weights × groups
+    # (1.36 s -> 0.014 s for 200 draws of pfmt's 25,920 grade battles). With whole weights
+    # and shares of 0, 1/2 or 1 (grades, labels) every sum is exact in any order.
+    group_wins = np.zeros((units, len(left)))
+    group_games = np.zeros((units, len(left)))
+    np.add.at(group_wins, (unit, slot), own)
+    np.add.at(group_games, (unit, slot), 1.0)
 
     def grouped(picks: IntArray) -> FloatArray:
-        weights = draw_weights(picks, units)[:, unit]  # rows × battles
-        beta = fit_strengths((weights * own) @ in_pair, weights @ in_pair, left, right, m)
+        weights = draw_weights(picks, units)  # rows × groups
+        beta = fit_strengths(weights @ group_wins, weights @ group_games, left, right, m)
         return to_elo(beta, battles.models, anchor, anchor_rating)
 
-    cells = max(1, _BATCH_CELLS * units // (len(battles) * max(1, len(left))))
-    return resampled(grouped, units, rounds, rng, batch_cells=cells)
+    return resampled(grouped, units, rounds, rng, batch_cells=_BATCH_CELLS)
 
 
 def expected_share(rating_a: float, rating_b: float) -> float:
