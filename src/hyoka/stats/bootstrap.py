@@ -44,9 +44,9 @@ class Interval:
 
     def to_json(self) -> dict[str, float | int | None]:
         return {
-            "estimate": _finite_or_none(self.estimate),
-            "low": _finite_or_none(self.low),
-            "high": _finite_or_none(self.high),
+            "estimate": finite_or_none(self.estimate),
+            "low": finite_or_none(self.low),
+            "high": finite_or_none(self.high),
             "confidence": self.confidence,
             "resamples": self.resamples,
         }
@@ -60,8 +60,10 @@ class Interval:
         return text
 
 
-def _finite_or_none(value: float) -> float | None:
-    return float(value) if np.isfinite(value) else None
+def finite_or_none(value: float | None) -> float | None:
+    """``value`` as a float, or None where it is missing, NaN or infinite: what the JSON of
+    every statistic shows for a number that could not be computed."""
+    return None if value is None or not math.isfinite(value) else float(value)
 
 
 def resample_indices(n: int, resamples: int, rng: np.random.Generator) -> IntArray:

@@ -30,6 +30,7 @@ from hyoka.stats.bootstrap import (
     FloatArray,
     IntArray,
     draw_weights,
+    finite_or_none,
     percentiles,
     resampled,
 )
@@ -92,15 +93,11 @@ class Rating:
         """n/a (NaN: a rating the data leave without a maximum) as ``null``."""
         return {
             "model": self.model,
-            "rating": _shown(self.rating),
-            "low": _shown(self.low),
-            "high": _shown(self.high),
+            "rating": finite_or_none(self.rating),
+            "low": finite_or_none(self.low),
+            "high": finite_or_none(self.high),
             "games": self.games,
         }
-
-
-def _shown(value: float) -> float | None:
-    return value if math.isfinite(value) else None
 
 
 @dataclass(frozen=True)

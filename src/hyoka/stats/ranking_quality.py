@@ -72,6 +72,7 @@ from hyoka.stats.bootstrap import (
     IntArray,
     Interval,
     draw_weights,
+    finite_or_none,
     percentiles,
     resample_indices,
 )
@@ -284,10 +285,6 @@ def pair_rank_brier(ranking: ScoreDraws, reference: ScoreDraws) -> float:
     return float(np.mean((forecast - outcome) ** 2))
 
 
-def _optional(value: float | None) -> float | None:
-    return None if value is None or not np.isfinite(value) else float(value)
-
-
 @dataclass(frozen=True)
 class RankingComparison:
     """Two rankings of the same models (``ranking`` measured against ``reference``);
@@ -307,11 +304,11 @@ class RankingComparison:
         return {
             SIGNATURE_KEY: self.signature.to_json(),
             "models": list(self.models),
-            "separability": _optional(self.separability),
-            "reference_separability": _optional(self.reference_separability),
-            "agreement_with_confidence": _optional(self.agreement),
-            "strict_agreement": _optional(self.strict_agreement),
-            "pair_rank_brier": _optional(self.brier),
+            "separability": finite_or_none(self.separability),
+            "reference_separability": finite_or_none(self.reference_separability),
+            "agreement_with_confidence": finite_or_none(self.agreement),
+            "strict_agreement": finite_or_none(self.strict_agreement),
+            "pair_rank_brier": finite_or_none(self.brier),
             "spearman": self.spearman.to_json(),
             "kendall_tau_b": self.kendall.to_json(),
         }
@@ -380,12 +377,12 @@ class CurvePoint:
     def to_json(self) -> dict[str, float | int | None]:
         return {
             "questions": self.questions,
-            "separability": _optional(self.separability),
-            "lowest": _optional(self.lowest),
-            "highest": _optional(self.highest),
-            "agreement_with_full": _optional(self.agreement),
-            "agreement_lowest": _optional(self.agreement_lowest),
-            "agreement_highest": _optional(self.agreement_highest),
+            "separability": finite_or_none(self.separability),
+            "lowest": finite_or_none(self.lowest),
+            "highest": finite_or_none(self.highest),
+            "agreement_with_full": finite_or_none(self.agreement),
+            "agreement_lowest": finite_or_none(self.agreement_lowest),
+            "agreement_highest": finite_or_none(self.agreement_highest),
         }
 
 
