@@ -52,12 +52,10 @@ def measure_answers(
                 progress(done, len(order))
         return results
 
-    if workers <= 1:
-        return collect(_measure_in(benchmark, wanted, q) for q in order)
-    if use_kernel():
+    if workers > 1 and use_kernel():
         with ThreadPoolExecutor(workers, thread_name_prefix="hyoka-measure") as threads:
             return collect(threads.map(lambda q: _measure_in(benchmark, wanted, q), order))
-    if total_answers >= PARALLEL_THRESHOLD and can_fork():
+    if workers > 1 and total_answers >= PARALLEL_THRESHOLD and can_fork():
         global _FORK_STATE
         _FORK_STATE = (benchmark, wanted)
         try:
