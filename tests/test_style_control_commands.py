@@ -138,6 +138,9 @@ def test_judge_pairwise_shows_raw_and_style_controlled_ratings_of_the_library(
         again.output,
     ), again.output
     assert f"bs2: style-controlled intervals n/a: {apart} of 1000 bootstrap draws" in again.output
+    # what the column holds equal is what was asked for: length alone here
+    assert "the rating with the answers' length held equal" in again.output
+    assert "Markdown" not in again.output
     assert f"bs2: {only_length.coefficients_line()}" in again.output
     assert f"signature: {only_length.controlled.signature.line}" in again.output
     assert "features:length|" in only_length.controlled.signature.line

@@ -282,10 +282,13 @@ def print_style_control(per_method: Mapping[str, RawAndControlled]) -> None:
         _common.console.print(f"{method}: {rated.coefficients_line()}", highlight=False)
         for why in rated.controlled.separation_lines():
             _common.console.print(f"{method}: {why}", highlight=False, soft_wrap=True)
+    from hyoka.stats import held_equal
+
+    features = held_equal(next(iter(per_method.values())).controlled.features)
     _common.console.print(
-        "style-controlled: the rating with the answers' length and Markdown (headers, lists, "
-        "bold) held equal, fitted jointly (arena-hard's features; lengths in characters); "
-        "γ > 0: the judge prefers more of that feature",
+        f"style-controlled: the rating with the answers' {features} held equal, fitted "
+        "jointly (arena-hard's features; lengths in characters); γ > 0: the judge prefers "
+        "more of that feature",
         highlight=False,
         soft_wrap=True,
     )

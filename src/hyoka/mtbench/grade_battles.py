@@ -38,6 +38,7 @@ from hyoka.stats import (
     RawAndControlled,
     StyleCounts,
     StyledBattle,
+    held_equal,
     rate_with_style,
 )
 
@@ -62,7 +63,8 @@ class GradeRatings:
         return (
             f"Bradley-Terry from single grades: {self.battles} battles (on every judged turn "
             "each pair of models, the higher grade wins, equal grades tie), raw and "
-            "style-controlled (length and Markdown held equal; lengths in characters); 95% "
+            f"style-controlled ({held_equal(self.rated.controlled.features)} held equal; "
+            "lengths in characters); 95% "
             f"CI resampling the {self.questions} questions (all battles of a question together)"
         )
 

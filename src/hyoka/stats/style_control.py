@@ -185,6 +185,8 @@ class StyleControlled:
     signature: Signature
     separated: bool = False
     separated_draws: int = 0
+    #: the controls fitted (``LENGTH``, ``MARKDOWN``), as ``held_equal`` words them
+    features: tuple[str, ...] = (LENGTH, MARKDOWN)
     #: per feature whose γ grows without bound: in how many draws (-1: in the battles)
     unbounded_coefficients: dict[str, int] = field(default_factory=dict)
 
@@ -332,8 +334,9 @@ def style_controlled_bradley_terry(
         )
         for k, name in enumerate(names)
     }
+    held = tuple(c for c in (LENGTH, MARKDOWN) if c in controls)
     signature = StyleControlSignature(
-        features=tuple(c for c in (LENGTH, MARKDOWN) if c in controls),
+        features=held,
         normalisation=NORMALISATION,
         length=LENGTH_UNIT,
         rounds=rounds,
@@ -351,7 +354,15 @@ def style_controlled_bradley_terry(
         separated=separated,
         separated_draws=separated_draws,
         unbounded_coefficients=endless,
+        features=held,
     )
+
+
+def held_equal(features: Sequence[str]) -> str:
+    """What the controlled ratings hold equal, in words: ``length and Markdown (headers,
+    lists, bold)`` for both controls, one of them for one (``--control-features``)."""
+    words = {LENGTH: "length", MARKDOWN: "Markdown (headers, lists, bold)"}
+    return " and ".join(words[feature] for feature in features)
 
 
 def rating_text(rating: Rating) -> str:
