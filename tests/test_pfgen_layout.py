@@ -112,6 +112,11 @@ UNUSED_BY_SCORING = [
     "hyoka.judge",
     "hyoka.mtbench",
     "hyoka.report",
+    # a pfgen signature is a plain dataclass and a trials file plain JSON: pydantic (0.06 s
+    # to import) is for settings records and logs, and a package's version is read only
+    # where a signature names packages
+    "pydantic",
+    "importlib.metadata",
 ]
 
 

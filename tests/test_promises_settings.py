@@ -20,7 +20,7 @@ import hyoka.judge
 from hyoka.cli.main import app
 from hyoka.judge import JudgeRun, JudgeSettings, SingleItem, load_template
 from hyoka.judge.single import render_item
-from hyoka.signature import SettingsRecord, counts
+from hyoka.settings_record import SettingsRecord, counts
 from replay_judge_server import ReplayJudge
 
 #: for every field of every settings record: another value, so each field's effect on the

@@ -12,10 +12,8 @@ packages that compute a kind's numbers (the ``packages`` field: shown, so a read
 tell, but upgrading a package must not flag every older row either). Everything else does.
 
 What goes into a signature, and into the identity a resumed file must share, is derived
-from one ``SettingsRecord``: each of its fields says, where it is declared, whether it counts
-in the identity, in the signature, or in neither and why (``counts``). A field declared
-without saying so is refused when the class is made, so a setting that changes numbers
-cannot be added and forgotten in one of the places it belongs.
+from one ``SettingsRecord`` (``hyoka.settings_record``, kept apart because it is a pydantic
+model and most signatures are made without pydantic).
 
 Each kind of result has its own signature type, declared by the code that computes that
 result, as sacrebleu has ``BLEUSignature``: a ``SignatureType`` (its kind and its fields, in
@@ -34,13 +32,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any, ClassVar
-
-from pydantic import BaseModel, ConfigDict
 
 from hyoka import __version__
 from hyoka.errors import InputError
@@ -92,6 +87,8 @@ def _redacted(text: str) -> str:
 def package_version(distribution: str) -> str | None:
     """The installed version of ``distribution`` (``None`` when it is not installed), read
     from its metadata without importing it."""
+    from importlib import metadata  # 8 ms, and most signatures name no package
+
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
@@ -300,7 +297,7 @@ class SignatureType:
             for f in dataclasses.fields(self)
             if not (f.metadata.get(_ONLY_WHEN_SET) and getattr(self, f.name) is None)
         }
-        return _signed(self.kind, fields, (*self.packages, *packages))
+        return declared_signature(self.kind, fields, (*self.packages, *packages))
 
 
 #: dataclass metadata of a ``SignatureType`` field shown only when set (``only_when_set``)
@@ -313,114 +310,15 @@ def only_when_set() -> Any:
     return dataclasses.field(default=None, metadata={_ONLY_WHEN_SET: True})
 
 
-def _signed(kind: str, fields: Mapping[str, object], packages: Iterable[str]) -> Signature:
-    """The one way a signature is made from values: by a declared ``SignatureType`` or a
-    ``SettingsRecord``, never from keys chosen at a call site."""
+def declared_signature(
+    kind: str, fields: Mapping[str, object], packages: Iterable[str]
+) -> Signature:
+    """The one way a signature is made from values, called only by a declared
+    ``SignatureType`` and by ``settings_record.SettingsRecord``: never from keys chosen at a
+    call site."""
     pairs = [("hyoka", __version__), ("kind", kind)]
     pairs += [(key.replace("_", "-"), _text(value)) for key, value in fields.items()]
     versions = package_versions(packages)
     if versions:
         pairs.append((PACKAGES, _text(versions)))
     return Signature(tuple(pairs))
-
-
-@dataclass(frozen=True)
-class Counts:
-    """Where one field of a ``SettingsRecord`` counts (``Annotated`` metadata; see ``counts``).
-
-    ``identity``/``signature``: the field's key there (``True``: its own name), ``None`` for
-    a field left out (``why`` says why). A field holding another ``SettingsRecord`` puts that
-    record's identity under its key and that record's signature fields in line.
-    ``skip_empty``: left out of the signature when ``None`` or empty (a setting only some
-    runs have).
-    """
-
-    identity: str | bool | None
-    signature: str | bool | None
-    why: str = ""
-    skip_empty: bool = False
-
-    def named(self, field: str) -> Counts:
-        """These declarations with ``True`` replaced by the field's name."""
-        return Counts(
-            identity=field if self.identity is True else self.identity or None,
-            signature=field if self.signature is True else self.signature or None,
-            why=self.why,
-            skip_empty=self.skip_empty,
-        )
-
-
-def counts(
-    *,
-    identity: bool | str = True,
-    signature: bool | str = True,
-    why: str = "",
-    skip_empty: bool = False,
-) -> Counts:
-    """How a field counts: in the identity and the signature under its own name (or the
-    name given), or left out of one (``False``), saying ``why`` (it changes no number, or it
-    is checked another way, record by record)."""
-    return Counts(identity or None, signature or None, why, skip_empty)
-
-
-class SettingsRecord(BaseModel):
-    """Settings that decide numbers, each field declared with ``Annotated[T, counts(...)]``:
-    ``identity()`` and ``signature_fields()`` are derived from those declarations alone."""
-
-    model_config = ConfigDict(frozen=True)
-
-    #: every field's declaration, by field name (filled when the class is made)
-    counted: ClassVar[dict[str, Counts]] = {}
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        declared: dict[str, Counts] = {}
-        for name, info in cls.model_fields.items():
-            marks = [mark for mark in info.metadata if isinstance(mark, Counts)]
-            if len(marks) != 1:
-                raise TypeError(
-                    f"{cls.__name__}.{name}: declare once whether it counts in the identity "
-                    "and the signature (Annotated[..., counts(...)])"
-                )
-            mark = marks[0].named(name)
-            if (mark.identity is None or mark.signature is None) and not mark.why:
-                raise TypeError(f"{cls.__name__}.{name}: say why it is left out (why=...)")
-            declared[name] = mark
-        cls.counted = declared
-
-    def _fields(self) -> Iterator[tuple[Counts, Any]]:
-        for name, mark in self.counted.items():
-            yield mark, getattr(self, name)
-
-    def identity(self) -> dict[str, Any]:
-        """What a resumed file must share with this run (JSON values, as files keep them)."""
-        dumped = self.model_dump(mode="json")
-        found: dict[str, Any] = {}
-        for name, mark in self.counted.items():
-            if mark.identity is None:
-                continue
-            value = getattr(self, name)
-            # a field a record writes only when set is absent from its dump when not
-            found[str(mark.identity)] = (
-                value.identity() if isinstance(value, SettingsRecord) else dumped.get(name)
-            )
-        return found
-
-    def signed(self, kind: str, packages: Iterable[str] = ()) -> Signature:
-        """The signature of a result of ``kind`` produced with these settings: the record is
-        the kind's signature type, its fields those it declares (``signature_fields``),
-        then the installed versions of ``packages``."""
-        return _signed(kind, self.signature_fields(), packages)
-
-    def signature_fields(self) -> dict[str, object]:
-        """The signature's fields, in the order the fields are declared."""
-        found: dict[str, object] = {}
-        for mark, value in self._fields():
-            if mark.signature is None:
-                continue
-            if isinstance(value, SettingsRecord):
-                found.update(value.signature_fields())
-            elif not (mark.skip_empty and (value is None or value in ((), "", []))):
-                found[str(mark.signature)] = value
-        return found

@@ -21,7 +21,7 @@ from typing import Any
 import typer
 import typer.main
 from typer import _click
-from typer.core import MarkupMode, TyperCommand, TyperGroup, TyperOption
+from typer.core import MarkupMode, TyperCommand, TyperGroup
 
 
 @dataclass(frozen=True)
@@ -103,18 +103,6 @@ class LazyGroup(TyperGroup):
             command = entry.load(cmd_name, self.rich_markup_mode)
         self.commands[cmd_name] = command
         return command
-
-    def get_help_option(self, ctx: _click.Context) -> TyperOption | None:
-        """typer's ``--help``, defaulting to False rather than None.
-
-        typer coerces every parameter value that is not already a bool through pydantic; a
-        ``--help`` left out is None, so ``hyoka pfgen --help`` would import pydantic (a
-        quarter of a second) only to read the parent group's absent ``--help`` as False.
-        """
-        option = super().get_help_option(ctx)
-        if option is not None and option.default is None:
-            option.default = False
-        return option
 
     def format_help(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
         self._listing = True

@@ -32,7 +32,8 @@ from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
 from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
 from hyoka.providers import Message, ModelClient, Usage, backend_packages, served_models
-from hyoka.signature import SettingsRecord, Signature, counts
+from hyoka.settings_record import SettingsRecord, counts
+from hyoka.signature import Signature
 from hyoka.store import JsonlLog, Manifest, read_jsonl, read_records
 
 R = TypeVar("R", bound=BaseModel)

@@ -35,7 +35,7 @@ from hyoka.providers import (
     Usage,
     redact_url,
 )
-from hyoka.signature import SettingsRecord, counts
+from hyoka.settings_record import SettingsRecord, counts
 
 JudgmentKind = Literal["single", "pairwise"]
 Aggregate = Literal["mean", "median"]

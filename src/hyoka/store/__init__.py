@@ -22,7 +22,13 @@
   documents in and out, every problem one ``InputError`` naming the file (and line).
 - JSON Lines primitives (``read_objects``, ``read_records``, ``read_rows``, ``append_record``)
   where every problem names its file and line.
+
+The logs and manifests (``hyoka.store.log``) validate records with pydantic, whose import
+costs about 60 ms; the commands that only read and write plain files (``hyoka pfgen score``)
+never use them, so their names are imported on first use (``__getattr__``), not here.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from hyoka.store.compressed import (
     CodecMissingError,
@@ -64,15 +70,6 @@ from hyoka.store.locks import (
     writer_lock,
     writer_lock_async,
 )
-from hyoka.store.log import (
-    MANIFEST_SUFFIX,
-    JsonlLog,
-    Manifest,
-    manifest_path,
-    read_jsonl,
-    read_manifest,
-    unique_records,
-)
 from hyoka.store.mapped import map_readonly
 from hyoka.store.owned import OUTPUT_MARKER, claim_folder, owned_folder, replacing_folder
 from hyoka.store.paths import (
@@ -83,6 +80,41 @@ from hyoka.store.paths import (
     safe_name,
     user_cache_root,
 )
+
+if TYPE_CHECKING:
+    from hyoka.store.log import (
+        MANIFEST_SUFFIX,
+        JsonlLog,
+        Manifest,
+        manifest_path,
+        read_jsonl,
+        read_manifest,
+        unique_records,
+    )
+
+#: the names imported from ``hyoka.store.log`` on first use
+_FROM_LOG = frozenset(
+    {
+        "MANIFEST_SUFFIX",
+        "JsonlLog",
+        "Manifest",
+        "manifest_path",
+        "read_jsonl",
+        "read_manifest",
+        "unique_records",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_LOG:
+        from hyoka.store import log
+
+        value = getattr(log, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "LOG_LOCK_WAIT_S",

@@ -14,14 +14,17 @@ import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hyoka.errors import InputError
 from hyoka.store.files import append_bytes, atomic_write_text, truncate_to
 
-_M = TypeVar("_M", bound=BaseModel)
+if TYPE_CHECKING:
+    # pydantic is imported where records are validated, not here: reading plain JSON Lines
+    # (a pfgen run's trials) must not pay its 60 ms import
+    from pydantic import BaseModel, ValidationError
+
+_M = TypeVar("_M", bound="BaseModel")
 
 
 def _first_problem(exc: ValidationError) -> str:
@@ -205,6 +208,8 @@ def read_records(
 ) -> Iterator[tuple[int, _M]]:
     """Each line validated as ``model``; an ``InputError`` naming file, line and field
     (``data``: the file's bytes, already read)."""
+    from pydantic import ValidationError  # loaded already: ``model`` is a pydantic model
+
     for number, value in read_objects(path, data):
         try:
             yield number, model.model_validate(value)
