@@ -11,7 +11,6 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Container, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from hyoka.pfgen.engine import use_kernel
 from hyoka.pfgen.index_cache import IndexCache
 from hyoka.pfgen.questions import QuestionFile, QuestionInfo
 from hyoka.pfgen.scorer import AnswerScore, QuestionScorer, ReferenceSet, with_trie
-from hyoka.store import pfgen_runs, read_objects
+from hyoka.store import default_cache_dir, kept_digests_file, pfgen_runs, read_objects
 
 #: Folder of the pfgen-bench files inside a data directory.
 BENCHMARK_FOLDER = Path("pfgen-bench") / "data"
@@ -65,9 +64,9 @@ class PfgenBenchmark:
         if not paths:
             hint = fetch_hint("pfgen", data_dir)
             raise MissingDataError(f"pfgen-bench data not found in {folder}: {hint}")
-        # read and hashed on two threads: both release the GIL (38 MB, 50 ms on one thread)
-        with ThreadPoolExecutor(2, thread_name_prefix="hyoka-questions") as threads:
-            files = list(threads.map(QuestionFile.read, paths))
+        # 39 MB to hash (a tenth of scoring one run): their digests are kept by file status
+        kept_in = kept_digests_file(cache_dir or default_cache_dir(), folder)
+        files = QuestionFile.read_all(paths, kept_in)
         return cls(folder, files, IndexCache(cache_dir), data_dir)
 
     @property

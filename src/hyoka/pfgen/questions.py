@@ -7,14 +7,14 @@ before any scoring starts instead of failing deep inside the n-gram engine.
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hyoka.errors import DataError, InputError
 from hyoka.pfgen.keywords import KeywordRule, parse_rules
-from hyoka.store import parse_json
+from hyoka.store import HashedFile, parse_json, read_as_hashed, sha1_files
 
 
 @dataclass(frozen=True)
@@ -54,19 +54,29 @@ class QuestionInfo:
 
 @dataclass(frozen=True)
 class QuestionFile:
-    """A question file on disk: its path, SHA-1 (the upstream metadata hash) and raw bytes."""
+    """A question file on disk: its path and SHA-1 (the upstream metadata hash). Its bytes
+    are kept only when they were read to hash it; otherwise (its digest kept from an earlier
+    run, ``store.digests``) they are read when first needed and checked against the SHA-1."""
 
     path: Path
     sha1: str
-    content: bytes
+    kept: bytes | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def read(cls, path: Path) -> QuestionFile:
-        try:
-            content = path.read_bytes()
-        except OSError as exc:
-            raise DataError(f"{path}: cannot read question file: {exc.strerror}") from None
-        return cls(path=path, sha1=hashlib.sha1(content).hexdigest(), content=content)
+        """The file read and hashed now."""
+        (hashed,) = sha1_files([path], kept_in=None)
+        return cls(hashed.path, hashed.sha1, hashed.content)
+
+    @classmethod
+    def read_all(cls, paths: Sequence[Path], kept_in: Path | None) -> list[QuestionFile]:
+        """The files, each hashed now or with the digest kept for it in ``kept_in``."""
+        return [cls(h.path, h.sha1, h.content) for h in sha1_files(paths, kept_in)]
+
+    @property
+    def content(self) -> bytes:
+        """The file's bytes, which still have its SHA-1 (else a ``DataError``)."""
+        return read_as_hashed(HashedFile(self.path, self.sha1, self.kept))
 
     def parse(self) -> tuple[QuestionInfo, dict[str, list[str]]]:
         """The question's metadata and its reference sets, validated."""
@@ -77,9 +87,9 @@ class QuestionFile:
             raise DataError(str(exc)) from None
         if not isinstance(raw, dict):
             raise DataError(f"{where}: expected a JSON object")
-        for field in ("question_id", "question", "keywords", "answers"):
-            if field not in raw:
-                raise DataError(f"{where}: missing field '{field}'")
+        for name in ("question_id", "question", "keywords", "answers"):
+            if name not in raw:
+                raise DataError(f"{where}: missing field '{name}'")
         if not isinstance(raw["question_id"], str) or not isinstance(raw["question"], str):
             raise DataError(f"{where}: 'question_id' and 'question' must be strings")
         answers = raw["answers"]

@@ -17,6 +17,8 @@
 - ``read_decompressed``/``decompress_bounded``: every xz, gzip or zstd input inflated as a
   stream within a bound its format sets (a decompression bomb is refused unread).
 - ``map_readonly``: a large cache file memory-mapped, read only where it is used.
+- ``sha1_files``: the SHA-1s of large inputs (the question files), kept by each
+  file's status as git's index keeps them, so a file is hashed again only once changed.
 - ``append_bytes``: whole appends or none (a full disk leaves the file as it was).
 - ``read_json``/``parse_json``/``first_object``/``write_json``/``write_jsonl``: whole JSON
   documents in and out, every problem one ``InputError`` naming the file (and line).
@@ -37,6 +39,7 @@ from hyoka.store.compressed import (
     decompress_bounded,
     read_decompressed,
 )
+from hyoka.store.digests import HashedFile, kept_digests_file, read_as_hashed, sha1_files
 from hyoka.store.files import (
     WriteError,
     append_bytes,
@@ -122,6 +125,7 @@ __all__ = [
     "OUTPUT_MARKER",
     "CodecMissingError",
     "FileBusyError",
+    "HashedFile",
     "JsonlLog",
     "Manifest",
     "TooLargeError",
@@ -139,6 +143,7 @@ __all__ = [
     "first_object",
     "is_inside",
     "json_text",
+    "kept_digests_file",
     "manifest_path",
     "map_readonly",
     "new_file_mode",
@@ -148,6 +153,7 @@ __all__ = [
     "parse_object",
     "path_under",
     "plain_name",
+    "read_as_hashed",
     "read_bytes",
     "read_decompressed",
     "read_json",
@@ -159,6 +165,7 @@ __all__ = [
     "record_line",
     "replacing_folder",
     "safe_name",
+    "sha1_files",
     "temp_path_for",
     "truncate_to",
     "unique_records",
