@@ -274,6 +274,37 @@ def test_pairwise_page_says_why_without_answers_and_finds_them_beside(tmp_path: 
     assert why is None and [o.styles for o in found] == [o.styles for o in inline]
 
 
+def test_pairwise_page_reads_no_answers_under_a_variant_it_does_not_know(tmp_path: Path) -> None:
+    """A pair file whose manifest records a variant this hyoka does not have: its answers
+    are not cut as the default variant would cut them; the page has no controlled columns
+    and says which variant the file was judged under."""
+    from hyoka.judge import JudgeRun, JudgeSettings
+    from hyoka.store import atomic_write_text, manifest_path
+
+    rows = [json.loads(t) for t in CALM2.read_text(encoding="utf-8").splitlines()]
+    bare = tmp_path / "jmt-bench" / "model_judgment" / "gpt-4_pair.jsonl"
+    bare.parent.mkdir(parents=True)
+    drop = ("answer_1", "answer_2")
+    bare.write_text(
+        "".join(
+            json.dumps({k: v for k, v in r.items() if k not in drop}, ensure_ascii=False) + "\n"
+            for r in rows
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "jmt-bench" / "model_answer").mkdir()
+    run = JudgeRun(
+        kind="mtbench-pairwise", benchmark="jmt-bench", data="x", template="t",
+        settings=JudgeSettings(judge="openai/gpt-4"), variant="stability@0000000.v9/none",
+    )  # fmt: skip
+    atomic_write_text(manifest_path(bare), run.manifest().model_dump_json())
+    outcomes, why = with_styles(bare, read_pairs(bare), SHARED_DATA)
+    assert all(o.styles is None for o in outcomes)
+    assert why is not None
+    assert why.startswith("the benchmark it was judged on is not known here: ")
+    assert "judged under variant stability@0000000.v9/none, none of this hyoka's" in why
+
+
 def test_benchmark_page_shows_the_length_adjusted_means_where_answers_lie_beside(
     tmp_path: Path,
 ) -> None:

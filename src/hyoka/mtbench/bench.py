@@ -238,6 +238,23 @@ class BenchSpec:
         version of it: its files or settings differ)."""
         return next((v for v in self.variants if v.signed() == signed), None)
 
+    def recorded_variant(self, signed: str | None, manifest: Path) -> Variant | None:
+        """The variant a judgment file's ``manifest`` records it was judged under (``None``
+        for a benchmark without variants), or an ``InputError`` naming the manifest when it
+        records none of this hyoka's: its numbers, and its answers' cut, are another
+        variant's, never to be read as the default one's."""
+        if not self.variants:
+            return None
+        known = self.signed_variant(signed) if signed else None
+        if known is None:
+            names = ", ".join(v.name for v in self.variants)
+            raise InputError(
+                f"{manifest}: judged under variant {signed or '(none)'}, none of this "
+                f"hyoka's {self.title} variants ({names}): its numbers are not shown beside "
+                "another variant's"
+            )
+        return known
+
     def results_folder(self, layout: Layout = "hyoka") -> str:
         """The benchmark's folder under the results folder: hyoka's name, or upstream's."""
         return self.upstream_name if layout == "upstream" else self.name

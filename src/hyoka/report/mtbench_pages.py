@@ -127,17 +127,8 @@ class BenchFinder:
         recorded = recorded_bench(path)
         if recorded is not None:
             spec, signed = recorded
-            named = None
-            if spec.variants:
-                known = spec.signed_variant(signed) if signed else None
-                if known is None:
-                    names = ", ".join(v.name for v in spec.variants)
-                    raise InputError(
-                        f"{manifest_path(path)}: judged under variant {signed or '(none)'}, "
-                        f"none of this hyoka's {spec.title} variants ({names}): its numbers "
-                        "are not shown beside another variant's"
-                    )
-                named = known.name
+            known = spec.recorded_variant(signed, manifest_path(path))
+            named = known.name if known is not None else None
             return Identified(self.load(spec.name, named), BY_MANIFEST)
         lines = [line for _, line in read_records(path, SingleJudgmentLine)]
         fits: list[Bench] = []

@@ -21,7 +21,7 @@ from hyoka.errors import HyokaError
 from hyoka.mtbench import Bench, judgment_spec, load_answers, model_answer_file, recorded_bench
 from hyoka.report.pairwise_pages import PairOutcome
 from hyoka.stats import StyleCounts
-from hyoka.store import first_object
+from hyoka.store import first_object, manifest_path
 
 #: hyoka's ``judge pairwise`` records and Rakuda's matches hold no answer texts apart
 #: from the prompt: what the page says instead of the controlled columns
@@ -43,9 +43,13 @@ def with_styles(
     folder = path.parent.parent / "model_answer"
     if not folder.is_dir():
         return list(outcomes), f"its lines carry no answers and no answer files lie in {folder}"
+    try:  # a page without the columns, never a failed report
+        bench = _bench(path, data_dir)
+    except HyokaError as exc:
+        return list(outcomes), f"the benchmark it was judged on is not known here: {exc}"
     try:
-        return _beside(outcomes, folder, _bench(path, data_dir))
-    except HyokaError as exc:  # a page without the columns, never a failed report
+        return _beside(outcomes, folder, bench)
+    except HyokaError as exc:
         return list(outcomes), f"the answers beside it cannot be read: {exc}"
 
 
@@ -75,11 +79,14 @@ def _beside(
 
 
 def _bench(path: Path, data_dir: Path | None) -> Bench:
-    """The benchmark (and recorded variant) the judgment file is of."""
+    """The benchmark the judgment file is of, under the variant its manifest records (one
+    this hyoka does not know is an ``InputError``: its answers' cut may differ); the
+    benchmark's default variant for a file without a manifest (FastChat's own)."""
     spec = judgment_spec(path, None, data_dir)
     recorded = recorded_bench(path)
-    signed = recorded[1] if recorded is not None else None
-    variant = spec.signed_variant(signed) if signed else None
+    variant = None
+    if recorded is not None:
+        variant = spec.recorded_variant(recorded[1], manifest_path(path))
     return Bench.load(spec.name, data_dir, variant.name if variant is not None else None)
 
 
