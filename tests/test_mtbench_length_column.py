@@ -205,3 +205,25 @@ def test_answers_that_are_not_there_are_one_error_line(tmp_path: Path) -> None:
     assert result.exit_code != 0
     assert f"--answers: no *.jsonl answer files in {tmp_path}" in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize("given", ["model_answer", "data root"])
+def test_answers_in_ja_vicuna_qa_benchmarks_own_layout_are_found(given: str) -> None:
+    """ku-nlp's ja-vicuna-qa-benchmark keeps each model's answers in
+    ``model_answer/<model>/results.jsonl``: ``--answers`` reads that folder, or a data
+    folder holding it, as it reads FastChat's ``model_answer/<model>.jsonl``."""
+    from hyoka.mtbench import Bench
+    from hyoka.mtbench.length_columns import read_answer_sets
+
+    vicuna = SHARED_DATA / "ja-vicuna-qa"
+    bench = Bench.load("ja-vicuna-qa", SHARED_DATA)
+    folder = vicuna / "model_answer" if given == "model_answer" else SHARED_DATA
+    sets = read_answer_sets([folder], bench)
+    expected = {}
+    for path in sorted((vicuna / "model_answer").glob("*/results.jsonl")):
+        lines = [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t]
+        expected[path.parent.name] = {r["question_id"]: r["choices"][0]["turns"] for r in lines}
+    assert len(expected) == 7
+    assert {m: {q: list(r.turns) for q, r in by_id.items()} for m, by_id in sets.items()} == (
+        expected
+    )

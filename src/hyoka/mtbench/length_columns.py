@@ -66,8 +66,10 @@ class LengthColumn:
 
 
 def answer_files(paths: Iterable[Path], bench: Bench) -> list[Path]:
-    """The answer files given to ``--answers``: files, folders of ``*.jsonl``, or a results
-    folder holding ``<bench>/model_answer/`` (hyoka's layout) or upstream's folders."""
+    """The answer files given to ``--answers``: files, folders of ``*.jsonl`` (FastChat's
+    ``model_answer``) or of one folder per model holding ``results.jsonl``
+    (ja-vicuna-qa-benchmark's), or a results folder holding either under
+    ``<bench>/model_answer/`` (hyoka's layout) or upstream's folders."""
     found: list[Path] = []
     for path in paths:
         if path.is_file():
@@ -75,17 +77,22 @@ def answer_files(paths: Iterable[Path], bench: Bench) -> list[Path]:
             continue
         if not path.is_dir():
             raise InputError(f"--answers: {path} does not exist")
-        files = sorted(path.glob("*.jsonl"))
+        files = _answer_files_in(path)
         for layout in ("hyoka", "upstream"):
             if files:
                 break
             spec = bench.spec
             nested = path / spec.results_folder(layout) / spec.answers_folder(layout)
-            files = sorted(nested.glob("*.jsonl")) if nested.is_dir() else []
+            files = _answer_files_in(nested) if nested.is_dir() else []
         if not files:
             raise InputError(f"--answers: no *.jsonl answer files in {path}")
         found += files
     return found
+
+
+def _answer_files_in(folder: Path) -> list[Path]:
+    """A folder's ``*.jsonl``, else its ``*/results.jsonl`` (one folder per model)."""
+    return sorted(folder.glob("*.jsonl")) or sorted(folder.glob("*/results.jsonl"))
 
 
 def read_answer_sets(paths: Iterable[Path], bench: Bench) -> dict[str, dict[int, AnswerRecord]]:
