@@ -186,7 +186,7 @@ class JudgeRun(SettingsRecord):
     """Everything that makes a judgment file this run's, and what its numbers depend on:
     the one source of the run's manifest (the identity a resumed file must match) and of
     its signature (the line printed and stored beside the numbers). Each field declares
-    where it counts (``hyoka.signature.counts``); the judge's settings count field by field
+    where it counts (``hyoka.settings_record.counts``); the judge's settings count field by field
     (``JudgeSettings``).
 
     It is the signature type of every judging kind (``judge-single``, ``judge-pairwise``,

@@ -67,7 +67,7 @@ class JudgeSettings(SettingsRecord):
     """Which judge, and how it was asked: the one settings record of every protocol.
 
     Each field declares whether it counts in the identity a resumed file must share and in
-    the signature (``hyoka.signature.counts``); both are derived from those declarations.
+    the signature (``hyoka.settings_record.counts``); both are derived from those declarations.
     ``base_url`` is kept only as it may be shown (``redact_url``: credentials and query
     values replaced) whatever it is made from, so no record, manifest or signature can hold
     a credential; ``base_url_secret`` is a short hash of what was replaced, so that a URL

@@ -2,9 +2,9 @@
 
 Building the indexes of all 50 questions takes seconds; loading them takes milliseconds.
 The key is the file's content hash (not its path or time), so editing a question file or
-switching data directories can never serve a stale index (the hash is taken again whenever
-the file's status changes, ``store.digests``, and an index is built only from bytes that
-have it), and the engine version is part of the folder name so a change of layout
+switching data directories can never serve a stale index (the hash is taken by every
+process, and an index is built only from bytes that still have it: ``store.read_as_hashed``),
+and the engine version is part of the folder name so a change of layout
 invalidates old entries wholesale. Each entry is one
 raw blob of arrays plus a JSON file describing it; both are written to a temporary name and
 renamed, blob first, so a killed build never leaves an entry that looks complete.

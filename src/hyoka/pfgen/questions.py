@@ -7,6 +7,7 @@ before any scoring starts instead of failing deep inside the n-gram engine.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,8 +56,9 @@ class QuestionInfo:
 @dataclass(frozen=True)
 class QuestionFile:
     """A question file on disk: its path and SHA-1 (the upstream metadata hash). Its bytes
-    are kept only when they were read to hash it; otherwise (its digest kept from an earlier
-    run, ``store.digests``) they are read when first needed and checked against the SHA-1."""
+    are kept when they were read to hash it (``read``); the files of a whole benchmark are
+    hashed as streams (``read_all``) and their bytes read when first needed, checked against
+    the SHA-1 (``store.read_as_hashed``)."""
 
     path: Path
     sha1: str
@@ -64,19 +66,24 @@ class QuestionFile:
 
     @classmethod
     def read(cls, path: Path) -> QuestionFile:
-        """The file read and hashed now."""
-        (hashed,) = sha1_files([path], kept_in=None)
-        return cls(hashed.path, hashed.sha1, hashed.content)
+        """The file read, hashed and kept."""
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            raise DataError(f"{path}: cannot read question file: {exc.strerror}") from None
+        return cls(path, hashlib.sha1(content).hexdigest(), content)
 
     @classmethod
-    def read_all(cls, paths: Sequence[Path], kept_in: Path | None) -> list[QuestionFile]:
-        """The files, each hashed now or with the digest kept for it in ``kept_in``."""
-        return [cls(h.path, h.sha1, h.content) for h in sha1_files(paths, kept_in)]
+    def read_all(cls, paths: Sequence[Path]) -> list[QuestionFile]:
+        """The files hashed (39 MB for pfgen-bench), their bytes not kept."""
+        return [cls(hashed.path, hashed.sha1) for hashed in sha1_files(paths)]
 
     @property
     def content(self) -> bytes:
         """The file's bytes, which still have its SHA-1 (else a ``DataError``)."""
-        return read_as_hashed(HashedFile(self.path, self.sha1, self.kept))
+        if self.kept is not None:
+            return self.kept
+        return read_as_hashed(HashedFile(self.path, self.sha1))
 
     def parse(self) -> tuple[QuestionInfo, dict[str, list[str]]]:
         """The question's metadata and its reference sets, validated."""

@@ -17,8 +17,8 @@
 - ``read_decompressed``/``decompress_bounded``: every xz, gzip or zstd input inflated as a
   stream within a bound its format sets (a decompression bomb is refused unread).
 - ``map_readonly``: a large cache file memory-mapped, read only where it is used.
-- ``sha1_files``: the SHA-1s of large inputs (the question files), kept by each
-  file's status as git's index keeps them, so a file is hashed again only once changed.
+- ``sha1_files``/``read_as_hashed``: the SHA-1s of large inputs (the question files)
+  taken as streams, their bytes read back later only if they still have them.
 - ``append_bytes``: whole appends or none (a full disk leaves the file as it was).
 - ``read_json``/``parse_json``/``first_object``/``write_json``/``write_jsonl``: whole JSON
   documents in and out, every problem one ``InputError`` naming the file (and line).
@@ -39,7 +39,7 @@ from hyoka.store.compressed import (
     decompress_bounded,
     read_decompressed,
 )
-from hyoka.store.digests import HashedFile, kept_digests_file, read_as_hashed, sha1_files
+from hyoka.store.digests import HashedFile, read_as_hashed, sha1_files
 from hyoka.store.files import (
     WriteError,
     append_bytes,
@@ -143,7 +143,6 @@ __all__ = [
     "first_object",
     "is_inside",
     "json_text",
-    "kept_digests_file",
     "manifest_path",
     "map_readonly",
     "new_file_mode",
