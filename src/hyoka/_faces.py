@@ -3,7 +3,7 @@
 A face lists what its package gives (name -> module, attribute) and imports nothing until
 a name is asked for, so importing the package, or one of its modules, as a command's flag
 types do, does not pull in numpy, pydantic or the rest. The pfgen, providers and data faces
-share this one mechanism.
+share this one mechanism, as do the store's log names (pydantic, which scoring never needs).
 """
 
 from __future__ import annotations

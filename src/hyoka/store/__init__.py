@@ -27,11 +27,12 @@
 
 The logs and manifests (``hyoka.store.log``) validate records with pydantic, whose import
 costs about 60 ms; the commands that only read and write plain files (``hyoka pfgen score``)
-never use them, so their names are imported on first use (``__getattr__``), not here.
+never use them, so their names are imported on first use (``hyoka._faces``), not here.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from hyoka._faces import lazy_face
 from hyoka.store.compressed import (
     CodecMissingError,
     TooLargeError,
@@ -95,9 +96,10 @@ if TYPE_CHECKING:
         unique_records,
     )
 
-#: the names imported from ``hyoka.store.log`` on first use
-_FROM_LOG = frozenset(
-    {
+#: the names imported from ``hyoka.store.log`` on first use (``hyoka._faces``)
+_FROM_LOG = {
+    name: ("hyoka.store.log", name)
+    for name in (
         "MANIFEST_SUFFIX",
         "JsonlLog",
         "Manifest",
@@ -105,19 +107,10 @@ _FROM_LOG = frozenset(
         "read_jsonl",
         "read_manifest",
         "unique_records",
-    }
-)
+    )
+}
 
-
-def __getattr__(name: str) -> Any:
-    if name in _FROM_LOG:
-        from hyoka.store import log
-
-        value = getattr(log, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+__getattr__, __dir__ = lazy_face(__name__, _FROM_LOG)
 
 __all__ = [
     "LOG_LOCK_WAIT_S",
