@@ -209,3 +209,35 @@ def test_every_command_function_is_on_the_map() -> None:
     }
     assert defined - mapped == set()
     assert mapped - defined == set()
+
+
+_RUN_AND_REPORT_FREEZE = """
+import atexit, gc, sys
+atexit.register(lambda: print("frozen:", gc.get_freeze_count() > 0, file=sys.stderr))
+from hyoka.cli.main import run
+sys.argv = ["hyoka", *sys.argv[1:]]
+run()
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "shown"),
+    [(["--version"], 0, "hyoka "), (["no-such-command"], 2, "No such command")],
+)
+def test_the_console_script_exits_as_its_command_does(
+    args: list[str], code: int, shown: str
+) -> None:
+    """``hyoka`` (and ``python -m hyoka``) is ``run``: the command's exit code and output
+    come through, and the objects it made are frozen before the interpreter exits, so
+    Python's last full collection does not walk them again."""
+    from importlib.metadata import entry_points
+
+    assert [e.value for e in entry_points(group="console_scripts", name="hyoka")] == [
+        "hyoka.cli.main:run"
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_AND_REPORT_FREEZE, *args], capture_output=True, text=True
+    )
+    assert done.returncode == code
+    assert shown in done.stdout + done.stderr
+    assert done.stderr.rstrip().endswith("frozen: True")

@@ -1,5 +1,5 @@
 """``python -m hyoka``: the same as the ``hyoka`` console script."""
 
-from hyoka.cli.main import app
+from hyoka.cli.main import run
 
-app(prog_name="hyoka")
+run()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import typer
 
 from hyoka import __version__
+from hyoka._gc_pause import skip_the_last_collection
 from hyoka.cli._lazy import CommandSpec, GroupSpec, LazyGroup
 
 _CLI = "hyoka.cli."
@@ -214,6 +215,15 @@ def _version(value: bool) -> None:
     if value:
         typer.echo(f"hyoka {__version__}")
         raise typer.Exit()
+
+
+def run() -> None:
+    """The ``hyoka`` console script and ``python -m hyoka``: the command, then an exit that
+    skips Python's last walk over every object (``skip_the_last_collection``)."""
+    try:
+        app(prog_name="hyoka")
+    finally:
+        skip_the_last_collection()
 
 
 @app.callback()
