@@ -12,10 +12,11 @@ here with that same first paragraph.
 
 from __future__ import annotations
 
+import gc
+
 import typer
 
 from hyoka import __version__
-from hyoka._gc_pause import skip_the_last_collection
 from hyoka.cli._lazy import CommandSpec, GroupSpec, LazyGroup
 
 _CLI = "hyoka.cli."
@@ -218,12 +219,15 @@ def _version(value: bool) -> None:
 
 
 def run() -> None:
-    """The ``hyoka`` console script and ``python -m hyoka``: the command, then an exit that
-    skips Python's last walk over every object (``skip_the_last_collection``)."""
+    """The ``hyoka`` console script and ``python -m hyoka``: the command, then every object
+    it made frozen (``gc.freeze``) before the interpreter exits, so that Python's last full
+    collection does not walk them all again: about 15 ms after scoring one run, a twentieth
+    of its time. Nothing is left unwritten by it: every file hyoka writes is closed (and
+    renamed into place) before its writer returns, and exit handlers still run."""
     try:
         app(prog_name="hyoka")
     finally:
-        skip_the_last_collection()
+        gc.freeze()
 
 
 @app.callback()
