@@ -25,7 +25,7 @@ import pytest
 
 import pfgen_oracle as oracle
 from _shared import data_mark, needs
-from hyoka.errors import DataError
+from hyoka.errors import DataError, InputError
 from hyoka.pfgen import Summation
 from hyoka.pfgen._codepoints import encode
 from hyoka.pfgen._pysum import float_sum
@@ -669,3 +669,32 @@ def test_a_mapped_index_makes_its_arrays_on_first_use(tmp_path: Path) -> None:
     assert damaged(lambda m: array(keys_3)(m).__setitem__(3, -1))
     assert damaged(lambda m: m["trie"].__setitem__(2, m["trie"][2] + 1))  # a row too many
     assert not damaged(lambda m: None)  # and the entry as written loads
+
+
+@needs_data
+@pytest.mark.parametrize("part", ["json", "bin"])
+def test_a_fifo_where_a_cache_file_should_be_is_no_entry_and_no_wait(
+    tmp_path: Path, part: str
+) -> None:
+    """Opening a FIFO for reading waits for a writer; one left in the cache folder in place
+    of an entry's metadata or blob makes the entry absent, at once, and building it again
+    stops with one line naming the FIFO, which the store does not replace."""
+    import threading
+
+    question = "Q01"
+    sha1 = hashlib.sha1((QUESTION_DIR / f"{question}.json").read_bytes()).hexdigest()
+    PfgenBenchmark.load(SHARED_DATA, tmp_path).scorer(question)  # the entry, built
+    cache = IndexCache(tmp_path)
+    path = cache.root / f"{sha1}.{part}"
+    path.unlink()
+    os.mkfifo(path)
+    found: list[object] = []
+    reader = threading.Thread(target=lambda: found.append(cache.load(sha1)), daemon=True)
+    reader.start()
+    reader.join(timeout=20)
+    if reader.is_alive():  # unblock the reader so that the session can end
+        with path.open("wb"):
+            pass
+    assert found == [None]
+    with pytest.raises(InputError, match=rf"{sha1}\.{part} is not a regular file; not replaced"):
+        PfgenBenchmark.load(SHARED_DATA, tmp_path).scorer(question)

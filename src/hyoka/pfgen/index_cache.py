@@ -137,6 +137,8 @@ class IndexCache:
 
     def _load_meta(self, sha1: str) -> dict[str, Any] | None:
         meta_path = self._paths(sha1)[0]
+        if not meta_path.is_file():  # absent, or a FIFO whose read would wait for ever
+            return None
         try:
             meta = read_json(meta_path, strict=False)
         except InputError:

@@ -10,11 +10,21 @@ when used. The mapping is read-only, so nothing can write through it; a file rep
 from __future__ import annotations
 
 import mmap
+import os
+import stat
 from pathlib import Path
 
 
 def map_readonly(path: Path) -> mmap.mmap:
-    """``path``'s bytes mapped read-only; ``OSError`` if it cannot be opened, ``ValueError``
-    if it is empty (an empty file cannot be mapped)."""
-    with path.open("rb") as file:
-        return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    """``path``'s bytes mapped read-only; ``OSError`` if it cannot be opened or is not a
+    regular file, ``ValueError`` if it is empty (an empty file cannot be mapped).
+
+    Opened without blocking: a FIFO left where a cache file should be would otherwise
+    wait for a writer forever, and every wait hyoka makes is bounded."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    finally:
+        os.close(fd)
