@@ -4,10 +4,10 @@ Building the indexes of all 50 questions takes seconds; loading them takes milli
 The key is the file's content hash (not its path or time), so editing a question file or
 switching data directories can never serve a stale index (the hash is taken by every
 process, and an index is built only from bytes that still have it: ``store.read_as_hashed``),
-and the engine version is part of the folder name so a change of layout
-invalidates old entries wholesale. Each entry is one
-raw blob of arrays plus a JSON file describing it; both are written to a temporary name and
-renamed, blob first, so a killed build never leaves an entry that looks complete.
+and the engine version is part of the folder name so a change of layout invalidates old
+entries wholesale. Each entry is one raw blob of arrays plus a JSON file describing it; both
+are written to a temporary name and renamed, blob first, so a killed build never leaves an
+entry that looks complete.
 
 The blob holds each set's ``NgramIndex`` arrays (the numpy engine's) and the question's
 combined trie (the kernel's, ``ngram_trie``), every array at an aligned offset. It is
