@@ -31,7 +31,6 @@ from hyoka.mtbench.generate import (
 from hyoka.mtbench.grade_battles import (
     GradeRatings,
     grade_battles,
-    grade_ratings,
     grade_ratings_of,
 )
 from hyoka.mtbench.judge import (
@@ -173,7 +172,6 @@ __all__ = [
     "for_answers_flag",
     "generate_answers",
     "grade_battles",
-    "grade_ratings",
     "grade_ratings_of",
     "judge_meta",
     "judgment_files",

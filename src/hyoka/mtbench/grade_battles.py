@@ -23,15 +23,14 @@ more of that feature higher).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.mtbench.leaderboard import Leaderboard
-from hyoka.mtbench.length_columns import AnswerTurns, answer_turns, for_answers_flag, judged_turns
+from hyoka.mtbench.length_columns import AnswerTurns, judged_turns
 from hyoka.stats import (
     RESAMPLED_GROUP,
     STYLE_CONTROLS,
@@ -98,21 +97,6 @@ def grade_battles(
         for (a, grade_a, style_a), (b, grade_b, style_b) in combinations(entries, 2)
     ]  # fmt: skip
     return battles, missing
-
-
-def grade_ratings(
-    board: Leaderboard,
-    answer_paths: Iterable[Path],
-    *,
-    rounds: int,
-    seed: int,
-    controls: Sequence[str] = STYLE_CONTROLS,
-) -> GradeRatings:
-    """``grade_ratings_of`` with the answers read from ``answer_paths`` (``--answers``)."""
-    turns = answer_turns(answer_paths, board.bench)
-    return for_answers_flag(
-        lambda: grade_ratings_of(board, turns, rounds=rounds, seed=seed, controls=controls)
-    )
 
 
 def grade_ratings_of(

@@ -37,7 +37,6 @@
 #define SEEN_SLOTS (1u << SEEN_BITS)
 #define MAX_SKIPPED 64
 
-
 #define BMP 0x10000
 
 typedef struct {

@@ -46,17 +46,6 @@ _noted = False
 def kernel_module() -> ModuleType | None:
     """The compiled kernel, imported once, or None where it is not built (whatever
     ``HYOKA_PFGEN_ENGINE`` says: its compensated sum serves either engine, ``_pysum``)."""
-    return _load_kernel()
-
-
-def _required_kernel() -> ModuleType:
-    kernel = _load_kernel()
-    if kernel is None:
-        raise InputError(f"the compiled kernel does not load ({_kernel_problem})")
-    return kernel
-
-
-def _load_kernel() -> ModuleType | None:
     global _kernel, _kernel_problem
     if _kernel is None and _kernel_problem is None:
         try:
@@ -64,6 +53,13 @@ def _load_kernel() -> ModuleType | None:
         except ImportError as exc:
             _kernel_problem = str(exc) or type(exc).__name__
     return _kernel
+
+
+def _required_kernel() -> ModuleType:
+    kernel = kernel_module()
+    if kernel is None:
+        raise InputError(f"the compiled kernel does not load ({_kernel_problem})")
+    return kernel
 
 
 def use_kernel() -> bool:
@@ -74,7 +70,7 @@ def use_kernel() -> bool:
         return False
     if forced not in ("", KERNEL):
         raise InputError(f"{ENGINE_ENV}={forced!r}: use {KERNEL!r} or {NUMPY!r}")
-    if _load_kernel() is not None:
+    if kernel_module() is not None:
         return True
     if forced == KERNEL:
         raise InputError(

@@ -28,7 +28,6 @@ from hyoka.pfgen._codepoints import CODEPOINT_BITS
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
-    from typing_extensions import Buffer
 
     from hyoka.pfgen._codepoints import U32Array
     from hyoka.pfgen.ngram_index import NgramIndex
@@ -53,7 +52,7 @@ class QuestionTrie:
     ``num_answers[k]`` is set k's size.
     """
 
-    table: U32Array | Buffer
+    table: U32Array | memoryview
     num_answers: tuple[int, ...]
 
     @property
@@ -70,8 +69,7 @@ class QuestionTrie:
 
     @property
     def node_count(self) -> int:
-        table = self.table
-        return (len(table) if isinstance(table, memoryview) else len(self.nodes)) - 1
+        return len(self.table) - 1
 
     @classmethod
     def build(cls, indexes: Sequence[NgramIndex]) -> QuestionTrie:

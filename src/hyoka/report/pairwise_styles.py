@@ -82,11 +82,11 @@ def _bench(path: Path, data_dir: Path | None) -> Bench:
     """The benchmark the judgment file is of, under the variant its manifest records (one
     this hyoka does not know is an ``InputError``: its answers' cut may differ); the
     benchmark's default variant for a file without a manifest (FastChat's own)."""
-    spec = judgment_spec(path, None, data_dir)
     recorded = recorded_bench(path)
-    variant = None
-    if recorded is not None:
-        variant = spec.recorded_variant(recorded[1], manifest_path(path))
+    if recorded is None:
+        return Bench.load(judgment_spec(path, None, data_dir).name, data_dir)
+    spec, signed = recorded
+    variant = spec.recorded_variant(signed, manifest_path(path))
     return Bench.load(spec.name, data_dir, variant.name if variant is not None else None)
 
 
