@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 import typer
+import typer.main
+from typer._click import Command, Context
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from hyoka.cli._lazy import CommandSpec, GroupSpec
@@ -241,3 +244,35 @@ def test_the_console_script_exits_as_its_command_does(
     assert done.returncode == code
     assert shown in done.stdout + done.stderr
     assert done.stderr.rstrip().endswith("frozen: True")
+
+
+def _leaf_commands() -> list[tuple[str, Command]]:
+    """Every leaf command of the real tree (``hyoka pfgen run`` ...), its groups resolved
+    as ``hyoka`` resolves them."""
+    found: list[tuple[str, Command]] = []
+
+    def walk(command: Command, path: str) -> None:
+        if isinstance(command, TyperGroup):
+            context = Context(command, info_name=path)
+            for name in command.list_commands(context):
+                child = command.get_command(context, name)
+                assert child is not None, f"{path} {name}"
+                walk(child, f"{path} {name}")
+        else:
+            found.append((path, command))
+
+    walk(typer.main.get_command(app), "hyoka")
+    return found
+
+
+def test_every_command_that_calls_a_model_takes_base_url() -> None:
+    """A model or judge (``-m``/``-j``) may be served by a local OpenAI-compatible server,
+    which only ``--base-url`` names (``-o base_url=...`` is refused, since the URL is
+    redacted where stored): a command taking one without the other could not reach it."""
+    calling = []
+    for path, command in _leaf_commands():
+        flags = {flag for param in command.params for flag in getattr(param, "opts", [])}
+        if flags & {"-m", "-j"}:
+            calling.append(path)
+            assert "--base-url" in flags, f"{path} takes a model but no --base-url"
+    assert "hyoka refset generate" in calling and "hyoka judge single" in calling

@@ -179,6 +179,32 @@ def test_generate_from_the_settings_file_plan_reads(tmp_path: Path) -> None:
     assert sum(r.count for r in read_generated(tmp_path / "work", "Q13")) == 2
 
 
+def test_generate_flags_reach_a_local_server_through_base_url(
+    tmp_path: Path, seeded: OpenAIServer
+) -> None:
+    """``--base-url`` names a local OpenAI-compatible server on the command line, as the
+    settings file's ``[options] base_url`` does (``-o base_url=...`` is refused: the URL is
+    redacted where stored); the two make the same set: same settings kept, same answers."""
+    seeded.reset()
+    settings = _seeded_settings(
+        tmp_path, seeded, "answers = 2\nbatch_size = 2\nnum_examples = 0\nmax_tokens = 8\n"
+    )
+    _cli("refset", "generate", "--config", str(settings))
+    flags = [
+        "refset", "generate", str(tmp_path / "flags"), "-m", "openai/seeded", "--set-name",
+        "smol", "--answers", "2", "--batch-size", "2", "--num-examples", "0", "--max-tokens",
+        "8", "-q", "Q01", "-q", "Q13", "--benchmark", str(DATA), "--base-url", seeded.base_url,
+    ]  # fmt: skip
+    assert "4 answer(s) generated in 2 batch(es)" in _cli(*flags)
+    assert seeded.served == 8  # each run asked the server for its 4 answers
+    kept = Path("01-generated/Q13/smol/generation.json")
+    assert (tmp_path / "flags" / kept).read_text() == (tmp_path / "work" / kept).read_text()
+    for question in ("Q01", "Q13"):
+        assert read_generated(tmp_path / "flags", question) == read_generated(
+            tmp_path / "work", question
+        )
+
+
 def test_the_response_cache_is_refused_on_ray(tmp_path: Path) -> None:
     result = runner.invoke(
         app, ["refset", "generate", str(tmp_path / "work"), *FLAGS, "--cache", "--executor", "ray"]

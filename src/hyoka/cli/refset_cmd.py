@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from hyoka.cli._common import (
+    BaseUrlOption,
     ConcurrencyOption,
     DataDirOption,
     MaxTokensOption,
@@ -142,6 +143,7 @@ def generate_command(
     ] = None,
     snippets_k: Annotated[int, typer.Option("--snippets-k", min=0)] = 5,
     concurrency: ConcurrencyOption = 8,
+    base_url: BaseUrlOption = None,
     option: ProviderOptionsOption = None,
     cache: Annotated[
         bool, typer.Option("--cache", help="Also keep responses in the response cache.")
@@ -180,8 +182,13 @@ def generate_command(
     Ray started here) each load the model once and make batches; a lost worker costs only
     its batch in flight.
 
+    --base-url names a local OpenAI-compatible server (a settings file gives it as
+    [options] base_url); it is kept in generation.json with any secret in it redacted.
+
     Examples: hyoka refset generate work -m vllm/pfnet/plamo-100b --set-name P --answers
-    100000; hyoka refset generate --config generate.toml (the file hyoka refset plan reads).
+    100000; hyoka refset generate work -m openai/my-model --base-url
+    http://127.0.0.1:8000/v1 --set-name S; hyoka refset generate --config generate.toml
+    (the file hyoka refset plan reads).
     """
     from hyoka.refset import (
         GenerateConfig,
@@ -208,12 +215,15 @@ def generate_command(
     else:
         from pydantic import ValidationError
 
+        options = provider_options(option)
+        if base_url:  # where the file keeps it: the provider's option, redacted when kept
+            options["base_url"] = base_url
         try:
             config = GenerateConfig(
                 model=model, set_name=set_name, mode=mode, num_examples=num_examples,
                 temperature=temperature, top_p=top_p, top_k=top_k, max_tokens=max_tokens,
                 seed=seed, batch_size=batch_size, snippets_k=snippets_k,
-                options=provider_options(option), answers=answers, shards=shards,
+                options=options, answers=answers, shards=shards,
                 concurrency=concurrency,
             )  # fmt: skip
         except ValidationError as exc:
