@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import ELYZA_PROMPT_FIXTURE, elyza_data
+from _shared import ELYZA_PROMPT_FIXTURE, SHARED_DATA, elyza_data
 from hyoka.cli.main import app
 from hyoka.data import manifest as data_manifest
 from hyoka.errors import DataError
@@ -144,3 +144,30 @@ def test_pairwise_is_refused_in_one_line_where_the_benchmark_has_no_pair_prompt(
     assert result.exit_code == 1, result.output
     assert "has no pairwise judge prompt" in result.output
     assert "Traceback" not in result.output
+
+
+def test_answers_are_generated_without_the_judge_prompt_file(tmp_path: Path) -> None:
+    """Answering reads the tasks only: a data directory holding ELYZA-tasks-100's tasks but
+    not Shaberi's ``evaluation_datasets_config.py`` (the judge prompt, fetched only for
+    judging) generates; judging it then names the missing file."""
+    shared = SHARED_DATA / "elyza-tasks-100"
+    folder = tmp_path / "data" / "elyza-tasks-100"
+    folder.mkdir(parents=True)
+    (folder / "judgments").symlink_to(shared / "judgments")  # the tasks: a judged file
+    script = tmp_path / "model.jsonl"
+    script.write_text('{"reply": "答え"}\n', encoding="utf-8")
+    answers = tmp_path / "answers.jsonl"
+    args = ["mtbench", "generate", "--bench", "elyza-tasks-100", "-m", f"scripted/{script}"]
+    args += ["--limit", "2", "--no-cache", "--data-dir", str(tmp_path / "data")]
+    result = CliRunner().invoke(app, [*args, "--name", "m", "--output", str(answers)])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
+    assert [(r["question_id"], r["choices"][0]["turns"]) for r in lines] == [
+        (0, ["答え"]),
+        (1, ["答え"]),
+    ]
+    judge = ["mtbench", "judge", "--bench", "elyza-tasks-100", "-j", f"scripted/{script}"]
+    judge += ["-a", str(answers), "--limit", "2", "--data-dir", str(tmp_path / "data")]
+    refused = CliRunner().invoke(app, [*judge, "--output-dir", str(tmp_path / "judged")])
+    assert refused.exit_code == 1
+    assert f"{folder / 'evaluation_datasets_config.py'} not found" in refused.output

@@ -259,7 +259,13 @@ def test_rakuda_ranking_shows_its_intervals_and_signature(site: Inputs) -> None:
 def test_a_file_two_benchmarks_fit_alike_is_an_error_naming_both(tmp_path: Path) -> None:
     """pfmt-bench-fin-ja, Japanese MT-bench and Japanese Vicuna QA all have a question 1:
     lines without the judged prompt cannot say which, and the report says so rather than
-    guessing."""
+    guessing. The data folder holds those three alone, so the benchmarks that fit are the
+    test's, whatever else the shared data holds (ELYZA-tasks-100 numbers its tasks from 0,
+    so with its prompt file it fits question 1 too)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    for name in ("pfmt-bench-fin-ja", "jmt-bench", "ja-vicuna-qa"):
+        (data / name).symlink_to(SHARED_DATA / name)
     path = tmp_path / "x_single.jsonl"
     line = {"question_id": 1, "model": "m", "judge": ["j", "single"], "judgment": "[[5]]",
             "score": 5, "turn": 1}  # fmt: skip
@@ -267,7 +273,7 @@ def test_a_file_two_benchmarks_fit_alike_is_an_error_naming_both(tmp_path: Path)
     with pytest.raises(
         InputError, match=r"fit pfmt-bench-fin-ja, Japanese MT-bench, Japanese Vicuna QA alike"
     ):
-        BenchFinder(SHARED_DATA).identify(path)
+        BenchFinder(data).identify(path)
 
 
 def test_answers_are_found_only_under_model_answer_whatever_a_line_names(tmp_path: Path) -> None:

@@ -80,11 +80,13 @@ def answer_set(
     name: str, data_dir: Path | str | None = None, variant: str | None = None
 ) -> AnswerSet:
     """The benchmark ``name``'s questions as ``generate`` answers them: Rakuda's own files
-    (``RakudaBench``: text ids, one turn) or a FastChat-style benchmark's (``Bench``)."""
+    (``RakudaBench``: text ids, one turn) or a FastChat-style benchmark's (``Bench``), its
+    questions alone: answering needs no judge prompt or reference, so a data folder without
+    them (ELYZA-tasks-100 without Shaberi's prompt file) still answers."""
     if name == RAKUDA:
         SPEC.variant(variant)  # Rakuda has none: a name given is refused
         return RakudaBench.load(data_dir)
-    return Bench.load(name, data_dir, variant)
+    return Bench.load(name, data_dir, variant, questions_only=True)
 
 
 def default_temperatures(spec: BenchSpec, bench: AnswerSet | None = None) -> dict[str, float]:
