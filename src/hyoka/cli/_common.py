@@ -33,6 +33,10 @@ A user mistake (``HyokaError``) becomes one line on stderr and exit code 1 (2 fo
 flag, as typer does); anything else is a bug and keeps its traceback. A ``HyokaWarning``
 raised while a command runs becomes one ``warning:`` line on stderr, every time. Ctrl-C
 becomes one ``interrupted:`` line saying what was kept and how to go on, and exit code 130.
+Each of those lines is made printable (``hyoka.printable``): a message may quote a server
+or a file, and no escape sequence or line break in it reaches the terminal to clear the
+screen or forge a line. Every string the consoles print (tables, notes) is made printable
+too, its tabs and line breaks kept.
 
 Only typer and the standard library are imported here at module level, so that a command
 module importing its flags from here pays nothing more: rich (``console``, ``err_console``,
@@ -53,10 +57,12 @@ from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 import typer
 
 from hyoka.errors import HyokaError, HyokaWarning, InputError
+from hyoka.printable import printable
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
+    from rich.text import Text
 
     from hyoka.cli._progress import RateColumn as RateColumn
 
@@ -242,7 +248,14 @@ def _console(stderr: bool) -> Console:
 def _made_console(stderr: bool, columns: str | None) -> Console:
     from rich.console import Console
 
-    return Console(stderr=stderr)
+    class Shown(Console):
+        """A console that makes every string it renders printable (tables' cells, notes)
+        before rich reads it: rich passes escape sequences in text through to the terminal."""
+
+        def render_str(self, text: str, **options: Any) -> Text:
+            return super().render_str(printable(text, lines=True), **options)
+
+    return Shown(stderr=stderr)
 
 
 if not TYPE_CHECKING:
@@ -289,20 +302,21 @@ def progress_bar(
 
 
 def print_error(error: Exception) -> None:
-    """One line on stderr, never wrapped (paths stay whole) and never read as markup."""
+    """One line on stderr, never wrapped (paths stay whole), never read as markup, and
+    printable (a server's or a file's text in it cannot act on the terminal)."""
     from rich.markup import escape
 
     _console(True).print(
-        f"[bold red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True
+        f"[bold red]error:[/] {escape(printable(str(error)))}", highlight=False, soft_wrap=True
     )
 
 
 def print_warning(message: str) -> None:
-    """One ``warning:`` line on stderr, never wrapped and never read as markup."""
+    """One ``warning:`` line on stderr, never wrapped, never read as markup, printable."""
     from rich.markup import escape
 
     _console(True).print(
-        f"[bold yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True
+        f"[bold yellow]warning:[/] {escape(printable(message))}", highlight=False, soft_wrap=True
     )
 
 
@@ -364,7 +378,7 @@ def print_interrupted() -> None:
     from hyoka.store import kept
 
     _console(True).print(
-        f"[bold yellow]interrupted:[/] {escape(kept.interrupted_line())}",
+        f"[bold yellow]interrupted:[/] {escape(printable(kept.interrupted_line()))}",
         highlight=False,
         soft_wrap=True,
     )

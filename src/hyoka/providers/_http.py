@@ -11,7 +11,9 @@ Each rule lives here once, so the OpenAI, Anthropic and Gemini backends cannot d
 * ``bounded``: the SDKs' timeouts bound each read, so a server that trickles a byte now
   and then keeps a request alive forever; this bounds connect, headers and body together;
 * ``split_query``: the SDKs append an endpoint's path to the base URL as text, so a query
-  left in ``--base-url`` would swallow the path; it is sent as query parameters instead.
+  left in ``--base-url`` would swallow the path; it is sent as query parameters instead;
+* ``server_text``: what a server said (an error body) as an error repeats it: one line,
+  secrets scrubbed, printable and bounded.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ import asyncio
 import math
 import os
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from email.utils import parsedate_to_datetime
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
+from hyoka.printable import MESSAGE_LIMIT, printable
 from hyoka.providers.errors import ProviderError, TransientError
 
 #: The longest wait a server's hint can impose on one retry, in seconds.
@@ -41,6 +44,15 @@ def split_query(url: str) -> tuple[str, dict[str, str | list[str]]]:
     params = parse_qs(parts.query, keep_blank_values=True)
     query = {key: values[0] if len(values) == 1 else values for key, values in params.items()}
     return urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")), query
+
+
+def server_text(text: str, scrub: Callable[[str], str]) -> str:
+    """What a server said (an error's body or message), fit to stand in one error line:
+    its runs of white space made one space, its secrets scrubbed (before the cut, so no
+    part of one survives it), then at most ``MESSAGE_LIMIT`` characters, every one a
+    terminal shows rather than obeys (``hyoka.printable``): a server's text may hold
+    escape sequences, a forged line or a megabyte."""
+    return printable(scrub(" ".join(text.split())), limit=MESSAGE_LIMIT)
 
 
 def read_api_key(names: Iterable[str]) -> tuple[str, str] | None:

@@ -51,7 +51,7 @@ from hyoka.providers._hosted import (
     status_error,
     timeout_option,
 )
-from hyoka.providers._http import bounded, retry_after, split_query
+from hyoka.providers._http import bounded, retry_after, server_text, split_query
 from hyoka.providers._secrets import KnownSecrets, url_secret_values
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, TransientError
@@ -221,9 +221,13 @@ class AnthropicProvider(Provider):
                 detail = ""
             else:
                 detail = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
-            detail = detail.strip()[:300] or exc.response.reason_phrase
-        kind = f" {exc.type}" if exc.type else ""
-        request_id = f" (request id {exc.request_id})" if exc.request_id else ""
+            detail = detail.strip() or exc.response.reason_phrase
+        # each part is the server's text: one line, printable, bounded (``server_text``)
+        detail = server_text(detail, self._redact)
+        kind = f" {server_text(exc.type, self._redact)}" if exc.type else ""
+        request_id = (
+            f" (request id {server_text(exc.request_id, self._redact)})" if exc.request_id else ""
+        )
         message = self._redact(f"{self._where()}: HTTP {status}{kind}: {detail}{request_id}")
         return status_error(status, message, retry_after(exc.response.headers))
 

@@ -57,7 +57,7 @@ from hyoka.providers._hosted import (
     status_error,
     timeout_option,
 )
-from hyoka.providers._http import bounded, retry_after
+from hyoka.providers._http import bounded, retry_after, server_text
 from hyoka.providers._secrets import KnownSecrets, url_secret_values
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, TransientError
@@ -302,8 +302,10 @@ class GoogleProvider(Provider):
         code = int(exc.code or 0)
         detail = exc.message or ""
         if not detail:
-            detail = json.dumps(exc.details, ensure_ascii=False)[:300]
-        status = f" {exc.status}" if exc.status else ""
+            detail = json.dumps(exc.details, ensure_ascii=False)
+        # each part is the server's text: one line, printable, bounded (``server_text``)
+        detail = server_text(detail, self._redact)
+        status = f" {server_text(str(exc.status), self._redact)}" if exc.status else ""
         message = self._redact(f"{self._where()}: HTTP {code}{status}: {detail}")
         return status_error(code, message, _retry_hint(exc))
 

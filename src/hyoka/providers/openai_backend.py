@@ -26,7 +26,13 @@ from urllib.parse import urlsplit
 
 import openai
 
-from hyoka.providers._http import bounded, read_api_key, retry_after, split_query
+from hyoka.providers._http import (
+    bounded,
+    read_api_key,
+    retry_after,
+    server_text,
+    split_query,
+)
 from hyoka.providers._secrets import REDACTED, KnownSecrets, url_secret_values
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
@@ -228,7 +234,7 @@ class OpenAIProvider(Provider):
         except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
             raise TransientError(
                 f"{self._spec}: the server's answer is not a {'chat ' if request.is_chat else ''}"
-                f"completion ({type(exc).__name__}: {exc})"
+                f"completion ({type(exc).__name__}: {server_text(str(exc), self._scrub)})"
             ) from None
         if not choices:
             raise TransientError(f"{self._spec}: the server's answer holds no choices")
@@ -251,10 +257,7 @@ class OpenAIProvider(Provider):
             message = exc.message
         if not isinstance(message, str):
             message = json.dumps(message, ensure_ascii=False, default=str)
-        message = " ".join(message.split())
-        if len(message) > 500:
-            message = message[:500] + "…"
-        return self._scrub(message)
+        return server_text(message, self._scrub)
 
     def _map_error(self, exc: openai.APIError) -> ProviderError:
         spec = self._spec
@@ -274,7 +277,7 @@ class OpenAIProvider(Provider):
             if status >= 500 or status in _TRANSIENT_STATUS:
                 return TransientError(message, retry_after=retry_after(exc.response.headers))
             return ProviderError(message)
-        return ProviderError(f"{spec}: {self._scrub(exc.message)}")
+        return ProviderError(f"{spec}: {server_text(exc.message, self._scrub)}")
 
     async def aclose(self) -> None:
         await self._client.close()

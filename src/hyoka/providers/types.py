@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from hyoka.printable import NAME_LIMIT, printable
 
 Role = Literal["system", "user", "assistant"]
 
@@ -128,7 +130,10 @@ class Usage(BaseModel):
 
 
 class GenerationResponse(BaseModel):
-    """``choices`` holds the request's ``n`` samples, in order."""
+    """``choices`` holds the request's ``n`` samples, in order; ``model`` is the name the
+    server said served them, made printable and bounded (``hyoka.printable``) here, where
+    every backend's reply and every cached one is built: it is kept in judgments and shown
+    in warnings, and a server may send anything (escape sequences, a megabyte)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -136,6 +141,11 @@ class GenerationResponse(BaseModel):
     usage: Usage = Usage()
     model: str = ""
     cached: bool = False
+
+    @field_validator("model")
+    @classmethod
+    def _shown_name(cls, name: str) -> str:
+        return printable(name, limit=NAME_LIMIT)
 
     @property
     def text(self) -> str:

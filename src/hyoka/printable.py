@@ -1,0 +1,56 @@
+"""Text from outside made fit to show: the one rule for a server's fields, a model's name
+and a file's contents on their way to a terminal, a log line or a stored record.
+
+A terminal acts on some characters instead of showing them: ``ESC`` starts a sequence
+that can clear the screen, set the window's title or recolour what follows; a carriage
+return or a newline lets text pose as a line of hyoka's own (``error: ...``); the C1
+controls (``\\x9b`` is a one-character ``ESC [``) act on many terminals too; and the
+bidirectional overrides (U+202E) make text read in another order than it is written.
+``printable`` shows each such character as its Python escape (``\\x1b``, ``\\n``,
+``\\u202e``), so nothing is hidden or lost, and everything else, any script's letters
+included, passes as it is. A lone surrogate, which no UTF-8 terminal or file can take, is
+shown the same way.
+
+``limit`` bounds the length where outside text is kept or repeated (a 1 MB model name is
+no name): the first ``limit`` characters, then ``…``.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Characters a terminal may act on besides tab and newline: the other C0 controls, DEL
+#: and the C1 controls, the line and paragraph separators, the bidirectional marks and
+#: overrides, and lone surrogates.
+_ACTING = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029"
+    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+)
+#: What ``printable`` escapes in text of several lines (a table, an answer), and in one line
+_IN_LINES = re.compile(f"[{_ACTING}]")
+_IN_ONE_LINE = re.compile(f"[\t\n{_ACTING}]")
+
+#: The longest name a server may give for what served a call (``GenerationResponse.model``).
+NAME_LIMIT = 256
+#: The most of a server's own message an error repeats.
+MESSAGE_LIMIT = 500
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return ascii(match.group())[1:-1]
+
+
+def printable(text: str, *, limit: int | None = None, lines: bool = False) -> str:
+    """``text`` with every character a terminal acts on shown as its escape (module
+    docstring); ``lines``: tabs and newlines kept, for text shown as several lines;
+    ``limit``: at most that many characters shown, then ``…`` (the escapes count, so a
+    bounded result is bounded however many there were).
+
+    The result holds only printable characters: applying it again changes nothing.
+    """
+    pattern = _IN_LINES if lines else _IN_ONE_LINE
+    head = text if limit is None else text[: limit + 1]
+    shown = pattern.sub(_escaped, head) if pattern.search(head) else head
+    if limit is not None and len(shown) > limit:
+        return shown[:limit] + "…"
+    return shown

@@ -1,0 +1,116 @@
+"""Promise: text from outside reaches the terminal printable, and is bounded where it is kept.
+
+A server says what model served a call and why a request failed; either may hold escape
+sequences (clear the screen, set the window's title), a line break that forges hyoka's
+own ``error:`` line, or a megabyte. The server here is a real OpenAI-compatible one on
+127.0.0.1 (``wire_servers.OpenAIServer``) and each check runs a real ``hyoka`` command
+against it, reading what the command printed and the judgments it wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from _shared import SHARED_DATA
+from hyoka.cli.main import app
+from hyoka.printable import MESSAGE_LIMIT, NAME_LIMIT, printable
+from wire_servers import OpenAIServer, Reply
+
+JMT = SHARED_DATA / "jmt-bench"
+ANSWERS = JMT / "history/aed16da/model_answer/japanese-stablelm-instruct-alpha-7b.jsonl"
+#: clears the screen, sets the window's title (ended by BEL), then poses as an error line
+HOSTILE = "\x1b[2J\x1b]0;pwned\x07\nerror: forged"
+#: what a terminal would act on: C0 controls (tab and newline aside), DEL, the C1 controls
+_ACTING = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+@pytest.fixture(autouse=True)
+def _environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+def _judge(tmp_path: Path, base_url: str) -> tuple[Result, list[dict[str, Any]]]:
+    """``hyoka mtbench judge`` of two turns by ``openai/gpt-4o`` (a moving alias, so the
+    served snapshot is named in a warning); what it printed and the lines it wrote."""
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app,
+        ["mtbench", "judge", "--bench", "jmt-bench", "--variant", "stability@aed16da",
+         "-j", "openai/gpt-4o", "--base-url", base_url, "--judge-name", "gpt-4", "--limit", "2",
+         "--layout", "upstream", "--output-dir", str(out), "-a", str(ANSWERS)],
+    )  # fmt: skip
+    written = out / "gpt-4_single.jsonl"
+    lines = []
+    if written.exists():
+        lines = [json.loads(line) for line in written.read_text().splitlines()]
+    return result, lines
+
+
+def _assert_shown_safely(output: str) -> None:
+    assert _ACTING.search(output) is None, repr(output)
+    assert not any(line.startswith("error: forged") for line in output.splitlines())
+
+
+def test_a_served_model_name_with_escape_sequences_is_shown_and_kept_printable(
+    tmp_path: Path,
+) -> None:
+    with OpenAIServer() as server:
+        server.serves = lambda _number: HOSTILE
+        server.reply_to_all = "評価：[[7]]"
+        result, lines = _judge(tmp_path, server.base_url)
+    assert result.exit_code == 0, result.output
+    _assert_shown_safely(result.output)
+    shown = printable(HOSTILE)
+    assert shown == "\\x1b[2J\\x1b]0;pwned\\x07\\nerror: forged"
+    (warning,) = [line for line in result.output.splitlines() if line.startswith("warning:")]
+    assert f"the provider served {shown}, kept in each judgment" in warning
+    assert [line["served_models"] for line in lines] == [[shown], [shown]]
+    assert [line["score"] for line in lines] == [7, 7]
+
+
+def test_a_megabyte_model_name_is_kept_and_shown_bounded(tmp_path: Path) -> None:
+    name = "m" * 1_000_000
+    with OpenAIServer() as server:
+        server.serves = lambda _number: name
+        server.reply_to_all = "評価：[[7]]"
+        result, lines = _judge(tmp_path, server.base_url)
+    assert result.exit_code == 0, result.output
+    bounded = "m" * NAME_LIMIT + "…"
+    assert [line["served_models"] for line in lines] == [[bounded], [bounded]]
+    manifest = json.loads((tmp_path / "out" / "gpt-4_single.jsonl.manifest.json").read_text())
+    assert manifest["notes"] == {"served_models": {bounded: 2}}
+    assert len(result.output) < 2_000
+
+
+def test_a_servers_error_message_cannot_act_on_the_terminal_or_forge_a_line(
+    tmp_path: Path,
+) -> None:
+    """The error body a server sends is quoted in the one ``error:`` line, escaped; one of
+    a megabyte is cut to ``MESSAGE_LIMIT`` characters."""
+    for message in (HOSTILE, HOSTILE + "x" * 1_000_000):
+        body = {"error": {"message": message, "type": "invalid_request_error"}}
+        with OpenAIServer() as server:
+            server.script(Reply(400, body))
+            result, _ = _judge(tmp_path, server.base_url)
+        assert result.exit_code == 1, result.output
+        _assert_shown_safely(result.output)
+        (error,) = [line for line in result.output.splitlines() if line.startswith("error:")]
+        assert "HTTP 400: \\x1b[2J\\x1b]0;pwned\\x07 error: forged" in error
+        assert len(error) < MESSAGE_LIMIT + 200
+
+
+def test_printable_escapes_what_a_terminal_obeys_and_keeps_every_script() -> None:
+    text = "日本語 ok\tcafé \u202eevil\u202c \x9b31m \ud800"
+    assert printable(text) == "日本語 ok\\tcafé \\u202eevil\\u202c \\x9b31m \\ud800"
+    assert printable("a\tb\nc\rd", lines=True) == "a\tb\nc\\rd"
+    assert printable("x" * 10, limit=4) == "xxxx…"
+    once = printable(HOSTILE * 3, limit=20)
+    assert len(once) == 21 and printable(once, limit=20) == once
