@@ -159,6 +159,10 @@ class BenchSpec:
     pair_method: Method = "bs2"
     #: how the leaderboard's headline (its "Avg." column) is computed, as upstream does
     headline: Headline = "category-mean"
+    #: the lowest and highest score a judged turn can have (the judge's rating range, and
+    #: 0 where a rule scores a turn without the judge); every reader of judgment files
+    #: (leaderboard, verify, report, judge meta) refuses or counts a score outside it
+    scale: tuple[int, int] = (0, 10)
     prompt_names: JudgePromptNames = field(default_factory=JudgePromptNames)
     dialogue: DialogueStyle = JAPANESE_DIALOGUE
     generation: GenerationDefaults = field(
@@ -449,6 +453,8 @@ ELYZA_TASKS_100 = BenchSpec(
     dialogue=SHABERI_DIALOGUE,
     # Lightblue's llm_functions.py answers at temperature 0 with 2048 tokens
     generation=GenerationDefaults(_frozen({}), 0.0, 2048, None),
+    # the prompt's grades 1 (wrong) to 5 (helpful); no rule scores a task 0
+    scale=(1, 5),
     upstream_name="elyza__ELYZA-tasks-100",
     turns=1,
     # any complete Shaberi judgment file carries the 100 tasks unchanged (SOURCE.md)
@@ -478,6 +484,15 @@ def parse_layout(value: str) -> Layout:
         if value == layout:
             return layout
     raise InputError(f"--layout must be hyoka or upstream, got {value!r}")
+
+
+def spec_named(name: str) -> BenchSpec | None:
+    """The benchmark a results or data folder called ``name`` holds: hyoka's name for it,
+    upstream's (``BenchSpec.upstream_name``) or its data folder's; ``None`` for none."""
+    for spec in BENCHES.values():
+        if name in (spec.name, spec.upstream_name, spec.folder):
+            return spec
+    return None
 
 
 def bench_spec(name: str) -> BenchSpec:

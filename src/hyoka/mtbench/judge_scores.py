@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict
 
 from hyoka.errors import InputError
 from hyoka.mtbench.answers import model_answer_file
+from hyoka.mtbench.bench import spec_named
 from hyoka.mtbench.records import NO_RATING, AnswerRecord, Winner
 from hyoka.providers import Usage
 from hyoka.stats import GradeLine
@@ -57,7 +58,8 @@ SHABERI_SCALES: Mapping[str, tuple[int, int]] = {
     "shisa-ai__ja-mt-bench-1shot": (1, 10),
     "yuzuai__rakuda-questions": (1, 10),
 }
-#: FastChat's single grades: 1-10 from the judge, 0 from a rule (no answer, wrong language)
+#: FastChat's single grades: 1-10 from the judge, 0 from a rule (no answer, wrong language);
+#: the scale of a suite that is no benchmark hyoka defines (``suite_scale``)
 FASTCHAT_SCALE = (0, 10)
 #: Shaberi items of the older 80-question ja-mt-bench files, which have no ids
 LEGACY_PREFIX = "legacy-"
@@ -254,7 +256,7 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
     a repeat (``ScoreTable.repeat_of``; in one file or across the paths given: a second
     run of the judge), lengths from the answers in ``model_answer/`` beside
     ``model_judgment/`` where that folder exists. A folder or file holds one judge;
-    a grade off the 0-10 scale is kept as written (``judge_meta`` counts it)."""
+    a grade off its benchmark's scale is kept as written (``judge_meta`` counts it)."""
     codes = {name: _Codes() for name in (*_FIELDS, "template")}
     columns: dict[str, list[int]] = {name: [] for name in codes}
     scores: list[float] = []
@@ -300,7 +302,7 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
         template=np.asarray(columns["template"], dtype=np.int64),
         score=np.asarray(scores, dtype=np.float64),
         length=np.asarray(lengths, dtype=np.float64),
-        scales=dict.fromkeys(codes["suite"].names, FASTCHAT_SCALE),
+        scales={suite: suite_scale(suite) for suite in codes["suite"].names},
         origin=origin,
         repeat_of=np.asarray(repeat_of, dtype=np.int64),
         repeat_score=np.asarray(repeat_score, dtype=np.float64),
@@ -308,6 +310,13 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
     )
     _check_unique(table, ", ".join(map(str, paths)))
     return table
+
+
+def suite_scale(suite: str) -> tuple[int, int]:
+    """The scale of a single-grading folder's suite: its benchmark's (``BenchSpec.scale``,
+    ELYZA-tasks-100's 1-5), else FastChat's."""
+    spec = spec_named(suite)
+    return FASTCHAT_SCALE if spec is None else spec.scale
 
 
 Graded = tuple[str, tuple[str, int, str, int], float]

@@ -12,7 +12,9 @@ rating in these means; each rating is also kept by question, turn and trial, for
 intervals over questions and trials and Swallow's per-trial figure (``mtbench.trials``).
 
 A number is only comparable with the numbers beside it when it was produced the same way
-and over the same turns. So a score outside the benchmark's scale is refused (file:line);
+and over the same turns. So a score outside the benchmark's scale (``BenchSpec.scale``:
+ELYZA-tasks-100's 1 to 5, 0 to 10 for the others) is refused (file:line), as is a score
+that is no JSON number (``true``);
 a model without every turn judged is marked incomplete and ranked after the complete ones;
 and every row carries the signature of the files it came from (the manifest hyoka writes
 beside a judgment file; for other files, what their lines say: the judge's name), so rows
@@ -47,8 +49,6 @@ from hyoka.store import (
     unique_records,
 )
 
-#: the scale of a judge's rating (0: decided by a rule); -1 (no rating) stands apart
-SCALE = (0.0, 10.0)
 _CENT = Decimal("0.01")
 
 
@@ -310,11 +310,12 @@ def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgme
                 f"{'' if bench.variant is None else ' ' + bench.variant.name} judges turn "
                 f"{judged} only (a file of another variant?)"
             )
+        low, high = bench.spec.scale
         score = line.score  # compared exactly: a huge integer is no float
-        if score != NO_RATING and not SCALE[0] <= score <= SCALE[1]:
+        if score != NO_RATING and not low <= score <= high:
             raise InputError(
                 f"{where}: score {line.score} is outside the {bench.spec.title} scale "
-                f"({SCALE[0]:g} to {SCALE[1]:g}, or -1 for no rating)"
+                f"({low} to {high}, or -1 for no rating)"
             )
         yield number, line
 

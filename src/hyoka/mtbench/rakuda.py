@@ -40,7 +40,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
@@ -88,7 +88,8 @@ VERDICT_RULE = "last-digit"
 SCORES: Mapping[int, float] = {1: 1.0, 2: 0.0, 3: 0.5}
 _DIGIT = re.compile(r"\d")
 
-Winner = int | Literal["error"]
+#: 1, 2, 3 or ``"error"``: a JSON integer, never ``true`` (Python's bool is an int)
+Winner = StrictInt | Literal["error"]
 
 #: What answering Rakuda's questions takes (``mtbench generate``): its four categories,
 #: one turn, upstream's system message, temperature and budget; judging and ranking are

@@ -32,6 +32,8 @@ from pydantic import (
     ModelWrapValidatorHandler,
     PrivateAttr,
     RootModel,
+    StrictFloat,
+    StrictInt,
     Tag,
     field_serializer,
     model_validator,
@@ -47,6 +49,9 @@ INCORRECT_LANGUAGE = "Incorrect language"
 RULE_JUDGMENTS = frozenset({NO_ANSWER, INCORRECT_LANGUAGE})
 #: what FastChat records for a turn whose judge reply held no rating
 NO_RATING = -1
+#: a score as a judgment file holds it: a JSON number, never ``true`` (Python's bool is an
+#: int) nor ``"8"``
+Score = StrictInt | StrictFloat
 
 
 class KeepsIdType(BaseModel):
@@ -133,8 +138,8 @@ class SingleJudgmentLine(KeepsIdType, OmitsEmpty):
     judge: tuple[str, str]
     user_prompt: str = ""
     judgment: str
-    score: int | float
-    turn: int = Field(ge=1, le=2)
+    score: Score
+    turn: StrictInt = Field(ge=1, le=2)
     tstamp: float = 0.0
     served_models: tuple[str, ...] = ()
     #: hyoka's: the choice of the answer judged, where the answers hold several (trials);
@@ -169,8 +174,8 @@ class TrialsJudgmentLine(KeepsIdType, OmitsEmpty):
     judge: tuple[str, str]
     user_prompt: tuple[str, ...]
     judgment: tuple[str, ...]
-    score: tuple[int | float, ...] = Field(min_length=1)
-    turn: int = Field(ge=1, le=2)
+    score: tuple[Score, ...] = Field(min_length=1)
+    turn: StrictInt = Field(ge=1, le=2)
     tstamp: float = 0.0
     served_models: tuple[tuple[str, ...], ...] | None = None
     trials: tuple[int, ...] | None = Field(default=None, exclude_if=_unset)

@@ -21,7 +21,7 @@ import ast
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt
 
 from hyoka.errors import DataError
 from hyoka.store import read_records
@@ -56,7 +56,8 @@ class ShaberiJudgment(ShaberiRow):
     parser read no rating (v1: ``int(reply)`` failed)."""
 
     ModelAnswer: str
-    score: int | float | None
+    #: a JSON number or ``null``, never ``true`` (Python's bool is an int)
+    score: StrictInt | StrictFloat | None
 
 
 #: the folder prefix upstream writes judgments under (``judge_<judge model>``)
@@ -109,6 +110,8 @@ def fstring_template(path: Path, data: bytes, function: str, fields: Mapping[str
         tree = ast.parse(data.decode("utf-8"), filename=str(path))
     except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
         raise DataError(f"{path}: not readable Python ({exc})") from None
+    except (RecursionError, MemoryError):  # what CPython's parser raises when nesting runs deep
+        raise DataError(f"{path}: not readable Python (nested too deeply to parse)") from None
     defined = [
         node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == function
     ]
