@@ -467,12 +467,12 @@ def read_matches(paths: Sequence[Path]) -> tuple[list[HomeMatch], int]:
     matches: list[HomeMatch] = []
     errors = 0
     for path in paths:
-        for _number, line in read_records(path, RakudaPairLine):
+        for number, line in read_records(path, RakudaPairLine):
             if line.winner == "error":
                 errors += 1
                 continue
             if line.winner not in SCORES:
-                raise InputError(f"{path}: winner {line.winner!r} is not 1, 2, 3 or error")
+                raise InputError(f"{path}:{number}: winner {line.winner!r} is not 1, 2, 3 or error")
             matches.append(HomeMatch(line.model1_id, line.model2_id, SCORES[line.winner]))
     return matches, errors
 

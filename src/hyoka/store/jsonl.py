@@ -5,6 +5,10 @@ lines behind (each line is written whole, or not at all, and flushed), and a re-
 what is missing. A last line without its newline is the trace of a crash mid-write; a
 resumed run cuts it off (``whole_lines``) before appending, anywhere else a bad line
 is an error.
+
+A UTF-8 byte-order mark at the very start of a file (what Windows editors and Excel
+write) is no part of its text and is read past, by every reader here; one anywhere else
+is named in the error, since the JSON parser would only say it expected a value.
 """
 
 from __future__ import annotations
@@ -53,14 +57,24 @@ def lone_surrogate(value: Any) -> str | None:
     return None
 
 
+#: The byte-order mark as decoded text: read past at the start of a file (module docstring).
+BOM = "\ufeff"
+
+
 def parse_object(line: str, where: str) -> dict[str, Any]:
     """One JSON object, or an ``InputError`` naming ``where`` (``file:line``) and why.
 
     Beyond malformed JSON this refuses what ``json.loads`` lets through but breaks later:
     ``NaN``/``Infinity`` (not JSON, and a NaN score poisons every mean), nesting deep enough
     to exhaust the stack, and a lone surrogate escape (``"\\ud800"``), which is no Unicode
-    text and cannot be written back as UTF-8.
+    text and cannot be written back as UTF-8. A line that starts with a byte-order mark
+    (one not at the start of its file) is named as such.
     """
+    if line.startswith(BOM):
+        raise InputError(
+            f"{where}: starts with a byte-order mark (U+FEFF), which only the start of a "
+            "file may hold (two files joined into one?)"
+        )
     value = _loads(line, where, strict=True, one_line=True)
     if not isinstance(value, dict):
         raise InputError(f"{where}: expected a JSON object")
@@ -70,11 +84,12 @@ def parse_object(line: str, where: str) -> dict[str, Any]:
 
 
 def _as_text(text: str | bytes, where: str) -> str:
-    """``text`` decoded as UTF-8, or an ``InputError`` naming ``where`` and the byte."""
+    """``text`` decoded as UTF-8 without a byte-order mark at its start, or an
+    ``InputError`` naming ``where`` and the byte."""
     if isinstance(text, str):
-        return text
+        return text.removeprefix(BOM)
     try:
-        return text.decode("utf-8")
+        return text.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as exc:
         raise InputError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
@@ -162,6 +177,8 @@ def read_objects(path: Path, data: bytes | None = None) -> Iterator[tuple[int, d
     with handle:
         try:
             for number, line in enumerate(handle, start=1):
+                if number == 1:
+                    line = line.removeprefix(BOM)
                 if not line.strip():
                     continue
                 yield number, parse_object(line, f"{path}:{number}")
@@ -181,7 +198,7 @@ def read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             yield f"{path}:{number}", row
         return
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8").removeprefix(BOM)  # as Excel writes CSV
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
