@@ -98,6 +98,22 @@ def test_result_folders_with_judge_summaries(tmp_path: Path) -> None:
     assert unknown.exit_code == 1 and "no judge summaries by 'openai/gpt-4o'" in unknown.stderr
 
 
+def test_runs_never_judged_say_so_and_how_to_judge_them(tmp_path: Path) -> None:
+    """Runs with no judge summary at all: nothing was judged yet, which naming a judge
+    cannot mend; the error says so and names the command that judges a run."""
+    for run in RUNS[:2]:
+        target = tmp_path / run.relative_to(PFGEN_RESULTS)
+        target.mkdir(parents=True)
+        shutil.copy(run / "result.json", target / "result.json")
+    for args in ([], ["--judge", "openai/gpt-4o"]):
+        error = _error(_correlate(str(tmp_path), *args))
+        assert error == (
+            f"error: {tmp_path}: none of its 2 run(s) has been judged yet (no judge/*/"
+            "summary.json beside a result.json): judge them first with `hyoka pfgen judge "
+            "RUN -j PROVIDER/MODEL`, or give --table\n"
+        )
+
+
 def _error(result: Any) -> str:
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output

@@ -60,6 +60,12 @@ def collect_run_scores(results: Path, judge: str | None) -> PairedScores:
         raise InputError(f"{results}: no {pfgen_runs.RESULT_FILE} found")
     summaries = {run: sorted((run / JUDGE_FOLDER).glob(f"*/{SUMMARY_FILE}")) for run in runs}
     judges = {_summary(p)["judge"]: None for paths in summaries.values() for p in paths}
+    if not judges:  # nothing judged yet: no judge named would find anything
+        raise InputError(
+            f"{results}: none of its {len(runs)} run(s) has been judged yet (no "
+            f"{JUDGE_FOLDER}/*/{SUMMARY_FILE} beside a {pfgen_runs.RESULT_FILE}): judge them "
+            "first with `hyoka pfgen judge RUN -j PROVIDER/MODEL`, or give --table"
+        )
     if judge is None:
         if len(judges) != 1:
             found = ", ".join(map(str, judges)) or "none"
