@@ -910,13 +910,17 @@ def test_cli_shows_the_length_controlled_rate_against_the_baseline_beside_the_ra
             for mine, theirs in [(sizes[model][qid][turn - 1], LC_BASE[qid][turn - 1])]
         ]  # fmt: skip
         expected_bt = rate_with_style(battles)
-        # under bs1/bs2 the longer answer won every whole verdict: the length splits wins
-        # from losses, the controlled fit has no maximum, and its ratings and γ are n/a
+        # under bs1/bs2 the longer answer won every whole verdict: padded, always longer,
+        # never loses, so neither fit has a maximum: raw and controlled ratings (and γ,
+        # which grows with them) are n/a with that reason, never where the fit stopped
         whole = method != "prob"
         assert expected_bt.controlled.separated == whole
+        assert (expected_bt.raw.no_maximum is not None) == whole
+        na = "n/a: no finite maximum (padded never loses)"
         assert [row[1:] for row in shown if row[0] == method] == [
-            [raw.model, f"{raw.rating:.1f} [{raw.low:.1f}, {raw.high:.1f}]",
-             "n/a" if whole else f"{ctl.rating:.1f} [{ctl.low:.1f}, {ctl.high:.1f}]",
+            [raw.model,
+             na if whole else f"{raw.rating:.1f} [{raw.low:.1f}, {raw.high:.1f}]",
+             na if whole else f"{ctl.rating:.1f} [{ctl.low:.1f}, {ctl.high:.1f}]",
              str(raw.games)]
             for raw, ctl in expected_bt.rows()
         ]  # fmt: skip
@@ -925,7 +929,9 @@ def test_cli_shows_the_length_controlled_rate_against_the_baseline_beside_the_ra
         assert list(gamma) == ["length"]
         assert math.isnan(gamma["length"].estimate) if whole else gamma["length"].low > 0
         assert f"{method}: {expected_bt.coefficients_line()}" in text
-        assert (f"{method}: style-controlled ratings n/a: the style features" in text) == whole
+        for fit in ("raw: ratings", "style-controlled ratings"):
+            line = f"{method}: {fit} n/a: no finite maximum (padded never loses)"
+            assert (line in text) == whole
     assert f"signature: {expected_bt.controlled.signature.line}" in text
     assert "kind:style-controlled-bt|features:length,markdown|" in text
 

@@ -67,8 +67,12 @@ def test_a_judge_that_always_prefers_the_longer_answer_gets_na_not_a_runaway_rat
     table = CliRunner().invoke(app, args)
     assert table.exit_code == 0, table.output
     row = next(line for line in table.output.splitlines() if line.startswith("│ bs1    │ x"))
-    assert row.split("│")[4].strip() == "n/a", row
-    assert "bs1: style-controlled ratings n/a: the style features" in table.output
+    why = (
+        "no finite maximum (the style features, with the model terms, split every whole "
+        "win from every whole loss)"
+    )
+    assert row.split("│")[4].strip() == f"n/a: {why}", row
+    assert f"bs1: style-controlled ratings n/a: {why}" in table.output
     assert "bs1: style coefficients γ: length n/a" in table.output
     # statsmodels' binomial GLM on the same design: perfect separation
     battles, design = _scripted(frozenset())
@@ -127,3 +131,47 @@ def test_a_feature_that_splits_its_few_battles_leaves_only_its_own_coefficient_n
     for model, rating in zip(plain.models, elo, strict=True):
         assert by_model[model].rating == pytest.approx(rating, abs=0.05)
     assert glm.params[m - 1] == pytest.approx(gamma["length"].estimate, abs=1e-3)
+
+
+def test_judge_pairwise_says_na_for_raw_ratings_where_a_model_never_loses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A judge that picks X on every question, in both orders: X never loses, so the raw
+    Bradley–Terry likelihood has no maximum. The table, the lines under it and the JSON
+    say n/a with that reason (null in JSON), never the rating the iterations reached;
+    under prob (X's share 0.825, a fraction) the fit has its maximum and is shown."""
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("COLUMNS", "250")
+    x_shorter = frozenset(q for q, (a, b) in enumerate(LENGTHS) if a < b)
+    x, y, script = _pairwise_inputs(tmp_path, x_shorter)
+    args = ["judge", "pairwise", str(x), str(y), "-j", f"scripted/{script}", "--method", "all"]
+    args += ["--output", str(tmp_path / "pairs.jsonl"), "--control-features", "length"]
+    shown = CliRunner().invoke(app, [*args, "--json"])
+    assert shown.exit_code == 0, shown.output
+    methods = json.loads(shown.stdout)["methods"]
+    why = "no finite maximum (x never loses)"
+    for method in ("bs1", "bs2"):
+        rated = methods[method]["bradley_terry"]
+        assert rated["raw"] == [
+            {"model": m, "rating": None, "low": None, "high": None, "games": 12,
+             "no_maximum": why}
+            for m in ("x", "y")
+        ]  # fmt: skip
+        assert rated["raw_separation"] == [f"ratings n/a: {why}"]
+        assert rated["style_controlled"]["separation"][0] == f"style-controlled ratings n/a: {why}"
+    prob = methods["prob"]["bradley_terry"]
+    assert prob["raw"][0]["model"] == "x" and prob["raw"][0]["rating"] > 1000
+    assert "no_maximum" not in prob["raw"][0] and prob["raw_separation"] == []
+    table = CliRunner().invoke(app, args)
+    assert table.exit_code == 0, table.output
+    for method in ("bs1", "bs2"):
+        for model in ("x", "y"):
+            row = next(
+                line for line in table.output.splitlines()
+                if line.startswith(f"│ {method}    │ {model}")
+            )  # fmt: skip
+            cells = [cell.strip() for cell in row.split("│")[1:-1]]
+            assert cells[2:4] == [f"n/a: {why}"] * 2, row
+        assert f"{method}: raw: ratings n/a: {why}" in table.output
+        assert f"{method}: style coefficients γ: length n/a: {why}" in table.output
+    assert "2044" not in table.output and "nan" not in table.output

@@ -106,10 +106,61 @@ def test_anchor_sits_at_its_rating_with_no_spread() -> None:
         assert ratings[model].rating == pytest.approx(rating.rating + shift, abs=1e-6)
 
 
-def test_an_unbeaten_model_gets_a_finite_rating() -> None:
-    ratings = bradley_terry(Battles.of([("a", "b", 1.0)] * 5), rounds=20).by_model()
-    assert math.isfinite(ratings["a"].rating)
-    assert ratings["a"].rating > ratings["b"].rating + 1000
+def test_an_unbeaten_model_has_no_rating_and_the_reason_says_who() -> None:
+    """One decisive game, or a model that never loses: no finite maximum, every rating
+    n/a (NaN, ``null`` in JSON) with the reason, never the number the iterations reach."""
+    for battles in (
+        Battles.of([("a", "b", 1.0)]),
+        Battles.of([("a", "b", 1.0)] * 5),
+        Battles.of([("a", "b", 1.0), ("c", "a", 0.0), ("b", "c", 1.0), ("c", "b", 0.5)]),
+    ):
+        found = bradley_terry(battles, rounds=20)
+        assert found.no_maximum == "no finite maximum (a never loses)"
+        assert all(math.isnan(r.rating) and math.isnan(r.low) for r in found.ratings)
+        assert found.ratings[0].to_json() == {
+            "model": "a", "rating": None, "low": None, "high": None,
+            "games": found.ratings[0].games, "no_maximum": "no finite maximum (a never loses)",
+        }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "why"),
+    [
+        # a set of two that never loses to the other two
+        (
+            [("a", "b", 1.0), ("b", "a", 1.0), ("c", "d", 1.0), ("d", "c", 0.5),
+             ("a", "c", 1.0), ("b", "d", 1.0), ("d", "a", 0.0)],
+            "a, b never lose to c, d",
+        ),
+        # one model lost every game: it never wins
+        (
+            [("a", "b", 1.0), ("b", "c", 1.0), ("c", "a", 1.0), ("d", "a", 0.0),
+             ("b", "d", 1.0)],
+            "d never wins",
+        ),
+    ],
+)  # fmt: skip
+def test_the_reason_names_the_set_that_never_loses_to_the_rest(
+    outcomes: list[tuple[str, str, float]], why: str
+) -> None:
+    found = bradley_terry(Battles.of(outcomes), rounds=0)
+    assert found.no_maximum == f"no finite maximum ({why})"
+    assert found.separation_lines() == [f"ratings n/a: no finite maximum ({why})"]
+
+
+def test_draws_without_a_maximum_make_the_intervals_na_and_are_counted() -> None:
+    """A cycle has a maximum (everyone equal); a draw that leaves out all of one game has
+    none, and its percentiles would be where its fit stopped: the intervals are n/a."""
+    battles = Battles.of([("a", "b", 1.0), ("b", "c", 1.0), ("c", "a", 1.0)] * 3)
+    found = bradley_terry(battles, rounds=200, seed=0)
+    assert found.no_maximum is None
+    assert [r.rating for r in found.ratings] == pytest.approx([1000.0] * 3, abs=1e-6)
+    assert 0 < found.separated_draws < 200
+    assert all(math.isnan(r.low) and math.isnan(r.high) for r in found.ratings)
+    assert found.separation_lines() == [
+        "intervals n/a where those draws reach a bound: "
+        f"{found.separated_draws} of 200 bootstrap draws have no finite maximum"
+    ]
 
 
 def test_bad_input_is_one_clear_error() -> None:
@@ -121,3 +172,32 @@ def test_bad_input_is_one_clear_error() -> None:
         Battles.of([("a", "a", 1.0)])
     with pytest.raises(InputError, match="--anchor"):
         bradley_terry(Battles.of([("a", "b", 1.0)]), anchor="zz")
+
+
+def test_the_fit_test_finds_no_maximum_exactly_where_the_comparison_graph_says_so() -> None:
+    """``logistic.separating_move`` on Bradley–Terry's pair summary (the test every fit
+    uses) against Ford's condition, checked here on the graph: a draw has a maximum
+    exactly where, within each set of models compared with one another, every model
+    reaches every other by a chain of losses (``never_lose`` names who breaks it)."""
+    from hyoka.stats.bootstrap import resample_indices
+    from hyoka.stats.bradley_terry import _pairs, _summarise, fit_strengths
+    from hyoka.stats.separation import bradley_terry_move, never_lose, pair_losses
+
+    rng = np.random.default_rng(4)
+    outcomes = [
+        (f"m{i}", f"m{j}", float(rng.choice([0.0, 0.5, 1.0], p=[0.45, 0.1, 0.45])))
+        for i, j in (rng.choice(5, 2, replace=False) for _ in range(14))
+    ]
+    battles = Battles.of(outcomes)
+    slot, own, left, right = _pairs(battles)
+    picks = resample_indices(len(battles), 400, np.random.default_rng(0))
+    wins, games = _summarise(slot, own, len(left), picks)
+    m = len(battles.models)
+    beta = fit_strengths(wins, games, left, right, m)
+    found = bradley_terry_move(beta, wins, games, left, right).any(axis=1)
+    graph = [
+        never_lose(battles.models, pair_losses(m, left, right, wins[r], games[r])) is not None
+        for r in range(len(picks))
+    ]
+    assert found.tolist() == graph
+    assert 50 < sum(graph) < 350

@@ -128,16 +128,22 @@ def test_judge_pairwise_shows_raw_and_style_controlled_ratings_of_the_library(
     only_length = rate_with_style(battles, controls=("length",))
     r, c = only_length.rows()[0]
     # the draws that leave out both contrary questions are split by length alone (no
-    # maximum): bs2's controlled intervals are n/a, and the line under the table says why
+    # maximum): they count as unbounded, X's controlled rating running upward in them, so
+    # its upper bound is n/a and the line under the table says why. The raw fit's draws
+    # where Y never wins (under 2.5% of them) lie beyond its bounds: those are shown
     apart = only_length.controlled.separated_draws
     assert not only_length.controlled.separated and apart > 0
-    assert math.isnan(c.low) and math.isnan(c.high)
+    assert math.isfinite(c.low) and math.isnan(c.high)
+    assert 0 < only_length.raw.separated_draws < 25
+    draws = f"{apart} of 1000 bootstrap draws have no finite maximum"
     assert re.search(
         rf"│ bs2 +│ x +│ +{r.rating:.1f} \[{r.low:.1f}, {r.high:.1f}\] │ "
-        rf"+{c.rating:.1f} \(CI n/a\) │ +12 │",
+        rf"+{c.rating:.1f} \[{c.low:.1f}, n/a\] \({draws}\) │ +12 │",
         again.output,
     ), again.output
-    assert f"bs2: style-controlled intervals n/a: {apart} of 1000 bootstrap draws" in again.output
+    assert f"bs2: style-controlled intervals n/a where those draws reach a bound: {draws}" in (
+        again.output
+    )
     # what the column holds equal is what was asked for: length alone here
     assert "the rating with the answers' length held equal" in again.output
     assert "Markdown" not in again.output

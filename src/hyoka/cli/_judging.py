@@ -280,7 +280,7 @@ def print_style_control(per_method: Mapping[str, RawAndControlled]) -> None:
     print_table(style_table(per_method, "Bradley-Terry ratings, raw and style-controlled"))
     for method, rated in per_method.items():
         _common.console.print(f"{method}: {rated.coefficients_line()}", highlight=False)
-        for why in rated.controlled.separation_lines():
+        for why in rated.separation_lines():
             _common.console.print(f"{method}: {why}", highlight=False, soft_wrap=True)
     from hyoka.stats import held_equal
 

@@ -198,6 +198,7 @@ def _grade_notes(grades: GradeRatings) -> list[str]:
     return [
         grades.note,
         f"{BT_HEADERS[1]}: {grades.rated.coefficients_line()}",
+        *(f"{BT_HEADERS[0]}: {why}" for why in grades.rated.raw.separation_lines()),
         *(f"{BT_HEADERS[1]}: {why}" for why in controlled.separation_lines()),
         f"{BT_HEADERS[1]} signature: {controlled.signature.line}",
     ]
@@ -224,6 +225,7 @@ def _grade_json(grades: GradeRatings, model: ModelScores) -> dict[str, Any]:
         "missing_answers": grades.missing.get(model.model, 0),
         "battles": grades.battles,
         "resampled": {"unit": "question", "count": grades.questions},
+        "raw_separation": grades.rated.raw.separation_lines(),
         **{key: fit[key] for key in ("style_coefficients", "separation", SIGNATURE_KEY)},
     }
 

@@ -49,6 +49,7 @@ from hyoka.stats import (
     length_controlled_winrates,
     style_controlled_bradley_terry,
 )
+from hyoka.stats.separation import NO_MAXIMUM
 from hyoka.store import first_object, read_records
 
 INDEX_PATH = "pairwise/index.html"
@@ -293,10 +294,9 @@ def pairwise_page(
             rows = [
                 [
                     cell(esc(x.model), x.model),
-                    cell(f"{x.rating:.1f}", x.rating),
-                    cell(f'<span class="ci">[{x.low:.1f}, {x.high:.1f}]</span>', x.low),
+                    *_rating_cells(x),
                     cell(str(x.games), x.games),
-                    *_controlled_cells(by_model.get(x.model), controlled is not None),
+                    *(_rating_cells(by_model.get(x.model)) if controlled is not None else []),
                 ]
                 for x in r.ratings
             ]
@@ -316,8 +316,14 @@ def pairwise_page(
                 f"{int(r.confidence * 100)}% intervals from {r.rounds} bootstrap rounds over "
                 f"the judged items (seed {r.seed}).</p>"
                 + table(headers, rows, table_id=f"bt-{method}")
+                + "".join(f'<p class="muted">Raw {esc(why)}.</p>' for why in r.separation_lines())
                 + interval_chart(
-                    [IntervalRow(x.model, x.rating, x.low, x.high) for x in r.ratings], digits=1
+                    [
+                        IntervalRow(x.model, x.rating, x.low, x.high)
+                        for x in r.ratings
+                        if math.isfinite(x.rating)
+                    ],
+                    digits=1,
                 )
                 + (_style_note(method, controlled) if controlled is not None else "")
             )
@@ -363,25 +369,25 @@ def pairwise_page(
     return page(f"Pairwise: {name}", "".join(sections), path=path)
 
 
-def _controlled_cells(found: Rating | None, shown: bool) -> list[Cell]:
-    if not shown:
-        return []
+def _rating_cells(found: Rating | None) -> list[Cell]:
+    """A rating and its interval; ``n/a: no finite maximum (<why>)`` where the fit has
+    no maximum, ``n/a`` for a bound that bootstrap draws without one reach (the reason in
+    the cell's tooltip and the note under the table); ``–`` where the model is not rated."""
     if found is None:
         return [cell("–"), cell("–")]
-    if not math.isfinite(found.rating):  # no maximum: the note under the table says why
-        return [cell("n/a"), cell("n/a")]
-    if not (math.isfinite(found.low) and math.isfinite(found.high)):
-        return [cell(f"{found.rating:.1f}", found.rating), cell("n/a")]
+    if not math.isfinite(found.rating):
+        return [cell(esc(f"n/a: {found.why or NO_MAXIMUM}")), cell("n/a")]
+    low, high = (f"{x:.1f}" if math.isfinite(x) else "n/a" for x in (found.low, found.high))
     return [
         cell(f"{found.rating:.1f}", found.rating),
-        cell(f'<span class="ci">[{found.low:.1f}, {found.high:.1f}]</span>', found.low),
+        cell(f'<span class="ci">[{low}, {high}]</span>', _sortable(found.low), found.why),
     ]
 
 
 def _style_note(method: str, controlled: StyleControlled) -> str:
     """What the controlled column is, the judge's style coefficients, the signature."""
     gamma = ", ".join(
-        f"{esc(name)} {value.format(2)}" for name, value in controlled.coefficients.items()
+        f"{esc(name)} {esc(controlled.coefficient_text(name))}" for name in controlled.coefficients
     )
     return (
         f'<p id="style-{esc(method)}">Style-controlled: the rating with the answers\' length '

@@ -12,9 +12,16 @@ The fit is Newton's method on the model-by-model summary (wins and games per pai
 cost does not grow with the number of battles; all bootstrap rounds are solved at once as a
 stack of small systems. Resampling draws battles with replacement (seeded: the same input
 gives the same intervals), or, where battles belong to groups (the battles of one
-question), whole groups. A vanishing ridge penalty keeps the optimum finite when a model
-won every game (the unpenalised maximum is then at infinity) and fixes the rating scale's
-free offset; it moves ordinary ratings by far less than a displayed digit.
+question), whole groups. A vanishing ridge penalty fixes the rating scale's free offset; it
+moves ordinary ratings by far less than a displayed digit.
+
+Where a model never loses (or a set of models never loses to the rest), the likelihood has
+no maximum: the ratings would be wherever the iterations stopped (one decisive game: 2044
+against -44). ``separation`` finds it (``logistic.separating_move``, the one test every
+fit uses): the ratings are then NaN, shown as ``n/a: no finite maximum (<who never
+loses>)``. A bootstrap draw without one counts as ±∞ for the ratings that run off in it
+(``separation.bounded_percentiles``): a bound those reach is NaN (n/a), and the count of
+such draws is said. ``Rating.why`` carries the words.
 """
 
 from __future__ import annotations
@@ -31,13 +38,24 @@ from hyoka.stats.bootstrap import (
     IntArray,
     draw_weights,
     finite_or_none,
-    percentiles,
     resampled,
+)
+from hyoka.stats.separation import (
+    bounded_percentiles,
+    bradley_terry_move,
+    directions,
+    draws_line,
+    na_reason,
+    never_lose,
+    not_finite,
+    pair_losses,
 )
 
 ELO_SCALE = 400.0
 ELO_BASE = 10.0
 INITIAL_RATING = 1000.0
+#: Elo points per unit of log-strength
+ELO_FACTOR = ELO_SCALE / math.log(ELO_BASE)
 #: Ridge penalty on the log-strengths: finite ratings for unbeaten models, unique optimum.
 RIDGE = 1e-6
 _TOLERANCE = 1e-10
@@ -83,21 +101,29 @@ class Battles:
 
 @dataclass(frozen=True)
 class Rating:
+    """One model's rating and interval; NaN where the fit (or a bootstrap draw, for the
+    interval) has no finite maximum, ``why`` then saying so (``no finite maximum (...)``)."""
+
     model: str
     rating: float
     low: float
     high: float
     games: int
+    why: str | None = None
 
     def to_json(self) -> dict[str, float | int | str | None]:
-        """n/a (NaN: a rating the data leave without a maximum) as ``null``."""
-        return {
+        """n/a (NaN: a rating the data leave without a maximum) as ``null``, with
+        ``no_maximum``: why."""
+        found: dict[str, float | int | str | None] = {
             "model": self.model,
             "rating": finite_or_none(self.rating),
             "low": finite_or_none(self.low),
             "high": finite_or_none(self.high),
             "games": self.games,
         }
+        if self.why is not None:
+            found["no_maximum"] = self.why
+        return found
 
 
 @dataclass(frozen=True)
@@ -109,9 +135,22 @@ class Ratings:
     confidence: float
     anchor: str | None
     seed: int
+    #: why the battles have no finite maximum (every rating n/a); None where they have one
+    no_maximum: str | None = None
+    #: how many bootstrap draws have none (every interval n/a where any)
+    separated_draws: int = 0
 
     def by_model(self) -> dict[str, Rating]:
         return {r.model: r for r in self.ratings}
+
+    def separation_lines(self) -> list[str]:
+        """Why ratings or intervals are n/a, one line each; none where none is."""
+        if self.no_maximum is not None:
+            return [f"ratings n/a: {self.no_maximum}"]
+        if self.separated_draws:
+            reached = any(not math.isfinite(r.low + r.high) for r in self.ratings)
+            return [draws_line(self.separated_draws, self.rounds, reached)]
+        return []
 
 
 def _pairs(battles: Battles) -> tuple[IntArray, FloatArray, IntArray, IntArray]:
@@ -198,7 +237,7 @@ def to_elo(
     beta: FloatArray, models: Sequence[str], anchor: str | None, anchor_rating: float
 ) -> FloatArray:
     """Log-strengths on the Elo scale: centred at 1000, or the anchor at ``anchor_rating``."""
-    elo: FloatArray = ELO_SCALE / math.log(ELO_BASE) * beta
+    elo: FloatArray = ELO_FACTOR * beta
     if anchor is None:
         centred: FloatArray = elo - elo.mean(axis=-1, keepdims=True) + INITIAL_RATING
         return centred
@@ -234,19 +273,39 @@ def bradley_terry(
     slot, own, left, right = _pairs(battles)
     everything = np.arange(len(battles), dtype=np.int64)[None, :]
     wins, games = _summarise(slot, own, len(left), everything)
-    estimate = to_elo(fit_strengths(wins, games, left, right, m), models, anchor, anchor_rating)[0]
+    beta = fit_strengths(wins, games, left, right, m)
+    estimate = to_elo(beta, models, anchor, anchor_rating)[0]
+    no_maximum = None
+    if bradley_terry_move(beta, wins, games, left, right).any():
+        lost_to = pair_losses(m, left, right, wins[0], games[0])
+        no_maximum = not_finite(never_lose(models, lost_to) or "the wins split from the losses")
+        estimate[:] = math.nan
 
     low, high = estimate.copy(), estimate.copy()
+    separated_draws = 0
     if rounds:
-        samples = _bootstrap_elo(battles, rounds, seed, anchor, anchor_rating, groups)
-        low, high = percentiles(samples, confidence)
+        samples, runaway = _bootstrap_elo(battles, rounds, seed, anchor, anchor_rating, groups)
+        low, high = bounded_percentiles(samples, runaway, confidence)
+        separated_draws = int(runaway.any(axis=1).sum())
+        if no_maximum is not None:  # no interval about a rating that does not exist
+            low[:], high[:] = math.nan, math.nan
     counts = np.bincount(battles.first, minlength=m) + np.bincount(battles.second, minlength=m)
     ratings = [
-        Rating(models[i], float(estimate[i]), float(low[i]), float(high[i]), int(counts[i]))
+        Rating(
+            models[i],
+            float(estimate[i]),
+            float(low[i]),
+            float(high[i]),
+            int(counts[i]),
+            na_reason(no_maximum, separated_draws, rounds, (estimate[i], low[i], high[i])),
+        )
         for i in range(m)
     ]
-    ratings.sort(key=lambda r: (-r.rating, r.model))
-    return Ratings(tuple(ratings), rounds, confidence, anchor, seed)
+    if no_maximum is None:
+        ratings.sort(key=lambda r: (-r.rating, r.model))
+    else:  # no order to show: by name
+        ratings.sort(key=lambda r: r.model)
+    return Ratings(tuple(ratings), rounds, confidence, anchor, seed, no_maximum, separated_draws)
 
 
 def group_units(groups: Sequence[str], battles: int) -> tuple[IntArray, int]:
@@ -265,20 +324,32 @@ def _bootstrap_elo(
     anchor: str | None,
     anchor_rating: float,
     groups: Sequence[str] | None = None,
-) -> FloatArray:
-    """Elo ratings of each resample (rounds × models); a resample draws ``n`` battles with
-    replacement (or, with ``groups``, the groups) and is summarised per pair before the fit."""
+) -> tuple[FloatArray, FloatArray]:
+    """Elo ratings of each resample (rounds × models) and, where a resample has no finite
+    maximum, the way each rating runs off (rounds × models: +1, −1, 0 where it converges;
+    ``separation.directions``); a resample draws ``n`` battles with replacement (or, with
+    ``groups``, the groups) and is summarised per pair before the fit."""
     m = len(battles.models)
     slot, own, left, right = _pairs(battles)
     rng = np.random.default_rng(seed)
+
+    def rated(wins: FloatArray, games: FloatArray) -> FloatArray:
+        beta = fit_strengths(wins, games, left, right, m)
+        elo = to_elo(beta, battles.models, anchor, anchor_rating)
+        move = bradley_terry_move(beta, wins, games, left, right)
+        # the ratings' move: the strengths' on the Elo scale, less the centre's (or anchor's)
+        shift = to_elo(move, battles.models, anchor, 0.0) - to_elo(
+            np.zeros_like(move), battles.models, anchor, 0.0
+        )
+        return np.concatenate([elo, directions(shift)], axis=1)
+
     if groups is None:
 
-        def elo(picks: IntArray) -> FloatArray:
-            wins, games = _summarise(slot, own, len(left), picks)
-            beta = fit_strengths(wins, games, left, right, m)
-            return to_elo(beta, battles.models, anchor, anchor_rating)
+        def drawn(picks: IntArray) -> FloatArray:
+            return rated(*_summarise(slot, own, len(left), picks))
 
-        return resampled(elo, len(battles), rounds, rng, batch_cells=_BATCH_CELLS)
+        found = resampled(drawn, len(battles), rounds, rng, batch_cells=_BATCH_CELLS)
+        return found[:, :m], found[:, m:]
     unit, units = group_units(groups, len(battles))
     # each group's wins and games per pair, summed once: a draw is then weights × groups
     # (1.36 s -> 0.014 s for 200 draws of pfmt's 25,920 grade battles). With whole weights
@@ -290,10 +361,10 @@ def _bootstrap_elo(
 
     def grouped(picks: IntArray) -> FloatArray:
         weights = draw_weights(picks, units)  # rows × groups
-        beta = fit_strengths(weights @ group_wins, weights @ group_games, left, right, m)
-        return to_elo(beta, battles.models, anchor, anchor_rating)
+        return rated(weights @ group_wins, weights @ group_games)
 
-    return resampled(grouped, units, rounds, rng, batch_cells=_BATCH_CELLS)
+    found = resampled(grouped, units, rounds, rng, batch_cells=_BATCH_CELLS)
+    return found[:, :m], found[:, m:]
 
 
 def expected_share(rating_a: float, rating_b: float) -> float:

@@ -111,12 +111,13 @@ _GROWTH = 1.0
 _RELATIVE = 1e-3
 
 
-def unbounded(
+def separating_move(
     design: FloatArray, outcome: FloatArray, weights: FloatArray, beta: FloatArray
-) -> BoolArray:
-    """Per row of ``weights`` and coefficient (rows × p): whether the likelihood has no
-    maximum (the data separate) and that coefficient grows without bound toward its
-    supremum (``beta``: ``fit_logistic``'s coefficients under the default ridge).
+) -> FloatArray:
+    """Per row of ``weights``: how the coefficients (rows × p) move as the ridge shrinks
+    where the likelihood has no maximum (the data separate), along the separating
+    direction; zeros where it has one (``beta``: ``fit_logistic``'s coefficients under the
+    default ridge).
 
     The mechanism: the fit is repeated from ``beta`` with a ridge a hundred times smaller.
     Where a maximum exists the coefficients move by about the ridge. Where the data
@@ -128,10 +129,7 @@ def unbounded(
     said where the move passes that check (up to ``_RELATIVE`` of the largest move) and
     some whole outcome's predictor moved at least ``_GROWTH`` toward it; the check is
     exact in one direction (a move that passes it is a separating direction, which data
-    with a maximum do not have). The coefficients that moved (more than ``_RELATIVE`` of
-    the largest move) are the unbounded ones; the others converge (quasi-complete
-    separation: a feature that only a few battles have, all won, leaves the rest of the
-    fit with its maximum)."""
+    with a maximum do not have)."""
     further = fit_logistic(design, outcome, weights, ridge=RIDGE / _SMALLER_RIDGE, start=beta)
     move = further - beta
     linear = move @ design.T  # rows × n
@@ -145,6 +143,26 @@ def unbounded(
     fractional_moved = used & ~whole & (np.abs(linear) > allowance)
     grew = np.max(np.where(used & whole, toward, 0.0), axis=1) >= _GROWTH
     separated = grew & ~against.any(axis=1) & ~fractional_moved.any(axis=1)
+    found: FloatArray = np.where(separated[:, None], move, 0.0)
+    return found
+
+
+def moved(move: FloatArray) -> BoolArray:
+    """Which entries of each row of ``move`` moved: more than ``_RELATIVE`` of the row's
+    largest (the certificate's rounding allowance); none in a row of zeros."""
     size = np.abs(move)
-    moved: BoolArray = separated[:, None] & (size > _RELATIVE * np.max(size, axis=1, keepdims=True))
-    return moved
+    found: BoolArray = size > _RELATIVE * np.max(size, axis=1, keepdims=True)
+    return found
+
+
+def unbounded(
+    design: FloatArray, outcome: FloatArray, weights: FloatArray, beta: FloatArray
+) -> BoolArray:
+    """Per row of ``weights`` and coefficient (rows × p): whether the likelihood has no
+    maximum (the data separate) and that coefficient grows without bound toward its
+    supremum (``beta``: ``fit_logistic``'s coefficients under the default ridge;
+    ``separating_move`` says how). The coefficients that moved (more than ``_RELATIVE`` of
+    the largest move) are the unbounded ones; the others converge (quasi-complete
+    separation: a feature that only a few battles have, all won, leaves the rest of the
+    fit with its maximum)."""
+    return moved(separating_move(design, outcome, weights, beta))

@@ -32,15 +32,18 @@ grades), a draw may weight whole groups instead (``groups``; named in the signat
 
 Where the features (alone or with the model terms) split every whole win from every whole
 loss, the likelihood has no maximum and a fitted value is wherever the iterations stopped
-(thousands of Elo points). ``logistic.unbounded`` finds it by its mechanism (the
+(thousands of Elo points). ``logistic.separating_move`` finds it by its mechanism (the
 coefficients keep growing as the ridge shrinks, along a separating direction), per
-coefficient: where a strength grows without bound (an unbeaten model too) the controlled
-ratings are NaN, shown as n/a, with the reason (``separation_lines``); where only a γ does
+coefficient, whether or not any feature varied (``stats.separation``, the test every fit
+uses): where a strength grows without bound (an unbeaten model too) the controlled ratings
+are NaN, shown as ``n/a: no finite maximum (<why>)`` (``rating_text``,
+``separation_lines``; why: the models that never lose, else the features); where only a γ does
 (a feature only a few battles differ in, all won by the answer with more of it) that γ
 alone is n/a and the rest is the fit's limit, which exists. A bootstrap draw without a
-maximum is counted; any such draw makes the affected intervals n/a (their percentiles
-would be where those fits stopped), and the count is said. The raw ratings are always
-shown as ``bradley_terry`` makes them.
+maximum is counted, and counts as ±∞ for the numbers that run off in it
+(``separation.bounded_percentiles``): a bound those draws reach is n/a (it would be where
+those fits stopped), and the count is said. The raw ratings are shown as
+``bradley_terry`` makes them (n/a, too, where a model never loses).
 """
 
 from __future__ import annotations
@@ -60,10 +63,10 @@ from hyoka.stats.bootstrap import (
     FloatArray,
     Interval,
     draw_weights,
-    percentiles,
     resampled,
 )
 from hyoka.stats.bradley_terry import (
+    ELO_FACTOR,
     INITIAL_RATING,
     Battles,
     Rating,
@@ -73,8 +76,19 @@ from hyoka.stats.bradley_terry import (
     to_elo,
 )
 from hyoka.stats.length_control import LENGTH_UNIT
-from hyoka.stats.logistic import fit_logistic, unbounded
+from hyoka.stats.logistic import fit_logistic, separating_move
 from hyoka.stats.ranking_quality import ScoreDraws
+from hyoka.stats.separation import (
+    NO_MAXIMUM,
+    battle_losses,
+    bounded_percentiles,
+    directions,
+    draws_line,
+    draws_without_maximum,
+    na_reason,
+    never_lose,
+    not_finite,
+)
 
 #: the feature groups one may control for (arena-hard's ``--control-features``)
 LENGTH, MARKDOWN = "length", "markdown"
@@ -85,6 +99,9 @@ NORMALISATION = "arena-hard-normalised-difference-rms-scaled"
 RESAMPLED_GROUP = "question"
 #: battles × resamples per batch of refits (bounds memory)
 _BATCH_CELLS = 400_000
+
+#: why a γ alone has no maximum
+_GAMMA_SPLITS = "it splits the wins from the losses of the battles where it differs"
 
 _CODE_BLOCK = re.compile(r"```[^`]*```")
 _HEADER = re.compile(r"^#{1,6}\s", re.MULTILINE)
@@ -194,32 +211,41 @@ class StyleControlled:
         """Why ratings, γ or intervals are n/a, one line each; none where none is."""
         lines = []
         if self.separated:
-            lines.append(
-                "style-controlled ratings n/a: the style features (with the model terms) "
-                "split every whole win from every whole loss, so the fit has no maximum "
-                "(any rating would be where its iterations stopped)"
-            )
+            lines.append(f"style-controlled ratings n/a: {self.ratings.no_maximum}")
             return lines  # every γ that grows with them is n/a for the same reason
         if self.separated_draws:
+            reached = any(not math.isfinite(r.low + r.high) for r in self.ratings.ratings)
             lines.append(
-                f"style-controlled intervals n/a: {self.separated_draws} of "
-                f"{self.ratings.rounds} bootstrap draws have no maximum (the style features "
-                "split their wins from their losses)"
+                "style-controlled " + draws_line(self.separated_draws, self.ratings.rounds, reached)
             )
         always = [k for k, draws in self.unbounded_coefficients.items() if draws < 0]
         if always:
             lines.append(
-                f"γ {', '.join(always)} n/a: no maximum (the wins and losses of the "
-                "battles where it differs are split by it); the other numbers are the fit's "
-                "limit, which exists"
+                f"γ {', '.join(always)} n/a: {not_finite(_GAMMA_SPLITS)}; the other numbers "
+                "are the fit's limit, which exists"
             )
         for name, draws in self.unbounded_coefficients.items():
             if draws > 0:
-                lines.append(
-                    f"γ {name} interval n/a: {draws} of {self.ratings.rounds} bootstrap "
-                    "draws have no maximum for it"
-                )
+                value = self.coefficients[name]
+                reached = not math.isfinite(value.low + value.high)
+                lines.append(f"γ {name}: " + draws_line(draws, self.ratings.rounds, reached))
         return lines
+
+    def coefficient_text(self, name: str, digits: int = 2) -> str:
+        """γ ``name`` with its interval, or why it is n/a (``n/a: no finite maximum
+        (...)``; ``(CI n/a: ...)`` where bootstrap draws have none)."""
+        value = self.coefficients[name]
+        if not math.isfinite(value.estimate):
+            reason = self.ratings.no_maximum if self.separated else not_finite(_GAMMA_SPLITS)
+            return f"n/a: {reason}"
+        if not (math.isfinite(value.low) and math.isfinite(value.high)):
+            draws = self.unbounded_coefficients.get(name, 0)
+            why = draws_without_maximum(draws, self.ratings.rounds)
+            low, high = (
+                f"{x:.{digits}f}" if math.isfinite(x) else "n/a" for x in (value.low, value.high)
+            )
+            return f"{value.estimate:.{digits}f} [{low}, {high}] ({why})"
+        return value.format(digits)
 
     def score_draws(self) -> ScoreDraws:
         """The controlled ratings as a ranking with draws, for ``ranking_quality``."""
@@ -289,17 +315,18 @@ def style_controlled_bradley_terry(
     k = len(names)
 
     def fitted(weights: FloatArray) -> FloatArray:
-        """Per weighting: the Elo ratings, the feature coefficients, then 1 where the
-        ratings grow without bound, then 1 per feature coefficient that does."""
+        """Per weighting: the Elo ratings and the feature coefficients, then the way each
+        runs off where the weighting's likelihood has no maximum (``directions``)."""
         beta = fit_logistic(design, battles.share, weights)
-        moving = np.zeros((len(beta), k + 1))
-        if names:
-            grows = unbounded(design, battles.share, weights, beta)
-            moving[:, 0] = grows[:, : m - 1].any(axis=1)
-            moving[:, 1:] = grows[:, m - 1 :]
-        strengths = np.concatenate([np.zeros((len(beta), 1)), beta[:, : m - 1]], axis=1)
+        move = separating_move(design, battles.share, weights, beta)
+        zero = np.zeros((len(beta), 1))
+        strengths = np.concatenate([zero, beta[:, : m - 1]], axis=1)
         elo = to_elo(strengths, models, anchor, anchor_rating)
-        return np.concatenate([elo, beta[:, m - 1 :], moving], axis=1)
+        # the ratings' move in log-strength units: the strengths' less the centre's (anchor's)
+        moving = np.concatenate([zero, move[:, : m - 1]], axis=1)
+        shift = to_elo(moving, models, anchor, 0.0) - to_elo(zero * moving, models, anchor, 0.0)
+        runaway = directions(np.concatenate([shift / ELO_FACTOR, move[:, m - 1 :]], axis=1))
+        return np.concatenate([elo, beta[:, m - 1 :], runaway], axis=1)
 
     point = fitted(np.ones((1, n)))[0]
     unit, units = (np.arange(n), n) if groups is None else group_units(groups, n)
@@ -309,13 +336,15 @@ def style_controlled_bradley_terry(
         lambda picks: fitted(draw_weights(picks, units)[:, unit]),
         units, rounds, rng, batch_cells=cells,
     )  # fmt: skip
-    separated, separated_draws = bool(point[m + k]), int(draws[:, m + k].sum())
-    grows, grows_in = point[m + k + 1 :] > 0, draws[:, m + k + 1 :].sum(axis=0)
-    point, draws = point[: m + k], draws[:, : m + k]
-    low, high = percentiles(draws, confidence)
+    runaway, draws = draws[:, m + k :], draws[:, : m + k]
+    separated = bool(point[m + k : m + k + m].any())
+    grows = point[m + k + m :] != 0
+    separated_draws = int(runaway[:, :m].any(axis=1).sum())
+    grows_in = (runaway[:, m:] != 0).sum(axis=0)
+    point = point[: m + k]
+    low, high = bounded_percentiles(draws, runaway, confidence)
     gone = np.concatenate([np.full(m, separated), grows])
-    point[gone] = math.nan
-    gone |= np.concatenate([np.full(m, separated_draws > 0), grows_in > 0])
+    point[gone] = math.nan  # and no interval about a number that does not exist
     low[gone], high[gone] = math.nan, math.nan
     endless = {
         name: -1 if grows[j] else int(grows_in[j])
@@ -323,8 +352,16 @@ def style_controlled_bradley_terry(
         if grows[j] or grows_in[j]
     }
     games = np.bincount(battles.first, minlength=m) + np.bincount(battles.second, minlength=m)
+    reason = not_finite(_why_no_maximum(battles)) if separated else None
     rated = [
-        Rating(models[i], float(point[i]), float(low[i]), float(high[i]), int(games[i]))
+        Rating(
+            models[i],
+            float(point[i]),
+            float(low[i]),
+            float(high[i]),
+            int(games[i]),
+            na_reason(reason, separated_draws, rounds, (point[i], low[i], high[i])),
+        )
         for i in range(m)
     ]
     rated.sort(key=lambda r: (-r.rating if not separated else 0.0, r.model))
@@ -346,7 +383,7 @@ def style_controlled_bradley_terry(
         resample=None if groups is None else group_unit,
     ).signature()
     return StyleControlled(
-        ratings=Ratings(tuple(rated), rounds, confidence, anchor, seed),
+        ratings=Ratings(tuple(rated), rounds, confidence, anchor, seed, reason, separated_draws),
         coefficients=coefficients,
         models=models,
         draws=draws[:, :m],
@@ -358,6 +395,15 @@ def style_controlled_bradley_terry(
     )
 
 
+def _why_no_maximum(battles: Battles) -> str:
+    """Why the controlled fit has no maximum: the models that never lose (the raw fit has
+    none either), else the style features, which split the wins from the losses."""
+    lost_to = battle_losses(len(battles.models), battles.first, battles.second, battles.share)
+    return never_lose(battles.models, lost_to) or (
+        "the style features, with the model terms, split every whole win from every whole loss"
+    )
+
+
 def held_equal(features: Sequence[str]) -> str:
     """What the controlled ratings hold equal, in words: ``length and Markdown (headers,
     lists, bold)`` for both controls, one of them for one (``--control-features``)."""
@@ -366,12 +412,15 @@ def held_equal(features: Sequence[str]) -> str:
 
 
 def rating_text(rating: Rating) -> str:
-    """``1064.0 [927.9, 1190.2]``; ``n/a`` where the fit has no maximum, ``(CI n/a)``
-    where a bootstrap draw has none (``StyleControlled.separation_lines`` says why)."""
+    """``1064.0 [927.9, 1190.2]``; ``n/a: no finite maximum (<why>)`` where the fit has no
+    maximum; ``1064.0 [927.9, n/a] (<why>)`` where bootstrap draws without one reach a
+    bound."""
+    why = rating.why or NO_MAXIMUM
     if not math.isfinite(rating.rating):
-        return "n/a"
+        return f"n/a: {why}"
     if not (math.isfinite(rating.low) and math.isfinite(rating.high)):
-        return f"{rating.rating:.1f} (CI n/a)"
+        low, high = (f"{x:.1f}" if math.isfinite(x) else "n/a" for x in (rating.low, rating.high))
+        return f"{rating.rating:.1f} [{low}, {high}] ({why})"
     return f"{rating.rating:.1f} [{rating.low:.1f}, {rating.high:.1f}]"
 
 
@@ -407,13 +456,20 @@ class RawAndControlled:
         """``γ length 0.412 [0.20, 0.61], headers …``: how much the judge rewards each
         feature (per root mean square of the feature over the battles); ``none varied``
         where no feature varied."""
-        found = self.controlled.coefficients
-        shown = ", ".join(f"{name} {value.format(2)}" for name, value in found.items())
+        found = self.controlled
+        shown = ", ".join(f"{name} {found.coefficient_text(name)}" for name in found.coefficients)
         return f"style coefficients γ: {shown or 'none (no feature varied)'}"
+
+    def separation_lines(self) -> list[str]:
+        """Why raw or controlled numbers are n/a (``raw: ...``, then the controlled fit's
+        lines), one line each; none where none is."""
+        raw = [f"raw: {line}" for line in self.raw.separation_lines()]
+        return raw + self.controlled.separation_lines()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "raw": [r.to_json() for r in self.raw.ratings],
+            "raw_separation": self.raw.separation_lines(),
             "style_controlled": self.controlled.to_json(),
         }
 
