@@ -112,8 +112,6 @@ def fstring_template(path: Path, data: bytes, function: str, fields: Mapping[str
         raise DataError(f"{path}: not readable Python ({exc})") from None
     except (RecursionError, MemoryError):  # what CPython's parser raises when nesting runs deep
         raise DataError(f"{path}: not readable Python (nested too deeply to parse)") from None
-    except (RecursionError, MemoryError):  # what CPython's parser raises when nesting runs deep
-        raise DataError(f"{path}: not readable Python (nested too deeply to parse)") from None
     defined = [
         node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == function
     ]
