@@ -250,6 +250,42 @@ def test_judging_needs_every_dialogue(bench: Bench, tmp_path: Path) -> None:
         load_answers(path, bench, complete=True)
 
 
+def test_a_partial_run_is_judged_with_the_limit_it_was_made_with(tmp_path: Path) -> None:
+    """``generate --limit 2`` answers the first two dialogues; ``judge`` alone refuses the
+    file (a model is not ranked on two questions by accident) and names the flag that
+    judges exactly those, which then works. Answers that are not the first N are only
+    told to be finished: no --limit would judge just them."""
+    model, judge = tmp_path / "model.jsonl", tmp_path / "judge.jsonl"
+    model.write_text('{"reply": "答え"}\n', encoding="utf-8")
+    judge.write_text('{"reply": "[[5]]"}\n', encoding="utf-8")
+    answers = tmp_path / "m.jsonl"
+    made = CliRunner().invoke(app, [
+        "mtbench", "generate", "--bench", "mt-bench", "-m", f"scripted/{model}", "--limit", "2",
+        "--no-cache", "--output", str(answers), "--data-dir", str(SHARED_DATA),
+    ])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    args = ["mtbench", "judge", "--bench", "mt-bench", "-j", f"scripted/{judge}", "-a"]
+    args += [str(answers), "--no-cache", "--output-dir", str(tmp_path / "judged")]
+    args += ["--data-dir", str(SHARED_DATA)]
+    refused = CliRunner().invoke(app, args)
+    assert refused.exit_code == 1
+    assert refused.stderr == (
+        f"error: {answers}: answers 2 of the 80 MT-bench dialogues (first missing: "
+        "question_id 83); finish it with `hyoka mtbench generate` before judging, or judge "
+        "the 2 answered with --limit 2\n"
+    )
+    judged = CliRunner().invoke(app, [*args, "--limit", "2"])
+    assert judged.exit_code == 0, judged.output
+    assert "4 turn(s) judged" in judged.stdout
+    lines = answers.read_text(encoding="utf-8").splitlines()
+    answers.write_text(lines[1] + "\n", encoding="utf-8")  # question 82 alone
+    gap = CliRunner().invoke(app, args)
+    assert gap.exit_code == 1
+    assert gap.stderr.endswith(
+        "(first missing: question_id 81); finish it with `hyoka mtbench generate` before judging\n"
+    )
+
+
 # --- MT-bench: FastChat's settings --------------------------------------------------------
 
 

@@ -126,10 +126,13 @@ def load_answers(
         raise InputError(f"{path}: no answers")
     if complete and len(answers) < len(known):
         missing = [q for q in known if q not in answers]
+        # a run made with --limit N answered the first N: --limit N judges exactly those
+        first = set(list(known)[: len(answers)]) == set(answers)
+        limit = f", or judge the {len(answers)} answered with --limit {len(answers)}"
         raise InputError(
             f"{path}: answers {len(answers)} of the {len(known)} {bench.spec.title} dialogues "
             f"(first missing: question_id {missing[0]}); finish it with `hyoka mtbench "
-            "generate` before judging"
+            "generate` before judging" + (limit if first else "")
         )
     return answers
 
