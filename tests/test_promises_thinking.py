@@ -42,7 +42,7 @@ from hyoka.providers import (
     load_provider,
     split_thinking,
 )
-from wire_servers import OpenAIServer
+from wire_servers import OpenAIServer, Reply
 
 # --- the rule itself ---------------------------------------------------------------------
 
@@ -281,6 +281,52 @@ def test_pfgen_keep_is_another_run_named_in_its_config_and_signature(
     assert all(r["answer"].startswith("<think>考える</think>") for r in _lines(folder))
     signature = score_run(folder, benchmark, write=False, workers=1).signature
     assert signature is not None and signature.get("thinking") == "keep"
+
+
+def _thinking_cut_off(text: str) -> Reply:
+    """A chat completion whose content is a thinking block ``max_tokens`` cut short."""
+    message = {"role": "assistant", "content": text}
+    return Reply(
+        200,
+        {"id": "cmpl-cut", "object": "chat.completion", "created": 1700000000, "model": "thinker",
+         "choices": [{"index": 0, "message": message, "finish_reason": "length"}],
+         "usage": {"prompt_tokens": 100, "completion_tokens": 24, "total_tokens": 124}},
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(("flags", "asked"), [((), 10), (("--temperature", "0"), 1)])
+def test_pfgen_records_the_empty_answer_of_thinking_that_never_closed_and_says_why(
+    tmp_path: Path, benchmark: PfgenBenchmark, flags: tuple[str, ...], asked: int
+) -> None:
+    """Every try ran out of ``max_tokens`` inside ``<think>``: the rule's empty answer is
+    the trial's line, the thinking beside it, and a warning says why, instead of the
+    trial failing as an answer that is empty for no reason does. Sampled, the question
+    is asked ten times first, as upstream asks again for any empty answer; greedy, once."""
+    with OpenAIServer() as server:
+        server.script(*(_thinking_cut_off(f"<think>考え続けて{n}") for n in range(asked)))
+        args = ["pfgen", "generate", "-m", "openai/thinker", "--base-url", server.base_url]
+        args += ["--num-examples", "2", "--max-tokens", "24", "--limit", "1", "--trials", "1"]
+        args += ["--results-dir", str(tmp_path / "results"), *flags]
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+            patch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+            done = CliRunner().invoke(app, args)
+        requests = len(server.received)
+    assert done.exit_code == 0, done.output
+    assert requests == asked
+    (config,) = (tmp_path / "results").rglob("config.json")
+    ((question, answer, thinking),) = [
+        (r["question"], r["answer"], r["thinking"]) for r in _lines(config.parent)
+    ]
+    assert question == benchmark.sample_answers()[0].question
+    assert (answer, thinking) == ("", f"<think>考え続けて{asked - 1}")
+    assert (
+        "warning: 1 answer recorded empty: the model's thinking never closed within "
+        f"--max-tokens 24 ({asked} tr{'y' if asked == 1 else 'ies'}); "
+        "a larger --max-tokens lets it finish"
+    ) in done.output
+    scored = score_run(config.parent, benchmark, write=False, workers=1).result
+    assert (scored["num_trials"], scored["length"]) == (1, 0.0)  # scored as the empty answer
 
 
 def test_no_published_answer_opens_a_thinking_block() -> None:

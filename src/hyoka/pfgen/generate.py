@@ -14,8 +14,11 @@ without its ``reasoning_content``: a trial line's ``answer`` is the answer after
 thinking, and the thinking is kept beside it (``thinking``, only on lines that had some,
 so every other line is upstream's). Scoring then reads ``answer`` as upstream does. A reply
 whose thinking never closed is an empty answer, asked again as upstream asks again for
-any empty answer. ``keep`` (named in ``config.json``, so in the run folder) takes the text
-as the model wrote it.
+any empty answer; when no try closes it (the model runs out of ``max_tokens`` while
+thinking), the rule's empty answer is the line, its thinking beside it, and a warning
+says how many and why, where an answer empty for no reason fails the trial as upstream's
+does. ``keep`` (named in ``config.json``, so in the run folder) takes the text as the
+model wrote it.
 
 ``plan_generation`` turns the settings a user gives (``GenerateSettings``: the flags of
 ``hyoka pfgen generate``, ``run`` and ``demo``) into a ``GenerationPlan``: validated sampling
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +37,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hyoka.errors import HyokaError, flag_problems
+from hyoka.errors import HyokaError, HyokaWarning, flag_problems
 from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
 from hyoka.pfgen.prompts import Mode, build_prompt, clean_answer, stops_for, trial_seed
 from hyoka.pfgen.protocol import PROTOCOL
@@ -133,6 +137,8 @@ class GenerationReport:
     empty_retries: int = 0
     #: replies whose thinking never closed (``max_tokens`` ran out): empty, asked again
     unclosed_thinking: int = 0
+    #: the tries of each answer recorded empty because no try's thinking closed
+    thinking_cut: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -240,6 +246,16 @@ async def _generate_missing(
 
     await asyncio.gather(*(one_trial(t) for t in pending))
     write_trials_xz(plan.folder)
+    if report.thinking_cut:
+        count, tries = len(report.thinking_cut), max(report.thinking_cut)
+        warnings.warn(
+            HyokaWarning(
+                f"{count} answer{'' if count == 1 else 's'} recorded empty: the model's thinking "
+                f"never closed within --max-tokens {plan.params.max_tokens} "
+                f"({tries} tr{'y' if tries == 1 else 'ies'}); a larger --max-tokens lets it finish"
+            ),
+            stacklevel=2,
+        )
     return report
 
 
@@ -266,7 +282,13 @@ async def _answer(
         reply = reply_of(response, plan.thinking)
         report.unclosed_thinking += reply.unclosed
         answer = clean_answer(reply.answer, plan.mode, stops_for(plan.mode))
-        if answer:
+        retry = _attempt_params(plan, base_seed, attempt + 1)
+        if answer or (
+            reply.unclosed
+            and (attempt + 1 == MAX_ATTEMPTS or not params.retry_can_change_reply(retry))
+        ):  # an answer, or the empty one of thinking that no try could close
+            if not answer:
+                report.thinking_cut.append(attempt + 1)
             if progress is not None:
                 progress("answer", trial)
             timestamp = datetime.datetime.now().isoformat()
@@ -276,7 +298,6 @@ async def _answer(
             return line
         if attempt + 1 == MAX_ATTEMPTS:
             break
-        retry = _attempt_params(plan, base_seed, attempt + 1)
         if not params.retry_can_change_reply(retry):
             raise HyokaError(
                 f"no answer for {question!r} in trial {trial}: the reply was empty and was not "
