@@ -298,3 +298,77 @@ def test_answers_are_found_only_under_model_answer_whatever_a_line_names(tmp_pat
         target.write_text(json.dumps(answer, ensure_ascii=False) + "\n", encoding="utf-8")
     judge_set = load_judge_set("mt-bench-1", "gpt-4", [judged], bench)
     assert find_answers(bench, [judge_set]) == {"inside": {81: ("答え", "二")}}
+
+
+def test_judge_single_and_pairwise_files_get_pages_as_the_benchmarks_do(tmp_path: Path) -> None:
+    """A file ``hyoka judge single`` wrote is a single-grading page (it was skipped, and a
+    site of it alone said no judgment file was found): each model's mean, graded count and
+    failures as ``judge.summarise`` gives them (the numbers the command prints), the
+    signature its manifest records, and every item's grade; a ``hyoka judge pairwise`` file
+    beside it gets its pairwise page. The scripted judge grades a's answers 8 and 6, b's 3
+    and none (the item then scores -1, a failure)."""
+    from hyoka.judge import JudgmentRecord, summarise
+    from hyoka.store import read_records
+
+    items = tmp_path / "items.jsonl"
+    answers = {"q1": ("a", "答えA1"), "q2": ("a", "答えA2"), "q3": ("b", "答えB1"),
+               "q4": ("b", "答えB2")}  # fmt: skip
+    items.write_text("".join(
+        json.dumps({"id": i, "question": "富士山の高さは?", "answer": text,
+                    "reference": "3,776 m", "model": model}, ensure_ascii=False) + "\n"
+        for i, (model, text) in answers.items()
+    ), encoding="utf-8")  # fmt: skip
+    grades = {"答えA1": "[[8]]", "答えA2": "[[6]]", "答えB1": "[[3]]", "答えB2": "わかりません"}
+    grader = _script(tmp_path / "grader.jsonl", [
+        {"contains": f"[The Start of Assistant's Answer]\n{text}", "reply": reply}
+        for text, reply in grades.items()
+    ])  # fmt: skip
+    judged = tmp_path / "judged"
+    graded = judged / "items.judged.jsonl"
+    single = CliRunner().invoke(app, [
+        "judge", "single", str(items), "-j", grader, "--max-attempts", "1", "--no-cache",
+        "--output", str(graded),
+    ])  # fmt: skip
+    assert single.exit_code == 0, single.output
+    pair_files = []
+    for side in ("x", "y"):
+        path = tmp_path / f"{side}.jsonl"
+        line = {"id": "q1", "question": "富士山の高さは?", "answer": f"{side}です。",
+                "reference": "3,776 m"}  # fmt: skip
+        path.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+        pair_files.append(str(path))
+    pairs = judged / "x_vs_y.jsonl"
+    pair_judge = _script(tmp_path / "pj.jsonl", [{"reply": "[[A]]"}])
+    pairwise = CliRunner().invoke(app, [
+        "judge", "pairwise", *pair_files, "-j", pair_judge, "--method", "bs2", "--no-cache",
+        "--output", str(pairs),
+    ])  # fmt: skip
+    assert pairwise.exit_code == 0, pairwise.output
+
+    out = tmp_path / "site"
+    shown = CliRunner().invoke(app, ["report", str(judged), "--no-public", "-o", str(out)])
+    assert shown.exit_code == 0, shown.output
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "Skipped" not in index and "items.judged.jsonl" in index
+    assert "items.judged.jsonl" in (out / "mtbench" / "index.html").read_text(encoding="utf-8")
+    (page_path,) = (out / "mtbench").glob("graded*.html")
+    html = page_path.read_text(encoding="utf-8")
+    records = [r for _, r in read_records(graded, JudgmentRecord)]
+    rows = {row[0][1]: row for row in _cells(html, "grades")}
+    assert sorted(rows) == ["a", "all", "b"]
+    for name in ("a", "b", "all"):
+        summary = summarise(r for r in records if name in (*r.models, "all"))
+        assert summary.mean is not None
+        assert rows[name][1] == (repr(summary.mean), f"{summary.mean:.3f}")
+        assert [cell[1] for cell in rows[name][2:4]] == [str(summary.n), str(summary.failures)]
+    assert [rows[n][1][1] for n in ("a", "b", "all")] == ["7.000", "3.000", "5.667"]  # 17/3
+    manifest = read_manifest(graded)
+    assert manifest is not None and manifest.signature is not None
+    assert f'<code class="signature">{manifest.signature["line"]}</code>' in unescape(html)
+    items_shown = {row[0][1]: [c[1] for c in row[1:3]] for row in _cells(html, "items")}
+    assert items_shown == {"q1": ["a", "8"], "q2": ["a", "6"], "q3": ["b", "3"],
+                           "q4": ["b", "no rating"]}  # fmt: skip
+    listed = (out / "pairwise" / "index.html").read_text(encoding="utf-8")
+    assert "x_vs_y.jsonl" in listed
+    alone = CliRunner().invoke(app, ["report", str(graded), "--no-public", "-o", str(out)])
+    assert alone.exit_code == 0, alone.output  # was: nothing to report, no judgment file

@@ -1,6 +1,7 @@
-"""What the paths given to ``hyoka report`` hold: pfgen runs, single-grading judgment files,
-pairwise judgment files, reference-set stability reports (``hyoka pfgen stability --json``),
-Rakuda rankings (``hyoka mtbench leaderboard --bench rakuda --format json``).
+"""What the paths given to ``hyoka report`` hold: pfgen runs, single-grading judgment files
+(the benchmarks' and ``hyoka judge single``'s), pairwise judgment files, reference-set
+stability reports (``hyoka pfgen stability --json``), Rakuda rankings (``hyoka mtbench
+leaderboard --bench rakuda --format json``).
 Everything else is skipped with a one-line note.
 
 A file is recognised by its first JSON object, never by its name, so renamed files still
@@ -25,6 +26,8 @@ class Inputs:
     pfgen_runs: list[Path] = field(default_factory=list)  # trials sources: get run pages
     pfgen_results: list[Path] = field(default_factory=list)  # result-only run folders
     single_sets: dict[Path, list[Path]] = field(default_factory=dict)  # folder -> files
+    #: ``hyoka judge single`` judgment files (``kind: single`` records)
+    grading_files: list[Path] = field(default_factory=list)
     pair_files: list[Path] = field(default_factory=list)
     #: ``hyoka pfgen stability --json`` outputs
     stability_files: list[Path] = field(default_factory=list)
@@ -67,12 +70,7 @@ def _add_file(inputs: Inputs, path: Path) -> None:
     elif kind == "trials":
         inputs.pfgen_runs.append(path)
     elif kind == "judge-single":
-        inputs.notes.append(
-            f"{path}: skipped: a 'hyoka judge single' judgment file; the report shows pfgen "
-            "runs, MT-bench single judgments (hyoka mtbench judge), pairwise judgment files "
-            "and stability reports (the same 'hyoka judge single' command again shows its grades, "
-            "with no new calls)"
-        )
+        inputs.grading_files.append(path)
     elif why is not None:
         inputs.notes.append(f"{why} (skipped)")
     elif kind == "other":

@@ -506,9 +506,13 @@ def _score_cell(line: SingleJudgmentLine) -> Cell:
     return cell(f"{line.score:g}", score)
 
 
-def index_page(bench_sets: Sequence[tuple[Bench, Sequence[JudgeSet]]]) -> str:
-    """Every benchmark (and variant) shown, with its judge sets."""
-    if not bench_sets:
+def index_page(
+    bench_sets: Sequence[tuple[Bench, Sequence[JudgeSet]]],
+    graded: Sequence[tuple[str, str]] = (),
+) -> str:
+    """Every benchmark (and variant) shown, with its judge sets, then the ``hyoka judge
+    single`` files (``graded``: name and page, ``report.grading_pages``)."""
+    if not bench_sets and not graded:
         body = "<p>No single-grading judgment files among the inputs.</p>"
     else:
         items = []
@@ -525,5 +529,8 @@ def index_page(bench_sets: Sequence[tuple[Bench, Sequence[JudgeSet]]]) -> str:
                 f'<li><a href="../{esc(bench_path(bench))}">{esc(bench_label(bench))}</a>'
                 f"<ul>{''.join(judges)}</ul></li>"
             )
-        body = f"<ul>{''.join(items)}</ul>"
+        body = f"<ul>{''.join(items)}</ul>" if items else ""
+        if graded:
+            files = "".join(f'<li><a href="../{esc(p)}">{esc(n)}</a></li>' for n, p in graded)
+            body += f"<h2>hyoka judge single</h2><ul>{files}</ul>"
     return page("Single-grading judgments", body, path=INDEX_PATH)

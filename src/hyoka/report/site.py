@@ -163,7 +163,8 @@ def _mtbench(inputs: Inputs, options: ReportOptions, pages: dict[str, str]) -> s
         pages[mt.bench_path(bench)] = mt.bench_page(bench, sets, lengths)
         pages.update(mt.question_pages(bench, sets, answers if options.answers else None))
         shown.append((bench, sets))
-    pages[mt.INDEX_PATH] = mt.index_page(shown)
+    graded = _graded(inputs, pages)
+    pages[mt.INDEX_PATH] = mt.index_page(shown, graded)
     sections = []
     for bench, sets in shown:
         links = "".join(
@@ -173,7 +174,22 @@ def _mtbench(inputs: Inputs, options: ReportOptions, pages: dict[str, str]) -> s
         )
         title = f'<a href="{esc(mt.bench_path(bench))}">{esc(mt.bench_label(bench))}</a>'
         sections.append(f"<h2>{title}</h2><ul>{links}</ul>")
+    if graded:
+        links = "".join(f'<li><a href="{esc(p)}">{esc(n)}</a></li>' for n, p in graded)
+        sections.append(f"<h2>Single grading (hyoka judge single)</h2><ul>{links}</ul>")
     return "".join(sections)
+
+
+def _graded(inputs: Inputs, pages: dict[str, str]) -> list[tuple[str, str]]:
+    """A page per ``hyoka judge single`` file (``report.grading_pages``): (name, path)."""
+    from hyoka.report import grading_pages as gr
+
+    entries = []
+    for number, path in enumerate(inputs.grading_files, 1):
+        target = f"mtbench/graded{number}.html"
+        pages[target] = gr.grading_page(gr.read_grading(path), target)
+        entries.append((path.name, target))
+    return entries
 
 
 def _pairwise(
