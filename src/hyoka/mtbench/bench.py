@@ -736,16 +736,24 @@ class Bench:
         return self.prompt(self.spec.judge_prompt_name(question.category, turn, pairwise=pairwise))
 
     def fill_prompt(self, name: str, question: Question, answers: dict[str, str]) -> str:
-        """Judge prompt ``name`` filled in as upstream does (``str.format``): the question's
-        turns, the ``answers`` fields, and in the reference categories the reference's turns
-        (single and pairwise prompts differ only in their answer fields)."""
-        fields = {"question": question.turns[0], **numbered("question", question.turns), **answers}
+        """Judge prompt ``name`` filled in as upstream does (``str.format``): the
+        ``question_fields`` and the ``answers`` fields (single and pairwise prompts differ
+        only in their answer fields)."""
+        return self.prompt(name).prompt_template.format(
+            **{**self.question_fields(question), **answers}
+        )
+
+    def question_fields(self, question: Question) -> dict[str, str]:
+        """The judge prompt's fields that do not depend on the answers judged: the
+        question's turns, its grading criteria, and in the reference categories the
+        reference's turns (what a judged prompt shows of the variant that built it)."""
+        fields = {"question": question.turns[0], **numbered("question", question.turns)}
         if question.eval_aspect is not None:
             fields["eval_aspect"] = question.eval_aspect
         if question.category in self.spec.reference_categories:
             for number, turn in enumerate(self._reference(question), start=1):
                 fields[f"ref_answer_{number}"] = turn
-        return self.prompt(name).prompt_template.format(**fields)
+        return fields
 
     def _reference(self, question: Question) -> tuple[str, ...]:
         """The reference answer's turns: from the reference file, or, for a benchmark that

@@ -29,7 +29,7 @@ of the mean; the row says how many of each it has.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -38,6 +38,14 @@ from typing import ClassVar
 
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import Bench, Headline
+from hyoka.mtbench.judged_variant import (
+    UNKNOWN,
+    UNPROVEN,
+    Load,
+    VariantBenches,
+    row_variants,
+    signed_variant,
+)
 from hyoka.mtbench.records import NO_RATING, SingleGradingLine, SingleJudgmentLine
 from hyoka.mtbench.shaberi import shaberi_judge, shaberi_judgments, shaberi_model
 from hyoka.signature import Signature, SignatureType, common_signature, only_when_set
@@ -231,9 +239,13 @@ def is_shaberi_file(path: Path, bench: Bench) -> bool:
     return bench.spec.question_format == "shaberi" and path.suffix == ".json"
 
 
-def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) -> Signature:
+def file_signature(
+    path: Path, bench: Bench, lines: list[SingleJudgmentLine], variant: str | None = None
+) -> Signature:
     """The signature hyoka stored beside ``path`` (an older format migrated); for a file
-    without one, ``FastChatSingleSignature`` (``ShaberiSingleSignature`` for Shaberi's)."""
+    without one, ``FastChatSingleSignature`` (``ShaberiSingleSignature`` for Shaberi's),
+    signed with ``variant``, the variant its lines show (``row_signatures``; by default the
+    one asked for)."""
     if is_shaberi_file(path, bench):
         judge = shaberi_judge(path, bench.spec.upstream_name)
         return ShaberiSingleSignature(bench=bench.spec.name, judge=judge).signature()
@@ -244,11 +256,27 @@ def file_signature(path: Path, bench: Bench, lines: list[SingleJudgmentLine]) ->
     if stored is not None:
         return stored
     judges = sorted({line.judge[0] for line in lines})
-    # a file without hyoka's manifest records no variant: the row is the one asked for
-    variant = None if bench.variant is None else bench.variant.signed()
+    if variant is None and bench.variant is not None:
+        variant = bench.variant.signed()
     return FastChatSingleSignature(
         bench=bench.spec.name, judge=",".join(judges), variant=variant
     ).signature()
+
+
+def row_signatures(
+    path: Path, bench: Bench, lines: list[SingleJudgmentLine], load: Load
+) -> dict[str, Signature]:
+    """Each model's signature from ``path`` (``file_signature``): a file without a
+    manifest records no variant, so each of its rows is signed with the variant its
+    judged prompts show (``judged_variant``; ``UNPROVEN`` where they show none)."""
+    models = dict.fromkeys(line.model for line in lines)
+    if bench.variant is None or is_shaberi_file(path, bench) or read_manifest(path) is not None:
+        return dict.fromkeys(models, file_signature(path, bench, lines))
+    found = row_variants(bench.spec, lines, load)
+    return {
+        model: file_signature(path, bench, lines, signed_variant(found[model], bench.variant))
+        for model in models
+    }
 
 
 def _per_trial(path: Path) -> Iterator[tuple[int, SingleJudgmentLine]]:
@@ -286,46 +314,69 @@ def _shaberi_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgme
         )
 
 
+def judgment_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
+    """The judgments of ``path`` with their line numbers, as read, not yet checked: one per
+    line of FastChat's, one per trial of swallow-evaluation's, one per row of Shaberi's."""
+    return _shaberi_lines(path, bench) if is_shaberi_file(path, bench) else _per_trial(path)
+
+
 def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
-    questions = bench.by_id
-    shaberi = is_shaberi_file(path, bench)
-    numbered = _shaberi_lines(path, bench) if shaberi else _per_trial(path)
-    for number, line in numbered:
-        where = f"{path}:{number}"
-        question = questions.get(line.question_id)
-        if question is None:
-            raise InputError(
-                f"{where}: question_id {line.question_id} is not a {bench.spec.title} "
-                "question (a judgment file of another benchmark?)"
-            )
-        if line.user_prompt and question.turns[0] not in line.user_prompt:
-            raise InputError(
-                f"{where}: the judged conversation is not {bench.spec.title} question "
-                f"{line.question_id} (a judgment file of another benchmark?)"
-            )
-        if line.turn not in bench.turns:
-            judged = ", ".join(str(turn) for turn in bench.turns)
-            raise InputError(
-                f"{where}: a judgment of turn {line.turn}, but {bench.spec.title}"
-                f"{'' if bench.variant is None else ' ' + bench.variant.name} judges turn "
-                f"{judged} only (a file of another variant?)"
-            )
-        low, high = bench.spec.scale
-        score = line.score  # compared exactly: a huge integer is no float
-        if score != NO_RATING and not low <= score <= high:
-            raise InputError(
-                f"{where}: score {line.score} is outside the {bench.spec.title} scale "
-                f"({low} to {high}, or -1 for no rating)"
-            )
+    for number, line in judgment_lines(path, bench):
+        check_line(f"{path}:{number}", line, bench)
         yield number, line
+
+
+def check_line(where: str, line: SingleJudgmentLine, bench: Bench) -> None:
+    """An ``InputError`` at ``where`` unless ``line`` judges a question and turn of
+    ``bench`` (and the conversation it keeps is that question's) with a score on its scale."""
+    question = bench.by_id.get(line.question_id)
+    if question is None:
+        raise InputError(
+            f"{where}: question_id {line.question_id} is not a {bench.spec.title} "
+            "question (a judgment file of another benchmark?)"
+        )
+    if line.user_prompt and question.turns[0] not in line.user_prompt:
+        raise InputError(
+            f"{where}: the judged conversation is not {bench.spec.title} question "
+            f"{line.question_id} (a judgment file of another benchmark?)"
+        )
+    if line.turn not in bench.turns:
+        judged = ", ".join(str(turn) for turn in bench.turns)
+        raise InputError(
+            f"{where}: a judgment of turn {line.turn}, but {bench.spec.title}"
+            f"{'' if bench.variant is None else ' ' + bench.variant.name} judges turn "
+            f"{judged} only (a file of another variant?)"
+        )
+    low, high = bench.spec.scale
+    score = line.score  # compared exactly: a huge integer is no float
+    if score != NO_RATING and not low <= score <= high:
+        raise InputError(
+            f"{where}: score {line.score} is outside the {bench.spec.title} scale "
+            f"({low} to {high}, or -1 for no rating)"
+        )
 
 
 def _line_key(line: SingleJudgmentLine) -> tuple[str, int, int, int]:
     return (line.model, line.question_id, line.turn, line.trial or 0)
 
 
+def file_judgments(path: Path, bench: Bench) -> list[SingleJudgmentLine]:
+    """The judgments of one file as the table counts them, every line checked
+    (``check_line``): every line (upstream's mean counts every line it reads: Shaberi's,
+    FastChat's ``show_result.py``), or, where upstream drops duplicates
+    (pfmt-bench-fin-ja's), an identical repeat dropped and two different ones refused."""
+    checked = _checked_lines(path, bench)
+    if bench.spec.repeated_turns == "every":
+        return [line for _, line in checked]
+    return list(unique_records(path, checked, _line_key))
+
+
 def build_leaderboard(
-    bench: Bench, files: list[Path], *, mix_variants: bool = False
+    bench: Bench,
+    files: list[Path],
+    *,
+    mix_variants: bool = False,
+    models: Mapping[Path, Collection[str]] | None = None,
 ) -> Leaderboard:
     """Read every judgment; an ``InputError`` at the first line that cannot be right.
 
@@ -334,23 +385,23 @@ def build_leaderboard(
     ``show_result.py``, Shaberi's notebook), each repeat marked on its row; or an identical
     line dropped with a warning and two different lines an error naming both. Across files,
     a turn judged twice is an error naming both files. Rows judged under different variants
-    of the benchmark (or under another than ``bench``'s) are refused unless
-    ``mix_variants``: then each row keeps its variant in its signature, and rows unlike
-    most are marked with it."""
+    of the benchmark (or under another than ``bench``'s, or under none that their files
+    show: ``row_signatures``) are refused unless ``mix_variants``: then each row keeps its
+    variant in its signature, and rows unlike most are marked with it. ``models``: the
+    models whose rows to read from a file (the others' lines are left out); by default all."""
     questions = bench.by_id
     scores: dict[str, ModelScores] = {}
     seen: dict[tuple[str, int, int, int], Path] = {}
     every: list[SingleJudgmentLine] = []
+    variants: dict[str, dict[object, Path]] = defaultdict(dict)
+    load = VariantBenches(bench.spec, bench.folder.parent)
     for path in files:
-        checked = _checked_lines(path, bench)
-        # upstream's mean counts every line it reads (Shaberi's, FastChat's show_result.py);
-        # pfmt-bench-fin-ja's drops duplicates (here: identical ones; different ones refused)
-        every_line = bench.spec.repeated_turns == "every"
-        lines = [line for _, line in checked] if every_line else list(
-            unique_records(path, checked, _line_key)
-        )  # fmt: skip
+        lines = file_judgments(path, bench)
+        if models is not None and path in models:
+            kept = models[path]
+            lines = [line for line in lines if line.model in kept]
         every.extend(lines)
-        signature = file_signature(path, bench, lines)
+        signatures = row_signatures(path, bench, lines, load)
         in_file: set[tuple[str, int, int, int]] = set()
         for line in lines:
             key = _line_key(line)
@@ -368,6 +419,8 @@ def build_leaderboard(
                     line.model, bench.spec.categories, headline=bench.spec.headline
                 )
             row = scores[line.model]
+            signature = signatures[line.model]
+            variants[line.model].setdefault(signature.get("variant"), path)
             if row.signature is None:
                 row.signature = signature
             elif row.signature.get("mixed") is None and row.signature.differences(signature):
@@ -379,22 +432,41 @@ def build_leaderboard(
                 repeat=repeat,
             )  # fmt: skip
     if not mix_variants:
-        _refuse_mixed_variants(bench, scores.values())
+        _refuse_mixed_variants(bench, variants)
     expected = len(bench.turns) * len(questions)
     return Leaderboard(bench, tuple(scores.values()), expected, tuple(every))
 
 
-def _refuse_mixed_variants(bench: Bench, rows: Iterable[ModelScores]) -> None:
-    """One clear line when rows were judged under different variants, or another than the
-    one asked for: their numbers are not on one scale."""
+#: what a refused row may do instead
+_MIX = "--mix-variants to rank them anyway, each row marked with its variant"
+
+
+def _refuse_mixed_variants(bench: Bench, rows: Mapping[str, Mapping[object, Path]]) -> None:
+    """One clear line naming the file when a row was judged under another variant than
+    the one asked for, or under none its file shows (each file of a row is looked at):
+    numbers of different variants are not on one scale."""
     if bench.variant is None:
         return
     asked = bench.variant.signed()
-    for row in rows:
-        theirs = None if row.signature is None else row.signature.get("variant")
-        if theirs is not None and theirs != asked:
+    title = bench.spec.title
+    for model, seen in rows.items():
+        for theirs, path in seen.items():
+            if theirs is None or theirs == asked:
+                continue
+            if theirs == UNPROVEN:
+                raise InputError(
+                    f"{path}: nothing shows which {title} variant judged {model} (no hyoka "
+                    f"manifest beside the file, no judged prompt in its lines): not ranked "
+                    f"as {bench.variant.name} ({_MIX})"
+                )
+            if theirs == UNKNOWN:
+                raise InputError(
+                    f"{path}: {model}'s judged prompts are those of none of this hyoka's "
+                    f"{title} variants (other files, or lines of two variants): not ranked "
+                    f"as {bench.variant.name} ({_MIX})"
+                )
             raise InputError(
-                f"{row.model} was judged under variant {theirs}, not {asked}: numbers of "
-                "different variants are not ranked together (--variant to choose its "
-                "variant, or --mix-variants to rank them anyway, each row marked)"
+                f"{path}: {model} was judged under variant {theirs}, not {asked}: numbers "
+                f"of different variants are not ranked together (--variant to choose its "
+                f"variant, or {_MIX})"
             )

@@ -21,7 +21,7 @@ unpacks it; scores and the rule that zeroed a turn are plain HTML.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -46,6 +46,8 @@ from hyoka.mtbench import (
     round_half_up,
     table_separability,
 )
+from hyoka.mtbench.bench import BenchSpec, Question
+from hyoka.mtbench.judged_variant import row_variants
 from hyoka.report.html import Cell, cell, esc, packed, page, table
 from hyoka.report.svg import radar_chart
 from hyoka.stats import Interval
@@ -72,10 +74,12 @@ class JudgeSet:
 
 @dataclass(frozen=True)
 class Identified:
-    """A judgment file's benchmark (and variant), and how hyoka told it."""
+    """A judgment file's benchmark (and variant), how hyoka told it, and the models whose
+    rows are that benchmark's (``None``: all; a file of two variants is on two pages)."""
 
     bench: Bench
     how: str
+    models: frozenset[str] | None = None
 
 
 def bench_key(bench: Bench) -> str:
@@ -109,9 +113,11 @@ class BenchFinder:
             raise found
         return found
 
-    def identify(self, path: Path) -> Identified:
+    def identify(self, path: Path) -> list[Identified]:
         """The benchmark and variant of ``path``: the ones its hyoka manifest names; for a
-        file without one, the benchmark whose questions every line judges.
+        file without one, the benchmark whose questions every line judges, and for a
+        benchmark with variants the variant of each model's rows, read from its judged
+        prompts (``mtbench.judged_variant``): a file of two variants is on two pages.
 
         A line fits a benchmark (variant) when its ``question_id`` is one of its
         questions, the first turn of that question is in the judged prompt
@@ -120,28 +126,30 @@ class BenchFinder:
         81-160 and a JMT-bench file numbered as MT-bench) differ in their text, so the
         judged prompt tells them apart; a file that fits two benchmarks (lines without a
         judged prompt) is an error naming both, never a guess. Variants that share their
-        questions (Stability's two 2023 snapshots) are not told apart by the lines: the
-        first that fits is taken and the page names the others beside it. Whatever is
-        taken, ``build_leaderboard`` checks every line against it again.
+        questions (Stability's two 2023 snapshots) differ in their judge prompts: a row
+        whose lines keep none, or keep prompts no variant builds, is an error naming it,
+        never put beside another variant's rows. Variants that build the same prompts are
+        named beside the one taken. Whatever is taken, ``build_leaderboard`` checks every
+        line against it again.
         """
         recorded = recorded_bench(path)
         if recorded is not None:
             spec, signed = recorded
             known = spec.recorded_variant(signed, manifest_path(path))
             named = known.name if known is not None else None
-            return Identified(self.load(spec.name, named), BY_MANIFEST)
+            return [Identified(self.load(spec.name, named), BY_MANIFEST)]
         lines = [line for _, line in read_records(path, SingleJudgmentLine)]
         fits: list[Bench] = []
         unavailable: list[DataError] = []
         for spec in BENCHES.values():
+            benches: list[Bench] = []
             for variant in spec.variants or (None,):
                 try:
-                    bench = self.load(spec.name, None if variant is None else variant.name)
+                    benches.append(self.load(spec.name, None if variant is None else variant.name))
                 except DataError as exc:
                     unavailable.append(exc)
-                    continue
-                if _fits(bench, lines):
-                    fits.append(bench)
+            if benches and _fits(benches, lines):  # each line judged by one of its variants
+                fits.append(benches[0])
         titles = list(dict.fromkeys(b.spec.title for b in fits))
         if len(titles) > 1:
             raise InputError(
@@ -157,27 +165,63 @@ class BenchFinder:
                 f"knows ({', '.join(s.title for s in BENCHES.values())}), and no hyoka "
                 "manifest names one"
             )
-        chosen = fits[0]
         how = "matched by its judged questions (no hyoka manifest beside it)"
-        if chosen.variant is not None:
-            others = [b.variant.name for b in fits[1:] if b.variant is not None]
-            also = f"; {', '.join(others)} fit as well" if others else ""
-            how += (
-                f"; it records no variant: {chosen.variant.name} is the first whose "
-                f"questions and judged turns fit{also}"
-            )
-        return Identified(chosen, how)
+        spec = fits[0].spec
+        if not spec.variants:
+            return [Identified(fits[0], how)]
+        return self._by_variant(path, spec, lines, how)
+
+    def _by_variant(
+        self, path: Path, spec: BenchSpec, lines: Sequence[SingleJudgmentLine], how: str
+    ) -> list[Identified]:
+        """The rows of ``lines`` by the variant their judged prompts show (the first of
+        those that build them, the others named), or an error naming a row none shows."""
+        found = row_variants(spec, lines, lambda variant: self.find(spec.name, variant.name))
+        rows: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        for model, candidates in found.items():
+            if not candidates:
+                why = (
+                    "its lines keep no judged prompt"
+                    if candidates is None
+                    else "its judged prompts are those of none of them"
+                )
+                raise InputError(
+                    f"{path}: nothing shows which of this hyoka's {spec.title} variants "
+                    f"judged {model} ({why}) and no hyoka manifest names one: its numbers "
+                    "are not shown beside a variant's"
+                )
+            rows[tuple(v.name for v in candidates)].append(model)
+        told = []
+        for names, models in rows.items():
+            also = f"; {', '.join(names[1:])} build the same prompts" if names[1:] else ""
+            variant = f"; its variant read from its judged prompts{also}"
+            bench = self.load(spec.name, names[0])
+            told.append(Identified(bench, how + variant, frozenset(models)))
+        return told
+
+    def find(self, name: str, variant: str | None) -> Bench | None:
+        """``load``, or ``None`` where the benchmark's files are missing or not pinned."""
+        try:
+            return self.load(name, variant)
+        except DataError:
+            return None
 
 
-def _fits(bench: Bench, lines: Sequence[SingleJudgmentLine]) -> bool:
-    questions = bench.by_id
+def _fits(benches: Sequence[Bench], lines: Sequence[SingleJudgmentLine]) -> bool:
+    """Whether each line judges a question and turn of one of ``benches`` (a benchmark's
+    variants), the conversation it keeps being that question's."""
+    by_id = [(bench, bench.by_id) for bench in benches]
     for line in lines:
-        question = questions.get(line.question_id)
-        if question is None or line.turn not in bench.turns:
-            return False
-        if line.user_prompt and question.turns[0] not in line.user_prompt:
+        if not any(_line_fits(bench, questions, line) for bench, questions in by_id):
             return False
     return bool(lines)
+
+
+def _line_fits(bench: Bench, questions: dict[int, Question], line: SingleJudgmentLine) -> bool:
+    question = questions.get(line.question_id)
+    if question is None or line.turn not in bench.turns:
+        return False
+    return not line.user_prompt or question.turns[0] in line.user_prompt
 
 
 def set_name(path: Path) -> str:
@@ -187,11 +231,16 @@ def set_name(path: Path) -> str:
 
 
 def load_judge_set(
-    set_id: str, name: str, files: Sequence[Path], bench: Bench, identified: Sequence[str] = ()
+    set_id: str,
+    name: str,
+    files: Sequence[Path],
+    bench: Bench,
+    identified: Sequence[str] = (),
+    models: Mapping[Path, frozenset[str]] | None = None,
 ) -> JudgeSet:
     """The judgments of ``files``, read once (with every check ``build_leaderboard`` makes),
     and their per-category table."""
-    board = build_leaderboard(bench, list(files))
+    board = build_leaderboard(bench, list(files), models=models)
     return JudgeSet(
         set_id, name, tuple(files), board, board.lines, tuple(dict.fromkeys(identified))
     )

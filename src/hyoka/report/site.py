@@ -136,18 +136,23 @@ def _mtbench(inputs: Inputs, options: ReportOptions, pages: dict[str, str]) -> s
     from hyoka.report import mtbench_pages as mt
 
     finder = mt.BenchFinder(options.data_dir)
-    by_bench: dict[str, tuple[Bench, dict[str, list[tuple[Path, str]]]]] = {}
+    by_bench: dict[str, tuple[Bench, dict[str, list[tuple[Path, mt.Identified]]]]] = {}
     for folder in sorted(inputs.single_sets):
         for path in inputs.single_sets[folder]:
-            found = finder.identify(path)
-            key = mt.bench_key(found.bench)
-            groups = by_bench.setdefault(key, (found.bench, {}))[1]
-            groups.setdefault(mt.set_name(path), []).append((path, found.how))
+            for found in finder.identify(path):  # one per variant the file's rows are
+                key = mt.bench_key(found.bench)
+                groups = by_bench.setdefault(key, (found.bench, {}))[1]
+                groups.setdefault(mt.set_name(path), []).append((path, found))
     shown = []
     for key, (bench, groups) in sorted(by_bench.items()):
         sets = [
             mt.load_judge_set(
-                f"{key}-{number}", name, [p for p, _ in files], bench, [h for _, h in files]
+                f"{key}-{number}",
+                name,
+                [path for path, _ in files],
+                bench,
+                [found.how for _, found in files],
+                {path: found.models for path, found in files if found.models is not None},
             )
             for number, (name, files) in enumerate(sorted(groups.items()), 1)
         ]
