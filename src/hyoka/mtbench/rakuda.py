@@ -30,7 +30,9 @@ message, and upstream's answer line (``question_id`` the question's text id).
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -491,22 +493,28 @@ class RakudaRanking:
         return ranking_json(self.ranking, self.errors) | {"signature": self.signature.to_json()}
 
     def render(self, fmt: Literal["md", "csv", "plain"] = "plain") -> str:
-        """Rank, model, bootstrap median, ±1σ and the point fit (one decimal), then the home
-        advantage, the matches and the signature."""
+        """Rank, model, bootstrap median, ±1σ and the point fit (one decimal; ``n/a:
+        <why>`` where a fit has no finite maximum), then why, the home advantage with its
+        percentiles, the matches and the signature."""
         header = ["Rank", "Model", "Median", "-1σ", "+1σ", "MLE"]
+        unranked = self.ranking.no_maximum is not None  # no order to rank: by name
         rows = [
-            [str(number), m.model, f"{m.median:.1f}", f"{m.one_sigma_minus:.1f}",
-             f"{m.one_sigma_plus:.1f}", f"{m.point:.1f}"]
+            ["n/a" if unranked else str(number), m.model, *self.ranking.row_cells(m)]
             for number, m in enumerate(self.ranking.models, start=1)
-        ]  # fmt: skip
-        sep = "," if fmt == "csv" else " | "
-        lines = [sep.join(header), *(sep.join(row) for row in rows)]
+        ]
+        if fmt == "csv":
+            buffer = io.StringIO()
+            csv.writer(buffer, lineterminator="\n").writerows([header, *rows])
+            lines = buffer.getvalue().splitlines()
+        else:
+            lines = [" | ".join(row) for row in (header, *rows)]
         if fmt == "md":
             lines = [f"| {line} |" for line in lines]
             lines.insert(1, "|" + "|".join(["---"] * len(header)) + "|")
+        lines += self.ranking.separation_lines()
         lines.append(
-            f"home advantage {self.ranking.advantage:.1f}; {self.ranking.matches} matches; "
-            f"signature: {self.signature.line}"
+            f"home advantage {self.ranking.advantage_text()}; {self.ranking.matches} "
+            f"matches; signature: {self.signature.line}"
         )
         return "\n".join(lines)
 
@@ -524,18 +532,12 @@ def ranking_json(ranking: HomeRanking, errors: int) -> dict[str, Any]:
     return {
         "judge_errors_left_out": errors,
         "matches": ranking.matches,
-        "home_advantage": ranking.advantage,
+        **ranking.advantage_json(),
         "bootstrap_rounds": ranking.rounds,
         "seed": ranking.seed,
-        "ranking": [
-            {
-                "model_id": m.model, "lower": m.lower, "median": m.median, "upper": m.upper,
-                "one_sigma_plus": m.one_sigma_plus, "one_sigma_minus": m.one_sigma_minus,
-                "median_rounded": float(round(m.median)), "mle": m.point,
-            }
-            for m in ranking.models
-        ],
-    }  # fmt: skip
+        "separation": ranking.separation_lines(),
+        "ranking": ranking.rows_json(),
+    }
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -21,12 +21,21 @@ MAX_BYTES = 5_000_000
 
 
 class RankedModel(BaseModel):
+    """One row; ``null`` where the fit has no finite maximum, ``no_maximum`` saying why."""
+
     model_config = ConfigDict(frozen=True, extra="allow")
 
     model_id: str
-    lower: float
-    median: float
-    upper: float
+    lower: float | None
+    median: float | None
+    upper: float | None
+    no_maximum: str | None = None
+
+    def number(self, value: float | None) -> str:
+        """One decimal, or ``n/a: <why>`` (the file's reason) where the file has none."""
+        if value is not None:
+            return f"{value:.1f}"
+        return f"n/a: {self.no_maximum or 'not recorded'}"
 
 
 class RankingFile(BaseModel):
@@ -56,16 +65,24 @@ def read_ranking(path: Path) -> RankingFile | None:
 
 def ranking_page(path: Path, target: str, ranking: RankingFile) -> str:
     extra = ranking.model_extra or {}
+    # why numbers are n/a (``null``): the lines hyoka's ranking writes beside them
+    found = extra.get("separation")
+    separation: list[object] = found if isinstance(found, list) else []
     signature = Signature.from_json(extra.get(SIGNATURE_KEY), path)
     # best first (upstream's files list the weakest first)
     rows = [
         [
             cell(str(rank), rank),
             cell(esc(m.model_id), m.model_id),
-            cell(f"{m.median:.1f}", m.median),
-            cell(f'<span class="ci">[{m.lower:.1f}, {m.upper:.1f}]</span>', m.lower),
+            cell(esc(m.number(m.median)), m.median),
+            cell(
+                f'<span class="ci">[{esc(m.number(m.lower))}, {esc(m.number(m.upper))}]</span>',
+                m.lower,
+            ),
         ]
-        for rank, m in enumerate(sorted(ranking.ranking, key=lambda m: -m.median), 1)
+        for rank, m in enumerate(
+            sorted(ranking.ranking, key=lambda m: (m.median is None, -(m.median or 0.0))), 1
+        )
     ]
     made = (
         f"{ranking.bootstrap_rounds} bootstrap rounds, seed {ranking.seed}"
@@ -84,6 +101,7 @@ def ranking_page(path: Path, target: str, ranking: RankingFile) -> str:
         "advantage of the first-shown answer fitted (upstream's <code>make_ranking.py</code>), "
         f"each model's median over the bootstrap and its lower and upper bounds ({made}).</p>"
         + table(["Rank", "Model", "Median", "Interval"], rows, table_id="ranking")
+        + "".join(f'<p class="muted">{esc(str(why))}.</p>' for why in separation)
         + f"<p>signature: {shown}</p>"
     )
     return page(f"Rakuda ranking: {path.name}", body, path=target)

@@ -15,9 +15,18 @@ L-BFGS-B with its default finite-difference gradient; strengths and α on the El
 scale 400/ln 10 (strengths + 1000). The bootstrap draws the matches with replacement
 ``rounds`` times and refits each draw; a model absent from a draw has no strength there
 and is left out of that draw's percentiles (pandas' ``quantile`` skips missing values); the
-16th, 50th and 84th percentiles (linear interpolation) are a ±1σ band, not a 95% one.
+16th, 50th and 84th percentiles (linear interpolation) are a ±1σ band, not a 95% one; the
+home advantage gets the same band over the same draws (upstream saves only its point fit).
 Upstream's draws come from numpy's unseeded global generator, so its intervals cannot be
 reproduced draw for draw: hyoka's draws are seeded (the seed is in the signature).
+
+Where the matches leave the likelihood without a maximum (a model that never loses; the
+first-shown answer winning every decisive match), L-BFGS-B stops somewhere and upstream
+saves that number. Here ``stats.separation`` (the test every fit uses, on this model's
+design: the home-advantage column and the strengths) finds it: the ratings (or the
+advantage) that run off are NaN, shown as ``n/a: no finite maximum (<why>)``; a draw
+without a maximum counts as ±∞ for the numbers that run off in it, so a percentile those
+draws reach is NaN, and how many draws had none is said.
 """
 
 from __future__ import annotations
@@ -25,11 +34,23 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from hyoka.errors import InputError
-from hyoka.stats.bootstrap import FloatArray, IntArray
+from hyoka.stats.bootstrap import FloatArray, IntArray, finite_or_none
+from hyoka.stats.logistic import fit_logistic, separating_move
+from hyoka.stats.separation import (
+    battle_losses,
+    directions,
+    draws_line,
+    extended_quantiles,
+    na_reason,
+    never_lose,
+    not_finite,
+    number_or_na,
+)
 
 #: Rakuda's defaults (``make_ranking.py`` --scale, --base, --init-rating, --bootstrap-n)
 SCALE, BASE, INIT_RATING, ROUNDS = 400.0, 10.0, 1000.0, 500
@@ -101,7 +122,8 @@ def fit_home_advantage(
 
 @dataclass(frozen=True)
 class RankedModel:
-    """One model's bootstrap percentiles (upstream's MLE ranking row) and its point fit."""
+    """One model's bootstrap percentiles (upstream's MLE ranking row) and its point fit;
+    NaN where the fit (or the draws, for a percentile) has no finite maximum."""
 
     model: str
     lower: float
@@ -120,36 +142,215 @@ class RankedModel:
 
 @dataclass(frozen=True)
 class HomeRanking:
-    """Models by bootstrap median, best first, with the point fit's home advantage."""
+    """Models by bootstrap median, best first, with the point fit's home advantage and its
+    16th/50th/84th percentiles over the same draws; ``no_maximum``: why the ratings have
+    no finite maximum (all n/a, models by name), ``advantage_no_maximum`` the same for the
+    advantage; ``separated_draws``: how many draws have none."""
 
     models: tuple[RankedModel, ...]
     advantage: float
     rounds: int
     seed: int
     matches: int
+    advantage_band: tuple[float, float, float] = (math.nan, math.nan, math.nan)
+    no_maximum: str | None = None
+    advantage_no_maximum: str | None = None
+    separated_draws: int = 0
+
+    def separation_lines(self) -> list[str]:
+        """Why numbers are n/a, one line each; none where none is."""
+        lines = []
+        if self.no_maximum is not None:
+            lines.append(f"ratings n/a: {self.no_maximum}")
+        if self.advantage_no_maximum is not None and self.advantage_no_maximum != self.no_maximum:
+            lines.append(f"home advantage n/a: {self.advantage_no_maximum}")
+        if self.separated_draws:
+            numbers = [(m.lower, m.median, m.upper) for m in self.models]
+            reached = not np.isfinite([*self.advantage_band, *np.ravel(numbers)]).all()
+            lines.append(draws_line(self.separated_draws, self.rounds, reached))
+        return lines
+
+    def why(self, model: RankedModel) -> str | None:
+        """Why a number of ``model``'s row is n/a (``None``: none is)."""
+        return na_reason(
+            self.no_maximum, self.separated_draws, self.rounds,
+            (model.lower, model.median, model.upper, model.point),
+        )  # fmt: skip
+
+    def advantage_why(self) -> str | None:
+        """Why the home advantage or a percentile of it is n/a (``None``: none is)."""
+        return na_reason(
+            self.advantage_no_maximum, self.separated_draws, self.rounds,
+            (self.advantage, *self.advantage_band),
+        )  # fmt: skip
+
+    def row_cells(self, model: RankedModel) -> list[str]:
+        """Median, −1σ, +1σ and the point fit, one decimal; ``n/a: <why>`` where not
+        finite."""
+        why = self.why(model)
+        numbers = (model.median, model.one_sigma_minus, model.one_sigma_plus, model.point)
+        return [number_or_na(value, why) for value in numbers]
+
+    def advantage_text(self) -> str:
+        """``35.2 (percentiles 16/50/84 of the draws: 20.1, 33.0, 50.3)``, n/a as
+        ``row_cells`` says it."""
+        why = self.advantage_why()
+        band = ", ".join(number_or_na(value, why) for value in self.advantage_band)
+        return f"{number_or_na(self.advantage, why)} (percentiles 16/50/84 of the draws: {band})"
+
+    def rows_json(self) -> list[dict[str, Any]]:
+        """Upstream's saved MLE ranking fields per model, best first; ``null`` where n/a,
+        with ``no_maximum``: why."""
+        rows = []
+        for m in self.models:
+            row = {
+                "model_id": m.model, "lower": finite_or_none(m.lower),
+                "median": finite_or_none(m.median), "upper": finite_or_none(m.upper),
+                "one_sigma_plus": finite_or_none(m.one_sigma_plus),
+                "one_sigma_minus": finite_or_none(m.one_sigma_minus),
+                "median_rounded": float(round(m.median)) if math.isfinite(m.median) else None,
+                "mle": finite_or_none(m.point),
+            }  # fmt: skip
+            why = self.why(m)
+            rows.append(row if why is None else row | {"no_maximum": why})
+        return rows
+
+    def advantage_json(self) -> dict[str, Any]:
+        """The home advantage's point fit and percentiles (``null`` where n/a, with
+        ``no_maximum``: why)."""
+        lower, median, upper = (finite_or_none(value) for value in self.advantage_band)
+        found: dict[str, Any] = {
+            "home_advantage": finite_or_none(self.advantage),
+            "home_advantage_percentiles": {"lower": lower, "median": median, "upper": upper},
+        }
+        why = self.advantage_why()
+        if why is not None:
+            found["home_advantage_no_maximum"] = why
+        return found
+
+
+#: why the advantage runs off where the graph of losses does not say
+_ADVANTAGE_SPLITS = "the home advantage, with the strengths, splits every win from every loss"
+
+
+def _design(
+    matches: Sequence[Match], models: Sequence[str]
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The fit as a logistic design summarised per ordered pair: per pair a row of the
+    first-shown model's wins and one of its losses (a tie half of each), columns the home
+    advantage and every strength (+1 first, −1 second); the outcome of each row, and each
+    match's share of each row (matches × rows, for a draw's weights)."""
+    index = {model: number for number, model in enumerate(models)}
+    pairs: dict[tuple[int, int], int] = {}
+    slot = np.asarray(
+        [pairs.setdefault((index[m.first], index[m.second]), len(pairs)) for m in matches],
+        dtype=np.int64,
+    )
+    count = len(pairs)
+    rows = np.zeros((count, 1 + len(models)))
+    rows[:, 0] = 1.0
+    for (first, second), number in pairs.items():
+        rows[number, 1 + first] = 1.0
+        rows[number, 1 + second] = -1.0
+    design = np.concatenate([rows, rows])
+    outcome = np.concatenate([np.ones(count), np.zeros(count)])
+    score = np.asarray([m.score for m in matches], dtype=np.float64)
+    share = np.zeros((len(matches), 2 * count))
+    share[np.arange(len(matches)), slot] = score
+    share[np.arange(len(matches)), count + slot] = 1.0 - score
+    return design, outcome, share
+
+
+def _runaway(
+    matches: Sequence[Match], models: Sequence[str], counts: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Per draw (``counts``: rounds × matches, how often each was drawn): the way each
+    rating runs off (rounds × models, centred over the models the draw has, as the fit
+    centres them; ``separation.directions``) and the advantage's (rounds), 0 where the
+    draw's likelihood has a maximum."""
+    design, outcome, share = _design(matches, models)
+    weights = counts @ share
+    weights[weights < 1e-12] = 0.0
+    beta = fit_logistic(design, outcome, weights)
+    move = separating_move(design, outcome, weights, beta)
+    strengths = move[:, 1:]
+    present = (counts @ _presence(matches, models)) > 0
+    centre = np.sum(np.where(present, strengths, 0.0), axis=1, keepdims=True)
+    centre = centre / np.maximum(present.sum(axis=1, keepdims=True), 1)
+    shifted = np.where(present, strengths - centre, 0.0)
+    found = directions(np.concatenate([move[:, :1], shifted], axis=1))
+    return found[:, 1:], found[:, 0]
+
+
+def _presence(matches: Sequence[Match], models: Sequence[str]) -> FloatArray:
+    """matches × models: 1 where the match has the model."""
+    index = {model: number for number, model in enumerate(models)}
+    found = np.zeros((len(matches), len(models)))
+    for number, match in enumerate(matches):
+        found[number, index[match.first]] = found[number, index[match.second]] = 1.0
+    return found
+
+
+def _why(matches: Sequence[Match], models: Sequence[str]) -> str:
+    """Why the matches have no maximum: who never loses, else the home advantage."""
+    index = {model: number for number, model in enumerate(models)}
+    lost_to = battle_losses(
+        len(models),
+        np.asarray([index[m.first] for m in matches], dtype=np.int64),
+        np.asarray([index[m.second] for m in matches], dtype=np.int64),
+        np.asarray([m.score for m in matches], dtype=np.float64),
+    )
+    return not_finite(never_lose(models, lost_to) or _ADVANTAGE_SPLITS)
 
 
 def rank_home_advantage(
     matches: Sequence[Match], rounds: int = ROUNDS, seed: int = 0
 ) -> HomeRanking:
     """Upstream's saved MLE ranking: the point fit, and ``rounds`` refits of matches drawn
-    with replacement (seeded), summarised by the 16th/50th/84th percentiles."""
+    with replacement (seeded), summarised by the 16th/50th/84th percentiles; n/a where a
+    fit has no finite maximum (see the module's docstring)."""
     if rounds < 1:
         raise InputError(f"--rounds must be at least 1, got {rounds}")
     point = fit_home_advantage(matches)
     rng = np.random.default_rng(seed)
     names = sorted(point.ratings)
     draws = np.full((rounds, len(names)), np.nan)
+    advantages = np.zeros(rounds)
+    counts = np.zeros((rounds, len(matches)))
     column = {name: number for number, name in enumerate(names)}
     for round_ in range(rounds):
         picked = rng.integers(0, len(matches), size=len(matches))
+        counts[round_] = np.bincount(picked, minlength=len(matches))
         refit = fit_home_advantage([matches[i] for i in picked])
         for name, rating in refit.ratings.items():
             draws[round_, column[name]] = rating
-    low, mid, high = (np.nanpercentile(draws, q, axis=0) for q in PERCENTILES)
+        advantages[round_] = refit.advantage
+    # the point fit's weights (every match once) first, then each draw's
+    every = np.concatenate([np.ones((1, len(matches))), counts])
+    all_runs, all_advantage_runs = _runaway(matches, names, every)
+    point_runs, runs = all_runs[0], all_runs[1:]
+    point_advantage_runs, advantage_runs = all_advantage_runs[0], all_advantage_runs[1:]
+    quantiles = [q / 100 for q in PERCENTILES]
+    low, mid, high = extended_quantiles(draws, runs, quantiles)
+    band = extended_quantiles(advantages[:, None], advantage_runs[:, None], quantiles)[:, 0]
+    why = _why(matches, names) if point_runs.any() or point_advantage_runs else None
+    no_maximum = why if point_runs.any() else None
+    ratings = {name: math.nan if no_maximum else point.ratings[name] for name in names}
+    if no_maximum is not None:  # no band about a rating that does not exist
+        low[:], mid[:], high[:] = math.nan, math.nan, math.nan
     ranked = [
-        RankedModel(name, float(low[i]), float(mid[i]), float(high[i]), point.ratings[name])
+        RankedModel(name, float(low[i]), float(mid[i]), float(high[i]), ratings[name])
         for i, name in enumerate(names)
     ]
-    ranked.sort(key=lambda m: (-m.median, m.model))
-    return HomeRanking(tuple(ranked), point.advantage, rounds, seed, len(matches))
+    if no_maximum is None:
+        ranked.sort(key=lambda m: (-m.median if math.isfinite(m.median) else math.inf, m.model))
+    advantage_no_maximum = why if point_advantage_runs else None
+    advantage = math.nan if advantage_no_maximum else point.advantage
+    if advantage_no_maximum is not None:
+        band[:] = math.nan
+    separated = int(((runs != 0).any(axis=1) | (advantage_runs != 0)).sum())
+    return HomeRanking(
+        tuple(ranked), advantage, rounds, seed, len(matches),
+        (float(band[0]), float(band[1]), float(band[2])),
+        no_maximum, advantage_no_maximum, separated,
+    )  # fmt: skip

@@ -25,6 +25,7 @@ a style feature) split the outcomes, and the caller says so.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -64,6 +65,14 @@ def na_reason(
     if no_maximum is not None:
         return no_maximum
     return draws_without_maximum(draws, rounds) if draws else None
+
+
+def number_or_na(value: float, why: str | None, digits: int = 1) -> str:
+    """``value`` to ``digits`` decimals, or ``n/a: <why>`` where it is not finite (``why``:
+    ``no finite maximum (...)`` or the draws without one)."""
+    if math.isfinite(value):
+        return f"{value:.{digits}f}"
+    return f"n/a: {why or NO_MAXIMUM}"
 
 
 def draws_line(draws: int, rounds: int, reached: bool) -> str:
@@ -189,20 +198,35 @@ def bounded_percentiles(
 ) -> tuple[FloatArray, FloatArray]:
     """The percentile interval's bounds over the draws (axis 0) of ``samples``, a draw
     without a maximum counted as ±∞ where ``runaway`` (``directions``) says its number runs
-    off: a bound is the percentile of those extended values, NaN (n/a) where it is not
-    finite. Draws in the tails beyond a bound leave it as it is: a few unbeaten draws
-    among a thousand do not make an interval n/a, a bound they reach does."""
+    off (``extended_quantiles``): a bound is NaN (n/a) where it is not finite. Draws in the
+    tails beyond a bound leave it as it is: a few unbeaten draws among a thousand do not
+    make an interval n/a, a bound they reach does."""
     alpha = (1.0 - confidence) / 2.0
+    low, high = extended_quantiles(samples, runaway, (alpha, 1.0 - alpha))
+    return low, high
+
+
+def extended_quantiles(
+    samples: FloatArray, runaway: FloatArray, quantiles: Sequence[float]
+) -> FloatArray:
+    """The ``quantiles`` (len(quantiles) × columns; linear interpolation, numpy's default)
+    over the draws (axis 0) of ``samples``, each runaway draw (``runaway`` ±1) counted as
+    ±∞ and NaN draws (a number absent from a draw) left out; NaN where a quantile is not
+    finite (its interpolation touches an infinite draw)."""
     up, down = runaway > 0, runaway < 0
     kept = ~(up | down)
-    top = np.max(np.where(kept, samples, -np.inf), axis=0)
-    bottom = np.min(np.where(kept, samples, np.inf), axis=0)
-    # infinities stand in as the extremes (the order is what the percentile reads), then
-    # a bound whose interpolation touches one is n/a
+    top = np.max(np.where(kept & ~np.isnan(samples), samples, -np.inf), axis=0)
+    bottom = np.min(np.where(kept & ~np.isnan(samples), samples, np.inf), axis=0)
+    # infinities stand in as the extremes (the order is what a quantile reads), then a
+    # quantile whose interpolation touches one is n/a
     values = np.where(up, top, np.where(down, bottom, samples))
-    low, high = np.quantile(values, [alpha, 1.0 - alpha], axis=0)
-    touches = np.quantile(up.astype(np.float64), [alpha, 1.0 - alpha], axis=0) > 0
-    touches |= np.quantile(-down.astype(np.float64), [alpha, 1.0 - alpha], axis=0) < 0
-    low = np.where(touches[0], np.nan, low)
-    high = np.where(touches[1], np.nan, high)
-    return low, high
+    missing = np.isnan(samples)
+    quantile = np.nanquantile if missing.any() else np.quantile
+    with np.errstate(invalid="ignore"):  # a column of runaways only: ∞ − ∞, n/a below
+        found = np.asarray(quantile(values, list(quantiles), axis=0), dtype=np.float64)
+    ups = np.where(missing, np.nan, up.astype(np.float64))
+    downs = np.where(missing, np.nan, -down.astype(np.float64))
+    touches = np.asarray(quantile(ups, list(quantiles), axis=0)) > 0
+    touches |= np.asarray(quantile(downs, list(quantiles), axis=0)) < 0
+    result: FloatArray = np.where(touches | ~np.isfinite(found), np.nan, found)
+    return result
