@@ -107,6 +107,54 @@ def test_a_servers_error_message_cannot_act_on_the_terminal_or_forge_a_line(
         assert len(error) < MESSAGE_LIMIT + 200
 
 
+def test_a_name_from_a_file_reaches_a_rich_table_printable(tmp_path: Path) -> None:
+    """``judge agreement`` shows each label file's categories in a rich table: file
+    contents, shown escaped there as in every string the console prints."""
+    category = "\x1b[2J\x1b]0;pwned\x07writing"
+    human = tmp_path / "human.csv"
+    human.write_text(
+        "item,rater,label,category\n"
+        + "".join(
+            f"i{i},{rater},{label},{category}\n"
+            for rater, labels in (("r1", "AABCA"), ("r2", "ABBCA"))
+            for i, label in enumerate(labels)
+        ),
+        "utf-8",
+    )
+    auto = tmp_path / "auto.jsonl"
+    auto.write_text("".join(json.dumps({"item": f"i{i}", "verdict": v}) + "\n"
+                            for i, v in enumerate("AABCB")), "utf-8")  # fmt: skip
+    result = CliRunner().invoke(
+        app,
+        ["judge", "agreement", "--human", str(human), "--auto", str(auto), "--resamples", "50"],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    _assert_shown_safely(result.output)
+    assert f"│ {printable(category)} │" in result.stdout
+
+
+def test_a_model_name_from_a_file_reaches_a_text_table_printable(tmp_path: Path) -> None:
+    """``mtbench leaderboard --format md`` writes its table as text: a judgment file's
+    ``model`` field is shown escaped there too."""
+    lines = SHARED_DATA / "pfmt-bench-fin-ja/model_judgment/gpt-4o-mini_single/gpt-4.jsonl"
+    judged = tmp_path / "judged.jsonl"
+    name = "\x1b]0;pwned\x07\x1b[2Jgpt-4"
+    judged.write_text(
+        "".join(
+            json.dumps({**json.loads(line), "model": name}, ensure_ascii=False) + "\n"
+            for line in lines.read_text("utf-8").splitlines()
+        ),
+        "utf-8",
+    )
+    result = CliRunner().invoke(
+        app, ["mtbench", "leaderboard", "--judgments", str(judged), "--format", "md"]
+    )
+    assert result.exit_code == 0, result.output
+    _assert_shown_safely(result.output)
+    assert "| \\x1b]0;pwned\\x07\\x1b[2Jgpt-4 | 8.37 |" in result.stdout
+
+
 def test_printable_escapes_what_a_terminal_obeys_and_keeps_every_script() -> None:
     text = "日本語 ok\tcafé \u202eevil\u202c \x9b31m \ud800"
     assert printable(text) == "日本語 ok\\tcafé \\u202eevil\\u202c \\x9b31m \\ud800"

@@ -35,8 +35,9 @@ raised while a command runs becomes one ``warning:`` line on stderr, every time.
 becomes one ``interrupted:`` line saying what was kept and how to go on, and exit code 130.
 Each of those lines is made printable (``hyoka.printable``): a message may quote a server
 or a file, and no escape sequence or line break in it reaches the terminal to clear the
-screen or forge a line. Every string the consoles print (tables, notes) is made printable
-too, its tabs and line breaks kept.
+screen or forge a line. Every string the consoles print (tables, notes), and text a
+command writes whole (``echo``: Markdown, CSV), is made printable too, its tabs and line
+breaks kept.
 
 Only typer and the standard library are imported here at module level, so that a command
 module importing its flags from here pays nothing more: rich (``console``, ``err_console``,
@@ -299,6 +300,12 @@ def progress_bar(
     from hyoka.cli._progress import progress_bar as make
 
     return make(_console(True), rate=rate, remaining=remaining, transient=transient)
+
+
+def echo(text: str, *, nl: bool = True) -> None:
+    """``text`` on stdout as it is (a rendered table, Markdown, CSV), made printable with
+    its tabs and line breaks kept: names in it come from files and servers."""
+    typer.echo(printable(text, lines=True), nl=nl)
 
 
 def print_error(error: Exception) -> None:

@@ -91,16 +91,14 @@ def print_scores(summaries: Sequence[tuple[RunSummary, bool]]) -> None:
 
 def show_beside_public(ours: RunSummary, data_dir: Path | None) -> None:
     """Print the nearest public rows around ``ours``, if the data directory has results."""
-    import typer
-
-    from hyoka.cli._common import console
+    from hyoka.cli._common import console, echo
     from hyoka.pfgen import public_neighbours, render_leaderboard
 
     beside = public_neighbours(ours, data_dir)
     if beside is None:
         return
     console.print(f"\nBeside the public results in {beside.public}:", highlight=False)
-    typer.echo(render_leaderboard(beside.rows, "md", first_rank=beside.first_rank))
+    echo(render_leaderboard(beside.rows, "md", first_rank=beside.first_rank))
 
 
 @contextmanager

@@ -14,6 +14,7 @@ from hyoka.cli._common import (
     PriceInOption,
     PriceOutOption,
     ResamplesOption,
+    echo,
     reports_errors,
 )
 from hyoka.mtbench import FormatChoice  # an enum the flag needs
@@ -115,7 +116,7 @@ def meta_command(
     )
     text = render_judge_meta(judge_meta(sources, settings), fmt.value)
     if output is None:
-        typer.echo(text, nl=False)
+        echo(text, nl=False)
         return
     atomic_write_text(output, text)
     err_console.print(f"wrote {output}")

@@ -14,6 +14,7 @@ from hyoka.cli._common import (
     DataDirOption,
     OutputOption,
     ResamplesOption,
+    echo,
     reports_errors,
 )
 from hyoka.errors import InputError
@@ -258,7 +259,7 @@ def _rankings(
 
 def _write(text: str, output: Path | None) -> None:
     if output is None:
-        typer.echo(text, nl=False)
+        echo(text, nl=False)
         return
     from hyoka.cli._common import err_console
     from hyoka.store import atomic_write_text

@@ -22,6 +22,7 @@ from hyoka.cli._common import (
     PriceOutOption,
     ProviderOptionsOption,
     ResultsDirOption,
+    echo,
     reports_errors,
 )
 from hyoka.cli._judging import ControlFeaturesOption
@@ -268,7 +269,7 @@ def leaderboard_command(
                   per_turn=per_turn, interval=interval, length=length,
                   grades=grades)  # fmt: skip
     if output is None:
-        typer.echo(text, nl=False)
+        echo(text, nl=False)
     else:
         from hyoka.store import atomic_write_text
 
@@ -304,7 +305,7 @@ def _rakuda_leaderboard(judgments: list[Path] | None, fmt: str, rounds: int, see
     if fmt == "json":
         typer.echo(json.dumps(ranked.to_json(), ensure_ascii=False, indent=2))
         return
-    typer.echo(ranked.render("md" if fmt == "md" else "csv" if fmt == "csv" else "plain"))
+    echo(ranked.render("md" if fmt == "md" else "csv" if fmt == "csv" else "plain"))
 
 
 @reports_errors

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from hyoka.cli._common import OutputOption, reports_errors
+from hyoka.cli._common import OutputOption, echo, reports_errors
 from hyoka.pfgen import LeaderboardFormat  # an enum the flag needs; loads nothing heavy
 
 
@@ -74,7 +74,7 @@ def leaderboard_command(
             print_warning(message)
     text = render_leaderboard(rows, fmt.value, links_from=links_from)
     if output is None:
-        typer.echo(text, nl=False)
+        echo(text, nl=False)
         return
     atomic_write_text(output, text)  # a failure is the store's one-line WriteError
     err_console.print(
