@@ -10,6 +10,7 @@ against it, reading what the command printed and the judgments it wrote.
 from __future__ import annotations
 
 import json
+import lzma
 import re
 from pathlib import Path
 from typing import Any
@@ -153,6 +154,21 @@ def test_a_model_name_from_a_file_reaches_a_text_table_printable(tmp_path: Path)
     assert result.exit_code == 0, result.output
     _assert_shown_safely(result.output)
     assert "| \\x1b]0;pwned\\x07\\x1b[2Jgpt-4 | 8.37 |" in result.stdout
+
+
+def test_an_answer_explained_is_shown_printable(tmp_path: Path) -> None:
+    """``pfgen explain`` shows a model's answer character by character, coloured by its
+    n-grams: each character is made printable where it is styled."""
+    published = SHARED_DATA / "pfgen-bench/results/sbintuitions/sarashina2-8x70b/0a74f0a"
+    first = lzma.decompress((published / "trials.jsonl.xz").read_bytes()).splitlines()[0]
+    record = json.loads(first)  # an answer to Q21 (Ruby)
+    record["answer"] = "\x1b[2J" + record["answer"] + "\x1b]0;pwned\x07"
+    trials = tmp_path / "trials.jsonl"
+    trials.write_text(json.dumps(record, ensure_ascii=False) + "\n", "utf-8")
+    result = CliRunner().invoke(app, ["pfgen", "explain", str(trials), "Q21"])
+    assert result.exit_code == 0, result.output
+    _assert_shown_safely(result.output)
+    assert "\\x1b[2JRuby" in result.output and "\\x1b]0;pwned\\x07" in result.output
 
 
 def test_printable_escapes_what_a_terminal_obeys_and_keeps_every_script() -> None:

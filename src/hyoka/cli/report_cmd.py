@@ -196,19 +196,24 @@ def explain_command(
 
 
 def highlighted(explanation: Explanation) -> Text:
-    """The answer with rare 3-grams on red and frequent 10-grams on green."""
+    """The answer with rare 3-grams on red and frequent 10-grams on green, each character
+    made printable (``hyoka.printable``: the answer is a model's text) with its style."""
     from rich.text import Text
 
-    text = Text(explanation.answer)
+    from hyoka.printable import printable
+
     votes = [sum(s.frequent[i] for s in explanation.sets) for i in range(explanation.length)]
     half = max(len(explanation.sets), 1) / 2
-    for i, weak in enumerate(explanation.weak):
+    text = Text()
+    for i, (char, weak) in enumerate(zip(explanation.answer, explanation.weak, strict=True)):
+        styles = []
         if weak:
-            text.stylize("bold white on red", i, i + 1)
+            styles.append("bold white on red")
         elif votes[i] and votes[i] >= half:
-            text.stylize("black on green", i, i + 1)
+            styles.append("black on green")
         if i >= explanation.discount_zero:
-            text.stylize("dim", i, i + 1)
+            styles.append("dim")
+        text.append(printable(char, lines=True), " ".join(styles))
     return text
 
 
