@@ -171,6 +171,25 @@ def test_an_answer_explained_is_shown_printable(tmp_path: Path) -> None:
     assert "\\x1b[2JRuby" in result.output and "\\x1b]0;pwned\\x07" in result.output
 
 
+def test_a_file_name_in_a_progress_bar_is_printable_and_never_markup(tmp_path: Path) -> None:
+    """The judging progress bar is labelled with the answer file's name: shown escaped
+    and as written, never read as rich markup (``[bold]`` was taken for a style)."""
+    name = "\x1b[2Jevil[bold]"
+    answers = tmp_path / f"{name}.jsonl"
+    answers.write_bytes(ANSWERS.read_bytes())
+    with OpenAIServer() as server:
+        server.reply_to_all = "評価：[[7]]"
+        result = CliRunner().invoke(
+            app,
+            ["mtbench", "judge", "--bench", "jmt-bench", "--variant", "stability@aed16da",
+             "-j", "openai/gpt-4-0613", "--base-url", server.base_url, "--limit", "1",
+             "--layout", "upstream", "--output-dir", str(tmp_path / "out"), "-a", str(answers)],
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    _assert_shown_safely(result.output)
+    assert "\\x1b[2Jevil[bold] ━" in result.output  # the bar's label, as written
+
+
 def test_printable_escapes_what_a_terminal_obeys_and_keeps_every_script() -> None:
     text = "日本語 ok\tcafé \u202eevil\u202c \x9b31m \ud800"
     assert printable(text) == "日本語 ok\\tcafé \\u202eevil\\u202c \\x9b31m \\ud800"

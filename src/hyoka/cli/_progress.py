@@ -13,11 +13,20 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
-    TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
 from rich.text import Text
+
+from hyoka.printable import printable
+
+
+class DescriptionColumn(ProgressColumn):
+    """A task's description as written and printable: descriptions name models and files,
+    whose ``[`` is no markup and whose escape sequences must not reach the terminal."""
+
+    def render(self, task: Task) -> Text:
+        return Text(printable(task.description))
 
 
 class RateColumn(ProgressColumn):
@@ -38,7 +47,7 @@ def progress_bar(
     left (``remaining``); ``transient`` bars vanish when done, for commands whose table
     follows at once."""
     columns: list[ProgressColumn] = [
-        TextColumn("{task.description}"),
+        DescriptionColumn(),
         BarColumn(),
         MofNCompleteColumn(),
     ]
