@@ -7,6 +7,7 @@ import json
 import lzma
 import re
 from collections import Counter, defaultdict
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -274,35 +275,50 @@ def test_pfmt_length_bias_counts_pairs_of_answers_graded_differently() -> None:
 
 @data_mark(VICUNA)
 def test_vicuna_position_bias_and_consistency_equal_a_direct_count() -> None:
+    """Counted here from the raw lines, each game once: the README's rule (only the first
+    judgment of an item counts outside the repeat cells) makes a game judged again (the
+    same question, turn and answers in the same order: two models gave one answer) a
+    repeat, not a second game, in position, length and order consistency alike."""
     lines = [
         json.loads(line)
         for path in sorted(VICUNA.glob("*.jsonl"))
         for line in path.read_text(encoding="utf-8").splitlines()
     ]
-    first = sum(x["g1_winner"] == "model_1" for x in lines)
-    first += sum(x["g2_winner"] == "model_2" for x in lines)
-    second = sum(x["g1_winner"] == "model_2" for x in lines)
-    second += sum(x["g2_winner"] == "model_1" for x in lines)
-    longer = 0
+    first = second = longer = compared = agree = pairs = again = 0
+    seen: set[tuple[str, int, str, str]] = set()
     for x in lines:
         games = (
             (x["g1_winner"], "model_1", "model_2", x["answer_1"], x["answer_2"]),
             (x["g2_winner"], "model_2", "model_1", x["answer_2"], x["answer_1"]),
         )
+        new = 0
         for winner, shown_first, shown_second, text_first, text_second in games:
+            key = (str(x["question_id"]), x.get("turn", 1), text_first, text_second)
+            if key in seen:
+                again += 1
+                continue
+            seen.add(key)
+            new += 1
+            first += winner == shown_first
+            second += winner == shown_second
             if winner in (shown_first, shown_second) and len(text_first) != len(text_second):
+                compared += 1
                 longer += (len(text_first) > len(text_second)) == (winner == shown_first)
+        if new and "error" not in (x["g1_winner"], x["g2_winner"]):
+            pairs += 1
+            agree += x["g1_winner"] == x["g2_winner"]
     meta = measure_judges(None, read_pair_tables([VICUNA]), FEW)
     row = _row(meta.rows, "ja-vicuna-qa", "gpt-4", "(all)")
-    assert (first, second) == (444, 483)
+    # 444, 483 and 480 pairs of orders before the repeats were taken out: the 4 games
+    # judged again are the two orders of 2 pairs, one of those games decisive
+    assert again == 4 and (first, second) == (443, 483) and pairs == 478
     assert row.decisive_games == first + second
     assert row.first_position is not None
     assert row.first_position.estimate == pytest.approx(first / (first + second))
-    # the replay test's count: the two orders name the same winner in 432 of 480 pairs
-    assert row.consistency is not None and row.consistency_pairs == 480
-    assert row.consistency.estimate == pytest.approx(432 / 480)
-    assert row.longer_preferred is not None
-    assert row.longer_preferred.estimate == pytest.approx(longer / row.length_comparisons)
+    assert row.consistency is not None and row.consistency_pairs == pairs
+    assert row.consistency.estimate == pytest.approx(agree / pairs)
+    assert row.longer_preferred is not None and row.length_comparisons == compared
+    assert row.longer_preferred.estimate == pytest.approx(longer / compared)
     # two models gave one answer to one question: that game was judged twice (8 replies)
     assert row.repeats == 4
     templates = {r.template: r.judgments for r in meta.rows}
@@ -478,7 +494,7 @@ def test_judges_page_shows_the_library_numbers(tmp_path: Path) -> None:
         assert interval is not None
         assert f"{interval.estimate:.3f} <span" in html
         assert f"[{interval.low:.3f}, {interval.high:.3f}]" in html
-    assert "n=927" in html and "n=480" in html and "<svg" in html
+    assert "n=926" in html and "n=478" in html and "<svg" in html
     assert "<li>not found: a source</li>" in html
     # one row per template, the template a column; the notes say why cells are empty
     assert "<td>single-math-v1-multi-turn</td>" in html and ">template<" in html
@@ -588,3 +604,87 @@ def test_intervals_do_not_depend_on_what_else_is_read(tmp_path: Path) -> None:
     for name in ("exact", "kappa", "spearman", "kendall", "longer_preferred"):
         assert getattr(ours, name) is not None, name
         assert getattr(ours, name) == getattr(theirs, name), name
+
+
+# --- counting: a game judged twice is one game; grades of any size ----------------------
+
+
+def test_a_pairwise_game_judged_twice_counts_once_outside_the_repeat_cells(
+    tmp_path: Path,
+) -> None:
+    """The README's rule: only the first judgment of an item counts anywhere but the repeat
+    cells. A pair judged again (the same question and answers, both orders) with other
+    verdicts is a repeat: position, length and order consistency count its first
+    judgment only, and the repeats cell counts both of its games."""
+    line = {"question_id": 1, "model_1": "a", "model_2": "b", "turn": 1,
+            "judge": ["j", "pair"], "answer_1": "長い答えです", "answer_2": "短い"}  # fmt: skip
+    lines = [
+        # a (the longer answer) wins in both orders: one game won by the answer shown
+        # first, one by the answer shown second, both by the longer; the orders agree
+        {**line, "g1_winner": "model_1", "g2_winner": "model_1"},
+        # judged again: the answer shown first wins both games (the orders disagree)
+        {**line, "g1_winner": "model_1", "g2_winner": "model_2"},
+        # another question, one decisive game (b, the shorter, shown second) and a tie
+        {**line, "question_id": 2, "g1_winner": "model_2", "g2_winner": "tie"},
+    ]
+    path = _write(tmp_path / "j_pair.jsonl", lines)
+    args = ["judge", "meta", "--pairwise", str(path), "--resamples", "50", "-f", "json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)["rows"]
+    assert row["judgments"] == 6 and row["repeats"] == 2 and row["repeats_differing"] == 1
+    # first judgments only: question 1's two games, question 2's decisive one
+    assert row["decisive_games"] == 3
+    assert row["first_position"]["estimate"] == pytest.approx(1 / 3)
+    assert row["length_comparisons"] == 3
+    assert row["longer_preferred"]["estimate"] == pytest.approx(2 / 3)
+    # order consistency over the two pairs judged first: question 1 agrees, 2 does not
+    assert row["consistency_pairs"] == 2
+    assert row["consistency"]["estimate"] == pytest.approx(1 / 2)
+
+
+def _exact_quadratic_kappa(first: list[float], second: list[float]) -> float:
+    """Quadratic-weighted kappa in exact rational arithmetic, weights the squared
+    difference of the grades (whole numbers of any size)."""
+    pairs = [(Fraction(x), Fraction(y)) for x, y in zip(first, second, strict=True)]
+    n = len(pairs)
+    observed = sum((x - y) ** 2 for x, y in pairs) / n
+    expected = sum((x - y) ** 2 for x, _ in pairs for _, y in pairs) / (n * n)
+    return float(1 - observed / expected)
+
+
+def test_a_grade_of_1e308_is_computed_not_a_traceback(tmp_path: Path) -> None:
+    """On a suite of unknown scale every whole number is a grade: one of 1e308 (its
+    square and the judge's sum overflow a float) gives the judge's mean and the weighted
+    kappa as exact arithmetic gives them, not an OverflowError; on a known scale it is an
+    off-scale grade, named in powers of ten."""
+    grades = [
+        {"judge": judge, "suite": "custom", "model": f"m{m}", "item": str(i),
+         "score": 1 + (m * i + (judge == "y") * i) % 7}
+        for judge in ("x", "y") for m in range(4) for i in range(5)
+    ]  # fmt: skip
+    grades[3]["score"] = grades[8]["score"] = 1e308
+    path = _write(tmp_path / "huge.jsonl", grades)
+    args = ["judge", "meta", "--scores", str(path), "--resamples", "20", "-f", "json"]
+    result = CliRunner().invoke(app, [*args, "--reference", "y"])
+    assert result.exit_code == 0, result.output
+    rows = {row["judge"]: row for row in json.loads(result.stdout)["rows"]}
+    x = [float(g["score"]) for g in grades if g["judge"] == "x"]
+    y = [float(g["score"]) for g in grades if g["judge"] == "y"]
+    assert rows["x"]["mean"] == pytest.approx(float(sum(map(Fraction, x)) / len(x)), rel=1e-12)
+    assert rows["x"]["kappa"]["estimate"] == pytest.approx(_exact_quadratic_kappa(x, y))
+    assert rows["x"]["exact"]["estimate"] == pytest.approx(
+        sum(a == b for a, b in zip(x, y, strict=True)) / len(x)
+    )
+    table = CliRunner().invoke(app, args[:-2])
+    assert table.exit_code == 0, table.output
+    assert "| custom | x | - | 4 | 20 | 0 | - | 1e+307 |" in table.output
+    known = _write(
+        tmp_path / "known.jsonl", [{**g, "suite": "elyza__ELYZA-tasks-100"} for g in grades]
+    )
+    shown = CliRunner().invoke(
+        app, ["judge", "meta", "--scores", str(known), "--resamples", "20", "-f", "json"]
+    )
+    assert shown.exit_code == 0, shown.output
+    faults = json.loads(shown.stdout)["faults"]
+    assert "elyza__ELYZA-tasks-100, x: 5 grades off the 1-5 scale (1e+308 ×2, 6 ×1, 7 ×2)" in faults

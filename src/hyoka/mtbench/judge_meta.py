@@ -223,7 +223,13 @@ def _slices(table: ScoreTable) -> dict[tuple[int, int], _Slice]:
 
 
 def _value_text(value: float) -> str:
-    return str(int(value)) if value == int(value) else str(value)
+    """A grade as written: a whole number without a decimal point (``1e+308`` beyond
+    15 digits), else as Python prints it (``inf``, ``7.5``)."""
+    if not np.isfinite(value):
+        return str(value)
+    if value == int(value):
+        return str(int(value)) if abs(value) < 1e15 else f"{value:g}"
+    return str(value)
 
 
 def _shared(
@@ -320,23 +326,61 @@ def _agreement(
     if not len(a):
         return
     first, second = table.score[a], table.score[b]
-    low, high = scale or (int(min(first.min(), second.min())), int(max(first.max(), second.max())))
     models, count = _compact(table.model[a], table.models)
+    if scale is not None:
+        low, high = scale
+        codes = ((first - low).astype(np.int64), (second - low).astype(np.int64))
+        categories, steps = high - low + 1, None
+    else:  # the whole numbers seen, each a code, weighted by their values (any size)
+        seen = np.unique(np.concatenate([first, second]))
+        codes = (np.searchsorted(seen, first), np.searchsorted(seen, second))
+        spread = float(seen[-1] - seen[0]) or 1.0
+        categories, steps = len(seen), (seen - seen[0]) / spread
     agreement = scale_agreement(
-        (first - low).astype(np.int64), (second - low).astype(np.int64), models,
-        int(high - low) + 1, resamples=settings.resamples, confidence=settings.confidence,
-        seed=settings.seed,
+        codes[0], codes[1], models, categories, steps=steps, resamples=settings.resamples,
+        confidence=settings.confidence, seed=settings.seed,
     )  # fmt: skip
     row.exact, row.kappa = agreement.exact, agreement.kappa
     row.shared_models = count
     if count >= MIN_MODELS:
         sizes = np.bincount(models, minlength=count)
-        own = np.bincount(models, weights=first, minlength=count) / sizes
-        theirs = np.bincount(models, weights=second, minlength=count) / sizes
+        own, theirs = _model_means(first, models, sizes), _model_means(second, models, sizes)
         options = settings.bootstrap()
         if np.ptp(own) > 0 and np.ptp(theirs) > 0:
             ranks = rank_correlations(own, theirs, **options)
             row.spearman, row.kendall = ranks.spearman, ranks.kendall
+
+
+def _model_means(grades: FloatArray, models: IntArray, sizes: IntArray) -> FloatArray:
+    """Each model's mean grade; where a sum overflows (grades near 1e308 on an unknown
+    scale), the means scaled by the largest grade, which keeps their order (all the rank
+    correlations read)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        means: FloatArray = np.bincount(models, weights=grades, minlength=len(sizes)) / sizes
+        if np.isfinite(means).all():
+            return means
+        largest = float(np.max(np.abs(grades)))
+        scaled = np.bincount(models, weights=grades / largest, minlength=len(sizes))
+        return np.asarray(scaled / sizes, dtype=np.float64)
+
+
+def mean_grade(grades: FloatArray) -> float:
+    """The mean of ``grades`` without overflow: each divided by their count first where
+    their sum would not be finite."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = float(grades.mean())
+        return mean if np.isfinite(mean) else float(np.sum(grades / len(grades)))
+
+
+def _spread(grades: FloatArray) -> float:
+    """The standard deviation (``ddof=1``) of one item's grades, without overflow (scaled
+    by the largest where the squares would not be finite)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = float(np.std(grades, ddof=1))
+        if np.isfinite(spread):
+            return spread
+        largest = float(np.max(np.abs(grades)))
+        return float(np.std(grades / largest, ddof=1)) * largest
 
 
 def _subset(part: _Slice, keep: BoolArray) -> _Slice:
@@ -373,7 +417,7 @@ def _repeat_statistics(
     items = np.arange(len(kept), dtype=np.int64)
     ones = np.ones(len(kept))
     same = np.asarray([float(np.ptp(group) == 0) for group in kept])
-    spread = np.asarray([float(np.std(group, ddof=1)) for group in kept])
+    spread = np.asarray([_spread(group) for group in kept])
     row.repeat_agreement = grouped_share(same, ones, items, **settings.bootstrap())
     row.repeat_sd = grouped_share(spread, ones, items, **settings.bootstrap())
 
@@ -404,7 +448,7 @@ def _single_row(
         legacy_models=len(np.unique(table.model[indices[legacy[table.item[indices]]]])),
     )  # fmt: skip
     good = indices[valid[indices]]
-    row.mean = float(table.score[good].mean()) if len(good) else None
+    row.mean = mean_grade(table.score[good]) if len(good) else None
     row.longer_preferred, row.length_comparisons = _length_bias(table, good, settings)
     if table.judges[judge] in table.repeats_seen:
         _repeat_statistics(row, table, indices, scale, settings)
@@ -535,28 +579,41 @@ def _pair_row(
     compared = np.zeros(len(lines))
     verdicts: dict[tuple[str, int, str, str], set[str]] = {}
     repeated: Counter[tuple[str, int, str, str]] = Counter()
+    # only the first judgment of a game counts outside the repeat cells (the README's rule:
+    # a game judged again, the same answers in the same order, is a repeat); a line whose
+    # games were all judged before is a repeat of a pair, left out of order consistency
+    fresh = np.ones(len(lines), dtype=bool)
     for index, line in enumerate(lines):
+        seen_games = 0
         for position, shown_first, shown_second in games(line):
             row.missing += position == "error"
+            key = None
+            if shown_first is not None and shown_second is not None:
+                key = (str(line.question_id), line.turn, shown_first, shown_second)
+                verdicts.setdefault(key, set()).add(position)
+                repeated[key] += 1
+                if repeated[key] > 1:
+                    seen_games += 1
+                    continue
             if position in ("first", "second"):
                 decisive[index] += 1
                 first[index] += position == "first"
-            if shown_first is None or shown_second is None:
+            if key is None:
                 continue
-            key = (str(line.question_id), line.turn, shown_first, shown_second)
-            verdicts.setdefault(key, set()).add(position)
-            repeated[key] += 1
-            if position in ("first", "second") and len(shown_first) != len(shown_second):
+            if position in ("first", "second") and len(key[2]) != len(key[3]):
                 compared[index] += 1
-                winner_longer = (len(shown_first) > len(shown_second)) == (position == "first")
+                winner_longer = (len(key[2]) > len(key[3])) == (position == "first")
                 longer[index] += winner_longer
+        fresh[index] = seen_games < 2
     row.decisive_games = int(decisive.sum())
     if row.decisive_games:
         row.first_position = grouped_share(first, decisive, questions, **options)
-    both = order_agreement(_letters(line) for line in lines)
+    counted = [line for line, new in zip(lines, fresh, strict=True) if new]
+    both = order_agreement(_letters(line) for line in counted)
     row.consistency_pairs = both.agree + both.disagree
     if row.consistency_pairs:
-        agree = [orders_agree(*_letters(line)) for line in lines]
+        agree = [orders_agree(*_letters(line)) if new else None
+                 for line, new in zip(lines, fresh, strict=True)]  # fmt: skip
         hits = np.asarray([a is True for a in agree], dtype=np.float64)
         known = np.asarray([a is not None for a in agree], dtype=np.float64)
         row.consistency = grouped_share(hits, known, questions, **options)
@@ -685,8 +742,8 @@ def _cell(row: JudgeRow, name: str) -> str:
         return "-"
     if isinstance(value, Interval):
         return value.format()
-    if isinstance(value, float):
-        return f"{value:.3f}"
+    if isinstance(value, float):  # a mean of grades near 1e308: in powers of ten
+        return f"{value:.3f}" if abs(value) < 1e15 else f"{value:.4g}"
     return str(value)
 
 

@@ -102,11 +102,15 @@ def fleiss(counts: IntArray) -> Additive:
     return Additive(features, finish)
 
 
-def weighted_cohen(joint: FloatArray, categories: int) -> Additive:
+def weighted_cohen(joint: FloatArray, categories: int, steps: FloatArray | None = None) -> Additive:
     """Cohen's kappa with quadratic weights (a disagreement of d steps costs d²) from the
     joint counts of two ordinal label sets, one row per item or group (``(n, k * k)``,
-    column ``first * k + second``); categories are the scale's steps, used or not."""
-    steps = np.arange(categories, dtype=np.float64)
+    column ``first * k + second``); categories are the scale's steps, used or not, or
+    where ``steps`` are given, the values those codes stand for (a disagreement costs the
+    squared difference of values: the same kappa as over every step between them, which
+    have no counts)."""
+    if steps is None:
+        steps = np.arange(categories, dtype=np.float64)
     weights = ((steps[:, None] - steps[None, :]) ** 2).ravel()
 
     def finish(totals: FloatArray) -> FloatArray:

@@ -41,12 +41,15 @@ def scale_agreement(
     groups: IntArray,
     categories: int,
     *,
+    steps: FloatArray | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     confidence: float = 0.95,
     seed: int = DEFAULT_SEED,
 ) -> ScaleAgreement:
     """Grades as the scale's steps (codes ``0 .. categories-1``), ``groups[i]`` the
-    resampling unit of item ``i`` (codes ``0 .. G-1``, every code used)."""
+    resampling unit of item ``i`` (codes ``0 .. G-1``, every code used); ``steps``: the
+    value each code stands for, where the codes number the grades seen rather than every
+    step of a scale (``additive.weighted_cohen``)."""
     if not (len(first) == len(second) == len(groups)) or len(first) == 0:
         raise InputError("scale agreement needs two equally long, non-empty grade lists")
     hits = (first == second).astype(np.float64)
@@ -55,7 +58,7 @@ def scale_agreement(
     )
     joint = joint_counts(first, second, groups, categories)
     kappa = additive_interval(
-        weighted_cohen(joint, categories),
+        weighted_cohen(joint, categories, steps),
         np.arange(len(joint), dtype=np.int64),
         resamples=resamples,
         confidence=confidence,
