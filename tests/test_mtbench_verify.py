@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
-from hyoka.mtbench.bench import JA_VICUNA_QA, MT_BENCH, PFMT_FIN
+from hyoka.mtbench.bench import JA_VICUNA_QA, JMT_BENCH, MT_BENCH, PFMT_FIN
 from hyoka.mtbench.verify import judgment_spec, verify_judgments
 
 PFMT = SHARED_DATA / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o-mini_single"
@@ -104,3 +104,205 @@ def test_a_file_in_a_linked_benchmark_folder_is_told_by_that_folder(tmp_path: Pa
     linked = data / "ja-vicuna-qa" / VICUNA.relative_to(SHARED_DATA / "ja-vicuna-qa")
     published = next(linked.glob("pairwise:*.jsonl"))
     assert judgment_spec(published, None, data) is JA_VICUNA_QA
+
+
+# --- sound files only: the file's shape as upstream writes it, every rule of its manifest ---
+
+ELYZA = SHARED_DATA / "elyza-tasks-100" / "judgments" / "gpt-4-turbo-preview"
+JMT_MODEL = "japanese-stablelm-instruct-alpha-7b"
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _check(*args: str) -> tuple[int, str]:
+    return _verify("--data-dir", str(SHARED_DATA), *args)
+
+
+def test_a_turn_judged_twice_differently_is_not_reproduced(tmp_path: Path) -> None:
+    """Each line followed from its own reply, so the file "reproduced exactly"; the
+    leaderboard refuses it (pfmt-bench-fin-ja's table keeps one judgment a turn)."""
+    lines = _lines(PFMT / "gpt-4.jsonl")
+    other = json.loads(lines[10]) | {"judgment": "評価: [[3]]", "score": 3}
+    twice = _write(tmp_path / "gpt-4.jsonl", [*lines, json.dumps(other, ensure_ascii=False)])
+    code, output = _check("--bench", "pfmt-fin", str(twice))
+    assert code == 1
+    assert output.startswith(
+        f"{twice}:721: a second, different judgment of gpt-4 question_id "
+        f"{other['question_id']} turn {other['turn']} (first at line 11)"
+    )
+    assert "NOT reproduced" in output and "reproduced exactly" not in output
+
+
+def test_a_file_joined_to_itself_is_not_reproduced(tmp_path: Path) -> None:
+    """Every line of the second half is a copy: counted twice by an upstream that reads
+    every line (FastChat's show_result.py), by none that judged it once."""
+    pfmt = _lines(PFMT / "gpt-4.jsonl")
+    jmt = _lines(JMT_SINGLE)
+    for name, lines, bench in (("pfmt.jsonl", pfmt, "pfmt-fin"), ("jmt.jsonl", jmt, "jmt-bench")):
+        doubled = _write(tmp_path / name, lines + lines)
+        code, output = _check("--bench", bench, str(doubled))
+        assert code == 1, output
+        assert output.startswith(
+            f"{doubled}:{len(lines) + 1}: the same judgment as line 1 again (a line copied, "
+            "or the file joined to itself)"
+        )
+
+
+def test_a_line_of_empty_trial_lists_is_not_reproduced(tmp_path: Path) -> None:
+    """swallow-evaluation's line with no trial at all: no score to check, so it passed."""
+    line = {"question_id": 1, "model": "m", "judge": ["gpt-4o", "single-v1"],
+            "user_prompt": [], "judgment": [], "score": [], "turn": 1}  # fmt: skip
+    empty = _write(tmp_path / "m.jsonl", [json.dumps(line)])
+    code, output = _check("--bench", "jmt-bench", str(empty))
+    assert code == 1
+    assert f"{empty}:1: not a SingleGradingLine record" in output
+    assert "at least 1 item" in output and "reproduced exactly" not in output
+
+
+def _with_manifest(path: Path, thinking: str | None) -> Path:
+    """``path`` with the manifest ``mtbench judge`` writes beside its pfmt-bench-fin-ja
+    files, for a judge whose thinking is read by ``thinking`` (``None``: the default)."""
+    from hyoka.judge import JudgeRun, JudgeSettings
+    from hyoka.store import atomic_write_text, manifest_path
+
+    run = JudgeRun(
+        kind="mtbench-single", benchmark="pfmt-fin", data="x", template="t",
+        settings=JudgeSettings(judge="openai/gpt-4o-mini", thinking=thinking),
+        rating="pfmt-upstream", rules=("no-answer", "language"), lang_check="upstream",
+    )  # fmt: skip
+    atomic_write_text(manifest_path(path), run.manifest().model_dump_json())
+    return path
+
+
+def test_a_grade_inside_a_stripped_thinking_block_is_not_reproduced(tmp_path: Path) -> None:
+    """The manifest says the judge's thinking was set aside before the rating was read:
+    a ``[[9]]`` inside it is no rating; read whole (``--thinking keep``) it is."""
+    lines = _lines(PFMT / "gpt-4.jsonl")
+    record = json.loads(lines[4])
+    thought = record | {"judgment": "<think>まず [[9]] と考える</think>評価なし", "score": 9}
+    lines[4] = json.dumps(thought, ensure_ascii=False)
+    stripped = _with_manifest(_write(tmp_path / "strip" / "gpt-4.jsonl", lines), None)
+    code, output = _check(str(stripped))
+    assert code == 1
+    assert output.startswith(f"{stripped}:5: score is 9, the rules give -1 (NOT reproduced")
+    assert "thinking strip-think" in output
+    kept = _with_manifest(_write(tmp_path / "keep" / "gpt-4.jsonl", lines), "keep")
+    code, output = _check(str(kept))
+    assert code == 0 and "reproduced exactly (720 lines" in output and "thinking keep" in output
+
+
+def test_scores_without_replies_cannot_be_verified_and_folders_are_read(tmp_path: Path) -> None:
+    """Shaberi's files keep each grade, not the reply it was read from: "cannot be
+    verified" (it was "NOT reproduced", and a folder was no file to read)."""
+    code, output = _check(str(ELYZA))
+    assert code == 1
+    found = output.strip().splitlines()
+    said = (
+        ": cannot be verified: Shaberi's files keep each grade, not the judge's reply it was "
+        "read from (elyza-tasks-100: rating elyza-v1, verdict fastchat-tokens"
+    )
+    assert len(found) == 24 and all(said in line for line in found), found
+    # Qwen1.5-72B-Chat's file has its first row twice: counted, as upstream counts it
+    assert sum(line.endswith(", 1 turn judged again, each counted as upstream counts them)")
+               for line in found) == 1  # fmt: skip
+    # a FastChat file whose lines keep no reply at all
+    rows = [json.loads(line) | {"judgment": ""} for line in _lines(PFMT / "gpt-4.jsonl")]
+    bare = _write(tmp_path / "bare.jsonl", [json.dumps(row) for row in rows])
+    code, output = _check("--bench", "pfmt-fin", str(bare))
+    assert code == 1
+    assert output.startswith(f"{bare}: cannot be verified: its lines keep no judge reply")
+    # a folder is read as the leaderboard reads it: its *.jsonl files
+    code, output = _check(str(PFMT))
+    assert code == 0 and output.count("reproduced exactly (720 lines") == 9
+
+
+def test_a_grade_off_the_benchmarks_scale_or_not_a_number_is_not_reproduced(
+    tmp_path: Path,
+) -> None:
+    """What the leaderboard refuses is never "reproduced exactly": ELYZA's '9' reads as 9
+    (Python's int()), off its 1-5 scale; a ``true`` score was compared as 1."""
+    rows = [
+        {"question_id": task, "model": "m", "judge": ["j", "elyza-v1"], "user_prompt": "",
+         "judgment": "9" if task == 3 else "4", "score": 9 if task == 3 else 4, "turn": 1}
+        for task in range(100)
+    ]  # fmt: skip
+    elyza = _write(tmp_path / "elyza.jsonl", [json.dumps(row) for row in rows])
+    code, output = _check("--bench", "elyza-tasks-100", str(elyza))
+    assert code == 1
+    assert output.startswith(
+        f"{elyza}:4: score 9 is outside the ELYZA-tasks-100 scale (1 to 5, or -1 for no rating)"
+    )
+    lines = _lines(PFMT / "gpt-4.jsonl")
+    record = json.loads(lines[6])
+    lines[6] = json.dumps(record | {"judgment": "[[1]]", "score": True}, ensure_ascii=False)
+    boolean = _write(tmp_path / "true.jsonl", lines)
+    code, output = _check("--bench", "pfmt-fin", str(boolean))
+    assert code == 1 and output.startswith(f"{boolean}:7: not a SingleGradingLine record")
+
+
+def test_stabilitys_published_file_verifies_each_row_by_its_variant() -> None:
+    """The judged prompts say which variant judged each row (4 models with the 2023-08
+    prompts, 3 with the later ones); both read ratings by FastChat's rules, and the four
+    turns judged twice are counted as upstream counts them."""
+    code, output = _check(str(JMT_SINGLE))
+    assert code == 0, output
+    assert output.strip() == (
+        f"{JMT_SINGLE}: reproduced exactly (564 lines; jmt-bench: rating fastchat, verdict "
+        "fastchat-tokens, variants stability@aed16da (4 models), stability@aedb44e (3 "
+        "models) read from the judged prompts, 4 turns judged again, each counted as "
+        "upstream counts them)"
+    )
+
+
+def test_rakuda_files_are_verified_by_the_last_digit(tmp_path: Path) -> None:
+    """Rakuda's verdict is the last digit of the reply (1, 2, 3, else error); its files
+    were not verifiable at all."""
+    replies = ["1", "理由... 結論: 2", "3 ではなく 1", "決められない"]
+    winners: list[object] = [1, 2, 1, "error"]
+    rows = [
+        {"question_id": f"q{n}", "model1_id": "a", "model2_id": "b", "winner": winner,
+         "judge": ["gpt-4", "pair-ja"], "prompt": "", "judgment": reply, "turn": 1,
+         "tstamp": 0.0}
+        for n, (reply, winner) in enumerate(zip(replies, winners, strict=True))
+    ]  # fmt: skip
+    good = _write(tmp_path / "gpt-4_pair.jsonl", [json.dumps(r, ensure_ascii=False) for r in rows])
+    code, output = _check("--bench", "rakuda", str(good))
+    assert code == 0, output
+    assert output.strip() == f"{good}: reproduced exactly (4 lines; rakuda: verdict last-digit)"
+    rows[2]["winner"] = 3
+    bad = _write(tmp_path / "bad.jsonl", [json.dumps(r, ensure_ascii=False) for r in rows])
+    code, output = _check("--bench", "rakuda", str(bad))
+    assert code == 1
+    assert output.startswith(f"{bad}:3: winner is 3, the rules give 1 (NOT reproduced")
+    doubled = _write(
+        tmp_path / "twice.jsonl", [json.dumps(r, ensure_ascii=False) for r in rows[:2] * 2]
+    )
+    code, output = _check("--bench", "rakuda", str(doubled))
+    assert code == 1
+    assert output.startswith(f"{doubled}:3: the same judgment as line 1 again")
+
+
+def test_lines_of_another_benchmarks_questions_are_not_reproduced(tmp_path: Path) -> None:
+    """Stability's judgments read by MT-bench's rules are reproduced score for score, but
+    their questions are not MT-bench's: with the data at hand the file is not sound (the
+    leaderboard refuses it); without it, the verdict says what it could not check."""
+    as_jmt = verify_judgments(JMT_SINGLE, JMT_BENCH, SHARED_DATA)
+    assert as_jmt.reproduced and as_jmt.lines == 564
+    as_mt_bench = verify_judgments(JMT_SINGLE, MT_BENCH, SHARED_DATA)
+    assert not as_mt_bench.reproduced and as_mt_bench.unsound
+    assert as_mt_bench.verdict.startswith(
+        f"{JMT_SINGLE}:1: question_id 11 is not a MT-bench question (a judgment file of "
+        "another benchmark?) (NOT reproduced: not a sound judgment file; mt-bench: rating "
+        "fastchat"
+    )
+    unchecked = verify_judgments(JMT_SINGLE, MT_BENCH, tmp_path / "no-data")
+    assert unchecked.reproduced
+    assert "questions and turns not checked: MT-bench data not found in " in unchecked.verdict

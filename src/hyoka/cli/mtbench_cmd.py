@@ -457,39 +457,60 @@ def generate_command(
 @reports_errors
 def verify_command(
     judgments: Annotated[
-        list[Path], typer.Argument(help="Judgment files (FastChat JSONL: _single or _pair).")
+        list[Path],
+        typer.Argument(
+            help="Judgment files (FastChat JSONL: _single or _pair; Rakuda's _pair; "
+            "Shaberi's *.json) or folders of them, as the leaderboard takes them."
+        ),
     ],
     bench: Annotated[
         str | None,
         typer.Option(
             "--bench",
-            help="Whose rules: pfmt-fin, mt-bench, jmt-bench, ja-vicuna-qa or elyza-tasks-100 "
-            "(default: the benchmark the "
-            "file's hyoka manifest names, or whose data folder holds it).",
+            help="Whose rules: pfmt-fin, mt-bench, jmt-bench, ja-vicuna-qa, elyza-tasks-100 "
+            "or rakuda (default: the benchmark the file's hyoka manifest names, or whose "
+            "data folder holds it; Rakuda's lines name it).",
         ),
     ] = None,
     data_dir: DataDirOption = None,
 ) -> None:
-    """Check that every score and verdict of judgment files follows from their stored replies.
+    """Check that judgment files are sound and every score and verdict follows from their
+    stored replies.
 
-    Each line's raw judge reply is read again by the benchmark's rules (its rating rules
-    for a score, its verdict rule for g1_winner/g2_winner, and hyoka's per-method
-    verdicts); lines a rule decided (No answer, Incorrect language) must hold that rule's
-    result. Prints "reproduced exactly" per file, or the first differing line (file:line);
-    exits 1 if any file is not reproduced. Nothing is written.
+    Sound: each line has the shape upstream writes (a score is a JSON number), judges a
+    question and turn of its benchmark (its variant's) with a score on the benchmark's
+    scale, and no judgment is there twice (a copied line never; a turn judged again only
+    where upstream's table counts every line, and said). Each line's raw judge reply is
+    then read again by the rules the file was made with, every one its hyoka manifest
+    records (rating rules for a score, the verdict rule for g1_winner/g2_winner and
+    hyoka's per-method verdicts, Rakuda's last digit, the rules that decided without the
+    judge, how the judge's thinking was read); a file without a manifest by upstream's,
+    each model's rows by the variant its judged prompts show. Prints "reproduced exactly"
+    per file, the first line that is not sound or differs (file:line), or "cannot be
+    verified" for a file that keeps no judge replies (scores only); exits 1 unless every
+    file is reproduced. Nothing is written.
 
     Examples:
 
-      hyoka mtbench verify results/mtbench/pfmt-fin/model_judgment/gpt-4o-mini_single/m.jsonl
+      hyoka mtbench verify results/mtbench/pfmt-fin/model_judgment/gpt-4o-mini_single/
 
       hyoka mtbench verify --bench ja-vicuna-qa pairwise.jsonl
+
+      hyoka mtbench verify --bench rakuda results/mtbench/rakuda/model_judgment/gpt-4_pair.jsonl
     """
-    from hyoka.cli._common import console
-    from hyoka.mtbench import judgment_spec, verify_judgments
+    from hyoka.cli._common import console, print_error
+    from hyoka.errors import HyokaError
+    from hyoka.mtbench import VerifyBenches, judgment_files, verify_file
 
     failures = 0
-    for path in judgments:
-        check = verify_judgments(path, judgment_spec(path, bench, data_dir))
+    loaded = VerifyBenches(data_dir)
+    for path in judgment_files(judgments, shaberi=True, flag="verify"):
+        try:
+            check = verify_file(path, bench, data_dir, loaded)
+        except HyokaError as exc:  # this file's rules cannot be told: said, and on
+            failures += 1
+            print_error(exc)
+            continue
         failures += not check.reproduced
         console.print(check.verdict, highlight=False, soft_wrap=True, markup=False, emoji=False)
     if failures:

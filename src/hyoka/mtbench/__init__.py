@@ -116,10 +116,12 @@ from hyoka.mtbench.records import (
 from hyoka.mtbench.report import render
 from hyoka.mtbench.trials import IntervalSettings, mean_interval, table_separability
 from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
+from hyoka.mtbench.verify import Benches as VerifyBenches
 from hyoka.mtbench.verify import (
     JudgmentCheck,
     judgment_spec,
     recorded_bench,
+    verify_file,
     verify_judgments,
 )
 
@@ -160,6 +162,7 @@ __all__ = [
     "TurnLengths",
     "TurnStyles",
     "Variant",
+    "VerifyBenches",
     "answer_file",
     "answer_model_id",
     "answer_set",
@@ -220,6 +223,7 @@ __all__ = [
     "turn_label",
     "turn_lengths",
     "turn_styles",
+    "verify_file",
     "verify_judgments",
     "write_radar",
 ]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal, Protocol
@@ -714,8 +715,10 @@ class Bench:
             self.variant.prompts.path if self.variant is not None else self.spec.prompt_file
         )
 
-    @property
+    @cached_property
     def by_id(self) -> dict[int, Question]:
+        """The questions by id, made once per benchmark (every judgment line read looks its
+        question up); shared, so never changed by a caller."""
         return {q.question_id: q for q in self.questions}
 
     def answer(self, fields: Mapping[str, object]) -> AnswerRecord:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from hyoka.errors import InputError
-from hyoka.mtbench.bench import Bench, Headline
+from hyoka.mtbench.bench import Bench, BenchSpec, Headline
 from hyoka.mtbench.judged_variant import (
     UNKNOWN,
     UNPROVEN,
@@ -187,9 +187,12 @@ class Leaderboard:
         return model.signature.differences(common)
 
 
-def judgment_files(paths: list[Path], *, shaberi: bool = False) -> list[Path]:
+def judgment_files(
+    paths: list[Path], *, shaberi: bool = False, flag: str = "--judgments"
+) -> list[Path]:
     """The ``*.jsonl`` files of the given folders (or the files themselves), sorted;
-    ``shaberi``: Shaberi's ``*.json`` judgment files too."""
+    ``shaberi``: Shaberi's ``*.json`` judgment files too; ``flag``: what a missing path
+    or an empty folder is said of."""
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -201,11 +204,11 @@ def judgment_files(paths: list[Path], *, shaberi: bool = False) -> list[Path]:
         elif path.is_file():
             found.append(path)
         else:
-            raise InputError(f"--judgments: {path} does not exist")
+            raise InputError(f"{flag}: {path} does not exist")
     if not found:
         shown = ", ".join(str(p) for p in paths)
         kinds = "*.jsonl or *.json" if shaberi else "*.jsonl"
-        raise InputError(f"--judgments: no {kinds} judgment files in {shown}")
+        raise InputError(f"{flag}: no {kinds} judgment files in {shown}")
     return found
 
 
@@ -279,7 +282,7 @@ def row_signatures(
     }
 
 
-def _per_trial(path: Path) -> Iterator[tuple[int, SingleJudgmentLine]]:
+def fastchat_lines(path: Path) -> Iterator[tuple[int, SingleJudgmentLine]]:
     """Each line of ``path`` as FastChat lines: itself, or one per trial of a line of
     swallow-evaluation's (lists over the trials), each with its line number."""
     for number, line in read_records(path, SingleGradingLine):
@@ -317,7 +320,7 @@ def _shaberi_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgme
 def judgment_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
     """The judgments of ``path`` with their line numbers, as read, not yet checked: one per
     line of FastChat's, one per trial of swallow-evaluation's, one per row of Shaberi's."""
-    return _shaberi_lines(path, bench) if is_shaberi_file(path, bench) else _per_trial(path)
+    return _shaberi_lines(path, bench) if is_shaberi_file(path, bench) else fastchat_lines(path)
 
 
 def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
@@ -347,11 +350,16 @@ def check_line(where: str, line: SingleJudgmentLine, bench: Bench) -> None:
             f"{'' if bench.variant is None else ' ' + bench.variant.name} judges turn "
             f"{judged} only (a file of another variant?)"
         )
-    low, high = bench.spec.scale
+    check_scale(where, line, bench.spec)
+
+
+def check_scale(where: str, line: SingleJudgmentLine, spec: BenchSpec) -> None:
+    """An ``InputError`` at ``where`` unless ``line``'s score is on ``spec``'s scale or -1."""
+    low, high = spec.scale
     score = line.score  # compared exactly: a huge integer is no float
     if score != NO_RATING and not low <= score <= high:
         raise InputError(
-            f"{where}: score {line.score} is outside the {bench.spec.title} scale "
+            f"{where}: score {line.score} is outside the {spec.title} scale "
             f"({low} to {high}, or -1 for no rating)"
         )
 

@@ -1,34 +1,58 @@
-"""``hyoka mtbench verify``: does every score and verdict of a judgment file follow from its
-stored replies?
+"""``hyoka mtbench verify``: is a judgment file sound, and does every score and verdict
+follow from its stored replies?
 
 The judge analogue of ``hyoka pfgen verify``: what a leaderboard maintainer runs on a
-contributed judgment file, or on upstream's published ones. Every line is re-read as the
-benchmark's upstream reads a judge's reply, from the raw reply the line keeps: a single
-grading's ``judgment`` by its rating rules (``RatingRules``: the number and its written
-type, -1 without one), a pairwise line's ``g1_judgment``/``g2_judgment`` by its verdict
-rule (``BenchSpec.pair_verdict``) into ``g1_winner``/``g2_winner`` as FastChat records
-them, and hyoka's own ``verdicts`` (``bs1``, ``bs2`` from the two letters; ``prob`` from the
-stored mean probabilities). A line a rule decided without the judge (``No answer``,
-``Incorrect language``; hyoka's ``rule`` field) must hold what that rule gives, and only
-where the benchmark has that rule. The answer is "reproduced exactly" or the first line
-that differs (file:line, field, stored and recomputed values); nothing is written.
+contributed judgment file, or on upstream's published ones. A file passes only when it is
+a file its benchmark's readers take whole and every number in it is what the rules read in
+the reply it keeps:
+
+- **Sound**: every line has the shape upstream writes (``SingleGradingLine``,
+  ``PairJudgmentLine``, ``RakudaPairLine``: a score is a JSON number, never ``true``; a
+  line of trials holds at least one); a single grading judges a question and turn of its
+  benchmark (its variant's) with a score on the benchmark's scale, as the leaderboard
+  checks every line (``leaderboard.check_line``); and no judgment is there twice. A line
+  equal to an earlier one is a copy (a file joined to itself); two different judgments of
+  one turn, pair or match are refused where the leaderboard refuses them, and wherever a
+  hyoka manifest says hyoka wrote the file (it judges each once). Upstream's files whose
+  tables count every line (FastChat's ``show_result.py``: Stability's published file
+  judges four turns twice) keep their repeats, counted and said.
+- **Reproduced**: every line is re-read as the benchmark's upstream reads a judge's reply:
+  a single grading's ``judgment`` by its rating rules (``RatingRules``: the number and
+  its written type, -1 without one), a pairwise line's ``g1_judgment``/``g2_judgment`` by
+  its verdict rule (``BenchSpec.pair_verdict``) into ``g1_winner``/``g2_winner`` as
+  FastChat records them, and hyoka's own ``verdicts`` (``bs1``, ``bs2`` from the two
+  letters; ``prob`` from the stored mean probabilities); a Rakuda match's ``judgment`` by
+  its last digit. A line a rule decided without the judge (``No answer``, ``Incorrect
+  language``; hyoka's ``rule`` field) must hold what that rule gives, and only where the
+  file was judged with that rule.
+
+The answer is "reproduced exactly", the first line that is not sound or differs
+(file:line, field, stored and recomputed values), or "cannot be verified" for a file that
+keeps no judge replies (scores only: Shaberi's files); nothing is written.
 
 Which rules: ``--bench``, else the benchmark the file's own hyoka manifest names, else the
-benchmark whose data folder holds the file (upstream's published judgments). A file with a
-hyoka manifest is read by the rules it was made with, as the manifest records them: its
-rating rules (a variant's, such as llm-jp's) and its pairwise verdict rule (a file from
-before the rule was recorded read the last ``[[X]]``).
+benchmark whose data folder holds the file (upstream's published judgments); Rakuda's
+files are also told by their lines. A file with a hyoka manifest is read by every rule the
+manifest records: its rating rules (a variant's, such as llm-jp's), its pairwise verdict
+rule (a file from before the rule was recorded read the last ``[[X]]``), the rules that
+decided without the judge, its variant, and how the judge's thinking was read (its
+``thinking``: under ``strip-think``, the default, a rating inside a ``<think>`` block is
+none). A file without one is read as upstream reads it: each reply whole, and for a
+benchmark with variants each model's rows by the variant their judged prompts show
+(``judged_variant``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from hyoka.data import resolve_data_dir
-from hyoka.errors import InputError
+from hyoka.errors import InputError, MissingDataError
 from hyoka.judge import (
     RATING_RULES,
     RatingRules,
@@ -39,43 +63,68 @@ from hyoka.judge import (
     prob_verdict,
     rule_verdict,
 )
-from hyoka.mtbench.bench import BENCHES, BenchSpec, bench_spec
+from hyoka.mtbench.bench import BENCHES, Bench, BenchSpec, bench_spec
+from hyoka.mtbench.judged_variant import VariantBenches, row_variants
+from hyoka.mtbench.leaderboard import check_line, check_scale, fastchat_lines, judgment_lines
+from hyoka.mtbench.rakuda import NAME as RAKUDA
+from hyoka.mtbench.rakuda import SPEC as RAKUDA_SPEC
+from hyoka.mtbench.rakuda import VERDICT_RULE, RakudaPairLine, read_verdict
 from hyoka.mtbench.records import (
     G1_WINNER,
     G2_WINNER,
     INCORRECT_LANGUAGE,
     NO_ANSWER,
     NO_RATING,
+    PairJudgmentLine,
+    SingleJudgmentLine,
 )
-from hyoka.store import read_manifest, read_objects
+from hyoka.providers import KEEP, STRIP_THINK, THINKING_RULES, ThinkingRule, split_thinking
+from hyoka.store import (
+    Manifest,
+    first_object,
+    manifest_path,
+    read_manifest,
+    read_objects,
+    read_records,
+)
 
 #: the judgment a rule writes, by the rule's name in ``BenchSpec.zero_rules``
 RULE_TEXTS = {"no-answer": NO_ANSWER, "language": INCORRECT_LANGUAGE}
+#: why a Shaberi file cannot be verified
+SHABERI_SCORES_ONLY = "Shaberi's files keep each grade, not the judge's reply it was read from"
+NO_REPLIES = "its lines keep no judge reply (scores only)"
 
 
 @dataclass(frozen=True)
 class JudgmentCheck:
-    """One file's verdict: how many lines were checked, and the first difference."""
+    """One file's verdict: how many lines were read, the first line that is not sound or
+    differs (``difference``), or why the file cannot be verified, and the rules read by."""
 
     path: Path
     spec: BenchSpec
     lines: int
     difference: str | None
-    rating: RatingRules
-    pair_verdict: VerdictOutput
+    #: the rules the file was read by, as the verdict names them
+    rules: str
+    #: why nothing could be recomputed (the file keeps no judge replies); ``None``: it could
+    unverifiable: str | None = None
+    #: whether ``difference`` is a line no reader takes (rather than a number that differs)
+    unsound: bool = False
 
     @property
     def reproduced(self) -> bool:
-        return self.difference is None
+        return self.difference is None and self.unverifiable is None
 
     @property
     def verdict(self) -> str:
-        rules = f"{self.spec.name}: rating {self.rating.name}, verdict {self.pair_verdict}"
+        if self.difference is not None:
+            why = "NOT reproduced: not a sound judgment file" if self.unsound else "NOT reproduced"
+            return f"{self.difference} ({why}; {self.rules})"
         if self.lines == 0:
-            return f"{self.path}: empty, no judgment to verify ({rules})"
-        if self.difference is None:
-            return f"{self.path}: reproduced exactly ({self.lines} lines; {rules})"
-        return f"{self.difference} (NOT reproduced; {rules})"
+            return f"{self.path}: empty, no judgment to verify ({self.rules})"
+        if self.unverifiable is not None:
+            return f"{self.path}: cannot be verified: {self.unverifiable} ({self.rules})"
+        return f"{self.path}: reproduced exactly ({self.lines} lines; {self.rules})"
 
 
 def recorded_bench(path: Path) -> tuple[BenchSpec, str | None] | None:
@@ -107,7 +156,7 @@ def judgment_spec(path: Path, bench: str | None, data_dir: Path | str | None = N
             return spec
     raise InputError(
         f"{path}: no hyoka manifest names its benchmark and it lies in no benchmark's data "
-        f"folder: name the rules with --bench ({', '.join(BENCHES)})"
+        f"folder: name the rules with --bench ({', '.join(BENCHES)}, {RAKUDA})"
     )
 
 
@@ -127,21 +176,146 @@ def file_rules(path: Path, spec: BenchSpec) -> tuple[RatingRules, VerdictOutput]
     return rules or spec.rating_rules, recorded
 
 
-def verify_judgments(path: Path, spec: BenchSpec) -> JudgmentCheck:
-    """Re-read every line of ``path`` by the rules it was made with (``file_rules``); stop
-    at the first difference."""
-    rating, verdict = file_rules(path, spec)
-    lines = 0
-    for number, line in read_objects(path):
-        lines += 1
-        found = _single(line, spec, rating) if "score" in line else _pair(line, spec, verdict)
-        if found is None and "score" not in line and "g1_winner" not in line:
-            found = ("line", "a single grading (score) or a pair (g1_winner)", "neither")
-        if found is not None:
-            name, stored, recomputed = found
-            difference = f"{path}:{number}: {name} is {stored!r}, the rules give {recomputed!r}"
-            return JudgmentCheck(path, spec, lines, difference, rating, verdict)
-    return JudgmentCheck(path, spec, lines, None, rating, verdict)
+class Benches:
+    """The benchmarks one run of ``verify`` reads, each (and each variant) loaded once from
+    one data directory, however many files are checked."""
+
+    def __init__(self, data_dir: Path | str | None) -> None:
+        self.data_dir = data_dir
+        self._questions: dict[tuple[str, str | None], Bench] = {}
+        self._variants: dict[str, VariantBenches] = {}
+
+    def questions(self, spec: BenchSpec, variant: str | None = None) -> Bench:
+        """The benchmark's questions (its variant's), what a line must judge."""
+        key = (spec.name, variant)
+        if key not in self._questions:
+            self._questions[key] = Bench.load(
+                spec.name, self.data_dir, variant, questions_only=True
+            )
+        return self._questions[key]
+
+    def variants(self, spec: BenchSpec) -> VariantBenches:
+        """Its variants whole (prompts and references: what builds a judged prompt)."""
+        if spec.name not in self._variants:
+            self._variants[spec.name] = VariantBenches(spec, self.data_dir)
+        return self._variants[spec.name]
+
+
+def verify_file(
+    path: Path,
+    bench: str | None,
+    data_dir: Path | str | None = None,
+    benches: Benches | None = None,
+) -> JudgmentCheck:
+    """``path`` checked by the rules of ``bench`` (else those its manifest, its data folder
+    or, for Rakuda, its lines name); ``benches``: what earlier files of the run loaded."""
+    manifest = read_manifest(path)
+    named = None if manifest is None else manifest.identity.get("benchmark")
+    if bench == RAKUDA or (bench is None and named == RAKUDA):
+        return verify_rakuda(path)
+    if bench is None and named is None and _first_fields(path) & {"model1_id", "winner"}:
+        return verify_rakuda(path)  # Rakuda's lines say what they are
+    spec = judgment_spec(path, bench, data_dir)
+    return verify_judgments(path, spec, data_dir, benches)
+
+
+def _first_fields(path: Path) -> set[str]:
+    if is_shaberi_path(path):
+        return set()
+    first = first_object(path)
+    return set(first) if first is not None else set()
+
+
+def is_shaberi_path(path: Path) -> bool:
+    return path.suffix == ".json"
+
+
+def verify_judgments(
+    path: Path,
+    spec: BenchSpec,
+    data_dir: Path | str | None = None,
+    benches: Benches | None = None,
+) -> JudgmentCheck:
+    """Every line of ``path`` checked and re-read by the rules it was made with; the
+    verdict at the first line that is not sound, else at the first that differs."""
+    loaded = benches or Benches(data_dir)
+    if spec.question_format == "shaberi" and is_shaberi_path(path):
+        return _verify_singles(path, spec, loaded)
+    first = first_object(path)
+    if first is not None and "g1_winner" in first:
+        return _verify_pairs(path, spec)
+    return _verify_singles(path, spec, loaded)
+
+
+def _thinking(path: Path, manifest: Manifest | None) -> ThinkingRule:
+    """How the judge's replies are read: as the manifest records it (``strip-think`` by
+    default), whole for a file without one (upstream reads a reply whole)."""
+    if manifest is None:
+        return KEEP
+    judge = manifest.identity.get("judge")
+    recorded = judge.get("thinking") if isinstance(judge, dict) else None
+    if recorded is None:
+        return STRIP_THINK
+    for rule in THINKING_RULES:
+        if recorded == rule:
+            return rule
+    raise InputError(
+        f"{manifest_path(path)}: the judge's thinking was read by {recorded!r}, a rule this "
+        f"hyoka does not know ({', '.join(THINKING_RULES)})"
+    )
+
+
+def _zero_rules(manifest: Manifest | None, default: Sequence[str]) -> frozenset[str]:
+    """The judgments rules wrote without the judge: those of the rules the manifest
+    records, else the benchmark's."""
+    recorded = None if manifest is None else manifest.identity.get("rules")
+    names = recorded if isinstance(recorded, list) else default
+    return frozenset(RULE_TEXTS[name] for name in names if name in RULE_TEXTS)
+
+
+class _UnsoundError(Exception):
+    """A line no reader of the file takes: the verdict names it."""
+
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class _Once:
+    """Each judgment once: a copy of an earlier line is never sound (unless ``copies``:
+    lines that keep no time or reply, Shaberi's rows, cannot tell a copy from a second
+    grading); another judgment of the same key is where ``repeats`` allows it (counted),
+    else refused with ``why``."""
+
+    def __init__(self, path: Path, *, repeats: bool, why: str, copies: bool = False) -> None:
+        self.path, self.repeats, self.why, self.copies = path, repeats, why, copies
+        self.first: dict[Hashable, tuple[int, BaseModel]] = {}
+        self.repeated = 0
+
+    def see(self, number: int, key: Hashable, line: BaseModel, label: str) -> None:
+        if key not in self.first:
+            self.first[key] = (number, line)
+            return
+        earlier, kept = self.first[key]
+        if earlier == number:  # another trial of the same line
+            return
+        if kept == line and not self.copies:
+            raise _UnsoundError(
+                f"{self.path}:{number}: the same judgment as line {earlier} again (a line "
+                "copied, or the file joined to itself)"
+            )
+        if not self.repeats:
+            raise _UnsoundError(
+                f"{self.path}:{number}: a second, different judgment of {label} (first at "
+                f"line {earlier}): {self.why}"
+            )
+        self.repeated += 1
+
+
+def _records(path: Path, kind: type[T]) -> Iterator[tuple[int, T]]:
+    try:
+        yield from read_records(path, kind)
+    except InputError as exc:  # a line of another shape: the file is not sound
+        raise _UnsoundError(str(exc)) from None
 
 
 Found = tuple[str, Any, Any] | None
@@ -152,61 +326,290 @@ def _same(stored: Any, recomputed: Any) -> bool:
     return type(stored) is type(recomputed) and stored == recomputed
 
 
-def _single(line: Mapping[str, Any], spec: BenchSpec, rating: RatingRules) -> Found:
-    judgment = line.get("judgment")
-    stored = line.get("score")
-    if isinstance(judgment, list) and isinstance(stored, list):  # swallow-evaluation's trials
-        if len(judgment) != len(stored):
-            return ("score", stored, f"{len(judgment)} scores, one per judgment")
-        for one, score in zip(judgment, stored, strict=True):
-            found = _single({"judgment": one, "score": score}, spec, rating)
-            if found is not None:
-                return found
+def _differs(path: Path, number: int, found: Found) -> str | None:
+    if found is None:
         return None
-    if not isinstance(judgment, str):
-        return ("judgment", judgment, "a reply (text)")
-    rules = {RULE_TEXTS[rule] for rule in spec.zero_rules}
-    if judgment in rules:
+    name, stored, recomputed = found
+    return f"{path}:{number}: {name} is {stored!r}, the rules give {recomputed!r}"
+
+
+def _rules_text(spec: BenchSpec, rating: str, verdict: str, notes: Sequence[str]) -> str:
+    return f"{spec.name}: rating {rating}, verdict {verdict}" + "".join(f", {n}" for n in notes)
+
+
+def _repeated_note(count: int) -> list[str]:
+    if not count:
+        return []
+    return [f"{count} turn{'s' if count > 1 else ''} judged again, each counted as upstream "
+            "counts them"]  # fmt: skip
+
+
+# --- single grading --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _RowRules:
+    """How one model's rows of a file are checked: the benchmark (its variant) its lines
+    must fit, and the rating rules its replies are read by."""
+
+    #: ``None`` where the benchmark's data is not there (only the scale is checked)
+    bench: Bench | None
+    rating: RatingRules
+
+
+def _verify_singles(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCheck:
+    manifest = read_manifest(path)
+    rating, verdict = file_rules(path, spec)
+    thinking = _thinking(path, manifest)
+    zeros = _zero_rules(manifest, spec.zero_rules)
+    notes = [] if manifest is None else [f"thinking {thinking}"]
+    shaberi = spec.question_format == "shaberi" and is_shaberi_path(path)
+    once = _Once(
+        path,
+        repeats=manifest is None and spec.repeated_turns == "every",
+        why="the leaderboard keeps one judgment a turn" if manifest is None else
+        "hyoka judges each turn once",
+        copies=shaberi,
+    )  # fmt: skip
+    numbers: set[int] = set()
+    replies = False
+    difference: str | None = None
+    rating_name = rating.name
+    try:
+        rows: dict[str, _RowRules] = {}
+        default = _RowRules(None, rating)
+        try:
+            if manifest is None and spec.variants:
+                rows, told = _rows_by_variant(path, spec, benches)
+                notes += told
+                named = sorted({row.rating.name for row in rows.values()})
+                rating_name = ", ".join(named) or rating.name
+            else:
+                bench = _manifest_bench(path, spec, manifest, benches)
+                if manifest is not None and bench.variant is not None:
+                    notes.append(f"variant {bench.variant.name}")
+                default = _RowRules(bench, rating)
+        except MissingDataError as exc:  # everything else is still checked, and it says so
+            notes.append(f"questions and turns not checked: {exc}")
+            if shaberi:  # its rows are told by the tasks' text
+                text = _rules_text(spec, rating_name, verdict, notes)
+                return JudgmentCheck(path, spec, _count(path), None, text, SHABERI_SCORES_ONLY)
+        for number, line in _single_lines(path, default.bench if shaberi else None):
+            numbers.add(number)
+            row = rows.get(line.model, default)
+            try:
+                if row.bench is None:
+                    check_scale(f"{path}:{number}", line, spec)
+                else:
+                    check_line(f"{path}:{number}", line, row.bench)
+            except InputError as exc:
+                raise _UnsoundError(str(exc)) from None
+            label = f"{line.model} question_id {line.question_id} turn {line.turn}" + (
+                "" if line.trial is None else f" trial {line.trial}"
+            )
+            once.see(number, (line.model, line.question_id, line.turn, line.trial), line, label)
+            replies = replies or bool(line.judgment)
+            if difference is None and not shaberi:
+                found = _single(line, row.rating, zeros, thinking)
+                difference = _differs(path, number, found)
+    except _UnsoundError as exc:
+        text = _rules_text(spec, rating_name, verdict, notes)
+        return JudgmentCheck(path, spec, len(numbers), str(exc), text, unsound=True)
+    text = _rules_text(spec, rating_name, verdict, notes + _repeated_note(once.repeated))
+    unverifiable = SHABERI_SCORES_ONLY if shaberi else None if replies else NO_REPLIES
+    if unverifiable is not None and numbers:
+        return JudgmentCheck(path, spec, len(numbers), None, text, unverifiable)
+    return JudgmentCheck(path, spec, len(numbers), difference, text)
+
+
+def _count(path: Path) -> int:
+    return sum(1 for _ in read_objects(path))
+
+
+def _single_lines(path: Path, shaberi: Bench | None) -> Iterator[tuple[int, SingleJudgmentLine]]:
+    """The file's judgments as the leaderboard reads them: FastChat's lines, or with
+    ``shaberi``'s tasks (its rows are told by their text) Shaberi's rows."""
+    try:
+        yield from fastchat_lines(path) if shaberi is None else judgment_lines(path, shaberi)
+    except InputError as exc:
+        raise _UnsoundError(str(exc)) from None
+
+
+def _manifest_bench(
+    path: Path, spec: BenchSpec, manifest: Manifest | None, benches: Benches
+) -> Bench:
+    """The benchmark the lines must fit: under the variant the manifest records (one this
+    hyoka does not know is an error naming the manifest), else the benchmark's own."""
+    variant = None
+    if manifest is not None and spec.variants and manifest.identity.get("benchmark") == spec.name:
+        signed = manifest.identity.get("variant")
+        known = spec.recorded_variant(signed if isinstance(signed, str) else None,
+                                      manifest_path(path))  # fmt: skip
+        variant = None if known is None else known.name
+    return benches.questions(spec, variant)
+
+
+def _rows_by_variant(
+    path: Path, spec: BenchSpec, benches: Benches
+) -> tuple[dict[str, _RowRules], list[str]]:
+    """For a file without a manifest of a benchmark with variants: each model's rows by
+    the variant its judged prompts show, read by that variant's rating rules; a row none
+    shows by the first variant whose questions and turns fit it, read by the benchmark's
+    rules. And how the verdict says so."""
+    lines = [line for _, line in _single_lines(path, None)]
+    load = benches.variants(spec)
+    found = row_variants(spec, lines, load)
+    by_model: dict[str, _RowRules] = {}
+    shown: dict[str, int] = {}
+    unproven = 0
+    for model, candidates in found.items():
+        own = [line for line in lines if line.model == model]
+        if candidates:
+            bench = load(candidates[0])
+            assert bench is not None  # a candidate built the lines
+            by_model[model] = _RowRules(bench, bench.rating_rules)
+            shown[candidates[0].name] = shown.get(candidates[0].name, 0) + 1
+            continue
+        unproven += 1
+        fitting = [b for v in spec.variants if (b := load(v)) is not None and _fit(b, own)]
+        bench = fitting[0] if fitting else benches.questions(spec)
+        by_model[model] = _RowRules(bench, spec.rating_rules)
+    parts = [f"{name} ({n} model{'s' if n > 1 else ''})" for name, n in shown.items()]
+    told = []
+    if parts:
+        plural = "s" if len(parts) > 1 else ""
+        told.append(f"variant{plural} {', '.join(parts)} read from the judged prompts")
+    if unproven:
+        told.append(
+            f"{unproven} model{'s' if unproven > 1 else ''} of no variant its judged prompts "
+            "show (the leaderboard ranks them only with --mix-variants)"
+        )
+    return by_model, told
+
+
+def _fit(bench: Bench, lines: Sequence[SingleJudgmentLine]) -> bool:
+    try:
+        for line in lines:
+            check_line("", line, bench)
+    except InputError:
+        return False
+    return True
+
+
+def _single(
+    line: SingleJudgmentLine, rating: RatingRules, zeros: frozenset[str], thinking: ThinkingRule
+) -> Found:
+    stored = line.score
+    if line.judgment in zeros:
         return None if _same(stored, 0) else ("score", stored, 0)
-    match = find_rating(judgment, rating)
+    match = find_rating(split_thinking(line.judgment, thinking).answer, rating)
     expected = NO_RATING if match is None else match.written
     return None if _same(stored, expected) else ("score", stored, expected)
 
 
-def _pair(line: Mapping[str, Any], spec: BenchSpec, verdict_rule: VerdictOutput) -> Found:
-    rule = line.get("rule")
-    if isinstance(rule, dict) and rule:
-        if "no-answer" not in spec.pair_zero_rules and "language" not in spec.pair_zero_rules:
+# --- pairwise ----------------------------------------------------------------------------
+
+
+def _verify_pairs(path: Path, spec: BenchSpec) -> JudgmentCheck:
+    manifest = read_manifest(path)
+    rating, verdict_rule = file_rules(path, spec)
+    thinking = _thinking(path, manifest)
+    zeros = _zero_rules(manifest, spec.pair_zero_rules)
+    notes = [] if manifest is None else [f"thinking {thinking}"]
+    text = _rules_text(spec, rating.name, verdict_rule, notes)
+    once = _Once(path, repeats=False, why="a pair is judged once a turn")
+    numbers = 0
+    replies = False
+    difference: str | None = None
+    try:
+        for number, line in _records(path, PairJudgmentLine):
+            numbers += 1
+            label = (
+                f"{line.model_1} and {line.model_2} question_id {line.question_id} turn {line.turn}"
+            )
+            once.see(number, (line.question_id, line.turn, line.models), line, label)
+            replies = replies or bool(line.g1_judgment or line.g2_judgment)
+            if difference is None:
+                found = _pair(line, spec, zeros, verdict_rule, thinking)
+                difference = _differs(path, number, found)
+    except _UnsoundError as exc:
+        return JudgmentCheck(path, spec, numbers, str(exc), text, unsound=True)
+    if numbers and not replies:
+        return JudgmentCheck(path, spec, numbers, None, text, NO_REPLIES)
+    return JudgmentCheck(path, spec, numbers, difference, text)
+
+
+def _pair(
+    line: PairJudgmentLine,
+    spec: BenchSpec,
+    zeros: frozenset[str],
+    verdict_rule: VerdictOutput,
+    thinking: ThinkingRule,
+) -> Found:
+    rule = line.rule
+    if rule:
+        if not zeros:
             return ("rule", rule, f"none ({spec.title} decides no game without the judge)")
         verdict = rule_verdict(rule.get("model_1"), rule.get("model_2"))
         winner = G1_WINNER[verdict]
         for game in ("g1_winner", "g2_winner"):
-            if line.get(game) != winner:
-                return (game, line.get(game), winner)
+            if getattr(line, game) != winner:
+                return (game, getattr(line, game), winner)
         return _methods(line, dict.fromkeys(("bs1", "bs2"), verdict))
     letters: list[str | None] = []
-    for game, winners in (("g1", G1_WINNER), ("g2", G2_WINNER)):
-        reply = line.get(f"{game}_judgment")
-        if not isinstance(reply, str):
-            return (f"{game}_judgment", reply, "a reply (text)")
-        letter = parse_verdict(reply, verdict_rule)
+    for game, winners, reply, stored in (
+        ("g1", G1_WINNER, line.g1_judgment, line.g1_winner),
+        ("g2", G2_WINNER, line.g2_judgment, line.g2_winner),
+    ):
+        letter = parse_verdict(split_thinking(reply, thinking).answer, verdict_rule)
         letters.append(letter)
-        if line.get(f"{game}_winner") != winners[letter]:
-            return (f"{game}_winner", line.get(f"{game}_winner"), winners[letter])
+        if stored != winners[letter]:
+            return (f"{game}_winner", stored, winners[letter])
     return _methods(line, combine(letters[0], letters[1]))
 
 
-def _methods(line: Mapping[str, Any], expected: Mapping[str, str | None]) -> Found:
+def _methods(line: PairJudgmentLine, expected: Mapping[str, str | None]) -> Found:
     """hyoka's stored verdicts per method, where the line has them."""
-    verdicts = line.get("verdicts")
-    if not isinstance(verdicts, dict):
+    verdicts = line.verdicts
+    if not verdicts:
         return None
     for method, verdict in expected.items():
         if method in verdicts and verdicts[method] != verdict:
             return (f"verdicts.{method}", verdicts[method], verdict)
-    probabilities = line.get("probabilities")
-    if "prob" in verdicts and isinstance(probabilities, dict) and "mean" in probabilities:
+    probabilities = line.probabilities
+    if "prob" in verdicts and probabilities is not None and "mean" in probabilities:
         recomputed = prob_verdict(probabilities["mean"])
         if verdicts["prob"] != recomputed:
             return ("verdicts.prob", verdicts["prob"], recomputed)
     return None
+
+
+# --- Rakuda ------------------------------------------------------------------------------
+
+
+def verify_rakuda(path: Path) -> JudgmentCheck:
+    """A Rakuda pair file: each match once (upstream draws it without replacement, hyoka
+    judges it once), its ``winner`` the last digit of its reply (``read_verdict``) under
+    the manifest's thinking rule."""
+    manifest = read_manifest(path)
+    thinking = _thinking(path, manifest)
+    notes = "" if manifest is None else f", thinking {thinking}"
+    text = f"{RAKUDA}: verdict {VERDICT_RULE}{notes}"
+    once = _Once(path, repeats=False, why="a match is judged once")
+    numbers = 0
+    replies = False
+    difference: str | None = None
+    try:
+        for number, line in _records(path, RakudaPairLine):
+            numbers += 1
+            label = f"{line.model1_id} against {line.model2_id} question_id {line.question_id}"
+            once.see(number, (line.model1_id, line.model2_id, line.question_id), line, label)
+            replies = replies or bool(line.judgment)
+            recomputed = read_verdict(split_thinking(line.judgment, thinking).answer)
+            if difference is None and not _same(line.winner, recomputed):
+                difference = _differs(path, number, ("winner", line.winner, recomputed))
+    except _UnsoundError as exc:
+        return JudgmentCheck(path, RAKUDA_SPEC, numbers, str(exc), text, unsound=True)
+    if numbers and not replies:
+        return JudgmentCheck(path, RAKUDA_SPEC, numbers, None, text, NO_REPLIES)
+    return JudgmentCheck(path, RAKUDA_SPEC, numbers, difference, text)
