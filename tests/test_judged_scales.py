@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from _shared import ELYZA_PUBLISHED, SHARED_DATA
+from _shared import ELYZA_PUBLISHED, SHARED_DATA, needs
 from hyoka.cli.main import app
+from hyoka.judge import JudgeRun, JudgeSettings
 from hyoka.mtbench.bench import BENCHES
+from hyoka.store import atomic_write_text, manifest_path
 
 PFMT_FILE = (
     SHARED_DATA / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o-mini_single" / "gpt-4.jsonl"
@@ -109,3 +111,25 @@ def test_a_rakuda_winner_true_is_no_verdict(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert f"{path}:1: not a RakudaPairLine record" in result.stderr
     assert "winner" in result.stderr
+
+
+def test_the_radar_is_drawn_on_the_benchmarks_scale(tmp_path: Path) -> None:
+    """ELYZA's means (1 to 5) were drawn on a 0-10 radar, every model inside its half."""
+    needs("plotly")
+    folder = tmp_path / "elyza-tasks-100" / "model_judgment" / "j_single"
+    judged = _write(folder / "m.jsonl", _elyza_lines(3))
+    html = tmp_path / "radar.html"
+    result = _run("mtbench", "leaderboard", "--bench", "elyza-tasks-100", "--judgments",
+                  str(judged), "--radar", str(html), "--format", "json",
+                  "--resamples", "20")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert '"radialaxis":{"range":[0,5]}' in html.read_text(encoding="utf-8")
+    site = tmp_path / "site"
+    run = JudgeRun(kind="mtbench-single", benchmark="elyza-tasks-100", data="x", template="t",
+                   settings=JudgeSettings(judge="openai/j"), rating="elyza-v1")  # fmt: skip
+    atomic_write_text(manifest_path(judged), run.manifest().model_dump_json())
+    report = _run("report", str(folder), "-o", str(site), "--no-public", "--rounds", "0")
+    assert report.exit_code == 0, report.output
+    page = (site / "mtbench" / "elyza-tasks-100" / "index.html").read_text(encoding="utf-8")
+    # the rings of 2 and 4 (a 0-10 chart has five: 2, 4, 6, 8, 10)
+    assert page.count('fill="none" stroke="#e3e6ea"/>') == 2

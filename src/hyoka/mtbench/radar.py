@@ -38,13 +38,14 @@ def write_radar(board: Leaderboard, path: Path, *, title: str = "") -> None:
         raise InputError(f"--radar: {path} must end in .png or .html")
     path.parent.mkdir(parents=True, exist_ok=True)
     labels, series = _series(board)
+    top = board.bench.spec.scale[1]  # the benchmark's own scale (ELYZA-tasks-100's is 1-5)
     if suffix == ".png":
-        atomic_write_bytes(path, _png(labels, series, title))
+        atomic_write_bytes(path, _png(labels, series, title, top))
     else:
-        atomic_write_text(path, _html(labels, series, title))
+        atomic_write_text(path, _html(labels, series, title, top))
 
 
-def _png(labels: list[str], series: list[tuple[str, list[float]]], title: str) -> bytes:
+def _png(labels: list[str], series: list[tuple[str, list[float]]], title: str, top: int) -> bytes:
     import io
     import math
 
@@ -63,7 +64,7 @@ def _png(labels: list[str], series: list[tuple[str, list[float]]], title: str) -
             axes.plot([*angles, angles[0]], [*values, values[0]], linewidth=1.5, label=name)
         axes.set_xticks(angles)
         axes.set_xticklabels(labels)
-        axes.set_ylim(0, 10)
+        axes.set_ylim(0, top)
         if title:
             axes.set_title(title)
         axes.legend(loc="upper right", bbox_to_anchor=(1.35, 1.1), fontsize="small")
@@ -74,7 +75,7 @@ def _png(labels: list[str], series: list[tuple[str, list[float]]], title: str) -
         plt.close(figure)
 
 
-def _html(labels: list[str], series: list[tuple[str, list[float]]], title: str) -> str:
+def _html(labels: list[str], series: list[tuple[str, list[float]]], title: str, top: int) -> str:
     import plotly.graph_objects as go  # type: ignore[import-untyped]
 
     figure = go.Figure()
@@ -85,7 +86,7 @@ def _html(labels: list[str], series: list[tuple[str, list[float]]], title: str) 
             )
         )
     figure.update_layout(
-        title=title or None, polar={"radialaxis": {"range": [0, 10]}}, showlegend=True
+        title=title or None, polar={"radialaxis": {"range": [0, top]}}, showlegend=True
     )
     html: str = figure.to_html(include_plotlyjs=True, full_html=True)
     return html

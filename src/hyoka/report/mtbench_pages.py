@@ -389,7 +389,8 @@ def category_table(judge_set: JudgeSet, length: LengthResult | None = None) -> s
         )
         for m in board.ranked()
     ]
-    radar = radar_chart([SHORT_NAMES.get(c, c) for c in categories], series)
+    top = float(bench.spec.scale[1])  # the benchmark's own scale (ELYZA-tasks-100's is 1-5)
+    radar = radar_chart([SHORT_NAMES.get(c, c) for c in categories], series, maximum=top)
     interval = IntervalSettings()  # the intervals' (mean_interval's defaults), signed
     signature = (
         board.signature.with_field("interval", interval.signed).line if board.signature else "none"
