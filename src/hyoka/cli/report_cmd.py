@@ -96,7 +96,9 @@ def report_command(
     explained; two runs given are compared question by question. Single-grading judgment
     files of every judged benchmark give a page per benchmark and variant (as the file's
     manifest names them, else as its judged questions match) with the per-category table,
-    a radar, the variant and the signature, and one page per question; pairwise files give
+    a radar, the variant and the signature, and one page per question; a `hyoka judge
+    single` file gives a page of each model's mean grade, graded count and failures, the
+    signature and every item's grade; pairwise files (`hyoka judge pairwise`'s too) give
     win/tie/loss matrices and Bradley–Terry ratings, a Rakuda ranking its intervals.
     Reference-set stability (each run's score with one reference set against another) is
     plotted from a `hyoka pfgen stability --json` file given, or computed with --stability.
