@@ -11,7 +11,11 @@ setup(
     ext_modules=[
         Extension(
             "hyoka.pfgen._ngram_kernel",
-            sources=["src/hyoka/pfgen/_ngram_kernel.c", "src/hyoka/pfgen/_helpfulness.c"],
+            sources=[
+                "src/hyoka/pfgen/_ngram_kernel.c",
+                "src/hyoka/pfgen/_helpfulness.c",
+                "src/hyoka/pfgen/_checksum.c",
+            ],
             depends=["src/hyoka/pfgen/_kernel.h"],
             extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math", "-std=c11"],
             optional=True,

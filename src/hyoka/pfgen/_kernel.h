@@ -13,5 +13,8 @@
 
 /* helpfulness(rules, answers): _helpfulness.c */
 PyObject *hyoka_helpfulness(PyObject *self, PyObject *args);
+/* checksum(buffer, portable=False): _checksum.c; its tables are filled by hyoka_checksum_init */
+PyObject *hyoka_checksum(PyObject *self, PyObject *args, PyObject *kwargs);
+void hyoka_checksum_init(void);
 
 #endif

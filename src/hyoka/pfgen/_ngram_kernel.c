@@ -9,11 +9,15 @@
  *   answers:  sequence of str (code points as Python holds them, lone surrogates included)
  *   skipped:  str, the characters Truthfulness does not count
  *   *_out:    writable buffers of len(sets) * len(answers) doubles, row j = set j
+ *   returns:  how many document frequencies read exceeded their set's number of answers (0 for
+ *             any table built from its sets; the caller refuses the numbers otherwise)
  *
  * Plain C against the CPython API (no numpy headers). Compiled without fused multiply-add or
  * fast-math (setup.py), so every value is bit-identical to the numpy engine. The table may come
  * from a file: every child range is checked against the table's size, so a damaged file can
- * give wrong numbers but never a read outside the table.
+ * give wrong numbers but never a read outside the table, and every document frequency read is
+ * checked against its set's size (a count of answers cannot exceed it), so a damaged count is
+ * reported rather than scored.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -52,6 +56,7 @@ typedef struct {
     Py_ssize_t column;
     double num_answers;
     double baseline;
+    uint32_t most; /* the largest document frequency there can be: the set's size */
 } SetSpec;
 
 /* The child of `node` whose code point is `cp`, or 0 (the root, never a child) if none. */
@@ -158,12 +163,13 @@ typedef struct {
 /* Fluency of one answer (its first `length` <= 200 code points) against every set. */
 static void fluency(const Trie *t, const SetSpec *sets, Py_ssize_t set_count, const uint32_t *cps,
                     Py_ssize_t length, Scratch *scratch, int64_t *gains, double *out,
-                    Py_ssize_t out_stride) {
+                    Py_ssize_t out_stride, Py_ssize_t *too_large) {
     memset(scratch->seen, 0, sizeof(scratch->seen));
     memset(gains, 0, sizeof(int64_t) * FLUENCY_WINDOW * (size_t)set_count);
     /* The walks from all starts go level by level: the lookups of one level are
        independent of each other, so their cache misses overlap instead of queueing. */
     Py_ssize_t live_count = 0;
+    Py_ssize_t over = 0;
     for (Py_ssize_t start = 0; start < length; start++) {
         scratch->depth[start] = 0;
         scratch->live[live_count++] = (int16_t)start;
@@ -206,7 +212,9 @@ static void fluency(const Trie *t, const SetSpec *sets, Py_ssize_t set_count, co
             uint32_t node = scratch->found[start][n - 1];
             if (first_sight(scratch->seen, node)) {
                 for (Py_ssize_t j = 0; j < set_count; j++) {
-                    gains[j * FLUENCY_WINDOW + start + n - 1] += df_of(t, node, sets[j].column);
+                    uint32_t df = df_of(t, node, sets[j].column);
+                    over += df > sets[j].most;
+                    gains[j * FLUENCY_WINDOW + start + n - 1] += df;
                 }
             }
         }
@@ -224,12 +232,14 @@ static void fluency(const Trie *t, const SetSpec *sets, Py_ssize_t set_count, co
         }
         out[j * out_stride] = best > 0.0 ? best : 0.0;
     }
+    *too_large += over;
 }
 
 /* Truthfulness of one answer (`kept` = min(len, 201) code points) against every set. */
 static void truthfulness(const Trie *t, const SetSpec *sets, Py_ssize_t set_count,
                          const uint32_t *cps, Py_ssize_t kept, const Skipped *skipped,
-                         Scratch *scratch, double *out, Py_ssize_t out_stride) {
+                         Scratch *scratch, double *out, Py_ssize_t out_stride,
+                         Py_ssize_t *too_large) {
     uint32_t *wrapped = scratch->wrapped;
     Py_ssize_t width = 0;
     wrapped[width++] = '^';
@@ -241,6 +251,7 @@ static void truthfulness(const Trie *t, const SetSpec *sets, Py_ssize_t set_coun
     }
     /* the 3-grams inside Fluency's window were found by its walk: wrapped[p] is cps[p - 1] */
     Py_ssize_t walked = kept < FLUENCY_WINDOW ? kept : FLUENCY_WINDOW;
+    Py_ssize_t over = 0;
     for (Py_ssize_t p = 0; p < width; p++) {
         uint32_t node = 0;
         if (p >= 1 && p - 1 + TRUTHFULNESS_NGRAM <= walked) {
@@ -271,6 +282,7 @@ static void truthfulness(const Trie *t, const SetSpec *sets, Py_ssize_t set_coun
                     support = df;
                 }
             }
+            over += support > sets[j].most; /* the largest read is too large if any is */
             double share = (double)support / sets[j].num_answers * TRUTHFULNESS_SATURATION;
             total += share < 1.0 ? share : 1.0;
             counted++;
@@ -283,6 +295,7 @@ static void truthfulness(const Trie *t, const SetSpec *sets, Py_ssize_t set_coun
         best = best > 0.0 ? best : 0.0;
         out[j * out_stride] = last > best ? last : best;
     }
+    *too_large += over;
 }
 
 static int read_sets(PyObject *sequence, Py_ssize_t df_columns, SetSpec **out, Py_ssize_t *count) {
@@ -304,7 +317,8 @@ static int read_sets(PyObject *sequence, Py_ssize_t df_columns, SetSpec **out, P
                               &baseline)) {
             goto fail;
         }
-        if (column < 0 || column >= df_columns || num_answers < 1 || !(baseline > 0.0)) {
+        if (column < 0 || column >= df_columns || num_answers < 1 ||
+            num_answers > (Py_ssize_t)UINT32_MAX || !(baseline > 0.0)) {
             PyErr_SetString(PyExc_ValueError,
                             "each set needs a df column in the table, answers and a baseline > 0");
             goto fail;
@@ -312,6 +326,7 @@ static int read_sets(PyObject *sequence, Py_ssize_t df_columns, SetSpec **out, P
         sets[j].column = column;
         sets[j].num_answers = (double)num_answers;
         sets[j].baseline = baseline;
+        sets[j].most = (uint32_t)num_answers;
     }
     Py_DECREF(fast);
     *out = sets;
@@ -391,7 +406,8 @@ static PyObject *measure(PyObject *self, PyObject *args) {
     if (PyObject_GetBuffer(nodes_obj, &nodes, PyBUF_C_CONTIGUOUS) < 0) {
         goto done;
     }
-    if (stride < 3 || nodes.len % (Py_ssize_t)(stride * sizeof(uint32_t)) != 0 ||
+    if (stride < 3 || stride > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(uint32_t) ||
+        nodes.len % (Py_ssize_t)(stride * sizeof(uint32_t)) != 0 ||
         nodes.len / (Py_ssize_t)(stride * sizeof(uint32_t)) < 2 ||
         nodes.len / (Py_ssize_t)(stride * sizeof(uint32_t)) - 1 > (Py_ssize_t)UINT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "nodes is not a table of rows of `stride` uint32");
@@ -432,18 +448,20 @@ static PyObject *measure(PyObject *self, PyObject *args) {
                  root_children};
     double *fluency_out = (double *)fluency_view.buf;
     double *truth_out = (double *)truth_view.buf;
+    Py_ssize_t too_large = 0;
     Py_BEGIN_ALLOW_THREADS;
     index_root(&trie);
     for (Py_ssize_t i = 0; i < count; i++) {
         const uint32_t *row = cps + (size_t)i * KEPT;
         Py_ssize_t length = kept[i] < FLUENCY_WINDOW ? kept[i] : FLUENCY_WINDOW;
-        fluency(&trie, sets, set_count, row, length, scratch, gains, fluency_out + i, count);
+        fluency(&trie, sets, set_count, row, length, scratch, gains, fluency_out + i, count,
+                &too_large);
         /* after fluency: it reuses the 3-grams fluency's walk found */
         truthfulness(&trie, sets, set_count, row, kept[i], &skipped, scratch, truth_out + i,
-                     count);
+                     count, &too_large);
     }
     Py_END_ALLOW_THREADS;
-    result = Py_NewRef(Py_None);
+    result = PyLong_FromSsize_t(too_large);
 done:
     if (nodes.obj) {
         PyBuffer_Release(&nodes);
@@ -515,12 +533,16 @@ static PyObject *compensated_sum(PyObject *self, PyObject *iterable) {
 static PyMethodDef methods[] = {
     {"measure", measure, METH_VARARGS,
      "measure(nodes, stride, sets, answers, skipped, fluency_out, truthfulness_out): fill the "
-     "outputs with each answer's Fluency and Truthfulness against each set."},
+     "outputs with each answer's Fluency and Truthfulness against each set; how many document "
+     "frequencies read exceeded their set's size (0 unless the table is damaged)."},
     {"helpfulness", hyoka_helpfulness, METH_VARARGS,
      "helpfulness(rules, answers): each answer's Helpfulness and missed rules, when every "
      "rule is a literal (_helpfulness.c)."},
     {"compensated_sum", compensated_sum, METH_O,
      "compensated_sum(iterable): CPython 3.12's sum() of floats (hyoka.pfgen._pysum)."},
+    {"checksum", (PyCFunction)(void (*)(void))hyoka_checksum, METH_VARARGS | METH_KEYWORDS,
+     "checksum(buffer, portable=False): three CRC-32C of the buffer's three lanes, 12 bytes "
+     "(_checksum.c); the check of the pfgen index cache's arrays."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -533,6 +555,7 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__ngram_kernel(void) {
+    hyoka_checksum_init();
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) {
         return NULL;
