@@ -41,11 +41,13 @@ from hyoka.providers._secrets import REDACTED, KnownSecrets
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse, Usage
-from hyoka.store import default_cache_dir
+from hyoka.store import CacheFolder, default_cache_dir
 
 #: Bump when the key material or the stored layout changes: old entries are then misses.
 CACHE_FORMAT = 1
 CACHE_FILENAME = "responses.sqlite3"
+#: The files SQLite keeps beside the database, by suffix: none may be a link either.
+CACHE_COMPANIONS = ("-wal", "-shm", "-journal")
 
 
 #: where ``served_models`` collects: the list of the block it is in, per asyncio task
@@ -252,6 +254,10 @@ class ResponseCache:
     writers and ``busy_timeout`` makes them wait rather than fail. Within a process one
     connection is shared under a lock, so threads may share an instance too. A file that is
     not a readable SQLite database is reported as a ``CacheError`` naming it.
+
+    The cache folder may be shared, so no link there is written through: SQLite opens its
+    files by path and follows links, so a link at the database's name or at its write-ahead
+    log's is removed and the database made as a file first (``store.CacheFolder.claim``).
     """
 
     def __init__(self, cache_dir: Path | str | None = None, *, busy_timeout: float = 30.0) -> None:
@@ -259,9 +265,11 @@ class ResponseCache:
         self.path = root / CACHE_FILENAME
         self._lock = threading.Lock()
         try:
-            root.mkdir(parents=True, exist_ok=True)
+            CacheFolder(root).claim(CACHE_FILENAME, CACHE_COMPANIONS)
         except OSError as exc:
             raise CacheError(f"cannot create the response cache folder {root}: {exc}") from None
+        except HyokaError as exc:
+            raise CacheError(str(exc)) from None
         self._conn: sqlite3.Connection | None = None
         #: the keys this process holds, read once (not per stored response)
         self._secrets = KnownSecrets.from_environment()

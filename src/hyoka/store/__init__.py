@@ -17,6 +17,8 @@
 - ``read_decompressed``/``decompress_bounded``: every xz, gzip or zstd input inflated as a
   stream within a bound its format sets (a decompression bomb is refused unread).
 - ``map_readonly``: a large cache file memory-mapped, read only where it is used.
+- ``CacheFolder``: the cache folder, which others may write: its files read, mapped and
+  written without following a link below the folder the user named.
 - ``sha1_files``/``read_as_hashed``: the SHA-1s of large inputs (the question files)
   taken as streams, their bytes read back later only if they still have them.
 - ``append_bytes``: whole appends or none (a full disk leaves the file as it was).
@@ -33,6 +35,7 @@ never use them, so their names are imported on first use (``hyoka._faces``), not
 from typing import TYPE_CHECKING
 
 from hyoka._faces import lazy_face
+from hyoka.store.cache_folder import CacheFolder
 from hyoka.store.compressed import (
     CodecMissingError,
     TooLargeError,
@@ -116,6 +119,7 @@ __all__ = [
     "LOG_LOCK_WAIT_S",
     "MANIFEST_SUFFIX",
     "OUTPUT_MARKER",
+    "CacheFolder",
     "CodecMissingError",
     "FileBusyError",
     "HashedFile",

@@ -95,22 +95,25 @@ def _is_legacy_temp(name: str, target: Path) -> bool:
     return _LEGACY_TEMP.fullmatch(name[len(prefix) : -len(_TMP_SUFFIX)]) is not None
 
 
-def clean_stale_temp_files(target: Path) -> int:
+def clean_stale_temp_files(target: Path, *, dir_fd: int | None = None) -> int:
     """Remove temporary files of ours for ``target`` whose writer is dead (and an older
-    hyoka's, once they are ``LEGACY_TEMP_AGE_S`` old); how many."""
+    hyoka's, once they are ``LEGACY_TEMP_AGE_S`` old); how many. With ``dir_fd``, ``target``'s
+    folder is that open folder (``cache_folder``): listed and cleaned through it, no path
+    looked up again, no link followed."""
     removed = 0
     prefix = f".{target.name}{_TMP_MARK}"
     try:
-        entries = list(target.parent.iterdir())
+        names = os.listdir(target.parent if dir_fd is None else dir_fd)  # noqa: PTH208 (a descriptor)
     except OSError:
         return 0
     now = time.time()
-    for entry in entries:
-        name = entry.name
+    for name in names:
+        entry = target.parent / name if dir_fd is None else name
         if _is_legacy_temp(name, target):
             with contextlib.suppress(OSError):
-                if entry.is_file() and now - entry.stat().st_mtime >= LEGACY_TEMP_AGE_S:
-                    entry.unlink()
+                info = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode) and now - info.st_mtime >= LEGACY_TEMP_AGE_S:
+                    os.unlink(entry, dir_fd=dir_fd)
                     removed += 1
             continue
         if not (name.startswith(prefix) and name.endswith(_TMP_SUFFIX)):
@@ -118,7 +121,7 @@ def clean_stale_temp_files(target: Path) -> int:
         pid_text = name[len(prefix) :].split("-", 1)[0]
         if pid_text.isdigit() and not _pid_alive(int(pid_text)):
             with contextlib.suppress(OSError):
-                entry.unlink()
+                os.unlink(entry, dir_fd=dir_fd)
                 removed += 1
     return removed
 

@@ -15,13 +15,20 @@ import stat
 from pathlib import Path
 
 
-def map_readonly(path: Path) -> mmap.mmap:
+def map_readonly(
+    path: Path | str, *, dir_fd: int | None = None, follow_links: bool = True
+) -> mmap.mmap:
     """``path``'s bytes mapped read-only; ``OSError`` if it cannot be opened or is not a
     regular file, ``ValueError`` if it is empty (an empty file cannot be mapped).
 
     Opened without blocking: a FIFO left where a cache file should be would otherwise
-    wait for a writer forever, and every wait hyoka makes is bounded."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    wait for a writer forever, and every wait hyoka makes is bounded. ``dir_fd`` and
+    ``follow_links=False``: a name in an open folder, a link there refused (``OSError``), as
+    the cache folder reads it (``cache_folder``)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= os.O_NOFOLLOW
+    fd = os.open(path, flags, dir_fd=dir_fd)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(f"{path}: not a regular file")
