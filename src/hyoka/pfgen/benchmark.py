@@ -12,6 +12,7 @@ import hashlib
 import os
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -188,10 +189,17 @@ class PfgenBenchmark:
             if cached is None:
                 missing.append(qid)
             else:
-                self._scorers[qid] = QuestionScorer(cached[0], cached[1])
+                rebuild = partial(self._rebuilt_sets, qid)
+                self._scorers[qid] = QuestionScorer(cached[0], cached[1], rebuild)
         for qid, scorer in zip(missing, self._build(missing), strict=True):
             self._scorers[qid] = scorer
         return {q: self._scorers[q] for q in dict.fromkeys(question_ids)}
+
+    def _rebuilt_sets(self, question_id: str) -> list[ReferenceSet]:
+        """A question's sets built again (and cached again) from its file: what a scorer
+        loaded from the cache walks when its entry turns out damaged (``DamagedIndexError``)."""
+        (scorer,) = self._build([question_id])
+        return list(scorer.sets)
 
     def _build(self, question_ids: list[str]) -> list[QuestionScorer]:
         files = [self._files[q] for q in question_ids]

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from hyoka.errors import HyokaWarning, InputError
+from hyoka.errors import DataError, HyokaWarning, InputError
 from hyoka.pfgen.ngram_metrics import TRUTHFULNESS_SKIPPED
 from hyoka.pfgen.ngram_trie import DF_COLUMNS_START
 
@@ -105,6 +105,7 @@ def kernel_values(
     trie: QuestionTrie,
     sets: Sequence[tuple[int, float]],
     answers: Sequence[str],
+    where: str = "the question",
 ) -> tuple[list[list[float]], list[list[float]]]:
     """Fluency and Truthfulness of every answer against some sets of ``trie``.
 
@@ -112,6 +113,8 @@ def kernel_values(
     the result holds one row per set and one value per answer, as the numpy engine's
     ``fluency_values`` / ``truthfulness_values`` give them set by set (``.tolist()``).
     The kernel writes into plain ``array('d')`` buffers: this path never imports numpy.
+    A count of answers larger than its set (which only a damaged trie holds) is a
+    ``DataError`` naming ``where``, not a number.
     """
     kernel = _required_kernel()
     specs = [(column, trie.num_answers[column], baseline) for column, baseline in sets]
@@ -122,7 +125,7 @@ def kernel_values(
         size = len(sets) * len(part)
         fluency = array("d", bytes(8 * size))
         truthfulness = array("d", bytes(8 * size))
-        kernel.measure(
+        too_large = kernel.measure(
             trie.table,
             DF_COLUMNS_START + trie.set_count,
             specs,
@@ -131,6 +134,12 @@ def kernel_values(
             fluency,
             truthfulness,
         )
+        if too_large:
+            raise DataError(
+                f"{where}: its reference index counts more answers holding an n-gram than its "
+                f"set has ({too_large} such counts read): the index is damaged; nothing was "
+                "scored with it"
+            )
         for row in range(len(sets)):  # the kernel's rows: one set each, one value per answer
             cells = slice(row * len(part), (row + 1) * len(part))
             fluency_rows[row].extend(fluency[cells])

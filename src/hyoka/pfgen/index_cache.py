@@ -9,6 +9,23 @@ entries wholesale. Each entry is one raw blob of arrays plus a JSON file describ
 are written to a temporary name and renamed, blob first, so a killed build never leaves an
 entry that looks complete.
 
+An entry is checked, not trusted: bytes that rot on disk keep their size, and a rotted count
+walked as it stands scores a run far outside its range. The metadata carries the SHA-256 of
+its own content, checked whenever it is read, and a check of each region of the blob (the
+trie, each set's arrays), checked when the region is first read: the trie when the kernel
+first walks it (``_CheckedTrie``), the arrays when they are first made (``_MappedIndex``).
+So loading still costs nothing up front, and the checks run on the threads that walk, one
+question each. A region that fails is a ``DamagedIndexError``: the entry is removed, and the
+scorer rebuilds its sets from the question file and walks again (``QuestionScorer``).
+Each region's check is three CRC-32C (the kernel's ``checksum``: 300 MB of tries in 25 ms,
+where SHA-256 takes 175 and zlib's CRC-32 80) and, for a process without the kernel, its
+SHA-256. The kernel walks nearly every page of a trie anyway; the check adds its arithmetic,
+not the reading. The kernel also checks each count it reads against its set's size, and the
+scorer each value against its range.
+
+The cache folder is untrusted (``store.CacheFolder``): entries are read, mapped and written
+without following a link, so a link left there is never written through.
+
 The blob holds each set's ``NgramIndex`` arrays (the numpy engine's) and the question's
 combined trie (the kernel's, ``ngram_trie``), every array at an aligned offset. It is
 memory-mapped, not read: the trie is a ``uint32`` memoryview of the mapping and each set's
@@ -19,6 +36,7 @@ which never reads the ``NgramIndex`` arrays, never imports numpy.
 
 from __future__ import annotations
 
+import hashlib
 import mmap
 import re
 import sys
@@ -27,11 +45,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hyoka.errors import DataError, InputError
+from hyoka.pfgen.engine import kernel_module
 from hyoka.pfgen.ngram_index import NgramIndex
 from hyoka.pfgen.ngram_trie import QuestionTrie
 from hyoka.pfgen.questions import QuestionInfo
-from hyoka.pfgen.scorer import ReferenceSet, with_trie
-from hyoka.store import atomic_write_bytes, default_cache_dir, map_readonly, read_json, write_json
+from hyoka.pfgen.scorer import DamagedIndexError, ReferenceSet, with_trie
+from hyoka.store import CacheFolder, default_cache_dir, json_text, parse_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,8 +58,8 @@ if TYPE_CHECKING:
 else:
     from hyoka._lazy_numpy import numpy as np
 
-#: Bump when the stored layout or the index semantics change.
-ENGINE_VERSION = 3
+#: Bump when the stored layout or the index semantics change (4: checks in the metadata).
+ENGINE_VERSION = 4
 #: Every array of a blob starts at a multiple of this many bytes (aligned loads).
 ALIGNMENT = 64
 _NATIVE = "<" if sys.byteorder == "little" else ">"
@@ -52,14 +71,23 @@ _TABLE_DTYPE = _NATIVE + "u4"
 #: at load although the arrays are made later, when first read.
 _ARRAY_DTYPES = {"keys": _NATIVE + "u8", "df": _NATIVE + "i4", "num_answers": _NATIVE + "i8"}
 _ARRAY_NAME = re.compile(r"(keys|df)_([1-9][0-9]*)|num_answers")
+#: The checks of a region, by name: the kernel's three CRC-32C, and SHA-256.
+FAST_CHECK = "crc32c-3"
+PORTABLE_CHECK = "sha256"
+#: The key of the metadata's own SHA-256 (of its content without it).
+META_CHECK = "check"
+#: A metadata file larger than this is no entry (one is a few kilobytes).
+MAX_META_BYTES = 1 << 20
 
 
 class IndexCache:
     def __init__(self, root: Path | None = None) -> None:
-        self.root = (root or default_cache_dir()) / f"pfgen-index-v{ENGINE_VERSION}"
+        self.folder = CacheFolder(root or default_cache_dir(), f"pfgen-index-v{ENGINE_VERSION}")
+        self.root = self.folder.path
 
-    def _paths(self, sha1: str) -> tuple[Path, Path]:
-        return self.root / f"{sha1}.json", self.root / f"{sha1}.bin"
+    @staticmethod
+    def _names(sha1: str) -> tuple[str, str]:
+        return f"{sha1}.json", f"{sha1}.bin"
 
     def load_info(self, sha1: str) -> QuestionInfo | None:
         """Only the question's metadata: cheap, for mapping answers to questions."""
@@ -67,42 +95,47 @@ class IndexCache:
         if meta is None:
             return None
         try:
-            return QuestionInfo.from_json(meta["question"], str(self._paths(sha1)[0]))
+            return QuestionInfo.from_json(meta["question"], str(self.root / self._names(sha1)[0]))
         except (KeyError, TypeError, ValueError, DataError):
             return None
 
     def load(self, sha1: str) -> tuple[QuestionInfo, list[ReferenceSet]] | None:
         """The cached question and sets (linked to their trie), or None when absent or
-        unreadable (then rebuilt). The arrays are views of the mapped blob: nothing is read
-        or parsed until used."""
+        unreadable (then rebuilt). The arrays and the trie are views of the mapped blob:
+        nothing is read, parsed or checked until used."""
         meta = self._load_meta(sha1)
         if meta is None:
             return None
+        meta_name, blob_name = self._names(sha1)
         try:
-            blob = map_readonly(self._paths(sha1)[1])
-            if len(blob) != meta["blob_size"]:
+            blob = self.folder.map(blob_name)
+            if blob is None or len(blob) != meta["blob_size"]:
                 return None
-            info = QuestionInfo.from_json(meta["question"], str(self._paths(sha1)[0]))
+            info = QuestionInfo.from_json(meta["question"], str(self.root / meta_name))
+            damaged = self._damaged(sha1)
             sets = []
             for stored in meta["sets"]:
                 if not _well_formed(stored["arrays"], len(blob)):
                     return None
-                index = _MappedIndex(int(stored["num_answers"]), _index_maker(blob, stored))
+                arrays = _arrays_region(blob, stored)
+                check = _checker(arrays, stored["check"], damaged)
+                index = _MappedIndex(int(stored["num_answers"]), _index_maker(blob, stored, check))
                 sets.append(ReferenceSet(stored["name"], index, float(stored["baseline"])))
             dtype, offset, rows, stride = meta["trie"]
             if dtype != _TABLE_DTYPE or stride != 2 + len(sets) or rows < 2:
                 return None
             if not _fits(len(blob), dtype, offset, rows * stride):
                 return None
-            table = memoryview(blob)[offset : offset + rows * stride * 4].cast("I", (rows, stride))
-            trie = QuestionTrie(table, tuple(s.index.num_answers for s in sets))
-            return info, with_trie(sets, trie)
+            table = memoryview(blob)[offset : offset + rows * stride * 4]
+            check = _checker(table, meta["trie_check"], damaged)
+            sizes = tuple(s.index.num_answers for s in sets)
+            return info, with_trie(sets, _CheckedTrie(table, (rows, stride), sizes, check))
         except (OSError, ValueError, KeyError, TypeError, DataError):
             return None
 
     def store(self, sha1: str, info: QuestionInfo, sets: list[ReferenceSet]) -> None:
         """Blob first, metadata last: an entry without its metadata file does not exist."""
-        meta_path, blob_path = self._paths(sha1)
+        meta_name, blob_name = self._names(sha1)
         chunks: list[bytes] = []
         offset = 0
 
@@ -129,21 +162,100 @@ class IndexCache:
                 }
             )
         nodes = _trie_of(sets).nodes  # numpy, whether the trie was built or mapped
-        trie = [nodes.dtype.str, place(nodes), int(nodes.shape[0]), int(nodes.shape[1])]
-        meta = {"question": info.to_json(), "sets": stored_sets, "trie": trie, "blob_size": offset}
-        self.root.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(blob_path, b"".join(chunks))
-        write_json(meta_path, meta, indent=None)
+        start = place(nodes)
+        trie = [nodes.dtype.str, start, int(nodes.shape[0]), int(nodes.shape[1])]
+        blob = b"".join(chunks)
+        for stored in stored_sets:
+            stored["check"] = _checks(_arrays_region(blob, stored))
+        table = memoryview(blob)[start : start + nodes.nbytes]
+        meta = {
+            "question": info.to_json(),
+            "sets": stored_sets,
+            "trie": trie,
+            "trie_check": _checks(table),
+            "blob_size": offset,
+        }
+        meta[META_CHECK] = _meta_digest(meta)
+        self.folder.write_file(blob_name, blob)
+        self.folder.write_file(meta_name, json_text(meta).encode("utf-8"))
 
     def _load_meta(self, sha1: str) -> dict[str, Any] | None:
-        meta_path = self._paths(sha1)[0]
-        if not meta_path.is_file():  # absent, or a FIFO whose read would wait for ever
+        """The entry's metadata, if it is a regular file (a link, a FIFO: no entry) whose
+        content has the SHA-256 it records."""
+        meta_name = self._names(sha1)[0]
+        data = self.folder.read_file(meta_name, MAX_META_BYTES)
+        if data is None:
             return None
         try:
-            meta = read_json(meta_path, strict=False)
+            meta = parse_json(data, str(self.root / meta_name))
         except InputError:
             return None
-        return meta if isinstance(meta, dict) else None
+        if not isinstance(meta, dict) or meta.get(META_CHECK) != _meta_digest(meta):
+            return None
+        return meta
+
+    def _damaged(self, sha1: str) -> Callable[[], DamagedIndexError]:
+        """What a region of the entry failing its check when first read raises: the entry
+        is removed, so whatever cannot rebuild it now (``QuestionScorer`` can) stops with
+        one line, and the next run rebuilds it."""
+
+        def damaged() -> DamagedIndexError:
+            self.folder.remove(*self._names(sha1))
+            return DamagedIndexError(
+                f"{self.root / self._names(sha1)[1]}: an index cache entry whose bytes are not "
+                "those it was written with (damaged on disk); it is removed: run the command "
+                "again to rebuild it"
+            )
+
+        return damaged
+
+
+def _meta_digest(meta: dict[str, Any]) -> str:
+    """SHA-256 of the metadata's content without its own check, in one canonical text."""
+    content = {key: value for key, value in meta.items() if key != META_CHECK}
+    return hashlib.sha256(json_text(content, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _checks(region: memoryview | bytes) -> dict[str, str]:
+    """A region's checks: its SHA-256 and, where the kernel is built, its three CRC-32C."""
+    checks = {PORTABLE_CHECK: hashlib.sha256(region).hexdigest()}
+    kernel = kernel_module()
+    if kernel is not None:
+        checks[FAST_CHECK] = kernel.checksum(region).hex()
+    return checks
+
+
+def _checker(
+    region: memoryview, checks: Any, damaged: Callable[[], DamagedIndexError]
+) -> Callable[[], None]:
+    """What checks ``region`` against ``checks`` and raises ``damaged()`` when it fails."""
+
+    def check() -> None:
+        if not _passes(region, checks):
+            raise damaged()
+
+    return check
+
+
+def _passes(region: memoryview, checks: Any) -> bool:
+    """Whether ``region`` has the checks recorded for it: the kernel's where both are
+    there, else SHA-256."""
+    if not isinstance(checks, dict):
+        return False
+    kernel = kernel_module()
+    if kernel is not None and isinstance(checks.get(FAST_CHECK), str):
+        return bool(kernel.checksum(region).hex() == checks[FAST_CHECK])
+    expected = checks.get(PORTABLE_CHECK)
+    return isinstance(expected, str) and hashlib.sha256(region).hexdigest() == expected
+
+
+def _arrays_region(blob: mmap.mmap | bytes, stored: dict[str, Any]) -> memoryview:
+    """The bytes from a stored set's first array to the end of its last (``_well_formed``
+    arrays)."""
+    arrays = stored["arrays"]
+    start = min(offset for _, _, offset, _ in arrays)
+    end = max(offset + count * int(dtype[2:]) for _, dtype, offset, count in arrays)
+    return memoryview(blob)[start:end]
 
 
 def _trie_of(sets: list[ReferenceSet]) -> QuestionTrie:
@@ -191,10 +303,14 @@ def _well_formed(arrays: Any, blob_size: int) -> bool:
     return levels["keys"] == expected and levels["df"] == expected
 
 
-def _index_maker(blob: mmap.mmap, stored: dict[str, Any]) -> Callable[[], NgramIndex]:
-    """What makes a set's ``NgramIndex`` from its arrays in the mapped blob, when needed."""
+def _index_maker(
+    blob: mmap.mmap, stored: dict[str, Any], check: Callable[[], None]
+) -> Callable[[], NgramIndex]:
+    """What makes a set's ``NgramIndex`` from its arrays in the mapped blob, when needed,
+    once they pass ``check``."""
 
     def make() -> NgramIndex:
+        check()
         arrays = {
             name: np.frombuffer(blob, np.dtype(dtype), count, offset)
             for name, dtype, offset, count in stored["arrays"]
@@ -229,3 +345,28 @@ class _MappedIndex(NgramIndex):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return NgramIndex, (self.keys, self.df, self.num_answers)
+
+
+class _CheckedTrie(QuestionTrie):
+    """A question's trie in the mapped blob, its bytes checked when its table is first read
+    (the kernel's walk, or ``nodes``), and only then made a ``uint32`` view (the kernel
+    reads it as C ``unsigned int``, with no numpy in the process). A trie loaded and never
+    walked is never read."""
+
+    def __init__(
+        self,
+        region: memoryview,
+        shape: tuple[int, int],
+        num_answers: tuple[int, ...],
+        check: Callable[[], None],
+    ) -> None:
+        object.__setattr__(self, "num_answers", num_answers)
+        object.__setattr__(self, "_unchecked", (region, shape, check))
+
+    def __getattr__(self, name: str) -> Any:  # only for what is not yet set: table
+        if name != "table":
+            raise AttributeError(name)
+        region, shape, check = self.__dict__["_unchecked"]
+        check()
+        object.__setattr__(self, "table", region.cast("I", shape))
+        return self.__dict__["table"]

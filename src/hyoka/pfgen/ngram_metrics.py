@@ -13,7 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from hyoka.pfgen._codepoints import CodepointBatch, encode
-from hyoka.pfgen.ngram_index import NgramIndex, search_sorted_keys, window_keys
+from hyoka.pfgen.ngram_index import MAX_NGRAM, NgramIndex, search_sorted_keys, window_keys
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,6 +32,28 @@ TRUTHFULNESS_NGRAM = 3
 TRUTHFULNESS_SKIPPED = "^$、。・「」『』（）【】［］〈〉《》"
 #: Below this document share a 3-gram already counts fully (0.5%).
 TRUTHFULNESS_SATURATION = 200.0
+
+
+def _most_discounted_grams() -> float:
+    """The largest ``D(L) * d(L)`` over prefix lengths L: a prefix of L characters holds at
+    most ``D(L) = sum(L - n + 1 for n = 1..10)`` distinct n-grams, and ``d`` discounts
+    prefixes longer than 100 (955, at L = 100)."""
+    return max(
+        sum(max(length - n + 1, 0) for n in range(1, MAX_NGRAM + 1))
+        * (1 - max(length - 100, 0) / 50)
+        for length in range(1, FLUENCY_WINDOW + 1)
+    )
+
+
+_MOST_DISCOUNTED_GRAMS = _most_discounted_grams()
+
+
+def fluency_ceiling(num_answers: int, baseline: float) -> float:
+    """The largest Fluency any answer can have against a set of ``num_answers`` answers
+    with this baseline: each distinct n-gram of a prefix adds at most ``num_answers`` (its
+    document frequency). Truthfulness lies in [0, 1] by its definition; a value outside
+    its range can only come from a damaged index (``QuestionScorer.measure`` refuses it)."""
+    return _MOST_DISCOUNTED_GRAMS * num_answers / baseline
 
 
 def length_discount(lengths: npt.NDArray[np.int64]) -> F64Array:

@@ -7,7 +7,7 @@ share of Fluency and Truthfulness is rounded to 6 decimals, Helpfulness to 5, th
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import repeat
 from operator import add, truediv
@@ -18,9 +18,14 @@ from hyoka.pfgen._pysum import Summation, float_sum, plain_sum_is_compensated, s
 from hyoka.pfgen.engine import kernel_values, use_kernel
 from hyoka.pfgen.keywords import HelpfulnessResult, helpfulness
 from hyoka.pfgen.ngram_index import NgramIndex
-from hyoka.pfgen.ngram_metrics import fluency_values, truthfulness_values
+from hyoka.pfgen.ngram_metrics import fluency_ceiling, fluency_values, truthfulness_values
 from hyoka.pfgen.ngram_trie import QuestionTrie, TrieColumn
 from hyoka.pfgen.questions import QuestionInfo
+
+
+class DamagedIndexError(DataError):
+    """A reference index whose bytes fail their check when first read (a cache entry that
+    rotted on disk, ``index_cache``): never walked; its entry is removed."""
 
 
 @dataclass(frozen=True)
@@ -100,15 +105,25 @@ class Measurement:
 
 
 class QuestionScorer:
-    """Scores any number of answers to one question against all of its reference sets."""
+    """Scores any number of answers to one question against all of its reference sets.
 
-    def __init__(self, info: QuestionInfo, sets: Sequence[ReferenceSet]) -> None:
+    ``rebuild``, where the sets came from the index cache: what builds them again from the
+    question file, should their bytes fail their check when first walked (``DamagedIndexError``):
+    the scorer then walks the rebuilt sets instead, once."""
+
+    def __init__(
+        self,
+        info: QuestionInfo,
+        sets: Sequence[ReferenceSet],
+        rebuild: Callable[[], Sequence[ReferenceSet]] | None = None,
+    ) -> None:
         if not sets:
             raise DataError(f"question {info.question_id} has no reference sets")
         self.info = info
         self.sets = tuple(sets)
         self._names = tuple(s.name for s in self.sets)
         self._trie: tuple[QuestionTrie, list[int]] | None = None
+        self._rebuild = rebuild
 
     @property
     def set_names(self) -> tuple[str, ...]:
@@ -116,14 +131,32 @@ class QuestionScorer:
 
     def measure(self, answers: Sequence[str]) -> list[Measurement]:
         """The unrounded values of many answers: all sets in one walk of the question's trie
-        (the compiled kernel), or set by set in one array pass (numpy); the same floats."""
+        (the compiled kernel), or set by set in one array pass (numpy); the same floats.
+        Every value is checked against its metric's range (``_within``)."""
+        try:
+            return self._measure(answers)
+        except DamagedIndexError:
+            if self._rebuild is None:
+                raise
+            rebuilt = tuple(self._rebuild())
+            if [s.name for s in rebuilt] != list(self._names):
+                raise
+            self.sets, self._trie, self._rebuild = rebuilt, None, None
+            return self._measure(answers)
+
+    def _measure(self, answers: Sequence[str]) -> list[Measurement]:
+        where = f"question {self.info.question_id}"
         if use_kernel():
             trie, columns = self._question_trie()
             specs = [(c, s.baseline) for c, s in zip(columns, self.sets, strict=True)]
-            fluency, truth = kernel_values(trie, specs, answers)
+            fluency, truth = kernel_values(trie, specs, answers, where)
         else:
             fluency = [fluency_values(s.index, answers, s.baseline).tolist() for s in self.sets]
             truth = [truthfulness_values(s.index, answers).tolist() for s in self.sets]
+        for s, fluency_row, truth_row in zip(self.sets, fluency, truth, strict=True):
+            ceiling = fluency_ceiling(s.index.num_answers, s.baseline)
+            _within(fluency_row, ceiling, f"{where}: Fluency against reference set {s.name!r}")
+            _within(truth_row, 1.0, f"{where}: Truthfulness against reference set {s.name!r}")
         helpful = helpfulness(self.info.rules, answers)
         # one row per set -> one tuple per answer (``zip(*rows)``, no per-answer loop here)
         return [
@@ -241,6 +274,20 @@ class QuestionScorer:
         return list(
             map(_answer_score, fluency, truth, helpful, [s.missed for s in scores], averages)
         )
+
+
+def _within(values: list[float], ceiling: float, what: str) -> None:
+    """``values`` all in [0, ``ceiling``], or a ``DataError``: only a damaged reference
+    index gives a value outside the range of its metric, and an average made of it would be
+    outside the average's (a run scored far above 1)."""
+    total = sum(values, 0.0)  # NaN where any value is
+    if not values or (min(values) >= 0.0 and max(values) <= ceiling and total == total):
+        return
+    bad = next(v for v in values if not 0.0 <= v <= ceiling)
+    raise DataError(
+        f"{what} is {bad!r} for an answer, outside its range [0, {ceiling:.6g}]: the reference "
+        "index is damaged; nothing was scored with it"
+    )
 
 
 def _share_sum(shares: Collection[float], summation: Summation) -> float:
