@@ -873,6 +873,7 @@ def test_cli_shows_the_length_controlled_rate_against_the_baseline_beside_the_ra
             BaselineVerdict(
                 model, f"{qid}/{turn}",
                 share[method] if mine > theirs else 1.0 - share[method], mine, theirs,
+                group=str(qid),  # both turns of a question drawn together
             )
             for model in ("varied", "padded") for qid in LC_BASE for turn in (1, 2)
             for mine, theirs in [(sizes[model][qid][turn - 1], LC_BASE[qid][turn - 1])]
@@ -893,6 +894,8 @@ def test_cli_shows_the_length_controlled_rate_against_the_baseline_beside_the_ra
         assert [table[(method, "padded")][k] for k in ("wins", "win rate")] == ["10", "1.000"]
     signature = length_controlled_winrates(verdicts, baseline="base").signature.line
     assert f"signature: {signature}" in text and "kind:length-controlled-winrate" in signature
+    # the interval draws questions (both turns together), as every two-turn statistic does
+    assert "|resample:question|" in signature
     assert "length-controlled: a model's win rate against base" in text
     # beside them, every model's Bradley–Terry rating raw and style-controlled: the
     # library's rate_with_style on the same battles (one per judged turn, model_1's share)
@@ -903,7 +906,7 @@ def test_cli_shows_the_length_controlled_rate_against_the_baseline_beside_the_ra
         battles = [
             StyledBattle(
                 model, "base", share[method] if mine > theirs else 1.0 - share[method],
-                StyleCounts(mine, 0, 0, 0), StyleCounts(theirs, 0, 0, 0),
+                StyleCounts(mine, 0, 0, 0), StyleCounts(theirs, 0, 0, 0), group=str(qid),
             )
             # in the file's order: by model pair, then question and turn
             for model in ("padded", "varied") for qid in LC_BASE for turn in (1, 2)
@@ -934,6 +937,7 @@ def test_cli_shows_the_length_controlled_rate_against_the_baseline_beside_the_ra
             assert (line in text) == whole
     assert f"signature: {expected_bt.controlled.signature.line}" in text
     assert "kind:style-controlled-bt|features:length,markdown|" in text
+    assert "|resample:question|" in expected_bt.controlled.signature.line
 
 
 def test_length_control_reads_the_baseline_on_either_side(bench: Bench) -> None:
@@ -963,7 +967,8 @@ def test_length_control_reads_the_baseline_on_either_side(bench: Bench) -> None:
             mirrored.append(_pair("base", "varied", qid, turn, MIRROR[letter], mirror))
             for method, share in (("prob", 0.7 + 0.1 / 2), ("bs2", 1.0)):
                 verdicts[method].append(BaselineVerdict(
-                    "varied", f"{qid}/{turn}", share if won else 1.0 - share, mine, theirs
+                    "varied", f"{qid}/{turn}", share if won else 1.0 - share, mine, theirs,
+                    group=str(qid),
                 ))  # fmt: skip
     one = length_controlled(lines, ("prob", "bs2"), "base", lengths)
     other = length_controlled(mirrored, ("prob", "bs2"), "base", lengths)

@@ -86,7 +86,7 @@ DECLARED = {
     "judge-meta": ("reference", "resamples", "seed"),
     "rakuda-ranking": ("bench", "fit", "rounds", "seed"),
     "length-controlled-winrate": (
-        "baseline", "fit", "features", "length", "resamples", "confidence", "seed",
+        "baseline", "fit", "features", "length", "resamples", "confidence", "seed", "resample",
     ),
     "style-controlled-bt": (
         "features", "normalisation", "length", "rounds", "confidence", "seed", "anchor",

@@ -15,6 +15,10 @@ one verdict per judged turn, lengths the characters of the two answers to that t
 With or without a baseline, each method's verdicts also rate every model by Bradley–Terry,
 raw and style-controlled (``stats.rate_with_style``: arena-hard's length and Markdown
 features of the two answers to the turn, fitted jointly), one battle per judged turn.
+
+The turns of one question are not independent of each other (the second follows the
+first), so where the records hold second turns both bootstraps draw whole questions, as
+every statistic of two-turn judgments does (the signatures say ``resample:question``).
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ def length_controlled(
     ``lengths`` (question_id, turn, model -> characters, ``pairwise.turn_lengths``) gives
     both answers' lengths. A method with no valid verdict against the baseline has none."""
     found: dict[str, LengthControlled] = {}
+    two_turn = _two_turn(records)
     for method in methods:
         verdicts = []
         for record in records:
@@ -77,11 +82,18 @@ def length_controlled(
                 BaselineVerdict(
                     model, f"{record.question_id}/{record.turn}", share if first else 1.0 - share,
                     lengths[(*turn, model)], lengths[(*turn, baseline)],
+                    group=str(record.question_id) if two_turn else None,
                 )
             )  # fmt: skip
         if verdicts:
             found[method] = length_controlled_winrates(verdicts, baseline=baseline)
     return found
+
+
+def _two_turn(records: Sequence[PairJudgmentLine]) -> bool:
+    """Whether the records are turns of two-turn dialogues (some turn after the first):
+    the bootstraps then draw whole questions."""
+    return any(record.turn > 1 for record in records)
 
 
 def first_share(record: PairJudgmentLine, method: str) -> float | None:
@@ -102,6 +114,7 @@ def style_controlled(
     ``model_1``'s share (``first_share``), both answers' style from ``styles``
     (``pairwise.turn_styles``). A method with no valid verdict has none."""
     found: dict[str, RawAndControlled] = {}
+    two_turn = _two_turn(records)
     for method in methods:
         battles = []
         for record in records:
@@ -109,7 +122,12 @@ def style_controlled(
             one = styles.get((record.question_id, record.turn, record.model_1))
             two = styles.get((record.question_id, record.turn, record.model_2))
             if share is not None and one is not None and two is not None:
-                battles.append(StyledBattle(record.model_1, record.model_2, share, one, two))
+                battles.append(
+                    StyledBattle(
+                        record.model_1, record.model_2, share, one, two,
+                        group=str(record.question_id) if two_turn else None,
+                    )
+                )  # fmt: skip
         if battles:
             found[method] = rate_with_style(battles, controls=controls)
     return found

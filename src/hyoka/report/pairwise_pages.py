@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hyoka.errors import InputError
@@ -178,11 +178,17 @@ def analyse(outcomes: Sequence[PairOutcome], method: str, rounds: int, seed: int
     counts = head_to_head(letters)
     invalid = sum(1 for _, _, letter in letters if letter is None)
     battles: list[tuple[str, str, float]] = []
+    rated: list[PairOutcome] = []
     for o in outcomes:
         value = share(o, method)
         if value is not None:
             battles.append((o.x, o.y, value))
-    ratings = bradley_terry(Battles.of(battles), rounds=rounds, seed=seed) if battles else None
+            rated.append(o)
+    ratings = (
+        bradley_terry(Battles.of(battles), rounds=rounds, seed=seed, groups=_groups(rated))
+        if battles
+        else None
+    )
     matrix = {k: (c.wins, c.ties, c.losses) for k, c in counts.items() if c.valid}
     return MethodResult(method, models, matrix, invalid, ratings)
 
@@ -204,9 +210,20 @@ def style_controlled(
         seconds.append(o.styles[1])
     if not battles:
         return None
+    rated = [o for o in outcomes if share(o, method) is not None]
     return style_controlled_bradley_terry(
-        Battles.of(battles), firsts, seconds, rounds=rounds, seed=seed
+        Battles.of(battles), firsts, seconds, rounds=rounds, seed=seed, groups=_groups(rated)
     )
+
+
+def _groups(outcomes: Sequence[PairOutcome]) -> list[str] | None:
+    """Each item's question where the items are turns of two-turn dialogues: the bootstrap
+    then draws whole questions (both turns together), as ``mtbench.pair_summary`` does;
+    ``None`` (draw items) otherwise."""
+    turns = [o.turn for o in outcomes]
+    if not turns or any(t is None for t in turns) or all(t[1] == 1 for t in turns if t):
+        return None
+    return [str(t[0]) for t in turns if t is not None]
 
 
 def baseline(outcomes: Sequence[PairOutcome]) -> str | None:
@@ -238,7 +255,13 @@ def length_controlled(
         mine, theirs = (o.styles[0], o.styles[1]) if first else (o.styles[1], o.styles[0])
         own = value if first else 1.0 - value
         verdicts.append(BaselineVerdict(model, o.item, own, mine.chars, theirs.chars))
-    return length_controlled_winrates(verdicts, baseline=against) if verdicts else None
+    if not verdicts:
+        return None
+    rated = [o for o in outcomes if share(o, method) is not None]
+    groups = _groups(rated)  # two-turn dialogues: a question's turns drawn together
+    if groups is not None:
+        verdicts = [replace(v, group=g) for v, g in zip(verdicts, groups, strict=True)]
+    return length_controlled_winrates(verdicts, baseline=against)
 
 
 def _letter(verdict: str | None) -> str | None:

@@ -27,6 +27,7 @@ from hyoka.stats.label_files import label_table_from_files
 from hyoka.stats.labels import LETTERS, MIRROR, VERDICT_NAMES, LabelTable
 from hyoka.stats.length_adjusted import Grade, LengthAdjusted, length_adjusted_scores
 from hyoka.stats.length_control import (
+    RESAMPLED_GROUP,
     BaselineVerdict,
     LengthControlled,
     length_controlled_winrates,
@@ -50,7 +51,6 @@ from hyoka.stats.single_grades import (
     read_single_grades,
 )
 from hyoka.stats.style_control import (
-    RESAMPLED_GROUP,
     STYLE_CONTROLS,
     RawAndControlled,
     StyleControlled,

@@ -19,7 +19,9 @@ penalty by 5-fold cross-validation and regularises toward two "gamed" baselines 
 with its own data, which no other benchmark has); difficulty is taken only where given
 (upstream's comes from its own precomputed table). Intervals are percentile bootstrap
 intervals over the model's verdicts drawn with replacement (seeded), each draw refitted;
-the length scale sd(Δ) is the full data's.
+where verdicts belong to groups (the turns of one question), a draw weights whole groups
+(named in the signature), as every other statistic of two-turn judgments resamples
+questions; the length scale sd(Δ) is the full data's.
 
 Where the answers were always equally long there is nothing to control: the controlled
 rate is the fit of the model term alone. Where the length term cannot be told apart from
@@ -43,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from hyoka.errors import InputError
-from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType
+from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType, only_when_set
 from hyoka.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -57,6 +59,8 @@ from hyoka.stats.bootstrap import (
 from hyoka.stats.logistic import fit_logistic, sigmoid
 
 LENGTH_UNIT = "characters"
+#: what a grouped bootstrap draws (the signature's ``resample``)
+RESAMPLED_GROUP = "question"
 #: the fit's name in the signature
 FIT = "logistic-ml"
 LENGTH_FEATURE = "tanh-std-length-difference"
@@ -84,19 +88,24 @@ class LengthControlSignature(SignatureType):
     resamples: int
     confidence: float
     seed: int
+    #: what a bootstrap draw resamples where not verdicts (``question``: a group's turns)
+    resample: str | None = only_when_set()
 
 
 @dataclass(frozen=True)
 class BaselineVerdict:
     """One judged comparison of ``model`` with the baseline on ``question``: the model's
     share of the win (1 win, 0.5 tie, 0 loss, or P(model) + P(tie)/2 where the judge gave
-    probabilities) and both answers' lengths in characters."""
+    probabilities) and both answers' lengths in characters; ``group``: the question it
+    belongs to, where the bootstrap should draw questions, not verdicts (a turn of a
+    two-turn dialogue)."""
 
     model: str
     question: str
     share: float
     model_chars: int
     baseline_chars: int
+    group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -213,12 +222,15 @@ def _one_model(
     )
     point = _controlled_rows(design, outcome, np.ones((1, n)), has_length)[0]
 
+    unit, units = _units(verdicts)
+
     def statistic(picks: IntArray) -> FloatArray:
-        return _controlled_rows(design, outcome, draw_weights(picks, n), has_length)
+        weights = draw_weights(picks, units)[:, unit]
+        return _controlled_rows(design, outcome, weights, has_length)
 
     rng = np.random.default_rng(seed)
     cells = _BATCH_CELLS // max(1, design.shape[1])
-    draws = resampled(statistic, n, resamples, rng, batch_cells=cells)
+    draws = resampled(statistic, units, resamples, rng, batch_cells=cells)
     low, high = percentiles(draws, confidence)
 
     def interval(k: int) -> Interval:
@@ -227,6 +239,16 @@ def _one_model(
         return Interval(float(point[k]), float(low[k]), float(high[k]), confidence, resamples)
 
     return ControlledWinRate(model, n, interval(0), interval(1), interval(2), scale)
+
+
+def _units(verdicts: Sequence[BaselineVerdict]) -> tuple[IntArray, int]:
+    """Each verdict's resampling unit and how many: its group (in first-seen order) where
+    the verdicts carry groups, else the verdict itself."""
+    if verdicts[0].group is None:
+        return np.arange(len(verdicts), dtype=np.int64), len(verdicts)
+    index: dict[str | None, int] = {}
+    unit = np.asarray([index.setdefault(v.group, len(index)) for v in verdicts], dtype=np.int64)
+    return unit, len(index)
 
 
 def length_controlled_winrates(
@@ -245,7 +267,9 @@ def length_controlled_winrates(
     if not 0.0 < confidence < 1.0:
         raise InputError("confidence must lie strictly between 0 and 1")
     by_model: dict[str, list[BaselineVerdict]] = {}
+    grouped: set[bool] = set()
     for verdict in verdicts:
+        grouped.add(verdict.group is not None)
         if verdict.model == baseline:
             raise InputError(f"a verdict compares the baseline {baseline!r} with itself")
         if math.isnan(verdict.share) or not 0.0 <= verdict.share <= 1.0:
@@ -256,6 +280,8 @@ def length_controlled_winrates(
         by_model.setdefault(verdict.model, []).append(verdict)
     if not by_model:
         raise InputError("length-controlled win rate: no verdicts against the baseline")
+    if len(grouped) > 1:
+        raise InputError("length-controlled win rate: either every verdict has a group or none")
     rates = tuple(
         _one_model(model, rows, difficulty, resamples, confidence, seed)
         for model, rows in by_model.items()
@@ -269,5 +295,6 @@ def length_controlled_winrates(
         resamples=resamples,
         confidence=confidence,
         seed=seed,
+        resample=RESAMPLED_GROUP if True in grouped else None,
     ).signature()
     return LengthControlled(baseline, rates, signature)

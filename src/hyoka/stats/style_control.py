@@ -75,7 +75,7 @@ from hyoka.stats.bradley_terry import (
     group_units,
     to_elo,
 )
-from hyoka.stats.length_control import LENGTH_UNIT
+from hyoka.stats.length_control import LENGTH_UNIT, RESAMPLED_GROUP
 from hyoka.stats.logistic import fit_logistic, separating_move
 from hyoka.stats.ranking_quality import ScoreDraws
 from hyoka.stats.separation import (
@@ -95,8 +95,6 @@ LENGTH, MARKDOWN = "length", "markdown"
 STYLE_CONTROLS = (LENGTH, MARKDOWN)
 MARKDOWN_KINDS = ("headers", "lists", "bold")
 NORMALISATION = "arena-hard-normalised-difference-rms-scaled"
-#: what a grouped bootstrap draws (the signature's ``resample``)
-RESAMPLED_GROUP = "question"
 #: battles × resamples per batch of refits (bounds memory)
 _BATCH_CELLS = 400_000
 
