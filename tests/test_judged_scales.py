@@ -133,3 +133,14 @@ def test_the_radar_is_drawn_on_the_benchmarks_scale(tmp_path: Path) -> None:
     page = (site / "mtbench" / "elyza-tasks-100" / "index.html").read_text(encoding="utf-8")
     # the rings of 2 and 4 (a 0-10 chart has five: 2, 4, 6, 8, 10)
     assert page.count('fill="none" stroke="#e3e6ea"/>') == 2
+
+
+def test_judge_meta_refuses_a_true_grade(tmp_path: Path) -> None:
+    """A ``true`` in a FastChat single-grading file was a grade of 1 to ``judge meta``."""
+    folder = tmp_path / "pfmt-fin" / "model_judgment" / "j_single"
+    rows = [json.loads(line) for line in PFMT_FILE.read_text("utf-8").splitlines()]
+    rows[2]["score"] = True
+    path = _write(folder / "gpt-4.jsonl", rows)
+    result = _run("judge", "meta", "--single", str(folder), "--resamples", "20")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {path}:3: not a GradeLine record")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, StrictInt
+from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt
 
 from hyoka.errors import InputError
 from hyoka.stats.labels import LabelTable
@@ -89,8 +89,9 @@ class GradeLine(BaseModel):
 
     question_id: StrictInt | str
     model: str
-    #: a list only in swallow-evaluation's lines (refused: ``_checked``)
-    score: float | list[Any]
+    #: a list only in swallow-evaluation's lines (refused: ``_checked``); a JSON number,
+    #: never ``true`` (Python's bool is an int) nor ``"8"``
+    score: StrictFloat | list[Any]
     judge: str | list[Any]
     turn: int = 1
     #: hyoka's: the choice graded where the answers hold several (``--trials``)
