@@ -263,6 +263,9 @@ def _copy_example(name: str, to: str) -> str:
 
 
 QUICK_PATH = (
+    Step("hyoka data fetch pfgen", shows="52 already present"),
+    Step("hyoka data verify pfgen", shows="all 52 files verified"),
+    Step("hyoka data fetch mt-bench", shows="already present"),
     Step('echo \'{"id": "q1", "question": "富士山の高さは?", "answer": "3,776 mです。"'),
     Step("echo '{\"reply\": [\"評価: [[7]]\""),
     Step("hyoka judge single one.jsonl -j scripted/judge-script.jsonl", shows="8.000"),
