@@ -132,3 +132,24 @@ def test_bad_input(tmp_path: Path) -> None:
     table.write_text("model,pfgen_score,judge_score\na,0.5,7\nb,0.6,8\n", encoding="utf-8")
     assert "at least 3 pairs" in _error(_correlate("--table", str(table)))
     assert "no result.json" in _error(_correlate(str(tmp_path)))
+
+
+@pytest.mark.parametrize("scale", [1e307, 1e-300])
+def test_scores_near_the_ends_of_the_float_range_correlate_as_ordinary_ones(
+    tmp_path: Path, scale: float
+) -> None:
+    """Pearson's r does not change when one side is multiplied by a positive number:
+    judge scores near 1e308 (whose sums overflow) or 1e-300 (whose squares vanish)
+    give scipy's r of the same scores at ordinary size, not a wrong number (0.0 before)."""
+    pfgen = [0.41, 0.55, 0.38, 0.62, 0.47, 0.59]
+    judge = [3.1, 7.9, 2.5, 6.2, 4.4, 9.0]
+    table = tmp_path / "scores.csv"
+    rows = [f"m{i},{p},{j * scale!r}" for i, (p, j) in enumerate(zip(pfgen, judge, strict=True))]
+    table.write_text("model,pfgen_score,judge_score\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    result = _correlate("--table", str(table), "--json", "--resamples", "200")
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert shown["pearson"]["estimate"] == pytest.approx(scipy.stats.pearsonr(pfgen, judge)[0])
+    assert shown["spearman"]["estimate"] == pytest.approx(scipy.stats.spearmanr(pfgen, judge)[0])
+    low, high = shown["pearson"]["low"], shown["pearson"]["high"]
+    assert -1.0 <= low <= shown["pearson"]["estimate"] <= high <= 1.0

@@ -33,13 +33,29 @@ MIN_PAIRS = 3
 
 
 def pearson_rows(x: FloatArray, y: FloatArray) -> FloatArray:
-    """Pearson's r of each row pair of two (rows, n) matrices; NaN where a row is constant."""
+    """Pearson's r of each row pair of two (rows, n) matrices; NaN where a row is constant.
+
+    r does not change when a row is multiplied by a positive number, so each row is first
+    brought to magnitudes below 1 by a power of two (``_unit_rows``: exact, every digit
+    kept): values near 1e308 (whose sum, deviations and squares overflow) or near 1e-308
+    (whose squares vanish) give the r they have, as ordinary values do."""
+    x, y = _unit_rows(x), _unit_rows(y)
     xc = x - x.mean(axis=1, keepdims=True)
     yc = y - y.mean(axis=1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = (xc * yc).sum(axis=1) / np.sqrt((xc * xc).sum(axis=1) * (yc * yc).sum(axis=1))
+        spread = np.sqrt((xc * xc).sum(axis=1)) * np.sqrt((yc * yc).sum(axis=1))
+        r = (xc * yc).sum(axis=1) / spread
     clipped: FloatArray = np.clip(r, -1.0, 1.0)
     return clipped
+
+
+def _unit_rows(values: FloatArray) -> FloatArray:
+    """Each row times the power of two that brings its largest magnitude into [0.5, 1)
+    (rows of zeros as they are): exact, where a scale such as 1e-308 would round."""
+    largest = np.max(np.abs(values), axis=1, keepdims=True)
+    _, exponent = np.frexp(np.where(largest > 0, largest, 1.0))
+    scaled: FloatArray = np.ldexp(values, -exponent)
+    return scaled
 
 
 def average_ranks(values: FloatArray) -> FloatArray:
