@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -145,3 +146,36 @@ def test_battles_are_grouped_all_or_none() -> None:
              ("first", "second", "share", "first_style", "second_style")))]  # fmt: skip
     with pytest.raises(InputError, match="either every battle has a group or none has"):
         rate_with_style(mixed, rounds=10)
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_a_model_graded_higher_on_every_turn_has_no_bt_rating_but_na_and_why(
+    tmp_path: Path,
+) -> None:
+    """Two of the published files, gpt-4's grades set to 10 and claude-2.1's to 1 on every
+    turn: gpt-4 wins every battle, so neither Bradley–Terry fit of the grades has a
+    maximum. Every format says n/a with the reason (JSON: null), never the rating the
+    iterations reached."""
+    folder = tmp_path / "gpt-4o-mini_single"
+    folder.mkdir()
+    for model, score in (("gpt-4", 10), ("claude-2.1", 1)):
+        lines = (JUDGMENTS / f"{model}.jsonl").read_text(encoding="utf-8").splitlines()
+        rows = [{**json.loads(line), "score": score} for line in lines]
+        (folder / f"{model}.jsonl").write_text(
+            "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8"
+        )
+    args = ["mtbench", "leaderboard", "--bench", "pfmt-fin", "--judgments", str(folder)]
+    args += ["--answers", str(ANSWERS), "--style-control", "--resamples", "20"]
+    shown = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert shown.exit_code == 0, shown.output
+    why = "no finite maximum (gpt-4 never loses)"
+    for row in json.loads(shown.stdout):
+        found = row["bradley_terry_from_grades"]
+        for fit in ("raw", "style_controlled"):
+            assert [found[fit][key] for key in ("rating", "low", "high")] == [None] * 3
+            assert found[fit]["no_maximum"] == why
+        assert found["raw_separation"] == [f"ratings n/a: {why}"]
+    table = CliRunner().invoke(app, [*args, "--format", "md"])
+    assert table.exit_code == 0, table.output
+    assert table.output.count(f"| n/a: {why} | n/a: {why} |") == 2
+    assert f"BT: ratings n/a: {why}" in table.output
