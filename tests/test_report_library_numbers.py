@@ -409,6 +409,7 @@ def test_pairwise_page_is_the_judge_and_stats_libraries(site: Site) -> None:
                 )
                 assert row[2][1] == f"[{low}, {high}]"
             assert int(row[3][1]) == rating.games
+        assert "nan" not in html.split(f'id="bt-{method}"', 1)[1].split("</svg>", 1)[0]
         counts = head_to_head(verdicts)
         section = html.split(f'id="bt-{method}"', 1)[1]
         matrix = _cells(section[section.index('<table class="matrix"') :])

@@ -86,9 +86,10 @@ def interval_chart(
         colour = "#b3261e" if row.highlight else "#1f5fbf"
         weight = "700" if row.highlight else "400"
         label = row.label if len(row.label) <= 44 else row.label[:43] + "…"
-        tip = (
-            f"{row.label}: {row.estimate:.{digits}f} [{row.low:.{digits}f}, {row.high:.{digits}f}]"
+        bounds = ", ".join(
+            f"{v:.{digits}f}" if math.isfinite(v) else "n/a" for v in (row.low, row.high)
         )
+        tip = f"{row.label}: {row.estimate:.{digits}f} [{bounds}]"
         parts.append(
             f"<g><title>{esc(tip)}</title>"
             f'<text x="{label_w - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end" '
