@@ -226,7 +226,12 @@ def _plan(
 ) -> PairwisePlan:
     return PairwisePlan(
         output=output,
-        settings=JudgeSettings(judge=_spec(client), max_tokens=tokens, top_logprobs=20),
+        settings=JudgeSettings(
+            judge=_spec(client),
+            script=client.provider.replies_pin,
+            max_tokens=tokens,
+            top_logprobs=20,
+        ),
         template=load_template(str(template)),
     )
 

@@ -29,6 +29,7 @@ from hyoka.providers.base import Provider
 from hyoka.providers.client import ModelClient, ResponseCache, cache_key
 from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.providers.registry import load_provider
+from hyoka.providers.scripted_backend import script_pin
 from hyoka.providers.types import GenerationRequest, SamplingParams
 
 #: a published run with very short answers: short prompts keep the CPU judge quick
@@ -63,7 +64,8 @@ def provider(script: Path) -> Provider:
 
 @pytest.fixture(scope="module")
 def judge_settings(script: Path) -> JudgeSettings:
-    return JudgeSettings(judge=f"scripted/{script}", temperature=0.0, max_tokens=16)
+    spec = f"scripted/{script}"
+    return JudgeSettings(judge=spec, script=script_pin(spec), temperature=0.0, max_tokens=16)
 
 
 @pytest.fixture(scope="module")
@@ -311,10 +313,12 @@ def test_repeats_are_sampled_apart_and_aggregated(
     """A scripted judge rates the two repeats 7 and 9: the median is 8, exactly."""
     script = tmp_path / "judge.jsonl"
     script.write_text('{"reply": ["評価: [[7]]", "評価: [[9]]"]}\n', encoding="utf-8")
-    provider = load_provider(f"scripted/{script}")
+    spec = f"scripted/{script}"
+    provider = load_provider(spec)
     settings = JudgeSettings(
-        judge=f"scripted/{script}", max_tokens=16, repeats=2, temperature=1.0, aggregate="median"
-    )
+        judge=spec, script=script_pin(spec), max_tokens=16, repeats=2, temperature=1.0,
+        aggregate="median",
+    )  # fmt: skip
     output = tmp_path / "k2.jsonl"
     report, client = _judge(provider, items[:1], template, output, tmp_path / "cache", settings, 1)
     assert client.stats.requests == report.judge_calls == 2

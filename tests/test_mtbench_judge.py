@@ -14,7 +14,7 @@ from hyoka.judge import JudgeReport, JudgeSettings, run_judging
 from hyoka.mtbench import Bench, build_leaderboard, load_answers
 from hyoka.mtbench.judge import BenchJudging, plan_turns, prompt_name, user_prompt
 from hyoka.mtbench.records import AnswerChoice, AnswerRecord, SingleJudgmentLine
-from hyoka.providers import load_provider
+from hyoka.providers import load_provider, script_pin
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.store import read_records
@@ -62,7 +62,7 @@ def _judge(
     max_attempts: int | None = None,
     judge: str = EMBEDDED_MODEL,
 ) -> JudgeReport:
-    settings = JudgeSettings(judge=judge, max_tokens=max_tokens)
+    settings = JudgeSettings(judge=judge, script=script_pin(judge), max_tokens=max_tokens)
     how = BenchJudging("gpt-4o-mini", limit=limit)
     plan = plan_turns(bench, answers, "m", settings, output, how, max_attempts=max_attempts)
 

@@ -27,7 +27,7 @@ from replay_judge_server import ReplayJudge
 #: identity and the signature is checked; a new field fails here until it is given one
 VARIANTS: dict[type[SettingsRecord], dict[str, Any]] = {
     JudgeSettings: {
-        "judge": "openai/other", "base_url": "http://other:1/v1",
+        "judge": "openai/other", "script": "0123456789abcdef", "base_url": "http://other:1/v1",
         "base_url_secret": "0123456789abcdef", "temperature": 0.5, "max_tokens": 99,
         "top_logprobs": 20, "repeats": 3, "aggregate": "median", "max_attempts": 5,
         "thinking": "keep",
@@ -38,6 +38,7 @@ VARIANTS: dict[type[SettingsRecord], dict[str, Any]] = {
         "judge_name": "other-name", "rating": "fastchat", "rules": ("no-answer",),
         "lang_check": "script", "methods": ("bs1",), "variant": "stability.v1/turns-1",
         "trials": 5, "verdict": "fastchat-tokens", "draw": "pairwise-n:9:seed=1",
+        "served": ("gpt-4o-2024-08-06",),
     },
 }  # fmt: skip
 BASES: dict[type[SettingsRecord], SettingsRecord] = {
@@ -62,6 +63,7 @@ LEFT_OUT = {
     ("JudgeRun", "models", "signature"),
     ("JudgeRun", "judge_name", "signature"),
     ("JudgeRun", "methods", "identity"),
+    ("JudgeRun", "served", "identity"),
 }
 
 

@@ -16,7 +16,7 @@ import json
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from html import unescape
+from html import escape, unescape
 from pathlib import Path
 
 import pytest
@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA, elyza_data
 from hyoka.cli.main import app
 from hyoka.errors import InputError
+from hyoka.judge import judged_by
 from hyoka.mtbench import (
     Bench,
     IntervalSettings,
@@ -192,6 +193,8 @@ def test_published_jmt_file_gets_its_variants_page_told_by_its_questions(site: I
     _assert_board(html, "jmt-bench.stability@aed16da-1-categories", bench, [site.jmt_published])
     assert "Turn 2" not in text  # Stability's variant judges turn 1 only
     assert "<svg" in html
+    # no manifest says which model answered: the judge is the name the lines give
+    assert "Judge: gpt-4 (the name the judgments give; no hyoka manifest" in text
     # the answers beside upstream's one-file layout are on the question pages
     question = _page(site, "mtbench/jmt-bench.stability@aed16da/q0001.html")
     assert all(f"<b>{model}</b>" in question for model in JMT_MODELS)
@@ -202,6 +205,13 @@ def test_jmt_file_judged_by_hyoka_is_on_its_variants_page(site: Inputs) -> None:
     assert 'id="variant">llm-jp<' in html
     assert "named by the hyoka manifest beside it" in _text(html)
     bench = Bench.load("jmt-bench", site.data, "llm-jp")
+    # the variant's judge is upstream's; these grades are a script's, and said so
+    assert bench.variant is not None
+    settings = {row[0][1]: row[1][1] for row in _cells(html, "variant-settings")}
+    assert settings["upstream's judge"] == bench.variant.judge and "judge" not in settings
+    judge = judged_by(site.jmt_llm_jp)
+    assert judge.dry_run and f"Judge: {judge.shown}" in _text(html)
+    assert "<h2>scripted_single (dry run)</h2>" in html
     _assert_board(html, "jmt-bench.llm-jp-1-categories", bench, [site.jmt_llm_jp])
     manifest = read_manifest(site.jmt_llm_jp)
     assert manifest is not None
@@ -236,7 +246,8 @@ def test_index_lists_each_benchmark_and_variant_apart(site: Inputs) -> None:
 def test_pair_files_are_named_with_their_benchmark(site: Inputs) -> None:
     index = _text(_page(site, "pairwise/index.html"))
     assert f"Japanese Vicuna QA: {VICUNA_PAIRS.name} (80 items)" in index
-    assert "Rakuda: gpt-4_pair.jsonl (6 items)" in index
+    # judged by a script named gpt-4 (--judge-name is a label): the pages say what answered
+    assert "Rakuda: gpt-4_pair.jsonl (dry run) (6 items)" in index
     pages = {_text(p.read_text(encoding="utf-8")).split(" hyoka report")[0].strip(): p
              for p in (site.out / "pairwise").glob("p*.html")}  # fmt: skip
     rakuda = next(p for t, p in pages.items() if t.startswith("Pairwise: Rakuda"))
@@ -244,6 +255,13 @@ def test_pair_files_are_named_with_their_benchmark(site: Inputs) -> None:
     outcomes = read_pairs(next((site.out.parent / "rakuda").glob("*.jsonl")))
     assert len(outcomes) == 6 and all(o.verdicts == {"one-order": "A"} for o in outcomes)
     assert 'id="bt-one-order"' in html and "judged once, in one order" in html
+    judge = judged_by(next((site.out.parent / "rakuda").glob("*.jsonl")))
+    assert judge.dry_run and judge.judge.endswith("rakuda-judge.jsonl")
+    assert f'<p id="judge">Judge: {escape(judge.shown, quote=True)}</p>' in html
+    vicuna = next(p for t, p in pages.items() if t.startswith("Pairwise: Japanese Vicuna QA"))
+    assert "Judge: gpt-4 (the name the judgments give; no hyoka manifest" in _text(
+        vicuna.read_text(encoding="utf-8")
+    )
 
 
 def test_rakuda_ranking_shows_its_intervals_and_signature(site: Inputs) -> None:
@@ -254,7 +272,9 @@ def test_rakuda_ranking_shows_its_intervals_and_signature(site: Inputs) -> None:
     for row, model in zip(rows, recorded["ranking"], strict=True):
         assert float(row[2][0] or "nan") == model["median"]
         assert row[3][1] == f"[{model['lower']:.1f}, {model['upper']:.1f}]"
-    assert ranking_signature(ROUNDS, 0).line in html
+    judge = judged_by(next((site.out.parent / "rakuda").glob("*.jsonl")))
+    assert recorded["signature"]["fields"]["judge"] == judge.token  # the script that answered
+    assert ranking_signature(ROUNDS, 0, judge.token).line in html
 
 
 def test_a_file_two_benchmarks_fit_alike_is_an_error_naming_both(tmp_path: Path) -> None:

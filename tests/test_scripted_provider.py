@@ -28,6 +28,7 @@ from hyoka.providers import (
     ProviderError,
     SamplingParams,
     load_provider,
+    script_pin,
 )
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
@@ -121,7 +122,9 @@ def test_the_median_of_two_repeats_is_exact(tmp_path: Path) -> None:
     """Replies ``[[7]]`` then ``[[9]]``: the median is 8, whatever any model would write."""
     spec = _script(tmp_path / "judge.jsonl", {"reply": ["評価: [[7]]", "評価: [[9]]"]})
     item = SingleItem(id="q1", question="富士山の高さは?", answer="3776 m", reference="3776 m")
-    settings = JudgeSettings(judge=spec, temperature=1.0, repeats=2, aggregate="median")
+    settings = JudgeSettings(
+        judge=spec, script=script_pin(spec), temperature=1.0, repeats=2, aggregate="median"
+    )
     output = tmp_path / "judgments.jsonl"
     client = ModelClient(load_provider(spec), cache=None)
     plan = plan_single([item], load_template("pfgen-single"), settings, output)

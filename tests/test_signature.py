@@ -84,7 +84,7 @@ DECLARED = {
     "fastchat-single": ("bench", "judge", "variant"),
     "shaberi-single": ("bench", "judge"),
     "judge-meta": ("reference", "resamples", "seed"),
-    "rakuda-ranking": ("bench", "fit", "rounds", "seed"),
+    "rakuda-ranking": ("bench", "judge", "fit", "rounds", "seed"),
     "length-controlled-winrate": (
         "baseline", "fit", "features", "length", "resamples", "confidence", "seed", "resample",
     ),
@@ -222,7 +222,10 @@ def test_every_older_shape_migrates_in_memory() -> None:
 def test_a_judgment_manifest_of_the_old_format_migrates_and_compares_alike(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The old file continues, and its row is not flagged against a row judged now."""
+    """The old file is read, its signature migrated, and its row is flagged against a row
+    judged now only for what the old format never said: the digest of the judge's script.
+    Its judge was scripted, so it is not continued (whether the script changed since cannot
+    be told; a model's file from before continues, ``test_promises_judge_identity``)."""
     out = _judge(tmp_path, monkeypatch, "gpt-4", "claude-2.1")
     old = json.loads(OLD_MANIFEST.read_text(encoding="utf-8"))
     assert "format" not in old[SIGNATURE_KEY]
@@ -233,8 +236,8 @@ def test_a_judgment_manifest_of_the_old_format_migrates_and_compares_alike(
     assert (out / "gpt-4.jsonl.manifest.json").read_text(encoding="utf-8") == (
         OLD_MANIFEST.read_text(encoding="utf-8")
     )  # migrated in memory only
-    again = _judge(tmp_path, monkeypatch, "gpt-4", "claude-2.1")  # continues the old file
-    assert again == out
+    refused = CliRunner().invoke(app, _judge_args("gpt-4", "claude-2.1"))
+    assert refused.exit_code == 1 and "before hyoka kept a script's digest" in refused.output
     bench = Bench.load("pfmt-fin", SHARED_DATA)
     board = build_leaderboard(bench, judgment_files([out]))
     rows = {row.model: row for row in board.models}
@@ -242,8 +245,10 @@ def test_a_judgment_manifest_of_the_old_format_migrates_and_compares_alike(
     assert old_row is not None and new_row is not None
     assert old_row.get("packages") is None and new_row.get("packages") == LANGID
     assert new_row.get("hyoka") == __version__
-    assert [k for k in _keys(new_row) if k != "packages"] == list(old[SIGNATURE_KEY]["fields"])
-    assert board.differences(rows["gpt-4"]) == board.differences(rows["claude-2.1"]) == []
+    new_keys = [k for k in _keys(new_row) if k not in ("packages", "judge-script")]
+    assert new_keys == list(old[SIGNATURE_KEY]["fields"])
+    flagged = board.differences(rows["gpt-4"]) + board.differences(rows["claude-2.1"])
+    assert [why.split(":")[0] for why in flagged] == ["judge-script"]
 
 
 def test_a_newer_format_is_refused_with_one_line_naming_the_file(

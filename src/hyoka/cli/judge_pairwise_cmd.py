@@ -230,7 +230,7 @@ def pairwise_command(
               for item in items}  # fmt: skip
     summary = summarise_pairwise(records, methods, lengths, styles, control_features(control))
     model_x, model_y = items[0].model_x, items[0].model_y
-    signature = plan.run.signature()
+    signature = judged.run.signature()
     if not as_json:
         _print_summary(summary, model_x, model_y)
     if summary.no_logprobs:

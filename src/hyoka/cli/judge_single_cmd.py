@@ -109,7 +109,7 @@ def single_command(
     report, (judged,) = run_plans(client, [(f"judging ({chosen.name})", plan)])
     run = SingleRun(
         target, summarise(judged.lines, [item.id for item in items]), report, client.stats,
-        plan.run.signature(), price_in, price_out,
+        judged.run.signature(), price_in, price_out,
     )  # fmt: skip
     err_console.print(f"judgments: {target}", highlight=False, soft_wrap=True)
     if as_json:

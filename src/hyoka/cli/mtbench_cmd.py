@@ -624,7 +624,7 @@ def judge_command(
         single_output,
         turn_styles,
     )
-    from hyoka.providers import connect, signed_rule
+    from hyoka.providers import connect, script_pin, signed_rule
 
     if bench == "rakuda":
         _refuse_for_rakuda(
@@ -680,8 +680,9 @@ def judge_command(
         _judge_pairs(pairs, judge_client(), price_in, price_out, against, rated)
         return
     settings = JudgeSettings(
-        judge=judge, base_url=base_url, max_tokens=max_tokens, thinking=signed_rule(thinking.value)
-    )
+        judge=judge, script=script_pin(judge), base_url=base_url, max_tokens=max_tokens,
+        thinking=signed_rule(thinking.value),
+    )  # fmt: skip
     plans: list[tuple[str, JudgePlan[Any]]] = []
     models = [(model_name(loaded, path, by_id), by_id) for path, by_id in loaded_answers]
     if loaded.spec.single_file(files):  # upstream's one file for every model
@@ -711,7 +712,7 @@ def _judge_turns(
     from hyoka.judge import cost_usd
     from hyoka.mtbench import INCORRECT_LANGUAGE, NO_ANSWER
 
-    report, _runs = run_plans(
+    report, runs = run_plans(
         client, [(", ".join(plan.run.models) or label, plan) for label, plan in plans]
     )
     usage = client.stats.usage
@@ -723,8 +724,9 @@ def _judge_turns(
         f"call(s), {client.stats.cache_hits} from cache; tokens: {usage.prompt_tokens} in, "
         f"{usage.completion_tokens} out; cost ${cost:.4f}"
     )
-    if plans:
-        print_signature(plans[0][1].run.signature())
+    if runs:  # one line for every file: the snapshots that served any of them
+        served = tuple(sorted({name for judged in runs for name in judged.run.served}))
+        print_signature(runs[0].run.model_copy(update={"served": served}).signature())
         asked = report.judged - report.ruled  # turns sent to the judge in this run
         outputs = ", ".join(str(plan.output) for _path, plan in plans)
         fail_if_nothing_graded(asked - report.unrated, report.unrated, judge, outputs)
@@ -748,7 +750,7 @@ def _judge_rakuda(plan: JudgePlan[Any], client: ModelClient) -> None:
         f"from cache; tokens: {client.stats.usage.prompt_tokens} in, "
         f"{client.stats.usage.completion_tokens} out"
     )
-    print_signature(plan.run.signature())
+    print_signature(judged.run.signature())
     if report.judged and report.no_verdict == report.judged:
         raise InputError(f"the judge gave no verdict on any match (see {plan.output})")
 
@@ -819,7 +821,7 @@ def _judge_pairs(
         f"file); tokens: {usage.prompt_tokens} in, {usage.completion_tokens} out; "
         f"cost ${cost:.4f}"
     )
-    print_signature(plan.run.signature())
+    print_signature(judged.run.signature())
     fail_if_no_verdict(report, plan.run.settings.judge, plan.output, "turn(s)")
 
 

@@ -104,7 +104,7 @@ def judge_command(
         concurrency=concurrency, flag="--judge",
     )  # fmt: skip
     report, (judged,) = run_plans(client, [(f"judging {chosen.model}", plan)])
-    signature = plan.run.signature()
+    signature = judged.run.signature()
     summary_path, data = write_summary(chosen, judge, chosen_template, signature, judged.lines)
     overall = summarise(judged.lines, chosen.question_ids)
     run = SingleRun(output, overall, report, client.stats, signature, price_in, price_out)

@@ -31,6 +31,13 @@ from hyoka.judge.engine import (
     run_judging,
     user_prompt_of,
 )
+from hyoka.judge.judged_by import (
+    JudgedBy,
+    judged_by,
+    judges_shown,
+    judges_token,
+    token_dry_run,
+)
 from hyoka.judge.outcome import PairwiseRun, SingleRun, cost_usd
 from hyoka.judge.pair_answers import Answer, load_pairs, read_answers
 from hyoka.judge.pairwise import (
@@ -98,6 +105,7 @@ __all__ = [
     "JudgeSettings",
     "JudgeTemplate",
     "Judged",
+    "JudgedBy",
     "JudgmentRecord",
     "Method",
     "MethodChoice",
@@ -128,6 +136,9 @@ __all__ = [
     "head_to_head",
     "inputs_hash",
     "judge_plan",
+    "judged_by",
+    "judges_shown",
+    "judges_token",
     "lacks_methods",
     "load_pairs",
     "load_template",
@@ -149,6 +160,7 @@ __all__ = [
     "summarise",
     "summarise_pairwise",
     "template_name",
+    "token_dry_run",
     "user_prompt_of",
     "win_counts",
     "win_share",

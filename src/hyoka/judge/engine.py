@@ -11,7 +11,10 @@ Resuming follows the run store's one rule (``hyoka.store.JsonlLog``): a log is c
 only when its manifest (benchmark, answering models, judge and settings, template, rating
 rules, decide-without-a-call rules, language check) is this run's, and a line already in
 it counts as done only when it judged exactly this task's inputs. Anything else stops the
-run before the first call, naming the file, line and what differs.
+run before the first call, naming the file, line and what differs. The judge is what
+answered, not only its name: a scripted judge's script is in its settings (an edited
+script is another judge), and the snapshots a provider said served a moving alias are in
+the file's signature once known.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
 from hyoka.providers import Message, ModelClient, Usage, backend_packages, served_models
 from hyoka.settings_record import SettingsRecord, counts
 from hyoka.signature import Signature
-from hyoka.store import JsonlLog, Manifest, read_jsonl, read_records
+from hyoka.store import JsonlLog, Manifest, OtherRunError, read_jsonl, read_records
 
 R = TypeVar("R", bound=BaseModel)
 #: the manifest note of a judgment file's calls by the snapshot the provider said served
@@ -241,12 +244,32 @@ class JudgeRun(SettingsRecord):
             "asking for one",
         ),
     ] = ()
+    #: the snapshots the provider said served the file's calls, where it named another
+    #: model than the judge's (a moving alias's: ``providers.served_models``)
+    served: Annotated[
+        tuple[str, ...],
+        counts(
+            identity=False,
+            signature="judge_served",
+            skip_empty=True,
+            why="known only once the provider has answered: each record keeps the snapshots "
+            "that served it, the file's manifest counts them (notes) and its signature names "
+            "them",
+        ),
+    ] = ()
 
     def signature(self) -> Signature:
         packages = backend_packages(self.settings.judge)
         if self.lang_check is not None:
             packages += LANG_CHECK_PACKAGES
         return self.signed(self.kind, packages)
+
+    def with_served(self, log: JsonlLog[Any]) -> JudgeRun:
+        """This run as its file's numbers were produced: with the snapshots the file's
+        manifest counts (``SERVED_NOTE``), the calls of earlier runs too."""
+        noted = log.written.notes.get(SERVED_NOTE)
+        served = tuple(sorted(noted)) if isinstance(noted, dict) else ()
+        return self if served == self.served else self.model_copy(update={"served": served})
 
     def manifest(self) -> Manifest:
         return Manifest(
@@ -268,14 +291,54 @@ class JudgePlan(Generic[R]):
 
 
 def check_judge(client: ModelClient, protocol: Protocol) -> None:
-    """A judge that cannot return log probabilities cannot give ``prob`` verdicts: say so
-    before any call, naming the way out."""
+    """Before any call: the judge asked is the judge the run's settings (and so its file's
+    identity and signature) name, down to what decides its replies beyond its name (a
+    scripted judge's script, ``Provider.replies_pin``); and a judge that cannot return log
+    probabilities cannot give ``prob`` verdicts. Each is said in one line."""
     provider = client.provider
+    spec = f"{provider.name}/{provider.model}"
+    planned, pin = protocol.settings.script, provider.replies_pin
+    if pin != planned:
+        why = (
+            "the judge's settings were made without it: give them "
+            "script=providers.script_pin(judge)"
+            if planned is None
+            else "the script changed after the run was planned: run it again"
+        )
+        raise InputError(
+            f"{spec}: replies from script {pin or '(none)'}, but the run's settings name "
+            f"script {planned or '(none)'}; {why}"
+        )
     if protocol.needs_logprobs and not provider.supports_logprobs:
         raise InputError(
             f"--method prob needs a judge that returns log probabilities; "
-            f"{provider.name}/{provider.model} does not (use --method bs1 or bs2)"
+            f"{spec} does not (use --method bs1 or bs2)"
         )
+
+
+def _script_changed(plan: JudgePlan[Any], theirs: Manifest) -> str | None:
+    """Why the file of ``plan`` (its manifest ``theirs``, as the store read it to refuse
+    it) is not continued, where the reason is the judge's script: an edited script is
+    another judge (its digest is in the file's identity). ``None``: some other reason, which
+    the store's own line lists."""
+    ours = plan.run.settings
+    judge = theirs.identity.get("judge")
+    if ours.script is None or not isinstance(judge, dict) or judge.get("judge") != ours.judge:
+        return None
+    script = judge.get("script")
+    if script is None:
+        return (
+            f"{plan.output}: graded by {ours.judge} before hyoka kept a script's digest, so "
+            f"whether its script was this one ({ours.script}) cannot be told; choose another "
+            "output (a script's grades cost no call to make again)"
+        )
+    if script != ours.script:
+        return (
+            f"{plan.output}: graded by {ours.judge} with another script ({script}; "
+            f"{ours.script} now): the judge's script changed, so its grades are not this "
+            "script's; restore the script to continue the file, or choose another output"
+        )
+    return None
 
 
 def _line_of(path: Path, fmt: FileFormat[R], key: Hashable) -> int:
@@ -289,7 +352,15 @@ def open_log(plan: JudgePlan[R]) -> JsonlLog[R]:
     """The run's log, checked: its manifest is this run's and every line already there for
     one of the tasks judged exactly that task's inputs (``InputError`` otherwise, before any
     call and without changing the file). The log holds its writer lock: close it."""
-    log = JsonlLog.open(plan.output, plan.run.manifest(), plan.fmt.record_type, key=plan.fmt.key)
+    try:
+        log = JsonlLog.open(
+            plan.output, plan.run.manifest(), plan.fmt.record_type, key=plan.fmt.key
+        )
+    except OtherRunError as exc:
+        why = _script_changed(plan, exc.theirs)
+        if why is None:
+            raise
+        raise InputError(why) from None
     try:
         _check_lines(plan, log)
     except InputError:
@@ -320,6 +391,9 @@ class Judged(Generic[R]):
 
     report: JudgeReport
     lines: tuple[R, ...]
+    #: the run's settings as the file's numbers were produced (``JudgeRun.with_served``):
+    #: what the run's signature is made of
+    run: JudgeRun
 
 
 def plan_lines(plan: JudgePlan[R], log: JsonlLog[R]) -> tuple[R, ...]:
@@ -361,7 +435,7 @@ async def judge_plan(
         else:
             _check_lines(plan, log)
         report = await _judge_missing(client, plan, log, progress)
-        return Judged(report, plan_lines(plan, log))
+        return Judged(report, plan_lines(plan, log), plan.run.with_served(log))
     raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
 
 
@@ -411,6 +485,7 @@ async def _judge_missing(
             else {}
         )
         log.note(SERVED_NOTE, dict(sorted(served.items())))
+        log.sign(plan.run.with_served(log).signature().to_json())  # what served, signed
     return report
 
 

@@ -43,7 +43,7 @@ Aggregate = Literal["mean", "median"]
 #: The score of a single grading whose reply never held a rating.
 FAILED = -1.0
 #: Settings added after files were first written: left out of a line when not set.
-_WRITTEN_WHEN_SET = ("base_url_secret", "max_attempts", "thinking")
+_WRITTEN_WHEN_SET = ("script", "base_url_secret", "max_attempts", "thinking")
 
 
 class OmitsEmpty(BaseModel):
@@ -77,6 +77,11 @@ class JudgeSettings(SettingsRecord):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     judge: Annotated[str, counts()]  # "provider/model"
+    #: what decides the judge's replies beyond its name, where the name does not say: a
+    #: scripted judge's script digest (``providers.script_pin``), so a file graded by one
+    #: script is not continued by an edited one and each signs its own; ``None`` (and left
+    #: out of a line) for a model, whose name keeps the identity it always had
+    script: Annotated[str | None, counts(signature="judge_script", skip_empty=True)] = None
     base_url: Annotated[str | None, counts(signature="judge_url")] = None
     base_url_secret: Annotated[
         str | None,
@@ -112,9 +117,9 @@ class JudgeSettings(SettingsRecord):
 
     @model_serializer(mode="wrap")
     def _set_fields_only(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """``base_url_secret``, ``max_attempts`` and ``thinking`` are written only when
-        set: a record of a judge without credentials, of pairwise judging or of the
-        default thinking rule is the line it always was."""
+        """``script``, ``base_url_secret``, ``max_attempts`` and ``thinking`` are written
+        only when set: a record of a model (not a script), of a judge without credentials,
+        of pairwise judging or of the default thinking rule is the line it always was."""
         data = handler(self)
         if isinstance(data, dict):
             for name in _WRITTEN_WHEN_SET:

@@ -48,6 +48,7 @@ from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge import (
     FileFormat,
+    JudgedBy,
     JudgePlan,
     JudgeReport,
     JudgeRun,
@@ -57,6 +58,8 @@ from hyoka.judge import (
     Protocol,
     Task,
     inputs_hash,
+    judged_by,
+    judges_token,
 )
 from hyoka.mtbench.bench import BenchSpec, GenerationDefaults, JudgePrompt
 from hyoka.mtbench.dialogue import RAKUDA_DIALOGUE, DialogueStyle
@@ -72,6 +75,7 @@ from hyoka.providers import (
     ThinkingRule,
     parse_model_string,
     reply_of,
+    script_pin,
     signed_rule,
 )
 from hyoka.signature import Signature, SignatureType
@@ -451,8 +455,8 @@ def rakuda_settings(
     """Temperature 0 and upstream's budget for the judge's family unless one is given."""
     budget = max_tokens or (CLAUDE_MAX_TOKENS if is_claude(judge) else MAX_TOKENS)
     return JudgeSettings(
-        judge=judge, base_url=base_url, temperature=0.0, max_tokens=budget,
-        thinking=signed_rule(thinking),
+        judge=judge, script=script_pin(judge), base_url=base_url, temperature=0.0,
+        max_tokens=budget, thinking=signed_rule(thinking),
     )  # fmt: skip
 
 
@@ -463,20 +467,34 @@ def rakuda_output(root: Path, judge_name: str, folder: Path | None = None) -> Pa
     return path_under(folder, judge_name, what="--judge-name", suffix="_pair.jsonl")
 
 
-def read_matches(paths: Sequence[Path]) -> tuple[list[HomeMatch], int]:
-    """Every judged match of the files as (first, second, score), and how many have no
-    verdict (``"error"``: left out; upstream's score would be missing, NaN)."""
+@dataclass(frozen=True)
+class RakudaMatches:
+    """The judged matches of Rakuda pair files as (first, second, score), how many have no
+    verdict (``"error"``: left out; upstream's score would be missing, NaN), and the judge
+    of each file (``judge.judged_by``: what its manifest records, else its lines' name)."""
+
+    matches: list[HomeMatch]
+    errors: int
+    judges: tuple[JudgedBy, ...]
+
+
+def read_matches(paths: Sequence[Path]) -> RakudaMatches:
+    """Every judged match of the files (see ``RakudaMatches``)."""
     matches: list[HomeMatch] = []
     errors = 0
+    judges: list[JudgedBy] = []
     for path in paths:
+        names: set[str] = set()
         for number, line in read_records(path, RakudaPairLine):
+            names.add(line.judge[0])
             if line.winner == "error":
                 errors += 1
                 continue
             if line.winner not in SCORES:
                 raise InputError(f"{path}:{number}: winner {line.winner!r} is not 1, 2, 3 or error")
             matches.append(HomeMatch(line.model1_id, line.model2_id, SCORES[line.winner]))
-    return matches, errors
+        judges.append(judged_by(path, names))
+    return RakudaMatches(matches, errors, tuple(judges))
 
 
 @dataclass(frozen=True)
@@ -521,10 +539,12 @@ class RakudaRanking:
 
 def rank_rakuda(paths: Sequence[Path], *, rounds: int, seed: int) -> RakudaRanking:
     """Rakuda's ranking of the pair judgments in ``paths`` as ``make_ranking.py --compute
-    mle`` fits it, ``rounds`` bootstrap refits seeded with ``seed``."""
-    matches, errors = read_matches(paths)
-    ranking = rank_home_advantage(matches, rounds=rounds, seed=seed)
-    return RakudaRanking(ranking, errors, ranking_signature(rounds, seed))
+    mle`` fits it, ``rounds`` bootstrap refits seeded with ``seed``, signed with the judge
+    that answered (``judge.judged_by``)."""
+    read = read_matches(paths)
+    ranking = rank_home_advantage(read.matches, rounds=rounds, seed=seed)
+    signature = ranking_signature(rounds, seed, judges_token(read.judges))
+    return RakudaRanking(ranking, read.errors, signature)
 
 
 def ranking_json(ranking: HomeRanking, errors: int) -> dict[str, Any]:
@@ -542,18 +562,25 @@ def ranking_json(ranking: HomeRanking, errors: int) -> dict[str, Any]:
 
 @dataclass(frozen=True, kw_only=True)
 class RankingSignature(SignatureType):
-    """How a Rakuda ranking was made: Bradley-Terry with a fitted home advantage
-    (``bt-home-mle``, upstream's ``make_ranking.py``), its bootstrap rounds and seed.
-    scipy's optimiser finds the maximum: its version can move the last digits."""
+    """How a Rakuda ranking was made: of whose verdicts (``judge``: what answered, as
+    ``judge.JudgedBy.token`` writes it: a scripted judge with its script's digest, a model
+    with the snapshots that served it, or only the name a file's lines give), by
+    Bradley-Terry with a fitted home advantage (``bt-home-mle``, upstream's
+    ``make_ranking.py``), its bootstrap rounds and seed. scipy's optimiser finds the
+    maximum: its version can move the last digits."""
 
     kind: ClassVar[str] = "rakuda-ranking"
     packages: ClassVar[tuple[str, ...]] = ("scipy",)
     bench: str
+    judge: str
     fit: str
     rounds: int
     seed: int
 
 
-def ranking_signature(rounds: int, seed: int) -> Signature:
-    """The signature of a ranking fitted as ``rank_home_advantage`` fits it."""
-    return RankingSignature(bench="rakuda", fit="bt-home-mle", rounds=rounds, seed=seed).signature()
+def ranking_signature(rounds: int, seed: int, judge: str) -> Signature:
+    """The signature of a ranking of ``judge``'s verdicts fitted as ``rank_home_advantage``
+    fits it."""
+    return RankingSignature(
+        bench="rakuda", judge=judge, fit="bt-home-mle", rounds=rounds, seed=seed
+    ).signature()

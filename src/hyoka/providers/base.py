@@ -52,6 +52,14 @@ class Provider(ABC):
         """
         return {"provider": self.name, "model": self.model, "base_url": self.base_url}
 
+    @property
+    def replies_pin(self) -> str | None:
+        """What decides this model's replies beyond its name, where the name does not say
+        (a scripted model's script: ``scripted_backend.script_pin``), as a judge's settings
+        keep it; ``None`` where the name (and the snapshot the provider says served a
+        call) is what decides."""
+        return None
+
     def check_request(self, request: GenerationRequest) -> None:
         """Refuse, before any work, what this backend cannot do (e.g. chat without a template)."""
         from hyoka.providers.errors import ProviderError

@@ -23,7 +23,10 @@ log probability 0; a rule's ``"alternatives": {"A": -0.2, "B": -1.8}`` gives the
 probabilities at every character that is one of those keys (the verdict letter of a
 pairwise reply), which is all a verdict-probability reader looks at. Token counts are
 characters. The script's SHA-256 is part of the provider's identity, so cached replies of
-an edited script are never served again.
+an edited script are never served again; its first 16 hex digits (``script_pin``) are part
+of a judge's settings (``judge.JudgeSettings.script``), so a judgment file graded by one
+script is never continued by an edited one. A scripted judge's numbers are a dry run:
+every page and signature that shows them names the script (``is_scripted``).
 """
 
 from __future__ import annotations
@@ -45,9 +48,35 @@ from hyoka.providers.types import (
     TopLogprob,
     Usage,
 )
-from hyoka.store import read_objects
+from hyoka.store import read_bytes, read_objects
 
 _SHOWN_PROMPT = 60
+#: the provider name of a model that replies from a script
+SCRIPTED = "scripted"
+#: the hex digits of a script's SHA-256 a judge's settings keep
+PIN_DIGITS = 16
+
+
+def is_scripted(spec: str) -> bool:
+    """Whether ``spec`` (``provider/model``) names a scripted model: its replies are read
+    from a script, so its numbers are a dry run, not a model's judgment."""
+    return spec.partition("/")[0] == SCRIPTED
+
+
+def pin_of(script: bytes) -> str:
+    """The short digest of a script's bytes that a judge's settings keep."""
+    return hashlib.sha256(script).hexdigest()[:PIN_DIGITS]
+
+
+def script_pin(spec: str) -> str | None:
+    """What decides the replies of the model ``spec`` names beyond its name, where its name
+    does not: for ``scripted/PATH`` the digest of the script (``pin_of``), so an edited
+    script is another judge; ``None`` for every other model, and where there is no script
+    file (loading the model then says so)."""
+    if not is_scripted(spec):
+        return None
+    path = Path(spec.partition("/")[2]).expanduser()
+    return pin_of(read_bytes(path)) if path.is_file() else None
 
 
 @dataclass
@@ -112,11 +141,12 @@ class ScriptedProvider(Provider):
         if not path.is_file():
             raise ProviderError(f"scripted/{model}: no script file at {path}")
         self.path = path
-        self.sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+        script = read_bytes(path)  # hashed and read as the same bytes
+        self.sha256 = hashlib.sha256(script).hexdigest()
         self._exact: dict[str, _Rule] = {}
         self._contains: list[tuple[str, _Rule]] = []
         self._default: _Rule | None = None
-        for number, line in read_objects(path):
+        for number, line in read_objects(path, script):
             kind, key, rule = _rule(f"{path}:{number}", line)
             if kind == "prompt" and key is not None:
                 self._exact.setdefault(key, rule)
@@ -129,6 +159,11 @@ class ScriptedProvider(Provider):
 
     def identity(self) -> dict[str, Any]:
         return {**super().identity(), "script_sha256": self.sha256}
+
+    @property
+    def replies_pin(self) -> str | None:
+        """The script's digest (``script_pin``): what decides this model's replies."""
+        return self.sha256[:PIN_DIGITS]
 
     def _rule_for(self, text: str) -> _Rule:
         rule = self._exact.get(text)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hyoka.errors import InputError
-from hyoka.judge import JudgmentRecord, SingleSummary, summarise
+from hyoka.judge import JudgedBy, JudgmentRecord, SingleSummary, judged_by, summarise
 from hyoka.report.html import Cell, cell, esc, packed, page, table
 from hyoka.signature import Signature
 from hyoka.store import manifest_path, read_manifest, read_records
@@ -33,6 +33,15 @@ class Grading:
     path: Path
     records: tuple[JudgmentRecord, ...]
     signature: Signature | None
+    #: the judge that answered (``judge.judged_by``): the page names it, a script's
+    #: grades said to be a dry run
+    judge: JudgedBy | None = None
+
+    @property
+    def name(self) -> str:
+        """The file's name where its grades are listed, marked where a script made them."""
+        dry = self.judge is not None and self.judge.dry_run
+        return self.path.name + (" (dry run)" if dry else "")
 
     @property
     def judges(self) -> list[str]:
@@ -62,7 +71,8 @@ def read_grading(path: Path) -> Grading:
     signature = None
     if manifest is not None:
         signature = Signature.from_json(manifest.signature, manifest_path(path))
-    return Grading(path, records, signature)
+    judges = dict.fromkeys(r.judge.judge for r in records)
+    return Grading(path, records, signature, judged_by(path, judges))
 
 
 def _mean(summary: SingleSummary) -> Cell:
@@ -106,7 +116,8 @@ def grading_page(grading: Grading, path: str) -> str:
         )  # fmt: skip
     body = (
         f"<p>{len(grading.records)} graded items, judged by "
-        f"{esc(', '.join(grading.judges))} (<code>hyoka judge single</code>). Means of the "
+        f"{esc(grading.judge.shown if grading.judge else ', '.join(grading.judges))} "
+        "(<code>hyoka judge single</code>). Means of the "
         "rated items; items without a rating (-1) are left out and counted as failures.</p>"
         + table(["Model", "Mean", "Graded", "Failures"], rows, table_id="grades")
         + f'<p>signature: <code class="signature">{esc(signature)}</code></p>'
@@ -114,4 +125,4 @@ def grading_page(grading: Grading, path: str) -> str:
         + table(["Item", "Model", "Grade", "Repeats", "Judge's replies"], items, table_id="items")
         + packed("payload", payload)
     )
-    return page(f"Single grading: {grading.path.name}", body, path=path)
+    return page(f"Single grading: {grading.name}", body, path=path)

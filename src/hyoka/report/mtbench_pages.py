@@ -27,6 +27,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from hyoka.errors import DataError, InputError
+from hyoka.judge import JudgedBy, judged_by, judges_shown
 from hyoka.mtbench import (
     BENCHES,
     NO_RATING,
@@ -70,6 +71,14 @@ class JudgeSet:
     lines: tuple[SingleJudgmentLine, ...]
     #: how the files' benchmark was told (``Identified.how``), each way once
     identified: tuple[str, ...] = ()
+    #: the judge that answered, per file (``judge.judged_by``), each once
+    judges: tuple[JudgedBy, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The set's name where its grades are shown, marked where a script made them."""
+        dry = any(judge.dry_run for judge in self.judges)
+        return f"{self.name} (dry run)" if dry else self.name
 
 
 @dataclass(frozen=True)
@@ -239,10 +248,12 @@ def load_judge_set(
     models: Mapping[Path, frozenset[str]] | None = None,
 ) -> JudgeSet:
     """The judgments of ``files``, read once (with every check ``build_leaderboard`` makes),
-    and their per-category table."""
+    their per-category table, and the judge that answered each file."""
     board = build_leaderboard(bench, list(files), models=models)
+    names = {line.judge[0] for line in board.lines}
+    judges = tuple(dict.fromkeys(judged_by(path, names) for path in files))
     return JudgeSet(
-        set_id, name, tuple(files), board, board.lines, tuple(dict.fromkeys(identified))
+        set_id, name, tuple(files), board, board.lines, tuple(dict.fromkeys(identified)), judges
     )
 
 
@@ -398,10 +409,11 @@ def category_table(judge_set: JudgeSet, length: LengthResult | None = None) -> s
     separated = table_separability(board, None, interval)
     told = "; ".join(judge_set.identified) or "–"
     return (
-        f'<section id="{esc(judge_set.set_id)}"><h2>{esc(judge_set.name)}</h2>'
+        f'<section id="{esc(judge_set.set_id)}"><h2>{esc(judge_set.label)}</h2>'
         f"<p>{len(judge_set.files)} judgment files, {len(judge_set.lines)} judged turns. "
         "Means of the judged turns per category, rounded half-up; rule zeros count, unrated "
         f"turns (-1) do not. Benchmark: {esc(told)}.</p>"
+        f'<p id="{esc(judge_set.set_id)}-judge">Judge: {esc(judges_shown(judge_set.judges))}</p>'
         + table(headers, rows, table_id=f"{judge_set.set_id}-categories")
         + (f"<p>{esc(separated.line)}</p>" if separated else "")
         + (length_html(judge_set, length) if length is not None else "")
@@ -415,7 +427,12 @@ def _variant_html(bench: Bench) -> str:
     variant = bench.variant
     if variant is None:
         return ""
-    rows = [[name, value] for name, value in variant.settings().items()]
+    # the variant's judge is upstream's, not necessarily the one that graded these files
+    # (each judge set names its own): said as upstream's
+    rows = [
+        ["upstream's judge" if name == "judge" else name, value]
+        for name, value in variant.settings().items()
+    ]
     return (
         f'<p>variant: <b id="variant">{esc(variant.name)}</b> '
         f"(<code>{esc(variant.label)}</code>): {esc(variant.used_by)}</p>"
@@ -490,7 +507,7 @@ def question_pages(
         entries = by_question.get(question.question_id, [])
         grid: dict[tuple[str, str], dict[int, SingleJudgmentLine]] = defaultdict(dict)
         for judge_set, line in entries:
-            grid[judge_set.name, line.model][line.turn] = line
+            grid[judge_set.label, line.model][line.turn] = line
         rows = []
         payload: dict[str, str] = {}
         for number, ((judge, model), turns) in enumerate(sorted(grid.items())):

@@ -27,8 +27,10 @@ from pathlib import Path
 from hyoka.errors import InputError
 from hyoka.judge import (
     METHODS,
+    JudgedBy,
     JudgmentRecord,
     head_to_head,
+    judged_by,
     order_agreement,
     orders_agree,
     win_share,
@@ -72,14 +74,18 @@ class PairOutcome:
     turn: tuple[int, int] | None = None
     #: X's and Y's answer style, where the answers' texts are at hand
     styles: tuple[StyleCounts, StyleCounts] | None = None
+    #: the judge as the line names it (a label where the line is FastChat's or Rakuda's:
+    #: what answered is the file's manifest's, ``file_judge``)
+    judge: str = ""
 
 
 def _from_record(record: JudgmentRecord) -> PairOutcome:
     x, y = record.models[0], record.models[1]
     mean = (record.probabilities or {}).get("mean")
     return PairOutcome(
-        record.id, x, y, dict(record.verdicts), (record.letter("xy"), record.letter("yx")), mean
-    )
+        record.id, x, y, dict(record.verdicts), (record.letter("xy"), record.letter("yx")), mean,
+        judge=record.judge.judge,
+    )  # fmt: skip
 
 
 def _from_fastchat(line: PairJudgmentLine) -> PairOutcome:
@@ -87,7 +93,7 @@ def _from_fastchat(line: PairJudgmentLine) -> PairOutcome:
     item = f"{line.question_id}/{line.turn}"
     return PairOutcome(
         item, line.model_1, line.model_2, line.method_verdicts(), line.letters(), mean,
-        turn=(line.question_id, line.turn), styles=_inline_styles(line),
+        turn=(line.question_id, line.turn), styles=_inline_styles(line), judge=line.judge[0],
     )  # fmt: skip
 
 
@@ -128,8 +134,15 @@ def read_pairs(path: Path) -> list[PairOutcome]:
 def _from_rakuda(line: RakudaPairLine) -> PairOutcome:
     letter = line.letter
     return PairOutcome(
-        line.question_id, line.model1_id, line.model2_id, {ONE_ORDER: letter}, (letter, None), None
-    )
+        line.question_id, line.model1_id, line.model2_id, {ONE_ORDER: letter}, (letter, None), None,
+        judge=line.judge[0],
+    )  # fmt: skip
+
+
+def file_judge(path: Path, outcomes: Sequence[PairOutcome]) -> JudgedBy:
+    """The judge that answered a pair file: what its hyoka manifest records, else the name
+    its lines give (``judge.judged_by``)."""
+    return judged_by(path, (o.judge for o in outcomes if o.judge))
 
 
 def bench_title(path: Path, data_dir: Path | None) -> str | None:
@@ -277,9 +290,11 @@ def pairwise_page(
     rounds: int,
     seed: int,
     without_styles: str | None = None,
+    judge: JudgedBy | None = None,
 ) -> str:
-    """The page of one file's judgments; ``without_styles``: why the answers' style is not
-    at hand (no controlled columns), said on the page."""
+    """The page of one file's judgments, naming ``judge`` (``file_judge``: what answered,
+    a dry run said as one); ``without_styles``: why the answers' style is not at hand (no
+    controlled columns), said on the page."""
     methods = [
         m
         for m in (*METHODS, ONE_ORDER)
@@ -289,10 +304,12 @@ def pairwise_page(
     agree, disagree, missing = orders.agree, orders.disagree, orders.missing
     disagreeing = [o for o in outcomes if orders_agree(*o.letters) is False]
     robustness = f"{orders.robustness:.3f}" if orders.robustness is not None else "–"
+    named = f'<p id="judge">Judge: {esc(judge.shown)}</p>' if judge is not None else ""
     sections = [
+        named,
         f"<p>{len(outcomes)} judged items. Robustness (share of items whose two orders agree): "
         f'<b id="robustness">{robustness}</b> ({agree} agree, {disagree} disagree, {missing} '
-        "without a verdict letter in an order).</p>"
+        "without a verdict letter in an order).</p>",
     ]
     if methods == [ONE_ORDER]:
         sections.append(

@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from hyoka.errors import InputError
+from hyoka.judge import token_dry_run
 from hyoka.report.html import cell, esc, page, table
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.store import read_json
@@ -89,6 +90,15 @@ def ranking_page(path: Path, target: str, ranking: RankingFile) -> str:
         if ranking.bootstrap_rounds is not None
         else "bootstrap rounds not recorded"
     )
+    judge = (signature.get("judge") if signature is not None else None) or ranking.judge
+    named = (
+        f'<p id="judge">Judge: {esc(judge)}'
+        + (" (dry run: replies read from a script, not a model's judgment)"
+           if token_dry_run(judge) else "")
+        + "</p>"
+        if judge
+        else ""
+    )  # fmt: skip
     shown = (
         f'<code class="signature">{esc(signature.line)}</code>'
         if signature is not None
@@ -100,6 +110,7 @@ def ranking_page(path: Path, target: str, ranking: RankingFile) -> str:
         "<p>Rakuda's ranking as the file records it: Bradley–Terry ratings with the "
         "advantage of the first-shown answer fitted (upstream's <code>make_ranking.py</code>), "
         f"each model's median over the bootstrap and its lower and upper bounds ({made}).</p>"
+        + named
         + table(["Rank", "Model", "Median", "Interval"], rows, table_id="ranking")
         + "".join(f'<p class="muted">{esc(str(why))}.</p>' for why in separation)
         + f"<p>signature: {shown}</p>"

@@ -173,7 +173,7 @@ def _mtbench(inputs: Inputs, options: ReportOptions, pages: dict[str, str]) -> s
     sections = []
     for bench, sets in shown:
         links = "".join(
-            f'<li><a href="{esc(mt.set_path(s))}">{esc(s.name)}</a>: {len(s.board.models)} '
+            f'<li><a href="{esc(mt.set_path(s))}">{esc(s.label)}</a>: {len(s.board.models)} '
             f"models, {len(s.lines)} judged turns</li>"
             for s in sets
         )
@@ -192,8 +192,9 @@ def _graded(inputs: Inputs, pages: dict[str, str]) -> list[tuple[str, str]]:
     entries = []
     for number, path in enumerate(inputs.grading_files, 1):
         target = f"mtbench/graded{number}.html"
-        pages[target] = gr.grading_page(gr.read_grading(path), target)
-        entries.append((path.name, target))
+        grading = gr.read_grading(path)
+        pages[target] = gr.grading_page(grading, target)
+        entries.append((grading.name, target))
     return entries
 
 
@@ -215,10 +216,12 @@ def _pairwise(
             continue
         target = f"pairwise/p{number}.html"
         title = pw.bench_title(path, options.data_dir)
+        judge = pw.file_judge(path, outcomes)
         name = path.name if title is None else f"{title}: {path.name}"
+        name += " (dry run)" if judge.dry_run else ""
         outcomes, without = with_styles(path, outcomes, options.data_dir)
         pages[target] = pw.pairwise_page(
-            name, target, outcomes, options.rounds, options.seed, without
+            name, target, outcomes, options.rounds, options.seed, without, judge
         )
         entries.append((name, target, f"{len(outcomes)} items"))
     entries += _rankings(inputs, pages)

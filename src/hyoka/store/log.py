@@ -91,6 +91,21 @@ def _shown(value: Any) -> str:
     return "(none)" if value is None else json.dumps(value, ensure_ascii=False)
 
 
+class OtherRunError(InputError):
+    """A log holds another run's records: its manifest (``theirs``, as read) differs from
+    this run's in ``differences``. A caller that knows what a difference means (a judge's
+    edited script) may say so in its own line, from this one read of the manifest."""
+
+    def __init__(self, path: Path, theirs: Manifest, differences: list[str]) -> None:
+        super().__init__(
+            f"{path} holds another run's records ({'; '.join(differences)}, "
+            "file vs this run); choose another output"
+        )
+        self.path = path
+        self.theirs = theirs
+        self.differences = differences
+
+
 def manifest_path(path: Path) -> Path:
     return path.with_name(path.name + MANIFEST_SUFFIX)
 
@@ -128,10 +143,7 @@ def _ownership(path: Path, manifest: Manifest) -> tuple[bool, Manifest | None]:
     if theirs is not None and has_content:
         differences = theirs.differences(manifest)
         if differences:
-            raise InputError(
-                f"{path} holds another run's records ({'; '.join(differences)}, "
-                "file vs this run); choose another output"
-            )
+            raise OtherRunError(path, theirs, differences)
     return has_content, theirs
 
 
@@ -215,6 +227,13 @@ class JsonlLog(Generic[R]):
         replaced atomically with it, all else as it was."""
         notes = {**self.written.notes, name: value}
         self.written = self.written.model_copy(update={"notes": notes})
+        atomic_write_text(manifest_path(self.path), self.written.text())
+
+    def sign(self, signature: dict[str, Any]) -> None:
+        """Keep ``signature`` as the manifest's (what the file's numbers now depend on, a
+        run having learnt more of it, as the snapshots that served a judge): the manifest
+        beside the file is replaced atomically with it, its identity as it was."""
+        self.written = self.written.model_copy(update={"signature": signature})
         atomic_write_text(manifest_path(self.path), self.written.text())
 
     def append(self, record: R) -> None:

@@ -1,0 +1,99 @@
+"""Which judge answered: the judge whose replies made a judgment file's numbers, as every
+page and signature that shows those numbers names it.
+
+A judgment file's lines may name their judge by a label (``--judge-name gpt-4`` writes
+``gpt-4`` into FastChat's and Rakuda's ``judge`` field, whatever answered), so a scripted
+dry run named ``gpt-4`` would read as GPT-4's grades. What answered is what hyoka's
+manifest beside the file records of its run: the judge as asked (``provider/model``), the
+digest of a scripted judge's script (``JudgeSettings.script``), and the snapshots the
+provider said served the calls (the manifest's ``served_models`` note). A file without
+hyoka's manifest (upstream's published judgments) tells only the name its lines give, and
+is shown as that: a name, not a model hyoka saw answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from hyoka.judge.engine import SERVED_NOTE
+from hyoka.providers import is_scripted
+from hyoka.store import read_manifest
+
+
+@dataclass(frozen=True)
+class JudgedBy:
+    """The judge of one judgment file: ``judge`` as asked (``provider/model``), or, where
+    ``recorded`` is false, only the name(s) the file's lines give; ``script`` the digest of a
+    scripted judge's script; ``served`` the snapshots the provider said served its calls."""
+
+    judge: str
+    script: str | None = None
+    served: tuple[str, ...] = ()
+    recorded: bool = True
+
+    @property
+    def dry_run(self) -> bool:
+        """Grades read from a script, not a model's judgment (``scripted/PATH``)."""
+        return self.recorded and is_scripted(self.judge)
+
+    @property
+    def token(self) -> str:
+        """The judge as a signature's field holds it: ``provider/model``, with the script's
+        digest (``@script-…``) or the served snapshots (``@served-…``) where known."""
+        parts = [self.judge]
+        if self.script is not None:
+            parts.append(f"script-{self.script}")
+        if self.served:
+            parts.append("served-" + ",".join(self.served))
+        return "@".join(parts)
+
+    @property
+    def shown(self) -> str:
+        """The judge as a page names it beside its numbers (a dry run said as one)."""
+        if not self.recorded:
+            return (
+                f"{self.judge} (the name the judgments give; no hyoka manifest records which "
+                "model answered)"
+            )
+        text = self.judge
+        if self.script is not None:
+            text += f", script {self.script}"
+        if self.served:
+            text += ", served as " + ", ".join(self.served)
+        if self.dry_run:
+            text += " (dry run: replies read from a script, not a model's judgment)"
+        return text
+
+
+def judged_by(path: Path, names: Iterable[str] = ()) -> JudgedBy:
+    """The judge of the judgment file ``path``: the one its hyoka manifest records, else
+    ``names`` (what its lines call their judge), marked as only named."""
+    manifest = read_manifest(path)
+    judge = manifest.identity.get("judge") if manifest is not None else None
+    if manifest is not None and isinstance(judge, dict) and isinstance(judge.get("judge"), str):
+        script = judge.get("script")
+        served = manifest.notes.get(SERVED_NOTE)
+        return JudgedBy(
+            judge["judge"],
+            script if isinstance(script, str) else None,
+            tuple(sorted(served)) if isinstance(served, dict) else (),
+        )
+    named = sorted(set(names))
+    return JudgedBy(",".join(named) or "not recorded", recorded=False)
+
+
+def judges_shown(found: Iterable[JudgedBy]) -> str:
+    """Several files' judges for one line of a page, each once, in order."""
+    return "; ".join(dict.fromkeys(judge.shown for judge in found))
+
+
+def judges_token(found: Iterable[JudgedBy]) -> str:
+    """Several files' judges for one signature field, each once, in order."""
+    return ";".join(dict.fromkeys(judge.token for judge in found))
+
+
+def token_dry_run(token: str) -> bool:
+    """Whether a signature's judge field (``judges_token``) names a scripted judge."""
+    return any(is_scripted(part) for part in token.split(";"))
