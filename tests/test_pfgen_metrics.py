@@ -30,12 +30,13 @@ from hyoka.pfgen import Summation
 from hyoka.pfgen._codepoints import encode
 from hyoka.pfgen._pysum import float_sum
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.index_cache import IndexCache
+from hyoka.pfgen.index_cache import IndexCache, _with_check
 from hyoka.pfgen.keywords import HELPFULNESS_WINDOW, KeywordRule, helpfulness, parse_rules
 from hyoka.pfgen.ngram_index import MAX_NGRAM, NgramIndex
 from hyoka.pfgen.ngram_metrics import fluency_values, truthfulness_values
 from hyoka.pfgen.questions import QuestionInfo
 from hyoka.pfgen.scorer import AnswerScore, QuestionScorer, ReferenceSet
+from hyoka.store import json_text
 
 needs("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -630,7 +631,8 @@ def test_a_score_resummed_is_the_score_finished_under_that_summation(real: RealQ
 def test_a_mapped_index_makes_its_arrays_on_first_use(tmp_path: Path) -> None:
     """A set loaded from the cache holds no arrays until they are read (the kernel never
     reads them); then they equal a freshly built index's. Pickled, it is a plain
-    ``NgramIndex``. Metadata that points past the end of the blob is no entry at all."""
+    ``NgramIndex``. Metadata that points past the end of the blob is no entry at all, even
+    with its check made again; metadata whose bytes changed is none either."""
     question = "Q01"
     sha1 = hashlib.sha1((QUESTION_DIR / f"{question}.json").read_bytes()).hexdigest()
     fresh = PfgenBenchmark.load(SHARED_DATA, tmp_path).scorer(question)  # built cold
@@ -650,12 +652,14 @@ def test_a_mapped_index_makes_its_arrays_on_first_use(tmp_path: Path) -> None:
     assert again.score(answers) == copy.deepcopy(loaded).score(answers) == fresh.score(answers)
 
     meta_path = IndexCache(tmp_path).root / f"{sha1}.json"
-    good = json.loads(meta_path.read_text(encoding="utf-8"))
+    written = meta_path.read_bytes()
+    good = json.loads(written)
+    del good["check"]
 
     def damaged(change: Callable[[dict[str, Any]], None]) -> bool:
         meta = copy.deepcopy(good)
         change(meta)
-        meta_path.write_text(json.dumps(meta), encoding="utf-8")
+        meta_path.write_bytes(_with_check(json_text(meta).encode("utf-8")))  # checked again
         return IndexCache(tmp_path).load(sha1) is None
 
     def array(k: int) -> Callable[[dict[str, Any]], list[Any]]:
@@ -669,6 +673,11 @@ def test_a_mapped_index_makes_its_arrays_on_first_use(tmp_path: Path) -> None:
     assert damaged(lambda m: array(keys_3)(m).__setitem__(3, -1))
     assert damaged(lambda m: m["trie"].__setitem__(2, m["trie"][2] + 1))  # a row too many
     assert not damaged(lambda m: None)  # and the entry as written loads
+    assert meta_path.read_bytes() == written
+    baseline = str(good["sets"][0]["baseline"]).encode()
+    changed = baseline[:-1] + (b"1" if baseline[-1:] != b"1" else b"2")  # a digit rots
+    meta_path.write_bytes(written.replace(baseline, changed, 1))
+    assert IndexCache(tmp_path).load(sha1) is None
 
 
 @needs_data

@@ -74,8 +74,9 @@ _ARRAY_NAME = re.compile(r"(keys|df)_([1-9][0-9]*)|num_answers")
 #: The checks of a region, by name: the kernel's three CRC-32C, and SHA-256.
 FAST_CHECK = "crc32c-3"
 PORTABLE_CHECK = "sha256"
-#: The key of the metadata's own SHA-256 (of its content without it).
+#: The last key of the metadata: the SHA-256 of the file's text without it (``_with_check``).
 META_CHECK = "check"
+_CHECK_TAIL = re.compile(rb', "check": "([0-9a-f]{64})"\}\n\Z')
 #: A metadata file larger than this is no entry (one is a few kilobytes).
 MAX_META_BYTES = 1 << 20
 
@@ -175,24 +176,21 @@ class IndexCache:
             "trie_check": _checks(table),
             "blob_size": offset,
         }
-        meta[META_CHECK] = _meta_digest(meta)
         self.folder.write_file(blob_name, blob)
-        self.folder.write_file(meta_name, json_text(meta).encode("utf-8"))
+        self.folder.write_file(meta_name, _with_check(json_text(meta).encode("utf-8")))
 
     def _load_meta(self, sha1: str) -> dict[str, Any] | None:
         """The entry's metadata, if it is a regular file (a link, a FIFO: no entry) whose
-        content has the SHA-256 it records."""
+        text has the SHA-256 it records."""
         meta_name = self._names(sha1)[0]
         data = self.folder.read_file(meta_name, MAX_META_BYTES)
-        if data is None:
+        if data is None or _with_check(_without_check(data)) != data:
             return None
         try:
             meta = parse_json(data, str(self.root / meta_name))
         except InputError:
             return None
-        if not isinstance(meta, dict) or meta.get(META_CHECK) != _meta_digest(meta):
-            return None
-        return meta
+        return meta if isinstance(meta, dict) else None
 
     def _damaged(self, sha1: str) -> Callable[[], DamagedIndexError]:
         """What a region of the entry failing its check when first read raises: the entry
@@ -210,10 +208,18 @@ class IndexCache:
         return damaged
 
 
-def _meta_digest(meta: dict[str, Any]) -> str:
-    """SHA-256 of the metadata's content without its own check, in one canonical text."""
-    content = {key: value for key, value in meta.items() if key != META_CHECK}
-    return hashlib.sha256(json_text(content, sort_keys=True).encode("utf-8")).hexdigest()
+def _with_check(text: bytes) -> bytes:
+    """A JSON object's text (``json_text``) with a last key added, ``"check"``: the SHA-256
+    of the text as given. Checked on the bytes read, not on the object parsed from them, so
+    that any byte that changes is found."""
+    digest = hashlib.sha256(text).hexdigest()
+    return text[: -len(b"}\n")] + f', "{META_CHECK}": "{digest}"}}\n'.encode()
+
+
+def _without_check(data: bytes) -> bytes:
+    """The text ``_with_check`` was given, if ``data`` ends as it writes it (else ``b""``)."""
+    found = _CHECK_TAIL.search(data)
+    return data[: found.start()] + b"}\n" if found else b""
 
 
 def _checks(region: memoryview | bytes) -> dict[str, str]:
