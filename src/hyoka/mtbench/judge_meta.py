@@ -18,7 +18,9 @@ template:
   models' mean grades over those shared items (intervals resample models);
 - from both-order pairwise data: order consistency (the two orders name the same winner,
   ``judge.order_agreement``) and position bias (the share of decisive games won by the
-  answer shown first; 0.5 is none), intervals resampling questions;
+  answer shown first; 0.5 is none), intervals resampling questions; a game judged again
+  (the same question and answers in the same order) counts once here and in length bias,
+  as its first judgment: the second is a repeat;
 - length bias where the answers are at hand: the probability that the longer answer (in
   characters: Japanese has no whitespace words) is preferred, among decisive comparisons
   of answers of different lengths (single grades: two models' answers to one item graded
@@ -60,6 +62,7 @@ from hyoka.mtbench.judge_scores import (
     on_scale,
 )
 from hyoka.mtbench.records import G1_LETTER, G2_LETTER
+from hyoka.printable import markdown_cell, one_line
 from hyoka.providers import Usage
 from hyoka.signature import Signature, SignatureType
 from hyoka.stats import (
@@ -765,10 +768,11 @@ def render_judge_meta(meta: JudgeMeta, fmt: str) -> str:
         _markdown("Agreement with the reference", single, _AGREEMENT),
         _markdown("Order, position, length and repeats", bias, _BIAS),
     ]
-    listed = "".join(f"- {fault}\n" for fault in meta.faults) or "none\n"
+    listed = "".join(f"- {one_line(fault)}\n" for fault in meta.faults) or "none\n"
     parts.append(f"Faults (kept out of every statistic, never clamped):\n\n{listed}")
     if meta.notes:
-        parts.append("Notes (why a cell is empty):\n\n" + "".join(f"- {n}\n" for n in meta.notes))
+        notes = "".join(f"- {one_line(note)}\n" for note in meta.notes)
+        parts.append(f"Notes (why a cell is empty):\n\n{notes}")
     parts.append(f"Signature: `{meta.signature}`\n")
     return "\n".join(part for part in parts if part)
 
@@ -796,6 +800,6 @@ def _markdown(title: str, rows: list[JudgeRow], columns: tuple[str, ...]) -> str
         return ""
     lines = [f"### {title}\n", "| " + " | ".join(_TITLES.get(c, c) for c in columns) + " |",
              "|" + "---|" * len(columns)]  # fmt: skip
-    lines += ["| " + " | ".join(_cell(row, c).replace("|", "\\|") for c in columns) + " |"
+    lines += ["| " + " | ".join(markdown_cell(_cell(row, c)) for c in columns) + " |"
               for row in rows]  # fmt: skip
     return "\n".join(lines) + "\n"

@@ -11,10 +11,13 @@ decisive game puts the winner at 2044 and the loser at -44 on the Elo scale). Su
 number is never shown: it is ``n/a: no finite maximum (<why>)``, and JSON carries ``null``
 with the reason.
 
-Whether a fit has a maximum is decided by one mechanism, ``logistic.unbounded`` (the
-coefficients move along a separating direction as the ridge shrinks), on the fit's own
-design: ``bradley_terry_design`` writes Bradley–Terry's pair summary as one, so raw
-ratings, Rakuda's and the style-controlled ones are judged alike. Why is said from the
+Whether a fit has a maximum is decided by one mechanism, ``logistic.separating_move``
+(the coefficients move along a separating direction as the ridge shrinks), on the fit's
+own design: ``bradley_terry_design`` writes Bradley–Terry's pair summary as one, so raw
+ratings, Rakuda's and the style-controlled ones are judged alike. A bootstrap draw without
+a maximum counts as ±∞ for each number that runs off in it (``directions``,
+``extended_quantiles``): a percentile it reaches is n/a, one it does not is what the other
+draws give, and the count of such draws is said (``draws_line``). Why is said from the
 comparison graph (``never_lose``): for Bradley–Terry without other terms the likelihood
 has a maximum exactly where, within each set of models compared with one another, every
 model can be reached from every other by a chain of losses (Zermelo 1929, Ford 1957); where
