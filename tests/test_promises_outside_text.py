@@ -96,11 +96,13 @@ def test_a_servers_error_message_cannot_act_on_the_terminal_or_forge_a_line(
 ) -> None:
     """The error body a server sends is quoted in the one ``error:`` line, escaped; one of
     a megabyte is cut to ``MESSAGE_LIMIT`` characters."""
-    for message in (HOSTILE, HOSTILE + "x" * 1_000_000):
+    for number, message in enumerate((HOSTILE, HOSTILE + "x" * 1_000_000)):
         body = {"error": {"message": message, "type": "invalid_request_error"}}
+        folder = tmp_path / str(number)  # the other turn may be judged before the error
+        folder.mkdir()
         with OpenAIServer() as server:
             server.script(Reply(400, body))
-            result, _ = _judge(tmp_path, server.base_url)
+            result, _ = _judge(folder, server.base_url)
         assert result.exit_code == 1, result.output
         _assert_shown_safely(result.output)
         (error,) = [line for line in result.output.splitlines() if line.startswith("error:")]
@@ -197,3 +199,189 @@ def test_printable_escapes_what_a_terminal_obeys_and_keeps_every_script() -> Non
     assert printable("x" * 10, limit=4) == "xxxx…"
     once = printable(HOSTILE * 3, limit=20)
     assert len(once) == 21 and printable(once, limit=20) == once
+
+
+# --- tables, JSON and lines a command writes whole -----------------------------------------
+
+#: a name that would end its Markdown row and forge one of its own, or add a cell
+FORGING = "evil | forged |\n| 9.99 | row |"
+#: in its cell: on one line, its bars escaped
+FORGING_CELL = "evil \\| forged \\| \\| 9.99 \\| row \\|"
+#: what a terminal acts on that JSON leaves as it is: DEL, a C1 control (a one-character
+#: ``ESC [``), a bidirectional override, the line separator
+UNESCAPED_BY_JSON = "m\x7f\x9b2J\u202eevil\u2028x"
+
+
+def _with_model(source: Path, target: Path, name: str) -> Path:
+    """``source``'s judgment lines, each with ``model`` set to ``name``."""
+    target.write_text(
+        "".join(
+            json.dumps({**json.loads(line), "model": name}, ensure_ascii=False) + "\n"
+            for line in source.read_text("utf-8").splitlines()
+        ),
+        "utf-8",
+    )
+    return target
+
+
+def _rows_whole(text: str, cell: str) -> None:
+    """Every Markdown table in ``text`` has as many cells in each row as in its header
+    (a bar escaped as ``\\|`` is no cell's end), no row was forged, and ``cell`` is one."""
+    tables: list[list[str]] = []
+    previous = ""
+    for line in text.splitlines():
+        if line.startswith("|"):
+            if not previous.startswith("|"):
+                tables.append([])
+            tables[-1].append(line)
+        previous = line
+    assert tables, text
+    for table in tables:
+        widths = {len(re.split(r"(?<!\\)\|", line)) for line in table}
+        assert len(widths) == 1, table
+    assert not any(line.startswith("| 9.99") for line in text.splitlines()), text
+    assert f"| {cell} |" in text or f"| {cell} (" in text, text
+
+
+def _rakuda_judgments(tmp_path: Path, first: str) -> Path:
+    """A Rakuda pair file of two models, ``first`` and ``b``, where each wins some games."""
+    path = tmp_path / "rakuda_pair.jsonl"
+    lines = [
+        {"question_id": str(q), "model1_id": m1, "model2_id": m2, "winner": w,
+         "judge": ["gpt-4", "pair-ja"]}
+        for q, (m1, m2, w) in enumerate(
+            [(first, "b", 1), ("b", first, 1), (first, "b", 3), ("b", first, 2),
+             (first, "b", 2), ("b", first, 3)] * 2
+        )
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    return path
+
+
+def test_a_name_with_a_line_break_or_a_bar_stays_in_its_markdown_cell(tmp_path: Path) -> None:
+    """A model's or a judge's name read from a file is one cell of every Markdown table:
+    a line break in it cannot end the row and forge the next, nor a ``|`` add a cell."""
+    published = SHARED_DATA / "pfmt-bench-fin-ja/model_judgment/gpt-4o-mini_single/gpt-4.jsonl"
+    judged = _with_model(published, tmp_path / "judged.jsonl", FORGING)
+    board = CliRunner().invoke(
+        app, ["mtbench", "leaderboard", "--judgments", str(judged), "--format", "md"]
+    )
+    assert board.exit_code == 0, board.output
+    _rows_whole(board.stdout, FORGING_CELL)
+
+    rakuda = _rakuda_judgments(tmp_path, FORGING)
+    ranked = CliRunner().invoke(
+        app, ["mtbench", "leaderboard", "--bench", "rakuda", "--judgments", str(rakuda),
+              "--format", "md", "--rounds", "5"],
+    )  # fmt: skip
+    assert ranked.exit_code == 0, ranked.output
+    _rows_whole(ranked.stdout, FORGING_CELL)
+
+    scores = tmp_path / "grades.jsonl"
+    scores.write_text(
+        "".join(
+            json.dumps({"suite": "yuzuai__rakuda-questions", "model": f"m{m}", "item": str(i),
+                        "judge": judge, "score": 1 + (i * (m + k)) % 10}) + "\n"
+            for k, judge in enumerate(("plain", FORGING)) for m in range(3) for i in range(6)
+        ),
+        "utf-8",
+    )  # fmt: skip
+    meta = CliRunner().invoke(
+        app, ["judge", "meta", "--scores", str(scores), "--resamples", "20", "-f", "md"]
+    )
+    assert meta.exit_code == 0, meta.output
+    _rows_whole(meta.stdout, FORGING_CELL)
+
+
+def _same_value_printable_json(stdout: str) -> Any:
+    """What ``stdout`` holds as JSON, checked to hold nothing a terminal acts on: each
+    such character is written as its ``\\u`` escape."""
+    assert re.search("[\x7f-\x9f\u2028\u2029\u202a-\u202e]", stdout) is None, repr(stdout)
+    _assert_shown_safely(stdout)
+    return json.loads(stdout)
+
+
+def test_json_printed_escapes_what_a_terminal_acts_on_and_keeps_the_value(
+    tmp_path: Path,
+) -> None:
+    """JSON escapes the C0 controls but writes DEL, the C1 controls, the bidirectional
+    overrides and U+2028 as they are: printed, each is its ``\\u`` escape, so the terminal
+    shows them and the JSON decodes to the very same names (Japanese stays readable)."""
+    name = UNESCAPED_BY_JSON + "日本語"
+    published = SHARED_DATA / "pfmt-bench-fin-ja/model_judgment/gpt-4o-mini_single/gpt-4.jsonl"
+    judged = _with_model(published, tmp_path / "judged.jsonl", name)
+    board = CliRunner().invoke(
+        app, ["mtbench", "leaderboard", "--judgments", str(judged), "--format", "json"]
+    )
+    assert board.exit_code == 0, board.output
+    assert "\\u009b" in board.stdout and "日本語" in board.stdout
+    rows = _same_value_printable_json(board.stdout)
+    assert [row["model"] for row in rows] == [name]
+
+    rakuda = _rakuda_judgments(tmp_path, name)
+    ranked = CliRunner().invoke(
+        app, ["mtbench", "leaderboard", "--bench", "rakuda", "--judgments", str(rakuda),
+              "--format", "json", "--rounds", "5"],
+    )  # fmt: skip
+    assert ranked.exit_code == 0, ranked.output
+    shown = _same_value_printable_json(ranked.stdout)
+    assert {row["model_id"] for row in shown["ranking"]} == {name, "b"}
+
+    rater = "r\x7f\x9b2J\u202e1"  # a label file's line ends at U+2028 (str.splitlines)
+    labels = tmp_path / "human.csv"
+    labels.write_text(
+        "item,rater,label\n" + "".join(f"i{i},{who},{label}\n"
+                                       for who, row in ((rater, "AABCA"), ("r2", "ABBCA"))
+                                       for i, label in enumerate(row)),
+        "utf-8",
+    )  # fmt: skip
+    auto = tmp_path / "auto.jsonl"
+    auto.write_text("".join(json.dumps({"item": f"i{i}", "verdict": v}) + "\n"
+                            for i, v in enumerate("AABCB")), "utf-8")  # fmt: skip
+    agreement = CliRunner().invoke(
+        app, ["judge", "agreement", "--human", str(labels), "--auto", str(auto),
+              "--resamples", "20", "--json"],
+    )  # fmt: skip
+    assert agreement.exit_code == 0, agreement.output
+    assert rater in _same_value_printable_json(agreement.stdout)["raters"]
+
+
+def test_a_file_name_in_a_line_is_never_read_as_markup(tmp_path: Path) -> None:
+    """The lines that name a file a command wrote (or read) show its name as written:
+    ``[bold]`` in it is no style, ``:smile:`` no emoji."""
+    published = SHARED_DATA / "pfmt-bench-fin-ja/model_judgment/gpt-4o-mini_single/gpt-4.jsonl"
+    output = tmp_path / "board[bold]:smile:.md"
+    board = CliRunner().invoke(
+        app, ["mtbench", "leaderboard", "--judgments", str(published), "--format", "md",
+              "--output", str(output)],
+    )  # fmt: skip
+    assert board.exit_code == 0, board.output
+    assert output.is_file()
+    assert f"wrote {output}" in board.stderr.replace("\n", "")
+
+    answers = tmp_path / "x[bold]y:smile:.jsonl"
+    answers.write_bytes(ANSWERS.read_bytes())
+    with OpenAIServer() as server:
+        server.reply_to_all = "評価：[[7]]"
+        judged = CliRunner().invoke(
+            app,
+            ["mtbench", "judge", "--bench", "jmt-bench", "--variant", "stability@aed16da",
+             "-j", "openai/gpt-4-0613", "--base-url", server.base_url, "--limit", "1",
+             "--output-dir", str(tmp_path / "out"), "-a", str(answers)],
+        )  # fmt: skip
+    assert judged.exit_code == 0, judged.output
+    (line,) = [line for line in judged.stderr.splitlines() if " -> " in line]
+    assert line.startswith(f"{answers} -> "), line
+
+
+def test_printable_json_is_the_same_value_and_a_markdown_cell_one_cell() -> None:
+    from hyoka.printable import markdown_cell, printable_json
+
+    value = {"名前": ["\x7f\x9b\u202e\u2028\u2066x\ud800", "日本語\t\n\x1b"], "n": 1}
+    for indent in (None, 2):
+        text = json.dumps(value, ensure_ascii=False, indent=indent)
+        shown = printable_json(text)
+        assert json.loads(shown) == value
+        assert _ACTING.search(shown) is None and "日本語" in shown
+        assert printable_json(shown) == shown
+    assert markdown_cell("a|b\\\nc\u2028d") == "a\\|b\\\\ c d"

@@ -13,6 +13,12 @@ shown the same way.
 
 ``limit`` bounds the length where outside text is kept or repeated (a 1 MB model name is
 no name): the first ``limit`` characters, then ``…``.
+
+Two kinds of text a command prints whole have rules of their own. JSON (``printable_json``)
+must stay JSON: each such character becomes its ``\\u`` escape, which decodes to the same
+value (``json.dumps`` escapes the C0 controls but writes DEL, the C1 controls and the
+bidirectional overrides as they are). A Markdown table cell (``markdown_cell``) must stay
+one cell: a line break would end its row and let a name forge the next, a ``|`` add a cell.
 """
 
 from __future__ import annotations
@@ -54,3 +60,26 @@ def printable(text: str, *, limit: int | None = None, lines: bool = False) -> st
     if limit is not None and len(shown) > limit:
         return shown[:limit] + "…"
     return shown
+
+
+def printable_json(text: str) -> str:
+    """JSON text with every character a terminal acts on (module docstring) written as its
+    JSON escape (``\\u009b``): the same JSON value, shown. Outside its strings JSON text
+    holds none of them (its line breaks and indentation are kept), and inside them a
+    ``\\u`` escape means the character itself; everything else, Japanese included, stays
+    as it is."""
+    return _IN_LINES.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def markdown_cell(text: str) -> str:
+    """``text`` as one cell of a Markdown table: on one line (each line break a space), its
+    ``\\`` and ``|`` escaped, so a name from a file can neither end its row nor add a cell.
+    The characters a terminal acts on are left to ``printable``, where the table is shown:
+    a file keeps the text as it was."""
+    return one_line(text).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def one_line(text: str) -> str:
+    """``text`` with each line break (any ``str.splitlines`` splits at) a space: a name
+    inside a line of Markdown (a table's cell, a list's item) that cannot end it."""
+    return " ".join(text.splitlines())

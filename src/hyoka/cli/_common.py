@@ -37,7 +37,9 @@ Each of those lines is made printable (``hyoka.printable``): a message may quote
 or a file, and no escape sequence or line break in it reaches the terminal to clear the
 screen or forge a line. Every string the consoles print (tables, notes), and text a
 command writes whole (``echo``: Markdown, CSV), is made printable too, its tabs and line
-breaks kept.
+breaks kept; JSON is printed by ``echo_json`` (or ``echo``'s ``json_text``), made printable
+as JSON. A line that quotes a file's or a model's name is printed by ``say``, never read
+as rich markup.
 
 Only typer and the standard library are imported here at module level, so that a command
 module importing its flags from here pays nothing more: rich (``console``, ``err_console``,
@@ -58,7 +60,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 import typer
 
 from hyoka.errors import HyokaError, HyokaWarning, InputError
-from hyoka.printable import printable
+from hyoka.printable import printable, printable_json
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -251,12 +253,13 @@ def _made_console(stderr: bool, columns: str | None) -> Console:
 
     class Shown(Console):
         """A console that makes every string it renders printable (tables' cells, notes)
-        before rich reads it: rich passes escape sequences in text through to the terminal."""
+        before rich reads it: rich passes escape sequences in text through to the terminal.
+        It reads no emoji codes either: ``:smile:`` in a file's name is shown as written."""
 
         def render_str(self, text: str, **options: Any) -> Text:
             return super().render_str(printable(text, lines=True), **options)
 
-    return Shown(stderr=stderr)
+    return Shown(stderr=stderr, emoji=False)
 
 
 if not TYPE_CHECKING:
@@ -302,10 +305,26 @@ def progress_bar(
     return make(_console(True), rate=rate, remaining=remaining, transient=transient)
 
 
-def echo(text: str, *, nl: bool = True) -> None:
+def echo(text: str, *, nl: bool = True, json_text: bool = False) -> None:
     """``text`` on stdout as it is (a rendered table, Markdown, CSV), made printable with
-    its tabs and line breaks kept: names in it come from files and servers."""
-    typer.echo(printable(text, lines=True), nl=nl)
+    its tabs and line breaks kept: names in it come from files and servers. ``json_text``:
+    ``text`` is JSON, made printable as JSON (``printable_json``: the same value, where
+    ``printable``'s escapes would be no JSON)."""
+    typer.echo(printable_json(text) if json_text else printable(text, lines=True), nl=nl)
+
+
+def echo_json(value: Any, *, indent: int | None = 2) -> None:
+    """``value`` printed as JSON (``--json``, ``--format json``): every command's one way,
+    so Japanese stays readable (``ensure_ascii=False``) and what a terminal would act on is
+    escaped (``echo``'s ``json_text``)."""
+    echo(json.dumps(value, ensure_ascii=False, indent=indent), json_text=True)
+
+
+def say(text: str, *, err: bool = False) -> None:
+    """A line of plain text on stdout (``err``: stderr) that quotes a file's or a model's
+    name: never read as markup (``[bold]`` in a name is shown, not applied) or emoji
+    codes, never highlighted, never wrapped (paths stay whole), made printable."""
+    _console(err).print(text, markup=False, emoji=False, highlight=False, soft_wrap=True)
 
 
 def print_error(error: Exception) -> None:

@@ -74,13 +74,13 @@ def signature_lines(summaries: Sequence[RunSummary]) -> list[str]:
 
 def print_scores(summaries: Sequence[tuple[RunSummary, bool]]) -> None:
     """The score table, then the signature line(s) beside it."""
-    from hyoka.cli._common import console, print_warning
+    from hyoka.cli._common import print_warning, say
 
     if not summaries:
         return
     print_table(score_table(summaries))
     for line in signature_lines([s for s, _ in summaries]):
-        console.print(line, highlight=False, soft_wrap=True)
+        say(line)
     for s, _ in summaries:
         if s.incomplete:
             print_warning(
@@ -91,13 +91,13 @@ def print_scores(summaries: Sequence[tuple[RunSummary, bool]]) -> None:
 
 def show_beside_public(ours: RunSummary, data_dir: Path | None) -> None:
     """Print the nearest public rows around ``ours``, if the data directory has results."""
-    from hyoka.cli._common import console, echo
+    from hyoka.cli._common import echo, say
     from hyoka.pfgen import public_neighbours, render_leaderboard
 
     beside = public_neighbours(ours, data_dir)
     if beside is None:
         return
-    console.print(f"\nBeside the public results in {beside.public}:", highlight=False)
+    say(f"\nBeside the public results in {beside.public}:")
     echo(render_leaderboard(beside.rows, "md", first_rank=beside.first_rank))
 
 
@@ -105,7 +105,7 @@ def show_beside_public(ours: RunSummary, data_dir: Path | None) -> None:
 def _shown_run() -> Iterator[RunWatcher]:
     """A watcher that shows a run as it goes: the run folder and progress bars on stderr,
     then (the bars gone) the generation's account, before any scoring."""
-    from hyoka.cli._common import err_console
+    from hyoka.cli._common import say
     from hyoka.pfgen import RunWatcher
 
     with progress_bar(rate=True, remaining=True) as bar:
@@ -115,7 +115,7 @@ def _shown_run() -> Iterator[RunWatcher]:
             trials: TaskID | None = None
 
             def planned(self, planned: PlannedRun) -> None:
-                err_console.print(f"Run folder: {planned.plan.folder}", highlight=False)
+                say(f"Run folder: {planned.plan.folder}", err=True)
                 total = planned.plan.num_trials
                 self.answers = bar.add_task("answers", total=total * len(planned.questions))
                 self.trials = bar.add_task("trials ", total=total)

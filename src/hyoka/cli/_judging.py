@@ -152,7 +152,7 @@ def _note_judge_name(client: ModelClient, report: JudgeReport) -> None:
 
 def print_signature(signature: Signature) -> None:
     """The line that says how the numbers were produced, beside them."""
-    _common.console.print(f"signature: {signature.line}", highlight=False, soft_wrap=True)
+    _common.say(f"signature: {signature.line}")
 
 
 def single_table(run: SingleRun) -> Table:

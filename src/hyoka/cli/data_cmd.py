@@ -97,7 +97,7 @@ def fetch_command(
     root = resolve_data_dir(data_dir)
     for selected in _select(benchmark):
         report = _fetch_with_progress(selected, root, groups, timeout, min_rate * 1000)
-        _common.console.print(_summary(report), highlight=False, soft_wrap=True)
+        _common.say(_summary(report))
 
 
 @reports_errors
@@ -128,9 +128,7 @@ def verify_command(
         problems = [p for p in report.problems if _counts(p, with_published)]
         checked = report.checked - (len(report.problems) - len(problems))
         if not problems:
-            _common.console.print(
-                f"{selected.title}: all {checked} files verified in {root}", soft_wrap=True
-            )
+            _common.say(f"{selected.title}: all {checked} files verified in {root}")
             continue
         broken.append(selected)
         needs_published |= any(p.file.group == "published" for p in problems)
@@ -155,6 +153,7 @@ def _select(name: str) -> tuple[Manifest, ...]:
 def _fetch_with_progress(
     selected: Manifest, root: Path, groups: frozenset[Group], timeout: float, min_rate: float
 ) -> FetchReport:
+    from rich.markup import escape
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -185,11 +184,14 @@ def _fetch_with_progress(
             elif event.kind == "retry":
                 bar.advance(task, -event.nbytes)
                 bar.console.print(
-                    f"[yellow]retrying[/] {event.file.path}: {event.detail}", soft_wrap=True
+                    f"[yellow]retrying[/] {escape(event.file.path)}: {escape(event.detail)}",
+                    highlight=False,
+                    soft_wrap=True,
                 )
             elif event.kind == "corrupt":
                 bar.console.print(
-                    f"[yellow]corrupt:[/] {event.file.path} ({event.detail}); downloading again",
+                    f"[yellow]corrupt:[/] {escape(event.file.path)} ({escape(event.detail)}); "
+                    "downloading again",
                     highlight=False,
                     soft_wrap=True,
                 )
@@ -220,18 +222,17 @@ def _print_problems(
     selected: Manifest, root: Path, problems: list[FileProblem], checked: int
 ) -> None:
     if len(problems) == checked and all(p.kind == "missing" for p in problems):
-        _common.err_console.print(f"{selected.title}: not downloaded in {root}", soft_wrap=True)
+        _common.say(f"{selected.title}: not downloaded in {root}", err=True)
         problems = [p for p in problems if p.file.derived]  # a fetch cannot make these
     for problem in problems:
-        _common.err_console.print(
+        _common.say(
             f"{selected.title}: {problem.kind}: {problem.file.path}"
             + (
                 ""
                 if problem.kind == "missing" and not problem.file.derived
                 else f" ({problem.detail})"
             ),
-            highlight=False,
-            soft_wrap=True,
+            err=True,
         )
 
 

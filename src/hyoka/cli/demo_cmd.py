@@ -107,16 +107,16 @@ def _score_example(out: Path, data_dir: Path | None) -> Path:
 def _report(run: Path, target: Path, data_dir: Path | None) -> None:
     """The demo's run in the offline report, among the public runs when the data directory
     has them, so a newcomer sees the whole path from a run to the page that explains it."""
-    from hyoka.cli._common import console
+    from hyoka.cli._common import say
     from hyoka.report import ReportOptions, build_report
 
     build_report([run], target, ReportOptions(data_dir=data_dir))
-    console.print(f"report: {target / 'index.html'}", highlight=False, soft_wrap=True)
+    say(f"report: {target / 'index.html'}")
 
 
 def _print_written(folder: Path) -> None:
-    from hyoka.cli._common import console
+    from hyoka.cli._common import say
     from hyoka.store import pfgen_runs
 
     name = pfgen_runs.RESULT_FILE
-    console.print(f"\n{name} written to {folder / name}", highlight=False)
+    say(f"\n{name} written to {folder / name}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -13,6 +12,7 @@ from hyoka.cli._common import (
     JsonOption,
     ResamplesOption,
     console,
+    echo_json,
     reports_errors,
 )
 from hyoka.cli._tables import print_table
@@ -88,7 +88,7 @@ def agreement_command(
         table = _from_label_files(human, auto or [])
     report = agreement_report(table, resamples=resamples, seed=seed, by_category=by_category)
     if as_json:
-        typer.echo(json.dumps({**notes, **report.to_json()}, ensure_ascii=False, indent=2))
+        echo_json({**notes, **report.to_json()})
         return
     _print(report, notes)
 

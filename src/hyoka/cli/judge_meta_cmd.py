@@ -92,7 +92,7 @@ def meta_command(
 
       hyoka judge meta --scores my-grades.jsonl --scores human.jsonl --reference human
     """
-    from hyoka.cli._common import err_console
+    from hyoka.cli._common import say
     from hyoka.data import resolve_data_dir
     from hyoka.mtbench import (
         JudgeMetaSettings,
@@ -116,7 +116,7 @@ def meta_command(
     )
     text = render_judge_meta(judge_meta(sources, settings), fmt.value)
     if output is None:
-        echo(text, nl=False)
+        echo(text, nl=False, json_text=fmt.value == "json")
         return
     atomic_write_text(output, text)
-    err_console.print(f"wrote {output}")
+    say(f"wrote {output}", err=True)

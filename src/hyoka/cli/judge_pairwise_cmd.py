@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,7 +17,9 @@ from hyoka.cli._common import (
     NoCacheOption,
     PerQuestionOption,
     ProviderOptionsOption,
+    echo_json,
     reports_errors,
+    say,
 )
 from hyoka.cli._judging import ControlFeaturesOption, MethodOption
 from hyoka.cli._tables import print_table
@@ -64,7 +65,7 @@ def _print_summary(summary: PairwiseSummary, model_x: str, model_y: str) -> None
             "(alpaca_eval's logistic model; lengths in characters)",
             highlight=False,
         )
-        console.print(f"signature: {summary.length_control.line}", highlight=False, soft_wrap=True)
+        say(f"signature: {summary.length_control.line}")
     from hyoka.cli._judging import print_style_control
 
     rated = {name: counts.ratings for name, counts in summary.methods.items() if counts.ratings}
@@ -154,7 +155,7 @@ def pairwise_command(
       hyoka judge pairwise results/org/a/1234abc results/org/b/5678def -j openai/gpt-4o \
           --per-question 3
     """
-    from hyoka.cli._common import err_console, print_warning, progress_bar, provider_options
+    from hyoka.cli._common import print_warning, progress_bar, provider_options
     from hyoka.cli._judging import (
         control_features,
         fail_if_no_verdict,
@@ -202,7 +203,7 @@ def pairwise_command(
     check_judge(client, pending.protocol)
     # held from this check until the pairs are judged into it: the file is opened once
     log = open_log(pending)
-    err_console.print(f"Judgment file: {out}", highlight=False, soft_wrap=True)
+    say(f"Judgment file: {out}", err=True)
     store = criteria_file or out.parent / "criteria.json"
 
     async def with_criteria() -> list[
@@ -242,16 +243,13 @@ def pairwise_command(
     if export_verdicts_to is not None:
         categories = {item.id: item.category for item in items}
         count = export_verdicts(records, exported[0], export_verdicts_to, categories)
-        err_console.print(
-            f"{count} {exported[0]} verdict(s) -> {export_verdicts_to}", highlight=False,
-            soft_wrap=True,
-        )  # fmt: skip
+        say(f"{count} {exported[0]} verdict(s) -> {export_verdicts_to}", err=True)
     stats = client.stats
     if as_json:
         run = PairwiseRun(
             out, chosen, judge, model_x, model_y, summary, report, stats, signature
         )  # fmt: skip
-        typer.echo(json.dumps(run.to_json(), ensure_ascii=False, indent=1))
+        echo_json(run.to_json(), indent=1)
         fail_if_no_verdict(report, judge, out, "pair(s)")
         return
     typer.echo(

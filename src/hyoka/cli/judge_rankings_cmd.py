@@ -158,7 +158,7 @@ def rankings_command(
     if published is not None:
         rankings.append(published)
     report = rankings_report(rankings[0], rankings[1], settings)
-    _write(render_rankings(report, fmt.value), output)
+    _write(render_rankings(report, fmt.value), output, fmt.value == "json")
 
 
 @reports_errors
@@ -219,7 +219,7 @@ def curve_command(
     report = question_curve(
         ranking, _sizes(sizes), repeats=repeats, target=target, settings=settings
     )
-    _write(render_curve(report, fmt.value), output)
+    _write(render_curve(report, fmt.value), output, fmt.value == "json")
 
 
 def _sizes(text: str | None) -> tuple[int, ...] | None:
@@ -257,12 +257,12 @@ def _rankings(
     return found
 
 
-def _write(text: str, output: Path | None) -> None:
+def _write(text: str, output: Path | None, json_text: bool) -> None:
     if output is None:
-        echo(text, nl=False)
+        echo(text, nl=False, json_text=json_text)
         return
-    from hyoka.cli._common import err_console
+    from hyoka.cli._common import say
     from hyoka.store import atomic_write_text
 
     atomic_write_text(output, text)
-    err_console.print(f"wrote {output}", highlight=False, soft_wrap=True)
+    say(f"wrote {output}", err=True)

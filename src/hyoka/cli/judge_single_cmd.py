@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -22,7 +21,9 @@ from hyoka.cli._common import (
     ProviderOptionsOption,
     RepeatsOption,
     TemperatureOption,
+    echo_json,
     reports_errors,
+    say,
 )
 from hyoka.cli._judging import AggregateOption
 from hyoka.cli._tables import print_table
@@ -84,7 +85,7 @@ def single_command(
 
       hyoka judge single a.jsonl -j openai/local --base-url http://127.0.0.1:8000/v1 -t my.toml
     """
-    from hyoka.cli._common import err_console, provider_options
+    from hyoka.cli._common import provider_options
     from hyoka.cli._judging import (
         fail_if_nothing_graded,
         print_signature,
@@ -111,9 +112,9 @@ def single_command(
         target, summarise(judged.lines, [item.id for item in items]), report, client.stats,
         judged.run.signature(), price_in, price_out,
     )  # fmt: skip
-    err_console.print(f"judgments: {target}", highlight=False, soft_wrap=True)
+    say(f"judgments: {target}", err=True)
     if as_json:
-        typer.echo(json.dumps(run.to_json(), ensure_ascii=False))
+        echo_json(run.to_json(), indent=None)
     else:
         print_table(single_table(run))
         print_signature(run.signature)

@@ -23,7 +23,9 @@ from hyoka.cli._common import (
     ProviderOptionsOption,
     ResultsDirOption,
     echo,
+    echo_json,
     reports_errors,
+    say,
 )
 from hyoka.cli._judging import ControlFeaturesOption
 from hyoka.cli._tables import print_table
@@ -199,7 +201,7 @@ def leaderboard_command(
     Rakuda ranks by Bradley-Terry with a fitted first-position advantage and bootstrap
     16/50/84th percentiles, as its make_ranking.py --compute mle fits it.
     """
-    from hyoka.cli._common import err_console, print_warning
+    from hyoka.cli._common import print_warning
 
     if bench == "rakuda":
         _refuse_for_rakuda(
@@ -269,15 +271,15 @@ def leaderboard_command(
                   per_turn=per_turn, interval=interval, length=length,
                   grades=grades)  # fmt: skip
     if output is None:
-        echo(text, nl=False)
+        echo(text, nl=False, json_text=fmt == "json")
     else:
         from hyoka.store import atomic_write_text
 
         atomic_write_text(output, text)  # a failure is the store's one-line WriteError
-        err_console.print(f"wrote {output}", highlight=False, soft_wrap=True)
+        say(f"wrote {output}", err=True)
     for path in radar or []:
         write_radar(board, path, title=loaded.spec.title)
-        err_console.print(f"radar chart: {path}", highlight=False, soft_wrap=True)
+        say(f"radar chart: {path}", err=True)
 
 
 def _refuse_for_rakuda(given: Mapping[str, object]) -> None:
@@ -290,7 +292,6 @@ def _refuse_for_rakuda(given: Mapping[str, object]) -> None:
 
 def _rakuda_leaderboard(judgments: list[Path] | None, fmt: str, rounds: int, seed: int) -> None:
     """Rakuda's ranking of the pair judgments in ``judgments``: a table or upstream's JSON."""
-    import json
 
     from hyoka.cli._common import print_warning
     from hyoka.mtbench import judgment_files, rank_rakuda
@@ -303,7 +304,7 @@ def _rakuda_leaderboard(judgments: list[Path] | None, fmt: str, rounds: int, see
     if ranked.errors:
         print_warning(f"{ranked.errors} match(es) without a verdict (error) left out")
     if fmt == "json":
-        typer.echo(json.dumps(ranked.to_json(), ensure_ascii=False, indent=2))
+        echo_json(ranked.to_json())
         return
     echo(ranked.render("md" if fmt == "md" else "csv" if fmt == "csv" else "plain"))
 
@@ -389,7 +390,7 @@ def generate_command(
     """
     import asyncio
 
-    from hyoka.cli._common import err_console, progress_bar, provider_options
+    from hyoka.cli._common import progress_bar, provider_options
     from hyoka.cli._judging import print_signature
     from hyoka.mtbench import (
         GeneratePlan,
@@ -427,7 +428,7 @@ def generate_command(
         concurrency=concurrency,
     )  # fmt: skip
     total = len(loaded.questions[: limit or None])
-    err_console.print(f"Answer file: {target}", highlight=False, soft_wrap=True)
+    say(f"Answer file: {target}", err=True)
     with progress_bar() as bar:
         task = bar.add_task("dialogues", total=total)
 
@@ -606,7 +607,7 @@ def judge_command(
     """
     import functools
 
-    from hyoka.cli._common import err_console, provider_options
+    from hyoka.cli._common import provider_options
     from hyoka.cli._judging import control_features
     from hyoka.judge import JudgeSettings, pairwise_settings, parse_methods
     from hyoka.mtbench import (
@@ -695,7 +696,7 @@ def judge_command(
             plans.append((str(path), plan_turns(loaded, by_id, model, settings, output, how)))
     _judge_turns(plans, judge_client(), judge, how.lang_check, price_in, price_out)
     for label, plan in plans:
-        err_console.print(f"{label} -> {plan.output}", highlight=False, soft_wrap=True)
+        say(f"{label} -> {plan.output}", err=True)
 
 
 def _judge_turns(
@@ -737,10 +738,9 @@ def _judge_rakuda(plan: JudgePlan[Any], client: ModelClient) -> None:
     1 when the judge was asked and no reply held a verdict."""
     from collections import Counter
 
-    from hyoka.cli._common import err_console
     from hyoka.cli._judging import print_signature, run_plans
 
-    err_console.print(f"Judgment file: {plan.output}", highlight=False, soft_wrap=True)
+    say(f"Judgment file: {plan.output}", err=True)
     report, (judged,) = run_plans(client, [("matches", plan)], rate=False)
     winners = Counter(str(line.winner) for line in judged.lines)
     typer.echo(
@@ -770,7 +770,7 @@ def _judge_pairs(
     ``rated`` (the answers' styles and the features to control) each model's Bradley-Terry
     rating raw and style-controlled, with the style coefficients and their signature. Exit
     1 when the judge was asked and gave no verdict on any turn."""
-    from hyoka.cli._common import err_console, print_warning
+    from hyoka.cli._common import print_warning
     from hyoka.cli._judging import (
         fail_if_no_verdict,
         print_signature,
@@ -787,7 +787,7 @@ def _judge_pairs(
         turn_label,
     )
 
-    err_console.print(f"Judgment file: {plan.output}", highlight=False, soft_wrap=True)
+    say(f"Judgment file: {plan.output}", err=True)
     report, (judged,) = run_plans(client, [("turns", plan)], rate=False)
     methods = plan.run.methods
     lines = list(judged.lines)  # the file's lines for these turns, as the run left them

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,7 +13,9 @@ from hyoka.cli._common import (
     JsonOption,
     ResamplesOption,
     WorkersOption,
+    echo_json,
     reports_errors,
+    say,
 )
 from hyoka.cli._tables import print_table
 
@@ -163,7 +164,7 @@ def correlate_command(
             "models": [{"model": p.model, "pfgen": p.pfgen, "judge": p.judge} for p in pairs],
             "plots": [str(p) for p in written],
         }
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        echo_json(payload)
         return
     view = Table(title=f"pfgen-bench vs {judge_name} ({result.n} models)")
     view.add_column("Correlation")
@@ -172,7 +173,7 @@ def correlate_command(
     view.add_row("Spearman", result.spearman.format(4))
     print_table(view)
     if paired.without_judge:
-        err_console.print(f"{len(paired.without_judge)} run(s) without a {judge_name} summary")
+        say(f"{len(paired.without_judge)} run(s) without a {judge_name} summary", err=True)
     if paired.judge_failures:
         err_console.print(f"{paired.judge_failures} failed judgment(s) excluded from the means")
     for path in written:
@@ -223,7 +224,7 @@ def _correlate_against(
         written = write_scatter(spec, plot)
     if as_json:
         payload = {**found.to_json(), "plots": [str(p) for p in written]}
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        echo_json(payload)
     else:
         view = Table(title=f"pfgen-bench vs {other} ({result.n} models)")
         view.add_column("Correlation")
@@ -342,7 +343,7 @@ def stability_command(
         written = write_scatter_grid(specs, plot, "pfgen-bench: one reference set vs another")
     if as_json:
         payload = {**report.to_json(), "plots": [str(p) for p in written]}
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        echo_json(payload)
         return
     view = Table(title=f"Reference-set stability over {len(report.runs)} runs")
     for name in ("First", "Second", "Pearson [95% CI]", "Spearman [95% CI]"):

@@ -7,7 +7,6 @@ any run failed. Heavy imports wait inside the commands, so importing this module
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +19,7 @@ from hyoka.cli._common import (
     DataDirOption,
     JsonOption,
     WorkersOption,
+    echo_json,
     print_error,
     print_warning,
     progress_bar,
@@ -103,7 +103,7 @@ def score_command(
     shown = [summaries[source] for source in sources if source in summaries]
     if as_json:
         rows = [{**s.to_json(), "skipped": was_skipped} for s, was_skipped in shown]
-        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        echo_json(rows)
     else:
         from hyoka.cli._context import print_scores
 

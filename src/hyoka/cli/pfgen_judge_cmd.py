@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -23,7 +22,9 @@ from hyoka.cli._common import (
     ProviderOptionsOption,
     RepeatsOption,
     TemperatureOption,
+    echo_json,
     reports_errors,
+    say,
 )
 from hyoka.cli._judging import AggregateOption
 from hyoka.cli._tables import print_table
@@ -76,7 +77,7 @@ def judge_command(
 
       hyoka pfgen judge results/x/y/abc1234 -j openai/local --base-url http://127.0.0.1:8000/v1
     """
-    from hyoka.cli._common import err_console, provider_options
+    from hyoka.cli._common import provider_options
     from hyoka.cli._judging import (
         fail_if_nothing_graded,
         print_signature,
@@ -108,12 +109,11 @@ def judge_command(
     summary_path, data = write_summary(chosen, judge, chosen_template, signature, judged.lines)
     overall = summarise(judged.lines, chosen.question_ids)
     run = SingleRun(output, overall, report, client.stats, signature, price_in, price_out)
-    err_console.print(
-        f"judgments: {output}\nsummary: {summary_path}", highlight=False, soft_wrap=True
-    )
+    say(f"judgments: {output}", err=True)
+    say(f"summary: {summary_path}", err=True)
     if as_json:
         payload = {**data, **run.to_json(), "summary": str(summary_path)}
-        typer.echo(json.dumps(payload, ensure_ascii=False))
+        echo_json(payload, indent=None)
     else:
         print_table(single_table(run))
         print_signature(signature)

@@ -25,10 +25,10 @@ from hyoka.cli._common import (
     TopKOption,
     TopPOption,
     console,
-    err_console,
     progress_bar,
     provider_options,
     reports_errors,
+    say,
 )
 from hyoka.cli._tables import print_table
 from hyoka.errors import HyokaError, InputError, flag_problems
@@ -258,9 +258,9 @@ def generate_command(
         highlight=False,
     )
     for note in totals.notes:
-        err_console.print(note, highlight=False)
+        say(note, err=True)
     if executor is Executor.RAY:
-        err_console.print(rates.summary(), highlight=False)
+        say(rates.summary(), err=True)
 
 
 def _only_the_file(ctx: typer.Context, config_file: Path) -> None:
@@ -374,7 +374,7 @@ def publish_command(
     from hyoka.refset import benchmark_source, publish
 
     files = publish(work, benchmark_source(benchmark, data_dir), out, question)
-    console.print(f"{len(files)} question file(s) written; score with --data-dir {out}")
+    say(f"{len(files)} question file(s) written; score with --data-dir {out}")
 
 
 @reports_errors
@@ -387,4 +387,4 @@ def build_command(
 
     settings = load_build_config(config)
     files = build(settings, data_dir, _print_outcomes)
-    console.print(f"{len(files)} question file(s) written; score with --data-dir {settings.out}")
+    say(f"{len(files)} question file(s) written; score with --data-dir {settings.out}")

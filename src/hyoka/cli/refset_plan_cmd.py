@@ -132,12 +132,10 @@ def plan_command(
     _print_estimate(run, settings.generation.model)
     _print_paper(paper)
     record = plan_record(settings, calibration, run, paper)
-    _common.console.print(
-        f"signature: {record['signature']['line']}", highlight=False, soft_wrap=True
-    )
+    _common.say(f"signature: {record['signature']['line']}")
     if json_file is not None:
         atomic_write_text(json_file, json.dumps(record, ensure_ascii=False, indent=2) + "\n")
-        _common.err_console.print(f"wrote {json_file}", highlight=False, soft_wrap=True)
+        _common.say(f"wrote {json_file}", err=True)
 
 
 def _print_calibration(calibration: Calibration) -> None:

@@ -12,6 +12,7 @@ from hyoka.cli._common import (
     DataDirOption,
     JsonOption,
     WorkersOption,
+    echo_json,
     reports_errors,
 )
 
@@ -190,9 +191,7 @@ def explain_command(
         )
     explanation = explain(benchmark, info.question_id, answers[trial - 1])
     if as_json:
-        import json
-
-        typer.echo(json.dumps(explanation.to_json(), ensure_ascii=False, indent=2))
+        echo_json(explanation.to_json())
         return
     print_explanation(explanation, trial, len(answers))
 

@@ -67,6 +67,7 @@ from hyoka.mtbench.judge import default_judge_name
 from hyoka.mtbench.pairwise import refuse_trials
 from hyoka.mtbench.records import AnswerChoice
 from hyoka.mtbench.variant import Variant
+from hyoka.printable import markdown_cell, printable
 from hyoka.providers import (
     DEFAULT_THINKING,
     GenerationRequest,
@@ -523,12 +524,13 @@ class RakudaRanking:
         if fmt == "csv":
             buffer = io.StringIO()
             csv.writer(buffer, lineterminator="\n").writerows([header, *rows])
-            lines = buffer.getvalue().splitlines()
-        else:
-            lines = [" | ".join(row) for row in (header, *rows)]
-        if fmt == "md":
-            lines = [f"| {line} |" for line in lines]
+            lines = [buffer.getvalue().removesuffix("\n")]
+        elif fmt == "md":
+            lines = [f"| {' | '.join(markdown_cell(cell) for cell in row)} |"
+                     for row in (header, *rows)]  # fmt: skip
             lines.insert(1, "|" + "|".join(["---"] * len(header)) + "|")
+        else:  # a name on one line, as in every table
+            lines = [" | ".join(printable(cell) for cell in row) for row in (header, *rows)]
         lines += self.ranking.separation_lines()
         lines.append(
             f"home advantage {self.ranking.advantage_text()}; {self.ranking.matches} "

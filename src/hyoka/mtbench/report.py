@@ -57,6 +57,7 @@ from hyoka.mtbench.trials import (
     swallow_figure,
     table_separability,
 )
+from hyoka.printable import markdown_cell
 from hyoka.signature import SIGNATURE_KEY
 from hyoka.stats import Interval, rating_text
 
@@ -290,11 +291,13 @@ def _adjusted_cell(length: LengthColumn, model: ModelScores) -> str:
 
 
 def _markdown(rows: list[list[str]]) -> str:
+    """The table in Markdown, each cell one (``markdown_cell``: a model's name comes from
+    a file)."""
     lines = [
         "| " + " | ".join(rows[0]) + " |",
         "|" + "|".join(["---"] + ["--:"] * (len(rows[0]) - 1)) + "|",
     ]
-    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    lines += ["| " + " | ".join(markdown_cell(cell) for cell in row) + " |" for row in rows[1:]]
     return "\n".join(lines)
 
 

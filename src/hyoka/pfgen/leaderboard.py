@@ -36,6 +36,7 @@ from hyoka.errors import InputError
 from hyoka.pfgen.choices import LeaderboardFormat
 from hyoka.pfgen.provenance import CUSTOM_DATA, data_id, number_differences, pinned_metadata_hash
 from hyoka.pfgen.summary import RunSummary, result_problem
+from hyoka.printable import markdown_cell
 from hyoka.signature import SIGNATURE_KEY, Signature, common_signature
 from hyoka.store import pfgen_runs
 
@@ -317,12 +318,6 @@ class Flags:
         return lines
 
 
-def _markdown_cell(text: str) -> str:
-    """``text`` safe inside a Markdown table cell: one line, ``|`` and ``\\`` escaped."""
-    one_line = " ".join(text.splitlines())
-    return one_line.replace("\\", "\\\\").replace("|", "\\|")
-
-
 def _render_markdown(rows: Sequence[RunSummary], first_rank: int) -> str:
     lines = [
         "| Rank | Score | Model | Length | Fluency | Truthfulness | Helpfulness |",
@@ -334,7 +329,7 @@ def _render_markdown(rows: Sequence[RunSummary], first_rank: int) -> str:
         cells = (
             _rank_cell(number, s),
             f"{s.score:.4f} (±{s.score_sem:.4f})",
-            _markdown_cell(s.label) + (f" {marker}" if marker else ""),
+            markdown_cell(s.label) + (f" {marker}" if marker else ""),
             f"{s.length:.1f} (±{s.length_std:.1f})",
             f"{s.fluency:.3f}",
             f"{s.truthfulness:.3f}",
@@ -506,7 +501,8 @@ def _render_upstream(
     for s, cells in zip(rows, table, strict=True):
         readme = s.folder / "README.md"
         target = readme.as_posix() if links_from is None else _relative_posix(readme, links_from)
-        shown = (*cells[:2], f"[{cells[2]}]({target})", *cells[3:])
+        link = f"[{markdown_cell(cells[2])}]({markdown_cell(target)})"
+        shown = (*cells[:2], link, *cells[3:])
         lines.append("".join(f"| <code>{cell}</code> " for cell in shown) + "|")
     lines.extend(_upstream_data_notes(flags))
     return "\n".join(lines) + "\n"
