@@ -194,8 +194,8 @@ def test_a_score_outside_its_range_is_an_error(
     engine: str,
 ) -> None:
     """An entry whose numbers are impossible (every count of answers 1000 times the set's
-    size, checksums and all) stops the command with one line naming the question; no
-    result is written, and none outside [0, 1] ever is."""
+    size, checksums and all) stops the command with one line naming the question and the
+    entry; no result is written, and none outside [0, 1] ever is."""
     run, cache = setup
     monkeypatch.setenv("HYOKA_PFGEN_ENGINE", engine)
     (run / "result.json").unlink()
@@ -203,7 +203,8 @@ def test_a_score_outside_its_range_is_an_error(
     result = CliRunner().invoke(app, ["pfgen", "score", "--force", str(run)])
     assert result.exit_code == 1, result.output
     (line,) = [line for line in result.stderr.splitlines() if not line.startswith("warning:")]
-    assert line.startswith("error: ") and QUESTION in line and "damaged" in line, line
+    assert line.startswith(f"error: question {QUESTION} (reference index {_entry(cache)[1]}): ")
+    assert line.endswith("the index is damaged; nothing was scored with it"), line
     assert not (run / "result.json").exists()
 
 

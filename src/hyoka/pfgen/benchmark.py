@@ -190,7 +190,8 @@ class PfgenBenchmark:
                 missing.append(qid)
             else:
                 rebuild = partial(self._rebuilt_sets, qid)
-                self._scorers[qid] = QuestionScorer(cached[0], cached[1], rebuild)
+                source = str(self._cache.blob_path(self._files[qid].sha1))
+                self._scorers[qid] = QuestionScorer(cached[0], cached[1], rebuild, source)
         for qid, scorer in zip(missing, self._build(missing), strict=True):
             self._scorers[qid] = scorer
         return {q: self._scorers[q] for q in dict.fromkeys(question_ids)}

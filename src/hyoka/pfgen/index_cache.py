@@ -19,9 +19,9 @@ question each. A region that fails is a ``DamagedIndexError``: the entry is remo
 scorer rebuilds its sets from the question file and walks again (``QuestionScorer``).
 Each region's check is three CRC-32C (the kernel's ``checksum``: all 50 tries, 300 MB, in
 25 ms on this project's 2-core machine, where SHA-256 takes 175 and zlib's CRC-32 80) and,
-for a process without the kernel, its SHA-256. The kernel walks nearly every page of a trie anyway; the check adds its arithmetic,
-not the reading. The kernel also checks each count it reads against its set's size, and the
-scorer each value against its range.
+for a process without the kernel, its SHA-256. The kernel walks nearly every page of a trie
+anyway; the check adds its arithmetic, not the reading. The kernel also checks each count it
+reads against its set's size, and the scorer each value against its range.
 
 The cache folder is untrusted (``store.CacheFolder``): entries are read, mapped and written
 without following a link, so a link left there is never written through.
@@ -89,6 +89,10 @@ class IndexCache:
     @staticmethod
     def _names(sha1: str) -> tuple[str, str]:
         return f"{sha1}.json", f"{sha1}.bin"
+
+    def blob_path(self, sha1: str) -> Path:
+        """Where an entry's blob is (for messages: it is read through ``folder``)."""
+        return self.root / self._names(sha1)[1]
 
     def load_info(self, sha1: str) -> QuestionInfo | None:
         """Only the question's metadata: cheap, for mapping answers to questions."""
@@ -200,7 +204,7 @@ class IndexCache:
         def damaged() -> DamagedIndexError:
             self.folder.remove(*self._names(sha1))
             return DamagedIndexError(
-                f"{self.root / self._names(sha1)[1]}: an index cache entry whose bytes are not "
+                f"{self.blob_path(sha1)}: an index cache entry whose bytes are not "
                 "those it was written with (damaged on disk); it is removed: run the command "
                 "again to rebuild it"
             )

@@ -109,13 +109,15 @@ class QuestionScorer:
 
     ``rebuild``, where the sets came from the index cache: what builds them again from the
     question file, should their bytes fail their check when first walked (``DamagedIndexError``):
-    the scorer then walks the rebuilt sets instead, once."""
+    the scorer then walks the rebuilt sets instead, once. ``source``: the file they came
+    from, named where their numbers are impossible."""
 
     def __init__(
         self,
         info: QuestionInfo,
         sets: Sequence[ReferenceSet],
         rebuild: Callable[[], Sequence[ReferenceSet]] | None = None,
+        source: str | None = None,
     ) -> None:
         if not sets:
             raise DataError(f"question {info.question_id} has no reference sets")
@@ -124,6 +126,7 @@ class QuestionScorer:
         self._names = tuple(s.name for s in self.sets)
         self._trie: tuple[QuestionTrie, list[int]] | None = None
         self._rebuild = rebuild
+        self._source = source
 
     @property
     def set_names(self) -> tuple[str, ...]:
@@ -141,11 +144,13 @@ class QuestionScorer:
             rebuilt = tuple(self._rebuild())
             if [s.name for s in rebuilt] != list(self._names):
                 raise
-            self.sets, self._trie, self._rebuild = rebuilt, None, None
+            self.sets, self._trie, self._rebuild, self._source = rebuilt, None, None, None
             return self._measure(answers)
 
     def _measure(self, answers: Sequence[str]) -> list[Measurement]:
         where = f"question {self.info.question_id}"
+        if self._source is not None:
+            where += f" (reference index {self._source})"
         if use_kernel():
             trie, columns = self._question_trie()
             specs = [(c, s.baseline) for c, s in zip(columns, self.sets, strict=True)]
@@ -285,8 +290,8 @@ def _within(values: list[float], ceiling: float, what: str) -> None:
         return
     bad = next(v for v in values if not 0.0 <= v <= ceiling)
     raise DataError(
-        f"{what} is {bad!r} for an answer, outside its range [0, {ceiling:.6g}]: the reference "
-        "index is damaged; nothing was scored with it"
+        f"{what} is {bad!r} for an answer, outside its range [0, {ceiling:.6g}]: the index "
+        "is damaged; nothing was scored with it"
     )
 
 
