@@ -107,7 +107,7 @@ def test_output_must_fit_the_kind(tmp_path: Path) -> None:
 def test_bad_toml_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "broken.toml"
     path.write_text('name = "x"\nversion = "1"\nkind = single\n', encoding="utf-8")
-    with pytest.raises(InputError, match=r"broken\.toml: not valid TOML .*line 3"):
+    with pytest.raises(InputError, match=r"broken\.toml: invalid TOML: .*line 3"):
         load_template(str(path))
 
 

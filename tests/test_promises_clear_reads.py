@@ -122,3 +122,51 @@ def test_a_rakuda_verdict_out_of_range_is_named_with_its_line(tmp_path: Path) ->
     result = _hyoka("mtbench", "leaderboard", "--bench", "rakuda", "--judgments", str(judgments))
     assert result.exit_code == 1, result.output
     assert result.stderr == f"error: {judgments}:3: winner 4 is not 1, 2, 3 or error\n"
+
+
+def test_toml_files_that_start_with_a_byte_order_mark_are_read_as_without(
+    tmp_path: Path,
+) -> None:
+    """A UTF-8 BOM at the start of a TOML file (a judge template, a rule file, a settings
+    file) is read past as in the JSON readers: ``tomllib`` alone calls it an invalid
+    statement."""
+    from importlib import resources
+
+    from wire_servers import OpenAIServer
+
+    def marked(text: str, name: str) -> Path:
+        path = tmp_path / name
+        path.write_bytes(codecs.BOM_UTF8 + text.encode("utf-8"))
+        return path
+
+    packaged = resources.files("hyoka") / "judge" / "templates" / "single-ref.toml"
+    template = marked(packaged.read_text("utf-8"), "mine.toml")
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(
+        json.dumps({"id": "q1", "question": "1+1は？", "answer": "2です。", "reference": "2"})
+        + "\n",
+        "utf-8",
+    )
+    with OpenAIServer() as server:
+        server.reply_to_all = "正しい。Rating: [[9]]"
+        judged = _hyoka("judge", "single", str(answers), "-j", "openai/judge", "--base-url",
+                        server.base_url, "--no-cache", "-t", str(template), "--json")  # fmt: skip
+    assert judged.exit_code == 0, judged.output
+    assert json.loads(judged.stdout)["mean"] == 9
+
+    work = tmp_path / "work"
+    data = SHARED_DATA / "pfgen-bench" / "data"
+    assert _hyoka("refset", "import", str(data), str(work), "-q", "Q01").exit_code == 0
+    rules = marked('[[rewrite]]\nquestion = "Q01"\nname = "times"\npattern = "回"\n'
+                   'replace = "度"\n', "rules.toml")  # fmt: skip
+    normalised = _hyoka("refset", "normalise", str(work), "-q", "Q01", "--rules", str(rules))
+    assert normalised.exit_code == 0, normalised.output
+    audit = (work / "02-normalised" / "audit.jsonl").read_text("utf-8").splitlines()
+    assert json.loads(audit[0])["reason"] == "rewrite:times"
+
+    example = resources.files("hyoka") / "examples" / "refset" / "generate-example.toml"
+    settings = marked(example.read_text("utf-8"), "gen.toml")
+    planned = _hyoka("refset", "plan", str(settings), "--no-calibration", "--workers", "3",
+                     "--utilisation", "0.5", "--data-dir", str(SHARED_DATA))  # fmt: skip
+    assert planned.exit_code == 0, planned.output
+    assert "14,599" in planned.output  # as the file without the mark plans it

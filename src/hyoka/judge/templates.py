@@ -15,7 +15,6 @@ judge call is made.
 from __future__ import annotations
 
 import re
-import tomllib
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -25,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from hyoka.errors import InputError
 from hyoka.providers import Message
+from hyoka.store import parse_toml
 
 TemplateKind = Literal["single", "pairwise", "criteria"]
 OutputFormat = Literal["rating", "verdict", "verdict-after-reasons", "text"]
@@ -130,10 +130,7 @@ class JudgeTemplate(BaseModel):
 
 
 def _parse(text: str, source: str) -> JudgeTemplate:
-    try:
-        data: dict[str, Any] = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{source}: not valid TOML ({exc})") from None
+    data = parse_toml(text, source)
     data["source"] = source
     try:
         return JudgeTemplate.model_validate(data)

@@ -7,7 +7,6 @@ anything runs.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hyoka.errors import InputError
 from hyoka.refset.executor import Executor
 from hyoka.refset.generate import GenerateConfig
+from hyoka.store import read_toml
 
 
 class _Section(BaseModel):
@@ -74,12 +74,7 @@ def _text(path: Path | None) -> str | None:
 
 
 def load_build_config(path: Path) -> BuildConfig:
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: invalid TOML: {exc}") from None
+    raw, _text = read_toml(path)
     try:
         config = BuildConfig.model_validate(raw)
     except ValidationError as exc:
@@ -157,7 +152,7 @@ def load_generate_file(path: Path) -> GenerateFile:
     the file, because a misspelt key silently left at its default would change the
     answers (or the plan) without a word.
     """
-    raw = _read_toml(path)
+    raw, _text = read_toml(path)
     derived = sorted(_DERIVED_KEYS & raw.keys())
     if derived:
         raise InputError(f"{path}: {derived[0]}: set by hyoka from the snippets file, not here")
@@ -179,17 +174,6 @@ def load_generate_file(path: Path) -> GenerateFile:
         snippets=resolve(section.snippets),
         plan=section.plan,
     )
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: invalid TOML: {exc}") from None
 
 
 _Model = TypeVar("_Model", bound=BaseModel)

@@ -9,12 +9,12 @@ rule whose regular expression does not compile must be found in the file by its 
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
+from hyoka.store import read_toml
 
 
 @dataclass(frozen=True)
@@ -26,16 +26,7 @@ class RuleEntry:
 
 
 def read_entries(path: Path, table: str) -> list[RuleEntry]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read rule file: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8") from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: invalid TOML: {exc}") from None
+    raw, text = read_toml(path)
     unknown = sorted(set(raw) - {table})
     if unknown:
         raise InputError(f"{path}: unknown top-level key(s) {unknown} (expected [[{table}]])")

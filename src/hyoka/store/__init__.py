@@ -26,6 +26,8 @@
   documents in and out, every problem one ``InputError`` naming the file (and line).
 - JSON Lines primitives (``read_objects``, ``read_records``, ``read_rows``, ``append_record``)
   where every problem names its file and line.
+- ``read_toml``/``parse_toml``: the TOML settings files (judge templates, rule files,
+  reference-set settings), a byte-order mark at the start read past as in the JSON readers.
 
 The logs and manifests (``hyoka.store.log``) validate records with pydantic, whose import
 costs about 60 ms; the commands that only read and write plain files (``hyoka pfgen score``)
@@ -87,6 +89,7 @@ from hyoka.store.paths import (
     safe_name,
     user_cache_root,
 )
+from hyoka.store.toml_files import parse_toml, read_toml
 
 if TYPE_CHECKING:
     from hyoka.store.log import (
@@ -150,6 +153,7 @@ __all__ = [
     "parse_json",
     "parse_lines",
     "parse_object",
+    "parse_toml",
     "path_under",
     "plain_name",
     "read_as_hashed",
@@ -161,6 +165,7 @@ __all__ = [
     "read_objects",
     "read_records",
     "read_rows",
+    "read_toml",
     "record_line",
     "replacing_folder",
     "safe_name",
