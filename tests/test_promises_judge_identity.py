@@ -230,7 +230,9 @@ def test_the_snapshots_that_served_a_moving_alias_are_signed_and_shown(
         later = judge(server.base_url, "3")
         assert later.exit_code == 0, later.output
     both = f"{SNAPSHOT},{LATER}"
-    assert later.stdout.rstrip().endswith(f"|judge-served:{both}")  # the file's calls, earlier runs' too
+    assert later.stdout.rstrip().endswith(
+        f"|judge-served:{both}"
+    )  # the file's calls, earlier runs' too
     assert json.loads(manifest.read_text("utf-8"))["signature"]["fields"]["judge-served"] == both
     site = env / "site"
     built = _invoke(["report", str(out), "--no-public", "-o", str(site), "--rounds", "5"])

@@ -224,7 +224,6 @@ def pairwise_command(
     plans: list[JudgePlan[JudgmentRecord]] = []
     with log:
         report, (judged,) = run_plans(client, [], prepare=with_criteria)
-    plan = plans[-1]
     records = list(judged.lines)  # the file's records of these pairs, as the run left them
     lengths = {item.id: (len(item.answer_x), len(item.answer_y)) for item in items}
     styles = {item.id: (StyleCounts.of(item.answer_x), StyleCounts.of(item.answer_y))
