@@ -74,6 +74,8 @@ _FINISH_REASONS = {
 
 class AnthropicProvider(Provider):
     name: ClassVar[str] = "anthropic"
+    backend_options = _OPTIONS
+    key_envs = (API_KEY_ENV,)
     supports_chat: ClassVar[bool] = True
     supports_completion: ClassVar[bool] = False
     supports_logprobs: ClassVar[bool] = False

@@ -30,6 +30,13 @@ class Provider(ABC):
     supports_completion: ClassVar[bool] = True
     supports_logprobs: ClassVar[bool] = False
     in_process: ClassVar[bool] = False
+    #: the backend options it takes (``-o KEY=VALUE``) where its constructor takes them as
+    #: ``**options``; ``None``: its constructor's keyword parameters say (``base_url``
+    #: aside), or, with ``**options`` too, any (passed on to an engine that checks them)
+    backend_options: ClassVar[frozenset[str] | None] = None
+    #: the environment variables its API key is read from (never an option), said to
+    #: whoever gives a key as one
+    key_envs: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, model: str, *, base_url: str | None = None) -> None:
         self.model = model

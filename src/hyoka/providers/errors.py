@@ -26,5 +26,35 @@ class RateLimitError(TransientError):
     """HTTP 429 or its equivalent: retry later, and send fewer requests at once."""
 
 
+class UnknownOptionError(ProviderError):
+    """Backend options (``options``, sorted) the provider of ``spec`` does not take, said
+    before it is built; ``known`` what it takes. ``flag`` is how the options were given
+    (``-o`` on the command line, ``option`` for a library caller), named beside each; an
+    option named like a key is told the variables ``key_envs`` its API key is read from."""
+
+    def __init__(
+        self,
+        spec: str,
+        options: tuple[str, ...],
+        known: frozenset[str],
+        flag: str = "option",
+        key_envs: tuple[str, ...] = (),
+    ) -> None:
+        self.spec, self.options, self.known, self.flag = spec, options, known, flag
+        named = ", ".join(f"{flag} {option}" for option in options)
+        if not known:
+            super().__init__(f"{named}: {spec} takes no backend options")
+            return
+        keys = (
+            f"; API keys are read from {' or '.join(key_envs) or 'the environment'}"
+            if any("key" in option.lower() for option in options)
+            else ""
+        )
+        super().__init__(
+            f"{named}: {spec} takes no such backend option (it takes: "
+            f"{', '.join(sorted(known))}{keys})"
+        )
+
+
 class MissingDependencyError(ProviderError):
     """A backend's optional package is not installed; the message says which extra to add."""

@@ -27,6 +27,7 @@ def connect(
     retry: RetryPolicy | None = None,
     on_retry: Callable[[RetryEvent], None] | None = None,
     flag: str = "--model",
+    options_flag: str = "-o",
 ) -> ModelClient:
     """A client for ``spec`` (``"openai/gpt-4o-mini"``), ready for ``async with``.
 
@@ -34,12 +35,13 @@ def connect(
     apart because every backend that talks HTTP takes it. Responses are cached in
     ``cache_dir`` (default: ``HYOKA_CACHE_DIR`` or the user cache folder) unless
     ``no_cache``; the client closes that cache when it is closed. ``flag`` is the command
-    line flag that gave ``spec``, named when ``spec`` is malformed.
+    line flag that gave ``spec``, named when ``spec`` is malformed; ``options_flag`` the one
+    that gave ``options``, named beside an option the backend does not take.
     """
     settings = dict(options or {})
     if base_url:
         settings["base_url"] = base_url
-    provider = load_provider(spec, flag=flag, **settings)
+    provider = load_provider(spec, flag=flag, options_flag=options_flag, **settings)
     cache = None if no_cache else ResponseCache(cache_dir)
     try:
         return ModelClient(

@@ -120,6 +120,8 @@ _TRANSPORT_ERRORS = _transport_errors()
 
 class GoogleProvider(Provider):
     name: ClassVar[str] = "google"
+    backend_options = _OPTIONS
+    key_envs = API_KEY_ENVS
     supports_chat: ClassVar[bool] = True
     supports_completion: ClassVar[bool] = False
     supports_logprobs: ClassVar[bool] = True

@@ -59,6 +59,8 @@ _KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-*.]{3,})")
 
 class OpenAIProvider(Provider):
     name = "openai"
+    backend_options = _OPTIONS
+    key_envs = (OPENAI_KEY_ENV, AZURE_KEY_ENV)
     supports_logprobs = True
 
     def __init__(self, model: str, *, base_url: str | None = None, **options: Any) -> None:

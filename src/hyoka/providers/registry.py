@@ -8,11 +8,13 @@ missing SDK is a one-line hint naming the extra to install.
 from __future__ import annotations
 
 import importlib
+import inspect
+from collections.abc import Iterable
 from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.providers.base import Provider
-from hyoka.providers.errors import MissingDependencyError
+from hyoka.providers.errors import MissingDependencyError, UnknownOptionError
 
 #: provider name -> (module, class, pip extra)
 BACKENDS: dict[str, tuple[str, str, str]] = {
@@ -58,10 +60,40 @@ def parse_model_string(spec: str, *, flag: str = "--model") -> tuple[str, str]:
     return provider, model
 
 
-def load_provider(spec: str, *, flag: str = "--model", **options: Any) -> Provider:
+def taken_options(backend: type[Provider]) -> frozenset[str] | None:
+    """The backend options ``backend`` takes besides ``base_url``: those it declares
+    (``Provider.backend_options``), else its constructor's keyword parameters; ``None``
+    where it takes any (``**options`` passed on to an engine that checks them: vLLM)."""
+    if backend.backend_options is not None:
+        return backend.backend_options
+    parameters = inspect.signature(backend).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    named = {p.name for p in parameters if p.kind is not inspect.Parameter.VAR_POSITIONAL}
+    return frozenset(named - {"model", "base_url"})
+
+
+def check_options(
+    backend: type[Provider], spec: str, options: Iterable[str], flag: str = "option"
+) -> None:
+    """An ``UnknownOptionError`` naming each of ``options`` that ``backend`` does not take
+    (``taken_options``), before it is built: a constructor's ``TypeError`` is no message."""
+    known = taken_options(backend)
+    if known is None:
+        return
+    unknown = tuple(sorted(set(options) - known - {"base_url"}))
+    if unknown:
+        raise UnknownOptionError(spec, unknown, known, flag, backend.key_envs)
+
+
+def load_provider(
+    spec: str, *, flag: str = "--model", options_flag: str = "option", **options: Any
+) -> Provider:
     """Build the backend for ``spec`` with backend options (``base_url``, ``n_ctx`` ...).
 
-    ``flag`` names the option ``spec`` came from, for the error when it is malformed.
+    ``flag`` names the option ``spec`` came from, for the error when it is malformed;
+    ``options_flag`` how ``options`` were given, for the error naming one the backend does
+    not take (``check_options``).
     """
     provider, model = parse_model_string(spec, flag=flag)
     module_name, class_name, extra = BACKENDS[provider]
@@ -75,4 +107,5 @@ def load_provider(spec: str, *, flag: str = "--model", **options: Any) -> Provid
             ) from None
         raise
     backend: type[Provider] = getattr(module, class_name)
+    check_options(backend, spec, options, options_flag)
     return backend(model, **options)
