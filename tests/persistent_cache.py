@@ -12,7 +12,9 @@ holds the same bytes (``test_pfgen_metrics``'s ``test_real_scores_survive_the_in
 Only the index cache persists: ``session_cache_dir`` is a fresh folder per session (the
 response cache of the commands the tests run lives there too), whose
 ``pfgen-index-v<N>`` entry is a link to the persistent folder. Folders not used for a week
-are removed when a session starts.
+are removed when a session starts. The link is the user's own and the folder is made
+0755, as hyoka trusts a cache folder (``store.CacheFolder``: one writable by others is never
+used), whatever the umask.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ def persistent_index_dir(data: Path) -> Path:
     base = Path(platformdirs.user_cache_dir("hyoka-tests"))
     folder = base / content_key(data)
     folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)
     os.utime(folder)
     for other in base.iterdir():
         if other != folder and other.is_dir() and time.time() - other.stat().st_mtime > UNUSED_FOR:

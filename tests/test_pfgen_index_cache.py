@@ -1,12 +1,14 @@
-"""The pfgen index cache is checked, not trusted, and its folder is untrusted (issue 29, 1 and 9).
+"""The pfgen index cache is checked, not trusted, and its folder is untrusted (issue 29).
 
 Each test works on a cache of its own holding one question (Q01, the quickest to build: a
 quarter of a second) scored from a data folder that holds only that question, with the
-100 answers a published run gave to it. A cache entry whose bytes rotted (same size) is
-found and rebuilt by ``pfgen score`` and ``pfgen verify`` alike; an entry whose numbers are
-impossible (written with its digests, so only the numbers can tell) stops the command with
-one line, never a score outside its range; a link anywhere in the cache folder is never
-written through.
+100 answers a published run gave to it (two questions, Q01 and Q02, where entries are
+swapped). A cache entry whose bytes rotted (same size), whose numbers are impossible
+(written with its digests, so only the numbers can tell) or that is filed under another
+question's name is found and rebuilt by ``pfgen score`` and ``pfgen verify`` alike, never a
+score outside its range; an entry someone else could have written (another user's, one
+writable by others, or any in a folder writable by others) is not trusted, however
+consistent its checks; a link anywhere in the cache folder is never written through.
 """
 
 from __future__ import annotations
@@ -28,37 +30,42 @@ from _shared import PFGEN_RESULTS, SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.pfgen import engine
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.index_cache import IndexCache
+from hyoka.pfgen.index_cache import IndexCache, _with_check
 from hyoka.pfgen.ngram_index import NgramIndex
 from hyoka.pfgen.ngram_trie import DF_COLUMNS_START, QuestionTrie
 from hyoka.pfgen.scorer import with_trie
+from hyoka.store import json_text
 
 QUESTION = "Q01"
 RUN = "01-ai/Yi-1.5-9B/2ff65a8"
 FIELDS = ("score", "score_std", "length", "length_std", "num_trials", "scores")
 
 
+def _data_of(questions: tuple[str, ...], data: Path) -> list[dict[str, Any]]:
+    """``data`` made a data folder holding only ``questions``; the published run's records
+    of their answers."""
+    folder = data / "pfgen-bench" / "data"
+    folder.mkdir(parents=True)
+    texts = set()
+    for question in questions:
+        source = SHARED_DATA / "pfgen-bench" / "data" / f"{question}.json"
+        (folder / source.name).write_bytes(source.read_bytes())
+        texts.add(json.loads(source.read_text(encoding="utf-8"))["question"])
+    with lzma.open(PFGEN_RESULTS / RUN / "trials.jsonl.xz", "rt", encoding="utf-8") as handle:
+        records = [json.loads(line) for line in handle if line.strip()]
+    return [r for r in records if r["question"] in texts]
+
+
 @pytest.fixture(scope="module")
 def one_question(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
     """A data folder holding only Q01, and the published run's records of its answers."""
     data = tmp_path_factory.mktemp("q01-data")
-    folder = data / "pfgen-bench" / "data"
-    folder.mkdir(parents=True)
-    source = SHARED_DATA / "pfgen-bench" / "data" / f"{QUESTION}.json"
-    (folder / source.name).write_bytes(source.read_bytes())
-    question = json.loads(source.read_text(encoding="utf-8"))["question"]
-    with lzma.open(PFGEN_RESULTS / RUN / "trials.jsonl.xz", "rt", encoding="utf-8") as handle:
-        records = [json.loads(line) for line in handle if line.strip()]
-    return data, [r for r in records if r["question"] == question]
+    return data, _data_of((QUESTION,), data)
 
 
-@pytest.fixture(scope="module")
-def scored_once(
-    one_question: tuple[Path, list[dict[str, Any]]], tmp_path_factory: pytest.TempPathFactory
-) -> Path:
-    """A folder holding the run (its Q01 answers, scored) and the cache that scoring built."""
-    data, records = one_question
-    folder = tmp_path_factory.mktemp("scored-once")
+def _scored_run(data: Path, records: list[dict[str, Any]], folder: Path) -> Path:
+    """``folder`` holding a run of ``records`` scored with ``data`` and the cache that
+    scoring built."""
     run = folder / "run"
     run.mkdir()
     (run / "config.json").write_bytes((PFGEN_RESULTS / RUN / "config.json").read_bytes())
@@ -69,6 +76,14 @@ def scored_once(
         patch.setenv("HYOKA_CACHE_DIR", str(folder / "cache"))
         _score(run)
     return folder
+
+
+@pytest.fixture(scope="module")
+def scored_once(
+    one_question: tuple[Path, list[dict[str, Any]]], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """A folder holding the run (its Q01 answers, scored) and the cache that scoring built."""
+    return _scored_run(*one_question, tmp_path_factory.mktemp("scored-once"))
 
 
 @pytest.fixture
@@ -186,26 +201,196 @@ def _store_impossible(cache: Path, data: Path, factor: int) -> None:
     IndexCache(cache).store(sha1, scorer.info, with_trie(sets, trie))
 
 
+def _resign(cache: Path, change: Any) -> None:
+    """The entry's metadata changed by ``change`` and written with its check made again, as
+    whoever can write the cache folder could: only the numbers (or the owner) can tell."""
+    meta_path, _, meta = _entry(cache)
+    del meta["check"]
+    change(meta)
+    meta_path.write_bytes(_with_check(json_text(meta).encode("utf-8")))
+
+
+def _set_sizes_to_one(meta: dict[str, Any]) -> None:
+    for stored in meta["sets"]:
+        stored["num_answers"] = 1
+
+
 @pytest.mark.parametrize("engine", ["kernel", "numpy"])
-def test_a_score_outside_its_range_is_an_error(
+@pytest.mark.parametrize("impossible", ["counts x1000", "sets of one answer"])
+def test_an_entry_with_impossible_numbers_is_rebuilt(
     setup: tuple[Path, Path],
     one_question: tuple[Path, list[dict[str, Any]]],
     monkeypatch: pytest.MonkeyPatch,
     engine: str,
+    impossible: str,
 ) -> None:
-    """An entry whose numbers are impossible (every count of answers 1000 times the set's
-    size, checksums and all) stops the command with one line naming the question and the
-    entry; no result is written, and none outside [0, 1] ever is."""
+    """An entry whose numbers are impossible, checksums and all (every count of answers
+    1000 times what it is; or its metadata re-signed to say each set has one answer, so
+    every count exceeds its set's size) is damaged as a rotted one is: ``pfgen score``
+    removes it, rebuilds it and writes the result the clean entry gave; the next run uses
+    the rebuilt entry. Before, the command stopped with 'the index is damaged' on every run
+    and nothing removed the entry."""
     run, cache = setup
     monkeypatch.setenv("HYOKA_PFGEN_ENGINE", engine)
+    clean, before = _result(run), _entry(cache)[1].read_bytes()
     (run / "result.json").unlink()
-    _store_impossible(cache, one_question[0], 1000)
-    result = CliRunner().invoke(app, ["pfgen", "score", "--force", str(run)])
-    assert result.exit_code == 1, result.output
-    (line,) = [line for line in result.stderr.splitlines() if not line.startswith("warning:")]
-    assert line.startswith(f"error: question {QUESTION} (reference index {_entry(cache)[1]}): ")
-    assert line.endswith("the index is damaged; nothing was scored with it"), line
-    assert not (run / "result.json").exists()
+    if impossible == "counts x1000":
+        _store_impossible(cache, one_question[0], 1000)
+    else:
+        _resign(cache, _set_sizes_to_one)
+    assert _entry(cache)[1].read_bytes() != before or impossible != "counts x1000"
+    _score(run)
+    assert _result(run) == clean
+    assert _entry(cache)[1].read_bytes() == before
+    assert _entry(cache)[2]["sets"][0]["num_answers"] > 1
+
+
+@pytest.fixture(scope="module")
+def two_questions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding a run of Q01's and Q02's answers, scored, the cache that scoring
+    built (two entries), and the data folder (``data``)."""
+    folder = tmp_path_factory.mktemp("two-questions")
+    records = _data_of((QUESTION, "Q02"), folder / "data")
+    return _scored_run(folder / "data", records, folder)
+
+
+@pytest.mark.parametrize("command", ["verify", "score"])
+def test_entries_swapped_are_rebuilt_not_blamed_on_the_data(
+    two_questions: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """Q01's entry (metadata and blob) and Q02's exchanged, each consistent in itself: each
+    is filed under the other's name, so each is removed and rebuilt, and the run verifies
+    (or scores) as before. Before, every run stopped with 'Q01.json: question_id 'Q02' !=
+    file name', blaming the shared data, and nothing was rebuilt."""
+    run, cache = tmp_path / "run", tmp_path / "cache"
+    shutil.copytree(two_questions / "run", run)
+    shutil.copytree(two_questions / "cache", cache)
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(two_questions / "data"))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(cache))
+    clean = _result(run)
+    root = IndexCache(cache).root
+    named = {
+        json.loads(p.read_text(encoding="utf-8"))["question"]["question_id"]: p.stem
+        for p in root.glob("*.json")
+    }
+    kept = {p.name: p.read_bytes() for p in root.iterdir()}
+    for suffix in (".json", ".bin"):
+        first, second = root / (named[QUESTION] + suffix), root / (named["Q02"] + suffix)
+        first.rename(root / "swap")
+        second.rename(first)
+        (root / "swap").rename(second)
+    if command == "verify":
+        verdict = CliRunner().invoke(app, ["pfgen", "verify", str(run)])
+        assert verdict.exit_code == 0, verdict.output
+        assert "reproduced exactly" in verdict.stdout
+    else:
+        _score(run)
+        assert _result(run) == clean
+    assert {p.name: p.read_bytes() for p in root.iterdir()} == kept
+
+
+def _forge_baselines(meta: dict[str, Any]) -> None:
+    """Every set's Fluency baseline doubled: a number inside every range, which only who
+    wrote it can tell from the real one."""
+    for stored in meta["sets"]:
+        stored["baseline"] *= 2
+
+
+def test_the_users_own_edit_is_trusted_as_written(setup: tuple[Path, Path]) -> None:
+    """What neither the checks nor the ownership rule catch (``index_cache``'s docstring):
+    an entry the user re-signed themselves, a file of theirs no one else can write, scores
+    as it says; so the forgery the next tests make does change a score where it is trusted."""
+    run, cache = setup
+    clean = _result(run)
+    _resign(cache, _forge_baselines)
+    _score(run)
+    assert _result(run)["score"] < clean["score"]
+
+
+def _chown_to_nobody(path: Path) -> None:
+    os.chown(path, 65534, 65534)
+
+
+def _group_writable(path: Path) -> None:
+    path.chmod(0o664)
+
+
+def _world_writable(path: Path) -> None:
+    path.chmod(0o646)
+
+
+@pytest.mark.parametrize(
+    "distrust",
+    [
+        pytest.param(
+            _chown_to_nobody,
+            marks=pytest.mark.skipif(os.geteuid() != 0, reason="another user's file needs root"),
+        ),
+        _group_writable,
+        _world_writable,
+    ],
+)
+@pytest.mark.parametrize("part", ["json", "bin"])
+def test_an_entry_someone_else_could_have_written_is_not_trusted(
+    setup: tuple[Path, Path], distrust: Any, part: str
+) -> None:
+    """A forged entry consistent in itself (its checks made again) that someone else could
+    have written (a file of theirs, or one writable by group or others) counts as absent:
+    scoring rebuilds it in place, as a file of the user's that no one else can write, and
+    the result is the clean one. Before, it was trusted and scored silently otherwise."""
+    run, cache = setup
+    clean = _result(run)
+    meta_path, blob_path, _ = _entry(cache)
+    before = meta_path.read_bytes()
+    _resign(cache, _forge_baselines)
+    distrust(meta_path if part == "json" else blob_path)
+    _score(run)
+    assert _result(run) == clean
+    assert meta_path.read_bytes() == before
+    for path in (meta_path, blob_path):
+        info = path.stat()
+        assert info.st_uid == os.geteuid() and info.st_mode & 0o022 == 0, oct(info.st_mode)
+
+
+def test_a_baseline_no_build_makes_is_no_entry(setup: tuple[Path, Path]) -> None:
+    """A baseline of 1e308 (every Fluency 0, inside its range) in the user's own entry,
+    re-signed: no build makes a baseline above what any answer can reach, so the entry is
+    rebuilt and the result is the clean one."""
+    run, cache = setup
+    clean = _result(run)
+
+    def huge(meta: dict[str, Any]) -> None:
+        meta["sets"][0]["baseline"] = 1e308
+
+    _resign(cache, huge)
+    _score(run)
+    assert _result(run) == clean
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o775, 0o1777])
+def test_a_folder_writable_by_others_is_not_used(setup: tuple[Path, Path], mode: int) -> None:
+    """The index folder writable by others (not sticky): anyone could have put any entry
+    there, so none is used and none written (one warning line says why and what to do); the
+    result is the clean one. A sticky folder (as /tmp), where no one can replace another's
+    file, is trusted: its entries are used as they are."""
+    run, cache = setup
+    clean = _result(run)
+    root = IndexCache(cache).root
+    _resign(cache, _forge_baselines)
+    kept = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in root.iterdir()}
+    root.chmod(mode)
+    result = _score(run)
+    assert {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in root.iterdir()} == kept
+    warned = [line for line in result.stderr.splitlines() if "cache" in line]
+    if mode & 0o1000:
+        assert not warned and _result(run)["score"] < clean["score"]  # the user's own entry
+        return
+    assert _result(run) == clean
+    assert warned == [
+        f"warning: {root}: writable by others than its owner (mode {mode:04o}, not sticky), "
+        "so hyoka neither uses nor writes cache files there (the cache works from memory): "
+        f"`chmod go-w {root}` (or make it sticky) to cache again"
+    ]
 
 
 def test_a_link_in_the_cache_is_never_written_through(setup: tuple[Path, Path]) -> None:
@@ -317,3 +502,66 @@ def test_a_link_in_the_response_cache_is_never_written_through(
     with sqlite3.connect(cache / "responses.sqlite3") as db:
         assert db.execute("SELECT count(*) FROM responses").fetchone()[0] >= 1
     db.close()
+
+
+def _cache_warnings(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("warning:") and "cache" in line]
+
+
+def _generate_one(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``mtbench generate`` of one scripted answer with the response cache in ``cache``."""
+    script = tmp_path / "model.jsonl"
+    script.write_text('{"reply": "答え"}\n', encoding="utf-8")
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(cache))
+    made = CliRunner().invoke(app, [
+        "mtbench", "generate", "--bench", "mt-bench", "-m", f"scripted/{script}", "--limit", "1",
+        "--output", str(tmp_path / "answers.jsonl"), "--data-dir", str(SHARED_DATA),
+    ])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    return made
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another user's file needs root")
+def test_someone_elses_response_cache_is_not_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``responses.sqlite3`` owned by another user (whose responses it holds) in the user's
+    cache folder: not trusted, so it is removed and a new one made, one warning line saying
+    so; the generation caches its response in the new one, the user's own."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    database = cache / "responses.sqlite3"
+    with sqlite3.connect(database) as db:
+        db.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, response TEXT, created REAL)")
+        db.execute("INSERT INTO responses VALUES ('k', '{}', 0)")
+    db.close()
+    os.chown(database, 65534, 65534)
+    made = _generate_one(tmp_path, cache, monkeypatch)
+    assert _cache_warnings(made.stderr) == [
+        f"warning: {database}: owned by another user (uid 65534), so it was not trusted: "
+        "removed (with responses.sqlite3-wal, responses.sqlite3-shm, "
+        "responses.sqlite3-journal), and a new one made"
+    ]
+    assert database.stat().st_uid == os.geteuid()
+    with sqlite3.connect(database) as db:
+        keys = [key for (key,) in db.execute("SELECT key FROM responses")]
+        assert keys and "k" not in keys
+    db.close()
+
+
+def test_a_response_cache_folder_writable_by_others_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache folder writable by everyone (not sticky): SQLite opens its files by path
+    there, where anyone could swap them, so no database is made or used there; responses
+    are cached in memory and one warning line says why."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    cache.chmod(0o777)
+    made = _generate_one(tmp_path, cache, monkeypatch)
+    assert _cache_warnings(made.stderr) == [
+        f"warning: {cache}: writable by others than its owner (mode 0777, not sticky), so "
+        "hyoka neither uses nor writes cache files there (the cache works from memory): "
+        f"`chmod go-w {cache}` (or make it sticky) to cache again"
+    ]
+    assert list(cache.iterdir()) == []

@@ -499,7 +499,7 @@ def test_real_scores_survive_the_index_cache(
     a cold build writes."""
     sha1 = hashlib.sha1((QUESTION_DIR / f"{real.question_id}.json").read_bytes()).hexdigest()
     fresh = PfgenBenchmark.load(SHARED_DATA, tmp_path).scorer(real.question_id)  # built cold
-    cached = IndexCache(tmp_path).load(sha1)
+    cached = IndexCache(tmp_path).load(sha1, real.question_id)
     assert cached is not None
     info, sets = cached
     assert [s.baseline for s in sets] == [s.baseline for s in real.sets]
@@ -636,7 +636,7 @@ def test_a_mapped_index_makes_its_arrays_on_first_use(tmp_path: Path) -> None:
     question = "Q01"
     sha1 = hashlib.sha1((QUESTION_DIR / f"{question}.json").read_bytes()).hexdigest()
     fresh = PfgenBenchmark.load(SHARED_DATA, tmp_path).scorer(question)  # built cold
-    cached = IndexCache(tmp_path).load(sha1)
+    cached = IndexCache(tmp_path).load(sha1, question)
     assert cached is not None
     (mapped,) = [s.index for s in cached[1]]
     (built,) = [s.index for s in fresh.sets]
@@ -660,7 +660,7 @@ def test_a_mapped_index_makes_its_arrays_on_first_use(tmp_path: Path) -> None:
         meta = copy.deepcopy(good)
         change(meta)
         meta_path.write_bytes(_with_check(json_text(meta).encode("utf-8")))  # checked again
-        return IndexCache(tmp_path).load(sha1) is None
+        return IndexCache(tmp_path).load(sha1, question) is None
 
     def array(k: int) -> Callable[[dict[str, Any]], list[Any]]:
         return lambda meta: meta["sets"][0]["arrays"][k]
@@ -677,7 +677,7 @@ def test_a_mapped_index_makes_its_arrays_on_first_use(tmp_path: Path) -> None:
     baseline = str(good["sets"][0]["baseline"]).encode()
     changed = baseline[:-1] + (b"1" if baseline[-1:] != b"1" else b"2")  # a digit rots
     meta_path.write_bytes(written.replace(baseline, changed, 1))
-    assert IndexCache(tmp_path).load(sha1) is None
+    assert IndexCache(tmp_path).load(sha1, question) is None
 
 
 @needs_data
@@ -698,7 +698,7 @@ def test_a_fifo_where_a_cache_file_should_be_is_no_entry_and_no_wait(
     path.unlink()
     os.mkfifo(path)
     found: list[object] = []
-    reader = threading.Thread(target=lambda: found.append(cache.load(sha1)), daemon=True)
+    reader = threading.Thread(target=lambda: found.append(cache.load(sha1, question)), daemon=True)
     reader.start()
     reader.join(timeout=20)
     if reader.is_alive():  # unblock the reader so that the session can end

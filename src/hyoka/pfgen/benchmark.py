@@ -23,7 +23,7 @@ from hyoka.pfgen.engine import use_kernel
 from hyoka.pfgen.index_cache import IndexCache
 from hyoka.pfgen.questions import QuestionFile, QuestionInfo
 from hyoka.pfgen.scorer import AnswerScore, QuestionScorer, ReferenceSet, with_trie
-from hyoka.store import pfgen_runs, read_objects
+from hyoka.store import UntrustedCacheError, pfgen_runs, read_objects
 
 #: Folder of the pfgen-bench files inside a data directory.
 BENCHMARK_FOLDER = Path("pfgen-bench") / "data"
@@ -185,7 +185,7 @@ class PfgenBenchmark:
         wanted = [q for q in dict.fromkeys(question_ids) if q not in self._scorers]
         missing: list[str] = []
         for qid in wanted:
-            cached = self._cache.load(self._files[qid].sha1)
+            cached = self._cache.load(self._files[qid].sha1, qid)
             if cached is None:
                 missing.append(qid)
             else:
@@ -198,7 +198,10 @@ class PfgenBenchmark:
 
     def _rebuilt_sets(self, question_id: str) -> list[ReferenceSet]:
         """A question's sets built again (and cached again) from its file: what a scorer
-        loaded from the cache walks when its entry turns out damaged (``DamagedIndexError``)."""
+        loaded from the cache walks when its entry turns out damaged (``DamagedIndexError``).
+        The entry is removed first, so that a cache that cannot take the new one leaves
+        none (the next run builds again) rather than the damaged one."""
+        self._cache.remove(self._files[question_id].sha1)
         (scorer,) = self._build([question_id])
         return list(scorer.sets)
 
@@ -212,15 +215,16 @@ class PfgenBenchmark:
                 built = list(pool.map(_build_question, files))
         scorers = []
         for file, (info, sets) in zip(files, built, strict=True):
-            # an unwritable cache costs speed, never correctness
-            with contextlib.suppress(OSError):
+            # an unwritable cache costs speed, never correctness; one the user would not
+            # trust has said so once (``store.CacheFolder``)
+            with contextlib.suppress(OSError, UntrustedCacheError):
                 self._cache.store(file.sha1, info, sets)
             scorers.append(QuestionScorer(info, sets))
         return scorers
 
     def _load_infos(self) -> None:
         for qid, file in self._files.items():
-            cached = self._cache.load_info(file.sha1)
+            cached = self._cache.load_info(file.sha1, qid)
             info = cached if cached is not None else file.parse()[0]
             if info.question_id != qid:
                 raise DataError(f"{file.path}: question_id {info.question_id!r} != file name")

@@ -38,6 +38,15 @@ NUMPY = "numpy"
 #: walking them without the GIL, so a million answers are walked a slice at a time.
 KERNEL_CHUNK = 1 << 14
 
+
+class DamagedIndexError(DataError):
+    """A reference index that cannot be what was built from its question: bytes that fail
+    their check when first read (a cache entry that rotted on disk, ``index_cache``), or a
+    number no build makes (a count of answers larger than its set, a value outside its
+    metric's range). Nothing is scored with it; one that came from the cache is removed and
+    rebuilt (``QuestionScorer.measure``)."""
+
+
 _kernel: ModuleType | None = None
 _kernel_problem: str | None = None
 _noted = False
@@ -114,7 +123,7 @@ def kernel_values(
     ``fluency_values`` / ``truthfulness_values`` give them set by set (``.tolist()``).
     The kernel writes into plain ``array('d')`` buffers: this path never imports numpy.
     A count of answers larger than its set (which only a damaged trie holds) is a
-    ``DataError`` naming ``where``, not a number.
+    ``DamagedIndexError`` naming ``where``, not a number.
     """
     kernel = _required_kernel()
     specs = [(column, trie.num_answers[column], baseline) for column, baseline in sets]
@@ -135,7 +144,7 @@ def kernel_values(
             truthfulness,
         )
         if too_large:
-            raise DataError(
+            raise DamagedIndexError(
                 f"{where}: its reference index counts more answers holding an n-gram than its "
                 f"set has ({too_large} such counts read): the index is damaged; nothing was "
                 "scored with it"

@@ -20,8 +20,29 @@ scorer rebuilds its sets from the question file and walks again (``QuestionScore
 Each region's check is three CRC-32C (the kernel's ``checksum``: all 50 tries, 300 MB, in
 25 ms on this project's 2-core machine, where SHA-256 takes 175 and zlib's CRC-32 80) and,
 for a process without the kernel, its SHA-256. The kernel walks nearly every page of a trie
-anyway; the check adds its arithmetic, not the reading. The kernel also checks each count it
-reads against its set's size, and the scorer each value against its range.
+anyway; the check adds its arithmetic, not the reading.
+
+What the checks cannot judge is judged by what a build can make: the metadata records the
+key it was written for and its question, so an entry moved or swapped under another's name
+is removed and rebuilt (``_filed_right``); each set's size is a positive count and its
+baseline finite, positive and no larger than the most Fluency any answer can reach
+(``_sane``: else no entry); each count of answers read lies within its set's size (the
+kernel, or ``_index_maker`` for numpy) and each value within its metric's range (the
+scorer). A number that fails is a ``DamagedIndexError`` too: removed, rebuilt, walked again.
+
+What each rule catches, and what none does:
+
+- the checks catch rot: bytes that changed on disk since they were written (a flipped bit, a
+  torn page), which no one chose; they are no defence against whoever can write the entry,
+  who can make the checks again (they are in the same files);
+- the ownership rule catches other users: an entry is trusted only as a regular file owned by
+  the user and writable by no one else, in a folder that no one else could have filled
+  (``store.CacheFolder``: owned by the user or root, and writable by no one else unless
+  sticky); anything else counts as absent and is rebuilt in place, or, where it cannot be
+  replaced, the question is built in memory (one ``warning:`` line says so). The checks are
+  judged on the files as opened (``fstat``), never on a path looked up again;
+- neither catches the user's own deliberate edits (an entry they re-signed, with numbers a
+  build could make), nor root's: whoever may write as the user may also change hyoka itself.
 
 The cache folder is untrusted (``store.CacheFolder``): entries are read, mapped and written
 without following a link, so a link left there is never written through.
@@ -45,11 +66,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hyoka.errors import DataError, InputError
-from hyoka.pfgen.engine import kernel_module
+from hyoka.pfgen.engine import DamagedIndexError, kernel_module
 from hyoka.pfgen.ngram_index import NgramIndex
+from hyoka.pfgen.ngram_metrics import fluency_ceiling
 from hyoka.pfgen.ngram_trie import QuestionTrie
 from hyoka.pfgen.questions import QuestionInfo
-from hyoka.pfgen.scorer import DamagedIndexError, ReferenceSet, with_trie
+from hyoka.pfgen.scorer import ReferenceSet, with_trie
 from hyoka.store import CacheFolder, default_cache_dir, json_text, parse_json
 
 if TYPE_CHECKING:
@@ -58,7 +80,8 @@ if TYPE_CHECKING:
 else:
     from hyoka._lazy_numpy import numpy as np
 
-#: Bump when the stored layout or the index semantics change (4: checks in the metadata).
+#: Bump when the stored layout or the index semantics change (4: checks in the metadata; an
+#: entry of 4 without its ``key`` is one filed under another's name: rebuilt in place).
 ENGINE_VERSION = 4
 #: Every array of a blob starts at a multiple of this many bytes (aligned loads).
 ALIGNMENT = 64
@@ -79,6 +102,9 @@ META_CHECK = "check"
 _CHECK_TAIL = re.compile(rb', "check": "([0-9a-f]{64})"\}\n\Z')
 #: A metadata file larger than this is no entry (one is a few kilobytes).
 MAX_META_BYTES = 1 << 20
+#: How an entry found damaged failed: its bytes, or its counts of answers.
+_ROTTED = "whose bytes are not those it was written with (damaged on disk)"
+_COUNTS = "that counts more answers holding an n-gram than its set has"
 
 
 class IndexCache:
@@ -94,20 +120,27 @@ class IndexCache:
         """Where an entry's blob is (for messages: it is read through ``folder``)."""
         return self.root / self._names(sha1)[1]
 
-    def load_info(self, sha1: str) -> QuestionInfo | None:
-        """Only the question's metadata: cheap, for mapping answers to questions."""
+    def remove(self, sha1: str) -> None:
+        """Remove an entry (as far as possible): one found damaged, so that it is rebuilt."""
+        self.folder.remove(*self._names(sha1))
+
+    def load_info(self, sha1: str, question_id: str) -> QuestionInfo | None:
+        """Only the metadata of question ``question_id``: cheap, for mapping answers to
+        questions. ``None`` when there is no entry, or one that holds another question (an
+        entry filed under another's name is removed, as a damaged one is)."""
         meta = self._load_meta(sha1)
         if meta is None:
             return None
         try:
-            return QuestionInfo.from_json(meta["question"], str(self.root / self._names(sha1)[0]))
+            info = QuestionInfo.from_json(meta["question"], str(self.root / self._names(sha1)[0]))
         except (KeyError, TypeError, ValueError, DataError):
             return None
+        return self._filed_right(sha1, info, question_id)
 
-    def load(self, sha1: str) -> tuple[QuestionInfo, list[ReferenceSet]] | None:
-        """The cached question and sets (linked to their trie), or None when absent or
-        unreadable (then rebuilt). The arrays and the trie are views of the mapped blob:
-        nothing is read, parsed or checked until used."""
+    def load(self, sha1: str, question_id: str) -> tuple[QuestionInfo, list[ReferenceSet]] | None:
+        """The cached question ``question_id`` and its sets (linked to their trie), or None
+        when absent, unreadable or another question's (then rebuilt). The arrays and the
+        trie are views of the mapped blob: nothing is read, parsed or checked until used."""
         meta = self._load_meta(sha1)
         if meta is None:
             return None
@@ -117,15 +150,19 @@ class IndexCache:
             if blob is None or len(blob) != meta["blob_size"]:
                 return None
             info = QuestionInfo.from_json(meta["question"], str(self.root / meta_name))
+            if self._filed_right(sha1, info, question_id) is None:
+                return None
             damaged = self._damaged(sha1)
             sets = []
             for stored in meta["sets"]:
-                if not _well_formed(stored["arrays"], len(blob)):
+                num_answers, baseline = stored["num_answers"], stored["baseline"]
+                if not (_well_formed(stored["arrays"], len(blob)) and _sane(num_answers, baseline)):
                     return None
                 arrays = _arrays_region(blob, stored)
                 check = _checker(arrays, stored["check"], damaged)
-                index = _MappedIndex(int(stored["num_answers"]), _index_maker(blob, stored, check))
-                sets.append(ReferenceSet(stored["name"], index, float(stored["baseline"])))
+                maker = _index_maker(blob, stored, check, self._damaged(sha1, _COUNTS))
+                index = _MappedIndex(num_answers, maker)
+                sets.append(ReferenceSet(stored["name"], index, baseline))
             dtype, offset, rows, stride = meta["trie"]
             if dtype != _TABLE_DTYPE or stride != 2 + len(sets) or rows < 2:
                 return None
@@ -174,6 +211,7 @@ class IndexCache:
             stored["check"] = _checks(_arrays_region(blob, stored))
         table = memoryview(blob)[start : start + nodes.nbytes]
         meta = {
+            "key": sha1,
             "question": info.to_json(),
             "sets": stored_sets,
             "trie": trie,
@@ -184,8 +222,10 @@ class IndexCache:
         self.folder.write_file(meta_name, _with_check(json_text(meta).encode("utf-8")))
 
     def _load_meta(self, sha1: str) -> dict[str, Any] | None:
-        """The entry's metadata, if it is a regular file (a link, a FIFO: no entry) whose
-        text has the SHA-256 it records."""
+        """The entry's metadata, if it is a file the cache folder trusts (``CacheFolder``: a
+        regular file of the user's that no one else could have written) whose text has the
+        SHA-256 it records, written for this key (an entry filed under another key, moved
+        or swapped, is removed)."""
         meta_name = self._names(sha1)[0]
         data = self.folder.read_file(meta_name, MAX_META_BYTES)
         if data is None or _with_check(_without_check(data)) != data:
@@ -194,19 +234,31 @@ class IndexCache:
             meta = parse_json(data, str(self.root / meta_name))
         except InputError:
             return None
-        return meta if isinstance(meta, dict) else None
+        if not isinstance(meta, dict):
+            return None
+        if meta.get("key") != sha1:
+            self.remove(sha1)
+            return None
+        return meta
 
-    def _damaged(self, sha1: str) -> Callable[[], DamagedIndexError]:
-        """What a region of the entry failing its check when first read raises: the entry
-        is removed, so whatever cannot rebuild it now (``QuestionScorer`` can) stops with
-        one line, and the next run rebuilds it."""
+    def _filed_right(self, sha1: str, info: QuestionInfo, question_id: str) -> QuestionInfo | None:
+        """``info``, if it is question ``question_id``'s; else the entry (another question's
+        under this one's name) is removed and ``None``."""
+        if info.question_id == question_id:
+            return info
+        self.remove(sha1)
+        return None
+
+    def _damaged(self, sha1: str, what: str = _ROTTED) -> Callable[[], DamagedIndexError]:
+        """What a region of the entry failing its check when first read raises (``what``
+        says how it failed): the entry is removed, so whatever cannot rebuild it now
+        (``QuestionScorer`` can) stops with one line, and the next run rebuilds it."""
 
         def damaged() -> DamagedIndexError:
-            self.folder.remove(*self._names(sha1))
+            self.remove(sha1)
             return DamagedIndexError(
-                f"{self.blob_path(sha1)}: an index cache entry whose bytes are not "
-                "those it was written with (damaged on disk); it is removed: run the command "
-                "again to rebuild it"
+                f"{self.blob_path(sha1)}: an index cache entry {what}; it is removed: run the "
+                "command again to rebuild it"
             )
 
         return damaged
@@ -288,6 +340,16 @@ def _fits(blob_size: int, dtype: str, offset: int, count: int) -> bool:
     return offset + count * int(dtype[2:]) <= blob_size
 
 
+def _sane(num_answers: Any, baseline: Any) -> bool:
+    """Whether a set's size and Fluency baseline are numbers a build can make: a positive
+    count, and a finite positive baseline no larger than the most Fluency (at baseline 1)
+    any answer can reach against that many answers (``fluency_ceiling``). A baseline of
+    1e308 would make every Fluency 0 silently, inside its range."""
+    if type(num_answers) is not int or num_answers < 1 or type(baseline) is not float:
+        return False
+    return 0.0 < baseline <= fluency_ceiling(num_answers, 1.0)
+
+
 def _well_formed(arrays: Any, blob_size: int) -> bool:
     """Whether a set's array list is what ``store`` writes: ``[name, dtype, offset, count]``
     for ``keys_1..n`` and ``df_1..n`` (and ``num_answers``), each of its type, each once,
@@ -314,10 +376,14 @@ def _well_formed(arrays: Any, blob_size: int) -> bool:
 
 
 def _index_maker(
-    blob: mmap.mmap, stored: dict[str, Any], check: Callable[[], None]
+    blob: mmap.mmap,
+    stored: dict[str, Any],
+    check: Callable[[], None],
+    damaged: Callable[[], DamagedIndexError],
 ) -> Callable[[], NgramIndex]:
     """What makes a set's ``NgramIndex`` from its arrays in the mapped blob, when needed,
-    once they pass ``check``."""
+    once they pass ``check`` and every count of answers lies in [1, the set's size] (as
+    the kernel checks each count it reads: the numpy engine reads them all)."""
 
     def make() -> NgramIndex:
         check()
@@ -325,8 +391,12 @@ def _index_maker(
             name: np.frombuffer(blob, np.dtype(dtype), count, offset)
             for name, dtype, offset, count in stored["arrays"]
         }
+        size = int(stored["num_answers"])
+        counts = [a for name, a in arrays.items() if name.startswith("df_") and a.size]
+        if any(int(a.min()) < 1 or int(a.max()) > size for a in counts):
+            raise damaged()
         # from the metadata: reading it from the blob would page in its neighbours
-        arrays["num_answers"] = np.array([int(stored["num_answers"])], dtype=np.int64)
+        arrays["num_answers"] = np.array([size], dtype=np.int64)
         return NgramIndex.from_arrays(arrays)
 
     return make

@@ -15,17 +15,12 @@ from typing import Any
 
 from hyoka.errors import DataError
 from hyoka.pfgen._pysum import Summation, float_sum, plain_sum_is_compensated, summing
-from hyoka.pfgen.engine import kernel_values, use_kernel
+from hyoka.pfgen.engine import DamagedIndexError, kernel_values, use_kernel
 from hyoka.pfgen.keywords import HelpfulnessResult, helpfulness
 from hyoka.pfgen.ngram_index import NgramIndex
 from hyoka.pfgen.ngram_metrics import fluency_ceiling, fluency_values, truthfulness_values
 from hyoka.pfgen.ngram_trie import QuestionTrie, TrieColumn
 from hyoka.pfgen.questions import QuestionInfo
-
-
-class DamagedIndexError(DataError):
-    """A reference index whose bytes fail their check when first read (a cache entry that
-    rotted on disk, ``index_cache``): never walked; its entry is removed."""
 
 
 @dataclass(frozen=True)
@@ -108,9 +103,10 @@ class QuestionScorer:
     """Scores any number of answers to one question against all of its reference sets.
 
     ``rebuild``, where the sets came from the index cache: what builds them again from the
-    question file, should their bytes fail their check when first walked (``DamagedIndexError``):
-    the scorer then walks the rebuilt sets instead, once. ``source``: the file they came
-    from, named where their numbers are impossible."""
+    question file (and caches them again), should they turn out damaged when first walked
+    (``DamagedIndexError``: bytes that fail their check, or a number no build makes): the
+    scorer then walks the rebuilt sets instead, once. ``source``: the file they came from,
+    named where their numbers are impossible and nothing can rebuild them."""
 
     def __init__(
         self,
@@ -282,14 +278,14 @@ class QuestionScorer:
 
 
 def _within(values: list[float], ceiling: float, what: str) -> None:
-    """``values`` all in [0, ``ceiling``], or a ``DataError``: only a damaged reference
-    index gives a value outside the range of its metric, and an average made of it would be
-    outside the average's (a run scored far above 1)."""
+    """``values`` all in [0, ``ceiling``], or a ``DamagedIndexError``: only a damaged
+    reference index gives a value outside the range of its metric, and an average made of it
+    would be outside the average's (a run scored far above 1)."""
     total = sum(values, 0.0)  # NaN where any value is
     if not values or (min(values) >= 0.0 and max(values) <= ceiling and total == total):
         return
     bad = next(v for v in values if not 0.0 <= v <= ceiling)
-    raise DataError(
+    raise DamagedIndexError(
         f"{what} is {bad!r} for an answer, outside its range [0, {ceiling:.6g}]: the index "
         "is damaged; nothing was scored with it"
     )

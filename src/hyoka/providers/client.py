@@ -258,6 +258,10 @@ class ResponseCache:
     The cache folder may be shared, so no link there is written through: SQLite opens its
     files by path and follows links, so a link at the database's name or at its write-ahead
     log's is removed and the database made as a file first (``store.CacheFolder.claim``).
+    A database someone else could have written (another user's, or one writable by others)
+    is not trusted: it is replaced by a new one, or, where it cannot be (or the folder
+    itself is not trusted), the responses are cached in memory for this process, and one
+    ``warning:`` line says so.
     """
 
     def __init__(self, cache_dir: Path | str | None = None, *, busy_timeout: float = 30.0) -> None:
@@ -265,7 +269,7 @@ class ResponseCache:
         self.path = root / CACHE_FILENAME
         self._lock = threading.Lock()
         try:
-            CacheFolder(root).claim(CACHE_FILENAME, CACHE_COMPANIONS)
+            claimed = CacheFolder(root).claim(CACHE_FILENAME, CACHE_COMPANIONS)
         except OSError as exc:
             raise CacheError(f"cannot create the response cache folder {root}: {exc}") from None
         except HyokaError as exc:
@@ -275,7 +279,10 @@ class ResponseCache:
         self._secrets = KnownSecrets.from_environment()
         try:
             conn = sqlite3.connect(
-                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+                claimed or ":memory:",
+                timeout=busy_timeout,
+                isolation_level=None,
+                check_same_thread=False,
             )
         except sqlite3.Error as exc:
             raise CacheError(f"cannot open the response cache {self.path}: {exc}") from None

@@ -18,7 +18,8 @@
   stream within a bound its format sets (a decompression bomb is refused unread).
 - ``map_readonly``: a large cache file memory-mapped, read only where it is used.
 - ``CacheFolder``: the cache folder, which others may write: its files read, mapped and
-  written without following a link below the folder the user named.
+  written without following a link below the folder the user named, and trusted only when
+  no one else could have written them (``UntrustedCacheError`` where one cannot be replaced).
 - ``sha1_files``/``read_as_hashed``: the SHA-1s of large inputs (the question files)
   taken as streams, their bytes read back later only if they still have them.
 - ``append_bytes``: whole appends or none (a full disk leaves the file as it was).
@@ -37,7 +38,7 @@ never use them, so their names are imported on first use (``hyoka._faces``), not
 from typing import TYPE_CHECKING
 
 from hyoka._faces import lazy_face
-from hyoka.store.cache_folder import CacheFolder
+from hyoka.store.cache_folder import CacheFolder, UntrustedCacheError
 from hyoka.store.compressed import (
     CodecMissingError,
     TooLargeError,
@@ -132,6 +133,7 @@ __all__ = [
     "Manifest",
     "OtherRunError",
     "TooLargeError",
+    "UntrustedCacheError",
     "WriteError",
     "append_bytes",
     "append_line",
