@@ -22,7 +22,6 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 from hyoka.providers import load_provider
-from hyoka.providers.errors import UnknownOptionError
 
 FIN_ANSWERS = SHARED_DATA / "pfmt-bench-fin-ja" / "model_answer" / "gpt-4.jsonl"
 
@@ -84,6 +83,8 @@ def test_every_backend_names_an_option_it_does_not_take(
 ) -> None:
     """Checked before the backend is built: no key, server or model file is needed to be
     told, and the error names the option and what the backend takes."""
+    from hyoka.providers.errors import UnknownOptionError
+
     if provider in _SDK:
         needs(_SDK[provider])
     spec = _spec(provider, tmp_path)
@@ -103,6 +104,8 @@ def test_every_backend_names_an_option_it_does_not_take(
 
 
 def test_a_key_given_as_an_option_is_told_where_keys_come_from(tmp_path: Path) -> None:
+    from hyoka.providers.errors import UnknownOptionError
+
     needs("openai")
     with pytest.raises(UnknownOptionError) as caught:
         load_provider("openai/gpt-4o-mini", api_key="sk-never-shown")
