@@ -516,7 +516,7 @@ class RakudaRanking:
         <why>`` where a fit has no finite maximum), then why, the home advantage with its
         percentiles, the matches and the signature."""
         header = ["Rank", "Model", "Median", "-1σ", "+1σ", "MLE"]
-        unranked = self.ranking.no_maximum is not None  # no order to rank: by name
+        unranked = self.ranking.unranked  # no order to rank: by name
         rows = [
             ["n/a" if unranked else str(number), m.model, *self.ranking.row_cells(m)]
             for number, m in enumerate(self.ranking.models, start=1)

@@ -411,16 +411,18 @@ def pairwise_page(
 
 def _rating_cells(found: Rating | None) -> list[Cell]:
     """A rating and its interval; ``n/a: no finite maximum (<why>)`` where the fit has
-    no maximum, ``n/a`` for a bound that bootstrap draws without one reach (the reason in
-    the cell's tooltip and the note under the table); ``–`` where the model is not rated."""
+    no maximum (``n/a: not comparable (<why>)`` where it does not place the model against
+    the others), ``n/a`` for a bound that bootstrap draws without one (or that fall apart)
+    reach (the reason in the cell's tooltip and the note under the table); ``–`` where the
+    model is not rated."""
     if found is None:
         return [cell("–"), cell("–")]
     if not math.isfinite(found.rating):
-        return [cell(esc(f"n/a: {found.why or NO_MAXIMUM}")), cell("n/a")]
+        return [cell(esc(f"n/a: {found.reason or NO_MAXIMUM}")), cell("n/a")]
     low, high = (f"{x:.1f}" if math.isfinite(x) else "n/a" for x in (found.low, found.high))
     return [
         cell(f"{found.rating:.1f}", found.rating),
-        cell(f'<span class="ci">[{low}, {high}]</span>', _sortable(found.low), found.why),
+        cell(f'<span class="ci">[{low}, {high}]</span>', _sortable(found.low), found.reason),
     ]
 
 

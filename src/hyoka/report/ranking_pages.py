@@ -22,7 +22,9 @@ MAX_BYTES = 5_000_000
 
 
 class RankedModel(BaseModel):
-    """One row; ``null`` where the fit has no finite maximum, ``no_maximum`` saying why."""
+    """One row; ``null`` where the fit has no finite maximum (``no_maximum`` saying why)
+    or does not place the model against the others (``not_comparable``: groups of models
+    that never met)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
 
@@ -31,12 +33,14 @@ class RankedModel(BaseModel):
     median: float | None
     upper: float | None
     no_maximum: str | None = None
+    not_comparable: str | None = None
 
     def number(self, value: float | None) -> str:
-        """One decimal, or ``n/a: <why>`` (the file's reason) where the file has none."""
+        """One decimal, or ``n/a: <why>`` (the file's reasons) where the file has none."""
         if value is not None:
             return f"{value:.1f}"
-        return f"n/a: {self.no_maximum or 'not recorded'}"
+        why = "; ".join(r for r in (self.not_comparable, self.no_maximum) if r is not None)
+        return f"n/a: {why or 'not recorded'}"
 
 
 class RankingFile(BaseModel):
@@ -70,10 +74,11 @@ def ranking_page(path: Path, target: str, ranking: RankingFile) -> str:
     found = extra.get("separation")
     separation: list[object] = found if isinstance(found, list) else []
     signature = Signature.from_json(extra.get(SIGNATURE_KEY), path)
-    # best first (upstream's files list the weakest first)
+    # best first (upstream's files list the weakest first); a model without a median has
+    # no rank
     rows = [
         [
-            cell(str(rank), rank),
+            cell(str(rank), rank) if m.median is not None else cell("n/a"),
             cell(esc(m.model_id), m.model_id),
             cell(esc(m.number(m.median)), m.median),
             cell(

@@ -22,13 +22,20 @@ fit uses): the ratings are then NaN, shown as ``n/a: no finite maximum (<who nev
 loses>)``. A bootstrap draw without one counts as ±∞ for the ratings that run off in it
 (``separation.bounded_percentiles``): a bound those reach is NaN (n/a), and the count of
 such draws is said. ``Rating.why`` carries the words.
+
+Where the models fall into groups that never met (directly or through others), the ratings
+of one group against another are wherever the ridge put the groups' offsets: centred,
+every rating is then NaN, shown as ``n/a: not comparable (models {a, b} never met {c,
+d})``; with an anchor, the models outside its group (``stats.connectivity``). A draw that
+falls apart so counts as unbounded either way for the ratings it leaves unplaced, and is
+counted. ``Rating.apart`` carries those words.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -40,12 +47,22 @@ from hyoka.stats.bootstrap import (
     finite_or_none,
     resampled,
 )
+from hyoka.stats.connectivity import (
+    apart_draws_line,
+    apart_lines,
+    apart_reasons,
+    linked_groups,
+    mark_undetermined,
+    pair_links,
+    reasons_na,
+    undetermined,
+)
+from hyoka.stats.logistic import BoolArray
 from hyoka.stats.separation import (
     bounded_percentiles,
     bradley_terry_move,
     directions,
     draws_line,
-    na_reason,
     never_lose,
     not_finite,
     pair_losses,
@@ -102,7 +119,9 @@ class Battles:
 @dataclass(frozen=True)
 class Rating:
     """One model's rating and interval; NaN where the fit (or a bootstrap draw, for the
-    interval) has no finite maximum, ``why`` then saying so (``no finite maximum (...)``)."""
+    interval) has no finite maximum, ``why`` then saying so (``no finite maximum (...)``),
+    or leaves the model unplaced against the others, ``apart`` saying so (``not
+    comparable (...)``); ``reason`` is both, as a table shows them."""
 
     model: str
     rating: float
@@ -110,10 +129,16 @@ class Rating:
     high: float
     games: int
     why: str | None = None
+    apart: str | None = None
+
+    @property
+    def reason(self) -> str | None:
+        """Why a number of this rating is n/a, as shown after ``n/a: ``; ``None``: none is."""
+        return "; ".join(r for r in (self.apart, self.why) if r is not None) or None
 
     def to_json(self) -> dict[str, float | int | str | None]:
-        """n/a (NaN: a rating the data leave without a maximum) as ``null``, with
-        ``no_maximum``: why."""
+        """n/a (NaN: a rating the data leave without a maximum, or unplaced) as ``null``,
+        with ``no_maximum`` and ``not_comparable``: why."""
         found: dict[str, float | int | str | None] = {
             "model": self.model,
             "rating": finite_or_none(self.rating),
@@ -123,6 +148,8 @@ class Rating:
         }
         if self.why is not None:
             found["no_maximum"] = self.why
+        if self.apart is not None:
+            found["not_comparable"] = self.apart
         return found
 
 
@@ -139,18 +166,31 @@ class Ratings:
     no_maximum: str | None = None
     #: how many bootstrap draws have none (every interval n/a where any)
     separated_draws: int = 0
+    #: per model the groups leave unplaced: why (``connectivity.apart_reasons``)
+    not_comparable: dict[str, str] = field(default_factory=dict)
+    #: how many bootstrap draws fall into groups that never met
+    apart_draws: int = 0
 
     def by_model(self) -> dict[str, Rating]:
         return {r.model: r for r in self.ratings}
 
-    def separation_lines(self) -> list[str]:
-        """Why ratings or intervals are n/a, one line each; none where none is."""
-        if self.no_maximum is not None:
-            return [f"ratings n/a: {self.no_maximum}"]
+    def separation_lines(self, what: str = "ratings") -> list[str]:
+        """Why ratings or intervals are n/a, one line each; none where none is (``what``:
+        the ratings' name in the lines)."""
+        lines = [] if self.no_maximum is None else [f"{what} n/a: {self.no_maximum}"]
+        reasons = [self.not_comparable.get(r.model) for r in self.ratings]
+        lines += apart_lines([r.model for r in self.ratings], reasons, what)
+        if self.no_maximum is not None or all(reason is not None for reason in reasons):
+            return lines  # no rating to draw an interval about
+        reached = any(
+            math.isfinite(r.rating) and not math.isfinite(r.low + r.high) for r in self.ratings
+        )
+        prefix = "" if what == "ratings" else f"{what.removesuffix(' ratings')} "
         if self.separated_draws:
-            reached = any(not math.isfinite(r.low + r.high) for r in self.ratings)
-            return [draws_line(self.separated_draws, self.rounds, reached)]
-        return []
+            lines.append(prefix + draws_line(self.separated_draws, self.rounds, reached))
+        if self.apart_draws:
+            lines.append(prefix + apart_draws_line(self.apart_draws, self.rounds, reached))
+        return lines
 
 
 def _pairs(battles: Battles) -> tuple[IntArray, FloatArray, IntArray, IntArray]:
@@ -280,32 +320,50 @@ def bradley_terry(
         lost_to = pair_losses(m, left, right, wins[0], games[0])
         no_maximum = not_finite(never_lose(models, lost_to) or "the wins split from the losses")
         estimate[:] = math.nan
+    position = None if anchor is None else models.index(anchor)
+    apart = apart_reasons(models, linked_groups(pair_links(m, left, right, games))[0], position)
+    unplaced = np.asarray([reason is not None for reason in apart])
+    estimate[unplaced] = math.nan
 
     low, high = estimate.copy(), estimate.copy()
-    separated_draws = 0
+    separated_draws = apart_draws = 0
     if rounds:
-        samples, runaway = _bootstrap_elo(battles, rounds, seed, anchor, anchor_rating, groups)
-        low, high = bounded_percentiles(samples, runaway, confidence)
+        samples, runaway, apart_in = _bootstrap_elo(
+            battles, rounds, seed, anchor, anchor_rating, groups
+        )
+        # counted where the fit places the rating: the others are n/a whatever a draw says
+        apart_in &= ~unplaced
+        runaway[:, unplaced] = 0.0
+        low, high = bounded_percentiles(samples, mark_undetermined(runaway, apart_in), confidence)
         separated_draws = int(runaway.any(axis=1).sum())
-        if no_maximum is not None:  # no interval about a rating that does not exist
-            low[:], high[:] = math.nan, math.nan
+        apart_draws = int(apart_in.any(axis=1).sum())
+        # no interval about a rating that does not exist
+        gone = np.full(m, no_maximum is not None) | unplaced
+        low[gone], high[gone] = math.nan, math.nan
     counts = np.bincount(battles.first, minlength=m) + np.bincount(battles.second, minlength=m)
     ratings = [
         Rating(
-            models[i],
-            float(estimate[i]),
-            float(low[i]),
-            float(high[i]),
-            int(counts[i]),
-            na_reason(no_maximum, separated_draws, rounds, (estimate[i], low[i], high[i])),
+            models[i], float(estimate[i]), float(low[i]), float(high[i]), int(counts[i]),
+            *reasons_na(
+                no_maximum, apart[i], separated_draws, apart_draws, rounds,
+                (estimate[i], low[i], high[i]),
+            ),
         )
         for i in range(m)
-    ]
-    if no_maximum is None:
-        ratings.sort(key=lambda r: (-r.rating, r.model))
-    else:  # no order to show: by name
-        ratings.sort(key=lambda r: r.model)
-    return Ratings(tuple(ratings), rounds, confidence, anchor, seed, no_maximum, separated_draws)
+    ]  # fmt: skip
+    # best first; those without a rating (no order to show) after, by name
+    ratings.sort(key=rating_order)
+    not_comparable = {model: reason for model, reason in zip(models, apart, strict=True) if reason}
+    return Ratings(
+        tuple(ratings), rounds, confidence, anchor, seed, no_maximum, separated_draws,
+        not_comparable, apart_draws,
+    )  # fmt: skip
+
+
+def rating_order(rating: Rating) -> tuple[bool, float, str]:
+    """Best first; ratings that are n/a after them, by name."""
+    shown = math.isfinite(rating.rating)
+    return (not shown, -rating.rating if shown else 0.0, rating.model)
 
 
 def group_units(groups: Sequence[str], battles: int) -> tuple[IntArray, int]:
@@ -324,14 +382,17 @@ def _bootstrap_elo(
     anchor: str | None,
     anchor_rating: float,
     groups: Sequence[str] | None = None,
-) -> tuple[FloatArray, FloatArray]:
-    """Elo ratings of each resample (rounds × models) and, where a resample has no finite
+) -> tuple[FloatArray, FloatArray, BoolArray]:
+    """Elo ratings of each resample (rounds × models); where a resample has no finite
     maximum, the way each rating runs off (rounds × models: +1, −1, 0 where it converges;
-    ``separation.directions``); a resample draws ``n`` battles with replacement (or, with
-    ``groups``, the groups) and is summarised per pair before the fit."""
+    ``separation.directions``); and the ratings a resample leaves unplaced, its models
+    falling into groups that never met (rounds × models; ``connectivity.undetermined``).
+    A resample draws ``n`` battles with replacement (or, with ``groups``, the groups) and
+    is summarised per pair before the fit."""
     m = len(battles.models)
     slot, own, left, right = _pairs(battles)
     rng = np.random.default_rng(seed)
+    position = None if anchor is None else battles.models.index(anchor)
 
     def rated(wins: FloatArray, games: FloatArray) -> FloatArray:
         beta = fit_strengths(wins, games, left, right, m)
@@ -341,15 +402,19 @@ def _bootstrap_elo(
         shift = to_elo(move, battles.models, anchor, 0.0) - to_elo(
             np.zeros_like(move), battles.models, anchor, 0.0
         )
-        return np.concatenate([elo, directions(shift)], axis=1)
+        every = np.ones((len(games), m), dtype=bool)
+        apart = undetermined(linked_groups(pair_links(m, left, right, games)), every, position)
+        return np.concatenate([elo, directions(shift), apart], axis=1)
+
+    def split(found: FloatArray) -> tuple[FloatArray, FloatArray, BoolArray]:
+        return found[:, :m], found[:, m : 2 * m], found[:, 2 * m :] > 0
 
     if groups is None:
 
         def drawn(picks: IntArray) -> FloatArray:
             return rated(*_summarise(slot, own, len(left), picks))
 
-        found = resampled(drawn, len(battles), rounds, rng, batch_cells=_BATCH_CELLS)
-        return found[:, :m], found[:, m:]
+        return split(resampled(drawn, len(battles), rounds, rng, batch_cells=_BATCH_CELLS))
     unit, units = group_units(groups, len(battles))
     # each group's wins and games per pair, summed once: a draw is then weights × groups
     # (1.36 s -> 0.014 s for 200 draws of pfmt's 25,920 grade battles). With whole weights
@@ -363,8 +428,7 @@ def _bootstrap_elo(
         weights = draw_weights(picks, units)  # rows × groups
         return rated(weights @ group_wins, weights @ group_games)
 
-    found = resampled(grouped, units, rounds, rng, batch_cells=_BATCH_CELLS)
-    return found[:, :m], found[:, m:]
+    return split(resampled(grouped, units, rounds, rng, batch_cells=_BATCH_CELLS))
 
 
 def expected_share(rating_a: float, rating_b: float) -> float:

@@ -27,6 +27,14 @@ design: the home-advantage column and the strengths) finds it: the ratings (or t
 advantage) that run off are NaN, shown as ``n/a: no finite maximum (<why>)``; a draw
 without a maximum counts as ±∞ for the numbers that run off in it, so a percentile those
 draws reach is NaN, and how many draws had none is said.
+
+Where the models fall into groups that never met (directly or through others), the
+likelihood has its maximum along a line: each group's strengths move together without
+changing it, and upstream ranks the groups against each other where the optimiser left
+their offsets. Here every rating is then NaN, shown as ``n/a: not comparable (models {a,
+b} never met {c, d})`` (``stats.connectivity``); the home advantage, which no offset moves,
+is shown. A draw whose present models fall apart counts as unbounded either way for their
+ratings (a median leaves it out), and how many such draws there were is said.
 """
 
 from __future__ import annotations
@@ -40,7 +48,16 @@ import numpy as np
 
 from hyoka.errors import InputError
 from hyoka.stats.bootstrap import FloatArray, IntArray, finite_or_none
-from hyoka.stats.logistic import fit_logistic, separating_move
+from hyoka.stats.connectivity import (
+    apart_draws_line,
+    apart_reasons,
+    battle_links,
+    linked_groups,
+    mark_undetermined,
+    reasons_na,
+    undetermined,
+)
+from hyoka.stats.logistic import BoolArray, fit_logistic, separating_move
 from hyoka.stats.separation import (
     battle_losses,
     directions,
@@ -145,7 +162,9 @@ class HomeRanking:
     """Models by bootstrap median, best first, with the point fit's home advantage and its
     16th/50th/84th percentiles over the same draws; ``no_maximum``: why the ratings have
     no finite maximum (all n/a, models by name), ``advantage_no_maximum`` the same for the
-    advantage; ``separated_draws``: how many draws have none."""
+    advantage; ``separated_draws``: how many draws have none; ``not_comparable``: why the
+    ratings are not placed against each other (all n/a: the models fall into groups that
+    never met), ``apart_draws``: how many draws fall apart."""
 
     models: tuple[RankedModel, ...]
     advantage: float
@@ -156,26 +175,45 @@ class HomeRanking:
     no_maximum: str | None = None
     advantage_no_maximum: str | None = None
     separated_draws: int = 0
+    not_comparable: str | None = None
+    apart_draws: int = 0
+
+    @property
+    def unranked(self) -> bool:
+        """No order to rank the models in (every rating n/a): they come by name."""
+        return self.no_maximum is not None or self.not_comparable is not None
 
     def separation_lines(self) -> list[str]:
         """Why numbers are n/a, one line each; none where none is."""
         lines = []
         if self.no_maximum is not None:
             lines.append(f"ratings n/a: {self.no_maximum}")
+        if self.not_comparable is not None:
+            lines.append(f"ratings n/a: {self.not_comparable}")
         if self.advantage_no_maximum is not None and self.advantage_no_maximum != self.no_maximum:
             lines.append(f"home advantage n/a: {self.advantage_no_maximum}")
+        # the bounds those draws could reach: the advantage's, and the ratings' where shown
+        numbers = [] if self.unranked else [(m.lower, m.median, m.upper) for m in self.models]
+        reached = not np.isfinite([*self.advantage_band, *np.ravel(numbers)]).all()
         if self.separated_draws:
-            numbers = [(m.lower, m.median, m.upper) for m in self.models]
-            reached = not np.isfinite([*self.advantage_band, *np.ravel(numbers)]).all()
             lines.append(draws_line(self.separated_draws, self.rounds, reached))
+        if self.apart_draws and not self.unranked:
+            lines.append(apart_draws_line(self.apart_draws, self.rounds, reached))
         return lines
 
-    def why(self, model: RankedModel) -> str | None:
-        """Why a number of ``model``'s row is n/a (``None``: none is)."""
-        return na_reason(
-            self.no_maximum, self.separated_draws, self.rounds,
-            (model.lower, model.median, model.upper, model.point),
+    def reasons(self, model: RankedModel) -> tuple[str | None, str | None]:
+        """Why a number of ``model``'s row is n/a: (no finite maximum, not comparable),
+        each ``None`` where it is not why."""
+        return reasons_na(
+            self.no_maximum, self.not_comparable, self.separated_draws, self.apart_draws,
+            self.rounds, (model.lower, model.median, model.upper, model.point),
         )  # fmt: skip
+
+    def why(self, model: RankedModel) -> str | None:
+        """Why a number of ``model``'s row is n/a, as shown after ``n/a: `` (``None``:
+        none is)."""
+        no_maximum, apart = self.reasons(model)
+        return "; ".join(r for r in (apart, no_maximum) if r is not None) or None
 
     def advantage_why(self) -> str | None:
         """Why the home advantage or a percentile of it is n/a (``None``: none is)."""
@@ -200,7 +238,7 @@ class HomeRanking:
 
     def rows_json(self) -> list[dict[str, Any]]:
         """Upstream's saved MLE ranking fields per model, best first; ``null`` where n/a,
-        with ``no_maximum``: why."""
+        with ``no_maximum`` and ``not_comparable``: why."""
         rows = []
         for m in self.models:
             row = {
@@ -211,8 +249,12 @@ class HomeRanking:
                 "median_rounded": float(round(m.median)) if math.isfinite(m.median) else None,
                 "mle": finite_or_none(m.point),
             }  # fmt: skip
-            why = self.why(m)
-            rows.append(row if why is None else row | {"no_maximum": why})
+            no_maximum, apart = self.reasons(m)
+            if no_maximum is not None:
+                row["no_maximum"] = no_maximum
+            if apart is not None:
+                row["not_comparable"] = apart
+            rows.append(row)
         return rows
 
     def advantage_json(self) -> dict[str, Any]:
@@ -330,19 +372,25 @@ def rank_home_advantage(
     all_runs, all_advantage_runs = _runaway(matches, names, every)
     point_runs, runs = all_runs[0], all_runs[1:]
     point_advantage_runs, advantage_runs = all_advantage_runs[0], all_advantage_runs[1:]
+    groups, present = _groups(matches, names, every)
+    apart = apart_reasons(names, groups[0])[0]
+    # counted where the fit places the ratings (all or none: they are centred)
+    unplaced = undetermined(groups[1:], present[1:], None) & (apart is None)
+    apart_draws = int(unplaced.any(axis=1).sum())
     quantiles = [q / 100 for q in PERCENTILES]
-    low, mid, high = extended_quantiles(draws, runs, quantiles)
+    low, mid, high = extended_quantiles(draws, mark_undetermined(runs, unplaced), quantiles)
     band = extended_quantiles(advantages[:, None], advantage_runs[:, None], quantiles)[:, 0]
     why = _why(matches, names) if point_runs.any() or point_advantage_runs else None
     no_maximum = why if point_runs.any() else None
-    ratings = {name: math.nan if no_maximum else point.ratings[name] for name in names}
-    if no_maximum is not None:  # no band about a rating that does not exist
+    gone = no_maximum is not None or apart is not None
+    ratings = {name: math.nan if gone else point.ratings[name] for name in names}
+    if gone:  # no band about a rating that does not exist
         low[:], mid[:], high[:] = math.nan, math.nan, math.nan
     ranked = [
         RankedModel(name, float(low[i]), float(mid[i]), float(high[i]), ratings[name])
         for i, name in enumerate(names)
     ]
-    if no_maximum is None:
+    if not gone:
         ranked.sort(key=lambda m: (-m.median if math.isfinite(m.median) else math.inf, m.model))
     advantage_no_maximum = why if point_advantage_runs else None
     advantage = math.nan if advantage_no_maximum else point.advantage
@@ -352,5 +400,18 @@ def rank_home_advantage(
     return HomeRanking(
         tuple(ranked), advantage, rounds, seed, len(matches),
         (float(band[0]), float(band[1]), float(band[2])),
-        no_maximum, advantage_no_maximum, separated,
+        no_maximum, advantage_no_maximum, separated, apart, apart_draws,
     )  # fmt: skip
+
+
+def _groups(
+    matches: Sequence[Match], models: Sequence[str], counts: FloatArray
+) -> tuple[IntArray, BoolArray]:
+    """Per draw (``counts``: rows × matches, how often each was drawn): each model's group
+    (``connectivity.linked_groups``) and whether the draw has the model (rows × models)."""
+    index = {model: number for number, model in enumerate(models)}
+    first = np.asarray([index[m.first] for m in matches], dtype=np.int64)
+    second = np.asarray([index[m.second] for m in matches], dtype=np.int64)
+    groups = linked_groups(battle_links(len(models), first, second, counts))
+    present: BoolArray = (counts @ _presence(matches, models)) > 0
+    return groups, present

@@ -23,12 +23,16 @@ has a maximum exactly where, within each set of models compared with one another
 model can be reached from every other by a chain of losses (Zermelo 1929, Ford 1957); where
 it cannot, some set never loses to the others, and the words name it. Where the graph is
 connected that way and a fit still has no maximum, the other terms (the home advantage,
-a style feature) split the outcomes, and the caller says so.
+a style feature) split the outcomes, and the caller says so. Where the models fall into
+groups that never met, the maximum exists but is not one point: ``stats.connectivity``
+says which ratings that leaves unplaced (``n/a: not comparable (...)``), and its draws
+enter the percentiles here as ``EITHER``.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -40,6 +44,8 @@ from hyoka.stats.logistic import BoolArray, moved, separating_move
 NO_MAXIMUM = "no finite maximum"
 #: names listed in a reason before the rest are counted
 _NAMES_SHOWN = 4
+#: ``runaway``'s mark for a number a draw leaves unplaced, either way (``connectivity``)
+EITHER = 2.0
 
 
 def not_finite(reason: str) -> str:
@@ -78,16 +84,18 @@ def number_or_na(value: float, why: str | None, digits: int = 1) -> str:
     return f"n/a: {why or NO_MAXIMUM}"
 
 
-def draws_line(draws: int, rounds: int, reached: bool) -> str:
-    """The line under a table whose fits had draws without a maximum: that they make the
+def draws_line(draws: int, rounds: int, reached: bool, said: str | None = None) -> str:
+    """The line under a table whose fits had draws without a maximum (or, ``said``, some
+    other draws counted as unbounded: ``connectivity.draws_apart``): that they make the
     intervals they reach n/a (``reached``: some bound is), or that none reaches a bound."""
-    said = draws_without_maximum(draws, rounds)
+    said = said or draws_without_maximum(draws, rounds)
     if reached:
         return f"intervals n/a where those draws reach a bound: {said}"
     return f"{said} (counted as unbounded; no interval bound reaches them)"
 
 
-def _names(models: Sequence[str], members: IntArray) -> str:
+def names_of(models: Sequence[str], members: IntArray) -> str:
+    """``a, b, c, d and 3 more``: the ``members`` of ``models``, the first few named."""
     named = [models[i] for i in members[:_NAMES_SHOWN]]
     rest = len(members) - len(named)
     listed = ", ".join(named)
@@ -126,7 +134,7 @@ def never_lose(models: Sequence[str], lost_to: BoolArray) -> str | None:
         elif len(rest) == 1:
             phrases.append(f"{models[rest[0]]} never wins")
         else:
-            phrases.append(f"{_names(models, closed)} never lose to {_names(models, rest)}")
+            phrases.append(f"{names_of(models, closed)} never lose to {names_of(models, rest)}")
     for i in range(m):  # a model that never wins, where no phrase names it yet
         if linked[i].sum() > 1 and not lost_to[:, i].any() and i not in named:
             phrases.append(f"{models[i]} never wins")
@@ -215,7 +223,30 @@ def extended_quantiles(
     """The ``quantiles`` (len(quantiles) × columns; linear interpolation, numpy's default)
     over the draws (axis 0) of ``samples``, each runaway draw (``runaway`` ±1) counted as
     ±∞ and NaN draws (a number absent from a draw) left out; NaN where a quantile is not
-    finite (its interpolation touches an infinite draw)."""
+    finite (its interpolation touches an infinite draw). A number a draw leaves unplaced
+    (``EITHER``: its groups never met, ``connectivity``) counts as −∞ for a quantile below
+    the median and +∞ for one above it, so that the interval holds it wherever it lies,
+    and is left out of the median."""
+    either = runaway == EITHER
+    if not either.any():
+        return _extended_quantiles(samples, runaway, quantiles)
+    rows = []
+    for quantile in quantiles:
+        if quantile == 0.5:
+            left_out = np.where(either, np.nan, samples)
+            found = _extended_quantiles(left_out, np.where(either, 0.0, runaway), [quantile])
+        else:
+            side = 1.0 if quantile > 0.5 else -1.0
+            found = _extended_quantiles(samples, np.where(either, side, runaway), [quantile])
+        rows.append(found[0])
+    stacked: FloatArray = np.stack(rows)
+    return stacked
+
+
+def _extended_quantiles(
+    samples: FloatArray, runaway: FloatArray, quantiles: Sequence[float]
+) -> FloatArray:
+    """``extended_quantiles`` where no draw is ``EITHER``."""
     up, down = runaway > 0, runaway < 0
     kept = ~(up | down)
     top = np.max(np.where(kept & ~np.isnan(samples), samples, -np.inf), axis=0)
@@ -225,11 +256,13 @@ def extended_quantiles(
     values = np.where(up, top, np.where(down, bottom, samples))
     missing = np.isnan(samples)
     quantile = np.nanquantile if missing.any() else np.quantile
-    with np.errstate(invalid="ignore"):  # a column of runaways only: ∞ − ∞, n/a below
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        # a column of runaways only: ∞ − ∞; a column of absent draws only: all NaN; n/a
+        warnings.simplefilter("ignore", RuntimeWarning)
         found = np.asarray(quantile(values, list(quantiles), axis=0), dtype=np.float64)
-    ups = np.where(missing, np.nan, up.astype(np.float64))
-    downs = np.where(missing, np.nan, -down.astype(np.float64))
-    touches = np.asarray(quantile(ups, list(quantiles), axis=0)) > 0
-    touches |= np.asarray(quantile(downs, list(quantiles), axis=0)) < 0
+        ups = np.where(missing, np.nan, up.astype(np.float64))
+        downs = np.where(missing, np.nan, -down.astype(np.float64))
+        touches = np.asarray(quantile(ups, list(quantiles), axis=0)) > 0
+        touches |= np.asarray(quantile(downs, list(quantiles), axis=0)) < 0
     result: FloatArray = np.where(touches | ~np.isfinite(found), np.nan, found)
     return result

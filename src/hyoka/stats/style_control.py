@@ -44,6 +44,12 @@ maximum is counted, and counts as ±∞ for the numbers that run off in it
 (``separation.bounded_percentiles``): a bound those draws reach is n/a (it would be where
 those fits stopped), and the count is said. The raw ratings are shown as
 ``bradley_terry`` makes them (n/a, too, where a model never loses).
+
+Where the models fall into groups that never met, the feature terms do not place one group
+against another: the controlled ratings are n/a as ``bradley_terry``'s are (``n/a: not
+comparable (...)``, ``stats.connectivity``; anchored, those outside the anchor's group),
+the γ are still what the fit gives, and a draw that falls apart counts as unbounded either
+way for the ratings it leaves unplaced.
 """
 
 from __future__ import annotations
@@ -73,7 +79,16 @@ from hyoka.stats.bradley_terry import (
     Ratings,
     bradley_terry,
     group_units,
+    rating_order,
     to_elo,
+)
+from hyoka.stats.connectivity import (
+    apart_reasons,
+    battle_links,
+    linked_groups,
+    mark_undetermined,
+    reasons_na,
+    undetermined,
 )
 from hyoka.stats.length_control import LENGTH_UNIT, RESAMPLED_GROUP
 from hyoka.stats.logistic import fit_logistic, separating_move
@@ -85,7 +100,6 @@ from hyoka.stats.separation import (
     directions,
     draws_line,
     draws_without_maximum,
-    na_reason,
     never_lose,
     not_finite,
 )
@@ -207,15 +221,9 @@ class StyleControlled:
 
     def separation_lines(self) -> list[str]:
         """Why ratings, γ or intervals are n/a, one line each; none where none is."""
-        lines = []
+        lines = self.ratings.separation_lines("style-controlled ratings")
         if self.separated:
-            lines.append(f"style-controlled ratings n/a: {self.ratings.no_maximum}")
             return lines  # every γ that grows with them is n/a for the same reason
-        if self.separated_draws:
-            reached = any(not math.isfinite(r.low + r.high) for r in self.ratings.ratings)
-            lines.append(
-                "style-controlled " + draws_line(self.separated_draws, self.ratings.rounds, reached)
-            )
         always = [k for k, draws in self.unbounded_coefficients.items() if draws < 0]
         if always:
             lines.append(
@@ -259,6 +267,7 @@ class StyleControlled:
             "style_coefficients": {k: v.to_json() for k, v in self.coefficients.items()},
             "separated": self.separated,
             "separated_draws": self.separated_draws,
+            "apart_draws": self.ratings.apart_draws,
             "separation": self.separation_lines(),
         }
 
@@ -312,9 +321,13 @@ def style_controlled_bradley_terry(
 
     k = len(names)
 
+    position = None if anchor is None else models.index(anchor)
+    every = np.ones((1, m), dtype=bool)
+
     def fitted(weights: FloatArray) -> FloatArray:
         """Per weighting: the Elo ratings and the feature coefficients, then the way each
-        runs off where the weighting's likelihood has no maximum (``directions``)."""
+        runs off where the weighting's likelihood has no maximum (``directions``), then
+        the ratings its groups leave unplaced (``connectivity.undetermined``)."""
         beta = fit_logistic(design, battles.share, weights)
         move = separating_move(design, battles.share, weights, beta)
         zero = np.zeros((len(beta), 1))
@@ -324,7 +337,9 @@ def style_controlled_bradley_terry(
         moving = np.concatenate([zero, move[:, : m - 1]], axis=1)
         shift = to_elo(moving, models, anchor, 0.0) - to_elo(zero * moving, models, anchor, 0.0)
         runaway = directions(np.concatenate([shift / ELO_FACTOR, move[:, m - 1 :]], axis=1))
-        return np.concatenate([elo, beta[:, m - 1 :], runaway], axis=1)
+        links = battle_links(m, battles.first, battles.second, weights)
+        apart = undetermined(linked_groups(links), every, position)
+        return np.concatenate([elo, beta[:, m - 1 :], runaway, apart], axis=1)
 
     point = fitted(np.ones((1, n)))[0]
     unit, units = (np.arange(n), n) if groups is None else group_units(groups, n)
@@ -334,14 +349,24 @@ def style_controlled_bradley_terry(
         lambda picks: fitted(draw_weights(picks, units)[:, unit]),
         units, rounds, rng, batch_cells=cells,
     )  # fmt: skip
-    runaway, draws = draws[:, m + k :], draws[:, : m + k]
+    unplaced_in = draws[:, 2 * (m + k) :] > 0
+    runaway, draws = draws[:, m + k : 2 * (m + k)], draws[:, : m + k]
     separated = bool(point[m + k : m + k + m].any())
-    grows = point[m + k + m :] != 0
-    separated_draws = int(runaway[:, :m].any(axis=1).sum())
+    grows = point[m + k + m : 2 * (m + k)] != 0
     grows_in = (runaway[:, m:] != 0).sum(axis=0)
     point = point[: m + k]
-    low, high = bounded_percentiles(draws, runaway, confidence)
-    gone = np.concatenate([np.full(m, separated), grows])
+    groups_of = linked_groups(battle_links(m, battles.first, battles.second, np.ones((1, n))))
+    apart = apart_reasons(models, groups_of[0], position)
+    unplaced = np.asarray([reason is not None for reason in apart])
+    # counted where the fit places the rating: the others are n/a whatever a draw says
+    unplaced_in &= ~unplaced
+    runaway[:, :m][:, unplaced] = 0.0
+    separated_draws = int(runaway[:, :m].any(axis=1).sum())
+    apart_draws = int(unplaced_in.any(axis=1).sum())
+    # the γ are placed in every draw: only the ratings are marked
+    unplaced_cells = np.concatenate([unplaced_in, np.zeros((rounds, k), dtype=bool)], axis=1)
+    low, high = bounded_percentiles(draws, mark_undetermined(runaway, unplaced_cells), confidence)
+    gone = np.concatenate([np.full(m, separated) | unplaced, grows])
     point[gone] = math.nan  # and no interval about a number that does not exist
     low[gone], high[gone] = math.nan, math.nan
     endless = {
@@ -353,16 +378,16 @@ def style_controlled_bradley_terry(
     reason = not_finite(_why_no_maximum(battles)) if separated else None
     rated = [
         Rating(
-            models[i],
-            float(point[i]),
-            float(low[i]),
-            float(high[i]),
-            int(games[i]),
-            na_reason(reason, separated_draws, rounds, (point[i], low[i], high[i])),
+            models[i], float(point[i]), float(low[i]), float(high[i]), int(games[i]),
+            *reasons_na(
+                reason, apart[i], separated_draws, apart_draws, rounds,
+                (point[i], low[i], high[i]),
+            ),
         )
         for i in range(m)
-    ]
-    rated.sort(key=lambda r: (-r.rating if not separated else 0.0, r.model))
+    ]  # fmt: skip
+    rated.sort(key=rating_order)
+    unplaced_models = {model: why for model, why in zip(models, apart, strict=True) if why}
     coefficients = {
         name: Interval(
             float(point[m + k]), float(low[m + k]), float(high[m + k]), confidence, rounds
@@ -381,7 +406,17 @@ def style_controlled_bradley_terry(
         resample=None if groups is None else group_unit,
     ).signature()
     return StyleControlled(
-        ratings=Ratings(tuple(rated), rounds, confidence, anchor, seed, reason, separated_draws),
+        ratings=Ratings(
+            tuple(rated),
+            rounds,
+            confidence,
+            anchor,
+            seed,
+            reason,
+            separated_draws,
+            not_comparable=unplaced_models,
+            apart_draws=apart_draws,
+        ),
         coefficients=coefficients,
         models=models,
         draws=draws[:, :m],
@@ -411,9 +446,10 @@ def held_equal(features: Sequence[str]) -> str:
 
 def rating_text(rating: Rating) -> str:
     """``1064.0 [927.9, 1190.2]``; ``n/a: no finite maximum (<why>)`` where the fit has no
-    maximum; ``1064.0 [927.9, n/a] (<why>)`` where bootstrap draws without one reach a
-    bound."""
-    why = rating.why or NO_MAXIMUM
+    maximum, ``n/a: not comparable (<why>)`` where it does not place the model against the
+    others; ``1064.0 [927.9, n/a] (<why>)`` where bootstrap draws without one (or that
+    fall apart) reach a bound."""
+    why = rating.reason or NO_MAXIMUM
     if not math.isfinite(rating.rating):
         return f"n/a: {why}"
     if not (math.isfinite(rating.low) and math.isfinite(rating.high)):
