@@ -118,7 +118,10 @@ CASES = {
     ),
     "not-an-object": Case("trials.jsonl", lambda q: line(q[0]) + b"[1, 2]\n", 2, ("object",)),
     "bom-on-a-line": Case(
-        "trials.jsonl", lambda q: line(q[0]) + "\ufeff".encode() + line(q[1]), 2, ("BOM",)
+        "trials.jsonl",
+        lambda q: line(q[0]) + "\ufeff".encode() + line(q[1]),
+        2,
+        ("byte-order mark",),
     ),
     "nan-in-a-line": Case(
         "trials.jsonl",

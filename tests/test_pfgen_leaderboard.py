@@ -339,10 +339,10 @@ def test_only_bad_results_is_an_input_error(tmp_path: Path) -> None:
         ('{"accuracy": 0.9}', "not a pfgen-bench result"),
         ({**_fake_result("org/m"), "scores": {"average": 0.5}}, "malformed 'scores'"),
         ({**_fake_result("org/m"), "config": "oops"}, "malformed 'config'"),
-        ({**_fake_result("org/m"), "score": "high"}, "malformed pfgen-bench result"),
-        ({**_fake_result("org/m"), "num_trials": None}, "malformed pfgen-bench result"),
-        ({**_fake_result("org/m"), "score": float("nan")}, "non-finite"),
-        ({**_fake_result("org/m"), "num_trials": 0}, "non-finite"),
+        ({**_fake_result("org/m"), "score": "high"}, "score 'high' is not a number"),
+        ({**_fake_result("org/m"), "num_trials": None}, "num_trials None is not a whole number"),
+        ({**_fake_result("org/m"), "score": float("nan")}, "score nan is outside [0, 5]"),
+        ({**_fake_result("org/m"), "num_trials": 0}, "num_trials 0 is not a whole number"),
     ],
 )
 def test_a_bad_result_json_among_good_ones_is_a_warning(

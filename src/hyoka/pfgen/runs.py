@@ -215,6 +215,8 @@ def iter_score_runs(
         root = roots.get(source) if roots is not None else None
         try:
             summary = RunSummary.from_result(outcome.folder, outcome.result, root)
+        except InputError as exc:  # a number outside its range, named with its file
+            return exc
         except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             where = outcome.folder / pfgen_runs.RESULT_FILE
             return InputError(f"{where}: not a pfgen-bench result ({exc!r})")

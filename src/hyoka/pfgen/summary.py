@@ -2,6 +2,26 @@
 
 Reads only the top of a ``result.json`` (scores, lengths, config, signature), so it works the
 same for our results and for upstream ones.
+
+A result's numbers are checked against what scoring can make before any is shown or ranked
+(``result_problem``; every reader of ``result.json`` goes through it, ``RunSummary`` too): a
+score of 1e308 would otherwise print as 309 digits and rank first. A score is no fraction:
+Fluency is an answer's n-grams against the references' own mean (1 by the baseline's
+definition), and upstream's ground-truth row (the references scored against themselves)
+scores 1.05 with a Fluency of 1.15. So the bounds are what no answer can pass, not 1:
+
+- Fluency (each set's share, their sum) in [0, ``FLUENCY_BOUND``] = 12: against no set of the
+  pinned release can any answer reach more than 11.2 (Q07's P set: ``fluency_ceiling``);
+- Truthfulness and Helpfulness (each share, their sum) in [0, 1], their range by definition;
+- ``score``, ``scores.average``, ``score_std`` and each question's ``score`` and
+  ``score_std`` in [0, ``SCORE_BOUND``] = 5, above (12 + 1 + 1) / 3: an average of the
+  three metrics;
+- ``length`` and ``length_std`` (characters) in [0, the most bytes a run may hold,
+  ``pfgen_runs.MAX_TRIALS_BYTES``]; ``num_trials`` a whole number from 1 to
+  ``MAX_RESULT_TRIALS``.
+
+A sum of shares rounded to 5 decimals question by question may pass its bound by
+``ROUNDING_SLACK``. NaN, the infinities and ``true`` are in no range.
 """
 
 from __future__ import annotations
@@ -12,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hyoka.errors import InputError
 from hyoka.pfgen._pysum import float_sum
 from hyoka.pfgen.provenance import result_data_id, signature_of
 from hyoka.signature import Signature
@@ -26,6 +47,16 @@ PFGEN_QUESTIONS = 50
 
 #: Top-level keys every pfgen-bench ``result.json`` has (``config`` is optional).
 REQUIRED_KEYS = ("num_trials", "score", "score_std", "length", "length_std", "scores")
+#: The most trials a result may record: a million trials of 50 answers, far beyond what any
+#: run holds (published runs have 100; ``pfgen_runs.MAX_TRIALS`` bounds a compressed run).
+MAX_RESULT_TRIALS = 1_000_000
+#: How far a sum of shares, each rounded to 5 decimals question by question (50 times),
+#: may pass its bound.
+ROUNDING_SLACK = 0.001
+#: Above the most Fluency any answer can reach against any set of the pinned release (11.2).
+FLUENCY_BOUND = 12.0
+#: Above the most an average of Fluency, Truthfulness and Helpfulness can be ((12 + 2) / 3).
+SCORE_BOUND = 5.0
 
 
 def result_problem(result: object) -> str | None:
@@ -46,7 +77,74 @@ def result_problem(result: object) -> str | None:
     config = result.get("config")
     if config is not None and not isinstance(config, dict):
         return "not a pfgen-bench result (malformed 'config')"
+    problem = _range_problem(result)
+    return None if problem is None else f"not a pfgen-bench result ({problem})"
+
+
+def _range_problem(result: dict[str, Any]) -> str | None:
+    """Which number of ``result`` lies outside what scoring makes (module docstring)."""
+    trials = result["num_trials"]
+    if type(trials) is not int or not 1 <= trials <= MAX_RESULT_TRIALS:
+        return f"num_trials {_shown(trials)} is not a whole number from 1 to {MAX_RESULT_TRIALS:,}"
+    scores = result["scores"]
+    slack = 1.0 + ROUNDING_SLACK
+    checks: list[tuple[str, object, float]] = [
+        ("score", result["score"], SCORE_BOUND),
+        ("score_std", result["score_std"], SCORE_BOUND),
+        ("length", result["length"], pfgen_runs.MAX_TRIALS_BYTES),
+        ("length_std", result["length_std"], pfgen_runs.MAX_TRIALS_BYTES),
+        ("scores.helpfulness", scores["helpfulness"], slack),
+    ]
+    if "average" in scores:
+        checks.append(("scores.average", scores["average"], SCORE_BOUND))
+    for metric, bound in (("fluency", FLUENCY_BOUND), ("truthfulness", slack)):
+        shares = scores[metric]
+        checks += [(f"scores.{metric}.{_key(name)}", v, bound) for name, v in shares.items()]
+        if all(_within(v, bound) for v in shares.values()):
+            checks.append((f"scores.{metric} (its shares' sum)", float_sum(shares.values()), bound))
+    questions = result.get("questions")
+    if isinstance(questions, dict):
+        for question_id, entry in questions.items():
+            if not isinstance(entry, dict):
+                return f"questions.{_key(question_id)} is not an object"
+            for key in ("score", "score_std"):
+                if key in entry:
+                    checks.append((f"questions.{_key(question_id)}.{key}", entry[key], SCORE_BOUND))
+    for name, value, most in checks:
+        if type(value) not in (int, float):
+            return f"{name} {_shown(value)} is not a number"
+        if not _within(value, most):
+            return f"{name} {_shown(value)} is outside [0, {_bound(most)}]"
     return None
+
+
+def _within(value: object, most: float) -> bool:
+    """Whether ``value`` is a JSON number (no bool: ``true`` is no score) in [0, ``most``];
+    NaN and the infinities are in no range."""
+    if type(value) is int:
+        return 0 <= value <= most
+    return type(value) is float and 0.0 <= value <= most
+
+
+def _bound(most: float) -> str:
+    """A range's bound as a message shows it: ``1``, ``1.001``, ``204,800,000``."""
+    return f"{int(most):,}" if float(most).is_integer() else f"{most:g}"
+
+
+def _key(name: str) -> str:
+    """A key from a file as a message names it: as it is when plain (``Q01``, ``R``), else
+    quoted and escaped (``repr``), and short."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", name) else _shown(name)
+
+
+def _shown(value: object) -> str:
+    """A value from a file as an error line shows it: short, and in hyoka's words."""
+    if type(value) is int and abs(value) >= 10**15:
+        return f"(a number of {len(str(abs(value)))} digits)"
+    if isinstance(value, float):
+        return repr(value)
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
 def score_interval(
@@ -132,10 +230,14 @@ class RunSummary:
         cls, folder: Path, result: dict[str, Any], root: Path | None = None
     ) -> RunSummary:
         """The summary of ``result``, found in ``folder`` under the folder the user named
-        (``root``; see ``model_name``)."""
+        (``root``; see ``model_name``); an ``InputError`` naming its file when it is not a
+        pfgen-bench result or a number lies outside its range (``result_problem``)."""
+        where = folder / pfgen_runs.RESULT_FILE
+        problem = result_problem(result)
+        if problem is not None:
+            raise InputError(f"{where}: {problem}")
         config = result.get("config") or {}
         scores = result["scores"]
-        where = folder / pfgen_runs.RESULT_FILE
         questions = result.get("questions")
         return cls(
             folder=folder,

@@ -68,8 +68,12 @@ def pfgen_section(
             named_sources[run.folder.resolve()] = source
     for folder in inputs.pfgen_results:
         stored = read_result(folder)
-        if stored is None or result_problem(stored) is not None:
-            notes.append(f"{folder}: skipped: no usable result.json")
+        if stored is None:
+            notes.append(f"{folder}: skipped: no result.json")
+            continue
+        problem = result_problem(stored)
+        if problem is not None:  # a number outside its range too: named, never ranked
+            notes.append(f"{folder / 'result.json'}: skipped: {problem}")
             continue
         summary = RunSummary.from_result(folder, stored, folder.parent.parent)
         rows[folder.resolve()] = (summary, stored, True, None)

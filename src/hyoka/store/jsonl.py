@@ -9,6 +9,10 @@ is an error.
 A UTF-8 byte-order mark at the very start of a file (what Windows editors and Excel
 write) is no part of its text and is read past, by every reader here; one anywhere else
 is named in the error, since the JSON parser would only say it expected a value.
+
+Every reason a document cannot be read is said in hyoka's words (``decode_json``,
+``json_problem``): Python's advice to its programmers ("decode using utf-8-sig", "use
+sys.set_int_max_str_digits()") is no advice to someone whose file it is.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -83,6 +88,54 @@ def parse_object(line: str, where: str) -> dict[str, Any]:
     return value
 
 
+class JsonDocumentError(ValueError):
+    """Why a JSON document cannot be read, in hyoka's words (``reason``), and the line the
+    parser stopped at where it says (``line``), for a caller that names the file its way."""
+
+    def __init__(self, reason: str, line: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
+
+
+def json_problem(exc: ValueError) -> str:
+    """What the JSON parser (or ``refuse_constant``) found, in hyoka's words."""
+    if isinstance(exc, json.JSONDecodeError):
+        if exc.msg.startswith("Unexpected UTF-8 BOM"):
+            return "a byte-order mark (U+FEFF), which only the start of a file may hold"
+        return exc.msg
+    text = str(exc)
+    if "integer string conversion" in text:
+        return f"a number of more than {sys.get_int_max_str_digits()} digits"
+    return text
+
+
+def decode_json(data: str | bytes, *, strict: bool = True) -> Any:
+    """A whole JSON document from ``data``, a byte-order mark at its start read past, or a
+    ``JsonDocumentError``: text that is not UTF-8, malformed JSON, a number too long to read,
+    nesting deep enough to exhaust the stack, and (``strict``) ``NaN``/``Infinity``, which
+    JSON does not allow."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JsonDocumentError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return _decoded(data.removeprefix(BOM), strict)
+
+
+def _decoded(text: str, strict: bool) -> Any:
+    try:
+        if strict:
+            return STRICT_DECODER.decode(text)
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JsonDocumentError(f"not valid JSON ({json_problem(exc)})", exc.lineno) from None
+    except ValueError as exc:
+        raise JsonDocumentError(f"not valid JSON ({json_problem(exc)})") from None
+    except RecursionError:
+        raise JsonDocumentError("JSON nested too deeply to read") from None
+
+
 def _as_text(text: str | bytes, where: str) -> str:
     """``text`` decoded as UTF-8 without a byte-order mark at its start, or an
     ``InputError`` naming ``where`` and the byte."""
@@ -95,26 +148,24 @@ def _as_text(text: str | bytes, where: str) -> str:
 
 
 def parse_json(text: str | bytes, where: str, *, strict: bool = True) -> Any:
-    """A whole JSON document, or an ``InputError`` naming ``where`` (and the line) and why:
-    malformed JSON, text that is not UTF-8, nesting deep enough to exhaust the stack, and
-    (``strict``) ``NaN``/``Infinity``, which JSON does not allow."""
-    return _loads(_as_text(text, where), where, strict=strict, one_line=False)
+    """A whole JSON document (``decode_json``), or an ``InputError`` naming ``where`` (and
+    the line) and why."""
+    try:
+        return decode_json(text, strict=strict)
+    except JsonDocumentError as problem:
+        at = where if problem.line is None else f"{where}:{problem.line}"
+        raise InputError(f"{at}: {problem.reason}") from None
 
 
 def _loads(text: str, where: str, *, strict: bool, one_line: bool) -> Any:
-    """``json.loads`` with every failure one ``InputError`` naming ``where`` (and, for a
-    document of several lines, the line the parser stopped at)."""
+    """One JSON document of ``text`` as it is (``_decoded``), every failure one
+    ``InputError`` naming ``where`` (and, for a document of several lines, the line the
+    parser stopped at)."""
     try:
-        if strict:
-            return STRICT_DECODER.decode(text)
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        at = where if one_line else f"{where}:{exc.lineno}"
-        raise InputError(f"{at}: not valid JSON ({exc.msg})") from None
-    except ValueError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InputError(f"{where}: JSON nested too deeply to read") from None
+        return _decoded(text, strict)
+    except JsonDocumentError as problem:
+        at = where if one_line or problem.line is None else f"{where}:{problem.line}"
+        raise InputError(f"{at}: {problem.reason}") from None
 
 
 def read_json(path: Path, *, strict: bool = True, max_bytes: int | None = None) -> Any:
@@ -208,10 +259,7 @@ def read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         for number, cells in enumerate(reader, start=2):
             yield f"{path}:{number}", {k.strip(): (v or "").strip() for k, v in cells.items() if k}
         return
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    data = _loads(text, str(path), strict=False, one_line=False)
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of objects")
     for number, row in enumerate(data, start=1):

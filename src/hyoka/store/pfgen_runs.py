@@ -36,7 +36,14 @@ from typing import Any
 
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.store.compressed import sha1_and_content
-from hyoka.store.jsonl import STRICT_DECODER, lone_surrogate
+from hyoka.store.jsonl import (
+    BOM,
+    STRICT_DECODER,
+    JsonDocumentError,
+    decode_json,
+    json_problem,
+    lone_surrogate,
+)
 
 CONFIG_FILE = "config.json"
 TRIALS_XZ = "trials.jsonl.xz"
@@ -354,21 +361,23 @@ class UnreadableJsonError(InputError):
 
 
 def read_json_object(path: Path, what: str) -> dict[str, Any]:
-    """A JSON object from ``path``, or ``UnreadableJsonError`` saying why it is not ``what``."""
+    """A JSON object from ``path``, or ``UnreadableJsonError`` saying why it is not ``what``.
+    Read as the store reads every JSON document (``decode_json``): a byte-order mark at its
+    start is read past, and every reason is in hyoka's words. ``NaN`` is read (upstream's
+    writer may write it): the numbers are judged by what reads them."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise UnreadableJsonError(path, f"cannot read {what}: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         reason = f"{what} is not valid JSON (not UTF-8: {exc.reason})"
         raise UnreadableJsonError(path, reason) from None
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        reason = f"{what} is not valid JSON ({exc.msg})"
-        raise UnreadableJsonError(path, reason, exc.lineno) from None
-    except RecursionError:
-        raise UnreadableJsonError(path, f"{what} is JSON nested too deeply to read") from None
+        value = decode_json(text, strict=False)
+    except JsonDocumentError as problem:
+        raise UnreadableJsonError(path, f"{what} is {problem.reason}", problem.line) from None
     if not isinstance(value, dict):
         raise UnreadableJsonError(path, f"{what}: expected a JSON object")
     return value
@@ -413,7 +422,9 @@ _ASCII_SPACE = " \t\n\r\x0b\x0c"
 def _parse_whole(content: bytes) -> tuple[list[dict[str, Any]], list[int]] | None:
     """Every record of ``content`` and its line number, as ``_parse_line`` line by line would
     read them, or None where that would refuse a line (or might read it differently: a
-    carriage return, a BOM, a line with space around its JSON), for it to name the line.
+    carriage return, a BOM after the file's start, a line with space around its JSON), for
+    it to name the line. A byte-order mark at the start of the file is read past, as the
+    store reads every file (``jsonl``); it stays in the bytes hashed.
 
     The file is decoded once and each line handed straight to the decoder's C scanner
     (``scan_once``: what ``JSONDecoder.decode`` calls after skipping whitespace, which these
@@ -423,8 +434,9 @@ def _parse_whole(content: bytes) -> tuple[list[dict[str, Any]], list[int]] | Non
         text = content.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if "\r" in text or text.startswith("\ufeff"):
-        return None  # bytes.splitlines() splits at "\r" too; a BOM has its own message
+    text = text.removeprefix(BOM)
+    if "\r" in text or BOM in text:
+        return None  # bytes.splitlines() splits at "\r" too; a BOM elsewhere has its message
     scan = _SCAN
     records: list[dict[str, Any]] = []
     numbers: list[int] = []
@@ -451,19 +463,26 @@ def _parse_whole(content: bytes) -> tuple[list[dict[str, Any]], list[int]] | Non
 
 
 def _parse_line(path: Path, number: int, line: bytes) -> dict[str, Any]:
+    """Line ``number`` of ``path`` as a trial record; a byte-order mark is read past at the
+    start of the file (line 1) and named anywhere else."""
     try:
         text = line.decode("utf-8")
-        # the decoder made once (json.loads with an option makes one a line); a BOM goes
-        # through json.loads for its own message
-        record = json.loads(text) if text.startswith("\ufeff") else STRICT_DECODER.decode(text)
+        if text.startswith(BOM) and number == 1:
+            text = text.removeprefix(BOM)
+        if text.startswith(BOM):
+            raise InputError(
+                f"{path}:{number}: starts with a byte-order mark (U+FEFF), which only the "
+                "start of a file may hold (two files joined into one?)"
+            )
+        record = STRICT_DECODER.decode(text)  # the decoder made once, not one a line
     except UnicodeDecodeError as exc:  # the messages name the line only when one is made
         reason = f"not UTF-8 ({exc.reason} at byte {exc.start})"
         raise InputError(f"{path}:{number}: {reason}") from None
     except json.JSONDecodeError as exc:
-        reason = f"malformed JSON: {exc.msg} (column {exc.colno})"
+        reason = f"malformed JSON: {json_problem(exc)} (column {exc.colno})"
         raise InputError(f"{path}:{number}: {reason}") from None
-    except ValueError as exc:  # NaN or Infinity
-        raise InputError(f"{path}:{number}: malformed JSON: {exc}") from None
+    except ValueError as exc:  # NaN or Infinity, a number too long to read
+        raise InputError(f"{path}:{number}: malformed JSON: {json_problem(exc)}") from None
     except RecursionError:
         raise InputError(f"{path}:{number}: JSON nested too deeply to read") from None
     if not isinstance(record, dict):
