@@ -59,6 +59,7 @@ from hyoka.store.files import (
     temp_path_for,
     write_error,
 )
+from hyoka.store.mapped import map_readonly
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC
@@ -143,17 +144,9 @@ class CacheFolder:
             if folder is None:
                 return None
             try:
-                fd = os.open(name, _READ, dir_fd=folder)
-            except OSError:
-                return None
-            try:
-                if file_problem(os.fstat(fd)) is not None:
-                    return None
-                return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+                return map_readonly(name, dir_fd=folder, follow_links=False, problem=file_problem)
             except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
                 return None
-            finally:
-                os.close(fd)
 
     def write_file(self, name: str, content: bytes) -> None:
         """Replace file ``name`` with ``content`` whole or not at all, never through a link (a
