@@ -107,12 +107,14 @@ def test_csv_has_three_tables(bench: Bench) -> None:
     notes = lines[len(table) :]
     assert notes[0].startswith("# signature: hyoka:")
     assert notes[0].endswith("|interval:two-level-bootstrap/0.95/resamples-2000/seed-0")
-    assert notes[1].startswith("# 95% CI: percentile bootstrap")
-    assert notes[2].startswith("# separability: ") and "of the 36 model pairs" in notes[2]
-    assert notes[3] == "# Avg.: mean of the category means (upstream's make_leaderboard.py)"
+    # the judge its lines name (no hyoka manifest says which model answered)
+    assert notes[1].startswith("# judged by: gpt-4o-mini (the name the judgments give; ")
+    assert notes[2].startswith("# 95% CI: percentile bootstrap")
+    assert notes[3].startswith("# separability: ") and "of the 36 model pairs" in notes[3]
+    assert notes[4] == "# Avg.: mean of the category means (upstream's make_leaderboard.py)"
     # the categories hold unequal numbers of questions: where that moves a shown digit, the
     # note says what the row's interval is of
-    assert notes[4:] == [
+    assert notes[5:] == [
         "# plamo-1.0-prime-beta: 95% CI: interval of the mean of question means, 8.32 (Avg. 8.33)",
         "# gpt-35-turbo: 95% CI (turn 1): interval of the mean of question means, 7.72 (Avg. 7.73)",
     ]

@@ -24,6 +24,7 @@ from hyoka.cli.main import app
 from hyoka.judge import (
     AggregateChoice,
     CriteriaChoice,
+    JudgedBy,
     JudgeReport,
     Method,
     MethodChoice,
@@ -326,7 +327,7 @@ def test_judge_single_json_is_the_single_runs_to_json(tmp_path: Path) -> None:
     stats = _stats(2, printed["prompt_tokens"], printed["completion_tokens"])
     run = SingleRun(
         output, summarise([record], ["q1"]), JudgeReport(judged=1, judge_calls=2), stats,
-        _signature(printed), price_in=1.0, price_out=2.0,
+        _signature(printed), _scripted(judge, printed), price_in=1.0, price_out=2.0,
     )  # fmt: skip
     assert printed == run.to_json()
     assert (printed["mean"], printed["n"], printed["failures"]) == (8.0, 1, 0)
@@ -340,6 +341,11 @@ def _stats(requests: int, prompt_tokens: int, completion_tokens: int) -> ClientS
     stats = ClientStats(requests=requests)
     stats.usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
     return stats
+
+
+def _scripted(judge: str, printed: dict[str, Any]) -> JudgedBy:
+    """The scripted judge that answered, its script's digest as the signature names it."""
+    return JudgedBy(judge, _signature(printed).get("judge-script"))
 
 
 def _signature(printed: dict[str, Any]) -> Signature:
@@ -363,7 +369,7 @@ def test_judge_pairwise_json_is_the_pairwise_runs_to_json(tmp_path: Path) -> Non
     lengths = {"q1": (len("東京です。"), len("大阪です。"))}  # the answers, in characters
     styles = {"q1": (StyleCounts.of("東京です。"), StyleCounts.of("大阪です。"))}
     run = PairwiseRun(
-        output, template, printed["judge"], "x", "y",
+        output, template, _scripted(printed["judge"], printed), "x", "y",
         summarise_pairwise(records, ("bs2",), lengths, styles), JudgeReport(judged=1), stats,
         _signature(printed),
     )  # fmt: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from hyoka.judge import (
         Judged,
+        JudgedBy,
         JudgePlan,
         JudgeReport,
         JudgeSettings,
@@ -155,12 +156,27 @@ def print_signature(signature: Signature) -> None:
     _common.say(f"signature: {signature.line}")
 
 
+def print_judge(judges: Iterable[JudgedBy]) -> None:
+    """The line that names the judge that answered, beside the numbers it made
+    (``judge.judged_by``: each judge once; a script's numbers said to be a dry run)."""
+    from hyoka.judge import judges_shown
+
+    _common.say(f"judged by: {judges_shown(judges)}")
+
+
+def dry_run_title(title: str, judges: Iterable[JudgedBy]) -> str:
+    """A table's title, marked ``(dry run)`` where a script made its numbers."""
+    from hyoka.judge import DRY_RUN, any_dry_run
+
+    return f"{title} ({DRY_RUN})" if any_dry_run(judges) else title
+
+
 def single_table(run: SingleRun) -> Table:
     """The end-of-run table of a single grading: the grades, then what the calls cost."""
     from rich.table import Table
 
     summary, report, stats = run.summary, run.report, run.stats
-    table = Table(title="Judge summary", show_header=False)
+    table = Table(title=dry_run_title("Judge summary", [run.judge]), show_header=False)
     table.add_column("", style="bold")
     table.add_column("", justify="right")
     shown_mean = "-" if summary.mean is None else f"{summary.mean:.3f}"
@@ -224,14 +240,16 @@ def win_table(
     counts: dict[str, dict[str, WinCounts]],
     turns: int,
     controlled: Mapping[str, LengthControlled] | None = None,
+    judges: Iterable[JudgedBy] = (),
 ) -> Table:
     """Per method and model: wins, losses, ties, invalid verdicts and FastChat's rates;
     with ``controlled`` (per method, against a baseline) each model's length-controlled
-    win rate beside them (``-`` for the baseline and a method without one)."""
+    win rate beside them (``-`` for the baseline and a method without one); titled a dry
+    run where a script of ``judges`` gave the verdicts."""
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=f"pairwise verdicts: {turns} turn(s) compared")
+    table = Table(title=dry_run_title(f"pairwise verdicts: {turns} turn(s) compared", judges))
     columns = ["method", "model", "wins", "losses", "ties", "invalid", "win rate", "adjusted"]
     if controlled is not None:
         columns.append("length-controlled")

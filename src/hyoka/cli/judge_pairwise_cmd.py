@@ -29,23 +29,25 @@ from hyoka.judge import CriteriaChoice, MethodChoice
 from hyoka.providers import ThinkingChoice
 
 if TYPE_CHECKING:
-    from hyoka.judge import JudgePlan, JudgmentRecord, PairwiseSummary
+    from hyoka.judge import JudgedBy, JudgePlan, JudgmentRecord, PairwiseSummary
     from hyoka.store import JsonlLog
 
 #: where judgments go unless --output says otherwise
 RESULTS = Path("results") / "judge" / "pairwise"
 
 
-def _print_summary(summary: PairwiseSummary, model_x: str, model_y: str) -> None:
+def _print_summary(summary: PairwiseSummary, model_x: str, model_y: str, judge: JudgedBy) -> None:
     from rich.markup import escape
     from rich.table import Table
 
     from hyoka.cli._common import console
+    from hyoka.cli._judging import dry_run_title
 
     def rate(value: float | int | None) -> str:
         return "-" if value is None else f"{value:.3f}"
 
-    table = Table(title=f"X = {escape(model_x)}, Y = {escape(model_y)}: {summary.pairs} pair(s)")
+    title = f"X = {escape(model_x)}, Y = {escape(model_y)}: {summary.pairs} pair(s)"
+    table = Table(title=dry_run_title(title, [judge]))
     for column in ("method", "X wins", "Y wins", "ties", "invalid", "X win rate", "X adjusted",
                    "Y win rate", "Y adjusted", "X length-controlled"):  # fmt: skip
         table.add_column(column, justify="left" if column == "method" else "right")
@@ -159,6 +161,7 @@ def pairwise_command(
     from hyoka.cli._judging import (
         control_features,
         fail_if_no_verdict,
+        print_judge,
         print_signature,
         run_plans,
     )
@@ -176,6 +179,7 @@ def pairwise_command(
         pairwise_settings,
         parse_methods,
         plan_pairs,
+        run_judge,
         summarise_pairwise,
         template_name,
     )
@@ -230,9 +234,9 @@ def pairwise_command(
               for item in items}  # fmt: skip
     summary = summarise_pairwise(records, methods, lengths, styles, control_features(control))
     model_x, model_y = items[0].model_x, items[0].model_y
-    signature = judged.run.signature()
+    signature, answered = judged.run.signature(), run_judge(judged.run)
     if not as_json:
-        _print_summary(summary, model_x, model_y)
+        _print_summary(summary, model_x, model_y, answered)
     if summary.no_logprobs:
         shown = ", ".join(summary.no_logprobs[:10])
         print_warning(
@@ -246,7 +250,7 @@ def pairwise_command(
     stats = client.stats
     if as_json:
         run = PairwiseRun(
-            out, chosen, judge, model_x, model_y, summary, report, stats, signature
+            out, chosen, answered, model_x, model_y, summary, report, stats, signature
         )  # fmt: skip
         echo_json(run.to_json(), indent=1)
         fail_if_no_verdict(report, judge, out, "pair(s)")
@@ -258,5 +262,6 @@ def pairwise_command(
         f"(all judgments in the file: {summary.usage.prompt_tokens} in, "
         f"{summary.usage.completion_tokens} out)"
     )
+    print_judge([answered])
     print_signature(signature)
     fail_if_no_verdict(report, judge, out, "pair(s)")

@@ -88,12 +88,20 @@ def single_command(
     from hyoka.cli._common import provider_options
     from hyoka.cli._judging import (
         fail_if_nothing_graded,
+        print_judge,
         print_signature,
         run_plans,
         single_settings,
         single_table,
     )
-    from hyoka.judge import SingleRun, load_template, plan_single, read_items, summarise
+    from hyoka.judge import (
+        SingleRun,
+        load_template,
+        plan_single,
+        read_items,
+        run_judge,
+        summarise,
+    )
     from hyoka.providers import connect
 
     chosen = load_template(template)
@@ -110,12 +118,13 @@ def single_command(
     report, (judged,) = run_plans(client, [(f"judging ({chosen.name})", plan)])
     run = SingleRun(
         target, summarise(judged.lines, [item.id for item in items]), report, client.stats,
-        judged.run.signature(), price_in, price_out,
+        judged.run.signature(), run_judge(judged.run), price_in, price_out,
     )  # fmt: skip
     say(f"judgments: {target}", err=True)
     if as_json:
         echo_json(run.to_json(), indent=None)
     else:
         print_table(single_table(run))
+        print_judge([run.judge])
         print_signature(run.signature)
     fail_if_nothing_graded(run.summary.n, run.summary.failures, judge, target)

@@ -216,6 +216,7 @@ def leaderboard_command(
         Bench,
         IntervalSettings,
         answer_turns,
+        board_judges,
         build_leaderboard,
         for_answers_flag,
         grade_ratings_of,
@@ -277,8 +278,10 @@ def leaderboard_command(
 
         atomic_write_text(output, text)  # a failure is the store's one-line WriteError
         say(f"wrote {output}", err=True)
-    for path in radar or []:
-        write_radar(board, path, title=loaded.spec.title)
+    from hyoka.cli._judging import dry_run_title
+
+    for path in radar or []:  # its numbers a script's where they are: said in its title
+        write_radar(board, path, title=dry_run_title(loaded.spec.title, board_judges(board)))
         say(f"radar chart: {path}", err=True)
 
 
@@ -709,8 +712,13 @@ def _judge_turns(
 ) -> None:
     """Single grading of each answer file, then one line of totals and the signature; exit 1
     when the judge was asked and gave no rating at all."""
-    from hyoka.cli._judging import fail_if_nothing_graded, print_signature, run_plans
-    from hyoka.judge import cost_usd
+    from hyoka.cli._judging import (
+        fail_if_nothing_graded,
+        print_judge,
+        print_signature,
+        run_plans,
+    )
+    from hyoka.judge import cost_usd, run_judge
     from hyoka.mtbench import INCORRECT_LANGUAGE, NO_ANSWER
 
     report, runs = run_plans(
@@ -727,6 +735,7 @@ def _judge_turns(
     )
     if runs:  # one line for every file: the snapshots that served any of them
         served = tuple(sorted({name for judged in runs for name in judged.run.served}))
+        print_judge(run_judge(judged.run) for judged in runs)
         print_signature(runs[0].run.model_copy(update={"served": served}).signature())
         asked = report.judged - report.ruled  # turns sent to the judge in this run
         outputs = ", ".join(str(plan.output) for _path, plan in plans)
@@ -738,7 +747,8 @@ def _judge_rakuda(plan: JudgePlan[Any], client: ModelClient) -> None:
     1 when the judge was asked and no reply held a verdict."""
     from collections import Counter
 
-    from hyoka.cli._judging import print_signature, run_plans
+    from hyoka.cli._judging import print_judge, print_signature, run_plans
+    from hyoka.judge import run_judge
 
     say(f"Judgment file: {plan.output}", err=True)
     report, (judged,) = run_plans(client, [("matches", plan)], rate=False)
@@ -750,6 +760,7 @@ def _judge_rakuda(plan: JudgePlan[Any], client: ModelClient) -> None:
         f"from cache; tokens: {client.stats.usage.prompt_tokens} in, "
         f"{client.stats.usage.completion_tokens} out"
     )
+    print_judge([run_judge(judged.run)])
     print_signature(judged.run.signature())
     if report.judged and report.no_verdict == report.judged:
         raise InputError(f"the judge gave no verdict on any match (see {plan.output})")
@@ -773,12 +784,13 @@ def _judge_pairs(
     from hyoka.cli._common import print_warning
     from hyoka.cli._judging import (
         fail_if_no_verdict,
+        print_judge,
         print_signature,
         print_style_control,
         run_plans,
         win_table,
     )
-    from hyoka.judge import cost_usd
+    from hyoka.judge import cost_usd, run_judge
     from hyoka.mtbench import (
         length_controlled,
         method_counts,
@@ -792,7 +804,8 @@ def _judge_pairs(
     methods = plan.run.methods
     lines = list(judged.lines)  # the file's lines for these turns, as the run left them
     controlled = None if against is None else length_controlled(lines, methods, *against)
-    print_table(win_table(method_counts(lines, methods), len(lines), controlled))
+    answered = run_judge(judged.run)
+    print_table(win_table(method_counts(lines, methods), len(lines), controlled, [answered]))
     if against is not None and controlled:
         typer.echo(
             f"length-controlled: a model's win rate against {against[0]} were their answers "
@@ -821,6 +834,7 @@ def _judge_pairs(
         f"file); tokens: {usage.prompt_tokens} in, {usage.completion_tokens} out; "
         f"cost ${cost:.4f}"
     )
+    print_judge([answered])
     print_signature(judged.run.signature())
     fail_if_no_verdict(report, plan.run.settings.judge, plan.output, "turn(s)")
 

@@ -20,7 +20,8 @@ from hyoka.cli._common import (
 from hyoka.cli._tables import print_table
 
 if TYPE_CHECKING:
-    from hyoka.stats import BoardCorrelation, Correlation
+    from hyoka.judge import JudgedBy
+    from hyoka.stats import BoardCorrelation, Correlation, PairedScores
 
 #: The bootstrap defaults: ``hyoka.stats.bootstrap``'s, repeated so that importing this module
 #: does not load numpy (a test keeps the two in step).
@@ -144,6 +145,7 @@ def correlate_command(
         [p.pfgen for p in pairs], [p.judge for p in pairs], resamples=resamples, seed=seed
     )
     judge_name = paired.judge or "judge"
+    judges = _summary_judges(paired)
     written: list[Path] = []
     if plot is not None:
         from hyoka.report import ScatterPoint, ScatterSpec, write_scatter
@@ -156,8 +158,12 @@ def correlate_command(
         )
         written = write_scatter(spec, plot)
     if as_json:
+        from hyoka.judge import any_dry_run, judges_json
+
         payload = {
             "judge": paired.judge,
+            "judged_by": judges_json(judges),
+            "dry_run": any_dry_run(judges),
             **result.to_json(),
             "runs_without_judge": paired.without_judge,
             "judge_failures": paired.judge_failures,
@@ -166,18 +172,32 @@ def correlate_command(
         }
         echo_json(payload)
         return
-    view = Table(title=f"pfgen-bench vs {judge_name} ({result.n} models)")
+    from hyoka.cli._judging import dry_run_title, print_judge
+
+    view = Table(title=dry_run_title(f"pfgen-bench vs {judge_name} ({result.n} models)", judges))
     view.add_column("Correlation")
     view.add_column("Estimate [95% CI]", justify="right")
     view.add_row("Pearson", result.pearson.format(4))
     view.add_row("Spearman", result.spearman.format(4))
     print_table(view)
+    if judges:
+        print_judge(judges)
     if paired.without_judge:
         say(f"{len(paired.without_judge)} run(s) without a {judge_name} summary", err=True)
     if paired.judge_failures:
         err_console.print(f"{paired.judge_failures} failed judgment(s) excluded from the means")
     for path in written:
         console.print(f"wrote {escape(str(path))}")
+
+
+def _summary_judges(paired: PairedScores) -> list[JudgedBy]:
+    """The judge that answered each run's judge summary (``pfgen.summary_judge``); none
+    for a --table, which names no judge."""
+    if paired.judge is None:
+        return []
+    from hyoka.pfgen import summary_judge
+
+    return [summary_judge(Path(pair.where), paired.judge) for pair in paired.pairs]
 
 
 def _correlate_against(
@@ -226,12 +246,18 @@ def _correlate_against(
         payload = {**found.to_json(), "plots": [str(p) for p in written]}
         echo_json(payload)
     else:
-        view = Table(title=f"pfgen-bench vs {other} ({result.n} models)")
+        from hyoka.cli._judging import dry_run_title, print_judge
+        from hyoka.judge import JudgedBy
+
+        judges = [JudgedBy.from_json(judge) for judge in matched.board.judged_by]
+        view = Table(title=dry_run_title(f"pfgen-bench vs {other} ({result.n} models)", judges))
         view.add_column("Correlation")
         view.add_column("Estimate [95% CI]", justify="right")
         view.add_row("Pearson", result.pearson.format(4))
         view.add_row("Spearman", result.spearman.format(4))
         print_table(view)
+        if judges:
+            print_judge(judges)
         signature = matched.board.signature
         if signature is not None:
             console.print(f"{escape(other)} signature: {escape(signature.line)}", soft_wrap=True)

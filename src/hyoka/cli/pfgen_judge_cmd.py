@@ -80,12 +80,13 @@ def judge_command(
     from hyoka.cli._common import provider_options
     from hyoka.cli._judging import (
         fail_if_nothing_graded,
+        print_judge,
         print_signature,
         run_plans,
         single_settings,
         single_table,
     )
-    from hyoka.judge import SingleRun, load_template, plan_single, summarise
+    from hyoka.judge import SingleRun, load_template, plan_single, run_judge, summarise
     from hyoka.pfgen import JUDGMENTS_FILE, PfgenBenchmark, collect_items, data_id, write_summary
     from hyoka.providers import connect
 
@@ -108,7 +109,10 @@ def judge_command(
     signature = judged.run.signature()
     summary_path, data = write_summary(chosen, judge, chosen_template, signature, judged.lines)
     overall = summarise(judged.lines, chosen.question_ids)
-    run = SingleRun(output, overall, report, client.stats, signature, price_in, price_out)
+    run = SingleRun(
+        output, overall, report, client.stats, signature, run_judge(judged.run), price_in,
+        price_out,
+    )  # fmt: skip
     say(f"judgments: {output}", err=True)
     say(f"summary: {summary_path}", err=True)
     if as_json:
@@ -116,5 +120,6 @@ def judge_command(
         echo_json(payload, indent=None)
     else:
         print_table(single_table(run))
+        print_judge([run.judge])
         print_signature(signature)
     fail_if_nothing_graded(overall.n, overall.failures, judge, output)

@@ -32,10 +32,14 @@ from hyoka.judge.engine import (
     user_prompt_of,
 )
 from hyoka.judge.judged_by import (
+    DRY_RUN,
     JudgedBy,
+    any_dry_run,
     judged_by,
+    judges_json,
     judges_shown,
     judges_token,
+    run_judge,
     token_dry_run,
 )
 from hyoka.judge.outcome import PairwiseRun, SingleRun, cost_usd
@@ -87,6 +91,7 @@ from hyoka.judge.verdict_probs import VerdictOutput, parse_verdict
 from hyoka.judge.winrate import WinCounts, head_to_head, win_counts, win_share
 
 __all__ = [
+    "DRY_RUN",
     "ELYZA_V1",
     "FASTCHAT",
     "LLM_JP",
@@ -123,6 +128,7 @@ __all__ = [
     "Task",
     "VerdictOutput",
     "WinCounts",
+    "any_dry_run",
     "check_criteria_use",
     "check_judge",
     "combine",
@@ -137,6 +143,7 @@ __all__ = [
     "inputs_hash",
     "judge_plan",
     "judged_by",
+    "judges_json",
     "judges_shown",
     "judges_token",
     "lacks_methods",
@@ -156,6 +163,7 @@ __all__ = [
     "read_judgments",
     "read_lines",
     "rule_verdict",
+    "run_judge",
     "run_judging",
     "summarise",
     "summarise_pairwise",

@@ -9,15 +9,21 @@ digest of a scripted judge's script (``JudgeSettings.script``), and the snapshot
 provider said served the calls (the manifest's ``served_models`` note). A file without
 hyoka's manifest (upstream's published judgments) tells only the name its lines give, and
 is shown as that: a name, not a model hyoka saw answer.
+
+Every place that shows judged numbers names the judge with this: the report's pages, the
+judging commands' summaries (``judged by: ...``), the tables of the leaderboards and
+rankings (a row or ranking a script made marked ``(dry run)``), and ``--json`` outputs
+(``judged_by``: ``JudgedBy.to_json``, with ``dry_run``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from hyoka.judge.engine import SERVED_NOTE
+from hyoka.judge.engine import SERVED_NOTE, JudgeRun
 from hyoka.providers import is_scripted
 from hyoka.store import read_manifest
 
@@ -48,6 +54,29 @@ class JudgedBy:
         if self.served:
             parts.append("served-" + ",".join(self.served))
         return "@".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        """The judge as a ``--json`` output names it: ``judge`` (as asked, or the names the
+        lines give where ``recorded`` is false), the script's digest, the snapshots that
+        served, and whether its numbers are a ``dry_run``."""
+        return {
+            "judge": self.judge,
+            "script": self.script,
+            "served": list(self.served),
+            "recorded": self.recorded,
+            "dry_run": self.dry_run,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> JudgedBy:
+        """The judge as ``to_json`` wrote it (a leaderboard file's row names it so)."""
+        script, served = data.get("script"), data.get("served")
+        return cls(
+            str(data["judge"]),
+            script if isinstance(script, str) else None,
+            tuple(map(str, served)) if isinstance(served, list) else (),
+            data.get("recorded") is not False,
+        )
 
     @property
     def shown(self) -> str:
@@ -82,6 +111,27 @@ def judged_by(path: Path, names: Iterable[str] = ()) -> JudgedBy:
         )
     named = sorted(set(names))
     return JudgedBy(",".join(named) or "not recorded", recorded=False)
+
+
+def run_judge(run: JudgeRun) -> JudgedBy:
+    """The judge of a judging run as its file's numbers were produced (``Judged.run``):
+    the judge asked, its script's digest, the snapshots that served the file's calls (what
+    the manifest it leaves records, so ``judged_by`` of the file says the same)."""
+    return JudgedBy(run.settings.judge, run.settings.script, run.served)
+
+
+#: how a row, a table or a ranking whose numbers a script made is marked beside them
+DRY_RUN = "dry run"
+
+
+def any_dry_run(found: Iterable[JudgedBy]) -> bool:
+    """Whether any of the judges is a script (its numbers a dry run)."""
+    return any(judge.dry_run for judge in found)
+
+
+def judges_json(found: Iterable[JudgedBy]) -> list[dict[str, Any]]:
+    """Several files' judges for a ``--json`` output, each once, in order."""
+    return [judge.to_json() for judge in dict.fromkeys(found)]
 
 
 def judges_shown(found: Iterable[JudgedBy]) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.judge.engine import JudgeReport
+from hyoka.judge.judged_by import JudgedBy
 from hyoka.judge.pairwise_summary import PairwiseSummary
 from hyoka.judge.single import SingleSummary
 from hyoka.judge.templates import JudgeTemplate
@@ -29,14 +30,16 @@ def cost_usd(usage: Usage, price_in: float, price_out: float) -> float:
 @dataclass(frozen=True)
 class SingleRun:
     """A single grading run: ``summary`` over every grade of the run's items in the
-    judgment file ``output``, ``report`` of what this run did, ``stats`` of its calls, and
-    the prices (USD per million tokens, the user's) its cost is reckoned at."""
+    judgment file ``output``, ``report`` of what this run did, ``stats`` of its calls, the
+    judge that answered (``judge.run_judge``: a script's grades are a dry run), and the
+    prices (USD per million tokens, the user's) its cost is reckoned at."""
 
     output: Path
     summary: SingleSummary
     report: JudgeReport
     stats: ClientStats
     signature: Signature
+    judge: JudgedBy
     price_in: float = 0.0
     price_out: float = 0.0
 
@@ -52,7 +55,8 @@ class SingleRun:
         ``judged_now``, ``done_before``, ``failed_repeats_now``, ``judge_calls`` (cached
         ones too), ``provider_calls``, ``cache_hits`` and tokens; the signature; the
         judgment file as ``output``; ``cost_usd`` (rounded to 6 places) when priced;
-        ``served_models`` (calls by snapshot) where the provider named one."""
+        ``served_models`` (calls by snapshot) where the provider named one; the judge that
+        answered (``judged_by``) and whether its grades are a ``dry_run`` (a script's)."""
         usage = self.stats.usage
         data: dict[str, Any] = {
             "mean": self.summary.mean,
@@ -67,6 +71,8 @@ class SingleRun:
             "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens,
             SIGNATURE_KEY: self.signature.to_json(),
+            "judged_by": self.judge.to_json(),
+            "dry_run": self.judge.dry_run,
         }
         cost = self.cost_usd
         if cost is not None:
@@ -78,13 +84,13 @@ class SingleRun:
 
 @dataclass(frozen=True)
 class PairwiseRun:
-    """A pairwise run of model X against model Y: ``summary`` of every verdict in the
-    judgment file ``output`` for these pairs, ``report`` of what this run did and
-    ``stats`` of its calls."""
+    """A pairwise run of model X against model Y by ``judge`` (what answered:
+    ``judge.run_judge``): ``summary`` of every verdict in the judgment file ``output`` for
+    these pairs, ``report`` of what this run did and ``stats`` of its calls."""
 
     output: Path
     template: JudgeTemplate
-    judge: str
+    judge: JudgedBy
     model_x: str
     model_y: str
     summary: PairwiseSummary
@@ -93,14 +99,16 @@ class PairwiseRun:
     signature: Signature
 
     def to_json(self) -> dict[str, Any]:
-        """The run (``output``, ``template`` and its version, ``judge``, the two models,
-        ``judged`` now, ``done_before``, ``judge_calls`` to the provider, ``cache_hits``,
-        ``run_usage``, ``served_models`` where the provider named snapshots, the
-        signature), then the summary's fields (``pairs``, per-method counts and rates,
-        robustness, orders that agree or not, ``usage`` of the file)."""
+        """The run (``output``, ``template`` and its version, ``judge`` as asked, the judge
+        that answered (``judged_by``) and whether its verdicts are a ``dry_run``, the two
+        models, ``judged`` now, ``done_before``, ``judge_calls`` to the provider,
+        ``cache_hits``, ``run_usage``, ``served_models`` where the provider named
+        snapshots, the signature), then the summary's fields (``pairs``, per-method counts
+        and rates, robustness, orders that agree or not, ``usage`` of the file)."""
         run = {
             "output": str(self.output), "template": self.template.name,
-            "template_version": self.template.version, "judge": self.judge,
+            "template_version": self.template.version, "judge": self.judge.judge,
+            "judged_by": self.judge.to_json(), "dry_run": self.judge.dry_run,
             "model_x": self.model_x, "model_y": self.model_y, "judged": self.report.judged,
             "done_before": self.report.done_before, "judge_calls": self.stats.requests,
             "cache_hits": self.stats.cache_hits, "run_usage": self.stats.usage.model_dump(),

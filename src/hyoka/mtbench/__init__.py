@@ -113,7 +113,7 @@ from hyoka.mtbench.records import (
     PairJudgmentLine,
     SingleJudgmentLine,
 )
-from hyoka.mtbench.report import render
+from hyoka.mtbench.report import board_judges, render
 from hyoka.mtbench.trials import IntervalSettings, mean_interval, table_separability
 from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 from hyoka.mtbench.verify import Benches as VerifyBenches
@@ -168,6 +168,7 @@ __all__ = [
     "answer_set",
     "answer_turns",
     "bench_spec",
+    "board_judges",
     "build_leaderboard",
     "default_judge_name",
     "default_repetition_penalty",

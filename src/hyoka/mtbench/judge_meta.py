@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hyoka.errors import InputError
-from hyoka.judge import cost_usd, order_agreement, orders_agree
+from hyoka.judge import DRY_RUN, cost_usd, order_agreement, orders_agree
 from hyoka.mtbench.judge_scores import (
     LEGACY_PREFIX,
     NO_TEMPLATE,
@@ -132,7 +132,8 @@ class JudgeMetaSettings:
 class JudgeRow:
     """One judge (and template) on one suite; ``None``: not measurable from this data.
     ``breakdown``: one template's row of a judge that used several (its ``(all)`` row is
-    the judge's)."""
+    the judge's). ``judge`` is the one that answered (``judge.judged_by``); ``dry_run``:
+    a script, its grades or verdicts no model's judgment (marked where the row is shown)."""
 
     source: str
     suite: str
@@ -166,6 +167,7 @@ class JudgeRow:
     price_per_100: float | None = None
     kind: Literal["single", "pairwise"] = "single"
     breakdown: bool = False
+    dry_run: bool = False
 
     @property
     def shows_bias(self) -> bool:
@@ -445,6 +447,7 @@ def _single_row(
     row = JudgeRow(
         source=table.origin.get(table.judges[judge], "-"), suite=suite,
         judge=table.judges[judge], template=template,
+        dry_run=table.judges[judge] in table.dry_runs,
         models=len(np.unique(table.model[indices])), judgments=len(indices),
         missing=int(np.isnan(score).sum()), off_scale=len(off) if scale is not None else None,
         off_scale_values=dict(sorted(Counter(map(_value_text, table.score[off])).items())),
@@ -570,7 +573,7 @@ def _pair_row(
 ) -> JudgeRow:
     row = JudgeRow(
         source=str(table.path), suite=table.suite, judge=table.judge, template=template,
-        kind="pairwise",
+        kind="pairwise", dry_run=table.dry_run,
     )  # fmt: skip
     row.models = len({line.model_1 for line in lines} | {line.model_2 for line in lines})
     row.judgments = 2 * len(lines)
@@ -731,6 +734,8 @@ _TITLES = {
 
 def _cell(row: JudgeRow, name: str) -> str:
     value = getattr(row, name)
+    if name == "judge" and row.dry_run:
+        return f"{value} ({DRY_RUN})"
     if name == "repeats":
         if value is None:
             return "unknown"

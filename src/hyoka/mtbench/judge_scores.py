@@ -21,6 +21,11 @@ Three shapes of file are read, each as its producer wrote it:
 
 Nothing is dropped or clamped here: a missing grade stays missing (NaN) and a grade off
 its scale stays as written; ``judge_meta`` counts and names both.
+
+A judgment file's judge is the one that answered (``judge.judged_by``): what its hyoka
+manifest records (``scripted/s.jsonl``, ``openai/gpt-4o``), not the label its lines
+carry (``--judge-name gpt-4o-mini``); a file without one is named by its lines. A scripted
+judge's grades and verdicts are a dry run, and are said to be one.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from hyoka.errors import InputError
+from hyoka.judge import judged_by
 from hyoka.mtbench.answers import model_answer_file
 from hyoka.mtbench.bench import spec_named
 from hyoka.mtbench.records import NO_RATING, AnswerRecord, Winner
@@ -108,7 +114,8 @@ class ScoreTable:
     suite's scale where it is known; ``origin`` names where each judge's grades were read
     from. Later grades of a row (the judge asked again) are ``repeat_score``, each naming
     its row in ``repeat_of``; ``repeats_seen``: the judges whose files could hold repeats
-    (judgment lines; a table of grades refuses a second grade of an item)."""
+    (judgment lines; a table of grades refuses a second grade of an item); ``dry_runs``:
+    the judges that are scripts (``judge.judged_by``: their grades a dry run)."""
 
     judges: tuple[str, ...]
     suites: tuple[str, ...]
@@ -127,6 +134,7 @@ class ScoreTable:
     repeat_of: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     repeat_score: FloatArray = field(default_factory=lambda: np.zeros(0))
     repeats_seen: frozenset[str] = frozenset()
+    dry_runs: frozenset[str] = frozenset()
 
     @property
     def size(self) -> int:
@@ -255,8 +263,9 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
     template from ``judge``, -1 (no rating) as a missing grade, a second grade of an item
     a repeat (``ScoreTable.repeat_of``; in one file or across the paths given: a second
     run of the judge), lengths from the answers in ``model_answer/`` beside
-    ``model_judgment/`` where that folder exists. A folder or file holds one judge;
-    a grade off its benchmark's scale is kept as written (``judge_meta`` counts it)."""
+    ``model_judgment/`` where that folder exists. A folder or file holds one judge (the
+    one that answered: ``judge.judged_by``); a grade off its benchmark's scale is kept as
+    written (``judge_meta`` counts it)."""
     codes = {name: _Codes() for name in (*_FIELDS, "template")}
     columns: dict[str, list[int]] = {name: [] for name in codes}
     scores: list[float] = []
@@ -266,10 +275,13 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
     answers: dict[Path | None, dict[tuple[str, int, int], float]] = {}
     origin: dict[str, str] = {}
     seen: dict[tuple[str, str, str, int, str, int], int] = {}
+    dry_runs: set[str] = set()
     for path in paths:
         bench = bench_name(path)
         answer_dir = path.resolve().parent.parent / "model_answer"
-        judge, lines = _judgment_lines(path)
+        judge, lines, dry_run = _judgment_lines(path)
+        if dry_run:
+            dry_runs.add(judge)
         origin.setdefault(judge, f"{bench}/{path.name}")
         for template, (question, turn, model, trial), score in lines:
             grade = np.nan if score == NO_RATING else float(score)
@@ -307,6 +319,7 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
         repeat_of=np.asarray(repeat_of, dtype=np.int64),
         repeat_score=np.asarray(repeat_score, dtype=np.float64),
         repeats_seen=frozenset(codes["judge"].names),
+        dry_runs=frozenset(dry_runs),
     )
     _check_unique(table, ", ".join(map(str, paths)))
     return table
@@ -322,10 +335,12 @@ def suite_scale(suite: str) -> tuple[int, int]:
 Graded = tuple[str, tuple[str, int, str, int], float]
 
 
-def _judgment_lines(path: Path) -> tuple[str, list[Graded]]:
-    """The judge of a single-grading folder or file, and its grades in file order:
-    (template, (question, turn, model, trial), score), one per trial of a line that lists
-    them (swallow-evaluation's: ``trials`` names the choices, else 0, 1, ...)."""
+def _judgment_lines(path: Path) -> tuple[str, list[Graded], bool]:
+    """The judge of a single-grading folder or file (``judge.judged_by`` of each file: its
+    manifest's, else its lines' name), its grades in file order: (template, (question,
+    turn, model, trial), score), one per trial of a line that lists them
+    (swallow-evaluation's: ``trials`` names the choices, else 0, 1, ...), and whether a
+    script made them (a dry run)."""
     if path.is_dir():
         files = sorted(path.glob("*.jsonl"))
         if not files:
@@ -336,9 +351,11 @@ def _judgment_lines(path: Path) -> tuple[str, list[Graded]]:
         raise InputError(f"{path}: not a single-grading folder or file")
     grades: list[Graded] = []
     judges: set[str] = set()
+    dry_run = False
     for file in files:
+        names: set[str] = set()
         for number, line in read_records(file, GradeLine):
-            judges.add(line.judge_name)
+            names.add(line.judge_name)
             template = (
                 str(line.judge[1])
                 if isinstance(line.judge, list) and len(line.judge) > 1
@@ -357,9 +374,12 @@ def _judgment_lines(path: Path) -> tuple[str, list[Graded]]:
                 )
             for trial, score in zip(trials, line.score, strict=True):
                 grades.append((template, (question, turn, model, int(trial)), float(score)))
+        answered = judged_by(file, names)
+        judges |= {answered.judge} if answered.recorded else names
+        dry_run = dry_run or answered.dry_run
     if len(judges) != 1:
         raise InputError(f"{path}: judgments by several judges: {sorted(judges)}")
-    return next(iter(judges)), grades
+    return next(iter(judges)), grades, dry_run
 
 
 def _answer_lengths(path: Path | None) -> dict[tuple[str, int, int], float]:
@@ -405,12 +425,15 @@ class PairLine(BaseModel):
 
 @dataclass(frozen=True)
 class PairTable:
-    """Pairwise lines of one benchmark and judge (every template), in file order."""
+    """Pairwise lines of one benchmark and judge (every template), in file order; the
+    judge is the one that answered (``judge.judged_by``), ``dry_run`` where it is a
+    script."""
 
     suite: str
     judge: str
     path: Path
     lines: tuple[PairLine, ...]
+    dry_run: bool = False
 
 
 def _pair_files(path: Path) -> list[Path]:
@@ -423,17 +446,23 @@ def _pair_files(path: Path) -> list[Path]:
 
 
 def read_pair_tables(paths: list[Path]) -> list[PairTable]:
-    """FastChat pairwise files or folders, one table per (benchmark, judge)."""
+    """FastChat pairwise files or folders, one table per (benchmark, judge): the judge
+    that answered each file (``judge.judged_by``), else each line's."""
     tables: dict[tuple[str, str], list[PairLine]] = {}
     where: dict[tuple[str, str], Path] = {}
+    dry: set[tuple[str, str]] = set()
     for path in paths:
         bench = bench_name(path)
         for file in _pair_files(path):
-            for _, line in read_records(file, PairLine):
-                key = (bench, line.judge_name)
+            lines = [line for _, line in read_records(file, PairLine)]
+            answered = judged_by(file, {line.judge_name for line in lines})
+            for line in lines:
+                key = (bench, answered.judge if answered.recorded else line.judge_name)
                 tables.setdefault(key, []).append(line)
                 where.setdefault(key, path)
-    return [PairTable(suite, judge, where[suite, judge], tuple(lines))
+                if answered.dry_run:
+                    dry.add(key)
+    return [PairTable(suite, judge, where[suite, judge], tuple(lines), (suite, judge) in dry)
             for (suite, judge), lines in tables.items()]  # fmt: skip
 
 
@@ -501,6 +530,7 @@ def merge_tables(tables: list[ScoreTable]) -> ScoreTable:
         repeat_of=np.concatenate(repeat_of),
         repeat_score=np.concatenate([t.repeat_score for t in tables]),
         repeats_seen=frozenset().union(*(t.repeats_seen for t in tables)),
+        dry_runs=frozenset().union(*(t.dry_runs for t in tables)),
     )
     _check_unique(result, "the tables given")
     return result

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from hyoka.errors import InputError
+from hyoka.judge import JudgedBy, judged_by
 from hyoka.mtbench.bench import Bench, BenchSpec, Headline
 from hyoka.mtbench.judged_variant import (
     UNKNOWN,
@@ -96,6 +97,8 @@ class ModelScores:
     ratings: dict[tuple[int, int, int], Fraction] = field(default_factory=dict)
     #: the answers judged per dialogue (1 + the highest trial seen)
     trials: int = 1
+    #: the judge that answered, per file of the row (``judge.judged_by``), each once
+    judges: list[JudgedBy] = field(default_factory=list)
 
     def add(
         self,
@@ -410,6 +413,7 @@ def build_leaderboard(
             lines = [line for line in lines if line.model in kept]
         every.extend(lines)
         signatures = row_signatures(path, bench, lines, load)
+        judge = judged_by(path, {line.judge[0] for line in lines})
         in_file: set[tuple[str, int, int, int]] = set()
         for line in lines:
             key = _line_key(line)
@@ -427,6 +431,8 @@ def build_leaderboard(
                     line.model, bench.spec.categories, headline=bench.spec.headline
                 )
             row = scores[line.model]
+            if judge not in row.judges:
+                row.judges.append(judge)
             signature = signatures[line.model]
             variants[line.model].setdefault(signature.get("variant"), path)
             if row.signature is None:

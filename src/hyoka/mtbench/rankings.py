@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hyoka.errors import InputError
+from hyoka.judge import DRY_RUN, JudgedBy, any_dry_run, judges_json, judges_shown
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.judge_scores import (
     LEGACY_PREFIX,
@@ -49,6 +50,7 @@ from hyoka.mtbench.judge_scores import (
     read_score_table,
 )
 from hyoka.mtbench.leaderboard import build_leaderboard, display_name, judgment_files
+from hyoka.mtbench.report import board_judges
 from hyoka.mtbench.trials import IntervalSettings, question_cells, score_draws
 from hyoka.signature import SIGNATURE_KEY
 from hyoka.stats import (
@@ -75,8 +77,9 @@ REFERENCE_COLUMNS = ("model", "score")
 @dataclass(frozen=True)
 class Ranking:
     """One ranking as read: what it was read from, the ranking, what its draws resample,
-    notes on what was left out, and (where it can be refitted on fewer questions) the
-    question count and the refit."""
+    notes on what was left out, (where it can be refitted on fewer questions) the
+    question count and the refit, and the judges whose grades it ranks (``judge.judged_by``;
+    a score table's judge by its name; none known for a reference table)."""
 
     name: str
     scores: ScoreDraws
@@ -86,6 +89,12 @@ class Ranking:
     refit: Callable[[IntArray], ScoreDraws] | None = field(default=None, compare=False)
     #: the models the refit ranks (all of them, or those graded on every item)
     refit_models: tuple[str, ...] = ()
+    judges: tuple[JudgedBy, ...] = ()
+
+    @property
+    def shown(self) -> str:
+        """Its name where it is shown, marked where a script made its grades."""
+        return f"{self.name} ({DRY_RUN})" if any_dry_run(self.judges) else self.name
 
 
 def judgments_ranking(
@@ -128,6 +137,7 @@ def judgments_ranking(
     return Ranking(
         name=str(path), scores=scores, unit=JUDGMENT_UNIT, notes=tuple(notes),
         questions=len(questions), refit=refit if cells else None, refit_models=shown,
+        judges=tuple(board_judges(board)),
     )  # fmt: skip
 
 
@@ -226,14 +236,17 @@ def _table_ranking(
     return Ranking(
         name=f"{chosen_judge} on {chosen_suite}", scores=scores, unit=TABLE_UNIT,
         notes=tuple(notes), questions=len(items), refit=refit if whole_names else None,
-        refit_models=whole_names,
+        refit_models=whole_names, judges=(JudgedBy(chosen_judge, recorded=False),),
     )  # fmt: skip
 
 
 def reference_ranking(path: Path) -> Ranking:
-    """A published ranking without draws: a leaderboard JSON or a model,score table."""
+    """A published ranking without draws: a leaderboard JSON (with the judges its rows
+    name) or a model,score table."""
+    judges: tuple[JudgedBy, ...] = ()
     if path.suffix.lower() == ".json":
         board = read_leaderboard(path, mix_variants=True)
+        judges = tuple(JudgedBy.from_json(judge) for judge in board.judged_by)
         models = list(board.rows)
         scores = [board.rows[m].score for m in models]
         notes = [f"{model}: left out ({why})" for model, why in board.left_out]
@@ -255,7 +268,7 @@ def reference_ranking(path: Path) -> Ranking:
             scores.append(number)
     if not models:
         raise InputError(f"--reference {path}: no ranked model")
-    return Ranking(str(path), ScoreDraws.points(models, scores), None, tuple(notes))
+    return Ranking(str(path), ScoreDraws.points(models, scores), None, tuple(notes), judges=judges)
 
 
 @dataclass(frozen=True)
@@ -278,6 +291,14 @@ class RankingsReport:
             "notes": {
                 self.ranking.name: list(self.ranking.notes),
                 self.reference.name: list(self.reference.notes),
+            },
+            "judged_by": {
+                "ranking": judges_json(self.ranking.judges),
+                "reference": judges_json(self.reference.judges),
+            },
+            "dry_run": {
+                "ranking": any_dry_run(self.ranking.judges),
+                "reference": any_dry_run(self.reference.judges),
             },
             **self.comparison.to_json(),
         }
@@ -336,13 +357,25 @@ def _statistics(report: RankingsReport) -> list[tuple[str, str, str]]:
          "0 is perfect, 0.25 a coin"),
         ("Spearman", c.spearman.format(), "intervals: the models drawn with replacement"),
         ("Kendall tau-b", c.kendall.format(), "intervals: the models drawn with replacement"),
+        *(_judge_row(side, ranking) for side, ranking in
+          (("ranking", report.ranking), ("reference", report.reference))),
     ]  # fmt: skip
+
+
+def _judge_row(side: str, ranking: Ranking) -> tuple[str, str, str]:
+    """(statistic, value, note) naming the judges a ranking's grades are of: a script's
+    said to be a dry run; ``-`` where none is known."""
+    named = "; ".join(dict.fromkeys(judge.judge for judge in ranking.judges)) or "-"
+    dry = any_dry_run(ranking.judges)
+    return (f"judged by ({side})", named, DRY_RUN if dry else "")
 
 
 def render_rankings(report: RankingsReport, fmt: str) -> str:
     """The comparison as a Markdown table with notes, CSV rows, or JSON."""
     if fmt == "json":
         return json_text(report.to_json(), indent=2)
+    from hyoka.printable import markdown_cell  # a judge's name in a cell comes from a file
+
     rows = _statistics(report)
     signature = report.comparison.signature
     if fmt == "csv":
@@ -353,17 +386,20 @@ def render_rankings(report: RankingsReport, fmt: str) -> str:
         writer.writerow(["signature", signature.line, ""])
         return buffer.getvalue()
     lines = [
-        f"Ranking: {report.ranking.name}",
-        f"Reference: {report.reference.name}",
+        f"Ranking: {report.ranking.shown}",
+        f"Reference: {report.reference.shown}",
         "",
         "| Statistic | Value | Note |",
         "|---|---|---|",
-        *(f"| {name} | {value} | {note} |" for name, value, note in rows),
+        *(f"| {name} | {markdown_cell(value)} | {note} |" for name, value, note in rows),
         "",
     ]
     for side, names in (("ranking", report.only_ranking), ("reference", report.only_reference)):
         if names:
             lines.append(f"Only in the {side}: {', '.join(names)}")
+    judged = {ranking.name: ranking.judges for ranking in (report.ranking, report.reference)}
+    lines += [f"{name}: judged by {judges_shown(judges)}" for name, judges in judged.items()
+              if judges]  # fmt: skip
     for ranking in (report.ranking, report.reference):
         lines += [f"{ranking.name}: {note}" for note in ranking.notes]
     lines.append(f"signature: {signature.line}")
@@ -391,6 +427,8 @@ class CurveReport:
             "questions": self.ranking.questions,
             "models": len(self.ranking.refit_models),
             "notes": list(self.ranking.notes),
+            "judged_by": judges_json(self.ranking.judges),
+            "dry_run": any_dry_run(self.ranking.judges),
             "target": self.target,
             "questions_needed": self.needed,
             SIGNATURE_KEY: body[SIGNATURE_KEY],
@@ -439,7 +477,7 @@ def render_curve(report: CurveReport, fmt: str) -> str:
         return buffer.getvalue()
     total = report.ranking.questions
     lines = [
-        f"Ranking: {report.ranking.name} ({len(report.ranking.refit_models)} models, "
+        f"Ranking: {report.ranking.shown} ({len(report.ranking.refit_models)} models, "
         f"{total} questions)",
         "",
         "| Questions | Separability [lowest, highest] | Agreement with all questions "
@@ -463,6 +501,8 @@ def render_curve(report: CurveReport, fmt: str) -> str:
             f"questions needed for separability ≥ {report.target:.0%}: {report.needed} "
             f"(of {total}; the fewest on the curve whose mean reaches it)"
         )
+    if report.ranking.judges:
+        lines.append(f"{report.ranking.name}: judged by {judges_shown(report.ranking.judges)}")
     lines += [f"{report.ranking.name}: {note}" for note in report.ranking.notes]
     lines.append(f"signature: {report.curve.signature.line}")
     return "\n".join(lines) + "\n"

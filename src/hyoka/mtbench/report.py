@@ -23,6 +23,11 @@ with the table's signature, how "Avg." is computed and each marked row's notes (
 ``#`` comment lines); JSON gives every row its signature, its differences, whether it is
 complete and how many turns are unrated.
 
+Every format names the judge that answered (``judge.judged_by``: what a file's hyoka
+manifest records, else the name its lines give): Markdown and CSV under the signature
+(``judged by: ...``, and per row where the rows had different judges), JSON in every row
+(``judged_by``, ``dry_run``); a row a script graded is marked ``(dry run)``.
+
 Given the answers (``--answers``: a ``LengthColumn``), the table of both turns gains a
 "length-adj." column after the interval: each model's length-adjusted mean
 (``mtbench.length_columns``), empty for a model with a judged turn whose answer is missing;
@@ -45,6 +50,7 @@ import json
 from fractions import Fraction
 from typing import Any, Literal
 
+from hyoka.judge import DRY_RUN, JudgedBy, any_dry_run, judges_json, judges_shown
 from hyoka.mtbench.bench import SHORT_NAMES
 from hyoka.mtbench.grade_battles import GradeRatings
 from hyoka.mtbench.leaderboard import Leaderboard, ModelScores, display_name, round_half_up
@@ -110,9 +116,15 @@ HEADLINE_NOTES = {
 }
 
 
+def board_judges(board: Leaderboard) -> list[JudgedBy]:
+    """The judges that answered the table's rows (``judge.judged_by`` of each file), each
+    once, best row first."""
+    return list(dict.fromkeys(judge for model in board.ranked() for judge in model.judges))
+
+
 def row_label(board: Leaderboard, model: ModelScores) -> str:
-    """The model's name, marked when its row is incomplete, has unrated turns or was
-    produced another way."""
+    """The model's name, marked when its row is incomplete, has unrated turns, was
+    produced another way or by a script (a dry run)."""
     marks = [] if board.complete(model) else ["incomplete"]
     if model.unrated:
         marks.append(f"{model.unrated} unrated")
@@ -120,6 +132,8 @@ def row_label(board: Leaderboard, model: ModelScores) -> str:
         marks.append(f"{model.repeated} repeated")
     if board.differences(model):
         marks.append("differs")
+    if any_dry_run(model.judges):
+        marks.append(DRY_RUN)
     name = display_name(model.model, board.bench)
     return f"{name} ({', '.join(marks)})" if marks else name
 
@@ -131,13 +145,17 @@ def notes(
     length: LengthColumn | None = None,
     grades: GradeRatings | None = None,
 ) -> list[str]:
-    """The table's signature (with how its intervals were drawn), then what each marked
-    row lacks or does differently, and, for each row and table (``turns``) whose interval
-    is of another mean than its "Avg." (``trials.interval_estimate``), which mean."""
+    """The table's signature (with how its intervals were drawn) and the judge that
+    answered, then what each marked row lacks or does differently (its judge, where the
+    rows had several), and, for each row and table (``turns``) whose interval is of
+    another mean than its "Avg." (``trials.interval_estimate``), which mean."""
     interval = interval or IntervalSettings()
     lines = []
     if board.signature is not None:
         lines.append(f"signature: {board.signature.with_field('interval', interval.signed).line}")
+    judges = board_judges(board)
+    if judges:
+        lines.append(f"judged by: {judges_shown(judges)}")
     lines.append(INTERVAL_NOTE)
     separated = table_separability(board, None, interval)
     if separated is not None:
@@ -175,6 +193,8 @@ def notes(
         differences = board.differences(model)
         if differences:
             lines.append(f"{name}: differs: {'; '.join(differences)}")
+        if len(judges) > 1:
+            lines.append(f"{name}: judged by {judges_shown(model.judges)}")
         lines += _interval_of(name, model, turns)
         if grades is not None and model.model in grades.missing:
             lines.append(
@@ -414,5 +434,7 @@ def to_json(
         entry["complete"] = board.complete(model)
         entry[SIGNATURE_KEY] = None if model.signature is None else model.signature.to_json()
         entry["signature_differs"] = board.differences(model)
+        entry["judged_by"] = judges_json(model.judges)
+        entry["dry_run"] = any_dry_run(model.judges)
         out.append(entry)
     return out

@@ -43,7 +43,13 @@ if TYPE_CHECKING:
         generate_run,
         plan_generation,
     )
-    from hyoka.pfgen.judge import JUDGMENTS_FILE, answer_reader, collect_items, write_summary
+    from hyoka.pfgen.judge import (
+        JUDGMENTS_FILE,
+        answer_reader,
+        collect_items,
+        summary_judge,
+        write_summary,
+    )
     from hyoka.pfgen.keywords import parse_rules
     from hyoka.pfgen.leaderboard import Flags, rank, read_run
     from hyoka.pfgen.leaderboard import collect as collect_leaderboard
@@ -88,6 +94,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, str]] = {
     "read_run": ("hyoka.pfgen.leaderboard", "read_run"),
     "write_summary": ("hyoka.pfgen.judge", "write_summary"),
+    "summary_judge": ("hyoka.pfgen.judge", "summary_judge"),
     "window_keys": ("hyoka.pfgen.ngram_index", "window_keys"),
     "trial_seed": ("hyoka.pfgen.prompts", "trial_seed"),
     "stops_for": ("hyoka.pfgen.prompts", "stops_for"),
@@ -222,6 +229,7 @@ __all__ = [
     "score_new_run",
     "score_run",
     "stops_for",
+    "summary_judge",
     "summation_by_evidence",
     "trial_seed",
     "verify_run",

@@ -23,9 +23,11 @@ from typing import Any
 from hyoka.errors import DataError, HyokaError, InputError
 from hyoka.judge import (
     Answer,
+    JudgedBy,
     JudgeTemplate,
     JudgmentRecord,
     SingleItem,
+    judged_by,
     read_answers,
     read_judgments,
     summarise,
@@ -170,6 +172,13 @@ def summary_json(
         "per_question": {q: statistics.fmean(s) for q, s in sorted(by_question.items())},
         SIGNATURE_KEY: None if signature is None else signature.to_json(),
     }
+
+
+def summary_judge(summary: Path, judge: str) -> JudgedBy:
+    """The judge that answered the judgments a ``summary.json`` sums up: what the hyoka
+    manifest of the judgments file beside it records (``judge.judged_by``), else
+    ``judge``, the name the summary gives."""
+    return judged_by(summary.parent / JUDGMENTS_FILE, [judge])
 
 
 def write_summary(

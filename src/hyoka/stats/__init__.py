@@ -33,7 +33,7 @@ from hyoka.stats.length_control import (
     length_controlled_winrates,
 )
 from hyoka.stats.ordinal import ScaleAgreement, grouped_share, scale_agreement
-from hyoka.stats.paired_scores import collect_run_scores, read_score_table
+from hyoka.stats.paired_scores import PairedScores, collect_run_scores, read_score_table
 from hyoka.stats.ranking_quality import (
     RankingComparison,
     ScoreDraws,
@@ -85,6 +85,7 @@ __all__ = [
     "LabelTable",
     "LengthAdjusted",
     "LengthControlled",
+    "PairedScores",
     "RankCorrelations",
     "RankingComparison",
     "Rating",

@@ -14,12 +14,14 @@ on one side only, rows left out (incomplete, no score) and names-file entries th
 nothing are all listed. A leaderboard whose rows were judged under different variants of
 the benchmark is refused unless asked for (``mix_variants``): their numbers are not on one
 scale. The other side's benchmark, variant and signature go with the pairs, so every
-correlation says what it was computed from.
+correlation says what it was computed from, and so does the judge each row says answered
+(``judged_by``, written by ``hyoka.judge.JudgedBy.to_json``): a script's grades are a dry
+run, said with the correlation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,8 @@ class BoardRow:
     score: float
     signature: Signature | None
     where: str
+    #: the judges that answered the row's files, as the leaderboard JSON names them
+    judged_by: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def variant(self) -> str | None:
@@ -69,6 +73,20 @@ class OtherBoard:
         return _field(self.rows.values(), "bench")
 
     @property
+    def judged_by(self) -> list[Mapping[str, Any]]:
+        """The judges that answered the rows, each once, in row order."""
+        found: list[Mapping[str, Any]] = []
+        for judge in (judge for row in self.rows.values() for judge in row.judged_by):
+            if judge not in found:
+                found.append(judge)
+        return found
+
+    @property
+    def dry_run(self) -> bool:
+        """Whether a script graded any row (its numbers a dry run)."""
+        return any(judge.get("dry_run") is True for judge in self.judged_by)
+
+    @property
     def variants(self) -> list[str | None]:
         return sorted({row.variant for row in self.rows.values()}, key=lambda v: v or "")
 
@@ -82,6 +100,8 @@ class OtherBoard:
             "variant": variants[0] if len(variants) == 1 else None,
             "variants": variants,
             "signature": None if signature is None else signature.to_json(),
+            "judged_by": self.judged_by,
+            "dry_run": self.dry_run,
             "left_out": [{"model": m, "why": why} for m, why in self.left_out],
         }
 
@@ -125,7 +145,7 @@ def read_leaderboard(path: Path, *, mix_variants: bool = False) -> OtherBoard:
         if isinstance(score, bool) or not isinstance(score, int | float):
             raise InputError(f"{where}: overall {score!r} is not a number")
         signature = Signature.from_json(entry.get("signature"), path)
-        rows[model] = BoardRow(model, float(score), signature, where)
+        rows[model] = BoardRow(model, float(score), signature, where, _judged_by(entry, where))
     board = OtherBoard(path, rows, tuple(left_out))
     benches = {row.signature.get("bench") for row in rows.values() if row.signature is not None}
     if len(benches) > 1:
@@ -140,6 +160,16 @@ def read_leaderboard(path: Path, *, mix_variants: bool = False) -> OtherBoard:
             "in the output)"
         )
     return board
+
+
+def _judged_by(entry: Mapping[str, Any], where: str) -> tuple[Mapping[str, Any], ...]:
+    """A row's ``judged_by`` (a leaderboard written before it had one: none)."""
+    found = entry.get("judged_by", [])
+    if not isinstance(found, list) or not all(
+        isinstance(judge, dict) and isinstance(judge.get("judge"), str) for judge in found
+    ):
+        raise InputError(f"{where}: judged_by must be a list of objects naming their judge")
+    return tuple(found)
 
 
 def read_name_map(path: Path) -> dict[str, tuple[str, str]]:
