@@ -29,6 +29,7 @@ from hyoka.cli.main import app
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
 VICUNA = SHARED_DATA / "ja-vicuna-qa" / "model_answer"
+RAKUDA = SHARED_DATA / "rakuda"
 #: how a scripted judge is named wherever its numbers are shown
 DRY = "(dry run: replies read from a script, not a model's judgment)"
 
@@ -165,6 +166,24 @@ def test_mtbench_pairwise_judge_calls_a_scripts_verdicts_a_dry_run(env: Path) ->
     made = _ok(*args).stdout
     assert "pairwise verdicts: 2 turn(s) compared (dry run)" in made
     assert made.splitlines()[-2] == f"judged by: {judge}, script {pin} {DRY}"
+
+
+def test_rakuda_judge_and_leaderboard_call_a_scripts_ranking_a_dry_run(env: Path) -> None:
+    judge, pin = _script(env / "pair.jsonl", "1")
+    out = env / "rakuda"
+    args = ["mtbench", "judge", "--bench", "rakuda", "--mode", "pairwise", "--matches", "4",
+            "-j", judge, "--judge-name", "gpt-4", "--output-dir", str(out)]  # fmt: skip
+    for model in ("claude-2", "rinna-3.6b-sft"):
+        args += ["-a", str(RAKUDA / "answers" / f"{model}.jsonl")]
+    made = _ok(*args).stdout
+    assert made.splitlines()[-2] == f"judged by: {judge}, script {pin} {DRY}"
+    board = ["mtbench", "leaderboard", "--bench", "rakuda", "--judgments", str(out),
+             "--rounds", "5"]  # fmt: skip
+    for fmt in ("md", "csv"):  # under the table (CSV: a note line)
+        shown = _ok(*board, "--format", fmt).stdout
+        assert f"judged by: {judge}, script {pin} {DRY}\n" in shown
+    ranked = json.loads(_ok(*board, "--format", "json").stdout)
+    assert ranked["dry_run"] is True and ranked["judged_by"] == [_judged_by(judge, pin)]
 
 
 @pytest.fixture

@@ -57,8 +57,11 @@ from hyoka.judge import (
     OmitsEmpty,
     Protocol,
     Task,
+    any_dry_run,
     inputs_hash,
     judged_by,
+    judges_json,
+    judges_shown,
     judges_token,
 )
 from hyoka.mtbench.bench import BenchSpec, GenerationDefaults, JudgePrompt
@@ -507,9 +510,22 @@ class RakudaRanking:
     ranking: HomeRanking
     errors: int
     signature: Signature
+    #: the judges whose verdicts it ranks (``judge.judged_by``), named under the table and
+    #: in its JSON; a script's verdicts are a dry run
+    judges: tuple[JudgedBy, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return ranking_json(self.ranking, self.errors) | {"signature": self.signature.to_json()}
+        return ranking_json(self.ranking, self.errors) | {
+            "signature": self.signature.to_json(),
+            "judged_by": judges_json(self.judges),
+            "dry_run": any_dry_run(self.judges),
+        }
+
+    def _notes(self) -> list[str]:
+        """Under the table: why a number is n/a, then the judge that answered (a script's
+        verdicts said to be a dry run)."""
+        judged = [f"judged by: {judges_shown(self.judges)}"] if self.judges else []
+        return [*self.ranking.separation_lines(), *judged]
 
     def render(self, fmt: Literal["md", "csv", "plain"] = "plain") -> str:
         """Rank, model, bootstrap median, ±1σ and the point fit (one decimal; ``n/a:
@@ -531,7 +547,7 @@ class RakudaRanking:
             lines.insert(1, "|" + "|".join(["---"] * len(header)) + "|")
         else:  # a name on one line, as in every table
             lines = [" | ".join(printable(cell) for cell in row) for row in (header, *rows)]
-        lines += self.ranking.separation_lines()
+        lines += self._notes()
         lines.append(
             f"home advantage {self.ranking.advantage_text()}; {self.ranking.matches} "
             f"matches; signature: {self.signature.line}"
@@ -546,7 +562,7 @@ def rank_rakuda(paths: Sequence[Path], *, rounds: int, seed: int) -> RakudaRanki
     read = read_matches(paths)
     ranking = rank_home_advantage(read.matches, rounds=rounds, seed=seed)
     signature = ranking_signature(rounds, seed, judges_token(read.judges))
-    return RakudaRanking(ranking, read.errors, signature)
+    return RakudaRanking(ranking, read.errors, signature, read.judges)
 
 
 def ranking_json(ranking: HomeRanking, errors: int) -> dict[str, Any]:
