@@ -175,6 +175,11 @@ class JudgeRow:
         every pairwise row, and the rows of grades whose lengths or repeats are at hand."""
         return self.kind == "pairwise" or bool(self.length_comparisons or self.repeats)
 
+    @property
+    def named(self) -> str:
+        """The judge where the row is shown, marked where it is a script (a dry run)."""
+        return f"{self.judge} ({DRY_RUN})" if self.dry_run else self.judge
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
         for name, value in vars(self).items():
@@ -734,8 +739,8 @@ _TITLES = {
 
 def _cell(row: JudgeRow, name: str) -> str:
     value = getattr(row, name)
-    if name == "judge" and row.dry_run:
-        return f"{value} ({DRY_RUN})"
+    if name == "judge":
+        return row.named
     if name == "repeats":
         if value is None:
             return "unknown"

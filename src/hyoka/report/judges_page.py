@@ -45,7 +45,7 @@ def _number(value: float | int | None, digits: int = 3) -> Cell:
 def _agreement_rows(rows: list[JudgeRow]) -> list[list[Cell | str]]:
     return [
         [
-            r.suite, r.judge, r.template, _number(r.models), _number(r.judgments),
+            r.suite, r.named, r.template, _number(r.models), _number(r.judgments),
             _number(r.missing), _number(r.off_scale), _number(r.mean), r.reference or "–",
             _number(r.shared_items), _interval(r.exact), _interval(r.kappa),
             _number(r.shared_models), _interval(r.spearman), _interval(r.kendall),
@@ -65,7 +65,7 @@ def _repeats(row: JudgeRow) -> Cell:
 def _bias_rows(rows: list[JudgeRow]) -> list[list[Cell | str]]:
     return [
         [
-            r.suite, r.judge, r.template, _number(r.judgments), _number(r.missing),
+            r.suite, r.named, r.template, _number(r.judgments), _number(r.missing),
             _interval(r.consistency, r.consistency_pairs if r.consistency else None),
             _interval(r.first_position, r.decisive_games if r.first_position else None),
             _interval(r.longer_preferred, r.length_comparisons if r.longer_preferred else None),
@@ -91,7 +91,7 @@ def judges_page(meta: JudgeMeta) -> str:
     ]
     if agreement:
         points = [
-            Point(r.kappa.estimate, r.spearman.estimate, f"{r.judge} ({r.suite})")
+            Point(r.kappa.estimate, r.spearman.estimate, f"{r.named} ({r.suite})")
             for r in meta.rows
             if r.kappa is not None and r.spearman is not None and not r.breakdown
         ]
