@@ -66,7 +66,7 @@ def test_an_elyza_grade_off_its_1_to_5_scale_is_refused_naming_its_line(
         assert result.exit_code == 1, result.output
         assert result.stderr.strip() == (
             f"error: {path}:{number}: score {grade} is outside the ELYZA-tasks-100 scale "
-            "(1 to 5, or -1 for no rating)"
+            f"(the integers 1 to 5{'' if path == shaberi else ', or -1 for no rating'})"
         )
 
 

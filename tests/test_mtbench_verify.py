@@ -238,7 +238,8 @@ def test_a_grade_off_the_benchmarks_scale_or_not_a_number_is_not_reproduced(
     code, output = _check("--bench", "elyza-tasks-100", str(elyza))
     assert code == 1
     assert output.startswith(
-        f"{elyza}:4: score 9 is outside the ELYZA-tasks-100 scale (1 to 5, or -1 for no rating)"
+        f"{elyza}:4: score 9 is outside the ELYZA-tasks-100 scale (the integers 1 to 5, or -1 "
+        "for no rating)"
     )
     lines = _lines(PFMT / "gpt-4.jsonl")
     record = json.loads(lines[6])
@@ -267,11 +268,12 @@ def test_rakuda_files_are_verified_by_the_last_digit(tmp_path: Path) -> None:
     were not verifiable at all."""
     replies = ["1", "理由... 結論: 2", "3 ではなく 1", "決められない"]
     winners: list[object] = [1, 2, 1, "error"]
+    questions = _lines(SHARED_DATA / "rakuda" / "questions.jsonl")
     rows = [
-        {"question_id": f"q{n}", "model1_id": "a", "model2_id": "b", "winner": winner,
-         "judge": ["gpt-4", "pair-ja"], "prompt": "", "judgment": reply, "turn": 1,
-         "tstamp": 0.0}
-        for n, (reply, winner) in enumerate(zip(replies, winners, strict=True))
+        {"question_id": json.loads(question)["question_id"], "model1_id": "a", "model2_id": "b",
+         "winner": winner, "judge": ["gpt-4", "pair-ja"], "prompt": "", "judgment": reply,
+         "turn": 1, "tstamp": 0.0}
+        for question, reply, winner in zip(questions, replies, winners, strict=False)
     ]  # fmt: skip
     good = _write(tmp_path / "gpt-4_pair.jsonl", [json.dumps(r, ensure_ascii=False) for r in rows])
     code, output = _check("--bench", "rakuda", str(good))
@@ -299,7 +301,7 @@ def test_lines_of_another_benchmarks_questions_are_not_reproduced(tmp_path: Path
     as_mt_bench = verify_judgments(JMT_SINGLE, MT_BENCH, SHARED_DATA)
     assert not as_mt_bench.reproduced and as_mt_bench.unsound
     assert as_mt_bench.verdict.startswith(
-        f"{JMT_SINGLE}:1: question_id 11 is not a MT-bench question (a judgment file of "
+        f'{JMT_SINGLE}:1: question_id "11" is not a MT-bench question (a judgment file of '
         "another benchmark?) (NOT reproduced: not a sound judgment file; mt-bench: rating "
         "fastchat"
     )

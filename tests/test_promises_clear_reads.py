@@ -111,11 +111,13 @@ def test_a_judge_prompt_file_nested_too_deeply_is_one_line_naming_it(
 def test_a_rakuda_verdict_out_of_range_is_named_with_its_line(tmp_path: Path) -> None:
     judgments = tmp_path / "gpt-4_pair.jsonl"
     verdicts = [1, 3, 4, 2]
+    questions = (SHARED_DATA / "rakuda" / "questions.jsonl").read_text("utf-8").splitlines()
     judgments.write_text(
         "".join(
-            json.dumps({"question_id": str(n), "model1_id": "a", "model2_id": "b",
-                        "winner": winner, "judge": ["gpt-4", "pair-ja"]}) + "\n"
-            for n, winner in enumerate(verdicts, start=1)
+            json.dumps({"question_id": json.loads(question)["question_id"], "model1_id": "a",
+                        "model2_id": "b", "winner": winner, "judge": ["gpt-4", "pair-ja"]})
+            + "\n"
+            for question, winner in zip(questions, verdicts, strict=False)
         ),
         encoding="utf-8",
     )  # fmt: skip

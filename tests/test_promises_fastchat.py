@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
+from hyoka.mtbench.bench import MT_BENCH
 from replay_judge_server import ReplayJudge
 
 MT = SHARED_DATA / "mt-bench"
@@ -168,10 +169,13 @@ def _mt_judgments(path: Path, unrated: dict[str, set[tuple[int, int]]]) -> list[
             for turn in (1, 2):
                 qid = question["question_id"]
                 score = -1 if (qid, turn) in unrated.get(model, set()) else rng.randint(1, 10)
+                # the prompt FastChat picks for the turn and category, the turns it shows
+                prompt = MT_BENCH.judge_prompt_name(question["category"], turn)
+                shown = "".join(f"[Question]\n{text}\n" for text in question["turns"][:turn])
                 lines.append(
-                    {"question_id": qid, "model": model, "judge": ["gpt-4", "single-v1"],
-                     "user_prompt": f"[Question]\n{question['turns'][0]}\n", "judgment":
-                     f"Rating: [[{score}]]", "score": score, "turn": turn, "tstamp": 0.0}
+                    {"question_id": qid, "model": model, "judge": ["gpt-4", prompt],
+                     "user_prompt": shown, "judgment": f"Rating: [[{score}]]", "score": score,
+                     "turn": turn, "tstamp": 0.0}
                 )  # fmt: skip
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return lines

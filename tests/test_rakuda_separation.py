@@ -13,7 +13,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from _shared import needs
+from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 
 needs("scipy")
@@ -30,17 +30,20 @@ def _judgments(path: Path, a_loses: bool) -> Path:
         verdicts += [("b", "c", 1), ("c", "b", 1), ("b", "c", 3), ("c", "b", 2)]
     if a_loses:
         verdicts.append(("b", "a", 1))
-    lines = [
-        {"question_id": f"q{n}", "model1_id": first, "model2_id": second, "winner": winner,
-         "judge": ["j", "pair-ja"]}
-        for n, (first, second, winner) in enumerate(verdicts)
+    questions = (SHARED_DATA / "rakuda" / "questions.jsonl").read_text("utf-8").splitlines()
+    lines = [  # each match on a question of its own: Rakuda's, as the ranking checks
+        {"question_id": json.loads(question)["question_id"], "model1_id": first,
+         "model2_id": second, "winner": winner, "judge": ["j", "pair-ja"]}
+        for question, (first, second, winner) in zip(questions, verdicts, strict=False)
     ]  # fmt: skip
+    assert len(lines) == len(verdicts)
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
 
 
 def _board(path: Path, fmt: str, rounds: int = 10) -> str:
-    args = ["mtbench", "leaderboard", "--bench", "rakuda", "--judgments", str(path)]
+    args = ["mtbench", "leaderboard", "--bench", "rakuda", "--judgments", str(path),
+            "--data-dir", str(SHARED_DATA)]  # fmt: skip
     result = CliRunner().invoke(app, [*args, "--rounds", str(rounds), "--format", fmt])
     assert result.exit_code == 0, result.output
     return result.stdout

@@ -209,7 +209,7 @@ def leaderboard_command(
              "--resamples": resamples if resamples != 2000 else None, "--output": output,
              "--answers": answers, "--style-control": style_control}
         )  # fmt: skip
-        _rakuda_leaderboard(judgments, fmt, rounds, seed)
+        _rakuda_leaderboard(judgments, fmt, rounds, seed, data_dir)
         return
     from hyoka.mtbench import (
         RADAR_SUFFIXES,
@@ -293,8 +293,11 @@ def _refuse_for_rakuda(given: Mapping[str, object]) -> None:
         raise InputError(f"--bench rakuda does not take {', '.join(unused)}")
 
 
-def _rakuda_leaderboard(judgments: list[Path] | None, fmt: str, rounds: int, seed: int) -> None:
-    """Rakuda's ranking of the pair judgments in ``judgments``: a table or upstream's JSON."""
+def _rakuda_leaderboard(
+    judgments: list[Path] | None, fmt: str, rounds: int, seed: int, data_dir: Path | None
+) -> None:
+    """Rakuda's ranking of the pair judgments in ``judgments`` (each line checked against
+    the questions in ``data_dir``): a table or upstream's JSON."""
 
     from hyoka.cli._common import print_warning
     from hyoka.mtbench import judgment_files, rank_rakuda
@@ -303,7 +306,7 @@ def _rakuda_leaderboard(judgments: list[Path] | None, fmt: str, rounds: int, see
         raise InputError(
             "--bench rakuda: give --judgments (upstream's pair judgments are not published)"
         )
-    ranked = rank_rakuda(judgment_files(judgments), rounds=rounds, seed=seed)
+    ranked = rank_rakuda(judgment_files(judgments), rounds=rounds, seed=seed, data_dir=data_dir)
     if ranked.errors:
         print_warning(f"{ranked.errors} match(es) without a verdict (error) left out")
     if fmt == "json":

@@ -164,6 +164,9 @@ class BenchSpec:
     #: 0 where a rule scores a turn without the judge); every reader of judgment files
     #: (leaderboard, verify, report, judge meta) refuses or counts a score outside it
     scale: tuple[int, int] = (0, 10)
+    #: whether upstream's rating rule reads integers only (Shaberi's ``int(reply)``): a
+    #: fractional score is then none its judge's reply can have given
+    integer_scores: bool = False
     prompt_names: JudgePromptNames = field(default_factory=JudgePromptNames)
     dialogue: DialogueStyle = JAPANESE_DIALOGUE
     generation: GenerationDefaults = field(
@@ -456,6 +459,7 @@ ELYZA_TASKS_100 = BenchSpec(
     generation=GenerationDefaults(_frozen({}), 0.0, 2048, None),
     # the prompt's grades 1 (wrong) to 5 (helpful); no rule scores a task 0
     scale=(1, 5),
+    integer_scores=True,
     upstream_name="elyza__ELYZA-tasks-100",
     turns=1,
     # any complete Shaberi judgment file carries the 100 tasks unchanged (SOURCE.md)

@@ -12,9 +12,12 @@ rating in these means; each rating is also kept by question, turn and trial, for
 intervals over questions and trials and Swallow's per-trial figure (``mtbench.trials``).
 
 A number is only comparable with the numbers beside it when it was produced the same way
-and over the same turns. So a score outside the benchmark's scale (``BenchSpec.scale``:
-ELYZA-tasks-100's 1 to 5, 0 to 10 for the others) is refused (file:line), as is a score
-that is no JSON number (``true``);
+and over the same turns. So a line its benchmark's upstream could not have written is
+refused (file:line; ``line_checks``, the checks ``mtbench verify`` applies): a question or
+turn the benchmark (its variant) lacks, an id in another JSON type than its question
+file's, a prompt name or judged conversation of another turn, a score outside the
+benchmark's scale (``BenchSpec.scale``: ELYZA-tasks-100's integers 1 to 5, 0 to 10 for the
+others) or no JSON number (``true``), a file whose lines name two judges;
 a model without every turn judged is marked incomplete and ranked after the complete ones;
 and every row carries the signature of the files it came from (the manifest hyoka writes
 beside a judgment file; for other files, what their lines say: the judge's name), so rows
@@ -23,7 +26,8 @@ judged another way are flagged.
 Shaberi's published judgment files (ELYZA-tasks-100, ``*.json``: one graded task a row)
 are read as upstream's results notebook reads them: every row counts, a task repeated in
 a file too (pandas' mean over the rows read), and a ``null`` score (no rating) is left out
-of the mean; the row says how many of each it has.
+of the mean; the row says how many of each it has. Shaberi writes no -1: its mean would
+count one, so a -1 there is off the scale.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from typing import ClassVar
 
 from hyoka.errors import InputError
 from hyoka.judge import JudgedBy, judged_by
-from hyoka.mtbench.bench import Bench, BenchSpec, Headline
+from hyoka.mtbench.bench import Bench, Headline
 from hyoka.mtbench.judged_variant import (
     UNKNOWN,
     UNPROVEN,
@@ -47,7 +51,13 @@ from hyoka.mtbench.judged_variant import (
     row_variants,
     signed_variant,
 )
-from hyoka.mtbench.records import NO_RATING, SingleGradingLine, SingleJudgmentLine
+from hyoka.mtbench.line_checks import OneJudge, check_line, check_scale
+from hyoka.mtbench.records import (
+    NO_RATING,
+    SingleGradingLine,
+    SingleJudgmentLine,
+    TrialsJudgmentLine,
+)
 from hyoka.mtbench.shaberi import shaberi_judge, shaberi_judgments, shaberi_model
 from hyoka.signature import Signature, SignatureType, common_signature, only_when_set
 from hyoka.store import (
@@ -285,14 +295,23 @@ def row_signatures(
     }
 
 
-def fastchat_lines(path: Path) -> Iterator[tuple[int, SingleJudgmentLine]]:
-    """Each line of ``path`` as FastChat lines: itself, or one per trial of a line of
-    swallow-evaluation's (lists over the trials), each with its line number."""
+def fastchat_records(
+    path: Path,
+) -> Iterator[tuple[int, SingleJudgmentLine | TrialsJudgmentLine, list[SingleJudgmentLine]]]:
+    """Each line of ``path`` as read (its fields as written) and as FastChat lines: itself,
+    or one per trial of a line of swallow-evaluation's (lists over the trials)."""
     for number, line in read_records(path, SingleGradingLine):
         try:
             singles = line.per_trial()
         except ValueError as exc:
             raise InputError(f"{path}:{number}: {exc}") from None
+        yield number, line.root, singles
+
+
+def fastchat_lines(path: Path) -> Iterator[tuple[int, SingleJudgmentLine]]:
+    """Each line of ``path`` as FastChat lines (``fastchat_records``), each with its line
+    number."""
+    for number, _line, singles in fastchat_records(path):
         for single in singles:
             yield number, single
 
@@ -311,6 +330,8 @@ def _shaberi_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgme
                 f"{path}:{number}: the Question is not one of {bench.spec.title}'s tasks "
                 "(a Shaberi file of another benchmark?)"
             )
+        if row.score is not None:  # Shaberi writes null where it read no grade, never -1
+            check_scale(f"{path}:{number}", row.score, bench.spec, unrated=False)
         score = NO_RATING if row.score is None else row.score
         yield (
             number,
@@ -327,44 +348,14 @@ def judgment_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgme
 
 
 def _checked_lines(path: Path, bench: Bench) -> Iterator[tuple[int, SingleJudgmentLine]]:
+    """The judgments of ``path``, each line checked as ``mtbench verify`` checks it
+    (``line_checks``: its question, turn, prompt and score; one judge a file)."""
+    fastchat = not is_shaberi_file(path, bench)
+    judges = OneJudge(path)
     for number, line in judgment_lines(path, bench):
-        check_line(f"{path}:{number}", line, bench)
+        check_line(f"{path}:{number}", line, bench, fastchat=fastchat)
+        judges.see(number, line.judge[0])
         yield number, line
-
-
-def check_line(where: str, line: SingleJudgmentLine, bench: Bench) -> None:
-    """An ``InputError`` at ``where`` unless ``line`` judges a question and turn of
-    ``bench`` (and the conversation it keeps is that question's) with a score on its scale."""
-    question = bench.by_id.get(line.question_id)
-    if question is None:
-        raise InputError(
-            f"{where}: question_id {line.question_id} is not a {bench.spec.title} "
-            "question (a judgment file of another benchmark?)"
-        )
-    if line.user_prompt and question.turns[0] not in line.user_prompt:
-        raise InputError(
-            f"{where}: the judged conversation is not {bench.spec.title} question "
-            f"{line.question_id} (a judgment file of another benchmark?)"
-        )
-    if line.turn not in bench.turns:
-        judged = ", ".join(str(turn) for turn in bench.turns)
-        raise InputError(
-            f"{where}: a judgment of turn {line.turn}, but {bench.spec.title}"
-            f"{'' if bench.variant is None else ' ' + bench.variant.name} judges turn "
-            f"{judged} only (a file of another variant?)"
-        )
-    check_scale(where, line, bench.spec)
-
-
-def check_scale(where: str, line: SingleJudgmentLine, spec: BenchSpec) -> None:
-    """An ``InputError`` at ``where`` unless ``line``'s score is on ``spec``'s scale or -1."""
-    low, high = spec.scale
-    score = line.score  # compared exactly: a huge integer is no float
-    if score != NO_RATING and not low <= score <= high:
-        raise InputError(
-            f"{where}: score {line.score} is outside the {spec.title} scale "
-            f"({low} to {high}, or -1 for no rating)"
-        )
 
 
 def _line_key(line: SingleJudgmentLine) -> tuple[str, int, int, int]:

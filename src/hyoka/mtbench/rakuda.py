@@ -33,6 +33,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -67,6 +68,7 @@ from hyoka.judge import (
 from hyoka.mtbench.bench import BenchSpec, GenerationDefaults, JudgePrompt
 from hyoka.mtbench.dialogue import RAKUDA_DIALOGUE, DialogueStyle
 from hyoka.mtbench.judge import default_judge_name
+from hyoka.mtbench.line_checks import OneJudge, check_models
 from hyoka.mtbench.pairwise import refuse_trials
 from hyoka.mtbench.records import AnswerChoice
 from hyoka.mtbench.variant import Variant
@@ -177,6 +179,10 @@ class RakudaPairLine(OmitsEmpty):
 
 #: ``winner`` -> the verdict letter of the game (A = the first shown wins)
 _LETTERS: Mapping[int, str] = {1: "A", 2: "B", 3: "C"}
+
+#: the fields jrank's ``play_a_match_pair`` writes on every line (hyoka writes them too)
+RAKUDA_FIELDS = ("question_id", "model1_id", "model2_id", "winner", "judge", "prompt",
+                 "judgment", "turn", "tstamp")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -482,14 +488,75 @@ class RakudaMatches:
     judges: tuple[JudgedBy, ...]
 
 
-def read_matches(paths: Sequence[Path]) -> RakudaMatches:
-    """Every judged match of the files (see ``RakudaMatches``)."""
+class MatchChecks:
+    """Each line of one Rakuda judgment file checked as it is read, by every reader (the
+    ranking, ``mtbench verify``; ``line_checks``): two different models, a Rakuda question
+    whose text the judged prompt holds (where ``bench``, its questions, is at hand),
+    upstream's ``pair-ja`` prompt, one judge, and each match once: upstream draws a match
+    without replacement and hyoka judges it once, so a line equal to an earlier one is a
+    copy and another judgment of the same match a second verdict, neither another match."""
+
+    def __init__(self, path: Path, bench: RakudaBench | None) -> None:
+        self.path = path
+        self.questions = None if bench is None else bench.by_id
+        self.judges = OneJudge(path)
+        self.first: dict[tuple[str, str, str], tuple[int, RakudaPairLine]] = {}
+
+    def check(self, number: int, line: RakudaPairLine) -> None:
+        """An ``InputError`` naming ``path:number`` unless ``line`` is sound."""
+        where = f"{self.path}:{number}"
+        check_models(where, line.model1_id, line.model2_id, ("model1_id", "model2_id"))
+        if self.questions is not None:
+            question = self.questions.get(line.question_id)
+            if question is None:
+                written = json.dumps(line.question_id, ensure_ascii=False)
+                raise InputError(
+                    f"{where}: question_id {written} is not a {TITLE} question (a judgment "
+                    "file of another benchmark?)"
+                )
+            if line.prompt and question.turns[0] not in line.prompt:
+                raise InputError(
+                    f"{where}: the judged prompt is not {TITLE} question {line.question_id} "
+                    "(it lacks the question's text)"
+                )
+        if line.judge[1] != PROMPT_NAME:
+            raise InputError(
+                f"{where}: judged with prompt {line.judge[1]!r}, but {TITLE} judges with "
+                f"{PROMPT_NAME!r}"
+            )
+        self.judges.see(number, line.judge[0])
+        self._once(where, number, line)
+
+    def _once(self, where: str, number: int, line: RakudaPairLine) -> None:
+        key = _line_key(line)
+        if key not in self.first:
+            self.first[key] = (number, line)
+            return
+        earlier, kept = self.first[key]
+        if kept == line:
+            raise InputError(
+                f"{where}: the same judgment as line {earlier} again (a line copied, or the "
+                "file joined to itself)"
+            )
+        raise InputError(
+            f"{where}: a second, different judgment of {line.model1_id} against "
+            f"{line.model2_id} question_id {line.question_id} (first at line {earlier}): a "
+            "match is judged once"
+        )
+
+
+def read_matches(paths: Sequence[Path], data_dir: Path | str | None = None) -> RakudaMatches:
+    """Every judged match of the files (see ``RakudaMatches``), each line checked
+    (``MatchChecks``) against Rakuda's questions in ``data_dir``."""
+    bench = RakudaBench.load(data_dir)
     matches: list[HomeMatch] = []
     errors = 0
     judges: list[JudgedBy] = []
     for path in paths:
         names: set[str] = set()
+        checks = MatchChecks(path, bench)
         for number, line in read_records(path, RakudaPairLine):
+            checks.check(number, line)
             names.add(line.judge[0])
             if line.winner == "error":
                 errors += 1
@@ -555,11 +622,14 @@ class RakudaRanking:
         return "\n".join(lines)
 
 
-def rank_rakuda(paths: Sequence[Path], *, rounds: int, seed: int) -> RakudaRanking:
+def rank_rakuda(
+    paths: Sequence[Path], *, rounds: int, seed: int, data_dir: Path | str | None = None
+) -> RakudaRanking:
     """Rakuda's ranking of the pair judgments in ``paths`` as ``make_ranking.py --compute
     mle`` fits it, ``rounds`` bootstrap refits seeded with ``seed``, signed with the judge
-    that answered (``judge.judged_by``)."""
-    read = read_matches(paths)
+    that answered (``judge.judged_by``); every line checked against the questions in
+    ``data_dir`` (``read_matches``)."""
+    read = read_matches(paths, data_dir)
     ranking = rank_home_advantage(read.matches, rounds=rounds, seed=seed)
     signature = ranking_signature(rounds, seed, judges_token(read.judges))
     return RakudaRanking(ranking, read.errors, signature, read.judges)

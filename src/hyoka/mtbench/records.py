@@ -22,6 +22,7 @@ really asked (``judge`` holds only the name, which says nothing of the model beh
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -64,6 +65,9 @@ class KeepsIdType(BaseModel):
     hyoka matches ids as integers (an answer ``"11"`` answers question ``11``, as before),
     and writes a record's id as the text it was given exactly when the record was made
     from text (a question, or a line read back), so FastChat's readers see upstream's types.
+    An id no question file writes (``0.0``, ``true``, ``"011"``, all of which Python's
+    ``int`` reads) is refused; a judgment's id must also be in its question file's type
+    (``line_checks.check_question``).
     """
 
     question_id: int
@@ -72,9 +76,16 @@ class KeepsIdType(BaseModel):
     @model_validator(mode="wrap")
     @classmethod
     def _note_id_text(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        given = data.get("question_id") if isinstance(data, dict) else None
+        if isinstance(given, bool | float) or (isinstance(given, str) and not _decimal(given)):
+            # upstream copies an id from its question file: an integer, or one as text
+            raise ValueError(
+                f"question_id {json.dumps(given)} is neither an integer nor one written as "
+                "text, as a question file gives an id"
+            )
         record = handler(data)
-        if isinstance(data, dict) and isinstance(data.get("question_id"), str):
-            record._id_text = data["question_id"]
+        if isinstance(given, str):
+            record._id_text = given
         return record
 
     @field_serializer("question_id")
@@ -86,6 +97,15 @@ class KeepsIdType(BaseModel):
         """The id as this record's file writes it (``"11"`` or ``11``), for the records
         made from this one."""
         return self.question_id if self._id_text is None else self._id_text
+
+
+def _decimal(text: str) -> bool:
+    """Whether ``text`` is an integer as ``str(int)`` writes it (``"11"``, never ``"011"``,
+    ``" 11"`` or ``"1_1"``, which Python's ``int`` also reads)."""
+    try:
+        return str(int(text)) == text
+    except ValueError:
+        return False
 
 
 class AnswerChoice(OmitsEmpty):
@@ -115,6 +135,28 @@ class AnswerRecord(KeepsIdType):
     @property
     def turns(self) -> tuple[str, ...]:
         return self.choices[0].turns
+
+
+#: the fields FastChat's ``play_a_match_single`` writes on every single-grading line
+#: (swallow-evaluation's as lists over the trials); hyoka writes them all too
+SINGLE_FIELDS = ("question_id", "model", "judge", "user_prompt", "judgment", "score", "turn",
+                 "tstamp")  # fmt: skip
+#: the fields FastChat's ``play_a_match_pair`` writes on every pairwise line
+PAIR_FIELDS = ("question_id", "model_1", "model_2", "g1_winner", "g2_winner", "judge",
+               "g1_user_prompt", "g1_judgment", "g2_user_prompt", "g2_judgment", "turn",
+               "tstamp")  # fmt: skip
+#: ja-vicuna-qa-benchmark's (``MatchPair.play``): no prompts, no turn, the judge in two
+#: fields, the question and both answers (hyoka writes these beside FastChat's)
+VICUNA_PAIR_FIELDS = ("model_1", "model_2", "question_id", "question", "answer_1", "answer_2",
+                      "g1_judgment", "g2_judgment", "g1_winner", "g2_winner", "judge_model",
+                      "judge_prompt", "tstamp")  # fmt: skip
+
+
+def absent_fields(record: BaseModel, fields: tuple[str, ...]) -> list[str]:
+    """Those of ``fields`` the line ``record`` was read from did not have (a field with a
+    default is still absent from the line)."""
+    present = record.model_fields_set | set(record.model_extra or ())
+    return [name for name in fields if name not in present]
 
 
 def _unset(value: object) -> bool:

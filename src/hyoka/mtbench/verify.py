@@ -8,9 +8,13 @@ the reply it keeps:
 
 - **Sound**: every line has the shape upstream writes (``SingleGradingLine``,
   ``PairJudgmentLine``, ``RakudaPairLine``: a score is a JSON number, never ``true``; a
-  line of trials holds at least one); a single grading judges a question and turn of its
-  benchmark (its variant's) with a score on the benchmark's scale, as the leaderboard
-  checks every line (``leaderboard.check_line``); and no judgment is there twice. A line
+  line of trials holds at least one; an id an integer or one as text); every line is one
+  its benchmark's upstream could have written, checked as every reader of such files
+  checks it (``line_checks``; Rakuda's ``rakuda.MatchChecks``): a question of the
+  benchmark (its variant's) with its id in the question file's JSON type, a turn it
+  judges, the prompt FastChat names for that turn and category, the judged prompt that
+  prompt for that question (here against the prompt itself), a score on the scale, two
+  different models in a pair, one judge a file; and no judgment is there twice. A line
   equal to an earlier one is a copy (a file joined to itself); two different judgments of
   one turn, pair or match are refused where the leaderboard refuses them, and wherever a
   hyoka manifest says hyoka wrote the file (it judges each once). Upstream's files whose
@@ -28,7 +32,9 @@ the reply it keeps:
 
 The answer is "reproduced exactly", the first line that is not sound or differs
 (file:line, field, stored and recomputed values), or "cannot be verified" for a file that
-keeps no judge replies (scores only: Shaberi's files); nothing is written.
+keeps no judge replies (scores only: Shaberi's files) or a line without a field upstream
+writes on every line (``records.SINGLE_FIELDS`` ...: a judged prompt, a reply or a time
+stripped, so what it held is not checked); nothing is written.
 
 Which rules: ``--bench``, else the benchmark the file's own hyoka manifest names, else the
 benchmark whose data folder holds the file (upstream's published judgments); Rakuda's
@@ -52,7 +58,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from hyoka.data import resolve_data_dir
-from hyoka.errors import InputError, MissingDataError
+from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge import (
     RATING_RULES,
     RatingRules,
@@ -65,19 +71,33 @@ from hyoka.judge import (
 )
 from hyoka.mtbench.bench import BENCHES, Bench, BenchSpec, bench_spec
 from hyoka.mtbench.judged_variant import VariantBenches, row_variants
-from hyoka.mtbench.leaderboard import check_line, check_scale, fastchat_lines, judgment_lines
+from hyoka.mtbench.leaderboard import fastchat_lines, fastchat_records, judgment_lines
+from hyoka.mtbench.line_checks import OneJudge, check_line, check_pair, check_scale
 from hyoka.mtbench.rakuda import NAME as RAKUDA
+from hyoka.mtbench.rakuda import (
+    RAKUDA_FIELDS,
+    VERDICT_RULE,
+    MatchChecks,
+    RakudaBench,
+    RakudaPairLine,
+    read_verdict,
+)
 from hyoka.mtbench.rakuda import SPEC as RAKUDA_SPEC
-from hyoka.mtbench.rakuda import VERDICT_RULE, RakudaPairLine, read_verdict
 from hyoka.mtbench.records import (
     G1_WINNER,
     G2_WINNER,
     INCORRECT_LANGUAGE,
     NO_ANSWER,
     NO_RATING,
+    PAIR_FIELDS,
+    SINGLE_FIELDS,
+    VICUNA_PAIR_FIELDS,
     PairJudgmentLine,
     SingleJudgmentLine,
+    TrialsJudgmentLine,
+    absent_fields,
 )
+from hyoka.mtbench.variant import Variant
 from hyoka.providers import KEEP, STRIP_THINK, THINKING_RULES, ThinkingRule, split_thinking
 from hyoka.store import (
     Manifest,
@@ -183,7 +203,9 @@ class Benches:
     def __init__(self, data_dir: Path | str | None) -> None:
         self.data_dir = data_dir
         self._questions: dict[tuple[str, str | None], Bench] = {}
+        self._judged: dict[tuple[str, str | None], Bench] = {}
         self._variants: dict[str, VariantBenches] = {}
+        self._rakuda: RakudaBench | None = None
 
     def questions(self, spec: BenchSpec, variant: str | None = None) -> Bench:
         """The benchmark's questions (its variant's), what a line must judge."""
@@ -193,6 +215,24 @@ class Benches:
                 spec.name, self.data_dir, variant, questions_only=True
             )
         return self._questions[key]
+
+    def judged(self, spec: BenchSpec, variant: str | None = None) -> Bench:
+        """The benchmark (its variant) with its judge prompts and references, what a
+        judged prompt is checked against (``line_checks``); its questions alone where those
+        files are not at hand (a ``MissingDataError`` where the questions are not)."""
+        key = (spec.name, variant)
+        if key not in self._judged:
+            try:
+                self._judged[key] = Bench.load(spec.name, self.data_dir, variant)
+            except DataError:
+                self._judged[key] = self.questions(spec, variant)
+        return self._judged[key]
+
+    def rakuda(self) -> RakudaBench:
+        """Rakuda's questions and prompt (a ``MissingDataError`` where they are not here)."""
+        if self._rakuda is None:
+            self._rakuda = RakudaBench.load(self.data_dir)
+        return self._rakuda
 
     def variants(self, spec: BenchSpec) -> VariantBenches:
         """Its variants whole (prompts and references: what builds a judged prompt)."""
@@ -211,12 +251,13 @@ def verify_file(
     or, for Rakuda, its lines name); ``benches``: what earlier files of the run loaded."""
     manifest = read_manifest(path)
     named = None if manifest is None else manifest.identity.get("benchmark")
+    loaded = benches or Benches(data_dir)
     if bench == RAKUDA or (bench is None and named == RAKUDA):
-        return verify_rakuda(path)
+        return verify_rakuda(path, loaded)
     if bench is None and named is None and _first_fields(path) & {"model1_id", "winner"}:
-        return verify_rakuda(path)  # Rakuda's lines say what they are
+        return verify_rakuda(path, loaded)  # Rakuda's lines say what they are
     spec = judgment_spec(path, bench, data_dir)
-    return verify_judgments(path, spec, data_dir, benches)
+    return verify_judgments(path, spec, data_dir, loaded)
 
 
 def _first_fields(path: Path) -> set[str]:
@@ -243,7 +284,7 @@ def verify_judgments(
         return _verify_singles(path, spec, loaded)
     first = first_object(path)
     if first is not None and "g1_winner" in first:
-        return _verify_pairs(path, spec)
+        return _verify_pairs(path, spec, loaded)
     return _verify_singles(path, spec, loaded)
 
 
@@ -374,6 +415,8 @@ def _verify_singles(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCh
     numbers: set[int] = set()
     replies = False
     difference: str | None = None
+    absent: str | None = None
+    judges = OneJudge(path)
     rating_name = rating.name
     try:
         rows: dict[str, _RowRules] = {}
@@ -394,32 +437,50 @@ def _verify_singles(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCh
             if shaberi:  # its rows are told by the tasks' text
                 text = _rules_text(spec, rating_name, verdict, notes)
                 return JudgmentCheck(path, spec, _count(path), None, text, SHABERI_SCORES_ONLY)
-        for number, line in _single_lines(path, default.bench if shaberi else None):
+        for number, written, singles in _single_records(path, default.bench if shaberi else None):
             numbers.add(number)
-            row = rows.get(line.model, default)
-            try:
-                if row.bench is None:
-                    check_scale(f"{path}:{number}", line, spec)
-                else:
-                    check_line(f"{path}:{number}", line, row.bench)
-            except InputError as exc:
-                raise _UnsoundError(str(exc)) from None
-            label = f"{line.model} question_id {line.question_id} turn {line.turn}" + (
-                "" if line.trial is None else f" trial {line.trial}"
-            )
-            once.see(number, (line.model, line.question_id, line.turn, line.trial), line, label)
-            replies = replies or bool(line.judgment)
-            if difference is None and not shaberi:
-                found = _single(line, row.rating, zeros, thinking)
-                difference = _differs(path, number, found)
+            if absent is None and written is not None:
+                absent = _absent(number, absent_fields(written, SINGLE_FIELDS))
+            for line in singles:
+                row = rows.get(line.model, default)
+                try:
+                    if row.bench is None:
+                        check_scale(f"{path}:{number}", line.score, spec)
+                    else:
+                        check_line(f"{path}:{number}", line, row.bench, fastchat=not shaberi,
+                                   template=True)  # fmt: skip
+                    judges.see(number, line.judge[0])
+                except InputError as exc:
+                    raise _UnsoundError(str(exc)) from None
+                label = f"{line.model} question_id {line.question_id} turn {line.turn}" + (
+                    "" if line.trial is None else f" trial {line.trial}"
+                )
+                key = (line.model, line.question_id, line.turn, line.trial)
+                once.see(number, key, line, label)
+                replies = replies or bool(line.judgment)
+                if difference is None and not shaberi:
+                    found = _single(line, row.rating, zeros, thinking)
+                    difference = _differs(path, number, found)
     except _UnsoundError as exc:
         text = _rules_text(spec, rating_name, verdict, notes)
         return JudgmentCheck(path, spec, len(numbers), str(exc), text, unsound=True)
     text = _rules_text(spec, rating_name, verdict, notes + _repeated_note(once.repeated))
-    unverifiable = SHABERI_SCORES_ONLY if shaberi else None if replies else NO_REPLIES
+    unverifiable = SHABERI_SCORES_ONLY if shaberi else absent or (None if replies else NO_REPLIES)
     if unverifiable is not None and numbers:
         return JudgmentCheck(path, spec, len(numbers), None, text, unverifiable)
     return JudgmentCheck(path, spec, len(numbers), difference, text)
+
+
+def _absent(number: int, fields: Sequence[str]) -> str | None:
+    """Why a file whose line ``number`` lacks ``fields`` cannot be verified (``None``: it
+    lacks none): upstream writes each on every line, and what is not kept is not checked."""
+    if not fields:
+        return None
+    plural = "s" if len(fields) > 1 else ""
+    return (
+        f"line {number} lacks {', '.join(fields)}, {'fields' if plural else 'a field'} "
+        "upstream writes on every line"
+    )
 
 
 def _count(path: Path) -> int:
@@ -435,6 +496,24 @@ def _single_lines(path: Path, shaberi: Bench | None) -> Iterator[tuple[int, Sing
         raise _UnsoundError(str(exc)) from None
 
 
+Written = SingleJudgmentLine | TrialsJudgmentLine
+
+
+def _single_records(
+    path: Path, shaberi: Bench | None
+) -> Iterator[tuple[int, Written | None, list[SingleJudgmentLine]]]:
+    """Each line as written (``None``: a Shaberi row, not FastChat's shape) and as the
+    judgments the leaderboard reads from it (``_single_lines``)."""
+    try:
+        if shaberi is None:
+            yield from fastchat_records(path)
+        else:
+            for number, line in judgment_lines(path, shaberi):
+                yield number, None, [line]
+    except InputError as exc:
+        raise _UnsoundError(str(exc)) from None
+
+
 def _manifest_bench(
     path: Path, spec: BenchSpec, manifest: Manifest | None, benches: Benches
 ) -> Bench:
@@ -446,7 +525,7 @@ def _manifest_bench(
         known = spec.recorded_variant(signed if isinstance(signed, str) else None,
                                       manifest_path(path))  # fmt: skip
         variant = None if known is None else known.name
-    return benches.questions(spec, variant)
+    return benches.judged(spec, variant)
 
 
 def _rows_by_variant(
@@ -470,8 +549,9 @@ def _rows_by_variant(
             by_model[model] = _RowRules(bench, bench.rating_rules)
             shown[candidates[0].name] = shown.get(candidates[0].name, 0) + 1
             continue
-        unproven += 1
-        fitting = [b for v in spec.variants if (b := load(v)) is not None and _fit(b, own)]
+        unproven += 1  # its prompts are none a variant builds: their questions and turns
+        fitting = [b for v in spec.variants if (b := _questions(benches, spec, v)) is not None
+                   and _fit(b, own)]  # fmt: skip
         bench = fitting[0] if fitting else benches.questions(spec)
         by_model[model] = _RowRules(bench, spec.rating_rules)
     parts = [f"{name} ({n} model{'s' if n > 1 else ''})" for name, n in shown.items()]
@@ -485,6 +565,14 @@ def _rows_by_variant(
             "show (the leaderboard ranks them only with --mix-variants)"
         )
     return by_model, told
+
+
+def _questions(benches: Benches, spec: BenchSpec, variant: Variant) -> Bench | None:
+    """``variant``'s questions; ``None`` where its files are missing or not the pinned ones."""
+    try:
+        return benches.questions(spec, variant.name)
+    except DataError:
+        return None
 
 
 def _fit(bench: Bench, lines: Sequence[SingleJudgmentLine]) -> bool:
@@ -510,33 +598,97 @@ def _single(
 # --- pairwise ----------------------------------------------------------------------------
 
 
-def _verify_pairs(path: Path, spec: BenchSpec) -> JudgmentCheck:
+def _verify_pairs(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCheck:
     manifest = read_manifest(path)
     rating, verdict_rule = file_rules(path, spec)
     thinking = _thinking(path, manifest)
     zeros = _zero_rules(manifest, spec.pair_zero_rules)
     notes = [] if manifest is None else [f"thinking {thinking}"]
-    text = _rules_text(spec, rating.name, verdict_rule, notes)
+    fields = VICUNA_PAIR_FIELDS if spec.upstream_pair_fields else PAIR_FIELDS
     once = _Once(path, repeats=False, why="a pair is judged once a turn")
-    numbers = 0
     replies = False
     difference: str | None = None
+    absent: str | None = None
+    candidates, told = pair_benches(path, spec, benches)
     try:
-        for number, line in _records(path, PairJudgmentLine):
-            numbers += 1
+        lines = checked_pairs(path, candidates, told)
+    except InputError as exc:
+        text = _rules_text(spec, rating.name, verdict_rule, notes)
+        return JudgmentCheck(path, spec, 0, str(exc), text, unsound=True)
+    text = _rules_text(spec, rating.name, verdict_rule, notes + told)
+    try:
+        for number, line in lines:
             label = (
                 f"{line.model_1} and {line.model_2} question_id {line.question_id} turn {line.turn}"
             )
             once.see(number, (line.question_id, line.turn, line.models), line, label)
+            absent = absent or _absent(number, absent_fields(line, fields))
             replies = replies or bool(line.g1_judgment or line.g2_judgment)
             if difference is None:
                 found = _pair(line, spec, zeros, verdict_rule, thinking)
                 difference = _differs(path, number, found)
     except _UnsoundError as exc:
-        return JudgmentCheck(path, spec, numbers, str(exc), text, unsound=True)
-    if numbers and not replies:
-        return JudgmentCheck(path, spec, numbers, None, text, NO_REPLIES)
-    return JudgmentCheck(path, spec, numbers, difference, text)
+        return JudgmentCheck(path, spec, len(lines), str(exc), text, unsound=True)
+    unverifiable = absent or (None if replies else NO_REPLIES)
+    if lines and unverifiable is not None:
+        return JudgmentCheck(path, spec, len(lines), None, text, unverifiable)
+    return JudgmentCheck(path, spec, len(lines), difference, text)
+
+
+PairLines = list[tuple[int, PairJudgmentLine]]
+
+
+def pair_benches(
+    path: Path, spec: BenchSpec | None, benches: Benches
+) -> tuple[list[Bench | None], list[str]]:
+    """What the lines of the FastChat pair file ``path`` are checked against
+    (``checked_pairs``): ``spec`` under the variant its manifest records (one this hyoka
+    lacks is an ``InputError`` naming the manifest), else, for a benchmark with variants,
+    each variant whose files are here, in the benchmark's order; ``None`` (the models and
+    the judge only) for a file of no known benchmark, or where its data is missing, which
+    the notes say."""
+    if spec is None:
+        return [None], []
+    manifest = read_manifest(path)
+    try:
+        if manifest is None and spec.variants:
+            load = benches.variants(spec)
+            found = [bench for variant in spec.variants if (bench := load(variant)) is not None]
+            if found:
+                return list(found), []
+        return [_manifest_bench(path, spec, manifest, benches)], []
+    except MissingDataError as exc:
+        return [None], [f"questions and turns not checked: {exc}"]
+
+
+def checked_pairs(path: Path, candidates: Sequence[Bench | None], notes: list[str]) -> PairLines:
+    """Every line of the FastChat pair file ``path``, each checked as every reader checks
+    it (``line_checks.check_pair``: two models, a question and turn of the benchmark, its
+    pair prompt and the prompts judged; one judge a file) against the first of
+    ``candidates`` (``pair_benches``) that every line fits, which ``notes`` gains where
+    there were several; an ``InputError`` names the first line the first candidate
+    refuses."""
+    lines = list(read_records(path, PairJudgmentLine))
+    failed: InputError | None = None
+    for bench in candidates:
+        try:
+            _check_pairs(path, lines, bench)
+        except InputError as exc:
+            failed = failed or exc
+            continue
+        if len(candidates) > 1 and bench is not None and bench.variant is not None:
+            notes.append(f"variant {bench.variant.name}, the first whose questions and "
+                         "prompts every line fits")  # fmt: skip
+        return lines
+    assert failed is not None  # every candidate refused a line
+    raise failed
+
+
+def _check_pairs(path: Path, lines: PairLines, bench: Bench | None) -> None:
+    judges = OneJudge(path)
+    for number, line in lines:
+        check_pair(f"{path}:{number}", line, bench)
+        judges.see(number, line.judge[0])
 
 
 def _pair(
@@ -587,29 +739,40 @@ def _methods(line: PairJudgmentLine, expected: Mapping[str, str | None]) -> Foun
 # --- Rakuda ------------------------------------------------------------------------------
 
 
-def verify_rakuda(path: Path) -> JudgmentCheck:
-    """A Rakuda pair file: each match once (upstream draws it without replacement, hyoka
-    judges it once), its ``winner`` the last digit of its reply (``read_verdict``) under
-    the manifest's thinking rule."""
+def verify_rakuda(path: Path, benches: Benches | None = None) -> JudgmentCheck:
+    """A Rakuda pair file: every line checked as the ranking checks it
+    (``rakuda.MatchChecks``: two models, a Rakuda question, each match once), its
+    ``winner`` the last digit of its reply (``read_verdict``) under the manifest's thinking
+    rule."""
     manifest = read_manifest(path)
     thinking = _thinking(path, manifest)
     notes = "" if manifest is None else f", thinking {thinking}"
+    try:
+        bench: RakudaBench | None = (benches or Benches(None)).rakuda()
+    except MissingDataError as exc:
+        bench = None
+        notes += f", questions not checked: {exc}"
     text = f"{RAKUDA}: verdict {VERDICT_RULE}{notes}"
-    once = _Once(path, repeats=False, why="a match is judged once")
+    checks = MatchChecks(path, bench)
     numbers = 0
     replies = False
     difference: str | None = None
+    absent: str | None = None
     try:
         for number, line in _records(path, RakudaPairLine):
             numbers += 1
-            label = f"{line.model1_id} against {line.model2_id} question_id {line.question_id}"
-            once.see(number, (line.model1_id, line.model2_id, line.question_id), line, label)
+            try:
+                checks.check(number, line)
+            except InputError as exc:
+                raise _UnsoundError(str(exc)) from None
+            absent = absent or _absent(number, absent_fields(line, RAKUDA_FIELDS))
             replies = replies or bool(line.judgment)
             recomputed = read_verdict(split_thinking(line.judgment, thinking).answer)
             if difference is None and not _same(line.winner, recomputed):
                 difference = _differs(path, number, ("winner", line.winner, recomputed))
     except _UnsoundError as exc:
         return JudgmentCheck(path, RAKUDA_SPEC, numbers, str(exc), text, unsound=True)
-    if numbers and not replies:
-        return JudgmentCheck(path, RAKUDA_SPEC, numbers, None, text, NO_REPLIES)
+    unverifiable = absent or (None if replies else NO_REPLIES)
+    if numbers and unverifiable is not None:
+        return JudgmentCheck(path, RAKUDA_SPEC, numbers, None, text, unverifiable)
     return JudgmentCheck(path, RAKUDA_SPEC, numbers, difference, text)

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hyoka.errors import InputError
+from hyoka.errors import InputError, MissingDataError
 from hyoka.judge import (
     METHODS,
     JudgedBy,
@@ -36,6 +36,11 @@ from hyoka.judge import (
     win_share,
 )
 from hyoka.mtbench import PairJudgmentLine, RakudaPairLine, judgment_spec
+from hyoka.mtbench.bench import BenchSpec
+from hyoka.mtbench.line_checks import check_models
+from hyoka.mtbench.rakuda import MatchChecks, RakudaBench
+from hyoka.mtbench.verify import Benches as VerifyBenches
+from hyoka.mtbench.verify import checked_pairs, pair_benches
 from hyoka.report.html import Cell, cell, esc, page, table
 from hyoka.report.svg import IntervalRow, interval_chart
 from hyoka.stats import (
@@ -107,8 +112,11 @@ def _inline_styles(line: PairJudgmentLine) -> tuple[StyleCounts, StyleCounts] | 
     return StyleCounts.of(one), StyleCounts.of(two)
 
 
-def read_pairs(path: Path) -> list[PairOutcome]:
-    """Every pairwise judgment in ``path``; an ``InputError`` (file:line) for anything else."""
+def read_pairs(path: Path, data_dir: Path | None = None) -> list[PairOutcome]:
+    """Every pairwise judgment in ``path``; an ``InputError`` (file:line) for anything else,
+    or for a line no reader of its kind takes: FastChat's and Rakuda's lines are checked as
+    ``hyoka mtbench verify`` checks them (two models, their benchmark's questions and turns
+    in ``data_dir``, one judge a file, each Rakuda match once)."""
     first = _first_object(path)
     if first.get("kind") == "pairwise":
         outcomes = []
@@ -120,15 +128,40 @@ def read_pairs(path: Path) -> list[PairOutcome]:
                     f"{path}:{number}: a pairwise judgment names {len(record.models)} "
                     "model(s) in 'models', not the two it compares"
                 )
+            check_models(f"{path}:{number}", *record.models, ("models[0]", "models[1]"))
             outcomes.append(_from_record(record))
         return outcomes
+    benches = VerifyBenches(data_dir)
     if "g1_winner" in first:
-        return [_from_fastchat(line) for _, line in read_records(path, PairJudgmentLine)]
+        try:
+            candidates, notes = pair_benches(path, _spec(path, data_dir), benches)
+        except InputError:  # a variant this hyoka lacks: the page says so (pairwise_styles)
+            candidates, notes = [None], []
+        lines = checked_pairs(path, candidates, notes)
+        return [_from_fastchat(line) for _, line in lines]
     if "model1_id" in first:
-        return [_from_rakuda(line) for _, line in read_records(path, RakudaPairLine)]
+        try:
+            bench: RakudaBench | None = benches.rakuda()
+        except MissingDataError:  # the models, the judge and each match once still are
+            bench = None
+        checks = MatchChecks(path, bench)
+        outcomes = []
+        for number, line in read_records(path, RakudaPairLine):
+            checks.check(number, line)
+            outcomes.append(_from_rakuda(line))
+        return outcomes
     raise InputError(
         f"{path}:1: not a pairwise judgment (no 'g1_winner', 'model1_id' or kind 'pairwise')"
     )
+
+
+def _spec(path: Path, data_dir: Path | None) -> BenchSpec | None:
+    """The benchmark a FastChat pair file is of, as ``mtbench verify`` tells it; ``None``
+    for neither a manifest nor a data folder naming one."""
+    try:
+        return judgment_spec(path, None, data_dir)
+    except InputError:
+        return None
 
 
 def _from_rakuda(line: RakudaPairLine) -> PairOutcome:

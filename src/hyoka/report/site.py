@@ -94,10 +94,12 @@ def build_report(
     if options.judges:
         say("judges")
         sections.append(_judges(options, pages))
-    if not any(sections):
+    if not any(sections):  # and why each file given was skipped, where one was
+        skipped = f" (skipped: {'; '.join(result.notes)})" if result.notes else ""
         raise InputError(
             "nothing to report: no pfgen run, judgment file or public pfgen result found in "
             + ", ".join(str(p) for p in paths)
+            + skipped
         )
     notes = "".join(f"<li>{esc(n)}</li>" for n in result.notes)
     body = "".join(sections) + (f"<h2>Skipped</h2><ul>{notes}</ul>" if notes else "")
@@ -207,7 +209,7 @@ def _pairwise(
     entries: list[tuple[str, str, str]] = []
     for number, path in enumerate(inputs.pair_files, 1):
         try:
-            outcomes = pw.read_pairs(path)
+            outcomes = pw.read_pairs(path, options.data_dir)
         except HyokaError as exc:
             notes.append(str(exc))
             continue

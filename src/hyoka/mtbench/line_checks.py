@@ -1,0 +1,247 @@
+"""Whether a judgment line is one its benchmark's upstream could have written.
+
+Upstream writes a line per judged turn from the question it judged (FastChat's
+``gen_judgment.py`` ``play_a_match_single``/``play_a_match_pair``, and the forks hyoka reads:
+pfmt-bench-fin-ja's, Stability's, swallow-evaluation's, ja-vicuna-qa-benchmark's
+``MatchPair.play``): the question's id as its question file gives it, a turn the benchmark
+judges, the judge prompt FastChat's ``make_judge_single``/``make_judge_pairwise`` picks for
+that turn and category (``-math`` for the categories judged against a reference, ``-multi-turn``
+for turn 2: ``BenchSpec.judge_prompt_name``) named in ``judge``, and the prompt sent, that
+prompt filled with the question's text and the answers. A pair compares two different
+models, and one file is one judge's. A line that breaks any of these was edited, or belongs
+to another benchmark or variant, and no number read from it means what its row says.
+
+Every reader of judgment files applies these checks, one definition for all: the
+leaderboard and ``mtbench verify`` (single grading), verify and the report's pairwise pages
+(FastChat's pair lines), verify and Rakuda's ranking (its matches, ``rakuda.MatchChecks``).
+The judged prompt is checked against the prompt itself where the benchmark was loaded with
+its judge prompts (``Bench.prompts``) and the line is read under the variant that judged it
+(``judged_variant.prompt_fits``: the fixed text and the question's fields, the answers
+anything), as ``mtbench verify`` reads each row and pair; else (the leaderboard, which reads
+every row under the variant asked for and tells each row's own from its prompts afterwards)
+for the text of every question turn up to the judged one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hyoka.errors import DataError, InputError
+from hyoka.mtbench.bench import Bench, BenchSpec, Question
+from hyoka.mtbench.judged_variant import prompt_fits
+from hyoka.mtbench.records import (
+    NO_RATING,
+    KeepsIdType,
+    PairJudgmentLine,
+    SingleJudgmentLine,
+)
+
+
+def _of(bench: Bench) -> str:
+    """The benchmark as a message names it: with its variant's name where it has one."""
+    title = bench.spec.title
+    return title if bench.variant is None else f"{title} variant {bench.variant.name}"
+
+
+def _elsewhere(bench: Bench) -> str:
+    """Where a line that does not fit ``bench`` may come from, and what to do about it."""
+    if bench.variant is None:
+        return "a judgment file of another benchmark?"
+    return (
+        "judged under another variant? --variant reads it as the one it was judged under, "
+        "--mix-variants ranks rows of several on this one's questions; or a judgment file "
+        "of another benchmark?"
+    )
+
+
+def check_question(where: str, line: KeepsIdType, bench: Bench) -> Question:
+    """The question ``line`` judges, or an ``InputError`` at ``where``: its id must be one
+    of ``bench``'s questions, written as the question file writes it (``11`` or ``"11"``:
+    upstream copies the id from there)."""
+    question = bench.by_id.get(line.question_id)
+    if question is None:
+        if bench.variant is None:
+            what = f"a {bench.spec.title} question"
+        else:
+            what = f"a question of {_of(bench)}"
+        raise InputError(f"{where}: question_id {_json(line.written_id)} is not {what} "
+                         f"({_elsewhere(bench)})")  # fmt: skip
+    if type(line.written_id) is not type(question.written_id):
+        written = "a string" if isinstance(line.written_id, str) else "an integer"
+        raise InputError(
+            f"{where}: question_id {_json(line.written_id)} is written as {written}, but "
+            f"{bench.spec.title}'s question file writes {_json(question.written_id)} (upstream "
+            f"copies a question's id as its question file gives it; {_elsewhere(bench)})"
+        )
+    return question
+
+
+def _json(written: int | str) -> str:
+    """An id as its file spells it: ``11`` or ``"11"``."""
+    return json.dumps(written, ensure_ascii=False)
+
+
+def check_turn(where: str, turn: int, bench: Bench) -> None:
+    """An ``InputError`` at ``where`` unless ``bench`` (its variant) judges ``turn``."""
+    if turn not in bench.turns:
+        judged = ", ".join(str(t) for t in bench.turns)
+        hint = "" if bench.variant is None else " (a file of another variant?)"
+        raise InputError(
+            f"{where}: a judgment of turn {turn}, but {_of(bench)} judges turn {judged} only{hint}"
+        )
+
+
+def check_prompt_name(
+    where: str, name: str, question: Question, turn: int, bench: Bench, *, pairwise: bool
+) -> str:
+    """The judge prompt's name as FastChat picks it for ``turn`` of ``question``, or an
+    ``InputError`` at ``where`` when the line's ``judge`` names another (``name``)."""
+    expected = bench.spec.judge_prompt_name(question.category, turn, pairwise=pairwise)
+    if name != expected:
+        raise InputError(
+            f"{where}: judged with prompt {name!r}, but {bench.spec.title} judges turn {turn} "
+            f"of question {question.written_id} ({question.category}) with {expected!r}"
+        )
+    return expected
+
+
+def check_judged_prompt(
+    where: str,
+    text: str,
+    field: str,
+    question: Question,
+    turn: int,
+    name: str,
+    bench: Bench,
+    *,
+    template: bool,
+) -> None:
+    """An ``InputError`` at ``where`` unless the judged prompt ``text`` (the line's
+    ``field``; empty: none kept, nothing to check) was built for ``turn`` of ``question``:
+    with ``template`` where ``bench`` has its prompts, it is ``bench``'s prompt ``name``
+    filled with the question's fields; else it holds the text of each question turn up to
+    ``turn``."""
+    if not text:
+        return
+    filled = _template(bench, name, question) if template else None
+    if filled is not None:
+        if not prompt_fits(filled[0], filled[1], text):
+            raise InputError(
+                f"{where}: the judged prompt ({field}) is not {_of(bench)}'s {name} prompt "
+                f"for question {question.written_id} turn {turn} ({_elsewhere(bench)})"
+            )
+        return
+    if not all(asked in text for asked in question.turns[:turn]):
+        raise InputError(
+            f"{where}: the judged conversation is not {bench.spec.title} question "
+            f"{question.written_id} turn {turn} ({_elsewhere(bench)})"
+        )
+
+
+def _template(bench: Bench, name: str, question: Question) -> tuple[str, dict[str, str]] | None:
+    """Prompt ``name``'s template and the question's fields it is filled with; ``None``
+    where ``bench`` was loaded without its prompts. A benchmark that has its prompts but not
+    this one (Stability's variants have no pairwise prompt) builds no such line."""
+    if not bench.prompts:
+        return None
+    try:
+        return bench.prompt(name).prompt_template, bench.question_fields(question)
+    except DataError:
+        raise InputError(
+            f"{bench.prompt_path}: {_of(bench)} has no judge prompt {name!r}, which the line names"
+        ) from None
+
+
+def check_scale(where: str, score: float, spec: BenchSpec, *, unrated: bool = True) -> None:
+    """An ``InputError`` at ``where`` unless ``score`` is one the benchmark's rating rules
+    can write: on its scale (``BenchSpec.scale``), an integer where they read one
+    (``BenchSpec.integer_scores``), or -1 for no rating where the file's writer marks one
+    so (``unrated``; Shaberi writes ``null`` instead)."""
+    low, high = spec.scale
+    if unrated and score == NO_RATING:
+        return
+    # compared exactly: a huge integer is no float
+    if low <= score <= high and (not spec.integer_scores or score == int(score)):
+        return
+    kind = "the integers" if spec.integer_scores else ""
+    rating = ", or -1 for no rating" if unrated else ""
+    span = f"{kind} {low} to {high}".strip()
+    raise InputError(f"{where}: score {score} is outside the {spec.title} scale ({span}{rating})")
+
+
+def check_line(
+    where: str,
+    line: SingleJudgmentLine,
+    bench: Bench,
+    *,
+    fastchat: bool = True,
+    template: bool = False,
+) -> None:
+    """An ``InputError`` at ``where`` unless ``line`` judges a question and turn of
+    ``bench`` with the prompt FastChat names for them, its judged prompt that prompt
+    (``template``: the prompt itself, where ``bench`` has it, as ``mtbench verify`` reads a
+    row under the variant its prompts or manifest show; else the question's text, as the
+    leaderboard reads every row under the variant asked for and tells a row's own from its
+    prompts afterwards, ``judged_variant``), and a score on the scale; ``fastchat=False``: a
+    row of Shaberi's, which keeps no prompt."""
+    question = check_question(where, line, bench)
+    check_turn(where, line.turn, bench)
+    if fastchat:
+        name = check_prompt_name(where, line.judge[1], question, line.turn, bench,
+                                 pairwise=False)  # fmt: skip
+        check_judged_prompt(where, line.user_prompt, "user_prompt", question, line.turn, name,
+                            bench, template=template)  # fmt: skip
+    check_scale(where, line.score, bench.spec)  # Shaberi's null is read as -1
+
+
+def check_models(where: str, first: str, second: str, names: tuple[str, str]) -> None:
+    """An ``InputError`` at ``where`` when a pair's two models (fields ``names``) are one."""
+    if first == second:
+        raise InputError(
+            f"{where}: {names[0]} and {names[1]} are both {first!r}: a pair judgment compares "
+            "two different models"
+        )
+
+
+def check_pair(where: str, line: PairJudgmentLine, bench: Bench | None) -> None:
+    """An ``InputError`` at ``where`` unless ``line`` compares two different models on a
+    question and turn of ``bench`` with the pair prompt FastChat names for them, both
+    games' judged prompts that prompt (ja-vicuna-qa-benchmark's lines keep the question
+    instead: its text); ``bench`` ``None``: a file of no known benchmark, its models only."""
+    check_models(where, line.model_1, line.model_2, ("model_1", "model_2"))
+    if bench is None:
+        return
+    question = check_question(where, line, bench)
+    check_turn(where, line.turn, bench)
+    name = check_prompt_name(where, line.judge[1], question, line.turn, bench, pairwise=True)
+    for field in ("g1_user_prompt", "g2_user_prompt"):
+        check_judged_prompt(where, getattr(line, field), field, question, line.turn, name, bench,
+                            template=True)  # fmt: skip
+    asked = (line.model_extra or {}).get("question")
+    if asked is not None and asked != question.turns[0]:
+        raise InputError(
+            f"{where}: the judged question is not {bench.spec.title} question "
+            f"{question.written_id} ({_elsewhere(bench)})"
+        )
+
+
+class OneJudge:
+    """One judge a file: upstream writes each judge's judgments to a file of its own
+    (``<judge>_single.jsonl``, ``<judge>_single/<model>.jsonl``, ``<judge>_pair.jsonl``), as
+    hyoka does; a line naming another judge makes the file's numbers neither judge's."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.first: tuple[int, str] | None = None
+
+    def see(self, number: int, judge: str) -> None:
+        if self.first is None:
+            self.first = (number, judge)
+            return
+        line, name = self.first
+        if judge != name:
+            raise InputError(
+                f"{self.path}:{number}: judged by {judge!r}, but line {line} by {name!r}: a "
+                "judgment file holds one judge's judgments (upstream names it after its judge)"
+            )
