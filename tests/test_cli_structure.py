@@ -276,3 +276,4 @@ def test_every_command_that_calls_a_model_takes_base_url() -> None:
             calling.append(path)
             assert "--base-url" in flags, f"{path} takes a model but no --base-url"
     assert "hyoka refset generate" in calling and "hyoka judge single" in calling
+

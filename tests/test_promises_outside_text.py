@@ -9,6 +9,8 @@ against it, reading what the command printed and the judgments it wrote.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import lzma
 import re
@@ -18,9 +20,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, writable_run_copy
 from hyoka.cli.main import app
-from hyoka.printable import MESSAGE_LIMIT, NAME_LIMIT, printable
+from hyoka.printable import MESSAGE_LIMIT, NAME_LIMIT, one_line, printable
 from wire_servers import OpenAIServer, Reply
 
 JMT = SHARED_DATA / "jmt-bench"
@@ -243,16 +245,21 @@ def _rows_whole(text: str, cell: str) -> None:
     assert f"| {cell} |" in text or f"| {cell} (" in text, text
 
 
+def _rakuda_questions() -> list[str]:
+    """The ids of Rakuda's questions, in its file's order."""
+    questions = (SHARED_DATA / "rakuda" / "questions.jsonl").read_text("utf-8").splitlines()
+    return [json.loads(line)["question_id"] for line in questions]
+
+
 def _rakuda_judgments(tmp_path: Path, first: str) -> Path:
     """A Rakuda pair file of two models, ``first`` and ``b``, where each wins some games."""
     path = tmp_path / "rakuda_pair.jsonl"
     lines = [
-        {"question_id": str(q), "model1_id": m1, "model2_id": m2, "winner": w,
+        {"question_id": q, "model1_id": m1, "model2_id": m2, "winner": w,
          "judge": ["gpt-4", "pair-ja"]}
-        for q, (m1, m2, w) in enumerate(
-            [(first, "b", 1), ("b", first, 1), (first, "b", 3), ("b", first, 2),
-             (first, "b", 2), ("b", first, 3)] * 2
-        )
+        for q, (m1, m2, w) in zip(_rakuda_questions(), [
+            (first, "b", 1), ("b", first, 1), (first, "b", 3), ("b", first, 2),
+            (first, "b", 2), ("b", first, 3)] * 2, strict=False)
     ]  # fmt: skip
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
     return path
@@ -385,3 +392,135 @@ def test_printable_json_is_the_same_value_and_a_markdown_cell_one_cell() -> None
         assert _ACTING.search(shown) is None and "日本語" in shown
         assert printable_json(shown) == shown
     assert markdown_cell("a|b\\\nc\u2028d") == "a\\|b\\\\ c d"
+
+
+# --- a name inside a line of text ----------------------------------------------------------
+
+#: a folder's or a model's name that ends its line and poses as hyoka's own error line
+LINE_BREAKING = "o\x1b[31mrg\nerror: forged"
+
+
+def test_a_folder_name_with_a_line_break_is_one_line_of_pfgen_verify(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, index_cache_dir: Path
+) -> None:
+    """``pfgen verify`` names each run folder in its verdict: a folder named with a line
+    break is shown on that one line, its break escaped, not as a forged ``error:`` line."""
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(index_cache_dir))
+    run = writable_run_copy("openai/chatgpt-o1/9a61e92", tmp_path / "res" / LINE_BREAKING)
+    result = CliRunner().invoke(app, ["pfgen", "verify", str(tmp_path / "res")])
+    assert result.exit_code == 0, result.output
+    _assert_shown_safely(result.output)
+    assert f"{printable(str(run))}: reproduced exactly" in result.stdout
+
+
+def test_a_name_with_a_line_break_is_one_line_of_every_note(tmp_path: Path) -> None:
+    """A model's name in a leaderboard's note (an incomplete row), Rakuda's line saying
+    who never loses, and the rankings' ``Only in the ranking`` stay one line each."""
+    shown = printable(one_line(LINE_BREAKING))  # a document's line: each break a space
+    published = SHARED_DATA / "pfmt-bench-fin-ja/model_judgment/gpt-4o-mini_single/gpt-4.jsonl"
+    partial = published.read_text("utf-8").splitlines()[:-6]
+    source = tmp_path / "partial.jsonl"
+    source.write_text("".join(line + "\n" for line in partial), "utf-8")
+    judged = _with_model(source, tmp_path / "judged.jsonl", LINE_BREAKING)
+    for fmt in ("md", "csv"):
+        board = CliRunner().invoke(
+            app, ["mtbench", "leaderboard", "--judgments", str(judged), "--format", fmt]
+        )
+        assert board.exit_code == 0, board.output
+        _assert_shown_safely(board.output)
+        assert f"{shown}: incomplete, " in board.stdout
+
+    winner = tmp_path / "rakuda_pair.jsonl"
+    games = [(LINE_BREAKING, "b", 1), ("b", LINE_BREAKING, 2)] * 3 + [("b", "c", 1), ("c", "b", 1)]
+    winner.write_text(
+        "".join(json.dumps({"question_id": question, "model1_id": m1, "model2_id": m2,
+                            "winner": w, "judge": ["j", "pair-ja"]}) + "\n"
+                for question, (m1, m2, w) in zip(_rakuda_questions(), games, strict=False)),
+        "utf-8",
+    )  # fmt: skip
+    for fmt in ("md", "csv"):
+        ranked = CliRunner().invoke(
+            app, ["mtbench", "leaderboard", "--bench", "rakuda", "--judgments", str(winner),
+                  "--format", fmt, "--rounds", "3"],
+        )  # fmt: skip
+        assert ranked.exit_code == 0, ranked.output
+        _assert_shown_safely(ranked.output)
+        assert f"ratings n/a: no finite maximum ({shown} never loses)" in ranked.stdout
+
+    three = tmp_path / "three"
+    three.mkdir()
+    for name in ("gpt-4", "claude-2.1", "gpt-35-turbo"):
+        (three / f"{name}.jsonl").write_bytes((published.parent / f"{name}.jsonl").read_bytes())
+    _with_model(published.parent / "claude-3-haiku-20240307.jsonl", three / "x.jsonl",
+                LINE_BREAKING)  # fmt: skip
+    reference = tmp_path / "reference.csv"
+    reference.write_text("model,score\ngpt-4,8\nclaude-2.1,7\nb,5\ngpt-35-turbo,4\n", "utf-8")
+    compared = CliRunner().invoke(
+        app, ["judge", "rankings", "--judgments", str(three), "--reference", str(reference),
+              "--resamples", "20"],
+    )  # fmt: skip
+    assert compared.exit_code == 0, compared.output
+    _assert_shown_safely(compared.output)
+    assert f"Only in the ranking: {shown}\n" in compared.stdout
+
+
+#: a model's name whose CSV field, printed as it is, would end its record and forge a line
+CSV_BREAKING = "evil\r\nerror: forged"
+
+
+def test_a_csv_field_with_a_line_break_is_shown_escaped_and_written_whole(
+    tmp_path: Path,
+) -> None:
+    """``--format csv`` keeps a name whole in its quoted field: printed, the field's line
+    breaks are escaped (as Markdown and JSON show them); written with ``--output`` the file
+    holds the name as it is, which a CSV reader reads back."""
+    run = writable_run_copy("openai/chatgpt-o1/9a61e92", tmp_path / "res")
+    for name in ("config.json", "result.json"):
+        data = json.loads((run / name).read_text("utf-8"))
+        config = data["config"] if name == "result.json" else data
+        config["model"] = CSV_BREAKING
+        (run / name).write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    published = SHARED_DATA / "pfmt-bench-fin-ja/model_judgment/gpt-4o-mini_single/gpt-4.jsonl"
+    judged = _with_model(published, tmp_path / "judged.jsonl", CSV_BREAKING)
+    commands = {
+        "pfgen": ["pfgen", "leaderboard", str(tmp_path / "res"), "--format", "csv"],
+        "mtbench": ["mtbench", "leaderboard", "--judgments", str(judged), "--format", "csv"],
+    }
+    for what, args in commands.items():
+        shown = CliRunner().invoke(app, args)
+        assert shown.exit_code == 0, shown.output
+        _assert_shown_safely(shown.output)
+        assert '"evil\\r\\nerror: forged",' in shown.stdout, shown.stdout
+        written = tmp_path / f"{what}.csv"
+        result = CliRunner().invoke(app, [*args, "--output", str(written)])
+        assert result.exit_code == 0, result.output
+        text = written.read_bytes().decode("utf-8")
+        assert '"evil\r\nerror: forged",' in text
+        records = list(csv.reader(io.StringIO(text, newline="")))
+        named = [cell for row in records for cell in row if "evil" in cell]
+        assert named[:1] == [CSV_BREAKING]
+
+
+def test_csv_text_quotes_whatever_a_reader_would_split_and_is_shown_one_field_a_line() -> None:
+    """A bare carriage return (which ``csv.writer`` leaves unquoted under a ``\\n`` line
+    end) and a leading ``#`` (a comment to many readers) are quoted too: read back, each
+    record is the one written; shown, only the records' own line breaks remain."""
+    from hyoka.printable import csv_text, printable_csv
+
+    rows: list[list[object]] = [
+        ["model", "score"],
+        ["a\rb", 1.5],
+        ["#c", None],
+        ['d "e",\nf', True],
+    ]
+    text = csv_text(rows, ['a note, "quoted', "two\nlines"])
+    assert text == (
+        'model,score\n"a\rb",1.5\n"#c",\n"d ""e"",\nf",True\n# a note, "quoted\n# two lines\n'
+    )
+    read = list(csv.reader(io.StringIO(text, newline="")))
+    assert read[:4] == [["model", "score"], ["a\rb", "1.5"], ["#c", ""], ['d "e",\nf', "True"]]
+    assert printable_csv(text).splitlines() == [
+        "model,score", '"a\\rb",1.5', '"#c",', '"d ""e"",\\nf",True', '# a note, "quoted',
+        "# two lines",
+    ]  # fmt: skip
+

@@ -19,11 +19,16 @@ must stay JSON: each such character becomes its ``\\u`` escape, which decodes to
 value (``json.dumps`` escapes the C0 controls but writes DEL, the C1 controls and the
 bidirectional overrides as they are). A Markdown table cell (``markdown_cell``) must stay
 one cell: a line break would end its row and let a name forge the next, a ``|`` add a cell.
+A line of a document (a note, a title) holds a name on one line (``one_line``). CSV
+(``csv_text``, every command's one writer) keeps each value whole in its quoted field,
+line breaks included: a file written is data. Shown on a terminal (``printable_csv``) a
+field's line breaks are escaped, as JSON's are, so no name starts a line of its own.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 #: Characters a terminal may act on besides tab and newline: the other C0 controls, DEL
 #: and the C1 controls, the line and paragraph separators, the bidirectional marks and
@@ -83,3 +88,41 @@ def one_line(text: str) -> str:
     """``text`` with each line break (any ``str.splitlines`` splits at) a space: a name
     inside a line of Markdown (a table's cell, a list's item) that cannot end it."""
     return " ".join(text.splitlines())
+
+
+def csv_text(rows: Iterable[Sequence[object]], comments: Iterable[str] = ()) -> str:
+    """``rows`` as CSV records (``None`` an empty field), then each of ``comments`` on a
+    ``#`` line of its own, made one line: what every command writes for ``--format csv``.
+
+    A field is quoted, its ``"`` doubled, where it holds a comma, a quote or a line break
+    (a carriage return too, which Python's ``csv`` leaves bare under a ``\\n`` line end,
+    and which ends a record for most readers), or starts with ``#`` (a record is never
+    read as a comment); else written as it is, as ``csv.writer`` writes it. So in the text
+    a ``"`` only opens or closes a field, and only a comment starts with ``#``:
+    ``printable_csv`` tells the line breaks inside fields from those between records."""
+    lines = []
+    for row in rows:
+        fields = [_csv_field(value) for value in row]
+        lines.append('""' if fields == [""] else ",".join(fields))
+    lines.extend(f"# {one_line(comment)}" for comment in comments)
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _csv_field(value: object) -> str:
+    text = "" if value is None else str(value)
+    if text.startswith("#") or _CSV_QUOTED.search(text):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+_CSV_QUOTED = re.compile('[,"\r\n]')
+#: A comment line, or a quoted field (``csv_text``'s: nothing else holds a ``"``)
+_CSV_COMMENT_OR_FIELD = re.compile(r'^#[^\n]*|"(?:[^"]|"")*"', re.MULTILINE)
+
+
+def printable_csv(text: str) -> str:
+    """CSV text of ``csv_text`` made printable for a terminal: each quoted field on one line
+    (its line breaks and tabs escaped, as ``printable`` shows them), the records' line
+    breaks kept, so a name with a line break shows where it is, not as a line of its own."""
+    fields_one_line = _CSV_COMMENT_OR_FIELD.sub(lambda match: printable(match.group()), text)
+    return printable(fields_one_line, lines=True)

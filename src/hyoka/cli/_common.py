@@ -35,11 +35,15 @@ raised while a command runs becomes one ``warning:`` line on stderr, every time.
 becomes one ``interrupted:`` line saying what was kept and how to go on, and exit code 130.
 Each of those lines is made printable (``hyoka.printable``): a message may quote a server
 or a file, and no escape sequence or line break in it reaches the terminal to clear the
-screen or forge a line. Every string the consoles print (tables, notes), and text a
-command writes whole (``echo``: Markdown, CSV), is made printable too, its tabs and line
-breaks kept; JSON is printed by ``echo_json`` (or ``echo``'s ``json_text``), made printable
-as JSON. A line that quotes a file's or a model's name is printed by ``say``, never read
-as rich markup.
+screen or forge a line. Every string the consoles print (a line, a table's cell, a
+note) is made printable on one line: its line breaks shown escaped, so a name from outside
+formatted into it (a run folder, a model) cannot end it and pose as a line of hyoka's own,
+wherever it is printed; a command prints several lines as several strings. Text a command
+writes whole (``echo``: Markdown, CSV) keeps its line breaks, so the renderers build it one
+line per line (``hyoka.printable.one_line``; a CSV field's line breaks are shown escaped,
+``csv_text``); JSON is printed by ``echo_json`` (or ``echo``'s ``json_text``), made
+printable as JSON. A line that quotes a file's or a model's name is printed by ``say``,
+never read as rich markup; commands print no line any other way (``typer.echo`` only here).
 
 Only typer and the standard library are imported here at module level, so that a command
 module importing its flags from here pays nothing more: rich (``console``, ``err_console``,
@@ -60,7 +64,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 import typer
 
 from hyoka.errors import HyokaError, HyokaWarning, InputError
-from hyoka.printable import printable, printable_json
+from hyoka.printable import printable, printable_csv, printable_json
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -252,12 +256,15 @@ def _made_console(stderr: bool, columns: str | None) -> Console:
     from rich.console import Console
 
     class Shown(Console):
-        """A console that makes every string it renders printable (tables' cells, notes)
-        before rich reads it: rich passes escape sequences in text through to the terminal.
-        It reads no emoji codes either: ``:smile:`` in a file's name is shown as written."""
+        """A console that makes every string it renders printable and one line (a line,
+        a table's cell, a note) before rich reads it: rich passes escape sequences in text
+        through to the terminal, and a line break inside a value formatted into a line
+        would let it forge the next. The rule is here, where every string passes, not at
+        each place a name is formatted, where the next one could forget it. It reads no
+        emoji codes either: ``:smile:`` in a file's name is shown as written."""
 
         def render_str(self, text: str, **options: Any) -> Text:
-            return super().render_str(printable(text, lines=True), **options)
+            return super().render_str(printable(text), **options)
 
     return Shown(stderr=stderr, emoji=False)
 
@@ -305,12 +312,20 @@ def progress_bar(
     return make(_console(True), rate=rate, remaining=remaining, transient=transient)
 
 
-def echo(text: str, *, nl: bool = True, json_text: bool = False) -> None:
+def echo(text: str, *, nl: bool = True, json_text: bool = False, csv_text: bool = False) -> None:
     """``text`` on stdout as it is (a rendered table, Markdown, CSV), made printable with
-    its tabs and line breaks kept: names in it come from files and servers. ``json_text``:
-    ``text`` is JSON, made printable as JSON (``printable_json``: the same value, where
-    ``printable``'s escapes would be no JSON)."""
-    typer.echo(printable_json(text) if json_text else printable(text, lines=True), nl=nl)
+    its tabs and line breaks kept: names in it come from files and servers, and its
+    renderer put each on one line. ``json_text``: ``text`` is JSON, made printable as JSON
+    (``printable_json``: the same value, where ``printable``'s escapes would be no JSON);
+    ``csv_text``: ``text`` is CSV (``hyoka.printable.csv_text``), its fields' line breaks
+    shown escaped (``printable_csv``), as a file written with ``--output`` keeps them."""
+    if json_text:
+        shown = printable_json(text)
+    elif csv_text:
+        shown = printable_csv(text)
+    else:
+        shown = printable(text, lines=True)
+    typer.echo(shown, nl=nl)
 
 
 def echo_json(value: Any, *, indent: int | None = 2) -> None:
@@ -323,7 +338,8 @@ def echo_json(value: Any, *, indent: int | None = 2) -> None:
 def say(text: str, *, err: bool = False) -> None:
     """A line of plain text on stdout (``err``: stderr) that quotes a file's or a model's
     name: never read as markup (``[bold]`` in a name is shown, not applied) or emoji
-    codes, never highlighted, never wrapped (paths stay whole), made printable."""
+    codes, never highlighted, never wrapped (paths stay whole), made printable on one line
+    (a line break in it shown as ``\\n``: ``say("")`` prints an empty line)."""
     _console(err).print(text, markup=False, emoji=False, highlight=False, soft_wrap=True)
 
 

@@ -97,7 +97,8 @@ def show_beside_public(ours: RunSummary, data_dir: Path | None) -> None:
     beside = public_neighbours(ours, data_dir)
     if beside is None:
         return
-    say(f"\nBeside the public results in {beside.public}:")
+    say("")
+    say(f"Beside the public results in {beside.public}:")
     echo(render_leaderboard(beside.rows, "md", first_rank=beside.first_rank))
 
 

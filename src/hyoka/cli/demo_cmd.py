@@ -119,4 +119,5 @@ def _print_written(folder: Path) -> None:
     from hyoka.store import pfgen_runs
 
     name = pfgen_runs.RESULT_FILE
-    say(f"\n{name} written to {folder / name}")
+    say("")
+    say(f"{name} written to {folder / name}")

@@ -116,7 +116,7 @@ def meta_command(
     )
     text = render_judge_meta(judge_meta(sources, settings), fmt.value)
     if output is None:
-        echo(text, nl=False, json_text=fmt.value == "json")
+        echo(text, nl=False, json_text=fmt.value == "json", csv_text=fmt.value == "csv")
         return
     atomic_write_text(output, text)
     say(f"wrote {output}", err=True)

@@ -255,7 +255,7 @@ def pairwise_command(
         echo_json(run.to_json(), indent=1)
         fail_if_no_verdict(report, judge, out, "pair(s)")
         return
-    typer.echo(
+    say(
         f"{report.judged} pair(s) judged, {report.done_before} already done; "
         f"{stats.requests} judge call(s), {stats.cache_hits} from cache; tokens: "
         f"{stats.usage.prompt_tokens} in, {stats.usage.completion_tokens} out "

@@ -158,7 +158,7 @@ def rankings_command(
     if published is not None:
         rankings.append(published)
     report = rankings_report(rankings[0], rankings[1], settings)
-    _write(render_rankings(report, fmt.value), output, fmt.value == "json")
+    _write(render_rankings(report, fmt.value), output, fmt.value)
 
 
 @reports_errors
@@ -219,7 +219,7 @@ def curve_command(
     report = question_curve(
         ranking, _sizes(sizes), repeats=repeats, target=target, settings=settings
     )
-    _write(render_curve(report, fmt.value), output, fmt.value == "json")
+    _write(render_curve(report, fmt.value), output, fmt.value)
 
 
 def _sizes(text: str | None) -> tuple[int, ...] | None:
@@ -257,9 +257,9 @@ def _rankings(
     return found
 
 
-def _write(text: str, output: Path | None, json_text: bool) -> None:
+def _write(text: str, output: Path | None, fmt: str) -> None:
     if output is None:
-        echo(text, nl=False, json_text=json_text)
+        echo(text, nl=False, json_text=fmt == "json", csv_text=fmt == "csv")
         return
     from hyoka.cli._common import say
     from hyoka.store import atomic_write_text

@@ -214,7 +214,9 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"hyoka {__version__}")
+        from hyoka.cli._common import echo
+
+        echo(f"hyoka {__version__}")
         raise typer.Exit()
 
 

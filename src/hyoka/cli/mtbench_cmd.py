@@ -272,7 +272,7 @@ def leaderboard_command(
                   per_turn=per_turn, interval=interval, length=length,
                   grades=grades)  # fmt: skip
     if output is None:
-        echo(text, nl=False, json_text=fmt == "json")
+        echo(text, nl=False, json_text=fmt == "json", csv_text=fmt == "csv")
     else:
         from hyoka.store import atomic_write_text
 
@@ -312,7 +312,10 @@ def _rakuda_leaderboard(
     if fmt == "json":
         echo_json(ranked.to_json())
         return
-    echo(ranked.render("md" if fmt == "md" else "csv" if fmt == "csv" else "plain"))
+    if fmt == "csv":
+        echo(ranked.render("csv"), csv_text=True)
+    else:
+        echo(ranked.render("md" if fmt == "md" else "plain"))
 
 
 @reports_errors
@@ -444,7 +447,7 @@ def generate_command(
 
         report = asyncio.run(go())
     stats = client.stats
-    typer.echo(
+    say(
         f"{report.generated} dialogue(s) answered, {report.done_before} already done "
         f"({report.template or template} template); {report.injections} injection(s) caught "
         f"({injection}), {report.empty} empty answer(s)"
@@ -729,7 +732,7 @@ def _judge_turns(
     )
     usage = client.stats.usage
     cost = cost_usd(usage, price_in, price_out)
-    typer.echo(
+    say(
         f"{report.judged} turn(s) judged, {report.done_before} already done: "
         f"{report.reasons[NO_ANSWER]} no answer, {report.reasons[INCORRECT_LANGUAGE]} wrong "
         f"language ({check}), {report.unrated} without a rating; {report.judge_calls} judge "
@@ -756,7 +759,7 @@ def _judge_rakuda(plan: JudgePlan[Any], client: ModelClient) -> None:
     say(f"Judgment file: {plan.output}", err=True)
     report, (judged,) = run_plans(client, [("matches", plan)], rate=False)
     winners = Counter(str(line.winner) for line in judged.lines)
-    typer.echo(
+    say(
         f"{report.judged} match(es) judged, {report.done_before} already done: first shown "
         f"won {winners['1']}, second won {winners['2']}, tie {winners['3']}, no verdict "
         f"{winners['error']}; {report.judge_calls} judge call(s), {client.stats.cache_hits} "
@@ -810,7 +813,7 @@ def _judge_pairs(
     answered = run_judge(judged.run)
     print_table(win_table(method_counts(lines, methods), len(lines), controlled, [answered]))
     if against is not None and controlled:
-        typer.echo(
+        say(
             f"length-controlled: a model's win rate against {against[0]} were their answers "
             "to each turn equally long (alpaca_eval's logistic model; lengths in characters)"
         )
@@ -829,7 +832,7 @@ def _judge_pairs(
         )
     usage = client.stats.usage
     cost = cost_usd(usage, price_in, price_out)
-    typer.echo(
+    say(
         f"{report.judged} turn(s) judged, {report.done_before} already done: "
         f"{report.ruled} decided by a rule ({', '.join(plan.run.rules) or 'none'}); "
         f"{report.judge_calls} judge call(s), {client.stats.cache_hits} from cache, "
@@ -858,7 +861,7 @@ def variants_command(bench: BenchOption = "jmt-bench") -> None:
 
     spec = bench_spec(bench)
     if not spec.variants:
-        typer.echo(f"{spec.title} has no variants: its data manifest pins one set of files")
+        say(f"{spec.title} has no variants: its data manifest pins one set of files")
         return
     from rich.table import Table
 

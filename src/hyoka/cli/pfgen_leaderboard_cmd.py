@@ -74,7 +74,12 @@ def leaderboard_command(
             print_warning(message)
     text = render_leaderboard(rows, fmt.value, links_from=links_from)
     if output is None:
-        echo(text, nl=False, json_text=fmt is LeaderboardFormat.JSON)
+        echo(
+            text,
+            nl=False,
+            json_text=fmt is LeaderboardFormat.JSON,
+            csv_text=fmt is LeaderboardFormat.CSV,
+        )
         return
     atomic_write_text(output, text)  # a failure is the store's one-line WriteError
     err_console.print(

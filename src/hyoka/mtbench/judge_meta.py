@@ -38,8 +38,6 @@ template:
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,7 +60,7 @@ from hyoka.mtbench.judge_scores import (
     on_scale,
 )
 from hyoka.mtbench.records import G1_LETTER, G2_LETTER
-from hyoka.printable import markdown_cell, one_line
+from hyoka.printable import csv_text, markdown_cell, one_line
 from hyoka.providers import Usage
 from hyoka.signature import Signature, SignatureType
 from hyoka.stats import (
@@ -766,12 +764,9 @@ def render_judge_meta(meta: JudgeMeta, fmt: str) -> str:
     if fmt == "json":
         return json_text(meta.to_json(), indent=1)
     if fmt == "csv":
-        buffer = io.StringIO()
         flat = [_flat(row) for row in meta.rows]
-        writer = csv.DictWriter(buffer, fieldnames=list(flat[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(flat)
-        return buffer.getvalue()
+        fields = list(flat[0])
+        return csv_text([fields, *([row.get(name) for name in fields] for row in flat)])
     single = [row for row in meta.rows if row.kind == "single"]
     bias = [row for row in meta.rows if row.shows_bias]
     parts = [
@@ -783,7 +778,7 @@ def render_judge_meta(meta: JudgeMeta, fmt: str) -> str:
     if meta.notes:
         notes = "".join(f"- {one_line(note)}\n" for note in meta.notes)
         parts.append(f"Notes (why a cell is empty):\n\n{notes}")
-    parts.append(f"Signature: `{meta.signature}`\n")
+    parts.append(f"Signature: `{one_line(str(meta.signature))}`\n")
     return "\n".join(part for part in parts if part)
 
 

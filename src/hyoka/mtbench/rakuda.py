@@ -30,9 +30,7 @@ message, and upstream's answer line (``question_id`` the question's text id).
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import random
 import re
@@ -72,7 +70,7 @@ from hyoka.mtbench.line_checks import OneJudge, check_models
 from hyoka.mtbench.pairwise import refuse_trials
 from hyoka.mtbench.records import AnswerChoice
 from hyoka.mtbench.variant import Variant
-from hyoka.printable import markdown_cell, printable
+from hyoka.printable import csv_text, markdown_cell, one_line, printable
 from hyoka.providers import (
     DEFAULT_THINKING,
     GenerationRequest,
@@ -597,29 +595,28 @@ class RakudaRanking:
     def render(self, fmt: Literal["md", "csv", "plain"] = "plain") -> str:
         """Rank, model, bootstrap median, ±1σ and the point fit (one decimal; ``n/a:
         <why>`` where a fit has no finite maximum), then why, the home advantage with its
-        percentiles, the matches and the signature."""
+        percentiles, the matches and the signature, each a line of its own (CSV: a ``#``
+        comment) and one line (a reason names models)."""
         header = ["Rank", "Model", "Median", "-1σ", "+1σ", "MLE"]
         unranked = self.ranking.unranked  # no order to rank: by name
         rows = [
             ["n/a" if unranked else str(number), m.model, *self.ranking.row_cells(m)]
             for number, m in enumerate(self.ranking.models, start=1)
         ]
+        notes = [
+            *self._notes(),
+            f"home advantage {self.ranking.advantage_text()}; {self.ranking.matches} "
+            f"matches; signature: {self.signature.line}",
+        ]
         if fmt == "csv":
-            buffer = io.StringIO()
-            csv.writer(buffer, lineterminator="\n").writerows([header, *rows])
-            lines = [buffer.getvalue().removesuffix("\n")]
-        elif fmt == "md":
+            return csv_text([header, *rows], notes).removesuffix("\n")
+        if fmt == "md":
             lines = [f"| {' | '.join(markdown_cell(cell) for cell in row)} |"
                      for row in (header, *rows)]  # fmt: skip
             lines.insert(1, "|" + "|".join(["---"] * len(header)) + "|")
         else:  # a name on one line, as in every table
             lines = [" | ".join(printable(cell) for cell in row) for row in (header, *rows)]
-        lines += self._notes()
-        lines.append(
-            f"home advantage {self.ranking.advantage_text()}; {self.ranking.matches} "
-            f"matches; signature: {self.signature.line}"
-        )
-        return "\n".join(lines)
+        return "\n".join([*lines, *map(one_line, notes)])
 
 
 def rank_rakuda(

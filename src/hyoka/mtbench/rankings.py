@@ -28,8 +28,6 @@ models).
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +50,7 @@ from hyoka.mtbench.judge_scores import (
 from hyoka.mtbench.leaderboard import build_leaderboard, display_name, judgment_files
 from hyoka.mtbench.report import board_judges
 from hyoka.mtbench.trials import IntervalSettings, question_cells, score_draws
+from hyoka.printable import csv_text, one_line
 from hyoka.signature import SIGNATURE_KEY
 from hyoka.stats import (
     RankingComparison,
@@ -371,7 +370,8 @@ def _judge_row(side: str, ranking: Ranking) -> tuple[str, str, str]:
 
 
 def render_rankings(report: RankingsReport, fmt: str) -> str:
-    """The comparison as a Markdown table with notes, CSV rows, or JSON."""
+    """The comparison as a Markdown table with notes, CSV rows, or JSON; a line naming
+    a ranking or models holds them on one line (they come from files)."""
     if fmt == "json":
         return json_text(report.to_json(), indent=2)
     from hyoka.printable import markdown_cell  # a judge's name in a cell comes from a file
@@ -379,12 +379,7 @@ def render_rankings(report: RankingsReport, fmt: str) -> str:
     rows = _statistics(report)
     signature = report.comparison.signature
     if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(["statistic", "value", "note"])
-        writer.writerows(rows)
-        writer.writerow(["signature", signature.line, ""])
-        return buffer.getvalue()
+        return csv_text([("statistic", "value", "note"), *rows, ("signature", signature.line, "")])
     lines = [
         f"Ranking: {report.ranking.shown}",
         f"Reference: {report.reference.shown}",
@@ -403,7 +398,7 @@ def render_rankings(report: RankingsReport, fmt: str) -> str:
     for ranking in (report.ranking, report.reference):
         lines += [f"{ranking.name}: {note}" for note in ranking.notes]
     lines.append(f"signature: {signature.line}")
-    return "\n".join(lines) + "\n"
+    return "".join(f"{one_line(line)}\n" for line in lines)
 
 
 def default_sizes(questions: int, steps: int = 8) -> tuple[int, ...]:
@@ -461,20 +456,17 @@ def question_curve(
 
 
 def render_curve(report: CurveReport, fmt: str) -> str:
-    """The curve as a Markdown table with its conclusion, CSV rows, or JSON."""
+    """The curve as a Markdown table with its conclusion, CSV rows, or JSON; the
+    ranking's name and notes on one line each."""
     if fmt == "json":
         return json_text(report.to_json(), indent=2)
     points = report.curve.points
     if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(["questions", "separability", "lowest", "highest", "agreement_with_full",
-                         "agreement_lowest", "agreement_highest"])  # fmt: skip
-        for p in points:
-            writer.writerow([p.questions, *(_plain(v, 4) for v in (
-                p.separability, p.lowest, p.highest, p.agreement, p.agreement_lowest,
-                p.agreement_highest))])  # fmt: skip
-        return buffer.getvalue()
+        header = ("questions", "separability", "lowest", "highest", "agreement_with_full",
+                  "agreement_lowest", "agreement_highest")  # fmt: skip
+        return csv_text([header, *([p.questions, *(_plain(v, 4) for v in (
+            p.separability, p.lowest, p.highest, p.agreement, p.agreement_lowest,
+            p.agreement_highest))] for p in points)])  # fmt: skip
     total = report.ranking.questions
     lines = [
         f"Ranking: {report.ranking.shown} ({len(report.ranking.refit_models)} models, "
@@ -505,4 +497,4 @@ def render_curve(report: CurveReport, fmt: str) -> str:
         lines.append(f"{report.ranking.name}: judged by {judges_shown(report.ranking.judges)}")
     lines += [f"{report.ranking.name}: {note}" for note in report.ranking.notes]
     lines.append(f"signature: {report.curve.signature.line}")
-    return "\n".join(lines) + "\n"
+    return "".join(f"{one_line(line)}\n" for line in lines)

@@ -44,8 +44,6 @@ n/a, and the signature; JSON gives every row a ``bradley_terry_from_grades`` obj
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from fractions import Fraction
 from typing import Any, Literal
@@ -63,7 +61,7 @@ from hyoka.mtbench.trials import (
     swallow_figure,
     table_separability,
 )
-from hyoka.printable import markdown_cell
+from hyoka.printable import csv_text, markdown_cell, one_line
 from hyoka.signature import SIGNATURE_KEY
 from hyoka.stats import Interval, rating_text
 
@@ -338,23 +336,20 @@ def render(
         found = to_json(board, interval, length, grades)
         return json.dumps(found, ensure_ascii=False, indent=2) + "\n"
     if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
+        records: list[list[object]] = []
         for turn in turns:
             rows = table_rows(board, turn, interval, length, grades)
-            writer.writerow(["Turns", *rows[0]])
+            records.append(["Turns", *rows[0]])
             label = "both" if turn is None else str(turn)
-            writer.writerows([label, *row] for row in rows[1:])
-        return buffer.getvalue() + "".join(
-            f"# {note}\n" for note in notes(board, interval, tuple(turns), length, grades)
-        )
+            records += ([label, *row] for row in rows[1:])
+        return csv_text(records, notes(board, interval, tuple(turns), length, grades))
     titles = {**_TITLES, None: "All questions"} if len(board.bench.turns) == 1 else _TITLES
     parts = [
         f"### {titles[turn]}\n\n{_markdown(table_rows(board, turn, interval, length, grades))}\n"
         for turn in turns
     ]
     return "\n".join(parts) + "".join(
-        f"\n{note}\n" for note in notes(board, interval, tuple(turns), length, grades)
+        f"\n{one_line(note)}\n" for note in notes(board, interval, tuple(turns), length, grades)
     )
 
 

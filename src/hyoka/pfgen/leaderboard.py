@@ -21,8 +21,6 @@ checkout the table is byte for byte the one its README holds.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import os
@@ -36,7 +34,7 @@ from hyoka.errors import InputError
 from hyoka.pfgen.choices import LeaderboardFormat
 from hyoka.pfgen.provenance import CUSTOM_DATA, data_id, number_differences, pinned_metadata_hash
 from hyoka.pfgen.summary import RunSummary, result_problem
-from hyoka.printable import markdown_cell
+from hyoka.printable import csv_text, markdown_cell, one_line
 from hyoka.signature import SIGNATURE_KEY, Signature, common_signature
 from hyoka.store import pfgen_runs
 
@@ -302,20 +300,22 @@ class Flags:
         return f"{MARKER}{number}"
 
     def note_line(self, number: int) -> str:
+        """What footnote ``number`` says, on one line (its fields come from files)."""
         what = "data" if number in self.unsigned else "signature"
-        return f"{MARKER}{number} {what} differs from the common one: " + "; ".join(
-            self.notes[number]
+        return one_line(
+            f"{MARKER}{number} {what} differs from the common one: " + "; ".join(self.notes[number])
         )
 
     def footer(self) -> list[str]:
-        """The lines under a table: the common signature and data, then the footnotes."""
+        """The lines under a table: the common signature and data, then the footnotes, each
+        one line (a signature's and a data's fields come from files)."""
         line = self.common.line if self.common is not None else "none (no row written by hyoka)"
         lines = [f"signature: {line}"]
         data = self.data.line()
         if data is not None:
             lines.append(data)
         lines.extend(self.note_line(number) for number in self.notes)
-        return lines
+        return [one_line(line) for line in lines]
 
 
 def _render_markdown(rows: Sequence[RunSummary], first_rank: int) -> str:
@@ -337,17 +337,15 @@ def _render_markdown(rows: Sequence[RunSummary], first_rank: int) -> str:
         )
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    lines.extend(" ".join(line.splitlines()) for line in flags.footer())
+    lines.extend(flags.footer())
     return "\n".join(lines) + "\n"
 
 
 def _render_csv(rows: Sequence[RunSummary], first_rank: int) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
     flags = Flags.of(rows)
+    records: list[Sequence[object]] = [CSV_COLUMNS]
     for position, (number, s) in enumerate(enumerate(rows, first_rank)):
-        writer.writerow(
+        records.append(
             (
                 _rank_cell(number, s),
                 s.model,
@@ -367,9 +365,7 @@ def _render_csv(rows: Sequence[RunSummary], first_rank: int) -> str:
                 s.data or "",
             )
         )
-    for line in flags.footer():
-        buffer.write(f"# {line}\n")
-    return buffer.getvalue()
+    return csv_text(records, flags.footer())
 
 
 def _render_json(rows: Sequence[RunSummary], first_rank: int) -> str:
