@@ -524,3 +524,129 @@ def test_csv_text_quotes_whatever_a_reader_would_split_and_is_shown_one_field_a_
         "# two lines",
     ]  # fmt: skip
 
+
+# --- a server's reply that no JSON reader can take, or whose counts are no counts ----------
+
+#: an array nested deeper than Python's JSON decoder goes (its recursion limit)
+TOO_DEEP = b"[" * 1_100 + b"]" * 1_100
+KEY = "test-key-0123456789"
+
+
+def _counted(body: dict[str, Any], counts: dict[str, str]) -> bytes:
+    """``body`` as JSON with each of ``counts``' fields set to the raw JSON text given
+    (``1e400``, which Python reads as infinity; ``NaN``, which it reads at all)."""
+    text = json.dumps(body)
+    for name, raw in counts.items():
+        text, found = re.subn(f'"{name}": -?[0-9]+', f'"{name}": {raw}', text)
+        assert found == 1, (name, text)
+    return text.encode()
+
+
+def _openai(counts: dict[str, str]) -> bytes:
+    return _counted(
+        {"id": "x", "object": "chat.completion", "created": 1, "model": "gpt-4-0613",
+         "choices": [{"index": 0, "message": {"role": "assistant", "content": "[[5]]"},
+                      "finish_reason": "stop"}],
+         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}},
+        counts,
+    )  # fmt: skip
+
+
+def _anthropic(counts: dict[str, str]) -> bytes:
+    from wire_servers import anthropic_message
+
+    return _counted(anthropic_message("[[5]]"), counts)
+
+
+def _gemini(counts: dict[str, str]) -> bytes:
+    from wire_servers import gemini_candidate, gemini_response
+
+    return _counted(gemini_response([gemini_candidate("[[5]]")]), counts)
+
+
+MALFORMED = [
+    ("openai", TOO_DEEP, "the server sent malformed JSON (nested too deeply to read)"),
+    ("openai", _openai({"prompt_tokens": "1e400", "completion_tokens": "NaN"}),
+     "usage.prompt_tokens: inf is no count of tokens"),
+    ("openai", _openai({"prompt_tokens": "-5"}), "usage.prompt_tokens: -5 is no count of tokens"),
+    ("openai", _openai({"completion_tokens": "2.5"}),
+     "usage.completion_tokens: 2.5 is no count of tokens"),
+    ("anthropic", TOO_DEEP, "the response body is not JSON (nested too deeply to read)"),
+    ("anthropic", _anthropic({"input_tokens": "1e400", "output_tokens": "NaN"}), "garbled body"),
+    ("anthropic", _anthropic({"input_tokens": "-5"}), "garbled body"),
+    ("google", TOO_DEEP, "the response body is not JSON (nested too deeply to read)"),
+    ("google", _gemini({"promptTokenCount": "1e400"}),
+     "(usage_metadata.promptTokenCount: Input should be a finite number)"),
+    ("google", _gemini({"promptTokenCount": "-5"}), "garbled body"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("provider", "body", "said"), MALFORMED)
+def test_a_reply_nested_too_deeply_or_counting_no_tokens_is_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str, body: bytes, said: str
+) -> None:
+    """A 200 reply nested deeper than Python's JSON decoder goes (a RecursionError), or
+    whose usage holds no count of tokens (``1e400`` read as infinity: an OverflowError
+    in ``int``; ``NaN``, ``-5``, ``2.5``), is a malformed reply like any other: retried,
+    then the one ``error:`` line naming the judge, never a traceback, never counted.
+    The client's waits between retries are made instant here; every attempt is real."""
+    import functools
+
+    import hyoka.providers.client as client
+    from wire_servers import AnthropicServer, GeminiServer
+
+    monkeypatch.setattr(
+        client, "RetryPolicy", functools.partial(client.RetryPolicy, base_delay=0, max_delay=0)
+    )
+    servers = {"openai": OpenAIServer, "anthropic": AnthropicServer, "google": GeminiServer}
+    judges = {"openai": "openai/gpt-4-0613", "anthropic": "anthropic/claude-3-5-sonnet-20241022",
+              "google": "google/gemini-1.5-pro-002"}  # fmt: skip
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+    with servers[provider](api_key=KEY if provider != "openai" else "") as server:
+        server.script(*[Reply(200, body)] * client.RetryPolicy().max_attempts)
+        result = CliRunner().invoke(
+            app,
+            ["mtbench", "judge", "--bench", "jmt-bench", "--variant", "stability@aed16da",
+             "-j", judges[provider], "--base-url", server.base_url, "--limit", "1",
+             "--layout", "upstream", "--output-dir", str(tmp_path / "out"), "-a", str(ANSWERS)],
+        )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert not isinstance(result.exception, (RecursionError, OverflowError, ValueError))
+    (error,) = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert error.startswith(f"error: {judges[provider]}: ") and said in error, error
+    assert error.endswith("(gave up after 6 attempts)"), error
+
+
+def test_a_stored_reply_counting_no_tokens_is_asked_again(tmp_path: Path) -> None:
+    """The response cache reads a stored reply as a server's: one whose usage holds no
+    count of tokens (here ``-5``, written into the database) is a miss, and the judge is
+    asked again, never counted as having cost ``-5`` tokens."""
+    import sqlite3
+
+    def judge(out: str) -> Result:
+        return CliRunner().invoke(
+            app,
+            ["mtbench", "judge", "--bench", "jmt-bench", "--variant", "stability@aed16da",
+             "-j", "openai/gpt-4-0613", "--base-url", server.base_url, "--limit", "1",
+             "--layout", "upstream", "--output-dir", str(tmp_path / out), "-a", str(ANSWERS)],
+        )  # fmt: skip
+
+    with OpenAIServer() as server:
+        server.reply_to_all = "評価：[[7]]"
+        first = judge("first")
+        assert first.exit_code == 0, first.output
+        asked = server.served
+        with sqlite3.connect(tmp_path / "cache" / "responses.sqlite3") as db:
+            stored = db.execute("SELECT key, response FROM responses").fetchall()
+            assert stored
+            for key, response in stored:
+                changed = re.sub(r'"prompt_tokens":\d+', '"prompt_tokens":-5', response)
+                assert changed != response
+                db.execute("UPDATE responses SET response = ? WHERE key = ?", (changed, key))
+        again = judge("again")
+        assert again.exit_code == 0, again.output
+        assert server.served == 2 * asked  # every stored reply was asked again
+    assert "-5" not in again.output
+    written = (tmp_path / "again" / "gpt-4-0613_single.jsonl").read_text("utf-8").splitlines()
+    assert [json.loads(line)["score"] for line in written] == [7]

@@ -192,6 +192,10 @@ class AnthropicProvider(Provider):
             raise TransientError(f"{self._where()}: the response body is not a message") from None
         except json.JSONDecodeError:
             raise TransientError(f"{self._where()}: the response body is not JSON") from None
+        except RecursionError:  # nested deeper than Python's JSON decoder goes
+            raise TransientError(
+                f"{self._where()}: the response body is not JSON (nested too deeply to read)"
+            ) from None
         if not isinstance(message, AnthropicMessage):
             raise TransientError(f"{self._where()}: the response body is not a message")
         return message

@@ -46,6 +46,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import pydantic
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
@@ -298,6 +299,15 @@ class GoogleProvider(Provider):
             return TransientError(f"{self._where()}: {what} ({detail})")
         if isinstance(exc, json.JSONDecodeError):
             return TransientError(f"{self._where()}: the response body is not JSON")
+        if isinstance(exc, RecursionError):  # nested deeper than Python's JSON decoder goes
+            return TransientError(
+                f"{self._where()}: the response body is not JSON (nested too deeply to read)"
+            )
+        if isinstance(exc, pydantic.ValidationError):  # the SDK's reading of the response
+            return TransientError(
+                f"{self._where()}: the response is not a generateContent response "
+                f"({server_text(_first_problem(exc), self._redact)})"
+            )
         return None
 
     def _status_error(self, exc: genai_errors.APIError) -> ProviderError:
@@ -316,6 +326,16 @@ class GoogleProvider(Provider):
 
     def _redact(self, text: str) -> str:
         return self._secrets.scrub(text)
+
+
+def _first_problem(exc: pydantic.ValidationError) -> str:
+    """Where the SDK found the response wrong and why (``usageMetadata.promptTokenCount:
+    Input should be a finite number``), without the value, which is the server's."""
+    problems = exc.errors(include_url=False, include_input=False)
+    if not problems:
+        return "invalid"
+    where = ".".join(str(part) for part in problems[0]["loc"])
+    return f"{where}: {problems[0]['msg']}"
 
 
 def _cause(exc: Exception) -> BaseException | None:

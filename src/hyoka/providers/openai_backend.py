@@ -43,6 +43,7 @@ from hyoka.providers.types import (
     TokenLogprob,
     TopLogprob,
     Usage,
+    token_count,
 )
 
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
@@ -226,6 +227,10 @@ class OpenAIProvider(Provider):
             ) from None
         except ValueError as exc:  # json.JSONDecodeError from a garbled body
             raise TransientError(f"{self._spec}: the server sent malformed JSON ({exc})") from None
+        except RecursionError:  # a body nested deeper than Python's JSON decoder goes
+            raise TransientError(
+                f"{self._spec}: the server sent malformed JSON (nested too deeply to read)"
+            ) from None
         try:
             if request.is_chat:
                 choices = tuple(_chat_choice(choice) for choice in raw.choices)
@@ -286,11 +291,13 @@ class OpenAIProvider(Provider):
 
 
 def _usage(raw: Any) -> Usage:
+    """The reply's token counts (a missing one is 0); one that is no count (``1e400``,
+    ``NaN``, ``-1``, ``2.5``) makes the reply malformed: ``token_count``'s ValueError."""
     if raw is None:
         return Usage()
     return Usage(
-        prompt_tokens=int(raw.prompt_tokens or 0),
-        completion_tokens=int(raw.completion_tokens or 0),
+        prompt_tokens=token_count(raw.prompt_tokens or 0, "usage.prompt_tokens"),
+        completion_tokens=token_count(raw.completion_tokens or 0, "usage.completion_tokens"),
     )
 
 

@@ -7,9 +7,18 @@ is a clear error before any work starts, whatever backend would have received it
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from hyoka.printable import NAME_LIMIT, printable
 
@@ -116,11 +125,37 @@ class Choice(BaseModel):
     reasoning: str | None = None
 
 
+def token_count(value: object, name: str) -> int:
+    """``value`` as a count of tokens: a whole number, not negative (a JSON ``12.0`` is 12);
+    anything else a server or a stored reply may hold (``1e400`` read as infinity, ``NaN``,
+    ``-1``, ``2.5``, a string, ``true``) is no count, and a ``ValueError`` names ``name``
+    and the value (cut short): a reply that says it cost that is malformed, never counted
+    (``int(inf)`` raised an ``OverflowError`` past every backend's checks)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        whole: int | None = int(value)
+    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        whole = int(value)
+    else:
+        whole = None
+    if whole is not None and whole >= 0:
+        return whole
+    raise ValueError(f"{name}: {printable(repr(value), limit=40)} is no count of tokens")
+
+
 class Usage(BaseModel):
+    """The tokens a call cost, as its server counted them: whole numbers, never negative
+    (``token_count``), wherever a usage is built: every backend's reply and a stored one
+    read back from the response cache (where another is a miss, asked again)."""
+
     model_config = ConfigDict(frozen=True)
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+    @field_validator("prompt_tokens", "completion_tokens", mode="before")
+    @classmethod
+    def _a_count(cls, value: object, info: ValidationInfo) -> int:
+        return token_count(value, info.field_name or "tokens")
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
