@@ -206,6 +206,16 @@ def test_an_id_in_another_json_type_than_the_question_files_is_refused(tmp_path:
         assert result.exit_code == 1
         assert f"{floating}:1: not a SingleGradingLine record" in result.output
         assert "question_id" in result.output and "0.0" in result.output
+    # Stability's 2023 lines with integer ids: no variant's question file writes them so
+    old = [r | {"question_id": int(r["question_id"])} for r in _rows(JMT, 6)]
+    integers = _write(tmp_path / "jmt" / "gpt-4_single.jsonl", old)
+    result = _verify("jmt-bench", integers)
+    assert result.exit_code == 1 and "not a sound judgment file" in result.output
+    result = _board("jmt-bench", integers, "--variant", "stability@aed16da")
+    assert result.exit_code == 1
+    assert "judged prompts are those of none of this hyoka's Japanese MT-bench variants" in (
+        result.stderr
+    )
 
 
 def test_a_line_without_the_fields_upstream_writes_cannot_be_verified(tmp_path: Path) -> None:

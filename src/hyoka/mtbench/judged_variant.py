@@ -68,9 +68,10 @@ def prompt_fits(template: str, known: Mapping[str, str], text: str) -> bool:
 
 def builds(bench: Bench, line: SingleJudgmentLine) -> bool:
     """Whether ``bench``'s variant builds ``line``'s judged prompt: its question and turn
-    are ones it judges, and the user message is its prompt for them, whatever the answers."""
+    are ones it judges, the id is written as its question file writes it (upstream copies
+    it from there), and the user message is its prompt for them, whatever the answers."""
     question = bench.by_id.get(line.question_id)
-    if question is None or line.turn not in bench.turns:
+    if question is None or line.turn not in bench.turns or not line.same_id_type(question):
         return False
     try:
         template = bench.judge_prompt(question, line.turn).prompt_template

@@ -55,10 +55,12 @@ def _elsewhere(bench: Bench) -> str:
     )
 
 
-def check_question(where: str, line: KeepsIdType, bench: Bench) -> Question:
+def check_question(
+    where: str, line: KeepsIdType, bench: Bench, *, id_type: bool = True
+) -> Question:
     """The question ``line`` judges, or an ``InputError`` at ``where``: its id must be one
-    of ``bench``'s questions, written as the question file writes it (``11`` or ``"11"``:
-    upstream copies the id from there)."""
+    of ``bench``'s questions, and (``id_type``) written as its question file writes it
+    (``11`` or ``"11"``: upstream copies the id from there)."""
     question = bench.by_id.get(line.question_id)
     if question is None:
         if bench.variant is None:
@@ -67,11 +69,11 @@ def check_question(where: str, line: KeepsIdType, bench: Bench) -> Question:
             what = f"a question of {_of(bench)}"
         raise InputError(f"{where}: question_id {_json(line.written_id)} is not {what} "
                          f"({_elsewhere(bench)})")  # fmt: skip
-    if type(line.written_id) is not type(question.written_id):
+    if id_type and not line.same_id_type(question):
         written = "a string" if isinstance(line.written_id, str) else "an integer"
         raise InputError(
             f"{where}: question_id {_json(line.written_id)} is written as {written}, but "
-            f"{bench.spec.title}'s question file writes {_json(question.written_id)} (upstream "
+            f"{_of(bench)}'s question file writes {_json(question.written_id)} (upstream "
             f"copies a question's id as its question file gives it; {_elsewhere(bench)})"
         )
     return question
@@ -134,7 +136,7 @@ def check_judged_prompt(
         return
     if not all(asked in text for asked in question.turns[:turn]):
         raise InputError(
-            f"{where}: the judged conversation is not {bench.spec.title} question "
+            f"{where}: the judged conversation is not {_of(bench)} question "
             f"{question.written_id} turn {turn} ({_elsewhere(bench)})"
         )
 
@@ -176,22 +178,26 @@ def check_line(
     bench: Bench,
     *,
     fastchat: bool = True,
-    template: bool = False,
+    as_judged: bool = False,
 ) -> None:
     """An ``InputError`` at ``where`` unless ``line`` judges a question and turn of
-    ``bench`` with the prompt FastChat names for them, its judged prompt that prompt
-    (``template``: the prompt itself, where ``bench`` has it, as ``mtbench verify`` reads a
-    row under the variant its prompts or manifest show; else the question's text, as the
-    leaderboard reads every row under the variant asked for and tells a row's own from its
-    prompts afterwards, ``judged_variant``), and a score on the scale; ``fastchat=False``: a
-    row of Shaberi's, which keeps no prompt."""
-    question = check_question(where, line, bench)
+    ``bench`` with the prompt FastChat names for them, its judged prompt that prompt, and a
+    score on the scale; ``fastchat=False``: a row of Shaberi's, which keeps no prompt.
+
+    ``as_judged``: ``bench`` is the variant that judged the line (``mtbench verify`` reads
+    each row under the variant its manifest or prompts show), so the id is in its question
+    file's type and the judged prompt is its prompt itself, where ``bench`` has its prompts.
+    Else (the leaderboard reads every row under the variant asked for and tells each row's
+    own from its prompts afterwards, ``judged_variant``, which checks the id's type) the
+    judged prompt holds the question's text, and the id's type is checked for a benchmark
+    of one question file (no variants)."""
+    question = check_question(where, line, bench, id_type=as_judged or bench.variant is None)
     check_turn(where, line.turn, bench)
     if fastchat:
         name = check_prompt_name(where, line.judge[1], question, line.turn, bench,
                                  pairwise=False)  # fmt: skip
         check_judged_prompt(where, line.user_prompt, "user_prompt", question, line.turn, name,
-                            bench, template=template)  # fmt: skip
+                            bench, template=as_judged)  # fmt: skip
     check_scale(where, line.score, bench.spec)  # Shaberi's null is read as -1
 
 

@@ -98,6 +98,11 @@ class KeepsIdType(BaseModel):
         made from this one."""
         return self.question_id if self._id_text is None else self._id_text
 
+    def same_id_type(self, question: KeepsIdType) -> bool:
+        """Whether this record writes its id in the JSON type ``question``'s file does (a
+        judgment or answer of it, as upstream writes one, copies the id from there)."""
+        return type(self.written_id) is type(question.written_id)
+
 
 def _decimal(text: str) -> bool:
     """Whether ``text`` is an integer as ``str(int)`` writes it (``"11"``, never ``"011"``,

@@ -448,7 +448,7 @@ def _verify_singles(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCh
                         check_scale(f"{path}:{number}", line.score, spec)
                     else:
                         check_line(f"{path}:{number}", line, row.bench, fastchat=not shaberi,
-                                   template=True)  # fmt: skip
+                                   as_judged=True)  # fmt: skip
                     judges.see(number, line.judge[0])
                 except InputError as exc:
                     raise _UnsoundError(str(exc)) from None
@@ -578,7 +578,7 @@ def _questions(benches: Benches, spec: BenchSpec, variant: Variant) -> Bench | N
 def _fit(bench: Bench, lines: Sequence[SingleJudgmentLine]) -> bool:
     try:
         for line in lines:
-            check_line("", line, bench)
+            check_line("", line, bench, as_judged=True)
     except InputError:
         return False
     return True
