@@ -9,13 +9,19 @@ say what the commands' own docstrings say.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import importlib
 import inspect
 import json
 import os
 import subprocess
 import sys
+import textwrap
+import typing
 from pathlib import Path
+from typing import Any
 
+import pydantic
 import pytest
 import typer
 import typer.main
@@ -265,15 +271,110 @@ def _leaf_commands() -> list[tuple[str, Command]]:
     return found
 
 
+def _names_a_model(kind: Any, depth: int = 2) -> bool:
+    """Whether records of ``kind`` (a dataclass or a pydantic model) hold a ``model``, in
+    themselves or in a record they hold (a settings file's generation settings)."""
+    if isinstance(kind, type) and issubclass(kind, pydantic.BaseModel):
+        fields = {name: info.annotation for name, info in kind.model_fields.items()}
+    elif isinstance(kind, type) and dataclasses.is_dataclass(kind):
+        fields = typing.get_type_hints(kind)
+    else:
+        return False
+    return "model" in fields or (
+        depth > 0 and any(_names_a_model(field, depth - 1) for field in fields.values())
+    )
+
+
+def _reads_a_model_from_a_file(callback: Any) -> bool:
+    """Whether a command's function calls a function of hyoka's that returns records
+    naming a model (``refset.load_generate_file``): it calls the model a file names."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(callback)))
+    imported = {
+        alias.asname or alias.name: (node.module, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("hyoka")
+        for alias in node.names
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            found = imported.get(node.func.id)
+            if found is None:
+                continue
+            function = getattr(importlib.import_module(found[0]), found[1])
+            if not isinstance(function, type) and _names_a_model(_returned(function)):
+                return True
+    return False
+
+
+def _returned(function: Any) -> Any:
+    """What ``function`` is annotated to return, the type itself (its other annotations may
+    name types imported for type checkers only); ``None`` for one its module cannot name."""
+    annotation = inspect.signature(function).return_annotation
+    if not isinstance(annotation, str):
+        return annotation
+    try:
+        return eval(annotation, vars(inspect.getmodule(function)))
+    except NameError:
+        return None
+
+
 def test_every_command_that_calls_a_model_takes_base_url() -> None:
-    """A model or judge (``-m``/``-j``) may be served by a local OpenAI-compatible server,
-    which only ``--base-url`` names (``-o base_url=...`` is refused, since the URL is
-    redacted where stored): a command taking one without the other could not reach it."""
-    calling = []
+    """A model or judge (``-m``/``-j``, or the model a settings file names) may be served
+    by a local OpenAI-compatible server, which only ``--base-url`` names (``-o
+    base_url=...`` is refused, since the URL is redacted where stored): a command calling
+    one without that flag could not reach it."""
+    calling, from_files = [], []
     for path, command in _leaf_commands():
         flags = {flag for param in command.params for flag in getattr(param, "opts", [])}
         if flags & {"-m", "-j"}:
             calling.append(path)
-            assert "--base-url" in flags, f"{path} takes a model but no --base-url"
+        elif command.callback is not None and _reads_a_model_from_a_file(command.callback):
+            from_files.append(path)
+        else:
+            continue
+        assert "--base-url" in flags, f"{path} calls a model but takes no --base-url"
     assert "hyoka refset generate" in calling and "hyoka judge single" in calling
+    assert from_files == ["hyoka refset plan"]
 
+
+def test_help_is_shown_as_written() -> None:
+    """A command's help and its options' are rich markup to typer: a TOML table written
+    ``[plan]`` in them was read as a style and vanished (``(default: )``). Every text
+    reads the same rendered."""
+    from rich.markup import render
+
+    for path, command in _leaf_commands():
+        texts = [command.help or "", *(getattr(param, "help", None) or "" for param in
+                                        command.params)]  # fmt: skip
+        for text in texts:
+            assert render(text).plain == text, f"{path}: {text!r}"
+
+
+def test_commands_print_lines_only_through_the_printable_printers() -> None:
+    """A line a command prints goes through ``_common`` (``say``, ``echo``, the consoles,
+    the error and warning lines), where every string is made printable and a line is one
+    line: a ``typer.echo`` or ``print`` elsewhere would print a name from a file or a
+    server as it is, its escape sequences acting and its line breaks forging lines."""
+    found = []
+    for path in sorted(CLI.glob("*.py")):
+        if path.name == "_common.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            called = node.func
+            if isinstance(called, ast.Name) and called.id == "print":
+                found.append(f"{path.name}:{node.lineno} print")
+            elif (
+                isinstance(called, ast.Attribute)
+                and called.attr in ("echo", "secho", "write")
+                and isinstance(called.value, ast.Name)
+                and called.value.id in ("typer", "click")
+            ) or (
+                isinstance(called, ast.Attribute)
+                and called.attr == "write"
+                and isinstance(called.value, ast.Attribute)
+                and called.value.attr in ("stdout", "stderr")
+            ):
+                found.append(f"{path.name}:{node.lineno} {ast.unparse(called)}")
+    assert found == []

@@ -335,3 +335,38 @@ def test_a_bad_flag_fails_before_the_calibration_runs(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1 and "does not exist" in result.output
     assert "calibrating" not in result.output
+
+
+def test_plan_calibrates_the_files_model_at_the_base_url_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--base-url`` names the server the file's model is called at, as ``refset
+    generate``'s does: the calibration's requests reach it, and the plan's JSON keeps the
+    URL with its password redacted."""
+    from hyoka.providers import URL_REDACTED
+    from wire_servers import OpenAIServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    config = _write(
+        tmp_path / "gen.toml",
+        f'work = "w"\nbenchmark = "{DATA}"\nmodel = "openai/my-model"\nset_name = "s"\n'
+        'questions = ["Q01"]\nnum_examples = 1\nmax_tokens = 8\nanswers = 10\nbatch_size = 2\n'
+        "concurrency = 2\n[plan]\ncalibration_answers = 4\n",
+    )
+    out = tmp_path / "plan.json"
+    with OpenAIServer() as server:
+        server.reply_to_all = "答え。"
+        host = server.base_url.removeprefix("http://")
+        result = runner.invoke(
+            app,
+            ["refset", "plan", str(config), "--base-url", f"http://me:hunter2@{host}",
+             "--json", str(out), "--data-dir", str(SHARED_DATA)],
+        )  # fmt: skip
+        asked = server.served
+    assert result.exit_code == 0, result.output
+    assert asked == 4  # the calibration's answers, each one request
+    text = out.read_text(encoding="utf-8")
+    assert "hunter2" not in text and "hunter2" not in result.output
+    options = json.loads(text)["settings"]["generation"]["options"]
+    assert options["base_url"] == f"http://{URL_REDACTED}@{host}"
+    assert json.loads(text)["calibration"]["answers"] == 4

@@ -183,7 +183,7 @@ def generate_command(
     its batch in flight.
 
     --base-url names a local OpenAI-compatible server (a settings file gives it as
-    [options] base_url); it is kept in generation.json with any secret in it redacted.
+    options.base_url); it is kept in generation.json with any secret in it redacted.
 
     Examples: hyoka refset generate work -m vllm/pfnet/plamo-100b --set-name P --answers
     100000; hyoka refset generate work -m openai/my-model --base-url
@@ -309,7 +309,9 @@ def normalise_command(
 @reports_errors
 def filter_rules_command(
     work: Work,
-    rules: Annotated[Path | None, typer.Option(help="NG rules (TOML, [[ng]] entries).")] = None,
+    rules: Annotated[
+        Path | None, typer.Option(help="NG rules (TOML, an array of ng tables).")
+    ] = None,
     question: Questions = None,
     executor: ExecutorOption = Executor.LOCAL,
 ) -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from hyoka.cli import _common
-from hyoka.cli._common import DataDirOption, reports_errors
+from hyoka.cli._common import BaseUrlOption, DataDirOption, reports_errors
 from hyoka.cli._tables import print_table
 
 if TYPE_CHECKING:
@@ -29,7 +29,8 @@ def plan_command(
     workers: Annotated[
         int | None,
         typer.Option(
-            "--workers", min=1, help="Workers to calibrate and plan for (default: [plan]).",
+            "--workers", min=1,
+            help="Workers to calibrate and plan for (default: the file's plan.workers).",
             show_default=False,
         ),
     ] = None,
@@ -37,7 +38,8 @@ def plan_command(
         int | None,
         typer.Option(
             "--calibration-answers", min=1,
-            help="Answers per worker in the calibration (default: [plan], 20).",
+            help="Answers per worker in the calibration (default: the file's "
+            "plan.calibration_answers, else 20).",
             show_default=False,
         ),
     ] = None,
@@ -80,6 +82,7 @@ def plan_command(
                      help="Completion tokens per answer there (default: measured with "
                      "20-shot prompts, else 100).", show_default=False),
     ] = None,
+    base_url: BaseUrlOption = None,
     data_dir: DataDirOption = None,
 ) -> None:  # fmt: skip
     """Estimate answers, tokens and time from a short measured run; the papers' in GPU-hours.
@@ -88,6 +91,8 @@ def plan_command(
     settings, executor and workers, in a temporary folder removed afterwards; the estimate
     scales it to the file's questions x answers, and the papers' 150 million answers (seed
     000 §3.2.1) are written in GPU-hours per model, every assumption printed beside them.
+    --base-url names the OpenAI-compatible server the file's model is called at (the
+    file's options.base_url otherwise), kept in --json with any secret in it redacted.
     Example: hyoka refset plan generate.toml --workers 4 --json plan.json
     """
     from hyoka.errors import InputError
@@ -103,6 +108,8 @@ def plan_command(
     from hyoka.store import atomic_write_text
 
     settings = load_generate_file(config)
+    if base_url:
+        settings = settings.served_at(base_url)
     source = benchmark_source(settings.benchmark, data_dir)
     questions = source.select(list(settings.questions) or None)
     workers = workers or settings.plan.workers

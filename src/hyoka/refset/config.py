@@ -7,7 +7,7 @@ anything runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -142,6 +142,17 @@ class GenerateFile:
     questions: tuple[str, ...]
     snippets: Path | None
     plan: PlanSection
+
+    def served_at(self, base_url: str) -> GenerateFile:
+        """These settings with the model served at ``base_url`` (an OpenAI-compatible
+        server's URL): the file's ``base_url`` option replaced, as ``--base-url`` gives it,
+        where every generation setting stays the file's (where the model answers is not
+        what it answers)."""
+        options = {**self.generation.options, "base_url": base_url}
+        generation = GenerateConfig.model_validate(
+            {**self.generation.model_dump(), "options": options}
+        )
+        return replace(self, generation=generation)
 
 
 def load_generate_file(path: Path) -> GenerateFile:

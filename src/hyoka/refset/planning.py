@@ -564,7 +564,11 @@ def plan_record(
         SIGNATURE_KEY: signature.to_json(),
         "settings": {
             "file": str(settings.path),
-            "generation": settings.generation.model_dump(mode="json"),
+            # its URLs redacted, as generation.json keeps them: a password stays unwritten
+            "generation": {
+                **settings.generation.model_dump(mode="json"),
+                "options": settings.generation.identity()["options"],
+            },
             "questions": list(settings.questions),
             "plan": settings.plan.model_dump(mode="json"),
         },
