@@ -171,8 +171,8 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
             ),
             "verify": CommandSpec(
                 _CLI + "mtbench_cmd:verify_command",
-                "Check that every score and verdict of judgment files follows from their "
-                "stored replies.",
+                "Check that judgment files are sound and every score and verdict follows from "
+                "their stored replies.",
             ),
             "leaderboard": CommandSpec(
                 _CLI + "mtbench_cmd:leaderboard_command",

@@ -11,7 +11,15 @@ from hyoka.mtbench.answers import (
     model_answer_file,
     model_name,
 )
-from hyoka.mtbench.bench import BENCHES, SHORT_NAMES, Bench, bench_spec, parse_layout
+from hyoka.mtbench.bench import (
+    BENCHES,
+    SHORT_NAMES,
+    Bench,
+    BenchSpec,
+    Question,
+    bench_spec,
+    parse_layout,
+)
 from hyoka.mtbench.choices import (
     FormatChoice,
     InjectionChoice,
@@ -50,6 +58,7 @@ from hyoka.mtbench.judge_meta import (
 )
 from hyoka.mtbench.judge_scores import Sources as JudgeSources
 from hyoka.mtbench.judge_scores import published_sources
+from hyoka.mtbench.judged_variant import row_variants
 from hyoka.mtbench.leaderboard import (
     Leaderboard,
     build_leaderboard,
@@ -64,6 +73,7 @@ from hyoka.mtbench.length_columns import (
     length_column,
     length_column_of,
 )
+from hyoka.mtbench.line_checks import check_models
 from hyoka.mtbench.pair_summary import (
     length_controlled,
     method_counts,
@@ -82,6 +92,7 @@ from hyoka.mtbench.pairwise import (
 from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
 from hyoka.mtbench.radar import write_radar
 from hyoka.mtbench.rakuda import (
+    MatchChecks,
     RakudaBench,
     RakudaPairLine,
     RakudaRanking,
@@ -119,7 +130,9 @@ from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
 from hyoka.mtbench.verify import Benches as VerifyBenches
 from hyoka.mtbench.verify import (
     JudgmentCheck,
+    checked_pairs,
     judgment_spec,
+    pair_benches,
     recorded_bench,
     verify_file,
     verify_judgments,
@@ -135,6 +148,7 @@ __all__ = [
     "SHORT_NAMES",
     "Bench",
     "BenchJudging",
+    "BenchSpec",
     "FormatChoice",
     "GeneratePlan",
     "GenerateReport",
@@ -151,8 +165,10 @@ __all__ = [
     "LayoutChoice",
     "Leaderboard",
     "LengthColumn",
+    "MatchChecks",
     "PairJudgmentLine",
     "PinnedFile",
+    "Question",
     "RakudaBench",
     "RakudaPairLine",
     "RakudaRanking",
@@ -170,6 +186,8 @@ __all__ = [
     "bench_spec",
     "board_judges",
     "build_leaderboard",
+    "check_models",
+    "checked_pairs",
     "default_judge_name",
     "default_repetition_penalty",
     "display_name",
@@ -192,6 +210,7 @@ __all__ = [
     "model_answer_file",
     "model_name",
     "no_logprobs",
+    "pair_benches",
     "pair_output",
     "parse_layout",
     "parse_temperatures",
@@ -216,6 +235,7 @@ __all__ = [
     "render_judge_meta",
     "render_rankings",
     "round_half_up",
+    "row_variants",
     "score_table_path",
     "single_output",
     "style_controlled",

@@ -33,9 +33,11 @@ from hyoka.mtbench import (
     NO_RATING,
     SHORT_NAMES,
     Bench,
+    BenchSpec,
     IntervalSettings,
     Leaderboard,
     LengthColumn,
+    Question,
     SingleJudgmentLine,
     build_leaderboard,
     display_name,
@@ -45,10 +47,9 @@ from hyoka.mtbench import (
     model_answer_file,
     recorded_bench,
     round_half_up,
+    row_variants,
     table_separability,
 )
-from hyoka.mtbench.bench import BenchSpec, Question
-from hyoka.mtbench.judged_variant import row_variants
 from hyoka.report.html import Cell, cell, esc, packed, page, table
 from hyoka.report.svg import radar_chart
 from hyoka.stats import Interval

@@ -35,16 +35,23 @@ from hyoka.judge import (
     orders_agree,
     win_share,
 )
-from hyoka.mtbench import PairJudgmentLine, RakudaPairLine, judgment_spec
-from hyoka.mtbench.bench import BenchSpec
-from hyoka.mtbench.line_checks import check_models
-from hyoka.mtbench.rakuda import MatchChecks, RakudaBench
-from hyoka.mtbench.verify import Benches as VerifyBenches
-from hyoka.mtbench.verify import checked_pairs, pair_benches
+from hyoka.mtbench import (
+    BenchSpec,
+    MatchChecks,
+    PairJudgmentLine,
+    RakudaBench,
+    RakudaPairLine,
+    VerifyBenches,
+    check_models,
+    checked_pairs,
+    judgment_spec,
+    pair_benches,
+)
 from hyoka.report.html import Cell, cell, esc, page, table
 from hyoka.report.svg import IntervalRow, interval_chart
 from hyoka.stats import (
     LETTERS,
+    NO_MAXIMUM,
     BaselineVerdict,
     Battles,
     LengthControlled,
@@ -56,7 +63,6 @@ from hyoka.stats import (
     length_controlled_winrates,
     style_controlled_bradley_terry,
 )
-from hyoka.stats.separation import NO_MAXIMUM
 from hyoka.store import first_object, read_records
 
 INDEX_PATH = "pairwise/index.html"

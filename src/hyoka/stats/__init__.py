@@ -44,6 +44,7 @@ from hyoka.stats.ranking_quality import (
     separability_curve,
 )
 from hyoka.stats.refset_stability import ENSEMBLE, refset_stability
+from hyoka.stats.separation import NO_MAXIMUM
 from hyoka.stats.single_grades import (
     GradeLine,
     preferences,
@@ -68,6 +69,7 @@ __all__ = [
     "ENSEMBLE",
     "LETTERS",
     "MIRROR",
+    "NO_MAXIMUM",
     "RESAMPLED_GROUP",
     "STYLE_CONTROLS",
     "VERDICT_NAMES",
