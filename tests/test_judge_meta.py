@@ -658,7 +658,7 @@ def test_a_grade_of_1e308_is_computed_not_a_traceback(tmp_path: Path) -> None:
     square and the judge's sum overflow a float) gives the judge's mean and the weighted
     kappa as exact arithmetic gives them, not an OverflowError; on a known scale it is an
     off-scale grade, named in powers of ten."""
-    grades = [
+    grades: list[dict[str, Any]] = [
         {"judge": judge, "suite": "custom", "model": f"m{m}", "item": str(i),
          "score": 1 + (m * i + (judge == "y") * i) % 7}
         for judge in ("x", "y") for m in range(4) for i in range(5)

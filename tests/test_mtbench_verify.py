@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from typer.testing import CliRunner
@@ -167,7 +168,7 @@ def test_a_line_of_empty_trial_lists_is_not_reproduced(tmp_path: Path) -> None:
     assert "at least 1 item" in output and "reproduced exactly" not in output
 
 
-def _with_manifest(path: Path, thinking: str | None) -> Path:
+def _with_manifest(path: Path, thinking: Literal["strip-think", "keep"] | None) -> Path:
     """``path`` with the manifest ``mtbench judge`` writes beside its pfmt-bench-fin-ja
     files, for a judge whose thinking is read by ``thinking`` (``None``: the default)."""
     from hyoka.judge import JudgeRun, JudgeSettings
