@@ -256,12 +256,16 @@ def _read_run(
 
 
 def _label(folder: Path, result: dict[str, Any] | None) -> str:
-    try:
-        summary = RunSummary.from_result(folder, result or {})
-        incomplete = f" [{summary.incomplete}]" if summary.incomplete else ""
-        return f"{summary.model} ({summary.mode}){incomplete}"
-    except (KeyError, TypeError, ValueError):
+    """The run's model and mode as its ``result.json`` names them; the folder where it has
+    none, or one that is no usable pfgen result (only the label depends on it)."""
+    if result is None:
         return str(folder)
+    try:
+        summary = RunSummary.from_result(folder, result)
+    except (InputError, KeyError, TypeError, ValueError):
+        return str(folder)
+    incomplete = f" [{summary.incomplete}]" if summary.incomplete else ""
+    return f"{summary.model} ({summary.mode}){incomplete}"
 
 
 def _score(result: dict[str, Any] | None) -> float | None:
