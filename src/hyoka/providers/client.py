@@ -8,7 +8,9 @@
   halves on each rate limit and grows back by one after a run of successes (AIMD);
 * ``ResponseCache`` keeps every answer in SQLite, so an interrupted run resumes for free and
   a re-run costs nothing; its key is a hash of the backend's identity, the request and a
-  caller-chosen ``sample_key`` (say, the trial number), never of anything secret;
+  caller-chosen ``sample_key`` (say, the trial number), never of anything secret, and each
+  stored reply carries a digest of itself and its key, so only what was stored under a key
+  is ever replayed for it;
 * the value of an API key is redacted from every response and error it returns, so no
   caller can write one to a file (a misconfigured proxy may echo the key in its reply).
 
@@ -48,6 +50,8 @@ CACHE_FORMAT = 1
 CACHE_FILENAME = "responses.sqlite3"
 #: The files SQLite keeps beside the database, by suffix: none may be a link either.
 CACHE_COMPANIONS = ("-wal", "-shm", "-journal")
+#: The column holding each row's ``_row_digest``: added to a database made before it.
+DIGEST_COLUMN = "digest"
 
 
 #: where ``served_models`` collects: the list of the block it is in, per asyncio task
@@ -247,6 +251,12 @@ def cache_key(
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def _row_digest(key: str, value: str) -> str:
+    """SHA-256 (hex) of a row's key and stored reply: what ties the reply to its key (a
+    few microseconds for a reply of kilobytes)."""
+    return hashlib.sha256(f"{key}\0{value}".encode()).hexdigest()
+
+
 class ResponseCache:
     """Responses by key in ``<cache_dir>/responses.sqlite3`` (SQLite, WAL mode).
 
@@ -262,12 +272,19 @@ class ResponseCache:
     is not trusted: it is replaced by a new one, or, where it cannot be (or the folder
     itself is not trusted), the responses are cached in memory for this process, and one
     ``warning:`` line says so.
+
+    Each row holds the digest of its key and reply (``_row_digest``): a reply moved to
+    another row or edited there is a miss (asked again, and stored again rightly), and
+    ``close`` counts them in one ``warning:`` line; a row without a digest (written before
+    it, or by an older hyoka) is a miss too.
     """
 
     def __init__(self, cache_dir: Path | str | None = None, *, busy_timeout: float = 30.0) -> None:
         root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.path = root / CACHE_FILENAME
         self._lock = threading.Lock()
+        #: the rows read whose reply was not the one stored under their key
+        self.mismatched = 0
         try:
             claimed = CacheFolder(root).claim(CACHE_FILENAME, CACHE_COMPANIONS)
         except OSError as exc:
@@ -293,8 +310,13 @@ class ResponseCache:
                 "CREATE TABLE IF NOT EXISTS responses ("
                 " key TEXT PRIMARY KEY,"
                 " response TEXT NOT NULL,"
-                " created REAL NOT NULL)"
+                " created REAL NOT NULL,"
+                f" {DIGEST_COLUMN} TEXT)"
             )
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
+            if DIGEST_COLUMN not in columns:
+                with contextlib.suppress(sqlite3.OperationalError):  # added by another process
+                    conn.execute(f"ALTER TABLE responses ADD COLUMN {DIGEST_COLUMN} TEXT")
         except sqlite3.Error as exc:
             conn.close()
             raise self._broken(exc) from None
@@ -320,11 +342,19 @@ class ResponseCache:
 
     def get(self, key: str) -> GenerationResponse | None:
         with self._connection() as conn:
-            row = conn.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+            row = conn.execute(
+                f"SELECT response, {DIGEST_COLUMN} FROM responses WHERE key = ?", (key,)
+            ).fetchone()
         if row is None:
             return None
+        value, digest = row
+        if not isinstance(value, str) or digest != _row_digest(key, value):
+            if digest is not None:  # not one written before the digest: moved or edited
+                with self._lock:
+                    self.mismatched += 1
+            return None
         try:
-            return GenerationResponse.model_validate_json(row[0])
+            return GenerationResponse.model_validate_json(value)
         except ValidationError:
             return None  # written by an incompatible version: a miss, overwritten on success
 
@@ -345,8 +375,9 @@ class ResponseCache:
             return False
         with self._connection() as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO responses (key, response, created) VALUES (?, ?, ?)",
-                (key, value, time.time()),
+                f"INSERT OR REPLACE INTO responses (key, response, created, {DIGEST_COLUMN})"
+                " VALUES (?, ?, ?, ?)",
+                (key, value, time.time(), _row_digest(key, value)),
             )
         return True
 
@@ -356,10 +387,22 @@ class ResponseCache:
         return int(count)
 
     def close(self) -> None:
+        """Close the database, saying in one line how many stored replies were not the
+        ones stored under their key (``mismatched``)."""
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+            mismatched, self.mismatched = self.mismatched, 0
+        if mismatched:
+            replies = "reply was" if mismatched == 1 else "replies were"
+            warnings.warn(
+                f"{self.path}: {mismatched} stored {replies} not the one"
+                f"{'' if mismatched == 1 else 's'} stored under their key (moved or edited "
+                f"since); {'it was' if mismatched == 1 else 'they were'} asked again",
+                HyokaWarning,
+                stacklevel=2,
+            )
 
     def __enter__(self) -> Self:
         return self
