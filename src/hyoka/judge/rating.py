@@ -31,7 +31,11 @@ upstream protocol must read replies exactly as upstream did, or its numbers drif
     check. One call at temperature 0 with 1024 tokens (``llm_functions.py``), no retry.
 
 Upstream's number syntax is ``\\d+\\.?\\d*`` with no spaces inside the brackets; its value
-is ``ast.literal_eval`` of the match, so ``7`` is the integer 7 and ``7.5`` a float.
+is ``ast.literal_eval`` of the match, so ``7`` is the integer 7 and ``7.5`` a float, and a
+match of other Unicode digits (``[[８]]``, ``[[٨]]``), which ``\\d`` finds but Python's
+parser refuses (a SyntaxError upstream), is no rating (``RatingForm.literal``; ja-vicuna-qa's
+forms too; llm-jp-judge's pattern is ASCII). ``elyza-v1`` reads with ``int()``, which takes
+any decimal digits, and Rakuda's last digit with ``int()`` too: those keep them.
 ``RatingOutcome.written_score`` keeps that distinction for files in FastChat's format.
 
 Each attempt has its own cache key, so a cached rerun replays the same sequence of
@@ -84,6 +88,9 @@ class RatingForm:
     pattern: re.Pattern[str]
     #: the pattern must match the whole reply (``re.fullmatch``), not occur in it
     whole: bool = False
+    #: upstream reads the match with ``ast.literal_eval``: a match of other Unicode digits
+    #: (``[[８]]``), which its ``\d`` finds, is a SyntaxError there, so no rating here
+    literal: bool = False
 
 
 HYOKA_FORMS = (
@@ -106,15 +113,15 @@ HYOKA_FORMS = (
 #: as ``int`` reads them)
 PYTHON_INT_FORM = RatingForm("int(reply)", re.compile(r"\s*([+-]?\d+(?:_\d+)*)\s*"), whole=True)
 UPSTREAM_FORMS = (
-    RatingForm("[[n]]", re.compile(r"\[\[" + _UPSTREAM_NUMBER + r"\]\]")),
-    RatingForm("[n]", re.compile(r"\[" + _UPSTREAM_NUMBER + r"\]")),
+    RatingForm("[[n]]", re.compile(r"\[\[" + _UPSTREAM_NUMBER + r"\]\]"), literal=True),
+    RatingForm("[n]", re.compile(r"\[" + _UPSTREAM_NUMBER + r"\]"), literal=True),
 )
 
 #: ja-vicuna-qa-benchmark's three patterns, tried in this order
 VICUNA_JA_FORMS = (
-    RatingForm("[[n]]", re.compile(r"\[\[" + _UPSTREAM_NUMBER + r"\]\]")),
-    RatingForm("[[rating:n]]", re.compile(r"\[\[rating:(\d+)\]\]")),
-    RatingForm("[[rating: n]]", re.compile(r"\[\[rating: (\d+)\]\]")),
+    RatingForm("[[n]]", re.compile(r"\[\[" + _UPSTREAM_NUMBER + r"\]\]"), literal=True),
+    RatingForm("[[rating:n]]", re.compile(r"\[\[rating:(\d+)\]\]"), literal=True),
+    RatingForm("[[rating: n]]", re.compile(r"\[\[rating: (\d+)\]\]"), literal=True),
 )
 
 
@@ -261,6 +268,8 @@ def find_rating(reply: str, rules: RatingRules = HYOKA) -> RatingMatch | None:
         if not found:
             continue
         chosen: str = found[0] if rules.pick == "first" else found[-1]
+        if form.literal and not chosen.isascii():
+            return None  # Python's parser takes ASCII digits only
         value = float(chosen)
         if rules.accepted is not None and not rules.accepted[0] <= value <= rules.accepted[1]:
             return None

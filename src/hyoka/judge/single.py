@@ -162,10 +162,22 @@ def render_item(template: JudgeTemplate, item: SingleItem) -> tuple[Message, ...
 
 
 def _graded_elsewhere(stored: JudgmentRecord, task: Task) -> str | None:
-    if stored.prompt != task.prompts[0]:
-        # the same id with another question, answer or reference: its grade is not this one's
-        return "was graded on another question, answer or reference"
-    return None
+    if stored.prompt == task.prompts[0]:
+        return None
+    # the same id sent otherwise: its grade is not this one's. The item's text is only in
+    # the user message, so another system message is the template's text (a template
+    # edited without a new name or version), not the data
+    stored_system = [m for m in stored.prompt if m.role != "user"]
+    system = [m for m in task.prompts[0] if m.role != "user"]
+    if stored_system != system:
+        return (
+            "was graded with another judge prompt (the template's system prompt differs "
+            "from the one it was graded with, though its name and version match)"
+        )
+    return (
+        "was graded on another question, answer or reference, or with another prompt "
+        "text of the template"
+    )
 
 
 def graded_by(

@@ -492,13 +492,29 @@ class MatchChecks:
     whose text the judged prompt holds (where ``bench``, its questions, is at hand),
     upstream's ``pair-ja`` prompt, one judge, and each match once: upstream draws a match
     without replacement and hyoka judges it once, so a line equal to an earlier one is a
-    copy and another judgment of the same match a second verdict, neither another match."""
+    copy and another judgment of the same match a second verdict, neither another match.
 
-    def __init__(self, path: Path, bench: RakudaBench | None) -> None:
+    ``across``, shared by the checks of the files read together, holds each match's first
+    file's checks: a match (its first model, second model and question: upstream's candidates are
+    ordered pairs, so the other order is another match) already in an earlier file is
+    judged twice, as a file read twice or joined with a part of itself would be; with
+    ``by_judge`` (``mtbench verify``) a match is one judge's, so two judges' files of the
+    same matches are each sound."""
+
+    def __init__(
+        self,
+        path: Path,
+        bench: RakudaBench | None,
+        across: dict[tuple[str, ...], MatchChecks] | None = None,
+        *,
+        by_judge: bool = False,
+    ) -> None:
         self.path = path
         self.questions = None if bench is None else bench.by_id
         self.judges = OneJudge(path)
         self.first: dict[tuple[str, str, str], tuple[int, RakudaPairLine]] = {}
+        self.across = across
+        self.by_judge = by_judge
 
     def check(self, number: int, line: RakudaPairLine) -> None:
         """An ``InputError`` naming ``path:number`` unless ``line`` is sound."""
@@ -524,6 +540,16 @@ class MatchChecks:
             )
         self.judges.see(number, line.judge[0])
         self._once(where, number, line)
+        if self.across is not None:
+            key = (line.judge[0], *_line_key(line)) if self.by_judge else _line_key(line)
+            other = self.across.setdefault(key, self)
+            if other is not self:
+                twice = _given_twice(other, self)
+                raise InputError(
+                    f"{where}: {line.model1_id} against {line.model2_id} question_id "
+                    f"{line.question_id} judged twice (also in {other.path}{twice}): a match "
+                    "is judged once"
+                )
 
     def _once(self, where: str, number: int, line: RakudaPairLine) -> None:
         key = _line_key(line)
@@ -543,16 +569,22 @@ class MatchChecks:
         )
 
 
+def _given_twice(first: MatchChecks, second: MatchChecks) -> str:
+    return ", given twice" if first.path == second.path else ""
+
+
 def read_matches(paths: Sequence[Path], data_dir: Path | str | None = None) -> RakudaMatches:
     """Every judged match of the files (see ``RakudaMatches``), each line checked
-    (``MatchChecks``) against Rakuda's questions in ``data_dir``."""
+    (``MatchChecks``) against Rakuda's questions in ``data_dir``, and each match in one
+    file only (a file given twice, or with a part of itself, counts no match twice)."""
     bench = RakudaBench.load(data_dir)
     matches: list[HomeMatch] = []
     errors = 0
     judges: list[JudgedBy] = []
+    across: dict[tuple[str, ...], MatchChecks] = {}
     for path in paths:
         names: set[str] = set()
-        checks = MatchChecks(path, bench)
+        checks = MatchChecks(path, bench, across)
         for number, line in read_records(path, RakudaPairLine):
             checks.check(number, line)
             names.add(line.judge[0])

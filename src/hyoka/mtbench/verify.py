@@ -206,6 +206,9 @@ class Benches:
         self._judged: dict[tuple[str, str | None], Bench] = {}
         self._variants: dict[str, VariantBenches] = {}
         self._rakuda: RakudaBench | None = None
+        #: each judgment's first file in this run (``_Across``; Rakuda's ``MatchChecks``)
+        self.judged_in: dict[Hashable, _Across] = {}
+        self.matches: dict[tuple[str, ...], MatchChecks] = {}
 
     def questions(self, spec: BenchSpec, variant: str | None = None) -> Bench:
         """The benchmark's questions (its variant's), what a line must judge."""
@@ -352,6 +355,24 @@ class _Once:
         self.repeated += 1
 
 
+class _Across:
+    """Each judgment in one file of the run: a judgment (its judge's, of its benchmark)
+    already in an earlier file, or in the same file given twice, is there twice, as the
+    leaderboard refuses it (a file joined with a part of itself, or a pair's lines again
+    with its models swapped, both orders one pair)."""
+
+    def __init__(self, path: Path, benches: Benches) -> None:
+        self.path, self.seen = path, benches.judged_in
+
+    def see(self, number: int, key: Hashable, label: str) -> None:
+        other = self.seen.setdefault(key, self)
+        if other is not self:
+            twice = ", given twice" if other.path == self.path else ""
+            raise _UnsoundError(
+                f"{self.path}:{number}: {label} judged twice (also in {other.path}{twice})"
+            )
+
+
 def _records(path: Path, kind: type[T]) -> Iterator[tuple[int, T]]:
     try:
         yield from read_records(path, kind)
@@ -417,6 +438,7 @@ def _verify_singles(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCh
     difference: str | None = None
     absent: str | None = None
     judges = OneJudge(path)
+    across = _Across(path, benches)
     rating_name = rating.name
     try:
         rows: dict[str, _RowRules] = {}
@@ -457,6 +479,7 @@ def _verify_singles(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCh
                 )
                 key = (line.model, line.question_id, line.turn, line.trial)
                 once.see(number, key, line, label)
+                across.see(number, (spec.name, line.judge[0], *key), label)
                 replies = replies or bool(line.judgment)
                 if difference is None and not shaberi:
                     found = _single(line, row.rating, zeros, thinking)
@@ -606,6 +629,7 @@ def _verify_pairs(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentChec
     notes = [] if manifest is None else [f"thinking {thinking}"]
     fields = VICUNA_PAIR_FIELDS if spec.upstream_pair_fields else PAIR_FIELDS
     once = _Once(path, repeats=False, why="a pair is judged once a turn")
+    across = _Across(path, benches)
     replies = False
     difference: str | None = None
     absent: str | None = None
@@ -621,7 +645,9 @@ def _verify_pairs(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentChec
             label = (
                 f"{line.model_1} and {line.model_2} question_id {line.question_id} turn {line.turn}"
             )
-            once.see(number, (line.question_id, line.turn, line.models), line, label)
+            key = (line.question_id, line.turn, line.models)
+            once.see(number, key, line, label)
+            across.see(number, (spec.name, line.judge[0], *key), label)
             absent = absent or _absent(number, absent_fields(line, fields))
             replies = replies or bool(line.g1_judgment or line.g2_judgment)
             if difference is None:
@@ -747,13 +773,14 @@ def verify_rakuda(path: Path, benches: Benches | None = None) -> JudgmentCheck:
     manifest = read_manifest(path)
     thinking = _thinking(path, manifest)
     notes = "" if manifest is None else f", thinking {thinking}"
+    loaded = benches or Benches(None)
     try:
-        bench: RakudaBench | None = (benches or Benches(None)).rakuda()
+        bench: RakudaBench | None = loaded.rakuda()
     except MissingDataError as exc:
         bench = None
         notes += f", questions not checked: {exc}"
     text = f"{RAKUDA}: verdict {VERDICT_RULE}{notes}"
-    checks = MatchChecks(path, bench)
+    checks = MatchChecks(path, bench, loaded.matches, by_judge=True)
     numbers = 0
     replies = False
     difference: str | None = None

@@ -23,10 +23,13 @@ reproduced draw for draw: hyoka's draws are seeded (the seed is in the signature
 Where the matches leave the likelihood without a maximum (a model that never loses; the
 first-shown answer winning every decisive match), L-BFGS-B stops somewhere and upstream
 saves that number. Here ``stats.separation`` (the test every fit uses, on this model's
-design: the home-advantage column and the strengths) finds it: the ratings (or the
-advantage) that run off are NaN, shown as ``n/a: no finite maximum (<why>)``; a draw
-without a maximum counts as ±∞ for the numbers that run off in it, so a percentile those
-draws reach is NaN, and how many draws had none is said.
+design: the home-advantage column and the strengths) finds it. Without a joint maximum
+there are no ratings to show, even where only the advantage runs off (the strengths are
+then wherever the optimiser stopped): every rating is NaN, shown as ``n/a: no finite
+maximum (<why>)``, and the advantage too where it runs off; a draw without a maximum
+counts as ±∞ for the numbers that run off in it (every rating of a draw whose advantage
+runs off unbounded either way, left out of a median), so a percentile those draws reach
+is NaN, and how many draws had none is said.
 
 Where the models fall into groups that never met (directly or through others), the
 likelihood has its maximum along a line: each group's strengths move together without
@@ -378,10 +381,14 @@ def rank_home_advantage(
     unplaced = undetermined(groups[1:], present[1:], None) & (apart is None)
     apart_draws = int(unplaced.any(axis=1).sum())
     quantiles = [q / 100 for q in PERCENTILES]
-    low, mid, high = extended_quantiles(draws, mark_undetermined(runs, unplaced), quantiles)
+    # a draw whose advantage runs off has no joint maximum: its strengths are where the
+    # optimiser stopped, so they count as unbounded either way (left out of a median)
+    jointly = (advantage_runs != 0)[:, None] & present[1:]
+    marked = mark_undetermined(runs, unplaced | jointly)
+    low, mid, high = extended_quantiles(draws, marked, quantiles)
     band = extended_quantiles(advantages[:, None], advantage_runs[:, None], quantiles)[:, 0]
     why = _why(matches, names) if point_runs.any() or point_advantage_runs else None
-    no_maximum = why if point_runs.any() else None
+    no_maximum = why  # no joint maximum (even the advantage's alone): no strengths either
     gone = no_maximum is not None or apart is not None
     ratings = {name: math.nan if gone else point.ratings[name] for name in names}
     if gone:  # no band about a rating that does not exist
