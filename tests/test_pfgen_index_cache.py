@@ -17,6 +17,7 @@ import json
 import lzma
 import os
 import shutil
+import socket
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -350,6 +351,51 @@ def test_an_entry_someone_else_could_have_written_is_not_trusted(
     for path in (meta_path, blob_path):
         info = path.stat()
         assert info.st_uid == os.geteuid() and info.st_mode & 0o022 == 0, oct(info.st_mode)
+
+
+def _put_other_than_a_file(path: Path, kind: str) -> None:
+    """Something else than a regular file at ``path``: a FIFO, a socket or a folder."""
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        with pytest.MonkeyPatch.context() as patch, socket.socket(socket.AF_UNIX) as sock:
+            patch.chdir(path.parent)  # a socket's path is at most 107 bytes: bind its name
+            sock.bind(path.name)
+    else:
+        path.mkdir()
+        (path / "keep.txt").write_text("keep")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "socket", "folder"])
+@pytest.mark.parametrize("part", ["json", "bin"])
+def test_something_else_than_a_file_at_an_entry_is_replaced_or_said(
+    setup: tuple[Path, Path], kind: str, part: str
+) -> None:
+    """A FIFO or a socket in place of an entry's file (never opened, let alone waited on) is
+    replaced by the entry rebuilt, so the next run uses it; a folder there is not removed,
+    and one line says the entry is kept in memory. Before, a FIFO or a socket stayed, and
+    every run rebuilt the entry without a word."""
+    run, cache = setup
+    clean = _result(run)
+    meta_path, blob_path, _ = _entry(cache)
+    target = meta_path if part == "json" else blob_path
+    _put_other_than_a_file(target, kind)
+    result = _score(run)
+    assert _result(run) == clean
+    warned = [line for line in result.stderr.splitlines() if str(cache) in line]
+    if kind == "folder":
+        assert warned == [
+            f"warning: {target}: not a regular file (a folder), and hyoka does not replace "
+            "it: what it would hold is kept in memory (remove it to cache again)"
+        ]
+        assert (target / "keep.txt").read_text() == "keep"
+        return
+    assert warned == []
+    assert target.is_file()
+    kept = {p.name: p.stat().st_mtime_ns for p in (meta_path, blob_path)}
+    _score(run)
+    assert {p.name: p.stat().st_mtime_ns for p in (meta_path, blob_path)} == kept
 
 
 def test_a_baseline_no_build_makes_is_no_entry(setup: tuple[Path, Path]) -> None:

@@ -11,6 +11,8 @@ reply of its script, so a reply served from the cache shows where it came from.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -78,3 +80,83 @@ def test_a_reply_moved_to_another_key_or_edited_is_asked_again(tmp_path: Path, c
     assert "0 request(s), 4 from cache" in third.stdout
     assert _turns(tmp_path / "third.jsonl") == [REPLIES[:2], REPLIES[2:]]
     assert _cache_warnings(third.stderr) == []
+
+
+def _put_other_than_a_file(path: Path, kind: str) -> None:
+    """Something else than a regular file at ``path``: a FIFO, a socket or a folder."""
+    path.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        with pytest.MonkeyPatch.context() as patch, socket.socket(socket.AF_UNIX) as sock:
+            patch.chdir(path.parent)  # a socket's path is at most 107 bytes: bind its name
+            sock.bind(path.name)
+    else:
+        path.mkdir()
+
+
+KINDS = {"fifo": "a FIFO", "socket": "a socket", "folder": "a folder"}
+LOGS = "responses.sqlite3-wal, responses.sqlite3-shm, responses.sqlite3-journal"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "socket", "folder"])
+def test_something_else_than_a_file_at_the_database_never_stops_a_run(
+    tmp_path: Path, cache: Path, kind: str
+) -> None:
+    """A FIFO or a socket at ``responses.sqlite3`` (and a write-ahead log beside it) is
+    removed and a database made, one line saying so; a folder there is not removed: the
+    responses are kept in memory, one line naming it. Before, the run stopped (``error:
+    ... is not a regular file; not used``)."""
+    cache.mkdir()
+    database = cache / "responses.sqlite3"
+    (cache / "responses.sqlite3-wal").write_bytes(b"")
+    _put_other_than_a_file(database, kind)
+    made = _generate(tmp_path, "answers.jsonl")
+    assert made.exit_code == 0, made.output
+    assert _turns(tmp_path / "answers.jsonl") == [REPLIES[:2], REPLIES[2:]]
+    if kind == "folder":
+        assert _cache_warnings(made.stderr) == [
+            f"warning: {database}: not a regular file (a folder), and hyoka does not remove "
+            "it: the cache works from memory (remove it to cache again)"
+        ]
+        assert database.is_dir()
+        return
+    assert _cache_warnings(made.stderr) == [
+        f"warning: {database}: not a regular file ({KINDS[kind]}): removed (with {LOGS}), "
+        "and a new one made"
+    ]
+    with sqlite3.connect(database) as db:
+        assert db.execute("SELECT count(*) FROM responses").fetchone()[0] == 4
+    db.close()
+
+
+@pytest.mark.parametrize(
+    ("log", "kind"),
+    [("-shm", "fifo"), ("-shm", "folder"), ("-wal", "socket"), ("-journal", "fifo")],
+)
+def test_something_else_than_a_file_at_a_log_never_stops_a_run(
+    tmp_path: Path, cache: Path, log: str, kind: str
+) -> None:
+    """A FIFO or a socket at a name SQLite keeps beside the database (``-wal``, ``-shm``,
+    ``-journal``) held nothing: it alone is removed, one line naming it, and the stored
+    replies are served; a folder there is not removed: the responses are kept in memory,
+    one line naming it. Before, a FIFO at ``-shm`` stopped the run with SQLite's ``disk
+    I/O error``, naming neither the file nor the problem."""
+    first = _generate(tmp_path, "first.jsonl")
+    assert first.exit_code == 0, first.output
+    path = cache / f"responses.sqlite3{log}"
+    _put_other_than_a_file(path, kind)
+    again = _generate(tmp_path, "again.jsonl")
+    assert again.exit_code == 0, again.output
+    assert _turns(tmp_path / "again.jsonl") == [REPLIES[:2], REPLIES[2:]]
+    if kind == "folder":
+        assert _cache_warnings(again.stderr) == [
+            f"warning: {path}: not a regular file (a folder), and hyoka does not remove it: "
+            "the cache works from memory (remove it to cache again)"
+        ]
+        assert "4 request(s), 0 from cache" in again.stdout
+        return
+    assert _cache_warnings(again.stderr) == [
+        f"warning: {path}: not a regular file ({KINDS[kind]}): removed"
+    ]
+    assert "0 request(s), 4 from cache" in again.stdout

@@ -32,7 +32,10 @@ could have written it. Both are judged by ``fstat`` of what was opened, not of a
 - the file is a regular file owned by the user (hyoka's effective user id) and writable by no
   one else (``file_problem``); any other file counts as absent: the next write replaces it
   (its owner's, in a sticky folder they may keep: then it is left, once said, and the cache
-  works from memory).
+  works from memory). Something else than a file there (a FIFO, a socket, a device) is
+  never opened to be read (a FIFO would wait for a writer) and is replaced likewise, never
+  written through; a folder there is not removed: the cache keeps that file in memory, and
+  one line says so.
 
 Hyoka makes its folders 0755 and its cache files 0644 at most (less what the umask takes),
 whatever the umask allows, so that what it writes passes these rules. The parent of the
@@ -90,11 +93,23 @@ def folder_problem(info: os.stat_result) -> str | None:
     return None
 
 
+#: what something else than a regular file at a cache file's name is, by ``stat.S_IFMT``
+_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFLNK: "a link",
+}
+
+
 def file_problem(info: os.stat_result) -> str | None:
     """Why a cache file with this ``stat`` is not trusted, or ``None``: one that is not a
-    regular file, owned by someone else than the user, or writable by group or others."""
+    regular file (named: a FIFO, a folder ...), owned by someone else than the user, or
+    writable by group or others."""
     if not stat.S_ISREG(info.st_mode):
-        return "not a regular file"
+        return f"not a regular file ({_KINDS.get(stat.S_IFMT(info.st_mode), 'of no known kind')})"
     if info.st_uid != os.geteuid():
         return f"owned by another user (uid {info.st_uid})"
     mode = stat.S_IMODE(info.st_mode)
@@ -126,15 +141,17 @@ class CacheFolder:
                 fd = os.open(name, _READ, dir_fd=folder)
             except OSError:
                 return None
-            with os.fdopen(fd, "rb") as handle:
+            try:
                 info = os.fstat(fd)
                 if file_problem(info) is not None or info.st_size > max_bytes:
-                    return None
-                try:
-                    data = handle.read()
-                except OSError:
-                    return None
-                return data if len(data) <= max_bytes else None
+                    return None  # a folder too: opened, but no file to read
+                with os.fdopen(fd, "rb", closefd=False) as handle:
+                    data = handle.read(max_bytes + 1)
+            except OSError:
+                return None
+            finally:
+                os.close(fd)
+            return data if len(data) <= max_bytes else None
 
     def map(self, name: str) -> mmap.mmap | None:
         """File ``name`` mapped read-only (so a process reads only the pages it touches);
@@ -149,12 +166,12 @@ class CacheFolder:
                 return None
 
     def write_file(self, name: str, content: bytes) -> None:
-        """Replace file ``name`` with ``content`` whole or not at all, never through a link (a
-        link there is replaced itself). ``InputError`` when something else than a file or a
-        link is there (a FIFO, a folder), ``UntrustedCacheError`` when the folder is not
-        trusted or an untrusted file there cannot be replaced (another user's, in a sticky
-        folder), ``WriteError`` (the old file kept) when the write fails, ``OSError`` when the
-        folder cannot be made."""
+        """Replace file ``name`` with ``content`` whole or not at all, never through a link or
+        a FIFO (whatever is there, a link, a FIFO, a socket, is replaced itself, never
+        opened). ``UntrustedCacheError`` (said in one line) when the folder is not trusted,
+        a folder is at ``name`` (never removed) or an untrusted file there cannot be
+        replaced (another user's, in a sticky folder), ``WriteError`` (the old file kept)
+        when the write fails, ``OSError`` when the folder cannot be made."""
         with self._opened(create=True) as folder:
             assert folder is not None, "a folder opened to write exists"
             target = self.path / name
@@ -164,8 +181,8 @@ class CacheFolder:
                 info = None
             except OSError as exc:
                 raise write_error(target, exc) from None
-            if info is not None and not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
-                raise InputError(f"{target} is not a regular file; not replaced")
+            if info is not None and stat.S_ISDIR(info.st_mode):
+                raise self._unreplaceable(target, info)
             clean_stale_temp_files(target, dir_fd=folder)
             temp = temp_path_for(target).name
             try:
@@ -203,11 +220,12 @@ class CacheFolder:
         it by its path (SQLite): a link at ``name`` or at a companion name (``name`` with
         each suffix: its ``-wal``, ``-shm``) is removed first, never followed, and so is a
         file at any of them that is not trusted (all of them then: a database and its logs
-        go together; one line says so). ``None``, with one line saying why, where no file
-        there can be trusted: the folder is not trusted, or an untrusted file cannot be
+        go together; one line says so), and so is something else than a file at any of them
+        (a FIFO, a socket: SQLite would wait on it, or fail), alone at a log's name.
+        ``None``, with one line saying why, where no file there can be trusted: the folder
+        is not trusted, or an untrusted file or a folder at one of the names cannot be
         removed (the caller keeps its data in memory). ``WriteError`` when a link cannot be
-        removed or the file cannot be made, ``InputError`` when something else than a file
-        is there (a FIFO would make SQLite wait for ever)."""
+        removed or the file cannot be made."""
         try:
             with self._opened(create=True) as folder:
                 assert folder is not None, "a folder opened to write exists"
@@ -226,41 +244,71 @@ class CacheFolder:
                 continue
             except OSError as exc:
                 raise write_error(self.path / each, exc) from None
-            problem = file_problem(info) if stat.S_ISREG(info.st_mode) else None
+            problem = file_problem(info)
             if problem is None:
                 continue
-            try:
-                for other in names:
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(other, dir_fd=folder)
-            except OSError:
-                self._say(
-                    f"{self.path / each}: {problem}, so it is not trusted, and hyoka cannot "
-                    "remove it: the cache works from memory (remove it to cache again)"
-                )
+            if not self._unclaimed(folder, names, each, info, problem):
                 return None
-            self._say(
-                f"{self.path / each}: {problem}, so it was not trusted: removed "
-                f"(with {', '.join(names[1:]) or 'nothing else'}), and a new one made"
-            )
-            break
+            if each == name or stat.S_ISREG(info.st_mode):
+                break  # all of them gone
         try:
             fd = os.open(name, _CLAIM, new_file_mode() & FILE_MODE, dir_fd=folder)
         except OSError as exc:
             raise write_error(self.path / name, exc) from None
         info = os.fstat(fd)
         os.close(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{self.path / name} is not a regular file; not used")
-        if file_problem(info) is not None:  # made by someone else since: only root could
+        problem = file_problem(info)
+        if problem is not None:  # put there since: only root (or the user) could
+            self._say(f"{self.path / name}: {problem}: the cache works from memory")
             return None
         return self.path / name
 
+    def _unclaimed(
+        self, folder: int, names: tuple[str, ...], each: str, info: os.stat_result, problem: str
+    ) -> bool:
+        """Remove ``each`` (one of ``names``, the database and its logs), which has
+        ``problem``, saying so in one line; ``False`` (said too) where it cannot be removed.
+        A file someone else could have written goes with all of ``names`` (a log of theirs
+        could be replayed into the database); something else than a file (a FIFO, a socket)
+        held nothing, so at a log's name it alone goes. A folder is never removed."""
+        where = self.path / each
+        regular = stat.S_ISREG(info.st_mode)
+        gone = names if regular or each == names[0] else (each,)
+        if stat.S_ISDIR(info.st_mode):
+            self._say(
+                f"{where}: {problem}, and hyoka does not remove it: the cache works from "
+                "memory (remove it to cache again)"
+            )
+            return False
+        try:
+            for other in gone:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(other, dir_fd=folder)
+        except OSError:
+            self._say(
+                f"{where}: {problem}, so it is not trusted, and hyoka cannot remove it: the "
+                "cache works from memory (remove it to cache again)"
+            )
+            return False
+        if regular:
+            self._say(
+                f"{where}: {problem}, so it was not trusted: removed "
+                f"(with {', '.join(names[1:]) or 'nothing else'}), and a new one made"
+            )
+        elif len(gone) > 1:
+            others = ", ".join(gone[1:])
+            self._say(f"{where}: {problem}: removed (with {others}), and a new one made")
+        else:
+            self._say(f"{where}: {problem}: removed")
+        return True
+
     def _unreplaceable(self, target: Path, info: os.stat_result) -> UntrustedCacheError:
-        """The error (and the one line) for an untrusted file hyoka may not replace."""
+        """The error (and the one line) for an untrusted file hyoka may not replace, or a
+        folder, which it does not."""
         problem = "a link" if stat.S_ISLNK(info.st_mode) else file_problem(info)
+        may = "does not replace" if stat.S_ISDIR(info.st_mode) else "may not replace"
         message = (
-            f"{target}: {problem or 'not writable'}, and hyoka may not replace it: what it "
+            f"{target}: {problem or 'not writable'}, and hyoka {may} it: what it "
             "would hold is kept in memory (remove it to cache again)"
         )
         self._say(message)
