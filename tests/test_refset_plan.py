@@ -111,6 +111,62 @@ def test_a_bad_key_or_value_is_one_line_naming_the_file(
     assert str(caught.value) == f"{path}: {message}"
 
 
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("temperature = 5.5", "temperature: Input should be less than or equal to 5"),
+        ("temperature = 1e308", "temperature: Input should be less than or equal to 5"),
+        ("temperature = nan", "temperature: Input should be a finite number"),
+        ("top_p = inf", "top_p: Input should be a finite number"),
+    ],
+)
+@pytest.mark.parametrize("command", ["generate", "plan"])
+def test_a_sampling_setting_no_backend_takes_is_one_line_before_anything_starts(
+    tmp_path: Path, setting: str, message: str, command: str
+) -> None:
+    """A settings file whose sampling settings are outside the bounds every request has
+    (``providers.SamplingParams``'s: a temperature of at most 5, finite numbers) is one
+    line naming the file and the key, before a model is asked anything. Before, the file
+    was taken (its bound was only >= 0) and the first request stopped with pydantic's
+    traceback."""
+    script = _write(tmp_path / "model.jsonl", '{"reply": "答え"}\n')
+    path = _write(
+        tmp_path / "t.toml",
+        f'work = "w"\nbenchmark = "{DATA}"\nmodel = "scripted/{script}"\nset_name = "s"\n'
+        f'questions = ["Q01"]\nanswers = 1\n{setting}\n[plan]\ncalibration_answers = 1\n',
+    )
+    args = ["generate", "--config", str(path)] if command == "generate" else ["plan", str(path)]
+    result = runner.invoke(app, ["refset", *args, "--data-dir", str(SHARED_DATA)])
+    assert result.exit_code == 1, result.output
+    assert result.output.strip().splitlines()[-1] == f"error: {path}: {message}"
+    assert not (tmp_path / "w").exists()
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        (["--temperature", "5.5"], "--temperature 5.5: Input should be less than or equal to 5"),
+        (["--temperature", "nan"], "--temperature nan: Input should be a finite number"),
+    ],
+)
+def test_a_sampling_flag_no_backend_takes_is_one_line_before_anything_starts(
+    tmp_path: Path, flag: list[str], message: str
+) -> None:
+    """The same bounds for ``refset generate``'s flags: one line naming the flag (typer
+    bounds ``--top-p`` itself)."""
+    script = _write(tmp_path / "model.jsonl", '{"reply": "答え"}\n')
+    result = runner.invoke(app, [
+        "refset", "generate", str(tmp_path / "w"), "--model", f"scripted/{script}",
+        "--set-name", "s", "--question", "Q01", "--answers", "1", *flag,
+        "--data-dir", str(SHARED_DATA),
+    ])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert result.output.strip().splitlines()[-1] == (
+        f"error: invalid generation setting: {message}"
+    )
+    assert not (tmp_path / "w").exists()
+
+
 def test_a_missing_model_and_broken_toml_name_the_file(tmp_path: Path) -> None:
     path = _write(tmp_path / "gen.toml", 'work = "w"\nset_name = "s"\n')
     with pytest.raises(InputError, match=r"gen\.toml: model: Field required$"):

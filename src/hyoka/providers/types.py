@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -32,18 +32,29 @@ class Message(BaseModel):
     content: str
 
 
+#: The bounds of each sampling setting, the one home for them: ``SamplingParams`` holds every
+#: request to them, and a settings model that keeps one (``refset.GenerateConfig``) takes the
+#: same type, so a file or flag outside them is refused where it is read, never by the
+#: first request. Finite numbers only (a TOML ``nan`` or ``inf`` is no temperature).
+Temperature = Annotated[float, Field(ge=0.0, le=5.0, allow_inf_nan=False)]
+TopP = Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)]
+TopK = Annotated[int, Field(ge=1)]
+MaxTokens = Annotated[int, Field(ge=1)]
+RepetitionPenalty = Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
+
+
 class SamplingParams(BaseModel):
     """Sampling settings; ``None`` means the backend's default."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    temperature: float | None = Field(default=None, ge=0.0, le=5.0)
-    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
-    top_k: int | None = Field(default=None, ge=1)
-    max_tokens: int | None = Field(default=None, ge=1)
+    temperature: Temperature | None = None
+    top_p: TopP | None = None
+    top_k: TopK | None = None
+    max_tokens: MaxTokens | None = None
     stop: tuple[str, ...] = ()
     seed: int | None = None
-    repetition_penalty: float | None = Field(default=None, gt=0.0)
+    repetition_penalty: RepetitionPenalty | None = None
     logprobs: bool = False
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
 

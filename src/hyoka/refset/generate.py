@@ -38,6 +38,7 @@ from hyoka.pfgen import (
     trial_seed,
 )
 from hyoka.providers import ModelClient, SamplingParams, redact_url
+from hyoka.providers.types import MaxTokens, Temperature, TopK, TopP
 from hyoka.refset.pool import PoolRecord, merge_counts
 from hyoka.refset.shards import (
     append_frame,
@@ -71,10 +72,12 @@ class GenerateConfig(BaseModel):
     set_name: str
     mode: Mode = Mode.CHAT
     num_examples: int = Field(default=REFSET_PROTOCOL.num_examples, ge=0, le=1000)
-    temperature: float = Field(default=REFSET_PROTOCOL.temperature, ge=0)
-    top_p: float = Field(default=REFSET_PROTOCOL.top_p, gt=0, le=1)
-    top_k: int | None = Field(default=REFSET_PROTOCOL.top_k, ge=1)
-    max_tokens: int = Field(default=REFSET_PROTOCOL.max_tokens, ge=1)
+    #: the bounds of every request (``providers.types``): a value outside them is refused
+    #: where the file or flag is read, not by the first request
+    temperature: Temperature = REFSET_PROTOCOL.temperature
+    top_p: TopP = REFSET_PROTOCOL.top_p
+    top_k: TopK | None = REFSET_PROTOCOL.top_k
+    max_tokens: MaxTokens = REFSET_PROTOCOL.max_tokens
     seed: str = ""
     batch_size: int = Field(default=100, ge=1)
     snippets_k: int = Field(default=5, ge=0)
