@@ -727,3 +727,31 @@ def test_command_prints_the_upstream_table(tmp_path: Path) -> None:
         ("1", "org/good", "0.7000"),
         ("2", "org/fine", "0.3000"),
     ]
+
+
+def test_a_negative_zero_is_shown_as_zero(tmp_path: Path) -> None:
+    """A result.json holding ``-0.0`` (a score, its spread, a share: what a writer's
+    rounding can leave) is ranked and shown as 0 in every format, never ``-0.0000`` in the
+    table nor ``-0.0`` in CSV and JSON: there is no negative score."""
+    from hyoka.cli.main import app
+
+    result = _fake_result("org/zero", score=-0.0)
+    result["score_std"] = -0.0
+    result["scores"] = {
+        "fluency": {"a": -0.0},
+        "truthfulness": {"a": -0.0},
+        "helpfulness": -0.0,
+        "average": -0.0,
+    }
+    _write(tmp_path / "org" / "zero" / "aaaaaaa" / "result.json", result)
+    shown = {}
+    for fmt in ("md", "csv", "json"):
+        made = CliRunner().invoke(app, ["pfgen", "leaderboard", str(tmp_path), "-f", fmt])
+        assert made.exit_code == 0, made.output
+        shown[fmt] = made.stdout
+    assert "-0.0" not in "".join(shown.values())
+    assert _md_table(shown["md"])[0]["Score"] == "0.0000 (±0.0000)"
+    (record,) = _csv_rows(shown["csv"])
+    assert (record["score"], record["helpfulness"]) == ("0.0", "0.0")
+    (run,) = _json_runs(shown["json"])
+    assert [math.copysign(1, run[key]) for key in ("score", "score_std", "fluency")] == [1] * 3

@@ -81,6 +81,13 @@ def result_problem(result: object) -> str | None:
     return None if problem is None else f"not a pfgen-bench result ({problem})"
 
 
+def _unsigned(value: float) -> float:
+    """``value`` (a number ``result_problem`` found in range: at least 0) as a float, with
+    ``-0.0`` made 0.0 (adding 0.0 does): a writer's rounding may leave one, and every
+    format would show it as a negative score (``-0.0000``)."""
+    return float(value) + 0.0
+
+
 def _range_problem(result: dict[str, Any]) -> str | None:
     """Which number of ``result`` lies outside what scoring makes (module docstring)."""
     trials = result["num_trials"]
@@ -244,13 +251,13 @@ class RunSummary:
             model=model_name(folder, config, root),
             mode=str(config.get("mode", "?")),
             num_trials=int(result["num_trials"]),
-            score=float(result["score"]),
-            score_std=float(result["score_std"]),
-            length=float(result["length"]),
-            length_std=float(result["length_std"]),
-            fluency=float_sum(scores["fluency"].values()),
-            truthfulness=float_sum(scores["truthfulness"].values()),
-            helpfulness=float(scores["helpfulness"]),
+            score=_unsigned(result["score"]),
+            score_std=_unsigned(result["score_std"]),
+            length=_unsigned(result["length"]),
+            length_std=_unsigned(result["length_std"]),
+            fluency=_unsigned(float_sum(scores["fluency"].values())),
+            truthfulness=_unsigned(float_sum(scores["truthfulness"].values())),
+            helpfulness=_unsigned(scores["helpfulness"]),
             signature=signature_of(result, where),
             questions=len(questions) if isinstance(questions, dict) else None,
             data=result_data_id(result, where),
