@@ -37,8 +37,15 @@ from hyoka.pfgen import (
     stops_for,
     trial_seed,
 )
-from hyoka.providers import ModelClient, SamplingParams, redact_url
-from hyoka.providers.types import MaxTokens, Temperature, TopK, TopP
+from hyoka.providers import (
+    MaxTokens,
+    ModelClient,
+    SamplingParams,
+    Temperature,
+    TopK,
+    TopP,
+    redact_url,
+)
 from hyoka.refset.pool import PoolRecord, merge_counts
 from hyoka.refset.shards import (
     append_frame,
