@@ -274,7 +274,7 @@ def test_rakuda_ranking_shows_its_intervals_and_signature(site: Inputs) -> None:
             reason = f"n/a: {model['no_maximum']}"
             assert row[2][1] == reason and row[3][1] == f"[{reason}, {reason}]"
         else:
-            assert float(row[2][0]) == model["median"]
+            assert float(row[2][0] or "nan") == model["median"]
             assert row[3][1] == f"[{model['lower']:.1f}, {model['upper']:.1f}]"
     judge = judged_by(next((site.out.parent / "rakuda").glob("*.jsonl")))
     assert recorded["signature"]["fields"]["judge"] == judge.token  # the script that answered
