@@ -180,10 +180,10 @@ def judgment_spec(path: Path, bench: str | None, data_dir: Path | str | None = N
     )
 
 
-def file_rules(path: Path, spec: BenchSpec) -> tuple[RatingRules, VerdictOutput]:
-    """The rating rules and the pairwise verdict rule ``path`` was made with: as its hyoka
-    manifest records them, else ``spec``'s (upstream's published files)."""
-    manifest = read_manifest(path)
+def file_rules(manifest: Manifest | None, spec: BenchSpec) -> tuple[RatingRules, VerdictOutput]:
+    """The rating rules and the pairwise verdict rule a file was made with: as its hyoka
+    ``manifest`` records them (read once by the caller), else ``spec``'s (upstream's
+    published files)."""
     if manifest is None:
         return spec.rating_rules, spec.pair_verdict
     identity = manifest.identity
@@ -421,7 +421,7 @@ class _RowRules:
 
 def _verify_singles(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCheck:
     manifest = read_manifest(path)
-    rating, verdict = file_rules(path, spec)
+    rating, verdict = file_rules(manifest, spec)
     thinking = _thinking(path, manifest)
     zeros = _zero_rules(manifest, spec.zero_rules)
     notes = [] if manifest is None else [f"thinking {thinking}"]
@@ -623,7 +623,7 @@ def _single(
 
 def _verify_pairs(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCheck:
     manifest = read_manifest(path)
-    rating, verdict_rule = file_rules(path, spec)
+    rating, verdict_rule = file_rules(manifest, spec)
     thinking = _thinking(path, manifest)
     zeros = _zero_rules(manifest, spec.pair_zero_rules)
     notes = [] if manifest is None else [f"thinking {thinking}"]
