@@ -23,7 +23,7 @@ from _shared import needs
 from hyoka.cli.main import app
 from hyoka.stats import Battles, StyleCounts, rate_with_style
 from hyoka.stats.bootstrap import draw_weights, resample_indices
-from hyoka.stats.logistic import fit_logistic, unbounded
+from hyoka.stats.logistic import fit_logistic, moved, separating_move
 from hyoka.stats.style_control import _design, style_features
 from test_style_control_commands import CONTRARY, LENGTHS, _pairwise_inputs, _vicuna_battles
 
@@ -97,7 +97,7 @@ def test_the_draws_found_without_a_maximum_are_those_a_linear_program_finds() ->
     battles, design = _scripted(frozenset(CONTRARY))
     weights = draw_weights(resample_indices(12, 1000, np.random.default_rng(0)), 12)
     beta = fit_logistic(design, battles.share, weights)
-    found = unbounded(design, battles.share, weights, beta).any(axis=1)
+    found = moved(separating_move(design, battles.share, weights, beta)).any(axis=1)
     exact = [_separated_by_lp(design, battles.share, w) for w in weights]
     assert found.tolist() == exact
     assert 100 < sum(exact) < 400  # the draws that leave out both contrary questions

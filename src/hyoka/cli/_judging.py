@@ -298,9 +298,9 @@ def print_style_control(per_method: Mapping[str, RawAndControlled]) -> None:
 
     print_table(style_table(per_method, "Bradley-Terry ratings, raw and style-controlled"))
     for method, rated in per_method.items():
-        _common.console.print(f"{method}: {rated.coefficients_line()}", highlight=False)
-        for why in rated.separation_lines():
-            _common.console.print(f"{method}: {why}", highlight=False, soft_wrap=True)
+        _common.say(f"{method}: {rated.coefficients_line()}")
+        for why in rated.separation_lines():  # they quote model names: never read as markup
+            _common.say(f"{method}: {why}")
     from hyoka.stats import held_equal
 
     features = held_equal(next(iter(per_method.values())).controlled.features)

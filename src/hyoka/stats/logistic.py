@@ -102,7 +102,7 @@ def sigmoid(values: FloatArray) -> FloatArray:
     return result
 
 
-#: ``unbounded`` refits with the ridge divided by this
+#: ``separating_move`` refits with the ridge divided by this
 _SMALLER_RIDGE = 100.0
 #: a move of the linear predictor at least this large is growth without bound (a finite
 #: maximum moves it by about the ridge, 1e-6; a separation by about ln 100 ≈ 4.6)
@@ -153,16 +153,3 @@ def moved(move: FloatArray) -> BoolArray:
     size = np.abs(move)
     found: BoolArray = size > _RELATIVE * np.max(size, axis=1, keepdims=True)
     return found
-
-
-def unbounded(
-    design: FloatArray, outcome: FloatArray, weights: FloatArray, beta: FloatArray
-) -> BoolArray:
-    """Per row of ``weights`` and coefficient (rows × p): whether the likelihood has no
-    maximum (the data separate) and that coefficient grows without bound toward its
-    supremum (``beta``: ``fit_logistic``'s coefficients under the default ridge;
-    ``separating_move`` says how). The coefficients that moved (more than ``_RELATIVE`` of
-    the largest move) are the unbounded ones; the others converge (quasi-complete
-    separation: a feature that only a few battles have, all won, leaves the rest of the
-    fit with its maximum)."""
-    return moved(separating_move(design, outcome, weights, beta))

@@ -168,7 +168,7 @@ def bradley_terry_design(
     """Bradley–Terry's pair summary as a logistic design: per pair a row of its wins (+1
     for ``left``, −1 for ``right``; outcome 1) and one of its losses (outcome 0), weighted
     by what ``left`` won and lost (``summary_weights``). The likelihood is the summary's,
-    term for term, so ``logistic.unbounded`` judges it as it judges any other fit."""
+    term for term, so ``logistic.separating_move`` judges it as it judges any other fit."""
     pairs = len(left)
     incidence = np.zeros((pairs, models))
     incidence[np.arange(pairs), left] = 1.0
