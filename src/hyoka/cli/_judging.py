@@ -81,10 +81,10 @@ def single_settings(
 ) -> JudgeSettings:
     """The judge's settings from the single-grading flags."""
     from hyoka.judge import JudgeSettings
-    from hyoka.providers import script_pin, signed_rule
+    from hyoka.providers import signed_rule
 
-    return JudgeSettings(
-        judge=judge, script=script_pin(judge), base_url=base_url, temperature=temperature,
+    return JudgeSettings.for_judge(
+        judge, base_url=base_url, temperature=temperature,
         max_tokens=max_tokens,
         repeats=repeats, aggregate="median" if aggregate is AggregateChoice.MEDIAN else "mean",
         thinking=signed_rule(thinking.value),

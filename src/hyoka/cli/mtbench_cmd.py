@@ -634,7 +634,7 @@ def judge_command(
         single_output,
         turn_styles,
     )
-    from hyoka.providers import connect, script_pin, signed_rule
+    from hyoka.providers import connect, signed_rule
 
     if bench == "rakuda":
         _refuse_for_rakuda(
@@ -689,8 +689,8 @@ def judge_command(
         rated = (styles, control_features(control))
         _judge_pairs(pairs, judge_client(), price_in, price_out, against, rated)
         return
-    settings = JudgeSettings(
-        judge=judge, script=script_pin(judge), base_url=base_url, max_tokens=max_tokens,
+    settings = JudgeSettings.for_judge(
+        judge, base_url=base_url, max_tokens=max_tokens,
         thinking=signed_rule(thinking.value),
     )  # fmt: skip
     plans: list[tuple[str, JudgePlan[Any]]] = []

@@ -301,7 +301,7 @@ def check_judge(client: ModelClient, protocol: Protocol) -> None:
     if pin != planned:
         why = (
             "the judge's settings were made without it: give them "
-            "script=providers.script_pin(judge)"
+            "script=providers.script_pin(judge), as JudgeSettings.for_judge does"
             if planned is None
             else "the script changed after the run was planned: run it again"
         )

@@ -61,7 +61,6 @@ from hyoka.providers import (
     Reply,
     ThinkingRule,
     Usage,
-    script_pin,
     signed_rule,
     split_thinking,
 )
@@ -110,8 +109,8 @@ def pairwise_settings(
 ) -> JudgeSettings:
     """Temperature 0 (seed 001); the top-20 log probabilities only when ``prob`` is wanted;
     verdicts read after the thinking unless ``thinking`` says otherwise."""
-    return JudgeSettings(
-        judge=judge, script=script_pin(judge), base_url=base_url, temperature=0.0,
+    return JudgeSettings.for_judge(
+        judge, base_url=base_url, temperature=0.0,
         max_tokens=max_tokens, top_logprobs=TOP_LOGPROBS if "prob" in methods else None,
         thinking=signed_rule(thinking),
     )  # fmt: skip

@@ -34,6 +34,7 @@ from hyoka.providers import (
     ThinkingRule,
     Usage,
     redact_url,
+    script_pin,
 )
 from hyoka.settings_record import SettingsRecord, counts
 
@@ -136,6 +137,13 @@ class JudgeSettings(SettingsRecord):
             if redacted.secret is not None:
                 data = {**data, "base_url": redacted.shown, "base_url_secret": redacted.secret}
         return data
+
+    @classmethod
+    def for_judge(cls, judge: str, **fields: Any) -> JudgeSettings:
+        """The settings of ``judge`` with what decides its replies taken from the judge
+        itself (a scripted judge's script digest, ``providers.script_pin``): the one place
+        a builder gets it, so none can sign a run by a script it did not read."""
+        return cls(judge=judge, script=script_pin(judge), **fields)
 
     @property
     def thinking_rule(self) -> ThinkingRule:

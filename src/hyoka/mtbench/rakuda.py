@@ -79,7 +79,6 @@ from hyoka.providers import (
     ThinkingRule,
     parse_model_string,
     reply_of,
-    script_pin,
     signed_rule,
 )
 from hyoka.signature import Signature, SignatureType
@@ -462,8 +461,8 @@ def rakuda_settings(
 ) -> JudgeSettings:
     """Temperature 0 and upstream's budget for the judge's family unless one is given."""
     budget = max_tokens or (CLAUDE_MAX_TOKENS if is_claude(judge) else MAX_TOKENS)
-    return JudgeSettings(
-        judge=judge, script=script_pin(judge), base_url=base_url, temperature=0.0,
+    return JudgeSettings.for_judge(
+        judge, base_url=base_url, temperature=0.0,
         max_tokens=budget, thinking=signed_rule(thinking),
     )  # fmt: skip
 
