@@ -22,7 +22,6 @@ checkout the table is byte for byte the one its README holds.
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections import Counter
 from collections.abc import Sequence
@@ -184,19 +183,7 @@ def read_run(
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         problems.append(f"{path}: skipped: malformed pfgen-bench result ({exc!r})")
         return None
-    numbers = (
-        summary.score,
-        summary.score_std,
-        summary.length,
-        summary.length_std,
-        summary.fluency,
-        summary.truthfulness,
-        summary.helpfulness,
-    )
-    if not all(math.isfinite(x) for x in numbers) or summary.num_trials < 1:
-        problems.append(f"{path}: skipped: malformed pfgen-bench result (non-finite numbers)")
-        return None
-    return summary, result
+    return summary, result  # non-finite numbers and no trials are result_problem's
 
 
 @dataclass(frozen=True)
