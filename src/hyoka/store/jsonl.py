@@ -66,6 +66,14 @@ def lone_surrogate(value: Any) -> str | None:
 BOM = "\ufeff"
 
 
+def bom_line_error(where: str) -> InputError:
+    """The one error for a byte-order mark that starts a line other than a file's first."""
+    return InputError(
+        f"{where}: starts with a byte-order mark (U+FEFF), which only the start of a "
+        "file may hold (two files joined into one?)"
+    )
+
+
 def parse_object(line: str, where: str) -> dict[str, Any]:
     """One JSON object, or an ``InputError`` naming ``where`` (``file:line``) and why.
 
@@ -76,10 +84,7 @@ def parse_object(line: str, where: str) -> dict[str, Any]:
     (one not at the start of its file) is named as such.
     """
     if line.startswith(BOM):
-        raise InputError(
-            f"{where}: starts with a byte-order mark (U+FEFF), which only the start of a "
-            "file may hold (two files joined into one?)"
-        )
+        raise bom_line_error(where)
     value = _loads(line, where, strict=True, one_line=True)
     if not isinstance(value, dict):
         raise InputError(f"{where}: expected a JSON object")

@@ -40,6 +40,7 @@ from hyoka.store.jsonl import (
     BOM,
     STRICT_DECODER,
     JsonDocumentError,
+    bom_line_error,
     decode_json,
     json_problem,
     lone_surrogate,
@@ -470,10 +471,7 @@ def _parse_line(path: Path, number: int, line: bytes) -> dict[str, Any]:
         if text.startswith(BOM) and number == 1:
             text = text.removeprefix(BOM)
         if text.startswith(BOM):
-            raise InputError(
-                f"{path}:{number}: starts with a byte-order mark (U+FEFF), which only the "
-                "start of a file may hold (two files joined into one?)"
-            )
+            raise bom_line_error(f"{path}:{number}")
         record = STRICT_DECODER.decode(text)  # the decoder made once, not one a line
     except UnicodeDecodeError as exc:  # the messages name the line only when one is made
         reason = f"not UTF-8 ({exc.reason} at byte {exc.start})"
