@@ -24,7 +24,7 @@ from hyoka.providers import (
     parse_model_string,
 )
 from hyoka.providers._http import MAX_RETRY_AFTER_S, read_api_key, retry_after
-from hyoka.providers._secrets import REDACTED, KnownSecrets, environment_secrets
+from hyoka.redact import REDACTED, KnownSecrets, environment_secrets
 
 # --------------------------------------------------------------------------- Retry-After
 

@@ -74,11 +74,11 @@ def _text(value: object) -> str:
 
 
 def _redacted(text: str) -> str:
-    """A value that is a URL, with its credentials redacted (``hyoka.providers.shown_url``):
+    """A value that is a URL, with its credentials redacted (``hyoka.redact.shown_url``):
     a signature is shown and shared, even one read from a file an older hyoka wrote."""
     if "://" not in text:
         return text
-    from hyoka.providers import shown_url  # only for a URL: no import cost otherwise
+    from hyoka.redact import shown_url  # only for a URL: no import cost otherwise
 
     return shown_url(text)
 

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from hyoka._faces import lazy_face
 
 if TYPE_CHECKING:
-    from hyoka.providers._secrets import URL_REDACTED, RedactedUrl, redact_url, shown_url
     from hyoka.providers.aliases import MOVING_ALIASES, alias_note, moving_alias
     from hyoka.providers.base import Provider
     from hyoka.providers.client import (
@@ -71,6 +70,7 @@ if TYPE_CHECKING:
         TopP,
         Usage,
     )
+    from hyoka.redact import URL_REDACTED, RedactedUrl, redact_url, shown_url
 
 #: public name -> (module, attribute): what the face gives, loaded on first use
 _EXPORTS: dict[str, tuple[str, str]] = {
@@ -95,7 +95,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Provider": ("hyoka.providers.base", "Provider"),
     "ProviderError": ("hyoka.providers.errors", "ProviderError"),
     "RateLimitError": ("hyoka.providers.errors", "RateLimitError"),
-    "RedactedUrl": ("hyoka.providers._secrets", "RedactedUrl"),
+    "RedactedUrl": ("hyoka.redact", "RedactedUrl"),
     "Reply": ("hyoka.providers.thinking", "Reply"),
     "ResponseCache": ("hyoka.providers.client", "ResponseCache"),
     "RetryEvent": ("hyoka.providers.client", "RetryEvent"),
@@ -108,7 +108,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "TokenLogprob": ("hyoka.providers.types", "TokenLogprob"),
     "TopLogprob": ("hyoka.providers.types", "TopLogprob"),
     "TransientError": ("hyoka.providers.errors", "TransientError"),
-    "URL_REDACTED": ("hyoka.providers._secrets", "URL_REDACTED"),
+    "URL_REDACTED": ("hyoka.redact", "URL_REDACTED"),
     "Usage": ("hyoka.providers.types", "Usage"),
     "alias_note": ("hyoka.providers.aliases", "alias_note"),
     "backend_packages": ("hyoka.providers.registry", "backend_packages"),
@@ -118,11 +118,11 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "load_provider": ("hyoka.providers.registry", "load_provider"),
     "moving_alias": ("hyoka.providers.aliases", "moving_alias"),
     "parse_model_string": ("hyoka.providers.registry", "parse_model_string"),
-    "redact_url": ("hyoka.providers._secrets", "redact_url"),
+    "redact_url": ("hyoka.redact", "redact_url"),
     "reply_of": ("hyoka.providers.thinking", "reply_of"),
     "script_pin": ("hyoka.providers.scripted_backend", "script_pin"),
     "served_models": ("hyoka.providers.client", "served_models"),
-    "shown_url": ("hyoka.providers._secrets", "shown_url"),
+    "shown_url": ("hyoka.redact", "shown_url"),
     "signed_rule": ("hyoka.providers.thinking", "signed_rule"),
     "smollm2_path": ("hyoka.providers.embedded", "smollm2_path"),
     "split_thinking": ("hyoka.providers.thinking", "split_thinking"),

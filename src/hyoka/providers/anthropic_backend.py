@@ -52,10 +52,10 @@ from hyoka.providers._hosted import (
     timeout_option,
 )
 from hyoka.providers._http import bounded, retry_after, server_text, split_query
-from hyoka.providers._secrets import KnownSecrets, url_secret_values
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, TransientError
 from hyoka.providers.types import Choice, GenerationRequest, GenerationResponse, Usage
+from hyoka.redact import KnownSecrets, url_secret_values
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 #: ``max_tokens`` when the request leaves it unset (the API requires a value).

@@ -12,7 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
-from hyoka.providers import _secrets
+from hyoka import redact
 from hyoka.providers.types import GenerationRequest, GenerationResponse
 
 
@@ -45,7 +45,7 @@ class Provider(ABC):
     @property
     def shown_url(self) -> str | None:
         """``base_url`` as it may be shown in a message (credentials redacted)."""
-        return None if self.base_url is None else _secrets.shown_url(self.base_url)
+        return None if self.base_url is None else redact.shown_url(self.base_url)
 
     @abstractmethod
     async def generate(self, request: GenerationRequest) -> GenerationResponse:

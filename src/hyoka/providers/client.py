@@ -39,10 +39,10 @@ from typing import Any, Self
 from pydantic import ValidationError
 
 from hyoka.errors import HyokaError, HyokaWarning
-from hyoka.providers._secrets import REDACTED, KnownSecrets
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse, Usage
+from hyoka.redact import REDACTED, KnownSecrets
 from hyoka.store import CacheFolder, default_cache_dir
 
 #: Bump when the key material or the stored layout changes: old entries are then misses.

@@ -59,7 +59,6 @@ from hyoka.providers._hosted import (
     timeout_option,
 )
 from hyoka.providers._http import bounded, retry_after, server_text
-from hyoka.providers._secrets import KnownSecrets, url_secret_values
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, TransientError
 from hyoka.providers.types import (
@@ -70,6 +69,7 @@ from hyoka.providers.types import (
     TopLogprob,
     Usage,
 )
+from hyoka.redact import KnownSecrets, url_secret_values
 
 #: Environment variables holding the key, in the order they are read.
 API_KEY_ENVS = ("GOOGLE_API_KEY", "GEMINI_API_KEY")

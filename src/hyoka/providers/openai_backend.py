@@ -33,7 +33,6 @@ from hyoka.providers._http import (
     server_text,
     split_query,
 )
-from hyoka.providers._secrets import REDACTED, KnownSecrets, url_secret_values
 from hyoka.providers.base import Provider
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import (
@@ -45,6 +44,7 @@ from hyoka.providers.types import (
     Usage,
     token_count,
 )
+from hyoka.redact import REDACTED, KnownSecrets, url_secret_values
 
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
 AZURE_KEY_ENV = "AZURE_OPENAI_API_KEY"

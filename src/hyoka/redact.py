@@ -1,5 +1,9 @@
 """Keeping API keys out of everything hyoka returns, stores or prints.
 
+This sits at the bottom of the layers, beside ``errors`` and ``signature``: the providers
+scrub what leaves them with it, and a signature shows a URL through it, so neither imports
+the other for it. The providers' face re-exports the URL names users need.
+
 The keys live in environment variables only. A misconfigured proxy may still echo one in a
 reply, and an SDK may quote one in an error (``Illegal header value b'Bearer ...'``). So
 whatever leaves the provider layer (responses, error messages) is checked against every
