@@ -20,7 +20,7 @@ from typer.testing import CliRunner, Result
 
 from _shared import PFGEN_RESULTS, SHARED_DATA, needs, shaberi_raw_means
 from hyoka.cli.main import app
-from hyoka.stats.board_pairs import read_pfgen_side
+from hyoka.pfgen.board_pairs import read_pfgen_side
 
 needs("scipy")
 import scipy.stats  # type: ignore[import-untyped]  # noqa: E402

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from _shared import PFGEN_RESULTS, needs
 from hyoka.cli.main import app
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.stats.refset_stability import ENSEMBLE, StabilityReport, refset_stability
+from hyoka.pfgen.refset_stability import ENSEMBLE, StabilityReport, refset_stability
 
 ALL_RUNS = sorted(p.parent for p in PFGEN_RESULTS.rglob("trials.jsonl.xz"))
 SUBSET = ALL_RUNS[::10]

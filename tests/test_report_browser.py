@@ -20,8 +20,8 @@ import pytest
 
 from _shared import NEEDS, PFGEN_RESULTS, SHARED_DATA, data_mark, needs
 from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.refset_stability import refset_stability
 from hyoka.report import ReportOptions, build_report
-from hyoka.stats.refset_stability import refset_stability
 from test_report_fixtures import (
     INVENTED,
     JUDGED_MODELS,

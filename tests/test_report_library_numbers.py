@@ -33,6 +33,7 @@ from hyoka.pfgen import (
     PfgenBenchmark,
     RunSummary,
     Summation,
+    collect_run_scores,
     read_result,
     score_answers,
     score_interval,
@@ -44,7 +45,6 @@ from hyoka.report.pfgen_data import compare_runs, score_run_answers
 from hyoka.stats import (
     Battles,
     bradley_terry,
-    collect_run_scores,
     correlate,
     paired_two_level_intervals,
     two_level_interval,

@@ -32,9 +32,9 @@ from _shared import PFGEN_RESULTS, SHARED_DATA, needs
 from hyoka.cli.report_cmd import report_command
 from hyoka.errors import InputError
 from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.refset_stability import stability_signature
 from hyoka.report import ReportOptions, build_report
 from hyoka.stats import kendall_tau_b
-from hyoka.stats.refset_stability import stability_signature
 
 needs("scipy")
 from scipy import stats  # type: ignore[import-untyped]  # noqa: E402

@@ -30,6 +30,7 @@ import hyoka.mtbench.judge_meta
 import hyoka.mtbench.leaderboard
 import hyoka.mtbench.rakuda
 import hyoka.pfgen.provenance
+import hyoka.pfgen.refset_stability
 import hyoka.refset.planning
 import hyoka.stats
 from _shared import SHARED_DATA
@@ -43,6 +44,7 @@ from hyoka.mtbench import Bench, BenchJudging, build_leaderboard, judgment_files
 from hyoka.mtbench.leaderboard import FastChatSingleSignature
 from hyoka.pfgen import Summation
 from hyoka.pfgen.provenance import PfgenSignature, SumFrom, run_signature
+from hyoka.pfgen.refset_stability import stability_signature
 from hyoka.signature import (
     FORMAT,
     SIGNATURE_KEY,
@@ -52,7 +54,6 @@ from hyoka.signature import (
     migrate,
     package_version,
 )
-from hyoka.stats.refset_stability import stability_signature
 from hyoka.store import read_manifest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "hyoka"
@@ -68,6 +69,7 @@ PRODUCERS = (
     hyoka.mtbench.leaderboard,
     hyoka.mtbench.rakuda,
     hyoka.pfgen.provenance,
+    hyoka.pfgen.refset_stability,
     hyoka.refset.planning,
     hyoka.stats,
 )

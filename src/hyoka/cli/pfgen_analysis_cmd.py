@@ -21,7 +21,8 @@ from hyoka.cli._tables import print_table
 
 if TYPE_CHECKING:
     from hyoka.judge import JudgedBy
-    from hyoka.stats import BoardCorrelation, Correlation, PairedScores
+    from hyoka.pfgen import BoardCorrelation, PairedScores
+    from hyoka.stats import Correlation
 
 #: The bootstrap defaults: ``hyoka.stats.bootstrap``'s, repeated so that importing this module
 #: does not load numpy (a test keeps the two in step).
@@ -125,7 +126,8 @@ def correlate_command(
 
     from hyoka.cli._common import console, err_console
     from hyoka.errors import InputError
-    from hyoka.stats import collect_run_scores, correlate, read_score_table
+    from hyoka.pfgen import collect_run_scores, read_score_table
+    from hyoka.stats import correlate
 
     only_against = {"--names": names, "--mix-variants": mix_variants, "--data-dir": data_dir}
     for flag, value in only_against.items():
@@ -220,7 +222,7 @@ def _correlate_against(
     from hyoka.cli._common import console, err_console
     from hyoka.data import resolve_data_dir
     from hyoka.errors import InputError
-    from hyoka.stats import correlate_with_leaderboard
+    from hyoka.pfgen import correlate_with_leaderboard
 
     used = [flag for flag, value in given.items() if value is not None]
     if used:
@@ -328,8 +330,7 @@ def stability_command(
 
     from hyoka.cli._common import console, progress_bar
     from hyoka.data import resolve_data_dir
-    from hyoka.pfgen import PfgenBenchmark, find_runs
-    from hyoka.stats import ENSEMBLE, refset_stability
+    from hyoka.pfgen import ENSEMBLE, PfgenBenchmark, find_runs, refset_stability
 
     names = [s.strip() for s in sets.split(",") if s.strip()]
     folder = results_dir or resolve_data_dir(data_dir) / "pfgen-bench" / "results"

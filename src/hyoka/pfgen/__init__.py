@@ -12,7 +12,9 @@ through ``iter_score_runs``/``iter_verify_runs``), ``collect_leaderboard``
 (``collect_upstream_leaderboard``: upstream's rows and order) and ``render_leaderboard``;
 generation: ``GenerateSettings`` (its defaults: upstream's ``PROTOCOL``), ``plan_generation``
 and ``generate_run``; a whole run as the commands make it: ``run_pfgen`` (``make_run``, then
-``score_new_run``) and ``public_neighbours``. This is the package's face: users and sibling
+``score_new_run``) and ``public_neighbours``; analyses of runs: ``collect_run_scores``
+(pfgen score beside a judge's mean), ``correlate_with_leaderboard`` (beside another
+benchmark's leaderboard) and ``refset_stability``. This is the package's face: users and sibling
 packages import from here, never from its modules. Names load on first use, so importing one
 of them (or any module of the package) does not pull in numpy, the providers and the rest.
 """
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from hyoka.pfgen._measure import measure_answers
     from hyoka.pfgen._pysum import Summation
     from hyoka.pfgen.benchmark import BENCHMARK_FOLDER, PfgenBenchmark, SampleAnswer
+    from hyoka.pfgen.board_pairs import BoardCorrelation, correlate_with_leaderboard
     from hyoka.pfgen.choices import LeaderboardFormat, Mode
     from hyoka.pfgen.explanation import (
         Explanation,
@@ -56,6 +59,7 @@ if TYPE_CHECKING:
     from hyoka.pfgen.leaderboard import collect_upstream as collect_upstream_leaderboard
     from hyoka.pfgen.leaderboard import render as render_leaderboard
     from hyoka.pfgen.ngram_index import window_keys
+    from hyoka.pfgen.paired_scores import PairedScores, collect_run_scores, read_score_table
     from hyoka.pfgen.pipeline import (
         GeneratedRun,
         Neighbours,
@@ -70,6 +74,7 @@ if TYPE_CHECKING:
     from hyoka.pfgen.protocol import PROTOCOL, REFSET_PROTOCOL, Protocol
     from hyoka.pfgen.provenance import data_id
     from hyoka.pfgen.questions import QuestionFile
+    from hyoka.pfgen.refset_stability import ENSEMBLE, refset_stability
     from hyoka.pfgen.result import ScoredAnswer, build_result
     from hyoka.pfgen.runs import (
         RunOutcome,
@@ -162,14 +167,23 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "verify_run": ("hyoka.pfgen.verify", "verify_run"),
     "iter_verify_runs": ("hyoka.pfgen.verify", "iter_verify_runs"),
     "iter_score_runs": ("hyoka.pfgen.runs", "iter_score_runs"),
+    "BoardCorrelation": ("hyoka.pfgen.board_pairs", "BoardCorrelation"),
+    "correlate_with_leaderboard": ("hyoka.pfgen.board_pairs", "correlate_with_leaderboard"),
+    "PairedScores": ("hyoka.pfgen.paired_scores", "PairedScores"),
+    "collect_run_scores": ("hyoka.pfgen.paired_scores", "collect_run_scores"),
+    "read_score_table": ("hyoka.pfgen.paired_scores", "read_score_table"),
+    "ENSEMBLE": ("hyoka.pfgen.refset_stability", "ENSEMBLE"),
+    "refset_stability": ("hyoka.pfgen.refset_stability", "refset_stability"),
 }
 
 __all__ = [
     "BENCHMARK_FOLDER",
+    "ENSEMBLE",
     "JUDGMENTS_FILE",
     "PROTOCOL",
     "REFSET_PROTOCOL",
     "AnswerScore",
+    "BoardCorrelation",
     "CodepointBatch",
     "Explanation",
     "Flags",
@@ -180,6 +194,7 @@ __all__ = [
     "Measurement",
     "Mode",
     "Neighbours",
+    "PairedScores",
     "PfgenBenchmark",
     "PfgenRun",
     "PlannedRun",
@@ -201,7 +216,9 @@ __all__ = [
     "clean_answer",
     "collect_items",
     "collect_leaderboard",
+    "collect_run_scores",
     "collect_upstream_leaderboard",
+    "correlate_with_leaderboard",
     "data_id",
     "encode",
     "explain",
@@ -218,8 +235,10 @@ __all__ = [
     "rank",
     "read_result",
     "read_run",
+    "read_score_table",
     "read_trials",
     "reference_answers",
+    "refset_stability",
     "render_leaderboard",
     "result_problem",
     "run_pfgen",

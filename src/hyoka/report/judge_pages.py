@@ -31,7 +31,8 @@ def judges_under(folder: Path) -> list[str]:
 
 def judge_page(folders: list[Path], notes: list[str], seed: int) -> str | None:
     """The page, or None when no folder has judge summaries for at least three runs."""
-    from hyoka.stats import collect_run_scores, correlate
+    from hyoka.pfgen import collect_run_scores
+    from hyoka.stats import correlate
 
     sections = []
     for folder in folders:

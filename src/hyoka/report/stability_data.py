@@ -4,7 +4,7 @@ The pfgen-bench papers (seeds 000/002 §5.1, Figure 3) ask whether the benchmark
 the model that wrote a reference set: every run is scored with the ensemble of all sets (the
 published score) and with each single set alone (P = PLaMo-100b, S = Stockmark-100b,
 T = Swallow-MX-8x7b in the published data), and the scores are correlated across runs.
-``hyoka.stats.refset_stability`` does exactly that with the exact scorer; the report only
+``hyoka.pfgen.refset_stability`` does exactly that with the exact scorer; the report only
 reads or runs it (here) and draws its numbers (``stability_pages``), so every point is a real
 run scored against real reference sets.
 
@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hyoka.errors import InputError
+from hyoka.pfgen import ENSEMBLE
 from hyoka.signature import SIGNATURE_KEY, Signature
-from hyoka.stats import DEFAULT_RESAMPLES, ENSEMBLE, Interval
+from hyoka.stats import DEFAULT_RESAMPLES, Interval
 from hyoka.store import read_json
 
 if TYPE_CHECKING:
@@ -183,9 +184,9 @@ def compute_stability(
     seed: int,
     workers: int | None = None,
 ) -> Stability:
-    """Run the experiment (``hyoka.stats.refset_stability``) over the runs at ``sources``,
+    """Run the experiment (``hyoka.pfgen.refset_stability``) over the runs at ``sources``,
     its correlations' intervals drawn as the page draws them (``pair_correlation``)."""
-    from hyoka.stats import refset_stability
+    from hyoka.pfgen import refset_stability
 
     sets = compare_sets(benchmark)
     report = refset_stability(

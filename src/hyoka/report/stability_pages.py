@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from hyoka.pfgen import ENSEMBLE
 from hyoka.report.html import Cell, cell, esc, page, table
 from hyoka.report.stability_data import Stability, pair_correlation
 from hyoka.report.svg import Point, scatter_chart
-from hyoka.stats import ENSEMBLE, Interval
+from hyoka.stats import Interval
 
 PATH = "pfgen/stability.html"
 #: Decimals shown: the correlations are all near 1, as the papers found, and the CLI's

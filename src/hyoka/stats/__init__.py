@@ -2,7 +2,6 @@
 length and style control, and how far a ranking can be trusted."""
 
 from hyoka.stats.agreement import AgreementReport, agreement_report
-from hyoka.stats.board_pairs import BoardCorrelation, correlate_with_leaderboard, read_leaderboard
 from hyoka.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -15,6 +14,7 @@ from hyoka.stats.bootstrap import (
 )
 from hyoka.stats.bradley_terry import Battles, Rating, Ratings, bradley_terry
 from hyoka.stats.correlation import (
+    MIN_PAIRS,
     Correlation,
     RankCorrelations,
     correlate,
@@ -25,6 +25,7 @@ from hyoka.stats.home_advantage import HomeFit, HomeRanking, fit_home_advantage,
 from hyoka.stats.home_advantage import Match as HomeMatch
 from hyoka.stats.label_files import label_table_from_files
 from hyoka.stats.labels import LETTERS, MIRROR, VERDICT_NAMES, LabelTable
+from hyoka.stats.leaderboard_rows import BoardRow, OtherBoard, read_leaderboard
 from hyoka.stats.length_adjusted import Grade, LengthAdjusted, length_adjusted_scores
 from hyoka.stats.length_control import (
     RESAMPLED_GROUP,
@@ -33,7 +34,6 @@ from hyoka.stats.length_control import (
     length_controlled_winrates,
 )
 from hyoka.stats.ordinal import ScaleAgreement, grouped_share, scale_agreement
-from hyoka.stats.paired_scores import PairedScores, collect_run_scores, read_score_table
 from hyoka.stats.ranking_quality import (
     RankingComparison,
     ScoreDraws,
@@ -43,7 +43,6 @@ from hyoka.stats.ranking_quality import (
     separability,
     separability_curve,
 )
-from hyoka.stats.refset_stability import ENSEMBLE, refset_stability
 from hyoka.stats.separation import NO_MAXIMUM
 from hyoka.stats.single_grades import (
     GradeLine,
@@ -66,8 +65,8 @@ from hyoka.stats.style_control import (
 __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
-    "ENSEMBLE",
     "LETTERS",
+    "MIN_PAIRS",
     "MIRROR",
     "NO_MAXIMUM",
     "RESAMPLED_GROUP",
@@ -76,7 +75,7 @@ __all__ = [
     "AgreementReport",
     "BaselineVerdict",
     "Battles",
-    "BoardCorrelation",
+    "BoardRow",
     "Correlation",
     "Grade",
     "GradeLine",
@@ -87,7 +86,7 @@ __all__ = [
     "LabelTable",
     "LengthAdjusted",
     "LengthControlled",
-    "PairedScores",
+    "OtherBoard",
     "RankCorrelations",
     "RankingComparison",
     "Rating",
@@ -102,10 +101,8 @@ __all__ = [
     "agreement_report",
     "bootstrap",
     "bradley_terry",
-    "collect_run_scores",
     "compare_rankings",
     "correlate",
-    "correlate_with_leaderboard",
     "fit_home_advantage",
     "grouped_share",
     "held_equal",
@@ -122,9 +119,7 @@ __all__ = [
     "rate_with_style",
     "rating_text",
     "read_leaderboard",
-    "read_score_table",
     "read_single_grades",
-    "refset_stability",
     "scale_agreement",
     "separability",
     "separability_curve",

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import HyokaError, InputError
+from hyoka.pfgen.judge import JUDGE_FOLDER, SUMMARY_FILE
+from hyoka.pfgen.summary import RunSummary
 from hyoka.store import pfgen_runs, read_json, read_rows
 
-JUDGE_FOLDER = "judge"
-SUMMARY_FILE = "summary.json"
 TABLE_COLUMNS = ("model", "pfgen_score", "judge_score")
 
 
@@ -50,8 +50,6 @@ def collect_run_scores(results: Path, judge: str | None) -> PairedScores:
     """pfgen score and judge mean of every run under ``results`` that has both."""
     if not results.is_dir():
         raise InputError(f"{results}: not a folder of pfgen results")
-    from hyoka.pfgen import RunSummary
-
     problems: list[str] = []
     runs = [p.parent for p in pfgen_runs.find_result_files(results, problems)]
     if problems:

@@ -25,24 +25,17 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from hyoka.errors import InputError
-from hyoka.pfgen import (
-    Measurement,
-    PfgenBenchmark,
-    QuestionScorer,
-    RunSummary,
-    ScoredAnswer,
-    Summation,
-    TrialsInput,
-    build_result,
-    data_id,
-    measure_answers,
-    read_result,
-    read_trials,
-    summation_by_evidence,
-)
+from hyoka.pfgen._measure import measure_answers
+from hyoka.pfgen._pysum import Summation
+from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.provenance import data_id
+from hyoka.pfgen.result import ScoredAnswer, build_result
+from hyoka.pfgen.runs import summation_by_evidence
+from hyoka.pfgen.scorer import Measurement, QuestionScorer
+from hyoka.pfgen.summary import RunSummary
 from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType
-from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from hyoka.stats.correlation import Correlation, correlate
+from hyoka.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, Correlation, correlate
+from hyoka.store import pfgen_runs
 
 ENSEMBLE = "ensemble"
 KIND = "pfgen-stability"
@@ -243,13 +236,13 @@ def _identity(m: Measurement) -> Measurement:
 
 def _read_run(
     source: Path, benchmark: PfgenBenchmark, questions: set[str]
-) -> tuple[TrialsInput, dict[str, list[dict[str, Any]]], dict[str, Any] | None]:
-    trials = read_trials(source)
+) -> tuple[pfgen_runs.TrialsInput, dict[str, list[dict[str, Any]]], dict[str, Any] | None]:
+    trials = pfgen_runs.read_trials(source)
     grouped = benchmark.group_by_question(trials, keep=questions)
     if not grouped:
         raise InputError(f"{source}: no answers to the compared questions")
     try:
-        published = read_result(trials.folder)
+        published = pfgen_runs.read_result(trials.folder)
     except InputError:
         published = None  # an unreadable result.json only means no published score
     return trials, grouped, published
