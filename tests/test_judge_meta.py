@@ -204,16 +204,18 @@ def test_stability_jmt_bench_turns_judged_twice_are_the_repeats() -> None:
 @data_mark(PFMT)
 def test_a_second_run_of_a_judge_given_beside_the_first_is_its_repeats(tmp_path: Path) -> None:
     """A judge's grades of the same answers in a second folder are repeats of the first
-    run's: here gpt-4o-mini's published grades of claude-2.1 again, every seventh grade on
-    the scale moved one step, the spread recomputed with numpy."""
+    run's: here gpt-4o-mini's published grades of claude-2.1 again (at other times: the
+    same lines again would be a copy), every seventh grade on the scale moved one step, the
+    spread recomputed with numpy."""
     again = tmp_path / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o-mini_again"
     again.mkdir(parents=True)
     first = [json.loads(t) for t in (PFMT / "gpt-4o-mini_single" / "claude-2.1.jsonl")
              .read_text(encoding="utf-8").splitlines()]  # fmt: skip
     second = [
-        {**line, "score": line["score"] - 1 if k % 7 == 0 and line["score"] > 0 else line["score"]}
+        {**line, "tstamp": line["tstamp"] + 86400,
+         "score": line["score"] - 1 if k % 7 == 0 and line["score"] > 0 else line["score"]}
         for k, line in enumerate(first)
-    ]
+    ]  # fmt: skip
     _write(again / "claude-2.1.jsonl", second)
     meta = measure_judges(read_single_folders([PFMT / "gpt-4o-mini_single", again]), settings=FEW)
     row = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
@@ -688,3 +690,80 @@ def test_a_grade_of_1e308_is_computed_not_a_traceback(tmp_path: Path) -> None:
     assert shown.exit_code == 0, shown.output
     faults = json.loads(shown.stdout)["faults"]
     assert "elyza__ELYZA-tasks-100, x: 5 grades off the 1-5 scale (1e+308 ×2, 6 ×1, 7 ×2)" in faults
+
+
+# --- inputs: the same file reached twice is read once; a copy is refused ----------------
+
+
+def _meta_json(*args: str) -> list[dict[str, Any]]:
+    result = CliRunner().invoke(app, ["judge", "meta", *args, "--resamples", "20", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    rows: list[dict[str, Any]] = json.loads(result.stdout)["rows"]
+    return rows
+
+
+def _published_lines(path: Path, count: int) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as lines:
+        return [json.loads(next(lines)) for _ in range(count)]
+
+
+@data_mark(PFMT)
+@data_mark(VICUNA)
+def test_a_file_given_twice_or_with_its_folder_is_read_once(tmp_path: Path) -> None:
+    """``--single F --single F``, a file and the folder holding it, a link to it: one file,
+    read once (its lines were counted as repeats of themselves, the same on every repeat);
+    pairwise likewise. A second run of the judge (its own time stamps) still repeats."""
+    single = tmp_path / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o_single"
+    single.mkdir(parents=True)
+    graded = _write(single / "claude-2.1.jsonl",
+                    _published_lines(PFMT / "gpt-4o_single" / "claude-2.1.jsonl", 12))  # fmt: skip
+    (tmp_path / "link.jsonl").symlink_to(graded)
+    once = _meta_json("--single", str(single))
+    assert once[0]["judgments"] == 12 and once[0]["repeats"] == 0
+    for given in ([single, single], [single, graded], [single, tmp_path / "link.jsonl"]):
+        assert _meta_json(*(f"--single={path}" for path in given)) == once
+    pairwise = tmp_path / "ja-vicuna-qa" / "model_judgment" / "pairwise" / "gpt-4"
+    pairwise.mkdir(parents=True)
+    name = "pairwise:cyberagent--calm2-7b-chat_openai--text-davinci-003.jsonl"
+    pairs = _write(pairwise / name, _published_lines(VICUNA / name, 10))
+    pair_once = _meta_json("--pairwise", str(pairwise))
+    assert pair_once[0]["judgments"] == 20 and pair_once[0]["repeats"] == 0
+    for given in ([pairwise, pairwise], [pairwise, pairs]):
+        assert _meta_json(*(f"--pairwise={path}" for path in given)) == pair_once
+    again = tmp_path / "run2" / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o_single"
+    again.mkdir(parents=True)
+    rerun = [{**line, "tstamp": line["tstamp"] + 3600}
+             for line in _published_lines(graded, 12)]  # fmt: skip
+    _write(again / "claude-2.1.jsonl", rerun)
+    row = _meta_json("--single", str(single), "--single", str(again))[0]
+    assert row["template"] == "(all)" and row["judgments"] == 12
+    assert (row["repeats"], row["repeats_differing"]) == (12, 0)
+
+
+@data_mark(PFMT)
+@data_mark(VICUNA)
+def test_a_copy_of_a_judgment_file_under_another_name_is_one_error(tmp_path: Path) -> None:
+    """A copy is the same judgments, not the judge asked again: one line naming both files
+    and the line, exit 1, for grades and pairs alike (a file joined to itself too)."""
+    graded = _write(tmp_path / "gpt-4o_single.jsonl",
+                    _published_lines(PFMT / "gpt-4o_single" / "claude-2.1.jsonl", 6))  # fmt: skip
+    copy = tmp_path / "copy" / "gpt-4o_single.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes(graded.read_bytes())
+    name = "pairwise:cyberagent--calm2-7b-chat_openai--text-davinci-003.jsonl"
+    pairs = _write(tmp_path / "pairs.jsonl", _published_lines(VICUNA / name, 4))
+    pairs_copy = tmp_path / "copy" / "pairs.jsonl"
+    pairs_copy.write_bytes(pairs.read_bytes())
+    joined = tmp_path / "joined.jsonl"
+    joined.write_bytes(pairs.read_bytes() * 2)
+    for flag, first, second, where in (
+        ("--single", graded, copy, f"{copy}:1"),
+        ("--pairwise", pairs, pairs_copy, f"{pairs_copy}:1"),
+        ("--pairwise", joined, joined, f"{joined}:5"),
+    ):
+        result = CliRunner().invoke(app, ["judge", "meta", flag, str(first), flag, str(second)])
+        assert result.exit_code == 1, result.output
+        assert result.output.strip().splitlines() == [
+            f"error: {where}: the same judgment as {first}:1 (a copy of it, not the judge "
+            "asked again: each judgment is read once)"
+        ]

@@ -22,6 +22,13 @@ Three shapes of file are read, each as its producer wrote it:
 Nothing is dropped or clamped here: a missing grade stays missing (NaN) and a grade off
 its scale stays as written; ``judge_meta`` counts and names both.
 
+Each judgment is read once (``_files_once``, ``_Copies``): a file reached twice (given
+twice, beside the folder holding it, through a link) is read once, and a line the same in
+every field as one read before (a file copied under another name, or joined to itself) is
+an error naming both: counted again, it would be a repeat on which the judge agreed with
+itself. A repeat is another call of the judge, so another line: another time stamp at
+least.
+
 A judgment file's judge is the one that answered (``judge.judged_by``): what its hyoka
 manifest records (``scripted/s.jsonl``, ``openai/gpt-4o``), not the label its lines
 carry (``--judge-name gpt-4o-mini``); a file without one is named by its lines. A scripted
@@ -30,7 +37,8 @@ judge's grades and verdicts are a dry run, and are said to be one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -42,8 +50,8 @@ from pydantic import BaseModel, ConfigDict
 from hyoka.errors import InputError
 from hyoka.judge import judged_by
 from hyoka.mtbench.answers import model_answer_file
-from hyoka.mtbench.bench import spec_named
 from hyoka.mtbench.records import NO_RATING, AnswerRecord, Winner
+from hyoka.mtbench.registry import spec_named
 from hyoka.providers import Usage
 from hyoka.stats import GradeLine
 from hyoka.store import (
@@ -257,13 +265,54 @@ def bench_name(path: Path) -> str:
     return _stem(path)
 
 
+def _files_once(
+    paths: Sequence[Path], files_of: Callable[[Path], list[Path]]
+) -> list[tuple[Path, list[Path]]]:
+    """Each path with its files (``files_of``) not reached before, by their resolved
+    paths: a file given twice, or beside the folder holding it, or through a link, is read
+    once; a path with none left is dropped."""
+    read: set[Path] = set()
+    found: list[tuple[Path, list[Path]]] = []
+    for path in paths:
+        files = []
+        for file in files_of(path):
+            real = file.resolve()
+            if real not in read:
+                read.add(real)
+                files.append(file)
+        if files:
+            found.append((path, files))
+    return found
+
+
+class _Copies:
+    """Each judgment once: a line the same in every field (time stamp and reply too) as
+    one read before is a copy of it (a file under another name, or joined to itself), not
+    the judge asked again, and is refused naming both. The lines are kept as digests of
+    their fields (the records ``extra="allow"``, so every field counts)."""
+
+    def __init__(self) -> None:
+        self.first: dict[bytes, tuple[Path, int]] = {}
+
+    def see(self, path: Path, number: int, line: BaseModel) -> None:
+        fields = line.model_dump_json().encode("utf-8")
+        digest = hashlib.blake2b(fields, digest_size=16).digest()
+        where = self.first.setdefault(digest, (path, number))
+        if where != (path, number):
+            raise InputError(
+                f"{path}:{number}: the same judgment as {where[0]}:{where[1]} (a copy of it, "
+                "not the judge asked again: each judgment is read once)"
+            )
+
+
 def read_single_folders(paths: list[Path]) -> ScoreTable:
     """FastChat single-grading folders or files as one table: item ``<question>/<turn>``
     (and ``/<trial>`` for trials after the first), the benchmark as the suite, the
     template from ``judge``, -1 (no rating) as a missing grade, a second grade of an item
     a repeat (``ScoreTable.repeat_of``; in one file or across the paths given: a second
-    run of the judge), lengths from the answers in ``model_answer/`` beside
-    ``model_judgment/`` where that folder exists. A folder or file holds one judge (the
+    run of the judge; each file and line read once: ``_files_once``, ``_Copies``),
+    lengths from the answers in ``model_answer/`` beside ``model_judgment/`` where that
+    folder exists. A folder or file holds one judge (the
     one that answered: ``judge.judged_by``); a grade off its benchmark's scale is kept as
     written (``judge_meta`` counts it)."""
     codes = {name: _Codes() for name in (*_FIELDS, "template")}
@@ -276,10 +325,11 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
     origin: dict[str, str] = {}
     seen: dict[tuple[str, str, str, int, str, int], int] = {}
     dry_runs: set[str] = set()
-    for path in paths:
+    copies = _Copies()
+    for path, files in _files_once(paths, _single_files):
         bench = bench_name(path)
         answer_dir = path.resolve().parent.parent / "model_answer"
-        judge, lines, dry_run = _judgment_lines(path)
+        judge, lines, dry_run = _judgment_lines(path, files, copies)
         if dry_run:
             dry_runs.add(judge)
         origin.setdefault(judge, f"{bench}/{path.name}")
@@ -335,26 +385,33 @@ def suite_scale(suite: str) -> tuple[int, int]:
 Graded = tuple[str, tuple[str, int, str, int], float]
 
 
-def _judgment_lines(path: Path) -> tuple[str, list[Graded], bool]:
-    """The judge of a single-grading folder or file (``judge.judged_by`` of each file: its
-    manifest's, else its lines' name), its grades in file order: (template, (question,
-    turn, model, trial), score), one per trial of a line that lists them
-    (swallow-evaluation's: ``trials`` names the choices, else 0, 1, ...), and whether a
-    script made them (a dry run)."""
+def _single_files(path: Path) -> list[Path]:
+    """The judgment files of a single-grading folder, or the file itself."""
     if path.is_dir():
         files = sorted(path.glob("*.jsonl"))
         if not files:
             raise InputError(f"{path}: no *.jsonl judgment files")
-    elif path.is_file():
-        files = [path]
-    else:
-        raise InputError(f"{path}: not a single-grading folder or file")
+        return files
+    if path.is_file():
+        return [path]
+    raise InputError(f"{path}: not a single-grading folder or file")
+
+
+def _judgment_lines(
+    path: Path, files: list[Path], copies: _Copies
+) -> tuple[str, list[Graded], bool]:
+    """The judge of a single-grading folder or file (``files``: those of its files not
+    read before; ``judge.judged_by`` of each file: its manifest's, else its lines' name),
+    its grades in file order: (template, (question, turn, model, trial), score), one per
+    trial of a line that lists them (swallow-evaluation's: ``trials`` names the choices,
+    else 0, 1, ...), and whether a script made them (a dry run)."""
     grades: list[Graded] = []
     judges: set[str] = set()
     dry_run = False
     for file in files:
         names: set[str] = set()
         for number, line in read_records(file, GradeLine):
+            copies.see(file, number, line)
             names.add(line.judge_name)
             template = (
                 str(line.judge[1])
@@ -397,9 +454,10 @@ def _answer_lengths(path: Path | None) -> dict[tuple[str, int, int], float]:
 
 class PairLine(BaseModel):
     """One pair judged in both orders, as FastChat (or ja-vicuna-qa-benchmark) wrote it;
-    game 1 shows ``model_1``'s answer first, game 2 ``model_2``'s."""
+    game 1 shows ``model_1``'s answer first, game 2 ``model_2``'s. The other fields (the
+    replies, the time stamp) are kept so that a copied line tells from a repeat."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="allow")
 
     question_id: int | str
     model_1: str
@@ -447,14 +505,19 @@ def _pair_files(path: Path) -> list[Path]:
 
 def read_pair_tables(paths: list[Path]) -> list[PairTable]:
     """FastChat pairwise files or folders, one table per (benchmark, judge): the judge
-    that answered each file (``judge.judged_by``), else each line's."""
+    that answered each file (``judge.judged_by``), else each line's; each file and line
+    read once (``_files_once``, ``_Copies``)."""
     tables: dict[tuple[str, str], list[PairLine]] = {}
     where: dict[tuple[str, str], Path] = {}
     dry: set[tuple[str, str]] = set()
-    for path in paths:
+    copies = _Copies()
+    for path, files in _files_once(paths, _pair_files):
         bench = bench_name(path)
-        for file in _pair_files(path):
-            lines = [line for _, line in read_records(file, PairLine)]
+        for file in files:
+            lines = []
+            for number, line in read_records(file, PairLine):
+                copies.see(file, number, line)
+                lines.append(line)
             answered = judged_by(file, {line.judge_name for line in lines})
             for line in lines:
                 key = (bench, answered.judge if answered.recorded else line.judge_name)
@@ -558,7 +621,8 @@ class Sources:
     absent: tuple[str, ...] = ()
 
     def read(self) -> tuple[ScoreTable | None, list[PairTable]]:
-        tables = [read_score_table(path) for path in self.scores]
+        once = _files_once(self.scores, lambda path: [path])
+        tables = [read_score_table(path) for path, _ in once]
         if self.single:
             tables.append(read_single_folders(list(self.single)))
         pairs = read_pair_tables(list(self.pairwise)) if self.pairwise else []
