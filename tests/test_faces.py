@@ -4,6 +4,7 @@ from another package's modules; ``hyoka`` itself re-exports the public API lazil
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -92,14 +93,36 @@ def _imported_from(name: str, path: Path, node: ast.ImportFrom) -> str:
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
+def _lazy_table(node: ast.stmt, modules: dict[str, Path]) -> dict[str, str]:
+    """A lazy face's table (``name: "module"`` or ``name: ("module", "attribute")``, as
+    ``hyoka._faces.lazy_face`` and the root ``hyoka`` take it): name -> the module it loads."""
+    value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+    if not isinstance(value, ast.Dict):
+        return {}
+    table: dict[str, str] = {}
+    for key, item in zip(value.keys, value.values, strict=True):
+        if isinstance(item, ast.Tuple) and item.elts:
+            item = item.elts[0]
+        if not (isinstance(key, ast.Constant) and isinstance(item, ast.Constant)):
+            return {}
+        if not (isinstance(key.value, str) and item.value in modules):
+            return {}
+        table[key.value] = item.value
+    return table
+
+
 def _face_sources(modules: dict[str, Path]) -> dict[str, dict[str, str]]:
-    """For each package face, the module each re-exported name is imported from."""
+    """For each package face, the module each re-exported name is imported from: by an
+    import in the face, or from a lazy face's table of names (loaded on first use)."""
     sources: dict[str, dict[str, str]] = {}
     for name, path in modules.items():
         if path.name != "__init__.py":
             continue
         table: dict[str, str] = {}
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for statement in tree.body:
+            table.update(_lazy_table(statement, modules))
+        for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 source = _imported_from(name, path, node)
                 for alias in node.names:
@@ -109,11 +132,23 @@ def _face_sources(modules: dict[str, Path]) -> dict[str, dict[str, str]]:
     return sources
 
 
+def _loads_module(node: ast.Call) -> str:
+    """The module an ``importlib.import_module("...")`` call names ("" for any other call,
+    or a name the code only knows when it runs)."""
+    function = node.func
+    called = function.attr if isinstance(function, ast.Attribute) else None
+    if called != "import_module" or not node.args:
+        return ""
+    first = node.args[0]
+    return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else ""
+
+
+@functools.cache  # test_layers reads the same graph
 def _import_graph() -> dict[str, set[str]]:
     """Which modules of ``hyoka`` each module imports: every import anywhere in it
-    (inside functions and under ``TYPE_CHECKING`` too); a name taken from a package's face
-    counts as an import of the module the face takes it from, since the face only
-    re-exports it."""
+    (inside functions and under ``TYPE_CHECKING`` too, and ``importlib.import_module`` of a
+    module named in the code); a name taken from a package's face counts as an import of
+    the module the face takes it from, since the face only re-exports it."""
     modules = _module_files()
     faces = _face_sources(modules)
     graph: dict[str, set[str]] = {}
@@ -131,6 +166,8 @@ def _import_graph() -> dict[str, set[str]]:
                         targets.add(faces[source].get(alias.name, source))
                     elif source in modules:
                         targets.add(source)
+            elif isinstance(node, ast.Call) and _loads_module(node) in modules:
+                targets.add(_loads_module(node))
         targets.discard(name)
         graph[name] = targets
     return graph
