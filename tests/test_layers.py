@@ -62,7 +62,6 @@ def _package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
 def test_every_package_has_its_layer(graph: dict[str, set[str]]) -> None:
     """A new package is placed in the table (and the docs) before it is used."""
     assert sorted({_package(module) for module in graph} - set(LAYER_OF)) == []
-    assert sorted(set(LAYER_OF) - {_package(module) for module in graph}) == []
 
 
 def test_no_import_climbs_the_layers(graph: dict[str, set[str]]) -> None:
