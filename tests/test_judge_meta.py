@@ -710,9 +710,10 @@ def _published_lines(path: Path, count: int) -> list[dict[str, Any]]:
 @data_mark(PFMT)
 @data_mark(VICUNA)
 def test_a_file_given_twice_or_with_its_folder_is_read_once(tmp_path: Path) -> None:
-    """``--single F --single F``, a file and the folder holding it, a link to it: one file,
-    read once (its lines were counted as repeats of themselves, the same on every repeat);
-    pairwise likewise. A second run of the judge (its own time stamps) still repeats."""
+    """``--single F --single F``, a folder and a file in it, a link to it: one file, read
+    once (its lines were counted as repeats of themselves, the same on every repeat);
+    pairwise files and tables of grades likewise. A second run of the judge (its own time
+    stamps) still repeats."""
     single = tmp_path / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o_single"
     single.mkdir(parents=True)
     graded = _write(single / "claude-2.1.jsonl",
@@ -730,6 +731,13 @@ def test_a_file_given_twice_or_with_its_folder_is_read_once(tmp_path: Path) -> N
     assert pair_once[0]["judgments"] == 20 and pair_once[0]["repeats"] == 0
     for given in ([pairwise, pairwise], [pairwise, pairs]):
         assert _meta_json(*(f"--pairwise={path}" for path in given)) == pair_once
+    table = _write(tmp_path / "grades.jsonl", [
+        {"judge": "j", "suite": "s", "model": f"m{m}", "item": str(i), "score": 1 + (m + i) % 5}
+        for m in range(3) for i in range(4)
+    ])  # fmt: skip
+    assert _meta_json("--scores", str(table), "--scores", str(table)) == _meta_json(
+        "--scores", str(table)
+    )
     again = tmp_path / "run2" / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o_single"
     again.mkdir(parents=True)
     rerun = [{**line, "tstamp": line["tstamp"] + 3600}
