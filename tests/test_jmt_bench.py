@@ -17,13 +17,14 @@ from hyoka.cli.main import app
 from hyoka.errors import DataError, InputError
 from hyoka.judge import LLM_JP
 from hyoka.judge.rating import parse_rating
-from hyoka.mtbench import Bench, build_leaderboard
+from hyoka.mtbench import Bench, build_leaderboard, definition
 from hyoka.mtbench.generate import parse_temperatures
 from hyoka.mtbench.judge import user_prompt
 from hyoka.mtbench.prompt_yaml import read_prompt_yaml
 from hyoka.mtbench.records import AnswerRecord
-from hyoka.mtbench.variant import JMT_VARIANTS
 from replay_judge_server import ReplayJudge
+
+JMT_VARIANTS = definition("jmt-bench").variants
 
 JMT = SHARED_DATA / "jmt-bench"
 PUBLISHED = JMT / "model_judgment" / "gpt-4_single.jsonl"

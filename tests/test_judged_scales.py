@@ -14,7 +14,7 @@ from typer.testing import CliRunner, Result
 from _shared import ELYZA_PUBLISHED, SHARED_DATA, needs
 from hyoka.cli.main import app
 from hyoka.judge import JudgeRun, JudgeSettings
-from hyoka.mtbench.bench import BENCHES
+from hyoka.mtbench import definition
 from hyoka.store import atomic_write_text, manifest_path
 
 PFMT_FILE = (
@@ -44,8 +44,8 @@ def _write(path: Path, rows: list[dict[str, object]]) -> Path:
 
 
 def test_the_scale_belongs_to_the_benchmarks_definition() -> None:
-    assert BENCHES["elyza-tasks-100"].scale == (1, 5)
-    assert {BENCHES[name].scale for name in ("pfmt-fin", "mt-bench", "jmt-bench")} == {(0, 10)}
+    assert definition("elyza-tasks-100").scale == (1, 5)
+    assert {definition(name).scale for name in ("pfmt-fin", "mt-bench", "jmt-bench")} == {(0, 10)}
 
 
 @pytest.mark.parametrize("grade", [9, 0])

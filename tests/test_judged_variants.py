@@ -16,7 +16,7 @@ from typer.testing import CliRunner, Result
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
-from hyoka.mtbench.bench import JMT_BENCH
+from hyoka.mtbench import definition
 from hyoka.mtbench.judged_variant import VariantBenches, prompt_fits, row_variants
 from hyoka.mtbench.records import SingleJudgmentLine
 from hyoka.store import read_records
@@ -51,7 +51,8 @@ def _write_rows(target: Path, rows: list[dict[str, object]]) -> Path:
 
 def test_each_published_row_is_the_variant_its_judged_prompts_show() -> None:
     lines = [line for _, line in read_records(PUBLISHED, SingleJudgmentLine)]
-    found = row_variants(JMT_BENCH, lines, VariantBenches(JMT_BENCH, SHARED_DATA))
+    jmt = definition("jmt-bench")
+    found = row_variants(jmt, lines, VariantBenches(jmt, SHARED_DATA))
     assert {model: [v.name for v in found[model] or ()] for model in found} == {
         **{model: ["stability@aed16da"] for model in OLD},
         **{model: ["stability@aedb44e"] for model in NEW},

@@ -11,7 +11,10 @@ import pytest
 from _shared import SHARED_DATA
 from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge.rating import FASTCHAT, PFMT_UPSTREAM
-from hyoka.mtbench.bench import BENCHES, MT_BENCH, PFMT_FIN, Bench, bench_spec
+from hyoka.mtbench import Bench, definition, definitions, fastchat_bench, fastchat_benches
+from hyoka.mtbench.registry import PACKAGE
+
+MT_BENCH, PFMT_FIN = definition("mt-bench"), definition("pfmt-fin")
 
 MT = SHARED_DATA / "mt-bench"
 
@@ -21,11 +24,20 @@ def mt() -> Bench:
     return Bench.load("mt-bench", SHARED_DATA)
 
 
-def test_every_definition_is_registered() -> None:
-    assert list(BENCHES) == ["pfmt-fin", "mt-bench", "jmt-bench", "ja-vicuna-qa", "elyza-tasks-100"]
-    assert bench_spec("mt-bench") is MT_BENCH
-    with pytest.raises(InputError, match="--bench: unknown benchmark 'mt'; choose one of: pfmt"):
-        bench_spec("mt")
+def test_every_definition_module_is_registered() -> None:
+    """The registry lists what the definitions package holds, one module each, no hand-kept
+    list: every module file there is one benchmark found."""
+    package = Path(__import__(PACKAGE, fromlist=["_"]).__file__ or "").parent
+    modules = {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
+    assert {name.replace("-", "_") for name in definitions()} == modules
+    assert definition("mt-bench") is MT_BENCH
+    listed = ", ".join(definitions())
+    with pytest.raises(
+        InputError, match=f"--bench: unknown benchmark 'mt'; choose one of: {listed}$"
+    ):
+        definition("mt")
+    with pytest.raises(InputError, match="Rakuda is judged by its own protocol"):
+        fastchat_bench("rakuda")
 
 
 def test_definitions_carry_their_judging_rules() -> None:
@@ -141,7 +153,7 @@ def test_every_benchmark_reads_a_pair_verdict_as_fastchat_does() -> None:
     from hyoka.judge import parse_verdict
 
     reply = "[[A]] の形式で答えます。比べると B が優れています。最終判定: [[B]]"
-    for spec in BENCHES.values():
+    for spec in fastchat_benches().values():
         assert spec.pair_verdict == "fastchat-tokens", spec.name
         assert parse_verdict(reply, spec.pair_verdict) == "A", spec.name
     assert parse_verdict(reply, "verdict-after-reasons") == "B"  # hyoka's own reading differs

@@ -18,8 +18,7 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 from hyoka.errors import HyokaWarning, InputError
-from hyoka.mtbench import Bench, load_answers
-from hyoka.mtbench.bench import bench_spec
+from hyoka.mtbench import Bench, definition, load_answers
 from hyoka.mtbench.dialogue import base_prompt, chat_messages, check_injection, clean_answer
 from hyoka.mtbench.generate import (
     GeneratePlan,
@@ -301,7 +300,7 @@ def test_mt_bench_requests_use_fastchats_settings(mt: Bench, tmp_path: Path) -> 
     plan = GeneratePlan(answer_file=tmp_path / "m.jsonl", model_id="m", template="chat")
     assert default_repetition_penalty(mt.spec, "openai") is None
     assert default_repetition_penalty(mt.spec, "llamacpp") is None
-    assert default_repetition_penalty(bench_spec("pfmt-fin"), "llamacpp") == 1.1
+    assert default_repetition_penalty(definition("pfmt-fin"), "llamacpp") == 1.1
     with ReplayJudge({}, missing_reply="  An answer. </s>") as server:
         client = ModelClient(load_provider("openai/m", base_url=server.base_url), cache=None)
 
@@ -403,7 +402,7 @@ def test_mt_bench_end_to_end_on_smollm2_and_a_fake_judge(
 
 
 def test_mt_bench_base_transcript_is_english() -> None:
-    style = bench_spec("mt-bench").dialogue
+    style = definition("mt-bench").dialogue
     assert base_prompt(["Q1", "Q2"], ["A1"], style) == (
         "### User: Q1\n\n### Assistant: A1\n\n### User: Q2\n\n### Assistant:"
     )

@@ -12,8 +12,12 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
-from hyoka.mtbench.bench import JA_VICUNA_QA, JMT_BENCH, MT_BENCH, PFMT_FIN
+from hyoka.mtbench import definition
 from hyoka.mtbench.verify import judgment_spec, verify_judgments
+
+JA_VICUNA_QA, JMT_BENCH, MT_BENCH, PFMT_FIN = map(
+    definition, ("ja-vicuna-qa", "jmt-bench", "mt-bench", "pfmt-fin")
+)
 
 PFMT = SHARED_DATA / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o-mini_single"
 VICUNA = SHARED_DATA / "ja-vicuna-qa" / "model_judgment" / "pairwise" / "gpt-4"

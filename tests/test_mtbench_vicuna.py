@@ -12,8 +12,7 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.judge import parse_verdict
-from hyoka.mtbench import Bench, load_answers
-from hyoka.mtbench.bench import JA_VICUNA_QA
+from hyoka.mtbench import Bench, definition, load_answers
 from hyoka.mtbench.pairwise import pair_user_prompt
 from replay_judge_server import ReplayJudge
 
@@ -35,7 +34,7 @@ def test_fastchat_token_order_decides_not_the_last_verdict() -> None:
     """Upstream tests ``[[A]]`` in the reply, then ``[[B]]``, then ``[[C]]``: the first
     *token* of that order present wins wherever it stands, where hyoka's own rule reads the
     last ``[[X]]``; only the ASCII spellings count."""
-    assert JA_VICUNA_QA.pair_verdict == "fastchat-tokens"
+    assert definition("ja-vicuna-qa").pair_verdict == "fastchat-tokens"
     reply = "[[B]]ではなく[[C]]"
     assert parse_verdict(reply, "fastchat-tokens") == "B"
     assert parse_verdict(reply, "verdict-after-reasons") == "C"

@@ -48,7 +48,7 @@ from hyoka.mtbench import dialogue as mtbench_dialogue
 from hyoka.mtbench import generate as mtbench_generate
 from hyoka.mtbench import langcheck as mtbench_langcheck
 from hyoka.mtbench import report as mtbench_report
-from hyoka.mtbench.bench import Layout
+from hyoka.mtbench.spec import Layout
 from hyoka.pfgen import (
     PROTOCOL,
     REFSET_PROTOCOL,

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
-from hyoka.mtbench.bench import MT_BENCH
+from hyoka.mtbench import definition
 from replay_judge_server import ReplayJudge
 
 MT = SHARED_DATA / "mt-bench"
@@ -170,7 +170,7 @@ def _mt_judgments(path: Path, unrated: dict[str, set[tuple[int, int]]]) -> list[
                 qid = question["question_id"]
                 score = -1 if (qid, turn) in unrated.get(model, set()) else rng.randint(1, 10)
                 # the prompt FastChat picks for the turn and category, the turns it shows
-                prompt = MT_BENCH.judge_prompt_name(question["category"], turn)
+                prompt = definition("mt-bench").judge_prompt_name(question["category"], turn)
                 shown = "".join(f"[Question]\n{text}\n" for text in question["turns"][:turn])
                 lines.append(
                     {"question_id": qid, "model": model, "judge": ["gpt-4", prompt],

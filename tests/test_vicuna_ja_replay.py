@@ -31,7 +31,7 @@ from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
-from hyoka.mtbench.bench import JA_VICUNA_QA
+from hyoka.mtbench import definition
 from hyoka.mtbench.verify import judgment_spec, verify_judgments
 from replay_judge_server import ReplayJudge
 
@@ -211,7 +211,7 @@ def test_one_model_against_the_baseline(tmp_path: Path, monkeypatch: pytest.Monk
     # hyoka's own pair file verifies by the same rules, its manifest naming the benchmark
     assert replay.output is not None
     check = verify_judgments(replay.output, judgment_spec(replay.output, None))
-    assert check.spec is JA_VICUNA_QA and check.reproduced and check.lines == 80
+    assert check.spec is definition("ja-vicuna-qa") and check.reproduced and check.lines == 80
 
 
 @pytest.mark.slow

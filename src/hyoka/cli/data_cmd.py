@@ -14,6 +14,7 @@ import typer
 
 from hyoka.cli import _common
 from hyoka.cli._common import DataDirOption, reports_errors
+from hyoka.data import manifest_names  # the argument's help lists every manifest
 from hyoka.errors import DataError, HyokaError
 
 if TYPE_CHECKING:
@@ -23,8 +24,6 @@ _ALL = "all"
 
 
 def _complete_benchmark(incomplete: str) -> list[str]:
-    from hyoka.data import manifest_names
-
     return [n for n in (*manifest_names(), _ALL) if n.startswith(incomplete)]
 
 
@@ -32,7 +31,7 @@ def _complete_benchmark(incomplete: str) -> list[str]:
 BenchmarkArgument = Annotated[
     str,
     typer.Argument(
-        help="pfgen, pfmt-fin, mt-bench, jmt-bench, ja-vicuna-qa, elyza-tasks-100, rakuda, or all.",
+        help=f"{', '.join(manifest_names())}, or {_ALL}.",
         autocompletion=_complete_benchmark,
         show_default=False,
     ),

@@ -9,6 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from hyoka.cli._benches import (
+    RegisteredName,
+    bench_help,
+    graded_bench_names,
+    variant_choices,
+    variant_help,
+)
 from hyoka.cli._common import (
     BootstrapSeedOption,
     DataDirOption,
@@ -65,15 +72,17 @@ RankingBenchOption = Annotated[
     str,
     typer.Option(
         "--bench",
-        help="The benchmark of --judgments: pfmt-fin, mt-bench, jmt-bench, ja-vicuna-qa or "
-        "elyza-tasks-100.",
+        click_type=RegisteredName("benchmark", graded_bench_names),
+        help=bench_help("The benchmark of --judgments", graded_bench_names()),
     ),
 ]
 RankingVariantOption = Annotated[
     str | None,
     typer.Option(
         "--variant",
-        help="The benchmark's named preset (`hyoka mtbench variants`).",
+        metavar="<variant>",
+        click_type=RegisteredName("variant", variant_choices),
+        help=variant_help(),
         show_default=False,
     ),
 ]

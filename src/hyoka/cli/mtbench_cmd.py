@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from hyoka.cli._benches import BenchOption, RegisteredName, VariantOption, bench_help, bench_names
 from hyoka.cli._common import (
     BaseUrlOption,
     ConcurrencyOption,
@@ -51,28 +52,6 @@ if TYPE_CHECKING:
 
 #: where answers and judgments go unless --output/--output-dir say otherwise
 RESULTS = Path("results") / "mtbench"
-#: the judgments the paper's Table 1 is computed from, inside the benchmark's data folder
-PUBLISHED_JUDGMENTS = Path("model_judgment") / "gpt-4o-mini_single"
-#: where a benchmark's published judgments lie when not there (ELYZA: Shaberi's files)
-PUBLISHED_ELSEWHERE = {"elyza-tasks-100": Path("judgments") / "gpt-4-turbo-preview"}
-
-BenchOption = Annotated[
-    str,
-    typer.Option(
-        "--bench",
-        help="Benchmark: pfmt-fin (pfmt-bench-fin-ja), mt-bench (MT-bench), jmt-bench "
-        "(Japanese MT-bench), ja-vicuna-qa (Japanese Vicuna QA), elyza-tasks-100 or rakuda "
-        "(pairwise, ranked by Bradley-Terry).",
-    ),
-]
-VariantOption = Annotated[
-    str | None,
-    typer.Option(
-        "--variant",
-        help="The benchmark's named preset (jmt-bench: stability, stability@aed16da, "
-        "stability@aedb44e, swallow; default the first); `hyoka mtbench variants` lists them.",
-    ),
-]
 LayoutOption = Annotated[
     LayoutChoice,
     typer.Option(
@@ -203,7 +182,7 @@ def leaderboard_command(
     """
     from hyoka.cli._common import print_warning
 
-    if bench == "rakuda":
+    if _drawn_matches(bench):
         _refuse_for_rakuda(
             {"--radar": radar, "--variant": variant, "--mix-variants": mix_variants,
              "--resamples": resamples if resamples != 2000 else None, "--output": output,
@@ -232,9 +211,8 @@ def leaderboard_command(
     if style_control and not answers:
         raise InputError("--style-control needs --answers (the judged answers' style)")
     loaded = Bench.load(bench, data_dir, variant, questions_only=True)
-    folders = judgments or [loaded.folder / PUBLISHED_ELSEWHERE.get(bench, PUBLISHED_JUDGMENTS)]
-    shaberi = loaded.spec.question_format == "shaberi"
-    files = judgment_files(folders, shaberi=shaberi)
+    folders = judgments or [loaded.folder / loaded.spec.published_judgments]
+    files = judgment_files(folders, shaberi=loaded.spec.question_format.upstream_judgments)
     board = build_leaderboard(loaded, files, mix_variants=mix_variants)
     for model in board.incomplete():
         print_warning(
@@ -283,6 +261,14 @@ def leaderboard_command(
     for path in radar or []:  # its numbers a script's where they are: said in its title
         write_radar(board, path, title=dry_run_title(loaded.spec.title, board_judges(board)))
         say(f"radar chart: {path}", err=True)
+
+
+def _drawn_matches(bench: str) -> bool:
+    """Whether ``bench`` is judged in drawn matches (Rakuda's protocol), not FastChat's;
+    an unknown name is the registry's one error line, listing every benchmark."""
+    from hyoka.mtbench import DRAWN_MATCHES, definition
+
+    return definition(bench).judging is DRAWN_MATCHES
 
 
 def _refuse_for_rakuda(given: Mapping[str, object]) -> None:
@@ -477,9 +463,11 @@ def verify_command(
         str | None,
         typer.Option(
             "--bench",
-            help="Whose rules: pfmt-fin, mt-bench, jmt-bench, ja-vicuna-qa, elyza-tasks-100 "
-            "or rakuda (default: the benchmark the file's hyoka manifest names, or whose "
-            "data folder holds it; Rakuda's lines name it).",
+            click_type=RegisteredName("benchmark", bench_names),
+            help=bench_help(
+                "Whose rules (default: the benchmark the file's hyoka manifest "
+                "names, or whose data folder holds it; Rakuda's lines name it)"
+            ),
         ),
     ] = None,
     data_dir: DataDirOption = None,
@@ -636,7 +624,7 @@ def judge_command(
     )
     from hyoka.providers import connect, signed_rule
 
-    if bench == "rakuda":
+    if _drawn_matches(bench):
         _refuse_for_rakuda(
             {"--variant": variant, "--baseline": baseline, "--method": method, "--limit": limit}
         )
@@ -857,9 +845,9 @@ def variants_command(bench: BenchOption = "jmt-bench") -> None:
 
       hyoka mtbench variants --bench jmt-bench
     """
-    from hyoka.mtbench import bench_spec
+    from hyoka.mtbench import definition
 
-    spec = bench_spec(bench)
+    spec = definition(bench)
     if not spec.variants:
         say(f"{spec.title} has no variants: its data manifest pins one set of files")
         return

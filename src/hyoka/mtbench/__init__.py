@@ -1,4 +1,5 @@
-"""Two-turn benchmarks judged by an LLM, MT-bench style: pfmt-bench-fin-ja.
+"""Benchmarks judged by an LLM, MT-bench style: their definitions (``definitions``, found
+by the registry), loading, generation, judging, leaderboards and verification.
 
 ``Bench.load`` reads a benchmark's questions, judge prompts and reference answers from the
 data directory; ``build_leaderboard`` turns judgment files into the per-category table.
@@ -11,15 +12,7 @@ from hyoka.mtbench.answers import (
     model_answer_file,
     model_name,
 )
-from hyoka.mtbench.bench import (
-    BENCHES,
-    SHORT_NAMES,
-    Bench,
-    BenchSpec,
-    Question,
-    bench_spec,
-    parse_layout,
-)
+from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.choices import (
     FormatChoice,
     InjectionChoice,
@@ -89,6 +82,7 @@ from hyoka.mtbench.pairwise import (
     turn_lengths,
     turn_styles,
 )
+from hyoka.mtbench.question_formats import Question, QuestionFormat
 from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
 from hyoka.mtbench.radar import write_radar
 from hyoka.mtbench.rakuda import (
@@ -124,9 +118,24 @@ from hyoka.mtbench.records import (
     PairJudgmentLine,
     SingleJudgmentLine,
 )
+from hyoka.mtbench.registry import (
+    definition,
+    definitions,
+    fastchat_bench,
+    fastchat_benches,
+    variant_names,
+)
 from hyoka.mtbench.report import board_judges, render
+from hyoka.mtbench.spec import (
+    DRAWN_MATCHES,
+    FASTCHAT_JUDGING,
+    BenchSpec,
+    GenerationDefaults,
+    JudgingProtocol,
+    parse_layout,
+)
 from hyoka.mtbench.trials import IntervalSettings, mean_interval, table_separability
-from hyoka.mtbench.variant import JMT_VARIANTS, PinnedFile, Variant
+from hyoka.mtbench.variant import PinnedFile, Variant
 from hyoka.mtbench.verify import Benches as VerifyBenches
 from hyoka.mtbench.verify import (
     JudgmentCheck,
@@ -139,19 +148,19 @@ from hyoka.mtbench.verify import (
 )
 
 __all__ = [
-    "BENCHES",
+    "DRAWN_MATCHES",
+    "FASTCHAT_JUDGING",
     "INCORRECT_LANGUAGE",
-    "JMT_VARIANTS",
     "NO_ANSWER",
     "NO_RATING",
     "RADAR_SUFFIXES",
-    "SHORT_NAMES",
     "Bench",
     "BenchJudging",
     "BenchSpec",
     "FormatChoice",
     "GeneratePlan",
     "GenerateReport",
+    "GenerationDefaults",
     "GradeRatings",
     "InjectionChoice",
     "IntervalSettings",
@@ -160,6 +169,7 @@ __all__ = [
     "JudgeModeChoice",
     "JudgeRow",
     "JudgeSources",
+    "JudgingProtocol",
     "JudgmentCheck",
     "LangCheckChoice",
     "LayoutChoice",
@@ -169,6 +179,7 @@ __all__ = [
     "PairJudgmentLine",
     "PinnedFile",
     "Question",
+    "QuestionFormat",
     "RakudaBench",
     "RakudaPairLine",
     "RakudaRanking",
@@ -183,14 +194,17 @@ __all__ = [
     "answer_model_id",
     "answer_set",
     "answer_turns",
-    "bench_spec",
     "board_judges",
     "build_leaderboard",
     "check_models",
     "checked_pairs",
     "default_judge_name",
     "default_repetition_penalty",
+    "definition",
+    "definitions",
     "display_name",
+    "fastchat_bench",
+    "fastchat_benches",
     "for_answers_flag",
     "generate_answers",
     "grade_battles",
@@ -244,6 +258,7 @@ __all__ = [
     "turn_label",
     "turn_lengths",
     "turn_styles",
+    "variant_names",
     "verify_file",
     "verify_judgments",
     "write_radar",

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hyoka.errors import InputError
-from hyoka.mtbench.bench import AnswerSet, Bench, Layout
+from hyoka.mtbench.bench import AnswerSet, Bench
 from hyoka.mtbench.records import AnswerChoice, AnswerRecord
+from hyoka.mtbench.spec import Layout
 from hyoka.providers import (
     DEFAULT_THINKING,
     EMBEDDED_MODEL,

@@ -40,7 +40,7 @@ from typing import Any, ClassVar, Literal, cast
 
 from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
-from hyoka.mtbench.bench import PFMT_FIN, Answered, AnswerSet, Asked, Bench, BenchSpec
+from hyoka.mtbench.bench import Answered, AnswerSet, Asked, Bench
 from hyoka.mtbench.dialogue import (
     Injection,
     base_prompt,
@@ -48,9 +48,10 @@ from hyoka.mtbench.dialogue import (
     clean_answer,
     with_system_message,
 )
-from hyoka.mtbench.rakuda import NAME as RAKUDA
-from hyoka.mtbench.rakuda import SPEC, RakudaBench
+from hyoka.mtbench.rakuda import RakudaBench
 from hyoka.mtbench.records import AnswerChoice
+from hyoka.mtbench.registry import definition
+from hyoka.mtbench.spec import DRAWN_MATCHES, BenchSpec
 from hyoka.providers import (
     DEFAULT_THINKING,
     GenerationRequest,
@@ -68,12 +69,8 @@ from hyoka.store import JsonlLog, Manifest
 
 Template = Literal["auto", "chat", "base"]
 
-#: pfmt-bench-fin-ja's temperatures (FastChat's ``temperature_config``; 0.7 for the rest)
-DEFAULT_TEMPERATURES: dict[str, float] = dict(PFMT_FIN.generation.temperatures)
 #: providers that run the model here, where a benchmark's local repetition penalty applies
 LOCAL_PROVIDERS = frozenset({"hf", "vllm", "llamacpp"})
-#: pfmt-bench-fin-ja's repetition penalty for local models
-LOCAL_REPETITION_PENALTY = PFMT_FIN.generation.local_repetition_penalty
 
 
 def answer_set(
@@ -83,8 +80,9 @@ def answer_set(
     (``RakudaBench``: text ids, one turn) or a FastChat-style benchmark's (``Bench``), its
     questions alone: answering needs no judge prompt or reference, so a data folder without
     them (ELYZA-tasks-100 without Shaberi's prompt file) still answers."""
-    if name == RAKUDA:
-        SPEC.variant(variant)  # Rakuda has none: a name given is refused
+    spec = definition(name)
+    if spec.judging is DRAWN_MATCHES:
+        spec.variant(variant)  # Rakuda has none: a name given is refused
         return RakudaBench.load(data_dir)
     return Bench.load(name, data_dir, variant, questions_only=True)
 

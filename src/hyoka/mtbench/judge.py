@@ -39,8 +39,9 @@ from hyoka.judge import (
     inputs_hash,
     user_prompt_of,
 )
-from hyoka.mtbench.bench import Bench, Layout, Question, numbered
+from hyoka.mtbench.bench import Bench, numbered
 from hyoka.mtbench.langcheck import CHECKS, Check, LidModel, is_expected_language
+from hyoka.mtbench.question_formats import Question
 from hyoka.mtbench.records import (
     INCORRECT_LANGUAGE,
     NO_ANSWER,
@@ -50,6 +51,7 @@ from hyoka.mtbench.records import (
     merge_trials,
     single_line,
 )
+from hyoka.mtbench.spec import Layout
 from hyoka.providers import Message, parse_model_string
 from hyoka.store import path_under
 

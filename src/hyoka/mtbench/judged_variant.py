@@ -23,8 +23,9 @@ from pathlib import Path
 from string import Formatter
 
 from hyoka.errors import DataError, InputError
-from hyoka.mtbench.bench import Bench, BenchSpec
+from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.records import SingleJudgmentLine
+from hyoka.mtbench.spec import BenchSpec
 from hyoka.mtbench.variant import Variant
 
 #: a row's variant where no line keeps its judged prompt and no manifest names it

@@ -42,7 +42,7 @@ from typing import ClassVar
 
 from hyoka.errors import InputError
 from hyoka.judge import JudgedBy, judged_by
-from hyoka.mtbench.bench import Bench, Headline
+from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.judged_variant import (
     UNKNOWN,
     UNPROVEN,
@@ -59,6 +59,7 @@ from hyoka.mtbench.records import (
     TrialsJudgmentLine,
 )
 from hyoka.mtbench.shaberi import shaberi_judge, shaberi_judgments, shaberi_model
+from hyoka.mtbench.spec import Headline
 from hyoka.signature import Signature, SignatureType, common_signature, only_when_set
 from hyoka.store import (
     MANIFEST_SUFFIX,
@@ -252,7 +253,7 @@ class ShaberiSingleSignature(SignatureType):
 
 def is_shaberi_file(path: Path, bench: Bench) -> bool:
     """Whether ``path`` is one of Shaberi's judgment files (``*.json``) of ``bench``."""
-    return bench.spec.question_format == "shaberi" and path.suffix == ".json"
+    return bench.spec.question_format.is_judgment_file(path)
 
 
 def file_signature(

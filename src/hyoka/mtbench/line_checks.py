@@ -28,14 +28,16 @@ import json
 from pathlib import Path
 
 from hyoka.errors import DataError, InputError
-from hyoka.mtbench.bench import Bench, BenchSpec, Question
+from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.judged_variant import prompt_fits
+from hyoka.mtbench.question_formats import Question
 from hyoka.mtbench.records import (
     NO_RATING,
     KeepsIdType,
     PairJudgmentLine,
     SingleJudgmentLine,
 )
+from hyoka.mtbench.spec import BenchSpec
 
 
 def _of(bench: Bench) -> str:

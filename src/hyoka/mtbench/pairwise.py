@@ -42,9 +42,11 @@ from hyoka.judge import (
     read_lines,
     user_prompt_of,
 )
-from hyoka.mtbench.bench import Bench, PairModels, Question, numbered
+from hyoka.mtbench.bench import Bench, numbered
 from hyoka.mtbench.judge import BenchJudging, TurnInfo, messages_of
+from hyoka.mtbench.question_formats import Question
 from hyoka.mtbench.records import AnswerRecord, PairJudgmentLine, pair_line
+from hyoka.mtbench.spec import PairModels
 from hyoka.providers import parse_model_string
 from hyoka.stats import StyleCounts
 

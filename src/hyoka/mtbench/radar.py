@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
-from hyoka.mtbench.bench import SHORT_NAMES
 from hyoka.mtbench.leaderboard import Leaderboard, display_name, round_half_up
 from hyoka.store import atomic_write_bytes, atomic_write_text
 
@@ -20,7 +19,7 @@ SUFFIXES = (".png", ".html")
 
 def _series(board: Leaderboard) -> tuple[list[str], list[tuple[str, list[float]]]]:
     categories = list(board.bench.spec.categories)
-    labels = [SHORT_NAMES.get(c, c) for c in categories]
+    labels = [board.bench.spec.column(c) for c in categories]
     series = []
     for model in board.ranked():
         means = model.means()

@@ -38,7 +38,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
@@ -63,12 +62,14 @@ from hyoka.judge import (
     judges_shown,
     judges_token,
 )
-from hyoka.mtbench.bench import BenchSpec, GenerationDefaults, JudgePrompt
-from hyoka.mtbench.dialogue import RAKUDA_DIALOGUE, DialogueStyle
+from hyoka.mtbench.bench import JudgePrompt
+from hyoka.mtbench.definitions.rakuda import DEFINITION
+from hyoka.mtbench.dialogue import DialogueStyle
 from hyoka.mtbench.judge import default_judge_name
 from hyoka.mtbench.line_checks import OneJudge, check_models
 from hyoka.mtbench.pairwise import refuse_trials
 from hyoka.mtbench.records import AnswerChoice
+from hyoka.mtbench.spec import BenchSpec, GenerationDefaults
 from hyoka.mtbench.variant import Variant
 from hyoka.printable import csv_text, markdown_cell, one_line, printable
 from hyoka.providers import (
@@ -85,9 +86,7 @@ from hyoka.signature import Signature, SignatureType
 from hyoka.stats import HomeMatch, HomeRanking, rank_home_advantage
 from hyoka.store import path_under, read_bytes, read_records, unique_records
 
-NAME = "rakuda"
-TITLE = "Rakuda"
-FOLDER = "rakuda"
+NAME, TITLE, FOLDER = DEFINITION.name, DEFINITION.title, DEFINITION.folder
 PROMPT_NAME = "pair-ja"
 #: upstream's judge budgets: OpenAI judges 2048 tokens, Claude judges 1024
 MAX_TOKENS, CLAUDE_MAX_TOKENS = 2048, 1024
@@ -100,17 +99,10 @@ _DIGIT = re.compile(r"\d")
 #: 1, 2, 3 or ``"error"``: a JSON integer, never ``true`` (Python's bool is an int)
 Winner = StrictInt | Literal["error"]
 
-#: What answering Rakuda's questions takes (``mtbench generate``): its four categories,
-#: one turn, upstream's system message, temperature and budget; judging and ranking are
-#: this module's own (``plan_rakuda``, ``read_matches``), not ``BenchSpec``'s.
-SPEC = BenchSpec(
-    name=NAME, title=TITLE, folder=FOLDER, categories=("地理", "政治", "歴史", "社会"),
-    reference_categories=frozenset(), reference_file="", zero_rules=(), pair_zero_rules=(),
-    dialogue=RAKUDA_DIALOGUE,
-    generation=GenerationDefaults(MappingProxyType({}), 0.7, 1024, None),
-    upstream_name="rakuda_v2", upstream_answers="answers", turns=1,
-    question_file="questions.jsonl",
-)  # fmt: skip
+#: What answering Rakuda's questions takes (``mtbench generate``): its definition; judging
+#: and ranking are this module's own (``plan_rakuda``, ``read_matches``), the
+#: ``DRAWN_MATCHES`` protocol's.
+SPEC = DEFINITION
 
 
 class RakudaQuestion(BaseModel):
@@ -698,5 +690,5 @@ def ranking_signature(rounds: int, seed: int, judge: str) -> Signature:
     """The signature of a ranking of ``judge``'s verdicts fitted as ``rank_home_advantage``
     fits it."""
     return RankingSignature(
-        bench="rakuda", judge=judge, fit="bt-home-mle", rounds=rounds, seed=seed
+        bench=NAME, judge=judge, fit="bt-home-mle", rounds=rounds, seed=seed
     ).signature()

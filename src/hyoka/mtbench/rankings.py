@@ -100,7 +100,7 @@ def judgments_ranking(
     bench: Bench, path: Path, settings: IntervalSettings, *, mix_variants: bool = False
 ) -> Ranking:
     """The complete rows of the single-grade judgments at ``path`` (a file or a folder)."""
-    files = judgment_files([path], shaberi=bench.spec.question_format == "shaberi")
+    files = judgment_files([path], shaberi=bench.spec.question_format.upstream_judgments)
     board = build_leaderboard(bench, files, mix_variants=mix_variants)
     drawn = score_draws(board, settings=settings)
     by_name = {model.model: model for model in board.models}

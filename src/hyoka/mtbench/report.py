@@ -49,7 +49,6 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from hyoka.judge import DRY_RUN, JudgedBy, any_dry_run, judges_json, judges_shown
-from hyoka.mtbench.bench import SHORT_NAMES
 from hyoka.mtbench.grade_battles import GradeRatings
 from hyoka.mtbench.leaderboard import Leaderboard, ModelScores, display_name, round_half_up
 from hyoka.mtbench.length_columns import HEADER as LENGTH_HEADER
@@ -160,7 +159,7 @@ def notes(
         lines.append(separated.line)
     if board.bench.trial_lines:
         lines.append(SWALLOW_NOTE)
-    shaberi = board.bench.spec.question_format == "shaberi"
+    shaberi = board.bench.spec.question_format.upstream_judgments
     lines.append(
         "Avg.: mean of every rated task, no rating (-1, null) left out (Shaberi's mean "
         "score, its results notebook's pandas mean; a row its files repeat counts again)"
@@ -283,7 +282,7 @@ def table_rows(
     extra = [LENGTH_HEADER] if adjusted is not None else []
     extra += list(BT_HEADERS) if rated is not None else []
     rows = [
-        ["Model", "Avg.", "95% CI", *extra, *swallow, *(SHORT_NAMES.get(c, c) for c in categories)]
+        ["Model", "Avg.", "95% CI", *extra, *swallow, *map(board.bench.spec.column, categories)]
     ]
     for model in board.ranked(turn):
         means = model.means(turn)

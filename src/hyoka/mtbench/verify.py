@@ -69,11 +69,10 @@ from hyoka.judge import (
     prob_verdict,
     rule_verdict,
 )
-from hyoka.mtbench.bench import BENCHES, Bench, BenchSpec, bench_spec
+from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.judged_variant import VariantBenches, row_variants
 from hyoka.mtbench.leaderboard import fastchat_lines, fastchat_records, judgment_lines
 from hyoka.mtbench.line_checks import OneJudge, check_line, check_pair, check_scale
-from hyoka.mtbench.rakuda import NAME as RAKUDA
 from hyoka.mtbench.rakuda import (
     RAKUDA_FIELDS,
     VERDICT_RULE,
@@ -97,6 +96,14 @@ from hyoka.mtbench.records import (
     TrialsJudgmentLine,
     absent_fields,
 )
+from hyoka.mtbench.registry import (
+    definition,
+    definitions,
+    fastchat_bench,
+    fastchat_benches,
+    names,
+)
+from hyoka.mtbench.spec import DRAWN_MATCHES, BenchSpec
 from hyoka.mtbench.variant import Variant
 from hyoka.providers import KEEP, STRIP_THINK, THINKING_RULES, ThinkingRule, split_thinking
 from hyoka.store import (
@@ -155,28 +162,29 @@ def recorded_bench(path: Path) -> tuple[BenchSpec, str | None] | None:
     if manifest is None:
         return None
     named = manifest.identity.get("benchmark")
-    if not isinstance(named, str) or named not in BENCHES:
+    spec = fastchat_benches().get(named) if isinstance(named, str) else None
+    if spec is None:
         return None
     variant = manifest.identity.get("variant")
-    return BENCHES[named], variant if isinstance(variant, str) else None
+    return spec, variant if isinstance(variant, str) else None
 
 
 def judgment_spec(path: Path, bench: str | None, data_dir: Path | str | None = None) -> BenchSpec:
     """The benchmark whose rules ``path`` is checked by: ``bench``, else the one its hyoka
     manifest names, else the one whose data folder holds it."""
     if bench is not None:
-        return bench_spec(bench)
+        return fastchat_bench(bench)
     recorded = recorded_bench(path)
     if recorded is not None:
         return recorded[0]
     root = resolve_data_dir(data_dir).resolve()
     where = path.resolve()
-    for spec in BENCHES.values():
+    for spec in fastchat_benches().values():
         if where.is_relative_to((root / spec.folder).resolve()):  # a linked folder too
             return spec
     raise InputError(
         f"{path}: no hyoka manifest names its benchmark and it lies in no benchmark's data "
-        f"folder: name the rules with --bench ({', '.join(BENCHES)}, {RAKUDA})"
+        f"folder: name the rules with --bench ({', '.join(names())})"
     )
 
 
@@ -255,12 +263,21 @@ def verify_file(
     manifest = read_manifest(path)
     named = None if manifest is None else manifest.identity.get("benchmark")
     loaded = benches or Benches(data_dir)
-    if bench == RAKUDA or (bench is None and named == RAKUDA):
+    spec = definition_of(bench, named)
+    if spec is not None and spec.judging is DRAWN_MATCHES:
         return verify_rakuda(path, loaded)
     if bench is None and named is None and _first_fields(path) & {"model1_id", "winner"}:
         return verify_rakuda(path, loaded)  # Rakuda's lines say what they are
     spec = judgment_spec(path, bench, data_dir)
     return verify_judgments(path, spec, data_dir, loaded)
+
+
+def definition_of(bench: str | None, named: object) -> BenchSpec | None:
+    """The definition ``--bench`` names (an unknown name is the registry's one error
+    line), else the one a file's manifest names, if any."""
+    if bench is not None:
+        return definition(bench)
+    return definitions().get(named) if isinstance(named, str) else None
 
 
 def _first_fields(path: Path) -> set[str]:
@@ -283,7 +300,7 @@ def verify_judgments(
     """Every line of ``path`` checked and re-read by the rules it was made with; the
     verdict at the first line that is not sound, else at the first that differs."""
     loaded = benches or Benches(data_dir)
-    if spec.question_format == "shaberi" and is_shaberi_path(path):
+    if spec.question_format.is_judgment_file(path):
         return _verify_singles(path, spec, loaded)
     first = first_object(path)
     if first is not None and "g1_winner" in first:
@@ -425,7 +442,7 @@ def _verify_singles(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCh
     thinking = _thinking(path, manifest)
     zeros = _zero_rules(manifest, spec.zero_rules)
     notes = [] if manifest is None else [f"thinking {thinking}"]
-    shaberi = spec.question_format == "shaberi" and is_shaberi_path(path)
+    shaberi = spec.question_format.is_judgment_file(path)
     once = _Once(
         path,
         repeats=manifest is None and spec.repeated_turns == "every",
@@ -779,7 +796,7 @@ def verify_rakuda(path: Path, benches: Benches | None = None) -> JudgmentCheck:
     except MissingDataError as exc:
         bench = None
         notes += f", questions not checked: {exc}"
-    text = f"{RAKUDA}: verdict {VERDICT_RULE}{notes}"
+    text = f"{RAKUDA_SPEC.name}: verdict {VERDICT_RULE}{notes}"
     checks = MatchChecks(path, bench, loaded.matches, by_judge=True)
     numbers = 0
     replies = False

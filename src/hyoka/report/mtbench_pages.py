@@ -29,9 +29,7 @@ from pathlib import Path
 from hyoka.errors import DataError, InputError
 from hyoka.judge import JudgedBy, judged_by, judges_shown
 from hyoka.mtbench import (
-    BENCHES,
     NO_RATING,
-    SHORT_NAMES,
     Bench,
     BenchSpec,
     IntervalSettings,
@@ -41,6 +39,7 @@ from hyoka.mtbench import (
     SingleJudgmentLine,
     build_leaderboard,
     display_name,
+    fastchat_benches,
     length_column_of,
     load_answers,
     mean_interval,
@@ -151,7 +150,7 @@ class BenchFinder:
         lines = [line for _, line in read_records(path, SingleJudgmentLine)]
         fits: list[Bench] = []
         unavailable: list[DataError] = []
-        for spec in BENCHES.values():
+        for spec in fastchat_benches().values():
             benches: list[Bench] = []
             for variant in spec.variants or (None,):
                 try:
@@ -172,7 +171,7 @@ class BenchFinder:
                 raise unavailable[0]
             raise InputError(
                 f"{path}: its judged conversations are the questions of no benchmark hyoka "
-                f"knows ({', '.join(s.title for s in BENCHES.values())}), and no hyoka "
+                f"knows ({', '.join(s.title for s in fastchat_benches().values())}), and no hyoka "
                 "manifest names one"
             )
         how = "matched by its judged questions (no hyoka manifest beside it)"
@@ -365,7 +364,7 @@ def category_table(judge_set: JudgeSet, length: LengthResult | None = None) -> s
     headers: list[str | tuple[str, str]] = ["Model", ("Overall", _overall_tip(bench))]
     headers += [("95% CI", "bootstrap over questions, then trials (one trial: questions only)")]
     headers += [f"Turn {turn}" for turn in turns]
-    headers += [(SHORT_NAMES.get(c, c), c) for c in categories]
+    headers += [(bench.spec.column(c), c) for c in categories]
     headers += [("Zeroed", "turns scored 0 by a rule: no answer or wrong language"), "Unrated"]
     zeroed: dict[str, int] = defaultdict(int)
     for line in judge_set.lines:
@@ -402,7 +401,7 @@ def category_table(judge_set: JudgeSet, length: LengthResult | None = None) -> s
         for m in board.ranked()
     ]
     top = float(bench.spec.scale[1])  # the benchmark's own scale (ELYZA-tasks-100's is 1-5)
-    radar = radar_chart([SHORT_NAMES.get(c, c) for c in categories], series, maximum=top)
+    radar = radar_chart([bench.spec.column(c) for c in categories], series, maximum=top)
     interval = IntervalSettings()  # the intervals' (mean_interval's defaults), signed
     signature = (
         board.signature.with_field("interval", interval.signed).line if board.signature else "none"

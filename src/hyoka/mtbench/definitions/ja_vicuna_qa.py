@@ -1,0 +1,72 @@
+"""Japanese Vicuna QA (ku-nlp ja-vicuna-qa-benchmark): 80 single-turn questions, its own
+rating rule and pairwise games in sorted model order, ``show_result.py``'s mean over every
+line read."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from hyoka.judge import VICUNA_JA
+from hyoka.mtbench.dialogue import JAPANESE_DIALOGUE
+from hyoka.mtbench.spec import BenchSpec, GenerationDefaults, JudgePromptNames, frozen
+
+#: ja-vicuna-qa-benchmark's ``DEFAULT_TEMPERATURE_MAP`` (``llm_judge/gen_model_answer.py``),
+#: used where a model's config sets no temperature
+_TEMPERATURES = {
+    "writing": 0.7, "roleplay": 0.7, "knowledge": 0.001, "math": 0.001, "coding": 0.001,
+    "common-sense": 0.3, "counterfactual": 0.7, "fermi": 0.3, "generic": 0.1,
+}  # fmt: skip
+#: ja-vicuna-qa-benchmark's ``NEED_REF_CATS`` (``llm_judge/common.py``)
+_REFERENCE = frozenset({"math", "reasoning", "coding"})
+
+DEFINITION = BenchSpec(
+    name="ja-vicuna-qa",
+    title="Japanese Vicuna QA",
+    folder="ja-vicuna-qa",
+    categories=(
+        "generic",
+        "knowledge",
+        "roleplay",
+        "common-sense",
+        "fermi",
+        "counterfactual",
+        "coding",
+        "math",
+        "writing",
+    ),
+    reference_categories=_REFERENCE,
+    reference_file="reference_answer/gpt-4/results.jsonl",
+    answer_lang="ja",
+    # common.py: the first [[n]], else [[rating:n]], else [[rating: n]], else -1
+    rating_rules=VICUNA_JA,
+    zero_rules=(),
+    pair_zero_rules=(),
+    headline="turn-mean",
+    prompt_names=JudgePromptNames(
+        single="single", single_reference="single-math", pair="pair", pair_reference="pair-math"
+    ),
+    dialogue=JAPANESE_DIALOGUE,
+    # upstream's category temperatures; the reply budget is each model's config upstream
+    # (text-davinci-003's: max_tokens 2048), taken here as the default; no penalty
+    generation=GenerationDefaults(
+        temperatures=frozen(_TEMPERATURES),
+        other_temperature=0.7,
+        max_tokens=2048,
+        local_repetition_penalty=None,
+    ),
+    turns=1,
+    pair_models="sorted",
+    upstream_pair_fields=True,
+    upstream_name="jp_bench",
+    repeated_turns="every",  # llm_judge/show_result.py: the mean over every line read
+    column_names=MappingProxyType(
+        {
+            "knowledge": "Kno.",
+            "roleplay": "Role.",
+            "coding": "Cod.",
+            "math": "Math",
+            "writing": "Writ.",
+        }
+    ),
+    listing_order=40,
+)

@@ -1,0 +1,110 @@
+"""How a benchmark's questions file is written, as objects with one interface.
+
+A definition names its format (``BenchSpec.question_format``); the loader, the leaderboard,
+verify and the report ask the format, never its name. Two formats exist: FastChat's
+``question.jsonl`` (``question_id``, ``category``, ``turns``) and Shaberi's judgment rows
+(``Question``, ``output`` = the reference answer, ``eval_aspect`` = the task's own grading
+criteria; the row's place, from 0, is its id), as ELYZA-tasks-100 is published in Shaberi's
+judgment files, which are therefore also judgment files hyoka reads (``upstream_judgments``).
+A new format is one more class here with the same three members.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from pydantic import ConfigDict, Field
+
+from hyoka.mtbench.records import KeepsIdType
+from hyoka.mtbench.shaberi import shaberi_rows
+from hyoka.store import read_records
+
+
+class Question(KeepsIdType):
+    """One dialogue: its user turns (two, or one for single-turn tasks), and for
+    translation the language of each answer.
+
+    MT-bench questions may carry ``reference``: short reference answers its authors kept
+    beside the question (FastChat judges against ``reference_answer/gpt-4.jsonl``
+    instead); they are read and kept, never used for judging.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    category: str
+    #: one or two user turns (the benchmark's ``turns`` says how many it has)
+    turns: tuple[str, ...] = Field(min_length=1, max_length=2)
+    answer_lang: tuple[str, ...] | None = None
+    reference: tuple[str, ...] | None = None
+    #: the task's own grading criteria (ELYZA-tasks-100's ``eval_aspect``)
+    eval_aspect: str | None = None
+
+
+class QuestionFormat(Protocol):
+    """What the code asks of a questions file's format."""
+
+    @property
+    def name(self) -> str:
+        """The format's name, for listings (``fastchat``, ``shaberi``)."""
+        ...
+
+    @property
+    def upstream_judgments(self) -> bool:
+        """Whether upstream's own judgment files are in this format too (Shaberi's
+        ``*.json``: each holds the tasks with their grades), read beside hyoka's ``*.jsonl``."""
+        ...
+
+    def read(
+        self, path: Path, data: bytes, categories: Sequence[str]
+    ) -> Iterator[tuple[int, Question]]:
+        """Each question with the line (or row, from 1) it was read from; ``categories``:
+        the definition's, for a format that has none of its own (the first is used)."""
+        ...
+
+    def is_judgment_file(self, path: Path) -> bool:
+        """Whether ``path`` is one of upstream's judgment files in this format."""
+        ...
+
+
+@dataclass(frozen=True)
+class FastChatQuestions:
+    """FastChat's ``question.jsonl``: one JSON object a line."""
+
+    name: str = "fastchat"
+    upstream_judgments: bool = False
+
+    def read(
+        self, path: Path, data: bytes, categories: Sequence[str]
+    ) -> Iterator[tuple[int, Question]]:
+        return read_records(path, Question, data)
+
+    def is_judgment_file(self, path: Path) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class ShaberiRows:
+    """Shaberi's judgment file read as the tasks it carries: one category (the
+    definition's first), the reference answer and grading criteria in each row."""
+
+    name: str = "shaberi"
+    upstream_judgments: bool = True
+
+    def read(
+        self, path: Path, data: bytes, categories: Sequence[str]
+    ) -> Iterator[tuple[int, Question]]:
+        for number, row in shaberi_rows(path, data):
+            yield number, Question(
+                question_id=number - 1, category=categories[0], turns=(row.Question,),
+                reference=(row.output,), eval_aspect=row.eval_aspect,
+            )  # fmt: skip
+
+    def is_judgment_file(self, path: Path) -> bool:
+        return path.suffix == ".json"
+
+
+FASTCHAT_QUESTIONS = FastChatQuestions()
+SHABERI_ROWS = ShaberiRows()
