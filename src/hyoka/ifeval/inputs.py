@@ -1,0 +1,161 @@
+"""M-IFEval's files as upstream lays them out: the prompts, a model's responses.
+
+The prompts file (``ja_input_data.jsonl``) holds one prompt a line: ``key``, ``prompt``,
+``instruction_id_list`` and ``kwargs`` (one object per instruction). A responses file holds
+``prompt`` and ``response`` a line, matched to the prompts by the prompt's text, as
+upstream matches them. Every problem is one ``InputError`` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hyoka.errors import InputError
+from hyoka.ifeval import language
+from hyoka.ifeval.registry import Instruction, build
+from hyoka.store import read_bytes, read_objects
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One prompt and its instructions' ids and arguments, checked when read."""
+
+    key: object
+    text: str
+    ids: tuple[str, ...]
+    kwargs: tuple[Mapping[str, object], ...]
+    where: str
+
+    def instructions(self, seed: int | None = language.DEFAULT_SEED) -> tuple[Instruction, ...]:
+        """The checks of this prompt's instructions, langdetect drawing with ``seed``."""
+        return tuple(
+            build(iid, kwargs, self.where, seed)
+            for iid, kwargs in zip(self.ids, self.kwargs, strict=True)
+        )
+
+
+def _text(row: dict[str, Any], name: str, where: str) -> str:
+    value = row.get(name)
+    if not isinstance(value, str):
+        raise InputError(f"{where}: {name} is missing or not text")
+    return value
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    """The prompts of one input file, and the SHA-256 of its bytes (what a result was
+    scored against)."""
+
+    path: Path
+    prompts: tuple[Prompt, ...]
+    sha256: str
+
+    def by_text(self) -> dict[str, Prompt]:
+        return {prompt.text: prompt for prompt in self.prompts}
+
+
+def read_prompts(path: Path) -> PromptSet:
+    """The prompts of an M-IFEval input file, every instruction's arguments checked."""
+    data = read_bytes(path)
+    prompts: list[Prompt] = []
+    seen: dict[str, str] = {}
+    for number, row in read_objects(path, data):
+        where = f"{path}:{number}"
+        text = _text(row, "prompt", where)
+        ids, kwargs = row.get("instruction_id_list"), row.get("kwargs")
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
+            raise InputError(f"{where}: instruction_id_list is not a list of instruction ids")
+        if not isinstance(kwargs, list) or not all(isinstance(k, dict) for k in kwargs):
+            raise InputError(f"{where}: kwargs is not a list of objects")
+        if len(kwargs) != len(ids):
+            raise InputError(
+                f"{where}: {len(ids)} instructions but {len(kwargs)} objects of kwargs"
+            )
+        if text in seen:
+            raise InputError(f"{where}: the same prompt as {seen[text]}")
+        seen[text] = where
+        prompt = Prompt(row.get("key"), text, tuple(ids), tuple(kwargs), where)
+        prompt.instructions()  # every id known and every argument usable, or the line named
+        prompts.append(prompt)
+    if not prompts:
+        raise InputError(f"{path}: no prompts")
+    return PromptSet(path, tuple(prompts), hashlib.sha256(data).hexdigest())
+
+
+def read_responses(path: Path) -> dict[str, str | None]:
+    """Each prompt's response (``None`` where it is not text: no verdict can pass). A prompt
+    answered twice differently is refused, naming both lines."""
+    found: dict[str, tuple[str | None, str]] = {}
+    for number, row in read_objects(path):
+        where = f"{path}:{number}"
+        prompt = _text(row, "prompt", where)
+        if "response" not in row:
+            raise InputError(f"{where}: no response")
+        value = row["response"]
+        response = value if isinstance(value, str) else None
+        earlier = found.get(prompt)
+        if earlier is not None and earlier[0] != response:
+            raise InputError(f"{where}: another response to the prompt of {earlier[1]}")
+        found[prompt] = (response, where)
+    return {prompt: response for prompt, (response, _) in found.items()}
+
+
+def matched(
+    prompts: Sequence[Prompt], responses: Mapping[str, str | None], path: Path
+) -> list[str | None]:
+    """Each prompt's response, in the prompts' order; a prompt without one is refused."""
+    missing = [p for p in prompts if p.text not in responses]
+    if missing:
+        raise InputError(
+            f"{path}: no response to {len(missing)} of the {len(prompts)} prompts "
+            f"(the first: {missing[0].where})"
+        )
+    return [responses[p.text] for p in prompts]
+
+
+@dataclass(frozen=True)
+class PublishedVerdicts:
+    """One line of an upstream evaluation file (``eval_results_strict.jsonl``): the prompt,
+    the response it judged, the instruction ids and the verdicts it wrote."""
+
+    where: str
+    prompt: str
+    response: str | None
+    ids: tuple[str, ...]
+    follows: tuple[bool, ...]
+    follow_all: bool
+
+
+def read_evaluation(path: Path) -> tuple[PublishedVerdicts, ...]:
+    """The lines of an upstream evaluation file, each checked for shape."""
+    rows: list[PublishedVerdicts] = []
+    for number, row in read_objects(path):
+        where = f"{path}:{number}"
+        ids, follows = row.get("instruction_id_list"), row.get("follow_instruction_list")
+        follow_all = row.get("follow_all_instructions")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise InputError(f"{where}: instruction_id_list is not a list of instruction ids")
+        if not isinstance(follows, list) or not all(isinstance(f, bool) for f in follows):
+            raise InputError(f"{where}: follow_instruction_list is not a list of true/false")
+        if len(follows) != len(ids):
+            raise InputError(f"{where}: {len(ids)} instructions but {len(follows)} verdicts")
+        if not isinstance(follow_all, bool):
+            raise InputError(f"{where}: follow_all_instructions is not true or false")
+        response = row.get("response")
+        rows.append(
+            PublishedVerdicts(
+                where,
+                _text(row, "prompt", where),
+                response if isinstance(response, str) else None,
+                tuple(ids),
+                tuple(follows),
+                follow_all,
+            )
+        )
+    if not rows:
+        raise InputError(f"{path}: no verdicts")
+    return tuple(rows)
