@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import lzma
 import math
 import re
 from pathlib import Path
@@ -49,7 +50,10 @@ def _load(folder: str) -> dict[str, Any]:
 def _fake_result(
     model: str, mode: str = "chat", score: float = 0.5, trials: int = 4
 ) -> dict[str, Any]:
-    """The top of a pfgen-bench result.json, which is all the leaderboard reads."""
+    """The top of a pfgen-bench result.json, which is all the leaderboard reads; its parts
+    make its score, as every real one's do ((fluency + truthfulness + helpfulness) / 3)."""
+    helpfulness = min(score, 1.0)
+    fluency = (3 * score - 2 * helpfulness) / 2  # each of two sets; truthfulness likewise
     return {
         "input_hash": "0" * 40,
         "metadata_hash": "0" * 40,
@@ -60,9 +64,9 @@ def _fake_result(
         "length": 100.0,
         "length_std": 10.0,
         "scores": {
-            "fluency": {"a": 0.25, "b": 0.5},
-            "truthfulness": {"a": 0.5, "b": 0.25},
-            "helpfulness": 0.4,
+            "fluency": {"a": fluency, "b": fluency},
+            "truthfulness": {"a": helpfulness / 2, "b": helpfulness / 2},
+            "helpfulness": helpfulness,
             "average": score,
         },
         "questions": {f"Q{n:02d}": {} for n in range(1, 51)},  # a whole run
@@ -755,3 +759,173 @@ def test_a_negative_zero_is_shown_as_zero(tmp_path: Path) -> None:
     assert (record["score"], record["helpfulness"]) == ("0.0", "0.0")
     (run,) = _json_runs(shown["json"])
     assert [math.copysign(1, run[key]) for key in ("score", "score_std", "fluency")] == [1] * 3
+
+
+# --- nothing silently wrong (issue 29): a headline its parts contradict, twin rows -----------
+
+
+def _contradicting(model: str) -> dict[str, Any]:
+    """A result whose ``score`` (0.9) its parts contradict: they make 0.39455, and so does
+    its ``scores.average``."""
+    result = _fake_result(model, score=0.39455)
+    result["score"] = 0.9
+    return result
+
+
+@pytest.mark.parametrize("fmt", ["md", "csv", "json", "upstream"])
+def test_command_skips_a_result_whose_score_its_parts_contradict(tmp_path: Path, fmt: str) -> None:
+    """Ranked by its ``score``, such a file would top the board with a number its own file
+    denies; it is skipped with one line naming it, in every format."""
+    from hyoka.cli.main import app
+
+    liar = _small_tree(tmp_path) / "org" / "liar" / "ccccccc"
+    bad = _write(liar / "result.json", _contradicting("org/liar"))
+    made = CliRunner().invoke(app, ["pfgen", "leaderboard", str(tmp_path), "-f", fmt])
+    assert made.exit_code == 0, made.output
+    assert "org/liar" not in made.stdout
+    assert made.stderr.count("\n") == 1
+    assert str(bad) in made.stderr
+    assert "score 0.9 is not what its parts make" in made.stderr
+    assert "(fluency + truthfulness + helpfulness) / 3 = 0.39455" in made.stderr
+
+
+def test_command_fails_when_the_only_result_contradicts_its_parts(tmp_path: Path) -> None:
+    from hyoka.cli.main import app
+
+    _write(tmp_path / "org" / "liar" / "ccccccc" / "result.json", _contradicting("org/liar"))
+    made = CliRunner().invoke(app, ["pfgen", "leaderboard", str(tmp_path)])
+    assert made.exit_code == 1
+    assert made.stdout == ""
+    assert "score 0.9 is not what its parts make" in made.stderr
+    assert "none of the 1 result.json files found is a usable" in made.stderr
+
+
+def test_a_scores_average_its_parts_contradict_is_skipped(tmp_path: Path) -> None:
+    result = _fake_result("org/odd", score=0.5)
+    result["scores"]["average"] = 0.7
+    odd = _write(tmp_path / "odd" / "result.json", result)
+    _write(tmp_path / "good" / "result.json", _fake_result("org/good"))
+    warnings: list[str] = []
+    assert [row.model for row in collect(tmp_path, warnings=warnings)] == ["org/good"]
+    assert warnings == [
+        f"{odd}: skipped: not a pfgen-bench result (scores.average 0.7 is not what its parts "
+        "make: (fluency + truthfulness + helpfulness) / 3 = 0.50000)"
+    ]
+
+
+@needs_results
+def test_a_published_result_with_its_score_raised_is_skipped(tmp_path: Path) -> None:
+    """sarashina2.2-0.5b's result.json with its ``score`` raised from 0.3945 to 0.9 (its
+    parts make 0.39453, its ``scores.average`` 0.39455): above even the mean of its
+    questions' best answers, which no count of trials can reach, so no reading of
+    pfgen-bench's rule explains it."""
+    from hyoka.cli.main import app
+
+    folder = "sbintuitions/sarashina2.2-0.5b-instruct-v0.1/c3ab4c1"
+    result = _load(folder)
+    result["score"] = 0.9
+    bad = _write(tmp_path / folder / "result.json", result)
+    _write(tmp_path / KNOWN_RUNS[0][0] / "result.json", _load(KNOWN_RUNS[0][0]))
+    made = CliRunner().invoke(app, ["pfgen", "leaderboard", str(tmp_path), "-f", "csv"])
+    assert made.exit_code == 0, made.output
+    assert [r["model"] for r in _csv_rows(made.stdout)] == [KNOWN_RUNS[0][1]]
+    assert made.stderr.splitlines() == [
+        f"warning: {bad}: skipped: not a pfgen-bench result (score 0.9 is not what its parts "
+        "make: (fluency + truthfulness + helpfulness) / 3 = 0.39453, nor lies between the "
+        "means of its questions' worst and best answers (0.15411 to 0.71526))"
+    ]
+
+
+@needs_results
+@pytest.mark.usefixtures("hyoka_env")
+def test_a_run_with_questions_answered_unevenly_is_scored_and_ranked(tmp_path: Path) -> None:
+    """pfgen-bench's ``score`` counts each question's first ``num_trials`` answers, its parts
+    every answer (upstream's criteria row: 0.8494 over parts of 0.8066). A one-trial run
+    with a second, weaker answer to ten questions scores so, and stays on the board."""
+    from _shared import writable_run_copy
+    from hyoka.cli.main import app
+
+    run = writable_run_copy("openai/chatgpt-o1/9a61e92", tmp_path / "runs")
+    trials = run / "trials.jsonl.xz"
+    lines = lzma.decompress(trials.read_bytes()).decode("utf-8").splitlines()
+    weaker = RESULTS / "sbintuitions/sarashina2.2-0.5b-instruct-v0.1/c3ab4c1/trials.jsonl.xz"
+    extra = lzma.decompress(weaker.read_bytes()).decode("utf-8").splitlines()
+    asked = [json.loads(line)["question"] for line in lines[:10]]
+    seconds = {json.loads(line)["question"]: line for line in reversed(extra)}
+    trials.unlink()
+    (run / "result.json").unlink()
+    added = [seconds[question] for question in asked]
+    (run / "trials.jsonl").write_text("\n".join(lines + added) + "\n", encoding="utf-8")
+    scored = CliRunner().invoke(app, ["pfgen", "score", str(run)])
+    assert scored.exit_code == 0, scored.output
+    result = json.loads((run / "result.json").read_text("utf-8"))
+    parts = (result["scores"]["average"], result["num_trials"])
+    assert abs(result["score"] - parts[0]) > 0.01 and parts[1] == 1
+    made = CliRunner().invoke(app, ["pfgen", "leaderboard", str(tmp_path / "runs"), "-f", "json"])
+    assert made.exit_code == 0, made.output
+    assert made.stderr == ""
+    assert [o["score"] for o in _json_runs(made.stdout)] == [result["score"]]
+
+
+@needs_results
+def test_every_published_result_makes_its_score_from_its_parts(tmp_path: Path) -> None:
+    """The check holds for every upstream result.json at hand (the 535 of pfgen-bench's
+    release part by 1.3e-4 at most): not one published run is skipped."""
+    from hyoka.pfgen.summary import PARTS_SLACK, parts_average, result_problem
+
+    files = sorted(RESULTS.rglob("result.json"))
+    assert len(files) == 49
+    for path in files:
+        result = json.loads(path.read_text("utf-8"))
+        assert result_problem(result) is None, path
+        assert abs(result["score"] - parts_average(result["scores"])) < PARTS_SLACK / 5, path
+
+
+def _twin_runs(root: Path) -> tuple[Path, Path]:
+    """Two runs of one model in one mode, equal in every number (two trials of it)."""
+    first = _write(root / "org" / "twin" / "aaaaaaa" / "result.json", _fake_result("org/twin"))
+    second = _write(root / "org" / "twin" / "bbbbbbb" / "result.json", _fake_result("org/twin"))
+    _write(root / "org" / "solo" / "ccccccc" / "result.json", _fake_result("org/solo", score=0.3))
+    return first.parent, second.parent
+
+
+def test_two_runs_of_one_model_are_told_apart_in_every_format(tmp_path: Path) -> None:
+    from hyoka.cli.main import app
+
+    first, second = _twin_runs(tmp_path)
+    shown: dict[str, str] = {}
+    for fmt in ("md", "csv", "json", "upstream"):
+        made = CliRunner().invoke(app, ["pfgen", "leaderboard", str(tmp_path), "-f", fmt])
+        assert made.exit_code == 0, made.output
+        shown[fmt] = made.stdout
+    models = [row["Model"] for row in _md_table(shown["md"])]
+    assert models == [
+        "org/twin (chat) [run aaaaaaa]",
+        "org/twin (chat) [run bbbbbbb]",
+        "org/solo (chat)",
+    ]
+    csv_rows = [(r["model"], r["folder"]) for r in _csv_rows(shown["csv"])]
+    assert csv_rows[:2] == [("org/twin", str(first)), ("org/twin", str(second))]
+    json_rows = [(o["model"], o["folder"]) for o in _json_runs(shown["json"])]
+    assert json_rows[:2] == [("org/twin", str(first)), ("org/twin", str(second))]
+    links = [(m["model"], m["link"]) for m in _upstream_rows(shown["upstream"])]
+    assert links[:2] == [
+        ("org/twin", f"{tmp_path.name}/org/twin/aaaaaaa/README.md"),
+        ("org/twin", f"{tmp_path.name}/org/twin/bbbbbbb/README.md"),
+    ]  # upstream's table, unchanged: its links tell the runs apart
+    rows = [tuple(r.values()) for r in _md_table(shown["md"])]
+    assert len(set(rows)) == len(rows)
+
+
+def test_twin_runs_in_same_named_folders_show_as_much_path_as_tells_them_apart(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path / "greedy" / "run" / "result.json", _fake_result("org/m"))
+    _write(tmp_path / "sampled" / "run" / "result.json", _fake_result("org/m"))
+    _write(tmp_path / "other" / "result.json", _fake_result("org/m", "qa"))
+    models = [row["Model"] for row in _md_table(render(collect(tmp_path), "md"))]
+    assert models == [
+        "org/m (chat) [run greedy/run]",
+        "org/m (chat) [run sampled/run]",
+        "org/m (qa)",
+    ]

@@ -65,6 +65,7 @@ __all__ = [
     "rank",
     "read_run",
     "render",
+    "run_marks",
 ]
 
 #: How a flagged row is marked; footnotes are numbered ``†1``, ``†2`` ...
@@ -305,18 +306,43 @@ class Flags:
         return [one_line(line) for line in lines]
 
 
+def run_marks(rows: Sequence[RunSummary]) -> list[str]:
+    """For each row, what tells it apart from the other rows of its label (the same model
+    in the same mode: two trials, two settings): the shortest end of its run folder that no
+    other such row's folder shares (``abc1234``, ``greedy/abc1234``); empty for a row whose
+    label is its own. CSV and JSON carry every row's whole folder; the upstream table links
+    to it; the Markdown table shows this beside the model."""
+    groups: dict[str, list[int]] = {}
+    for position, row in enumerate(rows):
+        groups.setdefault(row.label, []).append(position)
+    marks = [""] * len(rows)
+    for positions in groups.values():
+        if len(positions) < 2:
+            continue
+        folders = [rows[p].folder.absolute().parts for p in positions]
+        for position, parts in zip(positions, folders, strict=True):
+            others = [other for other in folders if other is not parts]
+            depth = 1
+            while depth < len(parts) and any(o[-depth:] == parts[-depth:] for o in others):
+                depth += 1
+            marks[position] = "/".join(parts[-depth:])
+    return marks
+
+
 def _render_markdown(rows: Sequence[RunSummary], first_rank: int) -> str:
     lines = [
         "| Rank | Score | Model | Length | Fluency | Truthfulness | Helpfulness |",
         "|---:|---:|:---|---:|---:|---:|---:|",
     ]
     flags = Flags.of(rows)
+    runs = run_marks(rows)
     for position, (number, s) in enumerate(enumerate(rows, first_rank)):
         marker = flags.marker(position)
+        run = f" [run {runs[position]}]" if runs[position] else ""
         cells = (
             _rank_cell(number, s),
             f"{s.score:.4f} (±{s.score_sem:.4f})",
-            markdown_cell(s.label) + (f" {marker}" if marker else ""),
+            markdown_cell(s.label + run) + (f" {marker}" if marker else ""),
             f"{s.length:.1f} (±{s.length_std:.1f})",
             f"{s.fluency:.3f}",
             f"{s.truthfulness:.3f}",

@@ -22,6 +22,26 @@ scores 1.05 with a Fluency of 1.15. So the bounds are what no answer can pass, n
 
 A sum of shares rounded to 5 decimals question by question may pass its bound by
 ``ROUNDING_SLACK``. NaN, the infinities and ``true`` are in no range.
+
+The headline must also be what its parts make (``_parts_problem``): an answer's score is
+(Fluency + Truthfulness + Helpfulness) / 3, so the mean over a run's answers, the run's
+``scores.average``, is the same average of its Fluency (the sum of its shares),
+Truthfulness and Helpfulness; and ``score``, the mean of the trials' means, is that mean
+too when every question was answered ``num_trials`` times. Only rounding parts them:
+every mean kept to 5 decimals question by question, ``score`` to 4, at most
+``PARTS_SLACK`` = 0.001 in all (the 535 result.json files of pfgen-bench's release part by
+1.3e-4 at most, but one). A ``score`` of 0.9 beside parts that make 0.39455 would otherwise
+be ranked by the number its own file contradicts.
+
+The one exception is pfgen-bench's own rule: a question answered more often than
+``num_trials`` (upstream's criteria row holds up to three reference sets' answers to a
+question; trials gathered by hand may be uneven) counts only its first ``num_trials``
+answers in ``score``, every answer in the parts (the criteria row: 0.8494 over parts of
+0.8066). A result.json does not say how often each question was answered, but whatever
+the counts, such a ``score`` is a mean over questions of some of each one's answers: it
+lies between the mean of the questions' worst answers and the mean of their best (the
+first and last of each question's ``samples``, the answers pfgen-bench keeps ranked best
+first). A ``score`` off its parts is kept only inside that range; without samples, never.
 """
 
 from __future__ import annotations
@@ -57,6 +77,10 @@ ROUNDING_SLACK = 0.001
 FLUENCY_BOUND = 12.0
 #: Above the most an average of Fluency, Truthfulness and Helpfulness can be ((12 + 2) / 3).
 SCORE_BOUND = 5.0
+#: How far ``score`` and ``scores.average`` may lie from (Fluency + Truthfulness +
+#: Helpfulness) / 3 by rounding alone: each part and the average are sums of about a hundred
+#: means rounded to 5 decimals (at most 5e-6 off each), ``score`` is rounded to 4.
+PARTS_SLACK = 0.001
 
 
 def result_problem(result: object) -> str | None:
@@ -77,8 +101,66 @@ def result_problem(result: object) -> str | None:
     config = result.get("config")
     if config is not None and not isinstance(config, dict):
         return "not a pfgen-bench result (malformed 'config')"
-    problem = _range_problem(result)
+    problem = _range_problem(result) or _parts_problem(result)
     return None if problem is None else f"not a pfgen-bench result ({problem})"
+
+
+def parts_average(scores: dict[str, Any]) -> float:
+    """(Fluency + Truthfulness + Helpfulness) / 3 of a result's ``scores`` (numbers
+    ``_range_problem`` found in range): what its ``score`` is, up to rounding."""
+    fluency = float_sum(scores["fluency"].values())
+    truthfulness = float_sum(scores["truthfulness"].values())
+    return float(fluency + truthfulness + scores["helpfulness"]) / 3
+
+
+def _parts_problem(result: dict[str, Any]) -> str | None:
+    """Which headline number of ``result`` (in range) its own parts contradict (module
+    docstring): ``scores.average``, then ``score`` unless uneven trials explain it."""
+    scores = result["scores"]
+    made = parts_average(scores)
+    said = f"is not what its parts make: (fluency + truthfulness + helpfulness) / 3 = {made:.5f}"
+    average = scores.get("average")
+    if average is not None and abs(float(average) - made) > PARTS_SLACK:
+        return f"scores.average {_shown(average)} {said}"
+    score = float(result["score"])
+    if abs(score - made) <= PARTS_SLACK:
+        return None
+    span = _answers_span(result.get("questions"))
+    if span is None:
+        return f"score {_shown(result['score'])} {said}"
+    worst, best = span
+    if worst - PARTS_SLACK <= score <= best + PARTS_SLACK:
+        return None  # some question answered more than num_trials times: upstream's rule
+    return (
+        f"score {_shown(result['score'])} {said}, nor lies between the means of its "
+        f"questions' worst and best answers ({worst:.5f} to {best:.5f})"
+    )
+
+
+def _answers_span(questions: object) -> tuple[float, float] | None:
+    """The mean over ``questions`` of each one's worst answer's score and of its best's
+    (the last and first of its ``samples``), or ``None`` where a question keeps none."""
+    if not isinstance(questions, dict) or not questions:
+        return None
+    worst: list[float] = []
+    best: list[float] = []
+    for entry in questions.values():
+        samples = entry.get("samples") if isinstance(entry, dict) else None
+        if not isinstance(samples, list) or not samples:
+            return None
+        ends = [_sample_average(samples[-1]), _sample_average(samples[0])]
+        if ends[0] is None or ends[1] is None:
+            return None
+        worst.append(ends[0])
+        best.append(ends[1])
+    return float_sum(worst) / len(worst), float_sum(best) / len(best)
+
+
+def _sample_average(sample: object) -> float | None:
+    """A sample answer's ``scores.average``, when it is a number in range."""
+    scores = sample.get("scores") if isinstance(sample, dict) else None
+    value = scores.get("average") if isinstance(scores, dict) else None
+    return float(value) if isinstance(value, int | float) and _within(value, SCORE_BOUND) else None
 
 
 def _unsigned(value: float) -> float:
