@@ -54,17 +54,32 @@ def _found() -> Iterator[tuple[str, BenchSpec]]:
             raise DataError(f"{where}: names neither a definition module nor a BenchSpec")
 
 
+#: set while the definitions are being read: a definition module that asks the registry
+#: then (rather than importing the module it builds on) is told so, not sent round again
+_reading: list[bool] = []
+
+
 @cache
 def definitions() -> Mapping[str, BenchSpec]:
     """Every definition by name, in listing order (``BenchSpec.listing_order``, then name);
     two definitions of one name are a ``DataError`` naming both."""
+    if _reading:
+        raise DataError(
+            "a benchmark definition asked the registry while it was being read: import the "
+            "definition module it builds on (hyoka.mtbench.definitions.<module>) instead"
+        )
     found: dict[str, tuple[str, BenchSpec]] = {}
-    for where, spec in _found():
-        if spec.name in found:
-            raise DataError(
-                f"benchmark {spec.name!r} is defined twice: in {found[spec.name][0]} and {where}"
-            )
-        found[spec.name] = (where, spec)
+    _reading.append(True)
+    try:
+        for where, spec in _found():
+            if spec.name in found:
+                raise DataError(
+                    f"benchmark {spec.name!r} is defined twice: in {found[spec.name][0]} "
+                    f"and {where}"
+                )
+            found[spec.name] = (where, spec)
+    finally:
+        _reading.clear()
     ordered = sorted(found.values(), key=lambda f: (f[1].listing_order, f[1].name))
     return MappingProxyType({spec.name: spec for _, spec in ordered})
 

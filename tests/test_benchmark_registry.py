@@ -1,0 +1,120 @@
+"""The benchmark registry is the one place a benchmark is named: a definition added at run
+time (a module another package offers under the ``hyoka.benchmarks`` entry point group) is
+a ``--bench`` choice, in its help and its error, and loads, with no other file edited; and
+every registered definition loads its data from the shared data folder."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from _shared import SHARED_DATA
+from hyoka.cli.main import app
+from hyoka.data import DATA_DIR_ENV, manifest
+from hyoka.errors import DataError
+from hyoka.mtbench import (
+    DRAWN_MATCHES,
+    FASTCHAT_JUDGING,
+    Bench,
+    answer_set,
+    definition,
+    definitions,
+)
+from hyoka.mtbench.registry import ENTRY_POINTS, refresh
+
+#: a definition module as another package would ship it: MT-bench's rules on its data
+#: folder, under a name of its own, listed first
+THROWAWAY = """
+from dataclasses import replace
+
+from hyoka.mtbench.definitions.mt_bench import DEFINITION as MT_BENCH
+
+DEFINITION = replace(MT_BENCH, name="throwaway-bench", title="Throwaway bench", listing_order=1)
+"""
+
+
+def _plugin(root: Path, module: str, source: str, points: dict[str, str]) -> None:
+    """An installed distribution in ``root``: ``module``.py and a dist-info whose entry
+    points register ``points`` (name -> object reference) under ``hyoka.benchmarks``."""
+    (root / f"{module}.py").write_text(source, encoding="utf-8")
+    info = root / f"{module}-0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0\n")
+    lines = "".join(f"{name} = {value}\n" for name, value in points.items())
+    (info / "entry_points.txt").write_text(f"[{ENTRY_POINTS}]\n{lines}", encoding="utf-8")
+
+
+@pytest.fixture
+def installed(tmp_path: Path) -> Iterator[Path]:
+    """A folder on ``sys.path`` for plugins; the registry forgets them afterwards."""
+    sys.path.insert(0, str(tmp_path))
+    refresh()
+    try:
+        yield tmp_path
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.startswith("throwaway")]:
+            del sys.modules[name]
+        refresh()
+
+
+def test_a_definition_added_is_a_choice_everywhere_and_loads(installed: Path) -> None:
+    assert "throwaway-bench" not in definitions()
+    _plugin(installed, "throwaway_bench", THROWAWAY, {"throwaway": "throwaway_bench"})
+    refresh()
+    assert next(iter(definitions())) == "throwaway-bench"  # its listing order, first
+    runner = CliRunner()
+    wide = {"COLUMNS": "400", "TERMINAL_WIDTH": "400"}
+    for command in (["mtbench", "leaderboard"], ["mtbench", "verify"], ["judge", "rankings"]):
+        shown = runner.invoke(app, [*command, "--help"], env=wide)
+        assert shown.exit_code == 0, shown.output
+        assert "<throwaway-bench|pfmt-fin|mt-bench|" in shown.output, command
+    # an unknown name's one error line lists it among the others
+    bad = runner.invoke(app, ["mtbench", "variants", "--bench", "nope"])
+    assert bad.exit_code == 1
+    assert bad.stderr == (
+        "error: --bench: unknown benchmark 'nope'; choose one of: throwaway-bench, "
+        f"{', '.join(n for n in definitions() if n != 'throwaway-bench')}\n"
+    )
+    listed = runner.invoke(app, ["mtbench", "variants", "--bench", "throwaway-bench"])
+    assert listed.exit_code == 0 and "Throwaway bench has no variants" in listed.output
+    loaded = Bench.load("throwaway-bench", SHARED_DATA)
+    assert loaded.spec is definition("throwaway-bench") and len(loaded.questions) == 80
+    assert loaded.questions == Bench.load("mt-bench", SHARED_DATA).questions
+
+
+def test_a_name_defined_twice_is_one_error_naming_both(installed: Path) -> None:
+    twice = THROWAWAY.replace('name="throwaway-bench"', 'name="mt-bench"')
+    _plugin(installed, "throwaway_twice", twice, {"twice": "throwaway_twice"})
+    refresh()
+    with pytest.raises(DataError, match=r"benchmark 'mt-bench' is defined twice: in "
+                       r"hyoka\.mtbench\.definitions\.mt_bench and entry point twice"):  # fmt: skip
+        definitions()
+
+
+def test_an_entry_point_that_is_no_definition_is_named(installed: Path) -> None:
+    _plugin(installed, "throwaway_none", "VALUE = 1\n", {"none": "throwaway_none"})
+    refresh()
+    with pytest.raises(DataError, match="throwaway_none: a benchmark definition module holds"):
+        definitions()
+
+
+def test_every_definition_loads_its_shared_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each definition has its data manifest (``hyoka data fetch NAME``) and, with the data
+    directory from the environment, its questions load (FastChat-judged ones: with their
+    judge prompts and references, under every variant)."""
+    monkeypatch.setenv(DATA_DIR_ENV, str(SHARED_DATA))
+    assert {spec.judging for spec in definitions().values()} == {FASTCHAT_JUDGING, DRAWN_MATCHES}
+    for name, spec in definitions().items():
+        assert manifest(name).name == name
+        answered = answer_set(name)
+        assert answered.questions, name
+        assert {q.category for q in answered.questions} <= set(spec.categories), name
+        if spec.judging is FASTCHAT_JUDGING:
+            for variant in spec.variants or (None,):
+                full = Bench.load(name, variant=None if variant is None else variant.name)
+                assert full.prompts and full.data_sha256, (name, variant)
