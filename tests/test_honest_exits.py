@@ -214,15 +214,15 @@ def test_mtbench_turns_with_fastchat_rules_ask_once_and_record_the_failure(
     turns = ("Aloha from Hawaii: a week of hula and volcanoes.", "Aloha, again.")
     answers = {first: AnswerRecord(question_id=first, model_id="m",
                                    choices=(AnswerChoice(index=0, turns=turns),))}  # fmt: skip
-    settings = JudgeSettings(judge="openai/gpt-4", max_tokens=64)
     how = BenchJudging("gpt-4", limit=1)
     output = tmp_path / "m.jsonl"
     assert bench.spec.rating_rules is FASTCHAT
-    plan = plan_turns(bench, answers, "m", settings, output, how, max_attempts=3)
     with ReplayJudge({}, missing_reply="The answer is helpful.") as judge:
+        provider = load_provider("openai/gpt-4", base_url=judge.base_url)
+        settings = JudgeSettings.of(provider, max_tokens=64)
+        plan = plan_turns(bench, answers, "m", settings, output, how, max_attempts=3)
 
         async def go() -> JudgeReport:
-            provider = load_provider("openai/gpt-4", base_url=judge.base_url)
             async with ModelClient(provider, cache=None) as client:
                 return await run_judging(client, plan)
 

@@ -14,7 +14,7 @@ from hyoka.judge import JudgeReport, JudgeSettings, run_judging
 from hyoka.mtbench import Bench, build_leaderboard, load_answers
 from hyoka.mtbench.judge import BenchJudging, plan_turns, prompt_name, user_prompt
 from hyoka.mtbench.records import AnswerChoice, AnswerRecord, SingleJudgmentLine
-from hyoka.providers import load_provider, script_pin
+from hyoka.providers import load_provider
 from hyoka.providers.client import ModelClient, ResponseCache
 from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.store import read_records
@@ -60,9 +60,9 @@ def _judge(
     limit: int,
     max_tokens: int = 2048,
     max_attempts: int | None = None,
-    judge: str = EMBEDDED_MODEL,
 ) -> JudgeReport:
-    settings = JudgeSettings(judge=judge, script=script_pin(judge), max_tokens=max_tokens)
+    # the judge's settings read off the judge that answers (a script's digest, a server)
+    settings = JudgeSettings.of(client.provider, max_tokens=max_tokens)
     how = BenchJudging("gpt-4o-mini", limit=limit)
     plan = plan_turns(bench, answers, "m", settings, output, how, max_attempts=max_attempts)
 
@@ -139,7 +139,7 @@ def test_each_benchs_rating_rules_grade_through_a_scripted_judge(
     judge = f"scripted/{script}"
     client = ModelClient(load_provider(judge), cache=None, concurrency=1)
     output = tmp_path / "m.jsonl"
-    report = _judge(output, bench, _answers({qid: answers}), client, limit=1, judge=judge)
+    report = _judge(output, bench, _answers({qid: answers}), client, limit=1)
     assert (report.judged, report.judge_calls, report.unrated) == (2, len(turn_1) + 1, 0)
     lines = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
     # FastChat's score as its judge wrote it: 7 an int, 6.5 a float

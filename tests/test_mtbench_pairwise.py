@@ -230,10 +230,12 @@ JAPANESE = "金融機関向けの新商品について、概要と特徴を説�
 
 
 def _ruled_only_run(bench: Bench, plan: PairPlan) -> tuple[JudgeReport, ModelClient]:
-    """Dialogue 0 with x's answers empty: both turns decided by the rule, no judge call."""
+    """Dialogue 0 with x's answers empty: both turns decided by the rule, no judge call
+    (the judge the plan names, at its server, is never asked)."""
     x = _answers("x", {0: ("", "")})
     y = _answers("y", {0: (JAPANESE, JAPANESE)})
-    client = ModelClient(load_provider(EMBEDDED_MODEL), cache=None)
+    server = {} if plan.base_url is None else {"base_url": plan.base_url}
+    client = ModelClient(load_provider(plan.judge, **server), cache=None)
     return _run(client, plan, bench, [Match("x", x, "y", y)]), client
 
 

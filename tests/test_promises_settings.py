@@ -114,6 +114,79 @@ def test_a_field_changes_identity_and_signature_exactly_as_declared(
             assert other.signature().get("kind") == "judge-other"
 
 
+#: for every field of every settings record that has a default: that default as a caller
+#: writes it out. ``None`` only where "none" is what it means (no server, not a script, no
+#: token limit, no rating rule); where it stood for a value (the thinking rule
+#: ``strip-think``, one trial), written out it was another run: the defect this checks
+SPELLED_DEFAULTS: dict[type[SettingsRecord], dict[str, Any]] = {
+    JudgeSettings: {
+        "script": None, "base_url": None, "base_url_secret": None, "temperature": 0.0,
+        "max_tokens": None, "top_logprobs": None, "repeats": 1, "aggregate": "mean",
+        "max_attempts": None, "thinking": "strip-think",
+    },
+    JudgeRun: {
+        "models": (), "judge_name": None, "rating": None, "verdict": None, "draw": None,
+        "rules": (), "lang_check": None, "variant": None, "trials": 1, "methods": (),
+        "served": (),
+    },
+}  # fmt: skip
+#: what each record needs given (no default)
+REQUIRED: dict[type[SettingsRecord], dict[str, Any]] = {
+    JudgeSettings: {"judge": "openai/j"},
+    JudgeRun: {
+        "kind": "judge-single", "benchmark": "answers", "data": "d",
+        "settings": JudgeSettings(judge="openai/j"), "template": "t@1",
+    },
+}  # fmt: skip
+
+
+def _as_run(record: SettingsRecord) -> JudgeRun:
+    """``record`` as the run whose manifest and signature a file keeps."""
+    if isinstance(record, JudgeRun):
+        return record
+    assert isinstance(record, JudgeSettings)
+    return JudgeRun.model_validate({**REQUIRED[JudgeRun], "settings": record})
+
+
+def test_every_default_of_every_settings_record_is_listed_written_out() -> None:
+    assert set(SPELLED_DEFAULTS) == set(VARIANTS) == set(REQUIRED)
+    for record, spelled in SPELLED_DEFAULTS.items():
+        fields = record.model_fields
+        assert set(spelled) == {n for n, info in fields.items() if not info.is_required()}
+        assert set(REQUIRED[record]) == {n for n, info in fields.items() if info.is_required()}
+
+
+@pytest.mark.parametrize(
+    ("record", "field"), [(r, f) for r, spelled in SPELLED_DEFAULTS.items() for f in spelled]
+)
+def test_a_default_written_out_is_the_same_run(record: type[SettingsRecord], field: str) -> None:
+    """Settings hold values, not their signature's spelling: a default written out has the
+    default's identity, manifest, signature and written line, and continues its file."""
+    default = record.model_validate(REQUIRED[record])
+    spelled = record.model_validate({**REQUIRED[record], field: SPELLED_DEFAULTS[record][field]})
+    assert spelled == default
+    assert spelled.identity() == default.identity()
+    assert spelled.signature_fields() == default.signature_fields()
+    assert spelled.model_dump_json() == default.model_dump_json()
+    mine, theirs = _as_run(spelled).manifest(), _as_run(default).manifest()
+    assert (mine.identity, mine.signature) == (theirs.identity, theirs.signature)
+    assert not mine.differences(theirs)
+
+
+def test_a_default_left_unsaid_reads_back_as_the_default() -> None:
+    """A file from before a setting (no key in its lines) or an identity that keeps it as
+    ``None`` reads back as the default, and the default is written as it always was."""
+    plain = JudgeSettings(judge="openai/j")
+    assert plain.thinking == "strip-think"
+    assert JudgeSettings.model_validate({"judge": "openai/j", "thinking": None}) == plain
+    assert "thinking" not in json.loads(plain.model_dump_json())
+    assert plain.identity()["thinking"] is None  # as a file from before the rule holds it
+    assert "thinking" not in plain.signature_fields()
+    run = JudgeRun.model_validate({**REQUIRED[JudgeRun], "trials": None})
+    assert run.trials == 1 and run.identity()["trials"] is None
+    assert "trials" not in run.signature_fields()
+
+
 def test_a_field_that_does_not_say_where_it_counts_is_refused() -> None:
     with pytest.raises(TypeError, match=r"Undeclared\.attempts: declare once"):
 

@@ -16,7 +16,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from hyoka.signature import Signature, declared_signature
 
@@ -29,13 +35,17 @@ class Counts:
     a field left out (``why`` says why). A field holding another ``SettingsRecord`` puts that
     record's identity under its key and that record's signature fields in line.
     ``skip_empty``: left out of the signature when ``None`` or empty (a setting only some
-    runs have).
+    runs have). ``default_unsaid``: while it holds its default, left unsaid everywhere: out
+    of the written record, ``None`` in the identity (as a file from before the field has
+    it), out of the signature; the field holds the default's value itself (``None`` read
+    back is the default), so a default spelled out is the same run.
     """
 
     identity: str | bool | None
     signature: str | bool | None
     why: str = ""
     skip_empty: bool = False
+    default_unsaid: bool = False
 
     def named(self, field: str) -> Counts:
         """These declarations with ``True`` replaced by the field's name."""
@@ -44,6 +54,7 @@ class Counts:
             signature=field if self.signature is True else self.signature or None,
             why=self.why,
             skip_empty=self.skip_empty,
+            default_unsaid=self.default_unsaid,
         )
 
 
@@ -53,11 +64,14 @@ def counts(
     signature: bool | str = True,
     why: str = "",
     skip_empty: bool = False,
+    default_unsaid: bool = False,
 ) -> Counts:
     """How a field counts: in the identity and the signature under its own name (or the
     name given), or left out of one (``False``), saying ``why`` (it changes no number, or it
-    is checked another way, record by record)."""
-    return Counts(identity or None, signature or None, why, skip_empty)
+    is checked another way, record by record). ``default_unsaid``: a setting added after
+    files were written, left unsaid while it holds its default (see ``Counts``), so those
+    files keep their identity, line and signature."""
+    return Counts(identity or None, signature or None, why, skip_empty, default_unsaid)
 
 
 class SettingsRecord(BaseModel):
@@ -86,19 +100,55 @@ class SettingsRecord(BaseModel):
             declared[name] = mark
         cls.counted = declared
 
+    @model_validator(mode="before")
+    @classmethod
+    def _unsaid_is_default(cls, data: Any) -> Any:
+        """``None`` given or read back for a field whose default is left unsaid (an
+        identity from before the field, a builder passing "not set") is its default."""
+        if isinstance(data, dict):
+            unsaid = [
+                name
+                for name, mark in cls.counted.items()
+                if mark.default_unsaid and name in data and data[name] is None
+            ]
+            if unsaid:
+                data = {k: v for k, v in data.items() if k not in unsaid}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _leave_defaults_unsaid(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """The written record leaves out every field whose default is unsaid while it
+        holds it: a record of the default is the line it always was."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in self._unsaid():
+                data.pop(name, None)
+        return data
+
+    def _unsaid(self) -> set[str]:
+        """The fields left unsaid now: declared ``default_unsaid`` and holding the default."""
+        return {
+            name
+            for name, mark in self.counted.items()
+            if mark.default_unsaid and getattr(self, name) == type(self).model_fields[name].default
+        }
+
     def _fields(self) -> Iterator[tuple[Counts, Any]]:
+        unsaid = self._unsaid()
         for name, mark in self.counted.items():
-            yield mark, getattr(self, name)
+            if name not in unsaid:
+                yield mark, getattr(self, name)
 
     def identity(self) -> dict[str, Any]:
-        """What a resumed file must share with this run (JSON values, as files keep them)."""
+        """What a resumed file must share with this run (JSON values, as files keep them);
+        a field left unsaid is ``None``, as in a file from before it."""
         dumped = self.model_dump(mode="json")
         found: dict[str, Any] = {}
         for name, mark in self.counted.items():
             if mark.identity is None:
                 continue
             value = getattr(self, name)
-            # a field a record writes only when set is absent from its dump when not
+            # a field left unsaid is absent from the dump
             found[str(mark.identity)] = (
                 value.identity() if isinstance(value, SettingsRecord) else dumped.get(name)
             )

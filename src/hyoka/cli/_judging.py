@@ -81,13 +81,12 @@ def single_settings(
 ) -> JudgeSettings:
     """The judge's settings from the single-grading flags."""
     from hyoka.judge import JudgeSettings
-    from hyoka.providers import signed_rule
 
     return JudgeSettings.for_judge(
         judge, base_url=base_url, temperature=temperature,
         max_tokens=max_tokens,
         repeats=repeats, aggregate="median" if aggregate is AggregateChoice.MEDIAN else "mean",
-        thinking=signed_rule(thinking.value),
+        thinking=thinking.value,
     )  # fmt: skip
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
@@ -225,7 +225,8 @@ class JudgeRun(SettingsRecord):
         counts(signature=False, why="a name in the records; the judge itself is signed"),
     ] = None
     rating: Annotated[str | None, counts(skip_empty=True)] = None  # rating rules (single)
-    #: where a pairwise reply's verdict is read, when not the last ``[[X]]`` (``None``)
+    #: where a pairwise reply's verdict is read, when not where its template says (the last
+    #: ``[[X]]`` after reasons, or the bare letter): ``None``, the template's rule
     verdict: Annotated[str | None, counts(skip_empty=True)] = None
     #: how the matches were drawn, where a benchmark draws them (Rakuda: count and seed)
     draw: Annotated[str | None, counts(skip_empty=True)] = None
@@ -233,8 +234,9 @@ class JudgeRun(SettingsRecord):
     lang_check: Annotated[str | None, counts(signature="lang")] = None
     #: the benchmark's named preset and its settings (``Variant.signed``)
     variant: Annotated[str | None, counts(skip_empty=True)] = None
-    #: answers judged per dialogue where more than one (``mtbench generate --trials``)
-    trials: Annotated[int | None, counts(skip_empty=True)] = None
+    #: answers judged per dialogue (``mtbench generate --trials``); one, the default, left
+    #: unsaid
+    trials: Annotated[int, Field(ge=1), counts(default_unsaid=True)] = 1
     methods: Annotated[
         tuple[str, ...],  # pairwise methods
         counts(
@@ -291,23 +293,25 @@ class JudgePlan(Generic[R]):
 
 
 def check_judge(client: ModelClient, protocol: Protocol) -> None:
-    """Before any call: the judge asked is the judge the run's settings (and so its file's
-    identity and signature) name, down to what decides its replies beyond its name (a
-    scripted judge's script, ``Provider.replies_pin``); and a judge that cannot return log
+    """Before any call: the judge asked is the judge the run's settings (and so its
+    records, its file's identity and its signature) name: its ``provider/model``, what
+    decides its replies beyond its name (a scripted judge's script, ``Provider.replies_pin``)
+    and its server (``JudgeSettings.answered_by``); and a judge that cannot return log
     probabilities cannot give ``prob`` verdicts. Each is said in one line."""
     provider = client.provider
     spec = f"{provider.name}/{provider.model}"
-    planned, pin = protocol.settings.script, provider.replies_pin
-    if pin != planned:
+    differences = protocol.settings.answered_by(provider)
+    if differences:
+        planned, pin = protocol.settings.script, provider.replies_pin
+        edited = None not in (planned, pin) and planned != pin and len(differences) == 1
         why = (
-            "the judge's settings were made without it: give them "
-            "script=providers.script_pin(judge), as JudgeSettings.for_judge does"
-            if planned is None
-            else "the script changed after the run was planned: run it again"
+            "the script changed after the run was planned: run it again"
+            if edited
+            else "make the settings from the judge that answers (JudgeSettings.of(provider))"
         )
         raise InputError(
-            f"{spec}: replies from script {pin or '(none)'}, but the run's settings name "
-            f"script {planned or '(none)'}; {why}"
+            f"{spec}: not the judge the run's settings name ({'; '.join(differences)}; "
+            f"settings vs the judge asked): {why}"
         )
     if protocol.needs_logprobs and not provider.supports_logprobs:
         raise InputError(

@@ -61,7 +61,6 @@ from hyoka.providers import (
     Reply,
     ThinkingRule,
     Usage,
-    signed_rule,
     split_thinking,
 )
 from hyoka.stats import MIRROR
@@ -112,7 +111,7 @@ def pairwise_settings(
     return JudgeSettings.for_judge(
         judge, base_url=base_url, temperature=0.0,
         max_tokens=max_tokens, top_logprobs=TOP_LOGPROBS if "prob" in methods else None,
-        thinking=signed_rule(thinking),
+        thinking=thinking,
     )  # fmt: skip
 
 

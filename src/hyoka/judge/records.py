@@ -16,7 +16,7 @@ it is left out of every mean and counted in every summary.
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -38,13 +38,16 @@ from hyoka.providers import (
 )
 from hyoka.settings_record import SettingsRecord, counts
 
+if TYPE_CHECKING:
+    from hyoka.providers import Provider
+
 JudgmentKind = Literal["single", "pairwise"]
+#: the settings that say which judge answers (read off its provider: ``JudgeSettings.of``)
+JUDGE_IDENTITY = ("judge", "script", "base_url", "base_url_secret")
 Aggregate = Literal["mean", "median"]
 
 #: The score of a single grading whose reply never held a rating.
 FAILED = -1.0
-#: Settings added after files were first written: left out of a line when not set.
-_WRITTEN_WHEN_SET = ("script", "base_url_secret", "max_attempts", "thinking")
 
 
 class OmitsEmpty(BaseModel):
@@ -82,13 +85,14 @@ class JudgeSettings(SettingsRecord):
     #: scripted judge's script digest (``providers.script_pin``), so a file graded by one
     #: script is not continued by an edited one and each signs its own; ``None`` (and left
     #: out of a line) for a model, whose name keeps the identity it always had
-    script: Annotated[str | None, counts(signature="judge_script", skip_empty=True)] = None
+    script: Annotated[str | None, counts(signature="judge_script", default_unsaid=True)] = None
     base_url: Annotated[str | None, counts(signature="judge_url")] = None
     base_url_secret: Annotated[
         str | None,
         counts(
             signature=False,
             why="a hash of credentials; the signature shows the URL with its query keys",
+            default_unsaid=True,
         ),
     ] = None
     temperature: Annotated[float, counts()] = 0.0
@@ -108,25 +112,13 @@ class JudgeSettings(SettingsRecord):
     #: single grading: the most calls made for one rating (set by the plan from
     #: ``--max-attempts`` or the rating rules); ``None`` where no rating is read
     max_attempts: Annotated[
-        int | None, Field(ge=1), counts(signature="attempts", skip_empty=True)
+        int | None, Field(ge=1), counts(signature="attempts", default_unsaid=True)
     ] = None
     #: how the answer is read from a reply that thinks aloud (``providers.thinking``):
-    #: ``None`` for the default ``strip-think`` (the rating or verdict is read after the
-    #: thinking), ``keep`` to read the whole reply; set only when not the default, so a
-    #: judge without thinking keeps the identity and signature it always had
-    thinking: Annotated[ThinkingRule | None, counts(skip_empty=True)] = None
-
-    @model_serializer(mode="wrap")
-    def _set_fields_only(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """``script``, ``base_url_secret``, ``max_attempts`` and ``thinking`` are written
-        only when set: a record of a model (not a script), of a judge without credentials,
-        of pairwise judging or of the default thinking rule is the line it always was."""
-        data = handler(self)
-        if isinstance(data, dict):
-            for name in _WRITTEN_WHEN_SET:
-                if data.get(name) is None:
-                    data.pop(name, None)
-        return data
+    #: ``strip-think`` (the default: the rating or verdict is read after the thinking) or
+    #: ``keep`` (the whole reply); the default left unsaid, so a judge without thinking keeps
+    #: the identity, line and signature it always had
+    thinking: Annotated[ThinkingRule, counts(default_unsaid=True)] = DEFAULT_THINKING
 
     @model_validator(mode="before")
     @classmethod
@@ -142,13 +134,40 @@ class JudgeSettings(SettingsRecord):
     def for_judge(cls, judge: str, **fields: Any) -> JudgeSettings:
         """The settings of ``judge`` with what decides its replies taken from the judge
         itself (a scripted judge's script digest, ``providers.script_pin``): the one place
-        a builder gets it, so none can sign a run by a script it did not read."""
+        a builder that has only the judge's name gets it, so none can sign a run by a
+        script it did not read. The engine checks them against the judge asked
+        (``answered_by``)."""
         return cls(judge=judge, script=script_pin(judge), **fields)
+
+    @classmethod
+    def of(cls, provider: Provider, **fields: Any) -> JudgeSettings:
+        """The settings of the judge ``provider`` is, read off it: its ``provider/model``,
+        what decides its replies beyond that name (``Provider.replies_pin``: a script's
+        digest) and the server it asks; ``fields`` say how it is asked. Settings made so
+        cannot name a judge other than the one that answers."""
+        return cls(
+            judge=f"{provider.name}/{provider.model}",
+            script=provider.replies_pin,
+            base_url=provider.base_url or None,
+            **fields,
+        )
+
+    def answered_by(self, provider: Provider) -> list[str]:
+        """Each way the judge these settings name (``JUDGE_IDENTITY``: what the records,
+        the file's identity and the signature say answered) is not ``provider``, as
+        ``field: settings vs provider``; empty where it is."""
+        asked = JudgeSettings.of(provider)
+        mine = self.model_copy(update={"base_url": self.base_url or None})
+        return [
+            f"{name}: {_shown(getattr(mine, name))} vs {_shown(getattr(asked, name))}"
+            for name in JUDGE_IDENTITY
+            if getattr(mine, name) != getattr(asked, name)
+        ]
 
     @property
     def thinking_rule(self) -> ThinkingRule:
-        """The thinking rule its replies are read by (``thinking``, or the default)."""
-        return self.thinking or DEFAULT_THINKING
+        """The thinking rule its replies are read by (``thinking``)."""
+        return self.thinking
 
     def params(self) -> SamplingParams:
         """The sampling parameters every call of this judge starts from."""
@@ -158,6 +177,10 @@ class JudgeSettings(SettingsRecord):
             logprobs=bool(self.top_logprobs),
             top_logprobs=self.top_logprobs,
         )
+
+
+def _shown(value: object) -> str:
+    return "(none)" if value is None else str(value)
 
 
 class JudgmentRecord(OmitsEmpty):
