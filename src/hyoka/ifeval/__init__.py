@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     )
     from hyoka.ifeval.language import DEFAULT_SEED as LANGDETECT_SEED
     from hyoka.ifeval.registry import BUILDERS, LANGUAGE_ID, Instruction, build, group_of
-    from hyoka.ifeval.scores import Accuracy, Bootstrap, Scores, score
+    from hyoka.ifeval.scores import Accuracy, Bootstrap, Scores, score, tally
     from hyoka.ifeval.signing import KIND, RULES, IfevalSignature, ifeval_signature
     from hyoka.ifeval.verify import (
         PROMPT_LEVEL,
@@ -87,7 +87,8 @@ _NAMES: dict[str, tuple[str, str]] = {
         for name in ("BUILDERS", "LANGUAGE_ID", "Instruction", "build", "group_of")
     },
     **{
-        name: ("hyoka.ifeval.scores", name) for name in ("Accuracy", "Bootstrap", "Scores", "score")
+        name: ("hyoka.ifeval.scores", name)
+        for name in ("Accuracy", "Bootstrap", "Scores", "score", "tally")
     },
     **{
         name: ("hyoka.ifeval.signing", name)
@@ -140,6 +141,7 @@ __all__ = [
     "read_prompts",
     "read_responses",
     "score",
+    "tally",
     "verify_evaluation",
 ]
 
