@@ -36,7 +36,7 @@ def _example_run(tmp_path: Path) -> Path:
 
 
 def _table_lines(text: str) -> list[str]:
-    return [line for line in text.splitlines() if not line.startswith("signature:")]
+    return [line for line in text.splitlines() if not line.startswith(("signature:", "answers:"))]
 
 
 def test_pfgen_score_table_at_80_columns_shows_every_header(

@@ -155,7 +155,9 @@ def test_verify_reads_past_a_byte_order_mark(tmp_path: Path) -> None:
         path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     verdict = _invoke("pfgen", "verify", str(folder))
     assert verdict.exit_code == 0, verdict.output
-    assert verdict.stdout.splitlines() == [f"{folder}: reproduced exactly (summation: compensated)"]
+    assert verdict.stdout.splitlines() == [
+        f"{folder}: reproduced exactly (summation: compensated; answers: trials.jsonl.xz)"
+    ]
 
 
 @pytest.mark.usefixtures("hyoka_env")

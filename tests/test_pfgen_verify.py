@@ -49,6 +49,9 @@ ALL_RUNS = sorted(p.parent for p in PFGEN_RESULTS.rglob("result.json"))
 SEQUENTIAL = "01-ai/Yi-1.5-9B/2ff65a8"  # compensated sums do not reproduce it
 COMPENSATED = "MiniMaxAI/MiniMax-Text-01/74d4af0"  # sequential sums do not reproduce it
 SMALL = "openai/chatgpt-o1/9a61e92"  # one trial: quick to copy and rescore
+#: What verify says of every published run (only a trials.jsonl.xz) summed compensated.
+ANSWERS = "answers: trials.jsonl.xz"
+REPRODUCED = f"reproduced exactly (summation: compensated; {ANSWERS})"
 #: Its config.json gained a key after scoring (the folder name is the hash of the old one).
 EDITED_CONFIG = "Qwen/Qwen3-1.7B-Base/26f4649"
 
@@ -100,8 +103,8 @@ def test_verify_prints_one_verdict_per_run_and_writes_nothing() -> None:
     result = _verify(PFGEN_RESULTS / SMALL, PFGEN_RESULTS / COMPENSATED)
     assert result.exit_code == 0, result.output
     assert sorted(result.stdout.splitlines()) == [  # each as its run is done: in any order
-        f"{PFGEN_RESULTS / COMPENSATED}: reproduced exactly (summation: compensated)",
-        f"{PFGEN_RESULTS / SMALL}: reproduced exactly (summation: compensated)",
+        f"{PFGEN_RESULTS / COMPENSATED}: {REPRODUCED}",
+        f"{PFGEN_RESULTS / SMALL}: {REPRODUCED}",
     ]
     assert _snapshot(PFGEN_RESULTS / "openai") == before
 
@@ -119,7 +122,8 @@ def test_a_tampered_result_names_the_first_differing_field(tmp_path: Path) -> No
     outcome = _verify(folder)
     assert outcome.exit_code == 1
     assert outcome.stdout.splitlines() == [
-        f"{folder}: NOT reproduced: first differing field questions.Q07.scores.fluency.P: "
+        f"{folder}: NOT reproduced (answers: trials.jsonl.xz): first differing field "
+        "questions.Q07.scores.fluency.P: "
         f"published 0.99999 vs recomputed {original}"
     ]
     assert _snapshot(tmp_path) == before
@@ -154,7 +158,7 @@ def test_a_run_without_result_json_is_an_error_and_the_others_still_verify(
     good = PFGEN_RESULTS / SMALL
     outcome = _verify(bare, good)
     assert outcome.exit_code == 1
-    assert outcome.stdout.splitlines() == [f"{good}: reproduced exactly (summation: compensated)"]
+    assert outcome.stdout.splitlines() == [f"{good}: {REPRODUCED}"]
     (error,) = outcome.stderr.strip().splitlines()
     assert error == (
         f"error: {bare}: no result.json to verify (score the run with 'hyoka pfgen score')"
@@ -167,7 +171,7 @@ def test_a_config_edited_after_scoring_is_noted_not_failed() -> None:
     folder = PFGEN_RESULTS / EDITED_CONFIG
     outcome = _verify(folder)
     assert outcome.exit_code == 0, outcome.output
-    assert outcome.stdout.strip() == f"{folder}: reproduced exactly (summation: compensated)"
+    assert outcome.stdout.strip() == f"{folder}: {REPRODUCED}"
     assert "config.add_no_think is (missing) in result.json, true in config.json" in (
         " ".join(outcome.stderr.split())
     )
@@ -183,5 +187,5 @@ def test_all_49_published_runs_verify_with_the_listed_summation() -> None:
     for folder in ALL_RUNS:
         name = folder.relative_to(PFGEN_RESULTS).as_posix()
         summation = "sequential" if name in SEQUENTIAL_RUNS else "compensated"
-        expected.add(f"{folder}: reproduced exactly (summation: {summation})")
+        expected.add(f"{folder}: reproduced exactly (summation: {summation}; {ANSWERS})")
     assert len(lines) == 49 and set(lines) == expected

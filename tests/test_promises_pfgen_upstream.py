@@ -308,7 +308,9 @@ def test_9_verify_names_each_folder_it_cannot_verify_and_fails(tmp_path: Path) -
     good, lost, pending = _tree_with_unverifiable_folders(tmp_path)
     result = CliRunner().invoke(app, ["pfgen", "verify", str(tmp_path)])
     assert result.exit_code == 1
-    assert _lines(result.stdout) == [f"{good}: reproduced exactly (summation: compensated)"]
+    assert _lines(result.stdout) == [
+        f"{good}: reproduced exactly (summation: compensated; answers: trials.jsonl.xz)"
+    ]
     assert _lines(result.stderr) == [
         f"error: {lost}: cannot be verified: a result.json but no answers "
         "(trials.jsonl.xz, trials.jsonl or trial_*.jsonl) to check it against",

@@ -64,9 +64,11 @@ def score_command(
     """Score pfgen-bench runs and write result.json beside each.
 
     Each result.json keeps upstream's fields and adds a signature saying how its numbers
-    were made (benchmark data, float summation and why, mode). Runs are scored in parallel,
-    each reported as it is done; a folder of a tree that holds a run's config.json or
-    result.json but no answers is named with a warning.
+    were made (benchmark data, float summation and why, mode); the answers file each run
+    was scored from is named after it. A run folder holding several answer files
+    (trials.jsonl.xz, trials.jsonl, trial_*.jsonl) is scored only when they hold the same
+    answers. Runs are scored in parallel, each reported as it is done; a folder of a tree
+    that holds a run's config.json or result.json but no answers is named with a warning.
 
     Examples:
 
@@ -86,6 +88,7 @@ def score_command(
     warn_if_custom_data(benchmark)
     sources = list(found)
     summaries: dict[Path, tuple[RunSummary, bool]] = {}
+    scored_from: dict[Path, Path] = {}
     with _run_progress(f"Scoring {len(sources)} run(s)", len(sources)) as advance:
         reports = iter_score_runs(
             sources, benchmark, roots=found, force=force, summation=summation, workers=workers
@@ -99,15 +102,25 @@ def score_command(
             if report.note is not None:
                 print_warning(report.note)
             summaries[source] = (report.summary, report.skipped)
+            scored_from[source] = report.source
     _report_skipped(skipped, "skipped", print_warning)
-    shown = [summaries[source] for source in sources if source in summaries]
+    done = [source for source in sources if source in summaries]
+    shown = [summaries[source] for source in done]
     if as_json:
-        rows = [{**s.to_json(), "skipped": was_skipped} for s, was_skipped in shown]
+        from hyoka.store.pfgen_runs import source_label
+
+        rows = [
+            {**s.to_json(), "skipped": was_skipped, "answers": source_label(scored_from[source])}
+            for source, (s, was_skipped) in zip(done, shown, strict=True)
+        ]
         echo_json(rows)
     else:
+        from hyoka.cli._common import say
         from hyoka.cli._context import print_scores
 
         print_scores(shown)
+        for line in _answers_lines([(summaries[s][0], scored_from[s]) for s in done]):
+            say(line)
     if failures:
         raise typer.Exit(1)
 
@@ -160,6 +173,19 @@ def verify_command(
     _report_skipped(skipped, "cannot be verified", lambda line: print_error(InputError(line)))
     if failures or skipped or not found:
         raise typer.Exit(1)
+
+
+def _answers_lines(runs: list[tuple[RunSummary, Path]]) -> list[str]:
+    """Which answers each run was scored from: the file itself for one run, one name when
+    every run was scored from a file of that name, else one line per run."""
+    from hyoka.store.pfgen_runs import source_label, source_name
+
+    if len(runs) == 1:
+        return [f"answers: {source_label(runs[0][1])}"]
+    names = {source_name(source) for _, source in runs}
+    if len(names) == 1:
+        return [f"answers: {names.pop()} of each run"]
+    return [f"answers of {s.label}: {source_label(source)}" for s, source in runs]
 
 
 def _find(paths: list[Path]) -> tuple[dict[Path, Path], int, list[pfgen_runs.SkippedFolder]]:

@@ -68,12 +68,15 @@ __all__ = [
 class RunOutcome:
     """What happened to one run: its folder, its result, and how the result was made.
 
+    ``source`` is the answers scored: a trials file, or the folder of ``trial_*.jsonl``
+    parts (``pfgen_runs.source_name``), so that a command can name what it scored.
     ``signature`` is ``None`` only for an upstream result.json left as it was (skipped).
     ``previous`` is the run's result.json as it was before (``None`` when it had none);
     ``note`` says why the summation could not be chosen by evidence, when it could not.
     """
 
     folder: Path
+    source: Path
     result: dict[str, Any]
     skipped: bool
     signature: Signature | None
@@ -176,11 +179,12 @@ Result = TypeVar("Result")
 @dataclass(frozen=True)
 class RunReport:
     """What ``iter_score_runs`` reports of one run: its headline numbers, whether it was
-    skipped as up to date, and a note. All that crosses back from a worker: the result
-    itself (every question's samples, a few hundred KB with the earlier result) stays in
-    the worker that wrote it."""
+    skipped as up to date, the answers scored (``RunOutcome.source``), and a note. All that
+    crosses back from a worker: the result itself (every question's samples, a few hundred
+    KB with the earlier result) stays in the worker that wrote it."""
 
     folder: Path
+    source: Path
     summary: RunSummary
     skipped: bool
     note: str | None = None
@@ -220,7 +224,7 @@ def iter_score_runs(
         except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             where = outcome.folder / pfgen_runs.RESULT_FILE
             return InputError(f"{where}: not a pfgen-bench result ({exc!r})")
-        return RunReport(outcome.folder, summary, outcome.skipped, outcome.note)
+        return RunReport(outcome.folder, outcome.source, summary, outcome.skipped, outcome.note)
 
     return each_run(sources, benchmark, score_one, workers)
 
@@ -297,8 +301,9 @@ def _skipped(run: _PendingRun) -> RunOutcome:
     signature = signature_of(run.previous, run.trials.result_path)
     stored = signature.get("sum") if signature is not None else None
     summation = Summation(stored) if stored in set(Summation) else None
+    trials = run.trials
     return RunOutcome(
-        run.trials.folder, run.previous, True, signature, summation, previous=run.previous
+        trials.folder, trials.source, run.previous, True, signature, summation, run.previous
     )
 
 
@@ -334,7 +339,14 @@ def _finish(
         path = run.trials.result_path
         atomic_write_text(path, json_text.dumps(result, indent=2, ensure_ascii=False))
     return RunOutcome(
-        run.trials.folder, result, False, signature, summation, previous=run.previous, note=note
+        run.trials.folder,
+        run.trials.source,
+        result,
+        False,
+        signature,
+        summation,
+        previous=run.previous,
+        note=note,
     )
 
 

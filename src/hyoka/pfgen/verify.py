@@ -28,9 +28,11 @@ from hyoka.store import pfgen_runs
 
 @dataclass(frozen=True)
 class Verification:
-    """One run's verdict: the summation used and the first difference, if any."""
+    """One run's verdict: the answers checked (a trials file, or the folder of trial parts),
+    the summation used and the first difference, if any."""
 
     folder: Path
+    source: Path
     summation: Summation
     difference: Difference | None
     #: where config.json no longer says what result.json records (edited after scoring)
@@ -42,9 +44,10 @@ class Verification:
 
     @property
     def verdict(self) -> str:
+        answers = pfgen_runs.source_name(self.source)
         if self.difference is None:
-            return f"reproduced exactly (summation: {self.summation})"
-        return f"NOT reproduced: first differing field {self.difference}"
+            return f"reproduced exactly (summation: {self.summation}; answers: {answers})"
+        return f"NOT reproduced (answers: {answers}): first differing field {self.difference}"
 
     @property
     def note(self) -> str | None:
@@ -118,6 +121,7 @@ def _verify_one(
     difference = first_difference(outcome.previous, outcome.result, ignore=(SIGNATURE_KEY,))
     return Verification(
         outcome.folder,
+        outcome.source,
         outcome.summation,
         difference,
         _config_edited(outcome.folder, outcome.previous),

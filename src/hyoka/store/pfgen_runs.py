@@ -9,6 +9,10 @@ A run folder has upstream's layout, which hyoka writes too::
         trials.jsonl       (a plain run may hold this instead)
         result.json        the scores
 
+Answers in more than one of these (upstream's Makefile keeps all three) are scored from the
+first listed, and only when the others hold the same answers: which of two differing files a
+user meant cannot be guessed, so that is an error naming both.
+
 Everything that reads or writes these files goes through here, so a change of layout is made
 once. Every problem is an ``InputError`` naming the file (and line) it comes from, raised
 before anything is scored or written. The input hash is the SHA-1 of the bytes upstream's
@@ -79,18 +83,39 @@ def _is_trials_name(name: str) -> bool:
     return name in (TRIALS_XZ, TRIALS_JSONL) or fnmatch.fnmatchcase(name, TRIAL_GLOB)
 
 
-def run_source(folder: Path) -> Path | None:
-    """The trials source of a run folder (the file itself, or the folder for trial parts).
+def run_sources(folder: Path) -> list[Path]:
+    """Every answer source a run folder holds, the one scored first: ``trials.jsonl.xz``,
+    ``trials.jsonl``, then the folder itself for its ``trial_*.jsonl`` parts.
 
-    A trials file that is there but cannot be read (a broken or looping link, no permission)
-    still counts: reading it then reports why, instead of the run vanishing silently.
+    Upstream's Makefile leaves all three side by side (``cat trial_???.jsonl | LC_ALL=C sort
+    > trials.jsonl; xz -9 -k``) and hyoka's generator keeps the parts beside its
+    ``trials.jsonl.xz``: several sources are legitimate as long as they hold the same
+    answers, which ``read_trials`` checks. A trials file that is there but cannot be read
+    (a broken or looping link, no permission) still counts: reading it then reports why,
+    instead of the run vanishing silently.
     """
-    for name in (TRIALS_XZ, TRIALS_JSONL):
-        if os.path.lexists(folder / name):
-            return folder / name
+    found = [folder / name for name in (TRIALS_XZ, TRIALS_JSONL) if os.path.lexists(folder / name)]
     if any(folder.glob(TRIAL_GLOB)):
-        return folder
-    return None
+        found.append(folder)
+    return found
+
+
+def run_source(folder: Path) -> Path | None:
+    """The trials source of a run folder that is scored (the file itself, or the folder for
+    trial parts): the first of ``run_sources``."""
+    sources = run_sources(folder)
+    return sources[0] if sources else None
+
+
+def source_name(source: Path) -> str:
+    """A trials source as a user sees it in its folder: the file's name, or ``trial_*.jsonl``
+    for a folder of trial parts."""
+    return TRIAL_GLOB if source.is_dir() else source.name
+
+
+def source_label(source: Path) -> str:
+    """A trials source as a path a user can find: the file, or ``<folder>/trial_*.jsonl``."""
+    return str(source / TRIAL_GLOB) if source.is_dir() else str(source)
 
 
 @dataclass(frozen=True)
@@ -207,10 +232,61 @@ def read_trials(source: Path, *, limit: int = MAX_TRIALS_BYTES) -> TrialsInput:
     ``limit`` bounds an inflated ``trials.jsonl.xz`` (``MAX_TRIALS_BYTES``). Identical
     repeated lines are dropped with a warning; conflicting ones are an ``InputError``.
     """
-    return _distinct(_read_trials(source, limit))
+    trials, content = _read_trials(source, limit)
+    _check_other_sources(trials.source, content, limit)
+    return _distinct(trials)
 
 
-def _read_trials(source: Path, limit: int) -> TrialsInput:
+def _check_other_sources(source: Path, content: bytes, limit: int) -> None:
+    """Refuse a run whose folder holds other answer sources (``run_sources``) than ``source``
+    with other answers: which file was meant cannot be guessed, and the ``result.json`` the
+    folder gets belongs to all of them. The same lines in another order (a hand-made
+    ``trials.jsonl`` not sorted, a byte-order mark, CRLF line ends) are the same answers.
+    Each other source is read as scoring would read it (``trials.jsonl.xz`` inflated within
+    ``limit``), so one that cannot be read is an error naming it.
+    """
+    folder = source if source.is_dir() else source.parent
+    sources = run_sources(folder)
+    if source not in sources or len(sources) == 1:
+        return  # a file named on its own (answers.jsonl), or the folder's only source
+    ours: list[bytes] | None = None
+    for other in sources:
+        if other == source:
+            continue
+        theirs = _source_content(other, limit)
+        if theirs == content:
+            continue
+        ours = _answer_lines(content) if ours is None else ours
+        if _answer_lines(theirs) != ours:
+            raise InputError(
+                f"{folder}: {source_name(source)} and {source_name(other)} hold different "
+                "answers (which to score cannot be guessed); remove the one that is not this "
+                "run's and run again"
+            )
+
+
+def _source_content(source: Path, limit: int) -> bytes:
+    """The answers' bytes of a trials source, as ``_read_trials`` reads them."""
+    if source.is_dir():
+        return sorted_trial_lines(source)
+    if source.name.endswith(".xz"):
+        what = f"a run of {MAX_TRIALS} trials of {QUESTIONS_PER_TRIAL} answers"
+        return sha1_and_content(source, limit=limit, what=what)[1]
+    return _read(source)
+
+
+_BOM_BYTES = BOM.encode("utf-8")
+
+
+def _answer_lines(content: bytes) -> list[bytes]:
+    """The answer lines of ``content`` in bytewise order, blank lines and byte-order marks
+    left out: what two sources must share to hold the same answers."""
+    lines = (line.removeprefix(_BOM_BYTES) for line in content.splitlines())
+    return sorted(line for line in lines if line.strip())
+
+
+def _read_trials(source: Path, limit: int) -> tuple[TrialsInput, bytes]:
+    """The run's records and the bytes they were read from (hashed for ``input_hash``)."""
     if source.is_dir():
         own = run_source(source)
         if own is not None and own != source:
@@ -229,7 +305,8 @@ def _read_trials(source: Path, limit: int) -> TrialsInput:
         content = b"".join(line + b"\n" for _, _, line in lines)
         records = [_parse_line(path, number, line) for path, number, line in lines]
         origins = [(path, number) for path, number, _ in lines]
-        return TrialsInput(source, source, hashlib.sha1(content).hexdigest(), records, origins)
+        input_hash = hashlib.sha1(content).hexdigest()
+        return TrialsInput(source, source, input_hash, records, origins), content
     if source.name.endswith(".xz"):
         what = f"a run of {MAX_TRIALS} trials of {QUESTIONS_PER_TRIAL} answers"
         input_hash, content = sha1_and_content(source, limit=limit, what=what)
@@ -250,7 +327,7 @@ def _read_trials(source: Path, limit: int) -> TrialsInput:
     if not records:
         raise InputError(f"{source}: no answers in file")
     origins = [(source, number) for number in numbers]
-    return TrialsInput(source.parent, source, input_hash, records, origins)
+    return TrialsInput(source.parent, source, input_hash, records, origins), content
 
 
 def _distinct(trials: TrialsInput) -> TrialsInput:
