@@ -74,7 +74,12 @@ WORD_IDS = frozenset(
 )
 #: the one verdict langdetect's draw decides otherwise than upstream's run: (model, mode,
 #: prompt key, instruction id)
-SEED_DEPENDENT = ("claude-3-5-sonnet-20240620", "strict", 2, LANGUAGE_ID)
+SEED_DEPENDENT: tuple[str, Mode, object, str] = (
+    "claude-3-5-sonnet-20240620",
+    "strict",
+    2,
+    LANGUAGE_ID,
+)
 
 
 @pytest.fixture(scope="module")
