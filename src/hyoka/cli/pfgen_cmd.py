@@ -135,9 +135,10 @@ def verify_command(
 
     Every run is rescored in memory (nothing is written) with the float summation that
     reproduces its result.json, if either does, and compared field by field. Prints
-    "reproduced exactly (summation: ...)" or the first differing field, per run, as each
-    run is done; exits 1 if any run is not reproduced or has no result.json, or if a folder
-    of a tree holds a run's config.json or result.json but no answers to check (each named).
+    "reproduced exactly (summation: ...; answers: <file>)" or the first differing field,
+    per run, as each run is done; exits 1 if any run is not reproduced or has no
+    result.json, if a run folder holds answer files that differ, or if a folder of a tree
+    holds a run's config.json or result.json but no answers to check (each named).
 
     Examples:
 
