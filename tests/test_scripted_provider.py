@@ -80,7 +80,7 @@ def test_a_request_no_rule_answers_is_one_error_naming_the_script(tmp_path: Path
         _ask(spec, "猫")
     with pytest.raises(ProviderError, match="no script file"):
         load_provider(f"scripted/{tmp_path / 'missing.jsonl'}")
-    with pytest.raises(ProviderError, match="takes no --base-url"):
+    with pytest.raises(ProviderError, match="takes no `base_url`"):
         load_provider(spec, base_url="http://127.0.0.1:1/v1")
 
 

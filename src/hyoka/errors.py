@@ -6,12 +6,20 @@ bug and keeps its traceback.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+#: how a message names a parameter of the call it is about: in backticks, as Python spells
+#: it (`resamples`), never as a flag; the command line shows the flag that gives it there
+#: (``cli._common.flagged``)
+PARAMETER = re.compile(r"`([a-z_][a-z0-9_]*)`")
+
 
 class HyokaError(Exception):
-    """A problem the user can fix: bad input, missing data, a bad flag."""
+    """A problem the user can fix: bad input, missing data, a bad value. A parameter it
+    names is written `name` (``PARAMETER``), so a Python caller reads the parameter and a
+    command user the flag."""
 
     exit_code = 1
 
@@ -34,16 +42,16 @@ class HyokaWarning(UserWarning):
     get an ordinary Python warning they can filter."""
 
 
-def flag_problems(
-    what: str, problems: Iterable[Mapping[str, Any]], flags: Mapping[str, str] | None = None
+def setting_problems(
+    what: str, problems: Iterable[Mapping[str, Any]], names: Mapping[str, str] | None = None
 ) -> str:
-    """Pydantic's problems (``ValidationError.errors()``) as one line naming each flag, e.g.
-    ``invalid sampling setting: --top-p 2.0: must be <= 1``; a field's flag is ``flags[field]``,
-    else ``--field-name``."""
+    """Pydantic's problems (``ValidationError.errors()``) as one line naming each setting,
+    e.g. ``invalid sampling setting: `top_p` 2.0: must be <= 1``; a field is named
+    ``names[field]``, else as a parameter (`field`, which a command shows as its flag)."""
     parts = []
     for problem in problems:
         field_name = str(problem["loc"][0]) if problem["loc"] else ""
-        flag = (flags or {}).get(field_name, f"--{field_name.replace('_', '-')}")
+        name = (names or {}).get(field_name, f"`{field_name}`")
         message = str(problem["msg"]).removeprefix("Value error, ")
-        parts.append(f"{flag} {problem.get('input')!r}: {message}")
+        parts.append(f"{name} {problem.get('input')!r}: {message}")
     return f"invalid {what} setting: " + "; ".join(parts)

@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 
-from hyoka.errors import HyokaError, HyokaWarning, InputError
+from hyoka.errors import PARAMETER, HyokaError, HyokaWarning, InputError
 from hyoka.printable import printable, printable_csv, printable_json
 
 if TYPE_CHECKING:
@@ -343,22 +343,43 @@ def say(text: str, *, err: bool = False) -> None:
     _console(err).print(text, markup=False, emoji=False, highlight=False, soft_wrap=True)
 
 
+#: the flag of each parameter a library message names (`name`: ``errors.PARAMETER``) where
+#: it is not ``--`` and the name with dashes: the one place a parameter becomes a flag
+FLAGS: dict[str, str] = {"spec": "--model"}
+
+
+def flagged(message: str) -> str:
+    """``message`` as the command line says it: each parameter the library names in it
+    (`name`) shown as the flag that gives it (``FLAGS``, else ``--name-with-dashes``)."""
+    return PARAMETER.sub(lambda named: FLAGS.get(named[1], _dashed(named[1])), message)
+
+
+def _dashed(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
 def print_error(error: Exception) -> None:
     """One line on stderr, never wrapped (paths stay whole), never read as markup, and
-    printable (a server's or a file's text in it cannot act on the terminal)."""
+    printable (a server's or a file's text in it cannot act on the terminal); the
+    parameters it names shown as flags (``flagged``)."""
     from rich.markup import escape
 
     _console(True).print(
-        f"[bold red]error:[/] {escape(printable(str(error)))}", highlight=False, soft_wrap=True
+        f"[bold red]error:[/] {escape(printable(flagged(str(error))))}",
+        highlight=False,
+        soft_wrap=True,
     )
 
 
 def print_warning(message: str) -> None:
-    """One ``warning:`` line on stderr, never wrapped, never read as markup, printable."""
+    """One ``warning:`` line on stderr, never wrapped, never read as markup, printable,
+    the parameters it names shown as flags (``flagged``)."""
     from rich.markup import escape
 
     _console(True).print(
-        f"[bold yellow]warning:[/] {escape(printable(message))}", highlight=False, soft_wrap=True
+        f"[bold yellow]warning:[/] {escape(printable(flagged(message)))}",
+        highlight=False,
+        soft_wrap=True,
     )
 
 

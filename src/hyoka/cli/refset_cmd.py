@@ -31,7 +31,7 @@ from hyoka.cli._common import (
     say,
 )
 from hyoka.cli._tables import print_table
-from hyoka.errors import HyokaError, InputError, flag_problems
+from hyoka.errors import HyokaError, InputError, setting_problems
 
 # the two enums are flag types and the protocol the flags' defaults, so typer needs them
 # when it builds the commands (they load nothing heavy)
@@ -227,7 +227,7 @@ def generate_command(
                 concurrency=concurrency,
             )  # fmt: skip
         except ValidationError as exc:
-            raise HyokaError(flag_problems("generation", exc.errors(), _FLAGS)) from None
+            raise HyokaError(setting_problems("generation", exc.errors(), _FLAGS)) from None
     if cache and executor is Executor.RAY:
         raise InputError("--cache: the response cache is a file on this machine; not on Ray")
     source = benchmark_source(benchmark, data_dir)

@@ -315,8 +315,8 @@ def check_judge(client: ModelClient, protocol: Protocol) -> None:
         )
     if protocol.needs_logprobs and not provider.supports_logprobs:
         raise InputError(
-            f"--method prob needs a judge that returns log probabilities; "
-            f"{spec} does not (use --method bs1 or bs2)"
+            f"`method` prob needs a judge that returns log probabilities; "
+            f"{spec} does not (use `method` bs1 or bs2)"
         )
 
 

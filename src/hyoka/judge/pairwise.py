@@ -96,7 +96,7 @@ def parse_methods(method: str) -> tuple[Method, ...]:
     for known in METHODS:
         if method == known:
             return (known,)
-    raise InputError(f"--method must be prob, bs1, bs2 or all, got {method!r}")
+    raise InputError(f"`method` must be prob, bs1, bs2 or all, got {method!r}")
 
 
 def pairwise_settings(
@@ -413,7 +413,7 @@ MAX_TOKENS_REASONS = 1024
 def template_name(criteria: str, reasons: bool) -> str:
     """The packaged seed-001 template for ``--criteria auto|none`` and ``--reasons``."""
     if criteria not in ("auto", "none"):
-        raise InputError(f"--criteria must be auto or none, got {criteria!r}")
+        raise InputError(f"`criteria` must be auto or none, got {criteria!r}")
     middle = "-criteria" if criteria == "auto" else ""
     return f"pairwise{middle}-{'reasons' if reasons else 'result'}"
 
@@ -422,10 +422,10 @@ def check_criteria_use(template: JudgeTemplate, criteria: str) -> None:
     """``--criteria auto`` needs a template with ``{criteria}``, ``none`` one without."""
     uses = "criteria" in template.placeholders
     if uses and criteria == "none":
-        raise InputError(f"template {template.name!r} uses {{criteria}}: give --criteria auto")
+        raise InputError(f"template {template.name!r} uses {{criteria}}: give `criteria` auto")
     if not uses and criteria == "auto":
         raise InputError(
-            f"--criteria auto, but template {template.name!r} has no {{criteria}} field"
+            f"`criteria` auto, but template {template.name!r} has no {{criteria}} field"
         )
 
 
@@ -439,7 +439,7 @@ def default_max_tokens(template: JudgeTemplate) -> int:
 def default_output(root: Path, judge: str, items: Sequence[PairItem], template: str) -> Path:
     """``<root>/<judge>/<X>_vs_<Y>.<template>.jsonl``, from sanitised names only."""
     first = items[0]
-    folder = path_under(root, judge, what="--judge")
+    folder = path_under(root, judge, what="`judge`")
     stem = f"{first.model_x}_vs_{first.model_y}.{template}"
     return path_under(folder, stem, what="model name", suffix=".jsonl")
 

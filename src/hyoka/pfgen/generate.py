@@ -37,7 +37,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hyoka.errors import HyokaError, HyokaWarning, flag_problems
+from hyoka.errors import HyokaError, HyokaWarning, setting_problems
 from hyoka.pfgen.benchmark import PfgenBenchmark, SampleAnswer
 from hyoka.pfgen.prompts import Mode, build_prompt, clean_answer, stops_for, trial_seed
 from hyoka.pfgen.protocol import PROTOCOL
@@ -105,12 +105,10 @@ class GenerateSettings:
     thinking: ThinkingRule = DEFAULT_THINKING
 
 
-_FLAGS = {"temperature": "--temperature", "top_p": "--top-p", "top_k": "--top-k"}
-
-
 def sampling_error(exc: ValidationError) -> str:
-    """Pydantic's report as one line naming each flag, e.g. ``--top-p 2.0: must be <= 1``."""
-    return flag_problems("sampling", exc.errors(), _FLAGS)
+    """Pydantic's report as one line naming each setting as a parameter, e.g.
+    ```top_p` 2.0: must be <= 1`` (a command shows ``--top-p``)."""
+    return setting_problems("sampling", exc.errors())
 
 
 @dataclass(frozen=True)
@@ -164,7 +162,7 @@ def plan_generation(settings: GenerateSettings, benchmark: PfgenBenchmark) -> Pl
     except ValidationError as exc:
         raise HyokaError(sampling_error(exc)) from None
     if not 0 <= s.num_examples <= 49:
-        raise HyokaError("--num-examples must be between 0 and 49")
+        raise HyokaError("`num_examples` must be between 0 and 49")
     samples = benchmark.sample_answers()
     questions = [sample.question for sample in samples][: s.limit or None]
     engine = ENGINE_NAMES[provider_name]
@@ -302,7 +300,7 @@ async def _answer(
             raise HyokaError(
                 f"no answer for {question!r} in trial {trial}: the reply was empty and was not "
                 "asked again, since at temperature 0 (greedy decoding) the same request repeats "
-                "the same reply; a --temperature above 0 lets a retry differ"
+                "the same reply; a `temperature` above 0 lets a retry differ"
             )
         report.empty_retries += 1
         params = retry

@@ -52,7 +52,7 @@ class PfgenJudgeInput:
     question_ids: dict[str, str]  # item id -> question id
 
     def folder(self, judge: str) -> Path:
-        return path_under(self.run / JUDGE_FOLDER, judge, what="--judge")
+        return path_under(self.run / JUDGE_FOLDER, judge, what="`judge`")
 
 
 def _run_model(run: Path) -> str:
@@ -139,7 +139,7 @@ def answer_reader(
     def read(path: Path) -> dict[str, Answer]:
         if not path.is_dir():
             if per_question is not None:
-                raise InputError(f"--per-question applies to pfgen run folders, not {path}")
+                raise InputError(f"`per_question` applies to pfgen run folders, not {path}")
             return read_answers(path)
         if not benchmarks:
             benchmarks.append(PfgenBenchmark.load(data_dir))

@@ -62,12 +62,12 @@ def collect_run_scores(results: Path, judge: str | None) -> PairedScores:
         raise InputError(
             f"{results}: none of its {len(runs)} run(s) has been judged yet (no "
             f"{JUDGE_FOLDER}/*/{SUMMARY_FILE} beside a {pfgen_runs.RESULT_FILE}): judge them "
-            "first with `hyoka pfgen judge RUN -j PROVIDER/MODEL`, or give --table"
+            "first with `hyoka pfgen judge RUN -j PROVIDER/MODEL`, or give `table`"
         )
     if judge is None:
         if len(judges) != 1:
             found = ", ".join(map(str, judges)) or "none"
-            raise InputError(f"{results}: name the judge with --judge (judges found: {found})")
+            raise InputError(f"{results}: name the judge with `judge` (judges found: {found})")
         judge = str(next(iter(judges)))
     elif judge not in judges:
         found = ", ".join(map(str, judges)) or "none"

@@ -126,7 +126,7 @@ def refset_stability(
     unknown = [s for s in sets if s not in available]
     if unknown or len(set(sets)) < 2:
         raise InputError(
-            f"--sets needs two or more of the reference sets {sorted(available)}, got {list(sets)}"
+            f"`sets` needs two or more of the reference sets {sorted(available)}, got {list(sets)}"
         )
     if common_only:
         questions = [q for q, s in scorers.items() if all(k in s.set_names for k in sets)]

@@ -500,6 +500,6 @@ def _up_to_date(run: _PendingRun, metadata_hash: str) -> bool:
     if problem is not None:
         raise InputError(
             f"{run.trials.result_path}: records this run's hashes but is {problem}; "
-            "rescore with --force to replace it"
+            "rescore with `force` to replace it"
         )
     return True

@@ -26,7 +26,7 @@ def connect(
     concurrency: int = 8,
     retry: RetryPolicy | None = None,
     on_retry: Callable[[RetryEvent], None] | None = None,
-    flag: str = "--model",
+    flag: str = "`spec`",
     options_flag: str = "-o",
 ) -> ModelClient:
     """A client for ``spec`` (``"openai/gpt-4o-mini"``), ready for ``async with``.

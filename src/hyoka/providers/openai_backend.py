@@ -151,7 +151,7 @@ class OpenAIProvider(Provider):
             reason = str(exc) or type(exc).__name__
             raise ProviderError(
                 f"{self._spec}: cannot connect to {self.shown_url} ({reason}); "
-                "is the server running, and is --base-url right?"
+                "is the server running, and is `base_url` right?"
             ) from None
         writer.close()
         with contextlib.suppress(OSError):

@@ -45,7 +45,7 @@ def backend_packages(spec: str) -> tuple[str, ...]:
     return COMPUTED_BY.get(spec.partition("/")[0], ())
 
 
-def parse_model_string(spec: str, *, flag: str = "--model") -> tuple[str, str]:
+def parse_model_string(spec: str, *, flag: str = "`spec`") -> tuple[str, str]:
     """``"openai/gpt-4o-mini"`` -> ``("openai", "gpt-4o-mini")``; the model may hold slashes.
 
     ``flag`` is the option the user typed the string into (``--judge``, ``-j`` ...): the
@@ -87,7 +87,7 @@ def check_options(
 
 
 def load_provider(
-    spec: str, *, flag: str = "--model", options_flag: str = "option", **options: Any
+    spec: str, *, flag: str = "`spec`", options_flag: str = "option", **options: Any
 ) -> Provider:
     """Build the backend for ``spec`` with backend options (``base_url``, ``n_ctx`` ...).
 

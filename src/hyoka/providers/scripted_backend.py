@@ -135,7 +135,7 @@ class ScriptedProvider(Provider):
 
     def __init__(self, model: str, *, base_url: str | None = None) -> None:
         if base_url is not None:
-            raise ProviderError("scripted/PATH replies from its script and takes no --base-url")
+            raise ProviderError("scripted/PATH replies from its script and takes no `base_url`")
         super().__init__(model)
         path = Path(model).expanduser()
         if not path.is_file():

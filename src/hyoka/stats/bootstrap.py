@@ -163,7 +163,7 @@ def bootstrap(
     if n < 1:
         raise InputError("bootstrap: no items to resample")
     if resamples < 1:
-        raise InputError("--resamples must be at least 1")
+        raise InputError("`resamples` must be at least 1")
     if not 0.0 < confidence < 1.0:
         raise InputError("confidence must lie strictly between 0 and 1")
     estimate = float(statistic(np.arange(n, dtype=np.int64)[None, :])[0])

@@ -303,7 +303,7 @@ def bradley_terry(
         raise InputError("Bradley–Terry: no battles to rate")
     if anchor is not None and anchor not in battles.models:
         known = ", ".join(battles.models)
-        raise InputError(f"--anchor: {anchor!r} is not among the rated models ({known})")
+        raise InputError(f"`anchor`: {anchor!r} is not among the rated models ({known})")
     if rounds < 0:
         raise InputError("bootstrap rounds must not be negative")
     if not 0.0 < confidence < 1.0:

@@ -355,7 +355,7 @@ def rank_home_advantage(
     with replacement (seeded), summarised by the 16th/50th/84th percentiles; n/a where a
     fit has no finite maximum (see the module's docstring)."""
     if rounds < 1:
-        raise InputError(f"--rounds must be at least 1, got {rounds}")
+        raise InputError(f"`rounds` must be at least 1, got {rounds}")
     point = fit_home_advantage(matches)
     rng = np.random.default_rng(seed)
     names = sorted(point.ratings)

@@ -228,7 +228,7 @@ def length_adjusted_scores(
     clusters (``unit`` names what a cluster is; ``question`` where none is given). A
     model answers a question at most once (repeats are aggregated before)."""
     if resamples < 1:
-        raise InputError("--resamples must be at least 1")
+        raise InputError("`resamples` must be at least 1")
     if not 0.0 < confidence < 1.0:
         raise InputError("confidence must lie strictly between 0 and 1")
     question_index: dict[str, int] = {}

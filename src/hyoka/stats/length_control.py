@@ -263,7 +263,7 @@ def length_controlled_winrates(
     """Each model's raw and length-controlled win rate against ``baseline``, each with its
     bootstrap interval (one fit per model, as upstream; see the module's docstring)."""
     if resamples < 1:
-        raise InputError("--resamples must be at least 1")
+        raise InputError("`resamples` must be at least 1")
     if not 0.0 < confidence < 1.0:
         raise InputError("confidence must lie strictly between 0 and 1")
     by_model: dict[str, list[BaselineVerdict]] = {}

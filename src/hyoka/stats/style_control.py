@@ -309,7 +309,7 @@ def style_controlled_bradley_terry(
     if unknown or not controls:
         raise InputError(f"style control: controls are {LENGTH!r} and {MARKDOWN!r}")
     if anchor is not None and anchor not in battles.models:
-        raise InputError(f"--anchor: {anchor!r} is not among the rated models")
+        raise InputError(f"`anchor`: {anchor!r} is not among the rated models")
     if rounds < 1:
         raise InputError("bootstrap rounds must be at least 1")
     if not 0.0 < confidence < 1.0:
