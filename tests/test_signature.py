@@ -25,6 +25,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
+import hyoka.ifeval.signing
 import hyoka.mtbench.generate
 import hyoka.mtbench.judge_meta
 import hyoka.mtbench.leaderboard
@@ -64,6 +65,7 @@ FIN = SHARED_DATA / "pfmt-bench-fin-ja"
 
 #: the modules that compute results of a declared kind
 PRODUCERS = (
+    hyoka.ifeval.signing,
     hyoka.mtbench.generate,
     hyoka.mtbench.judge_meta,
     hyoka.mtbench.leaderboard,
@@ -102,6 +104,7 @@ DECLARED = {
         "seed",
     ),
     "separability-curve": ("sizes", "repeats", "confidence", "seed", "rounds", "unit"),
+    "m-ifeval": ("data", "rules", "langdetect-seed", "resamples", "confidence", "seed"),
     "refset-plan": (
         "model", "mode", "num-examples", "max-tokens", "snippets-k", "executor", "workers",
         "cpus-per-worker", "gpus-per-worker", "calibration", "gpu", "peak-tflops",

@@ -185,6 +185,20 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
             ),
         },
     ),
+    "ifeval": GroupSpec(
+        "M-IFEval-Ja: Japanese instruction following, checked by rules as upstream checks it.",
+        {
+            "score": CommandSpec(
+                _CLI + "ifeval_cmd:score_command",
+                "Score response files: strict and loose accuracy, per prompt and per "
+                "instruction.",
+            ),
+            "verify": CommandSpec(
+                _CLI + "ifeval_cmd:verify_command",
+                "Rescore upstream evaluation files and compare every verdict.",
+            ),
+        },
+    ),
     "report": CommandSpec(
         _CLI + "report_cmd:report_command",
         "Write one static, offline site over pfgen runs and judgments: open OUT/index.html.",

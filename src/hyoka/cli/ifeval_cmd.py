@@ -1,0 +1,271 @@
+"""``hyoka ifeval score`` and ``hyoka ifeval verify``: M-IFEval-Ja without a judge.
+
+Parsing and printing only: the checks, verdicts and accuracies live in ``hyoka.ifeval``
+(imported when a command runs, so that this module is cheap to import).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from hyoka.cli._common import (
+    BootstrapSeedOption,
+    DataDirOption,
+    JsonOption,
+    ResamplesOption,
+    echo_json,
+    reports_errors,
+    say,
+)
+
+if TYPE_CHECKING:
+    from hyoka.ifeval import Accuracy, Mode, PromptSet, Scores, Verification
+
+#: where the prompts file lies in the data directory (upstream's path under the benchmark)
+PROMPTS_IN_DATA = Path("m-ifeval-ja") / "data" / "ja_input_data.jsonl"
+_NONE = "none"
+
+PromptsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--prompts",
+        help="M-IFEval's prompts file (default: m-ifeval-ja/data/ja_input_data.jsonl in the "
+        "data directory).",
+        show_default=False,
+        dir_okay=False,
+    ),
+]
+LangdetectSeedOption = Annotated[
+    str,
+    typer.Option(
+        "--langdetect-seed",
+        help="Seed of every language detection (0: Swallow's rule), or 'none' for upstream's "
+        "unseeded draw.",
+    ),
+]
+
+
+def _langdetect_seed(text: str) -> int | None:
+    from hyoka.errors import InputError
+
+    if text == _NONE:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(f"--langdetect-seed {text!r}: a whole number, or none") from None
+
+
+def _prompts(path: Path | None, data_dir: Path | None) -> PromptSet:
+    from hyoka.data import fetch_hint, resolve_data_dir
+    from hyoka.errors import MissingDataError
+    from hyoka.ifeval import read_prompts
+
+    if path is None:
+        path = resolve_data_dir(data_dir) / PROMPTS_IN_DATA
+        if not path.is_file():
+            raise MissingDataError(
+                f"no M-IFEval-Ja prompts at {path}: {fetch_hint('m-ifeval-ja', data_dir)}, "
+                "or name the file with --prompts"
+            )
+    return read_prompts(path)
+
+
+def _shown(accuracy: Accuracy) -> str:
+    text = f"{accuracy.value:.4f} ({accuracy.followed}/{accuracy.total})"
+    if accuracy.interval is not None:
+        text += f" [{accuracy.interval.low:.4f}, {accuracy.interval.high:.4f}]"
+    return text
+
+
+def _share(label: str, scores: Scores) -> str:
+    return (
+        f"  {label:<7} prompt-level {_shown(scores.prompt_level)}"
+        f"  instruction-level {_shown(scores.instruction_level)}"
+    )
+
+
+@reports_errors
+def score_command(
+    responses: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Response files: one JSON object a line with prompt and response.",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ],
+    prompts: PromptsOption = None,
+    langdetect_seed: LangdetectSeedOption = "0",
+    groups: Annotated[
+        bool, typer.Option("--groups", help="Also show each instruction group's accuracy.")
+    ] = False,
+    resamples: ResamplesOption = 2000,
+    seed: BootstrapSeedOption = 0,
+    as_json: JsonOption = False,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Score response files: strict and loose accuracy, per prompt and per instruction.
+
+    Each response is checked against its prompt's instructions as upstream's M-IFEval-Ja
+    code decides them (lightblue-tech/M-IFEval 0bc3143), strict (as written) and loose
+    (also without its first or last line, or its asterisks). Intervals: 95% percentile
+    bootstrap over prompts. The signature line names the rule set and the language
+    detection's seed.
+
+    Examples:
+
+      hyoka ifeval score answers.jsonl
+
+      hyoka ifeval score answers.jsonl --groups --langdetect-seed none
+    """
+    from hyoka.ifeval import (
+        MODES,
+        Bootstrap,
+        ifeval_signature,
+        judge_all,
+        matched,
+        read_responses,
+        score,
+    )
+
+    found = _prompts(prompts, data_dir)
+    chosen = _langdetect_seed(langdetect_seed)
+    draws = Bootstrap(resamples=resamples, seed=seed)
+    signature = ifeval_signature(found.sha256, chosen, resamples, draws.confidence, seed)
+    results = []
+    for path in responses:
+        answered = matched(found.prompts, read_responses(path), path)
+        verdicts = judge_all(found.prompts, answered, seed=chosen)
+        results.append((path, {mode: score(verdicts[mode], draws) for mode in MODES}))
+    if as_json:
+        echo_json(
+            {
+                "signature": signature.to_json(),
+                "results": [
+                    {"responses": str(path), **{m: s.to_json() for m, s in scored.items()}}
+                    for path, scored in results
+                ],
+            }
+        )
+        return
+    for path, scored in results:
+        say(f"{path} ({scored['strict'].prompts} prompts)")
+        for mode, scores in scored.items():
+            say(_share(mode, scores))
+            if groups:
+                for name, accuracy in scores.groups.items():
+                    say(f"    {name:<32} {_shown(accuracy)}")
+    say(f"signature: {signature.line}")
+
+
+def _evaluation_files(paths: list[Path]) -> list[Path]:
+    from hyoka.errors import InputError
+
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            inside = sorted(path.rglob("eval_results_*.jsonl"))
+            if not inside:
+                raise InputError(f"{path}: no eval_results_strict.jsonl or _loose.jsonl in it")
+            found.extend(inside)
+        else:
+            found.append(path)
+    return found
+
+
+def _report(checked: Verification) -> None:
+    differences = len(checked.differences)
+    explained = differences - len(checked.unexplained)
+    summary = (
+        f"{checked.path} ({checked.mode}): {checked.instructions_agreed}/"
+        f"{checked.instructions} instruction and {checked.prompts_agreed}/"
+        f"{len(checked.published)} prompt verdicts agree"
+    )
+    if differences:
+        summary += f"; {differences} differ, {explained} of them by langdetect's seed alone"
+    say(summary)
+    for difference in checked.differences:
+        say(f"  {difference.describe()}")
+    for where in checked.seed_dependent:
+        say(f"  {where}: this language verdict changes with langdetect's seed")
+    for where in checked.inconsistent:
+        say(f"  {where}: follow_all_instructions is not every instruction's verdict")
+
+
+@reports_errors
+def verify_command(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Upstream evaluation files (eval_results_strict.jsonl, "
+            "eval_results_loose.jsonl) or folders holding them.",
+            show_default=False,
+        ),
+    ],
+    prompts: PromptsOption = None,
+    mode: Annotated[
+        str | None,
+        typer.Option(
+            "--mode",
+            help="strict or loose (default: from each file's name).",
+            show_default=False,
+        ),
+    ] = None,
+    langdetect_seed: LangdetectSeedOption = "0",
+    seeds: Annotated[
+        int,
+        typer.Option(
+            "--seeds",
+            min=2,
+            help="How many langdetect seeds (0, 1, ...) each language verdict is drawn with "
+            "to tell whether it depends on the draw.",
+        ),
+    ] = 10,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Rescore upstream evaluation files and compare every verdict.
+
+    Each file's responses are rescored in its mode and every instruction's and prompt's
+    verdict compared with the file's. A language verdict is also drawn with several
+    langdetect seeds: upstream's draw is unseeded, so where the seed changes the verdict a
+    difference is the draw's, and is said so. Prints each file's agreement and every
+    difference; exits 1 if any difference is not the seed's, or a file's prompt verdict is
+    not the conjunction of its own instruction verdicts.
+
+    Examples:
+
+      hyoka ifeval verify evaluations/ja_input_response_data_gpt-4o-2024-08-06
+
+      hyoka ifeval verify "$HYOKA_DATA_DIR/m-ifeval-ja/evaluations"
+    """
+    from hyoka.errors import InputError
+    from hyoka.ifeval import MODES, verify_evaluation
+
+    chosen_mode: Mode | None = None
+    if mode is not None:
+        if mode not in MODES:
+            raise InputError(f"--mode {mode!r}: strict or loose")
+        chosen_mode = "strict" if mode == "strict" else "loose"
+    chosen = _langdetect_seed(langdetect_seed)
+    found = _prompts(prompts, data_dir)
+    files = _evaluation_files(paths)
+    failed = 0
+    for path in files:
+        checked = verify_evaluation(
+            path,
+            found,
+            chosen_mode,
+            chosen,
+            tuple(range(seeds)),
+        )
+        _report(checked)
+        failed += not checked.ok
+    depending = "" if chosen is None else f" (seed {chosen}; {seeds} seeds compared)"
+    say(f"{len(files) - failed}/{len(files)} files agree, or differ only where langdetect's "
+        f"seed decides{depending}")  # fmt: skip
+    if failed:
+        raise typer.Exit(1)
