@@ -47,7 +47,6 @@ from hyoka.mtbench.pair_summary import (
     method_counts,
     no_logprobs,
     turn_label,
-    verdict,
 )
 from hyoka.mtbench.pairwise import (
     Match,
@@ -294,7 +293,7 @@ def test_records_without_a_judge_read_but_do_not_resume(bench: Bench, tmp_path: 
     record = _fastchat("model_1", "model_1").model_copy(update={"verdicts": {"bs2": "A"}})
     path.write_text(json.dumps(record.model_dump(mode="json")) + "\n", encoding="utf-8")
     (read,) = read_pair_judgments(path)
-    assert read.judge_settings is None and verdict(read, "bs2") == "A"
+    assert read.judge_settings is None and read.outcome().verdicts.get("bs2") == "A"
     before = path.read_bytes()
     with pytest.raises(InputError, match=r"gpt-4_pair\.jsonl exists and was not written by hyoka"):
         _ruled_only_run(bench, PairPlan(output=path, judge_name="gpt-4", limit=1))
@@ -391,9 +390,9 @@ def _fastchat(g1: str, g2: str) -> PairJudgmentLine:
 def test_fastchat_records_read_as_fastchat_counts_them() -> None:
     agree, disagree = _fastchat("model_1", "model_1"), _fastchat("model_1", "model_2")
     error = _fastchat("error", "model_1")
-    assert [verdict(r, "bs2") for r in (agree, disagree, error)] == ["A", "C", None]
-    assert [verdict(r, "bs1") for r in (agree, disagree, error)] == ["A", None, None]
-    assert verdict(agree, "prob") is None
+    assert [r.outcome().verdicts.get("bs2") for r in (agree, disagree, error)] == ["A", "C", None]
+    assert [r.outcome().verdicts.get("bs1") for r in (agree, disagree, error)] == ["A", None, None]
+    assert agree.outcome().verdicts.get("prob") is None
     counts = method_counts([agree, disagree, error, _fastchat("tie", "tie")], ("bs2",))["bs2"]
     a = counts["a"]
     assert (a.wins, a.losses, a.ties, a.invalid) == (1, 0, 2, 1)

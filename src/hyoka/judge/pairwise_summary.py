@@ -5,12 +5,13 @@ Robustness is seed 001's share of pairs whose two orders agree (no position bias
 the pairs where both replies held a verdict letter; pairs without one are counted apart.
 
 Where the answers' lengths are known, each method's X win rate also comes length-controlled
-(``stats.length_controlled_winrates``: alpaca_eval's logistic model with Y as the baseline,
+(``pair_outcome.length_controlled``: alpaca_eval's logistic model with Y as the baseline,
 lengths in characters, X's share from the averaged probabilities under ``prob``), beside
 the raw rates, never instead of them. Where the answers' texts are known, each method's
 verdicts also give Bradley–Terry ratings of X and Y, raw and style-controlled
-(``stats.rate_with_style``: arena-hard's length and Markdown features fitted jointly),
-with the judge's fitted style coefficients.
+(``pair_outcome.style_rated``: arena-hard's length and Markdown features fitted jointly),
+with the judge's fitted style coefficients. Both read the records as ``PairOutcome``s,
+as ``mtbench judge --mode pairwise`` and the report's pages read theirs.
 """
 
 from __future__ import annotations
@@ -22,21 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
+from hyoka.judge.pair_outcome import length_controlled, outcome_of, style_rated, with_answers
 from hyoka.judge.pairwise import Method, lacks_logprobs, order_agreement
 from hyoka.judge.records import JudgmentRecord
-from hyoka.judge.winrate import WinCounts, win_counts, win_share
+from hyoka.judge.winrate import WinCounts, win_counts
 from hyoka.providers import Usage
 from hyoka.signature import Signature
-from hyoka.stats import (
-    STYLE_CONTROLS,
-    BaselineVerdict,
-    Interval,
-    RawAndControlled,
-    StyleCounts,
-    StyledBattle,
-    length_controlled_winrates,
-    rate_with_style,
-)
+from hyoka.stats import STYLE_CONTROLS, Interval, RawAndControlled, StyleCounts
 from hyoka.store import atomic_write_text
 
 
@@ -115,18 +108,6 @@ class PairwiseSummary:
         }
 
 
-def order_letters(record: JudgmentRecord) -> tuple[str | None, str | None]:
-    """The letters the judge wrote with X first and with Y first."""
-    return record.letter("xy"), record.letter("yx")
-
-
-def x_share(record: JudgmentRecord, method: Method) -> float | None:
-    """X's share of the win in ``record`` under ``method`` (``judge.win_share``): from the
-    two orders' averaged probabilities under ``prob``, else from the verdict letter."""
-    probabilities = (record.probabilities or {}).get("mean") if method == "prob" else None
-    return win_share(record.verdicts.get(method), probabilities)
-
-
 def summarise(
     records: Sequence[JudgmentRecord],
     methods: Sequence[Method],
@@ -147,11 +128,19 @@ def summarise(
             counts.x_wins, counts.y_wins, counts.ties = x.wins, x.losses, x.ties
             counts.invalid = x.invalid
         summary.methods[method] = counts
-    if lengths is not None:
-        _length_control(summary, records, methods, lengths)
-    if styles is not None:
-        _style_control(summary, records, methods, styles, controls)
-    orders = order_agreement(order_letters(record) for record in records)
+    names = _two_models(records)
+    outcomes = with_answers([outcome_of(r, names) for r in records], lengths, styles)
+    for method in methods if lengths is not None else ():
+        controlled = length_controlled(outcomes, method, baseline=names[1])
+        if controlled is not None:  # X's rate against Y: X is the first model rated
+            summary.methods[method].x_length_controlled = controlled.rates[0].controlled
+            summary.length_control = controlled.signature
+    for method in methods if styles is not None else ():
+        rated = style_rated(outcomes, method, controls)
+        if rated is not None:
+            summary.methods[method].ratings = rated
+            summary.style_control = rated.controlled.signature
+    orders = order_agreement(outcome.letters for outcome in outcomes)
     summary.agree, summary.disagree = orders.agree, orders.disagree
     summary.missing_letter = orders.missing
     for record in records:
@@ -165,47 +154,6 @@ def _two_models(records: Sequence[JudgmentRecord]) -> tuple[str, str]:
     """The names X and Y stand for, as the records name them (``X``/``Y`` otherwise)."""
     named = records[0].models if records else ()
     return (named[0], named[1]) if len(named) > 1 and named[0] != named[1] else ("X", "Y")
-
-
-def _style_control(
-    summary: PairwiseSummary,
-    records: Sequence[JudgmentRecord],
-    methods: Sequence[Method],
-    styles: Mapping[str, tuple[StyleCounts, StyleCounts]],
-    controls: Sequence[str],
-) -> None:
-    """Each method's raw and style-controlled ratings, over its pairs with a valid verdict."""
-    model_x, model_y = _two_models(records)
-    for method in methods:
-        battles = []
-        for record in records:
-            share, known = x_share(record, method), styles.get(record.id)
-            if share is not None and known is not None:
-                battles.append(StyledBattle(model_x, model_y, share, *known))
-        if battles:
-            rated = rate_with_style(battles, controls=controls)
-            summary.methods[method].ratings = rated
-            summary.style_control = rated.controlled.signature
-
-
-def _length_control(
-    summary: PairwiseSummary,
-    records: Sequence[JudgmentRecord],
-    methods: Sequence[Method],
-    lengths: Mapping[str, tuple[int, int]],
-) -> None:
-    """Each method's length-controlled X rate, over its pairs with a valid verdict."""
-    model_x, model_y = _two_models(records)
-    for method in methods:
-        verdicts = []
-        for record in records:
-            share, known = x_share(record, method), lengths.get(record.id)
-            if share is not None and known is not None:
-                verdicts.append(BaselineVerdict(model_x, record.id, share, *known))
-        if verdicts:
-            controlled = length_controlled_winrates(verdicts, baseline=model_y)
-            summary.methods[method].x_length_controlled = controlled.rates[0].controlled
-            summary.length_control = controlled.signature
 
 
 def export_verdicts(
@@ -223,7 +171,7 @@ def export_verdicts(
                 f"judgment {record.id!r} has no {method} verdict (judged without "
                 f"{'log probabilities' if method == 'prob' else 'that method'})"
             )
-        xy, yx = order_letters(record)
+        xy, yx = record.letter("xy"), record.letter("yx")
         row: dict[str, str | None] = {
             "item": record.id,
             "verdict": record.verdicts[method],

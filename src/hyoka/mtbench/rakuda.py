@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge import (
+    ONE_ORDER,
     FileFormat,
     JudgedBy,
     JudgePlan,
@@ -53,6 +54,7 @@ from hyoka.judge import (
     JudgeSettings,
     JudgmentRecord,
     OmitsEmpty,
+    PairOutcome,
     Protocol,
     Task,
     any_dry_run,
@@ -164,6 +166,16 @@ class RakudaPairLine(OmitsEmpty):
         """The verdict as a letter for the one game judged (A: ``model1_id``, shown first,
         wins; B: ``model2_id`` wins; C: a tie), ``None`` for ``error``."""
         return _LETTERS.get(self.winner) if isinstance(self.winner, int) else None
+
+    def outcome(self) -> PairOutcome:
+        """The match as the one pairwise outcome every count and rating reads
+        (``judge.PairOutcome``): judged once, in its drawn order, so its letter is the
+        ``one-order`` verdict and there is no second order's letter."""
+        letter = self.letter
+        return PairOutcome(
+            self.question_id, self.model1_id, self.model2_id, {ONE_ORDER: letter},
+            (letter, None), judge=self.judge[0],
+        )  # fmt: skip
 
 
 #: ``winner`` -> the verdict letter of the game (A = the first shown wins)

@@ -40,8 +40,16 @@ from pydantic import (
     model_validator,
 )
 
-from hyoka.judge import JudgeSettings, JudgmentRecord, OmitsEmpty, combine, user_prompt_of
+from hyoka.judge import (
+    JudgeSettings,
+    JudgmentRecord,
+    OmitsEmpty,
+    PairOutcome,
+    combine,
+    user_prompt_of,
+)
 from hyoka.providers import Usage
+from hyoka.stats import StyleCounts
 
 NO_ANSWER = "No answer"
 #: upstream's judgment for a turn its language check zeroed
@@ -409,6 +417,25 @@ class PairJudgmentLine(KeepsIdType, OmitsEmpty):
         """Each method's verdict (A = ``model_1`` wins): the stored ones, and where none is
         stored (FastChat's own files) ``bs1``/``bs2`` from the two games' winners."""
         return {**combine(*self.letters()), **self.verdicts}
+
+    def outcome(self) -> PairOutcome:
+        """The line as the one pairwise outcome every count and rating reads
+        (``judge.PairOutcome``): X is ``model_1``, the item ``question/turn``; the
+        answers' style is added by whoever knows it (``inline_styles``, answer files)."""
+        return PairOutcome(
+            f"{self.question_id}/{self.turn}", self.model_1, self.model_2,
+            self.method_verdicts(), self.letters(), (self.probabilities or {}).get("mean"),
+            turn=(self.question_id, self.turn), judge=self.judge[0],
+        )  # fmt: skip
+
+    def inline_styles(self) -> tuple[StyleCounts, StyleCounts] | None:
+        """The style of the answers the line carries itself (ja-vicuna-qa-benchmark's
+        ``answer_1``/``answer_2``: turn 1's answers, so for turn 1 only)."""
+        extra = self.model_extra or {}
+        one, two = extra.get("answer_1"), extra.get("answer_2")
+        if self.turn != 1 or not isinstance(one, str) or not isinstance(two, str):
+            return None
+        return StyleCounts.of(one), StyleCounts.of(two)
 
 
 def single_line(

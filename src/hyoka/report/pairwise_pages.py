@@ -5,9 +5,10 @@ Three file kinds are read: hyoka's judgment records (``hyoka judge pairwise``), 
 ``*_pair.jsonl`` lines (which hyoka's MT-bench runs write too, and ja-vicuna-qa-benchmark
 publishes in its own spelling) and Rakuda's match lines (``hyoka mtbench judge --bench
 rakuda``: each match judged once, in its drawn order, shown as the method ``one-order``).
-Each becomes one ``PairOutcome`` per judged item; ``prob`` ratings use the
-probability-averaged verdict as a fractional win (P(A) + P(tie)/2 of the mass on A, B and
-tie), the other methods their letters (a tie is half a win).
+Each becomes one ``judge.PairOutcome`` per judged item, counted, rated and controlled by
+``judge``'s adapters as ``judge pairwise`` and ``mtbench judge`` are; ``prob`` ratings use
+the probability-averaged verdict as a fractional win (P(A) + P(tie)/2 of the mass on A, B
+and tie), the other methods their letters (a tie is half a win).
 
 Where both answers' texts are at hand for every item (``pairwise_styles.with_styles``),
 each method's table also shows the style-controlled ratings beside the raw ones
@@ -21,20 +22,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from hyoka.errors import InputError, MissingDataError
 from hyoka.judge import (
     METHODS,
+    ONE_ORDER,
     JudgedBy,
     JudgmentRecord,
+    PairOutcome,
+    battles,
     head_to_head,
     judged_by,
     order_agreement,
     orders_agree,
-    win_share,
+    outcome_of,
 )
+from hyoka.judge import length_controlled as controlled_rates
+from hyoka.judge import style_controlled as controlled_ratings
 from hyoka.mtbench import (
     BenchSpec,
     MatchChecks,
@@ -52,70 +58,15 @@ from hyoka.report.svg import IntervalRow, interval_chart
 from hyoka.stats import (
     LETTERS,
     NO_MAXIMUM,
-    BaselineVerdict,
-    Battles,
     LengthControlled,
     Rating,
     Ratings,
     StyleControlled,
-    StyleCounts,
     bradley_terry,
-    length_controlled_winrates,
-    style_controlled_bradley_terry,
 )
 from hyoka.store import first_object, read_records
 
 INDEX_PATH = "pairwise/index.html"
-#: the verdict of an item judged in one order only (Rakuda's matches)
-ONE_ORDER = "one-order"
-
-
-@dataclass(frozen=True)
-class PairOutcome:
-    """One judged item: X and Y, each method's verdict (A = X wins), the letters the judge
-    wrote with X first and with Y first, and the averaged probabilities (A = X wins)."""
-
-    item: str
-    x: str
-    y: str
-    verdicts: dict[str, str | None]
-    letters: tuple[str | None, str | None]
-    mean: dict[str, float] | None
-    #: (question id, turn) of a FastChat line: where its answers are found
-    turn: tuple[int, int] | None = None
-    #: X's and Y's answer style, where the answers' texts are at hand
-    styles: tuple[StyleCounts, StyleCounts] | None = None
-    #: the judge as the line names it (a label where the line is FastChat's or Rakuda's:
-    #: what answered is the file's manifest's, ``file_judge``)
-    judge: str = ""
-
-
-def _from_record(record: JudgmentRecord) -> PairOutcome:
-    x, y = record.models[0], record.models[1]
-    mean = (record.probabilities or {}).get("mean")
-    return PairOutcome(
-        record.id, x, y, dict(record.verdicts), (record.letter("xy"), record.letter("yx")), mean,
-        judge=record.judge.judge,
-    )  # fmt: skip
-
-
-def _from_fastchat(line: PairJudgmentLine) -> PairOutcome:
-    mean = (line.probabilities or {}).get("mean")
-    item = f"{line.question_id}/{line.turn}"
-    return PairOutcome(
-        item, line.model_1, line.model_2, line.method_verdicts(), line.letters(), mean,
-        turn=(line.question_id, line.turn), styles=_inline_styles(line), judge=line.judge[0],
-    )  # fmt: skip
-
-
-def _inline_styles(line: PairJudgmentLine) -> tuple[StyleCounts, StyleCounts] | None:
-    """The style of the answers a line carries itself (ja-vicuna-qa-benchmark's
-    ``answer_1``/``answer_2``: turn 1's answers, so for turn 1 only)."""
-    extra = line.model_extra or {}
-    one, two = extra.get("answer_1"), extra.get("answer_2")
-    if line.turn != 1 or not isinstance(one, str) or not isinstance(two, str):
-        return None
-    return StyleCounts.of(one), StyleCounts.of(two)
 
 
 def read_pairs(path: Path, data_dir: Path | None = None) -> list[PairOutcome]:
@@ -135,7 +86,7 @@ def read_pairs(path: Path, data_dir: Path | None = None) -> list[PairOutcome]:
                     "model(s) in 'models', not the two it compares"
                 )
             check_models(f"{path}:{number}", *record.models, ("models[0]", "models[1]"))
-            outcomes.append(_from_record(record))
+            outcomes.append(outcome_of(record))
         return outcomes
     benches = VerifyBenches(data_dir)
     if "g1_winner" in first:
@@ -154,7 +105,7 @@ def read_pairs(path: Path, data_dir: Path | None = None) -> list[PairOutcome]:
         outcomes = []
         for number, line in read_records(path, RakudaPairLine):
             checks.check(number, line)
-            outcomes.append(_from_rakuda(line))
+            outcomes.append(line.outcome())
         return outcomes
     raise InputError(
         f"{path}:1: not a pairwise judgment (no 'g1_winner', 'model1_id' or kind 'pairwise')"
@@ -170,12 +121,10 @@ def _spec(path: Path, data_dir: Path | None) -> BenchSpec | None:
         return None
 
 
-def _from_rakuda(line: RakudaPairLine) -> PairOutcome:
-    letter = line.letter
-    return PairOutcome(
-        line.question_id, line.model1_id, line.model2_id, {ONE_ORDER: letter}, (letter, None), None,
-        judge=line.judge[0],
-    )  # fmt: skip
+def _from_fastchat(line: PairJudgmentLine) -> PairOutcome:
+    """The line's outcome, with the style of the answers it carries itself."""
+    outcome, styles = line.outcome(), line.inline_styles()
+    return outcome if styles is None else outcome.styled(styles)
 
 
 def file_judge(path: Path, outcomes: Sequence[PairOutcome]) -> JudgedBy:
@@ -207,13 +156,6 @@ def _first_object(path: Path) -> dict[str, object]:
     return first
 
 
-def share(outcome: PairOutcome, method: str) -> float | None:
-    """X's share of the win under ``method`` (None: no valid verdict): ``judge.win_share``
-    of the method's verdict, or for ``prob`` of the averaged probabilities."""
-    probabilities = outcome.mean if method == "prob" else None
-    return win_share(outcome.verdicts.get(method), probabilities)
-
-
 @dataclass(frozen=True)
 class MethodResult:
     method: str
@@ -229,18 +171,8 @@ def analyse(outcomes: Sequence[PairOutcome], method: str, rounds: int, seed: int
     letters = [(o.x, o.y, _letter(o.verdicts.get(method))) for o in outcomes]
     counts = head_to_head(letters)
     invalid = sum(1 for _, _, letter in letters if letter is None)
-    battles: list[tuple[str, str, float]] = []
-    rated: list[PairOutcome] = []
-    for o in outcomes:
-        value = share(o, method)
-        if value is not None:
-            battles.append((o.x, o.y, value))
-            rated.append(o)
-    ratings = (
-        bradley_terry(Battles.of(battles), rounds=rounds, seed=seed, groups=_groups(rated))
-        if battles
-        else None
-    )
+    rated, groups = battles(outcomes, method)  # two-turn dialogues: a question's turns together
+    ratings = bradley_terry(rated, rounds=rounds, seed=seed, groups=groups) if len(rated) else None
     matrix = {k: (c.wins, c.ties, c.losses) for k, c in counts.items() if c.valid}
     return MethodResult(method, models, matrix, invalid, ratings)
 
@@ -249,33 +181,9 @@ def style_controlled(
     outcomes: Sequence[PairOutcome], method: str, rounds: int, seed: int
 ) -> StyleControlled | None:
     """The style-controlled ratings of ``method``'s battles (those ``analyse`` rates, in
-    the same order), or ``None`` where an item lacks its answers' style."""
-    battles, firsts, seconds = [], [], []
-    for o in outcomes:
-        value = share(o, method)
-        if value is None:
-            continue
-        if o.styles is None:
-            return None
-        battles.append((o.x, o.y, value))
-        firsts.append(o.styles[0])
-        seconds.append(o.styles[1])
-    if not battles:
-        return None
-    rated = [o for o in outcomes if share(o, method) is not None]
-    return style_controlled_bradley_terry(
-        Battles.of(battles), firsts, seconds, rounds=rounds, seed=seed, groups=_groups(rated)
-    )
-
-
-def _groups(outcomes: Sequence[PairOutcome]) -> list[str] | None:
-    """Each item's question where the items are turns of two-turn dialogues: the bootstrap
-    then draws whole questions (both turns together), as ``mtbench.pair_summary`` does;
-    ``None`` (draw items) otherwise."""
-    turns = [o.turn for o in outcomes]
-    if not turns or any(t is None for t in turns) or all(t[1] == 1 for t in turns if t):
-        return None
-    return [str(t[0]) for t in turns if t is not None]
+    the same order: ``judge.style_controlled``), or ``None`` where an item lacks its
+    answers' style."""
+    return controlled_ratings(outcomes, method, rounds, seed)
 
 
 def baseline(outcomes: Sequence[PairOutcome]) -> str | None:
@@ -292,28 +200,13 @@ def baseline(outcomes: Sequence[PairOutcome]) -> str | None:
 def length_controlled(
     outcomes: Sequence[PairOutcome], method: str, against: str
 ) -> LengthControlled | None:
-    """Each model's length-controlled win rate against ``against`` under ``method`` (the
-    model's share, lengths the characters of the two answers), or ``None`` where an item
-    lacks its answers or no verdict is valid."""
-    verdicts = []
-    for o in outcomes:
-        value = share(o, method)
-        if value is None:
-            continue
-        if o.styles is None:
-            return None
-        first = o.x != against
-        model = o.x if first else o.y
-        mine, theirs = (o.styles[0], o.styles[1]) if first else (o.styles[1], o.styles[0])
-        own = value if first else 1.0 - value
-        verdicts.append(BaselineVerdict(model, o.item, own, mine.chars, theirs.chars))
-    if not verdicts:
+    """Each model's length-controlled win rate against ``against`` under ``method``
+    (``judge.length_controlled``: the model's share, lengths the characters of the two
+    answers), or ``None`` where an item with a valid verdict lacks its answers or no
+    verdict is valid."""
+    if any(o.lengths is None and o.share(method) is not None for o in outcomes):
         return None
-    rated = [o for o in outcomes if share(o, method) is not None]
-    groups = _groups(rated)  # two-turn dialogues: a question's turns drawn together
-    if groups is not None:
-        verdicts = [replace(v, group=g) for v, g in zip(verdicts, groups, strict=True)]
-    return length_controlled_winrates(verdicts, baseline=against)
+    return controlled_rates(outcomes, method, against)
 
 
 def _letter(verdict: str | None) -> str | None:

@@ -3,7 +3,8 @@ texts are at hand.
 
 Two places hold them. A FastChat line may carry its answers itself
 (ja-vicuna-qa-benchmark's ``answer_1``/``answer_2``, of turn 1, which hyoka's runs of that
-benchmark write too: read by ``pairwise_pages.read_pairs``). Otherwise the answer files
+benchmark write too: ``mtbench.PairJudgmentLine.inline_styles``, read by
+``pairwise_pages.read_pairs``). Otherwise the answer files
 beside the judgment file in FastChat's layout, ``<bench>/model_answer/<model>.jsonl``
 next to ``<bench>/model_judgment/`` (``mtbench.model_answer_file``), read as the
 benchmark the file is of reads them (``mtbench.load_answers``; the recorded variant's
@@ -14,12 +15,11 @@ every item has both answers; otherwise none, and the reason is said on the page.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from hyoka.errors import HyokaError
+from hyoka.judge import PairOutcome
 from hyoka.mtbench import Bench, judgment_spec, load_answers, model_answer_file, recorded_bench
-from hyoka.report.pairwise_pages import PairOutcome
 from hyoka.stats import StyleCounts
 from hyoka.store import first_object, manifest_path
 
@@ -74,7 +74,7 @@ def _beside(
                 where = folder / f"{model}.jsonl"
                 return list(outcomes), f"no answer of {model} to {question}/{turn} in {where}"
             pair.append(StyleCounts.of(cut(turns[turn - 1])))
-        found.append(replace(outcome, styles=(pair[0], pair[1])))
+        found.append(outcome.styled((pair[0], pair[1])))
     return found, None
 
 
