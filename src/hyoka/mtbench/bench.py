@@ -16,19 +16,18 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge import RatingRules
 from hyoka.mtbench.dialogue import DialogueStyle
-from hyoka.mtbench.prompt_yaml import read_prompt_yaml
+from hyoka.mtbench.prompt_formats import JudgePrompt as JudgePrompt  # rakuda reads it here
 from hyoka.mtbench.question_formats import Question
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.mtbench.registry import fastchat_bench
-from hyoka.mtbench.shaberi import SHABERI_FIELDS, fstring_template
 from hyoka.mtbench.spec import BenchSpec, GenerationDefaults
 from hyoka.mtbench.variant import PinnedFile, Variant
 from hyoka.store import read_bytes, read_records, unique_records
@@ -92,19 +91,6 @@ class AnswerSet(Protocol):
     def answer_type(self) -> type[BaseModel]:
         """The line type an answer file of this benchmark is read back as."""
         ...
-
-
-class JudgePrompt(BaseModel):
-    """One line of ``judge_prompts.jsonl`` (FastChat's judge prompt format)."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    name: str
-    type: Literal["single", "pairwise"]
-    system_prompt: str
-    prompt_template: str
-    category: str = "general"
-    output_format: str = Field(default="[[rating]]")
 
 
 @dataclass(frozen=True)
@@ -318,29 +304,10 @@ def _read_pinned(path: Path, pinned: PinnedFile, hint: str) -> bytes:
 def _load_prompts(
     spec: BenchSpec, variant: Variant | None, path: Path, data: bytes
 ) -> dict[str, JudgePrompt]:
-    """The judge prompts by name: FastChat's JSONL lines, llm-jp-judge's YAML mapping (each a
-    single-grading prompt: llm-jp-judge grades single only), or the one prompt upstream's
-    Python builds (Shaberi's ``evaluation_datasets_config.py``, read with ``ast``)."""
-    if spec.prompt_function:
-        template = fstring_template(path, data, spec.prompt_function, SHABERI_FIELDS)
-        prompt = JudgePrompt(
-            name=spec.prompt_names.single, type="single", system_prompt="",
-            prompt_template=template, output_format="int",
-        )  # fmt: skip
-        return {prompt.name: prompt}
-    if variant is None or variant.prompt_format == "jsonl":
-        return {p.name: p for _, p in read_records(path, JudgePrompt, data)}
-    prompts: dict[str, JudgePrompt] = {}
-    for name, fields in read_prompt_yaml(path, data).items():
-        if "prompt_template" not in fields or "system_prompt" not in fields:
-            raise DataError(f"{path}: prompt {name!r} lacks its prompt_template or system_prompt")
-        prompts[name] = JudgePrompt(
-            name=name,
-            type="single",
-            system_prompt=fields["system_prompt"],
-            prompt_template=fields["prompt_template"],
-        )
-    return prompts
+    """The judge prompts by name, read by the variant's prompt format, else the
+    benchmark's (``prompt_formats``)."""
+    fmt = variant.prompt_format if variant is not None else spec.prompt_format
+    return fmt.read(path, data, spec.prompt_names.single)
 
 
 def _needed_prompts(spec: BenchSpec, variant: Variant | None) -> tuple[str, ...]:

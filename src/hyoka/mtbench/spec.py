@@ -22,6 +22,7 @@ from typing import Literal
 from hyoka.errors import InputError
 from hyoka.judge import PFMT_UPSTREAM, Method, RatingRules, VerdictOutput
 from hyoka.mtbench.dialogue import JAPANESE_DIALOGUE, DialogueStyle
+from hyoka.mtbench.prompt_formats import FASTCHAT_PROMPTS, PromptFormat
 from hyoka.mtbench.question_formats import FASTCHAT_QUESTIONS, QuestionFormat
 from hyoka.mtbench.variant import Variant
 
@@ -201,11 +202,11 @@ class BenchSpec:
     question_file: str = "question.jsonl"
     #: how the questions file is written (an object: ``question_formats``)
     question_format: QuestionFormat = FASTCHAT_QUESTIONS
-    #: where the judge prompts are: FastChat's ``judge_prompts.jsonl``, or a Python file of
-    #: upstream's whose function ``prompt_function`` returns the prompt as an f-string
-    #: (Shaberi's ``evaluation_datasets_config.py``), read with ``ast``, never run
+    #: where the judge prompts are (FastChat's ``judge_prompts.jsonl``, or a Python file of
+    #: upstream's, Shaberi's ``evaluation_datasets_config.py``), and how that file is written
+    #: (an object: ``prompt_formats``; a variant names its own)
     prompt_file: str = "judge_prompts.jsonl"
-    prompt_function: str = ""
+    prompt_format: PromptFormat = FASTCHAT_PROMPTS
     #: whether upstream writes every model's single judgments to one file
     #: (``model_judgment/<judge>_single.jsonl``, FastChat's ``gen_judgment.py``, which its
     #: ``show_result.py`` reads) rather than one file per model in ``<judge>_single/``
@@ -246,7 +247,7 @@ class BenchSpec:
         without variants, which then refuses a name."""
         if not self.variants:
             if name is not None:
-                raise InputError(f"--variant: {self.title} has no variants")
+                raise InputError(f"`variant`: {self.title} has no variants")
             return None
         if name is None:
             return self.variants[0]
@@ -254,7 +255,7 @@ class BenchSpec:
             if variant.name == name:
                 return variant
         known = ", ".join(v.name for v in self.variants)
-        raise InputError(f"--variant: {self.title} has no variant {name!r}; choose one of: {known}")
+        raise InputError(f"`variant`: {self.title} has no variant {name!r}; choose one of: {known}")
 
     def signed_variant(self, signed: str) -> Variant | None:
         """The variant that signs itself ``signed`` (``Variant.signed``, as a judgment
@@ -314,4 +315,4 @@ def parse_layout(value: str) -> Layout:
     for layout in LAYOUTS:
         if value == layout:
             return layout
-    raise InputError(f"--layout must be hyoka or upstream, got {value!r}")
+    raise InputError(f"`layout` must be hyoka or upstream, got {value!r}")

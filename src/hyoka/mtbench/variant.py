@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 from hyoka.judge import FASTCHAT, RatingRules
 from hyoka.mtbench.dialogue import DialogueStyle
+from hyoka.mtbench.prompt_formats import FASTCHAT_PROMPTS, PromptFormat
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Variant:
     #: the judge model upstream used (its reference file is named after it)
     judge: str = "gpt-4"
     #: how the judge prompt file is written: FastChat's JSONL, or llm-jp-judge's YAML
-    prompt_format: Literal["jsonl", "llm-jp-yaml"] = "jsonl"
+    prompt_format: PromptFormat = FASTCHAT_PROMPTS
     #: how upstream's generation shows the dialogue (its system message), where it fixes
     #: one for every model; ``None``: the benchmark's (Stability's and Swallow's FastChat
     #: use each model's own conversation template, which hyoka does not reproduce)
@@ -81,7 +81,7 @@ class Variant:
             "answer_cut": "none" if self.answer_cut is None else str(self.answer_cut),
             "rating": self.rating_rules.name,
             "judge": self.judge,
-            "prompt_format": self.prompt_format,
+            "prompt_format": self.prompt_format.name,
             "system": "benchmark's" if self.dialogue is None else self.dialogue.system_name,
             "temperatures": "benchmark's"
             if self.temperatures is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from hyoka.judge import ELYZA_V1
 from hyoka.mtbench.dialogue import SHABERI_DIALOGUE
+from hyoka.mtbench.prompt_formats import PythonFString
 from hyoka.mtbench.question_formats import SHABERI_ROWS
 from hyoka.mtbench.spec import BenchSpec, GenerationDefaults, JudgePromptNames, frozen
 
@@ -40,7 +41,7 @@ DEFINITION = BenchSpec(
     question_format=SHABERI_ROWS,
     repeated_turns="every",  # Shaberi's results notebook: pandas' mean over every row read
     prompt_file="evaluation_datasets_config.py",
-    prompt_function="get_elyza_prompt",
+    prompt_format=PythonFString("get_elyza_prompt"),
     # Shaberi's published gpt-4-turbo-preview judgments
     published_judgments="judgments/gpt-4-turbo-preview",
     listing_order=50,

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from hyoka.judge import LLM_JP
 from hyoka.mtbench.definitions.mt_bench import DEFINITION as MT_BENCH
 from hyoka.mtbench.dialogue import JAPANESE_DIALOGUE
+from hyoka.mtbench.prompt_formats import LLM_JP_YAML
 from hyoka.mtbench.variant import PinnedFile, Variant
 
 #: Stability's ``temperature_config`` (jp-stable ``common.py:37-46``; aed16da's is the same)
@@ -75,7 +76,7 @@ def _llm_jp(name: str, used_by: str, questions: PinnedFile, references: PinnedFi
     return Variant(
         name=name, version=1, used_by=used_by, questions=questions, prompts=_PROMPTS_LLM_JP,
         references=references, turns=(1, 2), rating_rules=LLM_JP, judge="gpt-4o-2024-08-06",
-        prompt_format="llm-jp-yaml", dialogue=LLM_JP_DIALOGUE,
+        prompt_format=LLM_JP_YAML, dialogue=LLM_JP_DIALOGUE,
     )  # fmt: skip
 
 
