@@ -24,8 +24,6 @@ from hyoka.cli._common import (
 if TYPE_CHECKING:
     from hyoka.ifeval import Accuracy, Mode, PromptSet, Scores, Verification
 
-#: where the prompts file lies in the data directory (upstream's path under the benchmark)
-PROMPTS_IN_DATA = Path("m-ifeval-ja") / "data" / "ja_input_data.jsonl"
 _NONE = "none"
 
 PromptsOption = Annotated[
@@ -62,7 +60,7 @@ def _langdetect_seed(text: str) -> int | None:
 def _prompts(path: Path | None, data_dir: Path | None) -> PromptSet:
     from hyoka.data import fetch_hint, resolve_data_dir
     from hyoka.errors import MissingDataError
-    from hyoka.ifeval import read_prompts
+    from hyoka.ifeval import PROMPTS_IN_DATA, read_prompts
 
     if path is None:
         path = resolve_data_dir(data_dir) / PROMPTS_IN_DATA

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         loose_readings,
     )
     from hyoka.ifeval.inputs import (
+        PROMPTS_IN_DATA,
         Prompt,
         PromptSet,
         PublishedVerdicts,
@@ -72,6 +73,7 @@ _NAMES: dict[str, tuple[str, str]] = {
     **{
         name: ("hyoka.ifeval.inputs", name)
         for name in (
+            "PROMPTS_IN_DATA",
             "Prompt",
             "PromptSet",
             "PublishedVerdicts",
@@ -113,6 +115,7 @@ __all__ = [
     "LANGDETECT_SEED",
     "LANGUAGE_ID",
     "MODES",
+    "PROMPTS_IN_DATA",
     "PROMPT_LEVEL",
     "RULES",
     "SEEDS_COMPARED",

@@ -19,6 +19,10 @@ from hyoka.ifeval import language
 from hyoka.ifeval.registry import Instruction, build
 from hyoka.store import read_bytes, read_objects
 
+#: where the prompts file lies in the data directory (the manifest's path for upstream's
+#: ``data/ja_input_data.jsonl``)
+PROMPTS_IN_DATA = Path("m-ifeval-ja") / "data" / "ja_input_data.jsonl"
+
 
 @dataclass(frozen=True)
 class Prompt:
