@@ -27,6 +27,8 @@ from hyoka.errors import InputError
 PACKAGES = ("langdetect",)
 #: the seed of the default rule (swallow-evaluation-instruct's)
 DEFAULT_SEED = 0
+#: how many seeded detections are kept (``detect``)
+_KEPT = 256
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,20 @@ def _profiles() -> tuple[Any, Any]:
 
 def detect(text: str, seed: int | None = DEFAULT_SEED) -> str | None:
     """langdetect's language code for ``text`` (``ja``, ``fr``, ``zh-cn`` ...), drawn with
-    ``seed`` (``None``: unseeded); ``None`` where langdetect finds nothing to read."""
+    ``seed`` (``None``: unseeded, drawn anew each time); ``None`` where langdetect finds
+    nothing to read. A seeded answer is a function of the text and the seed, so the last
+    few are kept: the strict and the loose verdicts read the same text."""
+    if seed is None:
+        return _detect(text, None)
+    return _detect_seeded(text, seed)
+
+
+@functools.lru_cache(maxsize=_KEPT)
+def _detect_seeded(text: str, seed: int) -> str | None:
+    return _detect(text, seed)
+
+
+def _detect(text: str, seed: int | None) -> str | None:
     from langdetect.detector import Detector
     from langdetect.lang_detect_exception import LangDetectException
 
