@@ -180,3 +180,29 @@ def test_judgment_files_are_read_as_the_store_reads_logs(tmp_path: Path) -> None
     message = "".join(result.stderr.splitlines())
     assert f"{target}:{total + 1}: a second, different record" in message
     assert "(first at line 1)" in message
+
+
+def test_a_single_grade_line_is_one_type_to_every_reader(tmp_path: Path) -> None:
+    """``judge agreement``, ``judge meta`` and the leaderboard read a FastChat single-grading
+    line as one type (``mtbench.SingleJudgmentLine``): a line naming its judge without the
+    prompt, as no FastChat file does, is refused by all three in the same words (agreement
+    and judge meta read their own looser line before, and took it)."""
+    folder = tmp_path / "gpt-4o-mini_single"
+    folder.mkdir()
+    source = (JUDGMENTS / "gpt-4o-mini_single" / "gpt-4.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in source.splitlines()]
+    rows[1]["judge"] = rows[1]["judge"][0]
+    broken = folder / "gpt-4.jsonl"
+    broken.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    why = f"error: {broken}:2: not a SingleGradingLine record (SingleJudgmentLine.judge: "
+    runs = [
+        ["judge", "agreement", "--single", str(folder), "--single",
+         str(JUDGMENTS / "gpt-4o_single")],
+        ["judge", "meta", "--single", str(folder), "--resamples", "20"],
+        ["mtbench", "leaderboard", "--bench", "pfmt-fin", "--judgments", str(broken),
+         "--data-dir", str(SHARED_DATA)],
+    ]  # fmt: skip
+    for args in runs:
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 1, (args, result.output)
+        assert result.stderr.startswith(why), (args, result.stderr)

@@ -572,8 +572,8 @@ def test_a_model_name_from_a_judgment_line_never_reads_outside_model_answer(
     folder = bench / "model_judgment" / "j_single"
     folder.mkdir(parents=True)
     (bench / "model_answer").mkdir()
-    grades = [{"question_id": 1, "model": m, "judge": ["j", "p"], "score": s, "turn": 1}
-              for m, s in (("m", 7), ("../../x", 3))]  # fmt: skip
+    grades = [{"question_id": 1, "model": m, "judge": ["j", "p"], "judgment": f"[[{s}]]",
+               "score": s, "turn": 1} for m, s in (("m", 7), ("../../x", 3))]  # fmt: skip
     (folder / "all.jsonl").write_text("".join(json.dumps(g) + "\n" for g in grades), "utf-8")
     answer = {"question_id": 1, "model_id": "m", "choices": [{"index": 0, "turns": ["abc"]}]}
     (bench / "model_answer" / "m.jsonl").write_text(json.dumps(answer) + "\n", "utf-8")

@@ -143,4 +143,4 @@ def test_judge_meta_refuses_a_true_grade(tmp_path: Path) -> None:
     path = _write(folder / "gpt-4.jsonl", rows)
     result = _run("judge", "meta", "--single", str(folder), "--resamples", "20")
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"error: {path}:3: not a GradeLine record")
+    assert result.stderr.startswith(f"error: {path}:3: not a SingleGradingLine record")

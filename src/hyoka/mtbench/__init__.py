@@ -126,6 +126,7 @@ from hyoka.mtbench.registry import (
     variant_names,
 )
 from hyoka.mtbench.report import board_judges, render
+from hyoka.mtbench.single_folders import preferences_from_folders, read_single_grades
 from hyoka.mtbench.spec import (
     DRAWN_MATCHES,
     FASTCHAT_JUDGING,
@@ -233,6 +234,7 @@ __all__ = [
     "plan_rakuda",
     "plan_rakuda_judging",
     "plan_turns",
+    "preferences_from_folders",
     "published_sources",
     "question_curve",
     "rakuda_output",
@@ -242,6 +244,7 @@ __all__ = [
     "ranking_signature",
     "rankings_report",
     "read_matches",
+    "read_single_grades",
     "recorded_bench",
     "reference_ranking",
     "render",

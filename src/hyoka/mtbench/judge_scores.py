@@ -50,10 +50,9 @@ from pydantic import BaseModel, ConfigDict
 from hyoka.errors import InputError
 from hyoka.judge import judged_by
 from hyoka.mtbench.answers import model_answer_file
-from hyoka.mtbench.records import NO_RATING, AnswerRecord, Winner
+from hyoka.mtbench.records import NO_RATING, AnswerRecord, SingleGradingLine, Winner
 from hyoka.mtbench.registry import spec_named
 from hyoka.providers import Usage
-from hyoka.stats import GradeLine
 from hyoka.store import (
     codec_of,
     parse_lines,
@@ -410,27 +409,16 @@ def _judgment_lines(
     dry_run = False
     for file in files:
         names: set[str] = set()
-        for number, line in read_records(file, GradeLine):
-            copies.see(file, number, line)
-            names.add(line.judge_name)
-            template = (
-                str(line.judge[1])
-                if isinstance(line.judge, list) and len(line.judge) > 1
-                else NO_TEMPLATE
-            )
-            question, turn, model = str(line.question_id), line.turn, line.model
-            if not isinstance(line.score, list):
-                grades.append((template, (question, turn, model, line.trial or 0), line.score))
-                continue
-            trials = (line.model_extra or {}).get("trials") or list(range(len(line.score)))
-            numbers = all(type(v) in (int, float) for v in line.score)
-            if not numbers or len(trials) != len(line.score) or not line.score:
-                raise InputError(
-                    f"{file}:{number}: score must be a number, or a list of numbers (one "
-                    "per trial, as many as trials)"
-                )
-            for trial, score in zip(trials, line.score, strict=True):
-                grades.append((template, (question, turn, model, int(trial)), float(score)))
+        for number, read in read_records(file, SingleGradingLine):
+            copies.see(file, number, read.root)
+            names.add(read.root.judge[0])
+            try:  # one grade per trial of a line of swallow-evaluation's
+                singles = read.per_trial()
+            except ValueError as exc:
+                raise InputError(f"{file}:{number}: {exc}") from None
+            for line in singles:
+                key = (str(line.question_id), line.turn, line.model, line.trial or 0)
+                grades.append((line.judge[1], key, float(line.score)))
         answered = judged_by(file, names)
         judges |= {answered.judge} if answered.recorded else names
         dry_run = dry_run or answered.dry_run

@@ -44,12 +44,7 @@ from hyoka.stats.ranking_quality import (
     separability_curve,
 )
 from hyoka.stats.separation import NO_MAXIMUM
-from hyoka.stats.single_grades import (
-    GradeLine,
-    preferences,
-    preferences_from_folders,
-    read_single_grades,
-)
+from hyoka.stats.single_grades import Grades, JudgeGrades, PreferenceTable, preferences
 from hyoka.stats.style_control import (
     STYLE_CONTROLS,
     RawAndControlled,
@@ -78,15 +73,17 @@ __all__ = [
     "BoardRow",
     "Correlation",
     "Grade",
-    "GradeLine",
+    "Grades",
     "HomeFit",
     "HomeMatch",
     "HomeRanking",
     "Interval",
+    "JudgeGrades",
     "LabelTable",
     "LengthAdjusted",
     "LengthControlled",
     "OtherBoard",
+    "PreferenceTable",
     "RankCorrelations",
     "RankingComparison",
     "Rating",
@@ -113,13 +110,11 @@ __all__ = [
     "mean_score_draws",
     "paired_two_level_intervals",
     "preferences",
-    "preferences_from_folders",
     "rank_correlations",
     "rank_home_advantage",
     "rate_with_style",
     "rating_text",
     "read_leaderboard",
-    "read_single_grades",
     "scale_agreement",
     "separability",
     "separability_curve",

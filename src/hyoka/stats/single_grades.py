@@ -7,31 +7,26 @@ compared with trial i of Y. The agreement of the two
 judges is then measured with the same statistics as human-vs-judge agreement. Failed
 gradings (score −1, FastChat's marker for a reply without a rating) leave that comparison
 out for both judges, and the numbers left out are reported, never hidden. The comparisons
-of one question share its answers, so the bootstrap resamples whole questions.
+of one question share its answers, so the bootstrap resamples whole questions. The grades
+come read (``mtbench.read_single_grades``: FastChat's single-grading folders), never as
+files.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt
 
 from hyoka.errors import InputError
 from hyoka.stats.labels import LabelTable
-from hyoka.store import read_objects, read_records, unique_records
 
 #: (question id, turn, model, trial) -> score; the trial is 0 where lines name none
 Grades = dict[tuple[str, int, str, int], float]
 FAILED_SCORE = -1
-#: FastChat's question file, two folders above ``model_judgment/<judge>_single``
-QUESTION_FILE = "question.jsonl"
 
 
 @dataclass(frozen=True)
@@ -63,107 +58,6 @@ class PreferenceTable:
             "comparisons_left_out_for_failed_grades": self.dropped_failed,
             "failed_grades": self.failures,
         }
-
-
-def preferences_from_folders(
-    reference: Path, other: Path, questions: Path | None = None
-) -> PreferenceTable:
-    """``preferences`` of two judges' judgment folders (``reference`` first).
-
-    Categories come from ``questions``, else from the ``question.jsonl`` two folders above
-    ``reference`` (FastChat's layout) when there is one, else there are none.
-    """
-    first, second = read_single_grades(reference), read_single_grades(other)
-    if questions is None:
-        guess = reference.resolve().parent.parent / QUESTION_FILE
-        questions = guess if guess.is_file() else None
-    categories = read_categories(questions) if questions is not None else None
-    return preferences(first, second, categories)
-
-
-class GradeLine(BaseModel):
-    """One line of a FastChat single-grading file, as far as agreement needs it; the other
-    fields (the judge's reply, the prompt) are kept so that repeats compare whole."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    question_id: StrictInt | str
-    model: str
-    #: a list only in swallow-evaluation's lines (refused: ``_checked``); a JSON number,
-    #: never ``true`` (Python's bool is an int) nor ``"8"``
-    score: StrictFloat | list[Any]
-    judge: str | list[Any]
-    turn: int = 1
-    #: hyoka's: the choice graded where the answers hold several (``--trials``)
-    trial: int | None = None
-
-    @property
-    def grade(self) -> float:
-        """``score`` as a number (a list never gets this far: ``_checked`` refuses it)."""
-        return math.nan if isinstance(self.score, list) else self.score
-
-    @property
-    def key(self) -> tuple[str, int, str, int]:
-        return (str(self.question_id), self.turn, self.model, self.trial or 0)
-
-    @property
-    def judge_name(self) -> str:
-        return (
-            str(self.judge[0]) if isinstance(self.judge, list) and self.judge else str(self.judge)
-        )
-
-
-def read_single_grades(folder: Path) -> JudgeGrades:
-    """All ``*.jsonl`` judgment files of one judge (FastChat ``model_judgment`` layout).
-
-    Lines are read as the run store reads every log: a file that is not UTF-8 JSON Lines
-    is one error naming it; an identical repeated line (concatenated or re-run files) is
-    dropped with a warning; a second, different grade of the same turn (and trial) is an
-    error naming both lines.
-    """
-    if not folder.is_dir():
-        raise InputError(f"{folder}: not a folder of judgment files")
-    files = sorted(folder.glob("*.jsonl"))
-    if not files:
-        raise InputError(f"{folder}: no *.jsonl judgment files")
-    grades: Grades = {}
-    judges: Counter[str] = Counter()
-    for path in files:
-        lines = unique_records(path, _checked(path), key=lambda line: line.key)
-        for line in lines:
-            if line.key in grades:
-                raise InputError(f"{path}: {line.key} is graded in another file of {folder}")
-            grades[line.key] = line.grade
-            judges[line.judge_name] += 1
-    if len(judges) != 1:
-        raise InputError(f"{folder}: judgments by several judges: {sorted(judges)}")
-    return JudgeGrades(next(iter(judges)), folder, grades)
-
-
-def _checked(path: Path) -> Iterator[tuple[int, GradeLine]]:
-    for number, line in read_records(path, GradeLine):
-        if isinstance(line.score, list):
-            raise InputError(
-                f"{path}:{number}: score is a list: a swallow-evaluation line (every trial's "
-                "grades of a turn in one line), not read here; this reads one grade a line "
-                "(FastChat's, or hyoka's with trial)"
-            )
-        if not (line.score == FAILED_SCORE or 0 <= line.score <= 10):
-            raise InputError(
-                f"{path}:{number}: score {line.score} outside 0..10 (or -1 for a failure)"
-            )
-        yield number, line
-
-
-def read_categories(path: Path) -> dict[str, str]:
-    """question id -> category from a ``question.jsonl``."""
-    categories: dict[str, str] = {}
-    for number, row in read_objects(path):
-        try:
-            categories[str(row["question_id"])] = str(row["category"])
-        except KeyError:
-            raise InputError(f"{path}:{number}: expected question_id and category") from None
-    return categories
 
 
 def preferences(
