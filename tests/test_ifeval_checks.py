@@ -13,8 +13,14 @@ from typing import Any
 
 import pytest
 
-from hyoka.errors import InputError
-from hyoka.ifeval import BUILDERS, build, follows, loose_readings
+from _shared import needs
+
+needs("langdetect")
+needs("janome")
+needs("ja_sentence_segmenter")
+
+from hyoka.errors import InputError  # noqa: E402
+from hyoka.ifeval import BUILDERS, build, follows, loose_readings  # noqa: E402
 
 #: (instruction id, kwargs, response, expected strict verdict, what it pins)
 CASES: list[tuple[str, dict[str, Any], str, bool, str]] = [

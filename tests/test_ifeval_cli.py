@@ -14,8 +14,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
-from hyoka.cli.main import app
+from _shared import SHARED_DATA, needs
+
+needs("langdetect")
+needs("janome")
+needs("ja_sentence_segmenter")
+
+from hyoka.cli.main import app  # noqa: E402
 
 DATA = SHARED_DATA / "m-ifeval-ja"
 PROMPTS = DATA / "data" / "ja_input_data.jsonl"

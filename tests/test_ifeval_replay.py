@@ -23,8 +23,13 @@ from pathlib import Path
 
 import pytest
 
-from _shared import SHARED_DATA
-from hyoka.ifeval import (
+from _shared import SHARED_DATA, needs
+
+needs("langdetect")
+needs("janome")
+needs("ja_sentence_segmenter")
+
+from hyoka.ifeval import (  # noqa: E402
     LANGUAGE_ID,
     MODES,
     SEEDS_COMPARED,
