@@ -165,3 +165,29 @@ def test_missing_data_names_the_fetch_command(tmp_path: Path) -> None:
     code, out = _hyoka("ifeval", "score", str(RESPONSES), "--data-dir", str(tmp_path))
     assert code == 1
     assert "hyoka data fetch m-ifeval-ja" in out
+
+
+def test_a_prompt_without_a_response_is_one_error(tmp_path: Path) -> None:
+    responses = tmp_path / "answers.jsonl"
+    responses.write_text("".join(line + "\n" for line in _lines(RESPONSES)[1:]), "utf-8")
+    code, out = _hyoka("ifeval", "score", str(responses), "--prompts", str(PROMPTS))
+    assert code == 1
+    assert out.strip() == (
+        f"error: {responses}: no response to 1 of the 172 prompts (the first: {PROMPTS}:1)"
+    )
+
+
+def test_score_unseeded_signs_it_and_json_carries_the_same(tmp_path: Path) -> None:
+    prompts = _cut(PROMPTS, tmp_path / "prompts.jsonl", RULE_KEYS)
+    code, out = _hyoka("ifeval", "score", str(RESPONSES), "--prompts", str(prompts),
+                       "--langdetect-seed", "none", "--resamples", "50", "--json")  # fmt: skip
+    assert code == 0, out
+    shown = json.loads(out)
+    assert shown["signature"]["fields"]["langdetect-seed"] == "none"
+    (result,) = shown["results"]
+    assert result["strict"]["prompts"] == 3
+    assert result["strict"]["prompt_level"]["resamples"] == 50
+    code, out = _hyoka("ifeval", "score", str(RESPONSES), "--prompts", str(prompts),
+                       "--langdetect-seed", "zero")  # fmt: skip
+    assert code == 1
+    assert "--langdetect-seed 'zero': a whole number, or none" in out
