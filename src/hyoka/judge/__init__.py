@@ -53,7 +53,6 @@ from hyoka.judge.pair_outcome import (
     outcome_of,
     style_controlled,
     style_rated_per_method,
-    two_turn,
 )
 from hyoka.judge.pairwise import (
     METHODS,
@@ -188,7 +187,6 @@ __all__ = [
     "summarise_pairwise",
     "template_name",
     "token_dry_run",
-    "two_turn",
     "user_prompt_of",
     "win_counts",
     "win_share",

@@ -1,13 +1,15 @@
 """One judged pair, whatever file it came from, and what the statistics read from it.
 
-A pairwise judgment is stored in four shapes (the engine's ``JudgmentRecord``, FastChat's
-and ja-vicuna-qa-benchmark's ``_pair`` lines, Rakuda's matches, the lines judge meta
-reads): each reader converts its lines to ``PairOutcome`` once, and every count, rating
-and control is made from outcomes here. So a verdict's share of the win, which turns draw
-together in a bootstrap, and how a battle, a styled battle or a verdict against a baseline
-is built from a judged pair each have one home, and ``judge pairwise``, ``mtbench judge
---mode pairwise`` and the report's pairwise pages give the same numbers for the same
-verdicts.
+A pairwise judgment is stored in the shape its upstream writes: the engine's
+``JudgmentRecord``, FastChat's and ja-vicuna-qa-benchmark's ``_pair`` lines, Rakuda's
+matches. Each converts to ``PairOutcome`` once (``outcome_of``,
+``mtbench.PairJudgmentLine.outcome``, ``mtbench.RakudaPairLine.outcome``), and every count,
+rating and control is made from outcomes here. So a verdict's share of the win, which
+turns a bootstrap draws together, and how a battle, a styled battle or a verdict against a
+baseline is built from a judged pair each have one home, and ``judge pairwise``,
+``mtbench judge --mode pairwise`` and the report's pairwise pages give the same numbers
+for the same verdicts. (A judging run's result, ``SingleRun``/``PairwiseRun``, is
+``judge.outcome``'s.)
 """
 
 from __future__ import annotations

@@ -120,16 +120,16 @@ def summarise(
     id -> X's and Y's answer style) each method's ratings raw and controlled for the
     features of ``controls``."""
     summary = PairwiseSummary(pairs=len(records), methods={}, agree=0, disagree=0, missing_letter=0)
+    names = _two_models(records)
+    outcomes = with_answers([outcome_of(r, names) for r in records], lengths, styles)
     for method in methods:
-        rates = win_counts(("X", "Y", record.verdicts.get(method)) for record in records)
+        rates = win_counts(("X", "Y", o.verdicts.get(method)) for o in outcomes)
         x, y = rates.get("X"), rates.get("Y")
         counts = MethodSummary(method, x=x, y=y)
         if x is not None:
             counts.x_wins, counts.y_wins, counts.ties = x.wins, x.losses, x.ties
             counts.invalid = x.invalid
         summary.methods[method] = counts
-    names = _two_models(records)
-    outcomes = with_answers([outcome_of(r, names) for r in records], lengths, styles)
     for method in methods if lengths is not None else ():
         controlled = length_controlled(outcomes, method, baseline=names[1])
         if controlled is not None:  # X's rate against Y: X is the first model rated
