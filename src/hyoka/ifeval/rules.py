@@ -114,7 +114,8 @@ def number_letters(text: str, threshold: int, relation: str) -> bool:
 
 def json_format(text: str) -> bool:
     """The text, less an opening and a closing code fence, is one JSON value (as Python's
-    ``json`` reads it: ``NaN`` too)."""
+    ``json`` reads it: ``NaN`` too). Nesting too deep for the parser, where upstream's run
+    would stop with an error, is no JSON here."""
     body = text.strip()
     for opening in _JSON_OPENINGS:
         body = body.removeprefix(opening)
