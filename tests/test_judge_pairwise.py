@@ -25,7 +25,15 @@ from typer.testing import CliRunner
 from _shared import PFGEN_RESULTS, SHARED_DATA, embedded_judge, needs
 from hyoka.cli.main import app
 from hyoka.errors import InputError
-from hyoka.judge import JudgeReport, JudgeTemplate, plan_pairs, read_judgments, run_judging
+from hyoka.judge import (
+    ExportedVerdicts,
+    JudgeReport,
+    JudgeTemplate,
+    judge_pairwise,
+    plan_pairs,
+    read_judgments,
+    run_judging,
+)
 from hyoka.judge.criteria import (
     CriteriaQuestion,
     CriteriaStore,
@@ -818,6 +826,53 @@ def test_cli_end_to_end_from_the_cache_and_verdicts_for_agreement(
         "--template", str(templates["result"]), "--output", str(out),
     )  # fmt: skip
     assert code == 0 and "0 pair(s) judged, 2 already done" in text
+
+
+def test_the_library_call_is_what_the_command_runs(
+    answer_files: tuple[Path, Path],
+    judge_spec: str,
+    templates: dict[str, Path],
+    cache_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``hyoka.judge.judge_pairwise`` is the whole of ``hyoka judge pairwise``: a Python
+    caller gets the run and the exported verdicts; the command given the same file then
+    finds every pair done and prints the same summary (issue 30). Its errors name the
+    parameter, which the command shows as the flag."""
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(cache_dir))
+    x, y = answer_files
+    out, verdicts = tmp_path / "out.jsonl", tmp_path / "prob.jsonl"
+    done = judge_pairwise(
+        x, y, judge_spec, template=str(templates["result"]), output=out,
+        max_tokens=RESULT_TOKENS, export_verdicts_to=verdicts,
+    )  # fmt: skip
+    assert (done.run.report.judged, done.run.stats.cache_hits) == (2, 4)
+    assert done.exported == ExportedVerdicts("prob", 2, verdicts)
+    assert [v.verdict for v in read_verdicts(verdicts)] == ["A", "A"]
+    mine = done.to_json()
+    assert mine == done.run.to_json() and mine["output"] == str(out)
+    shown = CliRunner().invoke(
+        app,
+        ["judge", "pairwise", str(x), str(y), "-j", judge_spec, "--max-tokens",
+         str(RESULT_TOKENS), "--template", str(templates["result"]), "--output", str(out),
+         "--json"],
+    )  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    theirs = json.loads(shown.stdout)
+    assert (theirs["judged"], theirs["done_before"]) == (0, 2)
+    for key in ("pairs", "methods", "robustness", "signature", "judged_by", "model_x"):
+        assert theirs[key] == mine[key], key
+    with pytest.raises(InputError, match=r"^`export_method` must be one of the judged methods"):
+        judge_pairwise(x, y, judge_spec, method="bs1", export_method="prob",
+                       export_verdicts_to=verdicts)  # fmt: skip
+    refused = CliRunner().invoke(
+        app,
+        ["judge", "pairwise", str(x), str(y), "-j", judge_spec, "--method", "bs1",
+         "--export-method", "prob", "--export-verdicts", str(verdicts)],
+    )  # fmt: skip
+    assert refused.exit_code == 1
+    assert "error: --export-method must be one of the judged methods (bs1)" in refused.stderr
 
 
 def test_misaligned_ids_fail_before_any_call(

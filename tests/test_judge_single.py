@@ -19,7 +19,7 @@ from typer.testing import CliRunner, Result
 from _shared import PFGEN_RESULTS, embedded_judge
 from hyoka.cli.main import app
 from hyoka.errors import InputError
-from hyoka.judge import JudgeReport, plan_single, read_judgments, run_judging
+from hyoka.judge import JudgeReport, judge_single, plan_single, read_judgments, run_judging
 from hyoka.judge.rating import parse_rating
 from hyoka.judge.records import FAILED, JudgeSettings, JudgmentRecord
 from hyoka.judge.single import SingleItem, render_item, summarise
@@ -431,3 +431,28 @@ def test_command_line(
     assert last.startswith(f"error: {no_grade}") and "q23.judged.jsonl" in last
     again = _cli(*args[:-1])  # still no grade, still exit 1
     assert again.exit_code == 1 and no_grade in again.stderr
+
+
+def test_the_library_call_is_what_the_command_runs(
+    items: list[SingleItem], script: Path, tmp_path: Path, hyoka_env: None
+) -> None:
+    """``hyoka.judge.judge_single`` is the whole of ``hyoka judge single``: a Python caller
+    gets the run (``SingleRun``, its ``to_json`` what ``--json`` prints); the command given
+    the same file then finds the item graded and says the same numbers (issue 30)."""
+    answers = tmp_path / "answers.jsonl"
+    first = items[0]  # Q02: rated 7 at once
+    line = {"id": "0", "question": first.question, "answer": first.answer,
+            "reference": first.reference}  # fmt: skip
+    answers.write_text(json.dumps(line, ensure_ascii=False) + "\n", "utf-8")
+    done = judge_single(answers, f"scripted/{script}", max_tokens=16, max_attempts=1,
+                        price_in=1.0)  # fmt: skip
+    assert (done.summary.mean, done.summary.n, done.report.judged) == (7.0, 1, 1)
+    assert done.output == tmp_path / "answers.judged.jsonl" and done.cost_usd is not None
+    mine = done.to_json()
+    shown = _cli(str(answers), "-j", f"scripted/{script}", "--max-tokens", "16",
+                 "--max-attempts", "1", "--json")  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    theirs = json.loads(shown.stdout)
+    assert (theirs["judged_now"], theirs["done_before"]) == (0, 1)
+    for key in ("mean", "n", "failures", "output", "signature", "judged_by"):
+        assert theirs[key] == mine[key], key

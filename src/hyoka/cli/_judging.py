@@ -8,42 +8,36 @@ package (the flags need its enums); everything else heavy waits inside the funct
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from hyoka.cli import _common
 from hyoka.cli._common import progress_bar
-from hyoka.errors import HyokaError, InputError
+from hyoka.errors import HyokaError
 
 # the flags' choices: typer needs them when it builds a judging command
-from hyoka.judge import AggregateChoice, MethodChoice, StyleControlChoice
-from hyoka.providers import ThinkingChoice
+from hyoka.judge import AggregateChoice, JudgeWatcher, MethodChoice, StyleControlChoice
 
 if TYPE_CHECKING:
     from rich.table import Table
 
     from hyoka.judge import (
+        AddTask,
         Judged,
         JudgedBy,
         JudgePlan,
         JudgeReport,
-        JudgeSettings,
         SingleRun,
         WinCounts,
     )
     from hyoka.providers import ModelClient
     from hyoka.signature import Signature
     from hyoka.stats import LengthControlled, RawAndControlled
-    from hyoka.store import JsonlLog
-
-    #: A plan made once the client is open: its label, the plan, and its log if the
-    #: caller already opened it.
-    Prepared = tuple[str, JudgePlan[Any], JsonlLog[Any] | None]
 
 
 AggregateOption = Annotated[
@@ -70,24 +64,25 @@ def control_features(given: Sequence[StyleControlChoice] | None) -> tuple[str, .
     return tuple(name for name in STYLE_CONTROLS if name in chosen)
 
 
-def single_settings(
-    judge: str,
-    base_url: str | None,
-    temperature: float,
-    max_tokens: int,
-    repeats: int,
-    aggregate: AggregateChoice,
-    thinking: ThinkingChoice = ThinkingChoice.STRIP_THINK,
-) -> JudgeSettings:
-    """The judge's settings from the single-grading flags."""
-    from hyoka.judge import JudgeSettings
+class ShownJudging(JudgeWatcher):
+    """Shows a judging run as it goes (``judge.JudgeWatcher``): the judgment file on
+    stderr when ``announce`` formats it, and a progress bar per stage."""
 
-    return JudgeSettings.for_judge(
-        judge, base_url=base_url, temperature=temperature,
-        max_tokens=max_tokens,
-        repeats=repeats, aggregate="median" if aggregate is AggregateChoice.MEDIAN else "mean",
-        thinking=thinking.value,
-    )  # fmt: skip
+    def __init__(self, announce: str | None = None) -> None:
+        self.announce = announce
+
+    def planned(self, output: Path) -> None:
+        if self.announce is not None:
+            _common.say(self.announce.format(output), err=True)
+
+    @contextlib.contextmanager
+    def progress(self, *, rate: bool = True) -> Iterator[AddTask]:
+        with progress_bar(rate=rate) as bar:
+
+            def add(label: str, total: int) -> Callable[[int], None]:
+                return functools.partial(bar.advance, bar.add_task(label, total=total))
+
+            yield add
 
 
 def run_plans(
@@ -95,59 +90,11 @@ def run_plans(
     plans: Sequence[tuple[str, JudgePlan[Any]]],
     *,
     rate: bool = True,
-    prepare: Callable[[], Awaitable[Sequence[Prepared]]] | None = None,
 ) -> tuple[JudgeReport, list[Judged[Any]]]:
-    """Run each ``(label, plan)`` with a progress bar on stderr, one after the other, and
-    close the client: the reports added up, and each run's lines (``Judged``) to report
-    from. Every plan's log is opened (checked, read and locked) before the first call and
-    held to the end, so each judgment file is read once. ``prepare`` makes more plans with
-    the client open first (criteria to generate, say), each with the log its caller opened
-    and holds for it (checked again against the plan made), or ``None`` to open it here."""
-    from hyoka.judge import JudgeReport, check_judge, judge_plan, open_log
+    """``judge.judge_plans`` with a progress bar on stderr (``rate``: items per second)."""
+    from hyoka.judge import judge_plans
 
-    with contextlib.ExitStack() as held:
-        logs: list[JsonlLog[Any]] = []
-        for label, plan in plans:  # every file checked before the first call
-            check_judge(client, plan.protocol)
-            earlier = zip(plans[: len(logs)], logs, strict=True)
-            twice = [other for (other, _plan), log in earlier if log.path == plan.output]
-            if twice:
-                raise InputError(
-                    f"{plan.output}: two runs of this command would write it ({twice[0]} and "
-                    f"{label}): give each once"
-                )
-            logs.append(held.enter_context(open_log(plan)))
-
-        async def go() -> tuple[JudgeReport, list[Judged[Any]]]:
-            total, runs = JudgeReport(), []
-            async with client:
-                made = await prepare() if prepare is not None else ()
-                later = [((label, plan), log) for label, plan, log in made]
-                chosen = [*zip(plans, logs, strict=True), *later]
-                with progress_bar(rate=rate) as bar:
-                    for (label, plan), log in chosen:
-                        task = bar.add_task(label, total=len(plan.tasks))
-                        advance = functools.partial(bar.advance, task)
-                        judged = await judge_plan(client, plan, advance, log=log)
-                        bar.advance(task, judged.report.done_before)
-                        total = total + judged.report
-                        runs.append(judged)
-            return total, runs
-
-        total, runs = asyncio.run(go())
-    _note_judge_name(client, total)
-    return total, runs
-
-
-def _note_judge_name(client: ModelClient, report: JudgeReport) -> None:
-    """One ``warning:`` line per run where the judge's name moves (``gpt-4o``) or served
-    several snapshots, naming what the provider said served the calls."""
-    from hyoka.providers import alias_note
-
-    if report.asked:
-        note = alias_note(f"{client.provider.name}/{client.provider.model}", report.served)
-        if note is not None:
-            _common.print_warning(note)
+    return judge_plans(client, plans, watcher=ShownJudging(), rate=rate)
 
 
 def print_signature(signature: Signature) -> None:

@@ -24,16 +24,11 @@ from hyoka.cli._common import (
 from hyoka.cli._judging import ControlFeaturesOption, MethodOption
 from hyoka.cli._tables import print_table
 from hyoka.cli._thinking import ThinkingOption
-from hyoka.errors import InputError
 from hyoka.judge import CriteriaChoice, MethodChoice
 from hyoka.providers import ThinkingChoice
 
 if TYPE_CHECKING:
-    from hyoka.judge import JudgedBy, JudgePlan, JudgmentRecord, PairwiseSummary
-    from hyoka.store import JsonlLog
-
-#: where judgments go unless --output says otherwise
-RESULTS = Path("results") / "judge" / "pairwise"
+    from hyoka.judge import JudgedBy, PairwiseJudged, PairwiseSummary
 
 
 def _print_summary(summary: PairwiseSummary, model_x: str, model_y: str, judge: JudgedBy) -> None:
@@ -157,103 +152,48 @@ def pairwise_command(
       hyoka judge pairwise results/org/a/1234abc results/org/b/5678def -j openai/gpt-4o \
           --per-question 3
     """
-    from hyoka.cli._common import print_warning, progress_bar, provider_options
-    from hyoka.cli._judging import (
-        control_features,
-        fail_if_no_verdict,
-        print_judge,
-        print_signature,
-        run_plans,
-    )
-    from hyoka.judge import (
-        PairwiseRun,
-        check_criteria_use,
-        check_judge,
-        default_max_tokens,
-        default_output,
-        export_verdicts,
-        fill_criteria,
-        load_pairs,
-        load_template,
-        open_log,
-        pairwise_settings,
-        parse_methods,
-        plan_pairs,
-        run_judge,
-        summarise_pairwise,
-        template_name,
-    )
+    from hyoka.cli._common import provider_options
+    from hyoka.cli._judging import ShownJudging, control_features
+    from hyoka.judge import Connection, judge_pairwise
     from hyoka.pfgen import answer_reader
-    from hyoka.providers import connect
-    from hyoka.stats import StyleCounts
 
-    methods = parse_methods(method)
-    exported = parse_methods(export_method or (method if method != "all" else "prob"))
-    if export_verdicts_to is not None and (len(exported) != 1 or exported[0] not in methods):
-        raise InputError(f"--export-method must be one of the judged methods ({method})")
-    chosen = load_template(template or template_name(criteria, reasons))
-    check_criteria_use(chosen, criteria)
-    items = load_pairs(answers_x, answers_y, answer_reader(per_question, data_dir))
-    items = items[: limit or None]
-    budget = max_tokens or default_max_tokens(chosen)
-    settings = pairwise_settings(judge, base_url, budget, methods, thinking.value)
-    out = output or default_output(RESULTS, judge, items, chosen.name)
-    # before the criteria cost any call: the file can be continued
-    pending = plan_pairs(items, chosen, settings, out, methods=methods, pending_criteria=True)
-    client = connect(
-        judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
-        concurrency=concurrency, flag="--judge",
+    done = judge_pairwise(
+        answers_x, answers_y, judge, method=method.value, criteria=criteria.value,
+        reasons=reasons, template=template, output=output,
+        export_verdicts_to=export_verdicts_to,
+        export_method=None if export_method is None else export_method.value,
+        criteria_file=criteria_file, max_tokens=max_tokens,
+        criteria_max_tokens=criteria_max_tokens, limit=limit,
+        answers_of=answer_reader(per_question, data_dir), thinking=thinking.value,
+        control=control_features(control),
+        connection=Connection(base_url, provider_options(option), no_cache, concurrency),
+        watcher=ShownJudging(announce="Judgment file: {}"),
     )  # fmt: skip
-    check_judge(client, pending.protocol)
-    # held from this check until the pairs are judged into it: the file is opened once
-    log = open_log(pending)
-    say(f"Judgment file: {out}", err=True)
-    store = criteria_file or out.parent / "criteria.json"
+    _print_run(done, as_json)
 
-    async def with_criteria() -> list[
-        tuple[str, JudgePlan[JudgmentRecord], JsonlLog[JudgmentRecord]]
-    ]:
-        nonlocal items
-        if "criteria" in chosen.placeholders:
-            with progress_bar(rate=True) as bar:
-                task = bar.add_task("criteria", total=len(items))
-                items = await fill_criteria(
-                    client, items, judge=judge, store=store, max_tokens=criteria_max_tokens,
-                    thinking=settings.thinking_rule, on_done=lambda: bar.advance(task),
-                )  # fmt: skip
-                bar.update(task, completed=len(items))
-        plans.append(plan_pairs(items, chosen, settings, out, methods=methods))
-        return [("pairs", plans[-1], log)]
 
-    plans: list[JudgePlan[JudgmentRecord]] = []
-    with log:
-        report, (judged,) = run_plans(client, [], prepare=with_criteria)
-    records = list(judged.lines)  # the file's records of these pairs, as the run left them
-    lengths = {item.id: (len(item.answer_x), len(item.answer_y)) for item in items}
-    styles = {item.id: (StyleCounts.of(item.answer_x), StyleCounts.of(item.answer_y))
-              for item in items}  # fmt: skip
-    summary = summarise_pairwise(records, methods, lengths, styles, control_features(control))
-    model_x, model_y = items[0].model_x, items[0].model_y
-    signature, answered = judged.run.signature(), run_judge(judged.run)
+def _print_run(done: PairwiseJudged, as_json: bool) -> None:
+    """The run's JSON, or its table, totals, judge and signature; the verdicts exported and
+    pairs without log probabilities said on stderr; exit 1 where no pair got a verdict."""
+    from hyoka.cli._common import print_warning
+    from hyoka.cli._judging import fail_if_no_verdict, print_judge, print_signature
+
+    run = done.run
+    summary, report, stats = run.summary, run.report, run.stats
     if not as_json:
-        _print_summary(summary, model_x, model_y, answered)
+        _print_summary(summary, run.model_x, run.model_y, run.judge)
     if summary.no_logprobs:
         shown = ", ".join(summary.no_logprobs[:10])
         print_warning(
             f"{len(summary.no_logprobs)} pair(s) came back without log probabilities, "
             f"so without a prob verdict: {shown}"
         )
-    if export_verdicts_to is not None:
-        categories = {item.id: item.category for item in items}
-        count = export_verdicts(records, exported[0], export_verdicts_to, categories)
-        say(f"{count} {exported[0]} verdict(s) -> {export_verdicts_to}", err=True)
-    stats = client.stats
+    if done.exported is not None:
+        exported = done.exported
+        say(f"{exported.count} {exported.method} verdict(s) -> {exported.path}", err=True)
     if as_json:
-        run = PairwiseRun(
-            out, chosen, answered, model_x, model_y, summary, report, stats, signature
-        )  # fmt: skip
         echo_json(run.to_json(), indent=1)
-        fail_if_no_verdict(report, judge, out, "pair(s)")
+        fail_if_no_verdict(report, run.judge.judge, run.output, "pair(s)")
         return
     say(
         f"{report.judged} pair(s) judged, {report.done_before} already done; "
@@ -262,6 +202,6 @@ def pairwise_command(
         f"(all judgments in the file: {summary.usage.prompt_tokens} in, "
         f"{summary.usage.completion_tokens} out)"
     )
-    print_judge([answered])
-    print_signature(signature)
-    fail_if_no_verdict(report, judge, out, "pair(s)")
+    print_judge([run.judge])
+    print_signature(run.signature)
+    fail_if_no_verdict(report, run.judge.judge, run.output, "pair(s)")

@@ -87,44 +87,26 @@ def single_command(
     """
     from hyoka.cli._common import provider_options
     from hyoka.cli._judging import (
+        ShownJudging,
         fail_if_nothing_graded,
         print_judge,
         print_signature,
-        run_plans,
-        single_settings,
         single_table,
     )
-    from hyoka.judge import (
-        SingleRun,
-        load_template,
-        plan_single,
-        read_items,
-        run_judge,
-        summarise,
-    )
-    from hyoka.providers import connect
+    from hyoka.judge import Connection, judge_single
 
-    chosen = load_template(template)
-    items = read_items(answers, references)[: limit or None]
-    settings = single_settings(
-        judge, base_url, temperature, max_tokens, repeats, aggregate, thinking
-    )
-    target = output or answers.with_name(answers.name.removesuffix(".jsonl") + ".judged.jsonl")
-    plan = plan_single(items, chosen, settings, target, max_attempts=max_attempts)
-    client = connect(
-        judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
-        concurrency=concurrency, flag="--judge",
+    run = judge_single(
+        answers, judge, template=template, references=references, output=output,
+        repeats=repeats, aggregate=aggregate.value, temperature=temperature,
+        max_tokens=max_tokens, max_attempts=max_attempts, limit=limit, thinking=thinking.value,
+        connection=Connection(base_url, provider_options(option), no_cache, concurrency),
+        price_in=price_in, price_out=price_out, watcher=ShownJudging(),
     )  # fmt: skip
-    report, (judged,) = run_plans(client, [(f"judging ({chosen.name})", plan)])
-    run = SingleRun(
-        target, summarise(judged.lines, [item.id for item in items]), report, client.stats,
-        judged.run.signature(), run_judge(judged.run), price_in, price_out,
-    )  # fmt: skip
-    say(f"judgments: {target}", err=True)
+    say(f"judgments: {run.output}", err=True)
     if as_json:
         echo_json(run.to_json(), indent=None)
     else:
         print_table(single_table(run))
         print_judge([run.judge])
         print_signature(run.signature)
-    fail_if_nothing_graded(run.summary.n, run.summary.failures, judge, target)
+    fail_if_nothing_graded(run.summary.n, run.summary.failures, judge, run.output)

@@ -79,47 +79,30 @@ def judge_command(
     """
     from hyoka.cli._common import provider_options
     from hyoka.cli._judging import (
+        ShownJudging,
         fail_if_nothing_graded,
         print_judge,
         print_signature,
-        run_plans,
-        single_settings,
         single_table,
     )
-    from hyoka.judge import SingleRun, load_template, plan_single, run_judge, summarise
-    from hyoka.pfgen import JUDGMENTS_FILE, PfgenBenchmark, collect_items, data_id, write_summary
-    from hyoka.providers import connect
+    from hyoka.judge import Connection
+    from hyoka.pfgen import judge_pfgen_run
 
-    chosen_template = load_template(template)
-    settings = single_settings(
-        judge, base_url, temperature, max_tokens, repeats, aggregate, thinking
-    )
-    benchmark = PfgenBenchmark.load(data_dir)
-    chosen = collect_items(result_dir, benchmark, per_question=per_question, limit=limit)
-    output = chosen.folder(judge) / JUDGMENTS_FILE
-    plan = plan_single(
-        chosen.items, chosen_template, settings, output, benchmark="pfgen",
-        data=data_id(benchmark.metadata_hash), max_attempts=max_attempts,
+    done = judge_pfgen_run(
+        result_dir, judge, per_question=per_question, limit=limit, template=template,
+        repeats=repeats, aggregate=aggregate.value, temperature=temperature,
+        max_tokens=max_tokens, max_attempts=max_attempts, thinking=thinking.value,
+        data_dir=data_dir,
+        connection=Connection(base_url, provider_options(option), no_cache, concurrency),
+        price_in=price_in, price_out=price_out, watcher=ShownJudging(),
     )  # fmt: skip
-    client = connect(
-        judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
-        concurrency=concurrency, flag="--judge",
-    )  # fmt: skip
-    report, (judged,) = run_plans(client, [(f"judging {chosen.model}", plan)])
-    signature = judged.run.signature()
-    summary_path, data = write_summary(chosen, judge, chosen_template, signature, judged.lines)
-    overall = summarise(judged.lines, chosen.question_ids)
-    run = SingleRun(
-        output, overall, report, client.stats, signature, run_judge(judged.run), price_in,
-        price_out,
-    )  # fmt: skip
-    say(f"judgments: {output}", err=True)
-    say(f"summary: {summary_path}", err=True)
+    run = done.run
+    say(f"judgments: {run.output}", err=True)
+    say(f"summary: {done.summary}", err=True)
     if as_json:
-        payload = {**data, **run.to_json(), "summary": str(summary_path)}
-        echo_json(payload, indent=None)
+        echo_json(done.to_json(), indent=None)
     else:
         print_table(single_table(run))
         print_judge([run.judge])
-        print_signature(signature)
-    fail_if_nothing_graded(overall.n, overall.failures, judge, output)
+        print_signature(run.signature)
+    fail_if_nothing_graded(run.summary.n, run.summary.failures, judge, run.output)

@@ -48,8 +48,10 @@ if TYPE_CHECKING:
     )
     from hyoka.pfgen.judge import (
         JUDGMENTS_FILE,
+        PfgenJudged,
         answer_reader,
         collect_items,
+        judge_pfgen_run,
         summary_judge,
         write_summary,
     )
@@ -112,6 +114,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "encode": ("hyoka.pfgen._codepoints", "encode"),
     "data_id": ("hyoka.pfgen.provenance", "data_id"),
     "collect_items": ("hyoka.pfgen.judge", "collect_items"),
+    "judge_pfgen_run": ("hyoka.pfgen.judge", "judge_pfgen_run"),
+    "PfgenJudged": ("hyoka.pfgen.judge", "PfgenJudged"),
     "clean_answer": ("hyoka.pfgen.prompts", "clean_answer"),
     "build_prompt": ("hyoka.pfgen.prompts", "build_prompt"),
     "answer_reader": ("hyoka.pfgen.judge", "answer_reader"),
@@ -196,6 +200,7 @@ __all__ = [
     "Neighbours",
     "PairedScores",
     "PfgenBenchmark",
+    "PfgenJudged",
     "PfgenRun",
     "PlannedRun",
     "Protocol",
@@ -227,6 +232,7 @@ __all__ = [
     "generate_run",
     "iter_score_runs",
     "iter_verify_runs",
+    "judge_pfgen_run",
     "make_run",
     "measure_answers",
     "parse_rules",

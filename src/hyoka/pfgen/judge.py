@@ -23,16 +23,26 @@ from typing import Any
 from hyoka.errors import DataError, HyokaError, InputError
 from hyoka.judge import (
     Answer,
+    Connection,
     JudgedBy,
+    JudgeSettings,
     JudgeTemplate,
+    JudgeWatcher,
     JudgmentRecord,
     SingleItem,
+    SingleRun,
+    judge_plans,
     judged_by,
+    load_template,
+    plan_single,
     read_answers,
     read_judgments,
+    run_judge,
     summarise,
 )
 from hyoka.pfgen.benchmark import PfgenBenchmark
+from hyoka.pfgen.provenance import data_id
+from hyoka.providers import DEFAULT_THINKING, ThinkingRule
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.store import atomic_write_text, path_under, pfgen_runs
 
@@ -198,3 +208,68 @@ def write_summary(
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
     return path, summary
+
+
+@dataclass(frozen=True)
+class PfgenJudged:
+    """A pfgen run graded by a judge: the grading (``run``), and the run's ``summary.json``
+    (``summary``: where it was written; ``data``: what it holds)."""
+
+    run: SingleRun
+    summary: Path
+    data: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """``summary.json``'s fields, then the grading's (``SingleRun.to_json``), then the
+        summary's path as ``summary``."""
+        return {**self.data, **self.run.to_json(), "summary": str(self.summary)}
+
+
+def judge_pfgen_run(
+    result_dir: Path,
+    judge: str,
+    *,
+    per_question: int | None = None,
+    limit: int | None = None,
+    template: str = DEFAULT_TEMPLATE,
+    repeats: int = 1,
+    aggregate: str = "mean",
+    temperature: float = 0.0,
+    max_tokens: int = 1024,
+    max_attempts: int = 3,
+    thinking: ThinkingRule = DEFAULT_THINKING,
+    data_dir: Path | None = None,
+    connection: Connection | None = None,
+    price_in: float = 0.0,
+    price_out: float = 0.0,
+    watcher: JudgeWatcher | None = None,
+) -> PfgenJudged:
+    """Grade the answers of the run in ``result_dir`` 1-10 against the questions' sample
+    answers with ``judge`` (the first ``per_question`` answers of each question, of the
+    first ``limit`` questions, when given), into ``<run>/judge/<judge>/judgments.jsonl``,
+    resuming what it holds; then write the run's ``summary.json`` beside it."""
+    connection = connection or Connection()
+    chosen_template = load_template(template)
+    settings = JudgeSettings.for_judge(
+        judge, base_url=connection.base_url, temperature=temperature, max_tokens=max_tokens,
+        repeats=repeats, aggregate=aggregate, thinking=thinking,
+    )  # fmt: skip
+    benchmark = PfgenBenchmark.load(data_dir)
+    chosen = collect_items(result_dir, benchmark, per_question=per_question, limit=limit)
+    output = chosen.folder(judge) / JUDGMENTS_FILE
+    plan = plan_single(
+        chosen.items, chosen_template, settings, output, benchmark="pfgen",
+        data=data_id(benchmark.metadata_hash), max_attempts=max_attempts,
+    )  # fmt: skip
+    client = connection.connect(judge)
+    if watcher is not None:
+        watcher.planned(output)
+    report, (judged,) = judge_plans(client, [(f"judging {chosen.model}", plan)], watcher=watcher)
+    signature = judged.run.signature()
+    summary_path, data = write_summary(chosen, judge, chosen_template, signature, judged.lines)
+    overall = summarise(judged.lines, chosen.question_ids)
+    run = SingleRun(
+        output, overall, report, client.stats, signature, run_judge(judged.run), price_in,
+        price_out,
+    )  # fmt: skip
+    return PfgenJudged(run, summary_path, data)
