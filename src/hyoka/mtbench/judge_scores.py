@@ -63,10 +63,10 @@ from hyoka.store import (
 
 #: the most a score table may inflate to (the Shaberi table: 72.5 MB)
 SCORES_MAX_BYTES = 1 << 30
-#: the scale of each Shaberi suite (shisa-ai/shaberi's judge prompts); a grade elsewhere,
-#: or not a whole number, is off the scale
+#: the scale of each Shaberi suite hyoka has no definition of (shisa-ai/shaberi's judge
+#: prompts; a defined one's is its definition's: ``shaberi_scale``); a grade elsewhere, or
+#: not a whole number, is off the scale
 SHABERI_SCALES: Mapping[str, tuple[int, int]] = {
-    "elyza__ELYZA-tasks-100": (1, 5),
     "lightblue__tengu_bench": (0, 10),
     "shisa-ai__ja-mt-bench-1shot": (1, 10),
     "yuzuai__rakuda-questions": (1, 10),
@@ -238,7 +238,7 @@ def read_score_table(path: Path) -> ScoreTable:
         template=np.zeros(sum(map(len, scores)), dtype=np.int64),
         score=np.concatenate(scores),
         length=np.full(sum(map(len, scores)), np.nan),
-        scales={suite: SHABERI_SCALES[suite] for suite in suites if suite in SHABERI_SCALES},
+        scales={suite: scale for suite in suites if (scale := shaberi_scale(suite)) is not None},
         origin=dict.fromkeys(codes["judge"].names, _stem(path)),
     )
     _check_unique(table, str(path))
@@ -372,6 +372,13 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
     )
     _check_unique(table, ", ".join(map(str, paths)))
     return table
+
+
+def shaberi_scale(suite: str) -> tuple[int, int] | None:
+    """The scale of a Shaberi suite: the definition's whose upstream name it is (ELYZA-
+    tasks-100's 1-5), else Shaberi's own prompt's (``SHABERI_SCALES``); ``None``: unknown."""
+    spec = spec_named(suite)
+    return spec.scale if spec is not None else SHABERI_SCALES.get(suite)
 
 
 def suite_scale(suite: str) -> tuple[int, int]:
