@@ -681,6 +681,8 @@ def test_a_grade_of_1e308_is_computed_not_a_traceback(tmp_path: Path) -> None:
     table = CliRunner().invoke(app, args[:-2])
     assert table.exit_code == 0, table.output
     assert "| custom | x | - | 4 | 20 | 0 | - | 1e+307 |" in table.output
+    as_json = CliRunner().invoke(app, [*args[:-2], "--json", "--reference", "y"])
+    assert as_json.exit_code == 0 and as_json.stdout == result.stdout  # --json: -f json
     known = _write(
         tmp_path / "known.jsonl", [{**g, "suite": "elyza__ELYZA-tasks-100"} for g in grades]
     )

@@ -122,6 +122,9 @@ def test_a_published_leaderboard_as_reference_gives_only_what_needs_no_draws(
     from_csv = json.loads(_run("judge", "rankings", "--judgments", str(MINI), "--reference",
                                str(table), "--format", "json", *FEW).stdout)  # fmt: skip
     assert from_csv["spearman"] == shown["spearman"]
+    as_json = json.loads(_run("judge", "rankings", "--judgments", str(MINI), "--reference",
+                              str(table), "--json", *FEW).stdout)  # fmt: skip
+    assert as_json == from_csv  # --json: --format json
 
 
 @pfmt_data
@@ -145,6 +148,9 @@ def test_the_curve_ends_at_the_benchmarks_questions_and_the_leaderboards_separab
                           "--target", "0.2", "--format", "json", *FEW).stdout)  # fmt: skip
     first = next(p["questions"] for p in low["points"] if p["separability"] >= 0.2)
     assert low["questions_needed"] == first
+    as_json = _run("judge", "curve", "--judgments", str(MINI), "--repeats", "3", "--target",
+                   "0.2", "--json", *FEW).stdout  # fmt: skip
+    assert json.loads(as_json) == low  # --json: --format json
 
 
 @pfmt_data

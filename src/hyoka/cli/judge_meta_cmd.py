@@ -10,6 +10,7 @@ import typer
 from hyoka.cli._common import (
     BootstrapSeedOption,
     DataDirOption,
+    JsonOption,
     OutputOption,
     PriceInOption,
     PriceOutOption,
@@ -66,6 +67,7 @@ def meta_command(
         FormatChoice,
         typer.Option("--format", "-f", help="How the table is written.", case_sensitive=False),
     ] = FormatChoice.MD,
+    as_json: JsonOption = False,
     output: OutputOption = None,
     resamples: ResamplesOption = DEFAULT_RESAMPLES,
     seed: BootstrapSeedOption = DEFAULT_SEED,
@@ -114,9 +116,10 @@ def meta_command(
         price_in=price_in,
         price_out=price_out,
     )
-    text = render_judge_meta(judge_meta(sources, settings), fmt.value)
+    shown = FormatChoice.JSON if as_json else fmt  # --json: --format json
+    text = render_judge_meta(judge_meta(sources, settings), shown.value)
     if output is None:
-        echo(text, nl=False, json_text=fmt.value == "json", csv_text=fmt.value == "csv")
+        echo(text, nl=False, json_text=shown.value == "json", csv_text=shown.value == "csv")
         return
     atomic_write_text(output, text)
     say(f"wrote {output}", err=True)

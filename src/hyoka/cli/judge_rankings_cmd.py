@@ -19,6 +19,7 @@ from hyoka.cli._benches import (
 from hyoka.cli._common import (
     BootstrapSeedOption,
     DataDirOption,
+    JsonOption,
     OutputOption,
     ResamplesOption,
     echo,
@@ -121,6 +122,7 @@ def rankings_command(
     variant: RankingVariantOption = None,
     confidence: ConfidenceOption = 0.95,
     fmt: FormatOption = FormatChoice.MD,
+    as_json: JsonOption = False,
     output: OutputOption = None,
     resamples: ResamplesOption = DEFAULT_RESAMPLES,
     seed: BootstrapSeedOption = DEFAULT_SEED,
@@ -167,7 +169,8 @@ def rankings_command(
     if published is not None:
         rankings.append(published)
     report = rankings_report(rankings[0], rankings[1], settings)
-    _write(render_rankings(report, fmt.value), output, fmt.value)
+    shown = FormatChoice.JSON if as_json else fmt  # --json: --format json
+    _write(render_rankings(report, shown.value), output, shown.value)
 
 
 @reports_errors
@@ -195,6 +198,7 @@ def curve_command(
     ] = 10,
     confidence: ConfidenceOption = 0.95,
     fmt: FormatOption = FormatChoice.MD,
+    as_json: JsonOption = False,
     output: OutputOption = None,
     resamples: ResamplesOption = DEFAULT_RESAMPLES,
     seed: BootstrapSeedOption = DEFAULT_SEED,
@@ -228,7 +232,8 @@ def curve_command(
     report = question_curve(
         ranking, _sizes(sizes), repeats=repeats, target=target, settings=settings
     )
-    _write(render_curve(report, fmt.value), output, fmt.value)
+    shown = FormatChoice.JSON if as_json else fmt  # --json: --format json
+    _write(render_curve(report, shown.value), output, shown.value)
 
 
 def _sizes(text: str | None) -> tuple[int, ...] | None:
