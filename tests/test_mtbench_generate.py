@@ -77,7 +77,7 @@ def test_temperatures_default_to_upstream_and_reject_unknown_categories(bench: B
     temps = parse_temperatures(["math=0.3"], bench)
     assert temps["writing"] == 0.7 and temps["coding"] == 0.0 and temps["ESGs"] == 0.7
     assert temps["math"] == 0.3
-    with pytest.raises(InputError, match=r"--temperature 'poetry=0\.5'"):
+    with pytest.raises(InputError, match=r"`temperature` 'poetry=0\.5'"):
         parse_temperatures(["poetry=0.5"], bench)
 
 

@@ -417,9 +417,9 @@ def test_matches_all_pairs_or_against_a_baseline() -> None:
         ("p", "q"), ("p", "r"), ("q", "r"),
     ]  # fmt: skip
     assert [(m.model_1, m.model_2) for m in make_matches(files, "q")] == [("p", "q"), ("r", "q")]
-    with pytest.raises(InputError, match="--baseline 'z' is none of"):
+    with pytest.raises(InputError, match="`baseline` 'z' is none of"):
         make_matches(files, "z")
-    with pytest.raises(InputError, match="at least two --answers"):
+    with pytest.raises(InputError, match="at least two `answers`"):
         make_matches(files[:1], None)
     with pytest.raises(InputError, match=r"p\.jsonl: a second answer file of 'p'"):
         make_matches([files[0], files[0]], None)

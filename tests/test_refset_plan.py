@@ -322,7 +322,7 @@ def test_every_paper_assumption_can_be_overridden_and_is_stated() -> None:
     assert "prompt tokens per answer: 1,000 (--prompt-tokens)" in lines
     # 2 x 100e9 x 1,200 x 50e6 / (312e12 x 0.5) / 3600 = 21,367.5 GPU-hours
     assert paper_scale(chosen).rows[0].gpu_hours == pytest.approx(21_367.5, abs=0.1)
-    with pytest.raises(InputError, match=r"^--utilisation must be in \(0, 1\], got 1\.5$"):
+    with pytest.raises(InputError, match=r"^`utilisation` must be in \(0, 1\], got 1\.5$"):
         paper_assumptions(utilisation=1.5)
 
 

@@ -170,7 +170,7 @@ def test_bad_input_is_one_clear_error() -> None:
         Battles.of([("a", "b", 1.5)])
     with pytest.raises(InputError, match="two different models"):
         Battles.of([("a", "a", 1.0)])
-    with pytest.raises(InputError, match="--anchor"):
+    with pytest.raises(InputError, match="`anchor`"):
         bradley_terry(Battles.of([("a", "b", 1.0)]), anchor="zz")
 
 

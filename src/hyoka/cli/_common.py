@@ -345,7 +345,12 @@ def say(text: str, *, err: bool = False) -> None:
 
 #: the flag of each parameter a library message names (`name`: ``errors.PARAMETER``) where
 #: it is not ``--`` and the name with dashes: the one place a parameter becomes a flag
-FLAGS: dict[str, str] = {"spec": "--model"}
+FLAGS: dict[str, str] = {
+    "spec": "--model",
+    "peak_tflops": "--gpu-tflops",
+    "cpus": "--cpus-per-worker",
+    "gpus": "--gpus-per-worker",
+}
 
 
 def flagged(message: str) -> str:

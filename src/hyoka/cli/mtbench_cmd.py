@@ -496,7 +496,7 @@ def verify_command(
 
       hyoka mtbench verify --bench rakuda results/mtbench/rakuda/model_judgment/gpt-4_pair.jsonl
     """
-    from hyoka.cli._common import console, print_error
+    from hyoka.cli._common import console, flagged, print_error
     from hyoka.errors import HyokaError
     from hyoka.mtbench import VerifyBenches, judgment_files, verify_file
 
@@ -510,7 +510,8 @@ def verify_command(
             print_error(exc)
             continue
         failures += not check.reproduced
-        console.print(check.verdict, highlight=False, soft_wrap=True, markup=False, emoji=False)
+        shown = flagged(check.verdict)  # an unsound line's error names parameters as flags
+        console.print(shown, highlight=False, soft_wrap=True, markup=False, emoji=False)
     if failures:
         raise typer.Exit(1)
 

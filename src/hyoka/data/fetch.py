@@ -360,7 +360,7 @@ class _Watchdog:
         return (
             f"the download took longer than its bound of {self.seconds:.0f} s ({received} of "
             f"{size} bytes received; a slow server or link: try again later, or raise "
-            "--timeout/--min-rate)"
+            "`timeout`/`min_rate`)"
         )
 
 

@@ -20,7 +20,7 @@ DATA_DIR_ENV = "HYOKA_DATA_DIR"
 def resolve_data_dir(explicit: Path | str | None = None) -> Path:
     """The data directory; ``InputError`` naming the flag or variable if it is not a folder."""
     if explicit is not None:
-        return _folder(Path(explicit).expanduser(), "--data-dir")
+        return _folder(Path(explicit).expanduser(), "`data_dir`")
     from_env = os.environ.get(DATA_DIR_ENV)
     if from_env:
         return _folder(Path(from_env).expanduser(), f"${DATA_DIR_ENV}")

@@ -36,7 +36,7 @@ def mode_of(path: Path) -> Mode:
             return mode
     raise InputError(
         f"{path}: not named eval_results_strict.jsonl or eval_results_loose.jsonl; "
-        "say which with --mode"
+        "say which with `mode`"
     )
 
 

@@ -84,7 +84,7 @@ def answer_file(root: Path, bench: AnswerSet, model_id: str, layout: Layout = "h
     Rakuda's ``rakuda_v2/answers``), from sanitised names only."""
     spec = bench.spec
     folder = path_under(
-        root, spec.results_folder(layout), spec.answers_folder(layout), what="--bench"
+        root, spec.results_folder(layout), spec.answers_folder(layout), what="`bench`"
     )
     return path_under(folder, model_id, what="model id", suffix=".jsonl")
 
@@ -129,7 +129,7 @@ def load_answers(
         missing = [q for q in known if q not in answers]
         # a run made with --limit N answered the first N: --limit N judges exactly those
         first = set(list(known)[: len(answers)]) == set(answers)
-        limit = f", or judge the {len(answers)} answered with --limit {len(answers)}"
+        limit = f", or judge the {len(answers)} answered with `limit` {len(answers)}"
         raise InputError(
             f"{path}: answers {len(answers)} of the {len(known)} {bench.spec.title} dialogues "
             f"(first missing: question_id {missing[0]}); finish it with `hyoka mtbench "

@@ -107,13 +107,13 @@ def parse_temperatures(pairs: list[str], bench: AnswerSet) -> dict[str, float]:
         category, sep, raw = pair.partition("=")
         if not sep or category not in temperatures:
             known = ", ".join(bench.spec.categories)
-            raise InputError(f"--temperature {pair!r}: expected CATEGORY=T with one of: {known}")
+            raise InputError(f"`temperature` {pair!r}: expected CATEGORY=T with one of: {known}")
         try:
             value = float(raw)
         except ValueError:
-            raise InputError(f"--temperature {pair!r}: {raw!r} is not a number") from None
+            raise InputError(f"`temperature` {pair!r}: {raw!r} is not a number") from None
         if not 0.0 <= value <= 5.0:
-            raise InputError(f"--temperature {pair!r}: must be between 0 and 5")
+            raise InputError(f"`temperature` {pair!r}: must be between 0 and 5")
         temperatures[category] = value
     return temperatures
 
@@ -357,7 +357,7 @@ async def _answer_missing(
         if answered.question_id not in known or answered.model_id != plan.model_id:
             raise InputError(
                 f"{plan.answer_file}: question_id {answered.written_id} of "
-                f"{answered.model_id!r} is not this run's; choose another --output"
+                f"{answered.model_id!r} is not this run's; choose another `output`"
             )
     questions = list(bench.questions[: plan.limit or None])
     todo = [q for q in questions if q.question_id not in log]

@@ -60,7 +60,7 @@ def default_judge_name(judge: str) -> str:
     """The judge's name in file names and records when ``--judge-name`` is not given: the
     model of ``PROVIDER/MODEL`` (``openai/gpt-4o-mini`` -> ``gpt-4o-mini``, upstream's own
     name for its judge), so two judges never share a default folder."""
-    _provider, model = parse_model_string(judge, flag="--judge")
+    _provider, model = parse_model_string(judge, flag="`judge`")
     return model.replace("/", "_")
 
 
@@ -82,9 +82,9 @@ def single_output(
     if folder is None:
         parts = [bench.spec.results_folder(layout), "model_judgment"]
         parts += [] if one_file else [f"{judge_name}_single"]
-        folder = path_under(root, *parts, what="--judge-name")
+        folder = path_under(root, *parts, what="`judge_name`")
     if one_file:
-        return path_under(folder, judge_name, what="--judge-name", suffix="_single.jsonl")
+        return path_under(folder, judge_name, what="`judge_name`", suffix="_single.jsonl")
     if model is None:
         raise ValueError("a per-model layout needs the model")
     return path_under(folder, model, what="model_id", suffix=".jsonl")
@@ -97,8 +97,8 @@ def pair_output(
     from sanitised names only."""
     if folder is None:
         parts = (bench.spec.results_folder(layout), "model_judgment")
-        folder = path_under(root, *parts, what="--bench")
-    return path_under(folder, judge_name, what="--judge-name", suffix="_pair.jsonl")
+        folder = path_under(root, *parts, what="`bench`")
+    return path_under(folder, judge_name, what="`judge_name`", suffix="_pair.jsonl")
 
 
 def bench_hash(bench: Bench) -> str:
@@ -268,7 +268,7 @@ def answer_trials(bench: Bench, answers: Mapping[int, AnswerRecord], model: str)
     trials = len(next(iter(answers.values())).choices) if answers else 1
     if bench.variant is not None and trials != bench.variant.trials:
         raise InputError(
-            f"{model}: {trials} answer(s) per dialogue, but --variant {bench.variant.name} "
+            f"{model}: {trials} answer(s) per dialogue, but `variant` {bench.variant.name} "
             f"judges {bench.variant.trials} (make them with `hyoka mtbench generate --variant "
             f"{bench.variant.name} --trials {bench.variant.trials}`)"
         )
@@ -291,7 +291,7 @@ class BenchJudging:
         for check in CHECKS:
             if lang_check == check:
                 return cls(judge_name, lang_check=check, limit=limit)
-        raise InputError(f"--lang-check must be one of {', '.join(CHECKS)}, got {lang_check!r}")
+        raise InputError(f"`lang_check` must be one of {', '.join(CHECKS)}, got {lang_check!r}")
 
     def questions(self, bench: Bench) -> tuple[Question, ...]:
         return bench.questions[: self.limit or None]

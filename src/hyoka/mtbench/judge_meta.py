@@ -693,7 +693,7 @@ def measure_judges(
         unknown = [name for name in settings.reference if name not in scores.judges]
         if unknown:
             raise InputError(
-                f"--reference {unknown[0]!r}: no such judge; judges: "
+                f"`reference` {unknown[0]!r}: no such judge; judges: "
                 + ", ".join(sorted(scores.judges))
             )
         found, found_faults, found_notes = score_rows(scores, settings)

@@ -202,7 +202,7 @@ class Leaderboard:
 
 
 def judgment_files(
-    paths: list[Path], *, shaberi: bool = False, flag: str = "--judgments"
+    paths: list[Path], *, shaberi: bool = False, flag: str = "`judgments`"
 ) -> list[Path]:
     """The ``*.jsonl`` files of the given folders (or the files themselves), sorted;
     ``shaberi``: Shaberi's ``*.json`` judgment files too; ``flag``: what a missing path
@@ -444,7 +444,7 @@ def build_leaderboard(
 
 
 #: what a refused row may do instead
-_MIX = "--mix-variants to rank them anyway, each row marked with its variant"
+_MIX = "`mix_variants` to rank them anyway, each row marked with its variant"
 
 
 def _refuse_mixed_variants(bench: Bench, rows: Mapping[str, Mapping[object, Path]]) -> None:
@@ -473,6 +473,6 @@ def _refuse_mixed_variants(bench: Bench, rows: Mapping[str, Mapping[object, Path
                 )
             raise InputError(
                 f"{path}: {model} was judged under variant {theirs}, not {asked}: numbers "
-                f"of different variants are not ranked together (--variant to choose its "
+                f"of different variants are not ranked together (`variant` to choose its "
                 f"variant, or {_MIX})"
             )

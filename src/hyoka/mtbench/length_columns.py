@@ -76,7 +76,7 @@ def answer_files(paths: Iterable[Path], bench: Bench) -> list[Path]:
             found.append(path)
             continue
         if not path.is_dir():
-            raise InputError(f"--answers: {path} does not exist")
+            raise InputError(f"`answers`: {path} does not exist")
         files = _answer_files_in(path)
         for layout in ("hyoka", "upstream"):
             if files:
@@ -85,7 +85,7 @@ def answer_files(paths: Iterable[Path], bench: Bench) -> list[Path]:
             nested = path / spec.results_folder(layout) / spec.answers_folder(layout)
             files = _answer_files_in(nested) if nested.is_dir() else []
         if not files:
-            raise InputError(f"--answers: no *.jsonl answer files in {path}")
+            raise InputError(f"`answers`: no *.jsonl answer files in {path}")
         found += files
     return found
 
@@ -104,7 +104,7 @@ def read_answer_sets(paths: Iterable[Path], bench: Bench) -> dict[str, dict[int,
         answers = load_answers(path, bench)
         model = model_name(bench, path, answers)
         if model in sets:
-            raise InputError(f"--answers: {model}'s answers are in both {where[model]} and {path}")
+            raise InputError(f"`answers`: {model}'s answers are in both {where[model]} and {path}")
         sets[model], where[model] = answers, path
     return sets
 
@@ -121,7 +121,7 @@ def for_answers_flag(work: Callable[[], Result]) -> Result:
     try:
         return work()
     except InputError as exc:
-        raise InputError(f"--answers: {exc}") from None
+        raise InputError(f"`answers`: {exc}") from None
 
 
 @dataclass(frozen=True)

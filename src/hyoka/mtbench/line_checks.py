@@ -51,8 +51,8 @@ def _elsewhere(bench: Bench) -> str:
     if bench.variant is None:
         return "a judgment file of another benchmark?"
     return (
-        "judged under another variant? --variant reads it as the one it was judged under, "
-        "--mix-variants ranks rows of several on this one's questions; or a judgment file "
+        "judged under another variant? `variant` reads it as the one it was judged under, "
+        "`mix_variants` ranks rows of several on this one's questions; or a judgment file "
         "of another benchmark?"
     )
 

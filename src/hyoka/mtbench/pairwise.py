@@ -98,7 +98,7 @@ def _matches(
             raise InputError(f"{path}: a second answer file of {model!r}")
         by_model[model] = by_id
     if len(by_model) < 2:
-        raise InputError("--mode pairwise needs at least two --answers files")
+        raise InputError("`mode` pairwise needs at least two `answers` files")
     if baseline is None:
         return [
             Match(one, by_model[one], two, by_model[two])
@@ -106,7 +106,7 @@ def _matches(
         ]
     if baseline not in by_model:
         raise InputError(
-            f"--baseline {baseline!r} is none of the answer files' models: {', '.join(by_model)}"
+            f"`baseline` {baseline!r} is none of the answer files' models: {', '.join(by_model)}"
         )
     return [
         Match(model, by_id, baseline, by_model[baseline])
@@ -116,7 +116,7 @@ def _matches(
 
 
 #: what judges every trial of an answer file pairwise judging refuses
-SINGLE_GRADES_ALL = "single grading (--mode single) judges every trial"
+SINGLE_GRADES_ALL = "single grading (`mode` single) judges every trial"
 
 
 def refuse_trials(path: Path, choices: Iterable[tuple[object, int]], advice: str) -> None:
@@ -209,7 +209,7 @@ def _upstream_fields(bench: Bench, matches: Sequence[Match], judge: str) -> Extr
     """ja-vicuna-qa-benchmark's fields beside FastChat's: the question and both answers
     (turn 1), the judge model's name and the prompt's name, as its ``MatchPair.play``
     writes them."""
-    _provider, judge_model = parse_model_string(judge, flag="--judge")
+    _provider, judge_model = parse_model_string(judge, flag="`judge`")
     extras: dict[tuple[int, str, str], Mapping[str, object]] = {}
     for match in matches:
         for question in bench.questions:
@@ -295,13 +295,13 @@ def plan_matches(
         # swallow-evaluation's run_judge_pair compares choices[0] only: a pairwise number
         # signed with the variant's trials would claim trials it never judged
         raise InputError(
-            f"--variant {bench.variant.name}: its {bench.variant.trials} trials are judged "
-            "with --mode single (upstream's pairwise judging compares first answers only)"
+            f"`variant` {bench.variant.name}: its {bench.variant.trials} trials are judged "
+            "with `mode` single (upstream's pairwise judging compares first answers only)"
         )
     questions = how.questions(bench)
     first = pair_prompt_name(bench, questions[0], bench.turns[0]) if questions else None
     if first is not None and bench.prompt(first).type != "pairwise":  # ELYZA grades single only
-        raise InputError(f"--mode pairwise: {bench.spec.title} has no pairwise judge prompt")
+        raise InputError(f"`mode` pairwise: {bench.spec.title} has no pairwise judge prompt")
     for match in matches:
         _check_answers(match, questions, max(bench.turns))
     tasks: list[Task] = []

@@ -34,7 +34,7 @@ def write_radar(board: Leaderboard, path: Path, *, title: str = "") -> None:
     """Write the chart to ``path``; its suffix (``.png`` or ``.html``) picks the kind."""
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
-        raise InputError(f"--radar: {path} must end in .png or .html")
+        raise InputError(f"`radar`: {path} must end in .png or .html")
     path.parent.mkdir(parents=True, exist_ok=True)
     labels, series = _series(board)
     top = board.bench.spec.scale[1]  # the benchmark's own scale (ELYZA-tasks-100's is 1-5)

@@ -268,7 +268,7 @@ def load_rakuda_answers(path: Path, bench: RakudaBench) -> tuple[str, dict[str, 
         answers[record.question_id] = record
     refuse_trials(
         path, ((qid, len(a.choices)) for qid, a in answers.items()),
-        f"{TITLE} has no single grading: answer it without --trials",
+        f"{TITLE} has no single grading: answer it without `trials`",
     )  # fmt: skip
     if not answers:
         raise InputError(f"{path}: no answers")
@@ -286,7 +286,7 @@ def draw_matches(
 ) -> list[tuple[str, str, str]]:
     """Upstream's ``pairwise-n`` draw, seeded: ``(first model, second model, question)``."""
     if n < 1:
-        raise InputError(f"--matches must be at least 1, got {n}")
+        raise InputError(f"`matches` must be at least 1, got {n}")
     rng = random.Random(seed)
     candidates = [(a, b, q) for a, b in permutations(models, 2) for q in question_ids]
     rng.shuffle(candidates)
@@ -317,7 +317,7 @@ def read_verdict(reply: str) -> Winner:
 
 def is_claude(judge: str) -> bool:
     """Upstream's Claude judges (``"claude" in model``): here an ``anthropic/`` judge."""
-    provider, _model = parse_model_string(judge, flag="--judge")
+    provider, _model = parse_model_string(judge, flag="`judge`")
     return provider == "anthropic"
 
 
@@ -474,8 +474,8 @@ def rakuda_settings(
 def rakuda_output(root: Path, judge_name: str, folder: Path | None = None) -> Path:
     """``<root>/rakuda/model_judgment/<judge>_pair.jsonl`` (upstream's name), or in ``folder``."""
     if folder is None:
-        folder = path_under(root, FOLDER, "model_judgment", what="--bench")
-    return path_under(folder, judge_name, what="--judge-name", suffix="_pair.jsonl")
+        folder = path_under(root, FOLDER, "model_judgment", what="`bench`")
+    return path_under(folder, judge_name, what="`judge_name`", suffix="_pair.jsonl")
 
 
 @dataclass(frozen=True)

@@ -166,7 +166,7 @@ def score_table_path(given: Path | None, data_dir: Path) -> Path:
                 "--with-published` says how it is made)"
             )
         )
-        raise InputError(f"--scores {path}: no such file{how}")
+        raise InputError(f"`scores` {path}: no such file{how}")
     return path
 
 
@@ -182,18 +182,18 @@ def table_rankings(
 def _table_ranking(
     table: ScoreTable, judge: str, suite: str | None, settings: IntervalSettings
 ) -> Ranking:
-    chosen_judge = _match(judge, table.judges, "judge in the table", "--judge")
+    chosen_judge = _match(judge, table.judges, "judge in the table", "`judge`")
     judge_code = table.judges.index(chosen_judge)
     graded = sorted({table.suites[s] for s in np.unique(table.suite[table.judge == judge_code])})
     if suite is None:
         if len(graded) != 1:
             raise InputError(
-                f"--judge {chosen_judge} graded {len(graded)} suites ({', '.join(graded)}): "
-                "name one with --suite"
+                f"`judge` {chosen_judge} graded {len(graded)} suites ({', '.join(graded)}): "
+                "name one with `suite`"
             )
         chosen_suite = graded[0]
     else:
-        chosen_suite = _match(suite, graded, f"suite graded by {chosen_judge}", "--suite")
+        chosen_suite = _match(suite, graded, f"suite graded by {chosen_judge}", "`suite`")
     rows = np.flatnonzero(
         (table.judge == judge_code) & (table.suite == table.suites.index(chosen_suite))
     )
@@ -266,7 +266,7 @@ def reference_ranking(path: Path) -> Ranking:
             models.append(model.strip())
             scores.append(number)
     if not models:
-        raise InputError(f"--reference {path}: no ranked model")
+        raise InputError(f"`reference` {path}: no ranked model")
     return Ranking(str(path), ScoreDraws.points(models, scores), None, tuple(notes), judges=judges)
 
 
@@ -445,7 +445,7 @@ def question_curve(
     if ranking.refit is None or len(ranking.refit_models) < 2:
         raise InputError(f"{ranking.name}: fewer than two models to rank on every question")
     if not 0.0 < target <= 1.0:
-        raise InputError(f"--target {target}: a separability between 0 and 1")
+        raise InputError(f"`target` {target}: a separability between 0 and 1")
     full = ranking.refit(np.arange(ranking.questions, dtype=np.int64))
     curve = separability_curve(
         ranking.questions, ranking.refit, sizes or default_sizes(ranking.questions),

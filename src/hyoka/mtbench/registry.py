@@ -94,7 +94,7 @@ def names() -> tuple[str, ...]:
     return tuple(definitions())
 
 
-def definition(name: str, *, flag: str = "--bench") -> BenchSpec:
+def definition(name: str, *, flag: str = "`bench`") -> BenchSpec:
     """The definition called ``name``; otherwise one ``InputError`` line naming ``flag``
     and every definition there is."""
     found = definitions().get(name)
@@ -111,7 +111,7 @@ def fastchat_benches() -> Mapping[str, BenchSpec]:
     )
 
 
-def fastchat_bench(name: str, *, flag: str = "--bench") -> BenchSpec:
+def fastchat_bench(name: str, *, flag: str = "`bench`") -> BenchSpec:
     """The FastChat-judged definition called ``name``: an unknown name is ``definition``'s
     error, another protocol's benchmark one ``InputError`` line listing those there are."""
     found = definition(name, flag=flag)

@@ -184,7 +184,7 @@ def judgment_spec(path: Path, bench: str | None, data_dir: Path | str | None = N
             return spec
     raise InputError(
         f"{path}: no hyoka manifest names its benchmark and it lies in no benchmark's data "
-        f"folder: name the rules with --bench ({', '.join(names())})"
+        f"folder: name the rules with `bench` ({', '.join(names())})"
     )
 
 

@@ -280,7 +280,7 @@ def correlate_with_leaderboard(
     if len(pairs) < MIN_PAIRS:
         raise InputError(
             f"{leaderboard}: {len(pairs)} model(s) both here and among the pfgen runs in "
-            f"{pfgen_source}, a correlation needs {MIN_PAIRS} (--names maps names that differ)"
+            f"{pfgen_source}, a correlation needs {MIN_PAIRS} (`names` maps names that differ)"
         )
     result = correlate(
         [p.pfgen for p in pairs], [p.other for p in pairs], resamples=resamples, seed=seed

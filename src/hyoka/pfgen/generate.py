@@ -249,8 +249,8 @@ async def _generate_missing(
         warnings.warn(
             HyokaWarning(
                 f"{count} answer{'' if count == 1 else 's'} recorded empty: the model's thinking "
-                f"never closed within --max-tokens {plan.params.max_tokens} "
-                f"({tries} tr{'y' if tries == 1 else 'ies'}); a larger --max-tokens lets it finish"
+                f"never closed within `max_tokens` {plan.params.max_tokens} "
+                f"({tries} tr{'y' if tries == 1 else 'ies'}); a larger `max_tokens` lets it finish"
             ),
             stacklevel=2,
         )

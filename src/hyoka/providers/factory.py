@@ -34,9 +34,10 @@ def connect(
     ``options`` are the backend's own (``timeout``, ``n_ctx`` ...); ``base_url`` is kept
     apart because every backend that talks HTTP takes it. Responses are cached in
     ``cache_dir`` (default: ``HYOKA_CACHE_DIR`` or the user cache folder) unless
-    ``no_cache``; the client closes that cache when it is closed. ``flag`` is the command
-    line flag that gave ``spec``, named when ``spec`` is malformed; ``options_flag`` the one
-    that gave ``options``, named beside an option the backend does not take.
+    ``no_cache``; the client closes that cache when it is closed. ``flag`` is how the
+    error names ``spec`` when it is malformed (the parameter, `spec`, which a command shows
+    as ``--model``, or the flag a command's user typed it into); ``options_flag`` how it
+    names ``options``, beside an option the backend does not take.
     """
     settings = dict(options or {})
     if base_url:

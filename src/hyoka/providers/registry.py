@@ -48,8 +48,9 @@ def backend_packages(spec: str) -> tuple[str, ...]:
 def parse_model_string(spec: str, *, flag: str = "`spec`") -> tuple[str, str]:
     """``"openai/gpt-4o-mini"`` -> ``("openai", "gpt-4o-mini")``; the model may hold slashes.
 
-    ``flag`` is the option the user typed the string into (``--judge``, ``-j`` ...): the
-    error names it, so a user told to fix ``--model`` is not sent to the wrong flag.
+    ``flag`` is how the error names the string: the parameter it was given as (`spec`,
+    `judge`, in backticks: ``errors.PARAMETER``), or the flag a command's user typed it into
+    (``-j``), so a user told to fix ``--model`` is not sent to the wrong flag.
     """
     provider, sep, model = spec.partition("/")
     known = ", ".join(sorted(BACKENDS))

@@ -66,7 +66,7 @@ def connect_ray() -> Any:
     try:
         import ray
     except ModuleNotFoundError:
-        raise HyokaError("--executor ray needs Ray: pip install 'hyoka[ray]'") from None
+        raise HyokaError("`executor` ray needs Ray: pip install 'hyoka[ray]'") from None
     if ray.is_initialized():
         return ray
     address = os.environ.get("RAY_ADDRESS", "").strip()

@@ -182,7 +182,7 @@ def prepare(folder: Path, config: GenerateConfig) -> None:
     if path.exists():
         if path.read_text(encoding="utf-8").strip() != text:
             raise HyokaError(
-                f"{path} holds different generation settings; use another --set-name or work dir"
+                f"{path} holds different generation settings; use another `set_name` or work dir"
             )
         return
     atomic_write_text(path, text + "\n")

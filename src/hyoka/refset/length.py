@@ -17,7 +17,7 @@ from hyoka.refset.pool import Audit, PoolRecord, group_by_set, sort_records
 def check_size(question_id: str, set_name: str, have: int, want: int, what: str) -> None:
     raise InputError(
         f"{question_id} set {set_name}: {what} size {want} is larger than the pool "
-        f"({have} distinct answers); lower it or pass --allow-fewer"
+        f"({have} distinct answers); lower it or pass `allow_fewer`"
     )
 
 

@@ -399,9 +399,9 @@ def paper_assumptions(
     peak_tflops = DEFAULT_PEAK_TFLOPS if peak_tflops is None else peak_tflops
     utilisation = DEFAULT_UTILISATION if utilisation is None else utilisation
     if not 0 < utilisation <= 1:
-        raise InputError(f"--utilisation must be in (0, 1], got {utilisation:g}")
+        raise InputError(f"`utilisation` must be in (0, 1], got {utilisation:g}")
     if peak_tflops <= 0:
-        raise InputError(f"--gpu-tflops must be positive, got {peak_tflops:g}")
+        raise InputError(f"`peak_tflops` must be positive, got {peak_tflops:g}")
     measured: tuple[float | None, float | None] = (None, None)
     note = ""
     if calibration is not None and calibration.num_examples == PAPER_SHOTS:

@@ -66,9 +66,9 @@ class WorkerResources:
 
     def __post_init__(self) -> None:
         if self.workers < 1:
-            raise HyokaError("--workers must be at least 1")
+            raise HyokaError("`workers` must be at least 1")
         if self.cpus < 0 or self.gpus < 0:
-            raise HyokaError("--cpus-per-worker and --gpus-per-worker must not be negative")
+            raise HyokaError("`cpus` and `gpus` must not be negative")
 
 
 @dataclass(frozen=True)

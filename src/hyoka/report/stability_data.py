@@ -107,7 +107,7 @@ def read_stability_file(path: Path) -> Stability:
     except InputError as exc:
         raise InputError(f"cannot read the stability report: {exc}") from None
     if not is_stability_object(raw):
-        raise InputError(f"{path}: not a stability report (hyoka pfgen stability --json)")
+        raise InputError(f"{path}: not a stability report (`hyoka pfgen stability --json`)")
     sets = raw["sets"]
     if not isinstance(sets, list) or len(sets) < 2 or not all(isinstance(s, str) for s in sets):
         raise InputError(f"{path}: 'sets' must list two or more reference set names")

@@ -140,7 +140,7 @@ def read_leaderboard(path: Path, *, mix_variants: bool = False) -> OtherBoard:
         shown = ", ".join(v or "none" for v in variants)
         raise InputError(
             f"{path}: rows judged under different variants ({shown}): their numbers are not "
-            "on one scale (--mix-variants to correlate them anyway, each model's variant "
+            "on one scale (`mix_variants` to correlate them anyway, each model's variant "
             "in the output)"
         )
     return board
