@@ -130,7 +130,9 @@ class SettingsRecord(BaseModel):
         return {
             name
             for name, mark in self.counted.items()
-            if mark.default_unsaid and getattr(self, name) == type(self).model_fields[name].default
+            if mark.default_unsaid
+            and getattr(self, name)
+            == type(self).model_fields[name].get_default(call_default_factory=True)
         }
 
     def _fields(self) -> Iterator[tuple[Counts, Any]]:
