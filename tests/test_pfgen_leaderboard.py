@@ -19,7 +19,7 @@ from _shared import data_mark, needs_data
 from hyoka import __version__
 from hyoka.cli.pfgen_leaderboard_cmd import leaderboard_command
 from hyoka.errors import InputError
-from hyoka.pfgen import RunSummary, Summation
+from hyoka.pfgen import RunSummary, Summation, leaderboard
 from hyoka.pfgen.leaderboard import CSV_COLUMNS, LeaderboardFormat, collect, rank, render
 from hyoka.pfgen.provenance import SumFrom, run_signature
 
@@ -457,6 +457,10 @@ def test_command_prints_json(tmp_path: Path) -> None:
         (1, "org/good", 0.7),
         (2, "org/fine", 0.3),
     ]
+    as_json = CliRunner().invoke(_app(), ["leaderboard", str(tmp_path), "--json"])
+    assert as_json.exit_code == 0 and as_json.stdout == result.stdout  # --json: -f json
+    board = leaderboard(tmp_path, LeaderboardFormat.JSON)  # the library call
+    assert board.text == result.stdout and board.to_json() == json.loads(result.stdout)
 
 
 def test_command_reads_results_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

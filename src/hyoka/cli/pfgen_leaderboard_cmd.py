@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from hyoka.cli._common import OutputOption, echo, reports_errors
+from hyoka.cli._common import JsonOption, OutputOption, echo, reports_errors
 from hyoka.pfgen import LeaderboardFormat  # an enum the flag needs; loads nothing heavy
 
 
@@ -30,6 +30,7 @@ def leaderboard_command(
             case_sensitive=False,
         ),
     ] = LeaderboardFormat.MD,
+    as_json: JsonOption = False,
     output: OutputOption = None,
 ) -> None:
     """Rank the scored pfgen-bench runs under RESULTS_DIR, best score first.
@@ -54,34 +55,16 @@ def leaderboard_command(
     """
     from rich.markup import escape
 
-    from hyoka.cli._common import err_console, print_warning
-    from hyoka.pfgen import (
-        collect_leaderboard,
-        collect_upstream_leaderboard,
-        render_leaderboard,
-    )
+    from hyoka.cli._common import err_console
+    from hyoka.pfgen import leaderboard
     from hyoka.store import atomic_write_text
 
-    warnings: list[str] = []
-    links_from = None
-    try:
-        if fmt is LeaderboardFormat.UPSTREAM:
-            rows, links_from = collect_upstream_leaderboard(results_dir, warnings=warnings)
-        else:
-            rows = collect_leaderboard(results_dir, warnings=warnings)
-    finally:  # the skipped files explain an error about having no usable result, too
-        for message in warnings:
-            print_warning(message)
-    text = render_leaderboard(rows, fmt.value, links_from=links_from)
+    board = leaderboard(results_dir, LeaderboardFormat.JSON if as_json else fmt)
     if output is None:
-        echo(
-            text,
-            nl=False,
-            json_text=fmt is LeaderboardFormat.JSON,
-            csv_text=fmt is LeaderboardFormat.CSV,
-        )
+        shown = board.fmt
+        echo(board.text, nl=False, json_text=shown == "json", csv_text=shown == "csv")
         return
-    atomic_write_text(output, text)  # a failure is the store's one-line WriteError
+    atomic_write_text(output, board.text)  # a failure is the store's one-line WriteError
     err_console.print(
-        f"Wrote {len(rows)} runs to {escape(str(output))}", highlight=False, soft_wrap=True
+        f"Wrote {len(board.rows)} runs to {escape(str(output))}", highlight=False, soft_wrap=True
     )

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
         write_summary,
     )
     from hyoka.pfgen.keywords import parse_rules
-    from hyoka.pfgen.leaderboard import Flags, rank, read_run
+    from hyoka.pfgen.leaderboard import Flags, Leaderboard, leaderboard, rank, read_run
     from hyoka.pfgen.leaderboard import collect as collect_leaderboard
     from hyoka.pfgen.leaderboard import collect_upstream as collect_upstream_leaderboard
     from hyoka.pfgen.leaderboard import render as render_leaderboard
@@ -123,6 +123,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "QuestionFile": ("hyoka.pfgen.questions", "QuestionFile"),
     "JUDGMENTS_FILE": ("hyoka.pfgen.judge", "JUDGMENTS_FILE"),
     "Flags": ("hyoka.pfgen.leaderboard", "Flags"),
+    "Leaderboard": ("hyoka.pfgen.leaderboard", "Leaderboard"),
+    "leaderboard": ("hyoka.pfgen.leaderboard", "leaderboard"),
     "Explanation": ("hyoka.pfgen.explanation", "Explanation"),
     "CodepointBatch": ("hyoka.pfgen._codepoints", "CodepointBatch"),
     "BENCHMARK_FOLDER": ("hyoka.pfgen.benchmark", "BENCHMARK_FOLDER"),
@@ -194,6 +196,7 @@ __all__ = [
     "GenerateSettings",
     "GeneratedRun",
     "GenerationReport",
+    "Leaderboard",
     "LeaderboardFormat",
     "Measurement",
     "Mode",
@@ -233,6 +236,7 @@ __all__ = [
     "iter_score_runs",
     "iter_verify_runs",
     "judge_pfgen_run",
+    "leaderboard",
     "make_run",
     "measure_answers",
     "parse_rules",

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import InputError
+from hyoka.errors import HyokaWarning, InputError
 from hyoka.pfgen.choices import LeaderboardFormat
 from hyoka.pfgen.provenance import CUSTOM_DATA, data_id, number_differences, pinned_metadata_hash
 from hyoka.pfgen.summary import RunSummary, result_problem
@@ -530,3 +531,35 @@ def _upstream_data_notes(flags: Flags) -> list[str]:
     if not numbers:
         return []
     return ["", *(flags.note_line(number) for number in numbers)]
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """The ranked runs of a results folder (``rows``, best first) and their table written
+    in ``fmt`` (``text``)."""
+
+    rows: list[RunSummary]
+    fmt: LeaderboardFormat
+    text: str
+
+    def to_json(self) -> Any:
+        """The rows as ``--format json`` writes them."""
+        return json.loads(render(self.rows, LeaderboardFormat.JSON))
+
+
+def leaderboard(results_dir: Path, fmt: LeaderboardFormat = LeaderboardFormat.MD) -> Leaderboard:
+    """Every scored run under ``results_dir`` ranked, best score first, and written in
+    ``fmt`` (``upstream``: the pfgen-bench README's own table, its rows and links as that
+    checkout has them). A result.json that is no pfgen-bench result is skipped with a
+    ``HyokaWarning``, each said even when no usable result is left (the error then)."""
+    skipped: list[str] = []
+    links_from = None
+    try:
+        if fmt is LeaderboardFormat.UPSTREAM:
+            rows, links_from = collect_upstream(results_dir, warnings=skipped)
+        else:
+            rows = collect(results_dir, warnings=skipped)
+    finally:  # the skipped files explain an error about having no usable result, too
+        for message in skipped:
+            warnings.warn(message, HyokaWarning, stacklevel=2)
+    return Leaderboard(rows, fmt, render(rows, fmt.value, links_from=links_from))
