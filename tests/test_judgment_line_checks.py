@@ -281,3 +281,16 @@ def test_a_question_of_another_variant_says_the_variant_may_differ(tmp_path: Pat
     _refused(result, other, 1, "question_id 1 is not a question of Japanese MT-bench variant "
              "stability (judged under another variant? --variant")  # fmt: skip
     assert "--mix-variants" in result.stderr
+
+
+def test_verify_names_the_flags_where_the_library_names_parameters(tmp_path: Path) -> None:
+    """The line checks name parameters (`variant`, `mix_variants`: the library's errors
+    name no flag); ``mtbench verify`` prints its verdict with the flags, as it always did."""
+    row = {"question_id": 1, "model": "m", "judge": ["gpt-4o", "single-v1"], "user_prompt": "",
+           "judgment": "[[5]]", "score": 5, "turn": 1, "tstamp": 1.0}  # fmt: skip
+    other = _write(tmp_path / "m.jsonl", [row])
+    result = _verify("jmt-bench", other)
+    _unsound(result, other, 1, "question_id 1 is not a question of Japanese MT-bench variant "
+             "stability (judged under another variant? --variant reads it as the one it was "
+             "judged under, --mix-variants ranks rows")  # fmt: skip
+    assert "`" not in result.output
