@@ -620,8 +620,9 @@ def test_a_reply_nested_too_deeply_or_counting_no_tokens_is_one_error_line(
 
 def test_a_stored_reply_counting_no_tokens_is_asked_again(tmp_path: Path) -> None:
     """The response cache reads a stored reply as a server's: one whose usage holds no
-    count of tokens (here ``-5``, written into the database) is a miss, and the judge is
-    asked again, never counted as having cost ``-5`` tokens."""
+    count of tokens (here ``-987654321``, written into the database) is a miss, and the judge
+    is asked again, never counted as having cost those tokens (a number no temporary folder's
+    name holds, so the check cannot pass or fail by the folder's number)."""
     import sqlite3
 
     def judge(out: str) -> Result:
@@ -641,12 +642,12 @@ def test_a_stored_reply_counting_no_tokens_is_asked_again(tmp_path: Path) -> Non
             stored = db.execute("SELECT key, response FROM responses").fetchall()
             assert stored
             for key, response in stored:
-                changed = re.sub(r'"prompt_tokens":\d+', '"prompt_tokens":-5', response)
+                changed = re.sub(r'"prompt_tokens":\d+', '"prompt_tokens":-987654321', response)
                 assert changed != response
                 db.execute("UPDATE responses SET response = ? WHERE key = ?", (changed, key))
         again = judge("again")
         assert again.exit_code == 0, again.output
         assert server.served == 2 * asked  # every stored reply was asked again
-    assert "-5" not in again.output
+    assert "987654321" not in again.output
     written = (tmp_path / "again" / "gpt-4-0613_single.jsonl").read_text("utf-8").splitlines()
     assert [json.loads(line)["score"] for line in written] == [7]
