@@ -139,8 +139,8 @@ def _assert_matches_shared(
 def test_manifests_load_and_are_consistent() -> None:
     names = [m.name for m in all_manifests()]
     assert names == [
-        "elyza-tasks-100", "ja-vicuna-qa", "jmt-bench", "m-ifeval-ja", "mt-bench", "pfgen",
-        "pfmt-fin", "rakuda", "shaberi-judgments",
+        "elyza-tasks-100", "ja-vicuna-qa", "jfbench", "jmt-bench", "m-ifeval-ja", "mt-bench",
+        "pfgen", "pfmt-fin", "rakuda", "shaberi-judgments",
     ]  # fmt: skip
     for m in all_manifests():
         paths = [f.path for f in m.files]
@@ -152,8 +152,8 @@ def test_manifests_load_and_are_consistent() -> None:
 def test_unknown_manifest_lists_known_names() -> None:
     with pytest.raises(
         HyokaError,
-        match="elyza-tasks-100, ja-vicuna-qa, jmt-bench, m-ifeval-ja, mt-bench, pfgen, pfmt-fin, "
-        "rakuda, shaberi-judgments",
+        match="elyza-tasks-100, ja-vicuna-qa, jfbench, jmt-bench, m-ifeval-ja, mt-bench, pfgen, "
+        "pfmt-fin, rakuda, shaberi-judgments",
     ):
         manifest("nope")
 
@@ -409,8 +409,8 @@ def test_cli_unknown_benchmark_is_one_line(tmp_path: Path) -> None:
     assert result.stderr.strip().count("\n") == 0
     assert "unknown benchmark 'nope'" in result.stderr
     assert (
-        "elyza-tasks-100, ja-vicuna-qa, jmt-bench, m-ifeval-ja, mt-bench, pfgen, pfmt-fin, "
-        "rakuda, shaberi-judgments, all" in result.stderr
+        "elyza-tasks-100, ja-vicuna-qa, jfbench, jmt-bench, m-ifeval-ja, mt-bench, pfgen, "
+        "pfmt-fin, rakuda, shaberi-judgments, all" in result.stderr
     )
 
 

@@ -32,7 +32,7 @@ LAYERS: dict[int, tuple[str, ...]] = {
     1: ("store", "data"),
     2: ("providers", "stats"),
     3: ("judge",),
-    4: ("pfgen", "mtbench", "refset", "ifeval"),
+    4: ("pfgen", "mtbench", "refset", "ifeval", "jfbench"),
     5: ("report",),
     6: ("cli", "__main__"),
 }

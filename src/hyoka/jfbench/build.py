@@ -1,0 +1,128 @@
+"""The benchmark as upstream's ``benchmark/build.py`` builds it, entry for entry.
+
+A single-constraint build (``n_constraints`` 1, upstream's default and the setting its
+README runs) pairs every prompt with every factory of the constraint set, rule-based ones
+first, then the judged ones, each seeded from a SHA-256 of ``ifbench||<prompt>||rule|
+|<position>`` (``llm`` for the judged ones; the first 8 bytes read little-endian), and then
+shuffles the whole list with numpy's generator seeded with ``seed`` (42 by default). The
+seed of a constraint chooses which of its phrasings a training-set prompt shows; the test
+set's phrasings are fixed. Upstream then keeps the first ``n_benchmark_data`` entries when
+asked for fewer.
+
+An entry's identity (``data_id``, prompt, constraint names, groups, parameters, seeds)
+is reproduced exactly; the prompt text a model is shown additionally needs upstream's
+instruction texts (its prose, which hyoka does not copy).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hyoka.errors import InputError
+from hyoka.jfbench.catalogue import COLLECTIONS, ConstraintSet, Factory
+
+#: the benchmark's only prompt source
+PROMPT_SOURCE = "ifbench"
+#: upstream's default ``--seed``
+DEFAULT_SEED = 42
+
+
+def stable_seed(*parts: str) -> int:
+    """A constraint's seed: the first 8 bytes, little-endian, of the SHA-256 of the parts
+    joined by ``||`` (upstream's ``_stable_seed``)."""
+    digest = hashlib.sha256("||".join(parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One constraint of an entry: what it is, its parameters and the seed it is built with."""
+
+    factory: Factory
+    seed: int
+
+    @property
+    def name(self) -> str:
+        return self.factory.name
+
+    def identity(self) -> dict[str, Any]:
+        """The constraint as a plain object (name, group, parameters, seed, whether it reads
+        the prompt): what two builds must agree on."""
+        return {
+            "name": self.factory.name,
+            "group": self.factory.group,
+            "seed": self.seed,
+            "document": self.factory.document,
+            "kwargs": self.factory.parameters(),
+        }
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One item of the benchmark: a prompt (by its position in the prompts file) and the
+    constraints composed onto it."""
+
+    data_id: str
+    prompt: int
+    constraints: tuple[Constraint, ...]
+    constraint_set: ConstraintSet
+
+    @property
+    def n_constraints(self) -> int:
+        return len(self.constraints)
+
+    @property
+    def constraint_types(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.constraints)
+
+    @property
+    def constraint_groups(self) -> tuple[str, ...]:
+        return tuple(c.factory.group for c in self.constraints)
+
+    def identity_line(self) -> str:
+        """The entry as one canonical JSON line (keys sorted, no spaces, text unescaped)."""
+        shown = {
+            "id": self.data_id,
+            "prompt": self.prompt,
+            "constraints": [c.identity() for c in self.constraints],
+        }
+        return json.dumps(shown, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def single_constraint(
+    n_prompts: int,
+    constraint_set: ConstraintSet = "test",
+    seed: int = DEFAULT_SEED,
+    n_benchmark_data: int | None = None,
+) -> list[Entry]:
+    """Every prompt with every single constraint of the set, shuffled as upstream shuffles."""
+    if n_prompts < 1:
+        raise InputError("`n_prompts` must be at least 1")
+    if n_benchmark_data is not None and n_benchmark_data < 1:
+        raise InputError("`n_benchmark_data` must be at least 1")
+    sets = COLLECTIONS[constraint_set]
+    entries: list[Entry] = []
+    for prompt in range(n_prompts):
+        for kind, factories in (("rule", sets.rule_based), ("llm", sets.judged)):
+            entries.extend(
+                Entry(
+                    f"{prompt}-{factory.name}",
+                    prompt,
+                    (Constraint(factory, stable_seed(PROMPT_SOURCE, str(prompt), kind, str(i))),),
+                    constraint_set,
+                )
+                for i, factory in enumerate(factories)
+            )
+    np.random.default_rng(seed).shuffle(entries)
+    return entries if n_benchmark_data is None else entries[:n_benchmark_data]
+
+
+def identity_lines(entries: Sequence[Entry]) -> str:
+    """The entries' canonical lines, each ended by a newline."""
+    return "".join(entry.identity_line() + "\n" for entry in entries)
