@@ -390,7 +390,6 @@ COMMAND_BODY_LINES = 30
 NOT_YET_SHORT: set[str] = {
     "ifeval score",
     "mtbench generate",
-    "mtbench judge",
     "mtbench leaderboard",
     "pfgen correlate",
     "pfgen score",
@@ -404,7 +403,6 @@ NOT_YET_JSON: set[str] = {
     "demo",
     "ifeval verify",
     "mtbench generate",
-    "mtbench judge",
     "mtbench leaderboard",
     "mtbench variants",
     "mtbench verify",

@@ -91,6 +91,12 @@ def test_elyza_end_to_end_on_smollm2_and_a_scripted_judge(
         (1, 1, ["scripted", "elyza-v1"], 3),
         (2, 1, ["scripted", "elyza-v1"], -1),
     ]
+    again = runner.invoke(app, [*args, "--json"])  # what the run did, as JSON (resumed)
+    assert again.exit_code == 0, again.output
+    shown = json.loads(again.stdout)
+    assert (shown["mode"], shown["judged"], shown["done_before"]) == ("single", 0, 3)
+    assert shown["outputs"] == [{"answers": str(answers), "output": str(out)}]
+    assert shown["signature"]["line"] in verdict.stdout and shown["dry_run"] is True
     # the prompt carries the task's own grading criteria and its reference answer
     assert bench.questions[0].eval_aspect and bench.questions[0].reference
     assert bench.questions[0].eval_aspect in lines[0]["user_prompt"]

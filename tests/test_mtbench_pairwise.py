@@ -40,7 +40,7 @@ from hyoka.judge.pairwise import (
     xy_probabilities,
 )
 from hyoka.judge.verdict_probs import parse_verdict
-from hyoka.mtbench import Bench, load_answers
+from hyoka.mtbench import Bench, PairsJudged, judge_bench, load_answers
 from hyoka.mtbench.judge import BenchJudging
 from hyoka.mtbench.pair_summary import (
     length_controlled,
@@ -735,6 +735,21 @@ def test_cli_judges_prints_the_table_and_costs_and_resumes(
     ] * 2
     code, text = _cli(*args)
     assert code == 0 and "0 turn(s) judged, 2 already done" in text
+    # the library call is the command (issue 30): its result is what --json prints
+    done = judge_bench(
+        EMBEDDED_MODEL, [FIN / "model_answer" / f"{MODEL_X}.jsonl",
+                         FIN / "model_answer" / f"{instruct}.jsonl"],
+        mode="pairwise", baseline=instruct, limit=1, judge_name="smol", output_dir=tmp_path,
+        price_in=0.15, price_out=0.6, method="bs2",
+    )  # fmt: skip
+    assert isinstance(done, PairsJudged) and done.report.done_before == 2
+    assert [(c.model, c.wins, c.losses) for c in done.counts["bs2"].values()] == [
+        (MODEL_X, 2, 0), (instruct, 0, 2),
+    ]  # fmt: skip
+    shown = CliRunner().invoke(app, ["mtbench", "judge", *args, "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout) == done.to_json()
+    assert done.to_json()["methods"]["bs2"][0]["win_rate"] == 1.0
     # the same file with another judge budget: refused before any call, file untouched
     before = (tmp_path / "smol_pair.jsonl").read_bytes()
     code, text = _cli(*args, "--max-tokens", "64")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -13,6 +13,7 @@ from hyoka.cli._common import (
     BaseUrlOption,
     ConcurrencyOption,
     DataDirOption,
+    JsonOption,
     JudgeOption,
     LimitOption,
     ModelNameOption,
@@ -46,9 +47,7 @@ from hyoka.mtbench import (
 from hyoka.providers import ThinkingChoice
 
 if TYPE_CHECKING:
-    from hyoka.judge import JudgePlan
-    from hyoka.mtbench import TurnLengths, TurnStyles
-    from hyoka.providers import ModelClient
+    from hyoka.mtbench import MatchesJudged, PairsJudged, TurnsJudged
 
 #: where answers and judgments go unless --output/--output-dir say otherwise
 RESULTS = Path("results") / "mtbench"
@@ -582,6 +581,7 @@ def judge_command(
     ] = None,
     thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
     control: ControlFeaturesOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Grade every turn with the benchmark's judge prompts and rating rules (resumable).
 
@@ -603,235 +603,126 @@ def judge_command(
 
       hyoka mtbench judge --mode pairwise -j openai/gpt-4o -a x.jsonl -a y.jsonl --method bs2
     """
-    import functools
-
     from hyoka.cli._common import provider_options
-    from hyoka.cli._judging import control_features
-    from hyoka.judge import JudgeSettings, pairwise_settings, parse_methods
-    from hyoka.mtbench import (
-        Bench,
-        BenchJudging,
-        default_judge_name,
-        load_answers,
-        make_matches,
-        model_name,
-        pair_output,
-        parse_layout,
-        plan_all_turns,
-        plan_matches,
-        plan_turns,
-        single_output,
-        turn_styles,
-    )
-    from hyoka.providers import connect, signed_rule
+    from hyoka.cli._judging import ShownJudging, control_features
+    from hyoka.judge import Connection
+    from hyoka.mtbench import MatchesJudged, PairsJudged, judge_bench
 
-    if _drawn_matches(bench):
-        _refuse_for_rakuda(
-            {"--variant": variant, "--baseline": baseline, "--method": method, "--limit": limit}
-        )
-        from hyoka.mtbench import plan_rakuda_judging
-
-        if mode is not JudgeModeChoice.PAIRWISE or matches is None:
-            raise InputError("--bench rakuda is judged with --mode pairwise --matches N")
-        plan = plan_rakuda_judging(
-            judge, answers, matches=matches, seed=draw_seed, results_dir=results_dir,
-            output_dir=output_dir, judge_name=judge_name, base_url=base_url,
-            max_tokens=max_tokens, thinking=thinking.value, data_dir=data_dir,
-        )  # fmt: skip
-        client = connect(
-            judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
-            concurrency=concurrency, flag="--judge",
-        )  # fmt: skip
-        _judge_rakuda(plan, client)
-        return
-    if matches is not None:
-        raise InputError("--matches is for --bench rakuda")
-    if mode is JudgeModeChoice.SINGLE and (
-        baseline is not None or method is not None or control is not None
-    ):
-        raise InputError("--baseline, --method and --control-features are for --mode pairwise")
-    files = parse_layout(layout)
-    loaded = Bench.load(bench, data_dir, variant)
-    # upstream's judge reply budget (ELYZA's Shaberi: 1024), else 2048 (FastChat's)
-    max_tokens = max_tokens or loaded.rating_rules.max_tokens or 2048
-    methods = parse_methods(method or loaded.spec.pair_method)
-    # every answer file is checked before the first judge call
-    loaded_answers = [
-        (path, load_answers(path, loaded, complete=limit is None, thinking=thinking.value))
-        for path in answers
-    ]
-    name = judge_name or default_judge_name(judge)
-    how = BenchJudging.of(name, lang_check, limit)
-    # the judge is connected only once every prompt is built and every rule applied
-    judge_client = functools.partial(
-        connect, judge, base_url=base_url, options=provider_options(option), no_cache=no_cache,
-        concurrency=concurrency, flag="--judge",
+    done = judge_bench(
+        judge, answers, bench=bench, variant=variant, mode=mode.value, judge_name=judge_name,
+        lang_check=lang_check.value, output_dir=output_dir, results_dir=results_dir,
+        layout=layout.value, max_tokens=max_tokens, limit=limit, baseline=baseline,
+        method=None if method is None else method.value,
+        control_features=None if control is None else control_features(control),
+        matches=matches, seed=draw_seed, thinking=thinking.value, data_dir=data_dir,
+        connection=Connection(base_url, provider_options(option), no_cache, concurrency),
+        price_in=price_in, price_out=price_out,
+        watcher=ShownJudging(announce="Judgment file: {}"),
     )  # fmt: skip
-    if mode is JudgeModeChoice.PAIRWISE:
-        settings = pairwise_settings(judge, base_url, max_tokens, methods, thinking.value)
-        output = pair_output(results_dir, loaded, name, output_dir, files)
-        made = make_matches(loaded_answers, baseline, loaded.spec.pair_models)
-        pairs = plan_matches(loaded, made, settings, output, how, methods)
-        styles = turn_styles(loaded, made)
-        lengths = {key: style.chars for key, style in styles.items()}
-        against = None if baseline is None else (baseline, lengths)
-        rated = (styles, control_features(control))
-        _judge_pairs(pairs, judge_client(), price_in, price_out, against, rated)
-        return
-    settings = JudgeSettings.for_judge(
-        judge, base_url=base_url, max_tokens=max_tokens,
-        thinking=signed_rule(thinking.value),
-    )  # fmt: skip
-    plans: list[tuple[str, JudgePlan[Any]]] = []
-    models = [(model_name(loaded, path, by_id), by_id) for path, by_id in loaded_answers]
-    if loaded.spec.single_file(files):  # upstream's one file for every model
-        output = single_output(results_dir, loaded, name, None, output_dir, files)
-        label = ", ".join(model for model, _by_id in models)
-        plans.append((label, plan_all_turns(loaded, models, settings, output, how)))
+    if as_json:
+        echo_json(done.to_json())
+    if isinstance(done, MatchesJudged):
+        _print_matches(done, as_json)
+    elif isinstance(done, PairsJudged):
+        _print_pairs(done, as_json)
     else:
-        for (path, _by_id), (model, by_id) in zip(loaded_answers, models, strict=True):
-            output = single_output(results_dir, loaded, name, model, output_dir, files)
-            plans.append((str(path), plan_turns(loaded, by_id, model, settings, output, how)))
-    _judge_turns(plans, judge_client(), judge, how.lang_check, price_in, price_out)
-    for label, plan in plans:
-        say(f"{label} -> {plan.output}", err=True)
+        _print_turns(done, judge, as_json)
 
 
-def _judge_turns(
-    plans: list[tuple[str, JudgePlan[Any]]],
-    client: ModelClient,
-    judge: str,
-    check: str,
-    price_in: float,
-    price_out: float,
-) -> None:
-    """Single grading of each answer file, then one line of totals and the signature; exit 1
-    when the judge was asked and gave no rating at all."""
-    from hyoka.cli._judging import (
-        fail_if_nothing_graded,
-        print_judge,
-        print_signature,
-        run_plans,
-    )
-    from hyoka.judge import cost_usd, run_judge
+def _print_turns(done: TurnsJudged, judge: str, as_json: bool) -> None:
+    """One line of totals, the judges and the signature, then each answer file's judgment
+    file on stderr; exit 1 when the judge was asked and gave no rating at all."""
+    from hyoka.cli._judging import fail_if_nothing_graded, print_judge, print_signature
     from hyoka.mtbench import INCORRECT_LANGUAGE, NO_ANSWER
 
-    report, runs = run_plans(
-        client, [(", ".join(plan.run.models) or label, plan) for label, plan in plans]
-    )
-    usage = client.stats.usage
-    cost = cost_usd(usage, price_in, price_out)
-    say(
-        f"{report.judged} turn(s) judged, {report.done_before} already done: "
-        f"{report.reasons[NO_ANSWER]} no answer, {report.reasons[INCORRECT_LANGUAGE]} wrong "
-        f"language ({check}), {report.unrated} without a rating; {report.judge_calls} judge "
-        f"call(s), {client.stats.cache_hits} from cache; tokens: {usage.prompt_tokens} in, "
-        f"{usage.completion_tokens} out; cost ${cost:.4f}"
-    )
-    if runs:  # one line for every file: the snapshots that served any of them
-        served = tuple(sorted({name for judged in runs for name in judged.run.served}))
-        print_judge(run_judge(judged.run) for judged in runs)
-        print_signature(runs[0].run.model_copy(update={"served": served}).signature())
-        asked = report.judged - report.ruled  # turns sent to the judge in this run
-        outputs = ", ".join(str(plan.output) for _path, plan in plans)
-        fail_if_nothing_graded(asked - report.unrated, report.unrated, judge, outputs)
+    report, stats = done.report, done.stats
+    if not as_json:
+        usage = stats.usage
+        say(
+            f"{report.judged} turn(s) judged, {report.done_before} already done: "
+            f"{report.reasons[NO_ANSWER]} no answer, {report.reasons[INCORRECT_LANGUAGE]} "
+            f"wrong language ({done.lang_check}), {report.unrated} without a rating; "
+            f"{report.judge_calls} judge call(s), {stats.cache_hits} from cache; tokens: "
+            f"{usage.prompt_tokens} in, {usage.completion_tokens} out; "
+            f"cost ${done.cost_usd:.4f}"
+        )
+    if done.signature is not None:  # one line for every file
+        if not as_json:
+            print_judge(done.judges)
+            print_signature(done.signature)
+        outputs = ", ".join(str(path) for _label, path in done.outputs)
+        fail_if_nothing_graded(done.asked - report.unrated, report.unrated, judge, outputs)
+    for label, path in done.outputs:
+        say(f"{label} -> {path}", err=True)
 
 
-def _judge_rakuda(plan: JudgePlan[Any], client: ModelClient) -> None:
-    """Judge Rakuda's matches, then the verdicts counted, the calls, and the signature; exit
-    1 when the judge was asked and no reply held a verdict."""
-    from collections import Counter
+def _print_matches(done: MatchesJudged, as_json: bool) -> None:
+    """Rakuda's verdicts counted, the calls, and the signature; exit 1 when the judge was
+    asked and no reply held a verdict."""
+    from hyoka.cli._judging import print_judge, print_signature
 
-    from hyoka.cli._judging import print_judge, print_signature, run_plans
-    from hyoka.judge import run_judge
-
-    say(f"Judgment file: {plan.output}", err=True)
-    report, (judged,) = run_plans(client, [("matches", plan)], rate=False)
-    winners = Counter(str(line.winner) for line in judged.lines)
-    say(
-        f"{report.judged} match(es) judged, {report.done_before} already done: first shown "
-        f"won {winners['1']}, second won {winners['2']}, tie {winners['3']}, no verdict "
-        f"{winners['error']}; {report.judge_calls} judge call(s), {client.stats.cache_hits} "
-        f"from cache; tokens: {client.stats.usage.prompt_tokens} in, "
-        f"{client.stats.usage.completion_tokens} out"
-    )
-    print_judge([run_judge(judged.run)])
-    print_signature(judged.run.signature())
-    if report.judged and report.no_verdict == report.judged:
-        raise InputError(f"the judge gave no verdict on any match (see {plan.output})")
+    report, stats, winners = done.report, done.stats, done.winners
+    if not as_json:
+        say(
+            f"{report.judged} match(es) judged, {report.done_before} already done: first "
+            f"shown won {winners['1']}, second won {winners['2']}, tie {winners['3']}, no "
+            f"verdict {winners['error']}; {report.judge_calls} judge call(s), "
+            f"{stats.cache_hits} from cache; tokens: {stats.usage.prompt_tokens} in, "
+            f"{stats.usage.completion_tokens} out"
+        )
+        print_judge([done.judge])
+        print_signature(done.signature)
+    if done.no_verdict:
+        raise InputError(f"the judge gave no verdict on any match (see {done.output})")
 
 
-def _judge_pairs(
-    plan: JudgePlan[Any],
-    client: ModelClient,
-    price_in: float,
-    price_out: float,
-    against: tuple[str, TurnLengths] | None = None,
-    rated: tuple[TurnStyles, tuple[str, ...]] | None = None,
-) -> None:
-    """Judge the matches, then the table per method, the run's calls and cost, and the
-    signature; turns whose games came without log probabilities are listed loudly. With
-    ``against`` (the baseline and the answers' lengths) each model's length-controlled
-    win rate against the baseline is shown beside the raw rates, with its signature; with
-    ``rated`` (the answers' styles and the features to control) each model's Bradley-Terry
-    rating raw and style-controlled, with the style coefficients and their signature. Exit
-    1 when the judge was asked and gave no verdict on any turn."""
+def _print_pairs(done: PairsJudged, as_json: bool) -> None:
+    """The table per method (with each model's length-controlled win rate against the
+    baseline, and the ratings raw and style-controlled, where made), the run's calls and
+    cost, and the signature; turns whose games came without log probabilities are listed
+    loudly. Exit 1 when the judge was asked and gave no verdict on any turn."""
     from hyoka.cli._common import print_warning
     from hyoka.cli._judging import (
         fail_if_no_verdict,
         print_judge,
         print_signature,
         print_style_control,
-        run_plans,
         win_table,
     )
-    from hyoka.judge import cost_usd, run_judge
-    from hyoka.mtbench import (
-        length_controlled,
-        method_counts,
-        no_logprobs,
-        style_controlled,
-        turn_label,
-    )
 
-    say(f"Judgment file: {plan.output}", err=True)
-    report, (judged,) = run_plans(client, [("turns", plan)], rate=False)
-    methods = plan.run.methods
-    lines = list(judged.lines)  # the file's lines for these turns, as the run left them
-    controlled = None if against is None else length_controlled(lines, methods, *against)
-    answered = run_judge(judged.run)
-    print_table(win_table(method_counts(lines, methods), len(lines), controlled, [answered]))
-    if against is not None and controlled:
-        say(
-            f"length-controlled: a model's win rate against {against[0]} were their answers "
-            "to each turn equally long (alpaca_eval's logistic model; lengths in characters)"
-        )
-        # one signature for every method: it names the baseline, the fit and the bootstrap
-        print_signature(next(iter(controlled.values())).signature)
-    if rated is not None:
-        print_style_control(style_controlled(lines, methods, *rated))
-    lacking = no_logprobs(lines) if "prob" in methods else []
-    games = sum(len(which) for _line, which in lacking)
+    report, stats, controlled = done.report, done.stats, done.controlled
+    if not as_json:
+        print_table(win_table(done.counts, done.turns, controlled, [done.judge]))
+        if controlled:
+            say(
+                f"length-controlled: a model's win rate against {done.baseline} were their "
+                "answers to each turn equally long (alpaca_eval's logistic model; lengths in "
+                "characters)"
+            )
+            # one signature for every method: it names the baseline, the fit and the bootstrap
+            print_signature(next(iter(controlled.values())).signature)
+        print_style_control(done.rated)
+    games, lacking = done.games_without_logprobs, done.lacking
     if lacking:
-        shown = ", ".join(turn_label(line, which) for line, which in lacking[:10])
+        shown = ", ".join(label for label, _games in lacking[:10])
         more = f" and {len(lacking) - 10} more" if len(lacking) > 10 else ""
         print_warning(
             f"{games} game(s) in {len(lacking)} turn(s) came back without log probabilities, "
             f"so without a prob verdict: {shown}{more}"
         )
-    usage = client.stats.usage
-    cost = cost_usd(usage, price_in, price_out)
-    say(
-        f"{report.judged} turn(s) judged, {report.done_before} already done: "
-        f"{report.ruled} decided by a rule ({', '.join(plan.run.rules) or 'none'}); "
-        f"{report.judge_calls} judge call(s), {client.stats.cache_hits} from cache, "
-        f"{report.no_verdict} without a verdict, {games} without log probabilities (in the "
-        f"file); tokens: {usage.prompt_tokens} in, {usage.completion_tokens} out; "
-        f"cost ${cost:.4f}"
-    )
-    print_judge([answered])
-    print_signature(judged.run.signature())
-    fail_if_no_verdict(report, plan.run.settings.judge, plan.output, "turn(s)")
+    if not as_json:
+        usage = stats.usage
+        say(
+            f"{report.judged} turn(s) judged, {report.done_before} already done: "
+            f"{report.ruled} decided by a rule ({', '.join(done.rules) or 'none'}); "
+            f"{report.judge_calls} judge call(s), {stats.cache_hits} from cache, "
+            f"{report.no_verdict} without a verdict, {games} without log probabilities (in the "
+            f"file); tokens: {usage.prompt_tokens} in, {usage.completion_tokens} out; "
+            f"cost ${done.cost_usd:.4f}"
+        )
+        print_judge([done.judge])
+        print_signature(done.signature)
+    fail_if_no_verdict(report, done.judge.judge, done.output, "turn(s)")
 
 
 @reports_errors

@@ -126,6 +126,7 @@ from hyoka.mtbench.registry import (
     variant_names,
 )
 from hyoka.mtbench.report import board_judges, render
+from hyoka.mtbench.run import RESULTS, MatchesJudged, PairsJudged, TurnsJudged, judge_bench
 from hyoka.mtbench.single_folders import preferences_from_folders, read_single_grades
 from hyoka.mtbench.spec import (
     DRAWN_MATCHES,
@@ -155,6 +156,7 @@ __all__ = [
     "NO_ANSWER",
     "NO_RATING",
     "RADAR_SUFFIXES",
+    "RESULTS",
     "Bench",
     "BenchJudging",
     "BenchSpec",
@@ -177,7 +179,9 @@ __all__ = [
     "Leaderboard",
     "LengthColumn",
     "MatchChecks",
+    "MatchesJudged",
     "PairJudgmentLine",
+    "PairsJudged",
     "PinnedFile",
     "Question",
     "QuestionFormat",
@@ -189,6 +193,7 @@ __all__ = [
     "TemplateChoice",
     "TurnLengths",
     "TurnStyles",
+    "TurnsJudged",
     "Variant",
     "VerifyBenches",
     "answer_file",
@@ -210,6 +215,7 @@ __all__ = [
     "generate_answers",
     "grade_battles",
     "grade_ratings_of",
+    "judge_bench",
     "judge_meta",
     "judgment_files",
     "judgment_spec",

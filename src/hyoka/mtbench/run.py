@@ -1,0 +1,397 @@
+"""Judging a benchmark's answers from start to finish, as ``hyoka mtbench judge`` does it:
+load the benchmark and every answer file, plan each judgment file (single grading, pairwise
+matches, or Rakuda's drawn matches, as the benchmark's definition says), connect to the
+judge, judge what is missing (resumably) and sum up what the run did.
+
+The command line only parses flags, calls ``judge_bench`` and shows what it hands back; a
+Python user gets the same files and numbers::
+
+    from hyoka.mtbench import judge_bench
+    done = judge_bench("openai/gpt-4o-mini", [Path("m.jsonl")], bench="jmt-bench")
+    done.to_json()
+
+A ``judge.JudgeWatcher`` hears the run (the judgment file, each stage's progress). Errors
+name parameters (`bench`, `matches`), never flags.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hyoka.errors import InputError
+from hyoka.judge import (
+    Connection,
+    JudgedBy,
+    JudgePlan,
+    JudgeReport,
+    JudgeSettings,
+    JudgeWatcher,
+    WinCounts,
+    cost_usd,
+    judge_plans,
+    judges_json,
+    pairwise_settings,
+    parse_methods,
+    run_judge,
+)
+from hyoka.mtbench.answers import load_answers, model_name
+from hyoka.mtbench.bench import Bench
+from hyoka.mtbench.judge import (
+    BenchJudging,
+    default_judge_name,
+    pair_output,
+    plan_all_turns,
+    plan_turns,
+    single_output,
+)
+from hyoka.mtbench.pair_summary import (
+    length_controlled,
+    method_counts,
+    no_logprobs,
+    style_controlled,
+    turn_label,
+)
+from hyoka.mtbench.pairwise import TurnStyles, make_matches, plan_matches, turn_styles
+from hyoka.mtbench.rakuda import plan_rakuda_judging
+from hyoka.mtbench.records import INCORRECT_LANGUAGE, NO_ANSWER
+from hyoka.mtbench.registry import definition, definitions
+from hyoka.mtbench.spec import DRAWN_MATCHES, parse_layout
+from hyoka.providers import DEFAULT_THINKING, ClientStats, ModelClient, ThinkingRule, signed_rule
+from hyoka.signature import SIGNATURE_KEY, Signature
+from hyoka.stats import STYLE_CONTROLS, LengthControlled, RawAndControlled
+
+#: where answers and judgments go unless told otherwise
+RESULTS = Path("results") / "mtbench"
+
+
+def _calls(
+    report: JudgeReport, stats: ClientStats, price_in: float, price_out: float
+) -> dict[str, Any]:
+    usage = stats.usage
+    return {
+        "judged": report.judged, "done_before": report.done_before,
+        "judge_calls": report.judge_calls, "cache_hits": stats.cache_hits,
+        "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+        "cost_usd": round(cost_usd(usage, price_in, price_out), 6),
+    }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TurnsJudged:
+    """Every turn of each answer file graded: the judgment files (``outputs``: what each
+    holds, by its models, and where), what this run did (``report``, ``stats``), the judges
+    that answered and one signature for all the files."""
+
+    outputs: list[tuple[str, Path]]
+    report: JudgeReport
+    stats: ClientStats
+    judges: list[JudgedBy]
+    signature: Signature | None
+    lang_check: str
+    price_in: float = 0.0
+    price_out: float = 0.0
+
+    @property
+    def cost_usd(self) -> float:
+        """What this run's calls cost at the user's prices (USD per million tokens)."""
+        return cost_usd(self.stats.usage, self.price_in, self.price_out)
+
+    @property
+    def asked(self) -> int:
+        """Turns sent to the judge in this run (not decided by a rule)."""
+        return self.report.judged - self.report.ruled
+
+    def to_json(self) -> dict[str, Any]:
+        """The run's counts (turns ``judged`` now, ``done_before``, ``no_answer``,
+        ``wrong_language`` by ``lang_check``, ``unrated``), its calls, tokens and cost, the
+        judgment files, the judges that answered and the signature."""
+        report = self.report
+        return {
+            "mode": "single", **_calls(report, self.stats, self.price_in, self.price_out),
+            "no_answer": report.reasons[NO_ANSWER],
+            "wrong_language": report.reasons[INCORRECT_LANGUAGE],
+            "lang_check": self.lang_check, "unrated": report.unrated,
+            "outputs": [{"answers": label, "output": str(path)} for label, path in self.outputs],
+            "judged_by": judges_json(self.judges),
+            "dry_run": any(judge.dry_run for judge in self.judges),
+            SIGNATURE_KEY: None if self.signature is None else self.signature.to_json(),
+        }  # fmt: skip
+
+
+def _win_json(counts: WinCounts) -> dict[str, Any]:
+    return {
+        "model": counts.model, "wins": counts.wins, "losses": counts.losses,
+        "ties": counts.ties, "invalid": counts.invalid, "win_rate": counts.win_rate,
+        "adjusted_win_rate": counts.adjusted_win_rate,
+    }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PairsJudged:
+    """Every turn of the answer files compared in pairs (``output``): per method and model
+    the wins, losses, ties and invalid verdicts (``counts``, over ``turns`` turns of the
+    file); against a ``baseline`` each model's length-controlled win rate (``controlled``);
+    the Bradley-Terry ratings raw and style-controlled (``rated``); the turns whose games
+    came back without log probabilities (``lacking``: each turn's label and games)."""
+
+    output: Path
+    counts: dict[str, dict[str, WinCounts]]
+    turns: int
+    baseline: str | None
+    controlled: dict[str, LengthControlled] | None
+    rated: dict[str, RawAndControlled]
+    lacking: list[tuple[str, list[str]]]
+    rules: tuple[str, ...]
+    report: JudgeReport
+    stats: ClientStats
+    judge: JudgedBy
+    signature: Signature
+    price_in: float = 0.0
+    price_out: float = 0.0
+
+    @property
+    def cost_usd(self) -> float:
+        """What this run's calls cost at the user's prices (USD per million tokens)."""
+        return cost_usd(self.stats.usage, self.price_in, self.price_out)
+
+    @property
+    def games_without_logprobs(self) -> int:
+        return sum(len(games) for _label, games in self.lacking)
+
+    def to_json(self) -> dict[str, Any]:
+        """The run's counts, calls, tokens and cost; per method and model the verdicts and
+        rates, the length-controlled rates and the ratings where made; the turns without
+        log probabilities; the judge that answered and the signature."""
+        return {
+            "mode": "pairwise", "output": str(self.output),
+            **_calls(self.report, self.stats, self.price_in, self.price_out),
+            "ruled": self.report.ruled, "rules": list(self.rules),
+            "no_verdict": self.report.no_verdict, "turns": self.turns,
+            "methods": {method: [_win_json(c) for c in models.values()]
+                        for method, models in self.counts.items()},
+            "baseline": self.baseline,
+            "length_controlled": None if self.controlled is None else
+            {method: c.to_json() for method, c in self.controlled.items()},
+            "style_controlled": {method: r.to_json() for method, r in self.rated.items()},
+            "no_logprobs": [{"turn": label, "games": games} for label, games in self.lacking],
+            "judged_by": self.judge.to_json(), "dry_run": self.judge.dry_run,
+            SIGNATURE_KEY: self.signature.to_json(),
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class MatchesJudged:
+    """Rakuda's drawn matches judged into ``output``: the verdicts of the file's matches
+    (``winners``: ``1`` the first shown, ``2`` the second, ``3`` a tie, ``error`` none)."""
+
+    output: Path
+    winners: Counter[str]
+    report: JudgeReport
+    stats: ClientStats
+    judge: JudgedBy
+    signature: Signature
+
+    @property
+    def no_verdict(self) -> bool:
+        """Whether the judge was asked and no reply held a verdict."""
+        return bool(self.report.judged) and self.report.no_verdict == self.report.judged
+
+    def to_json(self) -> dict[str, Any]:
+        """The run's counts and calls, the verdicts, the judge and the signature."""
+        return {
+            "mode": "matches", "output": str(self.output),
+            **_calls(self.report, self.stats, 0.0, 0.0),
+            "first_won": self.winners["1"], "second_won": self.winners["2"],
+            "tie": self.winners["3"], "no_verdict": self.winners["error"],
+            "judged_by": self.judge.to_json(), "dry_run": self.judge.dry_run,
+            SIGNATURE_KEY: self.signature.to_json(),
+        }  # fmt: skip
+
+
+def judge_bench(
+    judge: str,
+    answers: Sequence[Path],
+    *,
+    bench: str = "pfmt-fin",
+    variant: str | None = None,
+    mode: str = "single",
+    judge_name: str | None = None,
+    lang_check: str = "upstream",
+    output_dir: Path | None = None,
+    results_dir: Path = RESULTS,
+    layout: str = "hyoka",
+    max_tokens: int | None = None,
+    limit: int | None = None,
+    baseline: str | None = None,
+    method: str | None = None,
+    control_features: Sequence[str] | None = None,
+    matches: int | None = None,
+    seed: int = 0,
+    thinking: ThinkingRule = DEFAULT_THINKING,
+    data_dir: Path | None = None,
+    connection: Connection | None = None,
+    price_in: float = 0.0,
+    price_out: float = 0.0,
+    watcher: JudgeWatcher | None = None,
+) -> TurnsJudged | PairsJudged | MatchesJudged:
+    """Judge the answer files of ``bench`` (its ``variant``) with ``judge``: every turn
+    graded (``mode`` single), or compared in pairs (pairwise: every pair of files, or each
+    against ``baseline``, by ``method``), or, for a benchmark of drawn matches (Rakuda),
+    ``matches`` matches drawn with ``seed``. Each answer file is checked, every prompt
+    built and every rule applied before the judge is connected; judgment files go under
+    ``results_dir`` in ``layout`` (or into ``output_dir``) and are continued only by the
+    same judge with the same settings."""
+    connection = connection or Connection()
+    if definition(bench).judging is DRAWN_MATCHES:
+        return _judge_matches(
+            judge, answers, bench=bench, variant=variant, mode=mode, baseline=baseline,
+            method=method, limit=limit, matches=matches, seed=seed, results_dir=results_dir,
+            output_dir=output_dir, judge_name=judge_name, max_tokens=max_tokens,
+            thinking=thinking, data_dir=data_dir, connection=connection, watcher=watcher,
+        )  # fmt: skip
+    if matches is not None:
+        raise InputError(f"`matches` is for `bench` {_drawn_names()}")
+    if mode == "single" and (
+        baseline is not None or method is not None or control_features is not None
+    ):
+        raise InputError("`baseline`, `method` and `control_features` are for `mode` pairwise")
+    files = parse_layout(layout)
+    loaded = Bench.load(bench, data_dir, variant)
+    # upstream's judge reply budget (ELYZA's Shaberi: 1024), else 2048 (FastChat's)
+    max_tokens = max_tokens or loaded.rating_rules.max_tokens or 2048
+    # every answer file is checked before the first judge call
+    given = [
+        (path, load_answers(path, loaded, complete=limit is None, thinking=thinking))
+        for path in answers
+    ]
+    how = BenchJudging.of(judge_name or default_judge_name(judge), lang_check, limit)
+    if mode == "pairwise":
+        methods = parse_methods(method or loaded.spec.pair_method)
+        settings = pairwise_settings(judge, connection.base_url, max_tokens, methods, thinking)
+        output = pair_output(results_dir, loaded, how.judge_name, output_dir, files)
+        made = make_matches(given, baseline, loaded.spec.pair_models)
+        plan = plan_matches(loaded, made, settings, output, how, methods)
+        styles = turn_styles(loaded, made)
+        controls = tuple(control_features or STYLE_CONTROLS)
+        return _judge_pairs(
+            plan, connection.connect(judge), baseline, styles, controls, price_in, price_out,
+            watcher,
+        )  # fmt: skip
+    settings = JudgeSettings.for_judge(
+        judge, base_url=connection.base_url, max_tokens=max_tokens, thinking=signed_rule(thinking)
+    )
+    plans: list[tuple[str, JudgePlan[Any]]] = []
+    models = [(model_name(loaded, path, by_id), by_id) for path, by_id in given]
+    if loaded.spec.single_file(files):  # upstream's one file for every model
+        output = single_output(results_dir, loaded, how.judge_name, None, output_dir, files)
+        label = ", ".join(model for model, _by_id in models)
+        plans.append((label, plan_all_turns(loaded, models, settings, output, how)))
+    else:
+        for (path, _by_id), (model, by_id) in zip(given, models, strict=True):
+            output = single_output(results_dir, loaded, how.judge_name, model, output_dir, files)
+            plans.append((str(path), plan_turns(loaded, by_id, model, settings, output, how)))
+    return _judge_turns(plans, connection.connect(judge), how.lang_check, price_in, price_out,
+                        watcher)  # fmt: skip
+
+
+def _drawn_names() -> str:
+    """The benchmarks judged in drawn matches (rakuda)."""
+    drawn = [name for name, spec in definitions().items() if spec.judging is DRAWN_MATCHES]
+    return " or ".join(drawn)
+
+
+def _judge_turns(
+    plans: list[tuple[str, JudgePlan[Any]]],
+    client: ModelClient,
+    check: str,
+    price_in: float,
+    price_out: float,
+    watcher: JudgeWatcher | None,
+) -> TurnsJudged:
+    labelled = [(", ".join(plan.run.models) or label, plan) for label, plan in plans]
+    report, runs = judge_plans(client, labelled, watcher=watcher)
+    signature = None
+    if runs:  # one signature for every file: the snapshots that served any of them
+        served = tuple(sorted({name for judged in runs for name in judged.run.served}))
+        signature = runs[0].run.model_copy(update={"served": served}).signature()
+    return TurnsJudged(
+        [(label, plan.output) for label, plan in plans], report, client.stats,
+        [run_judge(judged.run) for judged in runs], signature, check, price_in, price_out,
+    )  # fmt: skip
+
+
+def _judge_pairs(
+    plan: JudgePlan[Any],
+    client: ModelClient,
+    baseline: str | None,
+    styles: TurnStyles,
+    controls: Sequence[str],
+    price_in: float,
+    price_out: float,
+    watcher: JudgeWatcher | None,
+) -> PairsJudged:
+    if watcher is not None:
+        watcher.planned(plan.output)
+    report, (judged,) = judge_plans(client, [("turns", plan)], watcher=watcher, rate=False)
+    methods = plan.run.methods
+    lines = list(judged.lines)  # the file's lines for these turns, as the run left them
+    controlled = None
+    if baseline is not None:
+        lengths = {key: style.chars for key, style in styles.items()}
+        controlled = length_controlled(lines, methods, baseline, lengths)
+    lacking = no_logprobs(lines) if "prob" in methods else []
+    return PairsJudged(
+        plan.output, method_counts(lines, methods), len(lines), baseline, controlled,
+        style_controlled(lines, methods, styles, controls),
+        [(turn_label(line, which), which) for line, which in lacking], tuple(plan.run.rules),
+        report, client.stats, run_judge(judged.run), judged.run.signature(), price_in, price_out,
+    )  # fmt: skip
+
+
+def _judge_matches(
+    judge: str,
+    answers: Sequence[Path],
+    *,
+    bench: str,
+    variant: str | None,
+    mode: str,
+    baseline: str | None,
+    method: str | None,
+    limit: int | None,
+    matches: int | None,
+    seed: int,
+    results_dir: Path,
+    output_dir: Path | None,
+    judge_name: str | None,
+    max_tokens: int | None,
+    thinking: ThinkingRule,
+    data_dir: Path | None,
+    connection: Connection,
+    watcher: JudgeWatcher | None,
+) -> MatchesJudged:
+    """Rakuda has its own draw and ranking: a parameter it does not use is one error,
+    never silently ignored."""
+    given = {"variant": variant, "baseline": baseline, "method": method, "limit": limit}
+    unused = [f"`{name}`" for name, value in given.items() if value]
+    if unused:
+        raise InputError(f"`bench` {bench} does not take {', '.join(unused)}")
+    if mode != "pairwise" or matches is None:
+        raise InputError(f"`bench` {bench} is judged with `mode` pairwise `matches` N")
+    plan = plan_rakuda_judging(
+        judge, answers, matches=matches, seed=seed, results_dir=results_dir,
+        output_dir=output_dir, judge_name=judge_name, base_url=connection.base_url,
+        max_tokens=max_tokens, thinking=thinking, data_dir=data_dir,
+    )  # fmt: skip
+    client = connection.connect(judge)
+    if watcher is not None:
+        watcher.planned(plan.output)
+    report, (judged,) = judge_plans(client, [("matches", plan)], watcher=watcher, rate=False)
+    winners = Counter(str(line.winner) for line in judged.lines)
+    return MatchesJudged(
+        plan.output, winners, report, client.stats, run_judge(judged.run),
+        judged.run.signature(),
+    )  # fmt: skip
