@@ -390,7 +390,6 @@ COMMAND_BODY_LINES = 30
 NOT_YET_SHORT: set[str] = {
     "ifeval score",
     "mtbench generate",
-    "mtbench leaderboard",
     "pfgen correlate",
     "pfgen score",
     "pfgen stability",
@@ -403,7 +402,6 @@ NOT_YET_JSON: set[str] = {
     "demo",
     "ifeval verify",
     "mtbench generate",
-    "mtbench leaderboard",
     "mtbench variants",
     "mtbench verify",
     "pfgen generate",

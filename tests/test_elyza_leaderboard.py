@@ -19,6 +19,8 @@ from typer.testing import CliRunner, Result
 from _shared import ELYZA_PUBLISHED as PUBLISHED
 from _shared import SHARED_DATA, shaberi_raw_means
 from hyoka.cli.main import app
+from hyoka.errors import HyokaWarning
+from hyoka.mtbench import BenchBoard, bench_leaderboard
 
 
 def _leaderboard(*args: str) -> Result:
@@ -62,6 +64,12 @@ def test_shaberi_files_give_shaberis_mean_per_model_with_unrated_and_repeats_cou
     assert "signature: hyoka:" in text and "kind:shaberi-single" in text
     assert "Shaberi's mean score" in text
     assert "1 turn(s) judged again in its file" in md.stderr
+    # --json prints what --format json does, and the library call hands back the same
+    as_json = _leaderboard("--json")
+    assert as_json.exit_code == 0 and as_json.stdout == result.stdout
+    with pytest.warns(HyokaWarning, match="1 turn\\(s\\) judged again in its file"):
+        board = bench_leaderboard("elyza-tasks-100", fmt="json")
+    assert isinstance(board, BenchBoard) and board.to_json() == rows
 
 
 def test_a_shaberi_file_in_upstreams_layout_and_bad_rows(

@@ -111,10 +111,11 @@ def print_judge(judges: Iterable[JudgedBy]) -> None:
 
 
 def dry_run_title(title: str, judges: Iterable[JudgedBy]) -> str:
-    """A table's title, marked ``(dry run)`` where a script made its numbers."""
-    from hyoka.judge import DRY_RUN, any_dry_run
+    """A table's title, marked ``(dry run)`` where a script made its numbers
+    (``judge.dry_run_title``)."""
+    from hyoka.judge import dry_run_title as titled
 
-    return f"{title} ({DRY_RUN})" if any_dry_run(judges) else title
+    return titled(title, judges)
 
 
 def single_table(run: SingleRun) -> Table:

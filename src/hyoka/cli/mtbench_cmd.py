@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -47,7 +46,7 @@ from hyoka.mtbench import (
 from hyoka.providers import ThinkingChoice
 
 if TYPE_CHECKING:
-    from hyoka.mtbench import MatchesJudged, PairsJudged, TurnsJudged
+    from hyoka.mtbench import MatchesJudged, PairsJudged, RakudaRanking, TurnsJudged
 
 #: where answers and judgments go unless --output/--output-dir say otherwise
 RESULTS = Path("results") / "mtbench"
@@ -77,6 +76,7 @@ def leaderboard_command(
     fmt: Annotated[
         FormatChoice, typer.Option("--format", help="How the table is written.")
     ] = FormatChoice.MD,
+    as_json: JsonOption = False,
     output: OutputOption = None,
     per_turn: Annotated[
         bool, typer.Option("--per-turn/--no-per-turn", help="Also a table per turn.")
@@ -179,125 +179,31 @@ def leaderboard_command(
     Rakuda ranks by Bradley-Terry with a fitted first-position advantage and bootstrap
     16/50/84th percentiles, as its make_ranking.py --compute mle fits it.
     """
-    from hyoka.cli._common import print_warning
+    from hyoka.mtbench import BenchBoard, bench_leaderboard
 
-    if _drawn_matches(bench):
-        _refuse_for_rakuda(
-            {"--radar": radar, "--variant": variant, "--mix-variants": mix_variants,
-             "--resamples": resamples if resamples != 2000 else None, "--output": output,
-             "--answers": answers, "--style-control": style_control}
-        )  # fmt: skip
-        _rakuda_leaderboard(judgments, fmt, rounds, seed, data_dir)
+    shown = FormatChoice.JSON if as_json else fmt  # --json: --format json
+    board = bench_leaderboard(
+        bench, judgments, fmt=shown.value, output=output, per_turn=per_turn,
+        radar=radar or (), rounds=rounds, seed=seed, resamples=resamples, variant=variant,
+        mix_variants=mix_variants, answers=answers, style_control=style_control,
+        data_dir=data_dir,
+    )  # fmt: skip
+    if not isinstance(board, BenchBoard):  # Rakuda's ranking: a table or upstream's JSON
+        _print_rakuda(board, shown.value)
         return
-    from hyoka.mtbench import (
-        RADAR_SUFFIXES,
-        Bench,
-        IntervalSettings,
-        answer_turns,
-        board_judges,
-        build_leaderboard,
-        for_answers_flag,
-        grade_ratings_of,
-        judgment_files,
-        length_column_of,
-        render,
-        write_radar,
-    )
-
-    for path in radar or []:
-        if path.suffix.lower() not in RADAR_SUFFIXES:
-            raise InputError(f"--radar: {path} must end in .png or .html")
-    if style_control and not answers:
-        raise InputError("--style-control needs --answers (the judged answers' style)")
-    loaded = Bench.load(bench, data_dir, variant, questions_only=True)
-    folders = judgments or [loaded.folder / loaded.spec.published_judgments]
-    files = judgment_files(folders, shaberi=loaded.spec.question_format.upstream_judgments)
-    board = build_leaderboard(loaded, files, mix_variants=mix_variants)
-    for model in board.incomplete():
-        print_warning(
-            f"{model.model}: {model.judged} of {board.expected(model)} turns judged "
-            "(marked incomplete, ranked last)"
-        )
-    for model in board.models:
-        if model.unrated:
-            print_warning(
-                f"{model.model}: {model.unrated} of {model.judged} judged turns have no "
-                "rating (-1), left out of its means (marked unrated)"
-            )
-        if model.repeated:
-            print_warning(
-                f"{model.model}: {model.repeated} turn(s) judged again in its file, each "
-                "judgment counted as upstream's mean counts them (marked repeated)"
-            )
-    interval = IntervalSettings(resamples=resamples, seed=seed)
-    length = grades = None
-    if answers:
-        turns = answer_turns(answers, board.bench)  # read once for both columns
-        if style_control:
-            grades = for_answers_flag(
-                lambda: grade_ratings_of(board, turns, rounds=resamples, seed=seed)
-            )
-        length = for_answers_flag(
-            lambda: length_column_of(board, turns, resamples=resamples, seed=seed)
-        )
-        for name, count in length.missing.items():
-            print_warning(
-                f"{name}: {count} judged turn(s) without an answer in --answers "
-                "(no length-adj. mean)"
-            )
-    text = render(board, "md" if fmt == "md" else "csv" if fmt == "csv" else "json",
-                  per_turn=per_turn, interval=interval, length=length,
-                  grades=grades)  # fmt: skip
     if output is None:
-        echo(text, nl=False, json_text=fmt == "json", csv_text=fmt == "csv")
+        echo(board.text, nl=False, json_text=board.fmt == "json", csv_text=board.fmt == "csv")
     else:
-        from hyoka.store import atomic_write_text
-
-        atomic_write_text(output, text)  # a failure is the store's one-line WriteError
         say(f"wrote {output}", err=True)
-    from hyoka.cli._judging import dry_run_title
-
-    for path in radar or []:  # its numbers a script's where they are: said in its title
-        write_radar(board, path, title=dry_run_title(loaded.spec.title, board_judges(board)))
+    for path in board.write_radars():
         say(f"radar chart: {path}", err=True)
 
 
-def _drawn_matches(bench: str) -> bool:
-    """Whether ``bench`` is judged in drawn matches (Rakuda's protocol), not FastChat's;
-    an unknown name is the registry's one error line, listing every benchmark."""
-    from hyoka.mtbench import DRAWN_MATCHES, definition
-
-    return definition(bench).judging is DRAWN_MATCHES
-
-
-def _refuse_for_rakuda(given: Mapping[str, object]) -> None:
-    """Rakuda has its own draw and ranking: a flag it does not use is one line, never
-    silently ignored."""
-    unused = [flag for flag, value in given.items() if value]
-    if unused:
-        raise InputError(f"--bench rakuda does not take {', '.join(unused)}")
-
-
-def _rakuda_leaderboard(
-    judgments: list[Path] | None, fmt: str, rounds: int, seed: int, data_dir: Path | None
-) -> None:
-    """Rakuda's ranking of the pair judgments in ``judgments`` (each line checked against
-    the questions in ``data_dir``): a table or upstream's JSON."""
-
-    from hyoka.cli._common import print_warning
-    from hyoka.mtbench import judgment_files, rank_rakuda
-
-    if not judgments:
-        raise InputError(
-            "--bench rakuda: give --judgments (upstream's pair judgments are not published)"
-        )
-    ranked = rank_rakuda(judgment_files(judgments), rounds=rounds, seed=seed, data_dir=data_dir)
-    if ranked.errors:
-        print_warning(f"{ranked.errors} match(es) without a verdict (error) left out")
+def _print_rakuda(ranked: RakudaRanking, fmt: str) -> None:
+    """Rakuda's ranking as a table or upstream's JSON."""
     if fmt == "json":
         echo_json(ranked.to_json())
-        return
-    if fmt == "csv":
+    elif fmt == "csv":
         echo(ranked.render("csv"), csv_text=True)
     else:
         echo(ranked.render("md" if fmt == "md" else "plain"))

@@ -129,6 +129,12 @@ def any_dry_run(found: Iterable[JudgedBy]) -> bool:
     return any(judge.dry_run for judge in found)
 
 
+def dry_run_title(title: str, found: Iterable[JudgedBy]) -> str:
+    """A table's or a chart's title, marked ``(dry run)`` where a script of ``found`` made
+    its numbers."""
+    return f"{title} ({DRY_RUN})" if any_dry_run(found) else title
+
+
 def judges_json(found: Iterable[JudgedBy]) -> list[dict[str, Any]]:
     """Several files' judges for a ``--json`` output, each once, in order."""
     return [judge.to_json() for judge in dict.fromkeys(found)]

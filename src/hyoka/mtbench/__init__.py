@@ -126,7 +126,15 @@ from hyoka.mtbench.registry import (
     variant_names,
 )
 from hyoka.mtbench.report import board_judges, render
-from hyoka.mtbench.run import RESULTS, MatchesJudged, PairsJudged, TurnsJudged, judge_bench
+from hyoka.mtbench.run import (
+    RESULTS,
+    BenchBoard,
+    MatchesJudged,
+    PairsJudged,
+    TurnsJudged,
+    bench_leaderboard,
+    judge_bench,
+)
 from hyoka.mtbench.single_folders import preferences_from_folders, read_single_grades
 from hyoka.mtbench.spec import (
     DRAWN_MATCHES,
@@ -158,6 +166,7 @@ __all__ = [
     "RADAR_SUFFIXES",
     "RESULTS",
     "Bench",
+    "BenchBoard",
     "BenchJudging",
     "BenchSpec",
     "FormatChoice",
@@ -200,6 +209,7 @@ __all__ = [
     "answer_model_id",
     "answer_set",
     "answer_turns",
+    "bench_leaderboard",
     "board_judges",
     "build_leaderboard",
     "check_models",

@@ -16,13 +16,15 @@ name parameters (`bench`, `matches`), never flags.
 
 from __future__ import annotations
 
+import json
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import InputError
+from hyoka.errors import HyokaWarning, InputError
 from hyoka.judge import (
     Connection,
     JudgedBy,
@@ -32,6 +34,7 @@ from hyoka.judge import (
     JudgeWatcher,
     WinCounts,
     cost_usd,
+    dry_run_title,
     judge_plans,
     judges_json,
     pairwise_settings,
@@ -40,6 +43,7 @@ from hyoka.judge import (
 )
 from hyoka.mtbench.answers import load_answers, model_name
 from hyoka.mtbench.bench import Bench
+from hyoka.mtbench.grade_battles import grade_ratings_of
 from hyoka.mtbench.judge import (
     BenchJudging,
     default_judge_name,
@@ -48,6 +52,8 @@ from hyoka.mtbench.judge import (
     plan_turns,
     single_output,
 )
+from hyoka.mtbench.leaderboard import Leaderboard, build_leaderboard, judgment_files
+from hyoka.mtbench.length_columns import answer_turns, for_answers_flag, length_column_of
 from hyoka.mtbench.pair_summary import (
     length_controlled,
     method_counts,
@@ -56,13 +62,18 @@ from hyoka.mtbench.pair_summary import (
     turn_label,
 )
 from hyoka.mtbench.pairwise import TurnStyles, make_matches, plan_matches, turn_styles
-from hyoka.mtbench.rakuda import plan_rakuda_judging
+from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
+from hyoka.mtbench.radar import write_radar
+from hyoka.mtbench.rakuda import RakudaRanking, plan_rakuda_judging, rank_rakuda
 from hyoka.mtbench.records import INCORRECT_LANGUAGE, NO_ANSWER
 from hyoka.mtbench.registry import definition, definitions
+from hyoka.mtbench.report import Format, board_judges, render
 from hyoka.mtbench.spec import DRAWN_MATCHES, parse_layout
+from hyoka.mtbench.trials import IntervalSettings
 from hyoka.providers import DEFAULT_THINKING, ClientStats, ModelClient, ThinkingRule, signed_rule
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.stats import STYLE_CONTROLS, LengthControlled, RawAndControlled
+from hyoka.store import atomic_write_text
 
 #: where answers and judgments go unless told otherwise
 RESULTS = Path("results") / "mtbench"
@@ -395,3 +406,121 @@ def _judge_matches(
         plan.output, winners, report, client.stats, run_judge(judged.run),
         judged.run.signature(),
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BenchBoard:
+    """A benchmark's leaderboard (``board``) written in ``fmt`` (``text``), with the radar
+    charts asked for still to write (``write_radars``: after the table is shown)."""
+
+    board: Leaderboard
+    fmt: str
+    text: str
+    radar: tuple[Path, ...] = ()
+
+    def to_json(self) -> Any:
+        """The table as ``fmt`` json writes it (when ``fmt`` is json: ``text`` read back)."""
+        if self.fmt != "json":
+            raise ValueError("a leaderboard rendered as md or csv has no JSON here")
+        return json.loads(self.text)
+
+    def write_radars(self) -> list[Path]:
+        """Write each radar chart (PNG or HTML), titled a dry run where a script's numbers
+        are in it; the files written."""
+        board = self.board
+        title = dry_run_title(board.bench.spec.title, board_judges(board))
+        for path in self.radar:
+            write_radar(board, path, title=title)
+        return list(self.radar)
+
+
+def bench_leaderboard(
+    bench: str = "pfmt-fin",
+    judgments: Sequence[Path] | None = None,
+    *,
+    fmt: str = "md",
+    output: Path | None = None,
+    per_turn: bool = True,
+    radar: Sequence[Path] = (),
+    rounds: int = 500,
+    seed: int = 0,
+    resamples: int = 2000,
+    variant: str | None = None,
+    mix_variants: bool = False,
+    answers: Sequence[Path] | None = None,
+    style_control: bool = False,
+    data_dir: Path | None = None,
+) -> BenchBoard | RakudaRanking:
+    """Rank the models of ``judgments`` (default: the benchmark's published judgments) by
+    category, as upstream ranks them, with intervals (``resamples`` draws, ``seed``), in
+    ``fmt`` (md, csv or json), written to ``output`` when given; with ``answers`` a
+    length-adjusted column beside the mean (and with ``style_control`` Bradley-Terry
+    ratings, raw and style-controlled). A benchmark of drawn matches (Rakuda) is ranked by
+    its own Bradley-Terry fit (``rounds``, ``seed``). Rows incomplete, unrated, repeated or
+    without answers are named in ``HyokaWarning``s."""
+    if definition(bench).judging is DRAWN_MATCHES:
+        given = {"radar": radar, "variant": variant, "mix_variants": mix_variants,
+                 "resamples": resamples if resamples != 2000 else None, "output": output,
+                 "answers": answers, "style_control": style_control}  # fmt: skip
+        unused = [f"`{name}`" for name, value in given.items() if value]
+        if unused:
+            raise InputError(f"`bench` {bench} does not take {', '.join(unused)}")
+        if not judgments:
+            raise InputError(
+                f"`bench` {bench}: give `judgments` (upstream's pair judgments are not published)"
+            )
+        ranked = rank_rakuda(
+            judgment_files(list(judgments)), rounds=rounds, seed=seed, data_dir=data_dir
+        )
+        if ranked.errors:
+            _warn(f"{ranked.errors} match(es) without a verdict (error) left out")
+        return ranked
+    for path in radar:
+        if path.suffix.lower() not in RADAR_SUFFIXES:
+            raise InputError(f"`radar`: {path} must end in .png or .html")
+    if style_control and not answers:
+        raise InputError("`style_control` needs `answers` (the judged answers' style)")
+    loaded = Bench.load(bench, data_dir, variant, questions_only=True)
+    folders = list(judgments or ()) or [loaded.folder / loaded.spec.published_judgments]
+    files = judgment_files(folders, shaberi=loaded.spec.question_format.upstream_judgments)
+    board = build_leaderboard(loaded, files, mix_variants=mix_variants)
+    _warn_of_rows(board)
+    length = grades = None
+    if answers:
+        turns = answer_turns(answers, board.bench)  # read once for both columns
+        if style_control:
+            grades = for_answers_flag(
+                lambda: grade_ratings_of(board, turns, rounds=resamples, seed=seed)
+            )
+        length = for_answers_flag(
+            lambda: length_column_of(board, turns, resamples=resamples, seed=seed)
+        )
+        for name, count in length.missing.items():
+            _warn(f"{name}: {count} judged turn(s) without an answer in `answers` "
+                  "(no length-adj. mean)")  # fmt: skip
+    shown: Format = "md" if fmt == "md" else "csv" if fmt == "csv" else "json"
+    interval = IntervalSettings(resamples=resamples, seed=seed)
+    text = render(board, shown, per_turn=per_turn, interval=interval, length=length,
+                  grades=grades)  # fmt: skip
+    if output is not None:
+        atomic_write_text(output, text)  # a failure is the store's one-line WriteError
+    return BenchBoard(board, shown, text, tuple(radar))
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, HyokaWarning, stacklevel=3)
+
+
+def _warn_of_rows(board: Leaderboard) -> None:
+    """A warning for each model judged on fewer turns than the others, with unrated turns,
+    or with turns judged twice in its file."""
+    for model in board.incomplete():
+        _warn(f"{model.model}: {model.judged} of {board.expected(model)} turns judged "
+              "(marked incomplete, ranked last)")  # fmt: skip
+    for model in board.models:
+        if model.unrated:
+            _warn(f"{model.model}: {model.unrated} of {model.judged} judged turns have no "
+                  "rating (-1), left out of its means (marked unrated)")  # fmt: skip
+        if model.repeated:
+            _warn(f"{model.model}: {model.repeated} turn(s) judged again in its file, each "
+                  "judgment counted as upstream's mean counts them (marked repeated)")  # fmt: skip
