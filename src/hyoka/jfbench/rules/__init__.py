@@ -1,0 +1,118 @@
+"""The rule-based constraints, each decided as upstream's class decides it.
+
+``RULES`` maps upstream's class name to a builder that takes the constraint's parameters
+and the prompt's text and returns the check of a response. A name absent here is either
+judged by an LLM (``catalogue``'s ``judged``) or a rule hyoka does not decide yet
+(``missing_rules``): such a constraint is reported, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hyoka.errors import InputError
+from hyoka.jfbench.catalogue import ConstraintSet, Factory, classes
+from hyoka.jfbench.rules import character, notation, text, words
+
+Check = Callable[[str], bool]
+Builder = Callable[[Mapping[str, Any], str], Check]
+
+
+def _fixed(check: Check) -> Builder:
+    return lambda kwargs, document: check
+
+
+RULES: dict[str, Builder] = {
+    # character
+    "JapanesePunctuationConstraint": _fixed(character.japanese_punctuation),
+    "NoJapanesePunctuationConstraint": _fixed(character.no_japanese_punctuation),
+    "NoCommasConstraint": _fixed(character.no_commas),
+    "NoWhitespaceConstraint": _fixed(character.no_whitespace),
+    "NoSuffixWhitespaceConstraint": _fixed(character.no_suffix_whitespace),
+    "UppercaseCharacterConstraint": _fixed(character.uppercase),
+    "LowercaseCharacterConstraint": _fixed(character.lowercase),
+    "HiraganaCharacterConstraint": _fixed(character.hiragana),
+    "KatakanaCharacterConstraint": _fixed(character.katakana),
+    "KanjiCharacterConstraint": _fixed(character.kanji),
+    "FullWidthCharacterConstraint": _fixed(character.full_width),
+    "HalfWidthCharacterConstraint": _fixed(character.half_width),
+    # content
+    "KeywordExcludedContentConstraint": lambda k, d: text.keywords_excluded(k["keywords"]),
+    "KeywordIncludedContentConstraint": lambda k, d: text.keywords_included(k["keywords"]),
+    # length
+    "CharactersLengthConstraint": lambda k, d: text.characters(k["min_length"], k["max_length"]),
+    "NewLinesLengthConstraint": lambda k, d: text.newlines(k["newlines"]),
+    "BlankLinesLengthConstraint": lambda k, d: text.blank_lines(k["blank_lines"]),
+    "ParagraphsLengthConstraint": lambda k, d: text.paragraphs(
+        k["min_paragraphs"], k["max_paragraphs"]
+    ),
+    "SectionsLengthConstraint": lambda k, d: text.sections(
+        k["min_sections"], k["max_sections"], k.get("sections_delimiter", "\n\n")
+    ),
+    "WordsLengthConstraint": lambda k, d: words.tokens_between(k["minimum"], k["maximum"]),
+    # notation
+    "CamelcaseNotationConstraint": _fixed(notation.camelcase),
+    "CurrencyNotationConstraint": _fixed(notation.currency),
+    "DateNotationConstraint": _fixed(notation.date),
+    "FuriganaNotationConstraint": _fixed(notation.furigana),
+    "SnakecaseNotationConstraint": _fixed(notation.snakecase),
+    "TimeNotationConstraint": _fixed(notation.time),
+    "TitlecaseNotationConstraint": _fixed(notation.titlecase),
+    "UnitNotationConstraint": _fixed(notation.unit),
+    "ZeroPaddingNotationConstraint": lambda k, d: notation.zero_padding(k["width"]),
+    "DecimalPlacesNotationConstraint": lambda k, d: notation.decimal_places(
+        k["required_decimal_places"]
+    ),
+    "RoundingNotationConstraint": lambda k, d: notation.rounding(k["digits"]),
+    "GroupingNotationConstraint": lambda k, d: notation.grouping(k["max_group_size"]),
+    "KanjiNumeralsNotationConstraint": _fixed(notation.kanji_numerals),
+    "NoKanjiNumeralsNotationConstraint": _fixed(notation.no_kanji_numerals),
+    "NoHyphenPhoneNumberNotationConstraint": _fixed(notation.phone_number(hyphens=False)),
+    "WithHyphenPhoneNumberNotationConstraint": _fixed(notation.phone_number(hyphens=True)),
+    "NoHyphenJpPostalCodeNotationConstraint": _fixed(notation.postal_code(hyphens=False)),
+    "WithHyphenJpPostalCodeNotationConstraint": _fixed(notation.postal_code(hyphens=True)),
+    "EmailAddressNotationConstraint": _fixed(notation.email_address),
+    # processing
+    "PrefixProcessingConstraint": lambda k, d: text.prefix(k["prefix"]),
+    "SuffixProcessingConstraint": lambda k, d: text.suffix(k["suffix"]),
+    "ConcatProcessingConstraint": lambda k, d: text.concatenated(d, k["times"]),
+    "PrefixExtractionProcessingConstraint": lambda k, d: text.first_characters(d, k["length"]),
+    "SuffixExtractionProcessingConstraint": lambda k, d: text.last_characters(d, k["length"]),
+    "RangeExtractionProcessingConstraint": lambda k, d: text.character_range(
+        d, k["start"], k["end"]
+    ),
+    "ReplacementProcessingConstraint": lambda k, d: text.replaced(
+        d, k["start"], k["end"], k["keyword"]
+    ),
+    "SplitProcessingConstraint": lambda k, d: text.split(d, k["parts"]),
+}
+
+
+def check_of(factory: Factory, document: str = "") -> Check:
+    """The check of one constraint (a logic constraint's by its wrapped one's)."""
+    if factory.positive is not None:
+        positive = check_of(factory.positive, document)
+        if factory.name == "NegationLogicConstraint":
+            return lambda value: not positive(value)
+        return positive  # DoubleNegationLogicConstraint: the wrapped constraint holds
+    builder = RULES.get(factory.name)
+    if builder is None:
+        kind = "judged by an LLM" if factory.judged else "not decided by hyoka yet"
+        raise InputError(f"constraint {factory.name} is {kind}")
+    return builder(factory.kwargs, document)
+
+
+def decidable(factory: Factory) -> bool:
+    """Whether hyoka decides this constraint by rule."""
+    target = factory.positive if factory.positive is not None else factory
+    return target.name in RULES
+
+
+def missing_rules(constraint_set: ConstraintSet = "test") -> list[str]:
+    """The rule-based classes of a set hyoka does not decide yet, by name."""
+    return sorted(
+        name
+        for name, factory in classes(constraint_set).items()
+        if not factory.judged and factory.positive is None and name not in RULES
+    )

@@ -1,0 +1,248 @@
+"""JFBench's rule-based constraints decide as upstream's classes decide (pfnet-research/jfbench
+c8fed01).
+
+Each case is a hand-written response, written from reading upstream's rule (its quirks
+named where they decide: a comma after a digit is a separator, a script check lets symbols
+and ASCII letters through, ``\\b`` needs a non-word character after a Japanese date), with
+the verdict upstream's own class gave on it (every case was run through upstream's code at
+that commit: all 170 agree). Parameters are the test set's, from ``catalogue``; the
+processing constraints read ``DOC`` as their prompt.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from _shared import needs
+from hyoka.errors import InputError
+from hyoka.jfbench.catalogue import COLLECTIONS, classes
+from hyoka.jfbench.rules import RULES, check_of, decidable, missing_rules
+
+DOC = "東京は日本の首都です。人口は1400万人です。\n"
+CASES: list[tuple[str, str, bool]] = [
+    ("JapanesePunctuationConstraint", "今日は晴れ、明日は雨。", True),
+    ("JapanesePunctuationConstraint", "今日は晴れ, 明日は雨.", False),
+    ("JapanesePunctuationConstraint", "円周率は3.14です。1,000円。", True),
+    ("JapanesePunctuationConstraint", "全角のカンマ，です。", False),
+    ("NoJapanesePunctuationConstraint", "Hello, world.", True),
+    ("NoJapanesePunctuationConstraint", "こんにちは、世界", False),
+    ("NoJapanesePunctuationConstraint", "1。5", True),
+    ("NoCommasConstraint", "読点なしの文です。", True),
+    ("NoCommasConstraint", "はい、そうです", False),
+    ("NoCommasConstraint", "10,000円です", True),
+    ("NoCommasConstraint", "a，b", False),
+    ("NoWhitespaceConstraint", "空白なし", True),
+    ("NoWhitespaceConstraint", "空白 あり", False),
+    ("NoWhitespaceConstraint", "全角\u3000空白", False),
+    ("NoSuffixWhitespaceConstraint", "末尾に空白なし", True),
+    ("NoSuffixWhitespaceConstraint", "末尾に改行\n", False),
+    ("NoSuffixWhitespaceConstraint", "  先頭はよい", True),
+    ("UppercaseCharacterConstraint", "NASA と JAXA", True),
+    ("UppercaseCharacterConstraint", "NASA と Jaxa", False),
+    ("UppercaseCharacterConstraint", "英字なし", False),
+    ("LowercaseCharacterConstraint", "python と rust", True),
+    ("LowercaseCharacterConstraint", "Python", False),
+    ("LowercaseCharacterConstraint", "１２３", False),
+    ("HiraganaCharacterConstraint", "きょうは はれです。", True),
+    ("HiraganaCharacterConstraint", "きょうは晴れです。", False),
+    ("HiraganaCharacterConstraint", "らーめん 2はい abc ★", True),
+    ("HiraganaCharacterConstraint", "   ", False),
+    ("HiraganaCharacterConstraint", "カタカナ", False),
+    ("KatakanaCharacterConstraint", "ラーメン、タベタイ！", True),
+    ("KatakanaCharacterConstraint", "ラーメンを食べたい", False),
+    ("KatakanaCharacterConstraint", "コーヒー 3ハイ", True),
+    ("KanjiCharacterConstraint", "東京都庁。", True),
+    ("KanjiCharacterConstraint", "東京 2024", False),
+    ("KanjiCharacterConstraint", "漢字ー", False),
+    ("KanjiCharacterConstraint", "漢字 abc ＋", True),
+    ("FullWidthCharacterConstraint", "ＡＢＣ　１２３", True),
+    ("FullWidthCharacterConstraint", "ABC", False),
+    ("FullWidthCharacterConstraint", "全角 と 空白", True),
+    ("HalfWidthCharacterConstraint", "abc 123 ｱｲｳ", True),
+    ("HalfWidthCharacterConstraint", "abc あ", False),
+    ("HalfWidthCharacterConstraint", "\u201cquoted\u201d", True),
+    ("HalfWidthCharacterConstraint", "\u2018single\u2019", False),
+    ("KeywordExcludedContentConstraint", "今年の予定", True),
+    ("KeywordExcludedContentConstraint", "日本の話", False),
+    ("KeywordExcludedContentConstraint", "水曜", False),
+    ("KeywordIncludedContentConstraint", "日本" + "東京" * 10, True),
+    ("KeywordIncludedContentConstraint", "日本日本" + "東京" * 10, False),
+    ("KeywordIncludedContentConstraint", "日本" + "東京" * 9, False),
+    ("CharactersLengthConstraint", "あ" * 100, True),
+    ("CharactersLengthConstraint", "あ" * 99, False),
+    ("CharactersLengthConstraint", "a" * 200, True),
+    ("CharactersLengthConstraint", "a" * 201, False),
+    ("NewLinesLengthConstraint", "一\n二\n三\n四", True),
+    ("NewLinesLengthConstraint", "一\n二\n三\n四\n", False),
+    ("NewLinesLengthConstraint", "一\r\n二\n三\n", True),
+    ("BlankLinesLengthConstraint", "一\n\n二\n\n三", True),
+    ("BlankLinesLengthConstraint", "一\n\n二\n三\n", False),
+    ("BlankLinesLengthConstraint", "一\n \n二\n\t\n三\n", True),
+    ("ParagraphsLengthConstraint", "\n\n".join("段落" for _ in range(7)), True),
+    ("ParagraphsLengthConstraint", "\n\n".join("段落" for _ in range(6)), False),
+    ("ParagraphsLengthConstraint", "\n\n".join("段落" for _ in range(11)), False),
+    ("ParagraphsLengthConstraint", "\n\n\n\n".join("段落" for _ in range(10)), True),
+    ("SectionsLengthConstraint", "\n\n".join("節" for _ in range(10)), True),
+    ("SectionsLengthConstraint", "\n\n".join("節" for _ in range(13)), False),
+    ("SectionsLengthConstraint", "\n".join("節" for _ in range(12)), False),
+    ("WordsLengthConstraint", "私は東京に住んでいます。", False),
+    ("WordsLengthConstraint", "私は毎日東京の会社に電車で通っています。", True),
+    ("WordsLengthConstraint", "こんにちは", False),
+    (
+        "WordsLengthConstraint",
+        "私は昨日東京の大きな公園で友達と一緒に長い時間散歩をしてとても楽しかったです。",
+        False,
+    ),
+    ("CamelcaseNotationConstraint", "変数名は UserName です", True),
+    ("CamelcaseNotationConstraint", "変数名は Username です", False),
+    ("CamelcaseNotationConstraint", "関数はgetUserNameです", False),
+    ("CurrencyNotationConstraint", "価格は¥1,234です", True),
+    ("CurrencyNotationConstraint", "価格は¥1234です", False),
+    ("CurrencyNotationConstraint", "価格は1234円です", False),
+    ("CurrencyNotationConstraint", "合計¥0", True),
+    ("DateNotationConstraint", "日付: 2024年01月05日", True),
+    ("DateNotationConstraint", "2024年1月5日", False),
+    ("DateNotationConstraint", "2024年01月05日です", False),
+    ("FuriganaNotationConstraint", "<ruby>漢字<rt>かんじ</rt></ruby>", True),
+    ("FuriganaNotationConstraint", "漢字（かんじ）", False),
+    ("SnakecaseNotationConstraint", "名前は user_name です", True),
+    ("SnakecaseNotationConstraint", "名前は username です", False),
+    ("SnakecaseNotationConstraint", "名前は User_Name です", False),
+    ("TimeNotationConstraint", "開始は 09:30 です", True),
+    ("TimeNotationConstraint", "開始は 9:30 です", False),
+    ("TimeNotationConstraint", "終了 23:59:59", True),
+    ("TimeNotationConstraint", "開始は09:30です", False),
+    ("TitlecaseNotationConstraint", "The Great Gatsby", True),
+    ("TitlecaseNotationConstraint", "すべて小文字 lower", False),
+    ("TitlecaseNotationConstraint", "A", False),
+    ("UnitNotationConstraint", "長さは 5 km です", True),
+    ("UnitNotationConstraint", "重さ 3.5kg", True),
+    ("UnitNotationConstraint", "5 kmh", False),
+    ("UnitNotationConstraint", "5 メートル", False),
+    ("ZeroPaddingNotationConstraint", "番号 00042", True),
+    ("ZeroPaddingNotationConstraint", "番号 42", False),
+    ("ZeroPaddingNotationConstraint", "番号 000042", False),
+    ("DecimalPlacesNotationConstraint", "値は 3.14159 です", True),
+    ("DecimalPlacesNotationConstraint", "値は 3.14 です", False),
+    ("DecimalPlacesNotationConstraint", "小数なし", True),
+    ("DecimalPlacesNotationConstraint", "1.00000e-3 と 2.50000", True),
+    ("DecimalPlacesNotationConstraint", "バージョンv1.2", True),
+    ("RoundingNotationConstraint", "3.14 と 2.5", True),
+    ("RoundingNotationConstraint", "3.145", False),
+    ("RoundingNotationConstraint", "整数 3", False),
+    ("RoundingNotationConstraint", "-0.10", True),
+    ("GroupingNotationConstraint", "1,234,567 と 12", True),
+    ("GroupingNotationConstraint", "1234", False),
+    ("GroupingNotationConstraint", "12,34", False),
+    ("GroupingNotationConstraint", "1_000 と 1,000", True),
+    ("GroupingNotationConstraint", "数字なし", True),
+    ("GroupingNotationConstraint", "3.14159", True),
+    ("GroupingNotationConstraint", "1,000_000", False),
+    ("GroupingNotationConstraint", "１２３４", False),
+    ("KanjiNumeralsNotationConstraint", "三つのりんご", True),
+    ("KanjiNumeralsNotationConstraint", "3つのりんご", False),
+    ("KanjiNumeralsNotationConstraint", "３つ", False),
+    ("NoKanjiNumeralsNotationConstraint", "3つのりんご", True),
+    ("NoKanjiNumeralsNotationConstraint", "一緒に行く", False),
+    ("NoHyphenPhoneNumberNotationConstraint", "電話 0312345678", True),
+    ("NoHyphenPhoneNumberNotationConstraint", "電話 03-1234-5678", False),
+    ("NoHyphenPhoneNumberNotationConstraint", "電話なし", False),
+    ("NoHyphenPhoneNumberNotationConstraint", "電話 09012345678 と 1234567890", False),
+    ("WithHyphenPhoneNumberNotationConstraint", "電話 03-1234-5678", True),
+    ("WithHyphenPhoneNumberNotationConstraint", "電話 0312345678", False),
+    ("WithHyphenPhoneNumberNotationConstraint", "電話 03\u22121234\u22125678", False),
+    ("WithHyphenPhoneNumberNotationConstraint", "電話 03－1234－5678", True),
+    ("NoHyphenJpPostalCodeNotationConstraint", "〒1000001", True),
+    ("NoHyphenJpPostalCodeNotationConstraint", "〒100-0001", False),
+    ("NoHyphenJpPostalCodeNotationConstraint", "12345678", False),
+    ("WithHyphenJpPostalCodeNotationConstraint", "〒100-0001", True),
+    ("WithHyphenJpPostalCodeNotationConstraint", "〒100−0001", True),
+    ("WithHyphenJpPostalCodeNotationConstraint", "〒1000001", False),
+    ("EmailAddressNotationConstraint", "連絡先: taro@example.com", True),
+    ("EmailAddressNotationConstraint", "連絡先: <taro.yamada+x@mail.example.co.jp>。", True),
+    ("EmailAddressNotationConstraint", "連絡先: taro@localhost", False),
+    ("EmailAddressNotationConstraint", "メールなし", False),
+    ("EmailAddressNotationConstraint", "a@example.com と b@-bad.com", True),
+    ("EmailAddressNotationConstraint", "ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏｍ", True),
+    ("PrefixProcessingConstraint", "<これは文頭です>本文", True),
+    ("PrefixProcessingConstraint", " <これは文頭です>本文", False),
+    ("SuffixProcessingConstraint", "本文<これは文末です>", True),
+    ("SuffixProcessingConstraint", "本文<これは文末です>\n", False),
+    ("ConcatProcessingConstraint", "答え: " + DOC.rstrip("\n") * 2, True),
+    ("ConcatProcessingConstraint", DOC * 2, False),
+    ("PrefixExtractionProcessingConstraint", "先頭は「東京は」です", True),
+    ("PrefixExtractionProcessingConstraint", "先頭は「東京」です", False),
+    ("SuffixExtractionProcessingConstraint", "末尾は「万人です。」", True),
+    ("SuffixExtractionProcessingConstraint", "末尾は「人です\n。」", False),
+    ("RangeExtractionProcessingConstraint", "京は日本", True),
+    ("RangeExtractionProcessingConstraint", "京は日", False),
+    ("ReplacementProcessingConstraint", "東###本の首都です。人口は1400万人です。", True),
+    ("ReplacementProcessingConstraint", "東###の首都です。人口は1400万人です。", False),
+    ("SplitProcessingConstraint", "[\n東京は日本の首都\nです。人口は14\n00万人です。\n]", False),
+    ("SplitProcessingConstraint", "[\n東京は日本の首都,\nです。人口は14,\n00万人です。\n]", True),
+]
+LOGIC: list[tuple[int, str, bool]] = [
+    # (index into the test set's logic collection, response, expected)
+    (0, "空白 あり", True),
+    (0, "空白なし", False),
+    (1, "読点なし", True),
+    (1, "はい、そうです", False),
+    (3, "あ" * 150, True),
+    (3, "あ", False),
+    (4, "3.14", True),
+    (4, "3.14159", False),
+    (5, "<これは文頭です>本文", True),
+    (5, "本文", False),
+    (6, "私は毎日東京の会社に電車で通っています。", False),
+    (6, "こんにちは", True),
+    (9, "3.14", True),
+    (9, "3.145", False),
+]
+
+
+WORDS = "WordsLengthConstraint"
+LOGIC_WORDS = 6  # NegationLogicConstraint around WordsLengthConstraint
+
+
+def _id(case: tuple[str, str, bool]) -> str:
+    return f"{case[0].removesuffix('Constraint')}-{case[2]}"
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[0] != WORDS], ids=_id)
+def test_rule_decides_as_upstream(case: tuple[str, str, bool]) -> None:
+    name, response, upstream = case
+    assert check_of(classes("test")[name], DOC)(response) is upstream
+
+
+def test_words_count_janomes_tokens_as_upstream() -> None:
+    needs("janome")
+    check = check_of(classes("test")[WORDS], DOC)
+    assert [check(r) for n, r, _ in CASES if n == WORDS] == [u for n, _, u in CASES if n == WORDS]
+
+
+@pytest.mark.parametrize("case", LOGIC, ids=lambda c: f"logic{c[0]}-{c[2]}")
+def test_logic_negates_or_keeps_the_wrapped_rule(case: tuple[int, str, bool]) -> None:
+    index, response, upstream = case
+    if index == LOGIC_WORDS:
+        needs("janome")
+    factory = COLLECTIONS["test"].collections["logic"][index]
+    assert check_of(factory, DOC)(response) is upstream
+
+
+def test_every_rule_hyoka_decides_has_a_passing_and_a_failing_case() -> None:
+    assert {name for name, _, _ in CASES} == set(RULES)
+    one_sided = [n for n in RULES if {u for c, _, u in CASES if c == n} != {True, False}]
+    assert one_sided == []
+
+
+def test_judged_and_undecided_constraints_are_refused_by_name() -> None:
+    tests = classes("test")
+    with pytest.raises(InputError, match="NoGreetingOutputConstraint is judged by an LLM"):
+        check_of(tests["NoGreetingOutputConstraint"])
+    with pytest.raises(InputError, match="RomajiCharacterConstraint is not decided by hyoka yet"):
+        check_of(tests["RomajiCharacterConstraint"])
+    assert not decidable(tests["RomajiCharacterConstraint"])
+    assert "RomajiCharacterConstraint" in missing_rules()
+    rules = sum(not f.judged for f in tests.values())
+    assert rules == 123
+    assert len(missing_rules()) == rules - len(RULES) - 2  # the two logic classes
