@@ -20,7 +20,7 @@ from hyoka.cli.main import app
 from hyoka.data import manifest as data_manifest
 from hyoka.errors import DataError
 from hyoka.judge.rating import ELYZA_V1, find_rating
-from hyoka.mtbench import Bench
+from hyoka.mtbench import Bench, generate_bench
 from hyoka.mtbench.shaberi import SHABERI_FIELDS, fstring_template
 from hyoka.providers.embedded import EMBEDDED_MODEL
 from hyoka.store import read_manifest
@@ -69,6 +69,14 @@ def test_elyza_end_to_end_on_smollm2_and_a_scripted_judge(
     records = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines()]
     assert [r["question_id"] for r in records] == [0, 1, 2]
     assert all(len(r["choices"][0]["turns"]) == 1 for r in records)
+    again = runner.invoke(app, [*args, "--json"])  # resumed: what the run did, as JSON
+    assert again.exit_code == 0, again.output
+    shown = json.loads(again.stdout)
+    assert (shown["generated"], shown["done_before"], shown["requests"]) == (0, 3, 0)
+    assert shown["answer_file"] == str(answers) and shown["signature"]["line"]
+    done = generate_bench(EMBEDDED_MODEL, bench="elyza-tasks-100", limit=3, max_tokens=16,
+                          name="smollm2", output=answers)  # fmt: skip
+    assert done.to_json() == shown  # the library call is the command
 
     script = tmp_path / "judge.jsonl"
     rules = [

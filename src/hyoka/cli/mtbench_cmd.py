@@ -275,6 +275,7 @@ def generate_command(
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
     data_dir: DataDirOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Answer the benchmark's two-turn dialogues (resumable: run it again to continue).
 
@@ -288,68 +289,33 @@ def generate_command(
 
       hyoka mtbench generate --bench jmt-bench --variant swallow -m openai/gpt-4o-mini
     """
-    import asyncio
+    from hyoka.cli._common import provider_options
+    from hyoka.cli._judging import ShownJudging, print_signature
+    from hyoka.judge import Connection
+    from hyoka.mtbench import generate_bench
 
-    from hyoka.cli._common import progress_bar, provider_options
-    from hyoka.cli._judging import print_signature
-    from hyoka.mtbench import (
-        GeneratePlan,
-        GenerateReport,
-        answer_file,
-        answer_model_id,
-        answer_set,
-        default_repetition_penalty,
-        generate_answers,
-        parse_layout,
-        parse_temperatures,
-    )
-    from hyoka.providers import connect, parse_model_string
-
-    if no_system_message and system_message is not None:
-        raise InputError("--system-message and --no-system-message exclude each other")
-    provider_name, _model = parse_model_string(model)
-    loaded = answer_set(bench, data_dir, variant)
-    model_id = answer_model_id(model, name)
-    target = output or answer_file(results_dir, loaded, model_id, parse_layout(layout))
-    penalty = repetition_penalty
-    if penalty is None:
-        penalty = default_repetition_penalty(loaded.spec, provider_name)
-    plan = GeneratePlan(
-        answer_file=target, model_id=model_id,
-        template="chat" if template == "chat" else "base" if template == "base" else "auto",
-        max_tokens=max_tokens, temperatures=parse_temperatures(temperature or [], loaded),
-        repetition_penalty=penalty,
-        injection="strict" if injection == "strict" else "lenient", limit=limit, seed=seed,
-        system_message=system_message, no_system_message=no_system_message,
-        thinking=thinking.value, trials=trials,
+    done = generate_bench(
+        model, bench=bench, variant=variant, template=template.value, max_tokens=max_tokens,
+        temperatures=temperature or (), repetition_penalty=repetition_penalty,
+        injection=injection.value, system_message=system_message,
+        no_system_message=no_system_message, thinking=thinking.value, name=name,
+        output=output, results_dir=results_dir, layout=layout.value, seed=seed,
+        trials=trials, limit=limit, data_dir=data_dir,
+        connection=Connection(base_url, provider_options(option), no_cache, concurrency),
+        watcher=ShownJudging(announce="Answer file: {}"),
     )  # fmt: skip
-    client = connect(
-        model, base_url=base_url, options=provider_options(option), no_cache=no_cache,
-        concurrency=concurrency,
-    )  # fmt: skip
-    total = len(loaded.questions[: limit or None])
-    say(f"Answer file: {target}", err=True)
-    with progress_bar() as bar:
-        task = bar.add_task("dialogues", total=total)
-
-        async def go() -> GenerateReport:
-            async with client:
-                return await generate_answers(plan, loaded, client, lambda: bar.advance(task))
-
-        report = asyncio.run(go())
-    stats = client.stats
+    if as_json:
+        echo_json(done.to_json())
+        return
+    report, stats = done.report, done.stats
+    thought = report.unclosed_thinking
     say(
         f"{report.generated} dialogue(s) answered, {report.done_before} already done "
-        f"({report.template or template} template); {report.injections} injection(s) caught "
-        f"({injection}), {report.empty} empty answer(s)"
-        + (
-            f" ({report.unclosed_thinking} whose thinking never closed)"
-            if report.unclosed_thinking
-            else ""
-        )
-        + f"; {stats.requests} request(s), "
-        f"{stats.cache_hits} from cache; tokens: {stats.usage.prompt_tokens} in, "
-        f"{stats.usage.completion_tokens} out"
+        f"({report.template or done.template} template); {report.injections} injection(s) "
+        f"caught ({done.injection}), {report.empty} empty answer(s)"
+        + (f" ({thought} whose thinking never closed)" if thought else "")
+        + f"; {stats.requests} request(s), {stats.cache_hits} from cache; tokens: "
+        f"{stats.usage.prompt_tokens} in, {stats.usage.completion_tokens} out"
     )
     if report.signature is not None:
         print_signature(report.signature)

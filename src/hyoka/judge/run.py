@@ -89,11 +89,12 @@ class Connection:
     no_cache: bool = False
     concurrency: int = 8
 
-    def connect(self, judge: str) -> ModelClient:
-        """A client for ``judge`` (``provider/model``), ready for ``async with``."""
+    def connect(self, spec: str, *, flag: str = "`judge`") -> ModelClient:
+        """A client for ``spec`` (``provider/model``: the judge, or the parameter ``flag``
+        names), ready for ``async with``."""
         return connect(
-            judge, base_url=self.base_url, options=self.options, no_cache=self.no_cache,
-            concurrency=self.concurrency, flag="`judge`",
+            spec, base_url=self.base_url, options=self.options, no_cache=self.no_cache,
+            concurrency=self.concurrency, flag=flag,
         )  # fmt: skip
 
 

@@ -128,11 +128,13 @@ from hyoka.mtbench.registry import (
 from hyoka.mtbench.report import board_judges, render
 from hyoka.mtbench.run import (
     RESULTS,
+    AnswersGenerated,
     BenchBoard,
     MatchesJudged,
     PairsJudged,
     TurnsJudged,
     bench_leaderboard,
+    generate_bench,
     judge_bench,
 )
 from hyoka.mtbench.single_folders import preferences_from_folders, read_single_grades
@@ -165,6 +167,7 @@ __all__ = [
     "NO_RATING",
     "RADAR_SUFFIXES",
     "RESULTS",
+    "AnswersGenerated",
     "Bench",
     "BenchBoard",
     "BenchJudging",
@@ -223,6 +226,7 @@ __all__ = [
     "fastchat_benches",
     "for_answers_flag",
     "generate_answers",
+    "generate_bench",
     "grade_battles",
     "grade_ratings_of",
     "judge_bench",

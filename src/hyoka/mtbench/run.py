@@ -16,6 +16,7 @@ name parameters (`bench`, `matches`), never flags.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import warnings
 from collections import Counter
@@ -41,8 +42,18 @@ from hyoka.judge import (
     parse_methods,
     run_judge,
 )
-from hyoka.mtbench.answers import load_answers, model_name
+from hyoka.mtbench.answers import answer_file, answer_model_id, load_answers, model_name
 from hyoka.mtbench.bench import Bench
+from hyoka.mtbench.dialogue import Injection
+from hyoka.mtbench.generate import (
+    GeneratePlan,
+    GenerateReport,
+    Template,
+    answer_set,
+    default_repetition_penalty,
+    generate_answers,
+    parse_temperatures,
+)
 from hyoka.mtbench.grade_battles import grade_ratings_of
 from hyoka.mtbench.judge import (
     BenchJudging,
@@ -70,10 +81,17 @@ from hyoka.mtbench.registry import definition, definitions
 from hyoka.mtbench.report import Format, board_judges, render
 from hyoka.mtbench.spec import DRAWN_MATCHES, parse_layout
 from hyoka.mtbench.trials import IntervalSettings
-from hyoka.providers import DEFAULT_THINKING, ClientStats, ModelClient, ThinkingRule, signed_rule
+from hyoka.providers import (
+    DEFAULT_THINKING,
+    ClientStats,
+    ModelClient,
+    ThinkingRule,
+    parse_model_string,
+    signed_rule,
+)
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.stats import STYLE_CONTROLS, LengthControlled, RawAndControlled
-from hyoka.store import atomic_write_text
+from hyoka.store import write_output
 
 #: where answers and judgments go unless told otherwise
 RESULTS = Path("results") / "mtbench"
@@ -503,7 +521,7 @@ def bench_leaderboard(
     text = render(board, shown, per_turn=per_turn, interval=interval, length=length,
                   grades=grades)  # fmt: skip
     if output is not None:
-        atomic_write_text(output, text)  # a failure is the store's one-line WriteError
+        write_output(output, text)  # refused or failed: the store's one line
     return BenchBoard(board, shown, text, tuple(radar))
 
 
@@ -524,3 +542,98 @@ def _warn_of_rows(board: Leaderboard) -> None:
         if model.repeated:
             _warn(f"{model.model}: {model.repeated} turn(s) judged again in its file, each "
                   "judgment counted as upstream's mean counts them (marked repeated)")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AnswersGenerated:
+    """A model's answers to a benchmark's dialogues written to ``answer_file``: what this
+    run did (``report``: answered now, done before, injections caught by the ``injection``
+    rule, empty answers; the template used and the signature) and what its calls cost
+    (``stats``)."""
+
+    answer_file: Path
+    report: GenerateReport
+    stats: ClientStats
+    template: str
+    injection: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The counts, the template and injection rule, the calls and tokens, and the
+        signature of how the answers were made."""
+        report, stats = self.report, self.stats
+        return {
+            "answer_file": str(self.answer_file), "generated": report.generated,
+            "done_before": report.done_before, "template": report.template or self.template,
+            "injections": report.injections, "injection": self.injection,
+            "empty": report.empty, "unclosed_thinking": report.unclosed_thinking,
+            "requests": stats.requests, "cache_hits": stats.cache_hits,
+            "prompt_tokens": stats.usage.prompt_tokens,
+            "completion_tokens": stats.usage.completion_tokens,
+            SIGNATURE_KEY: None if report.signature is None else report.signature.to_json(),
+        }  # fmt: skip
+
+
+_TEMPLATES: dict[str, Template] = {"auto": "auto", "chat": "chat", "base": "base"}
+_INJECTIONS: dict[str, Injection] = {"strict": "strict", "lenient": "lenient"}
+
+
+def generate_bench(
+    model: str,
+    *,
+    bench: str = "pfmt-fin",
+    variant: str | None = None,
+    template: str = "auto",
+    max_tokens: int | None = None,
+    temperatures: Sequence[str] = (),
+    repetition_penalty: float | None = None,
+    injection: str = "strict",
+    system_message: str | None = None,
+    no_system_message: bool = False,
+    thinking: ThinkingRule = DEFAULT_THINKING,
+    name: str | None = None,
+    output: Path | None = None,
+    results_dir: Path = RESULTS,
+    layout: str = "hyoka",
+    seed: int | None = None,
+    trials: int | None = None,
+    limit: int | None = None,
+    data_dir: Path | None = None,
+    connection: Connection | None = None,
+    watcher: JudgeWatcher | None = None,
+) -> AnswersGenerated:
+    """Answer ``bench``'s dialogues (its ``variant``'s) with ``model``, as upstream asks
+    them (its system message, per-category temperatures over which ``temperatures`` give
+    ``CATEGORY=T``, token budget, repetition penalty for local models), into ``output``
+    (default: under ``results_dir`` in ``layout``), resuming what the file holds."""
+    if no_system_message and system_message is not None:
+        raise InputError("`system_message` and `no_system_message` exclude each other")
+    if template not in _TEMPLATES or injection not in _INJECTIONS:
+        raise InputError(f"`template` {template!r} or `injection` {injection!r} is unknown")
+    watcher = watcher or JudgeWatcher()
+    connection = connection or Connection()
+    provider_name, _model = parse_model_string(model)
+    loaded = answer_set(bench, data_dir, variant)
+    model_id = answer_model_id(model, name)
+    target = output or answer_file(results_dir, loaded, model_id, parse_layout(layout))
+    penalty = repetition_penalty
+    if penalty is None:
+        penalty = default_repetition_penalty(loaded.spec, provider_name)
+    plan = GeneratePlan(
+        answer_file=target, model_id=model_id, template=_TEMPLATES[template],
+        max_tokens=max_tokens, temperatures=parse_temperatures(list(temperatures), loaded),
+        repetition_penalty=penalty, injection=_INJECTIONS[injection], limit=limit, seed=seed,
+        system_message=system_message, no_system_message=no_system_message,
+        thinking=thinking, trials=trials,
+    )  # fmt: skip
+    client = connection.connect(model, flag="`model`")
+    total = len(loaded.questions[: limit or None])
+    watcher.planned(target)
+    with watcher.progress(rate=False) as add:
+        advance = add("dialogues", total)
+
+        async def go() -> GenerateReport:
+            async with client:
+                return await generate_answers(plan, loaded, client, lambda: advance(1))
+
+        report = asyncio.run(go())
+    return AnswersGenerated(target, report, client.stats, template, injection)
