@@ -400,8 +400,6 @@ NOT_YET_JSON: set[str] = {
     "data verify",
     "demo",
     "ifeval verify",
-    "mtbench variants",
-    "mtbench verify",
     "pfgen generate",
     "pfgen run",
     "pfgen verify",

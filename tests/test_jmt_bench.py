@@ -67,6 +67,13 @@ def test_the_listing_shows_every_setting_that_changes_numbers() -> None:
         assert variant.label in result.output
         for value in variant.settings().values():
             assert value in result.output
+    shown = CliRunner().invoke(app, ["mtbench", "variants", "--bench", "jmt-bench", "--json"])
+    assert shown.exit_code == 0, shown.output
+    listed = json.loads(shown.stdout)["variants"]
+    assert [row["variant"] for row in listed] == [v.label for v in JMT_VARIANTS]
+    assert [
+        {k: row[k] for k in v.settings()} for row, v in zip(listed, JMT_VARIANTS, strict=True)
+    ] == [v.settings() for v in JMT_VARIANTS]
 
 
 def test_the_answer_cut_keeps_the_first_characters_of_every_turn() -> None:
@@ -253,6 +260,13 @@ def test_llm_jp_end_to_end_generate_judge_leaderboard(
     )
     assert check.exit_code == 0, check.output
     assert "reproduced exactly" in check.output and "rating llm-jp" in check.output
+    as_json = runner.invoke(
+        app, ["mtbench", "verify", "--bench", "jmt-bench", str(judged / "m.jsonl"), "--json"]
+    )
+    assert as_json.exit_code == 0, as_json.output
+    (row,) = json.loads(as_json.stdout)
+    assert (row["file"], row["reproduced"], row["lines"]) == (str(judged / "m.jsonl"), True, 4)
+    assert row["verdict"] == check.stdout.strip()
     board = runner.invoke(
         app,
         ["mtbench", "leaderboard", "--bench", "jmt-bench", "--variant", "llm-jp",

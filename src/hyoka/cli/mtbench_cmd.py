@@ -342,6 +342,7 @@ def verify_command(
         ),
     ] = None,
     data_dir: DataDirOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Check that judgment files are sound and every score and verdict follows from their
     stored replies.
@@ -369,20 +370,22 @@ def verify_command(
     """
     from hyoka.cli._common import console, flagged, print_error
     from hyoka.errors import HyokaError
-    from hyoka.mtbench import VerifyBenches, judgment_files, verify_file
+    from hyoka.mtbench import check_json, iter_verify_bench
 
-    failures = 0
-    loaded = VerifyBenches(data_dir)
-    for path in judgment_files(judgments, shaberi=True, flag="verify"):
-        try:
-            check = verify_file(path, bench, data_dir, loaded)
-        except HyokaError as exc:  # this file's rules cannot be told: said, and on
+    failures, rows = 0, []
+    for path, check in iter_verify_bench(judgments, bench, data_dir):
+        if isinstance(check, HyokaError):
             failures += 1
-            print_error(exc)
+            print_error(check)
+            rows.append({"file": str(path), "error": flagged(str(check))})
             continue
         failures += not check.reproduced
-        shown = flagged(check.verdict)  # an unsound line's error names parameters as flags
-        console.print(shown, highlight=False, soft_wrap=True, markup=False, emoji=False)
+        rows.append({**check_json(check), "verdict": flagged(check.verdict)})
+        if not as_json:  # an unsound line's error names parameters as flags
+            shown = flagged(check.verdict)
+            console.print(shown, highlight=False, soft_wrap=True, markup=False, emoji=False)
+    if as_json:
+        echo_json(rows)
     if failures:
         raise typer.Exit(1)
 
@@ -598,7 +601,7 @@ def _print_pairs(done: PairsJudged, as_json: bool) -> None:
 
 
 @reports_errors
-def variants_command(bench: BenchOption = "jmt-bench") -> None:
+def variants_command(bench: BenchOption = "jmt-bench", as_json: JsonOption = False) -> None:
     """List a benchmark's named variants with every setting that changes its numbers.
 
     A variant pins its question, judge prompt and reference files by SHA-256 (shown
@@ -609,8 +612,11 @@ def variants_command(bench: BenchOption = "jmt-bench") -> None:
 
       hyoka mtbench variants --bench jmt-bench
     """
-    from hyoka.mtbench import definition
+    from hyoka.mtbench import definition, variants_json
 
+    if as_json:
+        echo_json(variants_json(bench))
+        return
     spec = definition(bench)
     if not spec.variants:
         say(f"{spec.title} has no variants: its data manifest pins one set of files")

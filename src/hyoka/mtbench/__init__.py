@@ -134,8 +134,11 @@ from hyoka.mtbench.run import (
     PairsJudged,
     TurnsJudged,
     bench_leaderboard,
+    check_json,
     generate_bench,
+    iter_verify_bench,
     judge_bench,
+    variants_json,
 )
 from hyoka.mtbench.single_folders import preferences_from_folders, read_single_grades
 from hyoka.mtbench.spec import (
@@ -215,6 +218,7 @@ __all__ = [
     "bench_leaderboard",
     "board_judges",
     "build_leaderboard",
+    "check_json",
     "check_models",
     "checked_pairs",
     "default_judge_name",
@@ -229,6 +233,7 @@ __all__ = [
     "generate_bench",
     "grade_battles",
     "grade_ratings_of",
+    "iter_verify_bench",
     "judge_bench",
     "judge_meta",
     "judgment_files",
@@ -282,6 +287,7 @@ __all__ = [
     "turn_lengths",
     "turn_styles",
     "variant_names",
+    "variants_json",
     "verify_file",
     "verify_judgments",
     "write_radar",

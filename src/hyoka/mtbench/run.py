@@ -20,12 +20,12 @@ import asyncio
 import json
 import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import HyokaWarning, InputError
+from hyoka.errors import HyokaError, HyokaWarning, InputError
 from hyoka.judge import (
     Connection,
     JudgedBy,
@@ -81,6 +81,8 @@ from hyoka.mtbench.registry import definition, definitions
 from hyoka.mtbench.report import Format, board_judges, render
 from hyoka.mtbench.spec import DRAWN_MATCHES, parse_layout
 from hyoka.mtbench.trials import IntervalSettings
+from hyoka.mtbench.verify import Benches as VerifyBenches
+from hyoka.mtbench.verify import JudgmentCheck, verify_file
 from hyoka.providers import (
     DEFAULT_THINKING,
     ClientStats,
@@ -91,7 +93,7 @@ from hyoka.providers import (
 )
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.stats import STYLE_CONTROLS, LengthControlled, RawAndControlled
-from hyoka.store import write_output
+from hyoka.store import check_output, write_output
 
 #: where answers and judgments go unless told otherwise
 RESULTS = Path("results") / "mtbench"
@@ -496,6 +498,8 @@ def bench_leaderboard(
     for path in radar:
         if path.suffix.lower() not in RADAR_SUFFIXES:
             raise InputError(f"`radar`: {path} must end in .png or .html")
+        check_output(path, flag="`radar`")  # refused before the work, not after
+    check_output(output)
     if style_control and not answers:
         raise InputError("`style_control` needs `answers` (the judged answers' style)")
     loaded = Bench.load(bench, data_dir, variant, questions_only=True)
@@ -637,3 +641,40 @@ def generate_bench(
 
         report = asyncio.run(go())
     return AnswersGenerated(target, report, client.stats, template, injection)
+
+
+def check_json(check: JudgmentCheck) -> dict[str, Any]:
+    """One file's verdict as ``mtbench verify --json`` prints it: the file, whether every
+    number was reproduced, the verdict line, the lines read and the rules read by, the
+    first difference (or unsound line) and why a file cannot be verified."""
+    return {
+        "file": str(check.path), "reproduced": check.reproduced, "verdict": check.verdict,
+        "lines": check.lines, "rules": check.rules, "difference": check.difference,
+        "unsound": check.unsound, "unverifiable": check.unverifiable,
+    }  # fmt: skip
+
+
+def iter_verify_bench(
+    judgments: Sequence[Path], bench: str | None = None, data_dir: Path | None = None
+) -> Iterator[tuple[Path, JudgmentCheck | HyokaError]]:
+    """Each judgment file of ``judgments`` (files, or folders of them) checked as it comes
+    (``verify_file``: by ``bench``'s rules, else those its manifest, its data folder or its
+    lines name): its verdict, or the error that says why its rules cannot be told. Nothing
+    is written."""
+    loaded = VerifyBenches(data_dir)
+    for path in judgment_files(list(judgments), shaberi=True, flag="verify"):
+        try:
+            yield path, verify_file(path, bench, data_dir, loaded)
+        except HyokaError as exc:  # this file's rules cannot be told: said, and on
+            yield path, exc
+
+
+def variants_json(bench: str) -> dict[str, Any]:
+    """``bench``'s named variants with every setting that changes its numbers (``title``,
+    and per variant its ``label``, ``settings`` and who uses it)."""
+    spec = definition(bench)
+    return {
+        "bench": bench, "title": spec.title,
+        "variants": [{"variant": v.label, **v.settings(), "used_by": v.used_by}
+                     for v in spec.variants],
+    }  # fmt: skip
