@@ -1,17 +1,19 @@
-"""Judging a benchmark's answers from start to finish, as ``hyoka mtbench judge`` does it:
-load the benchmark and every answer file, plan each judgment file (single grading, pairwise
-matches, or Rakuda's drawn matches, as the benchmark's definition says), connect to the
-judge, judge what is missing (resumably) and sum up what the run did.
+"""What the ``hyoka mtbench`` commands do, as library calls: ``generate_bench`` answers a
+benchmark's dialogues as its generation protocol says, ``judge_bench`` judges the answers
+(single grading, pairwise matches, or Rakuda's drawn matches, as the definition says),
+``bench_leaderboard`` ranks the judged models, ``iter_verify_bench`` checks judgment files
+and ``variants_json`` lists a benchmark's variants. Each hands back a result with
+``to_json`` (what ``--json`` prints); the command line only parses flags, calls one of
+these and shows the result. A Python user gets the same files and numbers::
 
-The command line only parses flags, calls ``judge_bench`` and shows what it hands back; a
-Python user gets the same files and numbers::
-
-    from hyoka.mtbench import judge_bench
-    done = judge_bench("openai/gpt-4o-mini", [Path("m.jsonl")], bench="jmt-bench")
+    from hyoka.mtbench import generate_bench, judge_bench
+    answers = generate_bench("openai/gpt-4o-mini", bench="jmt-bench").answer_file
+    done = judge_bench("openai/gpt-4o", [answers], bench="jmt-bench")
     done.to_json()
 
-A ``judge.JudgeWatcher`` hears the run (the judgment file, each stage's progress). Errors
-name parameters (`bench`, `matches`), never flags.
+A ``judge.JudgeWatcher`` hears a run (its file, each stage's progress); warnings about
+the user's files are ``HyokaWarning``s. Errors name parameters (`bench`, `matches`),
+never flags.
 """
 
 from __future__ import annotations
