@@ -19,6 +19,7 @@ from hyoka.mtbench.radar import write_radar
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
 PUBLISHED = FIN / "model_judgment" / "gpt-4o-mini_single"
+ANSWERS = FIN / "model_answer"
 
 # Seed 004 (Hirano & Imajo, pfmt-bench-fin-ja), Table 1, transcribed from the paper:
 # Avg., Writ., Role., Kno., Ext., Reas., Math, Cod., Idea, Tran., Eth., Trust., ESGs.
@@ -288,3 +289,81 @@ def test_radar_refuses_other_suffixes(bench: Bench, tmp_path: Path) -> None:
     board = build_leaderboard(bench, judgment_files([PUBLISHED]))
     with pytest.raises(InputError, match=r"must end in \.png or \.html"):
         write_radar(board, tmp_path / "radar.svg")
+
+
+def _board_cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(
+        app, ["mtbench", "leaderboard", "--no-per-turn", "--resamples", "20", *args],
+        env={"HYOKA_DATA_DIR": str(SHARED_DATA), "COLUMNS": "200"},
+    )  # fmt: skip
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("folder_name", ["gpt-4o-mini_single", "mine"])
+def test_a_model_whose_judgment_file_is_empty_is_listed_with_none_of_its_turns(
+    tmp_path: Path, folder_name: str
+) -> None:
+    """Issue 29: an empty ``claude-2.1.jsonl`` beside gpt-4's judgments (the per-model
+    layout: a ``<judge>_single`` folder, or every other file judging the model its name
+    names) is claude-2.1's row with 0 of 720 turns, never a model left out."""
+    folder = tmp_path / folder_name
+    folder.mkdir()
+    shutil.copy(PUBLISHED / "gpt-4.jsonl", folder / "gpt-4.jsonl")
+    (folder / "claude-2.1.jsonl").write_bytes(b"")
+    code, md, err = _board_cli("--judgments", str(folder))
+    assert code == 0, err
+    rows = [row for row in md.splitlines() if row.startswith("| ")]
+    assert rows[1].startswith("| gpt-4 | 8.37 |")
+    assert rows[2].startswith("| claude-2.1 (incomplete) |  |")
+    assert "claude-2.1: incomplete, 0 of 720 turns judged" in md
+    assert "warning: claude-2.1: 0 of 720 turns judged" in err
+    code, text, _ = _board_cli("--judgments", str(folder), "--format", "json")
+    assert [(e["model"], e["judged_turns"], e["complete"]) for e in json.loads(text)] == [
+        ("gpt-4", 720, True), ("claude-2.1", 0, False),
+    ]  # fmt: skip
+
+
+def test_an_empty_file_nothing_names_the_model_of_is_an_error(tmp_path: Path) -> None:
+    """Beside a file of FastChat's one-file layout (its name names no model), nothing says
+    whose an empty file is: one line naming it, exit 1."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    shutil.copy(PUBLISHED / "gpt-4.jsonl", folder / "gpt-4o-mini_all.jsonl")
+    (folder / "claude-2.1.jsonl").write_bytes(b"")
+    code, out, err = _board_cli("--judgments", str(folder))
+    assert code == 1 and out == ""
+    assert err.startswith(f"error: {folder / 'claude-2.1.jsonl'}: empty, no judgment in it, ")
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_judgments_with_nothing_to_rank_are_an_error_not_an_empty_table(
+    tmp_path: Path, fmt: str
+) -> None:
+    folder = tmp_path / "gpt-4o-mini_single"
+    folder.mkdir()
+    (folder / "claude-2.1.jsonl").write_bytes(b"")
+    code, out, err = _board_cli("--judgments", str(folder), "--format", fmt)
+    assert (code, out) == (1, "")
+    assert err == f"error: nothing to rank: no judgment in {folder / 'claude-2.1.jsonl'}\n"
+
+
+def test_a_judge_run_stopped_before_its_first_line_lists_its_model(tmp_path: Path) -> None:
+    """An empty file whose hyoka manifest names its model (the run stopped before its first
+    judgment) is that model's row, 0 of 720 turns, beside a model judged on 2 turns."""
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"reply": "評価: [[9]]"}) + "\n", encoding="utf-8")
+    out = tmp_path / "o"
+    answers = [a for m in ("gpt-4", "claude-2.1") for a in ("-a", str(ANSWERS / f"{m}.jsonl"))]
+    judged = CliRunner().invoke(
+        app, ["mtbench", "judge", *answers, "-j", f"scripted/{script}", "--output-dir",
+              str(out), "--limit", "1", "--lang-check", "script"],
+        env={"HYOKA_DATA_DIR": str(SHARED_DATA), "HYOKA_CACHE_DIR": str(tmp_path / "cache")},
+    )  # fmt: skip
+    assert judged.exit_code == 0, judged.output
+    (out / "claude-2.1.jsonl").write_bytes(b"")  # its manifest kept
+    code, text, err = _board_cli("--judgments", str(out), "--format", "json")
+    assert code == 0, err
+    rows = [(e["model"], e["judged_turns"], e["complete"], e["dry_run"]) for e in json.loads(text)]
+    assert rows == [("gpt-4", 2, False, True), ("claude-2.1", 0, False, True)]
+    assert "warning: claude-2.1: 0 of 720 turns judged" in err

@@ -229,6 +229,18 @@ def test_scores_without_replies_cannot_be_verified_and_folders_are_read(tmp_path
     assert code == 0 and output.count("reproduced exactly (720 lines") == 9
 
 
+@pytest.mark.parametrize("bench", ["pfmt-fin", "ja-vicuna-qa", "rakuda"])
+def test_an_empty_file_cannot_be_verified_and_fails(tmp_path: Path, bench: str) -> None:
+    """Issue 29: an empty file (a judge run stopped before its first line) was "empty, no
+    judgment to verify" with exit 0, as if it had passed: nothing in it was shown right."""
+    empty = tmp_path / "judged.jsonl"
+    empty.write_bytes(b"")
+    code, output = _check("--bench", bench, str(empty))
+    assert code == 1
+    assert output.startswith(f"{empty}: cannot be verified: empty, no judgment in it (")
+    assert output.count("\n") == 1
+
+
 def test_a_grade_off_the_benchmarks_scale_or_not_a_number_is_not_reproduced(
     tmp_path: Path,
 ) -> None:

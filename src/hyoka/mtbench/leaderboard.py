@@ -398,8 +398,10 @@ def build_leaderboard(
     every: list[SingleJudgmentLine] = []
     variants: dict[str, dict[object, Path]] = defaultdict(dict)
     load = VariantBenches(bench.spec, bench.folder.parent)
+    judged: dict[Path, set[str]] = {}  # the models each file's lines judge
     for path in files:
         lines = file_judgments(path, bench)
+        judged[path] = {line.model for line in lines}
         if models is not None and path in models:
             kept = models[path]
             lines = [line for line in lines if line.model in kept]
@@ -437,10 +439,68 @@ def build_leaderboard(
                 category, line.turn, line.score, line.question_id, line.trial or 0,
                 repeat=repeat,
             )  # fmt: skip
+    if not any(row.judged for row in scores.values()):
+        shown = ", ".join(str(path) for path in judged)
+        raise InputError(f"nothing to rank: no judgment in {shown}")
+    for model, path in unjudged_models(bench, judged, scores, models).items():
+        # named but without a line: its row says so (0 of N turns), never left out
+        scores[model] = ModelScores(model, bench.spec.categories, headline=bench.spec.headline)
+        if read_manifest(path) is not None:
+            scores[model].signature = file_signature(path, bench, [])
+            scores[model].judges.append(judged_by(path))
     if not mix_variants:
         _refuse_mixed_variants(bench, variants)
     expected = len(bench.turns) * len(questions)
     return Leaderboard(bench, tuple(scores.values()), expected, tuple(every))
+
+
+def _named_models(path: Path, bench: Bench, judged: Mapping[Path, set[str]]) -> list[str]:
+    """The models ``path`` was made to judge, as far as something other than its lines says:
+    its hyoka manifest (a per-model file records its model; FastChat's one file for every
+    model records none), Shaberi's file name, or for a file without a line the per-model
+    layout (``<judge>_single/<model>.jsonl``, or a folder whose every other file judges
+    just the model its name names). ``judged``: the models each file's lines judge."""
+    manifest = read_manifest(path)
+    if manifest is not None:
+        recorded = manifest.identity.get("models")
+        return [m for m in recorded if isinstance(m, str)] if isinstance(recorded, list) else []
+    if is_shaberi_file(path, bench):
+        return [shaberi_model(path)]
+    if judged[path]:
+        return []
+    beside = [(other, found) for other, found in judged.items() if found]
+    beside = [(other, found) for other, found in beside if other.parent == path.parent]
+    per_model = all(found == {other.stem} for other, found in beside)
+    if path.parent.name.endswith("_single") or (beside and per_model):
+        return [path.stem]
+    return []
+
+
+def unjudged_models(
+    bench: Bench,
+    judged: Mapping[Path, set[str]],
+    rows: Collection[str],
+    models: Mapping[Path, Collection[str]] | None = None,
+) -> dict[str, Path]:
+    """The models a file was made to judge (``_named_models``) that no file judged, each
+    with the file that names it: rows of none of their turns, to be listed (incomplete),
+    never silently left out. ``judged``: every file read, with the models its lines judge;
+    ``rows``: the models judged; ``models``: the models to read of a file. A file without
+    a line that names no model is an ``InputError`` naming it (nothing says whose it is)."""
+    named: dict[str, Path] = {}
+    for path in judged:
+        found = _named_models(path, bench, judged)
+        if not found and not judged[path]:
+            raise InputError(
+                f"{path}: empty, no judgment in it, and nothing names the model it was to "
+                "judge (no hyoka manifest beside it, not in a <judge>_single/<model>.jsonl "
+                "folder)"
+            )
+        kept = models.get(path) if models is not None else None
+        for model in found:
+            if model not in rows and (kept is None or model in kept):
+                named.setdefault(model, path)
+    return named
 
 
 #: what a refused row may do instead

@@ -120,6 +120,8 @@ RULE_TEXTS = {"no-answer": NO_ANSWER, "language": INCORRECT_LANGUAGE}
 #: why a Shaberi file cannot be verified
 SHABERI_SCORES_ONLY = "Shaberi's files keep each grade, not the judge's reply it was read from"
 NO_REPLIES = "its lines keep no judge reply (scores only)"
+#: why an empty file cannot be verified (a judge run stopped before its first line)
+EMPTY = "empty, no judgment in it"
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,9 @@ class JudgmentCheck:
 
     @property
     def reproduced(self) -> bool:
-        return self.difference is None and self.unverifiable is None
+        """Whether every number was recomputed and agreed; an empty file has none, so it
+        is not (nothing was shown to be right: it cannot be verified)."""
+        return self.difference is None and self.unverifiable is None and self.lines > 0
 
     @property
     def verdict(self) -> str:
@@ -148,7 +152,7 @@ class JudgmentCheck:
             why = "NOT reproduced: not a sound judgment file" if self.unsound else "NOT reproduced"
             return f"{self.difference} ({why}; {self.rules})"
         if self.lines == 0:
-            return f"{self.path}: empty, no judgment to verify ({self.rules})"
+            return f"{self.path}: cannot be verified: {EMPTY} ({self.rules})"
         if self.unverifiable is not None:
             return f"{self.path}: cannot be verified: {self.unverifiable} ({self.rules})"
         return f"{self.path}: reproduced exactly ({self.lines} lines; {self.rules})"
