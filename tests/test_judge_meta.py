@@ -594,6 +594,7 @@ def test_intervals_do_not_depend_on_what_else_is_read(tmp_path: Path) -> None:
     for path in sorted((PFMT / "gpt-4o-mini_single").glob("*.jsonl"), reverse=True):
         first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
         first["judge"] = ["extra-judge", first["judge"][1]]
+        first["tstamp"] += 60  # its own call (the same time and reply would be a copy)
         lines.append(first)
     extra = _write(tmp_path / "extra-judge_single.jsonl", lines)
     settings = JudgeMetaSettings(resamples=50, reference=("gpt-4o",))

@@ -257,12 +257,12 @@ def _rankings(
 ) -> list[Ranking]:
     """The rankings of --judgments (in order), then of --judge (in order)."""
     from hyoka.data import resolve_data_dir
-    from hyoka.mtbench import Bench, judgments_ranking, score_table_path, table_rankings
+    from hyoka.mtbench import Bench, judgments_rankings, score_table_path, table_rankings
 
     found = []
     if judgments:
         loaded = Bench.load(bench, data_dir, variant, questions_only=True)
-        found += [judgments_ranking(loaded, path, settings) for path in judgments]
+        found += judgments_rankings(loaded, judgments, settings)
     if judges:
         table = score_table_path(scores, resolve_data_dir(data_dir))
         found += table_rankings(table, judges, suite, settings)

@@ -103,6 +103,7 @@ from hyoka.mtbench.rakuda import (
 from hyoka.mtbench.rankings import (
     Ranking,
     judgments_ranking,
+    judgments_rankings,
     question_curve,
     rankings_report,
     reference_ranking,
@@ -239,6 +240,7 @@ __all__ = [
     "judgment_files",
     "judgment_spec",
     "judgments_ranking",
+    "judgments_rankings",
     "length_column",
     "length_column_of",
     "length_controlled",

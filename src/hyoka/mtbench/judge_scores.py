@@ -22,12 +22,14 @@ Three shapes of file are read, each as its producer wrote it:
 Nothing is dropped or clamped here: a missing grade stays missing (NaN) and a grade off
 its scale stays as written; ``judge_meta`` counts and names both.
 
-Each judgment is read once (``_files_once``, ``_Copies``): a file reached twice (given
-twice, beside the folder holding it, through a link) is read once, and a line the same in
-every field as one read before (a file copied under another name, or joined to itself) is
-an error naming both: counted again, it would be a repeat on which the judge agreed with
-itself. A repeat is another call of the judge, so another line: another time stamp at
-least.
+Each judgment is read once (``_files_once``, ``JudgmentCopies``): a file reached twice (given
+twice, beside the folder holding it, through a link) is read once, and a line the same as
+one read before in every field but, where it keeps a time stamp and a reply, the judge's
+name (a file copied under another name, or joined to itself, or its judge renamed) is an
+error naming both: counted again, it would be a repeat on which the judge agreed with
+itself, or a second judge agreeing perfectly. A repeat is another call of the judge, so
+another line: another time stamp at least. An empty file, and a pair of one model
+(``line_checks.check_models``), are errors too.
 
 A judgment file's judge is the one that answered (``judge.judged_by``): what its hyoka
 manifest records (``scripted/s.jsonl``, ``openai/gpt-4o``), not the label its lines
@@ -37,7 +39,6 @@ judge's grades and verdicts are a dry run, and are said to be one.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,8 @@ from pydantic import BaseModel, ConfigDict
 from hyoka.errors import InputError
 from hyoka.judge import judged_by
 from hyoka.mtbench.answers import model_answer_file
+from hyoka.mtbench.judgment_copies import JudgmentCopies
+from hyoka.mtbench.line_checks import check_models
 from hyoka.mtbench.records import NO_RATING, AnswerRecord, SingleGradingLine, Winner
 from hyoka.mtbench.registry import spec_named
 from hyoka.providers import Usage
@@ -284,32 +287,12 @@ def _files_once(
     return found
 
 
-class _Copies:
-    """Each judgment once: a line the same in every field (time stamp and reply too) as
-    one read before is a copy of it (a file under another name, or joined to itself), not
-    the judge asked again, and is refused naming both. The lines are kept as digests of
-    their fields (the records ``extra="allow"``, so every field counts)."""
-
-    def __init__(self) -> None:
-        self.first: dict[bytes, tuple[Path, int]] = {}
-
-    def see(self, path: Path, number: int, line: BaseModel) -> None:
-        fields = line.model_dump_json().encode("utf-8")
-        digest = hashlib.blake2b(fields, digest_size=16).digest()
-        where = self.first.setdefault(digest, (path, number))
-        if where != (path, number):
-            raise InputError(
-                f"{path}:{number}: the same judgment as {where[0]}:{where[1]} (a copy of it, "
-                "not the judge asked again: each judgment is read once)"
-            )
-
-
 def read_single_folders(paths: list[Path]) -> ScoreTable:
     """FastChat single-grading folders or files as one table: item ``<question>/<turn>``
     (and ``/<trial>`` for trials after the first), the benchmark as the suite, the
     template from ``judge``, -1 (no rating) as a missing grade, a second grade of an item
     a repeat (``ScoreTable.repeat_of``; in one file or across the paths given: a second
-    run of the judge; each file and line read once: ``_files_once``, ``_Copies``),
+    run of the judge; each file and line read once: ``_files_once``, ``JudgmentCopies``),
     lengths from the answers in ``model_answer/`` beside ``model_judgment/`` where that
     folder exists. A folder or file holds one judge (the
     one that answered: ``judge.judged_by``); a grade off its benchmark's scale is kept as
@@ -324,7 +307,7 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
     origin: dict[str, str] = {}
     seen: dict[tuple[str, str, str, int, str, int], int] = {}
     dry_runs: set[str] = set()
-    copies = _Copies()
+    copies = JudgmentCopies()
     for path, files in _files_once(paths, _single_files):
         bench = bench_name(path)
         answer_dir = path.resolve().parent.parent / "model_answer"
@@ -404,7 +387,7 @@ def _single_files(path: Path) -> list[Path]:
 
 
 def _judgment_lines(
-    path: Path, files: list[Path], copies: _Copies
+    path: Path, files: list[Path], copies: JudgmentCopies
 ) -> tuple[str, list[Graded], bool]:
     """The judge of a single-grading folder or file (``files``: those of its files not
     read before; ``judge.judged_by`` of each file: its manifest's, else its lines' name),
@@ -429,6 +412,8 @@ def _judgment_lines(
         answered = judged_by(file, names)
         judges |= {answered.judge} if answered.recorded else names
         dry_run = dry_run or answered.dry_run
+    if not grades:
+        raise InputError(f"{path}: empty, no judgment in it")
     if len(judges) != 1:
         raise InputError(f"{path}: judgments by several judges: {sorted(judges)}")
     return next(iter(judges)), grades, dry_run
@@ -501,18 +486,22 @@ def _pair_files(path: Path) -> list[Path]:
 def read_pair_tables(paths: list[Path]) -> list[PairTable]:
     """FastChat pairwise files or folders, one table per (benchmark, judge): the judge
     that answered each file (``judge.judged_by``), else each line's; each file and line
-    read once (``_files_once``, ``_Copies``)."""
+    read once (``_files_once``, ``JudgmentCopies``)."""
     tables: dict[tuple[str, str], list[PairLine]] = {}
     where: dict[tuple[str, str], Path] = {}
     dry: set[tuple[str, str]] = set()
-    copies = _Copies()
+    copies = JudgmentCopies()
     for path, files in _files_once(paths, _pair_files):
         bench = bench_name(path)
+        read = 0
         for file in files:
             lines = []
             for number, line in read_records(file, PairLine):
                 copies.see(file, number, line)
+                check_models(f"{file}:{number}", line.model_1, line.model_2,
+                             ("model_1", "model_2"))  # fmt: skip
                 lines.append(line)
+            read += len(lines)
             answered = judged_by(file, {line.judge_name for line in lines})
             for line in lines:
                 key = (bench, answered.judge if answered.recorded else line.judge_name)
@@ -520,6 +509,8 @@ def read_pair_tables(paths: list[Path]) -> list[PairTable]:
                 where.setdefault(key, path)
                 if answered.dry_run:
                     dry.add(key)
+        if not read:
+            raise InputError(f"{path}: empty, no judgment in it")
     return [PairTable(suite, judge, where[suite, judge], tuple(lines), (suite, judge) in dry)
             for (suite, judge), lines in tables.items()]  # fmt: skip
 

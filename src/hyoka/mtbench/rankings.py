@@ -47,6 +47,7 @@ from hyoka.mtbench.judge_scores import (
     on_scale,
     read_score_table,
 )
+from hyoka.mtbench.judgment_copies import refuse_copies
 from hyoka.mtbench.leaderboard import build_leaderboard, display_name, judgment_files
 from hyoka.mtbench.report import board_judges
 from hyoka.mtbench.trials import IntervalSettings, question_cells, score_draws
@@ -94,6 +95,17 @@ class Ranking:
     def shown(self) -> str:
         """Its name where it is shown, marked where a script made its grades."""
         return f"{self.name} ({DRY_RUN})" if any_dry_run(self.judges) else self.name
+
+
+def judgments_rankings(
+    bench: Bench, paths: Sequence[Path], settings: IntervalSettings
+) -> list[Ranking]:
+    """The rankings of the single-grade judgments at each of ``paths``, in order; a line
+    of one that is a judgment of another (a copy, its judge renamed or not:
+    ``judgment_copies``) is refused, not ranked as a second judge agreeing perfectly."""
+    shaberi = bench.spec.question_format.upstream_judgments
+    refuse_copies(paths, [judgment_files([path], shaberi=shaberi) for path in paths])
+    return [judgments_ranking(bench, path, settings) for path in paths]
 
 
 def judgments_ranking(

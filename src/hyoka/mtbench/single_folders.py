@@ -5,7 +5,9 @@ A folder is FastChat's ``model_judgment/<judge>_single`` layout: ``*.jsonl`` fil
 one grade a line (FastChat's, or hyoka's with ``trial``). Lines are read as the run store
 reads every log: a file that is not UTF-8 JSON Lines is one error naming it; an identical
 repeated line (concatenated or re-run files) is dropped with a warning; a second, different
-grade of the same turn (and trial) is an error naming both lines. The statistics of two
+grade of the same turn (and trial) is an error naming both lines; a line of the second
+judge's folder that is a line of the first's (renamed or not: ``JudgmentCopies``) is an
+error naming both. The statistics of two
 judges' grades (``stats.preferences``) take what is read here, never files.
 """
 
@@ -16,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hyoka.errors import InputError
+from hyoka.mtbench.judgment_copies import JudgmentCopies
 from hyoka.mtbench.records import NO_RATING, SingleGradingLine, SingleJudgmentLine
 from hyoka.stats import Grades, JudgeGrades, PreferenceTable, preferences
 from hyoka.store import read_objects, read_records, unique_records
@@ -32,7 +35,9 @@ def preferences_from_folders(
     Categories come from ``questions``, else from the ``question.jsonl`` two folders above
     ``reference`` (FastChat's layout) when there is one, else there are none.
     """
-    first, second = read_single_grades(reference), read_single_grades(other)
+    copies = JudgmentCopies()  # the second judge's lines are no copy of the first's
+    first = read_single_grades(reference, copies)
+    second = read_single_grades(other, copies)
     if questions is None:
         guess = reference.resolve().parent.parent / QUESTION_FILE
         questions = guess if guess.is_file() else None
@@ -45,9 +50,10 @@ def _key(line: SingleJudgmentLine) -> tuple[str, int, str, int]:
     return (str(line.question_id), line.turn, line.model, line.trial or 0)
 
 
-def read_single_grades(folder: Path) -> JudgeGrades:
+def read_single_grades(folder: Path, copies: JudgmentCopies | None = None) -> JudgeGrades:
     """All ``*.jsonl`` judgment files of one judge (FastChat ``model_judgment`` layout),
-    read as the module says."""
+    read as the module says; ``copies``: the judgments of other folders read before, of
+    which a line here must be no copy (``JudgmentCopies``: renamed or not)."""
     if not folder.is_dir():
         raise InputError(f"{folder}: not a folder of judgment files")
     files = sorted(folder.glob("*.jsonl"))
@@ -56,7 +62,7 @@ def read_single_grades(folder: Path) -> JudgeGrades:
     grades: Grades = {}
     judges: Counter[str] = Counter()
     for path in files:
-        for line in unique_records(path, _checked(path), key=_key):
+        for line in unique_records(path, _seen(path, folder, copies), key=_key):
             if _key(line) in grades:
                 raise InputError(f"{path}: {_key(line)} is graded in another file of {folder}")
             grades[_key(line)] = float(line.score)
@@ -64,6 +70,17 @@ def read_single_grades(folder: Path) -> JudgeGrades:
     if len(judges) != 1:
         raise InputError(f"{folder}: judgments by several judges: {sorted(judges)}")
     return JudgeGrades(next(iter(judges)), folder, grades)
+
+
+def _seen(
+    path: Path, folder: Path, copies: JudgmentCopies | None
+) -> Iterator[tuple[int, SingleJudgmentLine]]:
+    """The checked lines of ``path``, each refused where it is a copy of a line of another
+    folder (repeats within ``folder`` are the module's rule's)."""
+    for number, line in _checked(path):
+        if copies is not None:
+            copies.see(path, number, line, group=folder.resolve())
+        yield number, line
 
 
 def _checked(path: Path) -> Iterator[tuple[int, SingleJudgmentLine]]:
