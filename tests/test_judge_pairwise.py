@@ -918,15 +918,61 @@ def test_template_needs_are_checked_before_any_call(
         "".join(json.dumps({k: v for k, v in r.items() if k != "reference"}) + "\n" for r in rows),
         "utf-8",
     )
+    twin = tmp_path / "twin.jsonl"
+    twin.write_bytes(bare.read_bytes())
     code, text = _cli(
-        str(bare), str(bare), "-j", "openai/none", "--base-url", "http://127.0.0.1:9/v1"
+        str(bare), str(twin), "-j", "openai/none", "--base-url", "http://127.0.0.1:9/v1"
     )
     assert code == 1 and "needs a reference for every pair; none for Q01, Q19" in text
-    code, text = _cli(str(x), str(x), "-j", "openai/none", "--criteria", "none",
+    code, text = _cli(str(x), str(twin), "-j", "openai/none", "--criteria", "none",
                       "--template", "pairwise-criteria-result")  # fmt: skip
     assert code == 1 and "give --criteria auto" in text
     code, text = _cli(str(x), str(x), "-j", "openai/none", "--method", "best")
     assert code == 2 and "'best' is not one of" in text
+
+
+def test_one_answer_file_against_itself_is_refused_before_any_call(
+    answer_files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Issue 29: X and Y one file (or a link to it) printed win rates of a model against
+    itself; now one error line, as ``mtbench judge`` refuses a model against itself."""
+    x, _ = answer_files
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(x)
+    unreachable = ["-j", "openai/none", "--base-url", "http://127.0.0.1:9/v1"]
+    for other in (x, link):
+        code, text = _cli(str(x), str(other), *unreachable, "--output", str(tmp_path / "o.jsonl"))
+        assert code == 1, text
+        assert text == (
+            f"error: {other}: the same answers as {x}, a model against itself: give two "
+            "different answer files\n"
+        )
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_length_controlled_rate_needs_ten_verdicts_even_with_equal_lengths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: answers of one length skipped the README's rule (fewer than 10 verdicts:
+    n/a) and one tie showed "length-controlled 0.500 [0.500, 0.500]"."""
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    files = []
+    for model, answer in (("x", "東京です。"), ("y", "大阪です。")):  # 5 characters each
+        path = tmp_path / f"{model}.jsonl"
+        row = {"id": "q1", "question": "日本の首都は?", "answer": answer, "model": model,
+               "reference": "東京です。"}  # fmt: skip
+        path.write_text(json.dumps(row, ensure_ascii=False) + "\n", "utf-8")
+        files.append(str(path))
+    judge = _write_script(tmp_path / "s.jsonl", [{"reply": "[[A]]"}])  # A both times: a tie
+    result = CliRunner().invoke(
+        app, ["judge", "pairwise", *files, "-j", judge, "--method", "bs2", "--output",
+              str(tmp_path / "p.jsonl"), "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)["methods"]["bs2"]
+    assert (shown["ties"], shown["x_adjusted_win_rate"]) == (1, 0.5)
+    rate = shown["x_length_controlled_win_rate"]
+    assert (rate["estimate"], rate["low"], rate["high"]) == (None, None, None)
 
 
 # --------------------------------------------------------------------------- arithmetic

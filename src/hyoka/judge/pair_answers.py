@@ -96,12 +96,27 @@ def _label(path: Path) -> str:
     return path.name if path.is_dir() else path.stem
 
 
+def _same_place(first: Path, second: Path) -> bool:
+    """Whether two paths are one file or folder (a link to it, another spelling of it)."""
+    try:
+        return first.samefile(second)
+    except OSError:  # one is missing: reading it says so
+        return False
+
+
 def load_pairs(
     path_x: Path,
     path_y: Path,
     answers_of: Callable[[Path], dict[str, Answer]] = read_answers,
 ) -> list[PairItem]:
-    """Pairs in the order of the first file; the ids and questions must match exactly."""
+    """Pairs in the order of the first file; the ids and questions must match exactly.
+    One file (or run folder) on both sides is refused: its answers against themselves give
+    win rates of nothing (two runs of one model, two files, are a comparison)."""
+    if _same_place(path_x, path_y):
+        raise InputError(
+            f"{path_y}: the same answers as {path_x}, a model against itself: give two "
+            "different answer files"
+        )
     xs, ys = answers_of(path_x), answers_of(path_y)
     missing_in_y = [i for i in xs if i not in ys]
     if missing_in_y:

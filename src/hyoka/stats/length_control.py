@@ -24,7 +24,10 @@ where verdicts belong to groups (the turns of one question), a draw weights whol
 questions; the length scale sd(Δ) is the full data's.
 
 Where the answers were always equally long there is nothing to control: the controlled
-rate is the fit of the model term alone. Where the length term cannot be told apart from
+rate is the fit of the model term alone (from ``MIN_VERDICTS`` verdicts on, as every
+controlled rate). Where every verdict is a whole win (or every one a whole loss) the
+model's own term has no finite maximum, with or without lengths: no controlled rate
+either. Where the length term cannot be told apart from
 the model's own (fewer than ``MIN_VERDICTS`` verdicts, or lengths that differ in one
 direction by far more than they vary, so that tanh(Δ/sd(Δ)) hardly varies: its standard
 deviation under ``MIN_SPREAD``) there is no controlled rate (NaN, shown as n/a): any
@@ -178,6 +181,13 @@ def _separated(feature: FloatArray, outcome: FloatArray) -> bool:
     return bool(wins.min() >= losses.max() or losses.min() >= wins.max())
 
 
+def _bounded(outcome: FloatArray) -> bool:
+    """Whether the model's own term has a finite maximum: not every verdict a whole win,
+    nor every one a whole loss (then the likelihood rises without end as the term does,
+    whatever the lengths)."""
+    return not (np.all(outcome == 1.0) or np.all(outcome == 0.0))
+
+
 def _controlled_rows(
     design: FloatArray, outcome: FloatArray, weights: FloatArray, has_length: bool
 ) -> FloatArray:
@@ -214,11 +224,19 @@ def _one_model(
     scale = float(np.std(differences, ddof=1)) if len(differences) > 1 else 0.0
     has_length = scale > 0
     n = len(verdicts)
-    identified = not np.any(differences) or (
+    # equal lengths leave no length term to tell apart, but never fewer verdicts than
+    # MIN_VERDICTS nor a model term without a finite maximum
+    identified = (
         n >= MIN_VERDICTS
-        and has_length
-        and float(np.std(design[:, 1], ddof=1)) >= MIN_SPREAD
-        and not _separated(design[:, 1], outcome)
+        and _bounded(outcome)
+        and (
+            not np.any(differences)
+            or (
+                has_length
+                and float(np.std(design[:, 1], ddof=1)) >= MIN_SPREAD
+                and not _separated(design[:, 1], outcome)
+            )
+        )
     )
     point = _controlled_rows(design, outcome, np.ones((1, n)), has_length)[0]
 
