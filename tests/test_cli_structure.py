@@ -400,8 +400,6 @@ NOT_YET_JSON: set[str] = {
     "data verify",
     "demo",
     "ifeval verify",
-    "pfgen generate",
-    "pfgen run",
     "pfgen verify",
     "refset build",
     "refset filter-rare",

@@ -97,6 +97,15 @@ def test_run_writes_the_upstream_layout_and_scores_it(
     assert again.exit_code == 0
     assert "0 trial(s) generated, 2 already done" in again.stdout
     assert _answers(folder) == trials
+    # --json: what generation did and the scores, as JSON only on stdout
+    shown = CliRunner().invoke(app, [*args, "--json"])
+    assert shown.exit_code == 0, shown.output
+    run = json.loads(shown.stdout)
+    assert (run["generated"]["trials_generated"], run["generated"]["trials_done_before"]) == (0, 2)
+    assert run["generated"]["folder"] == str(folder) == run["summary"]["folder"]
+    assert run["summary"]["score"] == json.loads((folder / "result.json").read_text())["score"]
+    made = CliRunner().invoke(app, ["pfgen", "generate", *args[2:], "--json"])
+    assert made.exit_code == 0 and json.loads(made.stdout) == run["generated"]
 
 
 def test_a_killed_run_resumes_to_the_same_answers(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         GeneratedRun,
         GenerateSettings,
         PfgenBenchmark,
+        PfgenRun,
         PlannedRun,
         RunSummary,
         RunWatcher,
@@ -103,9 +104,10 @@ def show_beside_public(ours: RunSummary, data_dir: Path | None) -> None:
 
 
 @contextmanager
-def _shown_run() -> Iterator[RunWatcher]:
+def _shown_run(account: bool = True) -> Iterator[RunWatcher]:
     """A watcher that shows a run as it goes: the run folder and progress bars on stderr,
-    then (the bars gone) the generation's account, before any scoring."""
+    then (the bars gone) the generation's account, before any scoring (``account``: not
+    where the command prints JSON instead)."""
     from hyoka.cli._common import say
     from hyoka.pfgen import RunWatcher
 
@@ -128,18 +130,25 @@ def _shown_run() -> Iterator[RunWatcher]:
 
             def generated(self, generated: GeneratedRun) -> None:
                 bar.stop()
-                print_report(generated)
+                if account:
+                    print_report(generated)
 
         yield Shown()
 
 
-def generate(settings: GenerateSettings, benchmark: PfgenBenchmark) -> GeneratedRun:
-    """Generate a run through the library, shown as it goes."""
+def generate(
+    settings: GenerateSettings, benchmark: PfgenBenchmark, *, as_json: bool = False
+) -> GeneratedRun:
+    """Generate a run through the library, shown as it goes (``as_json``: its account
+    printed as JSON at the end instead)."""
+    from hyoka.cli._common import echo_json
     from hyoka.pfgen import make_run
 
-    with _shown_run() as watcher:
-        return make_run(settings, benchmark, watcher)
-    raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
+    with _shown_run(not as_json) as watcher:
+        generated = make_run(settings, benchmark, watcher)
+    if as_json:
+        echo_json(generated.to_json())
+    return generated
 
 
 def print_report(generated: GeneratedRun) -> None:
@@ -188,13 +197,20 @@ def score_and_show(folder: Path, benchmark: PfgenBenchmark, data_dir: Path | Non
     return ours
 
 
-def generate_and_score(settings: GenerateSettings, data_dir: Path | None) -> RunSummary:
-    """Generate, score, print the result beside the public leaderboard."""
+def generate_and_score(
+    settings: GenerateSettings, data_dir: Path | None, *, as_json: bool = False
+) -> PfgenRun:
+    """Generate, score, print the result beside the public leaderboard (``as_json``: the
+    run as JSON instead)."""
+    from hyoka.cli._common import echo_json
     from hyoka.pfgen import PfgenBenchmark, run_pfgen
 
     benchmark = PfgenBenchmark.load(data_dir)
     warn_if_custom_data(benchmark)
-    with _shown_run() as watcher:
+    with _shown_run(not as_json) as watcher:
         done = run_pfgen(settings, benchmark, watcher)
-    show_scored(done.summary, data_dir)
-    return done.summary
+    if as_json:
+        echo_json(done.to_json())
+    else:
+        show_scored(done.summary, data_dir)
+    return done

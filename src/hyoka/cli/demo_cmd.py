@@ -69,7 +69,7 @@ def _generate(questions: int, trials: int, out: Path, data_dir: Path | None) -> 
         model=EMBEDDED_MODEL, mode=Mode.CHAT, trials=trials, limit=questions,
         results_dir=out / "results", concurrency=1,
     )  # fmt: skip
-    summary = generate_and_score(settings, data_dir)
+    summary = generate_and_score(settings, data_dir).summary
     _print_written(summary.folder)
     console.print(
         "note: SmolLM2-135M is a tiny model that writes poor Japanese on purpose: the demo "

@@ -11,6 +11,7 @@ from hyoka.cli._common import (
     BaseUrlOption,
     ConcurrencyOption,
     DataDirOption,
+    JsonOption,
     LimitOption,
     MaxTokensOption,
     ModelNameOption,
@@ -60,6 +61,7 @@ def generate_command(
     no_cache: NoCacheOption = False,
     data_dir: DataDirOption = None,
     thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
+    as_json: JsonOption = False,
 ) -> None:
     """Generate a pfgen-bench run (resumable: run it again to continue).
 
@@ -82,7 +84,7 @@ def generate_command(
         base_url=base_url, options=provider_options(option), no_cache=no_cache,
         thinking=thinking.value,
     )  # fmt: skip
-    generate(settings, PfgenBenchmark.load(data_dir))
+    generate(settings, PfgenBenchmark.load(data_dir), as_json=as_json)
 
 
 @reports_errors
@@ -106,6 +108,7 @@ def run_command(
     no_cache: NoCacheOption = False,
     data_dir: DataDirOption = None,
     thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
+    as_json: JsonOption = False,
 ) -> None:
     """Generate a pfgen-bench run, score it, and show it beside the public leaderboard.
 
@@ -126,4 +129,4 @@ def run_command(
         base_url=base_url, options=provider_options(option), no_cache=no_cache,
         thinking=thinking.value,
     )  # fmt: skip
-    generate_and_score(settings, data_dir)
+    generate_and_score(settings, data_dir, as_json=as_json)

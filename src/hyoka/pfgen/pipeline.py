@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hyoka.data import resolve_data_dir
 from hyoka.pfgen.benchmark import PfgenBenchmark
@@ -59,6 +60,20 @@ class GeneratedRun:
     report: GenerationReport
     stats: ClientStats
 
+    def to_json(self) -> dict[str, Any]:
+        """The run folder, the trials generated now and before, the empty answers asked
+        again (and those whose thinking never closed), the calls and tokens."""
+        report, stats = self.report, self.stats
+        return {
+            "folder": str(self.folder), "trials_generated": report.trials_generated,
+            "trials_done_before": report.trials_done_before,
+            "empty_retries": report.empty_retries,
+            "unclosed_thinking": report.unclosed_thinking, "requests": stats.requests,
+            "cache_hits": stats.cache_hits, "retries": stats.retries,
+            "prompt_tokens": stats.usage.prompt_tokens,
+            "completion_tokens": stats.usage.completion_tokens,
+        }  # fmt: skip
+
 
 @dataclass(frozen=True)
 class PfgenRun:
@@ -66,6 +81,11 @@ class PfgenRun:
 
     generated: GeneratedRun
     summary: RunSummary
+
+    def to_json(self) -> dict[str, Any]:
+        """What generation did (``generated``) and the run's scores (``summary``, as
+        ``pfgen score --json`` gives them)."""
+        return {"generated": self.generated.to_json(), "summary": self.summary.to_json()}
 
 
 @dataclass(frozen=True)
