@@ -51,7 +51,7 @@ def test_stable_seed_reads_the_digest_little_endian() -> None:
     assert stable_seed("ifbench", "106", "rule", "14") == 2627650255546979843
 
 
-@pytest.mark.parametrize("constraint_set", ["test", "train"])
+@pytest.mark.parametrize("constraint_set", ["test", pytest.param("train", marks=pytest.mark.slow)])
 def test_single_constraint_build_equals_upstreams(constraint_set: str) -> None:
     count, digest = UPSTREAM_SINGLE[constraint_set]
     entries = single_constraint(300, constraint_set)  # type: ignore[arg-type]

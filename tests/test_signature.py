@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 import hyoka.ifeval.signing
+import hyoka.jfbench.signing
 import hyoka.mtbench.generate
 import hyoka.mtbench.judge_meta
 import hyoka.mtbench.leaderboard
@@ -66,6 +67,7 @@ FIN = SHARED_DATA / "pfmt-bench-fin-ja"
 #: the modules that compute results of a declared kind
 PRODUCERS = (
     hyoka.ifeval.signing,
+    hyoka.jfbench.signing,
     hyoka.mtbench.generate,
     hyoka.mtbench.judge_meta,
     hyoka.mtbench.leaderboard,
@@ -105,6 +107,7 @@ DECLARED = {
     ),
     "separability-curve": ("sizes", "repeats", "confidence", "seed", "rounds", "unit"),
     "m-ifeval": ("data", "rules", "langdetect-seed", "resamples", "confidence", "seed"),
+    "jfbench": ("rules", "resamples", "confidence", "seed"),
     "refset-plan": (
         "model", "mode", "num-examples", "max-tokens", "snippets-k", "executor", "workers",
         "cpus-per-worker", "gpus-per-worker", "calibration", "gpu", "peak-tflops",

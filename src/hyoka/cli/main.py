@@ -199,6 +199,19 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
             ),
         },
     ),
+    "jfbench": GroupSpec(
+        "JFBench: PFN's Japanese instruction following, built and counted as upstream does.",
+        {
+            "build": CommandSpec(
+                _CLI + "jfbench_cmd:build_command",
+                "Build the single-constraint benchmark as upstream's build.py builds it.",
+            ),
+            "score": CommandSpec(
+                _CLI + "jfbench_cmd:score_command",
+                "Summarise result files as upstream's analyze.py does, with 95% intervals.",
+            ),
+        },
+    ),
     "report": CommandSpec(
         _CLI + "report_cmd:report_command",
         "Write one static, offline site over pfgen runs and judgments: open OUT/index.html.",

@@ -107,22 +107,64 @@ def single_constraint(
     if n_benchmark_data is not None and n_benchmark_data < 1:
         raise InputError("`n_benchmark_data` must be at least 1")
     sets = COLLECTIONS[constraint_set]
+    factories = [("rule", i, f) for i, f in enumerate(sets.rule_based)] + [
+        ("llm", i, f) for i, f in enumerate(sets.judged)
+    ]
+    # numpy shuffles a list by swapping positions, whatever they hold: shuffling the
+    # positions gives upstream's order, and only the entries kept need building
+    order = list(range(n_prompts * len(factories)))
+    np.random.default_rng(seed).shuffle(order)
+    kept = order if n_benchmark_data is None else order[:n_benchmark_data]
     entries: list[Entry] = []
-    for prompt in range(n_prompts):
-        for kind, factories in (("rule", sets.rule_based), ("llm", sets.judged)):
-            entries.extend(
-                Entry(
-                    f"{prompt}-{factory.name}",
-                    prompt,
-                    (Constraint(factory, stable_seed(PROMPT_SOURCE, str(prompt), kind, str(i))),),
-                    constraint_set,
-                )
-                for i, factory in enumerate(factories)
-            )
-    np.random.default_rng(seed).shuffle(entries)
-    return entries if n_benchmark_data is None else entries[:n_benchmark_data]
+    for position in kept:
+        prompt, slot = divmod(position, len(factories))
+        kind, index, factory = factories[slot]
+        constraint = Constraint(factory, stable_seed(PROMPT_SOURCE, str(prompt), kind, str(index)))
+        entries.append(Entry(f"{prompt}-{factory.name}", prompt, (constraint,), constraint_set))
+    return entries
 
 
 def identity_lines(entries: Sequence[Entry]) -> str:
     """The entries' canonical lines, each ended by a newline."""
     return "".join(entry.identity_line() + "\n" for entry in entries)
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    """What a build made: its canonical lines, their SHA-256, and its settings."""
+
+    constraint_set: ConstraintSet
+    seed: int
+    prompts_sha256: str
+    entries: int
+    lines: str
+    first: tuple[str, ...]
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.lines.encode()).hexdigest()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "constraint_set": self.constraint_set,
+            "seed": self.seed,
+            "n_constraints": 1,
+            "entries": self.entries,
+            "prompts_sha256": self.prompts_sha256,
+            "sha256": self.sha256,
+            "first": list(self.first),
+        }
+
+
+def summary_of(
+    entries: Sequence[Entry], constraint_set: ConstraintSet, seed: int, prompts_sha256: str
+) -> BuildSummary:
+    """A build's summary: its lines, digest and first three ids."""
+    return BuildSummary(
+        constraint_set,
+        seed,
+        prompts_sha256,
+        len(entries),
+        identity_lines(entries),
+        tuple(e.data_id for e in entries[:3]),
+    )

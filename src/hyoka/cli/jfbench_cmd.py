@@ -1,0 +1,181 @@
+"""``hyoka jfbench build`` and ``hyoka jfbench score``: JFBench as upstream builds and counts it.
+
+Parsing and printing only: the build, the checks and the summary live in
+``hyoka.jfbench`` (imported when a command runs, so that this module is cheap to import).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from hyoka.cli._common import (
+    BootstrapSeedOption,
+    DataDirOption,
+    JsonOption,
+    OutputOption,
+    ResamplesOption,
+    echo_json,
+    reports_errors,
+    say,
+)
+
+if TYPE_CHECKING:
+    from hyoka.jfbench.catalogue import ConstraintSet
+    from hyoka.jfbench.inputs import Prompts
+    from hyoka.jfbench.scores import Summary
+
+PromptsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--prompts",
+        help="JFBench's prompts file (default: jfbench/data/ifbench_ja_translated.jsonl in "
+        "the data directory).",
+        show_default=False,
+        dir_okay=False,
+    ),
+]
+
+
+@reports_errors
+def build_command(
+    constraint_set: Annotated[
+        str,
+        typer.Option("--constraint-set", help="Upstream's constraint set: train or test."),
+    ] = "test",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of upstream's shuffle.")] = 42,
+    n_benchmark_data: Annotated[
+        int | None,
+        typer.Option(
+            "--n-benchmark-data",
+            min=1,
+            help="Keep only the first N entries, as upstream's eval.py does.",
+            show_default=False,
+        ),
+    ] = None,
+    prompts: PromptsOption = None,
+    output: OutputOption = None,
+    as_json: JsonOption = False,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Build the single-constraint benchmark as upstream's build.py builds it.
+
+    Every prompt paired with every constraint of the set (rule-based, then judged), seeded
+    and shuffled as upstream (pfnet-research/jfbench c8fed01) does. --output writes one
+    JSON line per entry: its id, prompt position, and each constraint's name, group,
+    parameters and seed. The prompt text itself needs upstream's instruction texts, which
+    hyoka does not copy.
+
+    Examples:
+
+      hyoka jfbench build --n-benchmark-data 3
+
+      hyoka jfbench build --constraint-set train --output train.jsonl
+    """
+    from hyoka.errors import InputError
+    from hyoka.jfbench.build import single_constraint, summary_of
+    from hyoka.jfbench.catalogue import CONSTRAINT_SETS
+    from hyoka.store import write_output
+
+    if constraint_set not in CONSTRAINT_SETS:
+        raise InputError(f"--constraint-set {constraint_set!r}: train or test")
+    found = _prompts(prompts, data_dir)
+    chosen: ConstraintSet = "test" if constraint_set == "test" else "train"
+    entries = single_constraint(len(found.documents), chosen, seed, n_benchmark_data)
+    shown = summary_of(entries, chosen, seed, found.sha256)
+    if output is not None:
+        write_output(output, shown.lines, flag="--output")
+    if as_json:
+        echo_json(shown.to_json())
+        return
+    say(
+        f"{len(entries)} entries (constraint set {constraint_set}, seed {seed}, 1 constraint "
+        f"each) from {found.path}"
+    )
+    say(f"  identity sha256 {shown.sha256}")
+    say(f"  first: {', '.join(shown.first)}")
+    if output is not None:
+        say(f"  written to {output}")
+
+
+def _prompts(path: Path | None, data_dir: Path | None) -> Prompts:
+    from hyoka.data import fetch_hint, resolve_data_dir
+    from hyoka.errors import MissingDataError
+    from hyoka.jfbench.inputs import PROMPTS_IN_DATA, read_prompts
+
+    if path is None:
+        path = resolve_data_dir(data_dir) / PROMPTS_IN_DATA
+        if not path.is_file():
+            raise MissingDataError(
+                f"no JFBench prompts at {path}: {fetch_hint('jfbench', data_dir)}, "
+                "or name the file with --prompts"
+            )
+    return read_prompts(path)
+
+
+@reports_errors
+def score_command(
+    results: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Upstream's result files (JSON lines eval.py writes) or folders of them.",
+            show_default=False,
+        ),
+    ],
+    resamples: ResamplesOption = 2000,
+    seed: BootstrapSeedOption = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Summarise result files as upstream's analyze.py does, with 95% intervals.
+
+    Per prompt source, number of constraints and model: records generated, evaluated,
+    pending, succeeded (every constraint's verdict true) and the success rate in percent,
+    with a percentile bootstrap interval over evaluated records; then each model's share
+    of constraints satisfied per constraint group.
+
+    Examples:
+
+      hyoka jfbench score data/benchmark_results
+
+      hyoka jfbench score results.jsonl --json
+    """
+    from hyoka.jfbench.results import read_records
+    from hyoka.jfbench.scores import score
+    from hyoka.jfbench.signing import jfbench_signature
+
+    records = [record for path in results for record in read_records(path)]
+    summary = score(records, resamples=resamples, seed=seed)
+    signature = jfbench_signature(resamples, 0.95, seed)
+    if as_json:
+        echo_json({"signature": signature.to_json(), **summary.to_json()})
+        return
+    for line in _table(summary):
+        say(line)
+    say(f"signature: {signature.line}")
+
+
+def _table(summary: Summary) -> list[str]:
+    """Upstream's summary table, each success rate with its interval, then the shares."""
+    lines = [
+        f"{'source':<10} {'n':>3} {'model':<28} {'generated':>9} {'evaluated':>9} "
+        f"{'pending':>7} {'success':>7} {'success%':>8}  95% interval"
+    ]
+    for key, tally in sorted(summary.groups.items()):
+        interval = tally.interval
+        shown = "" if interval is None else f"[{interval.low:.1f}, {interval.high:.1f}]"
+        lines.append(
+            f"{key.prompt_source:<10} {key.n_constraints:>3} {key.model:<28} "
+            f"{tally.generated:>9} {tally.evaluated:>9} {tally.pending:>7} "
+            f"{tally.success:>7} {tally.success_rate:>7.1f}%  {shown}"
+        )
+    total = summary.total
+    lines.append(
+        f"{'TOTAL':<10} {'':>3} {'':<28} {total.generated:>9} {total.evaluated:>9} "
+        f"{total.pending:>7} {total.success:>7} {total.success_rate:>7.1f}%"
+    )
+    for model, shares in sorted(summary.constraint_groups.items()):
+        parts = ", ".join(f"{name} {s.satisfied}/{s.total}" for name, s in sorted(shares.items()))
+        lines.append(f"  {model}: {parts}")
+    return lines

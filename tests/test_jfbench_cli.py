@@ -1,0 +1,89 @@
+"""``hyoka jfbench build`` and ``hyoka jfbench score`` as a user meets them.
+
+The build's identity digests are upstream's: the SHA-256 of the canonical lines of the
+first three entries of upstream's seed-42 test build and the first five of its train
+build. The score's rows are those upstream's ``analyze.py`` printed
+for the fixture (see test_jfbench_scores).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from _shared import SHARED_DATA
+from hyoka.cli.main import app
+
+RESULTS = Path(__file__).parent / "fixtures" / "jfbench" / "results.jsonl"
+PROMPTS = SHARED_DATA / "jfbench" / "data" / "ifbench_ja_translated.jsonl"
+FIRST_THREE = "0895a01004b11fcc73021ab54bd0b5a03c37a4544697789f28f872bd216adaed"
+TRAIN_FIRST_FIVE = "00d6a3f71cecf7b021ec2abb8f1e92765d1105c38d808936e593093f09fbb3a5"
+
+
+def _hyoka(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_build_json_names_upstreams_first_entries() -> None:
+    code, out, _ = _hyoka(
+        "jfbench", "build", "--prompts", str(PROMPTS), "--n-benchmark-data", "3", "--json"
+    )
+    assert code == 0
+    shown = json.loads(out)
+    assert shown["first"] == [
+        "106-KeywordIncludedContentConstraint",
+        "282-ReplacementProcessingConstraint",
+        "7-RomajiCharacterConstraint",
+    ]
+    assert shown["sha256"] == FIRST_THREE
+    assert shown["prompts_sha256"].startswith("10828c6a")
+
+
+def test_build_writes_the_entries_it_names(tmp_path: Path) -> None:
+    out_file = tmp_path / "train.jsonl"
+    code, out, _ = _hyoka(
+        "jfbench", "build", "--prompts", str(PROMPTS), "--constraint-set", "train",
+        "--n-benchmark-data", "5", "--output", str(out_file),
+    )  # fmt: skip
+    assert code == 0
+    assert "5 entries (constraint set train, seed 42" in out
+    assert TRAIN_FIRST_FIVE in out
+    lines = out_file.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["id"] for line in lines] == [
+        "62-NoSelfAttestationConstraint",
+        "10-GreetingOutputConstraint",
+        "207-FullWidthCharacterConstraint",
+        "220-SadEmotionalStyleConstraint",
+        "238-ReplacementProcessingConstraint",
+    ]
+
+
+def test_build_refuses_an_unknown_set_in_one_line() -> None:
+    code, _, err = _hyoka("jfbench", "build", "--prompts", str(PROMPTS), "--constraint-set", "dev")
+    assert code != 0
+    assert err.strip() == "error: --constraint-set 'dev': train or test"
+
+
+def test_score_prints_upstreams_rows_and_the_signature() -> None:
+    code, out, _ = _hyoka("jfbench", "score", str(RESULTS), "--resamples", "100")
+    assert code == 0
+    assert (
+        "ifbench      1 A                                    8         7       1       5    71.4%"
+        in out
+    )
+    assert "TOTAL" in out and "57.1%" in out
+    assert "A: Character 5/7, Format 2/3, Notation 1/3" in out
+    assert "signature: hyoka:" in out and "kind:jfbench|rules:jfbench@c8fed01" in out
+
+
+def test_score_json_carries_counts_and_signature() -> None:
+    code, out, _ = _hyoka("jfbench", "score", str(RESULTS), "--resamples", "100", "--json")
+    assert code == 0
+    shown = json.loads(out)
+    assert shown["signature"]["fields"]["kind"] == "jfbench"
+    first = shown["groups"][0]
+    assert (first["model"], first["evaluated"], first["success"]) == ("A", 7, 5)
+    assert shown["total"]["success_rate"] == 800 / 14
