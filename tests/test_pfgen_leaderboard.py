@@ -485,7 +485,8 @@ def test_command_writes_output_file(tmp_path: Path, fmt: str) -> None:
     assert result.stdout == ""
     assert target.read_text("utf-8") == render(collect(results), fmt)
     assert "Wrote 2 runs" in result.stderr
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    hidden = [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert hidden == [f".board.{fmt}.hyoka-output.json"]  # no temporary file: the record only
 
 
 def test_command_output_that_cannot_be_written_is_an_error(tmp_path: Path) -> None:

@@ -532,9 +532,14 @@ def test_a_plot_is_written_through_the_store(tmp_path: Path) -> None:
     )  # fmt: skip
     png, html = write_scatter(spec, tmp_path / "plot")
     assert png.read_bytes().startswith(b"\x89PNG") and html.stat().st_size > 0
-    png.write_bytes(b"keep")
-    png.chmod(0o444)
+    kept = png.read_bytes()
+    png.chmod(0o444)  # hyoka's own plot, made read-only
     with pytest.raises(InputError, match="read-only"):
         write_scatter(spec, tmp_path / "plot")
-    assert png.read_bytes() == b"keep"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["plot.html", "plot.png"]
+    assert png.read_bytes() == kept
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".plot.html.hyoka-output.json",  # the records that hyoka wrote them (write_output)
+        ".plot.png.hyoka-output.json",
+        "plot.html",
+        "plot.png",
+    ]

@@ -103,8 +103,9 @@ def meta_command(
         published_sources,
         render_judge_meta,
     )
-    from hyoka.store import atomic_write_text
+    from hyoka.store import check_output, write_output
 
+    check_output(output)  # refused before the work, not after
     if scores or single or pairwise:
         sources = JudgeSources(tuple(scores or ()), tuple(single or ()), tuple(pairwise or ()))
     else:
@@ -121,5 +122,5 @@ def meta_command(
     if output is None:
         echo(text, nl=False, json_text=shown.value == "json", csv_text=shown.value == "csv")
         return
-    atomic_write_text(output, text)
+    write_output(output, text)
     say(f"wrote {output}", err=True)

@@ -276,7 +276,7 @@ def _write(text: str, output: Path | None, fmt: str) -> None:
         echo(text, nl=False, json_text=fmt == "json", csv_text=fmt == "csv")
         return
     from hyoka.cli._common import say
-    from hyoka.store import atomic_write_text
+    from hyoka.store import write_output
 
-    atomic_write_text(output, text)
+    write_output(output, text)
     say(f"wrote {output}", err=True)

@@ -57,14 +57,14 @@ def leaderboard_command(
 
     from hyoka.cli._common import err_console
     from hyoka.pfgen import leaderboard
-    from hyoka.store import atomic_write_text
+    from hyoka.store import write_output
 
     board = leaderboard(results_dir, LeaderboardFormat.JSON if as_json else fmt)
     if output is None:
         shown = board.fmt
         echo(board.text, nl=False, json_text=shown == "json", csv_text=shown == "csv")
         return
-    atomic_write_text(output, board.text)  # a failure is the store's one-line WriteError
+    write_output(output, board.text)  # refused or failed: the store's one line
     err_console.print(
         f"Wrote {len(board.rows)} runs to {escape(str(output))}", highlight=False, soft_wrap=True
     )

@@ -105,7 +105,7 @@ def plan_command(
         paper_scale,
         plan_record,
     )
-    from hyoka.store import atomic_write_text
+    from hyoka.store import check_output, write_output
 
     settings = load_generate_file(config)
     if base_url:
@@ -123,6 +123,7 @@ def plan_command(
     assumptions(None)  # a bad flag fails now, not after the calibration
     if json_file is not None and not json_file.parent.is_dir():
         raise InputError(f"--json {json_file}: the folder {json_file.parent} does not exist")
+    check_output(json_file, flag="--json")  # before the calibration, not after
     calibration = None
     if not no_calibration:
         per_worker = calibration_answers or settings.plan.calibration_answers
@@ -141,7 +142,9 @@ def plan_command(
     record = plan_record(settings, calibration, run, paper)
     _common.say(f"signature: {record['signature']['line']}")
     if json_file is not None:
-        atomic_write_text(json_file, json.dumps(record, ensure_ascii=False, indent=2) + "\n")
+        write_output(
+            json_file, json.dumps(record, ensure_ascii=False, indent=2) + "\n", flag="--json"
+        )
         _common.say(f"wrote {json_file}", err=True)
 
 

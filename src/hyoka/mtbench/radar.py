@@ -12,7 +12,7 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.mtbench.leaderboard import Leaderboard, display_name, round_half_up
-from hyoka.store import atomic_write_bytes, atomic_write_text
+from hyoka.store import write_output
 
 SUFFIXES = (".png", ".html")
 
@@ -39,9 +39,9 @@ def write_radar(board: Leaderboard, path: Path, *, title: str = "") -> None:
     labels, series = _series(board)
     top = board.bench.spec.scale[1]  # the benchmark's own scale (ELYZA-tasks-100's is 1-5)
     if suffix == ".png":
-        atomic_write_bytes(path, _png(labels, series, title, top))
+        write_output(path, _png(labels, series, title, top), flag="`radar`")
     else:
-        atomic_write_text(path, _html(labels, series, title, top))
+        write_output(path, _html(labels, series, title, top), flag="`radar`")
 
 
 def _png(labels: list[str], series: list[tuple[str, list[float]]], title: str, top: int) -> bytes:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
-from hyoka.store import atomic_write_bytes, atomic_write_text
+from hyoka.store import write_output
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def _write_png(specs: Sequence[ScatterSpec], path: Path, title: str) -> None:
         figure.savefig(image, format="png", dpi=120)
     finally:
         plt.close(figure)
-    atomic_write_bytes(path, image.getvalue())
+    write_output(path, image.getvalue(), flag="`plot`")
 
 
 def _write_html(specs: Sequence[ScatterSpec], path: Path, title: str) -> None:
@@ -144,4 +144,4 @@ def _write_html(specs: Sequence[ScatterSpec], path: Path, title: str) -> None:
     figure.update_annotations(font_size=11)
     # plotly.js inline: the page opens offline, as everything else here does
     html = figure.to_html(include_plotlyjs=True, full_html=True)
-    atomic_write_text(path, html)
+    write_output(path, html, flag="`plot`")

@@ -14,6 +14,9 @@
 - ``owned_folder``/``claim_folder``/``replacing_folder``: folder outputs (``-o``) go only
   into a folder that is empty or marked as hyoka's output of the same kind; a whole output
   is built aside and swapped in.
+- ``write_output``/``check_output``: a command's one output file (``--output FILE``) is
+  written only where no file exists, it is empty, or hyoka wrote it there and no one has
+  changed it since (a hidden record beside it holds the bytes' digest).
 - ``read_decompressed``/``decompress_bounded``: every xz, gzip or zstd input inflated as a
   stream within a bound its format sets (a decompression bomb is refused unread).
 - ``map_readonly``: a large cache file memory-mapped, read only where it is used.
@@ -81,6 +84,7 @@ from hyoka.store.locks import (
     writer_lock_async,
 )
 from hyoka.store.mapped import map_readonly
+from hyoka.store.output_file import check_output, write_output
 from hyoka.store.owned import OUTPUT_MARKER, claim_folder, owned_folder, replacing_folder
 from hyoka.store.paths import (
     default_cache_dir,
@@ -140,6 +144,7 @@ __all__ = [
     "append_record",
     "atomic_write_bytes",
     "atomic_write_text",
+    "check_output",
     "claim_folder",
     "clean_stale_temp_files",
     "codec_of",
@@ -178,6 +183,7 @@ __all__ = [
     "user_cache_root",
     "write_json",
     "write_jsonl",
+    "write_output",
     "writer_lock",
     "writer_lock_async",
 ]
