@@ -31,6 +31,18 @@ from persistent_cache import session_cache_dir
 #: node id -> why CI may skip it (CI machines have no GPU)
 CI_MAY_SKIP = {
     "tests/test_vllm_provider.py::test_real_engine_on_a_tiny_random_model": "needs a GPU",
+    **{
+        f"tests/test_provider_contract.py::{test}[vllm{case}]": "needs a GPU"
+        for test, case in [
+            ("test_the_registry_builds_it_and_its_identity_holds_no_key", ""),
+            ("test_a_reply_has_text_finish_reason_and_usage", ""),
+            ("test_what_it_declares_it_can_and_cannot_do_holds", "-supports_completion"),
+            ("test_what_it_declares_it_can_and_cannot_do_holds", "-supports_logprobs"),
+            ("test_an_option_it_does_not_take_is_refused_before_it_is_built", ""),
+            ("test_a_cancelled_call_leaves_nothing_and_the_next_is_answered", ""),
+            ("test_a_judge_is_read_off_the_provider", ""),
+        ]
+    },
 }
 
 

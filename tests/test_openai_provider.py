@@ -227,19 +227,6 @@ def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None
         )
 
 
-def test_keys_are_never_options(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env-0123456789")
-    with pytest.raises(ProviderError, match=r"api_key.*OPENAI_API_KEY"):
-        load_provider("openai/gpt-4o-mini", api_key="sk-inline")
-    provider = load_provider("openai/gpt-4o-mini")
-    assert "sk-" not in repr(provider.identity())
-    assert provider.identity() == {
-        "provider": "openai",
-        "model": "gpt-4o-mini",
-        "base_url": None,
-    }
-
-
 def test_request_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env-0123456789")
     official = load_provider("openai/gpt-4o-mini")
