@@ -13,7 +13,7 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.jfbench.catalogue import ConstraintSet, Factory, classes
-from hyoka.jfbench.rules import character, notation, text, words
+from hyoka.jfbench.rules import character, formats, notation, text, words
 
 Check = Callable[[str], bool]
 Builder = Callable[[Mapping[str, Any], str], Check]
@@ -40,6 +40,17 @@ RULES: dict[str, Builder] = {
     # content
     "KeywordExcludedContentConstraint": lambda k, d: text.keywords_excluded(k["keywords"]),
     "KeywordIncludedContentConstraint": lambda k, d: text.keywords_included(k["keywords"]),
+    # format
+    "JsonFormatConstraint": _fixed(formats.json_format),
+    "CsvFormatConstraint": _fixed(formats.csv_format),
+    "TsvFormatConstraint": _fixed(formats.tsv_format),
+    "XmlFormatConstraint": _fixed(formats.xml_format),
+    "PythonFormatConstraint": _fixed(formats.python_format),
+    "NoCodeFencePythonFormatConstraint": _fixed(formats.python_without_fence),
+    "WithCodeFencePythonFormatConstraint": _fixed(formats.python_with_fence),
+    "DiffFormatConstraint": _fixed(formats.diff_format),
+    "BulletPointsFormatConstraint": lambda k, d: formats.bullet_points(k["starter_token"]),
+    "IndentFormatConstraint": lambda k, d: formats.indent(k["indent"]),
     # length
     "CharactersLengthConstraint": lambda k, d: text.characters(k["min_length"], k["max_length"]),
     "NewLinesLengthConstraint": lambda k, d: text.newlines(k["newlines"]),
