@@ -232,9 +232,31 @@ def read_trials(source: Path, *, limit: int = MAX_TRIALS_BYTES) -> TrialsInput:
     ``limit`` bounds an inflated ``trials.jsonl.xz`` (``MAX_TRIALS_BYTES``). Identical
     repeated lines are dropped with a warning; conflicting ones are an ``InputError``.
     """
+    _refuse_side_file(source)
     trials, content = _read_trials(source, limit)
     _check_other_sources(trials.source, content, limit)
     return _distinct(trials)
+
+
+def _refuse_side_file(source: Path) -> None:
+    """Refuse a file named on its own whose folder holds a run's answers (``run_sources``)
+    it is not one of: scoring it would give that folder's ``result.json`` its answers, and
+    the run's own would be lost. A ``trial_NNN.jsonl`` named alone is refused while it has
+    siblings (it is a part, not the run); as the run's one part it is the run."""
+    if source.is_dir():
+        return
+    folder = source.parent
+    sources = run_sources(folder)
+    if not sources or source in sources:
+        return
+    if sources == [folder] and trial_parts(folder) == [source]:
+        return
+    held = ", ".join(source_name(other) for other in sources)
+    raise InputError(
+        f"{source}: named on its own, but its folder holds a run's answers ({held}) whose "
+        f"{RESULT_FILE} scoring it would replace; score the folder, or move {source.name} "
+        "out of it"
+    )
 
 
 def _check_other_sources(source: Path, content: bytes, limit: int) -> None:
