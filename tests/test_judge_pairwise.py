@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from _shared import PFGEN_RESULTS, SHARED_DATA, embedded_judge, needs
 from hyoka.cli.main import app
@@ -950,29 +950,62 @@ def test_one_answer_file_against_itself_is_refused_before_any_call(
     assert not (tmp_path / "o.jsonl").exists()
 
 
-def test_a_length_controlled_rate_needs_ten_verdicts_even_with_equal_lengths(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Issue 29: answers of one length skipped the README's rule (fewer than 10 verdicts:
-    n/a) and one tie showed "length-controlled 0.500 [0.500, 0.500]"."""
-    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+def _one_tie(folder: Path) -> tuple[Result, Path]:
+    """``judge pairwise`` of x's and y's one answer, five characters each, by a script
+    answering A in both orders (a tie), with ``--json``; the judgment file."""
     files = []
-    for model, answer in (("x", "東京です。"), ("y", "大阪です。")):  # 5 characters each
-        path = tmp_path / f"{model}.jsonl"
+    for model, answer in (("x", "東京です。"), ("y", "大阪です。")):
+        path = folder / f"{model}.jsonl"
         row = {"id": "q1", "question": "日本の首都は?", "answer": answer, "model": model,
                "reference": "東京です。"}  # fmt: skip
         path.write_text(json.dumps(row, ensure_ascii=False) + "\n", "utf-8")
         files.append(str(path))
-    judge = _write_script(tmp_path / "s.jsonl", [{"reply": "[[A]]"}])  # A both times: a tie
+    judge = _write_script(folder / "s.jsonl", [{"reply": "[[A]]"}])
+    output = folder / "p.jsonl"
     result = CliRunner().invoke(
         app, ["judge", "pairwise", *files, "-j", judge, "--method", "bs2", "--output",
-              str(tmp_path / "p.jsonl"), "--json"],
+              str(output), "--json"],
+        env={"HYOKA_CACHE_DIR": str(folder / "cache")},
     )  # fmt: skip
     assert result.exit_code == 0, result.output
+    return result, output
+
+
+def test_a_length_controlled_rate_needs_ten_verdicts_even_with_equal_lengths(
+    tmp_path: Path,
+) -> None:
+    """Issue 29: answers of one length skipped the README's rule (fewer than 10 verdicts:
+    n/a) and one tie showed "length-controlled 0.500 [0.500, 0.500]"."""
+    result, _ = _one_tie(tmp_path)
     shown = json.loads(result.stdout)["methods"]["bs2"]
     assert (shown["ties"], shown["x_adjusted_win_rate"]) == (1, 0.5)
     rate = shown["x_length_controlled_win_rate"]
     assert (rate["estimate"], rate["low"], rate["high"]) == (None, None, None)
+
+
+def test_the_report_reads_each_pair_of_a_judgment_file_once(tmp_path: Path) -> None:
+    """Issue 29: the report counted a second, different record of one pair as another item
+    (2 items of a file of 1); now it reads the file as ``judge pairwise`` does: a copy is
+    dropped with a warning, a second verdict is the file skipped with its line."""
+    _, output = _one_tie(tmp_path)
+    (record,) = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
+    for name, again in (("copy", record), ("flipped", record | {"verdicts": {"bs2": "A"}})):
+        doubled = tmp_path / f"{name}.jsonl"
+        lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in (record, again)]
+        doubled.write_text("".join(lines), "utf-8")
+        site = tmp_path / f"site-{name}"
+        report = CliRunner().invoke(
+            app, ["report", str(doubled), str(output), "-o", str(site), "--no-public",
+                  "--rounds", "1"],
+        )  # fmt: skip
+        assert report.exit_code == 0, report.output
+        index = (site / "pairwise" / "index.html").read_text(encoding="utf-8")
+        if name == "copy":
+            assert f"warning: {doubled}: 1 identical duplicate line(s) dropped" in report.stderr
+            assert index.count("(1 items)") == 2
+        else:
+            said = f"note: {doubled}:2: a second, different record for q1 (first at line 1)"
+            assert said in report.stderr and index.count("(1 items)") == 1
 
 
 # --------------------------------------------------------------------------- arithmetic

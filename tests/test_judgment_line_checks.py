@@ -98,6 +98,35 @@ def test_impossible_pair_lines_are_not_sound_and_the_report_names_them(tmp_path:
     assert "error: nothing to report" in alone.stderr and said in alone.stderr
 
 
+def test_a_pair_judged_twice_is_refused_by_the_report_as_by_verify(tmp_path: Path) -> None:
+    """Issue 29: the report counted a second, opposite verdict of one pair (or a copied
+    line) as another item (81 judged items, W/T/L 56/12/13 of a file of 80) with no word;
+    now it skips the file with verify's line, and ranks the rest."""
+    rows = _rows(VICUNA, 12)
+    whole = _write(tmp_path / "whole" / "gpt-4_pair.jsonl", rows)
+    flipped = {"g1_winner": "model_2", "g2_winner": "model_2"}
+    if (rows[0]["g1_winner"], rows[0]["g2_winner"]) == ("model_2", "model_2"):
+        flipped = {"g1_winner": "model_1", "g2_winner": "model_1"}
+    pair = f"{rows[0]['model_1']} and {rows[0]['model_2']} question_id {rows[0]['question_id']}"
+    cases = {
+        "twice": (rows[0] | flipped,
+                  f"a second, different judgment of {pair} turn 1 (first at line 1): a pair "
+                  "is judged once a turn"),
+        "copied": (rows[0], "the same judgment as line 1 again (a line copied, or the file "
+                   "joined to itself)"),
+    }  # fmt: skip
+    for name, (again, said) in cases.items():
+        doubled = _write(tmp_path / name / "gpt-4_pair.jsonl", [*rows, again])
+        _unsound(_verify("ja-vicuna-qa", doubled), doubled, 13, said)
+        site = tmp_path / f"site-{name}"
+        report = _run("report", str(doubled), str(whole), "-o", str(site), "--no-public",
+                      "--rounds", "1")  # fmt: skip
+        assert report.exit_code == 0, report.output
+        assert f"note: {doubled}:13: {said}\n" in report.stderr
+        index = (site / "pairwise" / "index.html").read_text(encoding="utf-8")
+        assert index.count(" items)") == 1 and "(12 items)" in index
+
+
 # --- Rakuda: its questions, two models, each match once ---------------------------------
 
 

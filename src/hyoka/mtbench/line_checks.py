@@ -8,7 +8,8 @@ judges, the judge prompt FastChat's ``make_judge_single``/``make_judge_pairwise`
 that turn and category (``-math`` for the categories judged against a reference, ``-multi-turn``
 for turn 2: ``BenchSpec.judge_prompt_name``) named in ``judge``, and the prompt sent, that
 prompt filled with the question's text and the answers. A pair compares two different
-models, and one file is one judge's. A line that breaks any of these was edited, or belongs
+models, is judged once a turn (``JudgedOnce``: a copied line or a second verdict is no
+other item), and one file is one judge's. A line that breaks any of these was edited, or belongs
 to another benchmark or variant, and no number read from it means what its row says.
 
 Every reader of judgment files applies these checks, one definition for all: the
@@ -25,6 +26,7 @@ for the text of every question turn up to the judged one.
 from __future__ import annotations
 
 import json
+from collections.abc import Hashable
 from pathlib import Path
 
 from hyoka.errors import DataError, InputError
@@ -181,6 +183,7 @@ def check_line(
     *,
     fastchat: bool = True,
     as_judged: bool = False,
+    scale: bool = True,
 ) -> None:
     """An ``InputError`` at ``where`` unless ``line`` judges a question and turn of
     ``bench`` with the prompt FastChat names for them, its judged prompt that prompt, and a
@@ -192,7 +195,10 @@ def check_line(
     Else (the leaderboard reads every row under the variant asked for and tells each row's
     own from its prompts afterwards, ``judged_variant``, which checks the id's type) the
     judged prompt holds the question's text, and the id's type is checked for a benchmark
-    of one question file (no variants)."""
+    of one question file (no variants).
+
+    ``scale=False``: a reader that counts and names the grades off the scale as the
+    judge's faults, keeping them out of its numbers (``judge meta``), checks the rest."""
     question = check_question(where, line, bench, id_type=as_judged or bench.variant is None)
     check_turn(where, line.turn, bench)
     if fastchat:
@@ -200,7 +206,8 @@ def check_line(
                                  pairwise=False)  # fmt: skip
         check_judged_prompt(where, line.user_prompt, "user_prompt", question, line.turn, name,
                             bench, template=as_judged)  # fmt: skip
-    check_scale(where, line.score, bench.spec)  # Shaberi's null is read as -1
+    if scale:
+        check_scale(where, line.score, bench.spec)  # Shaberi's null is read as -1
 
 
 def check_models(where: str, first: str, second: str, names: tuple[str, str]) -> None:
@@ -253,3 +260,36 @@ class OneJudge:
                 f"{self.path}:{number}: judged by {judge!r}, but line {line} by {name!r}: a "
                 "judgment file holds one judge's judgments (upstream names it after its judge)"
             )
+
+
+class JudgedOnce:
+    """Each judgment once a file: upstream judges a pair on a turn (a Rakuda match) once and
+    hyoka does too, so a line equal to an earlier one is a copy (a line copied, the file
+    joined to itself) and another line of the same pair a second verdict, never another
+    item to count; either is an ``InputError`` naming both lines. ``once``: what is judged
+    once, for the message (``a pair is judged once a turn``)."""
+
+    def __init__(self, path: Path, once: str) -> None:
+        self.path, self.once = path, once
+        self.first: dict[Hashable, tuple[int, object]] = {}
+
+    def see(self, number: int, key: Hashable, line: object, label: str) -> None:
+        """``line`` (at ``number``) judges ``key`` (``label`` in a message)."""
+        if key not in self.first:
+            self.first[key] = (number, line)
+            return
+        earlier, kept = self.first[key]
+        if kept == line:
+            raise InputError(
+                f"{self.path}:{number}: the same judgment as line {earlier} again (a line "
+                "copied, or the file joined to itself)"
+            )
+        raise InputError(
+            f"{self.path}:{number}: a second, different judgment of {label} (first at line "
+            f"{earlier}): {self.once}"
+        )
+
+
+def pair_label(line: PairJudgmentLine) -> str:
+    """A FastChat pair line's pair and turn, as messages name it."""
+    return f"{line.model_1} and {line.model_2} question_id {line.question_id} turn {line.turn}"

@@ -68,7 +68,7 @@ from hyoka.mtbench.bench import JudgePrompt
 from hyoka.mtbench.definitions.rakuda import DEFINITION
 from hyoka.mtbench.dialogue import DialogueStyle
 from hyoka.mtbench.judge import default_judge_name
-from hyoka.mtbench.line_checks import OneJudge, check_models
+from hyoka.mtbench.line_checks import JudgedOnce, OneJudge, check_models
 from hyoka.mtbench.pairwise import refuse_trials
 from hyoka.mtbench.records import AnswerChoice
 from hyoka.mtbench.spec import BenchSpec, GenerationDefaults
@@ -515,7 +515,7 @@ class MatchChecks:
         self.path = path
         self.questions = None if bench is None else bench.by_id
         self.judges = OneJudge(path)
-        self.first: dict[tuple[str, str, str], tuple[int, RakudaPairLine]] = {}
+        self.once = JudgedOnce(path, "a match is judged once")
         self.across = across
         self.by_judge = by_judge
 
@@ -542,7 +542,8 @@ class MatchChecks:
                 f"{PROMPT_NAME!r}"
             )
         self.judges.see(number, line.judge[0])
-        self._once(where, number, line)
+        label = f"{line.model1_id} against {line.model2_id} question_id {line.question_id}"
+        self.once.see(number, _line_key(line), line, label)
         if self.across is not None:
             key = (line.judge[0], *_line_key(line)) if self.by_judge else _line_key(line)
             other = self.across.setdefault(key, self)
@@ -553,23 +554,6 @@ class MatchChecks:
                     f"{line.question_id} judged twice (also in {other.path}{twice}): a match "
                     "is judged once"
                 )
-
-    def _once(self, where: str, number: int, line: RakudaPairLine) -> None:
-        key = _line_key(line)
-        if key not in self.first:
-            self.first[key] = (number, line)
-            return
-        earlier, kept = self.first[key]
-        if kept == line:
-            raise InputError(
-                f"{where}: the same judgment as line {earlier} again (a line copied, or the "
-                "file joined to itself)"
-            )
-        raise InputError(
-            f"{where}: a second, different judgment of {line.model1_id} against "
-            f"{line.model2_id} question_id {line.question_id} (first at line {earlier}): a "
-            "match is judged once"
-        )
 
 
 def _given_twice(first: MatchChecks, second: MatchChecks) -> str:

@@ -72,7 +72,14 @@ from hyoka.judge import (
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.judged_variant import VariantBenches, row_variants
 from hyoka.mtbench.leaderboard import fastchat_lines, fastchat_records, judgment_lines
-from hyoka.mtbench.line_checks import OneJudge, check_line, check_pair, check_scale
+from hyoka.mtbench.line_checks import (
+    JudgedOnce,
+    OneJudge,
+    check_line,
+    check_pair,
+    check_scale,
+    pair_label,
+)
 from hyoka.mtbench.rakuda import (
     RAKUDA_FIELDS,
     VERDICT_RULE,
@@ -649,7 +656,6 @@ def _verify_pairs(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentChec
     zeros = _zero_rules(manifest, spec.pair_zero_rules)
     notes = [] if manifest is None else [f"thinking {thinking}"]
     fields = VICUNA_PAIR_FIELDS if spec.upstream_pair_fields else PAIR_FIELDS
-    once = _Once(path, repeats=False, why="a pair is judged once a turn")
     across = _Across(path, benches)
     replies = False
     difference: str | None = None
@@ -663,12 +669,8 @@ def _verify_pairs(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentChec
     text = _rules_text(spec, rating.name, verdict_rule, notes + told)
     try:
         for number, line in lines:
-            label = (
-                f"{line.model_1} and {line.model_2} question_id {line.question_id} turn {line.turn}"
-            )
-            key = (line.question_id, line.turn, line.models)
-            once.see(number, key, line, label)
-            across.see(number, (spec.name, line.judge[0], *key), label)
+            key = (line.question_id, line.turn, line.models)  # each once: checked_pairs
+            across.see(number, (spec.name, line.judge[0], *key), pair_label(line))
             absent = absent or _absent(number, absent_fields(line, fields))
             replies = replies or bool(line.g1_judgment or line.g2_judgment)
             if difference is None:
@@ -711,7 +713,8 @@ def pair_benches(
 def checked_pairs(path: Path, candidates: Sequence[Bench | None], notes: list[str]) -> PairLines:
     """Every line of the FastChat pair file ``path``, each checked as every reader checks
     it (``line_checks.check_pair``: two models, a question and turn of the benchmark, its
-    pair prompt and the prompts judged; one judge a file) against the first of
+    pair prompt and the prompts judged; one judge a file; each pair once a turn,
+    ``line_checks.JudgedOnce``: a copy or a second verdict is no other item) against the first of
     ``candidates`` (``pair_benches``) that every line fits, which ``notes`` gains where
     there were several; an ``InputError`` names the first line the first candidate
     refuses."""
@@ -733,9 +736,11 @@ def checked_pairs(path: Path, candidates: Sequence[Bench | None], notes: list[st
 
 def _check_pairs(path: Path, lines: PairLines, bench: Bench | None) -> None:
     judges = OneJudge(path)
+    once = JudgedOnce(path, "a pair is judged once a turn")
     for number, line in lines:
         check_pair(f"{path}:{number}", line, bench)
         judges.see(number, line.judge[0])
+        once.see(number, (line.question_id, line.turn, line.models), line, pair_label(line))
 
 
 def _pair(

@@ -21,7 +21,7 @@ every item (a baseline), each model's length-controlled win rate against it
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,30 +64,25 @@ from hyoka.stats import (
     StyleControlled,
     bradley_terry,
 )
-from hyoka.store import first_object, read_records
+from hyoka.store import first_object, read_records, unique_records
 
 INDEX_PATH = "pairwise/index.html"
 
 
 def read_pairs(path: Path, data_dir: Path | None = None) -> list[PairOutcome]:
-    """Every pairwise judgment in ``path``; an ``InputError`` (file:line) for anything else,
-    or for a line no reader of its kind takes: FastChat's and Rakuda's lines are checked as
-    ``hyoka mtbench verify`` checks them (two models, their benchmark's questions and turns
-    in ``data_dir``, one judge a file, each Rakuda match once)."""
+    """Every pairwise judgment in ``path``, each item once; an ``InputError`` (file:line)
+    for anything else, or for a line no reader of its kind takes: FastChat's and Rakuda's
+    lines are checked as ``hyoka mtbench verify`` checks them (two models, their
+    benchmark's questions and turns in ``data_dir``, one judge a file, each pair a turn and
+    each Rakuda match once: a copy or a second verdict is refused, never counted as another
+    item); hyoka's own records as ``judge pairwise`` reads them (an identical copy dropped
+    with a warning, a second, different verdict refused)."""
     first = _first_object(path)
     if first.get("kind") == "pairwise":
-        outcomes = []
-        for number, record in read_records(path, JudgmentRecord):
-            if record.kind != "pairwise":
-                continue
-            if len(record.models) != 2:  # a record hyoka never writes: said, not a traceback
-                raise InputError(
-                    f"{path}:{number}: a pairwise judgment names {len(record.models)} "
-                    "model(s) in 'models', not the two it compares"
-                )
-            check_models(f"{path}:{number}", *record.models, ("models[0]", "models[1]"))
-            outcomes.append(outcome_of(record))
-        return outcomes
+        # each item once, as ``judge pairwise`` reads its file: a copy dropped (said), a
+        # second, different verdict refused
+        kept = unique_records(path, _pair_records(path), lambda record: record.id)
+        return [outcome_of(record) for record in kept]
     benches = VerifyBenches(data_dir)
     if "g1_winner" in first:
         try:
@@ -110,6 +105,20 @@ def read_pairs(path: Path, data_dir: Path | None = None) -> list[PairOutcome]:
     raise InputError(
         f"{path}:1: not a pairwise judgment (no 'g1_winner', 'model1_id' or kind 'pairwise')"
     )
+
+
+def _pair_records(path: Path) -> Iterator[tuple[int, JudgmentRecord]]:
+    """The pairwise records of one of hyoka's judgment files, numbered, each checked."""
+    for number, record in read_records(path, JudgmentRecord):
+        if record.kind != "pairwise":
+            continue
+        if len(record.models) != 2:  # a record hyoka never writes: said, not a traceback
+            raise InputError(
+                f"{path}:{number}: a pairwise judgment names {len(record.models)} "
+                "model(s) in 'models', not the two it compares"
+            )
+        check_models(f"{path}:{number}", *record.models, ("models[0]", "models[1]"))
+        yield number, record
 
 
 def _spec(path: Path, data_dir: Path | None) -> BenchSpec | None:
