@@ -52,6 +52,7 @@ INSTALL = {
     "langdetect": "hyoka[ifeval]",
     "janome": "hyoka[ifeval]",
     "ja_sentence_segmenter": "hyoka[ifeval]",
+    "pysbd": "hyoka[jfbench]",
     "ray": "hyoka[ray]",
     "playwright": "hyoka[dev]",
     "scipy": "hyoka[dev]",

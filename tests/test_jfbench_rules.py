@@ -5,7 +5,7 @@ Each case is a hand-written response, written from reading upstream's rule (its 
 named where they decide: a comma after a digit is a separator, a script check lets symbols
 and ASCII letters through, ``\\b`` needs a non-word character after a Japanese date), with
 the verdict upstream's own class gave on it (every case was run through upstream's code at
-that commit: all 214 agree). Parameters are the test set's, from ``catalogue``; the
+that commit: all 235 agree). Parameters are the test set's, from ``catalogue``; the
 processing constraints read ``DOC`` as their prompt.
 """
 
@@ -248,21 +248,79 @@ CASES += [
     ("IndentFormatConstraint", "a\n\tb", False),
     ("IndentFormatConstraint", "インデントなし\n\n", True),
 ]
+CASES += [
+    ("SentencesLengthConstraint", "一文目です。二文目です。三文目です。", True),
+    ("SentencesLengthConstraint", "一文目です。二文目です。", False),
+    ("SentencesLengthConstraint", "One. Two. Three. Four. Five.", False),
+    ("SentencesLengthConstraint", "これは一文。これは二文。\nこれは三文。これは四文。", True),
+    ("SentenceDelimiterFormatConstraint", "一文目(これは文末です)二文目(これは文末です)", True),
+    ("SentenceDelimiterFormatConstraint", "一文目(これは文末です)二文目", False),
+    ("SentenceDelimiterFormatConstraint", "一文目。二文目(これは文末です)", False),
+    ("SentenceDelimiterFormatConstraint", "(これは文末です)一文目(これは文末です)", False),
+    ("SentenceDelimiterFormatConstraint", "文末記号なし", False),
+    (
+        "DictionarySortProcessingConstraint",
+        "[\n人口は1400万人です。,\n東京は日本の首都です。\n]",
+        True,
+    ),
+    (
+        "DictionarySortProcessingConstraint",
+        "[\n東京は日本の首都です。,\n人口は1400万人です。\n]",
+        False,
+    ),
+    (
+        "LengthSortProcessingConstraint",
+        "結果:[\n東京は日本の首都です。,\n人口は1400万人です。\n]",
+        True,
+    ),
+    (
+        "LengthSortProcessingConstraint",
+        "[\n人口は1400万人です。,\n東京は日本の首都です。\n]",
+        False,
+    ),
+    ("NumberSortProcessingConstraint", "[\n東京は日本の首都です。,\n人口は1400万人です。\n]", True),
+    ("NumberSortProcessingConstraint", "[東京は日本の首都です。, 人口は1400万人です。]", False),
+]
+LOGIC += [
+    (2, "*_* りんご", False),
+    (2, "- りんご", True),
+    (7, "a\n    b", True),
+    (7, "a\n  b", False),
+    (8, "一文目。二文目。", False),
+    (8, "一文目。二文目", True),
+]
 
 
 WORDS = "WordsLengthConstraint"
+#: the classes that split sentences with pysbd
+SENTENCES = {
+    "SentencesLengthConstraint",
+    "SentenceDelimiterFormatConstraint",
+    "DictionarySortProcessingConstraint",
+    "LengthSortProcessingConstraint",
+    "NumberSortProcessingConstraint",
+}
 LOGIC_WORDS = 6  # NegationLogicConstraint around WordsLengthConstraint
+LOGIC_SENTENCES = 8  # NegationLogicConstraint around SentenceDelimiterFormatConstraint
+
+
+def _differing(names: set[str]) -> list[str]:
+    tests = classes("test")
+    return [
+        f"{name} on {response!r}: upstream {upstream}"
+        for name, response, upstream in CASES
+        if name in names and check_of(tests[name], DOC)(response) is not upstream
+    ]
 
 
 def test_every_rule_decides_as_upstream() -> None:
-    """Every case but the token-counting ones, each difference named."""
-    tests = classes("test")
-    differing = [
-        f"{name} on {response!r}: upstream {upstream}"
-        for name, response, upstream in CASES
-        if name != WORDS and check_of(tests[name], DOC)(response) is not upstream
-    ]
-    assert differing == []
+    """Every case but those that need Janome or pysbd, each difference named."""
+    assert _differing(set(RULES) - SENTENCES - {WORDS}) == []
+
+
+def test_sentence_rules_split_as_upstream() -> None:
+    needs("pysbd")
+    assert _differing(SENTENCES) == []
 
 
 def test_words_count_janomes_tokens_as_upstream() -> None:
@@ -276,6 +334,8 @@ def test_logic_negates_or_keeps_the_wrapped_rule(case: tuple[int, str, bool]) ->
     index, response, upstream = case
     if index == LOGIC_WORDS:
         needs("janome")
+    if index == LOGIC_SENTENCES:
+        needs("pysbd")
     factory = COLLECTIONS["test"].collections["logic"][index]
     assert check_of(factory, DOC)(response) is upstream
 

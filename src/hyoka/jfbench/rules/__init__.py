@@ -13,7 +13,7 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.jfbench.catalogue import ConstraintSet, Factory, classes
-from hyoka.jfbench.rules import character, formats, notation, text, words
+from hyoka.jfbench.rules import character, formats, notation, sentences, text, words
 
 Check = Callable[[str], bool]
 Builder = Callable[[Mapping[str, Any], str], Check]
@@ -51,6 +51,7 @@ RULES: dict[str, Builder] = {
     "DiffFormatConstraint": _fixed(formats.diff_format),
     "BulletPointsFormatConstraint": lambda k, d: formats.bullet_points(k["starter_token"]),
     "IndentFormatConstraint": lambda k, d: formats.indent(k["indent"]),
+    "SentenceDelimiterFormatConstraint": lambda k, d: sentences.delimited(k["delimiter"]),
     # length
     "CharactersLengthConstraint": lambda k, d: text.characters(k["min_length"], k["max_length"]),
     "NewLinesLengthConstraint": lambda k, d: text.newlines(k["newlines"]),
@@ -62,6 +63,9 @@ RULES: dict[str, Builder] = {
         k["min_sections"], k["max_sections"], k.get("sections_delimiter", "\n\n")
     ),
     "WordsLengthConstraint": lambda k, d: words.tokens_between(k["minimum"], k["maximum"]),
+    "SentencesLengthConstraint": lambda k, d: sentences.sentences_between(
+        k["min_sentences"], k["max_sentences"]
+    ),
     # notation
     "CamelcaseNotationConstraint": _fixed(notation.camelcase),
     "CurrencyNotationConstraint": _fixed(notation.currency),
@@ -97,6 +101,9 @@ RULES: dict[str, Builder] = {
         d, k["start"], k["end"], k["keyword"]
     ),
     "SplitProcessingConstraint": lambda k, d: text.split(d, k["parts"]),
+    "DictionarySortProcessingConstraint": lambda k, d: sentences.sorted_by_text(d),
+    "LengthSortProcessingConstraint": lambda k, d: sentences.sorted_by_length(d),
+    "NumberSortProcessingConstraint": lambda k, d: sentences.sorted_by_numbers(d),
 }
 
 
