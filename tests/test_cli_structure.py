@@ -390,7 +390,6 @@ COMMAND_BODY_LINES = 30
 NOT_YET_SHORT: set[str] = {
     "ifeval score",
     "pfgen correlate",
-    "pfgen score",
     "pfgen stability",
     "refset generate",
     "refset plan",
@@ -400,7 +399,6 @@ NOT_YET_JSON: set[str] = {
     "data verify",
     "demo",
     "ifeval verify",
-    "pfgen verify",
     "refset build",
     "refset filter-rare",
     "refset filter-rules",

@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from hyoka.cli.main import app
+from hyoka.pfgen import score_paths
 from hyoka.store.pfgen_runs import compress_trials
 
 pytestmark = pytest.mark.usefixtures("hyoka_env")
@@ -112,6 +113,8 @@ def test_sources_holding_the_same_answers_score_as_one_and_name_the_file(
     assert row["answers"] == str(run / "trials.jsonl.xz")
     for key in ("score", "score_std", "length", "num_trials"):
         assert row[key] == expected[key], key
+    again = score_paths([run])  # the library call: up to date now, left as it was
+    assert again.failures == 0 and again.to_json() == [{**row, "skipped": True}]
 
     verified = _invoke("verify", str(run))
     assert verified.exit_code == 0, verified.output

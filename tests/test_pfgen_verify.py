@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from _shared import PFGEN_RESULTS, writable_run_copy
 from hyoka.cli.main import app
-from hyoka.pfgen import PfgenBenchmark, Summation, score_run
+from hyoka.pfgen import PfgenBenchmark, Summation, score_run, verify_paths
 from hyoka.pfgen.compare import first_difference
 from hyoka.pfgen.verify import verify_runs
 
@@ -127,6 +127,14 @@ def test_a_tampered_result_names_the_first_differing_field(tmp_path: Path) -> No
         f"published 0.99999 vs recomputed {original}"
     ]
     assert _snapshot(tmp_path) == before
+    # --json: the same verdict as JSON only, the same exit; the library call says it too
+    shown = CliRunner().invoke(app, ["pfgen", "verify", str(folder), "--json"])
+    assert shown.exit_code == 1
+    (row,) = json.loads(shown.stdout)
+    assert (row["folder"], row["reproduced"]) == (str(folder), False)
+    assert f"{folder}: {row['verdict']}" == outcome.stdout.strip()
+    done = verify_paths([folder])
+    assert done.failures == 1 and done.to_json() == [row]
 
 
 @pytest.mark.usefixtures("hyoka_env")

@@ -7,6 +7,7 @@ any run failed. Heavy imports wait inside the commands, so importing this module
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,7 +30,8 @@ from hyoka.cli._common import (
 from hyoka.pfgen import Summation  # an enum the flag needs at import; loads nothing heavy
 
 if TYPE_CHECKING:
-    from hyoka.pfgen import RunSummary
+    from hyoka.errors import HyokaError
+    from hyoka.pfgen import RunReport, RunSummary, RunsWatcher, Verification
     from hyoka.store import pfgen_runs
 
 PathsArgument = Annotated[
@@ -76,52 +78,28 @@ def score_command(
 
       hyoka pfgen score results/ --force
     """
-    from hyoka.cli._context import warn_if_custom_data
-    from hyoka.errors import HyokaError, InputError
-    from hyoka.pfgen import PfgenBenchmark, iter_score_runs
+    from hyoka.errors import InputError
+    from hyoka.pfgen import score_paths
 
-    found, failures, skipped = _find(paths)
-    if not found:
+    done = score_paths(
+        paths, force=force, summation=summation, workers=workers, data_dir=data_dir,
+        watcher=_shown(),
+    )  # fmt: skip
+    skipped = done.found.skipped
+    if not done.found.sources:
         _report_skipped(skipped, "nothing to score", lambda line: print_error(InputError(line)))
         raise typer.Exit(1)
-    benchmark = PfgenBenchmark.load(data_dir)
-    warn_if_custom_data(benchmark)
-    sources = list(found)
-    summaries: dict[Path, tuple[RunSummary, bool]] = {}
-    scored_from: dict[Path, Path] = {}
-    with _run_progress(f"Scoring {len(sources)} run(s)", len(sources)) as advance:
-        reports = iter_score_runs(
-            sources, benchmark, roots=found, force=force, summation=summation, workers=workers
-        )
-        for source, report in reports:  # printed as each run is done, then let go
-            advance()
-            if isinstance(report, HyokaError):
-                failures += 1
-                print_error(report)
-                continue
-            if report.note is not None:
-                print_warning(report.note)
-            summaries[source] = (report.summary, report.skipped)
-            scored_from[source] = report.source
     _report_skipped(skipped, "skipped", print_warning)
-    done = [source for source in sources if source in summaries]
-    shown = [summaries[source] for source in done]
     if as_json:
-        from hyoka.store.pfgen_runs import source_label
-
-        rows = [
-            {**s.to_json(), "skipped": was_skipped, "answers": source_label(scored_from[source])}
-            for source, (s, was_skipped) in zip(done, shown, strict=True)
-        ]
-        echo_json(rows)
+        echo_json(done.to_json())
     else:
         from hyoka.cli._common import say
         from hyoka.cli._context import print_scores
 
-        print_scores(shown)
-        for line in _answers_lines([(summaries[s][0], scored_from[s]) for s in done]):
+        print_scores([(r.summary, r.skipped) for r in done.reports])
+        for line in _answers_lines([(r.summary, r.source) for r in done.reports]):
             say(line)
-    if failures:
+    if done.failures:
         raise typer.Exit(1)
 
 
@@ -129,6 +107,7 @@ def score_command(
 def verify_command(
     paths: PathsArgument,
     workers: WorkersOption = None,
+    as_json: JsonOption = False,
     data_dir: DataDirOption = None,
 ) -> None:
     """Check that each run's result.json follows exactly from its answers.
@@ -146,34 +125,47 @@ def verify_command(
 
       hyoka pfgen verify results/
     """
-    from hyoka.cli._common import console
-    from hyoka.cli._context import warn_if_custom_data
-    from hyoka.errors import HyokaError, InputError
-    from hyoka.pfgen import PfgenBenchmark, iter_verify_runs
+    from hyoka.errors import InputError
+    from hyoka.pfgen import verify_paths
 
-    found, failures, skipped = _find(paths)
-    if found:
-        benchmark = PfgenBenchmark.load(data_dir)
-        warn_if_custom_data(benchmark)
-        sources = list(found)
-        with _run_progress(f"Verifying {len(sources)} run(s)", len(sources)) as advance:
-            for _source, verdict in iter_verify_runs(sources, benchmark, workers=workers):
-                advance()  # each verdict is printed as its run is done, then let go
-                if isinstance(verdict, HyokaError):
-                    failures += 1
-                    print_error(verdict)
-                    continue
-                if not verdict.reproduced:
-                    failures += 1
+    done = verify_paths(paths, workers=workers, data_dir=data_dir, watcher=_shown(not as_json))
+    skipped = done.found.skipped
+    _report_skipped(skipped, "cannot be verified", lambda line: print_error(InputError(line)))
+    if as_json:
+        echo_json(done.to_json())
+    if done.failures or skipped or not done.found.sources:
+        raise typer.Exit(1)
+
+
+def _shown(verdicts: bool = True) -> RunsWatcher:
+    """Each problem, note and (``verdicts``) verdict printed as its run is done, under a
+    progress bar counting the runs."""
+    from hyoka.cli._common import console
+    from hyoka.pfgen import RunsWatcher
+
+    class Shown(RunsWatcher):
+        def problem(self, error: HyokaError) -> None:
+            print_error(error)
+
+        def progress(
+            self, title: str, total: int
+        ) -> contextlib.AbstractContextManager[Callable[[], None]]:
+            return _run_progress(title, total)
+
+        def scored(self, report: RunReport) -> None:
+            if report.note is not None:
+                print_warning(report.note)
+
+        def verified(self, verdict: Verification) -> None:
+            if verdicts:
                 console.print(
                     f"{verdict.folder}: {verdict.verdict}",
                     highlight=False, soft_wrap=True, markup=False,
                 )  # fmt: skip
-                if verdict.note is not None:
-                    print_warning(verdict.note)
-    _report_skipped(skipped, "cannot be verified", lambda line: print_error(InputError(line)))
-    if failures or skipped or not found:
-        raise typer.Exit(1)
+            if verdict.note is not None:
+                print_warning(verdict.note)
+
+    return Shown()
 
 
 def _answers_lines(runs: list[tuple[RunSummary, Path]]) -> list[str]:
@@ -187,30 +179,6 @@ def _answers_lines(runs: list[tuple[RunSummary, Path]]) -> list[str]:
     if len(names) == 1:
         return [f"answers: {names.pop()} of each run"]
     return [f"answers of {s.label}: {source_label(source)}" for s, source in runs]
-
-
-def _find(paths: list[Path]) -> tuple[dict[Path, Path], int, list[pfgen_runs.SkippedFolder]]:
-    """Every run under ``paths`` (mapped to the path it was found under), how many problems
-    were reported finding them, and the run-like folders without answers in the trees."""
-    from hyoka.errors import HyokaError
-    from hyoka.pfgen import scan_runs
-
-    sources: dict[Path, Path] = {}
-    skipped: list[pfgen_runs.SkippedFolder] = []
-    failures = 0
-    for path in paths:
-        try:
-            scan = scan_runs(path)
-        except HyokaError as exc:
-            print_error(exc)
-            failures += 1
-            continue
-        for problem in scan.problems:
-            print_error(problem)
-        failures += len(scan.problems)
-        sources.update((source, path) for source in scan.sources if source not in sources)
-        skipped.extend(scan.skipped)
-    return sources, failures, skipped
 
 
 def _report_skipped(

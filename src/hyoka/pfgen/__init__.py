@@ -29,6 +29,15 @@ if TYPE_CHECKING:
     from hyoka.pfgen._codepoints import CodepointBatch, encode
     from hyoka.pfgen._measure import measure_answers
     from hyoka.pfgen._pysum import Summation
+    from hyoka.pfgen.batch import (
+        FoundRuns,
+        RunsWatcher,
+        ScoredRuns,
+        VerifiedRuns,
+        find_paths,
+        score_paths,
+        verify_paths,
+    )
     from hyoka.pfgen.benchmark import BENCHMARK_FOLDER, PfgenBenchmark, SampleAnswer
     from hyoka.pfgen.board_pairs import BoardCorrelation, correlate_with_leaderboard
     from hyoka.pfgen.choices import LeaderboardFormat, Mode
@@ -88,7 +97,7 @@ if TYPE_CHECKING:
     )
     from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
     from hyoka.pfgen.summary import RunSummary, result_problem, score_interval
-    from hyoka.pfgen.verify import iter_verify_runs, verify_run
+    from hyoka.pfgen.verify import Verification, iter_verify_runs, verify_run
     from hyoka.store import pfgen_runs
 
     TrialsInput = pfgen_runs.TrialsInput
@@ -99,6 +108,14 @@ if TYPE_CHECKING:
 
 #: Each public name -> (module, name there).
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "FoundRuns": ("hyoka.pfgen.batch", "FoundRuns"),
+    "Verification": ("hyoka.pfgen.verify", "Verification"),
+    "RunsWatcher": ("hyoka.pfgen.batch", "RunsWatcher"),
+    "ScoredRuns": ("hyoka.pfgen.batch", "ScoredRuns"),
+    "VerifiedRuns": ("hyoka.pfgen.batch", "VerifiedRuns"),
+    "find_paths": ("hyoka.pfgen.batch", "find_paths"),
+    "score_paths": ("hyoka.pfgen.batch", "score_paths"),
+    "verify_paths": ("hyoka.pfgen.batch", "verify_paths"),
     "read_run": ("hyoka.pfgen.leaderboard", "read_run"),
     "write_summary": ("hyoka.pfgen.judge", "write_summary"),
     "summary_judge": ("hyoka.pfgen.judge", "summary_judge"),
@@ -193,6 +210,7 @@ __all__ = [
     "CodepointBatch",
     "Explanation",
     "Flags",
+    "FoundRuns",
     "GenerateSettings",
     "GeneratedRun",
     "GenerationReport",
@@ -214,10 +232,14 @@ __all__ = [
     "RunReport",
     "RunSummary",
     "RunWatcher",
+    "RunsWatcher",
     "SampleAnswer",
     "ScoredAnswer",
+    "ScoredRuns",
     "Summation",
     "TrialsInput",
+    "Verification",
+    "VerifiedRuns",
     "answer_reader",
     "build_prompt",
     "build_result",
@@ -231,6 +253,7 @@ __all__ = [
     "encode",
     "explain",
     "explain_many",
+    "find_paths",
     "find_runs",
     "generate_run",
     "iter_score_runs",
@@ -256,11 +279,13 @@ __all__ = [
     "score_answers",
     "score_interval",
     "score_new_run",
+    "score_paths",
     "score_run",
     "stops_for",
     "summary_judge",
     "summation_by_evidence",
     "trial_seed",
+    "verify_paths",
     "verify_run",
     "window_keys",
     "write_summary",
