@@ -211,3 +211,42 @@ def test_two_judges_of_the_shaberi_table_on_one_suite() -> None:
         "37 grades missing or off the scale, left out of their models' means"
     ]
     assert shown["signature"]["fields"]["unit"] == "items"
+
+
+@pfmt_data
+def test_pair_rank_brier_leaves_pairs_the_reference_ties_out_whatever_the_names(
+    tmp_path: Path,
+) -> None:
+    """Issue 29: a reference that ties claude-2.1 and gpt-4 gives that pair no order; the
+    Brier score was scored as "the first name is not below" (0.523, and 0.263 with
+    claude-2.1 renamed zz-claude). Now the pair is left out and said, and the score is the
+    mean over the two ordered pairs of the forecast from the leaderboard's own draws."""
+    models = ("claude-2.1", "gpt-4", "plamo-1.0-prime-beta")
+    shown = {}
+    for name in ("claude-2.1", "zz-claude"):
+        folder = tmp_path / name / "gpt-4o-mini_single"
+        folder.mkdir(parents=True)
+        for model in models:
+            text = (MINI / f"{model}.jsonl").read_text(encoding="utf-8")
+            if model == "claude-2.1":
+                text = text.replace('"model": "claude-2.1"', f'"model": "{name}"')
+            (folder / f"{name if model == 'claude-2.1' else model}.jsonl").write_text(text)
+        table = tmp_path / name / "reference.csv"
+        table.write_text(f"model,score\n{name},8.2\ngpt-4,8.2\nplamo-1.0-prime-beta,7\n")
+        args = ["judge", "rankings", "--judgments", str(folder), "--reference", str(table), *FEW]
+        shown[name] = json.loads(_run(*args, "--format", "json").stdout)
+        assert "; 1 pair(s) the reference ties left out (no order to forecast) |" in (
+            _run(*args).stdout
+        )
+    assert shown["claude-2.1"]["pair_rank_brier"] == shown["zz-claude"]["pair_rank_brier"]
+    assert shown["claude-2.1"]["pair_rank_brier_tied_pairs_left_out"] == 1
+    draws = _draws(tmp_path / "claude-2.1" / "gpt-4o-mini_single", IntervalSettings(resamples=400))
+    column = {model: draws.draws[:, draws.models.index(model)] for model in models}
+    # the ordered pairs: plamo (7) below each of the other two (8.2)
+    errors = []
+    for high in ("claude-2.1", "gpt-4"):
+        mine, theirs = column[high], column["plamo-1.0-prime-beta"]
+        spread = float(np.sqrt(mine.var() + theirs.var()))
+        below = scipy_stats.norm.cdf(0.0, mine.mean() - theirs.mean(), spread)  # P(high below)
+        errors.append(float(below) ** 2)  # the outcome: not below
+    assert shown["claude-2.1"]["pair_rank_brier"] == pytest.approx(np.mean(errors), abs=1e-12)

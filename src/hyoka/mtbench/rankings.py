@@ -365,12 +365,20 @@ def _statistics(report: RankingsReport) -> list[tuple[str, str, str]]:
          "share of all pairs both point rankings order alike"),
         ("pair-rank Brier", _plain(c.brier),
          "the ranking's normal forecast of each pair's order against the reference's; "
-         "0 is perfect, 0.25 a coin"),
+         "0 is perfect, 0.25 a coin" + _ties_left_out(c.brier_tied_pairs)),
         ("Spearman", c.spearman.format(), "intervals: the models drawn with replacement"),
         ("Kendall tau-b", c.kendall.format(), "intervals: the models drawn with replacement"),
         *(_judge_row(side, ranking) for side, ranking in
           (("ranking", report.ranking), ("reference", report.reference))),
     ]  # fmt: skip
+
+
+def _ties_left_out(count: int) -> str:
+    """The Brier row's word on the pairs the reference ties (they have no order to
+    forecast: left out)."""
+    if not count:
+        return ""
+    return f"; {count} pair(s) the reference ties left out (no order to forecast)"
 
 
 def _judge_row(side: str, ranking: Ranking) -> tuple[str, str, str]:

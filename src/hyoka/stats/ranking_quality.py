@@ -35,11 +35,14 @@ from (their notebook is read from lmarena/arena-hard-auto, commit ``bd52a78``,
 * **pair-rank Brier score**: the notebook's "Forecasting" cells: for every pair (a, b) of
   the models in name order, the ranking forecasts P(a below b) from a normal distribution
   with the difference of the draws' means and the sum of their variances (``ddof=0``), and
-  the outcome is whether the reference's point score of a is below b's (a tie: not
-  below); the mean squared error (0 is perfect, 0.25 a coin's). Two models without spread
-  in their draws forecast 1, 0 or ½ by their means (the normal's limit; upstream's
-  ``scipy.stats.norm`` gives NaN there). Needs the ranking's draws and the reference's
-  point scores.
+  the outcome is whether the reference's point score of a is below b's; the mean squared
+  error (0 is perfect, 0.25 a coin's). A pair the reference ties has no order to forecast:
+  it is left out (and counted, ``tied_reference_pairs``), the usual rule of pairwise
+  ranking measures. The notebook scores such a pair as "a not below b", an outcome that
+  hangs on which name sorts first (renaming a model changed the score). NaN where the
+  reference ties every pair. Two models without spread in their draws forecast 1, 0 or ½
+  by their means (the normal's limit; upstream's ``scipy.stats.norm`` gives NaN there).
+  Needs the ranking's draws and the reference's point scores.
 * **Spearman and Kendall** (τ-b) between the two rankings' scores, each with a percentile
   interval over the models drawn with replacement (seeded; ``correlation.rank_correlations``,
   the same home as the judge leaderboard's). Pairing the rankings' own
@@ -83,7 +86,7 @@ BoolArray = npt.NDArray[np.bool_]
 #: the pairs agreement with confidence is taken over
 PAIRS = "reference-separated"
 #: how the Brier score forecasts and over which pairs (the module docstring)
-BRIER = "normal-forecast/all-pairs/reference-point-order"
+BRIER = "normal-forecast/reference-untied-pairs/reference-point-order"
 #: how the correlations' intervals are drawn
 CORRELATION_DRAWS = "models"
 
@@ -270,7 +273,8 @@ def _normal_below(difference: FloatArray, spread: FloatArray) -> FloatArray:
 
 def pair_rank_brier(ranking: ScoreDraws, reference: ScoreDraws) -> float:
     """The pair-rank Brier score of ``ranking``'s forecasts against ``reference``'s point
-    order, over every model pair in name order (module docstring)."""
+    order, over every model pair in name order that the reference does not tie (module
+    docstring); NaN without such a pair."""
     _needs_draws(ranking, "the pair-rank Brier score")
     names = sorted(ranking.models)
     if len(names) < 2:
@@ -278,11 +282,23 @@ def pair_rank_brier(ranking: ScoreDraws, reference: ScoreDraws) -> float:
     mine, theirs = ranking.only(names), reference.only(names)
     mean, variance = mine.draws.mean(axis=0), mine.draws.var(axis=0)
     first, second = np.triu_indices(len(names), k=1)
+    ordered = theirs.estimate[first] != theirs.estimate[second]
+    first, second = first[ordered], second[ordered]
+    if not len(first):
+        return float("nan")
     forecast = _normal_below(
         mean[first] - mean[second], np.sqrt(variance[first] + variance[second])
     )
     outcome = (theirs.estimate[first] < theirs.estimate[second]).astype(np.float64)
     return float(np.mean((forecast - outcome) ** 2))
+
+
+def tied_reference_pairs(ranking: ScoreDraws, reference: ScoreDraws) -> int:
+    """How many pairs of ``ranking``'s models the reference's point scores tie: the pairs
+    the pair-rank Brier score leaves out."""
+    scores = reference.only(ranking.models).estimate
+    first, second = np.triu_indices(len(scores), k=1)
+    return int(np.count_nonzero(scores[first] == scores[second]))
 
 
 @dataclass(frozen=True)
@@ -299,6 +315,8 @@ class RankingComparison:
     spearman: Interval
     kendall: Interval
     signature: Signature
+    #: the pairs the reference ties, left out of ``brier``
+    brier_tied_pairs: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -309,6 +327,7 @@ class RankingComparison:
             "agreement_with_confidence": finite_or_none(self.agreement),
             "strict_agreement": finite_or_none(self.strict_agreement),
             "pair_rank_brier": finite_or_none(self.brier),
+            "pair_rank_brier_tied_pairs_left_out": self.brier_tied_pairs,
             "spearman": self.spearman.to_json(),
             "kendall_tau_b": self.kendall.to_json(),
         }
@@ -345,6 +364,7 @@ def compare_rankings(
         agreement=agreement_with_confidence(mine, theirs, confidence) if with_draws else None,
         strict_agreement=strict_agreement(mine, theirs),
         brier=pair_rank_brier(mine, theirs),
+        brier_tied_pairs=tied_reference_pairs(mine, theirs),
         spearman=correlations.spearman,
         kendall=correlations.kendall,
         signature=RankingComparisonSignature(
