@@ -218,7 +218,7 @@ def test_pair_rank_brier_leaves_pairs_the_reference_ties_out_whatever_the_names(
     tmp_path: Path,
 ) -> None:
     """Issue 29: a reference that ties claude-2.1 and gpt-4 gives that pair no order; the
-    Brier score was scored as "the first name is not below" (0.523, and 0.263 with
+    Brier score was scored as "the first name is not below" (0.520, and 0.263 with
     claude-2.1 renamed zz-claude). Now the pair is left out and said, and the score is the
     mean over the two ordered pairs of the forecast from the leaderboard's own draws."""
     models = ("claude-2.1", "gpt-4", "plamo-1.0-prime-beta")
