@@ -13,7 +13,7 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.jfbench.catalogue import ConstraintSet, Factory, classes
-from hyoka.jfbench.rules import character, formats, notation, sentences, text, words
+from hyoka.jfbench.rules import character, formats, ifbench, notation, sentences, text, words
 
 Check = Callable[[str], bool]
 Builder = Callable[[Mapping[str, Any], str], Check]
@@ -52,6 +52,24 @@ RULES: dict[str, Builder] = {
     "BulletPointsFormatConstraint": lambda k, d: formats.bullet_points(k["starter_token"]),
     "IndentFormatConstraint": lambda k, d: formats.indent(k["indent"]),
     "SentenceDelimiterFormatConstraint": lambda k, d: sentences.delimited(k["delimiter"]),
+    # ifbench
+    "ParenthesesFormatIfbenchConstraint": _fixed(ifbench.nested_brackets),
+    "QuoteUnquoteFormatIfbenchConstraint": _fixed(ifbench.quote_then_explanation),
+    "QuotesFormatIfbenchConstraint": _fixed(ifbench.nested_quotes),
+    "LineIndentFormatIfbenchConstraint": _fixed(ifbench.increasing_indent),
+    "PunctuationCountIfbenchConstraint": _fixed(ifbench.all_punctuation),
+    "NumbersCountIfbenchConstraint": lambda k, d: ifbench.numbers_exactly(k["expected_count"]),
+    "EmojiFormatIfbenchConstraint": _fixed(ifbench.emoji_endings),
+    "ThesisFormatIfbenchConstraint": _fixed(ifbench.thesis_sections),
+    "OutputTemplateFormatIfbenchConstraint": _fixed(ifbench.answer_template),
+    "KeywordSentenceIfbenchConstraint": lambda k, d: ifbench.keyword_in_sentence(
+        k["sentence_index"], k["keyword"]
+    ),
+    "IncrementSentenceIfbenchConstraint": lambda k, d: ifbench.words_increase_by(k["increment"]),
+    "NewlineFormatIfbenchConstraint": _fixed(words.one_word_a_line),
+    "UniqueWordCountIfbenchConstraint": lambda k, d: words.unique_words_at_least(
+        k["minimum_unique"]
+    ),
     # length
     "CharactersLengthConstraint": lambda k, d: text.characters(k["min_length"], k["max_length"]),
     "NewLinesLengthConstraint": lambda k, d: text.newlines(k["newlines"]),
