@@ -399,15 +399,7 @@ NOT_YET_JSON: set[str] = {
     "data verify",
     "demo",
     "ifeval verify",
-    "refset build",
-    "refset filter-rare",
-    "refset filter-rules",
     "refset generate",
-    "refset import",
-    "refset normalise",
-    "refset publish",
-    "refset select-length",
-    "refset select-representative",
     "report",
 }
 

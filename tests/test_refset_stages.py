@@ -127,6 +127,12 @@ def test_each_stage_leaves_an_audit_and_resumes(rebuilt: tuple[Path, Path]) -> N
     before = (work / "04-rare" / "Q05.jsonl.gz").read_bytes()
     assert "up to date" in _cli("refset", "filter-rare", str(work))
     assert (work / "04-rare" / "Q05.jsonl.gz").read_bytes() == before
+    shown = json.loads(_cli("refset", "select-representative", str(work), "--size", "120",
+                            "--allow-fewer", "--json"))  # fmt: skip
+    assert shown["stage"] == "select-representative"
+    q05 = next(row for row in shown["questions"] if row["question"] == "Q05")
+    assert q05["skipped"] is True and q05["climb"] == stats
+    assert q05["removed"] == q05["before"] - q05["after"]
 
 
 def test_rebuilt_sets_score_runs_like_the_published_ones(

@@ -16,6 +16,7 @@ from hyoka.cli._common import (
     BaseUrlOption,
     ConcurrencyOption,
     DataDirOption,
+    JsonOption,
     MaxTokensOption,
     NumExamplesOption,
     OptionalModelOption,
@@ -25,6 +26,7 @@ from hyoka.cli._common import (
     TopKOption,
     TopPOption,
     console,
+    echo_json,
     progress_bar,
     provider_options,
     reports_errors,
@@ -105,11 +107,21 @@ def _stage(
     params: dict[str, Any],
     questions: list[str] | None,
     executor: Executor,
+    as_json: bool,
 ) -> None:
     from hyoka.refset import run_stage, stage_params
 
     reports = run_stage(work, name, stage_params(name, **params), questions, executor)
-    _print_outcomes(name, reports)
+    if as_json:
+        echo_json({"stage": name, "questions": _outcomes_json(reports)})
+    else:
+        _print_outcomes(name, reports)
+
+
+def _outcomes_json(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from hyoka.refset import stage_outcome
+
+    return [stage_outcome(report).to_json() for report in reports]
 
 
 @reports_errors
@@ -284,12 +296,16 @@ def import_command(
     data: Annotated[Path, typer.Argument(help="Folder of Qxx.json files whose sets to import.")],
     work: Work,
     question: Questions = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Put existing reference sets into the work folder as if generated (to rebuild them)."""
     from hyoka.refset import import_answers
 
     counts = import_answers(data, work, question)
     total = sum(sum(v.values()) for v in counts.values())
+    if as_json:
+        echo_json({"imported": total, "questions": counts})
+        return
     console.print(f"imported {total} answers of {len(counts)} question(s)", highlight=False)
 
 
@@ -301,9 +317,11 @@ def normalise_command(
     ] = None,
     question: Questions = None,
     executor: ExecutorOption = Executor.LOCAL,
+    as_json: JsonOption = False,
 ) -> None:
     """Stage 2: apply the regex rewrites, merge equal answers (counts add up)."""
-    _stage(work, "normalise", {"rules": str(rules) if rules else None}, question, executor)
+    params = {"rules": str(rules) if rules else None}
+    _stage(work, "normalise", params, question, executor, as_json)
 
 
 @reports_errors
@@ -314,9 +332,11 @@ def filter_rules_command(
     ] = None,
     question: Questions = None,
     executor: ExecutorOption = Executor.LOCAL,
+    as_json: JsonOption = False,
 ) -> None:
     """Stage 3: drop answers matching a question's NG patterns; counts per rule."""
-    _stage(work, "filter-rules", {"rules": str(rules) if rules else None}, question, executor)
+    params = {"rules": str(rules) if rules else None}
+    _stage(work, "filter-rules", params, question, executor, as_json)
 
 
 @reports_errors
@@ -325,9 +345,10 @@ def filter_rare_command(
     n: Annotated[int, typer.Option("--n", min=0, max=20, help="n-gram length (0: off).")] = 5,
     question: Questions = None,
     executor: ExecutorOption = Executor.LOCAL,
+    as_json: JsonOption = False,
 ) -> None:
     """Stage 4: drop answers holding a character n-gram that occurs once in the question."""
-    _stage(work, "filter-rare", {"n": n}, question, executor)
+    _stage(work, "filter-rare", {"n": n}, question, executor, as_json)
 
 
 @reports_errors
@@ -337,10 +358,11 @@ def select_length_command(
     target: Annotated[int, typer.Option(min=1, help="Target length in characters.")] = 100,
     allow_fewer: AllowFewer = False,
     question: Questions = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Stage 5: keep the N answers per set closest to the target length."""
     params = {"size": size, "target": target, "allow_fewer": allow_fewer}
-    _stage(work, "select-length", params, question, Executor.LOCAL)
+    _stage(work, "select-length", params, question, Executor.LOCAL, as_json)
 
 
 @reports_errors
@@ -352,10 +374,11 @@ def select_representative_command(
     allow_fewer: AllowFewer = False,
     question: Questions = None,
     executor: ExecutorOption = Executor.LOCAL,
+    as_json: JsonOption = False,
 ) -> None:
     """Stage 6: hill-climb the M answers whose 1–10-gram distribution matches the N's."""
     params = {"size": size, "max_n": max_n, "seed": seed, "allow_fewer": allow_fewer}
-    _stage(work, "select-representative", params, question, executor)
+    _stage(work, "select-representative", params, question, executor, as_json)
 
 
 @reports_errors
@@ -371,11 +394,15 @@ def publish_command(
     question: Questions = None,
     benchmark: Benchmark = None,
     data_dir: DataDirOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Stage 7: write question files in pfgen-bench's layout under OUT/pfgen-bench/data."""
     from hyoka.refset import benchmark_source, publish
 
     files = publish(work, benchmark_source(benchmark, data_dir), out, question)
+    if as_json:
+        echo_json({"files": [str(f) for f in files], "data_dir": str(out)})
+        return
     say(f"{len(files)} question file(s) written; score with --data-dir {out}")
 
 
@@ -383,10 +410,20 @@ def publish_command(
 def build_command(
     config: Annotated[Path, typer.Argument(help="Build settings (TOML).")],
     data_dir: DataDirOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Stages 2–7 from a settings file (see docs); each stage resumes as on its own."""
     from hyoka.refset import build, load_build_config
 
     settings = load_build_config(config)
-    files = build(settings, data_dir, _print_outcomes)
+    stages: dict[str, list[dict[str, Any]]] = {}
+
+    def kept(name: str, reports: list[dict[str, Any]]) -> None:
+        stages[name] = _outcomes_json(reports)
+
+    files = build(settings, data_dir, kept if as_json else _print_outcomes)
+    if as_json:
+        written = [str(f) for f in files]
+        echo_json({"stages": stages, "files": written, "data_dir": str(settings.out)})
+        return
     say(f"{len(files)} question file(s) written; score with --data-dir {settings.out}")

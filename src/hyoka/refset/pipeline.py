@@ -229,6 +229,14 @@ class StageOutcome:
     def removed(self) -> int:
         return self.before - self.after
 
+    def to_json(self) -> dict[str, Any]:
+        """The question, its answers before and after the stage, how many it removed,
+        whether it was up to date (``skipped``) and stage 6's ``climb``."""
+        return {
+            "question": self.question_id, "before": self.before, "after": self.after,
+            "removed": self.removed, "skipped": self.skipped, "climb": self.climb,
+        }  # fmt: skip
+
 
 def stage_outcome(report: dict[str, Any]) -> StageOutcome:
     """The counts a person reads from a question's stage report (and its audit summary)."""
