@@ -346,6 +346,11 @@ def test_judgments_with_nothing_to_rank_are_an_error_not_an_empty_table(
     code, out, err = _board_cli("--judgments", str(folder), "--format", fmt)
     assert (code, out) == (1, "")
     assert err == f"error: nothing to rank: no judgment in {folder / 'claude-2.1.jsonl'}\n"
+    # the report says which file was empty (it was "not a pfgen run or judgment file")
+    report = CliRunner().invoke(app, ["report", str(folder), "-o", str(tmp_path / "site"),
+                                      "--no-public"])  # fmt: skip
+    assert report.exit_code == 1
+    assert f"{folder / 'claude-2.1.jsonl'}: empty, no judgment or answer in it" in report.stderr
 
 
 def test_a_judge_run_stopped_before_its_first_line_lists_its_model(tmp_path: Path) -> None:

@@ -46,8 +46,8 @@ def _sniff(path: Path) -> tuple[str, str | None]:
         first = first_object(path)
     except InputError as exc:
         return "other", str(exc)
-    if first is None:
-        return "other", None
+    if first is None:  # nothing to tell its kind by (a judge run stopped before a line)
+        return "other", f"{path}: empty, no judgment or answer in it"
     if "g1_winner" in first or first.get("kind") == "pairwise" or "model1_id" in first:
         return "pair", None
     if {"score", "turn", "judge", "model", "judgment"} <= first.keys():
