@@ -14,6 +14,8 @@ from typer.testing import CliRunner, Result
 
 from _shared import SHARED_DATA, data_mark
 from hyoka.cli.main import app
+from hyoka.judge import JudgeRun, JudgeSettings
+from hyoka.store import atomic_write_text, manifest_path
 
 PFMT = SHARED_DATA / "pfmt-bench-fin-ja" / "model_judgment"
 VICUNA = SHARED_DATA / "ja-vicuna-qa" / "model_judgment" / "pairwise" / "gpt-4"
@@ -62,8 +64,9 @@ def test_a_renamed_copy_of_a_judge_is_refused_wherever_judges_are_compared(
         "and reply, so lines with the same tstamp and judgment are one judgment, whatever "
         "judge they name)"
     )
+    data = str(SHARED_DATA)
     for args in (
-        ["judge", "meta", "--single", str(first), "--single", str(copy)],
+        ["judge", "meta", "--single", str(first), "--single", str(copy), "--data-dir", data],
         ["judge", "agreement", "--single", str(first), "--single", str(copy)],
         [
             "judge",
@@ -73,7 +76,7 @@ def test_a_renamed_copy_of_a_judge_is_refused_wherever_judges_are_compared(
             "--judgments",
             str(copy),
             "--data-dir",
-            str(SHARED_DATA),
+            data,
         ],
     ):
         result = _run(*args)
@@ -123,3 +126,116 @@ def test_an_empty_judgment_file_is_named(tmp_path: Path) -> None:
         assert result.output.strip().splitlines() == [
             f"error: {folder}: empty, no judgment in it"
         ], flag
+
+
+# --- the suite is the benchmark a manifest names, else the registry's, by any name -------
+
+
+def _manifest(path: Path, benchmark: str, judge: str = "openai/j") -> None:
+    run = JudgeRun(kind="mtbench-single", benchmark=benchmark, data="x", template="t",
+                   settings=JudgeSettings(judge=judge))  # fmt: skip
+    atomic_write_text(manifest_path(path), run.manifest().model_dump_json())
+
+
+def _meta(*args: str) -> dict[str, Any]:
+    result = _run("judge", "meta", *args, "--data-dir", str(SHARED_DATA), "-f", "json")
+    assert result.exit_code == 0, result.output
+    found: dict[str, Any] = json.loads(result.stdout)
+    return found
+
+
+def _all(meta: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each judge's row over all its templates, by judge."""
+    rows = meta["rows"]
+    return {r["judge"]: r for r in rows if r["template"] == "(all)" or len(rows) == 1}
+
+
+@data_mark(PFMT)
+def test_hyokas_results_layout_meets_the_published_judgments(tmp_path: Path) -> None:
+    """gpt-4o-mini's grades in hyoka's layout (``pfmt-fin/model_judgment``) were another
+    suite than gpt-4o's published ones (``pfmt-bench-fin-ja``): no reference, 0 shared
+    items, no word why. Both names are the registry's for one benchmark."""
+    mini = _lines(PFMT / "gpt-4o-mini_single" / "claude-2.1.jsonl", 12)
+    big = _lines(PFMT / "gpt-4o_single" / "claude-2.1.jsonl", 12)
+    ours = tmp_path / "results" / "pfmt-fin" / "model_judgment" / "gpt-4o-mini_single"
+    theirs = tmp_path / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o_single"
+    _write(ours / "claude-2.1.jsonl", mini)
+    _write(theirs / "claude-2.1.jsonl", big)
+    meta = _meta("--single", str(ours), "--single", str(theirs), "--reference", "gpt-4o")
+    rows = _all(meta)
+    assert {row["suite"] for row in rows.values()} == {"pfmt-bench-fin-ja"}
+    graded = {(r["question_id"], r["turn"]): r["score"] for r in big if r["score"] >= 0}
+    shared = [(r["question_id"], r["turn"]) for r in mini if r["score"] >= 0]
+    assert rows["gpt-4o-mini"]["reference"] == "gpt-4o"
+    assert rows["gpt-4o-mini"]["shared_items"] == sum(key in graded for key in shared) > 0
+
+
+@data_mark(PFMT)
+def test_two_runs_in_output_folders_are_one_benchmark_by_their_manifests(
+    tmp_path: Path,
+) -> None:
+    """Two runs written with ``--output-dir ra`` and ``rb`` were two suites, "ra" and "rb",
+    and the note said no item was graded twice: their manifests name one benchmark, so
+    the second run's grades are the judge's repeats."""
+    rows = _lines(PFMT / "gpt-4o_single" / "claude-2.1.jsonl", 12)
+    first = _write(tmp_path / "ra" / "claude-2.1.jsonl", rows)
+    again = [{**row, "tstamp": row["tstamp"] + 3600} for row in rows]
+    second = _write(tmp_path / "rb" / "claude-2.1.jsonl", again)
+    for path in (first, second):
+        _manifest(path, "pfmt-fin")
+    meta = _meta("--single", str(first.parent), "--single", str(second.parent))
+    row = _all(meta)["openai/j"]
+    assert row["suite"] == "pfmt-bench-fin-ja"
+    assert (row["judgments"], row["repeats"], row["repeats_differing"]) == (12, 12, 0)
+    assert not any("graded twice" in note for note in meta["notes"])
+
+
+def _elyza_lines(grades: dict[int, int]) -> list[dict[str, Any]]:
+    """ELYZA-tasks-100 judgments in FastChat's shape, every grade 4 but ``grades``."""
+    return [
+        {"question_id": task, "model": "m", "judge": ["j", "elyza-v1"], "user_prompt": "",
+         "judgment": str(grades.get(task, 4)), "score": grades.get(task, 4), "turn": 1,
+         "tstamp": 1e9 + task}
+        for task in range(100)
+    ]  # fmt: skip
+
+
+def test_a_benchmark_and_its_scale_come_from_the_manifest_or_are_said_unknown(
+    tmp_path: Path,
+) -> None:
+    """ELYZA-tasks-100 grades in an output folder were read on a guessed 0-10 scale: 10, 6
+    and 0 averaged with the rest, "off scale 0". Its manifest names the benchmark, so they
+    are off its 1-5 scale; without a manifest nothing says which benchmark it is, and the
+    table says so rather than guess a scale."""
+    lines = _elyza_lines({3: 10, 5: 6, 7: 0})
+    named = _write(tmp_path / "out" / "m.jsonl", lines)
+    _manifest(named, "elyza-tasks-100")
+    row = _all(_meta("--single", str(named.parent)))["openai/j"]
+    assert row["suite"] == "elyza-tasks-100"
+    assert row["off_scale"] == 3 and row["off_scale_values"] == {"0": 1, "10": 1, "6": 1}
+    assert row["mean"] == 4.0
+    bare = _write(tmp_path / "bare" / "m.jsonl", lines)
+    meta = _meta("--single", str(bare.parent))
+    row = _all(meta)["j"]
+    assert row["suite"] == "bare" and row["off_scale"] is None
+    assert any(note.startswith("bare: no benchmark hyoka defines") for note in meta["notes"])
+
+
+@data_mark(PFMT)
+def test_a_question_or_turn_the_benchmark_lacks_is_refused_as_the_leaderboard_does(
+    tmp_path: Path,
+) -> None:
+    """Under pfmt-bench-fin-ja's own folder name, question_id 9999 was a graded item like
+    any other; the leaderboard refuses it (``line_checks``), and so does judge meta, naming
+    the line; a turn it lacks too (turn 3: the line's shape already allows no more)."""
+    folder = tmp_path / "pfmt-bench-fin-ja" / "model_judgment" / "gpt-4o_single"
+    rows = _lines(PFMT / "gpt-4o_single" / "claude-2.1.jsonl", 4)
+    for change, why in (
+        ({"question_id": 9999}, "question_id 9999 is not a pfmt-bench-fin-ja question"),
+        ({"turn": 3}, "not a SingleGradingLine record (SingleJudgmentLine.turn"),
+    ):
+        path = _write(folder / "claude-2.1.jsonl", [rows[0], {**rows[1], **change}, *rows[2:]])
+        result = _run("judge", "meta", "--single", str(folder), "--data-dir", str(SHARED_DATA))
+        assert result.exit_code == 1, result.output
+        (line,) = result.output.strip().splitlines()
+        assert line.startswith(f"error: {path}:2: {why}"), line

@@ -93,7 +93,7 @@ def _pfmt_grades(judge: str) -> dict[tuple[str, int, str], float]:
 
 @data_mark(PFMT)
 def test_pfmt_judges_agree_as_recomputed_from_their_lines() -> None:
-    table = read_single_folders([PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"])
+    table = read_single_folders([PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"], SHARED_DATA)
     meta = measure_judges(table, settings=FEW)
     row = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
     assert row.reference == "gpt-4o"  # equal overlap: the first by name
@@ -134,7 +134,7 @@ def test_pfmt_rows_per_template_compare_grades_made_with_the_same_template() -> 
     """One row per (judge, template) beside the judge's (all) row, each template's
     agreement recomputed with plain json and scikit-learn on the items both judges graded
     with that template; the templates are those the lines name, every one."""
-    table = read_single_folders([PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"])
+    table = read_single_folders([PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"], SHARED_DATA)
     meta = measure_judges(table, settings=FEW)
     big, mini = _templated_grades("gpt-4o"), _templated_grades("gpt-4o-mini")
     assert len(mini) == 4 and set(mini) == set(big)  # single-v1, single-math-v1, -multi-turn
@@ -174,7 +174,9 @@ STABILITY = SHARED_DATA / "jmt-bench" / "model_judgment" / "gpt-4_single.jsonl"
 def test_stability_jmt_bench_turns_judged_twice_are_the_repeats() -> None:
     """Stability's published GPT-4 single grades hold turns judged twice (other replies,
     other times): each (model, question, turn) with more than one line is a repeat, its
-    grades' spread the judge's variance; counted here with plain json."""
+    grades' spread the judge's variance; counted here with plain json. The file holds rows
+    of two variants (their judged prompts show which: ``judged_variant``), each a suite of
+    its own, so the counts and the spread are summed over both."""
     lines = [json.loads(t) for t in STABILITY.read_text(encoding="utf-8").splitlines()]
     by_key: dict[tuple[str, str, int], list[float]] = defaultdict(list)
     template: dict[tuple[str, str, int], str] = {}
@@ -183,22 +185,32 @@ def test_stability_jmt_bench_turns_judged_twice_are_the_repeats() -> None:
         by_key[key].append(line["score"])
         template[key] = line["judge"][1]
     twice = {key: grades for key, grades in by_key.items() if len(grades) > 1}
-    meta = measure_judges(read_single_folders([STABILITY]), settings=FEW)
-    row = _row(meta.rows, "jmt-bench", "gpt-4", "(all)")
-    assert row.judgments == len(by_key) and row.judgments + len(twice) == len(lines)
-    assert row.repeats == len(twice) == 4
-    assert row.repeats_differing == sum(len(set(g)) > 1 for g in twice.values()) == 1
+    meta = measure_judges(read_single_folders([STABILITY], SHARED_DATA), settings=FEW)
+    rows = [r for r in meta.rows if r.template == "(all)"]
+    assert sorted(r.suite for r in rows) == [
+        "jmt-bench (stability@aed16da)", "jmt-bench (stability@aedb44e)"
+    ]  # fmt: skip
+    assert sum(r.judgments for r in rows) == len(by_key)
+    assert len(by_key) + len(twice) == len(lines)
+    assert sum(r.repeats or 0 for r in rows) == len(twice) == 4
+    assert sum(r.repeats_differing or 0 for r in rows) == 1
+    assert sum(len(set(g)) > 1 for g in twice.values()) == 1
     spread = [float(np.std(g, ddof=1)) for g in twice.values()]
-    assert row.repeat_sd is not None and row.repeat_agreement is not None
-    assert row.repeat_sd.estimate == pytest.approx(np.mean(spread))
-    assert row.repeat_sd.low <= row.repeat_sd.estimate <= row.repeat_sd.high
-    assert row.repeat_agreement.estimate == pytest.approx(
-        np.mean([len(set(g)) == 1 for g in twice.values()])
+    same = [len(set(g)) == 1 for g in twice.values()]
+    for row in rows:
+        assert row.repeat_sd is not None and row.repeat_agreement is not None
+        assert row.repeat_sd.low <= row.repeat_sd.estimate <= row.repeat_sd.high
+    # each suite's estimate is a mean over its repeated items: weighted, they are all's
+    assert sum(r.repeat_sd.estimate * (r.repeats or 0) for r in rows if r.repeat_sd) == (
+        pytest.approx(sum(spread))
     )
+    assert sum(
+        r.repeat_agreement.estimate * (r.repeats or 0) for r in rows if r.repeat_agreement
+    ) == pytest.approx(sum(same))
     for name in set(template.values()):
-        part = _row(meta.rows, "jmt-bench", "gpt-4", name)
-        assert part.repeats == sum(template[key] == name for key in twice)
-    assert not any("jmt-bench, gpt-4" in note for note in meta.notes)
+        parts = [r for r in meta.rows if r.template == name]
+        assert sum(p.repeats or 0 for p in parts) == sum(template[key] == name for key in twice)
+    assert not any("jmt-bench" in note for note in meta.notes)
 
 
 @data_mark(PFMT)
@@ -217,7 +229,9 @@ def test_a_second_run_of_a_judge_given_beside_the_first_is_its_repeats(tmp_path:
         for k, line in enumerate(first)
     ]  # fmt: skip
     _write(again / "claude-2.1.jsonl", second)
-    meta = measure_judges(read_single_folders([PFMT / "gpt-4o-mini_single", again]), settings=FEW)
+    meta = measure_judges(
+        read_single_folders([PFMT / "gpt-4o-mini_single", again], SHARED_DATA), settings=FEW
+    )
     row = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
     pairs = [(a["score"], b["score"]) for a, b in zip(first, second, strict=True)]
     graded = [(a, b) for a, b in pairs if a >= 0 and b >= 0]
@@ -230,7 +244,9 @@ def test_a_second_run_of_a_judge_given_beside_the_first_is_its_repeats(tmp_path:
 
 @data_mark(PFMT)
 def test_no_repeats_leave_the_variance_empty_and_say_why() -> None:
-    meta = measure_judges(read_single_folders([PFMT / "gpt-4o-mini_single"]), settings=FEW)
+    meta = measure_judges(
+        read_single_folders([PFMT / "gpt-4o-mini_single"], SHARED_DATA), settings=FEW
+    )
     row = meta.rows[0]
     assert row.repeats == 0 and row.repeat_sd is None and row.repeat_agreement is None
     assert meta.notes == [
@@ -265,7 +281,7 @@ def test_pfmt_length_bias_counts_pairs_of_answers_graded_differently() -> None:
                 if s1 != s2 and l1 != l2:
                     counted += 1
                     hits += (s1 > s2) == (l1 > l2)
-    table = read_single_folders([PFMT / "gpt-4o-mini_single"])
+    table = read_single_folders([PFMT / "gpt-4o-mini_single"], SHARED_DATA)
     row = measure_judges(table, settings=FEW).rows[0]
     assert row.length_comparisons == counted
     assert row.longer_preferred is not None
@@ -415,6 +431,7 @@ def test_shaberi_faults_and_a_suite_recomputed_from_the_raw_lines() -> None:
         scores=(SHABERI / "scores.jsonl.xz",),
         single=(PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"),
         pairwise=(VICUNA,),
+        data_dir=SHARED_DATA,
     )
     settings = JudgeMetaSettings(reference=("llmjudge-llama33", "gpt-4o"), resamples=50)
     meta = judge_meta(sources, settings)
@@ -486,7 +503,7 @@ def test_shaberi_faults_and_a_suite_recomputed_from_the_raw_lines() -> None:
 def test_judges_page_shows_the_library_numbers(tmp_path: Path) -> None:
     from hyoka.report.judges_page import judges_page
 
-    table = read_single_folders([PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"])
+    table = read_single_folders([PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"], SHARED_DATA)
     meta = measure_judges(table, read_pair_tables([VICUNA]), FEW, ["not found: a source"])
     html = judges_page(meta)
     mini = _row(meta.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
@@ -599,8 +616,8 @@ def test_intervals_do_not_depend_on_what_else_is_read(tmp_path: Path) -> None:
     extra = _write(tmp_path / "extra-judge_single.jsonl", lines)
     settings = JudgeMetaSettings(resamples=50, reference=("gpt-4o",))
     folders = [PFMT / "gpt-4o_single", PFMT / "gpt-4o-mini_single"]
-    alone = measure_judges(read_single_folders(folders), settings=settings)
-    beside = measure_judges(read_single_folders([extra, *folders]), settings=settings)
+    alone = measure_judges(read_single_folders(folders, SHARED_DATA), settings=settings)
+    beside = measure_judges(read_single_folders([extra, *folders], SHARED_DATA), settings=settings)
     ours = _row(alone.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
     theirs = _row(beside.rows, "pfmt-bench-fin-ja", "gpt-4o-mini", "(all)")
     assert ours.shared_items == theirs.shared_items == 6477
@@ -699,7 +716,10 @@ def test_a_grade_of_1e308_is_computed_not_a_traceback(tmp_path: Path) -> None:
 
 
 def _meta_json(*args: str) -> list[dict[str, Any]]:
-    result = CliRunner().invoke(app, ["judge", "meta", *args, "--resamples", "20", "-f", "json"])
+    result = CliRunner().invoke(
+        app,
+        ["judge", "meta", *args, "--resamples", "20", "-f", "json", "--data-dir", str(SHARED_DATA)],
+    )
     assert result.exit_code == 0, result.output
     rows: list[dict[str, Any]] = json.loads(result.stdout)["rows"]
     return rows
@@ -772,7 +792,8 @@ def test_a_copy_of_a_judgment_file_under_another_name_is_one_error(tmp_path: Pat
         ("--pairwise", pairs, pairs_copy, f"{pairs_copy}:1"),
         ("--pairwise", joined, joined, f"{joined}:5"),
     ):
-        result = CliRunner().invoke(app, ["judge", "meta", flag, str(first), flag, str(second)])
+        args = ["judge", "meta", flag, str(first), flag, str(second)]
+        result = CliRunner().invoke(app, [*args, "--data-dir", str(SHARED_DATA)])
         assert result.exit_code == 1, result.output
         assert result.output.strip().splitlines() == [
             f"error: {where}: the same judgment as {first}:1 (a copy of it, not the judge "

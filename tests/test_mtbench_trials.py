@@ -560,6 +560,7 @@ def test_pairwise_judging_refuses_an_answer_file_of_several_trials(tmp_path: Pat
 
 def _meta(folder: Path) -> tuple[int, str, str]:
     args = ["judge", "meta", "--single", str(folder), "--format", "json", "--resamples", "5"]
+    args += ["--data-dir", str(SHARED_DATA)]
     result = CliRunner().invoke(app, args)
     return result.exit_code, result.stdout, result.stderr
 
@@ -595,7 +596,7 @@ def test_swallow_list_lines_are_refused_by_agreement_and_one_grade_per_trial_in_
         for trial, score in enumerate(line["score"])
     }
     assert len(expected) == 5 * len(lines) == 10
-    table = read_single_folders([judged.parent])
+    table = read_single_folders([judged.parent], SHARED_DATA)
     assert dict(zip((table.items[i] for i in table.item), table.score, strict=True)) == expected
     templates = {line["judge"][1] for line in lines}
     assert set(table.templates) == templates and len(templates) == 2  # turn 1, turn 2

@@ -249,8 +249,9 @@ def test_pfgen_correlate_calls_a_scripts_judge_scores_a_dry_run(env: Path) -> No
 def test_judge_meta_names_the_judge_that_answered_not_its_label(
     fin_judged: tuple[Path, str, str], env: Path
 ) -> None:
-    """Suite b holds a file a script graded under the label gpt-4o-mini (with its
-    manifest); suite a the published gpt-4o-mini file (no manifest)."""
+    """Folder b holds a file a script graded under the label gpt-4o-mini (with its
+    manifest, which names its benchmark: the suite); folder a the published gpt-4o-mini
+    file (no manifest: a suite named by its folder)."""
     path, judge, _pin = fin_judged
     meta = env / "meta"
     (meta / "a").mkdir(parents=True)
@@ -258,16 +259,17 @@ def test_judge_meta_names_the_judge_that_answered_not_its_label(
     shutil.copytree(path.parent, meta / "b")
     args = ["judge", "meta", "--single", str(meta / "a"), "--single", str(meta / "b")]
     md = _ok(*args, "--resamples", "50").stdout
-    assert f"| b | {judge} (dry run) | (all) |" in md
-    assert "| a | gpt-4o-mini | (all) |" in md and "| b | gpt-4o-mini |" not in md
+    fin = "pfmt-bench-fin-ja"
+    assert f"| {fin} | {judge} (dry run) | (all) |" in md
+    assert "| a | gpt-4o-mini | (all) |" in md and f"| {fin} | gpt-4o-mini |" not in md
     rows = json.loads(_ok(*args, "--resamples", "50", "--format", "json").stdout)["rows"]
     assert {(row["suite"], row["judge"], row["dry_run"]) for row in rows} == {
         ("a", "gpt-4o-mini", False),
-        ("b", judge, True),
+        (fin, judge, True),
     }
     csv = _ok(*args, "--resamples", "50", "--format", "csv").stdout.splitlines()
     header = csv[0].split(",")
     assert "dry_run" in header
     flags = {line.split(",")[header.index("suite")]: line.split(",")[header.index("dry_run")]
              for line in csv[1:]}  # fmt: skip
-    assert flags == {"a": "False", "b": "True"}
+    assert flags == {"a": "False", fin: "True"}

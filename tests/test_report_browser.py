@@ -289,6 +289,7 @@ PUBLISHED_JUDGES = (
     Path("pfmt-bench-fin-ja") / "model_judgment" / "gpt-4o_single",
     Path("pfmt-bench-fin-ja") / "model_judgment" / "gpt-4o-mini_single",
     Path("ja-vicuna-qa") / "model_judgment" / "pairwise" / "gpt-4",
+    Path("pfmt-bench-fin-ja") / "question.jsonl",  # what the grades' lines are checked by
 )
 
 

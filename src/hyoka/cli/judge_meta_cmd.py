@@ -107,7 +107,9 @@ def meta_command(
 
     check_output(output)  # refused before the work, not after
     if scores or single or pairwise:
-        sources = JudgeSources(tuple(scores or ()), tuple(single or ()), tuple(pairwise or ()))
+        sources = JudgeSources(
+            tuple(scores or ()), tuple(single or ()), tuple(pairwise or ()), data_dir=data_dir
+        )
     else:
         sources = published_sources(resolve_data_dir(data_dir))
     settings = JudgeMetaSettings(

@@ -5,7 +5,10 @@ FastChat's ``single-v1``, ``single-math-v1``, ``single-v1-multi-turn`` ...; ``pa
 ...) one more per template, as alpaca_eval's leaderboard of judges has a row per annotator
 config; the judge's row then says ``(all)`` and holds every template's grades. A template's
 row is compared with the reference on the items the reference graded with the same
-template:
+template. A suite is the benchmark (and variant) a judgment file belongs to
+(``judged_suite``: its manifest's, else the registry's by its folder's name), its lines
+checked as the leaderboard checks them; where no benchmark is known the notes say so, and
+no number is computed against a guessed scale:
 
 - faults, counted and named: grades missing (``null``, FastChat's -1, a pairwise game
   without a verdict) and grades off the suite's scale (outside it, or not a whole
@@ -517,8 +520,9 @@ def score_rows(
         mine = {judge: slices[suite_code, judge] for judge in judges}
         reference = _choose_reference(table, judges, mine, valid, settings.reference)
         if scale is None:
-            faults.append(f"{suite}: scale unknown; off-scale grades not counted, kappa over "
-                          "the whole numbers seen")  # fmt: skip
+            notes.append(f"{suite}: no benchmark hyoka defines (no hyoka manifest names one, "
+                         "nor does its name), so its scale is unknown: off-scale grades not "
+                         "counted, kappa over the whole numbers seen")  # fmt: skip
         for judge in judges:
             whole = mine[judge]
             theirs = None if reference in (None, judge) else mine[reference]

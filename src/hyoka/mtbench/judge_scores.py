@@ -51,9 +51,16 @@ from pydantic import BaseModel, ConfigDict
 from hyoka.errors import InputError
 from hyoka.judge import judged_by
 from hyoka.mtbench.answers import model_answer_file
+from hyoka.mtbench.judged_suite import Suite, Suites, file_stem
 from hyoka.mtbench.judgment_copies import JudgmentCopies
-from hyoka.mtbench.line_checks import check_models
-from hyoka.mtbench.records import NO_RATING, AnswerRecord, SingleGradingLine, Winner
+from hyoka.mtbench.line_checks import check_line, check_models
+from hyoka.mtbench.records import (
+    NO_RATING,
+    AnswerRecord,
+    SingleGradingLine,
+    SingleJudgmentLine,
+    Winner,
+)
 from hyoka.mtbench.registry import spec_named
 from hyoka.providers import Usage
 from hyoka.store import (
@@ -74,9 +81,6 @@ SHABERI_SCALES: Mapping[str, tuple[int, int]] = {
     "shisa-ai__ja-mt-bench-1shot": (1, 10),
     "yuzuai__rakuda-questions": (1, 10),
 }
-#: FastChat's single grades: 1-10 from the judge, 0 from a rule (no answer, wrong language);
-#: the scale of a suite that is no benchmark hyoka defines (``suite_scale``)
-FASTCHAT_SCALE = (0, 10)
 #: Shaberi items of the older 80-question ja-mt-bench files, which have no ids
 LEGACY_PREFIX = "legacy-"
 #: the template of a grade whose file names none (a table of grades)
@@ -242,29 +246,10 @@ def read_score_table(path: Path) -> ScoreTable:
         score=np.concatenate(scores),
         length=np.full(sum(map(len, scores)), np.nan),
         scales={suite: scale for suite in suites if (scale := shaberi_scale(suite)) is not None},
-        origin=dict.fromkeys(codes["judge"].names, _stem(path)),
+        origin=dict.fromkeys(codes["judge"].names, file_stem(path)),
     )
     _check_unique(table, str(path))
     return table
-
-
-def _stem(path: Path) -> str:
-    name = path.name
-    codec = codec_of(path)
-    if codec:
-        name = name.rsplit(".", 1)[0]
-    return name.removesuffix(".jsonl") or name
-
-
-def bench_name(path: Path) -> str:
-    """The benchmark a FastChat judgment path belongs to: the folder holding its
-    ``model_judgment``, else the file's or folder's own name."""
-    parts = path.resolve().parts
-    if "model_judgment" in parts:
-        at = len(parts) - 1 - parts[::-1].index("model_judgment")
-        if at > 0:
-            return parts[at - 1]
-    return _stem(path)
 
 
 def _files_once(
@@ -287,9 +272,12 @@ def _files_once(
     return found
 
 
-def read_single_folders(paths: list[Path]) -> ScoreTable:
+def read_single_folders(paths: list[Path], data_dir: Path | None = None) -> ScoreTable:
     """FastChat single-grading folders or files as one table: item ``<question>/<turn>``
-    (and ``/<trial>`` for trials after the first), the benchmark as the suite, the
+    (and ``/<trial>`` for trials after the first), the benchmark as the suite (each file's,
+    ``judged_suite``: its manifest's, else the registry's by its folder's name; every line
+    of a known benchmark checked as the leaderboard checks it, ``line_checks.check_line``,
+    its questions read from ``data_dir``; a grade off the scale is counted, not refused), the
     template from ``judge``, -1 (no rating) as a missing grade, a second grade of an item
     a repeat (``ScoreTable.repeat_of``; in one file or across the paths given: a second
     run of the judge; each file and line read once: ``_files_once``, ``JudgmentCopies``),
@@ -308,14 +296,18 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
     seen: dict[tuple[str, str, str, int, str, int], int] = {}
     dry_runs: set[str] = set()
     copies = JudgmentCopies()
+    suites = Suites(data_dir)
+    scales: dict[str, tuple[int, int]] = {}
     for path, files in _files_once(paths, _single_files):
-        bench = bench_name(path)
         answer_dir = path.resolve().parent.parent / "model_answer"
-        judge, lines, dry_run = _judgment_lines(path, files, copies)
+        judge, lines, dry_run = _judgment_lines(path, files, copies, suites)
         if dry_run:
             dry_runs.add(judge)
-        origin.setdefault(judge, f"{bench}/{path.name}")
-        for template, (question, turn, model, trial), score in lines:
+        for suite, template, (question, turn, model, trial), score in lines:
+            origin.setdefault(judge, f"{suite.name}/{path.name}")
+            bench = suite.name
+            if suite.scale is not None:
+                scales[bench] = suite.scale
             grade = np.nan if score == NO_RATING else float(score)
             key = (judge, bench, question, turn, model, trial)
             if key in seen:
@@ -346,7 +338,7 @@ def read_single_folders(paths: list[Path]) -> ScoreTable:
         template=np.asarray(columns["template"], dtype=np.int64),
         score=np.asarray(scores, dtype=np.float64),
         length=np.asarray(lengths, dtype=np.float64),
-        scales={suite: suite_scale(suite) for suite in codes["suite"].names},
+        scales=scales,
         origin=origin,
         repeat_of=np.asarray(repeat_of, dtype=np.int64),
         repeat_score=np.asarray(repeat_score, dtype=np.float64),
@@ -364,14 +356,7 @@ def shaberi_scale(suite: str) -> tuple[int, int] | None:
     return spec.scale if spec is not None else SHABERI_SCALES.get(suite)
 
 
-def suite_scale(suite: str) -> tuple[int, int]:
-    """The scale of a single-grading folder's suite: its benchmark's (``BenchSpec.scale``,
-    ELYZA-tasks-100's 1-5), else FastChat's."""
-    spec = spec_named(suite)
-    return FASTCHAT_SCALE if spec is None else spec.scale
-
-
-Graded = tuple[str, tuple[str, int, str, int], float]
+Graded = tuple[Suite, str, tuple[str, int, str, int], float]
 
 
 def _single_files(path: Path) -> list[Path]:
@@ -387,11 +372,13 @@ def _single_files(path: Path) -> list[Path]:
 
 
 def _judgment_lines(
-    path: Path, files: list[Path], copies: JudgmentCopies
+    path: Path, files: list[Path], copies: JudgmentCopies, suites: Suites
 ) -> tuple[str, list[Graded], bool]:
     """The judge of a single-grading folder or file (``files``: those of its files not
     read before; ``judge.judged_by`` of each file: its manifest's, else its lines' name),
-    its grades in file order: (template, (question, turn, model, trial), score), one per
+    its grades in file order: (suite, template, (question, turn, model, trial), score),
+    each line of a known benchmark checked as the leaderboard checks it (but for the
+    scale: off it, a grade is the judge's fault, counted), one per
     trial of a line that lists them (swallow-evaluation's: ``trials`` names the choices,
     else 0, 1, ...), and whether a script made them (a dry run)."""
     grades: list[Graded] = []
@@ -399,16 +386,22 @@ def _judgment_lines(
     dry_run = False
     for file in files:
         names: set[str] = set()
+        numbered: list[tuple[int, SingleJudgmentLine]] = []
         for number, read in read_records(file, SingleGradingLine):
             copies.see(file, number, read.root)
             names.add(read.root.judge[0])
             try:  # one grade per trial of a line of swallow-evaluation's
-                singles = read.per_trial()
+                numbered += [(number, line) for line in read.per_trial()]
             except ValueError as exc:
                 raise InputError(f"{file}:{number}: {exc}") from None
-            for line in singles:
-                key = (str(line.question_id), line.turn, line.model, line.trial or 0)
-                grades.append((line.judge[1], key, float(line.score)))
+        rows = suites.of_rows(file, path, [line for _, line in numbered])
+        for number, line in numbered:
+            suite = rows[line.model]
+            bench = suites.bench(suite)
+            if bench is not None:
+                check_line(f"{file}:{number}", line, bench, scale=False)
+            key = (str(line.question_id), line.turn, line.model, line.trial or 0)
+            grades.append((suite, line.judge[1], key, float(line.score)))
         answered = judged_by(file, names)
         judges |= {answered.judge} if answered.recorded else names
         dry_run = dry_run or answered.dry_run
@@ -483,18 +476,20 @@ def _pair_files(path: Path) -> list[Path]:
     return [path]
 
 
-def read_pair_tables(paths: list[Path]) -> list[PairTable]:
-    """FastChat pairwise files or folders, one table per (benchmark, judge): the judge
+def read_pair_tables(paths: list[Path], data_dir: Path | None = None) -> list[PairTable]:
+    """FastChat pairwise files or folders, one table per (benchmark, judge): the
+    benchmark each file's (``judged_suite``, its questions read from ``data_dir``), the judge
     that answered each file (``judge.judged_by``), else each line's; each file and line
     read once (``_files_once``, ``JudgmentCopies``)."""
     tables: dict[tuple[str, str], list[PairLine]] = {}
     where: dict[tuple[str, str], Path] = {}
     dry: set[tuple[str, str]] = set()
     copies = JudgmentCopies()
+    suites = Suites(data_dir)
     for path, files in _files_once(paths, _pair_files):
-        bench = bench_name(path)
         read = 0
         for file in files:
+            bench = suites.of(file, path).name
             lines = []
             for number, line in read_records(file, PairLine):
                 copies.see(file, number, line)
@@ -599,19 +594,22 @@ VICUNA_PAIRWISE = Path("ja-vicuna-qa") / "model_judgment" / "pairwise"
 @dataclass(frozen=True)
 class Sources:
     """What a judge table is built from: score tables, single-grading folders or files,
-    pairwise files or folders; ``absent``: published sources looked for and not found."""
+    pairwise files or folders; ``absent``: published sources looked for and not found;
+    ``data_dir``: where the benchmarks' questions are, which the judgment lines are checked
+    against (``None``: the default data directory)."""
 
     scores: tuple[Path, ...] = ()
     single: tuple[Path, ...] = ()
     pairwise: tuple[Path, ...] = ()
     absent: tuple[str, ...] = ()
+    data_dir: Path | None = None
 
     def read(self) -> tuple[ScoreTable | None, list[PairTable]]:
         once = _files_once(self.scores, lambda path: [path])
         tables = [read_score_table(path) for path, _ in once]
         if self.single:
-            tables.append(read_single_folders(list(self.single)))
-        pairs = read_pair_tables(list(self.pairwise)) if self.pairwise else []
+            tables.append(read_single_folders(list(self.single), self.data_dir))
+        pairs = read_pair_tables(list(self.pairwise), self.data_dir) if self.pairwise else []
         return (merge_tables(tables) if tables else None), pairs
 
 
@@ -642,4 +640,4 @@ def published_sources(data_dir: Path) -> Sources:
         )
     if not (scores or single or pairwise):
         raise InputError(f"no published judgments under {data_dir}: " + "; ".join(absent))
-    return Sources(scores, single, pairwise, tuple(absent))
+    return Sources(scores, single, pairwise, tuple(absent), data_dir)
