@@ -66,6 +66,17 @@ RULES: dict[str, Builder] = {
         k["sentence_index"], k["keyword"]
     ),
     "IncrementSentenceIfbenchConstraint": lambda k, d: ifbench.words_increase_by(k["increment"]),
+    "NoConsecutiveWordsIfbenchConstraint": _fixed(ifbench.no_consecutive_initials),
+    "LastFirstWordsIfbenchConstraint": _fixed(ifbench.chained_sentences),
+    "ParagraphLastFirstWordsIfbenchConstraint": _fixed(ifbench.paragraphs_start_as_they_end),
+    "RepeatsWordsIfbenchConstraint": lambda k, d: ifbench.repeats_below(k["max_repeats"]),
+    "KeywordsSpecificPositionWordsIfbenchConstraint": lambda k, d: ifbench.keyword_at(
+        k["sentence_index"], k["word_index"], k["keyword"]
+    ),
+    "WordsPositionWordsIfbenchConstraint": lambda k, d: ifbench.word_at_both_ends(
+        k["word_index"], k["from_end_index"], k["word"]
+    ),
+    "PrimeLengthsWordsIfbenchConstraint": _fixed(ifbench.prime_lengths),
     "NewlineFormatIfbenchConstraint": _fixed(words.one_word_a_line),
     "UniqueWordCountIfbenchConstraint": lambda k, d: words.unique_words_at_least(
         k["minimum_unique"]

@@ -7,7 +7,10 @@ upstream's words (``words.split_words``) or sentences (``sentences.split_sentenc
 
 from __future__ import annotations
 
+import math
 import re
+import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from itertools import pairwise
 
@@ -145,3 +148,92 @@ def words_increase_by(step: int) -> Callable[[str], bool]:
         return len(counts) >= 2 and all(b - a == step for a, b in pairwise(counts))
 
     return check
+
+
+def _initial(word: str) -> str | None:
+    """A word's first non-space character after NFKC, ASCII letters lower-cased."""
+    for char in unicodedata.normalize("NFKC", word):
+        if not char.isspace():
+            return char.lower() if char.isascii() and char.isalpha() else char
+    return None
+
+
+def no_consecutive_initials(value: str) -> bool:
+    """At least two words, and no two neighbours starting with the same character."""
+    found = split_words(value)
+    if len(found) < 2:
+        return False
+    for first, second in pairwise(found):
+        a, b = _initial(first), _initial(second)
+        if a is not None and b is not None and a == b:
+            return False
+    return True
+
+
+def chained_sentences(value: str) -> bool:
+    """Each sentence starts with the word the one before ended with (words lower-cased)."""
+    per_sentence = [split_words(s.lower()) for s in split_sentences(value)]
+    for previous, current in pairwise(per_sentence):
+        if not previous or not current or previous[-1] != current[0]:
+            return False
+    return True
+
+
+def paragraphs_start_as_they_end(value: str) -> bool:
+    """In each paragraph (split by a blank line) with words, the first word is the last."""
+    for paragraph in (block.strip() for block in value.split("\n\n")):
+        found = split_words(paragraph.lower()) if paragraph else []
+        if found and found[0] != found[-1]:
+            return False
+    return True
+
+
+def repeats_below(limit: int) -> Callable[[str], bool]:
+    """No word (lower-cased) appears ``limit`` times or more."""
+
+    def check(value: str) -> bool:
+        counts = Counter(word.lower() for word in split_words(value))
+        return not counts or counts.most_common(1)[0][1] < limit
+
+    return check
+
+
+def keyword_at(sentence: int, word: int, keyword: str) -> Callable[[str], bool]:
+    """The ``word``-th word of the ``sentence``-th sentence (both from 1) is ``keyword``."""
+
+    def check(value: str) -> bool:
+        sentences = [s for s in split_sentences(value) if s.strip()]
+        if len(sentences) < sentence:
+            return False
+        found = split_words(sentences[sentence - 1])
+        return len(found) >= word and found[word - 1] == keyword
+
+    return check
+
+
+def _folded(word: str) -> str:
+    return unicodedata.normalize("NFKC", word).lower()
+
+
+def word_at_both_ends(index: int, from_end: int, word: str) -> Callable[[str], bool]:
+    """The ``index``-th word and the ``from_end``-th from the end are both ``word`` (after
+    NFKC and lower-casing)."""
+    wanted = _folded(word)
+
+    def check(value: str) -> bool:
+        found = split_words(value)
+        if not found or len(found) < max(index, from_end):
+            return False
+        return _folded(found[index - 1]) == wanted and _folded(found[-from_end]) == wanted
+
+    return check
+
+
+def _prime(n: int) -> bool:
+    return n >= 2 and all(n % f for f in range(2, math.isqrt(n) + 1))
+
+
+def prime_lengths(value: str) -> bool:
+    """At least one word, and every word's length in characters a prime."""
+    found = split_words(value)
+    return bool(found) and all(_prime(len(word)) for word in found)
