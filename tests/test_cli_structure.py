@@ -395,8 +395,6 @@ NOT_YET_SHORT: set[str] = {
     "refset plan",
 }
 NOT_YET_JSON: set[str] = {
-    "data fetch",
-    "data verify",
     "demo",
     "ifeval verify",
     "refset generate",

@@ -7,6 +7,7 @@ connections go through the same http.client code paths as in the field.
 from __future__ import annotations
 
 import filecmp
+import json
 import os
 import socket
 import stat
@@ -319,12 +320,23 @@ def test_cli_fetch_then_verify(
     ok = runner.invoke(app, ["data", "verify", "pfgen", "--data-dir", str(tmp_path)])
     assert ok.exit_code == 0, ok.output
     assert "all 52 files verified" in ok.stdout
+    again = runner.invoke(app, ["data", "fetch", "pfgen", "--data-dir", str(tmp_path), "--json"])
+    assert again.exit_code == 0, again.output
+    (fetch,) = json.loads(again.stdout)
+    assert (fetch["benchmark"], fetch["present"], fetch["downloaded"]) == ("pfgen", 52, 0)
 
     (tmp_path / manifest("pfgen").files[0].path).unlink()
     broken = runner.invoke(app, ["data", "verify", "pfgen", "--data-dir", str(tmp_path)])
     assert broken.exit_code == 1
     assert f"hyoka data fetch pfgen --data-dir {tmp_path}" in broken.stderr
     assert manifest("pfgen").files[0].path in broken.stderr
+    shown = runner.invoke(app, ["data", "verify", "pfgen", "--data-dir", str(tmp_path), "--json"])
+    assert shown.exit_code == 1 and "hyoka data fetch pfgen" in shown.stderr
+    (row,) = json.loads(shown.stdout)
+    assert (row["benchmark"], row["checked"]) == ("pfgen", 52)
+    assert [(p["path"], p["kind"]) for p in row["problems"]] == [
+        (manifest("pfgen").files[0].path, "missing")
+    ]
 
 
 def test_cli_verify_checks_published_files_that_are_present(server: Server, tmp_path: Path) -> None:

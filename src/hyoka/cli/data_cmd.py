@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from hyoka.cli import _common
-from hyoka.cli._common import DataDirOption, reports_errors
+from hyoka.cli._common import DataDirOption, JsonOption, reports_errors
 from hyoka.data import manifest_names  # the argument's help lists every manifest
 from hyoka.errors import DataError, HyokaError
 
@@ -75,6 +75,7 @@ def fetch_command(
     with_published: WithPublishedOption = False,
     timeout: TimeoutOption = 30.0,
     min_rate: MinRateOption = 10.0,
+    as_json: JsonOption = False,
 ) -> None:
     """Download benchmark data pinned to an upstream commit, checking each SHA-256.
 
@@ -94,9 +95,14 @@ def fetch_command(
 
     groups = ALL_GROUPS if with_published else CORE
     root = resolve_data_dir(data_dir)
+    reports = []
     for selected in _select(benchmark):
         report = _fetch_with_progress(selected, root, groups, timeout, min_rate * 1000)
-        _common.say(_summary(report))
+        reports.append(report.to_json())
+        if not as_json:
+            _common.say(_summary(report))
+    if as_json:
+        _common.echo_json(reports)
 
 
 @reports_errors
@@ -104,6 +110,7 @@ def verify_command(
     benchmark: BenchmarkArgument,
     data_dir: DataDirOption = None,
     with_published: WithPublishedOption = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Check benchmark data against the pinned sizes and SHA-256s, offline.
 
@@ -121,17 +128,20 @@ def verify_command(
 
     root = resolve_data_dir(data_dir)
     broken: list[Manifest] = []
-    needs_published = False
+    needs_published, rows = False, []
     for selected in _select(benchmark):
         report = verify(selected, root, ALL_GROUPS)
         problems = [p for p in report.problems if _counts(p, with_published)]
         checked = report.checked - (len(report.problems) - len(problems))
-        if not problems:
-            _common.say(f"{selected.title}: all {checked} files verified in {root}")
-            continue
-        broken.append(selected)
-        needs_published |= any(p.file.group == "published" for p in problems)
-        _print_problems(selected, root, problems, checked)
+        rows.append({"benchmark": selected.name, "data_dir": str(root), "checked": checked,
+                     "problems": [p.to_json() for p in problems]})  # fmt: skip
+        if not as_json:
+            _print_problems(selected, root, problems, checked)
+        if problems:
+            broken.append(selected)
+            needs_published |= any(p.file.group == "published" for p in problems)
+    if as_json:
+        _common.echo_json(rows)
     if broken:
         titles = " and ".join(m.title for m in broken)
         repair = _repair_line(broken, data_dir, with_published=needs_published)
@@ -220,6 +230,9 @@ def _counts(problem: FileProblem, with_published: bool) -> bool:
 def _print_problems(
     selected: Manifest, root: Path, problems: list[FileProblem], checked: int
 ) -> None:
+    if not problems:
+        _common.say(f"{selected.title}: all {checked} files verified in {root}")
+        return
     if len(problems) == checked and all(p.kind == "missing" for p in problems):
         _common.say(f"{selected.title}: not downloaded in {root}", err=True)
         problems = [p for p in problems if p.file.derived]  # a fetch cannot make these

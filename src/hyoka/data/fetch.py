@@ -65,6 +65,11 @@ class FileProblem:
     kind: Literal["missing", "corrupt"]
     detail: str
 
+    def to_json(self) -> dict[str, Any]:
+        """The file's path in the data directory, its group, and what is wrong with it."""
+        return {"path": self.file.path, "group": self.file.group, "kind": self.kind,
+                "detail": self.detail}  # fmt: skip
+
 
 @dataclass(frozen=True)
 class VerifyReport:
@@ -97,6 +102,18 @@ class FetchReport:
     @property
     def total(self) -> int:
         return self.present + self.downloaded + self.refetched
+
+    def to_json(self) -> dict[str, Any]:
+        """The benchmark, the data directory, how many files were present, downloaded and
+        re-fetched (bytes downloaded), the corrupt files replaced and the derived files not
+        made (nothing to download them from)."""
+        return {
+            "benchmark": self.manifest.name, "data_dir": str(self.data_dir),
+            "files": self.total, "present": self.present, "downloaded": self.downloaded,
+            "refetched": self.refetched, "bytes_downloaded": self.bytes_downloaded,
+            "problems": [problem.to_json() for problem in self.problems],
+            "not_made": [file.path for file in self.not_made],
+        }  # fmt: skip
 
 
 @dataclass(frozen=True)
