@@ -398,7 +398,6 @@ NOT_YET_JSON: set[str] = {
     "demo",
     "ifeval verify",
     "refset generate",
-    "report",
 }
 
 

@@ -168,6 +168,13 @@ def test_cli_report_and_explain(
     done = runner.invoke(app, ["report", str(a), "-o", str(tmp_path / "out"), "--no-public"])
     assert done.exit_code == 0, done.output
     assert (tmp_path / "out" / "index.html").is_file()
+    again = runner.invoke(
+        app, ["report", str(a), "-o", str(tmp_path / "out"), "--no-public", "--json"]
+    )
+    assert again.exit_code == 0, again.output
+    site = json.loads(again.stdout)  # what was written, as JSON on stdout
+    assert site["index"] == str(tmp_path / "out" / "index.html") and "index.html" in site["files"]
+    assert site["bytes"] == sum((tmp_path / "out" / f).stat().st_size for f in site["files"])
     explained = runner.invoke(app, ["explain", str(a), "Q01", "--json"])
     assert explained.exit_code == 0, explained.output
     record = json.loads(explained.output)
@@ -255,6 +262,8 @@ def test_judge_scores_against_pfgen_scores(tmp_path: Path) -> None:
             "num_trials": 1, "score": score, "score_std": 0.0, "length": 100.0,
             "length_std": 1.0, "config": {"model": f"model-{n}", "mode": "chat"},
             "scores": {"fluency": {"R": score}, "truthfulness": {"R": score}, "helpfulness": score},
+            "input_hash": "0" * 40, "metadata_hash": "0" * 40,
+            "questions": {f"Q{q:02d}": {"score": score, "score_std": 0.0} for q in range(1, 51)},
         }  # fmt: skip
         (run / "result.json").write_text(json.dumps(result), encoding="utf-8")
         summary = {"judge": "llamacpp/smollm2", "mean": mean, "failures": 0}

@@ -89,6 +89,7 @@ def report_command(
             "the data directory (agreement, rank correlations, order, position and length bias).",
         ),
     ] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Write one static, offline site over pfgen runs and judgments: open OUT/index.html.
 
@@ -139,6 +140,8 @@ def report_command(
     )
     for note in result.notes:
         err_console.print(f"[bold yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+    if as_json:
+        echo_json(result.to_json())
     err_console.print(
         f"Wrote {len(result.pages)} files ({result.size / 1e6:.1f} MB) in "
         f"{result.seconds:.1f} s: open {escape(str(out / 'index.html'))}",

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hyoka.data import resolve_data_dir
 from hyoka.errors import HyokaError, InputError
@@ -57,6 +57,15 @@ class ReportResult:
     @property
     def size(self) -> int:
         return sum(len(text.encode("utf-8")) for text in self.pages.values())
+
+    def to_json(self) -> dict[str, Any]:
+        """The site's folder and index page, the files written (by name), their size in
+        bytes, the seconds taken and the notes."""
+        return {
+            "out": str(self.out), "index": str(self.out / "index.html"),
+            "files": sorted(self.pages), "bytes": self.size, "seconds": self.seconds,
+            "notes": list(self.notes),
+        }  # fmt: skip
 
 
 def public_results(options: ReportOptions) -> Path | None:
