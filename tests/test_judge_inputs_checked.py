@@ -84,6 +84,25 @@ def test_a_renamed_copy_of_a_judge_is_refused_wherever_judges_are_compared(
         assert result.output.strip().splitlines() == [why], args
 
 
+@data_mark(VICUNA)
+def test_a_renamed_copy_of_pairwise_verdicts_is_refused(tmp_path: Path) -> None:
+    """ja-vicuna-qa-benchmark's lines name their judge in ``judge_model``: renamed, the
+    same time stamps and replies are still one judge's verdicts."""
+    rows = _lines(VICUNA_FILE, 4)
+    first = _write(tmp_path / "a" / "gpt-4_pair.jsonl", rows)
+    copy = _write(tmp_path / "b" / "x_pair.jsonl", [{**r, "judge_model": "x"} for r in rows])
+    result = _run("judge", "meta", "--pairwise", str(first), "--pairwise", str(copy))
+    assert result.exit_code == 1, result.output
+    assert (
+        result.output.strip()
+        .splitlines()[0]
+        .startswith(
+            f"error: {copy}:1: the same judgment as {first}:1, the judge renamed ('gpt-4' there, "
+            "'x' here): a copy, not a second judge"
+        )
+    )
+
+
 @data_mark(PFMT)
 def test_lines_without_time_stamp_or_reply_may_agree_across_two_judges(tmp_path: Path) -> None:
     """Where the lines keep no time stamp and reply, nothing shows a copy: two judges'
