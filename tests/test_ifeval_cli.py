@@ -77,6 +77,14 @@ def test_verify_names_the_difference_langdetects_seed_decides(tmp_path: Path) ->
     )
     assert f"{strict}:2 ja:language:response_language: this language verdict changes" in out
     assert "1/1 files agree, or differ only where langdetect's seed decides (seed 0; 2 seeds" in out
+    shown = CliRunner().invoke(app, ["ifeval", "verify", str(strict), "--prompts", str(PROMPTS),
+                                     "--seeds", "2", "--json"])  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    (row,) = json.loads(shown.stdout)
+    assert (row["file"], row["mode"], row["ok"], row["instructions_agreed"]) == (
+        str(strict), "strict", True, 3,
+    )  # fmt: skip
+    assert [d["seed_dependent"] for d in row["differences"]] == [True, True]
     # seed 1 draws as upstream's run drew: every verdict agrees
     code, out = _hyoka("ifeval", "verify", str(strict), "--prompts", str(PROMPTS),
                        "--langdetect-seed", "1", "--seeds", "2")  # fmt: skip

@@ -224,6 +224,7 @@ def verify_command(
         ),
     ] = 10,
     data_dir: DataDirOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Rescore upstream evaluation files and compare every verdict.
 
@@ -251,19 +252,15 @@ def verify_command(
     chosen = _langdetect_seed(langdetect_seed)
     found = _prompts(prompts, data_dir)
     files = _evaluation_files(paths)
-    failed = 0
-    for path in files:
-        checked = verify_evaluation(
-            path,
-            found,
-            chosen_mode,
-            chosen,
-            tuple(range(seeds)),
-        )
-        _report(checked)
-        failed += not checked.ok
-    depending = "" if chosen is None else f" (seed {chosen}; {seeds} seeds compared)"
-    say(f"{len(files) - failed}/{len(files)} files agree, or differ only where langdetect's "
-        f"seed decides{depending}")  # fmt: skip
+    checks = [verify_evaluation(p, found, chosen_mode, chosen, tuple(range(seeds))) for p in files]
+    failed = sum(not checked.ok for checked in checks)
+    if as_json:
+        echo_json([checked.to_json() for checked in checks])
+    else:
+        for checked in checks:
+            _report(checked)
+        depending = "" if chosen is None else f" (seed {chosen}; {seeds} seeds compared)"
+        say(f"{len(files) - failed}/{len(files)} files agree, or differ only where "
+            f"langdetect's seed decides{depending}")  # fmt: skip
     if failed:
         raise typer.Exit(1)

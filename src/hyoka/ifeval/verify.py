@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.ifeval import language
@@ -97,6 +98,20 @@ class Verification:
     def ok(self) -> bool:
         """Every verdict agrees, or differs only where the seed decides it."""
         return not self.unexplained and not self.inconsistent
+
+    def to_json(self) -> dict[str, Any]:
+        """The file, its mode, the prompts and instructions and how many agreed, each
+        difference (said, and whether the seed decides it), the seed-dependent verdicts,
+        the inconsistent lines, and whether the file is ``ok``."""
+        return {
+            "file": str(self.path), "mode": self.mode, "prompts": len(self.published),
+            "prompts_agreed": self.prompts_agreed, "instructions": self.instructions,
+            "instructions_agreed": self.instructions_agreed,
+            "differences": [{"difference": d.describe(), "seed_dependent": d.seed_dependent}
+                            for d in self.differences],
+            "seed_dependent": list(self.seed_dependent),
+            "inconsistent": list(self.inconsistent), "ok": self.ok,
+        }  # fmt: skip
 
 
 def _depends_on_seed(
