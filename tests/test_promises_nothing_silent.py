@@ -6,12 +6,18 @@ findings). Each test failed on the code before its fix, through the command line
   (``store.write_output``); the README's examples may still write one ``--output`` twice.
 - a file named on its own inside a run folder (``other.jsonl``, or one ``trial_NNN.jsonl`` of
   several) was scored into that folder's ``result.json``, replacing the run's own: refused.
+- a FIFO named ``trials.jsonl`` (``result.json``, ``config.json``) made ``pfgen score`` and
+  ``verify`` wait forever; a 3 GB sparse ``trials.jsonl`` or a link to ``/dev/zero`` was read
+  whole (a MemoryError traceback): the store opens only regular files, within a bound.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import lzma
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -148,3 +154,72 @@ def test_one_trial_part_named_alone_is_refused_while_it_has_siblings(
     code, output = _hyoka("pfgen", "score", run / "trial_001.jsonl")
     assert code == 0, output
     assert (run / "result.json").exists()
+
+
+# --- 5, 6. a run's files are opened only as regular files, and read within a bound --------
+
+
+def _hyoka_unblocked(fifos: list[Path], *args: str | Path) -> tuple[int, str]:
+    """``_hyoka`` in a thread; should it wait on one of ``fifos`` (the bug), each is opened
+    for writing to let it go, and the test fails."""
+    found: list[tuple[int, str]] = []
+    runner = threading.Thread(target=lambda: found.append(_hyoka(*args)), daemon=True)
+    runner.start()
+    runner.join(timeout=30)
+    if runner.is_alive():
+        for fifo in fifos:
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        runner.join(timeout=30)
+        pytest.fail(f"hyoka {' '.join(map(str, args))} waited on a FIFO")
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "command"),
+    [
+        ("trials.jsonl", "score"),
+        ("trials.jsonl.xz", "score"),
+        ("result.json", "score"),
+        ("config.json", "score"),
+        ("result.json", "verify"),
+    ],
+)
+def test_a_fifo_in_a_run_folder_is_named_not_waited_on(
+    results: Path, hyoka_env: None, name: str, command: str
+) -> None:
+    run = results / O1_RUN
+    if name == "trials.jsonl":
+        (run / "trials.jsonl.xz").unlink()
+    (run / name).unlink(missing_ok=True)
+    os.mkfifo(run / name)
+    forced = ["--force"] if command == "score" else []
+    code, output = _hyoka_unblocked([run / name], "pfgen", command, run, *forced)
+    assert code == 1, output
+    reason = "a FIFO, not a regular file; not read"
+    what = {"result.json": "result: ", "config.json": "generation config: "}.get(name, "")
+    assert _errors(output) == [f"error: {run / name}: {what}{reason}"]
+
+
+def test_a_plain_trials_file_is_read_within_the_bound_of_a_run(
+    tmp_path: Path, hyoka_env: None
+) -> None:
+    sparse = tmp_path / "sparse" / "o" / "m"
+    sparse.mkdir(parents=True)
+    with (sparse / "trials.jsonl").open("wb") as handle:
+        handle.truncate(3 * 1024**3)  # 3 GiB of nothing: no disk used
+    zero = tmp_path / "zero" / "o" / "m"
+    zero.mkdir(parents=True)
+    (zero / "trials.jsonl").symlink_to("/dev/zero")
+    code, output = _hyoka("pfgen", "score", sparse)
+    assert code == 1
+    assert _errors(output) == [
+        f"error: {sparse / 'trials.jsonl'}: 3,221,225,472 bytes, more than a run of 1000 "
+        "trials of 50 answers holds (204,800,000 bytes); not read"
+    ]
+    code, output = _hyoka("pfgen", "score", zero)
+    assert code == 1
+    assert _errors(output) == [
+        f"error: {zero / 'trials.jsonl'}: a device, not a regular file; not read"
+    ]
+

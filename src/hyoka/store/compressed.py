@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import HyokaError, InputError
+from hyoka.store.regular import open_regular
 
 _CHUNK = 1 << 20
 
@@ -147,7 +148,7 @@ def read_decompressed(
         raise ValueError(f"{path}: not a compressed file name")
     inflater = _Inflater(chosen, limit, str(path), what)
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:  # a FIFO is not waited on
             while chunk := handle.read(_CHUNK):
                 if digest is not None:
                     digest.update(chunk)

@@ -49,6 +49,7 @@ from hyoka.store.jsonl import (
     json_problem,
     lone_surrogate,
 )
+from hyoka.store.regular import NotReadError, read_regular
 
 CONFIG_FILE = "config.json"
 TRIALS_XZ = "trials.jsonl.xz"
@@ -67,6 +68,9 @@ MAX_TRIALS = 1000
 MAX_MEAN_LINE_BYTES = 4096
 #: What a run's inflated ``trials.jsonl.xz`` may hold: 1000 x 50 x 4 KiB = 204,800,000 bytes.
 MAX_TRIALS_BYTES = MAX_TRIALS * QUESTIONS_PER_TRIAL * MAX_MEAN_LINE_BYTES
+#: What a run's ``result.json`` or ``config.json`` may hold: 64 MiB (the largest published
+#: ``result.json``, of 100 trials, is 228 KB; one of ``MAX_TRIALS`` would be ten times that).
+MAX_JSON_BYTES = 64 * 1024 * 1024
 
 
 def trial_file(folder: Path, trial: int) -> Path:
@@ -317,8 +321,8 @@ def _read_trials(source: Path, limit: int) -> tuple[TrialsInput, bytes]:
         if not parts:
             raise InputError(f"{source}: no {TRIAL_GLOB} files in folder")
         lines: list[tuple[Path, int, bytes]] = []
-        for part in parts:
-            lines.extend((part, i, line) for i, line in enumerate(_read(part).splitlines(), 1))
+        for part, data in _read_parts(parts, limit):
+            lines.extend((part, i, line) for i, line in enumerate(data.splitlines(), 1))
         # upstream's trials.jsonl.xz is these lines sorted bytewise (LC_ALL=C sort)
         lines = [item for item in lines if item[2].strip()]
         lines.sort(key=lambda item: item[2])
@@ -433,8 +437,8 @@ def sorted_trial_lines(folder: Path) -> bytes:
     """All trial parts' lines, sorted bytewise (as ``LC_ALL=C sort``): ``trials.jsonl``'s
     content, as upstream compresses it into ``trials.jsonl.xz``."""
     lines: list[bytes] = []
-    for part in trial_parts(folder):
-        lines.extend(line for line in _read(part).splitlines() if line.strip())
+    for _, data in _read_parts(trial_parts(folder), MAX_TRIALS_BYTES):
+        lines.extend(line for line in data.splitlines() if line.strip())
     lines.sort()
     return b"".join(line + b"\n" for line in lines)
 
@@ -466,9 +470,9 @@ def read_json_object(path: Path, what: str) -> dict[str, Any]:
     start is read past, and every reason is in hyoka's words. ``NaN`` is read (upstream's
     writer may write it): the numbers are judged by what reads them."""
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UnreadableJsonError(path, f"cannot read {what}: {exc.strerror}") from None
+        data = read_regular(path, limit=MAX_JSON_BYTES, what=f"a {what}")
+    except NotReadError as exc:  # a FIFO is not waited on, a device not read
+        raise UnreadableJsonError(path, f"{what}: {exc.reason}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -499,11 +503,22 @@ def read_result(folder: Path) -> dict[str, Any] | None:
     return read_json_object(path, "result")
 
 
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+def _read(path: Path, limit: int = MAX_TRIALS_BYTES) -> bytes:
+    """A plain trials file's bytes: a regular file only (a FIFO is not waited on), within
+    what a run may hold (``MAX_TRIALS_BYTES``, as an inflated ``trials.jsonl.xz``)."""
+    what = f"a run of {MAX_TRIALS} trials of {QUESTIONS_PER_TRIAL} answers"
+    return read_regular(path, limit=limit, what=what)
+
+
+def _read_parts(parts: list[Path], limit: int) -> list[tuple[Path, bytes]]:
+    """Each trial part's bytes (``_read``), all of them together within ``limit``."""
+    read: list[tuple[Path, bytes]] = []
+    left = limit
+    for part in parts:
+        data = _read(part, left)
+        left -= len(data)
+        read.append((part, data))
+    return read
 
 
 #: Every trials line is parsed by the store's strict decoder (NaN and Infinity refused);
