@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -27,11 +28,15 @@ from hyoka.cli._common import (
     TrialsOption,
     reports_errors,
 )
+from hyoka.cli._parsed import takes_flags_of
 from hyoka.cli._thinking import ThinkingOption
 
 # the flags' choices and defaults, needed at import; they load nothing heavy
 from hyoka.pfgen import PROTOCOL, Mode
 from hyoka.providers import ThinkingChoice
+
+if TYPE_CHECKING:
+    from hyoka.pfgen import GenerateSettings
 
 #: The flags only these two commands take.
 ModeOption = Annotated[Mode, typer.Option("--mode", help="Prompt style.")]
@@ -40,8 +45,17 @@ PrefixOption = Annotated[
 ]
 
 
-@reports_errors
-def generate_command(
+@dataclass(frozen=True)
+class Generation:
+    """What ``pfgen generate`` and ``pfgen run`` are asked: the run's settings, where the
+    benchmark's data is, and whether to print JSON."""
+
+    settings: GenerateSettings
+    data_dir: Path | None
+    as_json: bool
+
+
+def generation_flags(
     model: ModelOption,
     mode: ModeOption = Mode.CHAT,
     trials: TrialsOption = PROTOCOL.trials,
@@ -62,7 +76,25 @@ def generate_command(
     data_dir: DataDirOption = None,
     thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
     as_json: JsonOption = False,
-) -> None:
+) -> Generation:
+    """The flags of both commands, declared once (``takes_flags_of``), read into what
+    they ask."""
+    from hyoka.cli._common import provider_options
+    from hyoka.pfgen import GenerateSettings
+
+    settings = GenerateSettings(
+        model=model, mode=mode, trials=trials, temperature=temperature, top_p=top_p,
+        top_k=top_k, max_tokens=max_tokens, num_examples=num_examples, seed=seed, prefix=prefix,
+        concurrency=concurrency, limit=limit, results_dir=results_dir, name=name,
+        base_url=base_url, options=provider_options(option), no_cache=no_cache,
+        thinking=thinking.value,
+    )  # fmt: skip
+    return Generation(settings, data_dir, as_json)
+
+
+@reports_errors
+@takes_flags_of(generation_flags)
+def generate_command(asked: Generation) -> None:
     """Generate a pfgen-bench run (resumable: run it again to continue).
 
     Examples:
@@ -73,43 +105,15 @@ def generate_command(
 
       hyoka pfgen generate -m llamacpp/smollm2 --trials 1 --limit 3
     """
-    from hyoka.cli._common import provider_options
     from hyoka.cli._context import generate
-    from hyoka.pfgen import GenerateSettings, PfgenBenchmark
+    from hyoka.pfgen import PfgenBenchmark
 
-    settings = GenerateSettings(
-        model=model, mode=mode, trials=trials, temperature=temperature, top_p=top_p,
-        top_k=top_k, max_tokens=max_tokens, num_examples=num_examples, seed=seed, prefix=prefix,
-        concurrency=concurrency, limit=limit, results_dir=results_dir, name=name,
-        base_url=base_url, options=provider_options(option), no_cache=no_cache,
-        thinking=thinking.value,
-    )  # fmt: skip
-    generate(settings, PfgenBenchmark.load(data_dir), as_json=as_json)
+    generate(asked.settings, PfgenBenchmark.load(asked.data_dir), as_json=asked.as_json)
 
 
 @reports_errors
-def run_command(
-    model: ModelOption,
-    mode: ModeOption = Mode.CHAT,
-    trials: TrialsOption = PROTOCOL.trials,
-    temperature: TemperatureOption = PROTOCOL.temperature,
-    top_p: TopPOption = PROTOCOL.top_p,
-    top_k: TopKOption = PROTOCOL.top_k,
-    max_tokens: MaxTokensOption = PROTOCOL.max_tokens,
-    num_examples: NumExamplesOption = PROTOCOL.num_examples,
-    seed: SeedTextOption = "",
-    prefix: PrefixOption = None,
-    concurrency: ConcurrencyOption = 8,
-    limit: LimitOption = None,
-    results_dir: ResultsDirOption = Path("results"),
-    name: ModelNameOption = None,
-    base_url: BaseUrlOption = None,
-    option: ProviderOptionsOption = None,
-    no_cache: NoCacheOption = False,
-    data_dir: DataDirOption = None,
-    thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
-    as_json: JsonOption = False,
-) -> None:
+@takes_flags_of(generation_flags)
+def run_command(asked: Generation) -> None:
     """Generate a pfgen-bench run, score it, and show it beside the public leaderboard.
 
     Examples:
@@ -118,15 +122,6 @@ def run_command(
 
       hyoka pfgen run -m llamacpp/smollm2 --trials 1 --limit 3
     """
-    from hyoka.cli._common import provider_options
     from hyoka.cli._context import generate_and_score
-    from hyoka.pfgen import GenerateSettings
 
-    settings = GenerateSettings(
-        model=model, mode=mode, trials=trials, temperature=temperature, top_p=top_p,
-        top_k=top_k, max_tokens=max_tokens, num_examples=num_examples, seed=seed, prefix=prefix,
-        concurrency=concurrency, limit=limit, results_dir=results_dir, name=name,
-        base_url=base_url, options=provider_options(option), no_cache=no_cache,
-        thinking=thinking.value,
-    )  # fmt: skip
-    generate_and_score(settings, data_dir, as_json=as_json)
+    generate_and_score(asked.settings, asked.data_dir, as_json=asked.as_json)
