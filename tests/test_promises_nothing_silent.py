@@ -6,6 +6,8 @@ findings). Each test failed on the code before its fix, through the command line
   (``store.write_output``); the README's examples may still write one ``--output`` twice.
 - a file named on its own inside a run folder (``other.jsonl``, or one ``trial_NNN.jsonl`` of
   several) was scored into that folder's ``result.json``, replacing the run's own: refused.
+- ``data verify``/``fetch pfgen`` passed a data folder holding a ``Q51.json`` that the scorer
+  reads as a question: each names it (``Manifest.reads``: what a benchmark's reader globs).
 - a FIFO named ``trials.jsonl`` (``result.json``, ``config.json``) made ``pfgen score`` and
   ``verify`` wait forever; a 3 GB sparse ``trials.jsonl`` or a link to ``/dev/zero`` was read
   whole (a MemoryError traceback): the store opens only regular files, within a bound.
@@ -23,7 +25,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import PFGEN_RESULTS, writable_run_copy
+from _shared import PFGEN_RESULTS, SHARED_DATA, writable_run_copy
 from hyoka.cli.main import app
 
 O1_RUN = "openai/chatgpt-o1/9a61e92"
@@ -222,4 +224,38 @@ def test_a_plain_trials_file_is_read_within_the_bound_of_a_run(
     assert _errors(output) == [
         f"error: {zero / 'trials.jsonl'}: a device, not a regular file; not read"
     ]
+
+
+# --- 3. data verify names a file the scorer would read that the manifest does not pin -----
+
+
+def test_data_verify_and_fetch_name_a_question_file_not_in_the_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = SHARED_DATA / "pfgen-bench"
+    root = tmp_path / "data"
+    (root / "pfgen-bench" / "data").mkdir(parents=True)
+    for path in [shared / "LICENSE", *sorted((shared / "data").iterdir())]:
+        (root / path.relative_to(SHARED_DATA)).symlink_to(path)
+    extra = root / "pfgen-bench" / "data" / "Q51.json"
+    extra.write_bytes((shared / "data" / "Q01.json").read_bytes())
+    monkeypatch.setenv("HYOKA_DATA_BASE_URL", "http://127.0.0.1:9")  # nothing is downloaded
+    code, output = _hyoka("data", "verify", "pfgen", "--data-dir", root)
+    assert code == 1
+    assert (
+        "pfgen-bench: extra: pfgen-bench/data/Q51.json (not in the pinned release, yet read "
+        "as data: every pfgen-bench/data/Q*.json is)"
+    ) in output.splitlines()
+    assert _errors(output) == [
+        f"error: {root} holds files that would be read as benchmark data; move out the files "
+        "not in the pinned release (named above)"
+    ]
+    code, output = _hyoka("data", "fetch", "pfgen", "--data-dir", root)
+    assert code == 1
+    assert _errors(output) == [
+        f"error: {extra}: not in the pinned release, yet read as data: every "
+        "pfgen-bench/data/Q*.json is; move it out of the data directory"
+    ]
+    extra.unlink()
+    assert _hyoka("data", "verify", "pfgen", "--data-dir", root)[0] == 0
 

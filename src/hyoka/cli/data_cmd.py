@@ -128,7 +128,7 @@ def verify_command(
 
     root = resolve_data_dir(data_dir)
     broken: list[Manifest] = []
-    needs_published, rows = False, []
+    needs_published, strays, rows = False, False, []
     for selected in _select(benchmark):
         report = verify(selected, root, ALL_GROUPS)
         problems = [p for p in report.problems if _counts(p, with_published)]
@@ -137,15 +137,28 @@ def verify_command(
                      "problems": [p.to_json() for p in problems]})  # fmt: skip
         if not as_json:
             _print_problems(selected, root, problems, checked)
-        if problems:
+        if any(p.kind != "extra" for p in problems):
             broken.append(selected)
-            needs_published |= any(p.file.group == "published" for p in problems)
+            needs_published |= any(p.group == "published" for p in problems)
+        strays |= any(p.kind == "extra" for p in problems)
     if as_json:
         _common.echo_json(rows)
+    _verdict(broken, strays, root, data_dir, needs_published)
+
+
+def _verdict(
+    broken: list[Manifest], strays: bool, root: Path, data_dir: Path | None, published: bool
+) -> None:
+    """One error line when the data cannot be used as it is: how to repair what a fetch
+    can mend, and files the manifest does not pin (which no fetch removes) to move out."""
+    move = "move out the files not in the pinned release (named above)"
     if broken:
         titles = " and ".join(m.title for m in broken)
-        repair = _repair_line(broken, data_dir, with_published=needs_published)
-        raise DataError(f"{titles} data is incomplete in {root}; run `{repair}` to repair it")
+        repair = _repair_line(broken, data_dir, with_published=published)
+        also = f", and {move}" if strays else ""
+        raise DataError(f"{titles} data is incomplete in {root}; run `{repair}` to repair it{also}")
+    if strays:
+        raise DataError(f"{root} holds files that would be read as benchmark data; {move}")
 
 
 def _select(name: str) -> tuple[Manifest, ...]:
@@ -224,7 +237,7 @@ def _summary(report: FetchReport) -> str:
 
 def _counts(problem: FileProblem, with_published: bool) -> bool:
     # Published files are optional: absent is fine unless asked for, corrupt never is.
-    return problem.file.group == "core" or with_published or problem.kind == "corrupt"
+    return problem.group == "core" or with_published or problem.kind == "corrupt"
 
 
 def _print_problems(
@@ -235,15 +248,11 @@ def _print_problems(
         return
     if len(problems) == checked and all(p.kind == "missing" for p in problems):
         _common.say(f"{selected.title}: not downloaded in {root}", err=True)
-        problems = [p for p in problems if p.file.derived]  # a fetch cannot make these
+        problems = [p for p in problems if p.derived]  # a fetch cannot make these
     for problem in problems:
         _common.say(
-            f"{selected.title}: {problem.kind}: {problem.file.path}"
-            + (
-                ""
-                if problem.kind == "missing" and not problem.file.derived
-                else f" ({problem.detail})"
-            ),
+            f"{selected.title}: {problem.kind}: {problem.path}"
+            + ("" if problem.kind == "missing" and not problem.derived else f" ({problem.detail})"),
             err=True,
         )
 

@@ -59,15 +59,32 @@ DEFAULT_MIN_RATE = 10_000.0
 
 @dataclass(frozen=True)
 class FileProblem:
-    """Why a file in the data directory cannot be used as it is."""
+    """Why a file in the data directory cannot be used as it is: a pinned ``file`` missing
+    or corrupt, or (``file`` None) an ``extra`` one at ``extra_path`` that the benchmark's
+    reader would read (``Manifest.reads``) though the manifest does not pin it."""
 
-    file: ManifestFile
-    kind: Literal["missing", "corrupt"]
+    file: ManifestFile | None
+    kind: Literal["missing", "corrupt", "extra"]
     detail: str
+    extra_path: str = ""
+
+    @property
+    def path(self) -> str:
+        """The file's path in the data directory."""
+        return self.file.path if self.file is not None else self.extra_path
+
+    @property
+    def group(self) -> Group:
+        """The pinned file's group; an extra file is read when scoring: ``core``."""
+        return self.file.group if self.file is not None else "core"
+
+    @property
+    def derived(self) -> str | None:
+        return self.file.derived if self.file is not None else None
 
     def to_json(self) -> dict[str, Any]:
         """The file's path in the data directory, its group, and what is wrong with it."""
-        return {"path": self.file.path, "group": self.file.group, "kind": self.kind,
+        return {"path": self.path, "group": self.group, "kind": self.kind,
                 "detail": self.detail}  # fmt: skip
 
 
@@ -191,7 +208,21 @@ def verify(
         for f in selected
         if (p := check_file(f, root / f.path)) is not None
     )
-    return VerifyReport(manifest, root, len(selected), problems)
+    return VerifyReport(manifest, root, len(selected), problems + extra_files(manifest, root))
+
+
+def extra_files(manifest: Manifest, root: Path) -> tuple[FileProblem, ...]:
+    """The files under ``root`` that ``manifest``'s reader would read (``Manifest.reads``)
+    but it does not pin: each would be scored as if it were the benchmark's data."""
+    pinned = {file.path for file in manifest.files}
+    found: list[FileProblem] = []
+    for glob in manifest.reads:
+        for path in sorted(root.glob(glob)):
+            relative = path.relative_to(root).as_posix()
+            if relative not in pinned:
+                detail = f"not in the pinned release, yet read as data: every {glob} is"
+                found.append(FileProblem(None, "extra", detail, relative))
+    return tuple(found)
 
 
 def fetch(
@@ -246,6 +277,12 @@ def fetch(
         )  # fmt: skip
         nbytes += file.size
         notify(FetchEvent("done", file))
+    extras = extra_files(manifest, root)
+    if extras:  # what a fetch cannot mend: one line, after what it could
+        more = f" (and {len(extras) - 1} more)" if len(extras) > 1 else ""
+        raise DataError(
+            f"{root / extras[0].path}{more}: {extras[0].detail}; move it out of the data directory"
+        )
     return FetchReport(
         manifest, root, present, downloaded, len(problems), nbytes, tuple(problems),
         tuple(not_made),

@@ -93,6 +93,18 @@ class Manifest(BaseModel):
     #: order), so a result can be told to have been scored with the pinned release or not
     upstream_data_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{40}$")
     files: tuple[ManifestFile, ...]
+    #: what the benchmark's reader takes from the data directory beyond named files: globs
+    #: relative to it (pfgen-bench's scorer reads every ``pfgen-bench/data/Q*.json``), so a
+    #: file one matches that the manifest does not pin (a ``Q51.json``) is found by ``verify``
+    #: instead of being scored as if it were data
+    reads: tuple[str, ...] = ()
+
+    @field_validator("reads")
+    @classmethod
+    def _globs_contained(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for glob in value:
+            ManifestFile._relative_and_contained(glob)
+        return value
 
     def select(self, groups: Collection[Group] = CORE) -> tuple[ManifestFile, ...]:
         """The files of ``groups``, in manifest order."""
