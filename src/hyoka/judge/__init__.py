@@ -10,6 +10,7 @@ runs; benchmarks (``hyoka.mtbench``) make theirs from the same parts.
 
 from hyoka.judge.choices import (
     AggregateChoice,
+    BrierTiesChoice,
     CriteriaChoice,
     MethodChoice,
     StyleControlChoice,
@@ -89,6 +90,7 @@ from hyoka.judge.rating import (
 )
 from hyoka.judge.records import JudgeSettings, JudgmentRecord, OmitsEmpty
 from hyoka.judge.run import (
+    GRADING,
     PAIRWISE_RESULTS,
     AddTask,
     Connection,
@@ -116,6 +118,7 @@ __all__ = [
     "DRY_RUN",
     "ELYZA_V1",
     "FASTCHAT",
+    "GRADING",
     "LLM_JP",
     "METHODS",
     "ONE_ORDER",
@@ -127,6 +130,7 @@ __all__ = [
     "AddTask",
     "AggregateChoice",
     "Answer",
+    "BrierTiesChoice",
     "Connection",
     "CriteriaChoice",
     "ExportedVerdicts",

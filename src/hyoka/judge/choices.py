@@ -2,7 +2,8 @@
 and refuses any other value with one line, before any file is read.
 
 Each enum spells exactly the values of the library type it stands for (``Aggregate``,
-``Method``; ``--criteria``'s two words; the style features, ``stats.STYLE_CONTROLS``),
+``Method``; ``--criteria``'s two words; the style features, ``stats.STYLE_CONTROLS``; the
+Brier score's rules for ties, ``stats.BRIER_TIES``),
 which a test holds them to; the library goes on taking those values (a member is the
 string it spells).
 """
@@ -42,3 +43,11 @@ class StyleControlChoice(StrEnum):
 
     LENGTH = "length"
     MARKDOWN = "markdown"
+
+
+class BrierTiesChoice(StrEnum):
+    """What ``judge rankings``' pair-rank Brier score does with a pair the reference ties
+    (``stats.BrierTies``): score it as arena-hard's notebook does, or leave it out."""
+
+    UPSTREAM = "upstream"
+    OMIT = "omit"

@@ -35,6 +35,8 @@ from hyoka.stats.length_control import (
 )
 from hyoka.stats.ordinal import ScaleAgreement, grouped_share, scale_agreement
 from hyoka.stats.ranking_quality import (
+    BRIER_TIES,
+    BrierTies,
     RankingComparison,
     ScoreDraws,
     SeparabilityCurve,
@@ -58,6 +60,7 @@ from hyoka.stats.style_control import (
 )
 
 __all__ = [
+    "BRIER_TIES",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "LETTERS",
@@ -71,6 +74,7 @@ __all__ = [
     "BaselineVerdict",
     "Battles",
     "BoardRow",
+    "BrierTies",
     "Correlation",
     "Grade",
     "Grades",

@@ -33,16 +33,20 @@ from (their notebook is read from lmarena/arena-hard-auto, commit ``bd52a78``,
   order the same way, strictly (the notebook's "Strict Agreement"; a tie on either side
   counts against it). Needs no draws.
 * **pair-rank Brier score**: the notebook's "Forecasting" cells: for every pair (a, b) of
-  the models in name order, the ranking forecasts P(a below b) from a normal distribution
-  with the difference of the draws' means and the sum of their variances (``ddof=0``), and
-  the outcome is whether the reference's point score of a is below b's; the mean squared
-  error (0 is perfect, 0.25 a coin's). A pair the reference ties has no order to forecast:
-  it is left out (and counted, ``tied_reference_pairs``), the usual rule of pairwise
-  ranking measures. The notebook scores such a pair as "a not below b", an outcome that
-  hangs on which name sorts first (renaming a model changed the score). NaN where the
-  reference ties every pair. Two models without spread in their draws forecast 1, 0 or ½
-  by their means (the normal's limit; upstream's ``scipy.stats.norm`` gives NaN there).
-  Needs the ranking's draws and the reference's point scores.
+  the models in name order (``combinations(sorted(models), 2)``: Python's order of the
+  names), the ranking forecasts P(a below b) from a normal distribution with the
+  difference of the draws' means and the sum of their variances (``ddof=0``), and the
+  outcome is whether the reference's point score of a is below b's; the mean squared error
+  (0 is perfect, 0.25 a coin's). A pair the reference ties has no order to forecast; by
+  default (``ties="upstream"``) it is scored as the notebook scores it, outcome 0 ("a, the
+  name that sorts first, is not below b"), so its outcome follows the names, not the judge
+  (renaming a model can change the score). ``ties="omit"`` leaves such pairs out, the usual
+  rule of pairwise ranking measures, and the score no longer depends on the names (NaN
+  where the reference ties every pair). Either way the tied pairs are counted
+  (``tied_reference_pairs``) and the rule is in the signature. Two models without spread
+  in their draws forecast 1, 0 or ½ by their means (the normal's limit; upstream's
+  ``scipy.stats.norm`` gives NaN there). Needs the ranking's draws and the reference's
+  point scores.
 * **Spearman and Kendall** (τ-b) between the two rankings' scores, each with a percentile
   interval over the models drawn with replacement (seeded; ``correlation.rank_correlations``,
   the same home as the judge leaderboard's). Pairing the rankings' own
@@ -61,7 +65,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -85,8 +89,15 @@ BoolArray = npt.NDArray[np.bool_]
 
 #: the pairs agreement with confidence is taken over
 PAIRS = "reference-separated"
-#: how the Brier score forecasts and over which pairs (the module docstring)
-BRIER = "normal-forecast/reference-untied-pairs/reference-point-order"
+#: what the pair-rank Brier score does with a pair the reference ties (module docstring):
+#: score it as arena-hard's notebook does, or leave it out
+BrierTies = Literal["upstream", "omit"]
+BRIER_TIES: tuple[BrierTies, ...] = get_args(BrierTies)
+#: how the Brier score forecasts, over which pairs and with what rule for ties, by that rule
+BRIER: dict[BrierTies, str] = {
+    "upstream": "normal-forecast/all-pairs/reference-point-order/ties-upstream",
+    "omit": "normal-forecast/reference-untied-pairs/reference-point-order/ties-omit",
+}
 #: how the correlations' intervals are drawn
 CORRELATION_DRAWS = "models"
 
@@ -271,21 +282,27 @@ def _normal_below(difference: FloatArray, spread: FloatArray) -> FloatArray:
     return below
 
 
-def pair_rank_brier(ranking: ScoreDraws, reference: ScoreDraws) -> float:
+def pair_rank_brier(
+    ranking: ScoreDraws, reference: ScoreDraws, ties: BrierTies = "upstream"
+) -> float:
     """The pair-rank Brier score of ``ranking``'s forecasts against ``reference``'s point
-    order, over every model pair in name order that the reference does not tie (module
-    docstring); NaN without such a pair."""
+    order, over every model pair in name order (module docstring): a pair the reference
+    ties scored as arena-hard's notebook scores it (outcome "the first name is not below"),
+    or with ``ties="omit"`` left out (NaN without an untied pair)."""
     _needs_draws(ranking, "the pair-rank Brier score")
+    if ties not in BRIER_TIES:
+        raise InputError(f"the Brier score's rule for ties is one of {', '.join(BRIER_TIES)}")
     names = sorted(ranking.models)
     if len(names) < 2:
         return float("nan")
     mine, theirs = ranking.only(names), reference.only(names)
     mean, variance = mine.draws.mean(axis=0), mine.draws.var(axis=0)
     first, second = np.triu_indices(len(names), k=1)
-    ordered = theirs.estimate[first] != theirs.estimate[second]
-    first, second = first[ordered], second[ordered]
-    if not len(first):
-        return float("nan")
+    if ties == "omit":
+        ordered = theirs.estimate[first] != theirs.estimate[second]
+        first, second = first[ordered], second[ordered]
+        if not len(first):
+            return float("nan")
     forecast = _normal_below(
         mean[first] - mean[second], np.sqrt(variance[first] + variance[second])
     )
@@ -295,7 +312,8 @@ def pair_rank_brier(ranking: ScoreDraws, reference: ScoreDraws) -> float:
 
 def tied_reference_pairs(ranking: ScoreDraws, reference: ScoreDraws) -> int:
     """How many pairs of ``ranking``'s models the reference's point scores tie: the pairs
-    the pair-rank Brier score leaves out."""
+    whose Brier outcome is upstream's convention (``ties="upstream"``) or that are left
+    out (``ties="omit"``)."""
     scores = reference.only(ranking.models).estimate
     first, second = np.triu_indices(len(scores), k=1)
     return int(np.count_nonzero(scores[first] == scores[second]))
@@ -315,8 +333,9 @@ class RankingComparison:
     spearman: Interval
     kendall: Interval
     signature: Signature
-    #: the pairs the reference ties, left out of ``brier``
+    #: the pairs the reference ties, and what ``brier`` did with them
     brier_tied_pairs: int = 0
+    brier_ties: BrierTies = "upstream"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -327,7 +346,7 @@ class RankingComparison:
             "agreement_with_confidence": finite_or_none(self.agreement),
             "strict_agreement": finite_or_none(self.strict_agreement),
             "pair_rank_brier": finite_or_none(self.brier),
-            "pair_rank_brier_tied_pairs_left_out": self.brier_tied_pairs,
+            "pair_rank_brier_tied_pairs": self.brier_tied_pairs,
             "spearman": self.spearman.to_json(),
             "kendall_tau_b": self.kendall.to_json(),
         }
@@ -341,11 +360,13 @@ def compare_rankings(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     unit: str = "questions",
+    brier_ties: BrierTies = "upstream",
 ) -> RankingComparison:
     """Every statistic of the module's docstring for ``ranking`` (with draws) against
     ``reference`` (with draws, or point scores only: then no reference separability and
     no agreement with confidence), over the models both rank (the ranking's order).
-    ``unit``: what the rankings' draws resample, for the signature."""
+    ``unit``: what the rankings' draws resample, for the signature; ``brier_ties``: the
+    Brier score's rule for a pair the reference ties."""
     if not 0.0 < confidence < 1.0:
         raise InputError("confidence must lie strictly between 0 and 1")
     _needs_draws(ranking, "comparing rankings")
@@ -363,14 +384,15 @@ def compare_rankings(
         reference_separability=separability(theirs, confidence) if with_draws else None,
         agreement=agreement_with_confidence(mine, theirs, confidence) if with_draws else None,
         strict_agreement=strict_agreement(mine, theirs),
-        brier=pair_rank_brier(mine, theirs),
+        brier=pair_rank_brier(mine, theirs, brier_ties),
         brier_tied_pairs=tied_reference_pairs(mine, theirs),
+        brier_ties=brier_ties,
         spearman=correlations.spearman,
         kendall=correlations.kendall,
         signature=RankingComparisonSignature(
             confidence=confidence,
             pairs=PAIRS,
-            brier=BRIER,
+            brier=BRIER[brier_ties],
             rounds=min(len(mine.draws), len(theirs.draws)),
             unit=unit,
             correlation_draws=CORRELATION_DRAWS,
