@@ -11,6 +11,10 @@ findings). Each test failed on the code before its fix, through the command line
 - a FIFO named ``trials.jsonl`` (``result.json``, ``config.json``) made ``pfgen score`` and
   ``verify`` wait forever; a 3 GB sparse ``trials.jsonl`` or a link to ``/dev/zero`` was read
   whole (a MemoryError traceback): the store opens only regular files, within a bound.
+- ``pfgen generate``/``run`` with ``scripted/...`` was a KeyError traceback: one line naming
+  the providers that can make a pfgen-bench run.
+- a table with a column named twice (``model,pfgen_score,judge_score,pfgen_score``) or a key
+  twice in one JSON object used the last one silently: ``store.read_rows`` names it.
 """
 
 from __future__ import annotations
@@ -279,3 +283,41 @@ def test_pfgen_generate_names_the_providers_that_can_make_a_run(
         f"('scripted/{script}')"
     ]
     assert not results.exists()
+
+
+# --- 7. a table with a column (or key) named twice is refused, naming it --------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "error"),
+    [
+        (
+            "t.csv",
+            "model,pfgen_score,judge_score,pfgen_score\na,0.5,6,0.9\nb,0.6,7,0.1\nc,0.7,8,0.2\n",
+            ":1: column 'pfgen_score' is named twice in the header; which one a row means "
+            "cannot be guessed",
+        ),
+        (
+            "t.json",
+            '[{"model": "a", "pfgen_score": 0.5, "judge_score": 6, "pfgen_score": 0.9},'
+            ' {"model": "b", "pfgen_score": 0.6, "judge_score": 7}]',
+            ": key 'pfgen_score' appears twice in one object; which value is meant cannot be "
+            "guessed",
+        ),
+        (
+            "t.jsonl",
+            '{"model": "a", "pfgen_score": 0.5, "judge_score": 6}\n'
+            '{"model": "b", "pfgen_score": 0.6, "judge_score": 7, "judge_score": 1}\n',
+            ":2: key 'judge_score' appears twice in one object; which value is meant cannot be "
+            "guessed",
+        ),
+    ],
+)
+def test_correlate_refuses_a_table_that_names_a_column_twice(
+    tmp_path: Path, name: str, text: str, error: str
+) -> None:
+    table = tmp_path / name
+    table.write_text(text)
+    code, output = _hyoka("pfgen", "correlate", "--table", table)
+    assert code == 1
+    assert _errors(output) == [f"error: {table}{error}"]

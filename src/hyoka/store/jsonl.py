@@ -247,10 +247,18 @@ def read_objects(path: Path, data: bytes | None = None) -> Iterator[tuple[int, d
 def read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(where, object)`` rows of a small table a user writes by hand: CSV or TSV (header
     row, cells stripped), a JSON list of objects, or JSON Lines; ``where`` is ``file:line``
-    (``file: entry N`` in a JSON list), for error messages."""
+    (``file: entry N`` in a JSON list), for error messages.
+
+    A column named twice in the header, or a key twice in one object, is an ``InputError``
+    naming it: which of the two a row means cannot be guessed (a CSV reader keeps the last
+    cell, a JSON parser the last value, without a word). Only tables: a log's lines are read
+    as the file format's writers read them (``read_objects``)."""
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".tsv", ".json"):
-        for number, row in read_objects(path):
+        data = read_bytes(path)
+        lines = list(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace"))
+        for number, row in read_objects(path, data):
+            _refuse_repeated_keys(lines[number - 1], f"{path}:{number}")
             yield f"{path}:{number}", row
         return
     try:
@@ -261,16 +269,53 @@ def read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         raise InputError(f"{path}: cannot read: {exc}") from None
     if suffix in (".csv", ".tsv"):
         reader = csv.DictReader(text.splitlines(), delimiter="," if suffix == ".csv" else "\t")
+        names = [name.strip() for name in reader.fieldnames or ()]
+        twice = next((name for i, name in enumerate(names) if name in names[:i] and name), None)
+        if twice is not None:
+            raise InputError(
+                f"{path}:1: column {twice!r} is named twice in the header; which one a row "
+                "means cannot be guessed"
+            )
         for number, cells in enumerate(reader, start=2):
             yield f"{path}:{number}", {k.strip(): (v or "").strip() for k, v in cells.items() if k}
         return
     data = _loads(text, str(path), strict=False, one_line=False)
+    _refuse_repeated_keys(text, str(path))
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of objects")
     for number, row in enumerate(data, start=1):
         if not isinstance(row, dict):
             raise InputError(f"{path}: entry {number}: expected a JSON object")
         yield f"{path}: entry {number}", row
+
+
+class _RepeatedKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _RepeatedKeyError(key)
+        seen[key] = value
+    return seen
+
+
+def _refuse_repeated_keys(text: str, where: str) -> None:
+    """An ``InputError`` naming ``where`` and the key when an object of JSON ``text`` (read
+    already, so valid) holds one key twice."""
+    try:
+        json.loads(text.removeprefix(BOM), object_pairs_hook=_unique_pairs)
+    except _RepeatedKeyError as exc:
+        raise InputError(
+            f"{where}: key {exc.key!r} appears twice in one object; which value is meant "
+            "cannot be guessed"
+        ) from None
+    except (ValueError, RecursionError):  # refused by the reader already, in its words
+        return
 
 
 def read_records(
