@@ -391,12 +391,10 @@ NOT_YET_SHORT: set[str] = {
     "ifeval score",
     "pfgen correlate",
     "pfgen stability",
-    "refset generate",
     "refset plan",
 }
 NOT_YET_JSON: set[str] = {
     "demo",
-    "refset generate",
 }
 
 

@@ -177,6 +177,11 @@ def test_generate_from_the_settings_file_plan_reads(tmp_path: Path) -> None:
     out = _cli("refset", "generate", "--config", str(config))
     assert "2 answer(s) generated in 1 batch(es)" in out
     assert sum(r.count for r in read_generated(tmp_path / "work", "Q13")) == 2
+    # --json beside --config (it changes no answer): nothing left to make, said as JSON
+    shown = runner.invoke(app, ["refset", "generate", "--config", str(config), "--json"])
+    assert shown.exit_code == 0, shown.output
+    done = json.loads(shown.stdout)
+    assert (done["answers"], done["batches"], done["failed"]) == (0, 0, 0)
 
 
 def test_generate_flags_reach_a_local_server_through_base_url(

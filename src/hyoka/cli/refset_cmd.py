@@ -7,6 +7,8 @@ appended to ``<work>/<stage>/audit.jsonl``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -41,7 +43,13 @@ from hyoka.pfgen import REFSET_PROTOCOL, Mode
 from hyoka.refset import Executor
 
 if TYPE_CHECKING:
-    from hyoka.refset import StageOutcome, WorkerEvent
+    from hyoka.refset import (
+        GenerateConfig,
+        GenerationWatcher,
+        PlanSection,
+        StageOutcome,
+        WorkerRates,
+    )
 
 Work = Annotated[Path, typer.Argument(help="Work folder holding every stage's files.")]
 Questions = Annotated[
@@ -187,6 +195,7 @@ def generate_command(
         ),
     ] = None,
     data_dir: DataDirOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Stage 1: generate answers with many-shot prompts into sharded files (resumable).
 
@@ -202,67 +211,26 @@ def generate_command(
     http://127.0.0.1:8000/v1 --set-name S; hyoka refset generate --config generate.toml
     (the file hyoka refset plan reads).
     """
-    from hyoka.refset import (
-        GenerateConfig,
-        WorkerRates,
-        benchmark_source,
-        generation_totals,
-        load_generate_file,
-        run_generation,
-    )
+    from hyoka.refset import generate_sets
 
-    if config_file is not None:
-        _only_the_file(ctx, config_file)
-        settings = load_generate_file(config_file)
-        config, work, benchmark = settings.generation, settings.work, settings.benchmark
-        question, snippets = list(settings.questions) or None, settings.snippets
-        executor, workers = settings.plan.executor, settings.plan.workers
-        cpus_per_worker, gpus_per_worker = (
-            settings.plan.cpus_per_worker,
-            settings.plan.gpus_per_worker,
-        )
-        answers = config.answers
-    elif work is None or model is None or set_name is None:
-        raise InputError("give WORK, --model and --set-name, or --config FILE")
-    else:
-        from pydantic import ValidationError
-
-        options = provider_options(option)
-        if base_url:  # where the file keeps it: the provider's option, redacted when kept
-            options["base_url"] = base_url
-        try:
-            config = GenerateConfig(
-                model=model, set_name=set_name, mode=mode, num_examples=num_examples,
-                temperature=temperature, top_p=top_p, top_k=top_k, max_tokens=max_tokens,
-                seed=seed, batch_size=batch_size, snippets_k=snippets_k,
-                options=options, answers=answers, shards=shards,
-                concurrency=concurrency,
-            )  # fmt: skip
-        except ValidationError as exc:
-            raise HyokaError(setting_problems("generation", exc.errors(), _FLAGS)) from None
-    if cache and executor is Executor.RAY:
-        raise InputError("--cache: the response cache is a file on this machine; not on Ray")
-    source = benchmark_source(benchmark, data_dir)
-    chosen = source.select(question)
-    cache_dir = None
-    if cache:
-        from hyoka.store import default_cache_dir
-
-        cache_dir = default_cache_dir()
-    rates = WorkerRates()
-    with progress_bar(rate=True, remaining=True) as bar:
-        task = bar.add_task("answers", total=len(chosen) * answers)
-
-        def heard(event: WorkerEvent) -> None:
-            rates.add(event)
-            bar.update(task, description=f"answers {rates.line()}".rstrip())
-
-        reports = run_generation(
-            work, config, source, question, snippets, executor, cache_dir,
-            lambda n: bar.advance(task, n), workers=workers, cpus_per_worker=cpus_per_worker,
-            gpus_per_worker=gpus_per_worker, on_event=heard,
+    chosen = _settings(
+        ctx, config_file, work, question, snippets, executor, workers, cpus_per_worker,
+        gpus_per_worker, benchmark, model=model, set_name=set_name, mode=mode,
+        num_examples=num_examples, temperature=temperature, top_p=top_p, top_k=top_k,
+        max_tokens=max_tokens, seed=seed, batch_size=batch_size, snippets_k=snippets_k,
+        options=option, base_url=base_url, answers=answers, shards=shards,
+        concurrency=concurrency,
+    )  # fmt: skip
+    config, folder, source, questions, passages, plan = chosen
+    with _shown_generation() as watcher:
+        done = generate_sets(
+            folder, config, benchmark=source, questions=questions, snippets=passages,
+            plan=plan, cache=cache, data_dir=data_dir, watcher=watcher,
         )  # fmt: skip
-    totals = generation_totals(reports)
+    if as_json:
+        echo_json(done.to_json())
+        return
+    totals = done.totals
     console.print(
         f"{totals.answers} answer(s) generated in {totals.batches} batch(es); "
         f"{totals.failed} empty after retries; "
@@ -271,15 +239,88 @@ def generate_command(
     )
     for note in totals.notes:
         say(note, err=True)
-    if executor is Executor.RAY:
-        say(rates.summary(), err=True)
+    if done.rates is not None:
+        say(done.rates.summary(), err=True)
+
+
+#: what ``_settings`` hands back: the generation's settings, the work folder, the
+#: benchmark folder, the questions, the snippets file and the workers' plan
+Settings = tuple[
+    "GenerateConfig", Path, "Path | None", "list[str] | None", "Path | None", "PlanSection"
+]
+
+
+def _settings(
+    ctx: typer.Context,
+    config_file: Path | None,
+    work: Path | None,
+    question: list[str] | None,
+    snippets: Path | None,
+    executor: Executor,
+    workers: int,
+    cpus_per_worker: float,
+    gpus_per_worker: float,
+    benchmark: Path | None,
+    *,
+    model: str | None,
+    set_name: str | None,
+    options: list[str] | None,
+    base_url: str | None,
+    **fields: Any,
+) -> Settings:
+    """The generation's settings from --config FILE (and no generation flag beside it),
+    else from the flags; a setting out of bounds is one error naming its flag."""
+    from hyoka.refset import GenerateConfig, PlanSection, load_generate_file
+
+    if config_file is not None:
+        _only_the_file(ctx, config_file)
+        read = load_generate_file(config_file)
+        return (read.generation, read.work, read.benchmark, list(read.questions) or None,
+                read.snippets, read.plan)  # fmt: skip
+    if work is None or model is None or set_name is None:
+        raise InputError("give WORK, --model and --set-name, or --config FILE")
+    from pydantic import ValidationError
+
+    given = provider_options(options)
+    if base_url:  # where the file keeps it: the provider's option, redacted when kept
+        given["base_url"] = base_url
+    try:
+        config = GenerateConfig(model=model, set_name=set_name, options=given, **fields)
+        plan = PlanSection(
+            workers=workers, cpus_per_worker=cpus_per_worker, gpus_per_worker=gpus_per_worker,
+            executor=executor,
+        )  # fmt: skip
+    except ValidationError as exc:
+        raise HyokaError(setting_problems("generation", exc.errors(), _FLAGS)) from None
+    return config, work, benchmark, question, snippets, plan
+
+
+@contextmanager
+def _shown_generation() -> Iterator[GenerationWatcher]:
+    """A progress bar of the answers, its line the workers' rates as they come."""
+    from hyoka.refset import GenerationWatcher
+
+    with progress_bar(rate=True, remaining=True) as bar:
+        task = bar.add_task("answers", total=None)
+
+        class Shown(GenerationWatcher):
+            def started(self, total: int) -> None:
+                bar.update(task, total=total)
+
+            def advanced(self, answers: int) -> None:
+                bar.advance(task, answers)
+
+            def heard(self, rates: WorkerRates) -> None:
+                bar.update(task, description=f"answers {rates.line()}".rstrip())
+
+        yield Shown()
 
 
 def _only_the_file(ctx: typer.Context, config_file: Path) -> None:
     """With --config, a generation flag given too is an error: the file alone decides, so
     that the answers (and the plan measured from the same file) never depend on which
     flags were typed."""
-    allowed = {"ctx", "config_file", "cache", "data_dir"}
+    allowed = {"ctx", "config_file", "cache", "data_dir", "as_json"}
     for param in ctx.command.params:
         if param.name in allowed or param.name is None:
             continue

@@ -23,10 +23,23 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hyoka.refset.build_stages import benchmark_source, build
-    from hyoka.refset.config import BuildConfig, GenerateFile, load_build_config, load_generate_file
+    from hyoka.refset.config import (
+        BuildConfig,
+        GenerateFile,
+        PlanSection,
+        load_build_config,
+        load_generate_file,
+    )
     from hyoka.refset.executor import Executor
     from hyoka.refset.generate import GenerateConfig, read_generated
-    from hyoka.refset.generation_run import generation_totals, import_answers, run_generation
+    from hyoka.refset.generation_run import (
+        GeneratedSets,
+        GenerationWatcher,
+        generate_sets,
+        generation_totals,
+        import_answers,
+        run_generation,
+    )
     from hyoka.refset.length import select_length
     from hyoka.refset.ngrules import filter_rules, load_ng_rules
     from hyoka.refset.normalise import load_rewrites, normalise_pool
@@ -54,6 +67,10 @@ _EXPORTS: dict[str, str] = {
     "stage_params": "hyoka.refset.pipeline",
     "stage_outcome": "hyoka.refset.pipeline",
     "generation_totals": "hyoka.refset.generation_run",
+    "generate_sets": "hyoka.refset.generation_run",
+    "GeneratedSets": "hyoka.refset.generation_run",
+    "GenerationWatcher": "hyoka.refset.generation_run",
+    "PlanSection": "hyoka.refset.config",
     "benchmark_source": "hyoka.refset.build_stages",
     "StageOutcome": "hyoka.refset.pipeline",
     "build": "hyoka.refset.build_stages",
@@ -103,8 +120,11 @@ __all__ = [
     "Executor",
     "GenerateConfig",
     "GenerateFile",
+    "GeneratedSets",
+    "GenerationWatcher",
     "PaperAssumptions",
     "PaperScale",
+    "PlanSection",
     "PoolRecord",
     "StageOutcome",
     "WorkerEvent",
@@ -115,6 +135,7 @@ __all__ = [
     "calibrate",
     "estimate",
     "filter_rules",
+    "generate_sets",
     "generation_totals",
     "hill_climb",
     "import_answers",

@@ -22,6 +22,8 @@ from typing import Any
 from hyoka.errors import DataError, InputError
 from hyoka.pfgen import QuestionFile
 from hyoka.providers import ModelClient, ResponseCache, load_provider, parse_model_string
+from hyoka.refset.build_stages import benchmark_source
+from hyoka.refset.config import PlanSection
 from hyoka.refset.executor import Executor
 from hyoka.refset.generate import (
     SETTINGS_FILE,
@@ -36,10 +38,10 @@ from hyoka.refset.generate import (
     question_folder,
     write_stats,
 )
-from hyoka.refset.ray_workers import OnEvent, WorkerEvent, WorkerResources
+from hyoka.refset.ray_workers import OnEvent, WorkerEvent, WorkerRates, WorkerResources
 from hyoka.refset.shards import append_frame, shard_name, shard_paths
 from hyoka.refset.source import BenchmarkSource
-from hyoka.store import read_json, write_json
+from hyoka.store import default_cache_dir, read_json, write_json
 
 
 def run_generation(
@@ -213,3 +215,74 @@ def _check_importable(folder: Path) -> None:
             f"{folder}: holds generated answers of this set; an import does not replace them "
             "(import into another work folder)"
         )
+
+
+class GenerationWatcher:
+    """What a front end hears as stage 1 runs; by default nothing."""
+
+    def started(self, total: int) -> None:
+        """``total`` answers are to be made (or found made) in all."""
+
+    def advanced(self, answers: int) -> None:
+        """``answers`` more are made."""
+
+    def heard(self, rates: WorkerRates) -> None:
+        """A worker's event, added to ``rates`` (each worker's answers per second, model
+        loads, workers lost)."""
+
+
+@dataclass(frozen=True)
+class GeneratedSets:
+    """What a stage 1 run did (``totals``) and, on Ray, what its workers did (``rates``)."""
+
+    totals: GenerationTotals
+    rates: WorkerRates | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The totals (answers, batches, empty after retries, damaged bytes dropped,
+        tokens, notes) and, on Ray, the workers' account."""
+        found: dict[str, Any] = asdict(self.totals)
+        found["notes"] = list(self.totals.notes)
+        if self.rates is not None:
+            found["workers"] = self.rates.summary()
+        return found
+
+
+def generate_sets(
+    work: Path,
+    config: GenerateConfig,
+    *,
+    benchmark: Path | None = None,
+    questions: Sequence[str] | None = None,
+    snippets: Path | None = None,
+    plan: PlanSection | None = None,
+    cache: bool = False,
+    data_dir: Path | None = None,
+    watcher: GenerationWatcher | None = None,
+) -> GeneratedSets:
+    """Stage 1 as ``hyoka refset generate`` runs it: every missing batch of the questions
+    (all, or ``questions``) of ``benchmark`` (default: pfgen-bench's in ``data_dir``)
+    generated into ``work``, here or on Ray with the workers of ``plan``; ``cache``: the
+    response cache of this machine (not on Ray)."""
+    plan = plan or PlanSection()
+    watcher = watcher or GenerationWatcher()
+    if cache and plan.executor is Executor.RAY:
+        raise InputError("`cache`: the response cache is a file on this machine; not on Ray")
+    source = benchmark_source(benchmark, data_dir)
+    chosen = source.select(list(questions) if questions else None)
+    cache_dir = default_cache_dir() if cache else None
+    rates = WorkerRates()
+    watcher.started(len(chosen) * config.answers)
+
+    def heard(event: WorkerEvent) -> None:
+        rates.add(event)
+        watcher.heard(rates)
+
+    reports = run_generation(
+        work, config, source, list(questions) if questions else None, snippets, plan.executor,
+        cache_dir, watcher.advanced, workers=plan.workers,
+        cpus_per_worker=plan.cpus_per_worker, gpus_per_worker=plan.gpus_per_worker,
+        on_event=heard,
+    )  # fmt: skip
+    totals = generation_totals(reports)
+    return GeneratedSets(totals, rates if plan.executor is Executor.RAY else None)
