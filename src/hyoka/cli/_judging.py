@@ -21,7 +21,7 @@ from hyoka.cli._common import progress_bar
 from hyoka.errors import HyokaError
 
 # the flags' choices: typer needs them when it builds a judging command
-from hyoka.judge import AggregateChoice, JudgeWatcher, MethodChoice, StyleControlChoice
+from hyoka.judge import GRADING, AggregateChoice, JudgeWatcher, MethodChoice, StyleControlChoice
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 AggregateOption = Annotated[
     AggregateChoice, typer.Option("--aggregate", help="How repeats combine.")
 ]
+#: ``--aggregate``'s default: the library's (``judge.GRADING``)
+DEFAULT_AGGREGATE = AggregateChoice(GRADING.aggregate)
 MethodOption = Annotated[
     MethodChoice, typer.Option("--method", help="Pairwise verdict method, or all of them.")
 ]

@@ -25,7 +25,7 @@ from hyoka.cli._judging import ControlFeaturesOption, MethodOption
 from hyoka.cli._tables import print_table
 from hyoka.cli._thinking import ThinkingOption
 from hyoka.judge import CriteriaChoice, MethodChoice
-from hyoka.providers import ThinkingChoice
+from hyoka.providers import CONCURRENCY, ThinkingChoice
 
 if TYPE_CHECKING:
     from hyoka.judge import JudgedBy, PairwiseJudged, PairwiseSummary
@@ -121,7 +121,7 @@ def pairwise_command(
     limit: LimitOption = None,
     per_question: PerQuestionOption = None,
     data_dir: DataDirOption = None,
-    concurrency: ConcurrencyOption = 8,
+    concurrency: ConcurrencyOption = CONCURRENCY,
     base_url: BaseUrlOption = None,
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,

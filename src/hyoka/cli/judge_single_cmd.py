@@ -25,11 +25,11 @@ from hyoka.cli._common import (
     reports_errors,
     say,
 )
-from hyoka.cli._judging import AggregateOption
+from hyoka.cli._judging import DEFAULT_AGGREGATE, AggregateOption
 from hyoka.cli._tables import print_table
 from hyoka.cli._thinking import ThinkingOption
-from hyoka.judge import AggregateChoice
-from hyoka.providers import ThinkingChoice
+from hyoka.judge import GRADING
+from hyoka.providers import CONCURRENCY, ThinkingChoice
 
 
 @reports_errors
@@ -57,13 +57,13 @@ def single_command(
             show_default=False,
         ),
     ] = None,
-    repeats: RepeatsOption = 1,
-    aggregate: AggregateOption = AggregateChoice.MEAN,
-    temperature: TemperatureOption = 0.0,
-    max_tokens: MaxTokensOption = 1024,
-    max_attempts: AttemptsOption = 3,
+    repeats: RepeatsOption = GRADING.repeats,
+    aggregate: AggregateOption = DEFAULT_AGGREGATE,
+    temperature: TemperatureOption = GRADING.temperature,
+    max_tokens: MaxTokensOption = GRADING.max_tokens,
+    max_attempts: AttemptsOption = GRADING.max_attempts,
     limit: LimitOption = None,
-    concurrency: ConcurrencyOption = 8,
+    concurrency: ConcurrencyOption = CONCURRENCY,
     base_url: BaseUrlOption = None,
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,

@@ -43,7 +43,7 @@ from hyoka.mtbench import (
     LayoutChoice,
     TemplateChoice,
 )
-from hyoka.providers import ThinkingChoice
+from hyoka.providers import CONCURRENCY, ThinkingChoice
 
 if TYPE_CHECKING:
     from hyoka.mtbench import MatchesJudged, PairsJudged, RakudaRanking, TurnsJudged
@@ -270,7 +270,7 @@ def generate_command(
         ),
     ] = None,
     limit: LimitOption = None,
-    concurrency: ConcurrencyOption = 8,
+    concurrency: ConcurrencyOption = CONCURRENCY,
     base_url: BaseUrlOption = None,
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
@@ -424,7 +424,7 @@ def judge_command(
     price_in: PriceInOption = 0.0,
     price_out: PriceOutOption = 0.0,
     limit: LimitOption = None,
-    concurrency: ConcurrencyOption = 8,
+    concurrency: ConcurrencyOption = CONCURRENCY,
     base_url: BaseUrlOption = None,
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,

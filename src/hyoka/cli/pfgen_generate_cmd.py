@@ -33,7 +33,7 @@ from hyoka.cli._thinking import ThinkingOption
 
 # the flags' choices and defaults, needed at import; they load nothing heavy
 from hyoka.pfgen import PROTOCOL, Mode
-from hyoka.providers import ThinkingChoice
+from hyoka.providers import CONCURRENCY, ThinkingChoice
 
 if TYPE_CHECKING:
     from hyoka.pfgen import GenerateSettings
@@ -66,7 +66,7 @@ def generation_flags(
     num_examples: NumExamplesOption = PROTOCOL.num_examples,
     seed: SeedTextOption = "",
     prefix: PrefixOption = None,
-    concurrency: ConcurrencyOption = 8,
+    concurrency: ConcurrencyOption = CONCURRENCY,
     limit: LimitOption = None,
     results_dir: ResultsDirOption = Path("results"),
     name: ModelNameOption = None,

@@ -26,11 +26,11 @@ from hyoka.cli._common import (
     reports_errors,
     say,
 )
-from hyoka.cli._judging import AggregateOption
+from hyoka.cli._judging import DEFAULT_AGGREGATE, AggregateOption
 from hyoka.cli._tables import print_table
 from hyoka.cli._thinking import ThinkingOption
-from hyoka.judge import AggregateChoice
-from hyoka.providers import ThinkingChoice
+from hyoka.judge import GRADING
+from hyoka.providers import CONCURRENCY, ThinkingChoice
 
 #: ``hyoka.pfgen.judge.DEFAULT_TEMPLATE``, spelt out so ``--help`` imports nothing heavy
 DEFAULT_TEMPLATE = "pfgen-single"
@@ -50,12 +50,12 @@ def judge_command(
     template: Annotated[
         str, typer.Option("--template", "-t", help="Packaged template name, or a .toml file.")
     ] = DEFAULT_TEMPLATE,
-    repeats: RepeatsOption = 1,
-    aggregate: AggregateOption = AggregateChoice.MEAN,
-    temperature: TemperatureOption = 0.0,
-    max_tokens: MaxTokensOption = 1024,
-    max_attempts: AttemptsOption = 3,
-    concurrency: ConcurrencyOption = 8,
+    repeats: RepeatsOption = GRADING.repeats,
+    aggregate: AggregateOption = DEFAULT_AGGREGATE,
+    temperature: TemperatureOption = GRADING.temperature,
+    max_tokens: MaxTokensOption = GRADING.max_tokens,
+    max_attempts: AttemptsOption = GRADING.max_attempts,
+    concurrency: ConcurrencyOption = CONCURRENCY,
     base_url: BaseUrlOption = None,
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,

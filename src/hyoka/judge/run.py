@@ -48,7 +48,14 @@ from hyoka.judge.pairwise_summary import summarise as summarise_pairwise
 from hyoka.judge.records import JudgeSettings
 from hyoka.judge.single import plan_single, read_items, summarise
 from hyoka.judge.templates import load_template
-from hyoka.providers import DEFAULT_THINKING, ModelClient, ThinkingRule, alias_note, connect
+from hyoka.providers import (
+    CONCURRENCY,
+    DEFAULT_THINKING,
+    ModelClient,
+    ThinkingRule,
+    alias_note,
+    connect,
+)
 from hyoka.stats import STYLE_CONTROLS, StyleCounts
 from hyoka.store import JsonlLog
 
@@ -80,6 +87,22 @@ class JudgeWatcher:
 
 
 @dataclass(frozen=True)
+class Grading:
+    """How a single grading asks its judge where its caller does not say: the one home of
+    these defaults, which ``judge_single``, ``pfgen.judge_pfgen_run`` and the flags of
+    ``hyoka judge single`` and ``hyoka pfgen judge`` read (``GRADING``)."""
+
+    repeats: int = 1
+    aggregate: str = "mean"
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    max_attempts: int = 3
+
+
+GRADING = Grading()
+
+
+@dataclass(frozen=True)
 class Connection:
     """How to reach the judge: its server, backend options, the response cache, and the
     requests in flight at once (``providers.connect``)."""
@@ -87,7 +110,7 @@ class Connection:
     base_url: str | None = None
     options: Mapping[str, Any] | None = None
     no_cache: bool = False
-    concurrency: int = 8
+    concurrency: int = CONCURRENCY
 
     def connect(self, spec: str, *, flag: str = "`judge`") -> ModelClient:
         """A client for ``spec`` (``provider/model``: the judge, or the parameter ``flag``
@@ -168,11 +191,11 @@ def judge_single(
     template: str = "single-ref",
     references: Path | None = None,
     output: Path | None = None,
-    repeats: int = 1,
-    aggregate: str = "mean",
-    temperature: float = 0.0,
-    max_tokens: int = 1024,
-    max_attempts: int = 3,
+    repeats: int = GRADING.repeats,
+    aggregate: str = GRADING.aggregate,
+    temperature: float = GRADING.temperature,
+    max_tokens: int = GRADING.max_tokens,
+    max_attempts: int = GRADING.max_attempts,
     limit: int | None = None,
     thinking: ThinkingRule = DEFAULT_THINKING,
     connection: Connection | None = None,

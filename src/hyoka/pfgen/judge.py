@@ -22,6 +22,7 @@ from typing import Any
 
 from hyoka.errors import DataError, HyokaError, InputError
 from hyoka.judge import (
+    GRADING,
     Answer,
     Connection,
     JudgedBy,
@@ -232,11 +233,11 @@ def judge_pfgen_run(
     per_question: int | None = None,
     limit: int | None = None,
     template: str = DEFAULT_TEMPLATE,
-    repeats: int = 1,
-    aggregate: str = "mean",
-    temperature: float = 0.0,
-    max_tokens: int = 1024,
-    max_attempts: int = 3,
+    repeats: int = GRADING.repeats,
+    aggregate: str = GRADING.aggregate,
+    temperature: float = GRADING.temperature,
+    max_tokens: int = GRADING.max_tokens,
+    max_attempts: int = GRADING.max_attempts,
     thinking: ThinkingRule = DEFAULT_THINKING,
     data_dir: Path | None = None,
     connection: Connection | None = None,

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         cache_key,
         served_models,
     )
+    from hyoka.providers.defaults import CONCURRENCY
     from hyoka.providers.embedded import EMBEDDED_MODEL, smollm2_path
     from hyoka.providers.errors import (
         MissingDependencyError,
@@ -78,6 +79,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "CacheError": ("hyoka.providers.client", "CacheError"),
     "Choice": ("hyoka.providers.types", "Choice"),
     "ClientStats": ("hyoka.providers.client", "ClientStats"),
+    "CONCURRENCY": ("hyoka.providers.defaults", "CONCURRENCY"),
     "DEFAULT_THINKING": ("hyoka.providers.thinking", "DEFAULT_THINKING"),
     "EMBEDDED_MODEL": ("hyoka.providers.embedded", "EMBEDDED_MODEL"),
     "GaveUpError": ("hyoka.providers.client", "GaveUpError"),
@@ -130,6 +132,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 
 __all__ = [
     "BACKENDS",
+    "CONCURRENCY",
     "DEFAULT_THINKING",
     "EMBEDDED_MODEL",
     "KEEP",

@@ -40,6 +40,7 @@ from pydantic import ValidationError
 
 from hyoka.errors import HyokaError, HyokaWarning
 from hyoka.providers.base import Provider
+from hyoka.providers.defaults import CONCURRENCY
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse, Usage
 from hyoka.redact import REDACTED, KnownSecrets
@@ -475,7 +476,7 @@ class ModelClient:
         provider: Provider,
         *,
         cache: ResponseCache | None = None,
-        concurrency: int = 8,
+        concurrency: int = CONCURRENCY,
         retry: RetryPolicy | None = None,
         on_retry: Callable[[RetryEvent], None] | None = None,
         recover_after: int = 8,

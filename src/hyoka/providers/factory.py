@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.providers.client import ModelClient, ResponseCache, RetryEvent, RetryPolicy
+from hyoka.providers.defaults import CONCURRENCY
 from hyoka.providers.registry import load_provider
 
 
@@ -23,7 +24,7 @@ def connect(
     options: Mapping[str, Any] | None = None,
     no_cache: bool = False,
     cache_dir: Path | str | None = None,
-    concurrency: int = 8,
+    concurrency: int = CONCURRENCY,
     retry: RetryPolicy | None = None,
     on_retry: Callable[[RetryEvent], None] | None = None,
     flag: str = "`spec`",
