@@ -10,11 +10,14 @@ machine without llama.cpp.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hyoka.cli._common import DataDirOption, TrialsOption, reports_errors
+from hyoka.cli._common import DataDirOption, JsonOption, TrialsOption, echo_json, reports_errors
+
+if TYPE_CHECKING:
+    from hyoka.pfgen import RunSummary
 
 EXAMPLE = "examples/pfgen-tiny"
 #: The kind of output the demo's copy of the example run is marked as.
@@ -36,6 +39,7 @@ def demo_command(
         bool,
         typer.Option("--report", help="Then build the offline report over the run: OUT/report."),
     ] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Run pfgen-bench end to end on the embedded model and rank it beside public results.
 
@@ -51,24 +55,35 @@ def demo_command(
 
       hyoka demo --example --report
     """
+    shown = not as_json
     if example:
-        folder = _score_example(out, data_dir)
+        folder, summary = _score_example(out, data_dir, shown)
     else:
-        folder = _generate(questions, trials, out, data_dir)
-    if report:
-        _report(folder, out / "report", data_dir)
+        folder, summary = _generate(questions, trials, out, data_dir, shown)
+    index = _report(folder, out / "report", data_dir, shown) if report else None
+    if as_json:
+        from hyoka.store import pfgen_runs
+
+        written = folder / pfgen_runs.RESULT_FILE
+        summary_json = {**summary.to_json(), "folder": str(folder)}
+        echo_json({"summary": summary_json, "result": str(written), "report": index})
 
 
-def _generate(questions: int, trials: int, out: Path, data_dir: Path | None) -> Path:
+def _generate(
+    questions: int, trials: int, out: Path, data_dir: Path | None, shown: bool
+) -> tuple[Path, RunSummary]:
     from hyoka.cli._common import console
     from hyoka.cli._context import generate_and_score
-    from hyoka.pfgen import GenerateSettings, Mode
+    from hyoka.pfgen import GenerateSettings, Mode, PfgenBenchmark, run_pfgen
     from hyoka.providers import EMBEDDED_MODEL
 
     settings = GenerateSettings(
         model=EMBEDDED_MODEL, mode=Mode.CHAT, trials=trials, limit=questions,
         results_dir=out / "results", concurrency=1,
     )  # fmt: skip
+    if not shown:  # --json: the run made quietly, its numbers printed once at the end
+        summary = run_pfgen(settings, PfgenBenchmark.load(data_dir)).summary
+        return summary.folder, summary
     summary = generate_and_score(settings, data_dir).summary
     _print_written(summary.folder)
     console.print(
@@ -76,15 +91,15 @@ def _generate(questions: int, trials: int, out: Path, data_dir: Path | None) -> 
         "shows the whole path offline, not a good score.",
         highlight=False,
     )
-    return summary.folder
+    return summary.folder, summary
 
 
-def _score_example(out: Path, data_dir: Path | None) -> Path:
+def _score_example(out: Path, data_dir: Path | None, shown: bool) -> tuple[Path, RunSummary]:
     import shutil
     from importlib import resources
 
     from hyoka.cli._context import score_and_show
-    from hyoka.pfgen import PfgenBenchmark, find_runs
+    from hyoka.pfgen import PfgenBenchmark, find_runs, score_new_run
     from hyoka.store import replacing_folder
 
     benchmark = PfgenBenchmark.load(data_dir)
@@ -98,20 +113,27 @@ def _score_example(out: Path, data_dir: Path | None) -> Path:
     ):
         shutil.copytree(bundled, staging, dirs_exist_ok=True, copy_function=shutil.copyfile)
         (source,) = find_runs(staging)
-        summary = score_and_show(source.parent if source.is_file() else source, benchmark, data_dir)
+        run = source.parent if source.is_file() else source
+        if shown:
+            summary = score_and_show(run, benchmark, data_dir)
+        else:
+            summary = score_new_run(run, benchmark)
         folder = target / summary.folder.relative_to(staging)
-    _print_written(folder)
-    return folder
+    if shown:
+        _print_written(folder)
+    return folder, summary
 
 
-def _report(run: Path, target: Path, data_dir: Path | None) -> None:
+def _report(run: Path, target: Path, data_dir: Path | None, shown: bool) -> str:
     """The demo's run in the offline report, among the public runs when the data directory
     has them, so a newcomer sees the whole path from a run to the page that explains it."""
     from hyoka.cli._common import say
     from hyoka.report import ReportOptions, build_report
 
     build_report([run], target, ReportOptions(data_dir=data_dir))
-    say(f"report: {target / 'index.html'}")
+    if shown:
+        say(f"report: {target / 'index.html'}")
+    return str(target / "index.html")
 
 
 def _print_written(folder: Path) -> None:
