@@ -40,6 +40,7 @@ from hyoka.errors import HyokaError, InputError, setting_problems
 # the two enums are flag types and the protocol the flags' defaults, so typer needs them
 # when it builds the commands (they load nothing heavy)
 from hyoka.pfgen import REFSET_PROTOCOL, Mode
+from hyoka.providers import CONCURRENCY
 from hyoka.refset import Executor
 
 if TYPE_CHECKING:
@@ -162,7 +163,7 @@ def generate_command(
         Path | None, typer.Option(help="JSONL of retrieval passages {question_id, text}.")
     ] = None,
     snippets_k: Annotated[int, typer.Option("--snippets-k", min=0)] = 5,
-    concurrency: ConcurrencyOption = 8,
+    concurrency: ConcurrencyOption = CONCURRENCY,
     base_url: BaseUrlOption = None,
     option: ProviderOptionsOption = None,
     cache: Annotated[

@@ -49,6 +49,7 @@ from hyoka.pfgen.run_config import (
     run_folder,
 )
 from hyoka.providers import (
+    CONCURRENCY,
     DEFAULT_THINKING,
     EMBEDDED_MODEL,
     ModelClient,
@@ -93,7 +94,7 @@ class GenerateSettings:
     num_examples: int = PROTOCOL.num_examples
     seed: str = ""
     prefix: str | None = None
-    concurrency: int = 8
+    concurrency: int = CONCURRENCY
     limit: int | None = None
     results_dir: Path = Path("results")
     name: str | None = None

@@ -38,6 +38,7 @@ from hyoka.pfgen import (
     trial_seed,
 )
 from hyoka.providers import (
+    CONCURRENCY,
     MaxTokens,
     ModelClient,
     SamplingParams,
@@ -92,7 +93,7 @@ class GenerateConfig(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     answers: int = Field(default=1000, ge=1)
     shards: int = Field(default=1, ge=1)
-    concurrency: int = Field(default=8, ge=1)
+    concurrency: int = Field(default=CONCURRENCY, ge=1)
 
     @field_validator("set_name")
     @classmethod
