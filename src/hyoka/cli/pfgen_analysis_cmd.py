@@ -20,8 +20,7 @@ from hyoka.cli._common import (
 from hyoka.cli._tables import print_table
 
 if TYPE_CHECKING:
-    from hyoka.judge import JudgedBy
-    from hyoka.pfgen import BoardCorrelation, PairedScores
+    from hyoka.pfgen import BoardCorrelation, ScoreCorrelation
     from hyoka.stats import Correlation
 
 #: The bootstrap defaults: ``hyoka.stats.bootstrap``'s, repeated so that importing this module
@@ -121,13 +120,8 @@ def correlate_command(
             given={"--table": table, "--judge": judge},
         )  # fmt: skip
         return
-    from rich.markup import escape
-    from rich.table import Table
-
-    from hyoka.cli._common import console, err_console
     from hyoka.errors import InputError
-    from hyoka.pfgen import collect_run_scores, read_score_table
-    from hyoka.stats import correlate
+    from hyoka.pfgen import correlate_scores
 
     only_against = {"--names": names, "--mix-variants": mix_variants, "--data-dir": data_dir}
     for flag, value in only_against.items():
@@ -135,48 +129,46 @@ def correlate_command(
             raise InputError(f"{flag} applies to --against only")
     if (results_dir is None) == (table is None):
         raise InputError("give either RESULTS_DIR or --table (exactly one)")
-    if table is not None:
-        if judge is not None:
-            raise InputError("--judge applies to RESULTS_DIR, not to --table")
-        paired = read_score_table(table)
-    else:
-        assert results_dir is not None
-        paired = collect_run_scores(results_dir, judge)
-    pairs = paired.pairs
-    result = correlate(
-        [p.pfgen for p in pairs], [p.judge for p in pairs], resamples=resamples, seed=seed
-    )
-    judge_name = paired.judge or "judge"
-    judges = _summary_judges(paired)
-    written: list[Path] = []
-    if plot is not None:
-        from hyoka.report import ScatterPoint, ScatterSpec, write_scatter
-
-        spec = ScatterSpec(
-            points=[ScatterPoint(p.pfgen, p.judge, p.model) for p in pairs],
-            x_title="pfgen-bench score",
-            y_title=f"{judge_name} mean score",
-            title=_title(result),
-        )
-        written = write_scatter(spec, plot)
+    if table is not None and judge is not None:
+        raise InputError("--judge applies to RESULTS_DIR, not to --table")
+    found = correlate_scores(results_dir, judge=judge, table=table, resamples=resamples, seed=seed)
+    points = [(p.pfgen, p.judge, p.model) for p in found.paired.pairs]
+    written = _scatter(points, f"{found.judge_name} mean score", found.correlation, plot)
     if as_json:
-        from hyoka.judge import any_dry_run, judges_json
+        echo_json({**found.to_json(), "plots": [str(p) for p in written]})
+    else:
+        _print_correlation(found, written)
 
-        payload = {
-            "judge": paired.judge,
-            "judged_by": judges_json(judges),
-            "dry_run": any_dry_run(judges),
-            **result.to_json(),
-            "runs_without_judge": paired.without_judge,
-            "judge_failures": paired.judge_failures,
-            "models": [{"model": p.model, "pfgen": p.pfgen, "judge": p.judge} for p in pairs],
-            "plots": [str(p) for p in written],
-        }
-        echo_json(payload)
-        return
+
+def _scatter(
+    points: list[tuple[float, float, str]], y_title: str, result: Correlation, plot: Path | None
+) -> list[Path]:
+    """The scatter plot of pfgen scores (x) against the other side's, if asked for."""
+    if plot is None:
+        return []
+    from hyoka.report import ScatterPoint, ScatterSpec, write_scatter
+
+    spec = ScatterSpec(
+        points=[ScatterPoint(x, y, model) for x, y, model in points],
+        x_title="pfgen-bench score",
+        y_title=y_title,
+        title=_title(result),
+    )
+    return write_scatter(spec, plot)
+
+
+def _print_correlation(found: ScoreCorrelation, written: list[Path]) -> None:
+    """The correlation table, the judges, the runs without a summary, the failed
+    judgments left out, and the plots written."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from hyoka.cli._common import console, err_console
     from hyoka.cli._judging import dry_run_title, print_judge
 
-    view = Table(title=dry_run_title(f"pfgen-bench vs {judge_name} ({result.n} models)", judges))
+    result, paired, judges = found.correlation, found.paired, found.judges
+    title = f"pfgen-bench vs {found.judge_name} ({result.n} models)"
+    view = Table(title=dry_run_title(title, judges))
     view.add_column("Correlation")
     view.add_column("Estimate [95% CI]", justify="right")
     view.add_row("Pearson", result.pearson.format(4))
@@ -185,21 +177,11 @@ def correlate_command(
     if judges:
         print_judge(judges)
     if paired.without_judge:
-        say(f"{len(paired.without_judge)} run(s) without a {judge_name} summary", err=True)
+        say(f"{len(paired.without_judge)} run(s) without a {found.judge_name} summary", err=True)
     if paired.judge_failures:
         err_console.print(f"{paired.judge_failures} failed judgment(s) excluded from the means")
     for path in written:
         console.print(f"wrote {escape(str(path))}")
-
-
-def _summary_judges(paired: PairedScores) -> list[JudgedBy]:
-    """The judge that answered each run's judge summary (``pfgen.summary_judge``); none
-    for a --table, which names no judge."""
-    if paired.judge is None:
-        return []
-    from hyoka.pfgen import summary_judge
-
-    return [summary_judge(Path(pair.where), paired.judge) for pair in paired.pairs]
 
 
 def _correlate_against(
@@ -233,17 +215,8 @@ def _correlate_against(
     )
     matched, result = found.matched, found.correlation
     other = _other_name(found)
-    written: list[Path] = []
-    if plot is not None:
-        from hyoka.report import ScatterPoint, ScatterSpec, write_scatter
-
-        spec = ScatterSpec(
-            points=[ScatterPoint(p.pfgen, p.other, p.pfgen_model) for p in matched.pairs],
-            x_title="pfgen-bench score",
-            y_title=f"{other} overall",
-            title=_title(result),
-        )
-        written = write_scatter(spec, plot)
+    points = [(p.pfgen, p.other, p.pfgen_model) for p in matched.pairs]
+    written = _scatter(points, f"{other} overall", result, plot)
     if as_json:
         payload = {**found.to_json(), "plots": [str(p) for p in written]}
         echo_json(payload)

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from hyoka.pfgen.benchmark import BENCHMARK_FOLDER, PfgenBenchmark, SampleAnswer
     from hyoka.pfgen.board_pairs import BoardCorrelation, correlate_with_leaderboard
     from hyoka.pfgen.choices import LeaderboardFormat, Mode
+    from hyoka.pfgen.correlation import ScoreCorrelation, correlate_scores
     from hyoka.pfgen.explanation import (
         Explanation,
         ReferencePool,
@@ -108,6 +109,8 @@ if TYPE_CHECKING:
 
 #: Each public name -> (module, name there).
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "ScoreCorrelation": ("hyoka.pfgen.correlation", "ScoreCorrelation"),
+    "correlate_scores": ("hyoka.pfgen.correlation", "correlate_scores"),
     "FoundRuns": ("hyoka.pfgen.batch", "FoundRuns"),
     "Verification": ("hyoka.pfgen.verify", "Verification"),
     "RunsWatcher": ("hyoka.pfgen.batch", "RunsWatcher"),
@@ -234,6 +237,7 @@ __all__ = [
     "RunWatcher",
     "RunsWatcher",
     "SampleAnswer",
+    "ScoreCorrelation",
     "ScoredAnswer",
     "ScoredRuns",
     "Summation",
@@ -248,6 +252,7 @@ __all__ = [
     "collect_leaderboard",
     "collect_run_scores",
     "collect_upstream_leaderboard",
+    "correlate_scores",
     "correlate_with_leaderboard",
     "data_id",
     "encode",
