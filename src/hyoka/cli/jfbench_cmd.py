@@ -56,6 +56,16 @@ def build_command(
         ),
     ] = None,
     prompts: PromptsOption = None,
+    upstream: Annotated[
+        Path | None,
+        typer.Option(
+            "--upstream",
+            help="A checkout of pfnet-research/jfbench at c8fed01: add each prompt's text, "
+            "worded as upstream words it.",
+            show_default=False,
+            file_okay=False,
+        ),
+    ] = None,
     output: OutputOption = None,
     as_json: JsonOption = False,
     data_dir: DataDirOption = None,
@@ -65,8 +75,9 @@ def build_command(
     Every prompt paired with every constraint of the set (rule-based, then judged), seeded
     and shuffled as upstream (pfnet-research/jfbench c8fed01) does. --output writes one
     JSON line per entry: its id, prompt position, and each constraint's name, group,
-    parameters and seed. The prompt text itself needs upstream's instruction texts, which
-    hyoka does not copy.
+    parameters and seed. With --upstream, each line also carries the prompt a model is shown
+    ("text"), worded from upstream's source (hyoka copies none of it); upstream draws
+    MarkdownFormatConstraint's wording without a seed, so those entries have none.
 
     Examples:
 
@@ -77,6 +88,7 @@ def build_command(
     from hyoka.errors import InputError
     from hyoka.jfbench.build import single_constraint, summary_of
     from hyoka.jfbench.catalogue import CONSTRAINT_SETS
+    from hyoka.jfbench.texts import Source, render_prompts
     from hyoka.store import write_output
 
     if constraint_set not in CONSTRAINT_SETS:
@@ -84,7 +96,10 @@ def build_command(
     found = _prompts(prompts, data_dir)
     chosen: ConstraintSet = "test" if constraint_set == "test" else "train"
     entries = single_constraint(len(found.documents), chosen, seed, n_benchmark_data)
-    shown = summary_of(entries, chosen, seed, found.sha256)
+    texts = None
+    if upstream is not None:
+        texts = render_prompts(Source.read(upstream), entries, found.documents)
+    shown = summary_of(entries, chosen, seed, found.sha256, texts)
     if output is not None:
         write_output(output, shown.lines, flag="--output")
     if as_json:
@@ -94,7 +109,10 @@ def build_command(
         f"{len(entries)} entries (constraint set {constraint_set}, seed {seed}, 1 constraint "
         f"each) from {found.path}"
     )
-    say(f"  identity sha256 {shown.sha256}")
+    say(f"  sha256 {shown.sha256}")
+    if shown.rendered is not None:
+        unseeded = shown.entries - shown.rendered
+        say(f"  {shown.rendered} prompts worded as upstream's; {unseeded} drawn unseeded upstream")
     say(f"  first: {', '.join(shown.first)}")
     if output is not None:
         say(f"  written to {output}")

@@ -85,13 +85,16 @@ class Entry:
     def constraint_groups(self) -> tuple[str, ...]:
         return tuple(c.factory.group for c in self.constraints)
 
-    def identity_line(self) -> str:
-        """The entry as one canonical JSON line (keys sorted, no spaces, text unescaped)."""
-        shown = {
+    def identity_line(self, text: str | None = None) -> str:
+        """The entry as one canonical JSON line (keys sorted, no spaces, text unescaped);
+        with ``text``, the prompt a model is shown as ``text``."""
+        shown: dict[str, Any] = {
             "id": self.data_id,
             "prompt": self.prompt,
             "constraints": [c.identity() for c in self.constraints],
         }
+        if text is not None:
+            shown["text"] = text
         return json.dumps(shown, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
@@ -124,9 +127,11 @@ def single_constraint(
     return entries
 
 
-def identity_lines(entries: Sequence[Entry]) -> str:
-    """The entries' canonical lines, each ended by a newline."""
-    return "".join(entry.identity_line() + "\n" for entry in entries)
+def identity_lines(entries: Sequence[Entry], texts: Sequence[str | None] | None = None) -> str:
+    """The entries' canonical lines, each ended by a newline (with their prompt texts where
+    given)."""
+    shown = texts if texts is not None else [None] * len(entries)
+    return "".join(e.identity_line(t) + "\n" for e, t in zip(entries, shown, strict=True))
 
 
 @dataclass(frozen=True)
@@ -139,6 +144,8 @@ class BuildSummary:
     entries: int
     lines: str
     first: tuple[str, ...]
+    #: prompts rendered with upstream's wording (``None``: not asked for)
+    rendered: int | None = None
 
     @property
     def sha256(self) -> str:
@@ -153,18 +160,26 @@ class BuildSummary:
             "prompts_sha256": self.prompts_sha256,
             "sha256": self.sha256,
             "first": list(self.first),
+            "rendered": self.rendered,
+            "unseeded": None if self.rendered is None else self.entries - self.rendered,
         }
 
 
 def summary_of(
-    entries: Sequence[Entry], constraint_set: ConstraintSet, seed: int, prompts_sha256: str
+    entries: Sequence[Entry],
+    constraint_set: ConstraintSet,
+    seed: int,
+    prompts_sha256: str,
+    texts: Sequence[str | None] | None = None,
 ) -> BuildSummary:
-    """A build's summary: its lines, digest and first three ids."""
+    """A build's summary: its lines, digest and first three ids, and with ``texts`` how
+    many prompts were rendered and how many upstream draws unseeded."""
     return BuildSummary(
         constraint_set,
         seed,
         prompts_sha256,
         len(entries),
-        identity_lines(entries),
+        identity_lines(entries, texts),
         tuple(e.data_id for e in entries[:3]),
+        None if texts is None else sum(t is not None for t in texts),
     )
