@@ -107,6 +107,42 @@ def test_generate_and_run_flags_default_to_the_protocol() -> None:
         assert _flag_defaults(command, (*PROTOCOL_FIELDS, "trials")) == expected
 
 
+def test_generate_and_run_take_one_list_of_flags() -> None:
+    """Declared once (``generation_flags``): the two commands' flags are the same, in order."""
+    generate, run = (
+        list(inspect.signature(command).parameters.values())
+        for command in (pfgen_generate_cmd.generate_command, pfgen_generate_cmd.run_command)
+    )
+    assert generate == run
+    assert [p.name for p in generate][:2] == ["model", "mode"]
+
+
+def test_grading_and_concurrency_flags_default_to_the_librarys() -> None:
+    """``judge.GRADING`` and ``providers.CONCURRENCY`` are the one home of these defaults:
+    the library's functions and every command's flags read them."""
+    from hyoka.cli import judge_pairwise_cmd, judge_single_cmd, mtbench_cmd, pfgen_judge_cmd
+    from hyoka.judge import GRADING, Connection, judge_single
+    from hyoka.pfgen import GenerateSettings, judge_pfgen_run
+    from hyoka.providers import CONCURRENCY, ModelClient, connect
+    from hyoka.refset import GenerateConfig
+
+    grading = {"repeats", "aggregate", "temperature", "max_tokens", "max_attempts"}
+    function: Any
+    for function in (judge_single, judge_pfgen_run,
+                     judge_single_cmd.single_command, pfgen_judge_cmd.judge_command):  # fmt: skip
+        defaults = _flag_defaults(function, tuple(sorted(grading)))
+        assert defaults == {name: getattr(GRADING, name) for name in grading}, function
+    for function in (judge_single_cmd.single_command, pfgen_judge_cmd.judge_command,
+                     judge_pairwise_cmd.pairwise_command, mtbench_cmd.generate_command,
+                     mtbench_cmd.judge_command, pfgen_generate_cmd.generate_command,
+                     pfgen_generate_cmd.run_command, refset_cmd.generate_command,
+                     ModelClient, connect):  # fmt: skip
+        assert _flag_defaults(function, ("concurrency",)) == {"concurrency": CONCURRENCY}
+    assert Connection().concurrency == CONCURRENCY
+    assert GenerateSettings(model="openai/m").concurrency == CONCURRENCY
+    assert GenerateConfig(model="openai/m", set_name="P").concurrency == CONCURRENCY
+
+
 def test_generate_settings_default_to_the_protocol() -> None:
     settings = GenerateSettings(model="openai/m")
     for name in (*PROTOCOL_FIELDS, "trials"):
