@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from _shared import PFGEN_RESULTS, needs
 from hyoka.cli.main import app
+from hyoka.pfgen import correlate_scores
 
 needs("scipy")
 import scipy.stats  # type: ignore[import-untyped]  # noqa: E402
@@ -93,6 +94,8 @@ def test_result_folders_with_judge_summaries(tmp_path: Path) -> None:
     x = [_published(r)["score"] for r in picked]
     y = [_published(r)["truthfulness"] for r in picked]
     assert out["pearson"]["estimate"] == pytest.approx(scipy.stats.pearsonr(x, y).statistic)
+    found = correlate_scores(tmp_path, resamples=200)  # the library call is the command
+    assert {**found.to_json(), "plots": []} == out
     assert _correlate(str(tmp_path), "--judge", "metric/truthfulness").exit_code == 0
     unknown = _correlate(str(tmp_path), "--judge", "openai/gpt-4o")
     assert unknown.exit_code == 1 and "no judge summaries by 'openai/gpt-4o'" in unknown.stderr
