@@ -13,6 +13,10 @@ findings). Each test failed on the code before its fix, through the command line
   whole (a MemoryError traceback): the store opens only regular files, within a bound.
 - ``pfgen generate``/``run`` with ``scripted/...`` was a KeyError traceback: one line naming
   the providers that can make a pfgen-bench run.
+- ``--format upstream`` pasted a folder's name into the link unescaped (``we ird)[x](http:/...``
+  made a second link) and CSV wrote ``=HYPERLINK(...)`` as it was: link targets are
+  percent-encoded, link texts' brackets escaped, a CSV field a spreadsheet would run is
+  prefixed with ``'`` (numbers, negative ones too, kept).
 - a table with a column named twice (``model,pfgen_score,judge_score,pfgen_score``) or a key
   twice in one JSON object used the last one silently: ``store.read_rows`` names it.
 """
@@ -321,3 +325,32 @@ def test_correlate_refuses_a_table_that_names_a_column_twice(
     code, output = _hyoka("pfgen", "correlate", "--table", table)
     assert code == 1
     assert _errors(output) == [f"error: {table}{error}"]
+
+
+# --- 8. the upstream table's links and CSV cells cannot act ---------------------------------
+
+
+def test_upstream_links_are_percent_encoded_and_csv_formulas_are_text(
+    results: Path, tmp_path: Path, hyoka_env: None
+) -> None:
+    run = results / O1_RUN
+    odd = results / "we ird)[x](http:" / "evil.com)" / "line\nbreak"
+    odd.parent.mkdir(parents=True)
+    run.rename(odd)
+    result = json.loads((odd / "result.json").read_text())
+    result["config"]["model"] = "a](http://e.vil)"
+    (odd / "result.json").write_text(json.dumps(result))
+    code, output = _hyoka("pfgen", "leaderboard", results, "-f", "upstream")
+    assert code == 0, output
+    (row,) = [line for line in output.splitlines() if "<code>[" in line]
+    link = row.split(" | ")[2]
+    assert link.startswith("<code>[💬 a\\](http://e.vil)](")  # one link, its text escaped
+    target = "/we%20ird%29%5Bx%5D%28http:/evil.com%29/line%0Abreak/README.md)</code>"
+    assert link.endswith(target), link
+    result["config"]["model"] = '=HYPERLINK("http://evil.com")'
+    result["model"] = '=HYPERLINK("http://evil.com")'
+    (odd / "result.json").write_text(json.dumps(result))
+    code, output = _hyoka("pfgen", "leaderboard", results, "-f", "csv")
+    assert code == 0, output
+    assert '"\'=HYPERLINK(""http://evil.com"")"' in output  # shown as text
+    assert ",=HYPERLINK" not in output and "\n=HYPERLINK" not in output

@@ -28,6 +28,7 @@ field's line breaks are escaped, as JSON's are, so no name starts a line of its 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 #: Characters a terminal may act on besides tab and newline: the other C0 controls, DEL
@@ -84,6 +85,31 @@ def markdown_cell(text: str) -> str:
     return one_line(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
+#: What a Markdown link's destination cannot hold as it is: it would end the destination
+#: (a space, a parenthesis, an angle bracket) or the cell (``|``), or be read as an escape
+#: or a percent sign's code; with control and space characters, percent-encoded.
+_LINK_UNSAFE = frozenset(' ()<>[]\\|%"`')
+
+
+def markdown_link_target(target: str) -> str:
+    """``target`` (a path) as a Markdown link's destination: each character that could end
+    the link, start another or break the cell (``_LINK_UNSAFE``, control and space
+    characters, line breaks included) percent-encoded as UTF-8, as a URL would be; others,
+    non-ASCII letters included, kept, so a plain path reads as it is written."""
+    return "".join(
+        "".join(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+        if char in _LINK_UNSAFE or unicodedata.category(char)[0] in "CZ"
+        else char
+        for char in target
+    )
+
+
+def markdown_link_text(text: str) -> str:
+    """``text`` as a Markdown link's text inside a table's cell (``markdown_cell``), its
+    brackets escaped so that a name cannot close the link and open one of its own."""
+    return markdown_cell(text).replace("[", "\\[").replace("]", "\\]")
+
+
 def one_line(text: str) -> str:
     """``text`` with each line break (any ``str.splitlines`` splits at) a space: a name
     inside a line of Markdown (a table's cell, a list's item) that cannot end it."""
@@ -94,6 +120,9 @@ def csv_text(rows: Iterable[Sequence[object]], comments: Iterable[str] = ()) -> 
     """``rows`` as CSV records (``None`` an empty field), then each of ``comments`` on a
     ``#`` line of its own, made one line: what every command writes for ``--format csv``.
 
+    A field a spreadsheet would run as a formula (it starts with ``=``, ``@``, a tab, a
+    carriage return, or ``+``/``-`` and is no number) gets a ``'`` before it, as OWASP
+    advises, so it is shown as text; numbers, negative ones included, are written as they are.
     A field is quoted, its ``"`` doubled, where it holds a comma, a quote or a line break
     (a carriage return too, which Python's ``csv`` leaves bare under a ``\\n`` line end,
     and which ends a record for most readers), or starts with ``#`` (a record is never
@@ -110,12 +139,27 @@ def csv_text(rows: Iterable[Sequence[object]], comments: Iterable[str] = ()) -> 
 
 def _csv_field(value: object) -> str:
     text = "" if value is None else str(value)
+    if _CSV_FORMULA.match(text) and not _is_number(text):
+        text = "'" + text  # read as text, not run as a formula (OWASP's CSV injection rule)
     if text.startswith("#") or _CSV_QUOTED.search(text):
         return '"' + text.replace('"', '""') + '"'
     return text
 
 
 _CSV_QUOTED = re.compile('[,"\r\n]')
+#: What a spreadsheet reads as the start of a formula (``=HYPERLINK(...)`` in a model name
+#: would be run when the CSV is opened); a number (``-0.5``) and a lone sign are data
+_CSV_FORMULA = re.compile(r"[=@\t\r]|[+-].")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 #: A comment line, or a quoted field (``csv_text``'s: nothing else holds a ``"``)
 _CSV_COMMENT_OR_FIELD = re.compile(r'^#[^\n]*|"(?:[^"]|"")*"', re.MULTILINE)
 

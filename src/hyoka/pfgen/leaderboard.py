@@ -34,7 +34,13 @@ from hyoka.errors import HyokaWarning, InputError
 from hyoka.pfgen.choices import LeaderboardFormat
 from hyoka.pfgen.provenance import CUSTOM_DATA, data_id, number_differences, pinned_metadata_hash
 from hyoka.pfgen.summary import RunSummary, result_problem
-from hyoka.printable import csv_text, markdown_cell, one_line
+from hyoka.printable import (
+    csv_text,
+    markdown_cell,
+    markdown_link_target,
+    markdown_link_text,
+    one_line,
+)
 from hyoka.signature import SIGNATURE_KEY, Signature, common_signature
 from hyoka.store import pfgen_runs
 
@@ -511,7 +517,7 @@ def _render_upstream(
     for s, cells in zip(rows, table, strict=True):
         readme = s.folder / "README.md"
         target = readme.as_posix() if links_from is None else _relative_posix(readme, links_from)
-        link = f"[{markdown_cell(cells[2])}]({markdown_cell(target)})"
+        link = f"[{markdown_link_text(cells[2])}]({markdown_link_target(target)})"
         shown = (*cells[:2], link, *cells[3:])
         lines.append("".join(f"| <code>{cell}</code> " for cell in shown) + "|")
     lines.extend(_upstream_data_notes(flags))
