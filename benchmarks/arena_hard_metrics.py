@@ -29,7 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hyoka.mtbench import Bench, IntervalSettings, judgments_ranking
+from hyoka.metaeval import judgments_ranking
+from hyoka.mtbench import Bench, IntervalSettings
 from hyoka.stats.bootstrap import percentiles
 from hyoka.stats.ranking_quality import (
     agreement_with_confidence,

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from hyoka.mtbench.judge_meta import JudgeMetaSettings, judge_meta, measure_judges
-from hyoka.mtbench.judge_scores import (
+from hyoka.metaeval.judge_meta import JudgeMetaSettings, judge_meta, measure_judges
+from hyoka.metaeval.judge_scores import (
     merge_tables,
     published_sources,
     read_pair_tables,

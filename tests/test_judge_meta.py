@@ -21,14 +21,14 @@ sklearn_metrics = needs("sklearn.metrics")
 scipy_stats = needs("scipy.stats")
 
 from hyoka.cli.main import app  # noqa: E402
-from hyoka.mtbench.judge_meta import (  # noqa: E402
+from hyoka.metaeval.judge_meta import (  # noqa: E402
     JudgeMetaSettings,
     JudgeRow,
     judge_meta,
     measure_judges,
     render_judge_meta,
 )
-from hyoka.mtbench.judge_scores import (  # noqa: E402
+from hyoka.metaeval.judge_scores import (  # noqa: E402
     Sources,
     read_pair_tables,
     read_score_table,

@@ -33,8 +33,9 @@ LAYERS: dict[int, tuple[str, ...]] = {
     2: ("providers", "stats"),
     3: ("judge",),
     4: ("pfgen", "mtbench", "refset", "ifeval", "jfbench"),
-    5: ("report",),
-    6: ("cli", "__main__"),
+    5: ("metaeval",),
+    6: ("report",),
+    7: ("cli", "__main__"),
 }
 LAYER_OF = {
     ("hyoka." + name).rstrip("."): layer for layer, names in LAYERS.items() for name in names

@@ -302,7 +302,7 @@ def test_judges_page_shows_the_library_table_scatter_and_signature(
     alone takes seconds to read): the index links the page, whose agreement table holds
     ``judge_meta``'s numbers, sorts on a click, whose scatter has one point per judge with
     both agreements, and which names the absent source and shows the signature."""
-    from hyoka.mtbench import JudgeMetaSettings, judge_meta, published_sources
+    from hyoka.metaeval import JudgeMetaSettings, judge_meta, published_sources
 
     data = tmp_path / "data"
     for linked in PUBLISHED_JUDGES:

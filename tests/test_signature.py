@@ -27,8 +27,8 @@ from typer.testing import CliRunner
 
 import hyoka.ifeval.signing
 import hyoka.jfbench.signing
+import hyoka.metaeval.judge_meta
 import hyoka.mtbench.generate
-import hyoka.mtbench.judge_meta
 import hyoka.mtbench.leaderboard
 import hyoka.mtbench.rakuda
 import hyoka.pfgen.provenance
@@ -69,7 +69,7 @@ PRODUCERS = (
     hyoka.ifeval.signing,
     hyoka.jfbench.signing,
     hyoka.mtbench.generate,
-    hyoka.mtbench.judge_meta,
+    hyoka.metaeval.judge_meta,
     hyoka.mtbench.leaderboard,
     hyoka.mtbench.rakuda,
     hyoka.pfgen.provenance,

@@ -96,7 +96,7 @@ def meta_command(
     """
     from hyoka.cli._common import say
     from hyoka.data import resolve_data_dir
-    from hyoka.mtbench import (
+    from hyoka.metaeval import (
         JudgeMetaSettings,
         JudgeSources,
         judge_meta,

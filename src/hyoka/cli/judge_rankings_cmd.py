@@ -30,7 +30,8 @@ from hyoka.mtbench import FormatChoice  # an enum the flag needs
 from hyoka.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 if TYPE_CHECKING:
-    from hyoka.mtbench import IntervalSettings, Ranking
+    from hyoka.metaeval import Ranking
+    from hyoka.mtbench import IntervalSettings
 
 JudgmentsOption = Annotated[
     list[Path] | None,
@@ -151,7 +152,8 @@ def rankings_command(
 
       hyoka judge rankings --judgments judged/ --reference leaderboard.json --format json
     """
-    from hyoka.mtbench import IntervalSettings, rankings_report, render_rankings
+    from hyoka.metaeval import rankings_report, render_rankings
+    from hyoka.mtbench import IntervalSettings
 
     settings = IntervalSettings(resamples=resamples, seed=seed, confidence=confidence)
     given = len(judgments or ()) + len(judge or ()) + (reference is not None)
@@ -162,7 +164,7 @@ def rankings_command(
         )
     published = None
     if reference is not None:  # read first: a bad file is named before the judgments load
-        from hyoka.mtbench import reference_ranking
+        from hyoka.metaeval import reference_ranking
 
         published = reference_ranking(reference)
     rankings = _rankings(judgments, judge, scores, suite, bench, variant, settings, data_dir)
@@ -222,7 +224,8 @@ def curve_command(
 
       hyoka judge curve --judge athenev2 --suite ELYZA --target 0.9 --sizes 10,25,50,100
     """
-    from hyoka.mtbench import IntervalSettings, question_curve, render_curve
+    from hyoka.metaeval import question_curve, render_curve
+    from hyoka.mtbench import IntervalSettings
 
     settings = IntervalSettings(resamples=resamples, seed=seed, confidence=confidence)
     given = len(judgments or ()) + len(judge or ())
@@ -257,7 +260,8 @@ def _rankings(
 ) -> list[Ranking]:
     """The rankings of --judgments (in order), then of --judge (in order)."""
     from hyoka.data import resolve_data_dir
-    from hyoka.mtbench import Bench, judgments_rankings, score_table_path, table_rankings
+    from hyoka.metaeval import judgments_rankings, score_table_path, table_rankings
+    from hyoka.mtbench import Bench
 
     found = []
     if judgments:

@@ -42,16 +42,9 @@ from hyoka.mtbench.judge import (
     plan_turns,
     single_output,
 )
-from hyoka.mtbench.judge_meta import (
-    JudgeMeta,
-    JudgeMetaSettings,
-    JudgeRow,
-    judge_meta,
-    render_judge_meta,
-)
-from hyoka.mtbench.judge_scores import Sources as JudgeSources
-from hyoka.mtbench.judge_scores import published_sources
+from hyoka.mtbench.judged_suite import Suite, Suites, file_stem
 from hyoka.mtbench.judged_variant import row_variants
+from hyoka.mtbench.judgment_copies import JudgmentCopies, refuse_copies
 from hyoka.mtbench.leaderboard import (
     Leaderboard,
     build_leaderboard,
@@ -66,7 +59,7 @@ from hyoka.mtbench.length_columns import (
     length_column,
     length_column_of,
 )
-from hyoka.mtbench.line_checks import check_models
+from hyoka.mtbench.line_checks import check_line, check_models
 from hyoka.mtbench.pair_summary import (
     length_controlled,
     method_counts,
@@ -100,30 +93,24 @@ from hyoka.mtbench.rakuda import (
     ranking_signature,
     read_matches,
 )
-from hyoka.mtbench.rankings import (
-    Ranking,
-    judgments_ranking,
-    judgments_rankings,
-    question_curve,
-    rankings_report,
-    reference_ranking,
-    render_curve,
-    render_rankings,
-    score_table_path,
-    table_rankings,
-)
 from hyoka.mtbench.records import (
+    G1_LETTER,
+    G2_LETTER,
     INCORRECT_LANGUAGE,
     NO_ANSWER,
     NO_RATING,
+    AnswerRecord,
     PairJudgmentLine,
+    SingleGradingLine,
     SingleJudgmentLine,
+    Winner,
 )
 from hyoka.mtbench.registry import (
     definition,
     definitions,
     fastchat_bench,
     fastchat_benches,
+    spec_named,
     variant_names,
 )
 from hyoka.mtbench.report import board_judges, render
@@ -150,7 +137,13 @@ from hyoka.mtbench.spec import (
     JudgingProtocol,
     parse_layout,
 )
-from hyoka.mtbench.trials import IntervalSettings, mean_interval, table_separability
+from hyoka.mtbench.trials import (
+    IntervalSettings,
+    mean_interval,
+    question_cells,
+    score_draws,
+    table_separability,
+)
 from hyoka.mtbench.variant import PinnedFile, Variant
 from hyoka.mtbench.verify import Benches as VerifyBenches
 from hyoka.mtbench.verify import (
@@ -166,11 +159,14 @@ from hyoka.mtbench.verify import (
 __all__ = [
     "DRAWN_MATCHES",
     "FASTCHAT_JUDGING",
+    "G1_LETTER",
+    "G2_LETTER",
     "INCORRECT_LANGUAGE",
     "NO_ANSWER",
     "NO_RATING",
     "RADAR_SUFFIXES",
     "RESULTS",
+    "AnswerRecord",
     "AnswersGenerated",
     "Bench",
     "BenchBoard",
@@ -183,13 +179,10 @@ __all__ = [
     "GradeRatings",
     "InjectionChoice",
     "IntervalSettings",
-    "JudgeMeta",
-    "JudgeMetaSettings",
     "JudgeModeChoice",
-    "JudgeRow",
-    "JudgeSources",
     "JudgingProtocol",
     "JudgmentCheck",
+    "JudgmentCopies",
     "LangCheckChoice",
     "LayoutChoice",
     "Leaderboard",
@@ -204,14 +197,17 @@ __all__ = [
     "RakudaBench",
     "RakudaPairLine",
     "RakudaRanking",
-    "Ranking",
+    "SingleGradingLine",
     "SingleJudgmentLine",
+    "Suite",
+    "Suites",
     "TemplateChoice",
     "TurnLengths",
     "TurnStyles",
     "TurnsJudged",
     "Variant",
     "VerifyBenches",
+    "Winner",
     "answer_file",
     "answer_model_id",
     "answer_set",
@@ -220,6 +216,7 @@ __all__ = [
     "board_judges",
     "build_leaderboard",
     "check_json",
+    "check_line",
     "check_models",
     "checked_pairs",
     "default_judge_name",
@@ -229,6 +226,7 @@ __all__ = [
     "display_name",
     "fastchat_bench",
     "fastchat_benches",
+    "file_stem",
     "for_answers_flag",
     "generate_answers",
     "generate_bench",
@@ -236,11 +234,8 @@ __all__ = [
     "grade_ratings_of",
     "iter_verify_bench",
     "judge_bench",
-    "judge_meta",
     "judgment_files",
     "judgment_spec",
-    "judgments_ranking",
-    "judgments_rankings",
     "length_column",
     "length_column_of",
     "length_controlled",
@@ -262,28 +257,23 @@ __all__ = [
     "plan_rakuda_judging",
     "plan_turns",
     "preferences_from_folders",
-    "published_sources",
-    "question_curve",
+    "question_cells",
     "rakuda_output",
     "rakuda_settings",
     "rank_rakuda",
     "ranking_json",
     "ranking_signature",
-    "rankings_report",
     "read_matches",
     "read_single_grades",
     "recorded_bench",
-    "reference_ranking",
+    "refuse_copies",
     "render",
-    "render_curve",
-    "render_judge_meta",
-    "render_rankings",
     "round_half_up",
     "row_variants",
-    "score_table_path",
+    "score_draws",
     "single_output",
+    "spec_named",
     "style_controlled",
-    "table_rankings",
     "table_separability",
     "turn_label",
     "turn_lengths",

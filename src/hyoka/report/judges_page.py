@@ -1,4 +1,4 @@
-"""The "judges" page: ``hyoka judge meta``'s table as HTML (``mtbench.judge_meta``'s numbers,
+"""The "judges" page: ``hyoka judge meta``'s table as HTML (``metaeval.judge_meta``'s numbers,
 shown, never recomputed), one row per judge and template, with a scatter of each judge's
 item-level agreement (weighted kappa) against its ranking agreement (Spearman; one point
 per judge, its templates' rows left out), the table of order, position, length and
@@ -12,7 +12,7 @@ from hyoka.report.html import Cell, cell, esc, num, page, table
 from hyoka.report.svg import Point, scatter_chart
 
 if TYPE_CHECKING:
-    from hyoka.mtbench import JudgeMeta, JudgeRow
+    from hyoka.metaeval import JudgeMeta, JudgeRow
     from hyoka.stats import Interval
 
 PATH = "judges.html"

@@ -259,8 +259,8 @@ def _rankings(inputs: Inputs, pages: dict[str, str]) -> list[tuple[str, str, str
 
 
 def _judges(options: ReportOptions, pages: dict[str, str]) -> str:
-    """The judges page over the published judgments (``mtbench.judge_meta``)."""
-    from hyoka.mtbench import JudgeMetaSettings, judge_meta, published_sources
+    """The judges page over the published judgments (``metaeval.judge_meta``)."""
+    from hyoka.metaeval import JudgeMetaSettings, judge_meta, published_sources
     from hyoka.report.judges_page import PATH, judges_page
 
     sources = published_sources(resolve_data_dir(options.data_dir))

@@ -50,18 +50,21 @@ from pydantic import BaseModel, ConfigDict
 
 from hyoka.errors import InputError
 from hyoka.judge import judged_by
-from hyoka.mtbench.answers import model_answer_file
-from hyoka.mtbench.judged_suite import Suite, Suites, file_stem
-from hyoka.mtbench.judgment_copies import JudgmentCopies
-from hyoka.mtbench.line_checks import check_line, check_models
-from hyoka.mtbench.records import (
+from hyoka.mtbench import (
     NO_RATING,
     AnswerRecord,
+    JudgmentCopies,
     SingleGradingLine,
     SingleJudgmentLine,
+    Suite,
+    Suites,
     Winner,
+    check_line,
+    check_models,
+    file_stem,
+    model_answer_file,
+    spec_named,
 )
-from hyoka.mtbench.registry import spec_named
 from hyoka.providers import Usage
 from hyoka.store import (
     codec_of,

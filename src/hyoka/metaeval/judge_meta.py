@@ -52,7 +52,7 @@ import numpy.typing as npt
 
 from hyoka.errors import InputError
 from hyoka.judge import DRY_RUN, cost_usd, order_agreement, orders_agree
-from hyoka.mtbench.judge_scores import (
+from hyoka.metaeval.judge_scores import (
     LEGACY_PREFIX,
     NO_TEMPLATE,
     PairLine,
@@ -62,7 +62,7 @@ from hyoka.mtbench.judge_scores import (
     games,
     on_scale,
 )
-from hyoka.mtbench.records import G1_LETTER, G2_LETTER
+from hyoka.mtbench import G1_LETTER, G2_LETTER
 from hyoka.printable import csv_text, markdown_cell, one_line
 from hyoka.providers import Usage
 from hyoka.signature import Signature, SignatureType

@@ -39,18 +39,24 @@ import numpy.typing as npt
 
 from hyoka.errors import InputError
 from hyoka.judge import DRY_RUN, JudgedBy, any_dry_run, judges_json, judges_shown
-from hyoka.mtbench.bench import Bench
-from hyoka.mtbench.judge_scores import (
+from hyoka.metaeval.judge_scores import (
     LEGACY_PREFIX,
     SHABERI_TABLE,
     ScoreTable,
     on_scale,
     read_score_table,
 )
-from hyoka.mtbench.judgment_copies import refuse_copies
-from hyoka.mtbench.leaderboard import build_leaderboard, display_name, judgment_files
-from hyoka.mtbench.report import board_judges
-from hyoka.mtbench.trials import IntervalSettings, question_cells, score_draws
+from hyoka.mtbench import (
+    Bench,
+    IntervalSettings,
+    board_judges,
+    build_leaderboard,
+    display_name,
+    judgment_files,
+    question_cells,
+    refuse_copies,
+    score_draws,
+)
 from hyoka.printable import csv_text, one_line
 from hyoka.signature import SIGNATURE_KEY
 from hyoka.stats import (
