@@ -19,7 +19,12 @@ from typer.testing import CliRunner
 from _shared import PFGEN_RESULTS, needs
 from hyoka.cli.main import app
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.refset_stability import ENSEMBLE, StabilityReport, refset_stability
+from hyoka.pfgen.refset_stability import (
+    ENSEMBLE,
+    StabilityReport,
+    refset_stability,
+    stability_of,
+)
 
 ALL_RUNS = sorted(p.parent for p in PFGEN_RESULTS.rglob("trials.jsonl.xz"))
 SUBSET = ALL_RUNS[::10]
@@ -105,6 +110,9 @@ def test_command_json_and_plot(tmp_path: Path, hyoka_env: None) -> None:
     ]
     assert len(out["runs"]) == len(SUBSET)
     assert plot.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+    found, _ = stability_of(tmp_path / "runs", sets=["P", "S"], common_only=True,
+                            resamples=100, workers=1)  # fmt: skip
+    assert {**found.to_json(), "plots": out["plots"]} == out  # the library call is the command
     assert "plotly" in plot.with_suffix(".html").read_text(encoding="utf-8")
 
 

@@ -20,7 +20,7 @@ from hyoka.cli._common import (
 from hyoka.cli._tables import print_table
 
 if TYPE_CHECKING:
-    from hyoka.pfgen import BoardCorrelation, ScoreCorrelation
+    from hyoka.pfgen import BoardCorrelation, ScoreCorrelation, StabilityReport
     from hyoka.stats import Correlation
 
 #: The bootstrap defaults: ``hyoka.stats.bootstrap``'s, repeated so that importing this module
@@ -298,53 +298,56 @@ def stability_command(
 
       hyoka pfgen stability my-results/ --sets P,S --json
     """
+    from hyoka.cli._common import progress_bar
+    from hyoka.pfgen import stability_of
+
+    names = [s.strip() for s in sets.split(",") if s.strip()]
+    with progress_bar(transient=True) as progress:
+        task = progress.add_task("Measuring runs", total=None)
+        report, benchmark = stability_of(
+            results_dir, sets=names, common_only=common_only, resamples=resamples, seed=seed,
+            workers=workers, data_dir=data_dir,
+            found=lambda n: progress.update(task, description=f"Measuring {n} run(s)"),
+            progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )  # fmt: skip
+    written = _stability_plots(report, plot)
+    if as_json:
+        echo_json({**report.to_json(), "plots": [str(p) for p in written]})
+    else:
+        _print_stability(report, len(benchmark.questions), common_only, written)
+
+
+def _stability_plots(report: StabilityReport, plot: Path | None) -> list[Path]:
+    """One scatter per pair of sets (against the ensemble only, beyond three sets)."""
+    if plot is None:
+        return []
+    from hyoka.pfgen import ENSEMBLE
+    from hyoka.report import ScatterPoint, ScatterSpec, write_scatter_grid
+
+    specs = [
+        ScatterSpec(
+            points=[ScatterPoint(r.scores[a], r.scores[b], r.label) for r in report.runs],
+            x_title=f"score ({a})" if a == ENSEMBLE else f"score ({a} only)",
+            y_title=f"score ({b} only)",
+            title=f"{a} vs {b}\n{_title(c)}",
+            diagonal=True,
+        )
+        for (a, b), c in report.correlations.items()
+        if a == ENSEMBLE or len(report.sets) <= 3
+    ]
+    return write_scatter_grid(specs, plot, "pfgen-bench: one reference set vs another")
+
+
+def _print_stability(
+    report: StabilityReport, questions: int, common_only: bool, written: list[Path]
+) -> None:
+    """The correlations, the questions each set alone scores, how often the ensemble is
+    the published score, and the plots written."""
     from rich.markup import escape
     from rich.table import Table
 
-    from hyoka.cli._common import console, progress_bar
-    from hyoka.data import resolve_data_dir
-    from hyoka.pfgen import ENSEMBLE, PfgenBenchmark, find_runs, refset_stability
+    from hyoka.cli._common import console
 
-    names = [s.strip() for s in sets.split(",") if s.strip()]
-    folder = results_dir or resolve_data_dir(data_dir) / "pfgen-bench" / "results"
-    sources = find_runs(folder)
-    benchmark = PfgenBenchmark.load(data_dir)
-    with progress_bar(transient=True) as progress:
-        task = progress.add_task(f"Measuring {len(sources)} run(s)", total=None)
-
-        def advance(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
-
-        report = refset_stability(
-            sources,
-            benchmark,
-            sets=names,
-            common_only=common_only,
-            resamples=resamples,
-            seed=seed,
-            workers=workers,
-            progress=advance,
-        )
-    written: list[Path] = []
-    if plot is not None:
-        from hyoka.report import ScatterPoint, ScatterSpec, write_scatter_grid
-
-        specs = [
-            ScatterSpec(
-                points=[ScatterPoint(r.scores[a], r.scores[b], r.label) for r in report.runs],
-                x_title=f"score ({a})" if a == ENSEMBLE else f"score ({a} only)",
-                y_title=f"score ({b} only)",
-                title=f"{a} vs {b}\n{_title(c)}",
-                diagonal=True,
-            )
-            for (a, b), c in report.correlations.items()
-            if a == ENSEMBLE or len(report.sets) <= 3
-        ]
-        written = write_scatter_grid(specs, plot, "pfgen-bench: one reference set vs another")
-    if as_json:
-        payload = {**report.to_json(), "plots": [str(p) for p in written]}
-        echo_json(payload)
-        return
     view = Table(title=f"Reference-set stability over {len(report.runs)} runs")
     for name in ("First", "Second", "Pearson [95% CI]", "Spearman [95% CI]"):
         view.add_column(name, justify="right" if "CI" in name else "left")
@@ -352,7 +355,7 @@ def stability_command(
         view.add_row(a, b, c.pearson.format(5), c.spearman.format(5))
     print_table(view)
     shown = ", ".join(f"{k}: {n}" for k, n in report.questions.items())
-    console.print(f"questions scored with the set alone: {shown} (of {len(benchmark.questions)})")
+    console.print(f"questions scored with the set alone: {shown} (of {questions})")
     published = sum(1 for r in report.runs if r.published is not None)
     if published and not common_only:
         console.print(

@@ -86,7 +86,12 @@ if TYPE_CHECKING:
     from hyoka.pfgen.protocol import PROTOCOL, REFSET_PROTOCOL, Protocol
     from hyoka.pfgen.provenance import data_id
     from hyoka.pfgen.questions import QuestionFile
-    from hyoka.pfgen.refset_stability import ENSEMBLE, refset_stability
+    from hyoka.pfgen.refset_stability import (
+        ENSEMBLE,
+        StabilityReport,
+        refset_stability,
+        stability_of,
+    )
     from hyoka.pfgen.result import ScoredAnswer, build_result
     from hyoka.pfgen.runs import (
         RunOutcome,
@@ -109,6 +114,8 @@ if TYPE_CHECKING:
 
 #: Each public name -> (module, name there).
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "StabilityReport": ("hyoka.pfgen.refset_stability", "StabilityReport"),
+    "stability_of": ("hyoka.pfgen.refset_stability", "stability_of"),
     "ScoreCorrelation": ("hyoka.pfgen.correlation", "ScoreCorrelation"),
     "correlate_scores": ("hyoka.pfgen.correlation", "correlate_scores"),
     "FoundRuns": ("hyoka.pfgen.batch", "FoundRuns"),
@@ -240,6 +247,7 @@ __all__ = [
     "ScoreCorrelation",
     "ScoredAnswer",
     "ScoredRuns",
+    "StabilityReport",
     "Summation",
     "TrialsInput",
     "Verification",
@@ -286,6 +294,7 @@ __all__ = [
     "score_new_run",
     "score_paths",
     "score_run",
+    "stability_of",
     "stops_for",
     "summary_judge",
     "summation_by_evidence",

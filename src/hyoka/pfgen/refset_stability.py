@@ -24,6 +24,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, ClassVar
 
+from hyoka.data import resolve_data_dir
 from hyoka.errors import InputError
 from hyoka.pfgen._measure import measure_answers
 from hyoka.pfgen._pysum import Summation
@@ -264,3 +265,31 @@ def _label(folder: Path, result: dict[str, Any] | None) -> str:
 def _score(result: dict[str, Any] | None) -> float | None:
     value = (result or {}).get("score")
     return float(value) if isinstance(value, int | float) else None
+
+
+def stability_of(
+    results_dir: Path | None = None,
+    *,
+    sets: Sequence[str] = DEFAULT_SETS,
+    common_only: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    workers: int | None = None,
+    data_dir: Path | None = None,
+    found: Callable[[int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[StabilityReport, PfgenBenchmark]:
+    """``refset_stability`` of the runs under ``results_dir`` (default: the published
+    sample in the data directory), as ``hyoka pfgen stability`` runs it (``found`` hears
+    how many runs there are, ``progress`` the answers measured); with the benchmark it
+    scored them with (its question count says what a set alone covers)."""
+    folder = results_dir or resolve_data_dir(data_dir) / "pfgen-bench" / "results"
+    sources = pfgen_runs.find_runs(folder)
+    if found is not None:
+        found(len(sources))
+    benchmark = PfgenBenchmark.load(data_dir)
+    report = refset_stability(
+        sources, benchmark, sets=sets, common_only=common_only, resamples=resamples,
+        seed=seed, workers=workers, progress=progress,
+    )  # fmt: skip
+    return report, benchmark
