@@ -23,10 +23,8 @@ from hyoka.judge.engine import (
     JudgeRun,
     Protocol,
     Task,
-    check_judge,
     inputs_hash,
     judge_plan,
-    open_log,
     read_judgments,
     read_lines,
     run_judging,
@@ -45,7 +43,7 @@ from hyoka.judge.judged_by import (
     token_dry_run,
 )
 from hyoka.judge.outcome import PairwiseRun, SingleRun, cost_usd
-from hyoka.judge.pair_answers import Answer, load_pairs, read_answers
+from hyoka.judge.pair_answers import Answer, read_answers
 from hyoka.judge.pair_outcome import (
     ONE_ORDER,
     PairOutcome,
@@ -61,11 +59,7 @@ from hyoka.judge.pairwise import (
     SIDES,
     Method,
     PairwiseJudging,
-    check_criteria_use,
     combine,
-    default_max_tokens,
-    default_output,
-    fill_criteria,
     lacks_methods,
     order_agreement,
     orders_agree,
@@ -74,9 +68,8 @@ from hyoka.judge.pairwise import (
     plan_pairs,
     prob_verdict,
     rule_verdict,
-    template_name,
 )
-from hyoka.judge.pairwise_summary import PairwiseSummary, export_verdicts
+from hyoka.judge.pairwise_summary import PairwiseSummary
 from hyoka.judge.pairwise_summary import summarise as summarise_pairwise
 from hyoka.judge.rating import (
     ELYZA_V1,
@@ -107,7 +100,6 @@ from hyoka.judge.single import (
     SingleSummary,
     graded_by,
     plan_single,
-    read_items,
     summarise,
 )
 from hyoka.judge.templates import JudgeTemplate, load_template
@@ -164,15 +156,9 @@ __all__ = [
     "WinCounts",
     "any_dry_run",
     "battles",
-    "check_criteria_use",
-    "check_judge",
     "combine",
     "cost_usd",
-    "default_max_tokens",
-    "default_output",
     "dry_run_title",
-    "export_verdicts",
-    "fill_criteria",
     "find_rating",
     "graded_by",
     "head_to_head",
@@ -188,9 +174,7 @@ __all__ = [
     "lacks_methods",
     "length_controlled",
     "length_controlled_per_method",
-    "load_pairs",
     "load_template",
-    "open_log",
     "order_agreement",
     "orders_agree",
     "outcome_of",
@@ -201,7 +185,6 @@ __all__ = [
     "plan_single",
     "prob_verdict",
     "read_answers",
-    "read_items",
     "read_judgments",
     "read_lines",
     "rule_verdict",
@@ -211,7 +194,6 @@ __all__ = [
     "style_rated_per_method",
     "summarise",
     "summarise_pairwise",
-    "template_name",
     "token_dry_run",
     "user_prompt_of",
     "win_counts",

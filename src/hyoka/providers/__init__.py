@@ -71,7 +71,7 @@ if TYPE_CHECKING:
         TopP,
         Usage,
     )
-    from hyoka.redact import URL_REDACTED, RedactedUrl, redact_url, shown_url
+    from hyoka.redact import URL_REDACTED, redact_url
 
 #: public name -> (module, attribute): what the face gives, loaded on first use
 _EXPORTS: dict[str, tuple[str, str]] = {
@@ -97,7 +97,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Provider": ("hyoka.providers.base", "Provider"),
     "ProviderError": ("hyoka.providers.errors", "ProviderError"),
     "RateLimitError": ("hyoka.providers.errors", "RateLimitError"),
-    "RedactedUrl": ("hyoka.redact", "RedactedUrl"),
     "Reply": ("hyoka.providers.thinking", "Reply"),
     "ResponseCache": ("hyoka.providers.client", "ResponseCache"),
     "RetryEvent": ("hyoka.providers.client", "RetryEvent"),
@@ -124,7 +123,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "reply_of": ("hyoka.providers.thinking", "reply_of"),
     "script_pin": ("hyoka.providers.scripted_backend", "script_pin"),
     "served_models": ("hyoka.providers.client", "served_models"),
-    "shown_url": ("hyoka.redact", "shown_url"),
     "signed_rule": ("hyoka.providers.thinking", "signed_rule"),
     "smollm2_path": ("hyoka.providers.embedded", "smollm2_path"),
     "split_thinking": ("hyoka.providers.thinking", "split_thinking"),
@@ -153,7 +151,6 @@ __all__ = [
     "Provider",
     "ProviderError",
     "RateLimitError",
-    "RedactedUrl",
     "Reply",
     "ResponseCache",
     "RetryEvent",
@@ -180,7 +177,6 @@ __all__ = [
     "reply_of",
     "script_pin",
     "served_models",
-    "shown_url",
     "signed_rule",
     "smollm2_path",
     "split_thinking",

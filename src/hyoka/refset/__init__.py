@@ -36,14 +36,13 @@ if TYPE_CHECKING:
         GeneratedSets,
         GenerationWatcher,
         generate_sets,
-        generation_totals,
         import_answers,
         run_generation,
     )
     from hyoka.refset.length import select_length
-    from hyoka.refset.ngrules import filter_rules, load_ng_rules
+    from hyoka.refset.ngrules import filter_rules
     from hyoka.refset.normalise import load_rewrites, normalise_pool
-    from hyoka.refset.pipeline import STAGES, StageOutcome, run_stage, stage_outcome, stage_params
+    from hyoka.refset.pipeline import StageOutcome, run_stage, stage_outcome, stage_params
     from hyoka.refset.planning import (
         Calibration,
         Estimate,
@@ -55,7 +54,6 @@ if TYPE_CHECKING:
         paper_scale,
         plan_record,
     )
-    from hyoka.refset.pool import PoolRecord, read_pool
     from hyoka.refset.publishing import publish
     from hyoka.refset.rare import rare_ngram_filter
     from hyoka.refset.ray_workers import WorkerEvent, WorkerRates, WorkerResources
@@ -66,7 +64,6 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "stage_params": "hyoka.refset.pipeline",
     "stage_outcome": "hyoka.refset.pipeline",
-    "generation_totals": "hyoka.refset.generation_run",
     "generate_sets": "hyoka.refset.generation_run",
     "GeneratedSets": "hyoka.refset.generation_run",
     "GenerationWatcher": "hyoka.refset.generation_run",
@@ -81,13 +78,9 @@ _EXPORTS: dict[str, str] = {
     "read_generated": "hyoka.refset.generate",
     "select_length": "hyoka.refset.length",
     "filter_rules": "hyoka.refset.ngrules",
-    "load_ng_rules": "hyoka.refset.ngrules",
     "load_rewrites": "hyoka.refset.normalise",
     "normalise_pool": "hyoka.refset.normalise",
-    "STAGES": "hyoka.refset.pipeline",
     "run_stage": "hyoka.refset.pipeline",
-    "PoolRecord": "hyoka.refset.pool",
-    "read_pool": "hyoka.refset.pool",
     "publish": "hyoka.refset.publishing",
     "GenerateFile": "hyoka.refset.config",
     "load_generate_file": "hyoka.refset.config",
@@ -112,7 +105,6 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "STAGES",
     "BenchmarkSource",
     "BuildConfig",
     "Calibration",
@@ -125,7 +117,6 @@ __all__ = [
     "PaperAssumptions",
     "PaperScale",
     "PlanSection",
-    "PoolRecord",
     "StageOutcome",
     "WorkerEvent",
     "WorkerRates",
@@ -136,12 +127,10 @@ __all__ = [
     "estimate",
     "filter_rules",
     "generate_sets",
-    "generation_totals",
     "hill_climb",
     "import_answers",
     "load_build_config",
     "load_generate_file",
-    "load_ng_rules",
     "load_rewrites",
     "normalise_pool",
     "paper_assumptions",
@@ -151,7 +140,6 @@ __all__ = [
     "publish",
     "rare_ngram_filter",
     "read_generated",
-    "read_pool",
     "run_generation",
     "run_stage",
     "select_length",

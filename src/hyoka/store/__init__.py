@@ -78,7 +78,6 @@ from hyoka.store.jsonl import (
     write_jsonl,
 )
 from hyoka.store.locks import (
-    LOG_LOCK_WAIT_S,
     FileBusyError,
     writer_lock,
     writer_lock_async,
@@ -88,7 +87,6 @@ from hyoka.store.output_file import check_output, write_output
 from hyoka.store.owned import OUTPUT_MARKER, claim_folder, owned_folder, replacing_folder
 from hyoka.store.paths import (
     default_cache_dir,
-    is_inside,
     path_under,
     plain_name,
     safe_name,
@@ -126,7 +124,6 @@ _FROM_LOG = {
 __getattr__, __dir__ = lazy_face(__name__, _FROM_LOG)
 
 __all__ = [
-    "LOG_LOCK_WAIT_S",
     "MANIFEST_SUFFIX",
     "OUTPUT_MARKER",
     "CacheFolder",
@@ -151,7 +148,6 @@ __all__ = [
     "decompress_bounded",
     "default_cache_dir",
     "first_object",
-    "is_inside",
     "json_text",
     "manifest_path",
     "map_readonly",
