@@ -27,10 +27,18 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA, needs_data
 from hyoka.cli.main import app
 from hyoka.errors import InputError
-from hyoka.jfbench.build import single_constraint
-from hyoka.jfbench.catalogue import Factory
+from hyoka.jfbench.build import single_constraint, stable_seed
+from hyoka.jfbench.catalogue import COLLECTIONS, Factory
 from hyoka.jfbench.inputs import PROMPTS_IN_DATA, read_prompts
-from hyoka.jfbench.texts import Source, UnrenderedError, UnseededError, render_prompts
+from hyoka.jfbench.texts import (
+    JUDGE_VOTES,
+    Source,
+    UnrenderedError,
+    UnseededError,
+    judge_verdict,
+    majority,
+    render_prompts,
+)
 
 FRAME = """
 class IFBenchPrompt:
@@ -38,7 +46,7 @@ class IFBenchPrompt:
         lines = "\\n".join(f"* {c.instructions(train_or_test=train_or_test)}" for c in constraints)
         return "Q: " + f"{self._prompt}\\nRules:\\n{lines}"
 """
-CONSTRAINTS = """
+CONSTRAINTS = r"""
 class WordsLengthConstraint(ConstraintGroupMixin):
     def __init__(self, minimum: int, maximum: int, *, seed=None) -> None:
         super().__init__(seed=seed)
@@ -74,6 +82,21 @@ class NegationLogicConstraint(ConstraintGroupMixin):
 class MarkdownFormatConstraint(ConstraintGroupMixin):
     def instructions(self, train_or_test: str = "train") -> str:
         return "all of: " + WordsLengthConstraint(minimum=1, maximum=2).instructions()
+
+
+class NoGreetingOutputConstraint(ConstraintGroupMixin):
+    def __init__(self, client, document: str, *, seed=None) -> None:
+        self.client = client
+        self.document = document.rstrip("\r\n")
+
+    @staticmethod
+    def _quoted(text: str) -> str:
+        if not text:
+            return "(empty)"
+        return f"<<{text}>>"
+
+    def _prompt(self, text: str) -> str:
+        return f"Task: {self.document}\nAnswer: " + self._quoted(text) + "\nReply True or False."
 
 
 class NoCommasConstraint(ConstraintGroupMixin):
@@ -126,6 +149,21 @@ def test_unseeded_and_unknown_wording_is_refused_by_name(tree: Source) -> None:
         tree.render(Factory("MarkdownFormatConstraint", "Format"), 3, "test")
     with pytest.raises(UnrenderedError, match="NoCommasConstraint: reads open"):
         tree.render(Factory("NoCommasConstraint", "Character"), 3, "test")
+
+
+def test_a_judge_prompt_reads_the_prompt_and_the_response(tree: Source) -> None:
+    judged = Factory("NoGreetingOutputConstraint", "MetaOutput", judged=True, document=True)
+    asked = tree.judge_prompt(judged, 1, "Say hi.\n", "Hello")
+    assert asked == "Task: Say hi.\nAnswer: <<Hello>>\nReply True or False."
+    assert "(empty)" in tree.judge_prompt(judged, 1, "Say hi.", "")
+
+
+def test_judge_replies_and_votes_are_read_as_upstream_reads_them() -> None:
+    assert [judge_verdict(r) for r in ("True", "  True.", "False, because", "true", "")] == [
+        True, True, False, False, False,
+    ]  # fmt: skip
+    assert JUDGE_VOTES == 3
+    assert majority([True, True, False]) and not majority([True, False, False])
 
 
 def test_a_checkout_that_is_not_upstreams_is_refused(tmp_path: Path) -> None:
@@ -184,3 +222,22 @@ def test_build_with_upstream_words_each_prompt() -> None:
     assert result.exit_code == 0, result.output
     shown = json.loads(result.stdout)
     assert (shown["rendered"], shown["unseeded"]) == (3, 0)
+
+
+#: upstream's ``_prompt`` of each of the 43 judged constraints of the test set, built as its
+#: single-constraint build builds them on prompts 0, 106 and 299, about two responses
+JUDGE_PROMPTS = "6ffb0eb95b8ff3ac05c374049c8fc9953e4a927b82a9358ccce9ff5eeca02ee3"
+RESPONSES = ("こんにちは。今日は晴れです。\n", "Hello, world! 'quoted' {braces}")
+
+
+def test_every_judge_prompt_byte_for_byte() -> None:
+    source = Source.read(needs_data(UPSTREAM))
+    documents = read_prompts(SHARED_DATA / PROMPTS_IN_DATA).documents
+    asked = [
+        source.judge_prompt(f, stable_seed("ifbench", str(p), "llm", str(i)), documents[p], r)
+        for p in (0, 106, 299)
+        for i, f in enumerate(COLLECTIONS["test"].judged)
+        for r in RESPONSES
+    ]
+    assert len(asked) == 258
+    assert _digest(list(asked)) == JUDGE_PROMPTS

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import random
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,9 +115,11 @@ class Source:
                         source.frame = _method(node, "text")
         return source
 
-    def instance(self, factory: Factory, seed: int | None) -> _Instance:
+    def instance(self, factory: Factory, seed: int | None, document: str = "") -> _Instance:
         made = _Instance(factory.name, {}, seed, self)
         parameters = dict(factory.kwargs)
+        if factory.document:
+            parameters["document"] = document
         if factory.positive is not None:
             parameters["positive_constraint"] = self.instance(factory.positive, seed)
         init = _method(self._class(factory.name), "__init__")
@@ -127,12 +130,13 @@ class Source:
             for statement in init.body:
                 if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
                     target = statement.targets[0]
-                    if _is_self_attribute(target):
+                    if isinstance(target, ast.Attribute) and _is_self_attribute(target):
                         try:
                             value = _Evaluator(made, names).value(statement.value)
-                        except UnrenderedError:
-                            continue  # a tokenizer, a client: nothing a text reads
-                        made.attributes[target.attr] = value  # type: ignore[attr-defined]
+                        except UnrenderedError as why:
+                            # a tokenizer, a client: nothing a text may read unnoticed
+                            value = _Unread(str(why))
+                        made.attributes[target.attr] = value
         for key, value in parameters.items():
             made.attributes.setdefault(key, value)
         return made
@@ -148,6 +152,19 @@ class Source:
         value = _Evaluator(made, {"train_or_test": mode}).run(method.body)
         if not isinstance(value, str):
             raise UnrenderedError(f"{made.name}: its instructions are not text")
+        return value
+
+    def judge_prompt(self, factory: Factory, seed: int, document: str, response: str) -> str:
+        """What upstream asks its judge about ``response`` for a judged constraint: its
+        ``_prompt(text)``, the constraint built on ``document`` as the benchmark builds it."""
+        made = self.instance(factory, seed, document)
+        method = _method(self._class(factory.name), "_prompt")
+        if method is None or len(method.args.args) != 2:
+            raise UnrenderedError(f"{factory.name}: no _prompt(text) method upstream")
+        names = {method.args.args[1].arg: response}
+        value = _Evaluator(made, names).run(method.body)
+        if not isinstance(value, str):
+            raise UnrenderedError(f"{factory.name}: its judge prompt is not text")
         return value
 
     def prompt(self, document: str, instructions: list[str]) -> str:
@@ -179,6 +196,13 @@ class Source:
             )
 
         return build
+
+
+@dataclass(frozen=True)
+class _Unread:
+    """An attribute whose value the evaluator could not make: reading it is an error."""
+
+    why: str
 
 
 @dataclass(frozen=True)
@@ -228,12 +252,18 @@ _FUNCTIONS: Mapping[str, Callable[..., Any]] = {
     "len": len,
     "repr": repr,
 }
+#: the library functions instruction texts call, by module
+_MODULES: Mapping[str, Mapping[str, Callable[..., Any]]] = {
+    "unicodedata": {"normalize": unicodedata.normalize},
+}
 _OPERATORS: Mapping[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
     ast.Mult: lambda a, b: a * b,
 }
-_METHODS = frozenset({"join", "items", "keys", "values", "format", "strip", "lower", "upper"})
+_METHODS = frozenset(
+    {"join", "items", "keys", "values", "format", "strip", "rstrip", "lstrip", "lower", "upper"}
+)
 
 
 class _Evaluator:
@@ -300,6 +330,8 @@ class _Evaluator:
             if isinstance(node, ast.Set):
                 return set(items)
             return items if isinstance(node, ast.List) else tuple(items)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return not self.value(node.operand)
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             left, right = self.value(node.left), self.value(node.comparators[0])
             if isinstance(node.ops[0], ast.Eq):
@@ -317,14 +349,40 @@ class _Evaluator:
             if node.attr == "_random_instruction":
                 return self.made.random_instruction
             if node.attr in self.made.attributes:
-                return self.made.attributes[node.attr]
+                found = self.made.attributes[node.attr]
+                if isinstance(found, _Unread):
+                    raise UnrenderedError(found.why)
+                return found
+            method = _method(self.made.source.classes.get(self.made.name), node.attr)
+            if method is not None:
+                return self._bound(method)
             raise UnrenderedError(f"{self.made.name}: reads self.{node.attr}")
+        if isinstance(node.value, ast.Name) and node.value.id in _MODULES:
+            found = _MODULES[node.value.id].get(node.attr)
+            if found is None:
+                raise UnrenderedError(f"{self.made.name}: calls {node.value.id}.{node.attr}")
+            return found
         owner = self.value(node.value)
         if isinstance(owner, _Instance | _Fixed) and node.attr == "instructions":
             return owner.instructions
         if node.attr in _METHODS and isinstance(owner, str | dict):
             return getattr(owner, node.attr)
         raise UnrenderedError(f"{self.made.name}: reads .{node.attr}")
+
+    def _bound(self, method: ast.FunctionDef) -> Callable[..., Any]:
+        """One of the class's own methods (a static one takes no ``self``)."""
+        static = any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list
+        )
+        parameters = [a.arg for a in method.args.args[0 if static else 1 :]]
+
+        def call(*arguments: Any) -> Any:
+            if len(arguments) != len(parameters):
+                raise UnrenderedError(f"{self.made.name}: calls {method.name} unusually")
+            names = dict(zip(parameters, arguments, strict=True))
+            return _Evaluator(self.made, names).run(method.body)
+
+        return call
 
     def _call(self, node: ast.Call) -> Any:
         function = self.value(node.func)
@@ -367,3 +425,19 @@ def render_prompts(
             continue
         shown.append(source.prompt(documents[entry.prompt], lines))
     return shown
+
+
+#: how many times upstream asks the judge about one response; the majority decides
+JUDGE_VOTES = 3
+
+
+def judge_verdict(reply: str) -> bool:
+    """One judge reply read as upstream reads it: stripped, ``True...`` passes, anything
+    else (``False...``, or a reply starting with neither) fails."""
+    return reply.strip().startswith("True")
+
+
+def majority(verdicts: Sequence[bool]) -> bool:
+    """Upstream's decision over its votes: more passes than failures."""
+    passed = sum(verdicts)
+    return passed > len(verdicts) - passed
