@@ -165,7 +165,7 @@ TrialsOption = Annotated[
 # --- judging ----------------------------------------------------------------------------
 
 JudgeTemplateOption = Annotated[
-    str, typer.Option("--template", "-t", help="Packaged judge template name, or a .toml file.")
+    str, typer.Option("--template", "-t", help="Packaged template name, or a .toml file.")
 ]
 RepeatsOption = Annotated[
     int, typer.Option("--repeats", min=1, help="Grade each answer K times and aggregate.")

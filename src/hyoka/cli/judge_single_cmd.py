@@ -13,6 +13,7 @@ from hyoka.cli._common import (
     ConcurrencyOption,
     JsonOption,
     JudgeOption,
+    JudgeTemplateOption,
     LimitOption,
     MaxTokensOption,
     NoCacheOption,
@@ -41,10 +42,7 @@ def single_command(
         ),
     ],
     judge: JudgeOption,
-    template: Annotated[
-        str,
-        typer.Option("--template", "-t", help="Packaged template name, or a .toml file."),
-    ] = "single-ref",
+    template: JudgeTemplateOption = "single-ref",
     references: Annotated[
         Path | None,
         typer.Option("--references", help="JSONL of {id, reference} lines.", show_default=False),

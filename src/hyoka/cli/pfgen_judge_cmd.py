@@ -14,6 +14,7 @@ from hyoka.cli._common import (
     DataDirOption,
     JsonOption,
     JudgeOption,
+    JudgeTemplateOption,
     MaxTokensOption,
     NoCacheOption,
     PerQuestionOption,
@@ -47,9 +48,7 @@ def judge_command(
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Only the first Q questions (by id).")
     ] = None,
-    template: Annotated[
-        str, typer.Option("--template", "-t", help="Packaged template name, or a .toml file.")
-    ] = DEFAULT_TEMPLATE,
+    template: JudgeTemplateOption = DEFAULT_TEMPLATE,
     repeats: RepeatsOption = GRADING.repeats,
     aggregate: AggregateOption = DEFAULT_AGGREGATE,
     temperature: TemperatureOption = GRADING.temperature,
