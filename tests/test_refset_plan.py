@@ -21,7 +21,7 @@ from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 from hyoka.errors import InputError
 from hyoka.pfgen import Mode, build_prompt
-from hyoka.refset import benchmark_source
+from hyoka.refset import benchmark_source, plan_refsets
 from hyoka.refset.config import GenerateFile, load_generate_file
 from hyoka.refset.planning import (
     PAPER_ANSWERS_PER_QUESTION,
@@ -345,6 +345,12 @@ def test_plan_without_calibration_writes_a_signed_json(tmp_path: Path) -> None:
     signature = Signature.from_json(record[SIGNATURE_KEY])
     assert signature is not None and signature.get("kind") == "refset-plan"
     assert signature.get("utilisation") == "0.5" and signature.get("calibration") == "0"
+    # the library call is the command: the same record, written where asked
+    again = tmp_path / "again.json"
+    plan = plan_refsets(EXAMPLE, no_calibration=True, workers=3, utilisation=0.5,
+                        record_file=again, data_dir=SHARED_DATA)  # fmt: skip
+    assert plan.to_json() == record == json.loads(again.read_text(encoding="utf-8"))
+    assert plan.calibration is None and plan.estimate.workers == 3
 
 
 def test_plan_end_to_end_on_the_shipped_example(tmp_path: Path) -> None:
@@ -390,6 +396,7 @@ def test_a_bad_flag_fails_before_the_calibration_runs(tmp_path: Path) -> None:
         ["refset", "plan", str(EXAMPLE), "--json", str(missing), "--data-dir", str(SHARED_DATA)],
     )
     assert result.exit_code == 1 and "does not exist" in result.output
+    assert f"--json {missing}: the folder" in result.output
     assert "calibrating" not in result.output
 
 

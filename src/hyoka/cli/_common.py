@@ -350,6 +350,7 @@ FLAGS: dict[str, str] = {
     "peak_tflops": "--gpu-tflops",
     "cpus": "--cpus-per-worker",
     "gpus": "--gpus-per-worker",
+    "record_file": "--json",
 }
 
 

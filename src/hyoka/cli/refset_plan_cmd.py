@@ -6,7 +6,6 @@ and the run it stands for cannot differ in model, prompt or sampling.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -18,7 +17,7 @@ from hyoka.cli._common import BaseUrlOption, DataDirOption, reports_errors
 from hyoka.cli._tables import print_table
 
 if TYPE_CHECKING:
-    from hyoka.refset import Calibration, Estimate, PaperAssumptions, PaperScale
+    from hyoka.refset import Calibration, Estimate, PaperScale
 
 
 @reports_errors
@@ -95,56 +94,28 @@ def plan_command(
     file's options.base_url otherwise), kept in --json with any secret in it redacted.
     Example: hyoka refset plan generate.toml --workers 4 --json plan.json
     """
-    from hyoka.errors import InputError
-    from hyoka.refset import (
-        benchmark_source,
-        calibrate,
-        estimate,
-        load_generate_file,
-        paper_assumptions,
-        paper_scale,
-        plan_record,
-    )
-    from hyoka.store import check_output, write_output
+    from hyoka.refset import plan_refsets
 
-    settings = load_generate_file(config)
-    if base_url:
-        settings = settings.served_at(base_url)
-    source = benchmark_source(settings.benchmark, data_dir)
-    questions = source.select(list(settings.questions) or None)
-    workers = workers or settings.plan.workers
-
-    def assumptions(calibration: Calibration | None) -> PaperAssumptions:
-        return paper_assumptions(
-            calibration, gpu=gpu, peak_tflops=gpu_tflops, utilisation=utilisation,
-            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-        )  # fmt: skip
-
-    assumptions(None)  # a bad flag fails now, not after the calibration
-    if json_file is not None and not json_file.parent.is_dir():
-        raise InputError(f"--json {json_file}: the folder {json_file.parent} does not exist")
-    check_output(json_file, flag="--json")  # before the calibration, not after
-    calibration = None
-    if not no_calibration:
-        per_worker = calibration_answers or settings.plan.calibration_answers
+    def calibrating(per_worker: int, workers: int, executor: str) -> None:
         _common.err_console.print(
             f"calibrating: {per_worker} answer(s) per worker on {workers} worker(s) "
-            f"({settings.plan.executor.value}) ...",
+            f"({executor}) ...",
             highlight=False,
         )
-        calibration = calibrate(settings, source, workers=workers, per_worker=per_worker)
-    run = estimate(settings, len(questions), calibration, workers)
-    paper = paper_scale(assumptions(calibration))
-    if calibration is not None:
-        _print_calibration(calibration)
-    _print_estimate(run, settings.generation.model)
-    _print_paper(paper)
-    record = plan_record(settings, calibration, run, paper)
-    _common.say(f"signature: {record['signature']['line']}")
+
+    plan = plan_refsets(
+        config, workers=workers, calibration_answers=calibration_answers,
+        no_calibration=no_calibration, record_file=json_file, gpu=gpu,
+        peak_tflops=gpu_tflops, utilisation=utilisation, prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens, base_url=base_url, data_dir=data_dir,
+        calibrating=calibrating,
+    )  # fmt: skip
+    if plan.calibration is not None:
+        _print_calibration(plan.calibration)
+    _print_estimate(plan.estimate, plan.model)
+    _print_paper(plan.paper)
+    _common.say(f"signature: {plan.record['signature']['line']}")
     if json_file is not None:
-        write_output(
-            json_file, json.dumps(record, ensure_ascii=False, indent=2) + "\n", flag="--json"
-        )
         _common.say(f"wrote {json_file}", err=True)
 
 

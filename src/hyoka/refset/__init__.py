@@ -48,11 +48,13 @@ if TYPE_CHECKING:
         Estimate,
         PaperAssumptions,
         PaperScale,
+        Plan,
         calibrate,
         estimate,
         paper_assumptions,
         paper_scale,
         plan_record,
+        plan_refsets,
     )
     from hyoka.refset.publishing import publish
     from hyoka.refset.rare import rare_ngram_filter
@@ -63,6 +65,8 @@ if TYPE_CHECKING:
 #: public name -> the module that defines it
 _EXPORTS: dict[str, str] = {
     "stage_params": "hyoka.refset.pipeline",
+    "plan_refsets": "hyoka.refset.planning",
+    "Plan": "hyoka.refset.planning",
     "stage_outcome": "hyoka.refset.pipeline",
     "generate_sets": "hyoka.refset.generation_run",
     "GeneratedSets": "hyoka.refset.generation_run",
@@ -116,6 +120,7 @@ __all__ = [
     "GenerationWatcher",
     "PaperAssumptions",
     "PaperScale",
+    "Plan",
     "PlanSection",
     "StageOutcome",
     "WorkerEvent",
@@ -136,6 +141,7 @@ __all__ = [
     "paper_assumptions",
     "paper_scale",
     "plan_record",
+    "plan_refsets",
     "presence_matrix",
     "publish",
     "rare_ngram_filter",

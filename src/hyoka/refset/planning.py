@@ -28,20 +28,23 @@ million, as seed 000 §3.2.1 says (1.5 億), so 150 million is used here.
 
 from __future__ import annotations
 
+import json
 import math
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from hyoka.errors import HyokaError, InputError
-from hyoka.refset.config import GenerateFile
+from hyoka.refset.build_stages import benchmark_source
+from hyoka.refset.config import GenerateFile, load_generate_file
 from hyoka.refset.generation_run import generation_totals, run_generation
 from hyoka.refset.ray_workers import WorkerEvent
 from hyoka.refset.source import BenchmarkSource
 from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType
+from hyoka.store import check_output, write_output
 
 # --- the papers' run (seed 000 §3.2, §3.2.1; seed 002 §3.2, §3.2.1) ----------------------
 
@@ -576,3 +579,73 @@ def plan_record(
         "estimate": run.to_json(),
         "paper_scale": paper.to_json(),
     }
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A generation planned: the short measured run (``calibration``, ``None`` without
+    one), the estimate for the whole run, the papers' scale, and the signed record."""
+
+    calibration: Calibration | None
+    estimate: Estimate
+    paper: PaperScale
+    record: dict[str, Any]
+    model: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The signed record (what ``--json FILE`` writes)."""
+        return self.record
+
+
+def plan_refsets(
+    config: Path,
+    *,
+    workers: int | None = None,
+    calibration_answers: int | None = None,
+    no_calibration: bool = False,
+    record_file: Path | None = None,
+    gpu: str | None = None,
+    peak_tflops: float | None = None,
+    utilisation: float | None = None,
+    prompt_tokens: float | None = None,
+    completion_tokens: float | None = None,
+    base_url: str | None = None,
+    data_dir: Path | None = None,
+    calibrating: Callable[[int, int, str], None] | None = None,
+) -> Plan:
+    """Plan the generation the settings file ``config`` describes, as ``hyoka refset
+    plan`` does: a short measured run on ``workers`` workers (unless ``no_calibration``;
+    ``calibrating`` hears the answers per worker, the workers and the executor before it
+    starts), the estimate for every answer, and the papers' scale in GPU-hours; the signed
+    record also written to ``record_file`` when given (checked before the calibration)."""
+    settings = load_generate_file(config)
+    if base_url:
+        settings = settings.served_at(base_url)
+    source = benchmark_source(settings.benchmark, data_dir)
+    questions = source.select(list(settings.questions) or None)
+    workers = workers or settings.plan.workers
+
+    def assumptions(calibration: Calibration | None) -> PaperAssumptions:
+        return paper_assumptions(
+            calibration, gpu=gpu, peak_tflops=peak_tflops, utilisation=utilisation,
+            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+        )  # fmt: skip
+
+    assumptions(None)  # a bad value fails now, not after the calibration
+    if record_file is not None and not record_file.parent.is_dir():
+        folder = record_file.parent
+        raise InputError(f"`record_file` {record_file}: the folder {folder} does not exist")
+    check_output(record_file, flag="`record_file`")  # before the calibration, not after
+    calibration = None
+    if not no_calibration:
+        per_worker = calibration_answers or settings.plan.calibration_answers
+        if calibrating is not None:
+            calibrating(per_worker, workers, settings.plan.executor.value)
+        calibration = calibrate(settings, source, workers=workers, per_worker=per_worker)
+    run = estimate(settings, len(questions), calibration, workers)
+    paper = paper_scale(assumptions(calibration))
+    record = plan_record(settings, calibration, run, paper)
+    if record_file is not None:
+        text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+        write_output(record_file, text, flag="`record_file`")
+    return Plan(calibration, run, paper, record, settings.generation.model)
