@@ -23,9 +23,7 @@ from hyoka.cli._common import (
 )
 
 if TYPE_CHECKING:
-    from hyoka.jfbench.catalogue import ConstraintSet
-    from hyoka.jfbench.inputs import Prompts
-    from hyoka.jfbench.scores import Summary
+    from hyoka.jfbench import Prompts, Summary
 
 PromptsOption = Annotated[
     Path | None,
@@ -85,35 +83,18 @@ def build_command(
 
       hyoka jfbench build --constraint-set train --output train.jsonl
     """
-    from hyoka.errors import InputError
-    from hyoka.jfbench.build import single_constraint, summary_of
-    from hyoka.jfbench.catalogue import CONSTRAINT_SETS
-    from hyoka.jfbench.texts import Source, render_prompts
+    from hyoka.jfbench import build_benchmark
     from hyoka.store import write_output
 
-    if constraint_set not in CONSTRAINT_SETS:
-        raise InputError(f"--constraint-set {constraint_set!r}: train or test")
     found = _prompts(prompts, data_dir)
-    chosen: ConstraintSet = "test" if constraint_set == "test" else "train"
-    entries = single_constraint(len(found.documents), chosen, seed, n_benchmark_data)
-    texts = None
-    if upstream is not None:
-        texts = render_prompts(Source.read(upstream), entries, found.documents)
-    shown = summary_of(entries, chosen, seed, found.sha256, texts)
+    shown = build_benchmark(found, constraint_set, seed, n_benchmark_data, upstream)
     if output is not None:
         write_output(output, shown.lines, flag="--output")
     if as_json:
         echo_json(shown.to_json())
         return
-    say(
-        f"{len(entries)} entries (constraint set {constraint_set}, seed {seed}, 1 constraint "
-        f"each) from {found.path}"
-    )
-    say(f"  sha256 {shown.sha256}")
-    if shown.rendered is not None:
-        unseeded = shown.entries - shown.rendered
-        say(f"  {shown.rendered} prompts worded as upstream's; {unseeded} drawn unseeded upstream")
-    say(f"  first: {', '.join(shown.first)}")
+    for line in shown.described(found.path):
+        say(line)
     if output is not None:
         say(f"  written to {output}")
 
@@ -121,7 +102,7 @@ def build_command(
 def _prompts(path: Path | None, data_dir: Path | None) -> Prompts:
     from hyoka.data import fetch_hint, resolve_data_dir
     from hyoka.errors import MissingDataError
-    from hyoka.jfbench.inputs import PROMPTS_IN_DATA, read_prompts
+    from hyoka.jfbench import PROMPTS_IN_DATA, read_prompts
 
     if path is None:
         path = resolve_data_dir(data_dir) / PROMPTS_IN_DATA
@@ -159,9 +140,7 @@ def score_command(
 
       hyoka jfbench score results.jsonl --json
     """
-    from hyoka.jfbench.results import read_records
-    from hyoka.jfbench.scores import score
-    from hyoka.jfbench.signing import jfbench_signature
+    from hyoka.jfbench import jfbench_signature, read_records, score
 
     records = [record for path in results for record in read_records(path)]
     summary = score(records, resamples=resamples, seed=seed)

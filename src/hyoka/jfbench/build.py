@@ -151,6 +151,21 @@ class BuildSummary:
     def sha256(self) -> str:
         return hashlib.sha256(self.lines.encode()).hexdigest()
 
+    def described(self, source: object) -> list[str]:
+        """The build in a few lines, for people."""
+        shown = [
+            f"{self.entries} entries (constraint set {self.constraint_set}, seed {self.seed}, "
+            f"1 constraint each) from {source}",
+            f"  sha256 {self.sha256}",
+        ]
+        if self.rendered is not None:
+            shown.append(
+                f"  {self.rendered} prompts worded as upstream's; "
+                f"{self.entries - self.rendered} drawn unseeded upstream"
+            )
+        shown.append(f"  first: {', '.join(self.first)}")
+        return shown
+
     def to_json(self) -> dict[str, Any]:
         return {
             "constraint_set": self.constraint_set,

@@ -29,8 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
-from hyoka.jfbench.build import Entry
-from hyoka.jfbench.catalogue import Factory
+from hyoka.jfbench.build import (
+    DEFAULT_SEED,
+    BuildSummary,
+    Entry,
+    single_constraint,
+    summary_of,
+)
+from hyoka.jfbench.catalogue import CONSTRAINT_SETS, ConstraintSet, Factory
+from hyoka.jfbench.inputs import Prompts
 from hyoka.store import read_bytes
 
 #: SHA-256 of upstream's source files hyoka reads, concatenated in path order, each
@@ -441,3 +448,22 @@ def majority(verdicts: Sequence[bool]) -> bool:
     """Upstream's decision over its votes: more passes than failures."""
     passed = sum(verdicts)
     return passed > len(verdicts) - passed
+
+
+def build_benchmark(
+    prompts: Prompts,
+    constraint_set: str,
+    seed: int = DEFAULT_SEED,
+    n_benchmark_data: int | None = None,
+    upstream: Path | None = None,
+) -> BuildSummary:
+    """The single-constraint build of ``prompts``, worded from ``upstream``'s source when
+    given (a checkout at c8fed01), summarised."""
+    if constraint_set not in CONSTRAINT_SETS:
+        raise InputError(f"`constraint_set` {constraint_set!r}: train or test")
+    chosen: ConstraintSet = "test" if constraint_set == "test" else "train"
+    entries = single_constraint(len(prompts.documents), chosen, seed, n_benchmark_data)
+    texts = None
+    if upstream is not None:
+        texts = render_prompts(Source.read(upstream), entries, prompts.documents)
+    return summary_of(entries, chosen, seed, prompts.sha256, texts)
