@@ -69,7 +69,8 @@ def _fake_result(
             "helpfulness": helpfulness,
             "average": score,
         },
-        "questions": {f"Q{n:02d}": {} for n in range(1, 51)},  # a whole run
+        # a whole run
+        "questions": {f"Q{n:02d}": {"score": score, "score_std": 0.0} for n in range(1, 51)},
     }
 
 
@@ -562,6 +563,7 @@ def _signed(model: str, score: float, summation: Summation, **changes: Any) -> d
         "questions": 50,
     }
     fields.update(changes)
+    result["metadata_hash"] = fields["metadata_hash"]  # the data its signature names
     result["signature"] = run_signature(**fields).to_json()
     return result
 
@@ -714,7 +716,7 @@ def test_upstream_format_leaves_incomplete_and_system_rows_unranked(tmp_path: Pa
     _write(tmp_path / "top" / "result.json", _fake_result("system/ground-truth", "system", 1.05))
     _write(tmp_path / "one" / "result.json", _fake_result(long_name, "completion", 0.8))
     partial = _fake_result("org/partial", "qa", 0.7)
-    partial["questions"] = {"Q01": {}}
+    partial["questions"] = {"Q01": partial["questions"]["Q01"]}
     _write(tmp_path / "part" / "result.json", partial)
     _write(tmp_path / "two" / "result.json", _fake_result("org/two", "odd-mode", 0.6))
     rows = _upstream_rows(render(collect(tmp_path), "upstream"))

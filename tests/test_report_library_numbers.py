@@ -197,6 +197,8 @@ def _judged_runs(root: Path) -> Path:
             "num_trials": 1, "score": score, "score_std": 0.0, "length": 100.0,
             "length_std": 1.0, "config": {"model": f"model-{n}", "mode": "chat"},
             "scores": {"fluency": {"R": score}, "truthfulness": {"R": score}, "helpfulness": score},
+            "input_hash": "0" * 40, "metadata_hash": "0" * 40,
+            "questions": {f"Q{q:02d}": {"score": score, "score_std": 0.0} for q in range(1, 51)},
         }  # fmt: skip
         (run / "result.json").write_text(json.dumps(result), encoding="utf-8")
         summary = {"judge": "llamacpp/smollm2", "mean": mean, "failures": 0}

@@ -102,7 +102,13 @@ if TYPE_CHECKING:
         summation_by_evidence,
     )
     from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
-    from hyoka.pfgen.summary import RunSummary, result_problem, score_interval
+    from hyoka.pfgen.summary import (
+        RunSummary,
+        UnusableResultError,
+        result_problem,
+        run_result_problem,
+        score_interval,
+    )
     from hyoka.pfgen.verify import Verification, iter_verify_runs, verify_run
     from hyoka.store import pfgen_runs
 
@@ -133,6 +139,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "trial_seed": ("hyoka.pfgen.prompts", "trial_seed"),
     "stops_for": ("hyoka.pfgen.prompts", "stops_for"),
     "result_problem": ("hyoka.pfgen.summary", "result_problem"),
+    "run_result_problem": ("hyoka.pfgen.summary", "run_result_problem"),
+    "UnusableResultError": ("hyoka.pfgen.summary", "UnusableResultError"),
     "score_interval": ("hyoka.pfgen.summary", "score_interval"),
     "reference_answers": ("hyoka.pfgen.explanation", "reference_answers"),
     "parse_rules": ("hyoka.pfgen.keywords", "parse_rules"),
@@ -250,6 +258,7 @@ __all__ = [
     "StabilityReport",
     "Summation",
     "TrialsInput",
+    "UnusableResultError",
     "Verification",
     "VerifiedRuns",
     "answer_reader",
@@ -288,6 +297,7 @@ __all__ = [
     "render_leaderboard",
     "result_problem",
     "run_pfgen",
+    "run_result_problem",
     "scan_runs",
     "score_answers",
     "score_interval",

@@ -33,7 +33,7 @@ from typing import Any
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.pfgen.choices import LeaderboardFormat
 from hyoka.pfgen.provenance import CUSTOM_DATA, data_id, number_differences, pinned_metadata_hash
-from hyoka.pfgen.summary import RunSummary, result_problem
+from hyoka.pfgen.summary import RunSummary, UnusableResultError
 from hyoka.printable import (
     csv_text,
     markdown_cell,
@@ -176,22 +176,22 @@ def read_run(
     path: Path, problems: list[str], root: Path
 ) -> tuple[RunSummary, dict[str, Any]] | None:
     """The summary and the whole result of the ``result.json`` at ``path``; ``None``, with
-    a one-line reason in ``problems``, for one that is unreadable or not a usable result."""
+    a one-line reason in ``problems``, for one that is unreadable or not a usable result,
+    or whose answers changed since it was scored (``run_result_problem``)."""
     try:
         result = pfgen_runs.read_json_object(path, "result")
     except pfgen_runs.UnreadableJsonError as exc:
         problems.append(f"{path}: skipped: {exc.reason}")
         return None
-    reason = result_problem(result)
-    if reason is not None:
-        problems.append(f"{path}: skipped: {reason}")
-        return None
     try:
         summary = RunSummary.from_result(path.parent, result, root)
+    except UnusableResultError as exc:
+        problems.append(f"{path}: skipped: {exc.reason}")
+        return None
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         problems.append(f"{path}: skipped: malformed pfgen-bench result ({exc!r})")
         return None
-    return summary, result  # non-finite numbers and no trials are result_problem's
+    return summary, result  # non-finite numbers and no trials are run_result_problem's
 
 
 @dataclass(frozen=True)

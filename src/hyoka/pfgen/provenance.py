@@ -21,7 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar
 
-from hyoka.errors import DataError
+from hyoka.errors import DataError, InputError
 from hyoka.pfgen._pysum import Summation
 from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType, only_when_set
 from hyoka.store import pfgen_runs
@@ -100,15 +100,66 @@ def result_data_id(result: Mapping[str, Any], where: str | Path) -> str | None:
     named again by the same rule, so old and new rows compare alike. ``where``: the file
     ``result`` was read from (``signature_of``)."""
     signature = signature_of(result, where)
-    recorded = signature.get("data") if signature is not None else None
-    if recorded is not None and recorded.startswith(_DATA_PREFIX):
-        short = recorded.removeprefix(_DATA_PREFIX).split("+", 1)[0]
-        if re.fullmatch(r"[0-9a-f]{8,40}", short):
-            return data_id(short)
+    short = _signed_data(signature.get("data") if signature is not None else None)
+    if short is not None:
+        return data_id(short)
     metadata_hash = result.get("metadata_hash")
     if isinstance(metadata_hash, str) and re.fullmatch(r"[0-9a-f]{8,40}", metadata_hash):
         return data_id(metadata_hash)
     return None
+
+
+def _signed_data(recorded: str | None) -> str | None:
+    """The 8 or more hex digits of a signature's ``data`` field (``pfgen@1a2b3c4d``,
+    ``+custom`` or not), ``None`` when it names none."""
+    if recorded is None or not recorded.startswith(_DATA_PREFIX):
+        return None
+    short = recorded.removeprefix(_DATA_PREFIX).split("+", 1)[0]
+    return short if re.fullmatch(r"[0-9a-f]{8,40}", short) else None
+
+
+def signature_problem(result: Mapping[str, Any]) -> str | None:
+    """Which field of ``result``'s signature says something else than the file it signs:
+    its ``data`` is named by the file's ``metadata_hash``, its ``mode`` and ``thinking`` by
+    its ``config``, its ``questions`` by how many it lists, and ``sum`` and ``sum-from``
+    are among the values scoring writes (``run_signature`` makes them so). ``None`` for a
+    file without one (upstream's) or one that agrees. A reader trusts a signature only this
+    far: whether ``sum`` made the numbers is what ``pfgen verify`` finds by rescoring."""
+    try:
+        signature = signature_of(result, pfgen_runs.RESULT_FILE)
+    except InputError:
+        return None  # a newer format: every reader names it with its file (``signature_of``)
+    if signature is None:
+        return None
+    if signature.get("kind") != KIND:
+        return f"kind {signature.get('kind')!r} is not {KIND!r}"
+    metadata_hash = result.get("metadata_hash")
+    named = data_id(metadata_hash) if isinstance(metadata_hash, str) else None
+    short = _signed_data(signature.get("data"))
+    if short is None or named is None or not str(metadata_hash).startswith(short):
+        return f"data {signature.get('data')} is not the data its metadata_hash names ({named})"
+    config = result.get("config")
+    settings: Mapping[str, Any] = config if isinstance(config, Mapping) else {}
+    expected = {
+        "mode": ("mode", str(settings["mode"]) if settings.get("mode") is not None else "?"),
+        "thinking": ("thinking", _optional(settings.get("thinking"))),
+    }
+    for field, (what, value) in expected.items():
+        if signature.get(field) != value:
+            return f"{field} {signature.get(field)} is not the {what} its config records ({value})"
+    questions = result.get("questions")
+    count = str(len(questions)) if isinstance(questions, Mapping) else None
+    if signature.get("questions") != count:
+        return f"questions {signature.get('questions')} is not how many it lists ({count})"
+    for field, values in (("sum", set(Summation)), ("sum-from", set(SumFrom))):
+        if signature.get(field) not in values:
+            shown = ", ".join(sorted(values))
+            return f"{field} {signature.get(field)} is none of what scoring signs ({shown})"
+    return None
+
+
+def _optional(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 def run_signature(
@@ -148,3 +199,31 @@ def with_signature(result: Mapping[str, Any], signature: Signature) -> dict[str,
 def number_differences(row: Signature, common: Signature) -> list[str]:
     """``Signature.differences`` less the descriptive fields."""
     return [d for d in row.differences(common) if d.partition(":")[0] not in DESCRIPTIVE_FIELDS]
+
+
+#: Signature fields that say why or by which version, not what: checking a result against
+#: its answers cannot recompute them.
+_UNCHECKED_FIELDS = frozenset({"hyoka", "packages", "sum-from"})
+
+
+def signature_difference(
+    published: Signature, recomputed: Signature
+) -> tuple[str, str, str] | None:
+    """The first field of a stored result's signature that rescoring its answers says
+    otherwise (``pfgen verify``): ``(field, published, recomputed)``, ``-`` for a field only
+    one side has; ``None`` when they agree. Versions and ``sum-from`` (why a summation was
+    chosen) are not compared; a ``data`` written before ``+custom`` existed is named again
+    as ``data_id`` names it (``result_data_id``)."""
+
+    def compared(signature: Signature) -> dict[str, str]:
+        fields = {k: v for k, v in signature.fields if k not in _UNCHECKED_FIELDS}
+        short = _signed_data(fields.get("data"))
+        if short is not None:
+            fields["data"] = data_id(short)
+        return fields
+
+    mine, theirs = compared(published), compared(recomputed)
+    for key in dict.fromkeys([*theirs, *mine]):
+        if mine.get(key) != theirs.get(key):
+            return key, published.get(key) or "-", recomputed.get(key) or "-"
+    return None

@@ -286,8 +286,12 @@ def _prepare(source: Path, benchmark: PfgenBenchmark, recorded_config: bool) -> 
     grouped = benchmark.group_by_question(trials)
     previous = pfgen_runs.read_result(trials.folder)
     recorded = previous.get("config") if previous is not None else None
-    if recorded_config and previous is not None:
+    if recorded_config and previous is not None and "config" in previous:
         config = recorded if isinstance(recorded, dict) else None
+    elif recorded_config and previous is not None:
+        # scoring writes the config whenever the run has a config.json: a result without one
+        # beside a config.json was stripped of it, which checking it must find
+        config = pfgen_runs.read_config(trials.folder)
     else:
         config = pfgen_runs.read_config(trials.folder)
         if config is None and isinstance(recorded, dict):

@@ -42,6 +42,14 @@ the counts, such a ``score`` is a mean over questions of some of each one's answ
 lies between the mean of the questions' worst answers and the mean of their best (the
 first and last of each question's ``samples``, the answers pfgen-bench keeps ranked best
 first). A ``score`` off its parts is kept only inside that range; without samples, never.
+
+A result must hold every field upstream's scorer writes (``REQUIRED_KEYS``; each question's
+``score`` and ``score_std``): a file stripped of its ``questions`` would pass for a whole run.
+Its signature, where it has one, must agree with the file it signs (``signature_problem``:
+its data with ``metadata_hash``, its mode with the config): a signature edited to claim the
+pinned data would otherwise be believed over the file's own hash. And read from a run folder
+(``run_result_problem``), a result whose answers changed since it was scored (their hash is
+no longer its ``input_hash``) is refused, as ``pfgen score`` would rescore it.
 """
 
 from __future__ import annotations
@@ -54,7 +62,7 @@ from typing import TYPE_CHECKING, Any
 
 from hyoka.errors import InputError
 from hyoka.pfgen._pysum import float_sum
-from hyoka.pfgen.provenance import result_data_id, signature_of
+from hyoka.pfgen.provenance import result_data_id, signature_of, signature_problem
 from hyoka.signature import Signature
 from hyoka.store import pfgen_runs
 
@@ -65,8 +73,20 @@ if TYPE_CHECKING:
 #: question) is incomplete: its numbers are not comparable with a whole run's.
 PFGEN_QUESTIONS = 50
 
-#: Top-level keys every pfgen-bench ``result.json`` has (``config`` is optional).
-REQUIRED_KEYS = ("num_trials", "score", "score_std", "length", "length_std", "scores")
+#: Top-level keys upstream's scorer writes into every ``result.json`` (``config`` only when
+#: the run has a ``config.json``): a file without one was not written by a scorer (a
+#: result stripped of its ``questions`` would pass for a whole run of unknown questions).
+REQUIRED_KEYS = (
+    "input_hash",
+    "metadata_hash",
+    "num_trials",
+    "score",
+    "score_std",
+    "length",
+    "length_std",
+    "scores",
+    "questions",
+)
 #: The most trials a result may record: a million trials of 50 answers, far beyond what any
 #: run holds (published runs have 100; ``pfgen_runs.MAX_TRIALS`` bounds a compressed run).
 MAX_RESULT_TRIALS = 1_000_000
@@ -101,8 +121,47 @@ def result_problem(result: object) -> str | None:
     config = result.get("config")
     if config is not None and not isinstance(config, dict):
         return "not a pfgen-bench result (malformed 'config')"
+    for key in ("input_hash", "metadata_hash"):
+        if not isinstance(result[key], str) or not re.fullmatch(r"[0-9a-f]{40}", result[key]):
+            return f"not a pfgen-bench result ({key} {_shown(result[key])} is not a SHA-1)"
+    if not isinstance(result["questions"], dict) or not result["questions"]:
+        return "not a pfgen-bench result (malformed 'questions')"
     problem = _range_problem(result) or _parts_problem(result)
-    return None if problem is None else f"not a pfgen-bench result ({problem})"
+    if problem is not None:
+        return f"not a pfgen-bench result ({problem})"
+    contradiction = signature_problem(result)
+    return None if contradiction is None else f"its signature contradicts the file: {contradiction}"
+
+
+def run_result_problem(folder: Path, result: object) -> str | None:
+    """Why the ``result.json`` read from the run in ``folder`` cannot be shown: not a
+    pfgen-bench result (``result_problem``), or no longer the result of the answers beside
+    it (``answers_problem``); ``None`` when it can."""
+    problem = result_problem(result)
+    if problem is not None or not isinstance(result, dict):
+        return problem
+    return answers_problem(folder, result)
+
+
+def answers_problem(folder: Path, result: dict[str, Any]) -> str | None:
+    """Whether the answers in ``folder`` changed since ``result`` was scored from them: its
+    ``input_hash`` is no longer their hash (``pfgen_runs.answers_hash``; hashing them costs
+    little beside reading the result: upstream's hash is that of the compressed file). A
+    folder without answers (a leaderboard of result files alone) has nothing to compare."""
+    try:
+        found = pfgen_runs.answers_hash(folder)
+    except InputError as exc:
+        return f"its answers cannot be checked ({exc})"
+    if found is None:
+        return None
+    source, input_hash = found
+    if input_hash == result.get("input_hash"):
+        return None
+    return (
+        f"answers changed since scoring ({pfgen_runs.source_name(source)}'s input hash is "
+        f"{input_hash}, not the {result.get('input_hash')} it records); rescore the run "
+        "with 'hyoka pfgen score'"
+    )
 
 
 def parts_average(scores: dict[str, Any]) -> float:
@@ -196,9 +255,10 @@ def _range_problem(result: dict[str, Any]) -> str | None:
         for question_id, entry in questions.items():
             if not isinstance(entry, dict):
                 return f"questions.{_key(question_id)} is not an object"
-            for key in ("score", "score_std"):
-                if key in entry:
-                    checks.append((f"questions.{_key(question_id)}.{key}", entry[key], SCORE_BOUND))
+            for key in ("score", "score_std"):  # upstream writes both; intervals read them
+                if key not in entry:
+                    return f"questions.{_key(question_id)} has no {key!r}"
+                checks.append((f"questions.{_key(question_id)}.{key}", entry[key], SCORE_BOUND))
     for name, value, most in checks:
         if type(value) not in (int, float):
             return f"{name} {_shown(value)} is not a number"
@@ -260,6 +320,16 @@ def score_interval(
     )
 
 
+class UnusableResultError(InputError):
+    """A ``result.json`` no reader may show (``run_result_problem``): the file and the
+    ``reason``, for callers that word the line their own way (a leaderboard skips it)."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class RunSummary:
     """A run's headline numbers; ``score_sem`` is ``score_std / sqrt(num_trials)``.
@@ -319,12 +389,13 @@ class RunSummary:
         cls, folder: Path, result: dict[str, Any], root: Path | None = None
     ) -> RunSummary:
         """The summary of ``result``, found in ``folder`` under the folder the user named
-        (``root``; see ``model_name``); an ``InputError`` naming its file when it is not a
-        pfgen-bench result or a number lies outside its range (``result_problem``)."""
+        (``root``; see ``model_name``); an ``UnusableResultError`` naming its file when it
+        is not a pfgen-bench result, a number lies outside its range, its signature
+        contradicts it, or the answers in ``folder`` changed since (``run_result_problem``)."""
         where = folder / pfgen_runs.RESULT_FILE
-        problem = result_problem(result)
+        problem = run_result_problem(folder, result)
         if problem is not None:
-            raise InputError(f"{where}: {problem}")
+            raise UnusableResultError(where, problem)
         config = result.get("config") or {}
         scores = result["scores"]
         questions = result.get("questions")

@@ -2,14 +2,18 @@
 
 What a leaderboard maintainer runs on a contributed run, or on a whole leaderboard: every
 run is rescored in memory (nothing is written) with the float summation that reproduces
-its result.json if either does, and the two are compared field by field. The answer is
-"reproduced exactly" and the summation, or the first field that differs (``compare``).
+its result.json if either does, and the two are compared field by field, the whole file:
+its config (a result stripped of it beside a config.json differs) and its signature (the
+data, summation, mode, questions and thinking rule it claims against those of the
+rescoring; only versions and ``sum-from`` are not compared). The answer is "reproduced
+exactly" and the summation, or the first field that differs (``compare``).
 Runs are spread over workers and each verdict comes as soon as its run is done
 (``iter_verify_runs``): a tree of hundreds of runs is reported as it goes, in bounded memory.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -20,8 +24,9 @@ from typing import Any
 from hyoka.errors import HyokaError, InputError
 from hyoka.pfgen._pysum import Summation
 from hyoka.pfgen.benchmark import PfgenBenchmark
-from hyoka.pfgen.compare import Difference, first_difference
-from hyoka.pfgen.runs import Progress, each_run, score_runs
+from hyoka.pfgen.compare import MISSING, Difference, first_difference
+from hyoka.pfgen.provenance import signature_difference, signature_of
+from hyoka.pfgen.runs import Progress, RunOutcome, each_run, score_runs
 from hyoka.signature import SIGNATURE_KEY
 from hyoka.store import pfgen_runs
 
@@ -118,14 +123,53 @@ def _verify_one(
     if outcome.previous is None or outcome.summation is None:  # removed meanwhile
         missing = outcome.folder / pfgen_runs.RESULT_FILE
         return InputError(f"{missing}: gone before it could be verified")
+    summation = outcome.summation
     difference = first_difference(outcome.previous, outcome.result, ignore=(SIGNATURE_KEY,))
+    if difference is None:
+        summation, difference = _signature_checked(source, benchmark, workers, outcome)
     return Verification(
         outcome.folder,
         outcome.source,
-        outcome.summation,
+        summation,
         difference,
         _config_edited(outcome.folder, outcome.previous),
     )
+
+
+def _signature_checked(
+    source: Path, benchmark: PfgenBenchmark, workers: int | None, outcome: RunOutcome
+) -> tuple[Summation, Difference | None]:
+    """The summation a reproduced result was made with, and where its signature says other
+    than rescoring does (``signature_difference``: the data, summation, mode, questions,
+    thinking rule). Both summations may make the same numbers (a run summed forced one way,
+    the evidence found the other first): the signed one is then as true, and kept."""
+    assert outcome.previous is not None and outcome.summation is not None
+    published = signature_of(outcome.previous, outcome.folder / pfgen_runs.RESULT_FILE)
+    summation, recomputed = outcome.summation, outcome.signature
+    if published is None or recomputed is None:
+        return summation, None  # upstream's own file: nothing signed
+    signed = published.get("sum")
+    if signed in set(Summation) and signed != summation:
+        ((_, again),) = score_runs(
+            [source], benchmark, force=True, write=False, summation=Summation(signed),
+            workers=workers, recorded_config=True,
+        )  # fmt: skip
+        if (
+            not isinstance(again, HyokaError)
+            and again.signature is not None
+            and first_difference(outcome.previous, again.result, ignore=(SIGNATURE_KEY,)) is None
+        ):
+            summation, recomputed = Summation(signed), again.signature
+    found = signature_difference(published, recomputed)
+    if found is None:
+        return summation, None
+    field, said, made = found
+    return summation, Difference(f"{SIGNATURE_KEY}.{field}", _quoted(said), _quoted(made))
+
+
+def _quoted(value: str) -> str:
+    """A signature field's value as a difference shows a JSON value (``-``: absent)."""
+    return MISSING if value == "-" else json.dumps(value, ensure_ascii=False)
 
 
 def _config_edited(folder: Path, recorded: dict[str, Any]) -> Difference | None:

@@ -34,7 +34,7 @@ def pfgen_section(
     pages: dict[str, str],
     notes: list[str],
 ) -> str:
-    from hyoka.pfgen import RunSummary, rank, result_problem
+    from hyoka.pfgen import RunSummary, UnusableResultError, rank
     from hyoka.store.pfgen_runs import read_result
 
     rows: dict[Path, tuple[RunSummary, dict[str, Any], bool, str | None]] = {}
@@ -71,11 +71,11 @@ def pfgen_section(
         if stored is None:
             notes.append(f"{folder}: skipped: no result.json")
             continue
-        problem = result_problem(stored)
-        if problem is not None:  # a number outside its range too: named, never ranked
-            notes.append(f"{folder / 'result.json'}: skipped: {problem}")
+        try:
+            summary = RunSummary.from_result(folder, stored, folder.parent.parent)
+        except UnusableResultError as exc:  # a number out of range, answers changed: named
+            notes.append(f"{exc.path}: skipped: {exc.reason}")
             continue
-        summary = RunSummary.from_result(folder, stored, folder.parent.parent)
         rows[folder.resolve()] = (summary, stored, True, None)
 
     mine = {folder for folder, value in rows.items() if value[2]}

@@ -32,6 +32,7 @@ import json
 import lzma
 import operator
 import os
+import stat
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -441,6 +442,27 @@ def sorted_trial_lines(folder: Path) -> bytes:
         lines.extend(line for line in data.splitlines() if line.strip())
     lines.sort()
     return b"".join(line + b"\n" for line in lines)
+
+
+def answers_hash(folder: Path) -> tuple[Path, str] | None:
+    """The answers a run folder's ``result.json`` was scored from (``run_source``) and their
+    input hash as scoring computes it (``read_trials``: the SHA-1 of the trials file's bytes,
+    compressed or not, or of the trial parts' sorted lines), without parsing a line: what a
+    reader compares with the ``input_hash`` a result records, to tell answers changed since.
+    ``None`` when the folder holds no answers; an ``InputError`` naming the file when they
+    cannot be read (a trials file that is no regular file is not opened: it could block)."""
+    source = run_source(folder)
+    if source is None:
+        return None
+    if source.is_dir():
+        return source, hashlib.sha1(sorted_trial_lines(source)).hexdigest()
+    try:
+        regular = stat.S_ISREG(source.stat().st_mode)
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read: {exc.strerror}") from None
+    if not regular:
+        raise InputError(f"{source}: not a regular file")
+    return source, hashlib.sha1(_read(source)).hexdigest()
 
 
 def compress_trials(content: bytes) -> bytes:
