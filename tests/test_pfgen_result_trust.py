@@ -194,3 +194,42 @@ def test_verify_finds_the_config_removed_from_the_result(tmp_path: Path) -> None
         f"{mine}: NOT reproduced (answers: trials.jsonl.xz): first differing field config: "
         "published (missing) vs recomputed"
     ) in " ".join(verified.stdout.split())
+
+
+# --- keyword importance outside [0, 1] ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def odd_importance(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data directory whose Q07.json weighs a keyword 1.5 (upstream scores it: a negative
+    factor); the other files are links to the shared, pinned ones."""
+    root = tmp_path_factory.mktemp("importance")
+    folder = root / "pfgen-bench" / "data"
+    folder.mkdir(parents=True)
+    for path in DATA.iterdir():
+        (folder / path.name).symlink_to(path)
+    q07 = json.loads((DATA / "Q07.json").read_text(encoding="utf-8"))
+    q07["keywords"][0]["importance"] = 1.5
+    (folder / "Q07.json").unlink()
+    (folder / "Q07.json").write_text(json.dumps(q07, ensure_ascii=False), encoding="utf-8")
+    return root
+
+
+def test_score_refuses_a_keyword_importance_outside_0_to_1(
+    tmp_path: Path, odd_importance: Path, index_cache_dir: Path
+) -> None:
+    mine = writable_run_copy(SMALL, tmp_path)
+    before = (mine / "result.json").read_bytes()
+    env = {"HYOKA_CACHE_DIR": str(index_cache_dir), "HYOKA_DATA_DIR": str(odd_importance)}
+    scored = _invoke("pfgen", "score", str(mine), "--force", env=env)
+    assert scored.exit_code == 1, scored.output
+    q07 = odd_importance / "pfgen-bench" / "data" / "Q07.json"
+    errors = [line for line in scored.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, scored.stderr
+    assert (
+        " ".join(scored.stderr.split()).count(
+            f"error: {q07} (Q07): keyword 1: 'importance' 1.5 is outside [0, 1]"
+        )
+        == 1
+    )
+    assert (mine / "result.json").read_bytes() == before

@@ -133,9 +133,27 @@ class HelpfulnessResult:
 
 
 def parse_rules(raw: Any, where: str) -> tuple[KeywordRule, ...]:
+    """A question's keyword rules; a ``DataError`` naming ``where`` (its file) and the rule
+    when one is malformed.
+
+    A rule's ``importance`` (only a top-level rule's counts, as upstream reads it) must lie
+    in [0, 1]: its factor ``1 - importance`` then lies in [0, 1] too, and so does every
+    Helpfulness. Upstream scores any number, but one above 1 makes the factor negative (a
+    missed keyword turns the score's sign) and one below 0 rewards missing it, so a
+    Helpfulness below 0 or above 1 that no reader of ``result.json`` can take for a score
+    (``pfgen.summary``'s ranges): such data is refused before anything is scored.
+    """
     if not isinstance(raw, list):
         raise DataError(f"{where}: 'keywords' must be a list of rules")
-    return tuple(_parse_rule(item, f"{where}: keyword {i + 1}") for i, item in enumerate(raw))
+    rules = tuple(_parse_rule(item, f"{where}: keyword {i + 1}") for i, item in enumerate(raw))
+    for number, (item, rule) in enumerate(zip(raw, rules, strict=True), 1):
+        if not 0.0 <= rule.factor <= 1.0:  # NaN too
+            raise DataError(
+                f"{where}: keyword {number}: 'importance' {item['importance']!r} is outside "
+                "[0, 1] (a missed keyword's score is multiplied by 1 - importance; hyoka "
+                "scores only weights from 0 to 1)"
+            )
+    return rules
 
 
 def _parse_rule(raw: Any, where: str) -> KeywordRule:
