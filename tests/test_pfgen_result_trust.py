@@ -233,3 +233,20 @@ def test_score_refuses_a_keyword_importance_outside_0_to_1(
         == 1
     )
     assert (mine / "result.json").read_bytes() == before
+
+
+# --- two runs of one model ------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_score_tells_two_runs_of_one_model_apart(tmp_path: Path) -> None:
+    first = writable_run_copy(SMALL, tmp_path)
+    second = first.parent / "1111111"
+    second.mkdir()
+    for path in first.iterdir():
+        (second / path.name).write_bytes(path.read_bytes())
+    scored = _invoke("pfgen", "score", str(tmp_path), env={"COLUMNS": "200"})
+    assert scored.exit_code == 0, scored.output
+    rows = [line for line in scored.stdout.splitlines() if "chatgpt-o1" in line]
+    assert len(rows) == 2
+    assert "[run 9a61e92]" in rows[0] + rows[1] and "[run 1111111]" in rows[0] + rows[1]

@@ -36,18 +36,26 @@ if TYPE_CHECKING:
 
 def score_table(summaries: Sequence[tuple[RunSummary, bool]]) -> Table:
     """The runs' headline numbers, one row each (``True``: left as it was, up to date); an
-    incomplete run says so beside its name."""
+    incomplete run says so beside its name, and two runs of one model are told apart as the
+    leaderboard tells them (``[run abc1234]``: ``pfgen.leaderboard.run_marks``)."""
     from rich.markup import escape
     from rich.table import Table
+
+    from hyoka.pfgen.leaderboard import run_marks
 
     table = Table(title="pfgen-bench")
     table.add_column("Model", overflow="fold", min_width=24)
     table.add_column("Mode")
     for name in ("Trials", "Score", "Length", "Fluency", "Truthful", "Helpful"):
         table.add_column(name, justify="right", no_wrap=True)
-    for s, skipped in summaries:
+    marks = run_marks([s for s, _ in summaries])
+    for (s, skipped), mark in zip(summaries, marks, strict=True):
         table.add_row(
-            escape(s.model + (f" [{s.incomplete}]" if s.incomplete else ""))
+            escape(
+                s.model
+                + (f" [{s.incomplete}]" if s.incomplete else "")
+                + (f" [run {mark}]" if mark else "")
+            )
             + (" (up to date)" if skipped else ""),
             s.mode,
             str(s.num_trials),
@@ -67,10 +75,16 @@ def signature_lines(summaries: Sequence[RunSummary]) -> list[str]:
     def shown(signature: Signature | None) -> str:
         return signature.line if signature is not None else "none (upstream result.json)"
 
+    from hyoka.pfgen.leaderboard import run_marks
+
     distinct = {shown(s.signature) for s in summaries}
     if len(distinct) == 1:
         return [f"signature: {distinct.pop()}"]
-    return [f"signature of {s.label}: {shown(s.signature)}" for s in summaries]
+    marks = [f" [run {mark}]" if mark else "" for mark in run_marks(summaries)]
+    return [
+        f"signature of {s.label}{mark}: {shown(s.signature)}"
+        for s, mark in zip(summaries, marks, strict=True)
+    ]
 
 
 def print_scores(summaries: Sequence[tuple[RunSummary, bool]]) -> None:
