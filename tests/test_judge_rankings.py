@@ -10,7 +10,7 @@ import json
 import lzma
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import pytest
@@ -21,9 +21,10 @@ from _shared import SHARED_DATA, data_mark, needs
 scipy_stats = needs("scipy.stats")
 
 from hyoka.cli.main import app  # noqa: E402
+from hyoka.judge import BrierTiesChoice  # noqa: E402
 from hyoka.mtbench import Bench, IntervalSettings, build_leaderboard, judgment_files  # noqa: E402
 from hyoka.mtbench.trials import score_draws  # noqa: E402
-from hyoka.stats import ScoreDraws, compare_rankings, separability  # noqa: E402
+from hyoka.stats import BrierTies, ScoreDraws, compare_rankings, separability  # noqa: E402
 
 PFMT = SHARED_DATA / "pfmt-bench-fin-ja"
 MINI = PFMT / "model_judgment" / "gpt-4o-mini_single"
@@ -105,6 +106,7 @@ def test_a_published_leaderboard_as_reference_gives_only_what_needs_no_draws(
                 *FEW).stdout  # fmt: skip
     assert "| agreement with confidence | n/a | needs the reference's draws" in text
     assert "| separability (reference) | n/a |" in text
+    assert "the reference ties" not in text  # no tied pair, no note
     shown = json.loads(_run("judge", "rankings", "--judgments", str(MINI), "--reference",
                             str(board), "--format", "json", *FEW).stdout)  # fmt: skip
     assert shown["agreement_with_confidence"] is None
@@ -213,16 +215,33 @@ def test_two_judges_of_the_shaberi_table_on_one_suite() -> None:
     assert shown["signature"]["fields"]["unit"] == "items"
 
 
+def _upstream_brier(draws: ScoreDraws, reference: dict[str, float]) -> float:
+    """arena-hard's notebook ("Forecasting", ``calculate_predictions_and_labels``, scored
+    with ``brier_score_loss``), as read from its code: the pairs of
+    ``combinations(sorted(models), 2)``; the forecast ``norm(loc=mean(a) - mean(b),
+    scale=sqrt(var(a) + var(b))).cdf(0)``; the label ``int(rating[a] < rating[b])``, so a
+    pair the reference ties is labelled 0; the mean squared error."""
+    column = {model: draws.draws[:, k] for k, model in enumerate(draws.models)}
+    errors = []
+    for a, b in itertools.combinations(sorted(draws.models), 2):
+        spread = float(np.sqrt(column[a].var() + column[b].var()))
+        forecast = scipy_stats.norm(loc=column[a].mean() - column[b].mean(), scale=spread).cdf(0)
+        label = int(reference[a] < reference[b])
+        errors.append((float(forecast) - label) ** 2)
+    return float(np.mean(errors))
+
+
 @pfmt_data
-def test_pair_rank_brier_leaves_pairs_the_reference_ties_out_whatever_the_names(
+def test_pair_rank_brier_scores_reference_ties_as_upstream_and_omit_leaves_them_out(
     tmp_path: Path,
 ) -> None:
-    """Issue 29: a reference that ties claude-2.1 and gpt-4 gives that pair no order; the
-    Brier score was scored as "the first name is not below" (0.520, and 0.263 with
-    claude-2.1 renamed zz-claude). Now the pair is left out and said, and the score is the
-    mean over the two ordered pairs of the forecast from the leaderboard's own draws."""
+    """Issue 29: a reference that ties claude-2.1 and gpt-4 gives that pair no order.
+    arena-hard's notebook labels it "the first name in sorted order is not below", so the
+    score hangs on the names (0.520, and 0.263 with claude-2.1 renamed zz-claude): by
+    default hyoka scores it so, equal to upstream's rule, and says so in one note;
+    ``--brier-ties omit`` leaves the pair out, and the score no longer hangs on names."""
     models = ("claude-2.1", "gpt-4", "plamo-1.0-prime-beta")
-    shown = {}
+    shown, omitted, args = {}, {}, {}
     for name in ("claude-2.1", "zz-claude"):
         folder = tmp_path / name / "gpt-4o-mini_single"
         folder.mkdir(parents=True)
@@ -233,20 +252,74 @@ def test_pair_rank_brier_leaves_pairs_the_reference_ties_out_whatever_the_names(
             (folder / f"{name if model == 'claude-2.1' else model}.jsonl").write_text(text)
         table = tmp_path / name / "reference.csv"
         table.write_text(f"model,score\n{name},8.2\ngpt-4,8.2\nplamo-1.0-prime-beta,7\n")
-        args = ["judge", "rankings", "--judgments", str(folder), "--reference", str(table), *FEW]
-        shown[name] = json.loads(_run(*args, "--format", "json").stdout)
-        assert "; 1 pair(s) the reference ties left out (no order to forecast) |" in (
-            _run(*args).stdout
-        )
-    assert shown["claude-2.1"]["pair_rank_brier"] == shown["zz-claude"]["pair_rank_brier"]
-    assert shown["claude-2.1"]["pair_rank_brier_tied_pairs_left_out"] == 1
+        args[name] = ["judge", "rankings", "--judgments", str(folder), "--reference", str(table)]
+        shown[name] = json.loads(_run(*args[name], "--json", *FEW).stdout)
+        omitted[name] = json.loads(_run(*args[name], "--json", "--brier-ties", "omit", *FEW).stdout)
+    # the same grades, so the same draws under either name
     draws = _draws(tmp_path / "claude-2.1" / "gpt-4o-mini_single", IntervalSettings(resamples=400))
+    for name in ("claude-2.1", "zz-claude"):
+        renamed = ScoreDraws(
+            tuple(name if m == "claude-2.1" else m for m in draws.models), draws.estimate,
+            draws.draws,
+        )  # fmt: skip
+        reference = {name: 8.2, "gpt-4": 8.2, "plamo-1.0-prime-beta": 7.0}
+        assert shown[name]["pair_rank_brier"] == pytest.approx(
+            _upstream_brier(renamed, reference), abs=1e-12
+        )
+        assert shown[name]["pair_rank_brier_tied_pairs"] == 1
+        assert omitted[name]["pair_rank_brier_tied_pairs"] == 1
+    # upstream's rule: the tied pair's outcome follows the names, not the judge
+    assert shown["claude-2.1"]["pair_rank_brier"] == pytest.approx(0.520, abs=5e-4)
+    assert shown["zz-claude"]["pair_rank_brier"] == pytest.approx(0.263, abs=5e-4)
+    assert omitted["claude-2.1"]["pair_rank_brier"] == omitted["zz-claude"]["pair_rank_brier"]
+    brier = {shown[name]["signature"]["fields"]["brier"] for name in shown}
+    assert len(brier | {omitted[name]["signature"]["fields"]["brier"] for name in shown}) == 2
+    text = _run(*args["claude-2.1"], *FEW).stdout
+    assert (
+        "0 is perfect, 0.25 a coin; 1 pair(s) the reference ties scored by upstream's rule (the "
+        "name that sorts first is not below): their outcome depends on the models' names, not "
+        "on the judge; --brier-ties omit leaves them out |"
+    ) in text
     column = {model: draws.draws[:, draws.models.index(model)] for model in models}
-    # the ordered pairs: plamo (7) below each of the other two (8.2)
+    # omitted: the two ordered pairs, plamo (7) below each of the other two (8.2)
     errors = []
     for high in ("claude-2.1", "gpt-4"):
         mine, theirs = column[high], column["plamo-1.0-prime-beta"]
         spread = float(np.sqrt(mine.var() + theirs.var()))
         below = scipy_stats.norm.cdf(0.0, mine.mean() - theirs.mean(), spread)  # P(high below)
         errors.append(float(below) ** 2)  # the outcome: not below
-    assert shown["claude-2.1"]["pair_rank_brier"] == pytest.approx(np.mean(errors), abs=1e-12)
+    assert omitted["claude-2.1"]["pair_rank_brier"] == pytest.approx(np.mean(errors), abs=1e-12)
+
+
+def test_pair_rank_brier_on_a_hand_made_reference_with_two_ties() -> None:
+    """Four models, the reference tying (b, c) and (a, d): by default both tied pairs are
+    labelled 0 in name order, as upstream's cells label them; ``omit`` keeps the other four
+    pairs; a reference that ties everything leaves nothing to omit."""
+    rng = np.random.default_rng(3)
+    models = ("d", "b", "a", "c")  # not in name order: upstream sorts them
+    draws = ScoreDraws(models, np.zeros(4), rng.normal([0.2, 0.5, 0.1, 0.9], 0.3, (50, 4)))
+    reference = {"a": 2.0, "b": 1.0, "c": 1.0, "d": 2.0}
+    points = ScoreDraws.points(list(reference), list(reference.values()))
+    upstream = compare_rankings(draws, points, resamples=20)
+    assert upstream.brier == pytest.approx(_upstream_brier(draws, reference), abs=1e-12)
+    assert upstream.brier_tied_pairs == 2
+    omitted = compare_rankings(draws, points, resamples=20, brier_ties="omit")
+    column = {model: draws.draws[:, k] for k, model in enumerate(models)}
+    errors = [
+        (float(scipy_stats.norm.cdf(0.0, column[x].mean() - column[y].mean(),
+                                    np.sqrt(column[x].var() + column[y].var())))
+         - float(reference[x] < reference[y])) ** 2
+        for x, y in itertools.combinations(sorted(models), 2)
+        if reference[x] != reference[y]
+    ]  # fmt: skip
+    assert len(errors) == 4 and omitted.brier == pytest.approx(np.mean(errors), abs=1e-12)
+    assert upstream.signature.line != omitted.signature.line
+    flat = ScoreDraws.points(list(reference), [1.0] * 4)
+    assert np.isnan(compare_rankings(draws, flat, resamples=20, brier_ties="omit").brier)
+    assert compare_rankings(draws, flat, resamples=20).brier == pytest.approx(
+        _upstream_brier(draws, dict.fromkeys(reference, 1.0)), abs=1e-12
+    )
+
+
+def test_the_brier_ties_choice_spells_the_librarys_rules() -> None:
+    assert [member.value for member in BrierTiesChoice] == list(get_args(BrierTies))

@@ -26,6 +26,7 @@ from hyoka.cli._common import (
     reports_errors,
 )
 from hyoka.errors import InputError
+from hyoka.judge import BrierTiesChoice  # an enum the flag needs
 from hyoka.mtbench import FormatChoice  # an enum the flag needs
 from hyoka.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -122,6 +123,16 @@ def rankings_command(
     bench: RankingBenchOption = "pfmt-fin",
     variant: RankingVariantOption = None,
     confidence: ConfidenceOption = 0.95,
+    brier_ties: Annotated[
+        BrierTiesChoice,
+        typer.Option(
+            "--brier-ties",
+            case_sensitive=False,
+            help="A pair the reference ties, in the pair-rank Brier score: upstream scores it "
+            "as arena-hard's notebook does (outcome: the name that sorts first is not below, "
+            "so it depends on the names), omit leaves it out. In the signature.",
+        ),
+    ] = BrierTiesChoice.UPSTREAM,
     fmt: FormatOption = FormatChoice.MD,
     as_json: JsonOption = False,
     output: OutputOption = None,
@@ -170,7 +181,7 @@ def rankings_command(
     rankings = _rankings(judgments, judge, scores, suite, bench, variant, settings, data_dir)
     if published is not None:
         rankings.append(published)
-    report = rankings_report(rankings[0], rankings[1], settings)
+    report = rankings_report(rankings[0], rankings[1], settings, brier_ties=brier_ties.value)
     shown = FormatChoice.JSON if as_json else fmt  # --json: --format json
     _write(render_rankings(report, shown.value), output, shown.value)
 

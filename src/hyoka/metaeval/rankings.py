@@ -60,6 +60,7 @@ from hyoka.mtbench import (
 from hyoka.printable import csv_text, one_line
 from hyoka.signature import SIGNATURE_KEY
 from hyoka.stats import (
+    BrierTies,
     RankingComparison,
     ScoreDraws,
     SeparabilityCurve,
@@ -322,9 +323,14 @@ class RankingsReport:
 
 
 def rankings_report(
-    ranking: Ranking, reference: Ranking, settings: IntervalSettings
+    ranking: Ranking,
+    reference: Ranking,
+    settings: IntervalSettings,
+    *,
+    brier_ties: BrierTies = "upstream",
 ) -> RankingsReport:
-    """``compare_rankings`` of the two, the correlations' draws by ``settings``."""
+    """``compare_rankings`` of the two, the correlations' draws by ``settings``;
+    ``brier_ties``: the Brier score's rule for a pair the reference ties."""
     own, theirs = set(ranking.scores.models), set(reference.scores.models)
     if len(own & theirs) < 3:
         raise InputError(
@@ -335,6 +341,7 @@ def rankings_report(
     comparison = compare_rankings(
         ranking.scores, reference.scores, settings.confidence,
         resamples=settings.resamples, seed=settings.seed, unit=ranking.unit or "none",
+        brier_ties=brier_ties,
     )  # fmt: skip
     return RankingsReport(
         ranking, reference, comparison,
@@ -371,7 +378,7 @@ def _statistics(report: RankingsReport) -> list[tuple[str, str, str]]:
          "share of all pairs both point rankings order alike"),
         ("pair-rank Brier", _plain(c.brier),
          "the ranking's normal forecast of each pair's order against the reference's; "
-         "0 is perfect, 0.25 a coin" + _ties_left_out(c.brier_tied_pairs)),
+         "0 is perfect, 0.25 a coin" + _tied_pairs(c.brier_tied_pairs, c.brier_ties)),
         ("Spearman", c.spearman.format(), "intervals: the models drawn with replacement"),
         ("Kendall tau-b", c.kendall.format(), "intervals: the models drawn with replacement"),
         *(_judge_row(side, ranking) for side, ranking in
@@ -379,12 +386,19 @@ def _statistics(report: RankingsReport) -> list[tuple[str, str, str]]:
     ]  # fmt: skip
 
 
-def _ties_left_out(count: int) -> str:
-    """The Brier row's word on the pairs the reference ties (they have no order to
-    forecast: left out)."""
+def _tied_pairs(count: int, rule: BrierTies) -> str:
+    """The Brier row's note on the pairs the reference ties: they have no order to
+    forecast, so upstream's outcome for them ("the name that sorts first is not below")
+    follows the names, not the judge; or they were left out."""
     if not count:
         return ""
-    return f"; {count} pair(s) the reference ties left out (no order to forecast)"
+    if rule == "omit":
+        return f"; {count} pair(s) the reference ties left out (--brier-ties omit)"
+    return (
+        f"; {count} pair(s) the reference ties scored by upstream's rule (the name that sorts "
+        "first is not below): their outcome depends on the models' names, not on the judge; "
+        "--brier-ties omit leaves them out"
+    )
 
 
 def _judge_row(side: str, ranking: Ranking) -> tuple[str, str, str]:
