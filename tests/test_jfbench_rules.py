@@ -5,7 +5,7 @@ Each case is a hand-written response, written from reading upstream's rule (its 
 named where they decide: a comma after a digit is a separator, a script check lets symbols
 and ASCII letters through, ``\\b`` needs a non-word character after a Japanese date), with
 the verdict upstream's own class gave on it (every case was run through upstream's code at
-that commit: all 302 agree). Parameters are the test set's, from ``catalogue``; the
+that commit: all 314 agree). Parameters are the test set's, from ``catalogue``; the
 processing constraints read ``DOC`` as their prompt.
 """
 
@@ -369,6 +369,20 @@ CASES += [
     ("PrimeLengthsWordsIfbenchConstraint", "a ab", False),
     ("PrimeLengthsWordsIfbenchConstraint", "1234", False),
 ]
+CASES += [
+    ("SubBulletsFormatIfbenchConstraint", "* 果物\n  - りんご\n* 野菜\n  - にんじん", True),
+    ("SubBulletsFormatIfbenchConstraint", "* 果物\n* 野菜\n  - にんじん", False),
+    ("SubBulletsFormatIfbenchConstraint", "- りんご\n* 果物\n  - みかん", False),
+    ("SubBulletsFormatIfbenchConstraint", "*果物\n-りんご", False),
+    ("ChangeRepeatIfbenchConstraint", "大阪は日本の首都です。人口は1400万人です。", True),
+    ("ChangeRepeatIfbenchConstraint", DOC, False),
+    ("ChangeRepeatIfbenchConstraint", "大阪は日本の首都です。", False),
+    ("YamlFormatConstraint", "a: 1\nb:\n  - x\n  - y\n", True),
+    ("YamlFormatConstraint", "```yaml\na: 1\n```", True),
+    ("YamlFormatConstraint", "a: [1, 2\n", False),
+    ("YamlFormatConstraint", "key: value: other", False),
+    ("YamlFormatConstraint", "ただの文章", True),
+]
 
 
 #: the classes that count Janome's tokens or upstream's words
@@ -381,7 +395,10 @@ WORDS = {
     "WordsPositionWordsIfbenchConstraint",
     "PrimeLengthsWordsIfbenchConstraint",
     "ParagraphLastFirstWordsIfbenchConstraint",
+    "ChangeRepeatIfbenchConstraint",
 }
+#: the classes that parse YAML with PyYAML
+YAML = {"YamlFormatConstraint"}
 #: the classes that split sentences with pysbd
 SENTENCES = {
     "EmojiFormatIfbenchConstraint",
@@ -410,7 +427,12 @@ def _differing(names: set[str]) -> list[str]:
 
 def test_every_rule_decides_as_upstream() -> None:
     """Every case but those that need Janome or pysbd, each difference named."""
-    assert _differing(set(RULES) - SENTENCES - WORDS) == []
+    assert _differing(set(RULES) - SENTENCES - WORDS - YAML) == []
+
+
+def test_yaml_parses_as_upstream() -> None:
+    needs("yaml")
+    assert _differing(YAML) == []
 
 
 def test_sentence_rules_split_as_upstream() -> None:

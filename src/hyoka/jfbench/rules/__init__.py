@@ -45,6 +45,7 @@ RULES: dict[str, Builder] = {
     "CsvFormatConstraint": _fixed(formats.csv_format),
     "TsvFormatConstraint": _fixed(formats.tsv_format),
     "XmlFormatConstraint": _fixed(formats.xml_format),
+    "YamlFormatConstraint": _fixed(formats.yaml_format),
     "PythonFormatConstraint": _fixed(formats.python_format),
     "NoCodeFencePythonFormatConstraint": _fixed(formats.python_without_fence),
     "WithCodeFencePythonFormatConstraint": _fixed(formats.python_with_fence),
@@ -78,6 +79,8 @@ RULES: dict[str, Builder] = {
     ),
     "PrimeLengthsWordsIfbenchConstraint": _fixed(ifbench.prime_lengths),
     "NewlineFormatIfbenchConstraint": _fixed(words.one_word_a_line),
+    "SubBulletsFormatIfbenchConstraint": _fixed(ifbench.sub_bullets),
+    "ChangeRepeatIfbenchConstraint": lambda k, d: ifbench.first_word_changed(d),
     "UniqueWordCountIfbenchConstraint": lambda k, d: words.unique_words_at_least(
         k["minimum_unique"]
     ),

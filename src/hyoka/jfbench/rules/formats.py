@@ -256,3 +256,14 @@ def diff_format(value: str) -> bool:
         return _diff_has_hunk(without_whole_fence(value).rstrip("\n"))
     except _NotADiffError:
         return False
+
+
+def yaml_format(value: str) -> bool:
+    """PyYAML's safe loader reads the response (one whole-response code fence dropped)."""
+    import yaml  # type: ignore[import-untyped]
+
+    try:
+        yaml.safe_load(without_whole_fence(value))
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return False
+    return True

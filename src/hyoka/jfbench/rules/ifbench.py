@@ -237,3 +237,37 @@ def prime_lengths(value: str) -> bool:
     """At least one word, and every word's length in characters a prime."""
     found = split_words(value)
     return bool(found) and all(_prime(len(word)) for word in found)
+
+
+def sub_bullets(value: str) -> bool:
+    """``* `` items, each followed by at least one ``- `` item before the next, and no
+    ``- `` item before the first ``* `` (indentation ignored)."""
+    if not value.strip():
+        return False
+    tops = subs = 0
+    current = False
+    for raw in value.splitlines():
+        line = raw.lstrip()
+        if line.startswith("* "):
+            if tops and not current:
+                return False
+            tops, current = tops + 1, False
+        elif line.startswith("- "):
+            if not tops:
+                return False
+            subs, current = subs + 1, True
+    return bool(tops) and bool(subs) and current
+
+
+def first_word_changed(document: str) -> Callable[[str], bool]:
+    """The prompt's words again, the first one replaced: as many words, a different first
+    word, the rest the same (words as upstream splits them)."""
+    original = split_words(document.rstrip("\r\n"))
+
+    def check(value: str) -> bool:
+        found = split_words(value)
+        if not found or len(found) != len(original):
+            return False
+        return found[0] != original[0] and found[1:] == original[1:]
+
+    return check
