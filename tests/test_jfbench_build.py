@@ -17,6 +17,7 @@ import pytest
 from _shared import SHARED_DATA
 from hyoka.jfbench.build import identity_lines, single_constraint, stable_seed
 from hyoka.jfbench.catalogue import COLLECTIONS, classes
+from hyoka.jfbench.evaluate import decide, succeeded
 from hyoka.jfbench.inputs import PROMPTS_IN_DATA, read_prompts
 
 #: upstream's build, seed 42, every entry (test set: 300 prompts x 174 factories)
@@ -71,3 +72,20 @@ def test_the_first_entries_of_the_default_build() -> None:
     assert first[0].constraints[0].seed == 2627650255546979843
     assert first[1].constraints[0].factory.document
     assert first[0].constraint_groups == ("Content",)
+
+
+def test_a_built_entry_is_decided_by_rule_or_left_pending() -> None:
+    """The first entries of the default build, answered: a rule decides, a judged one waits."""
+    documents = read_prompts(SHARED_DATA / PROMPTS_IN_DATA).documents
+    entries = {e.data_id: e for e in single_constraint(300, "test", n_benchmark_data=60)}
+    keyword = entries["106-KeywordIncludedContentConstraint"]
+    assert decide(keyword, documents, "日本" + "東京" * 10) == {
+        "KeywordIncludedContentConstraint": True
+    }
+    assert succeeded(decide(keyword, documents, "東京")) is False
+    replaced = entries["282-ReplacementProcessingConstraint"]
+    document = documents[282].rstrip("\r\n")
+    assert succeeded(decide(replaced, documents, document[:1] + "###" + document[4:])) is True
+    judged = next(e for e in entries.values() if e.constraints[0].factory.judged)
+    assert decide(judged, documents, "はい") == {judged.constraints[0].name: None}
+    assert succeeded(decide(judged, documents, "はい")) is None
