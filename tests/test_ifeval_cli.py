@@ -21,6 +21,7 @@ needs("janome")
 needs("ja_sentence_segmenter")
 
 from hyoka.cli.main import app  # noqa: E402
+from hyoka.ifeval import read_prompts, score_responses  # noqa: E402
 
 DATA = SHARED_DATA / "m-ifeval-ja"
 PROMPTS = DATA / "data" / "ja_input_data.jsonl"
@@ -195,6 +196,8 @@ def test_score_unseeded_signs_it_and_json_carries_the_same(tmp_path: Path) -> No
     (result,) = shown["results"]
     assert result["strict"]["prompts"] == 3
     assert result["strict"]["prompt_level"]["resamples"] == 50
+    done = score_responses([RESPONSES], read_prompts(prompts), langdetect_seed=None, resamples=50)
+    assert done.to_json() == shown  # the library call is the command
     code, out = _hyoka("ifeval", "score", str(RESPONSES), "--prompts", str(prompts),
                        "--langdetect-seed", "zero")  # fmt: skip
     assert code == 1

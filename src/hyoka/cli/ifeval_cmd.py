@@ -120,44 +120,23 @@ def score_command(
 
       hyoka ifeval score answers.jsonl --groups --langdetect-seed none
     """
-    from hyoka.ifeval import (
-        MODES,
-        Bootstrap,
-        ifeval_signature,
-        judge_all,
-        matched,
-        read_responses,
-        score,
-    )
+    from hyoka.ifeval import score_responses
 
-    found = _prompts(prompts, data_dir)
-    chosen = _langdetect_seed(langdetect_seed)
-    draws = Bootstrap(resamples=resamples, seed=seed)
-    signature = ifeval_signature(found.sha256, chosen, resamples, draws.confidence, seed)
-    results = []
-    for path in responses:
-        answered = matched(found.prompts, read_responses(path), path)
-        verdicts = judge_all(found.prompts, answered, seed=chosen)
-        results.append((path, {mode: score(verdicts[mode], draws) for mode in MODES}))
+    done = score_responses(
+        responses, _prompts(prompts, data_dir), langdetect_seed=_langdetect_seed(langdetect_seed),
+        resamples=resamples, seed=seed,
+    )  # fmt: skip
     if as_json:
-        echo_json(
-            {
-                "signature": signature.to_json(),
-                "results": [
-                    {"responses": str(path), **{m: s.to_json() for m, s in scored.items()}}
-                    for path, scored in results
-                ],
-            }
-        )
+        echo_json(done.to_json())
         return
-    for path, scored in results:
+    for path, scored in done.results:
         say(f"{path} ({scored['strict'].prompts} prompts)")
         for mode, scores in scored.items():
             say(_share(mode, scores))
             if groups:
                 for name, accuracy in scores.groups.items():
                     say(f"    {name:<32} {_shown(accuracy)}")
-    say(f"signature: {signature.line}")
+    say(f"signature: {done.signature.line}")
 
 
 def _evaluation_files(paths: list[Path]) -> list[Path]:

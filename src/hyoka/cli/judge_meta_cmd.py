@@ -113,12 +113,9 @@ def meta_command(
     else:
         sources = published_sources(resolve_data_dir(data_dir))
     settings = JudgeMetaSettings(
-        reference=tuple(reference or ()),
-        resamples=resamples,
-        seed=seed,
-        price_in=price_in,
+        reference=tuple(reference or ()), resamples=resamples, seed=seed, price_in=price_in,
         price_out=price_out,
-    )
+    )  # fmt: skip
     shown = FormatChoice.JSON if as_json else fmt  # --json: --format json
     text = render_judge_meta(judge_meta(sources, settings), shown.value)
     if output is None:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     )
     from hyoka.ifeval.language import DEFAULT_SEED as LANGDETECT_SEED
     from hyoka.ifeval.registry import BUILDERS, LANGUAGE_ID, Instruction, build, group_of
+    from hyoka.ifeval.run import ScoredResponses, score_responses
     from hyoka.ifeval.scores import Accuracy, Bootstrap, Scores, score, tally
     from hyoka.ifeval.signing import KIND, RULES, IfevalSignature, ifeval_signature
     from hyoka.ifeval.verify import (
@@ -88,6 +89,7 @@ _NAMES: dict[str, tuple[str, str]] = {
         name: ("hyoka.ifeval.registry", name)
         for name in ("BUILDERS", "LANGUAGE_ID", "Instruction", "build", "group_of")
     },
+    **{name: ("hyoka.ifeval.run", name) for name in ("ScoredResponses", "score_responses")},
     **{
         name: ("hyoka.ifeval.scores", name)
         for name in ("Accuracy", "Bootstrap", "Scores", "score", "tally")
@@ -129,6 +131,7 @@ __all__ = [
     "PromptSet",
     "PromptVerdict",
     "PublishedVerdicts",
+    "ScoredResponses",
     "Scores",
     "Verification",
     "build",
@@ -144,6 +147,7 @@ __all__ = [
     "read_prompts",
     "read_responses",
     "score",
+    "score_responses",
     "tally",
     "verify_evaluation",
 ]

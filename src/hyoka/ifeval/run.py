@@ -1,0 +1,61 @@
+"""Response files scored, as ``hyoka ifeval score`` scores them: each file's responses
+matched to the prompts, every instruction decided strictly and loosely, and the strict and
+loose accuracies with bootstrap intervals over prompts, under one signature.
+
+The command line only reads its flags, calls ``score_responses`` and prints what it hands
+back (``ScoredResponses.to_json`` is its ``--json``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hyoka.ifeval.evaluate import MODES, Mode, judge_all
+from hyoka.ifeval.inputs import PromptSet, matched, read_responses
+from hyoka.ifeval.language import DEFAULT_SEED as LANGDETECT_SEED
+from hyoka.ifeval.scores import Bootstrap, Scores, score
+from hyoka.ifeval.signing import ifeval_signature
+from hyoka.signature import Signature
+from hyoka.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+
+@dataclass(frozen=True)
+class ScoredResponses:
+    """Each response file's scores by mode (``results``) and how they were produced."""
+
+    signature: Signature
+    results: list[tuple[Path, dict[Mode, Scores]]]
+
+    def to_json(self) -> dict[str, Any]:
+        """The signature, then per file its strict and loose scores."""
+        return {
+            "signature": self.signature.to_json(),
+            "results": [
+                {"responses": str(path), **{m: s.to_json() for m, s in scored.items()}}
+                for path, scored in self.results
+            ],
+        }
+
+
+def score_responses(
+    responses: Sequence[Path],
+    prompts: PromptSet,
+    *,
+    langdetect_seed: int | None = LANGDETECT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> ScoredResponses:
+    """Score every file of ``responses`` against ``prompts``: strict and loose verdicts
+    (a language verdict drawn with ``langdetect_seed``; ``None``: unseeded, as upstream),
+    accuracies with intervals from ``resamples`` draws seeded with ``seed``."""
+    draws = Bootstrap(resamples=resamples, seed=seed)
+    signature = ifeval_signature(prompts.sha256, langdetect_seed, resamples, draws.confidence, seed)
+    results = []
+    for path in responses:
+        answered = matched(prompts.prompts, read_responses(path), path)
+        verdicts = judge_all(prompts.prompts, answered, seed=langdetect_seed)
+        results.append((path, {mode: score(verdicts[mode], draws) for mode in MODES}))
+    return ScoredResponses(signature, results)
