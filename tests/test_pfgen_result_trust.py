@@ -31,6 +31,7 @@ from hyoka.signature import Signature
 
 SMALL = "openai/chatgpt-o1/9a61e92"  # one trial of 50 answers: quick to rescore
 OTHER = "openai/chatgpt-4o-latest/c275a7b"
+SUMMATION_MATTERS = "MiniMaxAI/MiniMax-Text-01/74d4af0"  # sequential sums do not reproduce it
 DATA = SHARED_DATA / "pfgen-bench" / "data"
 CUSTOM_HASH = "1c4f56decf43d41d2dec22e54e449b01bc77855f"
 
@@ -150,6 +151,25 @@ def test_verify_compares_the_signature_with_what_it_recomputes(
         f"{mine}: NOT reproduced (answers: trials.jsonl.xz): first differing field "
         f'signature.{field}: published "{forged}" vs recomputed'
     ) in " ".join(verified.stdout.split())
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_verify_finds_a_summation_the_numbers_were_not_made_with(tmp_path: Path) -> None:
+    """A run only compensated sums reproduce, signed sequential; where both summations
+    make the same numbers (the one-trial run), either signature is true and reproduced."""
+    mine = writable_run_copy(SUMMATION_MATTERS, tmp_path)
+    _write_result(mine, _signed(_result(mine), summation=Summation.SEQUENTIAL))
+    verified = _invoke("pfgen", "verify", str(mine))
+    assert verified.exit_code == 1, verified.output
+    assert (
+        f"{mine}: NOT reproduced (answers: trials.jsonl.xz): first differing field "
+        'signature.sum: published "sequential" vs recomputed "compensated"'
+    ) in " ".join(verified.stdout.split())
+    either = writable_run_copy(SMALL, tmp_path)
+    _write_result(either, _signed(_result(either), summation=Summation.SEQUENTIAL))
+    verified = _invoke("pfgen", "verify", str(either))
+    assert verified.exit_code == 0, verified.output
+    assert "reproduced exactly (summation: sequential" in verified.stdout
 
 
 @pytest.mark.usefixtures("hyoka_env")
