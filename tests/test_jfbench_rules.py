@@ -5,7 +5,7 @@ Each case is a hand-written response, written from reading upstream's rule (its 
 named where they decide: a comma after a digit is a separator, a script check lets symbols
 and ASCII letters through, ``\\b`` needs a non-word character after a Japanese date), with
 the verdict upstream's own class gave on it (every case was run through upstream's code at
-that commit: all 314 agree). Parameters are the test set's, from ``catalogue``; the
+that commit: all 326 agree). Parameters are the test set's, from ``catalogue``; the
 processing constraints read ``DOC`` as their prompt.
 """
 
@@ -383,6 +383,22 @@ CASES += [
     ("YamlFormatConstraint", "key: value: other", False),
     ("YamlFormatConstraint", "ただの文章", True),
 ]
+CASES += [
+    ("SentenceBalanceRatioIfbenchConstraint", "晴れです。本当？すごい！", True),
+    ("SentenceBalanceRatioIfbenchConstraint", "晴れです。雨です。本当？すごい！", True),
+    ("SentenceBalanceRatioIfbenchConstraint", "晴れです。雨です。曇りです。本当？すごい！", False),
+    ("SentenceBalanceRatioIfbenchConstraint", "晴れです。本当？", False),
+    ("SentenceTypeRatioIfbenchConstraint", "晴れです。雨です。本当？", True),
+    ("SentenceTypeRatioIfbenchConstraint", "晴れです。本当？", False),
+    ("SentenceTypeRatioIfbenchConstraint", "晴れです。雨です。", False),
+    ("SentenceTypeRatioIfbenchConstraint", "晴れです。雨です！曇りです。本当？", True),
+    ("OverlapRatioIfbenchConstraint", DOC, False),
+    ("OverlapRatioIfbenchConstraint", "まったく関係のない文章を書きます。", False),
+]
+CASES += [
+    ("OverlapRatioIfbenchConstraint", DOC.rstrip() * 2 + "猫と犬と鳥", True),
+    ("OverlapRatioIfbenchConstraint", DOC.rstrip() * 2 + "犬が速く走る", False),
+]
 
 
 #: the classes that count Janome's tokens or upstream's words
@@ -396,6 +412,7 @@ WORDS = {
     "PrimeLengthsWordsIfbenchConstraint",
     "ParagraphLastFirstWordsIfbenchConstraint",
     "ChangeRepeatIfbenchConstraint",
+    "OverlapRatioIfbenchConstraint",
 }
 #: the classes that parse YAML with PyYAML
 YAML = {"YamlFormatConstraint"}
@@ -406,6 +423,8 @@ SENTENCES = {
     "IncrementSentenceIfbenchConstraint",
     "LastFirstWordsIfbenchConstraint",
     "KeywordsSpecificPositionWordsIfbenchConstraint",
+    "SentenceBalanceRatioIfbenchConstraint",
+    "SentenceTypeRatioIfbenchConstraint",
     "SentencesLengthConstraint",
     "SentenceDelimiterFormatConstraint",
     "DictionarySortProcessingConstraint",

@@ -80,6 +80,11 @@ RULES: dict[str, Builder] = {
     "PrimeLengthsWordsIfbenchConstraint": _fixed(ifbench.prime_lengths),
     "NewlineFormatIfbenchConstraint": _fixed(words.one_word_a_line),
     "SubBulletsFormatIfbenchConstraint": _fixed(ifbench.sub_bullets),
+    "SentenceBalanceRatioIfbenchConstraint": _fixed(ifbench.balanced_sentence_kinds),
+    "SentenceTypeRatioIfbenchConstraint": _fixed(ifbench.two_statements_a_question),
+    "OverlapRatioIfbenchConstraint": lambda k, d: ifbench.trigram_overlap(
+        d, k["target_ratio_percent"]
+    ),
     "ChangeRepeatIfbenchConstraint": lambda k, d: ifbench.first_word_changed(d),
     "UniqueWordCountIfbenchConstraint": lambda k, d: words.unique_words_at_least(
         k["minimum_unique"]

@@ -271,3 +271,50 @@ def first_word_changed(document: str) -> Callable[[str], bool]:
         return found[0] != original[0] and found[1:] == original[1:]
 
     return check
+
+
+def _last_marks(value: str) -> list[str]:
+    """Each sentence's last character (after trailing whitespace), '' for a blank one."""
+    return [s.rstrip()[-1:] for s in split_sentences(value)]
+
+
+def balanced_sentence_kinds(value: str) -> bool:
+    """Statements, questions (?？) and exclamations (!！) all present, their counts at most
+    one apart."""
+    marks = _last_marks(value)
+    if not marks:
+        return False
+    questions = sum(m in ("?", "？") for m in marks)
+    exclamations = sum(m in ("!", "！") for m in marks)
+    counts = (len(marks) - questions - exclamations, questions, exclamations)
+    return min(counts) > 0 and max(counts) - min(counts) <= 1
+
+
+def two_statements_a_question(value: str) -> bool:
+    """Sentences ending .。． over those ending ?？ within 0.2 of 2 (others not counted)."""
+    marks = _last_marks(value)
+    questions = sum(m in ("?", "？") for m in marks)
+    if not marks or not questions:
+        return False
+    statements = sum(m in (".", "。", "．") for m in marks)
+    return abs(statements / questions - 2.0) <= 0.2
+
+
+def _trigrams(text: str) -> list[str]:
+    found = split_words(text)
+    return [" ".join(found[i : i + 3]) for i in range(len(found) - 2)]
+
+
+def trigram_overlap(document: str, percent: int) -> Callable[[str], bool]:
+    """The share of the response's word trigrams found in the prompt's within two points of
+    ``percent``."""
+    known = set(_trigrams(document.rstrip("\r\n")))
+
+    def check(value: str) -> bool:
+        found = _trigrams(value)
+        if not found:
+            return False
+        share = sum(t in known for t in found) / len(found) * 100
+        return abs(share - percent) <= 2
+
+    return check
