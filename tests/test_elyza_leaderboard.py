@@ -70,6 +70,8 @@ def test_shaberi_files_give_shaberis_mean_per_model_with_unrated_and_repeats_cou
     with pytest.warns(HyokaWarning, match="1 turn\\(s\\) judged again in its file"):
         board = bench_leaderboard("elyza-tasks-100", fmt="json")
     assert isinstance(board, BenchBoard) and board.to_json() == rows
+    table = bench_leaderboard("elyza-tasks-100")  # a table has the same JSON
+    assert isinstance(table, BenchBoard) and table.text == md.stdout and table.to_json() == rows
 
 
 def test_a_shaberi_file_in_upstreams_layout_and_bad_rows(

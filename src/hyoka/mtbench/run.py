@@ -23,7 +23,7 @@ import json
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,7 @@ from hyoka.mtbench.generate import (
     generate_answers,
     parse_temperatures,
 )
-from hyoka.mtbench.grade_battles import grade_ratings_of
+from hyoka.mtbench.grade_battles import GradeRatings, grade_ratings_of
 from hyoka.mtbench.judge import (
     BenchJudging,
     default_judge_name,
@@ -66,7 +66,12 @@ from hyoka.mtbench.judge import (
     single_output,
 )
 from hyoka.mtbench.leaderboard import Leaderboard, build_leaderboard, judgment_files
-from hyoka.mtbench.length_columns import answer_turns, for_answers_flag, length_column_of
+from hyoka.mtbench.length_columns import (
+    LengthColumn,
+    answer_turns,
+    for_answers_flag,
+    length_column_of,
+)
 from hyoka.mtbench.pair_summary import (
     length_controlled,
     method_counts,
@@ -431,6 +436,21 @@ def _judge_matches(
 
 
 @dataclass(frozen=True)
+class Rendering:
+    """How a leaderboard's table is written: a table per turn too, the intervals' draws,
+    the length-adjusted column and the grade ratings, where made."""
+
+    per_turn: bool = True
+    interval: IntervalSettings | None = None
+    length: LengthColumn | None = None
+    grades: GradeRatings | None = None
+
+    def text(self, board: Leaderboard, fmt: Format) -> str:
+        return render(board, fmt, per_turn=self.per_turn, interval=self.interval,
+                      length=self.length, grades=self.grades)  # fmt: skip
+
+
+@dataclass(frozen=True)
 class BenchBoard:
     """A benchmark's leaderboard (``board``) written in ``fmt`` (``text``), with the radar
     charts asked for still to write (``write_radars``: after the table is shown)."""
@@ -439,12 +459,14 @@ class BenchBoard:
     fmt: str
     text: str
     radar: tuple[Path, ...] = ()
+    #: what the table was rendered with, so that its JSON says the same numbers
+    rendering: Rendering = field(default_factory=Rendering)
 
     def to_json(self) -> Any:
-        """The table as ``fmt`` json writes it (when ``fmt`` is json: ``text`` read back)."""
-        if self.fmt != "json":
-            raise ValueError("a leaderboard rendered as md or csv has no JSON here")
-        return json.loads(self.text)
+        """The table as ``--format json`` writes it (``text`` read back where it is)."""
+        if self.fmt == "json":
+            return json.loads(self.text)
+        return json.loads(self.rendering.text(self.board, "json"))
 
     def write_radars(self) -> list[Path]:
         """Write each radar chart (PNG or HTML), titled a dry run where a script's numbers
@@ -524,11 +546,11 @@ def bench_leaderboard(
                   "(no length-adj. mean)")  # fmt: skip
     shown: Format = "md" if fmt == "md" else "csv" if fmt == "csv" else "json"
     interval = IntervalSettings(resamples=resamples, seed=seed)
-    text = render(board, shown, per_turn=per_turn, interval=interval, length=length,
-                  grades=grades)  # fmt: skip
+    rendering = Rendering(per_turn, interval, length, grades)
+    text = rendering.text(board, shown)
     if output is not None:
         write_output(output, text)  # refused or failed: the store's one line
-    return BenchBoard(board, shown, text, tuple(radar))
+    return BenchBoard(board, shown, text, tuple(radar), rendering)
 
 
 def _warn(message: str) -> None:
