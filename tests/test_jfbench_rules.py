@@ -5,7 +5,7 @@ Each case is a hand-written response, written from reading upstream's rule (its 
 named where they decide: a comma after a digit is a separator, a script check lets symbols
 and ASCII letters through, ``\\b`` needs a non-word character after a Japanese date), with
 the verdict upstream's own class gave on it (every case was run through upstream's code at
-that commit: all 326 agree). Parameters are the test set's, from ``catalogue``; the
+that commit: all 332 agree). Parameters are the test set's, from ``catalogue``; the
 processing constraints read ``DOC`` as their prompt.
 """
 
@@ -399,6 +399,14 @@ CASES += [
     ("OverlapRatioIfbenchConstraint", DOC.rstrip() * 2 + "猫と犬と鳥", True),
     ("OverlapRatioIfbenchConstraint", DOC.rstrip() * 2 + "犬が速く走る", False),
 ]
+CASES += [
+    ("SentenceWordsRatioIfbenchConstraint", "Cats sleep. Dogs run. Birds sing.", True),
+    ("SentenceWordsRatioIfbenchConstraint", "Cats sleep. Dogs run. Cats sing.", False),
+    ("SentenceWordsRatioIfbenchConstraint", "Cats sleep. Dogs run fast. Birds sing.", False),
+    ("SentenceWordsRatioIfbenchConstraint", "猫が寝る。犬は走る。鳥も歌う。", True),
+    ("SentenceWordsRatioIfbenchConstraint", "猫が寝る。犬が走る。鳥も歌う。", False),
+    ("SentenceWordsRatioIfbenchConstraint", "Cats sleep. Dogs run.", False),
+]
 
 
 #: the classes that count Janome's tokens or upstream's words
@@ -425,6 +433,7 @@ SENTENCES = {
     "KeywordsSpecificPositionWordsIfbenchConstraint",
     "SentenceBalanceRatioIfbenchConstraint",
     "SentenceTypeRatioIfbenchConstraint",
+    "SentenceWordsRatioIfbenchConstraint",
     "SentencesLengthConstraint",
     "SentenceDelimiterFormatConstraint",
     "DictionarySortProcessingConstraint",

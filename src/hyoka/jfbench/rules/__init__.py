@@ -82,6 +82,7 @@ RULES: dict[str, Builder] = {
     "SubBulletsFormatIfbenchConstraint": _fixed(ifbench.sub_bullets),
     "SentenceBalanceRatioIfbenchConstraint": _fixed(ifbench.balanced_sentence_kinds),
     "SentenceTypeRatioIfbenchConstraint": _fixed(ifbench.two_statements_a_question),
+    "SentenceWordsRatioIfbenchConstraint": _fixed(ifbench.three_even_sentences),
     "OverlapRatioIfbenchConstraint": lambda k, d: ifbench.trigram_overlap(
         d, k["target_ratio_percent"]
     ),

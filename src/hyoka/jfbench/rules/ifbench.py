@@ -318,3 +318,21 @@ def trigram_overlap(document: str, percent: int) -> Callable[[str], bool]:
         return abs(share - percent) <= 2
 
     return check
+
+
+def _sentence_words(sentence: str) -> list[str]:
+    """A sentence's words: split at spaces when it has any, else upstream's words."""
+    stripped = sentence.strip()
+    return stripped.split() if " " in stripped else split_words(stripped)
+
+
+def three_even_sentences(value: str) -> bool:
+    """Exactly three sentences, each with words, as many words each, no word used twice."""
+    sentences = [s for s in split_sentences(value) if s.strip()]
+    if len(sentences) != 3:
+        return False
+    lists = [_sentence_words(s) for s in sentences]
+    if any(not found for found in lists) or len({len(found) for found in lists}) != 1:
+        return False
+    every = [word for found in lists for word in found]
+    return len(set(every)) == len(every)
