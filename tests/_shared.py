@@ -53,6 +53,7 @@ INSTALL = {
     "janome": "hyoka[ifeval]",
     "ja_sentence_segmenter": "hyoka[ifeval]",
     "pysbd": "hyoka[jfbench]",
+    "markdown_it": "hyoka[jfbench]",
     "ray": "hyoka[ray]",
     "playwright": "hyoka[dev]",
     "scipy": "hyoka[dev]",

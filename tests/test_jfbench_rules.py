@@ -5,7 +5,7 @@ Each case is a hand-written response, written from reading upstream's rule (its 
 named where they decide: a comma after a digit is a separator, a script check lets symbols
 and ASCII letters through, ``\\b`` needs a non-word character after a Japanese date), with
 the verdict upstream's own class gave on it (every case was run through upstream's code at
-that commit: all 332 agree). Parameters are the test set's, from ``catalogue``; the
+that commit: all 344 agree). Parameters are the test set's, from ``catalogue``; the
 processing constraints read ``DOC`` as their prompt.
 """
 
@@ -407,6 +407,20 @@ CASES += [
     ("SentenceWordsRatioIfbenchConstraint", "猫が寝る。犬が走る。鳥も歌う。", False),
     ("SentenceWordsRatioIfbenchConstraint", "Cats sleep. Dogs run.", False),
 ]
+CASES += [
+    ("MarkdownParseableConstraint", "# 見出し\n\n本文", True),
+    ("MarkdownParseableConstraint", "", True),
+    ("MarkdownClosedFencesConstraint", "```python\nx = 1\n```", True),
+    ("MarkdownClosedFencesConstraint", "```python\nx = 1\n", False),
+    ("MarkdownClosedFencesConstraint", "````\n```\n````", False),
+    ("MarkdownClosedFencesConstraint", "~~~\nx\n~~~~", True),
+    ("MarkdownClosedFencesConstraint", "    ```\nx", True),
+    ("MarkdownHeadingJumpsConstraint", "# A\n## B\n### C\n## D", True),
+    ("MarkdownHeadingJumpsConstraint", "# A\n### C", False),
+    ("MarkdownHeadingJumpsConstraint", "見出しなし", False),
+    ("MarkdownHeadingJumpsConstraint", "## B\n# A\n## C", True),
+    ("MarkdownHeadingJumpsConstraint", "```\n# A\n### C\n```\n# A", True),
+]
 
 
 #: the classes that count Janome's tokens or upstream's words
@@ -422,8 +436,13 @@ WORDS = {
     "ChangeRepeatIfbenchConstraint",
     "OverlapRatioIfbenchConstraint",
 }
-#: the classes that parse YAML with PyYAML
+#: the classes that parse YAML with PyYAML, and Markdown with markdown-it-py
 YAML = {"YamlFormatConstraint"}
+MARKDOWN = {
+    "MarkdownParseableConstraint",
+    "MarkdownClosedFencesConstraint",
+    "MarkdownHeadingJumpsConstraint",
+}
 #: the classes that split sentences with pysbd
 SENTENCES = {
     "EmojiFormatIfbenchConstraint",
@@ -455,7 +474,12 @@ def _differing(names: set[str]) -> list[str]:
 
 def test_every_rule_decides_as_upstream() -> None:
     """Every case but those that need Janome or pysbd, each difference named."""
-    assert _differing(set(RULES) - SENTENCES - WORDS - YAML) == []
+    assert _differing(set(RULES) - SENTENCES - WORDS - YAML - MARKDOWN) == []
+
+
+def test_markdown_parses_as_upstream() -> None:
+    needs("markdown_it")
+    assert _differing(MARKDOWN) == []
 
 
 def test_yaml_parses_as_upstream() -> None:
@@ -488,8 +512,12 @@ def test_logic_negates_or_keeps_the_wrapped_rule(case: tuple[int, str, bool]) ->
 def test_every_rule_hyoka_decides_has_a_passing_and_a_failing_case() -> None:
     assert {name for name, _, _ in CASES} == set(RULES)
     one_sided = [n for n in RULES if {u for c, _, u in CASES if c == n} != {True, False}]
-    # upstream lower-cases every word, so the test set's keyword "AI" is never found there
-    assert one_sided == ["KeywordsSpecificPositionWordsIfbenchConstraint"]
+    # upstream lower-cases every word, so the test set's keyword "AI" is never found there;
+    # CommonMark reads any text, so the parse check never fails
+    assert set(one_sided) == {
+        "KeywordsSpecificPositionWordsIfbenchConstraint",
+        "MarkdownParseableConstraint",
+    }
 
 
 def test_judged_and_undecided_constraints_are_refused_by_name() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hyoka.jfbench.rules import sentences, words
+from hyoka.jfbench.rules import markdown, sentences, words
 from hyoka.signature import Signature, SignatureType
 
 KIND = "jfbench"
@@ -24,7 +24,11 @@ class JfbenchSignature(SignatureType):
     """The signature of a JFBench summary (module docstring)."""
 
     kind: ClassVar[str] = KIND
-    packages: ClassVar[tuple[str, ...]] = (*words.PACKAGES, *sentences.PACKAGES)
+    packages: ClassVar[tuple[str, ...]] = (
+        *words.PACKAGES,
+        *sentences.PACKAGES,
+        *markdown.PACKAGES,
+    )
     rules: str
     resamples: int
     confidence: float

@@ -13,7 +13,16 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.jfbench.catalogue import ConstraintSet, Factory, classes
-from hyoka.jfbench.rules import character, formats, ifbench, notation, sentences, text, words
+from hyoka.jfbench.rules import (
+    character,
+    formats,
+    ifbench,
+    markdown,
+    notation,
+    sentences,
+    text,
+    words,
+)
 
 Check = Callable[[str], bool]
 Builder = Callable[[Mapping[str, Any], str], Check]
@@ -46,6 +55,9 @@ RULES: dict[str, Builder] = {
     "TsvFormatConstraint": _fixed(formats.tsv_format),
     "XmlFormatConstraint": _fixed(formats.xml_format),
     "YamlFormatConstraint": _fixed(formats.yaml_format),
+    "MarkdownParseableConstraint": _fixed(markdown.parseable),
+    "MarkdownClosedFencesConstraint": _fixed(markdown.closed_fences),
+    "MarkdownHeadingJumpsConstraint": _fixed(markdown.no_heading_jumps),
     "PythonFormatConstraint": _fixed(formats.python_format),
     "NoCodeFencePythonFormatConstraint": _fixed(formats.python_without_fence),
     "WithCodeFencePythonFormatConstraint": _fixed(formats.python_with_fence),

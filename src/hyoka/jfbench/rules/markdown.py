@@ -1,0 +1,55 @@
+"""Markdown constraints read with markdown-it-py's CommonMark parser, as upstream reads them.
+
+Written from reading upstream's ``constraints/format/markdown.py`` (c8fed01): the parse
+itself (which fails only on an internal error), fences each closed by a fence of the same
+character at least as long, and headings whose level never rises by more than one (at
+least one heading required). Upstream locks markdown-it-py 4.0.0.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from itertools import pairwise
+from typing import Any
+
+#: the package whose version decides these verdicts
+PACKAGES = ("markdown-it-py",)
+_FENCE = re.compile(r"^\s{0,3}([`~]{3,})([^`~\n]*)$")
+
+
+@functools.cache
+def _parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
+def parseable(value: str) -> bool:
+    try:
+        _parser().parse(value)
+    except Exception:  # upstream counts any failure of the parser as a failed check
+        return False
+    return True
+
+
+def closed_fences(value: str) -> bool:
+    """Every fence line (up to three spaces, three or more backticks or tildes) is closed
+    by a later one of the same character and at least its length."""
+    open_fences: list[tuple[str, int]] = []
+    for line in value.splitlines():
+        found = _FENCE.match(line)
+        if found is None:
+            continue
+        fence = found.group(1)
+        if open_fences and open_fences[-1][0] == fence[0] and len(fence) >= open_fences[-1][1]:
+            open_fences.pop()
+        else:
+            open_fences.append((fence[0], len(fence)))
+    return not open_fences
+
+
+def no_heading_jumps(value: str) -> bool:
+    """At least one heading, and no heading more than one level below the one before."""
+    levels = [int(t.tag[1]) for t in _parser().parse(value) if t.type == "heading_open"]
+    return bool(levels) and all(b <= a + 1 for a, b in pairwise(levels))
