@@ -799,3 +799,23 @@ def test_a_copy_of_a_judgment_file_under_another_name_is_one_error(tmp_path: Pat
             f"error: {where}: the same judgment as {first}:1 (a copy of it, not the judge "
             "asked again: each judgment is read once)"
         ]
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [({"question_id": "q1"}, "question_id"), ({"turn": 3}, "turn"), ({"judge": None}, "judge")],
+)
+def test_judge_meta_reads_pair_lines_as_every_pair_reader_does(
+    tmp_path: Path, change: dict[str, Any], named: str
+) -> None:
+    """A pairwise line is read as the one pair line (``mtbench.PairJudgmentLine``), the
+    leaderboard's and the report's: a line they refuse (an id no question file writes, a
+    third turn, no judge) is one error naming the file and line, where judge meta's own
+    looser line took it and counted its games."""
+    line = {"question_id": 1, "model_1": "a", "model_2": "b", "turn": 1,
+            "judge": ["j", "pair-v2"], "g1_winner": "model_1", "g2_winner": "model_2"}  # fmt: skip
+    path = _write(tmp_path / "j_pair.jsonl", [line, {**line, **change}])
+    result = CliRunner().invoke(app, ["judge", "meta", "--pairwise", str(path), "--resamples", "5"])
+    assert result.exit_code == 1, result.output
+    (message,) = result.output.strip().splitlines()
+    assert f"{path}:2" in message and named in message

@@ -55,14 +55,12 @@ from hyoka.judge import DRY_RUN, cost_usd, order_agreement, orders_agree
 from hyoka.metaeval.judge_scores import (
     LEGACY_PREFIX,
     NO_TEMPLATE,
-    PairLine,
     PairTable,
     ScoreTable,
     Sources,
-    games,
     on_scale,
 )
-from hyoka.mtbench import G1_LETTER, G2_LETTER
+from hyoka.mtbench import PairJudgmentLine
 from hyoka.printable import csv_text, markdown_cell, one_line
 from hyoka.providers import Usage
 from hyoka.signature import Signature, SignatureType
@@ -563,12 +561,21 @@ def score_rows(
 # --- pairwise, both orders --------------------------------------------------------------
 
 
-def _letters(line: PairLine) -> tuple[str | None, str | None]:
-    """The letters the judge wrote in game 1 and game 2 (``None``: no verdict)."""
-    return G1_LETTER.get(line.g1_winner), G2_LETTER.get(line.g2_winner)
+#: where a game's winner was shown, by the letter the judge wrote in that game (A: the
+#: answer shown first; ``None``: no verdict)
+Position = Literal["first", "second", "tie", "error"]
+_POSITION: Mapping[str | None, Position] = {"A": "first", "B": "second", "C": "tie", None: "error"}
 
 
-def _question_codes(lines: list[PairLine]) -> IntArray:
+def _games(line: PairJudgmentLine) -> tuple[tuple[Position, str | None, str | None], ...]:
+    """Both games of a line (``letters``: game 1 shows ``model_1``'s answer first, game 2
+    ``model_2``'s): the winner's position, the answers shown first and second."""
+    one, two = line.letters()
+    answer_1, answer_2 = line.shown_answers()
+    return (_POSITION[one], answer_1, answer_2), (_POSITION[two], answer_2, answer_1)
+
+
+def _question_codes(lines: list[PairJudgmentLine]) -> IntArray:
     codes: dict[str, int] = {}
     return np.asarray(
         [codes.setdefault(str(line.question_id), len(codes)) for line in lines], dtype=np.int64
@@ -576,7 +583,7 @@ def _question_codes(lines: list[PairLine]) -> IntArray:
 
 
 def _pair_row(
-    table: PairTable, template: str, lines: list[PairLine], settings: JudgeMetaSettings
+    table: PairTable, template: str, lines: list[PairJudgmentLine], settings: JudgeMetaSettings
 ) -> JudgeRow:
     row = JudgeRow(
         source=str(table.path), suite=table.suite, judge=table.judge, template=template,
@@ -598,7 +605,7 @@ def _pair_row(
     fresh = np.ones(len(lines), dtype=bool)
     for index, line in enumerate(lines):
         seen_games = 0
-        for position, shown_first, shown_second in games(line):
+        for position, shown_first, shown_second in _games(line):
             row.missing += position == "error"
             key = None
             if shown_first is not None and shown_second is not None:
@@ -622,10 +629,10 @@ def _pair_row(
     if row.decisive_games:
         row.first_position = grouped_share(first, decisive, questions, **options)
     counted = [line for line, new in zip(lines, fresh, strict=True) if new]
-    both = order_agreement(_letters(line) for line in counted)
+    both = order_agreement(line.letters() for line in counted)
     row.consistency_pairs = both.agree + both.disagree
     if row.consistency_pairs:
-        agree = [orders_agree(*_letters(line)) if new else None
+        agree = [orders_agree(*line.letters()) if new else None
                  for line, new in zip(lines, fresh, strict=True)]  # fmt: skip
         hits = np.asarray([a is True for a in agree], dtype=np.float64)
         known = np.asarray([a is not None for a in agree], dtype=np.float64)
@@ -641,7 +648,8 @@ def _pair_row(
             same = np.asarray([float(len(verdicts[key]) == 1) for key in twice])
             items = np.arange(len(twice), dtype=np.int64)
             row.repeat_agreement = grouped_share(same, np.ones(len(twice)), items, **options)
-    usages = [line.usage for line in lines if line.usage is not None]
+    # token counts where the line gives them (hyoka's), not the zero a line without any reads as
+    usages = [line.usage for line in lines if "usage" in line.model_fields_set]
     if usages and len(usages) == len(lines):
         total = sum(usages, Usage())
         calls = row.judgments
@@ -660,9 +668,9 @@ def pair_rows(
     faults: list[str] = []
     notes: list[str] = []
     for table in tables:
-        by_template: dict[str, list[PairLine]] = {}
+        by_template: dict[str, list[PairJudgmentLine]] = {}
         for line in table.lines:
-            by_template.setdefault(line.template, []).append(line)
+            by_template.setdefault(line.judge[1], []).append(line)
         parts = [_pair_row(table, t, lines, settings) for t, lines in sorted(by_template.items())]
         if len(parts) > 1:
             for part in parts:

@@ -16,8 +16,10 @@ Three shapes of file are read, each as its producer wrote it:
   answers graded are read from ``model_answer/`` beside it, where present, for their
   lengths.
 - FastChat pairwise lines, both orders per line (``g1_winner``, ``g2_winner``): a file or
-  a folder of them. The judge is ``judge: [name, prompt]`` (FastChat) or
-  ``judge_model``/``judge_prompt`` (ja-vicuna-qa-benchmark's files).
+  a folder of them, each line read as the one pair line every reader takes
+  (``mtbench.PairJudgmentLine``: the judge is ``judge: [name, prompt]``, FastChat's, or
+  ``judge_model``/``judge_prompt``, ja-vicuna-qa-benchmark's; the answers shown, where the
+  line carries them, ``shown_answers``).
 
 Nothing is dropped or clamped here: a missing grade stays missing (NaN) and a grade off
 its scale stays as written; ``judge_meta`` counts and names both.
@@ -42,11 +44,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict
 
 from hyoka.errors import InputError
 from hyoka.judge import judged_by
@@ -54,18 +55,17 @@ from hyoka.mtbench import (
     NO_RATING,
     AnswerRecord,
     JudgmentCopies,
+    PairJudgmentLine,
     SingleGradingLine,
     SingleJudgmentLine,
     Suite,
     Suites,
-    Winner,
     check_line,
     check_models,
     file_stem,
     model_answer_file,
     spec_named,
 )
-from hyoka.providers import Usage
 from hyoka.store import (
     codec_of,
     parse_lines,
@@ -428,35 +428,6 @@ def _answer_lengths(path: Path | None) -> dict[tuple[str, int, int], float]:
     }
 
 
-class PairLine(BaseModel):
-    """One pair judged in both orders, as FastChat (or ja-vicuna-qa-benchmark) wrote it;
-    game 1 shows ``model_1``'s answer first, game 2 ``model_2``'s. The other fields (the
-    replies, the time stamp) are kept so that a copied line tells from a repeat."""
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-
-    question_id: int | str
-    model_1: str
-    model_2: str
-    g1_winner: Winner
-    g2_winner: Winner
-    turn: int = 1
-    judge: tuple[str, str] | None = None
-    judge_model: str | None = None
-    judge_prompt: str | None = None
-    answer_1: str | None = None
-    answer_2: str | None = None
-    usage: Usage | None = None
-
-    @property
-    def judge_name(self) -> str:
-        return self.judge[0] if self.judge else self.judge_model or "unknown"
-
-    @property
-    def template(self) -> str:
-        return self.judge[1] if self.judge else self.judge_prompt or "unknown"
-
-
 @dataclass(frozen=True)
 class PairTable:
     """Pairwise lines of one benchmark and judge (every template), in file order; the
@@ -466,7 +437,7 @@ class PairTable:
     suite: str
     judge: str
     path: Path
-    lines: tuple[PairLine, ...]
+    lines: tuple[PairJudgmentLine, ...]
     dry_run: bool = False
 
 
@@ -484,7 +455,7 @@ def read_pair_tables(paths: list[Path], data_dir: Path | None = None) -> list[Pa
     benchmark each file's (``judged_suite``, its questions read from ``data_dir``), the judge
     that answered each file (``judge.judged_by``), else each line's; each file and line
     read once (``_files_once``, ``JudgmentCopies``)."""
-    tables: dict[tuple[str, str], list[PairLine]] = {}
+    tables: dict[tuple[str, str], list[PairJudgmentLine]] = {}
     where: dict[tuple[str, str], Path] = {}
     dry: set[tuple[str, str]] = set()
     copies = JudgmentCopies()
@@ -494,15 +465,15 @@ def read_pair_tables(paths: list[Path], data_dir: Path | None = None) -> list[Pa
         for file in files:
             bench = suites.of(file, path).name
             lines = []
-            for number, line in read_records(file, PairLine):
+            for number, line in read_records(file, PairJudgmentLine):
                 copies.see(file, number, line)
                 check_models(f"{file}:{number}", line.model_1, line.model_2,
                              ("model_1", "model_2"))  # fmt: skip
                 lines.append(line)
             read += len(lines)
-            answered = judged_by(file, {line.judge_name for line in lines})
+            answered = judged_by(file, {line.judge[0] for line in lines})
             for line in lines:
-                key = (bench, answered.judge if answered.recorded else line.judge_name)
+                key = (bench, answered.judge if answered.recorded else line.judge[0])
                 tables.setdefault(key, []).append(line)
                 where.setdefault(key, path)
                 if answered.dry_run:
@@ -511,24 +482,6 @@ def read_pair_tables(paths: list[Path], data_dir: Path | None = None) -> list[Pa
             raise InputError(f"{path}: empty, no judgment in it")
     return [PairTable(suite, judge, where[suite, judge], tuple(lines), (suite, judge) in dry)
             for (suite, judge), lines in tables.items()]  # fmt: skip
-
-
-#: where a game's winner was shown: first, second; or a tie, or no verdict
-Position = Literal["first", "second", "tie", "error"]
-_GAME_1: Mapping[Winner, Position] = {
-    "model_1": "first", "model_2": "second", "tie": "tie", "error": "error"
-}  # fmt: skip
-_GAME_2: Mapping[Winner, Position] = {
-    "model_2": "first", "model_1": "second", "tie": "tie", "error": "error"
-}  # fmt: skip
-
-
-def games(line: PairLine) -> tuple[tuple[Position, str | None, str | None], ...]:
-    """Both games of a line: the winner's position, the answers shown first and second."""
-    return (
-        (_GAME_1[line.g1_winner], line.answer_1, line.answer_2),
-        (_GAME_2[line.g2_winner], line.answer_2, line.answer_1),
-    )
 
 
 def merge_tables(tables: list[ScoreTable]) -> ScoreTable:

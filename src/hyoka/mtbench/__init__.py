@@ -94,8 +94,6 @@ from hyoka.mtbench.rakuda import (
     read_matches,
 )
 from hyoka.mtbench.records import (
-    G1_LETTER,
-    G2_LETTER,
     INCORRECT_LANGUAGE,
     NO_ANSWER,
     NO_RATING,
@@ -103,7 +101,6 @@ from hyoka.mtbench.records import (
     PairJudgmentLine,
     SingleGradingLine,
     SingleJudgmentLine,
-    Winner,
 )
 from hyoka.mtbench.registry import (
     definition,
@@ -159,8 +156,6 @@ from hyoka.mtbench.verify import (
 __all__ = [
     "DRAWN_MATCHES",
     "FASTCHAT_JUDGING",
-    "G1_LETTER",
-    "G2_LETTER",
     "INCORRECT_LANGUAGE",
     "NO_ANSWER",
     "NO_RATING",
@@ -207,7 +202,6 @@ __all__ = [
     "TurnsJudged",
     "Variant",
     "VerifyBenches",
-    "Winner",
     "answer_file",
     "answer_model_id",
     "answer_set",

@@ -48,12 +48,13 @@ def _unique(data: dict[str, Any]) -> bool:
 
 def _judge_name(data: dict[str, Any]) -> str:
     """The judge a line names (FastChat's ``judge: [name, prompt]``, or ja-vicuna-qa-
-    benchmark's ``judge_model``), taken out of ``data``."""
+    benchmark's ``judge_model``, which ``PairJudgmentLine`` also reads as its ``judge``),
+    taken out of ``data``."""
     judge = data.get("judge")
+    name = data.pop("judge_model", None)
     if isinstance(judge, list) and judge:
         data["judge"] = judge[1:]
         return str(judge[0])
-    name = data.pop("judge_model", None)
     return "" if name is None else str(name)
 
 

@@ -428,12 +428,19 @@ class PairJudgmentLine(KeepsIdType, OmitsEmpty):
             turn=(self.question_id, self.turn), judge=self.judge[0],
         )  # fmt: skip
 
-    def inline_styles(self) -> tuple[StyleCounts, StyleCounts] | None:
-        """The style of the answers the line carries itself (ja-vicuna-qa-benchmark's
-        ``answer_1``/``answer_2``: turn 1's answers, so for turn 1 only)."""
+    def shown_answers(self) -> tuple[str | None, str | None]:
+        """``model_1``'s and ``model_2``'s answers as the line carries them itself
+        (ja-vicuna-qa-benchmark's ``answer_1``/``answer_2``, which hyoka's runs of it write
+        too); ``None`` where it carries none (FastChat's lines)."""
         extra = self.model_extra or {}
         one, two = extra.get("answer_1"), extra.get("answer_2")
-        if self.turn != 1 or not isinstance(one, str) or not isinstance(two, str):
+        return (one if isinstance(one, str) else None), (two if isinstance(two, str) else None)
+
+    def inline_styles(self) -> tuple[StyleCounts, StyleCounts] | None:
+        """The style of the answers the line carries itself (``shown_answers``: turn 1's
+        answers, so for turn 1 only)."""
+        one, two = self.shown_answers()
+        if self.turn != 1 or one is None or two is None:
             return None
         return StyleCounts.of(one), StyleCounts.of(two)
 
