@@ -5,7 +5,7 @@ Each case is a hand-written response, written from reading upstream's rule (its 
 named where they decide: a comma after a digit is a separator, a script check lets symbols
 and ASCII letters through, ``\\b`` needs a non-word character after a Japanese date), with
 the verdict upstream's own class gave on it (every case was run through upstream's code at
-that commit: all 344 agree). Parameters are the test set's, from ``catalogue``; the
+that commit: all 350 agree). Parameters are the test set's, from ``catalogue``; the
 processing constraints read ``DOC`` as their prompt.
 """
 
@@ -421,6 +421,14 @@ CASES += [
     ("MarkdownHeadingJumpsConstraint", "## B\n# A\n## C", True),
     ("MarkdownHeadingJumpsConstraint", "```\n# A\n### C\n```\n# A", True),
 ]
+CASES += [
+    ("MarkdownHeadingsStructureConstraint", "# 題\n## 一\n## 二", True),
+    ("MarkdownHeadingsStructureConstraint", "# 題\n## 一\n## 一", False),
+    ("MarkdownHeadingsStructureConstraint", "# 題\n# 別", False),
+    ("MarkdownHeadingsStructureConstraint", "## 一\n## 二", False),
+    ("MarkdownHeadingsStructureConstraint", "# 題\n##\n", False),
+    ("MarkdownHeadingsStructureConstraint", "# Title\n## A b\n## a-B!", False),
+]
 
 
 #: the classes that count Janome's tokens or upstream's words
@@ -442,6 +450,7 @@ MARKDOWN = {
     "MarkdownParseableConstraint",
     "MarkdownClosedFencesConstraint",
     "MarkdownHeadingJumpsConstraint",
+    "MarkdownHeadingsStructureConstraint",
 }
 #: the classes that split sentences with pysbd
 SENTENCES = {

@@ -53,3 +53,27 @@ def no_heading_jumps(value: str) -> bool:
     """At least one heading, and no heading more than one level below the one before."""
     levels = [int(t.tag[1]) for t in _parser().parse(value) if t.type == "heading_open"]
     return bool(levels) and all(b <= a + 1 for a, b in pairwise(levels))
+
+
+def _slug(title: str) -> str:
+    """A heading's slug as upstream makes it: lower-cased, only letters, digits, spaces and
+    hyphens kept, whitespace runs as one hyphen, hyphens trimmed."""
+    kept = "".join(ch for ch in title.strip().lower() if ch.isalnum() or ch in (" ", "-"))
+    return re.sub(r"\s+", "-", kept).strip("-")
+
+
+def headings_structure(value: str) -> bool:
+    """Exactly one H1, no empty heading, no two headings with the same slug."""
+    tokens = _parser().parse(value)
+    top = 0
+    slugs: set[str] = set()
+    for heading, inline in pairwise(tokens):
+        if heading.type != "heading_open" or inline.type != "inline":
+            continue
+        title = inline.content.strip()
+        slug = _slug(title)
+        if not title or slug in slugs:
+            return False
+        slugs.add(slug)
+        top += heading.tag == "h1"
+    return top == 1
