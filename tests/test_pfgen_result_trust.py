@@ -133,6 +133,23 @@ def test_a_signature_claiming_another_mode_than_the_config_is_skipped(tmp_path: 
 
 
 @pytest.mark.usefixtures("hyoka_env")
+def test_score_does_not_keep_a_result_whose_signature_contradicts_it(tmp_path: Path) -> None:
+    mine = writable_run_copy(SMALL, tmp_path)
+    result = _result(mine)
+    _write_result(mine, _signed(result, config={**result["config"], "mode": "chat"}))
+    scored = _invoke("pfgen", "score", str(mine))
+    assert scored.exit_code == 1
+    assert (
+        f"error: {mine / 'result.json'}: records this run's hashes but cannot be kept as its "
+        "result: its signature contradicts the file: mode chat is not the mode its config "
+        "records (qa); rescore with --force to replace it"
+    ) in " ".join(scored.stderr.split())
+    rescored = _invoke("pfgen", "score", str(mine), "--force")
+    assert rescored.exit_code == 0, rescored.output
+    assert _result(mine)["signature"]["fields"]["mode"] == "qa"
+
+
+@pytest.mark.usefixtures("hyoka_env")
 @pytest.mark.parametrize(
     ("field", "forged"),
     [("data", "pfgen@1c4f56de+custom"), ("sum", "nonsense"), ("questions", "49")],

@@ -254,10 +254,9 @@ def test_12_a_result_with_the_run_hashes_but_no_scores(tmp_path: Path) -> None:
     outcome = _score(str(folder))
     assert outcome.exit_code == 1
     assert _errors(outcome) == [
-        f"error: {folder / 'result.json'}: records this run's hashes but is not a pfgen-bench "
-        "result (no 'num_trials', 'score', 'score_std', 'length', 'length_std', 'scores', "
-        "'questions'); "
-        "rescore with --force to replace it"
+        f"error: {folder / 'result.json'}: records this run's hashes but cannot be kept as its "
+        "result: not a pfgen-bench result (no 'num_trials', 'score', 'score_std', 'length', "
+        "'length_std', 'scores', 'questions'); rescore with --force to replace it"
     ]
     assert json.loads((folder / "result.json").read_text(encoding="utf-8")) == hollow
     assert _score(str(folder), "--force").exit_code == 0  # the way out the message names

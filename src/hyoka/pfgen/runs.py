@@ -503,7 +503,8 @@ def _up_to_date(run: _PendingRun, metadata_hash: str) -> bool:
     problem = result_problem(previous)
     if problem is not None:
         raise InputError(
-            f"{run.trials.result_path}: records this run's hashes but is {problem}; "
+            f"{run.trials.result_path}: records this run's hashes but cannot be kept as its "
+            f"result: {problem}; "
             "rescore with `force` to replace it"
         )
     return True
