@@ -5,7 +5,7 @@ Each case is a hand-written response, written from reading upstream's rule (its 
 named where they decide: a comma after a digit is a separator, a script check lets symbols
 and ASCII letters through, ``\\b`` needs a non-word character after a Japanese date), with
 the verdict upstream's own class gave on it (every case was run through upstream's code at
-that commit: all 350 agree). Parameters are the test set's, from ``catalogue``; the
+that commit: all 355 agree). Parameters are the test set's, from ``catalogue``; the
 processing constraints read ``DOC`` as their prompt.
 """
 
@@ -429,6 +429,13 @@ CASES += [
     ("MarkdownHeadingsStructureConstraint", "# 題\n##\n", False),
     ("MarkdownHeadingsStructureConstraint", "# Title\n## A b\n## a-B!", False),
 ]
+CASES += [
+    ("MarkdownTableStructureConstraint", "| a | b |\n|---|---|\n| 1 | 2 |", True),
+    ("MarkdownTableStructureConstraint", "|   | b |\n|---|---|\n| 1 | 2 |", False),
+    ("MarkdownTableStructureConstraint", "| a | b |\n|---|---|\n| 1 | 2 | 3 |", True),
+    ("MarkdownTableStructureConstraint", "表なし", True),
+    ("MarkdownTableStructureConstraint", "| a | b |\n|---|---|\n| 1 |\n\n|  |\n|--|\n| x |", False),
+]
 
 
 #: the classes that count Janome's tokens or upstream's words
@@ -451,6 +458,7 @@ MARKDOWN = {
     "MarkdownClosedFencesConstraint",
     "MarkdownHeadingJumpsConstraint",
     "MarkdownHeadingsStructureConstraint",
+    "MarkdownTableStructureConstraint",
 }
 #: the classes that split sentences with pysbd
 SENTENCES = {

@@ -59,6 +59,7 @@ RULES: dict[str, Builder] = {
     "MarkdownClosedFencesConstraint": _fixed(markdown.closed_fences),
     "MarkdownHeadingJumpsConstraint": _fixed(markdown.no_heading_jumps),
     "MarkdownHeadingsStructureConstraint": _fixed(markdown.headings_structure),
+    "MarkdownTableStructureConstraint": _fixed(markdown.table_structure),
     "PythonFormatConstraint": _fixed(formats.python_format),
     "NoCodeFencePythonFormatConstraint": _fixed(formats.python_without_fence),
     "WithCodeFencePythonFormatConstraint": _fixed(formats.python_with_fence),

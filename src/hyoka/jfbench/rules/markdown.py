@@ -20,9 +20,7 @@ _FENCE = re.compile(r"^\s{0,3}([`~]{3,})([^`~\n]*)$")
 
 @functools.cache
 def _parser() -> Any:
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark")
+    return _new_parser()
 
 
 def parseable(value: str) -> bool:
@@ -77,3 +75,58 @@ def headings_structure(value: str) -> bool:
         slugs.add(slug)
         top += heading.tag == "h1"
     return top == 1
+
+
+@functools.cache
+def _table_parser() -> Any:
+    return _new_parser().enable("table")
+
+
+def _new_parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
+def _table_rows(tokens: list[Any], start: int) -> tuple[list[list[str]], int]:
+    """The cells' inline text of each row of the table opened at ``start``, and where the
+    table closes."""
+    rows: list[list[str]] = []
+    j = start + 1
+    while j < len(tokens) and tokens[j].type != "table_close":
+        if tokens[j].type == "tr_open":
+            cells: list[str] = []
+            k = j + 1
+            while k < len(tokens) and tokens[k].type != "tr_close":
+                if tokens[k].type in ("th_open", "td_open"):
+                    m = k + 1
+                    parts: list[str] = []
+                    while m < len(tokens) and tokens[m].type not in ("th_close", "td_close"):
+                        if tokens[m].type == "inline":
+                            parts.append(tokens[m].content)
+                        m += 1
+                    cells.append("".join(parts))
+                    k = m
+                k += 1
+            rows.append(cells)
+            j = k
+        j += 1
+    return rows, j
+
+
+def table_structure(value: str) -> bool:
+    """Every table (CommonMark with tables) has as many cells in each row as in its header,
+    and no blank header cell; a text without tables passes."""
+    tokens = list(_table_parser().parse(value))
+    i = 0
+    while i < len(tokens):
+        if tokens[i].type != "table_open":
+            i += 1
+            continue
+        rows, end = _table_rows(tokens, i)
+        if rows and (
+            any(len(row) != len(rows[0]) for row in rows) or any(not c.strip() for c in rows[0])
+        ):
+            return False
+        i = max(i + 1, end + 1)
+    return True
