@@ -12,7 +12,7 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -28,14 +28,11 @@ if TYPE_CHECKING:
 
     from hyoka.judge import (
         AddTask,
-        Judged,
         JudgedBy,
-        JudgePlan,
         JudgeReport,
         SingleRun,
         WinCounts,
     )
-    from hyoka.providers import ModelClient
     from hyoka.signature import Signature
     from hyoka.stats import LengthControlled, RawAndControlled
 
@@ -85,18 +82,6 @@ class ShownJudging(JudgeWatcher):
                 return functools.partial(bar.advance, bar.add_task(label, total=total))
 
             yield add
-
-
-def run_plans(
-    client: ModelClient,
-    plans: Sequence[tuple[str, JudgePlan[Any]]],
-    *,
-    rate: bool = True,
-) -> tuple[JudgeReport, list[Judged[Any]]]:
-    """``judge.judge_plans`` with a progress bar on stderr (``rate``: items per second)."""
-    from hyoka.judge import judge_plans
-
-    return judge_plans(client, plans, watcher=ShownJudging(), rate=rate)
 
 
 def print_signature(signature: Signature) -> None:
