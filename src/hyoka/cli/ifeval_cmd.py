@@ -91,7 +91,8 @@ def score_command(
     responses: Annotated[
         list[Path],
         typer.Argument(
-            help="Response files: one JSON object a line with prompt and response.",
+            help="Response files: one JSON object a line with prompt and response, or "
+            "hyoka's answer files (hyoka mtbench generate --bench m-ifeval-ja).",
             dir_okay=False,
             show_default=False,
         ),

@@ -46,7 +46,7 @@ from hyoka.mtbench import (
 from hyoka.providers import CONCURRENCY, ThinkingChoice
 
 if TYPE_CHECKING:
-    from hyoka.mtbench import MatchesJudged, PairsJudged, RakudaRanking, TurnsJudged
+    from hyoka.mtbench import MatchesJudged, PairsJudged, RakudaRanking, RuleBoard, TurnsJudged
 
 #: where answers and judgments go unless --output/--output-dir say otherwise
 RESULTS = Path("results") / "mtbench"
@@ -188,7 +188,7 @@ def leaderboard_command(
         mix_variants=mix_variants, answers=answers, style_control=style_control,
         data_dir=data_dir,
     )  # fmt: skip
-    if not isinstance(board, BenchBoard):  # Rakuda's ranking: a table or upstream's JSON
+    if not isinstance(board, BenchBoard):  # Rakuda's ranking or rules' scores: a table or JSON
         _print_rakuda(board, shown.value)
         return
     if output is None:
@@ -199,8 +199,8 @@ def leaderboard_command(
         say(f"radar chart: {path}", err=True)
 
 
-def _print_rakuda(ranked: RakudaRanking, fmt: str) -> None:
-    """Rakuda's ranking as a table or upstream's JSON."""
+def _print_rakuda(ranked: RakudaRanking | RuleBoard, fmt: str) -> None:
+    """Rakuda's ranking (or a rule-checked benchmark's scores) as a table or JSON."""
     if fmt == "json":
         echo_json(ranked.to_json())
     elif fmt == "csv":

@@ -61,6 +61,10 @@ class PromptSet:
     def by_text(self) -> dict[str, Prompt]:
         return {prompt.text: prompt for prompt in self.prompts}
 
+    def by_key(self) -> dict[object, str]:
+        """Each prompt's text by its ``key`` (what hyoka's answer files name it by)."""
+        return {prompt.key: prompt.text for prompt in self.prompts}
+
 
 def read_prompts(path: Path) -> PromptSet:
     """The prompts of an M-IFEval input file, every instruction's arguments checked."""
@@ -90,16 +94,37 @@ def read_prompts(path: Path) -> PromptSet:
     return PromptSet(path, tuple(prompts), hashlib.sha256(data).hexdigest())
 
 
-def read_responses(path: Path) -> dict[str, str | None]:
-    """Each prompt's response (``None`` where it is not text: no verdict can pass). A prompt
-    answered twice differently is refused, naming both lines."""
+def _answered(row: dict[str, Any], keys: Mapping[object, str], where: str) -> tuple[str, object]:
+    """The prompt and response of a line of hyoka's answer file (``hyoka mtbench generate
+    --bench m-ifeval-ja``): the prompt its ``question_id`` keys, the first choice's turn."""
+    key = row["question_id"]
+    prompt = keys.get(key)
+    if prompt is None:
+        raise InputError(f"{where}: question_id {key!r} is no prompt's key")
+    choices = row.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise InputError(f"{where}: no choices")
+    turns = choices[0].get("turns")
+    if not isinstance(turns, list) or len(turns) != 1:
+        raise InputError(f"{where}: the first choice has not one turn")
+    return prompt, turns[0]
+
+
+def read_responses(path: Path, keys: Mapping[object, str] | None = None) -> dict[str, str | None]:
+    """Each prompt's response (``None`` where it is not text: no verdict can pass): lines
+    of upstream's ``prompt`` and ``response``, or, given the prompts' ``keys`` (key to
+    text), of hyoka's answer file. A prompt answered twice differently is refused, naming
+    both lines."""
     found: dict[str, tuple[str | None, str]] = {}
     for number, row in read_objects(path):
         where = f"{path}:{number}"
-        prompt = _text(row, "prompt", where)
-        if "response" not in row:
-            raise InputError(f"{where}: no response")
-        value = row["response"]
+        if keys is not None and "question_id" in row and "prompt" not in row:
+            prompt, value = _answered(row, keys, where)
+        else:
+            prompt = _text(row, "prompt", where)
+            if "response" not in row:
+                raise InputError(f"{where}: no response")
+            value = row["response"]
         response = value if isinstance(value, str) else None
         earlier = found.get(prompt)
         if earlier is not None and earlier[0] != response:

@@ -55,7 +55,7 @@ def score_responses(
     signature = ifeval_signature(prompts.sha256, langdetect_seed, resamples, draws.confidence, seed)
     results = []
     for path in responses:
-        answered = matched(prompts.prompts, read_responses(path), path)
+        answered = matched(prompts.prompts, read_responses(path, prompts.by_key()), path)
         verdicts = judge_all(prompts.prompts, answered, seed=langdetect_seed)
         results.append((path, {mode: score(verdicts[mode], draws) for mode in MODES}))
     return ScoredResponses(signature, results)

@@ -111,6 +111,7 @@ from hyoka.mtbench.registry import (
     variant_names,
 )
 from hyoka.mtbench.report import board_judges, render
+from hyoka.mtbench.rule_checked import RuleBoard
 from hyoka.mtbench.run import (
     RESULTS,
     AnswersGenerated,
@@ -129,6 +130,7 @@ from hyoka.mtbench.single_folders import preferences_from_folders, read_single_g
 from hyoka.mtbench.spec import (
     DRAWN_MATCHES,
     FASTCHAT_JUDGING,
+    RULE_CHECKED,
     BenchSpec,
     GenerationDefaults,
     JudgingProtocol,
@@ -161,6 +163,7 @@ __all__ = [
     "NO_RATING",
     "RADAR_SUFFIXES",
     "RESULTS",
+    "RULE_CHECKED",
     "AnswerRecord",
     "AnswersGenerated",
     "Bench",
@@ -192,6 +195,7 @@ __all__ = [
     "RakudaBench",
     "RakudaPairLine",
     "RakudaRanking",
+    "RuleBoard",
     "SingleGradingLine",
     "SingleJudgmentLine",
     "Suite",

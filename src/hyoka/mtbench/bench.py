@@ -27,7 +27,7 @@ from hyoka.mtbench.dialogue import DialogueStyle
 from hyoka.mtbench.prompt_formats import JudgePrompt as JudgePrompt  # rakuda reads it here
 from hyoka.mtbench.question_formats import Question
 from hyoka.mtbench.records import AnswerRecord
-from hyoka.mtbench.registry import fastchat_bench
+from hyoka.mtbench.registry import definition, fastchat_bench
 from hyoka.mtbench.spec import BenchSpec, GenerationDefaults
 from hyoka.mtbench.variant import PinnedFile, Variant
 from hyoka.store import read_bytes, read_records, unique_records
@@ -121,7 +121,9 @@ class Bench:
     ) -> Bench:
         """The benchmark's files from the data directory; ``questions_only``: its questions
         alone, no judge prompts or references (a leaderboard reads no more)."""
-        spec = fastchat_bench(name)
+        spec = definition(name)
+        if not (questions_only and spec.judging.bench_answers):
+            spec = fastchat_bench(name)  # the judged files are FastChat's alone
         chosen = spec.variant(variant)
         folder = resolve_data_dir(data_dir) / spec.folder
         hint = fetch_hint(spec.name, data_dir)

@@ -5,8 +5,10 @@ verify and the report ask the format, never its name. Two formats exist: FastCha
 ``question.jsonl`` (``question_id``, ``category``, ``turns``) and Shaberi's judgment rows
 (``Question``, ``output`` = the reference answer, ``eval_aspect`` = the task's own grading
 criteria; the row's place, from 0, is its id), as ELYZA-tasks-100 is published in Shaberi's
-judgment files, which are therefore also judgment files hyoka reads (``upstream_judgments``).
-A new format is one more class here with the same three members.
+judgment files, which are therefore also judgment files hyoka reads (``upstream_judgments``),
+and M-IFEval's prompts file (``key``, ``prompt``, ``instruction_id_list``, ``kwargs``: one
+single-turn prompt a line, in the group of its first instruction). A new format is one more
+class here with the same four members.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, ValidationError
 
+from hyoka.errors import DataError
 from hyoka.mtbench.records import KeepsIdType
 from hyoka.mtbench.shaberi import shaberi_rows
-from hyoka.store import read_records
+from hyoka.store import read_objects, read_records
 
 
 class Question(KeepsIdType):
@@ -106,5 +109,37 @@ class ShaberiRows:
         return path.suffix == ".json"
 
 
+@dataclass(frozen=True)
+class IfevalPrompts:
+    """M-IFEval's prompts file read as single-turn questions: ``key`` the id, ``prompt``
+    the one turn, and as category the group of the first instruction
+    (``ja:detectable_format:...`` is ``detectable_format``). The instructions themselves
+    are the scorer's to read (``hyoka.ifeval.read_prompts``), never needed to answer."""
+
+    name: str = "ifeval"
+    upstream_judgments: bool = False
+
+    def read(
+        self, path: Path, data: bytes, categories: Sequence[str]
+    ) -> Iterator[tuple[int, Question]]:
+        for number, row in read_objects(path, data):
+            key, prompt, ids = row.get("key"), row.get("prompt"), row.get("instruction_id_list")
+            if not isinstance(prompt, str) or not isinstance(ids, list) or not ids:
+                raise DataError(f"{path}:{number}: a prompt line needs prompt and instruction ids")
+            group = str(ids[0]).split(":")
+            category = group[-2] if len(group) > 1 else group[0]
+            try:
+                question = Question.model_validate(
+                    {"question_id": key, "category": category, "turns": (prompt,)}
+                )
+            except ValidationError:
+                raise DataError(f"{path}:{number}: key {key!r} is not a whole number") from None
+            yield number, question
+
+    def is_judgment_file(self, path: Path) -> bool:
+        return False
+
+
 FASTCHAT_QUESTIONS = FastChatQuestions()
+IFEVAL_PROMPTS = IfevalPrompts()
 SHABERI_ROWS = ShaberiRows()

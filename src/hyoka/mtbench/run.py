@@ -86,7 +86,8 @@ from hyoka.mtbench.rakuda import RakudaRanking, plan_rakuda_judging, rank_rakuda
 from hyoka.mtbench.records import INCORRECT_LANGUAGE, NO_ANSWER
 from hyoka.mtbench.registry import definition, definitions
 from hyoka.mtbench.report import Format, board_judges, render
-from hyoka.mtbench.spec import DRAWN_MATCHES, parse_layout
+from hyoka.mtbench.rule_checked import RuleBoard, rule_leaderboard
+from hyoka.mtbench.spec import DRAWN_MATCHES, RULE_CHECKED, parse_layout
 from hyoka.mtbench.trials import IntervalSettings
 from hyoka.mtbench.verify import Benches as VerifyBenches
 from hyoka.mtbench.verify import JudgmentCheck, verify_file
@@ -284,6 +285,12 @@ def judge_bench(
     ``results_dir`` in ``layout`` (or into ``output_dir``) and are continued only by the
     same judge with the same settings."""
     connection = connection or Connection()
+    if definition(bench).judging is RULE_CHECKED:
+        raise InputError(
+            f"`bench` {bench} has no judge: its rules decide each answer; score the answer "
+            f"files with bench_leaderboard (hyoka mtbench leaderboard --bench {bench} "
+            "--judgments FILE)"
+        )
     if definition(bench).judging is DRAWN_MATCHES:
         return _judge_matches(
             judge, answers, bench=bench, variant=variant, mode=mode, baseline=baseline,
@@ -494,14 +501,24 @@ def bench_leaderboard(
     answers: Sequence[Path] | None = None,
     style_control: bool = False,
     data_dir: Path | None = None,
-) -> BenchBoard | RakudaRanking:
+) -> BenchBoard | RakudaRanking | RuleBoard:
     """Rank the models of ``judgments`` (default: the benchmark's published judgments) by
     category, as upstream ranks them, with intervals (``resamples`` draws, ``seed``), in
     ``fmt`` (md, csv or json), written to ``output`` when given; with ``answers`` a
     length-adjusted column beside the mean (and with ``style_control`` Bradley-Terry
     ratings, raw and style-controlled). A benchmark of drawn matches (Rakuda) is ranked by
-    its own Bradley-Terry fit (``rounds``, ``seed``). Rows incomplete, unrated, repeated or
-    without answers are named in ``HyokaWarning``s."""
+    its own Bradley-Terry fit (``rounds``, ``seed``); a rule-checked one (M-IFEval-Ja) by
+    its rules, ``judgments`` being its answer files (default: upstream's published ones).
+    Rows incomplete, unrated, repeated or without answers are named in ``HyokaWarning``s."""
+    if definition(bench).judging is RULE_CHECKED:
+        flags = {"radar": radar, "variant": variant, "mix_variants": mix_variants,
+                 "answers": answers, "style_control": style_control, "output": output}  # fmt: skip
+        taken = [f"`{name}`" for name, value in flags.items() if value]
+        if taken:
+            raise InputError(f"`bench` {bench} does not take {', '.join(taken)}")
+        return rule_leaderboard(
+            definition(bench), judgments, data_dir=data_dir, resamples=resamples, seed=seed
+        )
     if definition(bench).judging is DRAWN_MATCHES:
         given = {"radar": radar, "variant": variant, "mix_variants": mix_variants,
                  "resamples": resamples if resamples != 2000 else None, "output": output,

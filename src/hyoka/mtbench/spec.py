@@ -115,7 +115,9 @@ class JudgingProtocol:
     ``fastchat``: FastChat's ``llm_judge`` and its forks (single grades per turn, or two
     games against a baseline per turn; ``Bench``, ``mtbench.judge``, the leaderboard);
     ``drawn-matches``: matches drawn over ordered model pairs, each judged once in its order,
-    ranked by Bradley-Terry with a home advantage (Rakuda's jrank; ``mtbench.rakuda``).
+    ranked by Bradley-Terry with a home advantage (Rakuda's jrank; ``mtbench.rakuda``);
+    ``rule-checked``: no judge, each answer's instructions decided by rules (M-IFEval's
+    checks, strict and loose; ``mtbench.rule_checked``, which calls ``hyoka.ifeval``).
     """
 
     name: str
@@ -123,6 +125,9 @@ class JudgingProtocol:
     modes: tuple[str, ...]
     #: what its one-line listing says
     summary: str
+    #: whether its questions are read by ``Bench`` and answered into FastChat's answer
+    #: files (``generate``), though judged by other code (M-IFEval's rules)
+    bench_answers: bool = False
 
 
 FASTCHAT_JUDGING = JudgingProtocol(
@@ -132,6 +137,12 @@ DRAWN_MATCHES = JudgingProtocol(
     "drawn-matches",
     ("pairwise",),
     "pairwise matches drawn over model pairs, ranked by Bradley-Terry",
+)
+RULE_CHECKED = JudgingProtocol(
+    "rule-checked",
+    ("strict", "loose"),
+    "no judge: instructions decided by rules, strict and loose accuracy",
+    bench_answers=True,
 )
 
 #: where the judgments a benchmark's authors published lie in its data folder, unless

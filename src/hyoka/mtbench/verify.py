@@ -110,7 +110,8 @@ from hyoka.mtbench.registry import (
     fastchat_benches,
     names,
 )
-from hyoka.mtbench.spec import DRAWN_MATCHES, BenchSpec
+from hyoka.mtbench.rule_checked import rule_verification
+from hyoka.mtbench.spec import DRAWN_MATCHES, RULE_CHECKED, BenchSpec
 from hyoka.mtbench.variant import Variant
 from hyoka.providers import KEEP, STRIP_THINK, THINKING_RULES, ThinkingRule, split_thinking
 from hyoka.store import (
@@ -277,10 +278,33 @@ def verify_file(
     spec = definition_of(bench, named)
     if spec is not None and spec.judging is DRAWN_MATCHES:
         return verify_rakuda(path, loaded)
+    if spec is not None and spec.judging is RULE_CHECKED:
+        return verify_by_rules(path, spec, data_dir)
     if bench is None and named is None and _first_fields(path) & {"model1_id", "winner"}:
         return verify_rakuda(path, loaded)  # Rakuda's lines say what they are
     spec = judgment_spec(path, bench, data_dir)
     return verify_judgments(path, spec, data_dir, loaded)
+
+
+def verify_by_rules(path: Path, spec: BenchSpec, data_dir: Path | str | None) -> JudgmentCheck:
+    """Upstream's evaluation file of a rule-checked benchmark, every verdict decided again
+    by the rules: reproduced when each agrees or differs only where langdetect's seed
+    decides it (upstream draws unseeded); the first other difference otherwise."""
+    from hyoka.ifeval import RULES  # the face loads its checks on first use
+
+    checked = rule_verification(path, spec, data_dir)
+    drawn = len(checked.differences) - len(checked.unexplained)
+    rules = (
+        f"{spec.name} {checked.mode} rules ({RULES}), {checked.instructions_agreed}/"
+        f"{checked.instructions} instruction verdicts agree, {drawn} differ by langdetect's "
+        "seed alone"
+    )
+    difference = next((d.describe() for d in checked.unexplained), None)
+    if difference is None and checked.inconsistent:
+        difference = (
+            f"{checked.inconsistent[0]}: follow_all_instructions is not every instruction's verdict"
+        )
+    return JudgmentCheck(path, spec, len(checked.published), difference, rules)
 
 
 def definition_of(bench: str | None, named: object) -> BenchSpec | None:

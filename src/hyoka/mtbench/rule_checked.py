@@ -1,0 +1,151 @@
+"""The rule-checked protocol (``spec.RULE_CHECKED``): a benchmark answered like any other
+and then decided by rules, no judge. Its leaderboard scores each answer file with
+``hyoka.ifeval`` (strict and loose, per prompt and per instruction) and its verify rescores
+upstream's evaluation files; ``mtbench.run`` and ``mtbench.verify`` come here by the
+definition's protocol, never by its name.
+
+An answer file is upstream's (``ja_input_response_data_<model>.jsonl``, ``prompt`` and
+``response`` a line, the model named by the file, ``__`` for ``/``) or hyoka's
+(``<model>.jsonl`` from ``hyoka mtbench generate``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from hyoka.data import fetch_hint, resolve_data_dir
+from hyoka.errors import InputError, MissingDataError
+from hyoka.mtbench.spec import BenchSpec
+from hyoka.printable import csv_text, markdown_cell, one_line, printable
+from hyoka.signature import SIGNATURE_KEY, Signature
+
+if TYPE_CHECKING:
+    from hyoka.ifeval import Mode, PromptSet, Scores, Verification
+
+#: how upstream's ``get_responses.py`` names a model's response file
+RESPONSE_PREFIX = "ja_input_response_data_"
+#: the leaderboard's columns: (mode, level) in the order shown
+COLUMNS: tuple[tuple[Mode, Literal["prompt", "instruction"]], ...] = (
+    ("strict", "prompt"),
+    ("strict", "instruction"),
+    ("loose", "prompt"),
+    ("loose", "instruction"),
+)
+HEADER = ("Rank", "Model", "Strict prompt", "Strict inst.", "Loose prompt", "Loose inst.")
+
+
+def model_of(path: Path) -> str:
+    """The model a response file is of, by its name: upstream's prefix left out and its
+    ``__`` read as ``/``."""
+    return path.stem.removeprefix(RESPONSE_PREFIX).replace("__", "/")
+
+
+def prompts_of(spec: BenchSpec, data_dir: Path | str | None) -> PromptSet:
+    """The definition's prompts, every instruction checked (``hyoka.ifeval.read_prompts``)."""
+    from hyoka.ifeval import read_prompts
+
+    path = resolve_data_dir(data_dir) / spec.folder / spec.question_file
+    if not path.is_file():
+        hint = fetch_hint(spec.name, data_dir)
+        raise MissingDataError(f"{spec.title} data not found: {path}: {hint}")
+    return read_prompts(path)
+
+
+def response_files(paths: Sequence[Path], prompts: Path) -> list[Path]:
+    """Each answer file given, a folder read as the ``*.jsonl`` files in it but the prompts
+    file (upstream keeps its responses beside it)."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            inside = [p for p in sorted(path.glob("*.jsonl")) if p.name != prompts.name]
+            if not inside:
+                raise InputError(f"`judgments`: {path} holds no .jsonl answer file")
+            found.extend(inside)
+        else:
+            found.append(path)
+    return found
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    """One model's strict and loose scores, from one answer file."""
+
+    model: str
+    path: Path
+    scores: dict[Mode, Scores]
+
+    def cell(self, mode: Mode, level: str) -> float:
+        scores = self.scores[mode]
+        return (scores.prompt_level if level == "prompt" else scores.instruction_level).value
+
+
+@dataclass(frozen=True)
+class RuleBoard:
+    """Models ranked by strict prompt-level accuracy (the share of prompts whose every
+    instruction is followed as written), with the strict instruction-level accuracy (the
+    share of instructions followed) and both again loosely (a response also passes without
+    its first or last line, or its asterisks), as upstream's ``evaluation_main.py`` reports
+    them; bootstrap intervals over prompts in the JSON; one signature."""
+
+    title: str
+    rows: tuple[RuleRow, ...]
+    signature: Signature
+
+    def render(self, fmt: Literal["md", "csv", "plain"] = "plain") -> str:
+        """The table (accuracies in percent, one decimal) and the signature line."""
+        rows = [
+            [str(number), row.model, *(f"{100 * row.cell(m, lv):.1f}" for m, lv in COLUMNS)]
+            for number, row in enumerate(self.rows, start=1)
+        ]
+        notes = [f"{self.title}: accuracy in %; signature: {self.signature.line}"]
+        if fmt == "csv":
+            return csv_text([list(HEADER), *rows], notes).removesuffix("\n")
+        if fmt == "md":
+            lines = [f"| {' | '.join(markdown_cell(c) for c in r)} |" for r in (HEADER, *rows)]
+            lines.insert(1, "|" + "|".join(["---"] * len(HEADER)) + "|")
+        else:
+            lines = [" | ".join(printable(c) for c in r) for r in (HEADER, *rows)]
+        return "\n".join([*lines, *map(one_line, notes)])
+
+    def to_json(self) -> dict[str, Any]:
+        """Per model (ranked) its file and both modes' scores, and the signature."""
+        return {
+            "bench": self.title,
+            "models": [
+                {"model": row.model, "answers": str(row.path),
+                 **{mode: s.to_json() for mode, s in row.scores.items()}}
+                for row in self.rows
+            ],
+            SIGNATURE_KEY: self.signature.to_json(),
+        }  # fmt: skip
+
+
+def rule_leaderboard(
+    spec: BenchSpec,
+    answers: Sequence[Path] | None,
+    *,
+    data_dir: Path | str | None = None,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> RuleBoard:
+    """Score ``answers`` (files or folders; default: the responses upstream published in
+    the data folder) by the rules and rank them."""
+    from hyoka.ifeval import score_responses
+
+    prompts = prompts_of(spec, data_dir)
+    folder = resolve_data_dir(data_dir) / spec.folder / spec.published_judgments
+    files = response_files(list(answers or ()) or [folder], prompts.path)
+    scored = score_responses(files, prompts, resamples=resamples, seed=seed)
+    rows = [RuleRow(model_of(path), path, dict(scores)) for path, scores in scored.results]
+    rows.sort(key=lambda row: (-row.cell("strict", "prompt"), row.model))
+    return RuleBoard(spec.title, tuple(rows), scored.signature)
+
+
+def rule_verification(path: Path, spec: BenchSpec, data_dir: Path | str | None) -> Verification:
+    """Upstream's evaluation file ``path`` rescored verdict by verdict (``hyoka.ifeval``)."""
+    from hyoka.ifeval import verify_evaluation
+
+    return verify_evaluation(path, prompts_of(spec, data_dir))
