@@ -288,8 +288,8 @@ def judge_bench(
     if definition(bench).judging is RULE_CHECKED:
         raise InputError(
             f"`bench` {bench} has no judge: its rules decide each answer; score the answer "
-            f"files with bench_leaderboard (hyoka mtbench leaderboard --bench {bench} "
-            "--judgments FILE)"
+            "files with bench_leaderboard (hyoka mtbench leaderboard), the files as its "
+            "`judgments`"
         )
     if definition(bench).judging is DRAWN_MATCHES:
         return _judge_matches(
