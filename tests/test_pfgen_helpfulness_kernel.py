@@ -1,9 +1,10 @@
 """Helpfulness in the compiled kernel against the Python and numpy path, its oracle.
 
 ``keywords.helpfulness`` takes the kernel where every rule is a literal; the reference path
-(``helpfulness_reference``) takes any rule. Random literal rule trees with importances that
-make factors of every sign, zero, an ``int`` (``0`` and ``0.0`` print differently in
-result.json) and NaN, over answers with the rules' words placed at the cut boundaries, then
+(``helpfulness_reference``) takes any rule. Random literal rule trees with every kind of
+importance data may hold (in [0, 1]: factors of zero, an ``int``, as ``0`` and ``0.0`` print
+differently in result.json, and tiny ones), over answers with the rules' words placed at
+the cut boundaries, then
 the 50 questions' real rules over a real run: the scores bit for bit, the missed rules as
 result.json prints them.
 """
@@ -40,8 +41,9 @@ WORDS = ("日本", "語", "東京都", "a", "ab", "。", "\ud800", "\U00020bb7",
 FILLER = st.text(alphabet=st.sampled_from((*"あいう日本語ab。、 ", "\ud800")), max_size=6)
 #: Around the discount's knee (100), the longest cut (150) and the window (200).
 OFFSETS = (0, 1, 97, 99, 100, 101, 102, 148, 149, 150, 151, 152, 196, 198, 199, 200, 201)
-#: Factors of every sign, zero, an int (importance 1 gives ``0``), huge and NaN.
-IMPORTANCES = st.sampled_from((None, 1, 0, 2, 0.5, 0.3, 1.5, -1, 1e308, float("nan")))
+#: Every importance parse_rules takes ([0, 1]: data weighing a keyword otherwise is refused,
+#: so no factor is negative, above 1 or NaN): zero, an int (importance 1 gives ``0``), floats.
+IMPORTANCES = st.sampled_from((None, 1, 0, 1.0, 0.0, 0.5, 0.3, 0.25, 1e-300))
 TREE = rule_trees(st.sampled_from(WORDS), IMPORTANCES)
 
 
