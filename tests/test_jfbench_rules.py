@@ -5,7 +5,7 @@ Each case is a hand-written response, written from reading upstream's rule (its 
 named where they decide: a comma after a digit is a separator, a script check lets symbols
 and ASCII letters through, ``\\b`` needs a non-word character after a Japanese date), with
 the verdict upstream's own class gave on it (every case was run through upstream's code at
-that commit: all 355 agree). Parameters are the test set's, from ``catalogue``; the
+that commit: all 361 agree). Parameters are the test set's, from ``catalogue``; the
 processing constraints read ``DOC`` as their prompt.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from _shared import needs
 from hyoka.errors import InputError
 from hyoka.jfbench.catalogue import COLLECTIONS, classes
-from hyoka.jfbench.rules import RULES, check_of, decidable, missing_rules
+from hyoka.jfbench.rules import RULES, SOURCED, check_of, decidable, missing_rules
 
 DOC = "東京は日本の首都です。人口は1400万人です。\n"
 CASES: list[tuple[str, str, bool]] = [
@@ -436,6 +436,14 @@ CASES += [
     ("MarkdownTableStructureConstraint", "表なし", True),
     ("MarkdownTableStructureConstraint", "| a | b |\n|---|---|\n| 1 |\n\n|  |\n|--|\n| x |", False),
 ]
+CASES += [
+    ("PersonNamesCountIfbenchConstraint", "太郎と花子", False),
+    ("PronounsCountIfbenchConstraint", "私は彼に会った", False),
+    ("PronounsCountIfbenchConstraint", "私 " * 22, True),
+    ("ConjunctionCountIfbenchConstraint", "そして、しかし、だから、さらに。", True),
+    ("ConjunctionCountIfbenchConstraint", "そして、しかし。", False),
+    ("SimpleRepeatIfbenchConstraint", "はい。", False),
+]
 
 
 #: the classes that count Janome's tokens or upstream's words
@@ -527,7 +535,7 @@ def test_logic_negates_or_keeps_the_wrapped_rule(case: tuple[int, str, bool]) ->
 
 
 def test_every_rule_hyoka_decides_has_a_passing_and_a_failing_case() -> None:
-    assert {name for name, _, _ in CASES} == set(RULES)
+    assert {name for name, _, _ in CASES} == set(RULES) | set(SOURCED)
     one_sided = [n for n in RULES if {u for c, _, u in CASES if c == n} != {True, False}]
     # upstream lower-cases every word, so the test set's keyword "AI" is never found there;
     # CommonMark reads any text, so the parse check never fails
@@ -547,4 +555,5 @@ def test_judged_and_undecided_constraints_are_refused_by_name() -> None:
     assert "RomajiCharacterConstraint" in missing_rules()
     rules = sum(not f.judged for f in tests.values())
     assert rules == 123
-    assert len(missing_rules()) == rules - len(RULES) - 2  # the two logic classes
+    # the two logic classes, and the four read from upstream's word lists
+    assert len(missing_rules()) == rules - len(RULES) - len(SOURCED) - 2

@@ -24,12 +24,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA, needs_data
+from _shared import SHARED_DATA, needs, needs_data
 from hyoka.cli.main import app
 from hyoka.errors import InputError
 from hyoka.jfbench.build import single_constraint, stable_seed
-from hyoka.jfbench.catalogue import COLLECTIONS, Factory
+from hyoka.jfbench.catalogue import COLLECTIONS, Factory, classes
 from hyoka.jfbench.inputs import PROMPTS_IN_DATA, read_prompts
+from hyoka.jfbench.rules import check_of, decidable
 from hyoka.jfbench.texts import (
     JUDGE_VOTES,
     Source,
@@ -39,6 +40,7 @@ from hyoka.jfbench.texts import (
     majority,
     render_prompts,
 )
+from test_jfbench_rules import CASES, DOC
 
 FRAME = """
 class IFBenchPrompt:
@@ -97,6 +99,17 @@ class NoGreetingOutputConstraint(ConstraintGroupMixin):
 
     def _prompt(self, text: str) -> str:
         return f"Task: {self.document}\nAnswer: " + self._quoted(text) + "\nReply True or False."
+
+
+class PersonNamesCountIfbenchConstraint(ConstraintGroupMixin):
+    def __init__(self, minimum_names: int, *, seed=None) -> None:
+        self.minimum_names = minimum_names
+        self._allowed_names = {"Alice", "Bob", "Carol"}
+
+
+class ConjunctionCountIfbenchConstraint(ConstraintGroupMixin):
+    def __init__(self, minimum_kinds: int, *, seed=None) -> None:
+        self._conjunctions: set[str] = {"and", "but", "so"}
 
 
 class NoCommasConstraint(ConstraintGroupMixin):
@@ -164,6 +177,22 @@ def test_judge_replies_and_votes_are_read_as_upstream_reads_them() -> None:
     ]  # fmt: skip
     assert JUDGE_VOTES == 3
     assert majority([True, True, False]) and not majority([True, False, False])
+
+
+def test_word_lists_are_read_from_the_source(tree: Source) -> None:
+    names = Factory(
+        "PersonNamesCountIfbenchConstraint", "IfbenchCount", kwargs={"minimum_names": 2}
+    )
+    assert check_of(names, "", tree)("alice met BOB") is True
+    assert check_of(names, "", tree)("Alice met Dave") is False
+    kinds = Factory(
+        "ConjunctionCountIfbenchConstraint", "IfbenchCount", kwargs={"minimum_kinds": 2}
+    )
+    assert check_of(kinds, "", tree)("this and that, but no") is True
+    assert check_of(kinds, "", tree)("this and that") is False
+    assert decidable(kinds, tree) and not decidable(kinds)
+    with pytest.raises(InputError, match="reads its word list from upstream's source"):
+        check_of(kinds)
 
 
 def test_a_checkout_that_is_not_upstreams_is_refused(tmp_path: Path) -> None:
@@ -241,3 +270,34 @@ def test_every_judge_prompt_byte_for_byte() -> None:
     ]
     assert len(asked) == 258
     assert _digest(list(asked)) == JUDGE_PROMPTS
+
+
+SOURCED_NAMES = (
+    "PersonNamesCountIfbenchConstraint",
+    "PronounsCountIfbenchConstraint",
+    "ConjunctionCountIfbenchConstraint",
+    "SimpleRepeatIfbenchConstraint",
+)
+
+
+def test_rules_with_upstreams_word_lists_decide_as_upstream() -> None:
+    """The hand-written cases of test_jfbench_rules for these four, and responses made of
+    upstream's own lists (ten allowed names pass, nine fail; the sentence echoed passes),
+    each verdict as upstream's code gave it."""
+    needs("janome")
+    source = Source.read(needs_data(UPSTREAM))
+    tests = classes("test")
+    cases = [c for c in CASES if c[0] in SOURCED_NAMES]
+    names = sorted(source.instance(tests[SOURCED_NAMES[0]], None).attributes["_allowed_names"])
+    sentence = source.instance(tests[SOURCED_NAMES[3]], None).attributes["_exact_text"]
+    cases += [
+        (SOURCED_NAMES[0], " ".join(names[:10]), True),
+        (SOURCED_NAMES[0], " ".join(names[:9]), False),
+        (SOURCED_NAMES[3], f"  {sentence}\n", True),
+    ]
+    differing = [
+        (name, response)
+        for name, response, upstream in cases
+        if check_of(tests[name], DOC, source)(response) is not upstream
+    ]
+    assert differing == []

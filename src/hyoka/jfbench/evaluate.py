@@ -12,13 +12,19 @@ from collections.abc import Sequence
 
 from hyoka.jfbench.build import Entry
 from hyoka.jfbench.rules import check_of, decidable
+from hyoka.jfbench.texts import Source
 
 
-def decide(entry: Entry, documents: Sequence[str], response: str) -> dict[str, bool | None]:
-    """Each constraint of ``entry`` (by class name) decided on ``response``, or ``None``."""
+def decide(
+    entry: Entry, documents: Sequence[str], response: str, source: Source | None = None
+) -> dict[str, bool | None]:
+    """Each constraint of ``entry`` (by class name) decided on ``response``, or ``None``
+    (with upstream's ``source``, the rules that read its word lists too)."""
     document = documents[entry.prompt]
     return {
-        c.name: check_of(c.factory, document)(response) if decidable(c.factory) else None
+        c.name: check_of(c.factory, document, source)(response)
+        if decidable(c.factory, source)
+        else None
         for c in entry.constraints
     }
 

@@ -135,15 +135,15 @@ class Source:
             names.update(parameters)
             names["seed"] = seed
             for statement in init.body:
-                if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-                    target = statement.targets[0]
-                    if isinstance(target, ast.Attribute) and _is_self_attribute(target):
-                        try:
-                            value = _Evaluator(made, names).value(statement.value)
-                        except UnrenderedError as why:
-                            # a tokenizer, a client: nothing a text may read unnoticed
-                            value = _Unread(str(why))
-                        made.attributes[target.attr] = value
+                target, expression = _attribute_assignment(statement)
+                if target is None or expression is None:
+                    continue
+                try:
+                    value = _Evaluator(made, names).value(expression)
+                except UnrenderedError as why:
+                    # a tokenizer, a client: nothing a text may read unnoticed
+                    value = _Unread(str(why))
+                made.attributes[target] = value
         for key, value in parameters.items():
             made.attributes.setdefault(key, value)
         return made
@@ -242,6 +242,20 @@ def _defaults(function: ast.FunctionDef) -> dict[str, Any]:
         if isinstance(default, ast.Constant):
             found[argument.arg] = default.value
     return found
+
+
+def _attribute_assignment(statement: ast.stmt) -> tuple[str | None, ast.expr | None]:
+    """``self.name = value`` (annotated or not): the name and the value's expression."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target: ast.expr = statement.targets[0]
+        value: ast.expr | None = statement.value
+    elif isinstance(statement, ast.AnnAssign):
+        target, value = statement.target, statement.value
+    else:
+        return None, None
+    if isinstance(target, ast.Attribute) and _is_self_attribute(target):
+        return target.attr, value
+    return None, None
 
 
 def _is_self_attribute(node: ast.expr) -> bool:

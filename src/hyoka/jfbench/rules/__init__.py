@@ -3,7 +3,8 @@
 ``RULES`` maps upstream's class name to a builder that takes the constraint's parameters
 and the prompt's text and returns the check of a response. A name absent here is either
 judged by an LLM (``catalogue``'s ``judged``) or a rule hyoka does not decide yet
-(``missing_rules``): such a constraint is reported, never guessed.
+(``missing_rules``): such a constraint is reported, never guessed. ``SOURCED`` holds the
+four whose word lists are upstream's data, decided only with its source at hand.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from hyoka.jfbench.rules import (
     text,
     words,
 )
+from hyoka.jfbench.rules.sourced import SOURCED as SOURCED
+from hyoka.jfbench.texts import Source
 
 Check = Callable[[str], bool]
 Builder = Callable[[Mapping[str, Any], str], Check]
@@ -159,24 +162,33 @@ RULES: dict[str, Builder] = {
 }
 
 
-def check_of(factory: Factory, document: str = "") -> Check:
-    """The check of one constraint (a logic constraint's by its wrapped one's)."""
+def check_of(factory: Factory, document: str = "", source: Source | None = None) -> Check:
+    """The check of one constraint (a logic constraint's by its wrapped one's); the few
+    whose word lists are upstream's data need its ``source``."""
     if factory.positive is not None:
-        positive = check_of(factory.positive, document)
+        positive = check_of(factory.positive, document, source)
         if factory.name == "NegationLogicConstraint":
             return lambda value: not positive(value)
         return positive  # DoubleNegationLogicConstraint: the wrapped constraint holds
     builder = RULES.get(factory.name)
-    if builder is None:
-        kind = "judged by an LLM" if factory.judged else "not decided by hyoka yet"
-        raise InputError(f"constraint {factory.name} is {kind}")
-    return builder(factory.kwargs, document)
+    if builder is not None:
+        return builder(factory.kwargs, document)
+    listed = SOURCED.get(factory.name)
+    if listed is not None:
+        if source is None:
+            raise InputError(
+                f"constraint {factory.name} reads its word list from upstream's source: "
+                "name upstream's checkout"
+            )
+        return listed(source, factory, factory.kwargs)
+    kind = "judged by an LLM" if factory.judged else "not decided by hyoka yet"
+    raise InputError(f"constraint {factory.name} is {kind}")
 
 
-def decidable(factory: Factory) -> bool:
-    """Whether hyoka decides this constraint by rule."""
+def decidable(factory: Factory, source: Source | None = None) -> bool:
+    """Whether hyoka decides this constraint by rule (with ``source``, if given)."""
     target = factory.positive if factory.positive is not None else factory
-    return target.name in RULES
+    return target.name in RULES or (source is not None and target.name in SOURCED)
 
 
 def missing_rules(constraint_set: ConstraintSet = "test") -> list[str]:
@@ -184,5 +196,8 @@ def missing_rules(constraint_set: ConstraintSet = "test") -> list[str]:
     return sorted(
         name
         for name, factory in classes(constraint_set).items()
-        if not factory.judged and factory.positive is None and name not in RULES
+        if not factory.judged
+        and factory.positive is None
+        and name not in RULES
+        and name not in SOURCED
     )
