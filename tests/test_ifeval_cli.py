@@ -21,7 +21,7 @@ needs("janome")
 needs("ja_sentence_segmenter")
 
 from hyoka.cli.main import app  # noqa: E402
-from hyoka.ifeval import read_prompts, score_responses  # noqa: E402
+from hyoka.ifeval import PROMPTS_IN_DATA, read_prompts, score_responses  # noqa: E402
 
 DATA = SHARED_DATA / "m-ifeval-ja"
 PROMPTS = DATA / "data" / "ja_input_data.jsonl"
@@ -173,7 +173,11 @@ def test_a_bad_prompts_line_is_one_error_naming_it(
 def test_missing_data_names_the_fetch_command(tmp_path: Path) -> None:
     code, out = _hyoka("ifeval", "score", str(RESPONSES), "--data-dir", str(tmp_path))
     assert code == 1
-    assert "hyoka data fetch m-ifeval-ja" in out
+    # the one message of ``hyoka.data.data_file``: what is missing, where, how to fetch it
+    assert " ".join(out.split()).startswith(
+        f"error: M-IFEval-Ja prompts not found: {tmp_path / PROMPTS_IN_DATA}: run `hyoka data "
+        f"fetch m-ifeval-ja --data-dir {tmp_path}` to download it, or name the file with --prompts"
+    )
 
 
 def test_a_prompt_without_a_response_is_one_error(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from hyoka.cli._common import (
     BootstrapSeedOption,
     DataDirOption,
     JsonOption,
+    LimitOption,
     ResamplesOption,
     echo_json,
     reports_errors,
@@ -58,17 +59,13 @@ def _langdetect_seed(text: str) -> int | None:
 
 
 def _prompts(path: Path | None, data_dir: Path | None) -> PromptSet:
-    from hyoka.data import fetch_hint, resolve_data_dir
-    from hyoka.errors import MissingDataError
+    from hyoka.data import data_file
     from hyoka.ifeval import PROMPTS_IN_DATA, read_prompts
 
     if path is None:
-        path = resolve_data_dir(data_dir) / PROMPTS_IN_DATA
-        if not path.is_file():
-            raise MissingDataError(
-                f"no M-IFEval-Ja prompts at {path}: {fetch_hint('m-ifeval-ja', data_dir)}, "
-                "or name the file with --prompts"
-            )
+        path = data_file(
+            PROMPTS_IN_DATA, "m-ifeval-ja", "M-IFEval-Ja prompts", data_dir, flag="--prompts"
+        )
     return read_prompts(path)
 
 
@@ -104,6 +101,7 @@ def score_command(
     ] = False,
     resamples: ResamplesOption = 2000,
     seed: BootstrapSeedOption = 0,
+    limit: LimitOption = None,
     as_json: JsonOption = False,
     data_dir: DataDirOption = None,
 ) -> None:
@@ -120,12 +118,14 @@ def score_command(
       hyoka ifeval score answers.jsonl
 
       hyoka ifeval score answers.jsonl --groups --langdetect-seed none
+
+      hyoka ifeval score results/mtbench/m-ifeval-ja/model_answer/m.jsonl --limit 3
     """
     from hyoka.ifeval import score_responses
 
     done = score_responses(
         responses, _prompts(prompts, data_dir), langdetect_seed=_langdetect_seed(langdetect_seed),
-        resamples=resamples, seed=seed,
+        resamples=resamples, seed=seed, limit=limit,
     )  # fmt: skip
     if as_json:
         echo_json(done.to_json())

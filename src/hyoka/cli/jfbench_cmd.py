@@ -100,17 +100,11 @@ def build_command(
 
 
 def _prompts(path: Path | None, data_dir: Path | None) -> Prompts:
-    from hyoka.data import fetch_hint, resolve_data_dir
-    from hyoka.errors import MissingDataError
+    from hyoka.data import data_file
     from hyoka.jfbench import PROMPTS_IN_DATA, read_prompts
 
     if path is None:
-        path = resolve_data_dir(data_dir) / PROMPTS_IN_DATA
-        if not path.is_file():
-            raise MissingDataError(
-                f"no JFBench prompts at {path}: {fetch_hint('jfbench', data_dir)}, "
-                "or name the file with --prompts"
-            )
+        path = data_file(PROMPTS_IN_DATA, "jfbench", "JFBench prompts", data_dir, flag="--prompts")
     return read_prompts(path)
 
 

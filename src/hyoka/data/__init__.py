@@ -1,5 +1,6 @@
-"""Benchmark data: where it lives (``resolve_data_dir``, ``fetch_hint``), what is pinned
-(``manifest``; ``upstream_data_hash`` without the models) and fetching it (``fetch``, ``verify``).
+"""Benchmark data: where it lives (``resolve_data_dir``, ``fetch_hint``, ``data_file``), what
+is pinned (``manifest``; ``upstream_data_hash`` without the models) and fetching it
+(``fetch``, ``verify``).
 
 Names load on first use (``hyoka._faces``): a scorer that only needs the data folder or
 the hint to fetch it does not load the download code (urllib, http) nor the manifests'
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
         manifest,
         manifest_names,
     )
-    from hyoka.data.paths import DATA_DIR_ENV, fetch_hint, resolve_data_dir
+    from hyoka.data.paths import DATA_DIR_ENV, data_file, fetch_hint, resolve_data_dir
     from hyoka.data.pins import upstream_data_hash
 
 #: Each public name -> (module, name there).
@@ -37,6 +38,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Group": ("hyoka.data.manifest", "Group"),
     "Manifest": ("hyoka.data.manifest", "Manifest"),
     "all_manifests": ("hyoka.data.manifest", "all_manifests"),
+    "data_file": ("hyoka.data.paths", "data_file"),
     "fetch": ("hyoka.data.fetch", "fetch"),
     "fetch_hint": ("hyoka.data.paths", "fetch_hint"),
     "manifest": ("hyoka.data.manifest", "manifest"),
@@ -56,6 +58,7 @@ __all__: list[str] = [
     "Group",
     "Manifest",
     "all_manifests",
+    "data_file",
     "fetch",
     "fetch_hint",
     "manifest",

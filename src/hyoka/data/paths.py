@@ -11,7 +11,7 @@ import os
 import shlex
 from pathlib import Path
 
-from hyoka.errors import InputError
+from hyoka.errors import InputError, MissingDataError
 from hyoka.store import user_cache_root
 
 DATA_DIR_ENV = "HYOKA_DATA_DIR"
@@ -37,3 +37,22 @@ def fetch_hint(name: str, explicit: Path | str | None = None) -> str:
     """How to download benchmark ``name`` into the data directory the user chose."""
     flag = f" --data-dir {shlex.quote(str(explicit))}" if explicit is not None else ""
     return f"run `hyoka data fetch {name}{flag}` to download it"
+
+
+def data_file(
+    relative: Path | str,
+    name: str,
+    what: str,
+    explicit: Path | str | None = None,
+    *,
+    flag: str | None = None,
+) -> Path:
+    """The file ``relative`` in the data directory, or ``MissingDataError`` naming ``what``
+    it should hold, where it was looked for and how to fetch benchmark ``name`` there (and
+    ``flag``, where the command can be told another file): one message wherever a
+    benchmark's file is missing."""
+    path = resolve_data_dir(explicit) / relative
+    if not path.is_file():
+        other = f", or name the file with {flag}" if flag is not None else ""
+        raise MissingDataError(f"{what} not found: {path}: {fetch_hint(name, explicit)}{other}")
+    return path

@@ -42,8 +42,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from hyoka.data import fetch_hint, resolve_data_dir
-from hyoka.errors import DataError, InputError, MissingDataError
+from hyoka.data import data_file, fetch_hint
+from hyoka.errors import DataError, InputError
 from hyoka.judge import (
     ONE_ORDER,
     FileFormat,
@@ -197,12 +197,11 @@ class RakudaBench:
 
     @classmethod
     def load(cls, data_dir: Path | str | None = None) -> RakudaBench:
-        folder = resolve_data_dir(data_dir) / FOLDER
-        hint = fetch_hint(NAME, data_dir)
-        question_file, prompt_file = folder / "questions.jsonl", folder / "judge_prompts.jsonl"
-        for path in (question_file, prompt_file):
-            if not path.is_file():
-                raise MissingDataError(f"{TITLE} data not found: {path}: {hint}")
+        question_file, prompt_file = (
+            data_file(Path(FOLDER) / name, NAME, f"{TITLE} data", data_dir)
+            for name in ("questions.jsonl", "judge_prompts.jsonl")
+        )
+        folder = question_file.parent
         question_bytes, prompt_bytes = read_bytes(question_file), read_bytes(prompt_file)
         questions = tuple(
             unique_records(
@@ -213,7 +212,9 @@ class RakudaBench:
         )
         prompts = {p.name: p for _, p in read_records(prompt_file, JudgePrompt, prompt_bytes)}
         if PROMPT_NAME not in prompts:
-            raise DataError(f"{prompt_file} lacks the judge prompt {PROMPT_NAME}: {hint}")
+            raise DataError(
+                f"{prompt_file} lacks the judge prompt {PROMPT_NAME}: {fetch_hint(NAME, data_dir)}"
+            )
         prompt = prompts[PROMPT_NAME]
         if prompt.output_format != "last":
             raise DataError(f"{prompt_file}: {PROMPT_NAME} asks for {prompt.output_format!r}")

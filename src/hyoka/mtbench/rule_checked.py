@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from hyoka.data import fetch_hint, resolve_data_dir
-from hyoka.errors import InputError, MissingDataError
+from hyoka.data import data_file, resolve_data_dir
+from hyoka.errors import InputError
 from hyoka.mtbench.spec import BenchSpec
 from hyoka.printable import csv_text, markdown_cell, one_line, printable
 from hyoka.signature import SIGNATURE_KEY, Signature
@@ -47,11 +47,8 @@ def prompts_of(spec: BenchSpec, data_dir: Path | str | None) -> PromptSet:
     """The definition's prompts, every instruction checked (``hyoka.ifeval.read_prompts``)."""
     from hyoka.ifeval import read_prompts
 
-    path = resolve_data_dir(data_dir) / spec.folder / spec.question_file
-    if not path.is_file():
-        hint = fetch_hint(spec.name, data_dir)
-        raise MissingDataError(f"{spec.title} data not found: {path}: {hint}")
-    return read_prompts(path)
+    relative = Path(spec.folder) / spec.question_file
+    return read_prompts(data_file(relative, spec.name, f"{spec.title} data", data_dir))
 
 
 def response_files(paths: Sequence[Path], prompts: Path) -> list[Path]:
