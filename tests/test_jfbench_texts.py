@@ -7,16 +7,14 @@ choice (``random.Random(seed).choice``, upstream's ``_random_instruction``), a w
 constraint's text, the frame around the lines; an unseeded draw and an unknown expression
 are refused by name.
 
-The last tests need upstream's checkout at c8fed01 in the shared data
-(``jfbench/upstream``); their digests are of the prompts upstream's own ``build.py``
-built (seed 42), MarkdownFormatConstraint's left out: upstream draws its wording without a
-seed, so its own builds differ there from run to run (300 entries a set).
+Upstream's own checkout is no part of the shared data (which holds its data files only), so
+the checks on it (every prompt and judge prompt byte for byte as upstream's build made them,
+the word-list rules deciding as upstream's classes) are a maintainer's script,
+``benchmarks/jfbench_upstream_check.py``; here a checkout that is not upstream's is refused.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 import textwrap
 from pathlib import Path
@@ -24,23 +22,22 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA, needs, needs_data
+from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.errors import InputError
-from hyoka.jfbench.build import single_constraint, stable_seed
-from hyoka.jfbench.catalogue import COLLECTIONS, Factory, classes
-from hyoka.jfbench.inputs import PROMPTS_IN_DATA, read_prompts
+from hyoka.jfbench.catalogue import Factory
+from hyoka.jfbench.inputs import PROMPTS_IN_DATA
 from hyoka.jfbench.rules import check_of, decidable
 from hyoka.jfbench.texts import (
     JUDGE_VOTES,
+    SOURCE_SHA256,
     Source,
     UnrenderedError,
     UnseededError,
     judge_verdict,
     majority,
-    render_prompts,
+    source_digest,
 )
-from test_jfbench_rules import CASES, DOC
 
 FRAME = """
 class IFBenchPrompt:
@@ -203,101 +200,20 @@ def test_a_checkout_that_is_not_upstreams_is_refused(tmp_path: Path) -> None:
         Source.read(tmp_path)
 
 
-UPSTREAM = SHARED_DATA / "jfbench" / "upstream"
-#: upstream's seed-42 test build: its first 300 prompts (no MarkdownFormat among them), and
-#: every prompt but MarkdownFormatConstraint's (51,900 of 52,200; train: 40,800 of 41,100)
-FIRST_300 = "89c982abfa4eae3aa59d66a6dc449dc48059d914bbb8cb4d3786b8f1351b0d9e"
-ALL_SEEDED = {
-    "test": "f244eb3a96081e242a08eaa16abc8ffeee576f318df60558f9ece0ab229cf94f",
-    "train": "7bb5d75359dac82d009341e2043c69e76aef311e84d6d6a30510bf4a18166621",
-}
-
-
-def _digest(texts: list[str | None]) -> str:
-    digest = hashlib.sha256()
-    for text in texts:
-        if text is not None:
-            digest.update(text.encode() + b"\0")
-    return digest.hexdigest()
-
-
-def test_upstreams_first_prompts_byte_for_byte() -> None:
-    source = Source.read(needs_data(UPSTREAM))
-    documents = read_prompts(SHARED_DATA / PROMPTS_IN_DATA).documents
-    entries = single_constraint(len(documents), "test", n_benchmark_data=300)
-    assert _digest(render_prompts(source, entries, documents)) == FIRST_300
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("constraint_set", ["test", "train"])
-def test_every_seeded_prompt_byte_for_byte(constraint_set: str) -> None:
-    source = Source.read(needs_data(UPSTREAM))
-    documents = read_prompts(SHARED_DATA / PROMPTS_IN_DATA).documents
-    entries = single_constraint(len(documents), constraint_set)  # type: ignore[arg-type]
-    texts = render_prompts(source, entries, documents)
-    unseeded = {e.constraints[0].name for e, t in zip(entries, texts, strict=True) if t is None}
-    assert unseeded == {"MarkdownFormatConstraint"}
-    assert sum(t is None for t in texts) == 300
-    assert _digest(texts) == ALL_SEEDED[constraint_set]
-
-
-def test_build_with_upstream_words_each_prompt() -> None:
-    upstream = needs_data(UPSTREAM)
+def test_build_refuses_a_checkout_that_is_not_upstreams(tmp_path: Path) -> None:
+    """``--upstream`` is checked before anything is worded: one line naming the folder."""
+    root = tmp_path / "checkout"
+    (root / "src" / "jfbench" / "constraints").mkdir(parents=True)
+    (root / "src" / "jfbench" / "prompts").mkdir()
+    (root / "src" / "jfbench" / "prompts" / "ifbench.py").write_text(FRAME, encoding="utf-8")
     result = CliRunner().invoke(
         app,
         ["jfbench", "build", "--prompts", str(SHARED_DATA / PROMPTS_IN_DATA),
-         "--upstream", str(upstream), "--n-benchmark-data", "3", "--json"],
+         "--upstream", str(root), "--n-benchmark-data", "3", "--json"],
     )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    shown = json.loads(result.stdout)
-    assert (shown["rendered"], shown["unseeded"]) == (3, 0)
-
-
-#: upstream's ``_prompt`` of each of the 43 judged constraints of the test set, built as its
-#: single-constraint build builds them on prompts 0, 106 and 299, about two responses
-JUDGE_PROMPTS = "6ffb0eb95b8ff3ac05c374049c8fc9953e4a927b82a9358ccce9ff5eeca02ee3"
-RESPONSES = ("こんにちは。今日は晴れです。\n", "Hello, world! 'quoted' {braces}")
-
-
-def test_every_judge_prompt_byte_for_byte() -> None:
-    source = Source.read(needs_data(UPSTREAM))
-    documents = read_prompts(SHARED_DATA / PROMPTS_IN_DATA).documents
-    asked = [
-        source.judge_prompt(f, stable_seed("ifbench", str(p), "llm", str(i)), documents[p], r)
-        for p in (0, 106, 299)
-        for i, f in enumerate(COLLECTIONS["test"].judged)
-        for r in RESPONSES
-    ]
-    assert len(asked) == 258
-    assert _digest(list(asked)) == JUDGE_PROMPTS
-
-
-SOURCED_NAMES = (
-    "PersonNamesCountIfbenchConstraint",
-    "PronounsCountIfbenchConstraint",
-    "ConjunctionCountIfbenchConstraint",
-    "SimpleRepeatIfbenchConstraint",
-)
-
-
-def test_rules_with_upstreams_word_lists_decide_as_upstream() -> None:
-    """The hand-written cases of test_jfbench_rules for these four, and responses made of
-    upstream's own lists (ten allowed names pass, nine fail; the sentence echoed passes),
-    each verdict as upstream's code gave it."""
-    needs("janome")
-    source = Source.read(needs_data(UPSTREAM))
-    tests = classes("test")
-    cases = [c for c in CASES if c[0] in SOURCED_NAMES]
-    names = sorted(source.instance(tests[SOURCED_NAMES[0]], None).attributes["_allowed_names"])
-    sentence = source.instance(tests[SOURCED_NAMES[3]], None).attributes["_exact_text"]
-    cases += [
-        (SOURCED_NAMES[0], " ".join(names[:10]), True),
-        (SOURCED_NAMES[0], " ".join(names[:9]), False),
-        (SOURCED_NAMES[3], f"  {sentence}\n", True),
-    ]
-    differing = [
-        (name, response)
-        for name, response, upstream in cases
-        if check_of(tests[name], DOC, source)(response) is not upstream
-    ]
-    assert differing == []
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: {root}: not upstream's source at c8fed01 (its files' digest is "
+        f"{source_digest(root)[:12]}, pinned {SOURCE_SHA256[:12]})\n"
+    )

@@ -1,0 +1,174 @@
+"""Maintainer check: hyoka words JFBench's prompts and judge prompts as upstream's source does.
+
+    git -C MIRROR archive c8fed01 | tar -x -C UPSTREAM   # pfnet-research/jfbench
+    python benchmarks/jfbench_upstream_check.py UPSTREAM [--data-dir DIR]
+
+hyoka carries none of upstream's prose: ``hyoka.jfbench.texts`` reads upstream's source at
+run time (``--upstream``), pinned by a SHA-256. The tests cannot hold that source (the shared
+data holds upstream's data files only), so they check the evaluator on a small tree in
+upstream's layout written with hyoka's own words; this script checks it on upstream's own
+checkout. Each check prints the value upstream's code gave beside hyoka's, and the script
+exits 1 when one differs:
+
+- the checkout is upstream's at c8fed01 (its files' digest);
+- the first 300 prompts of the test set, and every prompt of both sets but
+  MarkdownFormatConstraint's (upstream draws that one's wording without a seed: 300 entries
+  a set differ between its own builds), against the digest of the prompts upstream's
+  ``build.py`` built (seed 42), the texts joined by NUL;
+- ``hyoka jfbench build --upstream`` (a real process) words each prompt it builds;
+- the judge prompt of each of the 43 judged constraints of the test set (on prompts 0, 106
+  and 299, about two responses), against the digest of upstream's ``_prompt``;
+- the four rules that read their word lists from upstream's source decide as upstream's
+  classes decided: test_jfbench_rules' hand-written cases for them, and responses made of
+  upstream's own lists (ten allowed names pass, nine fail; the sentence echoed passes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from hyoka.errors import InputError
+from hyoka.jfbench.build import single_constraint, stable_seed
+from hyoka.jfbench.catalogue import COLLECTIONS, classes
+from hyoka.jfbench.inputs import PROMPTS_IN_DATA, read_prompts
+from hyoka.jfbench.rules import check_of
+from hyoka.jfbench.texts import SOURCE_SHA256, Source, render_prompts, source_digest
+
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+#: upstream's seed-42 test build: its first 300 prompts (no MarkdownFormat among them), and
+#: every prompt but MarkdownFormatConstraint's (51,900 of 52,200; train: 40,800 of 41,100)
+FIRST_300 = "89c982abfa4eae3aa59d66a6dc449dc48059d914bbb8cb4d3786b8f1351b0d9e"
+ALL_SEEDED = {
+    "test": "f244eb3a96081e242a08eaa16abc8ffeee576f318df60558f9ece0ab229cf94f",
+    "train": "7bb5d75359dac82d009341e2043c69e76aef311e84d6d6a30510bf4a18166621",
+}
+#: upstream's ``_prompt`` of each of the 43 judged constraints of the test set, built as its
+#: single-constraint build builds them on prompts 0, 106 and 299, about two responses
+JUDGE_PROMPTS = "6ffb0eb95b8ff3ac05c374049c8fc9953e4a927b82a9358ccce9ff5eeca02ee3"
+RESPONSES = ("こんにちは。今日は晴れです。\n", "Hello, world! 'quoted' {braces}")
+SOURCED_NAMES = (
+    "PersonNamesCountIfbenchConstraint",
+    "PronounsCountIfbenchConstraint",
+    "ConjunctionCountIfbenchConstraint",
+    "SimpleRepeatIfbenchConstraint",
+)
+#: every entry of a set: 174 constraints x 300 prompts (train: 137)
+UNSEEDED = ({"MarkdownFormatConstraint"}, 300)
+
+
+def _digest(texts: list[str | None]) -> str:
+    digest = hashlib.sha256()
+    for text in texts:
+        if text is not None:
+            digest.update(text.encode() + b"\0")
+    return digest.hexdigest()
+
+
+class _Report:
+    """Each check's line, upstream's value beside hyoka's; whether any differed."""
+
+    def __init__(self) -> None:
+        self.differs = False
+
+    def line(self, name: str, upstream: object, hyoka: object) -> None:
+        same = upstream == hyoka
+        self.differs |= not same
+        print(f"{name:>34}: upstream {upstream}  hyoka {hyoka}  {'same' if same else 'DIFFERS'}")
+
+
+def _prompts(report: _Report, source: Source, prompts: Path) -> None:
+    documents = read_prompts(prompts).documents
+    first = single_constraint(len(documents), "test", n_benchmark_data=300)
+    report.line(
+        "first 300 test prompts", FIRST_300, _digest(render_prompts(source, first, documents))
+    )
+    for constraint_set in ("test", "train"):
+        entries = single_constraint(len(documents), constraint_set)
+        texts = render_prompts(source, entries, documents)
+        unseeded = {e.constraints[0].name for e, t in zip(entries, texts, strict=True) if t is None}
+        left_out = (unseeded, sum(t is None for t in texts))
+        report.line(f"{constraint_set} prompts left unworded", UNSEEDED, left_out)
+        report.line(
+            f"every seeded {constraint_set} prompt", ALL_SEEDED[constraint_set], _digest(texts)
+        )
+
+
+def _build(report: _Report, upstream: Path, prompts: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "hyoka", "jfbench", "build", "--prompts", str(prompts),
+         "--upstream", str(upstream), "--n-benchmark-data", "3", "--json"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        print(done.stderr, file=sys.stderr)
+        report.line("hyoka jfbench build --upstream", "exit 0", f"exit {done.returncode}")
+        return
+    shown = json.loads(done.stdout)
+    worded = {"rendered": shown["rendered"], "unseeded": shown["unseeded"]}
+    report.line("hyoka jfbench build --upstream", {"rendered": 3, "unseeded": 0}, worded)
+
+
+def _judge_prompts(report: _Report, source: Source, prompts: Path) -> None:
+    documents = read_prompts(prompts).documents
+    asked: list[str | None] = [
+        source.judge_prompt(f, stable_seed("ifbench", str(p), "llm", str(i)), documents[p], r)
+        for p in (0, 106, 299)
+        for i, f in enumerate(COLLECTIONS["test"].judged)
+        for r in RESPONSES
+    ]
+    report.line("judge prompts", (258, JUDGE_PROMPTS), (len(asked), _digest(asked)))
+
+
+def _word_lists(report: _Report, source: Source) -> None:
+    sys.path.insert(0, str(TESTS))
+    rules = importlib.import_module("test_jfbench_rules")
+    doc: str = rules.DOC
+    tests = classes("test")
+    cases: list[tuple[str, str, bool]] = [c for c in rules.CASES if c[0] in SOURCED_NAMES]
+    names = sorted(source.instance(tests[SOURCED_NAMES[0]], None).attributes["_allowed_names"])
+    sentence = source.instance(tests[SOURCED_NAMES[3]], None).attributes["_exact_text"]
+    cases += [
+        (SOURCED_NAMES[0], " ".join(names[:10]), True),
+        (SOURCED_NAMES[0], " ".join(names[:9]), False),
+        (SOURCED_NAMES[3], f"  {sentence}\n", True),
+    ]
+    for name, response, upstream in cases:
+        shown = repr(response) if len(response) <= 16 else f"{response[:12]!r}... ({len(response)})"
+        decided: Callable[[str], bool] = check_of(tests[name], doc, source)
+        report.line(
+            f"{name.removesuffix('IfbenchConstraint')} {shown}", upstream, decided(response)
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("upstream", type=Path, help="a checkout of pfnet-research/jfbench c8fed01")
+    parser.add_argument("--data-dir", type=Path, default=DATA, help="the shared data")
+    args = parser.parse_args()
+    upstream: Path = args.upstream.resolve()
+    prompts = args.data_dir / PROMPTS_IN_DATA
+    report = _Report()
+    try:
+        report.line("source digest", SOURCE_SHA256[:12], source_digest(upstream)[:12])
+        source = Source.read(upstream)
+        _prompts(report, source, prompts)
+        _build(report, upstream, prompts)
+        _judge_prompts(report, source, prompts)
+        _word_lists(report, source)
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 1 if report.differs else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
