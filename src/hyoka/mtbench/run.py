@@ -119,8 +119,23 @@ def _calls(
     }  # fmt: skip
 
 
+class _Priced:
+    """A judging run priced at the user's prices (USD per million tokens): the one
+    ``cost_usd`` of ``TurnsJudged`` and ``PairsJudged`` (a base, not a dataclass: the
+    fields are each run's own)."""
+
+    stats: ClientStats
+    price_in: float
+    price_out: float
+
+    @property
+    def cost_usd(self) -> float:
+        """What this run's calls cost at the user's prices (USD per million tokens)."""
+        return cost_usd(self.stats.usage, self.price_in, self.price_out)
+
+
 @dataclass(frozen=True)
-class TurnsJudged:
+class TurnsJudged(_Priced):
     """Every turn of each answer file graded: the judgment files (``outputs``: what each
     holds, by its models, and where), what this run did (``report``, ``stats``), the judges
     that answered and one signature for all the files."""
@@ -133,11 +148,6 @@ class TurnsJudged:
     lang_check: str
     price_in: float = 0.0
     price_out: float = 0.0
-
-    @property
-    def cost_usd(self) -> float:
-        """What this run's calls cost at the user's prices (USD per million tokens)."""
-        return cost_usd(self.stats.usage, self.price_in, self.price_out)
 
     @property
     def asked(self) -> int:
@@ -170,7 +180,7 @@ def _win_json(counts: WinCounts) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class PairsJudged:
+class PairsJudged(_Priced):
     """Every turn of the answer files compared in pairs (``output``): per method and model
     the wins, losses, ties and invalid verdicts (``counts``, over ``turns`` turns of the
     file); against a ``baseline`` each model's length-controlled win rate (``controlled``);
@@ -191,11 +201,6 @@ class PairsJudged:
     signature: Signature
     price_in: float = 0.0
     price_out: float = 0.0
-
-    @property
-    def cost_usd(self) -> float:
-        """What this run's calls cost at the user's prices (USD per million tokens)."""
-        return cost_usd(self.stats.usage, self.price_in, self.price_out)
 
     @property
     def games_without_logprobs(self) -> int:
