@@ -19,6 +19,7 @@ from hyoka.errors import DataError
 from hyoka.mtbench import (
     DRAWN_MATCHES,
     FASTCHAT_JUDGING,
+    RULE_CHECKED,
     Bench,
     answer_set,
     definition,
@@ -108,7 +109,8 @@ def test_every_definition_loads_its_shared_data(monkeypatch: pytest.MonkeyPatch)
     directory from the environment, its questions load (FastChat-judged ones: with their
     judge prompts and references, under every variant)."""
     monkeypatch.setenv(DATA_DIR_ENV, str(SHARED_DATA))
-    assert {spec.judging for spec in definitions().values()} == {FASTCHAT_JUDGING, DRAWN_MATCHES}
+    protocols = {spec.judging for spec in definitions().values()}
+    assert protocols == {FASTCHAT_JUDGING, DRAWN_MATCHES, RULE_CHECKED}
     for name, spec in definitions().items():
         assert manifest(name).name == name
         answered = answer_set(name)

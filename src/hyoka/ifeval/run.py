@@ -47,15 +47,21 @@ def score_responses(
     langdetect_seed: int | None = LANGDETECT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    limit: int | None = None,
 ) -> ScoredResponses:
     """Score every file of ``responses`` against ``prompts``: strict and loose verdicts
     (a language verdict drawn with ``langdetect_seed``; ``None``: unseeded, as upstream),
-    accuracies with intervals from ``resamples`` draws seeded with ``seed``."""
+    accuracies with intervals from ``resamples`` draws seeded with ``seed``; ``limit``: the
+    first N prompts only (a trial's answers; the signature says how many)."""
     draws = Bootstrap(resamples=resamples, seed=seed)
-    signature = ifeval_signature(prompts.sha256, langdetect_seed, resamples, draws.confidence, seed)
+    scored = prompts.prompts[:limit] if limit else prompts.prompts
+    shown = len(scored) if len(scored) < len(prompts.prompts) else None
+    signature = ifeval_signature(
+        prompts.sha256, langdetect_seed, resamples, draws.confidence, seed, shown
+    )
     results = []
     for path in responses:
-        answered = matched(prompts.prompts, read_responses(path, prompts.by_key()), path)
-        verdicts = judge_all(prompts.prompts, answered, seed=langdetect_seed)
+        answered = matched(scored, read_responses(path, prompts.by_key()), path)
+        verdicts = judge_all(scored, answered, seed=langdetect_seed)
         results.append((path, {mode: score(verdicts[mode], draws) for mode in MODES}))
     return ScoredResponses(signature, results)

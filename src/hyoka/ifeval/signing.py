@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from hyoka.ifeval import japanese, language
-from hyoka.signature import Signature, SignatureType
+from hyoka.signature import Signature, SignatureType, only_when_set
 
 KIND = "m-ifeval"
 #: the rule set: upstream's Japanese checks at the commit hyoka reads them from
@@ -41,6 +41,8 @@ class IfevalSignature(SignatureType):
     resamples: int
     confidence: float
     seed: int
+    #: how many of the prompts were scored, where not all (the first N: a ``--limit`` trial)
+    prompts: int | None = only_when_set()
 
 
 def ifeval_signature(
@@ -49,8 +51,10 @@ def ifeval_signature(
     resamples: int,
     confidence: float,
     seed: int,
+    prompts: int | None = None,
 ) -> Signature:
-    """The signature of results scored against prompts of that SHA-256 with these settings."""
+    """The signature of results scored against prompts of that SHA-256 with these settings
+    (``prompts``: the first N of them only)."""
     return IfevalSignature(
         data=f"{DATA_NAME}@{prompts_sha256[:8]}",
         rules=RULES,
@@ -58,4 +62,5 @@ def ifeval_signature(
         resamples=resamples,
         confidence=confidence,
         seed=seed,
+        prompts=prompts,
     ).signature()
