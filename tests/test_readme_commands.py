@@ -299,6 +299,12 @@ QUICK_PATH = (
     # verdicts in turn (first shown wins, second wins, a tie): a ranking with a finite fit
     Step("hyoka mtbench judge --bench rakuda", judge=["1", "2", "3"] * 100, slow=True),
     Step("hyoka mtbench leaderboard --bench rakuda --judgments", slow=True, shows="claude-2"),
+    Step("hyoka data fetch m-ifeval-ja", shows="already present"),
+    Step("hyoka mtbench generate --bench m-ifeval-ja", shows="3 dialogue(s) answered"),
+    Step("hyoka ifeval score results/mtbench/m-ifeval-ja", shows="prompt-level 0.0000 (0/3)"),
+    Step("hyoka mtbench leaderboard --bench m-ifeval-ja", slow=True,
+         shows="| 1 | claude-3-5-sonnet-20240620 | 72.1 | 77.4 | 81.4 | 85.0 |"),
+    Step("hyoka mtbench verify --bench m-ifeval-ja", slow=True, shows="226/226 instruction"),
     Step("hyoka report results/jmt results/mtbench/elyza-tasks-100", slow=True),
     Step("hyoka mtbench leaderboard --bench rakuda --judgments", slow=True),
     Step("hyoka report results/mtbench/rakuda rakuda-ranking.json", slow=True),
