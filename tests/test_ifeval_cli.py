@@ -180,6 +180,24 @@ def test_missing_data_names_the_fetch_command(tmp_path: Path) -> None:
     )
 
 
+def test_a_folder_without_the_files_is_one_error_naming_it(tmp_path: Path) -> None:
+    """``ifeval verify`` and the rule-checked leaderboard read folders by one rule
+    (``hyoka.ifeval.files_given``): a folder holding none of the files is one line naming
+    it and what it should hold."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out = _hyoka("ifeval", "verify", str(empty), "--prompts", str(PROMPTS))
+    assert code == 1
+    assert f"error: {empty}: no eval_results_strict.jsonl or _loose.jsonl in it" in out
+    code, out = _hyoka(
+        "mtbench", "leaderboard", "--bench", "m-ifeval-ja", "--judgments", str(empty),
+        "--data-dir", str(SHARED_DATA),
+    )  # fmt: skip
+    assert code == 1
+    assert f"error: --judgments {empty}: no .jsonl answer file in it" in out
+    assert "Traceback" not in out
+
+
 def test_a_prompt_without_a_response_is_one_error(tmp_path: Path) -> None:
     responses = tmp_path / "answers.jsonl"
     responses.write_text("".join(line + "\n" for line in _lines(RESPONSES)[1:]), "utf-8")

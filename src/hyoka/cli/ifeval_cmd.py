@@ -140,21 +140,6 @@ def score_command(
     say(f"signature: {done.signature.line}")
 
 
-def _evaluation_files(paths: list[Path]) -> list[Path]:
-    from hyoka.errors import InputError
-
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            inside = sorted(path.rglob("eval_results_*.jsonl"))
-            if not inside:
-                raise InputError(f"{path}: no eval_results_strict.jsonl or _loose.jsonl in it")
-            found.extend(inside)
-        else:
-            found.append(path)
-    return found
-
-
 def _report(checked: Verification) -> None:
     differences = len(checked.differences)
     explained = differences - len(checked.unexplained)
@@ -222,7 +207,7 @@ def verify_command(
       hyoka ifeval verify "$HYOKA_DATA_DIR/m-ifeval-ja/evaluations"
     """
     from hyoka.errors import InputError
-    from hyoka.ifeval import MODES, verify_evaluation
+    from hyoka.ifeval import MODES, files_given, verify_evaluation
 
     chosen_mode: Mode | None = None
     if mode is not None:
@@ -231,7 +216,9 @@ def verify_command(
         chosen_mode = "strict" if mode == "strict" else "loose"
     chosen = _langdetect_seed(langdetect_seed)
     found = _prompts(prompts, data_dir)
-    files = _evaluation_files(paths)
+    files = files_given(
+        paths, "eval_results_*.jsonl", "eval_results_strict.jsonl or _loose.jsonl", beneath=True
+    )
     checks = [verify_evaluation(p, found, chosen_mode, chosen, tuple(range(seeds))) for p in files]
     failed = sum(not checked.ok for checked in checks)
     if as_json:

@@ -66,6 +66,33 @@ class PromptSet:
         return {prompt.key: prompt.text for prompt in self.prompts}
 
 
+def files_given(
+    paths: Sequence[Path],
+    pattern: str,
+    what: str,
+    *,
+    beneath: bool = False,
+    but: Path | None = None,
+    named: str = "",
+) -> list[Path]:
+    """Each file given, a folder read as its files matching ``pattern`` (at any depth with
+    ``beneath``) in name order, ``but`` left out (upstream keeps its responses beside the
+    prompts): one rule for the answer and evaluation files a command is given. A folder
+    with none is one ``InputError`` naming it (after ``named``, the flag or parameter) and
+    ``what`` it should hold."""
+    found: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            found.append(path)
+            continue
+        inside = sorted(path.rglob(pattern) if beneath else path.glob(pattern))
+        inside = [p for p in inside if but is None or p.name != but.name]
+        if not inside:
+            raise InputError(f"{named}{path}: no {what} in it")
+        found.extend(inside)
+    return found
+
+
 def read_prompts(path: Path) -> PromptSet:
     """The prompts of an M-IFEval input file, every instruction's arguments checked."""
     data = read_bytes(path)

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from hyoka.data import data_file, resolve_data_dir
-from hyoka.errors import InputError
 from hyoka.mtbench.spec import BenchSpec
 from hyoka.printable import csv_text, markdown_cell, one_line, printable
 from hyoka.signature import SIGNATURE_KEY, Signature
@@ -49,21 +48,6 @@ def prompts_of(spec: BenchSpec, data_dir: Path | str | None) -> PromptSet:
 
     relative = Path(spec.folder) / spec.question_file
     return read_prompts(data_file(relative, spec.name, f"{spec.title} data", data_dir))
-
-
-def response_files(paths: Sequence[Path], prompts: Path) -> list[Path]:
-    """Each answer file given, a folder read as the ``*.jsonl`` files in it but the prompts
-    file (upstream keeps its responses beside it)."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            inside = [p for p in sorted(path.glob("*.jsonl")) if p.name != prompts.name]
-            if not inside:
-                raise InputError(f"`judgments`: {path} holds no .jsonl answer file")
-            found.extend(inside)
-        else:
-            found.append(path)
-    return found
 
 
 @dataclass(frozen=True)
@@ -130,11 +114,14 @@ def rule_leaderboard(
 ) -> RuleBoard:
     """Score ``answers`` (files or folders; default: the responses upstream published in
     the data folder) by the rules and rank them."""
-    from hyoka.ifeval import score_responses
+    from hyoka.ifeval import files_given, score_responses
 
     prompts = prompts_of(spec, data_dir)
     folder = resolve_data_dir(data_dir) / spec.folder / spec.published_judgments
-    files = response_files(list(answers or ()) or [folder], prompts.path)
+    given = list(answers or ()) or [folder]
+    files = files_given(
+        given, "*.jsonl", ".jsonl answer file", but=prompts.path, named="`judgments` "
+    )
     scored = score_responses(files, prompts, resamples=resamples, seed=seed)
     rows = [RuleRow(model_of(path), path, dict(scores)) for path, scores in scored.results]
     rows.sort(key=lambda row: (-row.cell("strict", "prompt"), row.model))
