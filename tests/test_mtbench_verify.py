@@ -4,15 +4,19 @@ and a file with one score or winner changed is caught at that line."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import threading
 from pathlib import Path
 from typing import Literal
 
 import pytest
 from typer.testing import CliRunner
 
+from _gate import FileGate
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
-from hyoka.mtbench import definition
+from hyoka.mtbench import JudgmentCheck, definition, iter_verify_bench
 from hyoka.mtbench.verify import judgment_spec, verify_judgments
 
 JA_VICUNA_QA, JMT_BENCH, MT_BENCH, PFMT_FIN = map(
@@ -325,3 +329,53 @@ def test_lines_of_another_benchmarks_questions_are_not_reproduced(tmp_path: Path
     unchecked = verify_judgments(JMT_SINGLE, MT_BENCH, tmp_path / "no-data")
     assert unchecked.reproduced
     assert "questions and turns not checked: MT-bench data not found in " in unchecked.verdict
+
+
+# --- streaming: each file's verdict as it is checked ----------------------------------------
+
+
+def test_iter_verify_bench_yields_a_verdict_before_the_next_file_is_opened(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The library hands each file's verdict back before it opens the next file: the
+    second file, gated (``FileGate``), is never reached until the first verdict is out."""
+    first, second = sorted(PFMT.glob("*.jsonl"))[:2]
+    gate = FileGate(second)
+    gate.install(monkeypatch)
+    verdicts = iter_verify_bench([first, second], "pfmt-fin", SHARED_DATA)
+    path, check = next(verdicts)
+    assert (path, gate.opened) == (first, 0)
+    assert isinstance(check, JudgmentCheck) and check.reproduced
+    gate.release()
+    ((path, check),) = verdicts
+    assert path == second and isinstance(check, JudgmentCheck) and check.reproduced
+    assert gate.opened >= 1  # the gate was on the way: the store opens files with os.open
+
+
+def test_verify_prints_each_files_verdict_while_the_next_is_held(tmp_path: Path) -> None:
+    """``hyoka mtbench verify`` over two files, the second gated by the test: the first
+    file's verdict is on stdout while the second waits at its gate, which the test opens
+    only once it has read that line (kept until all were done, it never comes: the
+    watchdog ends the command and the test fails)."""
+    first, second = sorted(PFMT.glob("*.jsonl"))[:2]
+    gate = FileGate(second)
+    process = subprocess.Popen(
+        gate.command("mtbench", "verify", str(first), str(second)),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "HYOKA_DATA_DIR": str(SHARED_DATA), "COLUMNS": "300"},
+        pass_fds=gate.child_fds(),
+    )  # fmt: skip
+    watchdog = threading.Timer(300, process.kill)  # a hang fails the test, never the suite
+    watchdog.start()
+    try:
+        assert gate.held()  # the second file is being opened, and waits
+        assert process.stdout is not None
+        shown = process.stdout.readline()
+        gate.release()
+        rest, err = process.communicate()
+    finally:
+        watchdog.cancel()
+    assert process.returncode == 0, err
+    lines = [shown, *rest.splitlines()]
+    assert len(lines) == 2 and all("reproduced exactly (720 lines; pfmt-fin: " in x for x in lines)
+    assert str(first) in shown and str(second) in lines[1]

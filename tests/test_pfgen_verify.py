@@ -15,9 +15,19 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from _gate import FileGate
 from _shared import PFGEN_RESULTS, writable_run_copy
 from hyoka.cli.main import app
-from hyoka.pfgen import PfgenBenchmark, Summation, score_run, verify_paths
+from hyoka.pfgen import (
+    PfgenBenchmark,
+    RunReport,
+    RunsWatcher,
+    Summation,
+    Verification,
+    score_paths,
+    score_run,
+    verify_paths,
+)
 from hyoka.pfgen.compare import first_difference
 from hyoka.pfgen.verify import verify_runs
 
@@ -197,3 +207,60 @@ def test_all_49_published_runs_verify_with_the_listed_summation() -> None:
         summation = "sequential" if name in SEQUENTIAL_RUNS else "compensated"
         expected.add(f"{folder}: reproduced exactly (summation: {summation}; {ANSWERS})")
     assert len(lines) == 49 and set(lines) == expected
+
+
+# --- streaming: each run is told as it is done, while others are still in flight ------------
+
+HELD = "sbintuitions/sarashina2-8x70b/0a74f0a"  # compensated; its answers are gated below
+
+
+class _FirstHeard(RunsWatcher):
+    """Hears each run; at the first, records whether the gated run was then waiting at
+    its gate (started, not done), and lets it through."""
+
+    def __init__(self, gate: FileGate) -> None:
+        self.gate, self.heard, self.held_at_first = gate, list[Path](), False
+
+    def _heard(self, folder: Path) -> None:
+        if not self.heard:
+            self.held_at_first = self.gate.held()
+            self.gate.release()
+        self.heard.append(folder)
+
+    def verified(self, verdict: Verification) -> None:
+        self._heard(verdict.folder)
+
+    def scored(self, report: RunReport) -> None:
+        self._heard(report.folder)
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_verify_paths_tells_each_verdict_while_another_run_is_in_flight(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two runs on two workers, the larger one's answers gated (``FileGate``): it cannot be
+    done until the first verdict has been told, so verdicts kept until every run is done
+    would fail this test (the gate's limit), not pass it by luck."""
+    held, small = PFGEN_RESULTS / HELD, PFGEN_RESULTS / SMALL
+    gate = FileGate(held / "trials.jsonl.xz")
+    gate.install(monkeypatch)
+    watcher = _FirstHeard(gate)
+    done = verify_paths([held, small], workers=2, watcher=watcher)
+    assert watcher.held_at_first and watcher.heard == [small, held]
+    assert [v.verdict for v in done.verdicts] == [REPRODUCED, REPRODUCED]
+    assert done.failures == 0
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_score_paths_tells_each_run_while_another_run_is_in_flight(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """As verify: over a tree, each scored run is told (its note, its problem) as it is
+    done; the table that ranks them follows once all are."""
+    held, small = writable_run_copy(HELD, tmp_path), writable_run_copy(SMALL, tmp_path)
+    gate = FileGate(held / "trials.jsonl.xz")
+    gate.install(monkeypatch)
+    watcher = _FirstHeard(gate)
+    done = score_paths([tmp_path], force=True, workers=2, watcher=watcher)
+    assert watcher.held_at_first and watcher.heard == [small, held]
+    assert done.failures == 0 and {r.folder for r in done.reports} == {held, small}

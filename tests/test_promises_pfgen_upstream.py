@@ -11,8 +11,9 @@ scripts relies on, checked against upstream's published files in ``../shared/dat
 - #7 the same settings write the same ``config.json`` as upstream's current run scripts
   (``enable_thinking`` for ``run-openai.py``, engine ``hf`` for ``run-hf.py``), so they
   hash to the published run folder;
-- #8 ``verify`` over a tree prints each verdict as its run is done (memory:
-  ``benchmarks/pfgen_verify_memory.py``), and waits on no run: a FIFO is not opened;
+- #8 ``verify`` over a tree prints each verdict as its run is done, while another run is
+  still held at a gate the test controls (memory: ``benchmarks/pfgen_verify_memory.py``),
+  and waits on no run: a FIFO is not opened;
 - #9 a tree's folders that look like runs but hold no answers are named, with why:
   ``verify`` checks everything else and exits 1, ``score`` scores the rest and notes them.
 """
@@ -33,6 +34,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from _gate import FileGate
 from _shared import PFGEN_RESULTS, SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.pfgen import GenerateSettings, Mode, PfgenBenchmark, plan_generation, score_run
@@ -277,6 +279,34 @@ def test_8_verify_prints_each_verdict_and_waits_on_no_run(tmp_path: Path) -> Non
     (verdict,) = out.splitlines()
     assert SMALL in verdict and ": reproduced exactly (summation: " in verdict
     assert f"{big / 'trials.jsonl.xz'}: a FIFO, not a regular file; not read" in err
+
+
+@pytest.mark.usefixtures("hyoka_env")
+def test_8_verify_prints_a_verdict_while_another_run_is_held(tmp_path: Path) -> None:
+    """Two workers, two runs, the larger run's answers gated by the test (``FileGate``): the
+    small run's verdict must be on stdout while the large run waits at its gate, which the
+    test opens only once it has read that line (kept until all were done, it never comes:
+    the watchdog ends the command and the test fails). Then the large run's verdict."""
+    held, small = _linked_run(TIED[1], tmp_path / "tree"), _linked_run(SMALL, tmp_path / "tree")
+    gate = FileGate(held / "trials.jsonl.xz")
+    command = gate.command("pfgen", "verify", str(tmp_path / "tree"), "--workers", "2")
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "COLUMNS": "300"}, pass_fds=gate.child_fds(),
+    )  # fmt: skip
+    watchdog = threading.Timer(300, process.kill)  # a hang fails the test, never the suite
+    watchdog.start()
+    try:
+        assert gate.held()  # the large run is reading its answers, and waits
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        gate.release()
+        rest, err = process.communicate()
+    finally:
+        watchdog.cancel()
+    assert process.returncode == 0, err
+    reproduced = ": reproduced exactly (summation: compensated; answers: trials.jsonl.xz)"
+    assert [first, *rest.splitlines()] == [f"{small}{reproduced}\n", f"{held}{reproduced}"]
 
 
 # --- #9 folders without answers in a tree ----------------------------------------------------
