@@ -39,9 +39,9 @@ def test_bytes_read_later_must_still_have_the_digest(tmp_path: Path) -> None:
 
 def test_an_unreadable_file_is_one_data_error_naming_it(tmp_path: Path) -> None:
     missing = tmp_path / "Q99.json"
-    with pytest.raises(DataError, match=r"Q99\.json: cannot read"):
+    with pytest.raises(DataError, match=r"Q99\.json: (cannot read|no such file)"):
         sha1_files([QUESTIONS / "Q01.json", missing])
-    with pytest.raises(DataError, match=r"Q99\.json: cannot read"):
+    with pytest.raises(DataError, match=r"Q99\.json: (cannot read|no such file)"):
         read_as_hashed(HashedFile(missing, "0" * 40))
 
 

@@ -215,7 +215,7 @@ def judgment_files(
                 found += sorted(
                     p for p in path.glob("*.json") if not p.name.endswith(MANIFEST_SUFFIX)
                 )
-        elif path.is_file():
+        elif path.exists():  # a file; one that is no regular file the store refuses, naming it
             found.append(path)
         else:
             raise InputError(f"{flag}: {path} does not exist")

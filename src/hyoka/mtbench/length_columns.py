@@ -72,7 +72,7 @@ def answer_files(paths: Iterable[Path], bench: Bench) -> list[Path]:
     ``<bench>/model_answer/`` (hyoka's layout) or upstream's folders."""
     found: list[Path] = []
     for path in paths:
-        if path.is_file():
+        if path.exists() and not path.is_dir():  # the store refuses one no regular file
             found.append(path)
             continue
         if not path.is_dir():

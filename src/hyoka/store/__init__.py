@@ -24,7 +24,12 @@
   written without following a link below the folder the user named, and trusted only when
   no one else could have written them (``UntrustedCacheError`` where one cannot be replaced).
 - ``sha1_files``/``read_as_hashed``: the SHA-1s of large inputs (the question files)
-  taken as streams, their bytes read back later only if they still have them.
+  taken as streams, their bytes read back later only if they still have them;
+  ``sha256_file``: one file's SHA-256 as a stream (the data release's pins).
+- every reader here opens its file through ``hyoka.store.regular`` (``open_regular``,
+  ``read_regular``): only a regular file (a FIFO is never waited on, a device never read),
+  within a bound its kind sets (logs and tables 4 GiB, JSON documents 256 MiB, settings
+  16 MiB), counted as the bytes arrive; anything else one line naming the file.
 - ``append_bytes``: whole appends or none (a full disk leaves the file as it was).
 - ``read_json``/``parse_json``/``first_object``/``write_json``/``write_jsonl``: whole JSON
   documents in and out, every problem one ``InputError`` naming the file (and line).
@@ -49,7 +54,7 @@ from hyoka.store.compressed import (
     decompress_bounded,
     read_decompressed,
 )
-from hyoka.store.digests import HashedFile, read_as_hashed, sha1_files
+from hyoka.store.digests import HashedFile, read_as_hashed, sha1_files, sha256_file
 from hyoka.store.files import (
     WriteError,
     append_bytes,
@@ -173,6 +178,7 @@ __all__ = [
     "replacing_folder",
     "safe_name",
     "sha1_files",
+    "sha256_file",
     "temp_path_for",
     "truncate_to",
     "unique_records",

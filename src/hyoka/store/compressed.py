@@ -148,7 +148,9 @@ def read_decompressed(
         raise ValueError(f"{path}: not a compressed file name")
     inflater = _Inflater(chosen, limit, str(path), what)
     try:
-        with open_regular(path) as handle:  # a FIFO is not waited on
+        # a FIFO is not waited on; the compressed bytes are bounded as well as what they
+        # inflate to (xz and gzip add well under 1/64 to data they cannot compress)
+        with open_regular(path, limit=limit + (limit >> 6) + _CHUNK, what=what) as handle:
             while chunk := handle.read(_CHUNK):
                 if digest is not None:
                     digest.update(chunk)

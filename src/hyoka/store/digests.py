@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hyoka.errors import DataError
+from hyoka.store.regular import LOG_MAX_BYTES, NotReadError, open_regular, read_regular
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,14 @@ def sha1_files(paths: Sequence[Path]) -> list[HashedFile]:
         return list(threads.map(_hash, paths))
 
 
+def sha256_file(path: Path, *, limit: int = LOG_MAX_BYTES, what: str = "a data file") -> str:
+    """The SHA-256 (hex) of regular file ``path``, read as a stream within ``limit`` bytes
+    (``open_regular``: a FIFO is not waited on, a device not read); ``NotReadError``
+    naming the file otherwise."""
+    with open_regular(path, limit=limit, what=what) as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
 def read_as_hashed(file: HashedFile) -> bytes:
     """The file's bytes, which must still have the SHA-1 it was hashed with: a file changed
     since is a ``DataError`` (nothing is built from bytes under a digest not theirs)."""
@@ -55,15 +64,24 @@ def read_as_hashed(file: HashedFile) -> bytes:
 
 def _hash(path: Path) -> HashedFile:
     try:
-        with path.open("rb") as handle:
+        with open_regular(path, limit=LOG_MAX_BYTES, what=_WHAT) as handle:
             digest = hashlib.file_digest(handle, "sha1").hexdigest()
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except NotReadError as exc:
+        raise _unread(exc) from None
     return HashedFile(path, digest)
 
 
 def _read(path: Path) -> bytes:
     try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        return read_regular(path, limit=LOG_MAX_BYTES, what=_WHAT)
+    except NotReadError as exc:
+        raise _unread(exc) from None
+
+
+_WHAT = "a data file hyoka reads"
+
+
+def _unread(exc: NotReadError) -> DataError:
+    """A data file the store would not read (a FIFO, a device, past its bound) or could
+    not: a ``DataError``, as damaged data is."""
+    return DataError(str(exc))

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from hyoka.errors import HyokaError, InputError
+from hyoka.store.regular import read_regular
 
 _TMP_MARK = ".hyoka-"
 _TMP_SUFFIX = ".tmp"
@@ -61,10 +62,11 @@ def write_error(path: Path, exc: OSError) -> WriteError:
 def current_umask() -> int:
     """The process umask, read without changing it where the OS allows."""
     try:
-        for line in Path("/proc/self/status").read_text().splitlines():
+        status = read_regular(Path("/proc/self/status"), limit=1 << 20, what="a process status")
+        for line in status.decode("ascii", errors="replace").splitlines():
             if line.startswith("Umask:"):
                 return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
+    except (InputError, ValueError, IndexError):
         pass
     mask = os.umask(0o022)
     os.umask(mask)

@@ -17,6 +17,7 @@ sys.set_int_max_str_digits()") is no advice to someone whose file it is.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from hyoka.errors import InputError
 from hyoka.store.files import append_bytes, atomic_write_text, truncate_to
+from hyoka.store.regular import DOCUMENT_MAX_BYTES, LOG_MAX_BYTES, open_regular, read_regular
 
 if TYPE_CHECKING:
     # pydantic is imported where records are validated, not here: reading plain JSON Lines
@@ -173,17 +175,10 @@ def _loads(text: str, where: str, *, strict: bool, one_line: bool) -> Any:
         raise InputError(f"{at}: {problem.reason}") from None
 
 
-def read_json(path: Path, *, strict: bool = True, max_bytes: int | None = None) -> Any:
-    """The JSON document in ``path`` (see ``parse_json``); ``max_bytes`` refuses a larger
-    file unread. Every problem is an ``InputError`` naming the file."""
-    try:
-        if max_bytes is not None and path.stat().st_size > max_bytes:
-            raise InputError(f"{path}: larger than {max_bytes:,} bytes; not read")
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+def read_json(path: Path, *, strict: bool = True, max_bytes: int = DOCUMENT_MAX_BYTES) -> Any:
+    """The JSON document in ``path`` (see ``parse_json``), a regular file of at most
+    ``max_bytes`` (``read_regular``). Every problem is an ``InputError`` naming the file."""
+    data = read_regular(path, limit=max_bytes, what="a JSON document hyoka reads")
     return parse_json(data, str(path), strict=strict)
 
 
@@ -219,32 +214,37 @@ def parse_lines(text: str | bytes, where: str) -> Iterator[tuple[int, dict[str, 
             yield number, parse_object(line, f"{where}:{number}")
 
 
-def read_objects(path: Path, data: bytes | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_objects(
+    path: Path, data: bytes | None = None, *, limit: int = LOG_MAX_BYTES
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line; an ``InputError`` at the first bad one.
-    ``data``: the file's bytes, already read (``whole_lines``), parsed as the file would be."""
-    try:
-        handle = (
-            path.open(encoding="utf-8")
+    ``data``: the file's bytes, already read (``whole_lines``), parsed as the file would be;
+    else the file is read as a stream of at most ``limit`` bytes (``open_regular``)."""
+    with contextlib.ExitStack() as stack:
+        raw = (
+            stack.enter_context(open_regular(path, limit=limit, what="a log or table"))
             if data is None
-            else io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+            else io.BytesIO(data)
         )
+        handle = stack.enter_context(io.TextIOWrapper(raw, encoding="utf-8"))
+        yield from _numbered_objects(path, handle)
+
+
+def _numbered_objects(path: Path, handle: io.TextIOWrapper) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        for number, line in enumerate(handle, start=1):
+            if number == 1:
+                line = line.removeprefix(BOM)
+            if not line.strip():
+                continue
+            yield number, parse_object(line, f"{path}:{number}")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    with handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                if number == 1:
-                    line = line.removeprefix(BOM)
-                if not line.strip():
-                    continue
-                yield number, parse_object(line, f"{path}:{number}")
-        except UnicodeDecodeError:
-            raise InputError(f"{path}: not UTF-8 text") from None
-        except OSError as exc:
-            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+def read_rows(path: Path, *, limit: int = LOG_MAX_BYTES) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(where, object)`` rows of a small table a user writes by hand: CSV or TSV (header
     row, cells stripped), a JSON list of objects, or JSON Lines; ``where`` is ``file:line``
     (``file: entry N`` in a JSON list), for error messages.
@@ -252,21 +252,21 @@ def read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     A column named twice in the header, or a key twice in one object, is an ``InputError``
     naming it: which of the two a row means cannot be guessed (a CSV reader keeps the last
     cell, a JSON parser the last value, without a word). Only tables: a log's lines are read
-    as the file format's writers read them (``read_objects``)."""
+    as the file format's writers read them (``read_objects``). A file of more than ``limit``
+    bytes, or no regular file, is refused unread (``read_regular``)."""
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".tsv", ".json"):
-        data = read_bytes(path)
+        data = read_bytes(path, limit=limit)
         lines = list(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace"))
         for number, row in read_objects(path, data):
             _refuse_repeated_keys(lines[number - 1], f"{path}:{number}")
             yield f"{path}:{number}", row
         return
+    data = read_regular(path, limit=limit, what="a log or table")
     try:
-        text = path.read_text(encoding="utf-8").removeprefix(BOM)  # as Excel writes CSV
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from None
+        text = data.decode("utf-8").removeprefix(BOM)  # as Excel writes CSV
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if suffix in (".csv", ".tsv"):
         reader = csv.DictReader(text.splitlines(), delimiter="," if suffix == ".csv" else "\t")
         names = [name.strip() for name in reader.fieldnames or ()]
@@ -354,13 +354,11 @@ def append_record(path: Path, record: BaseModel) -> None:
     append_line(path, record_line(record))
 
 
-def read_bytes(path: Path) -> bytes:
-    """The bytes of ``path``, or an ``InputError`` naming it: a file read once and then
-    parsed (``read_records(path, model, data)``) and hashed from the same bytes."""
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+def read_bytes(path: Path, *, limit: int = LOG_MAX_BYTES) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes (``read_regular``),
+    or an ``InputError`` naming it: a file read once and then parsed
+    (``read_records(path, model, data)``) and hashed from the same bytes."""
+    return read_regular(path, limit=limit, what="a log or table")
 
 
 def whole_lines(path: Path, data: bytes | None = None) -> bytes:

@@ -25,14 +25,17 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-from hyoka.errors import HyokaError
+from hyoka.errors import HyokaError, InputError
 from hyoka.store.files import write_error
+from hyoka.store.regular import read_regular
 
 #: How long a second writer of a log waits for the first before it stops (seconds): long
 #: enough to ride out the end of a run that is finishing, short enough to say at once that
 #: two runs were started on one file.
 LOG_LOCK_WAIT_S = 3.0
 _POLL_S = 0.05
+#: a lock's note is a process id and a host name
+_NOTE_MAX_BYTES = 4096
 _LOCK_SUFFIX = ".hyoka-lock"
 
 
@@ -81,8 +84,9 @@ class _Lock:
 
     def holder(self) -> str:
         try:
-            words = self.path.read_text(encoding="utf-8", errors="replace").split()
-        except OSError:
+            note = read_regular(self.path, limit=_NOTE_MAX_BYTES, what="a lock's note")
+            words = note.decode("utf-8", errors="replace").split()
+        except InputError:
             words = []
         if len(words) >= 2 and words[0].isdigit():
             return f"process {words[0]} on {words[1]}"

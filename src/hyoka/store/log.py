@@ -40,6 +40,7 @@ from hyoka.store import kept
 from hyoka.store.files import atomic_write_text
 from hyoka.store.jsonl import append_line, read_records, record_line, whole_lines
 from hyoka.store.locks import LOG_LOCK_WAIT_S, writer_lock
+from hyoka.store.regular import SETTINGS_MAX_BYTES, read_regular
 
 R = TypeVar("R", bound=BaseModel)
 T = TypeVar("T")
@@ -117,9 +118,10 @@ def read_manifest(path: Path) -> Manifest | None:
     side = manifest_path(path)
     if not side.exists():
         return None
+    data = read_regular(side, limit=SETTINGS_MAX_BYTES, what="a hyoka manifest")
     try:
-        manifest = Manifest.model_validate_json(side.read_bytes())
-    except (OSError, ValidationError, ValueError) as exc:
+        manifest = Manifest.model_validate_json(data)
+    except (ValidationError, ValueError) as exc:
         raise InputError(f"{side}: not a hyoka manifest ({str(exc).splitlines()[0]})") from None
     if manifest.signature is None:
         return manifest

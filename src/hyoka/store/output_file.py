@@ -28,6 +28,7 @@ from pathlib import Path
 from hyoka import __version__
 from hyoka.errors import InputError
 from hyoka.store.files import atomic_write_bytes
+from hyoka.store.regular import LOG_MAX_BYTES, NotReadError, open_regular, read_regular
 
 #: Beside ``<name>``, the record that hyoka wrote it: ``.<name>`` + this.
 RECORD_SUFFIX = ".hyoka-output.json"
@@ -118,19 +119,13 @@ def _check_record_free(target: Path, shown: str) -> None:
 def _read_record(record: Path) -> tuple[int, str] | None:
     """The size and SHA-256 a record of ours holds, or ``None`` (absent, or not ours)."""
     try:
-        fd = os.open(record, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-    except OSError:
+        raw = read_regular(
+            record, limit=_RECORD_MAX_BYTES, what="an output's record", follow_links=False
+        )
+    except NotReadError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        raw = os.read(fd, _RECORD_MAX_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    try:
-        parsed = json.loads(raw) if len(raw) <= _RECORD_MAX_BYTES else None
+        parsed = json.loads(raw)
     except (ValueError, RecursionError):
         return None
     if not isinstance(parsed, dict):
@@ -144,17 +139,7 @@ def _read_record(record: Path) -> tuple[int, str] | None:
 def _sha256(target: Path, shown: str) -> str:
     """The SHA-256 of ``target``, read as a stream (opened only as a regular file)."""
     try:
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise InputError(f"{shown}: cannot be read: {exc.strerror}") from None
-    digest = hashlib.sha256()
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InputError(f"{shown}: exists and is not a regular file; not replaced")
-        while chunk := os.read(fd, _CHUNK):
-            digest.update(chunk)
-    except OSError as exc:
-        raise InputError(f"{shown}: cannot be read: {exc.strerror}") from None
-    finally:
-        os.close(fd)
-    return digest.hexdigest()
+        with open_regular(target, limit=LOG_MAX_BYTES, what="an output hyoka wrote") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except NotReadError as exc:
+        raise InputError(f"{shown}: {exc.reason}; not replaced") from None

@@ -37,6 +37,7 @@ from hyoka.store.files import (
     current_umask,
     temp_path_for,
 )
+from hyoka.store.regular import NotReadError, read_regular
 
 #: The file that marks a folder as hyoka's output, naming which kind.
 OUTPUT_MARKER = ".hyoka-output.json"
@@ -177,14 +178,13 @@ def _read_marker(marker: Path, shown: str) -> tuple[str | None, set[str] | None]
     or a file by that name that is not one of ours, gives no kind: the folder is then
     refused as not ours."""
     try:
-        with marker.open("rb") as handle:
-            raw = handle.read(_MARKER_MAX_BYTES + 1)
-    except FileNotFoundError:
-        return None, None
-    except OSError as exc:
-        raise InputError(f"{shown}: cannot read {marker.name}: {exc.strerror}") from None
+        raw = read_regular(marker, limit=_MARKER_MAX_BYTES, what="an output folder's marker")
+    except NotReadError as exc:
+        if exc.refused or not marker.exists():  # a FIFO, a device, too large: not ours
+            return None, None
+        raise InputError(f"{shown}: cannot read {marker.name}: {exc.reason}") from None
     try:
-        parsed = json.loads(raw) if len(raw) <= _MARKER_MAX_BYTES else None
+        parsed = json.loads(raw)
     except (ValueError, RecursionError):
         parsed = None
     kind = parsed.get("kind") if isinstance(parsed, dict) else None

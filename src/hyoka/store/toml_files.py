@@ -16,6 +16,7 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.store.jsonl import BOM
+from hyoka.store.regular import SETTINGS_MAX_BYTES, read_regular
 
 
 def parse_toml(text: str, where: str) -> dict[str, Any]:
@@ -29,16 +30,14 @@ def parse_toml(text: str, where: str) -> dict[str, Any]:
         raise InputError(f"{where}: invalid TOML: {exc}") from None
 
 
-def read_toml(path: Path) -> tuple[dict[str, Any], str]:
+def read_toml(path: Path, *, limit: int = SETTINGS_MAX_BYTES) -> tuple[dict[str, Any], str]:
     """The TOML file at ``path`` as its table, and its text past a byte-order mark (for
-    finding a key's line); one that cannot be read, is not UTF-8 or does not parse is one
+    finding a key's line); one that is no regular file of at most ``limit`` bytes
+    (``read_regular``), cannot be read, is not UTF-8 or does not parse is one
     ``InputError`` naming it."""
+    data = read_regular(path, limit=limit, what="a settings file")
     try:
-        text = path.read_text(encoding="utf-8").removeprefix(BOM)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        text = data.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     return parse_toml(text, str(path)), text
