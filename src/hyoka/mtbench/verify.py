@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
@@ -369,6 +369,29 @@ def _zero_rules(manifest: Manifest | None, default: Sequence[str]) -> frozenset[
     return frozenset(RULE_TEXTS[name] for name in names if name in RULE_TEXTS)
 
 
+class _MadeWith(NamedTuple):
+    """How a judgment file was made, read once from the manifest beside it (``None``:
+    upstream's file, its benchmark's rules): the rating and verdict rules, how replies are
+    read, the judgments rules wrote, and the notes its verdict starts with."""
+
+    manifest: Manifest | None
+    rating: RatingRules
+    verdict: VerdictOutput
+    thinking: ThinkingRule
+    zeros: frozenset[str]
+    notes: list[str]
+
+
+def _made_with(path: Path, spec: BenchSpec, zero_rules: Sequence[str]) -> _MadeWith:
+    """The one reading of a file's manifest that single and pairwise checks share
+    (``zero_rules``: the benchmark's rules for that protocol, where no manifest says)."""
+    manifest = read_manifest(path)
+    rating, verdict = file_rules(manifest, spec)
+    thinking = _thinking(path, manifest)
+    notes = [] if manifest is None else [f"thinking {thinking}"]
+    return _MadeWith(manifest, rating, verdict, thinking, _zero_rules(manifest, zero_rules), notes)
+
+
 class _UnsoundError(Exception):
     """A line no reader of the file takes: the verdict names it."""
 
@@ -472,11 +495,7 @@ class _RowRules:
 
 
 def _verify_singles(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCheck:
-    manifest = read_manifest(path)
-    rating, verdict = file_rules(manifest, spec)
-    thinking = _thinking(path, manifest)
-    zeros = _zero_rules(manifest, spec.zero_rules)
-    notes = [] if manifest is None else [f"thinking {thinking}"]
+    manifest, rating, verdict, thinking, zeros, notes = _made_with(path, spec, spec.zero_rules)
     shaberi = spec.question_format.is_judgment_file(path)
     once = _Once(
         path,
@@ -674,11 +693,7 @@ def _single(
 
 
 def _verify_pairs(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCheck:
-    manifest = read_manifest(path)
-    rating, verdict_rule = file_rules(manifest, spec)
-    thinking = _thinking(path, manifest)
-    zeros = _zero_rules(manifest, spec.pair_zero_rules)
-    notes = [] if manifest is None else [f"thinking {thinking}"]
+    _, rating, verdict_rule, thinking, zeros, notes = _made_with(path, spec, spec.pair_zero_rules)
     fields = VICUNA_PAIR_FIELDS if spec.upstream_pair_fields else PAIR_FIELDS
     across = _Across(path, benches)
     replies = False
