@@ -26,8 +26,9 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.errors import InputError
+from hyoka.metaeval import read_single_grades
 from hyoka.metaeval.judge_scores import read_single_folders
-from hyoka.mtbench import Bench, read_single_grades
+from hyoka.mtbench import Bench
 from hyoka.mtbench.records import TrialsJudgmentLine, merge_trials
 from hyoka.stats import two_level_interval
 from replay_judge_server import ReplayJudge

@@ -104,7 +104,7 @@ def _from_label_files(human: Path | None, auto: list[Path]) -> LabelTable:
 def _from_single_grades(
     folders: list[Path], questions: Path | None
 ) -> tuple[LabelTable, dict[str, Any]]:
-    from hyoka.mtbench import preferences_from_folders
+    from hyoka.metaeval import preferences_from_folders
 
     if len(folders) != 2:
         raise InputError(f"--single takes exactly two judgment folders, got {len(folders)}")

@@ -8,6 +8,8 @@ it sits above ``mtbench`` and below the report that shows it:
   from ``JudgeSources``: agreement with a reference, rank correlation, position and length
   bias, variance across repeats, faults; ``published_sources`` finds the published
   judgments under a data directory;
+- ``preferences_from_folders``: two judges' single-grading folders side by side for
+  ``hyoka judge agreement --single`` (each read by ``read_single_grades``);
 - ``rankings_report`` and ``question_curve``: do two rankings (two judges, a judge and a
   published ranking, two trials) order the models alike, and how many questions does a
   benchmark need to tell them apart (``hyoka judge rankings``, ``hyoka judge curve``), over
@@ -35,6 +37,7 @@ from hyoka.metaeval.rankings import (
     score_table_path,
     table_rankings,
 )
+from hyoka.metaeval.single_folders import preferences_from_folders, read_single_grades
 
 __all__ = [
     "JudgeMeta",
@@ -45,9 +48,11 @@ __all__ = [
     "judge_meta",
     "judgments_ranking",
     "judgments_rankings",
+    "preferences_from_folders",
     "published_sources",
     "question_curve",
     "rankings_report",
+    "read_single_grades",
     "reference_ranking",
     "render_curve",
     "render_judge_meta",

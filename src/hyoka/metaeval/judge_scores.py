@@ -51,18 +51,16 @@ import numpy.typing as npt
 
 from hyoka.errors import InputError
 from hyoka.judge import judged_by
+from hyoka.metaeval.judged_suite import Suite, Suites, file_stem
+from hyoka.metaeval.judgment_copies import JudgmentCopies
 from hyoka.mtbench import (
     NO_RATING,
     AnswerRecord,
-    JudgmentCopies,
     PairJudgmentLine,
     SingleGradingLine,
     SingleJudgmentLine,
-    Suite,
-    Suites,
     check_line,
     check_models,
-    file_stem,
     model_answer_file,
     spec_named,
 )

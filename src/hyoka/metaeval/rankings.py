@@ -46,6 +46,7 @@ from hyoka.metaeval.judge_scores import (
     on_scale,
     read_score_table,
 )
+from hyoka.metaeval.judgment_copies import refuse_copies
 from hyoka.mtbench import (
     Bench,
     IntervalSettings,
@@ -54,7 +55,6 @@ from hyoka.mtbench import (
     display_name,
     judgment_files,
     question_cells,
-    refuse_copies,
     score_draws,
 )
 from hyoka.printable import csv_text, one_line

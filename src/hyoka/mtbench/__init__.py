@@ -42,9 +42,7 @@ from hyoka.mtbench.judge import (
     plan_turns,
     single_output,
 )
-from hyoka.mtbench.judged_suite import Suite, Suites, file_stem
-from hyoka.mtbench.judged_variant import row_variants
-from hyoka.mtbench.judgment_copies import JudgmentCopies, refuse_copies
+from hyoka.mtbench.judged_variant import VariantBenches, row_variants
 from hyoka.mtbench.leaderboard import (
     Leaderboard,
     build_leaderboard,
@@ -126,7 +124,6 @@ from hyoka.mtbench.run import (
     judge_bench,
     variants_json,
 )
-from hyoka.mtbench.single_folders import preferences_from_folders, read_single_grades
 from hyoka.mtbench.spec import (
     DRAWN_MATCHES,
     FASTCHAT_JUDGING,
@@ -180,7 +177,6 @@ __all__ = [
     "JudgeModeChoice",
     "JudgingProtocol",
     "JudgmentCheck",
-    "JudgmentCopies",
     "LangCheckChoice",
     "LayoutChoice",
     "Leaderboard",
@@ -198,13 +194,12 @@ __all__ = [
     "RuleBoard",
     "SingleGradingLine",
     "SingleJudgmentLine",
-    "Suite",
-    "Suites",
     "TemplateChoice",
     "TurnLengths",
     "TurnStyles",
     "TurnsJudged",
     "Variant",
+    "VariantBenches",
     "VerifyBenches",
     "answer_file",
     "answer_model_id",
@@ -224,7 +219,6 @@ __all__ = [
     "display_name",
     "fastchat_bench",
     "fastchat_benches",
-    "file_stem",
     "for_answers_flag",
     "generate_answers",
     "generate_bench",
@@ -254,7 +248,6 @@ __all__ = [
     "plan_rakuda",
     "plan_rakuda_judging",
     "plan_turns",
-    "preferences_from_folders",
     "question_cells",
     "rakuda_output",
     "rakuda_settings",
@@ -262,9 +255,7 @@ __all__ = [
     "ranking_json",
     "ranking_signature",
     "read_matches",
-    "read_single_grades",
     "recorded_bench",
-    "refuse_copies",
     "render",
     "round_half_up",
     "row_variants",

@@ -8,7 +8,7 @@ judges is then measured with the same statistics as human-vs-judge agreement. Fa
 gradings (score −1, FastChat's marker for a reply without a rating) leave that comparison
 out for both judges, and the numbers left out are reported, never hidden. The comparisons
 of one question share its answers, so the bootstrap resamples whole questions. The grades
-come read (``mtbench.read_single_grades``: FastChat's single-grading folders), never as
+come read (``metaeval.read_single_grades``: FastChat's single-grading folders), never as
 files.
 """
 
