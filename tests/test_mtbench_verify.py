@@ -184,7 +184,7 @@ def _with_manifest(path: Path, thinking: Literal["strip-think", "keep"] | None) 
 
     run = JudgeRun(
         kind="mtbench-single", benchmark="pfmt-fin", data="x", template="t",
-        settings=JudgeSettings(judge="openai/gpt-4o-mini", thinking=thinking),
+        settings=JudgeSettings(judge="openai/gpt-4o-mini", thinking=thinking or "strip-think"),
         rating="pfmt-upstream", rules=("no-answer", "language"), lang_check="upstream",
     )  # fmt: skip
     atomic_write_text(manifest_path(path), run.manifest().model_dump_json())
