@@ -106,7 +106,7 @@ DECLARED = {
         "seed",
     ),
     "separability-curve": ("sizes", "repeats", "confidence", "seed", "rounds", "unit"),
-    "m-ifeval": ("data", "rules", "langdetect-seed", "resamples", "confidence", "seed"),
+    "m-ifeval": ("data", "rules", "langdetect-seed", "resamples", "confidence", "seed", "prompts"),
     "jfbench": ("rules", "resamples", "confidence", "seed"),
     "refset-plan": (
         "model", "mode", "num-examples", "max-tokens", "snippets-k", "executor", "workers",
