@@ -9,13 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hyoka.cli._benches import (
-    RegisteredName,
-    bench_help,
-    graded_bench_names,
-    variant_choices,
-    variant_help,
-)
+from hyoka.cli._benches import RegisteredName, VariantOption, bench_help, graded_bench_names
 from hyoka.cli._common import (
     BootstrapSeedOption,
     DataDirOption,
@@ -79,16 +73,6 @@ RankingBenchOption = Annotated[
         help=bench_help("The benchmark of --judgments", graded_bench_names()),
     ),
 ]
-RankingVariantOption = Annotated[
-    str | None,
-    typer.Option(
-        "--variant",
-        metavar="<variant>",
-        click_type=RegisteredName("variant", variant_choices),
-        help=variant_help(),
-        show_default=False,
-    ),
-]
 ConfidenceOption = Annotated[
     float,
     typer.Option(
@@ -121,7 +105,7 @@ def rankings_command(
     scores: ScoresOption = None,
     suite: SuiteOption = None,
     bench: RankingBenchOption = "pfmt-fin",
-    variant: RankingVariantOption = None,
+    variant: VariantOption = None,
     confidence: ConfidenceOption = 0.95,
     brier_ties: Annotated[
         BrierTiesChoice,
@@ -193,7 +177,7 @@ def curve_command(
     scores: ScoresOption = None,
     suite: SuiteOption = None,
     bench: RankingBenchOption = "pfmt-fin",
-    variant: RankingVariantOption = None,
+    variant: VariantOption = None,
     target: Annotated[
         float,
         typer.Option("--target", help="The separability to find the question count for."),
