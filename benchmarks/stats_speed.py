@@ -20,12 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from hyoka.pfgen import find_runs
+from hyoka.metaeval import read_single_grades
+from hyoka.metaeval.single_folders import read_categories
+from hyoka.pfgen import find_runs, refset_stability
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.runs import score_runs
-from hyoka.stats import agreement_report, correlate, preferences, read_single_grades
-from hyoka.stats.refset_stability import refset_stability
-from hyoka.stats.single_grades import read_categories
+from hyoka.stats import agreement_report, correlate, preferences
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
