@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from hyoka.errors import InputError
 from hyoka.providers import Message
-from hyoka.store import parse_toml
+from hyoka.store import NotReadError, parse_toml, read_toml
 
 TemplateKind = Literal["single", "pairwise", "criteria"]
 OutputFormat = Literal["rating", "verdict", "verdict-after-reasons", "text"]
@@ -168,11 +168,12 @@ def load_template(name_or_path: str) -> JudgeTemplate:
     """A packaged template by name (``pfgen-single``), or a user's ``.toml`` file by path."""
     path = Path(name_or_path)
     if name_or_path.endswith(".toml") or path.parent != Path() or path.is_file():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise InputError(f"cannot read the judge template {path}: {reason}") from None
+        try:  # a FIFO is named, not waited on; a device is not read (the store's reader)
+            _, text = read_toml(path)
+        except NotReadError as exc:
+            if exc.refused:
+                raise
+            raise InputError(f"cannot read the judge template {path}: {exc.reason}") from None
         return _parse(text, str(path))
     files = _template_files()
     if name_or_path not in files:

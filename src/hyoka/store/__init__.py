@@ -97,6 +97,7 @@ from hyoka.store.paths import (
     safe_name,
     user_cache_root,
 )
+from hyoka.store.regular import NotReadError
 from hyoka.store.toml_files import parse_toml, read_toml
 
 if TYPE_CHECKING:
@@ -137,6 +138,7 @@ __all__ = [
     "HashedFile",
     "JsonlLog",
     "Manifest",
+    "NotReadError",
     "OtherRunError",
     "TooLargeError",
     "UntrustedCacheError",
