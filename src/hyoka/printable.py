@@ -121,8 +121,9 @@ def csv_text(rows: Iterable[Sequence[object]], comments: Iterable[str] = ()) -> 
     ``#`` line of its own, made one line: what every command writes for ``--format csv``.
 
     A field a spreadsheet would run as a formula (it starts with ``=``, ``@``, a tab, a
-    carriage return, or ``+``/``-`` and is no number) gets a ``'`` before it, as OWASP
-    advises, so it is shown as text; numbers, negative ones included, are written as they are.
+    carriage return, or ``+``/``-`` followed by an operator, a call or a link such as
+    ``-1+cmd|...``) gets a ``'`` before it, as OWASP advises, so it is shown as text; numbers,
+    negative ones included, and labels such as ``-1σ`` are written as they are.
     A field is quoted, its ``"`` doubled, where it holds a comma, a quote or a line break
     (a carriage return too, which Python's ``csv`` leaves bare under a ``\\n`` line end,
     and which ends a record for most readers), or starts with ``#`` (a record is never
@@ -148,8 +149,9 @@ def _csv_field(value: object) -> str:
 
 _CSV_QUOTED = re.compile('[,"\r\n]')
 #: What a spreadsheet reads as the start of a formula (``=HYPERLINK(...)`` in a model name
-#: would be run when the CSV is opened); a number (``-0.5``) and a lone sign are data
-_CSV_FORMULA = re.compile(r"[=@\t\r]|[+-].")
+#: would be run when the CSV is opened; ``+cmd|' /C calc'!A0``): a sign counts only before an
+#: operator, a call or a link, so a number (``-0.5``), a lone sign and a label (``-1σ``) are data
+_CSV_FORMULA = re.compile(r"[=@\t\r]|[+-].*[-+*/^&=(!|@\"]")
 
 
 def _is_number(text: str) -> bool:
