@@ -41,7 +41,7 @@ def score_table(summaries: Sequence[tuple[RunSummary, bool]]) -> Table:
     from rich.markup import escape
     from rich.table import Table
 
-    from hyoka.pfgen.leaderboard import run_marks
+    from hyoka.pfgen import run_marks
 
     table = Table(title="pfgen-bench")
     table.add_column("Model", overflow="fold", min_width=24)
@@ -75,7 +75,7 @@ def signature_lines(summaries: Sequence[RunSummary]) -> list[str]:
     def shown(signature: Signature | None) -> str:
         return signature.line if signature is not None else "none (upstream result.json)"
 
-    from hyoka.pfgen.leaderboard import run_marks
+    from hyoka.pfgen import run_marks
 
     distinct = {shown(s.signature) for s in summaries}
     if len(distinct) == 1:

@@ -66,7 +66,7 @@ if TYPE_CHECKING:
         write_summary,
     )
     from hyoka.pfgen.keywords import parse_rules
-    from hyoka.pfgen.leaderboard import Flags, Leaderboard, leaderboard, rank, read_run
+    from hyoka.pfgen.leaderboard import Flags, Leaderboard, leaderboard, rank, read_run, run_marks
     from hyoka.pfgen.leaderboard import collect as collect_leaderboard
     from hyoka.pfgen.leaderboard import collect_upstream as collect_upstream_leaderboard
     from hyoka.pfgen.leaderboard import render as render_leaderboard
@@ -133,6 +133,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "score_paths": ("hyoka.pfgen.batch", "score_paths"),
     "verify_paths": ("hyoka.pfgen.batch", "verify_paths"),
     "read_run": ("hyoka.pfgen.leaderboard", "read_run"),
+    "run_marks": ("hyoka.pfgen.leaderboard", "run_marks"),
     "write_summary": ("hyoka.pfgen.judge", "write_summary"),
     "summary_judge": ("hyoka.pfgen.judge", "summary_judge"),
     "window_keys": ("hyoka.pfgen.ngram_index", "window_keys"),
@@ -296,6 +297,7 @@ __all__ = [
     "refset_stability",
     "render_leaderboard",
     "result_problem",
+    "run_marks",
     "run_pfgen",
     "run_result_problem",
     "scan_runs",
