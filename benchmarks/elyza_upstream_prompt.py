@@ -34,7 +34,7 @@ def main() -> int:
     report = verify(manifest("elyza-tasks-100"), data, ALL_GROUPS)
     if report.problems:
         for problem in report.problems:
-            print(f"error: {data / problem.file.path}: {problem.detail}", file=sys.stderr)
+            print(f"error: {data / problem.path}: {problem.detail}", file=sys.stderr)
         return 1
     print(f"{report.checked} files as pinned in {data}")
     sys.path.insert(0, str(TESTS))

@@ -214,7 +214,7 @@ def test_corrupt_and_truncated_files_are_detected_and_refetched(
     truncated.write_bytes(truncated.read_bytes()[:-10])
 
     report = verify(fin, tmp_path)
-    assert {(p.file.path, p.kind) for p in report.problems} == {
+    assert {(p.path, p.kind) for p in report.problems} == {
         (fin.select()[0].path, "corrupt"),
         (fin.select()[1].path, "corrupt"),
     }
@@ -568,6 +568,6 @@ def test_a_derived_file_is_verified_never_downloaded_and_named_by_fetch(
     assert server.behaviour.requests == [f"/shisa-ai/shaberi/{pinned.commit}/LICENSE"]
     assert not (tmp_path / table.path).exists()
     missing = verify(pinned, tmp_path, ALL_GROUPS)
-    assert [(p.file.path, p.kind) for p in missing.problems] == [(table.path, "missing")]
+    assert [(p.path, p.kind) for p in missing.problems] == [(table.path, "missing")]
     assert "derived: one line per (judge, suite, model, item)" in missing.problems[0].detail
     assert verify(pinned, SHARED, ALL_GROUPS).ok

@@ -43,6 +43,6 @@ def test_the_shared_copy_holds_the_core_and_nine_models_as_pinned() -> None:
     assert verify(pinned, SHARED_DATA).ok
     problems = verify(pinned, SHARED_DATA, ALL_GROUPS).problems
     assert {p.kind for p in problems} == {"missing"}
-    missing_models = {Path(p.file.upstream).parts[1] for p in problems}
+    missing_models = {Path(p.file.upstream).parts[1] for p in problems if p.file is not None}
     assert len(problems) == 8 * 3
     assert len(missing_models) == 8 * 2  # a responses file and a folder of evaluations each

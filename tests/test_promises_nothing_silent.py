@@ -102,7 +102,7 @@ def test_every_output_file_goes_through_the_one_rule(tmp_path: Path, hyoka_env: 
     notes.write_text("mine\n")
     image = tmp_path / "radar.png"
     image.write_bytes(b"\x89PNG mine")
-    commands = [
+    commands: list[list[str | Path]] = [
         ["judge", "meta", "-f", "csv", "--output", notes],
         ["mtbench", "leaderboard", "--bench", "elyza-tasks-100", "--output", notes],
         ["mtbench", "leaderboard", "--bench", "elyza-tasks-100", "--radar", image],
@@ -278,7 +278,7 @@ def test_pfgen_generate_names_the_providers_that_can_make_a_run(
     script = tmp_path / "s.jsonl"
     script.write_text('{"reply": "x"}\n')
     results = tmp_path / "res"
-    args = ["--trials", "1", "--limit", "4", "--results-dir", results]
+    args: list[str | Path] = ["--trials", "1", "--limit", "4", "--results-dir", results]
     code, output = _hyoka("pfgen", command, "-m", f"scripted/{script}", *args)
     assert code == 1
     assert _errors(output) == [
