@@ -190,8 +190,7 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
         {
             "score": CommandSpec(
                 _CLI + "ifeval_cmd:score_command",
-                "Score response files: strict and loose accuracy, per prompt and per "
-                "instruction.",
+                "Score response files: strict and loose accuracy, per prompt and per instruction.",
             ),
             "verify": CommandSpec(
                 _CLI + "ifeval_cmd:verify_command",
