@@ -64,6 +64,7 @@ from hyoka.store import (
     atomic_write_text,
     kept,
     pfgen_runs,
+    read_bytes,
     write_jsonl,
     writer_lock_async,
 )
@@ -198,7 +199,7 @@ def prepare_folder(plan: GenerationPlan) -> None:
     config_file = plan.folder / pfgen_runs.CONFIG_FILE
     text = config_text(plan.config)
     if config_file.exists():
-        existing = config_file.read_text(encoding="utf-8").strip()
+        existing = read_bytes(config_file).decode("utf-8", errors="replace").strip()
         if existing != text:
             raise HyokaError(f"{config_file} holds different settings; refusing to mix runs")
         return

@@ -15,7 +15,14 @@ from typing import Any
 
 from hyoka.errors import DataError, InputError
 from hyoka.pfgen.keywords import KeywordRule, parse_rules
-from hyoka.store import HashedFile, parse_json, read_as_hashed, sha1_files
+from hyoka.store import (
+    HashedFile,
+    NotReadError,
+    parse_json,
+    read_as_hashed,
+    read_bytes,
+    sha1_files,
+)
 
 
 @dataclass(frozen=True)
@@ -67,10 +74,10 @@ class QuestionFile:
     @classmethod
     def read(cls, path: Path) -> QuestionFile:
         """The file read, hashed and kept."""
-        try:
-            content = path.read_bytes()
-        except OSError as exc:
-            raise DataError(f"{path}: cannot read question file: {exc.strerror}") from None
+        try:  # a regular file only (a FIFO is not waited on), within its bound
+            content = read_bytes(path)
+        except NotReadError as exc:
+            raise DataError(str(exc)) from None  # the benchmark's data, as damage is
         return cls(path, hashlib.sha1(content).hexdigest(), content)
 
     @classmethod

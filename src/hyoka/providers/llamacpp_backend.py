@@ -58,10 +58,13 @@ from hyoka.providers.types import (
     TopLogprob,
     Usage,
 )
+from hyoka.store import NotReadError, open_regular
 
 #: the model name that means the embedded SmolLM2 (``EMBEDDED_MODEL`` without the provider)
 EMBEDDED_NAME = "smollm2"
 GGUF_MAGIC = b"GGUF"
+#: a model file is only sniffed (its first bytes); the bound is no real model's: 1 TiB
+_GGUF_MAX_BYTES = 1 << 40
 _SEED_SPACE = 2**32  # llama.cpp seeds are unsigned 32-bit
 #: part of the cache identity, raised when a fix changes the reply to the same request, so
 #: that replies cached before it are not served again (2: never past ``max_tokens``)
@@ -81,11 +84,11 @@ def resolve_model_path(model: str) -> Path:
             f"llamacpp: model file {str(path)!r} {reason} "
             f"(give the path of a .gguf file, or {EMBEDDED_NAME!r} for the embedded model)"
         )
-    try:
-        with path.open("rb") as handle:
+    try:  # a regular file only (a FIFO is not waited on); its first bytes
+        with open_regular(path, limit=_GGUF_MAX_BYTES, what="a GGUF model") as handle:
             magic = handle.read(len(GGUF_MAGIC))
-    except OSError as exc:
-        raise ProviderError(f"llamacpp: cannot read {str(path)!r}: {exc}") from exc
+    except NotReadError as exc:
+        raise ProviderError(f"llamacpp: {exc}") from None
     if magic != GGUF_MAGIC:
         raise ProviderError(f"llamacpp: {str(path)!r} is not a GGUF file")
     return path

@@ -57,7 +57,7 @@ from hyoka.refset.shards import (
     shard_paths,
 )
 from hyoka.refset.source import SourceQuestion
-from hyoka.store import atomic_write_text, path_under, plain_name, read_objects
+from hyoka.store import atomic_write_text, path_under, plain_name, read_bytes, read_objects
 
 GENERATED = "01-generated"
 SETTINGS_FILE = "generation.json"
@@ -181,7 +181,7 @@ def prepare(folder: Path, config: GenerateConfig) -> None:
     path = folder / SETTINGS_FILE
     text = json.dumps(config.identity(), ensure_ascii=False, sort_keys=True)
     if path.exists():
-        if path.read_text(encoding="utf-8").strip() != text:
+        if read_bytes(path).decode("utf-8", errors="replace").strip() != text:
             raise HyokaError(
                 f"{path} holds different generation settings; use another `set_name` or work dir"
             )

@@ -41,7 +41,7 @@ from hyoka.refset.generate import (
 from hyoka.refset.ray_workers import OnEvent, WorkerEvent, WorkerRates, WorkerResources
 from hyoka.refset.shards import append_frame, shard_name, shard_paths
 from hyoka.refset.source import BenchmarkSource
-from hyoka.store import default_cache_dir, read_json, write_json
+from hyoka.store import default_cache_dir, read_json, sha1_files, write_json
 
 
 def run_generation(
@@ -125,9 +125,7 @@ def generation_totals(reports: Sequence[dict[str, Any]]) -> GenerationTotals:
 
 
 def _sha1(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha1(path.read_bytes()).hexdigest()
+    return sha1_files([path])[0].sha1
 
 
 async def _generate_local(

@@ -10,14 +10,13 @@ changed. Rule files enter the settings by their SHA-1, so an edited rule file re
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import DataError, InputError
+from hyoka.errors import DataError
 from hyoka.refset.executor import Executor, run_jobs
 from hyoka.refset.generate import GENERATED, generated_fingerprint, read_generated
 from hyoka.refset.length import select_length
@@ -35,7 +34,7 @@ from hyoka.refset.pool import (
 )
 from hyoka.refset.rare import filter_rare
 from hyoka.refset.representative import select_representative
-from hyoka.store import read_json, write_json
+from hyoka.store import read_json, sha1_files, write_json
 
 DONE_SUFFIX = ".done.json"
 
@@ -102,10 +101,7 @@ def done_marker(folder: Path, question_id: str) -> Path:
 def file_sha1(path: Path | None) -> str | None:
     if path is None:
         return None
-    try:
-        return hashlib.sha1(path.read_bytes()).hexdigest()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    return sha1_files([path])[0].sha1  # a regular file only, read as a stream
 
 
 def stage_params(name: str, **params: Any) -> dict[str, Any]:

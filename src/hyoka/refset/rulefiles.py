@@ -48,8 +48,8 @@ def field_line(path: Path, entry: RuleEntry, key: str) -> str:
     if start <= 0:
         return entry.where
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
+        lines = read_toml(path)[1].splitlines()
+    except InputError:
         return entry.where
     pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
     for number in range(start, len(lines)):

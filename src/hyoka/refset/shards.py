@@ -27,12 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import DataError, InputError
+from hyoka.errors import InputError
 from hyoka.store import (
     append_bytes,
     decompress_bounded,
     parse_lines,
     parse_object,
+    read_bytes,
     truncate_to,
     writer_lock_async,
 )
@@ -129,10 +130,7 @@ def _frames(raw: bytes, where: str) -> Iterator[tuple[int, Frame]]:
 
 
 def scan_shard(path: Path) -> ShardScan:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read shard: {exc.strerror}") from None
+    raw = read_bytes(path)  # a regular file only, within its bound; else one line
     frames: list[Frame] = []
     good = 0
     for end, frame in _frames(raw, str(path)):

@@ -97,7 +97,7 @@ from hyoka.store.paths import (
     safe_name,
     user_cache_root,
 )
-from hyoka.store.regular import NotReadError
+from hyoka.store.regular import NotReadError, open_regular
 from hyoka.store.toml_files import parse_toml, read_toml
 
 if TYPE_CHECKING:
@@ -159,6 +159,7 @@ __all__ = [
     "manifest_path",
     "map_readonly",
     "new_file_mode",
+    "open_regular",
     "owned_folder",
     "parse_json",
     "parse_lines",
