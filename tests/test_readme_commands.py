@@ -305,6 +305,7 @@ QUICK_PATH = (
     Step("hyoka mtbench leaderboard --bench m-ifeval-ja", slow=True,
          shows="| 1 | claude-3-5-sonnet-20240620 | 72.1 | 77.4 | 81.4 | 85.0 |"),
     Step("hyoka mtbench verify --bench m-ifeval-ja", slow=True, shows="226/226 instruction"),
+    Step("hyoka jfbench build --n-benchmark-data 3", shows="3 entries (constraint set test"),
     Step("hyoka report results/jmt results/mtbench/elyza-tasks-100", slow=True),
     Step("hyoka mtbench leaderboard --bench rakuda --judgments", slow=True),
     Step("hyoka report results/mtbench/rakuda rakuda-ranking.json", slow=True),
