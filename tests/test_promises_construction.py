@@ -25,6 +25,10 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("cli/_common.py", "json.loads"): "parses a --option flag's value, not a file",
     ("data/manifest.py", "json.loads"): "reads a manifest packaged with hyoka, not user input",
     ("refset/executor.py", "json.loads"): "decodes job rows handed through Ray in memory",
+    ("ifeval/rules.py", "json.loads"): "decides whether a model's reply is JSON as upstream's "
+    "check does (json.loads), not reading a file",
+    ("jfbench/rules/formats.py", "json.loads"): "decides whether a model's reply is JSON as "
+    "upstream's constraint does (json.loads), not reading a file",
     ("data/fetch.py", "os.open"): "streams a download to a temporary file, renamed once its "
     "SHA-256 is verified (the data fetcher's own atomic write)",
     ("data/fetch.py", "os.fdopen"): "the same download's temporary file",

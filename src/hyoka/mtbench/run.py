@@ -19,7 +19,6 @@ never flags.
 from __future__ import annotations
 
 import asyncio
-import json
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -476,9 +475,10 @@ class BenchBoard:
 
     def to_json(self) -> Any:
         """The table as ``--format json`` writes it (``text`` read back where it is)."""
-        if self.fmt == "json":
-            return json.loads(self.text)
-        return json.loads(self.rendering.text(self.board, "json"))
+        from hyoka.store import parse_json
+
+        text = self.text if self.fmt == "json" else self.rendering.text(self.board, "json")
+        return parse_json(text, "the leaderboard's JSON", strict=False)
 
     def write_radars(self) -> list[Path]:
         """Write each radar chart (PNG or HTML), titled a dry run where a script's numbers

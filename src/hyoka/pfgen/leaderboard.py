@@ -550,7 +550,9 @@ class Leaderboard:
 
     def to_json(self) -> Any:
         """The rows as ``--format json`` writes them."""
-        return json.loads(render(self.rows, LeaderboardFormat.JSON))
+        from hyoka.store import parse_json
+
+        return parse_json(render(self.rows, LeaderboardFormat.JSON), "the leaderboard's JSON")
 
 
 def leaderboard(results_dir: Path, fmt: LeaderboardFormat = LeaderboardFormat.MD) -> Leaderboard:
