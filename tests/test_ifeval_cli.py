@@ -210,7 +210,8 @@ def test_a_prompt_without_a_response_is_one_error(tmp_path: Path) -> None:
 
 def test_score_unseeded_signs_it_and_json_carries_the_same(tmp_path: Path) -> None:
     prompts = _cut(PROMPTS, tmp_path / "prompts.jsonl", RULE_KEYS)
-    code, out = _hyoka("ifeval", "score", str(RESPONSES), "--prompts", str(prompts),
+    responses = _cut(RESPONSES, tmp_path / "responses.jsonl", RULE_KEYS)
+    code, out = _hyoka("ifeval", "score", str(responses), "--prompts", str(prompts),
                        "--langdetect-seed", "none", "--resamples", "50", "--json")  # fmt: skip
     assert code == 0, out
     shown = json.loads(out)
@@ -218,9 +219,84 @@ def test_score_unseeded_signs_it_and_json_carries_the_same(tmp_path: Path) -> No
     (result,) = shown["results"]
     assert result["strict"]["prompts"] == 3
     assert result["strict"]["prompt_level"]["resamples"] == 50
-    done = score_responses([RESPONSES], read_prompts(prompts), langdetect_seed=None, resamples=50)
+    done = score_responses([responses], read_prompts(prompts), langdetect_seed=None, resamples=50)
     assert done.to_json() == shown  # the library call is the command
     code, out = _hyoka("ifeval", "score", str(RESPONSES), "--prompts", str(prompts),
                        "--langdetect-seed", "zero")  # fmt: skip
     assert code == 1
     assert "--langdetect-seed 'zero': a whole number, or none" in out
+
+
+def _answer_line(key: int, turn: object) -> str:
+    choice = {"index": 0, "turns": [turn]}
+    return json.dumps({"question_id": key, "model_id": "m", "choices": [choice]}) + "\n"
+
+
+def test_another_benchmarks_answers_are_refused_naming_the_field(tmp_path: Path) -> None:
+    """A hyoka answer file's manifest names its benchmark: ja-vicuna-qa's question ids are
+    not M-IFEval's prompt keys, so scoring them would be a number about nothing."""
+    prompts = _cut(PROMPTS, tmp_path / "prompts.jsonl", RULE_KEYS)
+    answers = tmp_path / "vicuna.jsonl"
+    answers.write_text("".join(_answer_line(key, "はい") for key in RULE_KEYS), "utf-8")
+    manifest = tmp_path / "vicuna.jsonl.manifest.json"
+    identity = {"benchmark": "ja-vicuna-qa", "model_id": "m"}
+    manifest.write_text(json.dumps({"kind": "answers/ja-vicuna-qa", "identity": identity}))
+    code, out = _hyoka("ifeval", "score", str(answers), "--prompts", str(prompts))
+    assert code == 1
+    assert out.strip() == (
+        f"error: {manifest}: benchmark is 'ja-vicuna-qa', not 'm-ifeval-ja': "
+        "another benchmark's answers"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"prompt": PROMPT, "response": 123}', "response is not text"),
+        ('{"prompt": PROMPT, "response": null}', "response is not text"),
+        ('{"prompt": PROMPT, "response": "a", "response": "b"}', "key 'response' appears twice"),
+        ("TURN_NULL", "the first choice's turn is not text"),
+    ],
+)
+def test_a_response_that_is_not_one_text_is_one_error_naming_the_line(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    """Before, such a line was scored as a failed response, exit 0."""
+    prompts = _cut(PROMPTS, tmp_path / "prompts.jsonl", RULE_KEYS)
+    first = json.loads(_lines(prompts)[0])
+    text = (
+        _answer_line(first["key"], None).strip()
+        if line == "TURN_NULL"
+        else line.replace("PROMPT", json.dumps(first["prompt"], ensure_ascii=False))
+    )
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(text + "\n", "utf-8")
+    code, out = _hyoka("ifeval", "score", str(answers), "--prompts", str(prompts))
+    assert code == 1
+    (shown,) = out.strip().splitlines()
+    assert shown.startswith(f"error: {answers}:1: ")
+    assert message in shown
+
+
+def test_repeats_and_extra_responses_by_the_one_rule(tmp_path: Path) -> None:
+    """A line repeated identically counts once with a warning; a second, different response
+    to one prompt names both lines; responses to prompts outside the set are counted in a
+    warning (a cut prompts file scores part of a full answer file)."""
+    prompts = _cut(PROMPTS, tmp_path / "prompts.jsonl", RULE_KEYS)
+    kept = _lines(_cut(RESPONSES, tmp_path / "cut.jsonl", RULE_KEYS))
+    other = _lines(RESPONSES)[0]  # the response to prompt 1, not in the cut set
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(f"{x}\n" for x in (*kept, kept[1], other)), "utf-8")
+    code, out = _hyoka("ifeval", "score", str(answers), "--prompts", str(prompts),
+                       "--resamples", "20")  # fmt: skip
+    assert code == 0, out
+    assert f"warning: {answers}: 1 identical duplicate line(s) dropped\n" in out
+    assert f"warning: {answers}: 1 response(s) to prompts not in the prompts file left out\n" in out
+    assert f"{answers} (3 prompts)" in out
+    changed = json.loads(kept[1]) | {"response": "別の答え"}
+    answers.write_text("".join(f"{x}\n" for x in (*kept, json.dumps(changed))), "utf-8")
+    code, out = _hyoka("ifeval", "score", str(answers), "--prompts", str(prompts))
+    assert code == 1
+    (shown,) = out.strip().splitlines()
+    assert shown.startswith(f"error: {answers}:4: a second, different record for the prompt ")
+    assert shown.endswith("(first at line 2); remove one of them")

@@ -9,19 +9,22 @@ upstream matches them. Every problem is one ``InputError`` naming the file and l
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import InputError
+from hyoka.errors import HyokaWarning, InputError
 from hyoka.ifeval import language
 from hyoka.ifeval.registry import Instruction, build
-from hyoka.store import read_bytes, read_objects
+from hyoka.store import manifest_path, read_bytes, read_manifest, read_objects, unique_records
 
 #: where the prompts file lies in the data directory (the manifest's path for upstream's
 #: ``data/ja_input_data.jsonl``)
 PROMPTS_IN_DATA = Path("m-ifeval-ja") / "data" / "ja_input_data.jsonl"
+#: the benchmark a hyoka answer file's manifest must name to be scored as M-IFEval's
+BENCHMARK = "m-ifeval-ja"
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,19 @@ def read_prompts(path: Path) -> PromptSet:
     return PromptSet(path, tuple(prompts), hashlib.sha256(data).hexdigest())
 
 
-def _answered(row: dict[str, Any], keys: Mapping[object, str], where: str) -> tuple[str, object]:
+@dataclass(frozen=True)
+class _Answered:
+    """The prompt a response line answers: its text, named by its first words (the
+    duplicate rule's label, ``store.unique_records``, stays one line)."""
+
+    text: str
+
+    def __str__(self) -> str:
+        first = self.text.splitlines()[0] if self.text.strip() else self.text
+        return f"the prompt {first[:40]!r}"
+
+
+def _answered(row: dict[str, Any], keys: Mapping[object, str], where: str) -> tuple[str, str]:
     """The prompt and response of a line of hyoka's answer file (``hyoka mtbench generate
     --bench m-ifeval-ja``): the prompt its ``question_id`` keys, the first choice's turn."""
     key = row["question_id"]
@@ -134,34 +149,70 @@ def _answered(row: dict[str, Any], keys: Mapping[object, str], where: str) -> tu
     turns = choices[0].get("turns")
     if not isinstance(turns, list) or len(turns) != 1:
         raise InputError(f"{where}: the first choice has not one turn")
+    if not isinstance(turns[0], str):
+        raise InputError(f"{where}: the first choice's turn is not text")
     return prompt, turns[0]
 
 
-def read_responses(path: Path, keys: Mapping[object, str] | None = None) -> dict[str, str | None]:
-    """Each prompt's response (``None`` where it is not text: no verdict can pass): lines
-    of upstream's ``prompt`` and ``response``, or, given the prompts' ``keys`` (key to
-    text), of hyoka's answer file. A prompt answered twice differently is refused, naming
-    both lines."""
-    found: dict[str, tuple[str | None, str]] = {}
-    for number, row in read_objects(path):
-        where = f"{path}:{number}"
-        if keys is not None and "question_id" in row and "prompt" not in row:
-            prompt, value = _answered(row, keys, where)
-        else:
-            prompt = _text(row, "prompt", where)
-            if "response" not in row:
-                raise InputError(f"{where}: no response")
-            value = row["response"]
-        response = value if isinstance(value, str) else None
-        earlier = found.get(prompt)
-        if earlier is not None and earlier[0] != response:
-            raise InputError(f"{where}: another response to the prompt of {earlier[1]}")
-        found[prompt] = (response, where)
-    return {prompt: response for prompt, (response, _) in found.items()}
+def _refuse_other_benchmark(path: Path) -> None:
+    """An ``InputError`` when ``path`` is a hyoka answer file of another benchmark (its
+    manifest's ``benchmark``): its question ids would be read as prompts' keys."""
+    manifest = read_manifest(path)
+    if manifest is None:
+        return
+    named = manifest.identity.get("benchmark")
+    if named != BENCHMARK:
+        raise InputError(
+            f"{manifest_path(path)}: benchmark is {named!r}, not {BENCHMARK!r}: "
+            "another benchmark's answers"
+        )
+
+
+def _line(
+    path: Path, number: int, row: dict[str, Any], keys: Mapping[object, str] | None
+) -> tuple[int, tuple[str, str, dict[str, Any]]]:
+    where = f"{path}:{number}"
+    if keys is not None and "question_id" in row and "prompt" not in row:
+        prompt, value = _answered(row, keys, where)
+    else:
+        prompt = _text(row, "prompt", where)
+        if "response" not in row:
+            raise InputError(f"{where}: no response")
+        value = row["response"]
+        if not isinstance(value, str):
+            raise InputError(f"{where}: response is not text")
+    return number, (prompt, value, row)
+
+
+def read_responses(path: Path, keys: Mapping[object, str] | None = None) -> dict[str, str]:
+    """Each prompt's response: lines of upstream's ``prompt`` and ``response``, or, given
+    the prompts' ``keys`` (key to text), of hyoka's answer file (whose manifest, if any,
+    must name M-IFEval-Ja). A response that is not text, or a key twice in one line, is
+    refused naming the line; a line repeated identically is read once with a warning, a
+    prompt answered twice differently refused naming both lines (``store.unique_records``).
+    Given ``keys``, responses to prompts not among them are left out with a warning
+    counting them (a cut prompts file scores part of a full answer file)."""
+    _refuse_other_benchmark(path)
+    lines = (_line(path, n, row, keys) for n, row in read_objects(path, unique_keys=True))
+    found = {
+        prompt: response
+        for prompt, response, _ in unique_records(path, lines, lambda line: _Answered(line[0]))
+    }
+    if keys is not None:
+        known = set(keys.values())
+        extra = sum(prompt not in known for prompt in found)
+        if extra:
+            warnings.warn(
+                f"{path}: {extra} response(s) to prompts not in the prompts file left out",
+                HyokaWarning,
+                stacklevel=2,
+            )
+            found = {prompt: response for prompt, response in found.items() if prompt in known}
+    return found
 
 
 def matched(
-    prompts: Sequence[Prompt], responses: Mapping[str, str | None], path: Path
+    prompts: Sequence[Prompt], responses: Mapping[str, str], path: Path
 ) -> list[str | None]:
     """Each prompt's response, in the prompts' order; a prompt without one is refused."""
     missing = [p for p in prompts if p.text not in responses]

@@ -215,11 +215,17 @@ def parse_lines(text: str | bytes, where: str) -> Iterator[tuple[int, dict[str, 
 
 
 def read_objects(
-    path: Path, data: bytes | None = None, *, limit: int = LOG_MAX_BYTES
+    path: Path,
+    data: bytes | None = None,
+    *,
+    limit: int = LOG_MAX_BYTES,
+    unique_keys: bool = False,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line; an ``InputError`` at the first bad one.
     ``data``: the file's bytes, already read (``whole_lines``), parsed as the file would be;
-    else the file is read as a stream of at most ``limit`` bytes (``open_regular``)."""
+    else the file is read as a stream of at most ``limit`` bytes (``open_regular``).
+    ``unique_keys``: a key twice in one object is refused too (``_refuse_repeated_keys``),
+    for a format whose writers never repeat one, so a repeat is damage, not a choice."""
     with contextlib.ExitStack() as stack:
         raw = (
             stack.enter_context(open_regular(path, limit=limit, what="a log or table"))
@@ -227,17 +233,22 @@ def read_objects(
             else io.BytesIO(data)
         )
         handle = stack.enter_context(io.TextIOWrapper(raw, encoding="utf-8"))
-        yield from _numbered_objects(path, handle)
+        yield from _numbered_objects(path, handle, unique_keys)
 
 
-def _numbered_objects(path: Path, handle: io.TextIOWrapper) -> Iterator[tuple[int, dict[str, Any]]]:
+def _numbered_objects(
+    path: Path, handle: io.TextIOWrapper, unique_keys: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         for number, line in enumerate(handle, start=1):
             if number == 1:
                 line = line.removeprefix(BOM)
             if not line.strip():
                 continue
-            yield number, parse_object(line, f"{path}:{number}")
+            value = parse_object(line, f"{path}:{number}")
+            if unique_keys:
+                _refuse_repeated_keys(line, f"{path}:{number}")
+            yield number, value
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text") from None
     except OSError as exc:
