@@ -87,3 +87,83 @@ def test_score_json_carries_counts_and_signature() -> None:
     first = shown["groups"][0]
     assert (first["model"], first["evaluated"], first["success"]) == ("A", 7, 5)
     assert shown["total"]["success_rate"] == 800 / 14
+
+
+def _record(data_id: int, verdict: object, **extra: object) -> str:
+    row = {
+        "model": "org/M", "model_short": "M", "prompt_source": "ifbench", "n_constraints": 1,
+        "data_id": data_id, "response": "答え", "results": {"A": verdict}, **extra,
+    }  # fmt: skip
+    return json.dumps(row, ensure_ascii=False)
+
+
+def _file(tmp_path: Path, *lines: str) -> Path:
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_score_counts_a_line_repeated_identically_once_with_a_warning(tmp_path: Path) -> None:
+    lines = [_record(0, True), _record(1, False)]
+    path = _file(tmp_path, *lines, *lines)
+    code, out, err = _hyoka("jfbench", "score", str(path), "--resamples", "10", "--json")
+    assert code == 0
+    assert err.strip() == f"warning: {path}: 2 identical duplicate line(s) dropped"
+    total = json.loads(out)["total"]
+    assert (total["records"], total["evaluated"], total["success_rate"]) == (2, 2, 50.0)
+
+
+def test_score_refuses_two_different_records_for_one_item(tmp_path: Path) -> None:
+    path = _file(tmp_path, _record(0, True), _record(1, True), _record(0, False))
+    code, out, err = _hyoka("jfbench", "score", str(path))
+    assert (code, out) == (1, "")
+    assert err.strip() == (
+        f"error: {path}:3: a second, different record for model=M prompt_source=ifbench "
+        "n_constraints=1 data_id=0 (first at line 1); remove one of them"
+    )
+
+
+def test_score_refuses_a_verdict_that_is_not_true_or_false(tmp_path: Path) -> None:
+    path = _file(tmp_path, _record(0, True), _record(1, "false"))
+    code, out, err = _hyoka("jfbench", "score", str(path))
+    assert (code, out) == (1, "")
+    assert err.strip() == f"error: {path}:2: the verdict for 'A' is 'false', not true or false"
+
+
+def test_score_refuses_a_verdict_given_twice_in_one_object(tmp_path: Path) -> None:
+    path = _file(tmp_path, _record(0, True).replace('{"A": true}', '{"A": true, "A": false}'))
+    code, out, err = _hyoka("jfbench", "score", str(path))
+    assert (code, out) == (1, "")
+    assert err.strip() == (
+        f"error: {path}:1: key 'A' appears twice in one object; which value is meant cannot "
+        "be guessed"
+    )
+
+
+def test_score_counts_a_null_verdict_as_not_satisfied_as_upstream_does(tmp_path: Path) -> None:
+    path = _file(tmp_path, _record(0, True), _record(1, None))
+    code, out, _ = _hyoka("jfbench", "score", str(path), "--resamples", "10", "--json")
+    assert code == 0
+    total = json.loads(out)["total"]
+    assert (total["evaluated"], total["success"], total["success_rate"]) == (2, 1, 50.0)
+
+
+def test_score_says_na_when_nothing_is_evaluated(tmp_path: Path) -> None:
+    path = _file(tmp_path, _record(0, None).replace('"results": {"A": null}', '"results": null'))
+    code, out, _ = _hyoka("jfbench", "score", str(path))
+    assert code == 0
+    total = next(line for line in out.splitlines() if line.startswith("TOTAL"))
+    assert total.split()[1:] == ["1", "0", "1", "0", "n/a"]
+    code, out, _ = _hyoka("jfbench", "score", str(path), "--json")
+    assert code == 0
+    shown = json.loads(out)["total"]
+    assert (shown["pending"], shown["evaluated"], shown["success_rate"]) == (1, 0, None)
+
+
+def test_score_refuses_a_file_that_holds_no_result_records(tmp_path: Path) -> None:
+    path = _file(tmp_path, "{}", json.dumps({"key": 1, "prompt": "p", "response": "r"}))
+    code, out, err = _hyoka("jfbench", "score", str(path))
+    assert (code, out) == (1, "")
+    assert err.strip() == (
+        f"error: {path}: no line has a 'results' field: not a JFBench result file"
+    )

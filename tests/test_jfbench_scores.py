@@ -2,7 +2,9 @@
 
 ``fixtures/jfbench/results.jsonl`` is a hand-made result file in upstream's record format
 (a pending record, an empty results object, a model named only by ``model``, a record
-with no source, model or readable constraint count, a blank reasoning). The expected rows
+with no source, model or readable constraint count, a blank reasoning; its verdicts are
+JSON booleans, which hyoka requires: upstream read the file when two of them were 0 and 1,
+which its ``bool`` counts as false and true, so its rows stand). The expected rows
 are what upstream's ``analyze.py`` (c8fed01) printed for that file:
 
     ifbench   1  A              8 generated  7 evaluated  1 empty  1 pending  5 ok  2 failed  71.4%

@@ -159,12 +159,12 @@ def _table(summary: Summary) -> list[str]:
         lines.append(
             f"{key.prompt_source:<10} {key.n_constraints:>3} {key.model:<28} "
             f"{tally.generated:>9} {tally.evaluated:>9} {tally.pending:>7} "
-            f"{tally.success:>7} {tally.success_rate:>7.1f}%  {shown}"
+            f"{tally.success:>7} {tally.shown_rate:>8}  {shown}"
         )
     total = summary.total
     lines.append(
         f"{'TOTAL':<10} {'':>3} {'':<28} {total.generated:>9} {total.evaluated:>9} "
-        f"{total.pending:>7} {total.success:>7} {total.success_rate:>7.1f}%"
+        f"{total.pending:>7} {total.success:>7} {total.shown_rate:>8}"
     )
     for model, shares in sorted(summary.constraint_groups.items()):
         parts = ", ".join(f"{name} {s.satisfied}/{s.total}" for name, s in sorted(shares.items()))

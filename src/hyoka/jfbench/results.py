@@ -8,17 +8,29 @@ model name falls back to ``model`` then ``unknown-model``, a missing prompt sour
 ``unknown``, an unreadable constraint count to -1. A line that is not a JSON object is
 one error naming the file and line (upstream skips it silently). A folder is every
 ``*.jsonl`` beneath it, in sorted order.
+
+Where upstream's reading would count wrong, hyoka refuses instead: a verdict that is not
+``true`` or ``false`` (upstream's ``bool("false")`` is true), a key twice in one object,
+and a file where no line carries ``results`` (not a result file: upstream reports 0/0 for
+it). A per-constraint ``null`` verdict counts as not satisfied, as upstream counts it.
+An item is (model, source, constraint count, ``data_id`` or else ``prompt_index``), the
+key upstream's ``eval.py`` keeps one record per: a line repeated identically is counted
+once, with a warning, and two different records for one item are an error naming both
+lines (``hyoka.store.unique_records``). A line with neither id is counted as it stands,
+as upstream counts it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Hashable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.jfbench.scores import Record
-from hyoka.store import read_bytes, read_objects
+from hyoka.store import read_bytes, read_objects, unique_records
 
 
 def _text(value: Any, fallback: str) -> str:
@@ -43,6 +55,17 @@ def _count(value: Any) -> int:
         return -1
 
 
+def _verdicts(results: Mapping[str, Any], where: str) -> dict[str, bool]:
+    """Each constraint's verdict: ``true``, ``false``, or ``null`` (not satisfied, as
+    upstream's ``bool`` reads it); anything else is no verdict hyoka can count."""
+    verdicts: dict[str, bool] = {}
+    for name, value in results.items():
+        if value is not None and not isinstance(value, bool):
+            raise InputError(f"{where}: the verdict for {name!r} is {value!r}, not true or false")
+        verdicts[str(name)] = bool(value)
+    return verdicts
+
+
 def record_of(row: Mapping[str, Any], where: str) -> Record:
     """One record as the summary reads it; ``results`` must be an object or null."""
     results = row.get("results")
@@ -55,7 +78,7 @@ def record_of(row: Mapping[str, Any], where: str) -> Record:
         n_constraints=_count(row.get("n_constraints")),
         model=_model(row),
         generated=results is not None or row.get("response") is not None,
-        results=None if results is None else {str(k): bool(v) for k, v in results.items()},
+        results=None if results is None else _verdicts(results, where),
         groups=tuple(str(g) for g in groups) if isinstance(groups, list) else (),
         empty_reasoning=reasoning is not None and str(reasoning).strip() == "",
     )
@@ -71,10 +94,45 @@ def files_of(path: Path) -> list[Path]:
     return [path]
 
 
+@dataclass(frozen=True)
+class _Line:
+    """A row and its line number; two are the same when their rows are."""
+
+    row: dict[str, Any]
+    number: int = field(compare=False)
+
+
+def _item(line: _Line) -> Hashable:
+    """The item a line is a record of (see the module's docstring); a line with no id is
+    its own item, as upstream's summary counts it."""
+    row = line.row
+    ident = row.get("data_id", row.get("prompt_index"))
+    if ident is None:
+        return f"line {line.number}"
+    return (
+        f"model={_model(row)}",
+        f"prompt_source={_text(row.get('prompt_source'), 'unknown')}",
+        f"n_constraints={_count(row.get('n_constraints'))}",
+        f"{'data_id' if 'data_id' in row else 'prompt_index'}={json.dumps(ident)}",
+    )
+
+
+def _lines(file: Path) -> Iterator[tuple[int, _Line]]:
+    """Numbered rows of ``file``; ``InputError`` when no line carries ``results``, the
+    field every record upstream's ``eval.py`` writes has."""
+    seen = False
+    for number, row in read_objects(file, read_bytes(file), unique_keys=True):
+        seen = seen or "results" in row
+        yield number, _Line(row, number)
+    if not seen:
+        raise InputError(f"{file}: no line has a 'results' field: not a JFBench result file")
+
+
 def read_records(path: Path) -> list[Record]:
-    """Every record of a result file or folder."""
+    """Every record of a result file or folder, each item once."""
     records: list[Record] = []
     for file in files_of(path):
-        for number, row in read_objects(file, read_bytes(file)):
-            records.append(record_of(row, f"{file}:{number}"))
+        lines = list(_lines(file))
+        for line in unique_records(file, lines, key=_item):
+            records.append(record_of(line.row, f"{file}:{line.number}"))
     return records

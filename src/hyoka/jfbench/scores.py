@@ -4,7 +4,8 @@ Upstream groups its result records by (prompt source, number of constraints, mod
 counts, per group: records, those whose reasoning is present but blank, generated ones
 (a response or results present), evaluated ones (results present), and successes
 (results a non-empty mapping whose every verdict is true); the success rate is successes
-over evaluated records, in percent, and 0.0 when none is evaluated. ``summarize`` counts
+over evaluated records, in percent (upstream prints 0.0 when none is evaluated; hyoka
+says ``None``, n/a: 0/0 is no rate). ``summarize`` counts
 the same; ``score`` adds a percentile bootstrap interval over the evaluated records to
 each success rate (none for a group with nothing evaluated), and the share of constraints
 satisfied per constraint group (``Format``, ``IfbenchWords``), the per-group breakdown
@@ -68,9 +69,16 @@ class Tally:
         return max(self.evaluated - self.success, 0)
 
     @property
-    def success_rate(self) -> float:
-        """Successes over evaluated records, in percent (0.0 with none evaluated)."""
-        return 100.0 * self.success / self.evaluated if self.evaluated else 0.0
+    def success_rate(self) -> float | None:
+        """Successes over evaluated records, in percent; ``None`` (n/a) with none
+        evaluated, where upstream shows 0.0, a rate nothing measured."""
+        return 100.0 * self.success / self.evaluated if self.evaluated else None
+
+    @property
+    def shown_rate(self) -> str:
+        """The success rate as the table prints it: ``57.1%``, or ``n/a``."""
+        rate = self.success_rate
+        return "n/a" if rate is None else f"{rate:.1f}%"
 
     def to_json(self) -> dict[str, Any]:
         shown: dict[str, Any] = {
