@@ -6,7 +6,7 @@ every registered definition loads its data from the shared data folder."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
 from hyoka.data import DATA_DIR_ENV, manifest
-from hyoka.errors import DataError
+from hyoka.errors import DataError, HyokaError
 from hyoka.mtbench import (
     DRAWN_MATCHES,
     FASTCHAT_JUDGING,
@@ -24,6 +24,7 @@ from hyoka.mtbench import (
     answer_set,
     definition,
     definitions,
+    fastchat_bench,
 )
 from hyoka.mtbench.registry import ENTRY_POINTS, refresh
 
@@ -74,18 +75,54 @@ def test_a_definition_added_is_a_choice_everywhere_and_loads(installed: Path) ->
         shown = runner.invoke(app, [*command, "--help"], env=wide)
         assert shown.exit_code == 0, shown.output
         assert "<throwaway-bench|pfmt-fin|mt-bench|" in shown.output, command
-    # an unknown name's one error line lists it among the others
-    bad = runner.invoke(app, ["mtbench", "variants", "--bench", "nope"])
-    assert bad.exit_code == 1
-    assert bad.stderr == (
-        "error: --bench: unknown benchmark 'nope'; choose one of: throwaway-bench, "
-        f"{', '.join(n for n in definitions() if n != 'throwaway-bench')}\n"
-    )
+    # an unknown name's usage error lists it among the others
+    bad = runner.invoke(app, ["mtbench", "variants", "--bench", "nope"], env=wide)
+    assert bad.exit_code == 2
+    assert (
+        "--bench: unknown benchmark 'nope'; choose one of: throwaway-bench, "
+        f"{', '.join(n for n in definitions() if n != 'throwaway-bench')} "
+    ) in bad.stderr
     listed = runner.invoke(app, ["mtbench", "variants", "--bench", "throwaway-bench"])
     assert listed.exit_code == 0 and "Throwaway bench has no variants" in listed.output
     loaded = Bench.load("throwaway-bench", SHARED_DATA)
     assert loaded.spec is definition("throwaway-bench") and len(loaded.questions) == 80
     assert loaded.questions == Bench.load("mt-bench", SHARED_DATA).questions
+
+
+def _refusal(call: Callable[[], object]) -> str:
+    """The library's one error line for a name it does not know, as a command shows it."""
+    with pytest.raises(HyokaError) as refused:
+        call()
+    return str(refused.value).replace("`bench`", "--bench").replace("`variant`", "--variant")
+
+
+@pytest.mark.parametrize(
+    ("args", "library"),
+    [
+        (["mtbench", "leaderboard", "--bench", "nosuch"], lambda: definition("nosuch")),
+        (["mtbench", "verify", "absent.jsonl", "--bench", "nosuch"], lambda: definition("nosuch")),
+        (["mtbench", "leaderboard", "--bench", "jmt-bench", "--variant", "foo"],
+         lambda: definition("jmt-bench").variant("foo")),
+        # --variant is checked against the --bench given after it, or the default
+        (["mtbench", "generate", "--variant", "foo", "--bench", "jmt-bench"],
+         lambda: definition("jmt-bench").variant("foo")),
+        (["mtbench", "judge", "--variant", "swallow"],
+         lambda: definition("pfmt-fin").variant("swallow")),
+        (["judge", "rankings", "--bench", "m-ifeval-ja"], lambda: fastchat_bench("m-ifeval-ja")),
+        (["judge", "rankings", "--bench", "mt-bench", "--variant", "swallow"],
+         lambda: definition("mt-bench").variant("swallow")),
+    ],
+)  # fmt: skip
+def test_an_unknown_name_is_a_usage_error_before_anything_is_read(
+    args: list[str], library: Callable[[], object]
+) -> None:
+    """The README's promise: a value outside a flag's choices is a usage error (exit 2)
+    listing them, the library's own line, given before any file is looked at."""
+    wide = {"COLUMNS": "400", "TERMINAL_WIDTH": "400"}
+    bad = CliRunner().invoke(app, args, env=wide)
+    assert bad.exit_code == 2, bad.output
+    assert f" {_refusal(library)} " in bad.stderr
+    assert "absent" not in bad.stderr
 
 
 def test_a_name_defined_twice_is_one_error_naming_both(installed: Path) -> None:

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hyoka.cli._benches import RegisteredName, VariantOption, bench_help, graded_bench_names
+from hyoka.cli._benches import (
+    RegisteredName,
+    VariantOption,
+    bench_help,
+    graded_bench,
+    graded_bench_names,
+)
 from hyoka.cli._common import (
     BootstrapSeedOption,
     DataDirOption,
@@ -69,7 +75,8 @@ RankingBenchOption = Annotated[
     str,
     typer.Option(
         "--bench",
-        click_type=RegisteredName("benchmark", graded_bench_names),
+        click_type=RegisteredName("benchmark", graded_bench_names, graded_bench),
+        is_eager=True,  # before --variant, which is checked against it
         help=bench_help("The benchmark of --judgments", graded_bench_names()),
     ),
 ]

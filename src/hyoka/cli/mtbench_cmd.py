@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hyoka.cli._benches import BenchOption, RegisteredName, VariantOption, bench_help, bench_names
+from hyoka.cli._benches import (
+    BenchOption,
+    RegisteredName,
+    VariantOption,
+    bench_help,
+    bench_names,
+    known_bench,
+)
 from hyoka.cli._common import (
     BaseUrlOption,
     ConcurrencyOption,
@@ -334,7 +341,7 @@ def verify_command(
         str | None,
         typer.Option(
             "--bench",
-            click_type=RegisteredName("benchmark", bench_names),
+            click_type=RegisteredName("benchmark", bench_names, known_bench),
             help=bench_help(
                 "Whose rules (default: the benchmark the file's hyoka manifest "
                 "names, or whose data folder holds it; Rakuda's lines name it)"
