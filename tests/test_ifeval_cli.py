@@ -221,10 +221,11 @@ def test_score_unseeded_signs_it_and_json_carries_the_same(tmp_path: Path) -> No
     assert result["strict"]["prompt_level"]["resamples"] == 50
     done = score_responses([responses], read_prompts(prompts), langdetect_seed=None, resamples=50)
     assert done.to_json() == shown  # the library call is the command
-    code, out = _hyoka("ifeval", "score", str(RESPONSES), "--prompts", str(prompts),
-                       "--langdetect-seed", "zero")  # fmt: skip
-    assert code == 1
-    assert "--langdetect-seed 'zero': a whole number, or none" in out
+    # a usage error (exit 2), before any file is read (this one is absent)
+    code, out = _hyoka("ifeval", "score", str(tmp_path / "absent.jsonl"), "--prompts",
+                       str(prompts), "--langdetect-seed", "zero")  # fmt: skip
+    assert code == 2, out
+    assert "'zero': a whole number, or none" in out and "absent" not in out
 
 
 def _answer_line(key: int, turn: object) -> str:

@@ -7,9 +7,11 @@ Parsing and printing only: the checks, verdicts and accuracies live in ``hyoka.i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer._click.core import Context, Parameter
+from typer._click.types import ParamType
 
 from hyoka.cli._common import (
     BootstrapSeedOption,
@@ -37,25 +39,37 @@ PromptsOption = Annotated[
         dir_okay=False,
     ),
 ]
+
+
+class LangdetectSeed(ParamType):
+    """A whole number or ``none``, refused while the command line is parsed (a usage
+    error, exit 2) before any file is read."""
+
+    name = "langdetect-seed"
+
+    def get_metavar(self, param: Parameter, ctx: Context) -> str:
+        return "<INTEGER|none>"
+
+    def convert(self, value: Any, param: Parameter | None, ctx: Context | None) -> int | None:
+        if value is None or isinstance(value, int):
+            return value
+        if value == _NONE:
+            return None
+        try:
+            return int(value)
+        except ValueError:
+            self.fail(f"{value!r}: a whole number, or none", param, ctx)
+
+
 LangdetectSeedOption = Annotated[
-    str,
+    int | None,
     typer.Option(
         "--langdetect-seed",
+        click_type=LangdetectSeed(),
         help="Seed of every language detection (0: Swallow's rule), or 'none' for upstream's "
         "unseeded draw.",
     ),
 ]
-
-
-def _langdetect_seed(text: str) -> int | None:
-    from hyoka.errors import InputError
-
-    if text == _NONE:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise InputError(f"--langdetect-seed {text!r}: a whole number, or none") from None
 
 
 def _prompts(path: Path | None, data_dir: Path | None) -> PromptSet:
@@ -95,7 +109,7 @@ def score_command(
         ),
     ],
     prompts: PromptsOption = None,
-    langdetect_seed: LangdetectSeedOption = "0",
+    langdetect_seed: LangdetectSeedOption = 0,
     groups: Annotated[
         bool, typer.Option("--groups", help="Also show each instruction group's accuracy.")
     ] = False,
@@ -124,7 +138,7 @@ def score_command(
     from hyoka.ifeval import score_responses
 
     done = score_responses(
-        responses, _prompts(prompts, data_dir), langdetect_seed=_langdetect_seed(langdetect_seed),
+        responses, _prompts(prompts, data_dir), langdetect_seed=langdetect_seed,
         resamples=resamples, seed=seed, limit=limit,
     )  # fmt: skip
     if as_json:
@@ -178,7 +192,7 @@ def verify_command(
             show_default=False,
         ),
     ] = None,
-    langdetect_seed: LangdetectSeedOption = "0",
+    langdetect_seed: LangdetectSeedOption = 0,
     seeds: Annotated[
         int,
         typer.Option(
@@ -214,7 +228,7 @@ def verify_command(
         if mode not in MODES:
             raise InputError(f"--mode {mode!r}: strict or loose")
         chosen_mode = "strict" if mode == "strict" else "loose"
-    chosen = _langdetect_seed(langdetect_seed)
+    chosen = langdetect_seed
     found = _prompts(prompts, data_dir)
     files = files_given(
         paths, "eval_results_*.jsonl", "eval_results_strict.jsonl or _loose.jsonl", beneath=True
