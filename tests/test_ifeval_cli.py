@@ -301,3 +301,25 @@ def test_repeats_and_extra_responses_by_the_one_rule(tmp_path: Path) -> None:
     (shown,) = out.strip().splitlines()
     assert shown.startswith(f"error: {answers}:4: a second, different record for the prompt ")
     assert shown.endswith("(first at line 2); remove one of them")
+
+
+def test_verify_reads_a_repeated_line_once_and_names_both_lines_of_two(tmp_path: Path) -> None:
+    """Before, an identical repeat was counted twice ("8/8 agree" of 7 prompts) and a second,
+    different line for one prompt was a difference at the later line."""
+    strict = _cut(EVALUATIONS / "eval_results_strict.jsonl", tmp_path / "strict", RULE_KEYS)
+    kept = _lines(strict)
+    target = tmp_path / "eval_results_strict.jsonl"
+    target.write_text("".join(f"{x}\n" for x in (*kept, kept[0])), "utf-8")
+    code, out = _hyoka("ifeval", "verify", str(target), "--prompts", str(PROMPTS))
+    assert code == 0, out
+    assert f"warning: {target}: 1 identical duplicate line(s) dropped\n" in out
+    assert "and 3/3 prompt verdicts agree" in out
+    flipped = json.loads(kept[0]) | {"response": "別の答え"}
+    target.write_text("".join(f"{x}\n" for x in (*kept, json.dumps(flipped))), "utf-8")
+    for command in (("ifeval", "verify"), ("mtbench", "verify", "--bench", "m-ifeval-ja")):
+        code, out = _hyoka(*command, str(target), "--prompts", str(PROMPTS))
+        if command[0] == "mtbench":
+            code, out = _hyoka(*command, str(target), "--data-dir", str(SHARED_DATA))
+        assert code == 1, out
+        (shown,) = out.strip().splitlines()
+        assert shown.startswith(f"error: {target}:4: a second, different record for the prompt ")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import warnings
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -237,11 +237,35 @@ class PublishedVerdicts:
     follow_all: bool
 
 
+@dataclass(frozen=True)
+class _Line:
+    """One line of a file read by prompt: equal to another when its row is (its number
+    apart), as ``store.unique_records`` compares repeats."""
+
+    number: int = field(compare=False)
+    prompt: str
+    row: dict[str, Any]
+
+
+def _by_prompt(path: Path) -> Iterator[_Line]:
+    """The lines of ``path`` (a key twice in one refused), one per prompt: an identical
+    repeat read once with a warning, another line for the same prompt refused naming both
+    (``store.unique_records``)."""
+    numbered = (
+        (number, _Line(number, _text(row, "prompt", f"{path}:{number}"), row))
+        for number, row in read_objects(path, unique_keys=True)
+    )
+    return unique_records(path, numbered, lambda line: _Answered(line.prompt))
+
+
 def read_evaluation(path: Path) -> tuple[PublishedVerdicts, ...]:
-    """The lines of an upstream evaluation file, each checked for shape."""
+    """The lines of an upstream evaluation file, each checked for shape; a key twice in a
+    line refused, and repeats by the one duplicate rule (``store.unique_records``: an
+    identical line read once with a warning, another line for the same prompt refused
+    naming both)."""
     rows: list[PublishedVerdicts] = []
-    for number, row in read_objects(path):
-        where = f"{path}:{number}"
+    for line in _by_prompt(path):
+        row, where = line.row, f"{path}:{line.number}"
         ids, follows = row.get("instruction_id_list"), row.get("follow_instruction_list")
         follow_all = row.get("follow_all_instructions")
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
