@@ -323,3 +323,25 @@ def test_verify_reads_a_repeated_line_once_and_names_both_lines_of_two(tmp_path:
         assert code == 1, out
         (shown,) = out.strip().splitlines()
         assert shown.startswith(f"error: {target}:4: a second, different record for the prompt ")
+
+
+def test_the_leaderboard_refuses_a_file_of_no_known_model_and_one_model_twice(
+    tmp_path: Path,
+) -> None:
+    """Before, an evaluation file was ranked as a model named ``eval_results_strict`` and
+    one model's file in two folders gave two rows of one name."""
+    board = ("mtbench", "leaderboard", "--bench", "m-ifeval-ja", "--data-dir", str(SHARED_DATA))
+    evaluation = EVALUATIONS / "eval_results_strict.jsonl"
+    code, out = _hyoka(*board, "--judgments", str(evaluation))
+    assert code == 1
+    assert out.strip() == (
+        f"error: {evaluation}: neither upstream's ja_input_response_data_<model>.jsonl nor a "
+        "hyoka answer file (its manifest naming model_id): whose answers these are is not known"
+    )
+    copy = tmp_path / RESPONSES.name
+    copy.write_bytes(RESPONSES.read_bytes())
+    code, out = _hyoka(*board, "--judgments", str(RESPONSES), "--judgments", str(copy))
+    assert code == 1
+    assert out.strip() == (
+        f"error: {copy}: answers of {CLAUDE!r} again (also {RESPONSES}); give one file a model"
+    )

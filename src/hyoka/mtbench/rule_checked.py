@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from hyoka.data import data_file, resolve_data_dir
+from hyoka.errors import InputError
 from hyoka.mtbench.spec import BenchSpec
 from hyoka.printable import csv_text, markdown_cell, one_line, printable
 from hyoka.signature import SIGNATURE_KEY, Signature
+from hyoka.store import read_manifest
 
 if TYPE_CHECKING:
     from hyoka.ifeval import Mode, PromptSet, Scores, Verification
@@ -37,9 +39,34 @@ HEADER = ("Rank", "Model", "Strict prompt", "Strict inst.", "Loose prompt", "Loo
 
 
 def model_of(path: Path) -> str:
-    """The model a response file is of, by its name: upstream's prefix left out and its
-    ``__`` read as ``/``."""
-    return path.stem.removeprefix(RESPONSE_PREFIX).replace("__", "/")
+    """The model a response file is of: by upstream's name (its prefix left out and its
+    ``__`` read as ``/``), else the ``model_id`` of hyoka's manifest beside it. Any other
+    file (an evaluation file, answers without their manifest) is one ``InputError``: whose
+    answers it holds is not known, and a row named by a guess would rank a wrong model."""
+    if path.name.startswith(RESPONSE_PREFIX):
+        return path.stem.removeprefix(RESPONSE_PREFIX).replace("__", "/")
+    manifest = read_manifest(path)
+    model = None if manifest is None else manifest.identity.get("model_id")
+    if not isinstance(model, str):
+        raise InputError(
+            f"{path}: neither upstream's {RESPONSE_PREFIX}<model>.jsonl nor a hyoka answer "
+            "file (its manifest naming model_id): whose answers these are is not known"
+        )
+    return model
+
+
+def models_of(paths: Sequence[Path]) -> list[str]:
+    """Each file's model (``model_of``); one model answered in two files is an
+    ``InputError`` naming both (which to rank cannot be guessed)."""
+    seen: dict[str, Path] = {}
+    for path in paths:
+        model = model_of(path)
+        if model in seen:
+            raise InputError(
+                f"{path}: answers of {model!r} again (also {seen[model]}); give one file a model"
+            )
+        seen[model] = path
+    return list(seen)
 
 
 def prompts_of(spec: BenchSpec, data_dir: Path | str | None) -> PromptSet:
@@ -122,8 +149,12 @@ def rule_leaderboard(
     files = files_given(
         given, "*.jsonl", ".jsonl answer file", but=prompts.path, named="`judgments` "
     )
+    models = models_of(files)
     scored = score_responses(files, prompts, resamples=resamples, seed=seed)
-    rows = [RuleRow(model_of(path), path, dict(scores)) for path, scores in scored.results]
+    rows = [
+        RuleRow(model, path, dict(scores))
+        for model, (path, scores) in zip(models, scored.results, strict=True)
+    ]
     rows.sort(key=lambda row: (-row.cell("strict", "prompt"), row.model))
     return RuleBoard(spec.title, tuple(rows), scored.signature)
 
