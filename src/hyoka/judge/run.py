@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hyoka.arguments import at_least_one
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.judge.engine import Judged, JudgePlan, JudgeReport, check_judge, judge_plan, open_log
 from hyoka.judge.judged_by import run_judge
@@ -209,6 +210,7 @@ def judge_single(
     file with ``.judged.jsonl``), resuming what the file holds; the first ``limit`` items
     only when given. The run's grades summed up over the file, with what the calls cost
     at the user's prices (USD per million tokens)."""
+    at_least_one("limit", limit)
     watcher = watcher or JudgeWatcher()
     chosen = load_template(template)
     items = read_items(answers, references)[: limit or None]
@@ -280,6 +282,7 @@ def judge_pairwise(
     criteria.json beside the judgments). The run summed up over the file: win rates,
     length-controlled and style-controlled (the features of ``control``); with
     ``export_verdicts_to`` one method's verdicts (``export_method``) written there."""
+    at_least_one("limit", limit)
     watcher = watcher or JudgeWatcher()
     connection = connection or Connection()
     methods = parse_methods(method)

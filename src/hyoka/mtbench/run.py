@@ -24,8 +24,9 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
+from hyoka.arguments import at_least_one, one_of, paths
 from hyoka.errors import HyokaError, HyokaWarning, InputError
 from hyoka.judge import (
     Connection,
@@ -288,6 +289,8 @@ def judge_bench(
     built and every rule applied before the judge is connected; judgment files go under
     ``results_dir`` in ``layout`` (or into ``output_dir``) and are continued only by the
     same judge with the same settings."""
+    paths("answers", answers)
+    at_least_one("limit", limit)
     connection = connection or Connection()
     if definition(bench).judging is RULE_CHECKED:
         raise InputError(
@@ -515,6 +518,9 @@ def bench_leaderboard(
     its own Bradley-Terry fit (``rounds``, ``seed``); a rule-checked one (M-IFEval-Ja) by
     its rules, ``judgments`` being its answer files (default: upstream's published ones).
     Rows incomplete, unrated, repeated or without answers are named in ``HyokaWarning``s."""
+    one_of("fmt", fmt, get_args(Format))
+    for name, listed in {"judgments": judgments, "radar": radar, "answers": answers}.items():
+        paths(name, listed)
     if definition(bench).judging is RULE_CHECKED:
         flags = {"radar": radar, "variant": variant, "mix_variants": mix_variants,
                  "answers": answers, "style_control": style_control, "output": output}  # fmt: skip
@@ -655,6 +661,7 @@ def generate_bench(
     them (its system message, per-category temperatures over which ``temperatures`` give
     ``CATEGORY=T``, token budget, repetition penalty for local models), into ``output``
     (default: under ``results_dir`` in ``layout``), resuming what the file holds."""
+    at_least_one("limit", limit)
     if no_system_message and system_message is not None:
         raise InputError("`system_message` and `no_system_message` exclude each other")
     if template not in _TEMPLATES or injection not in _INJECTIONS:
@@ -707,6 +714,7 @@ def iter_verify_bench(
     (``verify_file``: by ``bench``'s rules, else those its manifest, its data folder or its
     lines name): its verdict, or the error that says why its rules cannot be told. Nothing
     is written."""
+    paths("judgments", judgments)
     loaded = VerifyBenches(data_dir)
     for path in judgment_files(list(judgments), shaberi=True, flag="verify"):
         try:

@@ -1,0 +1,38 @@
+"""Checks of a library call's arguments, made where the call enters the library.
+
+The command line refuses these values while it parses (a choice, a ``min``); a Python
+caller meets the same refusal here, as one ``InputError`` naming the parameter
+(``errors.PARAMETER``), instead of a result for a value the command would not take or a
+bare ``AttributeError`` deep inside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from hyoka.errors import InputError
+
+
+def one_of(name: str, value: object, choices: Iterable[str]) -> None:
+    """``value`` is one of ``choices``."""
+    shown = tuple(choices)
+    if value not in shown:
+        raise InputError(f"`{name}` must be one of {', '.join(shown)}, got {value!r}")
+
+
+def at_least_one(name: str, value: int | None) -> None:
+    """``value`` (a count such as ``limit``; ``None``: no bound) is 1 or more."""
+    if value is not None and (type(value) is not int or value < 1):
+        raise InputError(f"`{name}` must be at least 1, got {value!r}")
+
+
+def paths(name: str, value: Sequence[Path] | None) -> None:
+    """``value`` is a sequence of ``Path``s (``None``: not given), not one path or name."""
+    one: tuple[type[Any], ...] = (str, bytes, PathLike)
+    if value is not None and (
+        isinstance(value, one) or not all(isinstance(p, Path) for p in value)
+    ):
+        raise InputError(f"`{name}` must be a sequence of paths (pathlib.Path), got {value!r}")
