@@ -345,3 +345,17 @@ def test_the_leaderboard_refuses_a_file_of_no_known_model_and_one_model_twice(
     assert out.strip() == (
         f"error: {copy}: answers of {CLAUDE!r} again (also {RESPONSES}); give one file a model"
     )
+
+
+def test_mtbench_verify_says_absent_prompts_and_drawn_verdicts_not_exactly(tmp_path: Path) -> None:
+    """Before: "reproduced exactly (4 lines; ... 2 differ by langdetect's seed alone)" for a
+    file of 4 of the 172 prompts whose two verdicts langdetect's unseeded draw decides."""
+    strict = _cut(EVALUATIONS / "eval_results_strict.jsonl",
+                  tmp_path / "eval_results_strict.jsonl", KEYS)  # fmt: skip
+    code, out = _hyoka("mtbench", "verify", "--bench", "m-ifeval-ja", str(strict),
+                       "--data-dir", str(SHARED_DATA))  # fmt: skip
+    assert code == 0, out
+    assert f"{strict}: reproduced except 2 verdict(s) langdetect's unseeded draw decides (4 " in out
+    assert "reproduced exactly" not in out
+    first_absent = SHARED_DATA / PROMPTS_IN_DATA
+    assert f"; 168 of the 172 prompts absent (the first: {first_absent}:5))" in out

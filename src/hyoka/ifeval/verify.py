@@ -73,6 +73,8 @@ class Verification:
     seed_dependent: tuple[str, ...]
     #: lines whose prompt-level verdict is not the conjunction of their own verdicts
     inconsistent: tuple[str, ...]
+    #: the prompts of the set the file has no line for (a run cut short, a line lost)
+    absent: tuple[Prompt, ...] = ()
 
     @property
     def instructions(self) -> int:
@@ -172,4 +174,5 @@ def verify_evaluation(
         tuple(differences),
         tuple(dependent),
         tuple(inconsistent),
+        tuple(p for p in prompts.prompts if p.text not in {row.prompt for row in rows}),
     )

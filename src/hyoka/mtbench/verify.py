@@ -147,6 +147,9 @@ class JudgmentCheck:
     unverifiable: str | None = None
     #: whether ``difference`` is a line no reader takes (rather than a number that differs)
     unsound: bool = False
+    #: verdicts that differ only where an unseeded draw decides (langdetect's, upstream
+    #: M-IFEval's): the file is reproduced, but not exactly
+    drawn: int = 0
 
     @property
     def reproduced(self) -> bool:
@@ -163,6 +166,11 @@ class JudgmentCheck:
             return f"{self.path}: cannot be verified: {EMPTY} ({self.rules})"
         if self.unverifiable is not None:
             return f"{self.path}: cannot be verified: {self.unverifiable} ({self.rules})"
+        if self.drawn:
+            return (
+                f"{self.path}: reproduced except {self.drawn} verdict(s) langdetect's unseeded "
+                f"draw decides ({self.lines} lines; {self.rules})"
+            )
         return f"{self.path}: reproduced exactly ({self.lines} lines; {self.rules})"
 
 
@@ -299,12 +307,17 @@ def verify_by_rules(path: Path, spec: BenchSpec, data_dir: Path | str | None) ->
         f"{checked.instructions} instruction verdicts agree, {drawn} differ by langdetect's "
         "seed alone"
     )
+    if checked.absent:
+        rules += (
+            f"; {len(checked.absent)} of the {len(checked.absent) + len(checked.published)} "
+            f"prompts absent (the first: {checked.absent[0].where})"
+        )
     difference = next((d.describe() for d in checked.unexplained), None)
     if difference is None and checked.inconsistent:
         difference = (
             f"{checked.inconsistent[0]}: follow_all_instructions is not every instruction's verdict"
         )
-    return JudgmentCheck(path, spec, len(checked.published), difference, rules)
+    return JudgmentCheck(path, spec, len(checked.published), difference, rules, drawn=drawn)
 
 
 def definition_of(bench: str | None, named: object) -> BenchSpec | None:
