@@ -746,6 +746,12 @@ def test_a_file_given_twice_or_with_its_folder_is_read_once(tmp_path: Path) -> N
     assert once[0]["judgments"] == 12 and once[0]["repeats"] == 0
     for given in ([single, single], [single, graded], [single, tmp_path / "link.jsonl"]):
         assert _meta_json(*(f"--single={path}" for path in given)) == once
+    # said once, on one line: the path given again was read once (it was silent)
+    told = CliRunner().invoke(app, ["judge", "meta", "--single", str(single), "--single",
+                                    str(single), "--resamples", "20", "-f", "json",
+                                    "--data-dir", str(SHARED_DATA)])  # fmt: skip
+    assert told.exit_code == 0, told.output
+    assert told.stderr == f"note: {single}: given again (or within a path given), read once\n"
     pairwise = tmp_path / "ja-vicuna-qa" / "model_judgment" / "pairwise" / "gpt-4"
     pairwise.mkdir(parents=True)
     name = "pairwise:cyberagent--calm2-7b-chat_openai--text-davinci-003.jsonl"
@@ -795,9 +801,11 @@ def test_a_copy_of_a_judgment_file_under_another_name_is_one_error(tmp_path: Pat
         args = ["judge", "meta", flag, str(first), flag, str(second)]
         result = CliRunner().invoke(app, [*args, "--data-dir", str(SHARED_DATA)])
         assert result.exit_code == 1, result.output
+        again = [f"note: {second}: given again (or within a path given), read once"]
         assert result.output.strip().splitlines() == [
+            *(again if first == second else []),
             f"error: {where}: the same judgment as {first}:1 (a copy of it, not the judge "
-            "asked again: each judgment is read once)"
+            "asked again: each judgment is read once)",
         ]
 
 

@@ -42,6 +42,11 @@ class HyokaWarning(UserWarning):
     get an ordinary Python warning they can filter."""
 
 
+class HyokaNote(HyokaWarning):
+    """Something done as asked but not as it reads (a path given twice, read once): the
+    numbers are right. The command line prints each as one ``note:`` line."""
+
+
 def setting_problems(
     what: str, problems: Iterable[Mapping[str, Any]], names: Mapping[str, str] | None = None
 ) -> str:

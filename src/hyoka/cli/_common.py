@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 
-from hyoka.errors import PARAMETER, HyokaError, HyokaWarning, InputError
+from hyoka.errors import PARAMETER, HyokaError, HyokaNote, HyokaWarning, InputError
 from hyoka.printable import printable, printable_csv, printable_json
 
 if TYPE_CHECKING:
@@ -377,22 +377,26 @@ def print_error(error: Exception) -> None:
     )
 
 
-def print_warning(message: str) -> None:
-    """One ``warning:`` line on stderr, never wrapped, never read as markup, printable,
-    the parameters it names shown as flags (``flagged``)."""
+def print_warning(message: str, label: str = "warning") -> None:
+    """One ``warning:`` line (or ``label``: ``note``) on stderr, never wrapped, never read
+    as markup, printable, the parameters it names shown as flags (``flagged``)."""
     from rich.markup import escape
 
     _console(True).print(
-        f"[bold yellow]warning:[/] {escape(printable(flagged(message)))}",
+        f"[bold yellow]{label}:[/] {escape(printable(flagged(message)))}",
         highlight=False,
         soft_wrap=True,
     )
 
 
+#: the line's label of a ``HyokaWarning`` that is not a warning
+_LABELS: dict[type[Warning], str] = {HyokaNote: "note"}
+
+
 def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Turn ``HyokaError`` into a one-line message and a non-zero exit, and each
-    ``HyokaWarning`` into a ``warning:`` line (other warnings are shown as Python shows them).
-    """
+    ``HyokaWarning`` into a ``warning:`` line (a ``HyokaNote``: a ``note:`` line; other
+    warnings are shown as Python shows them)."""
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -408,7 +412,7 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
                 line: str | None = None,
             ) -> None:
                 if issubclass(category, HyokaWarning):
-                    print_warning(str(message))
+                    print_warning(str(message), _LABELS.get(category, "warning"))
                 else:
                     shown_by_python(message, category, filename, lineno, file, line)
 

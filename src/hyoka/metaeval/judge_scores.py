@@ -41,6 +41,7 @@ judge's grades and verdicts are a dry run, and are said to be one.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +50,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hyoka.errors import InputError
+from hyoka.errors import HyokaNote, InputError
 from hyoka.judge import judged_by
 from hyoka.metaeval.judged_suite import Suite, Suites, file_stem
 from hyoka.metaeval.judgment_copies import JudgmentCopies
@@ -258,16 +259,22 @@ def _files_once(
 ) -> list[tuple[Path, list[Path]]]:
     """Each path with its files (``files_of``) not reached before, by their resolved
     paths: a file given twice, or beside the folder holding it, or through a link, is read
-    once; a path with none left is dropped."""
+    once (one ``HyokaNote`` naming the path); a path with none left is dropped."""
     read: set[Path] = set()
     found: list[tuple[Path, list[Path]]] = []
     for path in paths:
         files = []
+        again = False
         for file in files_of(path):
             real = file.resolve()
-            if real not in read:
+            if real in read:
+                again = True
+            else:
                 read.add(real)
                 files.append(file)
+        if again:
+            note = f"{path}: given again (or within a path given), read once"
+            warnings.warn(note, HyokaNote, stacklevel=3)
         if files:
             found.append((path, files))
     return found
