@@ -7,6 +7,7 @@ expected figures are upstream's own verdicts for those lines.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -21,6 +22,7 @@ needs("janome")
 needs("ja_sentence_segmenter")
 
 from hyoka.cli.main import app  # noqa: E402
+from hyoka.errors import HyokaWarning  # noqa: E402
 from hyoka.ifeval import PROMPTS_IN_DATA, read_prompts, score_responses  # noqa: E402
 
 DATA = SHARED_DATA / "m-ifeval-ja"
@@ -211,15 +213,18 @@ def test_a_prompt_without_a_response_is_one_error(tmp_path: Path) -> None:
 def test_score_unseeded_signs_it_and_json_carries_the_same(tmp_path: Path) -> None:
     prompts = _cut(PROMPTS, tmp_path / "prompts.jsonl", RULE_KEYS)
     responses = _cut(RESPONSES, tmp_path / "responses.jsonl", RULE_KEYS)
-    code, out = _hyoka("ifeval", "score", str(responses), "--prompts", str(prompts),
-                       "--langdetect-seed", "none", "--resamples", "50", "--json")  # fmt: skip
-    assert code == 0, out
-    shown = json.loads(out)
+    result = CliRunner().invoke(app, ["ifeval", "score", str(responses), "--prompts",
+        str(prompts), "--langdetect-seed", "none", "--resamples", "50", "--json"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
     assert shown["signature"]["fields"]["langdetect-seed"] == "none"
     (result,) = shown["results"]
     assert result["strict"]["prompts"] == 3
     assert result["strict"]["prompt_level"]["resamples"] == 50
-    done = score_responses([responses], read_prompts(prompts), langdetect_seed=None, resamples=50)
+    with pytest.warns(HyokaWarning, match="not the pinned M-IFEval-Ja prompts file"):
+        done = score_responses(
+            [responses], read_prompts(prompts), langdetect_seed=None, resamples=50
+        )
     assert done.to_json() == shown  # the library call is the command
     # a usage error (exit 2), before any file is read (this one is absent)
     code, out = _hyoka("ifeval", "score", str(tmp_path / "absent.jsonl"), "--prompts",
@@ -236,7 +241,7 @@ def _answer_line(key: int, turn: object) -> str:
 def test_another_benchmarks_answers_are_refused_naming_the_field(tmp_path: Path) -> None:
     """A hyoka answer file's manifest names its benchmark: ja-vicuna-qa's question ids are
     not M-IFEval's prompt keys, so scoring them would be a number about nothing."""
-    prompts = _cut(PROMPTS, tmp_path / "prompts.jsonl", RULE_KEYS)
+    prompts = PROMPTS
     answers = tmp_path / "vicuna.jsonl"
     answers.write_text("".join(_answer_line(key, "はい") for key in RULE_KEYS), "utf-8")
     manifest = tmp_path / "vicuna.jsonl.manifest.json"
@@ -263,7 +268,7 @@ def test_a_response_that_is_not_one_text_is_one_error_naming_the_line(
     tmp_path: Path, line: str, message: str
 ) -> None:
     """Before, such a line was scored as a failed response, exit 0."""
-    prompts = _cut(PROMPTS, tmp_path / "prompts.jsonl", RULE_KEYS)
+    prompts = PROMPTS
     first = json.loads(_lines(prompts)[0])
     text = (
         _answer_line(first["key"], None).strip()
@@ -294,11 +299,19 @@ def test_repeats_and_extra_responses_by_the_one_rule(tmp_path: Path) -> None:
     assert f"warning: {answers}: 1 identical duplicate line(s) dropped\n" in out
     assert f"warning: {answers}: 1 response(s) to prompts not in the prompts file left out\n" in out
     assert f"{answers} (3 prompts)" in out
+    # a cut prompts file is not the pinned one: said once, and signed so
+    sha = hashlib.sha256(prompts.read_bytes()).hexdigest()[:8]
+    assert out.count("warning: ") == 3
+    assert (
+        f"warning: {prompts} is not the pinned M-IFEval-Ja prompts file: its scores are signed "
+        f"data:m-ifeval-ja@{sha}+custom\n" in out
+    )
+    assert f"|data:m-ifeval-ja@{sha}+custom|" in out.splitlines()[-1]
     changed = json.loads(kept[1]) | {"response": "別の答え"}
     answers.write_text("".join(f"{x}\n" for x in (*kept, json.dumps(changed))), "utf-8")
     code, out = _hyoka("ifeval", "score", str(answers), "--prompts", str(prompts))
     assert code == 1
-    (shown,) = out.strip().splitlines()
+    (shown,) = [line for line in out.strip().splitlines() if not line.startswith("warning: ")]
     assert shown.startswith(f"error: {answers}:4: a second, different record for the prompt ")
     assert shown.endswith("(first at line 2); remove one of them")
 

@@ -8,16 +8,18 @@ back (``ScoredResponses.to_json`` is its ``--json``).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hyoka.errors import HyokaWarning
 from hyoka.ifeval.evaluate import MODES, Mode, judge_all
 from hyoka.ifeval.inputs import PromptSet, matched, read_responses
 from hyoka.ifeval.language import DEFAULT_SEED as LANGDETECT_SEED
 from hyoka.ifeval.scores import Bootstrap, Scores, score
-from hyoka.ifeval.signing import ifeval_signature
+from hyoka.ifeval.signing import data_id, ifeval_signature, is_pinned
 from hyoka.signature import Signature
 from hyoka.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -53,6 +55,13 @@ def score_responses(
     (a language verdict drawn with ``langdetect_seed``; ``None``: unseeded, as upstream),
     accuracies with intervals from ``resamples`` draws seeded with ``seed``; ``limit``: the
     first N prompts only (a trial's answers; the signature says how many)."""
+    if not is_pinned(prompts.sha256):
+        warnings.warn(
+            f"{prompts.path} is not the pinned M-IFEval-Ja prompts file: its scores are "
+            f"signed data:{data_id(prompts.sha256)}",
+            HyokaWarning,
+            stacklevel=2,
+        )
     draws = Bootstrap(resamples=resamples, seed=seed)
     scored = prompts.prompts[:limit] if limit else prompts.prompts
     shown = len(scored) if len(scored) < len(prompts.prompts) else None
