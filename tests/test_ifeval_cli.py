@@ -372,3 +372,9 @@ def test_mtbench_verify_says_absent_prompts_and_drawn_verdicts_not_exactly(tmp_p
     assert "reproduced exactly" not in out
     first_absent = SHARED_DATA / PROMPTS_IN_DATA
     assert f"; 168 of the 172 prompts absent (the first: {first_absent}:5))" in out
+    code, out = _hyoka("ifeval", "verify", str(strict), "--prompts", str(PROMPTS), "--seeds", "2")
+    assert code == 0, out
+    assert (
+        f"by langdetect's seed alone; 168 of the 172 prompts absent (the first: {PROMPTS}:5)\n"
+        in out
+    )

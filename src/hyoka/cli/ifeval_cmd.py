@@ -164,6 +164,12 @@ def _report(checked: Verification) -> None:
     )
     if differences:
         summary += f"; {differences} differ, {explained} of them by langdetect's seed alone"
+    if checked.absent:
+        total = len(checked.absent) + len(checked.published)
+        summary += (
+            f"; {len(checked.absent)} of the {total} prompts absent "
+            f"(the first: {checked.absent[0].where})"
+        )
     say(summary)
     for difference in checked.differences:
         say(f"  {difference.describe()}")

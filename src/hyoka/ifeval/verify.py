@@ -104,7 +104,7 @@ class Verification:
     def to_json(self) -> dict[str, Any]:
         """The file, its mode, the prompts and instructions and how many agreed, each
         difference (said, and whether the seed decides it), the seed-dependent verdicts,
-        the inconsistent lines, and whether the file is ``ok``."""
+        the inconsistent lines, the absent prompts' lines, and whether the file is ``ok``."""
         return {
             "file": str(self.path), "mode": self.mode, "prompts": len(self.published),
             "prompts_agreed": self.prompts_agreed, "instructions": self.instructions,
@@ -112,7 +112,8 @@ class Verification:
             "differences": [{"difference": d.describe(), "seed_dependent": d.seed_dependent}
                             for d in self.differences],
             "seed_dependent": list(self.seed_dependent),
-            "inconsistent": list(self.inconsistent), "ok": self.ok,
+            "inconsistent": list(self.inconsistent),
+            "absent": [prompt.where for prompt in self.absent], "ok": self.ok,
         }  # fmt: skip
 
 
