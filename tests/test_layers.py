@@ -20,6 +20,7 @@ LAYERS: dict[int, tuple[str, ...]] = {
     0: (
         "",
         "errors",
+        "arguments",
         "redact",
         "signature",
         "settings_record",
