@@ -32,7 +32,7 @@ _PINNED_PATH = "m-ifeval-ja/data/ja_input_data.jsonl"
 
 def is_pinned(prompts_sha256: str) -> bool:
     """Whether prompts of that SHA-256 are the pinned upstream file (the data manifest's)."""
-    from hyoka.data.manifest import manifest
+    from hyoka.data import manifest
 
     pinned = {f.sha256 for f in manifest(DATA_NAME).files if f.path == _PINNED_PATH}
     return prompts_sha256 in pinned
