@@ -312,3 +312,25 @@ def test_a_pairwise_record_without_its_two_models_is_one_error_line(tmp_path: Pa
     path.write_text(record_line(record), encoding="utf-8")
     with pytest.raises(InputError, match=r"judgments\.jsonl:1: a pairwise judgment names 1 "):
         read_pairs(path)
+
+
+def test_a_judgment_file_beside_a_result_json_is_still_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder holding a result.json is a pfgen run, and the judgment files beside it are
+    read too: copying a result in must not make the MT-bench pages vanish unsaid."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    folder = tmp_path / "jo"
+    folder.mkdir()
+    shutil.copy(PFMT_JUDGMENTS / f"{JUDGED_MODELS[0]}.jsonl", folder)
+    shutil.copy(PFGEN_RESULTS / "01-ai/Yi-1.5-9B/2ff65a8/result.json", folder)
+    app = typer.Typer()
+    app.command("report")(report_command)
+    app.command("explain")(explain_command)
+    done = CliRunner().invoke(
+        app, ["report", str(folder), "-o", str(tmp_path / "out"), "--no-public", "--json"]
+    )
+    assert done.exit_code == 0, done.output
+    files = json.loads(done.stdout)["files"]
+    assert any(f.startswith("mtbench/") and f != "mtbench/index.html" for f in files), files
+    assert any(f.startswith("pfgen/") for f in files), files

@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from pathlib import Path
 
 from hyoka.errors import InputError
 from hyoka.store import first_object
-from hyoka.store.pfgen_runs import RESULT_FILE, run_source
+from hyoka.store.pfgen_runs import (
+    RESULT_FILE,
+    TRIAL_GLOB,
+    TRIALS_JSONL,
+    TRIALS_XZ,
+    run_source,
+)
 
 
 @dataclass
@@ -77,6 +84,12 @@ def _add_file(inputs: Inputs, path: Path) -> None:
         inputs.notes.append(f"{path}: skipped: not a pfgen run or judgment file")
 
 
+def _is_run_file(name: str) -> bool:
+    """A pfgen run folder's own answer files, read with the run: any other file beside
+    them (a judgment file copied in) is still looked at, never dropped unsaid."""
+    return name in (TRIALS_JSONL, TRIALS_XZ) or fnmatch(name, TRIAL_GLOB)
+
+
 def _is_stability_file(path: Path) -> bool:
     """Imported here: the stability module loads ``hyoka.stats``, which listing inputs does
     not otherwise need (``hyoka pfgen correlate --plot`` imports this package too)."""
@@ -116,22 +129,22 @@ def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
             continue
         inputs.folders.append(path)
         named_run = run_source(path)
-        if named_run is not None:
+        if named_run is not None:  # a run named itself gets its page, even a public one
             inputs.pfgen_runs.append(named_run)
-            continue
         inside_public = public is not None and path.resolve().is_relative_to(public)
         for top, dirnames, filenames in os.walk(path):
             dirnames.sort()
             folder = Path(top)
             source = run_source(folder)
-            if source is not None or RESULT_FILE in filenames:
-                if not inside_public:
-                    if source is not None:
-                        inputs.pfgen_runs.append(source)
-                    else:
-                        inputs.pfgen_results.append(folder)
-                continue
+            is_run = source is not None or RESULT_FILE in filenames
+            if is_run and not inside_public and not (folder == path and named_run is not None):
+                if source is not None:
+                    inputs.pfgen_runs.append(source)
+                else:
+                    inputs.pfgen_results.append(folder)
             for name in sorted(filenames):
+                if is_run and _is_run_file(name):  # read as the run, not one by one
+                    continue
                 if name.endswith(".jsonl"):
                     _add_file(inputs, folder / name)
                 elif name.endswith(".json") and _is_stability_file(folder / name):
