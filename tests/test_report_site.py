@@ -334,3 +334,22 @@ def test_a_judgment_file_beside_a_result_json_is_still_read(
     files = json.loads(done.stdout)["files"]
     assert any(f.startswith("mtbench/") and f != "mtbench/index.html" for f in files), files
     assert any(f.startswith("pfgen/") for f in files), files
+
+
+def test_a_run_named_twice_is_one_run_not_compared_with_itself(
+    tmp_path: Path, index_cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``RUN`` and ``./RUN/`` are one run: one row, and no comparison of it with itself."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(index_cache_dir))
+    a, _ = crafted_runs(tmp_path / "in")
+    app = typer.Typer()
+    app.command("report")(report_command)
+    app.command("explain")(explain_command)
+    args = ["report", str(a), f"{a}/./", "-o", str(tmp_path / "out"), "--no-public", "--json"]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    files = json.loads(done.stdout)["files"]
+    assert "pfgen/compare.html" not in files, files
+    index = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert index.count(">crafted-a (chat)") == 1, index

@@ -151,4 +151,36 @@ def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
                     inputs.stability_files.append(folder / name)
                 elif name.endswith(".json") and _is_ranking_file(folder / name):
                     inputs.ranking_files.append(folder / name)
-    return inputs
+    return _once(inputs)
+
+
+def _unique(paths: list[Path]) -> list[Path]:
+    """``paths`` without the repeats of one file or folder under another spelling."""
+    seen: set[Path] = set()
+    kept = []
+    for path in paths:
+        if path.resolve() not in seen:
+            seen.add(path.resolve())
+            kept.append(path)
+    return kept
+
+
+def _once(inputs: Inputs) -> Inputs:
+    """Every input once, however often it was named (``RUN`` and ``./RUN/``, a folder and a
+    file in it): a run given twice is one row, never compared with itself."""
+    singles: dict[Path, list[Path]] = {}
+    folder_of: dict[Path, Path] = {}
+    for folder, files in inputs.single_sets.items():
+        key = folder_of.setdefault(folder.resolve(), folder)
+        singles[key] = _unique(singles.get(key, []) + files)
+    return Inputs(
+        pfgen_runs=_unique(inputs.pfgen_runs),
+        pfgen_results=_unique(inputs.pfgen_results),
+        single_sets=singles,
+        grading_files=_unique(inputs.grading_files),
+        pair_files=_unique(inputs.pair_files),
+        stability_files=_unique(inputs.stability_files),
+        ranking_files=_unique(inputs.ranking_files),
+        folders=_unique(inputs.folders),
+        notes=list(dict.fromkeys(inputs.notes)),
+    )
