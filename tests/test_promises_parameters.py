@@ -159,7 +159,7 @@ def test_the_rule_sees_what_it_forbids(tmp_path: Path) -> None:
 def test_a_python_caller_reads_the_parameter_the_command_line_its_flag(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    with pytest.raises(InputError, match=r"^`resamples` must be at least 1$"):
+    with pytest.raises(InputError, match=r"^`resamples` must be at least 2 for a 95% interval"):
         bootstrap(lambda picks: picks.sum(axis=1), 2, resamples=0)
     with pytest.raises(InputError, match=r"^`spec` must look like PROVIDER/MODEL"):
         connect("gpt-4o", no_cache=True)

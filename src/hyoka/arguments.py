@@ -29,6 +29,21 @@ def at_least_one(name: str, value: int | None) -> None:
         raise InputError(f"`{name}` must be at least 1, got {value!r}")
 
 
+#: The fewest bootstrap draws of a percentile interval: of one draw its 2.5th and 97.5th
+#: percentiles are that draw, an interval of zero width that need not hold the estimate
+#: (and every pair of models then looks told apart); two draws give distinct bounds.
+MIN_RESAMPLES = 2
+
+
+def resamples(value: int, confidence: float = 0.95) -> None:
+    """``value`` bootstrap draws are enough for a ``confidence`` percentile interval."""
+    if type(value) is not int or value < MIN_RESAMPLES:
+        raise InputError(
+            f"`resamples` must be at least {MIN_RESAMPLES} for a {confidence:.0%} interval,"
+            f" got {value!r}"
+        )
+
+
 def paths(name: str, value: Sequence[Path] | None) -> None:
     """``value`` is a sequence of ``Path``s (``None``: not given), not one path or name."""
     one: tuple[type[Any], ...] = (str, bytes, PathLike)

@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 
+from hyoka.arguments import MIN_RESAMPLES
 from hyoka.errors import PARAMETER, HyokaError, HyokaNote, HyokaWarning, InputError
 from hyoka.printable import printable, printable_csv, printable_json
 
@@ -234,7 +235,10 @@ WorkersOption = Annotated[
 # --- statistics -------------------------------------------------------------------------
 
 ResamplesOption = Annotated[
-    int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the 95% intervals.")
+    int,
+    typer.Option(
+        "--resamples", min=MIN_RESAMPLES, help="Bootstrap resamples for the 95% intervals."
+    ),
 ]
 BootstrapSeedOption = Annotated[
     int, typer.Option("--seed", help="Seed of the bootstrap resampling.")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from hyoka.arguments import MIN_RESAMPLES
 from hyoka.cli._benches import (
     BenchOption,
     RegisteredName,
@@ -101,7 +102,9 @@ def leaderboard_command(
     resamples: Annotated[
         int,
         typer.Option(
-            "--resamples", min=1, help="Bootstrap resamples of the 95% intervals (not Rakuda)."
+            "--resamples",
+            min=MIN_RESAMPLES,
+            help="Bootstrap resamples of the 95% intervals (not Rakuda).",
         ),
     ] = 2000,
     data_dir: DataDirOption = None,

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
+from hyoka import arguments
 from hyoka.arguments import at_least_one, one_of, paths
 from hyoka.errors import HyokaError, HyokaWarning, InputError
 from hyoka.judge import (
@@ -519,6 +520,7 @@ def bench_leaderboard(
     its rules, ``judgments`` being its answer files (default: upstream's published ones).
     Rows incomplete, unrated, repeated or without answers are named in ``HyokaWarning``s."""
     one_of("fmt", fmt, get_args(Format))
+    arguments.resamples(resamples)
     for name, listed in {"judgments": judgments, "radar": radar, "answers": answers}.items():
         paths(name, listed)
     if definition(bench).judging is RULE_CHECKED:

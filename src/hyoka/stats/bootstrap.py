@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from hyoka import arguments
 from hyoka.errors import InputError
 
 IntArray = npt.NDArray[np.int64]
@@ -162,10 +163,9 @@ def bootstrap(
     """
     if n < 1:
         raise InputError("bootstrap: no items to resample")
-    if resamples < 1:
-        raise InputError("`resamples` must be at least 1")
     if not 0.0 < confidence < 1.0:
         raise InputError("confidence must lie strictly between 0 and 1")
+    arguments.resamples(resamples, confidence)
     estimate = float(statistic(np.arange(n, dtype=np.int64)[None, :])[0])
     values = resampled(statistic, n, resamples, np.random.default_rng(seed))
     finite = values[np.isfinite(values)]
@@ -193,6 +193,7 @@ def two_level_interval(
     """The interval of a mean of group means, both levels resampled: the groups with
     replacement, then each group's values within it (questions, then a run's answers to
     each). ``estimate`` is the statistic on the data itself, as its owner computed it."""
+    arguments.resamples(resamples, confidence)
     draws = two_level_draws(groups, resamples=resamples, seed=seed)
     return _percentile_interval(estimate, draws, confidence, resamples)
 
