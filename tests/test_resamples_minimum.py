@@ -37,3 +37,13 @@ def test_the_library_names_the_parameter(count: int) -> None:
         bench_leaderboard("jmt-bench", [PUBLISHED], data_dir=SHARED_DATA, resamples=count)
     with pytest.raises(InputError, match=expected):
         bootstrap(lambda picks: picks.sum(axis=1).astype(float), 3, resamples=count)
+
+
+def test_every_interval_of_the_bootstrap_checks_first() -> None:
+    """The two-level draws refuse the count before numpy sees it (a negative size)."""
+    import numpy as np
+
+    from hyoka.stats.bootstrap import two_level_draws
+
+    with pytest.raises(InputError, match=r"^`resamples` must be at least 2"):
+        two_level_draws([np.array([1.0, 2.0])], resamples=-5)

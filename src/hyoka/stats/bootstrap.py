@@ -193,7 +193,6 @@ def two_level_interval(
     """The interval of a mean of group means, both levels resampled: the groups with
     replacement, then each group's values within it (questions, then a run's answers to
     each). ``estimate`` is the statistic on the data itself, as its owner computed it."""
-    arguments.resamples(resamples, confidence)
     draws = two_level_draws(groups, resamples=resamples, seed=seed)
     return _percentile_interval(estimate, draws, confidence, resamples)
 
@@ -203,6 +202,7 @@ def two_level_draws(
 ) -> FloatArray:
     """The resampled means behind ``two_level_interval`` (one per resample): the draws a
     caller needs to set several such intervals beside each other (separability)."""
+    arguments.resamples(resamples)
     rng = np.random.default_rng(seed)
     if all(len(values) == 1 for values in groups):  # one trial: the same draws, faster
         single = np.asarray([values[0] for values in groups], dtype=np.float64)
@@ -223,6 +223,7 @@ def summary_two_level_interval(
 ) -> Interval:
     """``two_level_interval`` from each group's mean and standard deviation over ``trials``
     values alone (``noisy_group_means``): for results that kept no single values."""
+    arguments.resamples(resamples, confidence)
     rng = np.random.default_rng(seed)
     drawn = noisy_group_means(means, spread, max(trials, 1), resamples, rng)
     return _percentile_interval(estimate, drawn, confidence, resamples)
@@ -249,6 +250,7 @@ def paired_two_level_intervals(
     answers to the same questions); each estimate is the difference of the plain means."""
     if len(groups_a) != len(groups_b) or not groups_a:
         raise InputError("a paired bootstrap needs the same groups, at least one, on both sides")
+    arguments.resamples(resamples, confidence)
     rng = np.random.default_rng(seed)
     inner = group_means(groups_a, resamples, rng) - group_means(groups_b, resamples, rng)
     lows, highs = percentiles(inner, confidence)
