@@ -353,3 +353,29 @@ def test_a_run_named_twice_is_one_run_not_compared_with_itself(
     assert "pfgen/compare.html" not in files, files
     index = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     assert index.count(">crafted-a (chat)") == 1, index
+
+
+def test_a_named_run_whose_answers_changed_since_scoring_is_said(
+    tmp_path: Path, index_cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report rescores a named run from its answers; a result.json beside them that the
+    leaderboard skips (answers changed since scoring) is named as skipped, with the reason,
+    never shown silently as the run's numbers."""
+    from hyoka.pfgen import PfgenBenchmark, score_run
+
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(index_cache_dir))
+    a, _ = crafted_runs(tmp_path / "in")
+    score_run(a, PfgenBenchmark.load(SHARED_DATA, index_cache_dir))
+    trials = a / "trials.jsonl"
+    trials.write_text(trials.read_text(encoding="utf-8").replace("重要", "大切"), encoding="utf-8")
+    app = typer.Typer()
+    app.command("report")(report_command)
+    app.command("explain")(explain_command)
+    args = ["report", str(a), "-o", str(tmp_path / "out"), "--no-public", "--json"]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    notes = json.loads(done.stdout)["notes"]
+    stale = [n for n in notes if str(a / "result.json") in n]
+    assert len(stale) == 1 and "answers changed since scoring" in stale[0], notes
+    assert "rescored from its answers" in stale[0]

@@ -60,6 +60,7 @@ def pfgen_section(
             except HyokaError as exc:
                 notes.append(f"{source}: skipped: {exc}")
                 continue
+            _note_stale_result(run, notes)
             identifier = run_id(run.folder, run.summary.label)
             run.run_id = identifier
             pages[run_path(identifier)] = run_page(run, benchmark, identifier)
@@ -124,6 +125,29 @@ def pfgen_section(
     if stability:
         items.append(stability)
     return f"<h2>pfgen-bench</h2><ul>{''.join(items)}</ul>"
+
+
+def _note_stale_result(run: ScoredRun, notes: list[str]) -> None:
+    """A named run is scored from its answers; where the ``result.json`` beside them cannot
+    be shown (``run_result_problem``: answers changed since scoring, not a pfgen-bench
+    result), that file is skipped with the leaderboard's reason, and the line says the run's
+    row holds the rescored numbers instead of the file's."""
+    from hyoka.pfgen.summary import run_result_problem
+    from hyoka.store.pfgen_runs import RESULT_FILE, read_result
+
+    try:
+        stored = read_result(run.folder)
+    except HyokaError as exc:
+        notes.append(f"{exc} (skipped; the run is shown rescored from its answers)")
+        return
+    if stored is None:
+        return
+    problem = run_result_problem(run.folder, stored)
+    if problem is not None:
+        notes.append(
+            f"{run.folder / RESULT_FILE}: skipped: {problem}; the run is shown rescored from "
+            f"its answers (score {run.summary.score:.4f})"
+        )
 
 
 @dataclass(frozen=True)
