@@ -936,3 +936,24 @@ def test_twin_runs_in_same_named_folders_show_as_much_path_as_tells_them_apart(
         "org/m (chat) [run sampled/run]",
         "org/m (qa)",
     ]
+
+
+def test_names_alike_but_for_unicode_form_are_told_apart(tmp_path: Path) -> None:
+    """The name "モデルガ" in NFC and in NFD look the same: before, two identical-looking rows with no
+    ``[run …]`` (the labels differed as strings); now each row names its run."""
+    import unicodedata
+
+    from hyoka.cli.main import app
+
+    composed = "org/モデルガ"
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert composed != decomposed
+    _write(tmp_path / "a" / "aaaaaaa" / "result.json", _fake_result(composed))
+    _write(tmp_path / "b" / "bbbbbbb" / "result.json", _fake_result(decomposed))
+    made = CliRunner().invoke(app, ["pfgen", "leaderboard", str(tmp_path)])
+    assert made.exit_code == 0, made.output
+    models = sorted(unicodedata.normalize("NFC", row["Model"]) for row in _md_table(made.stdout))
+    assert models == [
+        "org/モデルガ (chat) [run aaaaaaa]",
+        "org/モデルガ (chat) [run bbbbbbb]",
+    ]

@@ -77,6 +77,13 @@ def printable_json(text: str) -> str:
     return _IN_LINES.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
+def shown_alike(text: str) -> str:
+    """What ``text`` looks like on screen, as one key: its NFC form. Names that differ only
+    in Unicode normalisation (``ガ`` as one code point or as ``カ`` + U+3099) are shown
+    identically, so rows labelled with them must be told apart as rows of one label."""
+    return unicodedata.normalize("NFC", text)
+
+
 def markdown_cell(text: str) -> str:
     """``text`` as one cell of a Markdown table: on one line (each line break a space), its
     ``\\`` and ``|`` escaped, so a name from a file can neither end its row nor add a cell.

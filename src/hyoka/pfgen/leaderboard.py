@@ -40,6 +40,7 @@ from hyoka.printable import (
     markdown_link_target,
     markdown_link_text,
     one_line,
+    shown_alike,
 )
 from hyoka.signature import SIGNATURE_KEY, Signature, common_signature
 from hyoka.store import pfgen_runs
@@ -321,7 +322,7 @@ def run_marks(rows: Sequence[RunSummary]) -> list[str]:
     to it; the Markdown table shows this beside the model."""
     groups: dict[str, list[int]] = {}
     for position, row in enumerate(rows):
-        groups.setdefault(row.label, []).append(position)
+        groups.setdefault(shown_alike(row.label), []).append(position)
     marks = [""] * len(rows)
     for positions in groups.values():
         if len(positions) < 2:
