@@ -939,8 +939,8 @@ def test_twin_runs_in_same_named_folders_show_as_much_path_as_tells_them_apart(
 
 
 def test_names_alike_but_for_unicode_form_are_told_apart(tmp_path: Path) -> None:
-    """The name "モデルガ" in NFC and in NFD look the same: before, two identical-looking rows with no
-    ``[run …]`` (the labels differed as strings); now each row names its run."""
+    """The name "モデルガ" in NFC and in NFD looks the same: before, two identical-looking
+    rows with no ``[run …]`` (the labels differed as strings); now each names its run."""
     import unicodedata
 
     from hyoka.cli.main import app
