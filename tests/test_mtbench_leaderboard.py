@@ -372,3 +372,31 @@ def test_a_judge_run_stopped_before_its_first_line_lists_its_model(tmp_path: Pat
     rows = [(e["model"], e["judged_turns"], e["complete"], e["dry_run"]) for e in json.loads(text)]
     assert rows == [("gpt-4", 2, False, True), ("claude-2.1", 0, False, True)]
     assert "warning: claude-2.1: 0 of 720 turns judged" in err
+
+
+def test_names_alike_but_for_unicode_form_are_named_in_one_warning(tmp_path: Path) -> None:
+    """One model's published jmt-bench judgments, half under "モデルガ" in NFC and half in
+    NFD: two rows that look the same, each incomplete. Before, nothing said why; now one
+    warning names both forms (the judgments are not merged behind the user's back)."""
+    import unicodedata
+
+    composed = "モデルガ"
+    decomposed = unicodedata.normalize("NFD", composed)
+    published = SHARED_DATA / "jmt-bench" / "model_judgment" / "gpt-4_single.jsonl"
+    lines = [json.loads(line) for line in published.read_text(encoding="utf-8").splitlines()]
+    kept = [line for line in lines if line["model"] == lines[0]["model"]]
+    for line in kept:
+        line["model"] = composed if int(line["question_id"]) % 2 else decomposed
+    path = tmp_path / "gpt-4_single.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in kept), encoding="utf-8")
+    code, md, err = _board_cli("--bench", "jmt-bench", "--variant", "stability@aed16da",
+                               "--mix-variants", "--judgments", str(path))  # fmt: skip
+    assert code == 0, err
+    assert md.count(f"| {composed} (incomplete) |") == 1
+    assert md.count(f"| {decomposed} (incomplete) |") == 1
+    warning = (
+        f"warning: '{composed}' (NFC) and '{decomposed}' (NFD) are the same name in different "
+        "Unicode forms; their judgments are ranked as two models"
+    )
+    assert err.count("same name in different Unicode forms") == 1
+    assert warning in " ".join(err.split())

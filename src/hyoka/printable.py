@@ -84,6 +84,13 @@ def shown_alike(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def unicode_form(text: str) -> str:
+    """Which normalisation ``text`` is written in, to tell names ``shown_alike`` apart."""
+    if unicodedata.is_normalized("NFC", text):
+        return "NFC"
+    return "NFD" if unicodedata.is_normalized("NFD", text) else "mixed form"
+
+
 def markdown_cell(text: str) -> str:
     """``text`` as one cell of a Markdown table: on one line (each line break a space), its
     ``\\`` and ``|`` escaped, so a name from a file can neither end its row nor add a cell.

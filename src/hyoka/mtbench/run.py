@@ -92,6 +92,7 @@ from hyoka.mtbench.spec import DRAWN_MATCHES, RULE_CHECKED, parse_layout
 from hyoka.mtbench.trials import IntervalSettings
 from hyoka.mtbench.verify import Benches as VerifyBenches
 from hyoka.mtbench.verify import JudgmentCheck, verify_file
+from hyoka.printable import shown_alike, unicode_form
 from hyoka.providers import (
     DEFAULT_THINKING,
     ClientStats,
@@ -600,6 +601,14 @@ def _warn_of_rows(board: Leaderboard) -> None:
         if model.repeated:
             _warn(f"{model.model}: {model.repeated} turn(s) judged again in its file, each "
                   "judgment counted as upstream's mean counts them (marked repeated)")  # fmt: skip
+    alike: dict[str, list[str]] = {}
+    for model in board.models:
+        alike.setdefault(shown_alike(model.model), []).append(model.model)
+    for names in alike.values():
+        if len(names) > 1:
+            shown = [f"'{name}' ({unicode_form(name)})" for name in names]
+            _warn(f"{', '.join(shown[:-1])} and {shown[-1]} are the same name in different "
+                  "Unicode forms; their judgments are ranked as two models")  # fmt: skip
 
 
 @dataclass(frozen=True)
