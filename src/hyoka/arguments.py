@@ -44,10 +44,19 @@ def resamples(value: int, confidence: float = 0.95) -> None:
         )
 
 
-def paths(name: str, value: Sequence[Path] | None) -> None:
-    """``value`` is a sequence of ``Path``s (``None``: not given), not one path or name."""
+def paths(name: str, value: Sequence[Path] | None, *, empty: bool = True) -> None:
+    """``value`` is a sequence of ``Path``s (``None``: not given), not one path or name;
+    not ``empty`` where no path is no request (the command line takes one or more)."""
     one: tuple[type[Any], ...] = (str, bytes, PathLike)
     if value is not None and (
         isinstance(value, one) or not all(isinstance(p, Path) for p in value)
     ):
         raise InputError(f"`{name}` must be a sequence of paths (pathlib.Path), got {value!r}")
+    if value is not None and not empty and len(value) == 0:
+        raise InputError(f"`{name}` must hold at least one path, got {value!r}")
+
+
+def path(name: str, value: Path) -> None:
+    """``value`` is one ``Path``, not a name (``str``) the call would fail on deep inside."""
+    if not isinstance(value, Path):
+        raise InputError(f"`{name}` must be a path (pathlib.Path), got {value!r}")

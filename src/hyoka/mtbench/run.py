@@ -524,6 +524,7 @@ def bench_leaderboard(
     arguments.resamples(resamples)
     for name, listed in {"judgments": judgments, "radar": radar, "answers": answers}.items():
         paths(name, listed)
+    paths("judgments", judgments, empty=False)  # None: the published ones; [] is no request
     if definition(bench).judging is RULE_CHECKED:
         flags = {"radar": radar, "variant": variant, "mix_variants": mix_variants,
                  "answers": answers, "style_control": style_control, "output": output}  # fmt: skip

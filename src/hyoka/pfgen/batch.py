@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hyoka import arguments
 from hyoka.errors import HyokaError, HyokaWarning
 from hyoka.pfgen._pysum import Summation
 from hyoka.pfgen.benchmark import PfgenBenchmark
@@ -121,6 +122,8 @@ def score_paths(
     """Score every run under ``paths`` and write result.json beside each (``force``: even
     where it is up to date; ``summation``: that float summation, else the one that
     reproduces the existing result); nothing is loaded when no run is found."""
+    arguments.paths("paths", paths, empty=False)
+    arguments.at_least_one("workers", workers)
     watcher = watcher or RunsWatcher()
     found = find_paths(paths, watcher)
     failures, done = found.failures, {}
@@ -172,6 +175,8 @@ def verify_paths(
 ) -> VerifiedRuns:
     """Rescore every run under ``paths`` in memory (nothing is written) and compare it
     with its result.json, field by field."""
+    arguments.paths("paths", paths, empty=False)
+    arguments.at_least_one("workers", workers)
     watcher = watcher or RunsWatcher()
     found = find_paths(paths, watcher)
     failures, verdicts = found.failures, []

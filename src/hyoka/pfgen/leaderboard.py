@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hyoka import arguments
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.pfgen.choices import LeaderboardFormat
 from hyoka.pfgen.provenance import CUSTOM_DATA, data_id, number_differences, pinned_metadata_hash
@@ -561,6 +562,7 @@ def leaderboard(results_dir: Path, fmt: LeaderboardFormat = LeaderboardFormat.MD
     ``fmt`` (``upstream``: the pfgen-bench README's own table, its rows and links as that
     checkout has them). A result.json that is no pfgen-bench result is skipped with a
     ``HyokaWarning``, each said even when no usable result is left (the error then)."""
+    arguments.path("results_dir", results_dir)
     skipped: list[str] = []
     links_from = None
     try:
