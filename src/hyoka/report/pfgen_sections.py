@@ -132,8 +132,8 @@ def _note_stale_result(run: ScoredRun, notes: list[str]) -> None:
     be shown (``run_result_problem``: answers changed since scoring, not a pfgen-bench
     result), that file is skipped with the leaderboard's reason, and the line says the run's
     row holds the rescored numbers instead of the file's."""
-    from hyoka.pfgen.summary import run_result_problem
-    from hyoka.store.pfgen_runs import RESULT_FILE, read_result
+    from hyoka.pfgen import read_result, run_result_problem
+    from hyoka.store import pfgen_runs
 
     try:
         stored = read_result(run.folder)
@@ -145,8 +145,8 @@ def _note_stale_result(run: ScoredRun, notes: list[str]) -> None:
     problem = run_result_problem(run.folder, stored)
     if problem is not None:
         notes.append(
-            f"{run.folder / RESULT_FILE}: skipped: {problem}; the run is shown rescored from "
-            f"its answers (score {run.summary.score:.4f})"
+            f"{run.folder / pfgen_runs.RESULT_FILE}: skipped: {problem}; the run is shown "
+            f"rescored from its answers (score {run.summary.score:.4f})"
         )
 
 
