@@ -193,3 +193,48 @@ def shaberi_raw_means() -> dict[str, tuple[Fraction, int, int]]:
         repeated = len(tasks) - len(set(tasks))
         out[model] = (sum(scores, Fraction()) / len(scores), len(rows) - len(scores), repeated)
     return out
+
+
+def hyoka_unblocked(fifos: list[Path], *args: str | Path) -> tuple[int, str]:
+    """``hyoka ARGS`` in a thread, its exit code and output; should it wait on one of
+    ``fifos`` (the bug a FIFO test looks for), each is opened for writing to let it go, and
+    the test fails instead of hanging."""
+    import threading
+
+    from typer.testing import CliRunner
+
+    from hyoka.cli.main import app
+
+    found: list[tuple[int, str]] = []
+
+    def run() -> None:
+        result = CliRunner().invoke(app, [str(arg) for arg in args])
+        found.append((result.exit_code, result.output))
+
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    runner.join(timeout=30)
+    if runner.is_alive():
+        for fifo in fifos:
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        runner.join(timeout=30)
+        pytest.fail(f"hyoka {' '.join(map(str, args))} waited on a FIFO")
+    return found[0]
+
+
+def put_other_than_a_file(path: Path, kind: str) -> None:
+    """Something else than a regular file at ``path``: a FIFO, a socket or a folder (one
+    holding a file, so that removing it would lose something)."""
+    import socket
+
+    path.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        with pytest.MonkeyPatch.context() as patch, socket.socket(socket.AF_UNIX) as sock:
+            patch.chdir(path.parent)  # a socket's path is at most 107 bytes: bind its name
+            sock.bind(path.name)
+    else:
+        path.mkdir()
+        (path / "keep.txt").write_text("keep")

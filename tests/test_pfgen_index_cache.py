@@ -17,7 +17,6 @@ import json
 import lzma
 import os
 import shutil
-import socket
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -27,7 +26,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from _shared import PFGEN_RESULTS, SHARED_DATA
+from _shared import PFGEN_RESULTS, SHARED_DATA, put_other_than_a_file
 from hyoka.cli.main import app
 from hyoka.pfgen import engine
 from hyoka.pfgen.benchmark import PfgenBenchmark
@@ -353,20 +352,6 @@ def test_an_entry_someone_else_could_have_written_is_not_trusted(
         assert info.st_uid == os.geteuid() and info.st_mode & 0o022 == 0, oct(info.st_mode)
 
 
-def _put_other_than_a_file(path: Path, kind: str) -> None:
-    """Something else than a regular file at ``path``: a FIFO, a socket or a folder."""
-    path.unlink()
-    if kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "socket":
-        with pytest.MonkeyPatch.context() as patch, socket.socket(socket.AF_UNIX) as sock:
-            patch.chdir(path.parent)  # a socket's path is at most 107 bytes: bind its name
-            sock.bind(path.name)
-    else:
-        path.mkdir()
-        (path / "keep.txt").write_text("keep")
-
-
 @pytest.mark.parametrize("kind", ["fifo", "socket", "folder"])
 @pytest.mark.parametrize("part", ["json", "bin"])
 def test_something_else_than_a_file_at_an_entry_is_replaced_or_said(
@@ -380,7 +365,7 @@ def test_something_else_than_a_file_at_an_entry_is_replaced_or_said(
     clean = _result(run)
     meta_path, blob_path, _ = _entry(cache)
     target = meta_path if part == "json" else blob_path
-    _put_other_than_a_file(target, kind)
+    put_other_than_a_file(target, kind)
     result = _score(run)
     assert _result(run) == clean
     warned = [line for line in result.stderr.splitlines() if str(cache) in line]

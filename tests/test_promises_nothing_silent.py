@@ -23,17 +23,15 @@ findings). Each test failed on the code before its fix, through the command line
 
 from __future__ import annotations
 
-import contextlib
 import json
 import lzma
 import os
-import threading
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from _shared import PFGEN_RESULTS, SHARED_DATA, writable_run_copy
+from _shared import PFGEN_RESULTS, SHARED_DATA, hyoka_unblocked, writable_run_copy
 from hyoka.cli.main import app
 
 O1_RUN = "openai/chatgpt-o1/9a61e92"
@@ -169,22 +167,6 @@ def test_one_trial_part_named_alone_is_refused_while_it_has_siblings(
 # --- 5, 6. a run's files are opened only as regular files, and read within a bound --------
 
 
-def _hyoka_unblocked(fifos: list[Path], *args: str | Path) -> tuple[int, str]:
-    """``_hyoka`` in a thread; should it wait on one of ``fifos`` (the bug), each is opened
-    for writing to let it go, and the test fails."""
-    found: list[tuple[int, str]] = []
-    runner = threading.Thread(target=lambda: found.append(_hyoka(*args)), daemon=True)
-    runner.start()
-    runner.join(timeout=30)
-    if runner.is_alive():
-        for fifo in fifos:
-            with contextlib.suppress(OSError):
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        runner.join(timeout=30)
-        pytest.fail(f"hyoka {' '.join(map(str, args))} waited on a FIFO")
-    return found[0]
-
-
 @pytest.mark.parametrize(
     ("name", "command"),
     [
@@ -204,7 +186,7 @@ def test_a_fifo_in_a_run_folder_is_named_not_waited_on(
     (run / name).unlink(missing_ok=True)
     os.mkfifo(run / name)
     forced = ["--force"] if command == "score" else []
-    code, output = _hyoka_unblocked([run / name], "pfgen", command, run, *forced)
+    code, output = hyoka_unblocked([run / name], "pfgen", command, run, *forced)
     assert code == 1, output
     reason = "a FIFO, not a regular file; not read"
     what = {"result.json": "result: ", "config.json": "generation config: "}.get(name, "")

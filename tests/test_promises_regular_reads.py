@@ -13,9 +13,7 @@ line naming the file, at once:
 from __future__ import annotations
 
 import ast
-import contextlib
 import os
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 import hyoka
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, hyoka_unblocked
 from hyoka.cli.main import app
 from hyoka.store import read_objects
 from hyoka.store.regular import LOG_MAX_BYTES, NotReadError, read_regular
@@ -193,19 +191,8 @@ def _hyoka(*args: str | Path) -> tuple[int, str]:
 
 
 def _unblocked(fifos: list[Path], *args: str | Path) -> tuple[int, list[str]]:
-    """``hyoka ARGS`` in a thread, its exit code and ``error:`` lines; should it wait on
-    one of ``fifos`` (the bug), each is opened for writing to let it go, and the test fails."""
-    found: list[tuple[int, str]] = []
-    runner = threading.Thread(target=lambda: found.append(_hyoka(*args)), daemon=True)
-    runner.start()
-    runner.join(timeout=30)
-    if runner.is_alive():
-        for fifo in fifos:
-            with contextlib.suppress(OSError):
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        runner.join(timeout=30)
-        pytest.fail(f"hyoka {' '.join(map(str, args))} waited on a FIFO")
-    code, output = found[0]
+    """``hyoka ARGS`` (``hyoka_unblocked``), its exit code and ``error:`` lines."""
+    code, output = hyoka_unblocked(fifos, *args)
     return code, [line for line in output.splitlines() if line.startswith("error:")]
 
 

@@ -11,8 +11,6 @@ reply of its script, so a reply served from the cache shows where it came from.
 from __future__ import annotations
 
 import json
-import os
-import socket
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, put_other_than_a_file
 from hyoka.cli.main import app
 
 REPLIES = ["first", "second", "third", "fourth"]
@@ -82,19 +80,6 @@ def test_a_reply_moved_to_another_key_or_edited_is_asked_again(tmp_path: Path, c
     assert _cache_warnings(third.stderr) == []
 
 
-def _put_other_than_a_file(path: Path, kind: str) -> None:
-    """Something else than a regular file at ``path``: a FIFO, a socket or a folder."""
-    path.unlink(missing_ok=True)
-    if kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "socket":
-        with pytest.MonkeyPatch.context() as patch, socket.socket(socket.AF_UNIX) as sock:
-            patch.chdir(path.parent)  # a socket's path is at most 107 bytes: bind its name
-            sock.bind(path.name)
-    else:
-        path.mkdir()
-
-
 KINDS = {"fifo": "a FIFO", "socket": "a socket", "folder": "a folder"}
 LOGS = "responses.sqlite3-wal, responses.sqlite3-shm, responses.sqlite3-journal"
 
@@ -110,7 +95,7 @@ def test_something_else_than_a_file_at_the_database_never_stops_a_run(
     cache.mkdir()
     database = cache / "responses.sqlite3"
     (cache / "responses.sqlite3-wal").write_bytes(b"")
-    _put_other_than_a_file(database, kind)
+    put_other_than_a_file(database, kind)
     made = _generate(tmp_path, "answers.jsonl")
     assert made.exit_code == 0, made.output
     assert _turns(tmp_path / "answers.jsonl") == [REPLIES[:2], REPLIES[2:]]
@@ -145,7 +130,7 @@ def test_something_else_than_a_file_at_a_log_never_stops_a_run(
     first = _generate(tmp_path, "first.jsonl")
     assert first.exit_code == 0, first.output
     path = cache / f"responses.sqlite3{log}"
-    _put_other_than_a_file(path, kind)
+    put_other_than_a_file(path, kind)
     again = _generate(tmp_path, "again.jsonl")
     assert again.exit_code == 0, again.output
     assert _turns(tmp_path / "again.jsonl") == [REPLIES[:2], REPLIES[2:]]
