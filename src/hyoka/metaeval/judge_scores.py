@@ -367,16 +367,23 @@ def shaberi_scale(suite: str) -> tuple[int, int] | None:
 Graded = tuple[Suite, str, tuple[str, int, str, int], float]
 
 
-def _single_files(path: Path) -> list[Path]:
-    """The judgment files of a single-grading folder, or the file itself."""
+def _jsonl_files(path: Path, what: str, *, nested: bool = False) -> list[Path]:
+    """The ``*.jsonl`` files of a folder of ``what`` judgments (``nested``: in its
+    subfolders too), or the file itself; a folder without one, or a path that is neither,
+    is one error naming it."""
     if path.is_dir():
-        files = sorted(path.glob("*.jsonl"))
+        files = sorted(path.rglob("*.jsonl") if nested else path.glob("*.jsonl"))
         if not files:
-            raise InputError(f"{path}: no *.jsonl judgment files")
+            raise InputError(f"{path}: no *.jsonl {what} judgment files")
         return files
     if path.is_file():
         return [path]
-    raise InputError(f"{path}: not a single-grading folder or file")
+    raise InputError(f"{path}: not a {what} folder or file")
+
+
+def _single_files(path: Path) -> list[Path]:
+    """The judgment files of a single-grading folder, or the file itself."""
+    return _jsonl_files(path, "single-grading")
 
 
 def _judgment_lines(
@@ -447,12 +454,8 @@ class PairTable:
 
 
 def _pair_files(path: Path) -> list[Path]:
-    if path.is_dir():
-        found = sorted(path.rglob("*.jsonl"))
-        if not found:
-            raise InputError(f"{path}: no *.jsonl pairwise judgment files")
-        return found
-    return [path]
+    """The judgment files of a pairwise folder (and its subfolders), or the file itself."""
+    return _jsonl_files(path, "pairwise", nested=True)
 
 
 def read_pair_tables(paths: list[Path], data_dir: Path | None = None) -> list[PairTable]:
