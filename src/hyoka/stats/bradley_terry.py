@@ -340,6 +340,30 @@ def bradley_terry(
         # no interval about a rating that does not exist
         gone = np.full(m, no_maximum is not None) | unplaced
         low[gone], high[gone] = math.nan, math.nan
+    ratings, not_comparable = ranked_ratings(
+        battles, (estimate, low, high), no_maximum, apart, separated_draws, apart_draws, rounds
+    )
+    return Ratings(
+        ratings, rounds, confidence, anchor, seed, no_maximum, separated_draws,
+        not_comparable, apart_draws,
+    )  # fmt: skip
+
+
+def ranked_ratings(
+    battles: Battles,
+    fitted: tuple[FloatArray, FloatArray, FloatArray],
+    no_maximum: str | None,
+    apart: Sequence[str | None],
+    separated_draws: int,
+    apart_draws: int,
+    rounds: int,
+) -> tuple[tuple[Rating, ...], dict[str, str]]:
+    """Each model's ``Rating`` from a fit's ``(estimate, low, high)`` and why any is n/a
+    (``reasons_na``), best first (``rating_order``), and the models the fit could not
+    compare (``apart``) with their reasons: one home for plain and style-controlled
+    Bradley-Terry alike."""
+    estimate, low, high = fitted
+    models, m = battles.models, len(battles.models)
     counts = np.bincount(battles.first, minlength=m) + np.bincount(battles.second, minlength=m)
     ratings = [
         Rating(
@@ -354,10 +378,7 @@ def bradley_terry(
     # best first; those without a rating (no order to show) after, by name
     ratings.sort(key=rating_order)
     not_comparable = {model: reason for model, reason in zip(models, apart, strict=True) if reason}
-    return Ratings(
-        tuple(ratings), rounds, confidence, anchor, seed, no_maximum, separated_draws,
-        not_comparable, apart_draws,
-    )  # fmt: skip
+    return tuple(ratings), not_comparable
 
 
 def rating_order(rating: Rating) -> tuple[bool, float, str]:

@@ -79,7 +79,7 @@ from hyoka.stats.bradley_terry import (
     Ratings,
     bradley_terry,
     group_units,
-    rating_order,
+    ranked_ratings,
     to_elo,
 )
 from hyoka.stats.connectivity import (
@@ -87,7 +87,6 @@ from hyoka.stats.connectivity import (
     battle_links,
     linked_groups,
     mark_undetermined,
-    reasons_na,
     undetermined,
 )
 from hyoka.stats.length_control import LENGTH_UNIT, RESAMPLED_GROUP
@@ -374,20 +373,11 @@ def style_controlled_bradley_terry(
         for j, name in enumerate(names)
         if grows[j] or grows_in[j]
     }
-    games = np.bincount(battles.first, minlength=m) + np.bincount(battles.second, minlength=m)
     reason = not_finite(_why_no_maximum(battles)) if separated else None
-    rated = [
-        Rating(
-            models[i], float(point[i]), float(low[i]), float(high[i]), int(games[i]),
-            *reasons_na(
-                reason, apart[i], separated_draws, apart_draws, rounds,
-                (point[i], low[i], high[i]),
-            ),
-        )
-        for i in range(m)
-    ]  # fmt: skip
-    rated.sort(key=rating_order)
-    unplaced_models = {model: why for model, why in zip(models, apart, strict=True) if why}
+    rated, unplaced_models = ranked_ratings(
+        battles, (point[:m], low[:m], high[:m]), reason, apart, separated_draws, apart_draws,
+        rounds,
+    )  # fmt: skip
     coefficients = {
         name: Interval(
             float(point[m + k]), float(low[m + k]), float(high[m + k]), confidence, rounds
@@ -407,7 +397,7 @@ def style_controlled_bradley_terry(
     ).signature()
     return StyleControlled(
         ratings=Ratings(
-            tuple(rated),
+            rated,
             rounds,
             confidence,
             anchor,
