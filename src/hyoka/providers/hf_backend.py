@@ -64,12 +64,7 @@ def generate_options(params: SamplingParams, sampling: bool, max_new_tokens: int
     samples; the caller decides, since an unset temperature means the model's default)."""
     options: dict[str, Any] = {"max_new_tokens": max_new_tokens, "do_sample": sampling}
     if sampling:
-        if params.temperature is not None:
-            options["temperature"] = params.temperature
-        if params.top_p is not None:
-            options["top_p"] = params.top_p
-        if params.top_k is not None:
-            options["top_k"] = params.top_k
+        options.update(params.given("temperature", "top_p", "top_k"))
     else:  # greedy: sampling settings from the model's defaults would only warn
         options.update(temperature=None, top_p=None, top_k=None)
     if params.repetition_penalty is not None:

@@ -323,12 +323,7 @@ class LlamaCppProvider(Provider):
             "stop": stops,
             "stopping_criteria": llama_cpp.StoppingCriteriaList([limit]),
         }
-        if params.temperature is not None:
-            kwargs["temperature"] = params.temperature
-        if params.top_p is not None:
-            kwargs["top_p"] = params.top_p
-        if params.top_k is not None:
-            kwargs["top_k"] = params.top_k
+        kwargs.update(params.given("temperature", "top_p", "top_k"))
         if params.repetition_penalty is not None:
             kwargs["repeat_penalty"] = params.repetition_penalty
         if seed is not None:

@@ -164,17 +164,8 @@ class OpenAIProvider(Provider):
         args: dict[str, Any] = {"model": self.model}
         if request.n != 1:
             args["n"] = request.n
-        if params.temperature is not None:
-            args["temperature"] = params.temperature
-        if params.top_p is not None:
-            args["top_p"] = params.top_p
-        if params.stop:
-            args["stop"] = list(params.stop)
-        if params.seed is not None:
-            args["seed"] = params.seed
-        extra: dict[str, Any] = {}
-        if params.top_k is not None:
-            extra["top_k"] = params.top_k
+        args.update(params.given("temperature", "top_p", "stop", "seed"))
+        extra = params.given("top_k")
         if params.repetition_penalty is not None:
             # vLLM's name, and llama.cpp's; each server ignores the one it does not know
             extra["repetition_penalty"] = params.repetition_penalty

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -63,6 +63,17 @@ class SamplingParams(BaseModel):
         if self.top_logprobs and not self.logprobs:
             raise ValueError("top_logprobs needs logprobs=True")
         return self
+
+    def given(self, *names: str) -> dict[str, Any]:
+        """The settings ``names`` that are set, by name (the stops as a list): what a
+        backend passes on, every unset one left out so that the backend's own default
+        applies. The one home of that rule for every backend that passes settings by name."""
+        shown = {name: getattr(self, name) for name in names}
+        return {
+            name: list(value) if isinstance(value, tuple) else value
+            for name, value in shown.items()
+            if value is not None and value != ()
+        }
 
     def retry_can_change_reply(self, retry: SamplingParams) -> bool:
         """Whether asking again with ``retry``, after a reply to these parameters, can get

@@ -90,18 +90,9 @@ def sampling_kwargs(params: SamplingParams, n: int = 1) -> dict[str, Any]:
     ``logprobs`` is vLLM's count of alternatives: 0 still returns the sampled token's own.
     """
     kwargs: dict[str, Any] = {"n": n, "max_tokens": params.max_tokens}
-    if params.temperature is not None:
-        kwargs["temperature"] = params.temperature
-    if params.top_p is not None:
-        kwargs["top_p"] = params.top_p
-    if params.top_k is not None:
-        kwargs["top_k"] = params.top_k
-    if params.stop:
-        kwargs["stop"] = list(params.stop)
-    if params.seed is not None:
-        kwargs["seed"] = params.seed
-    if params.repetition_penalty is not None:
-        kwargs["repetition_penalty"] = params.repetition_penalty
+    kwargs.update(
+        params.given("temperature", "top_p", "top_k", "stop", "seed", "repetition_penalty")
+    )
     if params.logprobs:
         kwargs["logprobs"] = params.top_logprobs or 0
     return kwargs
