@@ -16,6 +16,10 @@ exits 1 when one differs:
   a set differ between its own builds), against the digest of the prompts upstream's
   ``build.py`` built (seed 42), the texts joined by NUL;
 - ``hyoka jfbench build --upstream`` (a real process) words each prompt it builds;
+- multi-constraint builds (``--n-constraints`` 2, 3, 5 and 10, seed 42, both sets): their
+  entries (prompt, constraints, seeds) and every prompt without MarkdownFormatConstraint
+  against the digests of those upstream's ``get_benchmark_data_with_multiple_constraints``
+  built, and ``hyoka jfbench build --n-constraints 3`` words the prompts it draws;
 - the judge prompt of each of the 43 judged constraints of the test set (on prompts 0, 106
   and 299, about two responses), against the digest of upstream's ``_prompt``;
 - the four rules that read their word lists from upstream's source decide as upstream's
@@ -35,7 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hyoka.errors import InputError
-from hyoka.jfbench.build import single_constraint, stable_seed
+from hyoka.jfbench.build import identity_lines, multiple_constraints, single_constraint, stable_seed
 from hyoka.jfbench.catalogue import COLLECTIONS, classes
 from hyoka.jfbench.inputs import PROMPTS_IN_DATA, read_prompts
 from hyoka.jfbench.rules import check_of
@@ -50,6 +54,61 @@ FIRST_300 = "89c982abfa4eae3aa59d66a6dc449dc48059d914bbb8cb4d3786b8f1351b0d9e"
 ALL_SEEDED = {
     "test": "f244eb3a96081e242a08eaa16abc8ffeee576f318df60558f9ece0ab229cf94f",
     "train": "7bb5d75359dac82d009341e2043c69e76aef311e84d6d6a30510bf4a18166621",
+}
+#: upstream's multi-constraint builds at seed 42, (set, n_constraints, n_benchmark_data): the
+#: digest of their identity lines (as test_jfbench_build), and how many prompts carry no
+#: MarkdownFormatConstraint with the digest of those prompts (in order, joined by NUL)
+MULTI = {
+    ("test", 2, 100): (
+        "324bd4e247e7",
+        95,
+        "0a9f413bca8fc11f119c06ee3e41513ec5174d244a98cfa3a122b61695fd00a9",
+    ),
+    ("test", 3, 100): (
+        "45af423821a6",
+        96,
+        "2c95a3d385c5bee99ac36b199f35476ed37415ac4cfd5f411baecb878a4083f8",
+    ),
+    ("test", 5, 100): (
+        "dd1b302c7b95",
+        98,
+        "d29f08d7d4cbbf8c143f21dfcc5e182870edfe92b619421f25c985c7162acc74",
+    ),
+    ("test", 2, 1000): (
+        "a45ccdb5c226",
+        963,
+        "2f289300bc6de71b3c7428a79fb8a9c95dba3d41910d33a6fbe7f750156032f2",
+    ),
+    ("test", 10, 50): (
+        "859762f1c03d",
+        47,
+        "9d96469d47d2b57ce6d6283d8800e95318d519776169b2dfaf32a4926d2757b2",
+    ),
+    ("train", 2, 100): (
+        "98c0f75efaeb",
+        97,
+        "271acabfffc5701217d9ce3d8d181a02b1cdf4cda6c3bc7961a5cf26a576dcce",
+    ),
+    ("train", 3, 100): (
+        "5b4f8045379c",
+        99,
+        "865e8c2e616934e4d4c492f6963062a79a0dc95e674aed502e4e82c44ec12341",
+    ),
+    ("train", 5, 100): (
+        "cdf1e4ee0fbe",
+        94,
+        "6d60ff619abf9cc25e447419e81324deac3b58400220dadc9e497fd6f55a68f2",
+    ),
+    ("train", 2, 1000): (
+        "0422429f85ef",
+        970,
+        "21c769b9cfa4b1d96187942fa059cca7332dee258a892f4d69f03c2cfd976376",
+    ),
+    ("train", 10, 50): (
+        "3403c06f1a9e",
+        47,
+        "b133e43795a24dd0e5736c2caa74dd9d369c774ee1b61f51f139a22c660f43e6",
+    ),
 }
 #: upstream's ``_prompt`` of each of the 43 judged constraints of the test set, built as its
 #: single-constraint build builds them on prompts 0, 106 and 299, about two responses
@@ -117,6 +176,34 @@ def _build(report: _Report, upstream: Path, prompts: Path) -> None:
     report.line("hyoka jfbench build --upstream", {"rendered": 3, "unseeded": 0}, worded)
 
 
+def _multi(report: _Report, source: Source, upstream: Path, prompts: Path) -> None:
+    documents = read_prompts(prompts).documents
+    for (constraint_set, n, size), (entries_digest, worded, digest) in MULTI.items():
+        entries = multiple_constraints(documents, n, size, constraint_set)  # type: ignore[arg-type]
+        built = hashlib.sha256(identity_lines(entries).encode()).hexdigest()[:12]
+        texts = render_prompts(source, entries, documents)
+        shown = (built, sum(t is not None for t in texts), _digest(texts))
+        report.line(
+            f"{constraint_set} {n} constraints x {size}",
+            (entries_digest, worded, digest[:12]),
+            (shown[0], shown[1], shown[2][:12]),
+        )
+    done = subprocess.run(
+        [sys.executable, "-m", "hyoka", "jfbench", "build", "--prompts", str(prompts),
+         "--upstream", str(upstream), "--n-constraints", "3", "--n-benchmark-data", "100",
+         "--json"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        print(done.stderr, file=sys.stderr)
+    shown_json = json.loads(done.stdout) if done.returncode == 0 else {}
+    report.line(
+        "build --n-constraints 3 --upstream",
+        (100, 96, 4),
+        (shown_json.get("entries"), shown_json.get("rendered"), shown_json.get("unseeded")),
+    )
+
+
 def _judge_prompts(report: _Report, source: Source, prompts: Path) -> None:
     documents = read_prompts(prompts).documents
     asked: list[str | None] = [
@@ -162,6 +249,7 @@ def main() -> int:
         source = Source.read(upstream)
         _prompts(report, source, prompts)
         _build(report, upstream, prompts)
+        _multi(report, source, upstream, prompts)
         _judge_prompts(report, source, prompts)
         _word_lists(report, source)
     except InputError as error:

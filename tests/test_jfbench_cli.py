@@ -67,6 +67,32 @@ def test_build_refuses_an_unknown_set_in_one_line() -> None:
     assert err.strip() == "error: --constraint-set 'dev': train or test"
 
 
+def test_build_draws_upstreams_multi_constraint_entries(tmp_path: Path) -> None:
+    """``--n-constraints 3 --n-benchmark-data 100``: upstream's seed-42 draws (the digest of
+    the entries its own build made, as test_jfbench_build)."""
+    out_file = tmp_path / "multi.jsonl"
+    code, out, _ = _hyoka(
+        "jfbench", "build", "--prompts", str(PROMPTS), "--n-constraints", "3",
+        "--n-benchmark-data", "100", "--output", str(out_file), "--json",
+    )  # fmt: skip
+    assert code == 0
+    shown = json.loads(out)
+    assert (shown["n_constraints"], shown["entries"]) == (3, 100)
+    assert shown["sha256"] == "45af423821a65feb497d7a0d95da9ba67027639e25e97ba34cbdfa91e158aa0a"
+    assert shown["first"][0] == (
+        "multi-QuotesFormatIfbenchConstraint-GreetingOutputConstraint-YamlFormatConstraint"
+    )
+    lines = out_file.read_text(encoding="utf-8").splitlines()
+    assert len(json.loads(lines[99])["constraints"]) == 3
+
+
+def test_build_needs_a_size_for_several_constraints() -> None:
+    """A usage error (exit 2) before anything is read: upstream requires the size too."""
+    code, _, err = _hyoka("jfbench", "build", "--prompts", "missing.jsonl", "--n-constraints", "2")
+    assert code == 2
+    assert "--n-benchmark-data is needed with --n-constraints 2 or more" in err
+
+
 def test_score_prints_upstreams_rows_and_the_signature() -> None:
     code, out, _ = _hyoka("jfbench", "score", str(RESULTS), "--resamples", "100")
     assert code == 0

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from typer._click.exceptions import UsageError
 
 from hyoka.cli._common import (
     BootstrapSeedOption,
@@ -43,13 +44,25 @@ def build_command(
         str,
         typer.Option("--constraint-set", help="Upstream's constraint set: train or test."),
     ] = "test",
-    seed: Annotated[int, typer.Option("--seed", help="Seed of upstream's shuffle.")] = 42,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of upstream's shuffle (and of its draws).")
+    ] = 42,
+    n_constraints: Annotated[
+        int,
+        typer.Option(
+            "--n-constraints",
+            min=1,
+            help="Constraints an entry: 1 pairs every prompt with every constraint; 2 or "
+            "more draws --n-benchmark-data entries as upstream does.",
+        ),
+    ] = 1,
     n_benchmark_data: Annotated[
         int | None,
         typer.Option(
             "--n-benchmark-data",
             min=1,
-            help="Keep only the first N entries, as upstream's eval.py does.",
+            help="Keep only the first N entries, as upstream's eval.py does (needed, and "
+            "the number drawn, with --n-constraints 2 or more).",
             show_default=False,
         ),
     ] = None,
@@ -68,10 +81,13 @@ def build_command(
     as_json: JsonOption = False,
     data_dir: DataDirOption = None,
 ) -> None:
-    """Build the single-constraint benchmark as upstream's build.py builds it.
+    """Build the benchmark as upstream's build.py builds it.
 
-    Every prompt paired with every constraint of the set (rule-based, then judged), seeded
-    and shuffled as upstream (pfnet-research/jfbench c8fed01) does. --output writes one
+    With one constraint an entry (the default), every prompt paired with every constraint
+    of the set (rule-based, then judged), seeded and shuffled as upstream
+    (pfnet-research/jfbench c8fed01) does; with --n-constraints 2 or more,
+    --n-benchmark-data entries drawn from the seeded generator as upstream draws them
+    (clashing constraints and repeated entries thrown back). --output writes one
     JSON line per entry: its id, prompt position, and each constraint's name, group,
     parameters and seed. With --upstream, each line also carries the prompt a model is shown
     ("text"), worded from upstream's source (hyoka copies none of it); upstream draws
@@ -82,12 +98,16 @@ def build_command(
       hyoka jfbench build --n-benchmark-data 3
 
       hyoka jfbench build --constraint-set train --output train.jsonl
+
+      hyoka jfbench build --n-constraints 3 --n-benchmark-data 100 --output multi.jsonl
     """
     from hyoka.jfbench import build_benchmark
     from hyoka.store import write_output
 
+    if n_constraints > 1 and n_benchmark_data is None:
+        raise UsageError("--n-benchmark-data is needed with --n-constraints 2 or more")
     found = _prompts(prompts, data_dir)
-    shown = build_benchmark(found, constraint_set, seed, n_benchmark_data, upstream)
+    shown = build_benchmark(found, constraint_set, seed, n_benchmark_data, upstream, n_constraints)
     if output is not None:
         write_output(output, shown.lines, flag="--output")
     if as_json:

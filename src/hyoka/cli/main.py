@@ -203,7 +203,7 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
         {
             "build": CommandSpec(
                 _CLI + "jfbench_cmd:build_command",
-                "Build the single-constraint benchmark as upstream's build.py builds it.",
+                "Build the benchmark as upstream's build.py builds it.",
             ),
             "score": CommandSpec(
                 _CLI + "jfbench_cmd:score_command",

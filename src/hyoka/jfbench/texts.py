@@ -33,7 +33,7 @@ from hyoka.jfbench.build import (
     DEFAULT_SEED,
     BuildSummary,
     Entry,
-    single_constraint,
+    built,
     summary_of,
 )
 from hyoka.jfbench.catalogue import CONSTRAINT_SETS, ConstraintSet, Factory
@@ -470,13 +470,15 @@ def build_benchmark(
     seed: int = DEFAULT_SEED,
     n_benchmark_data: int | None = None,
     upstream: Path | None = None,
+    n_constraints: int = 1,
 ) -> BuildSummary:
-    """The single-constraint build of ``prompts``, worded from ``upstream``'s source when
-    given (a checkout at c8fed01), summarised."""
+    """The build of ``prompts`` with ``n_constraints`` constraints an entry (``build``'s
+    single- or multi-constraint build, as upstream's eval.py chooses), worded from
+    ``upstream``'s source when given (a checkout at c8fed01), summarised."""
     if constraint_set not in CONSTRAINT_SETS:
         raise InputError(f"`constraint_set` {constraint_set!r}: train or test")
     chosen: ConstraintSet = "test" if constraint_set == "test" else "train"
-    entries = single_constraint(len(prompts.documents), chosen, seed, n_benchmark_data)
+    entries = built(prompts.documents, chosen, seed, n_constraints, n_benchmark_data)
     texts = None
     if upstream is not None:
         texts = render_prompts(Source.read(upstream), entries, prompts.documents)
