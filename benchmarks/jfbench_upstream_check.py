@@ -22,7 +22,7 @@ exits 1 when one differs:
   built, and ``hyoka jfbench build --n-constraints 3`` words the prompts it draws;
 - the judge prompt of each of the 43 judged constraints of the test set (on prompts 0, 106
   and 299, about two responses), against the digest of upstream's ``_prompt``;
-- the four rules that read their word lists from upstream's source decide as upstream's
+- the six rules that read their word lists from upstream's source decide as upstream's
   classes decided: test_jfbench_rules' hand-written cases for them, and responses made of
   upstream's own lists (ten allowed names pass, nine fail; the sentence echoed passes).
 """
@@ -119,6 +119,8 @@ SOURCED_NAMES = (
     "PronounsCountIfbenchConstraint",
     "ConjunctionCountIfbenchConstraint",
     "SimpleRepeatIfbenchConstraint",
+    "StopWordsRatioIfbenchConstraint",
+    "StartVerbWordsIfbenchConstraint",
 )
 #: every entry of a set: 174 constraints x 300 prompts (train: 137)
 UNSEEDED = ({"MarkdownFormatConstraint"}, 300)

@@ -11,12 +11,15 @@ processing constraints read ``DOC`` as their prompt.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from _shared import needs
 from hyoka.errors import InputError
 from hyoka.jfbench.catalogue import COLLECTIONS, classes
 from hyoka.jfbench.rules import RULES, SOURCED, check_of, decidable, missing_rules
+from hyoka.jfbench.texts import Source
 
 DOC = "東京は日本の首都です。人口は1400万人です。\n"
 CASES: list[tuple[str, str, bool]] = [
@@ -445,6 +448,105 @@ CASES += [
     ("SimpleRepeatIfbenchConstraint", "はい。", False),
 ]
 
+# Romaji, the sound constraints (read on Janome's readings) and the two whose lists are
+# upstream's data (stop words, verb endings): a Hepburn syllable table read greedily, a
+# small tsu or long mark in every word, alternating syllable parity, palindromic readings
+# of five kana or more (neither しんぶんし nor たけやぶやけた is one word to Janome), at
+# most three vowels, alliteration runs that grow sentence by sentence
+CASES += [
+    ("RomajiCharacterConstraint", "Konnichiwa. Watashi wa gakusei desu.", True),
+    ("RomajiCharacterConstraint", "Tōkyō ni ikimashita!", True),
+    ("RomajiCharacterConstraint", "kitte to zasshi", True),
+    ("RomajiCharacterConstraint", "shinbun 2024 nen", True),
+    ("RomajiCharacterConstraint", "Hello world", False),
+    ("RomajiCharacterConstraint", "konnichiwa 世界", False),
+    ("RomajiCharacterConstraint", "1234 !?", False),
+    ("RomajiCharacterConstraint", "kon’nichiwa — sayōnara", True),
+    ("RomajiCharacterConstraint", "si ti tu", False),
+    ("RomajiCharacterConstraint", "tenpura to sushi", True),
+    ("RomajiCharacterConstraint", "kyōto e", True),
+    ("RomajiCharacterConstraint", "ｋｏｎｂａｎｗａ", True),
+    ("RomajiCharacterConstraint", "hon", True),
+    ("RomajiCharacterConstraint", "kanja", True),
+    ("RomajiCharacterConstraint", "café", False),
+    ("RomajiCharacterConstraint", "nnn", True),
+    ("RomajiCharacterConstraint", "", False),
+    ("ConsonantsWordsIfbenchConstraint", "ざっし かっぱ けっこん", True),
+    ("ConsonantsWordsIfbenchConstraint", "学校 ざっし", True),
+    ("ConsonantsWordsIfbenchConstraint", "かな ことば ねこ", False),
+    ("ConsonantsWordsIfbenchConstraint", "コーヒー ケーキ", True),
+    ("ConsonantsWordsIfbenchConstraint", "ここ ママ", True),
+    ("ConsonantsWordsIfbenchConstraint", "coffee", False),
+    ("ConsonantsWordsIfbenchConstraint", "123 !!", False),
+    ("ConsonantsWordsIfbenchConstraint", "切手と雑誌", False),
+    ("OddEvenSyllablesWordsIfbenchConstraint", "アイウ カキ サシス", True),
+    ("OddEvenSyllablesWordsIfbenchConstraint", "アイウ カキ クケ", False),
+    ("OddEvenSyllablesWordsIfbenchConstraint", "ねこ", False),
+    ("OddEvenSyllablesWordsIfbenchConstraint", "cat banana dog", False),
+    ("OddEvenSyllablesWordsIfbenchConstraint", "rhythm sky", False),
+    ("OddEvenSyllablesWordsIfbenchConstraint", "猫が好き", True),
+    ("OddEvenSyllablesWordsIfbenchConstraint", "", False),
+    ("PalindromeWordsIfbenchConstraint", "level civic apple", False),
+    ("PalindromeWordsIfbenchConstraint", "apple banana carrot", False),
+    (
+        "PalindromeWordsIfbenchConstraint",
+        "level civic radar refer rotor kayak stats tenet madam racecar",
+        True,
+    ),
+    (
+        "PalindromeWordsIfbenchConstraint",
+        "level civic radar refer rotor kayak stats tenet madam wow",
+        False,
+    ),
+    (
+        "PalindromeWordsIfbenchConstraint",
+        "Level CIVIC Radar refer rotor kayak stats tenet madam racecar",
+        True,
+    ),
+    ("PalindromeWordsIfbenchConstraint", "しんぶんし " * 10, False),
+    ("PalindromeWordsIfbenchConstraint", "たけやぶやけた " * 10, False),
+    ("PalindromeWordsIfbenchConstraint", "", False),
+    ("VowelWordsIfbenchConstraint", "かきく さしす たちつ", True),
+    ("VowelWordsIfbenchConstraint", "aei ou uo", False),
+    ("VowelWordsIfbenchConstraint", "カード", True),
+    ("VowelWordsIfbenchConstraint", "あいうえお", False),
+    ("VowelWordsIfbenchConstraint", "ん", False),
+    ("VowelWordsIfbenchConstraint", "bcd", False),
+    ("VowelWordsIfbenchConstraint", "東京に行く", True),
+    ("VowelWordsIfbenchConstraint", "", False),
+    ("VowelWordsIfbenchConstraint", "àbc", False),
+    (
+        "AlliterationIncrementSentenceIfbenchConstraint",
+        "川。 カメとカニ。 かばとからすとかもめ。",
+        False,
+    ),
+    ("AlliterationIncrementSentenceIfbenchConstraint", "かばとからす。 川。", False),
+    ("AlliterationIncrementSentenceIfbenchConstraint", "猫。 ねずみ ねこ。", True),
+    (
+        "AlliterationIncrementSentenceIfbenchConstraint",
+        "Big bad bear. Silly snake slowly slides south.",
+        True,
+    ),
+    ("AlliterationIncrementSentenceIfbenchConstraint", "。", False),
+    ("AlliterationIncrementSentenceIfbenchConstraint", "", False),
+    ("AlliterationIncrementSentenceIfbenchConstraint", "がっこう。 かがみ ガラス。", True),
+    ("AlliterationIncrementSentenceIfbenchConstraint", "一つ。", True),
+    ("StopWordsRatioIfbenchConstraint", "東京 大阪 京都 名古屋", True),
+    ("StopWordsRatioIfbenchConstraint", "私は東京に行きます", False),
+    ("StopWordsRatioIfbenchConstraint", "猫と犬と鳥と魚", False),
+    ("StopWordsRatioIfbenchConstraint", "そして しかし また", False),
+    ("StopWordsRatioIfbenchConstraint", "", False),
+    ("StopWordsRatioIfbenchConstraint", "123", False),
+    ("StartVerbWordsIfbenchConstraint", "走る人がいる", True),
+    ("StartVerbWordsIfbenchConstraint", "東京は大きい", False),
+    ("StartVerbWordsIfbenchConstraint", "食べてください", True),
+    ("StartVerbWordsIfbenchConstraint", "run fast", False),
+    ("StartVerbWordsIfbenchConstraint", "しよう", True),
+    ("StartVerbWordsIfbenchConstraint", "", False),
+    ("StartVerbWordsIfbenchConstraint", "ゆっくり歩く", False),
+    ("StartVerbWordsIfbenchConstraint", "考えろ", True),
+]
+
 
 #: the classes that count Janome's tokens or upstream's words
 WORDS = {
@@ -458,6 +560,10 @@ WORDS = {
     "ParagraphLastFirstWordsIfbenchConstraint",
     "ChangeRepeatIfbenchConstraint",
     "OverlapRatioIfbenchConstraint",
+    "ConsonantsWordsIfbenchConstraint",
+    "OddEvenSyllablesWordsIfbenchConstraint",
+    "PalindromeWordsIfbenchConstraint",
+    "VowelWordsIfbenchConstraint",
 }
 #: the classes that parse YAML with PyYAML, and Markdown with markdown-it-py
 YAML = {"YamlFormatConstraint"}
@@ -483,6 +589,7 @@ SENTENCES = {
     "DictionarySortProcessingConstraint",
     "LengthSortProcessingConstraint",
     "NumberSortProcessingConstraint",
+    "AlliterationIncrementSentenceIfbenchConstraint",
 }
 LOGIC_WORDS = 6  # NegationLogicConstraint around WordsLengthConstraint
 LOGIC_SENTENCES = 8  # NegationLogicConstraint around SentenceDelimiterFormatConstraint
@@ -549,11 +656,44 @@ def test_judged_and_undecided_constraints_are_refused_by_name() -> None:
     tests = classes("test")
     with pytest.raises(InputError, match="NoGreetingOutputConstraint is judged by an LLM"):
         check_of(tests["NoGreetingOutputConstraint"])
-    with pytest.raises(InputError, match="RomajiCharacterConstraint is not decided by hyoka yet"):
-        check_of(tests["RomajiCharacterConstraint"])
-    assert not decidable(tests["RomajiCharacterConstraint"])
-    assert "RomajiCharacterConstraint" in missing_rules()
+    with pytest.raises(
+        InputError, match="MediawikiTableFormatConstraint is not decided by hyoka yet"
+    ):
+        check_of(tests["MediawikiTableFormatConstraint"])
+    assert not decidable(tests["MediawikiTableFormatConstraint"])
+    assert "MediawikiTableFormatConstraint" in missing_rules()
     rules = sum(not f.judged for f in tests.values())
     assert rules == 123
     # the two logic classes, and the four read from upstream's word lists
     assert len(missing_rules()) == rules - len(RULES) - len(SOURCED) - 2
+
+
+def test_stop_words_and_verb_endings_are_read_from_the_source(tmp_path: Path) -> None:
+    """The two lists written in upstream's source as plain literals (a module's set, a
+    method's tuple), here in a small tree of hyoka's own words in upstream's layout."""
+    constraints = tmp_path / "src" / "jfbench" / "constraints"
+    (constraints / "ifbench_ratio").mkdir(parents=True)
+    (constraints / "ifbench_words").mkdir()
+    (constraints / "ifbench_ratio" / "sentence_words.py").write_text(
+        'STOP_WORDS: set[str] = {"の", "は"}\n', encoding="utf-8"
+    )
+    (constraints / "ifbench_words" / "sequence.py").write_text(
+        "class StartVerbWordsIfbenchConstraint:\n"
+        "    @staticmethod\n"
+        "    def _looks_like_japanese_verb(words):\n"
+        '        verb_endings = ("ing",)\n',
+        encoding="utf-8",
+    )
+    tree = Source(tmp_path)
+    tests = classes("test")
+    stop = check_of(tests["StopWordsRatioIfbenchConstraint"], DOC, tree)
+    # 27% at most: one stop word in four words passes, one in three fails
+    assert stop("東京 の 大阪 京都") is True
+    assert stop("東京 は 大阪") is False
+    verb = check_of(tests["StartVerbWordsIfbenchConstraint"], DOC, tree)
+    assert verb("走る人") is True  # Janome: a verb
+    assert verb("dancing queen") is True  # the listed ending
+    assert verb("table dance") is False
+    assert decidable(tests["StopWordsRatioIfbenchConstraint"], tree)
+    with pytest.raises(InputError, match="reads its word list from upstream's source"):
+        check_of(tests["StartVerbWordsIfbenchConstraint"], DOC)

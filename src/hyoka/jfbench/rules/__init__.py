@@ -4,7 +4,7 @@
 and the prompt's text and returns the check of a response. A name absent here is either
 judged by an LLM (``catalogue``'s ``judged``) or a rule hyoka does not decide yet
 (``missing_rules``): such a constraint is reported, never guessed. ``SOURCED`` holds the
-four whose word lists are upstream's data, decided only with its source at hand.
+six whose word lists are upstream's data, decided only with its source at hand.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from hyoka.jfbench.rules import (
     ifbench,
     markdown,
     notation,
+    phonetics,
     sentences,
     text,
     words,
@@ -49,6 +50,7 @@ RULES: dict[str, Builder] = {
     "KanjiCharacterConstraint": _fixed(character.kanji),
     "FullWidthCharacterConstraint": _fixed(character.full_width),
     "HalfWidthCharacterConstraint": _fixed(character.half_width),
+    "RomajiCharacterConstraint": _fixed(character.romaji),
     # content
     "KeywordExcludedContentConstraint": lambda k, d: text.keywords_excluded(k["keywords"]),
     "KeywordIncludedContentConstraint": lambda k, d: text.keywords_included(k["keywords"]),
@@ -107,6 +109,13 @@ RULES: dict[str, Builder] = {
     "UniqueWordCountIfbenchConstraint": lambda k, d: words.unique_words_at_least(
         k["minimum_unique"]
     ),
+    "ConsonantsWordsIfbenchConstraint": _fixed(phonetics.every_word_emphasised),
+    "OddEvenSyllablesWordsIfbenchConstraint": _fixed(phonetics.alternating_syllables),
+    "PalindromeWordsIfbenchConstraint": lambda k, d: phonetics.palindromes_at_least(
+        k["minimum_palindromes"]
+    ),
+    "VowelWordsIfbenchConstraint": _fixed(phonetics.at_most_three_vowels),
+    "AlliterationIncrementSentenceIfbenchConstraint": _fixed(phonetics.alliteration_grows),
     # length
     "CharactersLengthConstraint": lambda k, d: text.characters(k["min_length"], k["max_length"]),
     "NewLinesLengthConstraint": lambda k, d: text.newlines(k["newlines"]),

@@ -102,3 +102,53 @@ def half_width(value: str) -> bool:
     """Only printable ASCII, half-width katakana and Hangul, and curly double quotes."""
     kept = "".join(char for char in value if not char.isspace())
     return re.search(rf"[^{_HALF_WIDTH}]", kept) is None
+
+
+#: Hepburn's syllables (with f- for loanwords), longest first: a response in romaji is read
+#: greedily, syllable by syllable
+_SYLLABLES = sorted(
+    {
+        *(c + v for c in ("", "k", "g", "s", "z", "t", "d", "n", "h", "b", "p", "m", "r")
+          for v in "aiueo"),
+        *(c + v for c in ("ky", "gy", "sh", "j", "ch", "ny", "hy", "my", "ry", "py", "by")
+          for v in "auo"),
+        "ya", "yu", "yo", "wa", "wo", "fa", "fi", "fu", "fe", "fo", "shi", "ji", "chi", "tsu",
+    }
+    - {"si", "zi", "ti", "tu", "di", "du", "hu"},
+    key=len,
+    reverse=True,
+)  # fmt: skip
+_MACRONS = str.maketrans("āĀīĪūŪēĒōŌ", "aAiIuUeEoO")
+_DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2212", "-"))
+_CURLY = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
+_JAPANESE_SCRIPT = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_PRINTABLE_OR_SPACE = re.compile(r"[ -~\s’]*")
+
+
+def romaji(value: str) -> bool:
+    """Japanese in romaji only: after NFKC (macrons dropped, dashes and curly quotes made
+    ASCII), no kana or kanji, nothing but printable ASCII and whitespace, at least one
+    letter, and the letters (case and everything else ignored) read as Hepburn syllables,
+    a lone ``n`` (before a consonant other than y, or at the end) and a doubled consonant
+    (``kk``: a small tsu) allowed."""
+    text = unicodedata.normalize("NFKC", value).translate(_MACRONS)
+    text = text.translate(_DASHES).translate(_CURLY)
+    if _JAPANESE_SCRIPT.search(text) or not _PRINTABLE_OR_SPACE.fullmatch(text):
+        return False
+    letters = "".join(c for c in text if c in string.ascii_letters).lower()
+    if not letters:
+        return False
+    at = 0
+    while at < len(letters):
+        here = letters[at]
+        after = letters[at + 1] if at + 1 < len(letters) else ""
+        syllabic_n = here == "n" and after not in (*"aiueo", "y")
+        doubled = after == here and here not in "aiueon"
+        if syllabic_n or doubled:
+            at += 1
+            continue
+        syllable = next((s for s in _SYLLABLES if letters.startswith(s, at)), None)
+        if syllable is None:
+            return False
+        at += len(syllable)
+    return True
