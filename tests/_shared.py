@@ -161,18 +161,28 @@ def small_disk(folder: Path, size: str) -> Iterator[Path]:
 ELYZA_PROMPT_FIXTURE = (
     Path(__file__).resolve().parent / "fixtures" / "elyza-prompt" / "evaluation_datasets_config.py"
 )
+#: the stand-in for shisa-ai/shaberi's 2025 file (variant ``shaberi-2025``)
+ELYZA_2025_PROMPT_FIXTURE = (
+    ELYZA_PROMPT_FIXTURE.parents[1] / "elyza-prompt-2025" / (ELYZA_PROMPT_FIXTURE.name)
+)
 
 
 def elyza_data(root: Path) -> Path:
     """A data directory under ``root`` holding ``elyza-tasks-100`` as ``hyoka data fetch``
     lays it out: the tasks, judgments and licence of ``../shared/data`` (linked, read-only)
-    and, as the judge prompt file, the stand-in ``ELYZA_PROMPT_FIXTURE``."""
+    and, as the judge prompt files, the stand-ins ``ELYZA_PROMPT_FIXTURE`` and (variant
+    ``shaberi-2025``) ``ELYZA_2025_PROMPT_FIXTURE``."""
     shared = SHARED_DATA / "elyza-tasks-100"
     folder = root / "elyza-tasks-100"
     folder.mkdir(parents=True)
     for name in ("LICENSE", "tasks", "judgments"):
         (folder / name).symlink_to(shared / name)
     shutil.copyfile(ELYZA_PROMPT_FIXTURE, folder / "evaluation_datasets_config.py")
+    (folder / "variants" / "shaberi-2025").mkdir(parents=True)
+    shutil.copyfile(
+        ELYZA_2025_PROMPT_FIXTURE,
+        folder / "variants" / "shaberi-2025" / "evaluation_datasets_config.py",
+    )
     return root
 
 

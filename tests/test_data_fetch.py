@@ -533,6 +533,8 @@ def test_cli_fetch_elyza_tasks_100_pins_upstreams_prompt_file(
     assert {f.path for f in manifest("elyza-tasks-100").select()} == {
         "elyza-tasks-100/judgments/gpt-4-turbo-preview/gpt-4-turbo-preview.json",
         prompt,
+        # variant shaberi-2025's: shisa-ai/shaberi's file at f8cd7a0
+        "elyza-tasks-100/variants/shaberi-2025/evaluation_datasets_config.py",
         "elyza-tasks-100/LICENSE",
     }
     assert fetched.exit_code != 0

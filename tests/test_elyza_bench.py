@@ -117,7 +117,11 @@ def test_elyza_end_to_end_on_smollm2_and_a_scripted_judge(
         assert setting in signature
     # a prompt file other than upstream's is signed by its own hash, never as upstream's
     own = hashlib.sha256(ELYZA_PROMPT_FIXTURE.read_bytes()).hexdigest()
-    (pinned,) = [f.sha256 for f in data_manifest("elyza-tasks-100").files if f.path.endswith(".py")]
+    (pinned,) = [
+        f.sha256
+        for f in data_manifest("elyza-tasks-100").files
+        if f.path == "elyza-tasks-100/evaluation_datasets_config.py"
+    ]
     assert f"elyza-tasks-100-judge-prompts@{own[:8]}" in signature
     assert own != pinned and pinned[:8] not in signature
 

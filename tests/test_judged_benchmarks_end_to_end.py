@@ -28,7 +28,7 @@ from hyoka.store import read_manifest
 SINGLE = [
     ("jmt-bench", "llm-jp", 2, "評価: [[6]]", 6),
     ("ja-vicuna-qa", None, 2, "[[7]]", 7),
-    ("elyza-tasks-100", None, 2, "4", 4),
+    ("elyza-tasks-100", "shaberi-2025", 2, "講評。\nFINAL SCORE: 4", 4),
 ]
 
 

@@ -226,10 +226,10 @@ def test_jmt_file_judged_by_hyoka_is_on_its_variants_page(site: Inputs) -> None:
 
 
 def test_elyza_page_is_the_elyza_leaderboard(site: Inputs) -> None:
-    html = _page(site, "mtbench/elyza-tasks-100/index.html")
-    assert 'id="variant"' not in html  # ELYZA-tasks-100 has no variants
+    html = _page(site, "mtbench/elyza-tasks-100.lightblue-2024/index.html")
+    assert 'id="variant">lightblue-2024<' in html  # its default variant, named
     bench = Bench.load("elyza-tasks-100", site.data)
-    _assert_board(html, "elyza-tasks-100-1-categories", bench, [site.elyza])
+    _assert_board(html, "elyza-tasks-100.lightblue-2024-1-categories", bench, [site.elyza])
     assert "elyza-v1" in html  # its rating rule is in the signature shown
 
 

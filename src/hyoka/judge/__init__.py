@@ -77,8 +77,10 @@ from hyoka.judge.rating import (
     LLM_JP,
     PFMT_UPSTREAM,
     RATING_RULES,
+    SHABERI_2025,
     VICUNA_JA,
     RatingRules,
+    Reask,
     find_rating,
 )
 from hyoka.judge.records import JudgeSettings, JudgmentRecord, OmitsEmpty
@@ -117,6 +119,7 @@ __all__ = [
     "PAIRWISE_RESULTS",
     "PFMT_UPSTREAM",
     "RATING_RULES",
+    "SHABERI_2025",
     "SIDES",
     "VICUNA_JA",
     "AddTask",
@@ -146,6 +149,7 @@ __all__ = [
     "PairwiseSummary",
     "Protocol",
     "RatingRules",
+    "Reask",
     "SingleGrading",
     "SingleItem",
     "SingleRun",

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
+from hyoka.judge.rating import Reask
 from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
 from hyoka.providers import Message, ModelClient, Usage, backend_packages, served_models
 from hyoka.settings_record import SettingsRecord, counts
@@ -57,7 +58,9 @@ class Task:
 
     ``key`` is what a line of the log settles (an id, a question and turn ...); ``label``
     is how messages name it; ``rules`` maps a side (``answer``, ``model_1``, ``model_2``)
-    to why its answer cannot win, and when not empty no call is made.
+    to why its answer cannot win, and when not empty no call is made. ``reask``: the
+    second prompt a rating rule that re-asks sends around a reply without a rating
+    (``RatingRules.reask``), filled in for this task; ``None``: none.
     """
 
     id: str
@@ -68,6 +71,7 @@ class Task:
     sample_keys: tuple[str, ...]
     input_hash: str | None
     rules: Mapping[str, str] = field(default_factory=dict)
+    reask: Reask | None = None
 
 
 @dataclass

@@ -30,6 +30,20 @@ upstream protocol must read replies exactly as upstream did, or its numbers drif
     else (``5点``, ``4.0``) is no rating, recorded as -1 where upstream wrote ``None``. No range
     check. One call at temperature 0 with 1024 tokens (``llm_functions.py``), no retry.
 
+``shaberi-2025`` (shisa-ai/shaberi since 2025-11, ``evaluation_datasets_config.py``,
+    ``elyza_evaluator`` and ``_fallback_score_from_analysis``; its gpt-5.1 judgments)
+    The *last* ``FINAL SCORE: n`` (n: ASCII digits and points), else the last
+    ``<score>n</score>``, else the whole reply as Python's ``float()`` reads it; the first
+    of these present decides, and a match ``float()`` cannot read (``FINAL SCORE: 4.5.1``)
+    is no rating, as upstream's ``ValueError`` skips the later forms. The value is Python's
+    ``round()`` (half to even: 2.5 is 2), no range check. One call at temperature 0 with
+    1024 tokens; a reply without a rating is followed by one *re-ask*: another prompt
+    (read from the benchmark's file, ``Reask``) that shows the judge its own reply and
+    asks for the score alone, read by the same rules less ``<score>`` (``RatingRules.reask``).
+    An empty reply is not re-asked (upstream returns ``None`` before calling). A number
+    ``float()`` reads as infinite (a few hundred digits), where upstream's ``round()``
+    raises an uncaught ``OverflowError``, is no rating here.
+
 Upstream's number syntax is ``\\d+\\.?\\d*`` with no spaces inside the brackets; its value
 is ``ast.literal_eval`` of the match, so ``7`` is the integer 7 and ``7.5`` a float, and a
 match of other Unicode digits (``[[８]]``, ``[[٨]]``), which ``\\d`` finds but Python's
@@ -48,6 +62,7 @@ reply without a rating is recorded as the failure it is.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -91,6 +106,9 @@ class RatingForm:
     #: upstream reads the match with ``ast.literal_eval``: a match of other Unicode digits
     #: (``[[８]]``), which its ``\d`` finds, is a SyntaxError there, so no rating here
     literal: bool = False
+    #: the match is read with Python's ``float()`` (after ``str.strip``), which may refuse
+    #: it (``4.5.1``, ``nan``): then it is no rating, and no later form is tried
+    python_float: bool = False
 
 
 HYOKA_FORMS = (
@@ -125,6 +143,17 @@ VICUNA_JA_FORMS = (
 )
 
 
+#: Shaberi's (since 2025-11) ``FINAL SCORE:\s*([0-9.]+)``, its legacy
+#: ``<score>([0-9.]+)</score>``, and the whole reply as ``float(reply.strip())``
+FINAL_SCORE_FORM = RatingForm(
+    "FINAL SCORE: n", re.compile(r"FINAL SCORE:\s*([0-9.]+)"), python_float=True
+)
+SCORE_TAG_FORM = RatingForm("<score>n</score>", re.compile(r"<score>([0-9.]+)</score>"),
+                            python_float=True)  # fmt: skip
+PYTHON_FLOAT_FORM = RatingForm("float(reply)", re.compile(r"(.*)", re.S), whole=True,
+                               python_float=True)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class RatingRules:
     """How a rating is read from a reply and how often the judge is asked again.
@@ -133,7 +162,10 @@ class RatingRules:
     the inclusive range a rating must lie in, ``None`` for any number. The temperature of
     attempt ``i`` (0-based) is ``base + step * i`` where ``base`` is ``base_temperature``,
     or the caller's temperature when that is ``None``. ``max_tokens`` is the reply budget
-    used when the caller sets none.
+    used when the caller sets none. ``rounding``: ``half-even`` rounds the value read with
+    Python's ``round()`` (an integer score). ``reask``: the rules that read the judge's
+    reply to a re-ask prompt (``Reask``) sent once when no attempt held a rating; ``None``:
+    no re-ask.
     """
 
     name: str
@@ -145,6 +177,8 @@ class RatingRules:
     temperature_step: float
     base_temperature: float | None
     max_tokens: int | None
+    rounding: Literal["none", "half-even"] = "none"
+    reask: RatingRules | None = None
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
@@ -168,7 +202,11 @@ class RatingRules:
             if self.max_attempts == 1
             else f"up to {self.max_attempts} calls, +{self.temperature_step:g} each"
         )
-        return f"{self.name}: {self.pick} {forms}; {accepted}; {retries}"
+        rounded = "; rounded half to even" if self.rounding == "half-even" else ""
+        again = ""
+        if self.reask is not None:
+            again = f"; then one re-ask read as {', else '.join(f.name for f in self.reask.forms)}"
+        return f"{self.name}: {self.pick} {forms}{rounded}; {accepted}; {retries}{again}"
 
 
 HYOKA = RatingRules(
@@ -224,9 +262,30 @@ LLM_JP = replace(
 #: Shaberi's 1024 tokens
 ELYZA_V1 = replace(FASTCHAT, name="elyza-v1", forms=(PYTHON_INT_FORM,), max_tokens=1024)
 
+#: Shaberi's reading since 2025-11 (``elyza_evaluator``): the last ``FINAL SCORE``, else the
+#: last ``<score>``, else the whole reply, rounded half to even; one call at temperature 0
+#: with 1024 tokens (``llm_functions.py``), then the re-ask (``_fallback_score_from_analysis``:
+#: the last ``FINAL SCORE``, else the whole reply), on the same settings
+SHABERI_2025 = replace(
+    FASTCHAT,
+    name="shaberi-2025",
+    forms=(FINAL_SCORE_FORM, SCORE_TAG_FORM, PYTHON_FLOAT_FORM),
+    pick="last",
+    max_tokens=1024,
+    rounding="half-even",
+    reask=replace(
+        FASTCHAT,
+        name="shaberi-2025-reask",
+        forms=(FINAL_SCORE_FORM, PYTHON_FLOAT_FORM),
+        pick="last",
+        max_tokens=1024,
+        rounding="half-even",
+    ),
+)
+
 #: The named presets, by the short name signatures and ``--rating-rules`` use.
 RATING_RULES: dict[str, RatingRules] = {
-    r.name: r for r in (HYOKA, PFMT_UPSTREAM, FASTCHAT, LLM_JP, VICUNA_JA, ELYZA_V1)
+    r.name: r for r in (HYOKA, PFMT_UPSTREAM, FASTCHAT, LLM_JP, VICUNA_JA, ELYZA_V1, SHABERI_2025)
 }
 
 
@@ -245,10 +304,25 @@ class RatingMatch:
     text: str
     form: str
 
+    #: the value was rounded to an integer (``RatingRules.rounding``): written as one
+    rounded: bool = False
+
     @property
     def written(self) -> int | float:
-        """The value as upstream's ``ast.literal_eval`` gives it: ``7`` int, ``7.5`` float."""
-        return self.value if "." in self.text else int(self.value)
+        """The value as upstream's ``ast.literal_eval`` gives it: ``7`` int, ``7.5`` float
+        (a rounded value: the integer upstream's ``round()`` gives)."""
+        return int(self.value) if self.rounded or "." not in self.text else self.value
+
+
+def _python_float(text: str) -> float | None:
+    """``float(text.strip())`` as Python reads it, ``None`` where it raises or gives a
+    value that is not finite (``nan``: upstream's ``round()`` raises ``ValueError``;
+    ``inf``: an ``OverflowError`` upstream does not catch)."""
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def find_rating(reply: str, rules: RatingRules = HYOKA) -> RatingMatch | None:
@@ -270,10 +344,14 @@ def find_rating(reply: str, rules: RatingRules = HYOKA) -> RatingMatch | None:
         chosen: str = found[0] if rules.pick == "first" else found[-1]
         if form.literal and not chosen.isascii():
             return None  # Python's parser takes ASCII digits only
-        value = float(chosen)
+        read = _python_float(chosen) if form.python_float else float(chosen)
+        if read is None:
+            return None  # upstream's float() raised: its later forms are not tried
+        rounded = rules.rounding == "half-even"
+        value = float(round(read)) if rounded else read
         if rules.accepted is not None and not rules.accepted[0] <= value <= rules.accepted[1]:
             return None
-        return RatingMatch(value=value, text=chosen, form=form.name)
+        return RatingMatch(value=value, text=chosen, form=form.name, rounded=rounded)
     return None
 
 
@@ -305,6 +383,21 @@ class RatingOutcome(BaseModel):
     thinking: tuple[str | None, ...] = ()
 
 
+@dataclass(frozen=True)
+class Reask:
+    """A benchmark's second prompt for a judge reply that held no rating (Shaberi's
+    ``_fallback_score_from_analysis``), filled in but for the reply itself: the text before
+    and after the place the judge's reply (stripped, as upstream strips it) goes. Its
+    reply is read by ``RatingRules.reask``."""
+
+    head: str
+    tail: str
+
+    def messages(self, reply: str) -> tuple[Message, ...]:
+        """The re-ask request's messages around the judge's ``reply``: one user message."""
+        return (Message(role="user", content=self.head + reply.strip() + self.tail),)
+
+
 def attempt_params(params: SamplingParams, rules: RatingRules, attempt: int) -> SamplingParams:
     """The sampling parameters of ``attempt`` (0-based): the rules' temperature schedule and,
     when the caller set none, their reply budget."""
@@ -325,6 +418,7 @@ async def rate(
     max_attempts: int | None = None,
     sample_key: str = "",
     thinking: ThinkingRule = STRIP_THINK,
+    reask: Reask | None = None,
 ) -> RatingOutcome:
     """Ask the judge until its reply holds a rating, at most ``max_attempts`` times
     (``rules.max_attempts`` unless given). A retry is made only when its request can get
@@ -334,7 +428,11 @@ async def rate(
     The rating is read from each reply's answer under ``thinking``
     (``providers.thinking``): a ``[[7]]`` a reasoning judge wrote while thinking is not
     its verdict, and a reply whose thinking never closed holds no rating. ``replies`` are
-    those answers, ``thinking`` what was set aside."""
+    those answers, ``thinking`` what was set aside.
+
+    When no reply held a rating and the rules re-ask (``RatingRules.reask``), ``reask`` (the
+    task's second prompt) is sent once around the last reply, unless that reply is empty,
+    and its reply read by the re-ask rules: it is the last of ``replies``."""
     attempts = rules.max_attempts if max_attempts is None else max_attempts
     if attempts < 1:
         raise ValueError("max_attempts must be at least 1")
@@ -367,6 +465,30 @@ async def rate(
             if not asked.retry_can_change_reply(retry):
                 break  # the same request again: the same reply, without a rating
             asked = retry
+    not_made = attempts - len(replies)
+    if rules.reask is not None and reask is not None and replies[-1].strip():
+        request = GenerationRequest(
+            messages=reask.messages(replies[-1]), params=attempt_params(params, rules.reask, 0)
+        )
+        response = await client.generate(request, sample_key=f"{sample_key}#reask")
+        usage = usage + response.usage
+        reply = reply_of(response, thinking)
+        replies.append(reply.answer)
+        thoughts.append(reply.thinking)
+        match = find_rating(reply.answer, rules.reask)
+        if match is not None:
+            return RatingOutcome(
+                score=match.value,
+                parsed=True,
+                reply=reply.answer,
+                replies=tuple(replies),
+                attempts=len(replies),
+                usage=usage,
+                written_score=match.written,
+                rules=rules.name,
+                retries_not_made=not_made,
+                thinking=tuple(thoughts),
+            )
     return RatingOutcome(
         score=None,
         parsed=False,
@@ -375,6 +497,6 @@ async def rate(
         attempts=len(replies),
         usage=usage,
         rules=rules.name,
-        retries_not_made=attempts - len(replies),
+        retries_not_made=not_made,
         thinking=tuple(thoughts),
     )

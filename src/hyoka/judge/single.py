@@ -113,7 +113,7 @@ class SingleGrading(Protocol):
                 client, messages, params, rules=self.rules,
                 max_attempts=self.settings.max_attempts,
                 sample_key=f"{task.sample_keys[0]}#r{repeat}",
-                thinking=self.settings.thinking_rule,
+                thinking=self.settings.thinking_rule, reask=task.reask,
             )  # fmt: skip
             replies.extend(outcome.replies)
             thoughts.extend(outcome.thinking)

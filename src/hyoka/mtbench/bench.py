@@ -12,6 +12,7 @@ knows no benchmark by name.
 from __future__ import annotations
 
 import hashlib
+import string
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -22,9 +23,10 @@ from pydantic import BaseModel
 
 from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
-from hyoka.judge import RatingRules
+from hyoka.judge import RatingRules, Reask
 from hyoka.mtbench.dialogue import DialogueStyle
 from hyoka.mtbench.prompt_formats import JudgePrompt as JudgePrompt  # rakuda reads it here
+from hyoka.mtbench.prompt_formats import reask_name
 from hyoka.mtbench.question_formats import Question
 from hyoka.mtbench.records import AnswerRecord
 from hyoka.mtbench.registry import definition, fastchat_bench
@@ -243,6 +245,24 @@ class Bench:
         return self.prompt(name).prompt_template.format(
             **{**self.question_fields(question), **answers}
         )
+
+    def reask(self, question: Question, answers: dict[str, str]) -> Reask | None:
+        """The re-ask prompt of ``question`` filled in but for the judge's reply
+        (``rating.Reask``), where the rating rules re-ask (Shaberi since 2025-11);
+        ``None`` otherwise."""
+        if self.rating_rules.reask is None:
+            return None
+        template = self.prompt(reask_name(self.spec.prompt_names.single)).prompt_template
+        fields = {**self.question_fields(question), **answers}
+        parts = ["", ""]
+        side = 0
+        for text, name, _spec, _conversion in string.Formatter().parse(template):
+            parts[side] += text
+            if name == "judgment":
+                side = 1
+            elif name is not None:
+                parts[side] += fields[name]
+        return Reask(head=parts[0], tail=parts[1])
 
     def question_fields(self, question: Question) -> dict[str, str]:
         """The judge prompt's fields that do not depend on the answers judged: the

@@ -354,6 +354,9 @@ def _model_tasks(
                     sample_keys=(f"mtbench:{model}:{qid}:{turn}" + (f":trial{trial}"
                                                                      if trial else ""),),
                     input_hash=inputs_hash(text), rules={"answer": why} if why else {},
+                    reask=bench.reask(
+                        question, answer_fields(bench, answer.choices[trial].turns)
+                    ),
                 )  # fmt: skip
                 tasks.append(task)
                 turns[task.id] = TurnInfo(

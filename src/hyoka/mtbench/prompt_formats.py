@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hyoka.errors import DataError
 from hyoka.mtbench.prompt_yaml import read_prompt_yaml
-from hyoka.mtbench.shaberi import SHABERI_FIELDS, fstring_template
+from hyoka.mtbench.shaberi import SHABERI_FIELDS, ReaskSource, fstring_template, reask_template
 from hyoka.store import read_records
 
 
@@ -82,16 +82,24 @@ class LlmJpYaml:
         return prompts
 
 
+def reask_name(single: str) -> str:
+    """The name a format gives the re-ask prompt of its single-grading prompt ``single``."""
+    return f"{single}/reask"
+
+
 @dataclass(frozen=True)
 class PythonFString:
     """The one prompt upstream's ``function`` returns as an f-string (Shaberi's), read
-    with ``ast``; its rating is a bare integer."""
+    with ``ast``; ``reask``: where the same file builds the second prompt a reply without a
+    score is re-asked with (Shaberi since 2025-11), read as ``reask_name(single)``."""
 
     function: str
+    reask: ReaskSource | None = None
 
     @property
     def name(self) -> str:
-        return f"python:{self.function}"
+        also = "" if self.reask is None else f"+{self.reask.function}"
+        return f"python:{self.function}{also}"
 
     def read(self, path: Path, data: bytes, single: str) -> dict[str, JudgePrompt]:
         template = fstring_template(path, data, self.function, SHABERI_FIELDS)
@@ -99,7 +107,14 @@ class PythonFString:
             name=single, type="single", system_prompt="", prompt_template=template,
             output_format="int",
         )  # fmt: skip
-        return {prompt.name: prompt}
+        prompts = {prompt.name: prompt}
+        if self.reask is not None:
+            again = JudgePrompt(
+                name=reask_name(single), type="single", system_prompt="",
+                prompt_template=reask_template(path, data, self.reask), output_format="int",
+            )  # fmt: skip
+            prompts[again.name] = again
+        return prompts
 
 
 FASTCHAT_PROMPTS = FastChatPrompts()

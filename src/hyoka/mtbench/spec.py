@@ -237,6 +237,10 @@ class BenchSpec:
     #: benchmark without any reads ``question.jsonl``, ``judge_prompts.jsonl`` and
     #: ``reference_file`` and judges both turns
     variants: tuple[Variant, ...] = ()
+    #: the variant a judgment whose manifest records none was judged under: the protocol
+    #: the benchmark had before it had variants (ELYZA-tasks-100: ``lightblue-2024``);
+    #: ``None``: such a judgment is refused, its protocol unknown
+    unsigned_variant: str | None = None
     #: how answers are judged and ranked (an object: ``JudgingProtocol``)
     judging: JudgingProtocol = FASTCHAT_JUDGING
     #: the published judgments under ``folder`` that ``mtbench leaderboard`` reads when
@@ -281,6 +285,8 @@ class BenchSpec:
         variant's, never to be read as the default one's."""
         if not self.variants:
             return None
+        if not signed and self.unsigned_variant is not None:
+            return self.variant(self.unsigned_variant)
         known = self.signed_variant(signed) if signed else None
         if known is None:
             names = ", ".join(v.name for v in self.variants)
