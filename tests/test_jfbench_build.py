@@ -131,8 +131,8 @@ def test_multi_constraint_build_equals_upstreams(
         documents,
         n_constraints,
         n_benchmark_data,
-        constraint_set,
-        seed,  # type: ignore[arg-type]
+        constraint_set,  # type: ignore[arg-type]
+        seed,
     )
     assert len(entries) == n_benchmark_data
     assert {e.n_constraints for e in entries} == {n_constraints}

@@ -5,7 +5,7 @@ Each case is a hand-written response, written from reading upstream's rule (its 
 named where they decide: a comma after a digit is a separator, a script check lets symbols
 and ASCII letters through, ``\\b`` needs a non-word character after a Japanese date), with
 the verdict upstream's own class gave on it (every case was run through upstream's code at
-that commit: all 361 agree). Parameters are the test set's, from ``catalogue``; the
+that commit: all 588 agree). Parameters are the test set's, from ``catalogue``; the
 processing constraints read ``DOC`` as their prompt.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 from _shared import needs
 from hyoka.errors import InputError
-from hyoka.jfbench.catalogue import COLLECTIONS, classes
+from hyoka.jfbench.catalogue import COLLECTIONS, Factory, classes
 from hyoka.jfbench.rules import RULES, SOURCED, check_of, decidable, missing_rules
 from hyoka.jfbench.texts import Source
 
@@ -547,6 +547,268 @@ CASES += [
     ("StartVerbWordsIfbenchConstraint", "考えろ", True),
 ]
 
+# The format checks that parse (esprima, html5lib, pylatexenc, BeautifulSoup, markdown-it)
+# or read a table's shape; edge cases from upstream's tests (a JavaScript fence after a
+# preamble, a fenced HTML page, LaTeX's \\item outside a list, nested and repeated tables)
+HTML = "<!DOCTYPE html><html><head><title>t</title></head><body><p>Hello</p></body></html>"
+CASES += [
+    ("JavascriptFormatConstraint", "console.log(1);", True),
+    ("JavascriptFormatConstraint", "!invalid js", False),
+    ("JavascriptFormatConstraint", "const x = ;", False),
+    ("JavascriptFormatConstraint", "```js\nconst n = 1;\n```", True),
+    ("JavascriptFormatConstraint", "```js\nconst n = ;\n```", False),
+    ("JavascriptFormatConstraint", "import x from 'y';\nexport default x;", True),
+    ("JavascriptFormatConstraint", "#!/usr/bin/env node\nconsole.log('hi');", True),
+    ("JavascriptFormatConstraint", "\ufeffvar a = 1;", True),
+    ("JavascriptFormatConstraint", "with (obj) { x = 1; }", True),
+    ("JavascriptFormatConstraint", "これはコードではありません", True),
+    ("JavascriptFormatConstraint", "", True),
+    ("JavascriptFormatConstraint", "説明です。\n```javascript\nlet a = 1;\n```", False),
+    ("NoCodeFenceJavascriptFormatConstraint", "const value = 1;", True),
+    ("NoCodeFenceJavascriptFormatConstraint", "```js\nconst value = 1;\n```", False),
+    ("NoCodeFenceJavascriptFormatConstraint", "  ~~~\nlet a = 1;\n~~~", False),
+    ("NoCodeFenceJavascriptFormatConstraint", "let = = 1;", False),
+    ("NoCodeFenceJavascriptFormatConstraint", "function f(a, b) { return a + b; }", True),
+    ("WithCodeFenceJavascriptFormatConstraint", "```js\nconst n = 1;\n```", True),
+    ("WithCodeFenceJavascriptFormatConstraint", "```javascript\nconst n = 1;\n```", True),
+    ("WithCodeFenceJavascriptFormatConstraint", "```JS\nconst n = 1;\n```", True),
+    (
+        "WithCodeFenceJavascriptFormatConstraint",
+        "preamble\n```javascript\nconst n = 1;\n```",
+        False,
+    ),
+    ("WithCodeFenceJavascriptFormatConstraint", "```js\nconst x = ;\n```", False),
+    ("WithCodeFenceJavascriptFormatConstraint", "```\nconst n = 1;\n```", False),
+    ("WithCodeFenceJavascriptFormatConstraint", "```typescript\nconst n = 1;\n```", False),
+    ("WithCodeFenceJavascriptFormatConstraint", "const n = 1;", False),
+    ("WithCodeFenceJavascriptFormatConstraint", "~~~js\nlet y = 2;\n~~~\n後書き", True),
+    ("HtmlFormatConstraint", HTML, True),
+    ("HtmlFormatConstraint", "plain text without markup", False),
+    ("HtmlFormatConstraint", "```html\n" + HTML + "\n```", True),
+    ("HtmlFormatConstraint", "~~~\n" + HTML + "\n~~~", True),
+    ("HtmlFormatConstraint", "<p>段落</p>", False),
+    ("HtmlFormatConstraint", "<!DOCTYPE html><html><body><p>閉じない<div></body></html>", False),
+    (
+        "HtmlFormatConstraint",
+        "<!DOCTYPE html><html><head><title>t</title></head><body><b><i>x</b></i></body></html>",
+        False,
+    ),
+    ("HtmlFormatConstraint", "前置き\n```html\n" + HTML + "\n```\n後書き", True),
+    ("HtmlFormatConstraint", "", False),
+    ("LatexFormatConstraint", "\\LaTeX{}", True),
+    ("LatexFormatConstraint", "```latex\n\\LaTeX{}\n```", True),
+    ("LatexFormatConstraint", "bad", True),
+    ("LatexFormatConstraint", "\\begin{itemize}\n\\item a\n\\end{itemize}", True),
+    ("LatexFormatConstraint", "\\item orphan", False),
+    ("LatexFormatConstraint", "\\begin{align}\na &= b\n\\end{align}", True),
+    ("LatexFormatConstraint", "\\textbf{x", True),
+    ("LatexFormatConstraint", "\\begin{itemize}\n\\item a\n\\end{enumerate}", True),
+    ("LatexFormatConstraint", "$x^2$ と \\[ y \\]", True),
+    ("LatexFormatConstraint", "\\section{A}\n\\begin{center}\\item x\\end{center}", False),
+    (
+        "LatexFormatConstraint",
+        "\\begin{enumerate}\n\\item \\textbf{\\item b}\n\\end{enumerate}",
+        True,
+    ),
+    ("LatexFormatConstraint", "", True),
+    ("MarkdownTableFormatConstraint", "col1|col2\n---|---\na|b\nc|d\n", True),
+    ("MarkdownTableFormatConstraint", "col1|col2\n---|---\na|b|c\n", False),
+    ("MarkdownTableFormatConstraint", "| a | b |\n|:--|--:|\n| 1 | 2 |", True),
+    ("MarkdownTableFormatConstraint", "| a | b |\n| x | -- |\n| 1 | 2 |", False),
+    ("MarkdownTableFormatConstraint", "| a | b |", False),
+    ("MarkdownTableFormatConstraint", "a b\nc d", False),
+    ("MarkdownTableFormatConstraint", "表です\n| a | b |\n|---|---|", False),
+    ("MarkdownTableFormatConstraint", "| a | b |\n|---|---|\n\n説明文", False),
+    ("HtmlTableFormatConstraint", "<table><tbody><tr><td>a</td></tr></tbody></table>", True),
+    ("HtmlTableFormatConstraint", "<div>wrap</div><table><tr><td>a</td></tr></table>", False),
+    (
+        "HtmlTableFormatConstraint",
+        "  <table border='1'>\n<tr><th>h</th></tr>\n<tr><td>a</td></tr>\n</table>\n",
+        True,
+    ),
+    ("HtmlTableFormatConstraint", "<table></table>", False),
+    ("HtmlTableFormatConstraint", "<table><tr><div><td>a</td></div></tr></table>", False),
+    ("HtmlTableFormatConstraint", "<table><tr><td>a</td></tr></table><!-- note -->", False),
+    ("HtmlTableFormatConstraint", "<table><tr><td>a</td></tr></table> text", False),
+    ("HtmlTableFormatConstraint", "<table><div><tr><td>a</td></tr></div></table>", False),
+    (
+        "HtmlTableFormatConstraint",
+        "<table><tr><td>a</td></tr></table><table><tr><td>b</td></tr></table>",
+        False,
+    ),
+    ("LatexTableFormatConstraint", "\\begin{tabular}{cc}\na & b \\\\\n\\end{tabular}", True),
+    (
+        "LatexTableFormatConstraint",
+        "\\[\n\\begin{tabular}{|c|c|}\na & b\n\\end{tabular}\n\\]",
+        True,
+    ),
+    (
+        "LatexTableFormatConstraint",
+        "% comment\n\\begin{tabular*}{\\textwidth}[t]{ll}\na & b\n\\end{tabular*}",
+        True,
+    ),
+    ("LatexTableFormatConstraint", "\\begin{tabular}[t]{p{2cm}l}\na & b\n\\end{tabular}", True),
+    ("LatexTableFormatConstraint", "表:\n\\begin{tabular}{cc}\na & b\n\\end{tabular}", False),
+    ("LatexTableFormatConstraint", "\\begin{tabular}\na & b\n\\end{tabular}", False),
+    (
+        "LatexTableFormatConstraint",
+        "\\begin{tabular}{c}\\begin{tabular}{c}x\\end{tabular}\\end{tabular}",
+        False,
+    ),
+    ("LatexTableFormatConstraint", "\\begin{tabular}{c}x\\end{tabular*}", False),
+    (
+        "LatexTableFormatConstraint",
+        "\\begin{tabular}{c}x\\end{tabular}\n\\begin{tabular}{c}y\\end{tabular}",
+        False,
+    ),
+    ("LatexTableFormatConstraint", "no table", False),
+    ("LatexTableFormatConstraint", "\\begin{tabular}{c}x\\end{tabular} % 50\\% done", True),
+    ("MediawikiTableFormatConstraint", "{|\n! Header\n|-\n| Cell\n|}\n", True),
+    ("MediawikiTableFormatConstraint", "{|\n! Header\n|-\n| Cell\n", False),
+    (
+        "MediawikiTableFormatConstraint",
+        '{| class="wikitable"\n|+ 表題\n! A !! B\n|-\n| 1 || 2\n\n|}',
+        True,
+    ),
+    ("MediawikiTableFormatConstraint", "{|\n| Cell\n! Header\n|}", False),
+    ("MediawikiTableFormatConstraint", "{|\n! H\n| c\n! H2\n|}", True),
+    ("MediawikiTableFormatConstraint", "{|\n| only cells\n|}", False),
+    ("MediawikiTableFormatConstraint", "{|\n! only header\n|}", False),
+    ("MediawikiTableFormatConstraint", "{|\n! H\nplain text\n| c\n|}", False),
+    ("MediawikiTableFormatConstraint", "{|\n! H\n{|\n| c\n|}", False),
+    ("MediawikiTableFormatConstraint", "<!-- c -->{|\n! H\n| c\n|}", True),
+    ("MediawikiTableFormatConstraint", "{|\n! H\n| c\n|} 後", False),
+    ("MediawikiTableFormatConstraint", "", False),
+    ("MarkdownLinksAndImagesConstraint", "[site](https://example.com) ![logo](logo.png)", True),
+    ("MarkdownLinksAndImagesConstraint", "[site](https://example.com)", False),
+    ("MarkdownLinksAndImagesConstraint", "![logo](logo.png)", False),
+    ("MarkdownLinksAndImagesConstraint", "[bad](javascript:alert(1)) ![a](b.png)", False),
+    ("MarkdownLinksAndImagesConstraint", "[mail](mailto:a@b.jp) ![](x.png)", False),
+    ("MarkdownLinksAndImagesConstraint", "[empty]() ![a](b.png)", False),
+    ("MarkdownLinksAndImagesConstraint", '[rel](docs/page.md) ![図](img/a.png "title")', True),
+    ("MarkdownLinksAndImagesConstraint", "<https://example.com> ![a](b.png)", True),
+    ("MarkdownLinksAndImagesConstraint", "[x](HTTPS://EXAMPLE.COM) ![a](<>)", False),
+    (
+        "MarkdownReferenceLinksConstraint",
+        "# 概要\n[見出しへ](#概要)\n[ref][a]\n\n[a]: https://a.example",
+        True,
+    ),
+    ("MarkdownReferenceLinksConstraint", "[ref][missing]", False),
+    ("MarkdownReferenceLinksConstraint", "[a][]\n\n[A]: https://a.example", True),
+    ("MarkdownReferenceLinksConstraint", "[a]: https://x.example\n[a]: https://y.example", False),
+    ("MarkdownReferenceLinksConstraint", "[a]: https://x.example\n[a]: https://x.example", True),
+    ("MarkdownReferenceLinksConstraint", "[go](#nowhere)", False),
+    ("MarkdownReferenceLinksConstraint", "## Getting Started!\n[go](#getting-started)", True),
+    ("MarkdownReferenceLinksConstraint", "参照なしの文章", True),
+    ("MarkdownReferenceLinksConstraint", "", True),
+    ("MarkdownListStructureConstraint", "- a\n- b\n- c", True),
+    ("MarkdownListStructureConstraint", "段落\n- ひとつだけ", False),
+    ("MarkdownListStructureConstraint", "- ひとつだけ\n続き", True),
+    ("MarkdownListStructureConstraint", "段落\n\n- ひとつだけ\n\n後", True),
+    ("MarkdownListStructureConstraint", "-\n  - nested only\n- b", True),
+    ("MarkdownListStructureConstraint", "- a\n- b\n\n1. c\n2. d", True),
+    ("MarkdownListStructureConstraint", "- a\n  1. x\n  2. y\n- b\n  - z\n  - w", True),
+    ("MarkdownListStructureConstraint", "1999. was a year\n2000. another", True),
+    ("MarkdownListStructureConstraint", "2001. only\n", False),
+    ("MarkdownListStructureConstraint", "1900. a\n1800. b", False),
+    ("MarkdownListStructureConstraint", "リストなし", True),
+    ("MarkdownListStructureConstraint", "- \n- b", False),
+    ("MarkdownListStructureConstraint", "- ```\n  code\n  ```\n- b", True),
+    ("MarkdownUnconsumedEmphasisMarkersConstraint", "これは**重要**です。", True),
+    ("MarkdownUnconsumedEmphasisMarkersConstraint", "強調なしの文", False),
+    ("MarkdownUnconsumedEmphasisMarkersConstraint", "*a* and a * b", False),
+    ("MarkdownUnconsumedEmphasisMarkersConstraint", "*a* and snake_case_name", False),
+    ("MarkdownUnconsumedEmphasisMarkersConstraint", "*a* and \\* escaped", False),
+    ("MarkdownUnconsumedEmphasisMarkersConstraint", "_a_ **b** 2*3", True),
+    ("MarkdownUnconsumedEmphasisMarkersConstraint", "**a** then **unclosed", True),
+    ("MarkdownUnconsumedEmphasisMarkersConstraint", "*a* x* y", True),
+    ("MarkdownUnconsumedEmphasisMarkersConstraint", "*a* 「*」です", True),
+    ("MarkdownUnconsumedEmphasisMarkersConstraint", "*a*\n\n* b\n* c", True),
+    ("MarkdownUnconsumedEmphasisMarkersConstraint", "", False),
+    (
+        "MarkdownFormatConstraint",
+        "# タイトル\n\n本文の**強調**と[リンク](https://example.com)。"
+        "\n\n![図](a.png)\n\n## 節\n\n- a\n- b\n",
+        True,
+    ),
+    (
+        "MarkdownFormatConstraint",
+        "# タイトル\n\n本文の**強調**と[リンク](https://example.com)。"
+        "\n\n![図](a.png)\n\n### 飛び\n",
+        False,
+    ),
+    ("MarkdownFormatConstraint", "# タイトル\n\n本文。\n", False),
+    (
+        "MarkdownFormatConstraint",
+        "# T\n\n**b** [l](https://e.com) ![i](i.png)\n\n```\nunclosed\n",
+        False,
+    ),
+    (
+        "MarkdownFormatConstraint",
+        "# T\n\n**b** [l](https://e.com) ![i](i.png)\n\n| a | b |\n|---|---|\n| 1 |\n",
+        True,
+    ),
+    ("MarkdownFormatConstraint", "# T\n# U\n\n**b** [l](https://e.com) ![i](i.png)\n", False),
+    ("MarkdownFormatConstraint", "", False),
+]
+
+# Citations: a numbered, footnoted or author-year citation in the body, references under
+# a heading or in the last block after a blank line, each with a year and two parts
+CASES += [
+    (
+        "CitationFormatConstraint",
+        "本文です[1]。\n\n参考文献\n[1] 山田太郎. 日本の研究. 2020.",
+        True,
+    ),
+    (
+        "CitationFormatConstraint",
+        "本文です[1]。\n\n## References\n[1] Smith, J. A study. 2019.",
+        True,
+    ),
+    (
+        "CitationFormatConstraint",
+        "本文です(Smith, 2020)。\n\n参考文献:\n- Smith, J. A study. 2020.",
+        True,
+    ),
+    ("CitationFormatConstraint", "本文です[1][2]。\n\n参考文献\n[1] A. Title. 2020.", False),
+    (
+        "CitationFormatConstraint",
+        "本文です[1][2]。\n\n参考文献\n- A. Title. 2020.\n- B. Other. 2021.",
+        True,
+    ),
+    ("CitationFormatConstraint", "本文です[1][2]。\n\n参考文献\n- A. Title. 2020.", False),
+    ("CitationFormatConstraint", "本文です。\n\n参考文献\n[1] A. Title. 2020.", False),
+    ("CitationFormatConstraint", "本文です[1]。\n\n参考文献\n[1] A Title without year.", False),
+    ("CitationFormatConstraint", "本文です[1]。\n\n参考文献\n[1] 2020", False),
+    ("CitationFormatConstraint", "本文です[^1]。\n\n[^1]: Doe. Notes. n.d.", True),
+    (
+        "CitationFormatConstraint",
+        "本文です[1]。\n\n1. Doe, J. Book. 2018.\n2. Roe, K. Paper. 2019.",
+        True,
+    ),
+    ("CitationFormatConstraint", "本文です[1]。\n1. Doe, J. Book. 2018.", False),
+    ("CitationFormatConstraint", "本文です[1]。\n\nDoe, J. Book. 2018.", True),
+    ("CitationFormatConstraint", "本文です[1]。\n\nDoe, J. Book. 2018.\n最後の一言。", True),
+    ("CitationFormatConstraint", "", False),
+    ("CitationFormatConstraint", "参考文献なし[1]。", False),
+    (
+        "CitationFormatConstraint",
+        "本文[1]。\n\n```\n[1] code. 2020.\n```\n\n参考文献\n[1] A. B. 2020年",
+        True,
+    ),
+    (
+        "CitationFormatConstraint",
+        "本文[1]。\n\n# 参考文献\n\n[1] A. B. 2020.\n\n# 付録\nその他",
+        True,
+    ),
+    (
+        "CitationFormatConstraint",
+        "本文(2020)[3]。\n\n出典：\n[1] A. B. 2020.\n[3] C. D. 2021.",
+        True,
+    ),
+    ("CitationFormatConstraint", "本文(田中 2021)。\n\nSources\n* 田中; 研究; 2021a", True),
+]
+
 
 #: the classes that count Janome's tokens or upstream's words
 WORDS = {
@@ -569,10 +831,24 @@ WORDS = {
 YAML = {"YamlFormatConstraint"}
 MARKDOWN = {
     "MarkdownParseableConstraint",
+    "MarkdownLinksAndImagesConstraint",
+    "MarkdownReferenceLinksConstraint",
+    "MarkdownListStructureConstraint",
+    "MarkdownUnconsumedEmphasisMarkersConstraint",
+    "MarkdownFormatConstraint",
     "MarkdownClosedFencesConstraint",
     "MarkdownHeadingJumpsConstraint",
     "MarkdownHeadingsStructureConstraint",
     "MarkdownTableStructureConstraint",
+}
+#: the classes read with upstream's parsers: esprima, html5lib, pylatexenc, BeautifulSoup
+PARSED = {
+    "JavascriptFormatConstraint": "esprima",
+    "NoCodeFenceJavascriptFormatConstraint": "esprima",
+    "WithCodeFenceJavascriptFormatConstraint": "esprima",
+    "HtmlFormatConstraint": "html5lib",
+    "LatexFormatConstraint": "pylatexenc",
+    "HtmlTableFormatConstraint": "bs4",
 }
 #: the classes that split sentences with pysbd
 SENTENCES = {
@@ -606,7 +882,13 @@ def _differing(names: set[str]) -> list[str]:
 
 def test_every_rule_decides_as_upstream() -> None:
     """Every case but those that need Janome or pysbd, each difference named."""
-    assert _differing(set(RULES) - SENTENCES - WORDS - YAML - MARKDOWN) == []
+    assert _differing(set(RULES) - SENTENCES - WORDS - YAML - MARKDOWN - set(PARSED)) == []
+
+
+def test_code_and_markup_parse_as_upstream() -> None:
+    # the four parsers come with the jfbench extra, as markdown-it-py does
+    needs("markdown_it")
+    assert _differing(set(PARSED)) == []
 
 
 def test_markdown_parses_as_upstream() -> None:
@@ -653,19 +935,21 @@ def test_every_rule_hyoka_decides_has_a_passing_and_a_failing_case() -> None:
 
 
 def test_judged_and_undecided_constraints_are_refused_by_name() -> None:
+    """Every one of upstream's 123 rule-based classes is decided (the two logic classes by
+    the one they wrap, six with upstream's source at hand); a judged class, or a class
+    upstream does not have, is refused by name."""
     tests = classes("test")
     with pytest.raises(InputError, match="NoGreetingOutputConstraint is judged by an LLM"):
         check_of(tests["NoGreetingOutputConstraint"])
-    with pytest.raises(
-        InputError, match="MediawikiTableFormatConstraint is not decided by hyoka yet"
-    ):
-        check_of(tests["MediawikiTableFormatConstraint"])
-    assert not decidable(tests["MediawikiTableFormatConstraint"])
-    assert "MediawikiTableFormatConstraint" in missing_rules()
+    unknown = Factory("SomeOtherConstraint", "Format")
+    with pytest.raises(InputError, match="SomeOtherConstraint is not decided by hyoka yet"):
+        check_of(unknown)
+    assert not decidable(unknown)
+    assert missing_rules() == [] and missing_rules("train") == []
     rules = sum(not f.judged for f in tests.values())
     assert rules == 123
-    # the two logic classes, and the four read from upstream's word lists
-    assert len(missing_rules()) == rules - len(RULES) - len(SOURCED) - 2
+    assert rules == len(RULES) + len(SOURCED) + 2
+    assert (len(RULES), len(SOURCED)) == (115, 6)
 
 
 def test_stop_words_and_verb_endings_are_read_from_the_source(tmp_path: Path) -> None:

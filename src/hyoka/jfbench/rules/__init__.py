@@ -1,10 +1,12 @@
 """The rule-based constraints, each decided as upstream's class decides it.
 
 ``RULES`` maps upstream's class name to a builder that takes the constraint's parameters
-and the prompt's text and returns the check of a response. A name absent here is either
-judged by an LLM (``catalogue``'s ``judged``) or a rule hyoka does not decide yet
-(``missing_rules``): such a constraint is reported, never guessed. ``SOURCED`` holds the
-six whose word lists are upstream's data, decided only with its source at hand.
+and the prompt's text and returns the check of a response. ``SOURCED`` holds the six
+whose word lists are upstream's data, decided only with its source at hand; with the two
+logic classes (decided by the constraint they wrap) that is all 123 of upstream's
+rule-based classes. A name absent from both is judged by an LLM (``catalogue``'s
+``judged``) or not upstream's: such a constraint is reported by name, never guessed
+(``missing_rules`` lists any rule-based class left undecided: none).
 """
 
 from __future__ import annotations
@@ -16,12 +18,16 @@ from hyoka.errors import InputError
 from hyoka.jfbench.catalogue import ConstraintSet, Factory, classes
 from hyoka.jfbench.rules import (
     character,
+    citation,
     formats,
     ifbench,
     markdown,
+    markdown_quality,
+    markup,
     notation,
     phonetics,
     sentences,
+    tables,
     text,
     words,
 )
@@ -65,10 +71,25 @@ RULES: dict[str, Builder] = {
     "MarkdownHeadingJumpsConstraint": _fixed(markdown.no_heading_jumps),
     "MarkdownHeadingsStructureConstraint": _fixed(markdown.headings_structure),
     "MarkdownTableStructureConstraint": _fixed(markdown.table_structure),
+    "MarkdownLinksAndImagesConstraint": _fixed(markdown_quality.links_and_images),
+    "MarkdownReferenceLinksConstraint": _fixed(markdown_quality.reference_links),
+    "MarkdownListStructureConstraint": _fixed(markdown_quality.list_structure),
+    "MarkdownUnconsumedEmphasisMarkersConstraint": _fixed(markdown_quality.emphasis_markers),
+    "MarkdownFormatConstraint": _fixed(markdown_quality.markdown_format),
+    "MarkdownTableFormatConstraint": _fixed(tables.markdown_table),
+    "HtmlTableFormatConstraint": _fixed(tables.html_table),
+    "LatexTableFormatConstraint": _fixed(tables.latex_table),
+    "MediawikiTableFormatConstraint": _fixed(tables.mediawiki_table),
+    "JavascriptFormatConstraint": _fixed(markup.javascript),
+    "NoCodeFenceJavascriptFormatConstraint": _fixed(markup.javascript_without_fence),
+    "WithCodeFenceJavascriptFormatConstraint": _fixed(markup.javascript_with_fence),
+    "HtmlFormatConstraint": _fixed(markup.html),
+    "LatexFormatConstraint": _fixed(markup.latex),
     "PythonFormatConstraint": _fixed(formats.python_format),
     "NoCodeFencePythonFormatConstraint": _fixed(formats.python_without_fence),
     "WithCodeFencePythonFormatConstraint": _fixed(formats.python_with_fence),
     "DiffFormatConstraint": _fixed(formats.diff_format),
+    "CitationFormatConstraint": _fixed(citation.citations),
     "BulletPointsFormatConstraint": lambda k, d: formats.bullet_points(k["starter_token"]),
     "IndentFormatConstraint": lambda k, d: formats.indent(k["indent"]),
     "SentenceDelimiterFormatConstraint": lambda k, d: sentences.delimited(k["delimiter"]),
