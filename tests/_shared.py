@@ -248,3 +248,51 @@ def put_other_than_a_file(path: Path, kind: str) -> None:
     else:
         path.mkdir()
         (path / "keep.txt").write_text("keep")
+
+
+def jfbench_data(root: Path) -> Path:
+    """A data directory under ``root`` holding ``jfbench`` as ``hyoka data fetch`` lays it
+    out: the prompts and licences of ``../shared/data`` (linked, read-only) and, as
+    upstream's source (code, not data, so the shared data does not hold it), a stand-in in
+    its layout written with hyoka's own words: every constraint class of the catalogue says
+    its name, each judged one asks its judge about the response by name, and
+    ``MarkdownFormatConstraint`` draws its wording without a seed, as upstream's does."""
+    from hyoka.jfbench.catalogue import classes
+
+    shared = SHARED_DATA / "jfbench"
+    folder = root / "jfbench"
+    folder.mkdir(parents=True)
+    for name in ("LICENSE", "data"):
+        (folder / name).symlink_to(shared / name)
+    prompts = folder / "src" / "jfbench" / "prompts"
+    constraints = folder / "src" / "jfbench" / "constraints"
+    prompts.mkdir(parents=True)
+    constraints.mkdir(parents=True)
+    (prompts / "ifbench.py").write_text(
+        "class IFBenchPrompt:\n"
+        "    def text(self, constraints, *, train_or_test='train'):\n"
+        "        lines = '\\n'.join(f'- {c.instructions(train_or_test=train_or_test)}'"
+        " for c in constraints)\n"
+        "        return f'{self._prompt}\\n\\n(stand-in) follow:\\n{lines}'\n",
+        encoding="utf-8",
+    )
+    factories = {**classes("train"), **classes("test")}
+    parts = [
+        "class UnseededWording:\n"
+        "    def instructions(self, train_or_test='train'):\n"
+        "        return self._random_instruction(['one', 'two'])\n"
+    ]
+    for name, factory in sorted(factories.items()):
+        said = (
+            "UnseededWording().instructions()"
+            if name == "MarkdownFormatConstraint"
+            else repr(f"(stand-in) {name}")
+        )
+        body = f"class {name}:\n    def instructions(self, train_or_test='train'):\n"
+        body += f"        return {said}\n"
+        if factory.judged:
+            body += "    def _prompt(self, text):\n"
+            body += f"        return {f'(stand-in judge) {name}: '!r} + text\n"
+        parts.append(body)
+    (constraints / "standin.py").write_text("\n\n".join(parts), encoding="utf-8")
+    return root

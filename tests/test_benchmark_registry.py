@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, jfbench_data
 from hyoka.cli.main import app
 from hyoka.data import DATA_DIR_ENV, manifest
 from hyoka.errors import DataError, HyokaError
 from hyoka.mtbench import (
+    CONSTRAINT_CHECKED,
     DRAWN_MATCHES,
     FASTCHAT_JUDGING,
     RULE_CHECKED,
@@ -141,13 +142,20 @@ def test_an_entry_point_that_is_no_definition_is_named(installed: Path) -> None:
         definitions()
 
 
-def test_every_definition_loads_its_shared_data(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_definition_loads_its_shared_data(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """Each definition has its data manifest (``hyoka data fetch NAME``) and, with the data
     directory from the environment, its questions load (FastChat-judged ones: with their
-    judge prompts and references, under every variant)."""
-    monkeypatch.setenv(DATA_DIR_ENV, str(SHARED_DATA))
+    judge prompts and references, under every variant). JFBench's prompts are worded by
+    upstream's source, code the shared data does not hold: a stand-in words them here."""
+    data = jfbench_data(tmp_path / "data")
+    for folder in SHARED_DATA.iterdir():
+        if not (data / folder.name).exists():
+            (data / folder.name).symlink_to(folder)
+    monkeypatch.setenv(DATA_DIR_ENV, str(data))
     protocols = {spec.judging for spec in definitions().values()}
-    assert protocols == {FASTCHAT_JUDGING, DRAWN_MATCHES, RULE_CHECKED}
+    assert protocols == {FASTCHAT_JUDGING, DRAWN_MATCHES, RULE_CHECKED, CONSTRAINT_CHECKED}
     for name, spec in definitions().items():
         assert manifest(name).name == name
         answered = answer_set(name)

@@ -54,7 +54,15 @@ from hyoka.mtbench import (
 from hyoka.providers import CONCURRENCY, ThinkingChoice
 
 if TYPE_CHECKING:
-    from hyoka.mtbench import MatchesJudged, PairsJudged, RakudaRanking, RuleBoard, TurnsJudged
+    from hyoka.mtbench import (
+        ConstraintBoard,
+        ConstraintsJudged,
+        MatchesJudged,
+        PairsJudged,
+        RakudaRanking,
+        RuleBoard,
+        TurnsJudged,
+    )
 
 #: where answers and judgments go unless --output/--output-dir say otherwise
 RESULTS = Path("results") / "mtbench"
@@ -209,7 +217,7 @@ def leaderboard_command(
         say(f"radar chart: {path}", err=True)
 
 
-def _print_rakuda(ranked: RakudaRanking | RuleBoard, fmt: str) -> None:
+def _print_rakuda(ranked: RakudaRanking | RuleBoard | ConstraintBoard, fmt: str) -> None:
     """Rakuda's ranking (or a rule-checked benchmark's scores) as a table or JSON."""
     if fmt == "json":
         echo_json(ranked.to_json())
@@ -491,7 +499,7 @@ def judge_command(
     from hyoka.cli._common import provider_options
     from hyoka.cli._judging import ShownJudging, control_features
     from hyoka.judge import Connection
-    from hyoka.mtbench import MatchesJudged, PairsJudged, judge_bench
+    from hyoka.mtbench import ConstraintsJudged, MatchesJudged, PairsJudged, judge_bench
 
     done = judge_bench(
         judge, answers, bench=bench, variant=variant, mode=mode.value, judge_name=judge_name,
@@ -506,7 +514,9 @@ def judge_command(
     )  # fmt: skip
     if as_json:
         echo_json(done.to_json())
-    if isinstance(done, MatchesJudged):
+    if isinstance(done, ConstraintsJudged):
+        _print_constraints(done, as_json)
+    elif isinstance(done, MatchesJudged):
         _print_matches(done, as_json)
     elif isinstance(done, PairsJudged):
         _print_pairs(done, as_json)
@@ -539,6 +549,27 @@ def _print_turns(done: TurnsJudged, judge: str, as_json: bool) -> None:
         fail_if_nothing_graded(done.asked - report.unrated, report.unrated, judge, outputs)
     for label, path in done.outputs:
         say(f"{label} -> {path}", err=True)
+
+
+def _print_constraints(done: ConstraintsJudged, as_json: bool) -> None:
+    """JFBench's judged constraints counted, the calls, the entries pending, the
+    signature; each model's judgment log and result file on stderr."""
+    from hyoka.cli._judging import print_judge, print_signature
+
+    report, stats = done.report, done.stats
+    if not as_json:
+        say(
+            f"{report.judged} judged constraint(s) decided, {report.done_before} already done, "
+            f"{report.ruled} by rule (an empty response); {report.judge_calls} judge call(s), "
+            f"{stats.cache_hits} from cache; tokens: {stats.usage.prompt_tokens} in, "
+            f"{stats.usage.completion_tokens} out; {done.pending} entr(ies) pending (a rule "
+            "hyoka does not decide yet)"
+        )
+        if done.signature is not None:
+            print_judge(done.judges)
+            print_signature(done.signature)
+    for model, log, results in done.outputs:
+        say(f"{model} -> {log}; results: {results}", err=True)
 
 
 def _print_matches(done: MatchesJudged, as_json: bool) -> None:

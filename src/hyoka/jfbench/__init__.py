@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from hyoka._faces import lazy_face
 
 if TYPE_CHECKING:
+    from hyoka.jfbench.benchmark import PROMPT_SOURCE, Benchmark, load_benchmark
     from hyoka.jfbench.build import (
         DEFAULT_SEED,
         Entry,
@@ -36,7 +37,17 @@ if TYPE_CHECKING:
     )
     from hyoka.jfbench.evaluate import decide, succeeded
     from hyoka.jfbench.inputs import PROMPTS_IN_DATA, Prompts, read_prompts
-    from hyoka.jfbench.results import read_records
+    from hyoka.jfbench.judged import (
+        JUDGE_MAX_TOKENS,
+        JUDGE_TEMPERATURE,
+        UPSTREAM_JUDGE,
+        Response,
+        judge_settings,
+        plan_judged,
+        task_id,
+        verdicts_of,
+    )
+    from hyoka.jfbench.results import files_of, read_records
     from hyoka.jfbench.rules import RULES, check_of, missing_rules
     from hyoka.jfbench.scores import Summary, score, summarize
     from hyoka.jfbench.signing import KIND, jfbench_signature
@@ -50,6 +61,23 @@ if TYPE_CHECKING:
 
 _NAMES: dict[str, tuple[str, str]] = {
     **{
+        name: ("hyoka.jfbench.benchmark", name)
+        for name in ("PROMPT_SOURCE", "Benchmark", "load_benchmark")
+    },
+    **{
+        name: ("hyoka.jfbench.judged", name)
+        for name in (
+            "JUDGE_MAX_TOKENS",
+            "JUDGE_TEMPERATURE",
+            "UPSTREAM_JUDGE",
+            "Response",
+            "judge_settings",
+            "plan_judged",
+            "task_id",
+            "verdicts_of",
+        )
+    },
+    **{
         name: ("hyoka.jfbench.build", name)
         for name in ("DEFAULT_SEED", "Entry", "single_constraint", "stable_seed", "summary_of")
     },
@@ -62,7 +90,7 @@ _NAMES: dict[str, tuple[str, str]] = {
         name: ("hyoka.jfbench.inputs", name)
         for name in ("PROMPTS_IN_DATA", "Prompts", "read_prompts")
     },
-    "read_records": ("hyoka.jfbench.results", "read_records"),
+    **{name: ("hyoka.jfbench.results", name) for name in ("files_of", "read_records")},
     **{name: ("hyoka.jfbench.rules", name) for name in ("RULES", "check_of", "missing_rules")},
     **{name: ("hyoka.jfbench.scores", name) for name in ("Summary", "score", "summarize")},
     **{name: ("hyoka.jfbench.signing", name) for name in ("KIND", "jfbench_signature")},
@@ -76,23 +104,33 @@ __all__ = [
     "COLLECTIONS",
     "CONSTRAINT_SETS",
     "DEFAULT_SEED",
+    "JUDGE_MAX_TOKENS",
+    "JUDGE_TEMPERATURE",
     "KIND",
     "PROMPTS_IN_DATA",
+    "PROMPT_SOURCE",
     "RULES",
+    "UPSTREAM_JUDGE",
+    "Benchmark",
     "ConstraintSet",
     "Entry",
     "Factory",
     "Prompts",
+    "Response",
     "Source",
     "Summary",
     "build_benchmark",
     "check_of",
     "classes",
     "decide",
+    "files_of",
     "jfbench_signature",
+    "judge_settings",
     "judge_verdict",
+    "load_benchmark",
     "majority",
     "missing_rules",
+    "plan_judged",
     "read_prompts",
     "read_records",
     "render_prompts",
@@ -102,6 +140,8 @@ __all__ = [
     "succeeded",
     "summarize",
     "summary_of",
+    "task_id",
+    "verdicts_of",
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, _NAMES)

@@ -104,15 +104,23 @@ class Source:
     root: Path
     classes: dict[str, ast.ClassDef] = field(default_factory=dict)
     frame: ast.FunctionDef | None = None
+    #: the SHA-256 of the files read (``source_digest``): ``SOURCE_SHA256`` for upstream's
+    digest: str = ""
+
+    @property
+    def pinned(self) -> bool:
+        """Whether these are upstream's files at c8fed01."""
+        return self.digest == SOURCE_SHA256
 
     @classmethod
     def read(cls, root: Path, *, check: bool = True) -> Source:
-        if check and (found := source_digest(root)) != SOURCE_SHA256:
+        found = source_digest(root)
+        if check and found != SOURCE_SHA256:
             raise InputError(
                 f"{root}: not upstream's source at c8fed01 (its files' digest is {found[:12]}, "
                 f"pinned {SOURCE_SHA256[:12]})"
             )
-        source = cls(root)
+        source = cls(root, digest=found)
         for relative in source_files(root):
             tree = ast.parse(read_bytes(root / relative).decode("utf-8"))
             for node in tree.body:

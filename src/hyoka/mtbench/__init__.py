@@ -108,6 +108,7 @@ from hyoka.mtbench.registry import (
     spec_named,
     variant_names,
 )
+from hyoka.mtbench.constraint_checked import ConstraintBoard, ConstraintsJudged
 from hyoka.mtbench.report import board_judges, render
 from hyoka.mtbench.rule_checked import RuleBoard
 from hyoka.mtbench.run import (
@@ -125,6 +126,7 @@ from hyoka.mtbench.run import (
     variants_json,
 )
 from hyoka.mtbench.spec import (
+    CONSTRAINT_CHECKED,
     DRAWN_MATCHES,
     FASTCHAT_JUDGING,
     RULE_CHECKED,
@@ -161,6 +163,9 @@ __all__ = [
     "RADAR_SUFFIXES",
     "RESULTS",
     "RULE_CHECKED",
+    "CONSTRAINT_CHECKED",
+    "ConstraintBoard",
+    "ConstraintsJudged",
     "AnswerRecord",
     "AnswersGenerated",
     "Bench",

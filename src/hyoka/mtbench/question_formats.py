@@ -6,8 +6,9 @@ verify and the report ask the format, never its name. Two formats exist: FastCha
 (``Question``, ``output`` = the reference answer, ``eval_aspect`` = the task's own grading
 criteria; the row's place, from 0, is its id), as ELYZA-tasks-100 is published in Shaberi's
 judgment files, which are therefore also judgment files hyoka reads (``upstream_judgments``),
-and M-IFEval's prompts file (``key``, ``prompt``, ``instruction_id_list``, ``kwargs``: one
-single-turn prompt a line, in the group of its first instruction). A new format is one more
+M-IFEval's prompts file (``key``, ``prompt``, ``instruction_id_list``, ``kwargs``: one
+single-turn prompt a line, in the group of its first instruction), and JFBench's prompts
+read as the benchmark built from them (``hyoka.jfbench``). A new format is one more
 class here with the same four members.
 """
 
@@ -140,6 +141,34 @@ class IfevalPrompts:
         return False
 
 
+@dataclass(frozen=True)
+class JfbenchEntries:
+    """JFBench's prompts file read as the benchmark upstream's ``eval.py`` answers
+    (``hyoka.jfbench.load_benchmark``: the seed-42 single-constraint build of the test
+    set): each entry's place in the build (upstream's ``prompt_index``) the id, the prompt
+    it is shown (worded by upstream's source in the data folder) the one turn, and its
+    constraint's group the category; the line number is its prompt's."""
+
+    name: str = "jfbench"
+    upstream_judgments: bool = False
+
+    def read(
+        self, path: Path, data: bytes, categories: Sequence[str]
+    ) -> Iterator[tuple[int, Question]]:
+        from hyoka.jfbench import load_benchmark
+
+        built = load_benchmark(path, path.parent.parent)
+        for position, entry in built.entries.items():
+            yield entry.prompt + 1, Question(
+                question_id=position, category=entry.constraint_groups[0],
+                turns=(built.texts[position],),
+            )  # fmt: skip
+
+    def is_judgment_file(self, path: Path) -> bool:
+        return False
+
+
 FASTCHAT_QUESTIONS = FastChatQuestions()
+JFBENCH_ENTRIES = JfbenchEntries()
 IFEVAL_PROMPTS = IfevalPrompts()
 SHABERI_ROWS = ShaberiRows()

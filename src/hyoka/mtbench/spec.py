@@ -117,7 +117,10 @@ class JudgingProtocol:
     ``drawn-matches``: matches drawn over ordered model pairs, each judged once in its order,
     ranked by Bradley-Terry with a home advantage (Rakuda's jrank; ``mtbench.rakuda``);
     ``rule-checked``: no judge, each answer's instructions decided by rules (M-IFEval's
-    checks, strict and loose; ``mtbench.rule_checked``, which calls ``hyoka.ifeval``).
+    checks, strict and loose; ``mtbench.rule_checked``, which calls ``hyoka.ifeval``);
+    ``constraint-checked``: each answer's constraints decided by rules and, where its
+    authors ask a judge, by three judge votes, ranked by the share of answers meeting every
+    one (JFBench; ``mtbench.constraint_checked``, which calls ``hyoka.jfbench``).
     """
 
     name: str
@@ -142,6 +145,12 @@ RULE_CHECKED = JudgingProtocol(
     "rule-checked",
     ("strict", "loose"),
     "no judge: instructions decided by rules, strict and loose accuracy",
+    bench_answers=True,
+)
+CONSTRAINT_CHECKED = JudgingProtocol(
+    "constraint-checked",
+    ("single",),
+    "each constraint decided by its rule or by an LLM judge's three votes; success rate",
     bench_answers=True,
 )
 

@@ -1,7 +1,8 @@
 """What the paths given to ``hyoka report`` hold: pfgen runs, single-grading judgment files
 (the benchmarks' and ``hyoka judge single``'s), pairwise judgment files, reference-set
 stability reports (``hyoka pfgen stability --json``), Rakuda rankings (``hyoka mtbench
-leaderboard --bench rakuda --format json``).
+leaderboard --bench rakuda --format json``), and the leaderboards of the benchmarks decided
+by rules (``--bench m-ifeval-ja`` or ``jfbench``, ``--format json``).
 Everything else is skipped with a one-line note.
 
 A file is recognised by its first JSON object, never by its name, so renamed files still
@@ -40,6 +41,9 @@ class Inputs:
     stability_files: list[Path] = field(default_factory=list)
     #: Rakuda rankings (``hyoka mtbench leaderboard --bench rakuda --format json``)
     ranking_files: list[Path] = field(default_factory=list)
+    #: rule-checked leaderboards (``hyoka mtbench leaderboard --bench m-ifeval-ja|jfbench
+    #: --format json``)
+    board_files: list[Path] = field(default_factory=list)
     #: the folders given (searched for pfgen judge summaries)
     folders: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -104,6 +108,12 @@ def _is_ranking_file(path: Path) -> bool:
     return read_ranking(path) is not None
 
 
+def _is_board_file(path: Path) -> bool:
+    from hyoka.report.rule_pages import read_board
+
+    return read_board(path) is not None
+
+
 def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
     inputs = Inputs()
     public = public_dir.resolve() if public_dir is not None and public_dir.is_dir() else None
@@ -121,6 +131,8 @@ def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
                 inputs.stability_files.append(path)
             elif path.suffix == ".json" and _is_ranking_file(path):
                 inputs.ranking_files.append(path)
+            elif path.suffix == ".json" and _is_board_file(path):
+                inputs.board_files.append(path)
             else:
                 raise InputError(
                     f"{path}: not a run, a judgment file, a stability report "
@@ -151,6 +163,8 @@ def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
                     inputs.stability_files.append(folder / name)
                 elif name.endswith(".json") and _is_ranking_file(folder / name):
                     inputs.ranking_files.append(folder / name)
+                elif name.endswith(".json") and _is_board_file(folder / name):
+                    inputs.board_files.append(folder / name)
     return _once(inputs)
 
 
@@ -181,6 +195,7 @@ def _once(inputs: Inputs) -> Inputs:
         pair_files=_unique(inputs.pair_files),
         stability_files=_unique(inputs.stability_files),
         ranking_files=_unique(inputs.ranking_files),
+        board_files=_unique(inputs.board_files),
         folders=_unique(inputs.folders),
         notes=list(dict.fromkeys(inputs.notes)),
     )

@@ -100,6 +100,7 @@ def build_report(
     sections.append(_mtbench(inputs, options, pages))
     say("pairwise judgments")
     sections.append(_pairwise(inputs, options, pages, result.notes))
+    sections.append(_rule_boards(inputs, pages))
     if options.judges:
         say("judges")
         sections.append(_judges(options, pages))
@@ -256,6 +257,23 @@ def _rankings(inputs: Inputs, pages: dict[str, str]) -> list[tuple[str, str, str
         pages[target] = rk.ranking_page(path, target, ranking)
         entries.append((f"Rakuda ranking: {path.name}", target, f"{len(ranking.ranking)} models"))
     return entries
+
+
+def _rule_boards(inputs: Inputs, pages: dict[str, str]) -> str:
+    """A page per M-IFEval-Ja or JFBench leaderboard file (``report.rule_pages``)."""
+    from hyoka.report import rule_pages as rp
+
+    links = []
+    for number, path in enumerate(inputs.board_files, 1):
+        board = rp.read_board(path)
+        if board is None:  # read at discovery; changed since
+            continue
+        target = f"rules/board{number}.html"
+        pages[target] = rp.board_page(board, target)
+        links.append(f'<li><a href="{esc(target)}">{esc(board.title)}: {esc(path.name)}</a></li>')
+    if not links:
+        return ""
+    return f"<h2>Benchmarks decided by rules</h2><ul>{''.join(links)}</ul>"
 
 
 def _judges(options: ReportOptions, pages: dict[str, str]) -> str:

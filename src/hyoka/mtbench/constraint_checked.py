@@ -1,0 +1,303 @@
+"""The constraint-checked protocol (``spec.CONSTRAINT_CHECKED``): JFBench's run path after
+the answers, as upstream's ``eval.py`` evaluates and its ``analyze.py`` summarises.
+
+``judge_constraints`` decides every constraint of every answered entry: by rule
+(``hyoka.jfbench``'s checks, upstream's classes' verdicts), and, for the judged ones, by
+the judge given, three votes each, through hyoka's judging engine (one judgment log per
+model, resumable; ``hyoka.jfbench.plan_judged``). It then writes each model's result file
+in upstream's record shape (``model``, ``prompt_index``, ``response``, ``results``: class
+name -> verdict, and the entry's metadata), named as upstream names it
+(``ifbench-test-1-<model>.jsonl``), with a manifest whose signature says how its verdicts
+were made. An entry with a rule-based constraint hyoka does not decide yet keeps
+``results`` null: pending, never counted as passed or failed (upstream's own reading of a
+record not yet evaluated).
+
+``constraint_leaderboard`` reads result files (hyoka's, or upstream's own) and ranks the
+models by success rate, the share of evaluated entries whose every constraint holds, with
+a bootstrap interval, and each constraint group's share of constraints satisfied
+(``hyoka.jfbench.score``). ``mtbench.run`` comes here by the definition's protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from hyoka.errors import InputError
+from hyoka.judge import JudgeReport, JudgeWatcher, judge_plans, judges_json, run_judge
+from hyoka.mtbench.answers import load_answers, model_name
+from hyoka.mtbench.bench import Bench
+from hyoka.mtbench.spec import BenchSpec
+from hyoka.printable import csv_text, markdown_cell, one_line, printable
+from hyoka.providers import ClientStats, ThinkingRule, signed_rule
+from hyoka.signature import SIGNATURE_KEY, Signature
+from hyoka.store import (
+    Manifest,
+    atomic_write_text,
+    json_text,
+    manifest_path,
+    path_under,
+    read_manifest,
+    write_output,
+)
+
+if TYPE_CHECKING:
+    from hyoka.jfbench import Benchmark, Summary
+    from hyoka.judge import Connection, JudgedBy
+
+#: the kind of a result file's manifest
+RESULTS_KIND = "results/jfbench"
+#: where result files go under the benchmark's results folder (upstream's ``--output-dir``)
+RESULTS_FOLDER = "benchmark_results"
+HEADER = ("Rank", "Model", "Evaluated", "Pending", "Success %", "95% CI")
+
+
+def _built(bench: Bench) -> Benchmark:
+    from hyoka.jfbench import load_benchmark
+
+    return load_benchmark(bench.folder / bench.spec.question_file, bench.folder)
+
+
+@dataclass(frozen=True)
+class ConstraintsJudged:
+    """Every answered entry's constraints decided: per model its judgment log and result
+    file, what this run asked (``report``, ``stats``), the judges and one signature."""
+
+    outputs: list[tuple[str, Path, Path]]
+    report: JudgeReport
+    stats: ClientStats
+    judges: list[JudgedBy]
+    signature: Signature | None
+    #: entries left pending: a rule-based constraint hyoka does not decide yet
+    pending: int
+
+    def to_json(self) -> dict[str, Any]:
+        report, usage = self.report, self.stats.usage
+        return {
+            "mode": "constraints", "judged": report.judged, "done_before": report.done_before,
+            "empty_responses": report.ruled, "judge_calls": report.judge_calls,
+            "cache_hits": self.stats.cache_hits, "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens, "pending": self.pending,
+            "outputs": [
+                {"model": model, "judgments": str(log), "results": str(results)}
+                for model, log, results in self.outputs
+            ],
+            "judged_by": judges_json(self.judges),
+            SIGNATURE_KEY: None if self.signature is None else self.signature.to_json(),
+        }  # fmt: skip
+
+
+def result_path(folder: Path, model: str) -> Path:
+    """Upstream's name for a model's results of its default build
+    (``<benchmark>-<constraint set>-<n constraints>-<model>.jsonl``), sanitised."""
+    from hyoka.jfbench import PROMPT_SOURCE
+
+    return path_under(folder, f"{PROMPT_SOURCE}-test-1-{model}", what="model_id", suffix=".jsonl")
+
+
+def judge_constraints(
+    spec: BenchSpec,
+    judge: str,
+    answers: Sequence[Path],
+    *,
+    judge_name: str,
+    connection: Connection,
+    results_dir: Path,
+    output_dir: Path | None = None,
+    limit: int | None = None,
+    max_tokens: int | None = None,
+    thinking: ThinkingRule,
+    data_dir: Path | None = None,
+    watcher: JudgeWatcher | None = None,
+) -> ConstraintsJudged:
+    """Decide every constraint of the entries ``answers`` answered (the first ``limit`` of
+    the build, or all): rules here, judged constraints by ``judge`` into one judgment log per
+    model (``output_dir``, else ``<results_dir>/jfbench/model_judgment/<judge>_constraints``),
+    and each model's result file beside the logs' folder (``benchmark_results``)."""
+    from hyoka.jfbench import (
+        JUDGE_MAX_TOKENS,
+        Response,
+        judge_settings,
+        plan_judged,
+        verdicts_of,
+    )
+
+    bench = Bench.load(spec.name, data_dir, questions_only=True)
+    built = _built(bench)
+    wanted = [q.question_id for q in bench.questions][:limit] if limit else None
+    given = []
+    for path in answers:  # every answer file is checked before the first judge call
+        found = load_answers(path, bench, complete=limit is None, thinking=thinking)
+        ids = sorted(found) if wanted is None else [i for i in wanted if i in found]
+        if wanted is not None and len(ids) < len(wanted):
+            missing = next(i for i in wanted if i not in found)
+            raise InputError(f"{path}: no answer to question_id {missing} (`limit` {limit})")
+        responses = [
+            Response(i, built.entries[i], found[i].choices[0].turns[0].strip()) for i in ids
+        ]
+        given.append((model_name(bench, path, found), responses))
+    settings = judge_settings(
+        judge, base_url=connection.base_url, max_tokens=max_tokens or JUDGE_MAX_TOKENS,
+        thinking=signed_rule(thinking),
+    )  # fmt: skip
+    base = path_under(results_dir, spec.name, what="`bench`")
+    logs = output_dir or path_under(
+        base, "model_judgment", f"{judge_name}_constraints", what="`judge_name`"
+    )
+    plans = [
+        (model, plan_judged(
+            model, responses, built.prompts.documents, built.source, settings,
+            path_under(logs, model, what="model_id", suffix=".jsonl"), data=built.data,
+        ))
+        for model, responses in given
+    ]  # fmt: skip
+    client = connection.connect(judge)
+    report, runs = judge_plans(client, plans, watcher=watcher)
+    folder = (output_dir or base) / RESULTS_FOLDER
+    outputs, pending = [], 0
+    signature = None
+    for (model, responses), (_model, plan), judged in zip(given, plans, runs, strict=True):
+        signature = judged.run.signature()
+        target = result_path(folder, model)
+        lines, waiting = _result_lines(model, responses, built, verdicts_of(list(judged.lines)))
+        pending += waiting
+        write_output(target, "".join(json_text(line) for line in lines), flag="results")
+        manifest = Manifest(
+            kind=RESULTS_KIND,
+            identity={"benchmark": spec.name, "model_id": model, "data": built.data},
+            signature=signature.to_json(),
+        )
+        atomic_write_text(manifest_path(target), manifest.text())
+        outputs.append((model, plan.output, target))
+    judges = [run_judge(judged.run) for judged in runs[:1]]
+    return ConstraintsJudged(outputs, report, client.stats, judges, signature, pending)
+
+
+def _result_lines(
+    model: str,
+    responses: Sequence[Any],
+    built: Benchmark,
+    judged: dict[str, bool],
+) -> tuple[list[dict[str, Any]], int]:
+    """Each response's record as upstream's ``eval.py`` writes it; how many are pending."""
+    from hyoka.jfbench import decide, task_id
+
+    lines, pending = [], 0
+    documents = built.prompts.documents
+    for response in responses:
+        entry = response.entry
+        verdicts = decide(entry, documents, response.text, built.source)
+        for constraint in entry.constraints:
+            if constraint.factory.judged:
+                verdicts[constraint.name] = judged[task_id(response.position, constraint.name)]
+        decided = None if any(v is None for v in verdicts.values()) else verdicts
+        pending += decided is None
+        lines.append({
+            "model": model, "model_short": model, "prompt_index": response.position,
+            "response": response.text, "response_details": None, "reasoning_content": None,
+            "results": decided, "prompt_source": "ifbench", "data_id": entry.data_id,
+            "n_constraints": entry.n_constraints,
+            "constraint_types": list(entry.constraint_types),
+            "constraint_groups": list(entry.constraint_groups),
+            "constraint_instructions": [
+                built.source.render(c.factory, c.seed, "test") for c in entry.constraints
+            ],
+            "prompt": built.texts[response.position], "constraint_set": entry.constraint_set,
+        })  # fmt: skip
+    return lines, pending
+
+
+@dataclass(frozen=True)
+class ConstraintBoard:
+    """Models ranked by success rate: the share of evaluated entries whose every
+    constraint holds (upstream's ``analyze.py``), with its bootstrap interval; the share of
+    constraints satisfied per constraint group; how the summary and each file's verdicts
+    were made."""
+
+    title: str
+    summary: Summary
+    signature: Signature
+    #: each result file's signature (how its verdicts were made), where it has one
+    judged: tuple[tuple[Path, Signature | None], ...]
+
+    def rows(self) -> list[tuple[str, int, int, float | None, str]]:
+        """(model, evaluated, pending, success %, interval) ranked, one per (source,
+        constraint count, model) group."""
+        found = []
+        for key, tally in self.summary.groups.items():
+            interval = tally.interval
+            shown = "" if interval is None else f"[{interval.low:.1f}, {interval.high:.1f}]"
+            label = key.model if key.n_constraints == 1 else f"{key.model} ({key.n_constraints})"
+            found.append((label, tally.evaluated, tally.pending, tally.success_rate, shown))
+        found.sort(key=lambda row: (row[3] is None, -(row[3] or 0.0), row[0]))
+        return found
+
+    def render(self, fmt: Literal["md", "csv", "plain"] = "plain") -> str:
+        """The table (success in percent, one decimal, n/a with nothing evaluated), the
+        groups' shares per model, and the signature lines."""
+        rows = [
+            [str(n), model, str(evaluated), str(pending),
+             "n/a" if rate is None else f"{rate:.1f}", interval]
+            for n, (model, evaluated, pending, rate, interval) in enumerate(self.rows(), 1)
+        ]  # fmt: skip
+        notes = [f"{self.title}: success rate in %; signature: {self.signature.line}"]
+        for model, shares in sorted(self.summary.constraint_groups.items()):
+            parts = ", ".join(f"{g} {s.satisfied}/{s.total}" for g, s in sorted(shares.items()))
+            notes.append(f"{model}: constraints satisfied by group: {parts}")
+        notes += [
+            f"{path}: verdicts: {'no signature' if s is None else s.line}"
+            for path, s in self.judged
+        ]
+        if fmt == "csv":
+            return csv_text([list(HEADER), *rows], notes).removesuffix("\n")
+        if fmt == "md":
+            lines = [f"| {' | '.join(markdown_cell(c) for c in r)} |" for r in (HEADER, *rows)]
+            lines.insert(1, "|" + "|".join(["---"] * len(HEADER)) + "|")
+        else:
+            lines = [" | ".join(printable(c) for c in r) for r in (HEADER, *rows)]
+        return "\n".join([*lines, *map(one_line, notes)])
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary (``hyoka.jfbench.Summary``: groups, total, constraint groups), the
+        files and how each was made, and the signature."""
+        return {
+            "bench": self.title,
+            **self.summary.to_json(),
+            "files": [
+                {"results": str(path), "verdicts": None if s is None else s.to_json()}
+                for path, s in self.judged
+            ],
+            SIGNATURE_KEY: self.signature.to_json(),
+        }
+
+
+def constraint_leaderboard(
+    spec: BenchSpec,
+    results: Sequence[Path] | None,
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> ConstraintBoard:
+    """Summarise ``results`` (result files or folders of them: hyoka's, from
+    ``judge_constraints``, or upstream's ``eval.py``'s) as upstream's ``analyze.py`` does,
+    with intervals."""
+    from hyoka.jfbench import files_of, jfbench_signature, read_records, score
+
+    if not results:
+        raise InputError(
+            f"`bench` {spec.name}: give `judgments`, its result files (hyoka mtbench judge "
+            f"--bench {spec.name} writes them; upstream publishes none)"
+        )
+    files = [file for path in results for file in files_of(path)]
+    records = [record for file in files for record in read_records(file)]
+    summary = score(records, resamples=resamples, seed=seed)
+    judged = []
+    for file in files:
+        manifest = read_manifest(file)
+        signed = None if manifest is None else Signature.from_json(manifest.signature, file)
+        judged.append((file, signed))
+    return ConstraintBoard(
+        spec.title, summary, jfbench_signature(resamples, 0.95, seed), tuple(judged)
+    )

@@ -1,0 +1,206 @@
+"""JFBench as one registry definition, run as a user runs it: ``hyoka mtbench generate
+--bench jfbench`` answers upstream's default build, ``hyoka mtbench judge`` decides every
+constraint (rules here, the 43 judged ones by the judge, three votes each, as upstream's
+``BenchmarkData._evaluate_single_constraint`` asks), ``hyoka mtbench leaderboard`` summarises
+as upstream's ``analyze.py`` does, and ``hyoka report`` shows the leaderboard's JSON; the
+same for M-IFEval-Ja's page.
+
+Upstream's source (which words every prompt and judge question) is code, not data, so the
+shared data does not hold it: the data folder here carries a stand-in in its layout with
+hyoka's own words (``_shared.jfbench_data``). The judge is scripted (``scripted/PATH``), so
+every judged verdict is known in advance: the first eight entries of the build hold two
+judged constraints, ``AmericanEnglishStyleConstraint`` (entry 5: three ``True`` votes) and
+``NoTypoStyleConstraint`` (entry 7: ``False``, ``True``, ``False``, so its majority fails).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from _shared import SHARED_DATA, jfbench_data
+from hyoka.cli.main import app
+from hyoka.jfbench import load_benchmark, plan_judged
+from hyoka.jfbench.judged import EMPTY_RESPONSE, Response, judge_settings
+from hyoka.judge import judge_plan
+from hyoka.providers import connect
+from hyoka.signature import Signature
+from hyoka.store import read_manifest
+
+LIMIT = 8
+#: upstream's published responses of one model (M-IFEval-Ja's ``get_responses.py`` names)
+RESPONSES, CLAUDE = "ja_input_response_data_", "claude-3-5-sonnet-20240620"
+#: the judged constraints among the build's first eight entries: position -> (class, votes)
+JUDGED = {
+    5: ("AmericanEnglishStyleConstraint", ["True", "True", "True"]),
+    7: ("NoTypoStyleConstraint", ["False: a typo in line 1", "True", "False"]),
+}
+
+
+def _run(*args: str) -> Result:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, f"hyoka {' '.join(args)}\n{result.output}"
+    return result
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = jfbench_data(tmp_path / "data")
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(folder))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    return folder
+
+
+def _script(path: Path, rules: list[dict[str, object]]) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rules), encoding="utf-8")
+    return f"scripted/{path}"
+
+
+def _judge_script(tmp_path: Path) -> str:
+    rules = [{"contains": f") {name}: ", "reply": votes} for name, votes in JUDGED.values()]
+    return _script(tmp_path / "judge.jsonl", rules)
+
+
+def _judge(tmp_path: Path, judge: str, answers: Path) -> dict[str, object]:
+    done = _run("mtbench", "judge", "--bench", "jfbench", "-j", judge, "--judge-name",
+                "scripted", "-a", str(answers), "--limit", str(LIMIT),
+                "--results-dir", str(tmp_path / "results"), "--json")  # fmt: skip
+    shown: dict[str, object] = json.loads(done.stdout)
+    return shown
+
+
+def _records(results: Path) -> dict[int, dict[str, object]]:
+    lines = results.read_text(encoding="utf-8").splitlines()
+    return {row["prompt_index"]: row for row in map(json.loads, lines)}
+
+
+def test_judged_constraints_vote_three_times_and_a_killed_run_resumes(
+    data: Path, tmp_path: Path
+) -> None:
+    answers = tmp_path / "answers" / "m.jsonl"
+    model = _script(tmp_path / "model.jsonl", [{"reply": "  Hello there.  "}])
+    _run("mtbench", "generate", "--bench", "jfbench", "-m", model, "--limit", str(LIMIT),
+         "--output", str(answers))  # fmt: skip
+    judge = _judge_script(tmp_path)
+    first = _judge(tmp_path, judge, answers)
+    assert (first["judged"], first["done_before"], first["judge_calls"]) == (2, 0, 6)
+    (output,) = first["outputs"]  # type: ignore[misc]
+    log, results = Path(output["judgments"]), Path(output["results"])
+    # upstream's name: <benchmark>-<constraint set>-<constraints>-<model>.jsonl
+    assert results.name.startswith("ifbench-test-1-") and results.suffix == ".jsonl"
+
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    by_id = {line["id"]: line for line in lines}
+    assert sorted(by_id) == [f"{p}:{name}" for p, (name, _votes) in sorted(JUDGED.items())]
+    for position, (name, votes) in JUDGED.items():
+        line = by_id[f"{position}:{name}"]
+        assert line["replies"] == votes  # three calls, each reply kept
+        assert line["scores"] == [float(v.startswith("True")) for v in votes]
+        assert line["score"] == (1 if position == 5 else 0)  # the majority
+        assert line["judge"]["temperature"] == 0.1 and line["judge"]["max_tokens"] == 4096
+        assert line["prompt"][0]["content"].endswith(") " + name + ": Hello there.")
+
+    records = _records(results)
+    assert sorted(records) == list(range(LIMIT))  # each entry answered, in build order
+    assert records[5]["results"] == {"AmericanEnglishStyleConstraint": True}
+    assert records[7]["results"] == {"NoTypoStyleConstraint": False}
+    assert records[0]["response"] == "Hello there."  # stripped, as upstream's client strips
+    assert records[0]["data_id"] == "106-KeywordIncludedContentConstraint"
+    manifest = read_manifest(results)
+    assert manifest is not None
+    signature = Signature.from_json(manifest.signature)
+    assert signature is not None and signature.get("rating") == "majority-of-3"
+
+    # a run killed after its first line: the next asks only the other, its votes replayed
+    log.write_text(log.read_text(encoding="utf-8").splitlines(keepends=True)[0], "utf-8")
+    again = _judge(tmp_path, judge, answers)
+    assert (again["judged"], again["done_before"], again["cache_hits"]) == (1, 1, 3)
+    assert _records(results) == records
+
+
+def test_an_empty_response_fails_englishstyle_without_a_call(data: Path, tmp_path: Path) -> None:
+    built = load_benchmark(data / "jfbench" / "data" / "ifbench_ja_translated.jsonl",
+                           data / "jfbench")  # fmt: skip
+    position, entry = next(
+        (p, e) for p, e in built.entries.items() if e.constraint_types == ("EnglishStyleConstraint",)
+    )
+    # answers no request this test makes: a call would be an error naming the script
+    judge = _script(tmp_path / "none.jsonl", [{"prompt": "never asked", "reply": "True"}])
+    plan = plan_judged(
+        "m", [Response(position, entry, "")], built.prompts.documents, built.source,
+        judge_settings(judge), tmp_path / "log.jsonl", data=built.data,
+    )  # fmt: skip
+    (task,) = plan.tasks
+    assert task.rules == {"answer": EMPTY_RESPONSE}
+
+    async def judged() -> object:
+        async with connect(judge) as client:
+            return await judge_plan(client, plan)
+
+    done = asyncio.run(judged())
+    (line,) = done.lines  # type: ignore[attr-defined]
+    assert (line.score, line.replies, done.report.ruled) == (0, (), 1)  # type: ignore[attr-defined]
+
+
+def _page_text(site: Path, target: str) -> str:
+    text = (site / target).read_text(encoding="utf-8")
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text))
+
+
+def test_m_ifeval_ja_report_page_shows_the_leaderboard(tmp_path: Path) -> None:
+    published = SHARED_DATA / "m-ifeval-ja" / "data" / f"{RESPONSES}{CLAUDE}.jsonl"
+    board = _run("mtbench", "leaderboard", "--bench", "m-ifeval-ja", "--data-dir",
+                 str(SHARED_DATA), "--judgments", str(published), "--format", "json",
+                 "--resamples", "50")  # fmt: skip
+    recorded = json.loads(board.stdout)
+    path = tmp_path / "m-ifeval-ja.json"
+    path.write_text(board.stdout, encoding="utf-8")
+    site = tmp_path / "site"
+    _run("report", str(path), "-o", str(site), "--no-public")
+    assert 'href="rules/board1.html"' in (site / "index.html").read_text(encoding="utf-8")
+    shown = _page_text(site, "rules/board1.html")
+    first = recorded["models"][0]
+    # upstream's published claude-3-5-sonnet responses: 124 of 172 prompts strictly followed
+    assert first["model"] == CLAUDE
+    assert first["strict"]["prompt_level"]["followed"] == 124
+    strict = first["strict"]["prompt_level"]
+    assert f"{first['model']} 72.1 [{100 * strict['low']:.1f}, {100 * strict['high']:.1f}]" in shown
+    assert "ja:detectable_format" in shown and "Per instruction group" in shown
+    assert Signature.from_json(recorded["signature"]).line in shown  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+def test_generate_judge_rank_report_on_the_embedded_model(
+    data: Path, tmp_path: Path, llama_base_url: str
+) -> None:
+    answers = tmp_path / "answers" / "smollm2.jsonl"
+    _run("mtbench", "generate", "--bench", "jfbench", "-m", "openai/smollm2", "--base-url",
+         llama_base_url, "--limit", str(LIMIT), "--max-tokens", "8", "--output", str(answers))  # fmt: skip
+    done = _judge(tmp_path, _judge_script(tmp_path), answers)
+    (output,) = done["outputs"]  # type: ignore[misc]
+    records = _records(Path(output["results"]))
+    assert records[5]["results"] == {"AmericanEnglishStyleConstraint": True}
+    assert records[7]["results"] == {"NoTypoStyleConstraint": False}
+
+    board = _run("mtbench", "leaderboard", "--bench", "jfbench", "--judgments",
+                 output["results"], "--format", "json")  # fmt: skip
+    summary = json.loads(board.stdout)
+    (row,) = summary["groups"]
+    evaluated = [r for r in records.values() if r["results"] is not None]
+    assert (row["model"], row["generated"], row["evaluated"]) == ("smollm2", LIMIT, len(evaluated))
+    assert row["success"] == sum(all(r["results"].values()) for r in evaluated)
+    assert summary["constraint_groups"]["smollm2"]["Style"] == {
+        "satisfied": 1, "total": 2, "share": 0.5,
+    }  # fmt: skip
+    path = tmp_path / "jfbench.json"
+    path.write_text(board.stdout, encoding="utf-8")
+    site = tmp_path / "site"
+    _run("report", str(path), "-o", str(site), "--no-public")
+    shown = _page_text(site, "rules/board1.html")
+    assert "smollm2 ifbench 1" in shown and "Per constraint group" in shown
+    assert "kind:jfbench-judged" in shown  # how the verdicts were made, named
