@@ -34,7 +34,7 @@ LAYERS: dict[int, tuple[str, ...]] = {
     2: ("providers", "stats"),
     3: ("judge",),
     4: ("pfgen", "mtbench", "refset", "ifeval", "jfbench"),
-    5: ("metaeval",),
+    5: ("metaeval", "sweep"),
     6: ("report",),
     7: ("cli", "__main__"),
 }

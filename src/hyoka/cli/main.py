@@ -215,6 +215,10 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
         _CLI + "report_cmd:report_command",
         "Write one static, offline site over pfgen runs and judgments: open OUT/index.html.",
     ),
+    "sweep": CommandSpec(
+        _CLI + "sweep_cmd:sweep_command",
+        "Run many models on many suites with one or more judges, ending in one results matrix.",
+    ),
     "demo": CommandSpec(
         _CLI + "demo_cmd:demo_command",
         "Run pfgen-bench end to end on the embedded model and rank it beside public results.",

@@ -19,7 +19,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from hyoka.errors import InputError
-from hyoka.store import first_object
+from hyoka.store import first_object, read_json
 from hyoka.store.pfgen_runs import (
     RESULT_FILE,
     TRIAL_GLOB,
@@ -41,6 +41,8 @@ class Inputs:
     stability_files: list[Path] = field(default_factory=list)
     #: Rakuda rankings (``hyoka mtbench leaderboard --bench rakuda --format json``)
     ranking_files: list[Path] = field(default_factory=list)
+    #: sweep manifests (``hyoka sweep``: its ``sweep.json``), whose matrix leads the index
+    sweep_files: list[Path] = field(default_factory=list)
     #: rule-checked leaderboards (``hyoka mtbench leaderboard --bench m-ifeval-ja|jfbench
     #: --format json``)
     board_files: list[Path] = field(default_factory=list)
@@ -102,6 +104,19 @@ def _is_stability_file(path: Path) -> bool:
     return sniff_stability_file(path)
 
 
+def _is_sweep_file(path: Path) -> bool:
+    """A sweep's manifest, told by its name and ``kind`` (``hyoka.sweep.MANIFEST_KIND``)."""
+    from hyoka.sweep import MANIFEST, MANIFEST_KIND
+
+    if path.name != MANIFEST:
+        return False
+    try:
+        found = read_json(path)
+    except InputError:
+        return False
+    return isinstance(found, dict) and found.get("kind") == MANIFEST_KIND
+
+
 def _is_ranking_file(path: Path) -> bool:
     from hyoka.report.ranking_pages import read_ranking
 
@@ -127,6 +142,8 @@ def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
                 inputs.pfgen_runs.append(path)
             elif path.suffix == ".jsonl":
                 _add_file(inputs, path)
+            elif path.suffix == ".json" and _is_sweep_file(path):
+                inputs.sweep_files.append(path)
             elif path.suffix == ".json" and _is_stability_file(path):
                 inputs.stability_files.append(path)
             elif path.suffix == ".json" and _is_ranking_file(path):
@@ -159,6 +176,8 @@ def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
                     continue
                 if name.endswith(".jsonl"):
                     _add_file(inputs, folder / name)
+                elif name.endswith(".json") and _is_sweep_file(folder / name):
+                    inputs.sweep_files.append(folder / name)
                 elif name.endswith(".json") and _is_stability_file(folder / name):
                     inputs.stability_files.append(folder / name)
                 elif name.endswith(".json") and _is_ranking_file(folder / name):
@@ -195,6 +214,7 @@ def _once(inputs: Inputs) -> Inputs:
         pair_files=_unique(inputs.pair_files),
         stability_files=_unique(inputs.stability_files),
         ranking_files=_unique(inputs.ranking_files),
+        sweep_files=_unique(inputs.sweep_files),
         board_files=_unique(inputs.board_files),
         folders=_unique(inputs.folders),
         notes=list(dict.fromkeys(inputs.notes)),

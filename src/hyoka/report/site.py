@@ -91,7 +91,11 @@ def build_report(
     pages[ASSET_CSS] = assets.CSS
     pages[ASSET_JS] = assets.JS
     sections: list[str] = []
+    if inputs.sweep_files:  # a sweep's results matrix is the first thing the index shows
+        from hyoka.report.sweep_section import sweep_section
 
+        say("results matrix")
+        sections.append(sweep_section(inputs.sweep_files))
     say("pfgen-bench")
     from hyoka.report.pfgen_sections import pfgen_section
 

@@ -1,0 +1,152 @@
+"""``hyoka sweep PLAN``: many models on many suites, with one or more judges, from one plan
+file, ending in one results matrix (``hyoka.sweep``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from hyoka.cli._common import DataDirOption, JsonOption, echo, echo_json, reports_errors
+from hyoka.mtbench import FormatChoice
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from hyoka.sweep import Cell, CellResult, SweepEstimate, SweepRun, SweepWatcher
+
+
+@reports_errors
+def sweep_command(
+    plan_file: Annotated[
+        Path,
+        typer.Argument(
+            help="The sweep's plan: a TOML file of models, judges and suites tables.",
+            metavar="PLAN",
+        ),
+    ],
+    estimate: Annotated[
+        bool,
+        typer.Option(
+            "--plan",
+            help="Only show each cell's calls, tokens, price at list prices and time, and "
+            "what is already done; ask nothing.",
+        ),
+    ] = False,
+    fmt: Annotated[
+        FormatChoice, typer.Option("--format", help="How the results matrix is printed.")
+    ] = FormatChoice.MD,
+    data_dir: DataDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run many models on many suites with one or more judges, ending in one results matrix.
+
+    Each cell (a model on a suite, by a judge where the suite is judged) runs through the
+    same library calls as `hyoka pfgen run`, `hyoka mtbench generate / judge /
+    leaderboard` and `hyoka ifeval score`. Resumable: run it again after a stop and done
+    cells are taken from OUT/sweep.json, a cell stopped half way resumes its files and
+    the response cache, so nothing is paid twice. A cell that fails is reported and the
+    others go on (exit 1 at the end). The matrix (models x suites: score, 95% interval,
+    judge, variant, signature) is written as OUT/results.md, .csv and .json; `hyoka report
+    OUT` opens with it.
+
+    Examples:
+
+      hyoka sweep sweep.toml --plan
+
+      hyoka sweep sweep.toml
+
+      hyoka sweep sweep.toml --format csv
+    """
+    from hyoka.sweep import estimate_sweep, read_plan, run_sweep, statuses
+
+    plan = read_plan(plan_file)
+    if estimate:
+        found = estimate_sweep(plan, statuses(plan), data_dir)
+        echo_json(found.to_json()) if as_json else _print_estimate(found)
+        return
+    done = run_sweep(plan, data_dir=data_dir, watcher=None if as_json else _watcher())
+    if as_json:
+        echo_json(done.to_json())
+    else:
+        _print_run(done, fmt)
+    if done.failed:
+        raise typer.Exit(1)
+
+
+def _print_estimate(found: SweepEstimate) -> None:
+    from rich.table import Table
+
+    from hyoka.cli._common import console, say
+    from hyoka.cli._tables import print_table
+
+    table = Table("cell", "status", "calls", "tokens in/out", "USD", "time")
+    for cell in found.cells:
+        tokens_in = cell.generation.prompt_tokens + cell.judging.prompt_tokens
+        tokens_out = cell.generation.completion_tokens + cell.judging.completion_tokens
+        usd = "n/a" if cell.usd is None else f"{cell.usd:.4f}"
+        calls = f"{cell.generation.calls}+{cell.judging.calls}"
+        table.add_row(cell.key, cell.status, calls, f"{tokens_in:,}/{tokens_out:,}", usd,
+                      _time(cell.seconds))  # fmt: skip
+    print_table(table, console)
+    usd = (
+        "n/a (a price not known: give price_in/price_out)"
+        if found.usd is None
+        else (f"{found.usd:.4f} USD")
+    )
+    say(f"to run: {len(found.to_run)} of {len(found.cells)} cells, {usd}, about "
+        f"{_time(found.seconds)} at concurrency {found.concurrency}")  # fmt: skip
+    say(f"calls: the model's + the judge's; estimate {found.to_json()['method']} (tokens: one "
+        "a character, every reply its full budget: an upper estimate)")  # fmt: skip
+
+
+def _time(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{rest:02d}s"
+
+
+def _watcher() -> SweepWatcher:
+    from hyoka.cli._common import say
+    from hyoka.sweep import SweepWatcher
+
+    class Shown(SweepWatcher):
+        """One line a cell: ``[3/8] model × suite × judge: number`` as each finishes."""
+
+        total = 0
+        count = 0
+
+        def planned(self, cells: Sequence[Cell], reused: int) -> None:
+            self.total = len(cells)
+            say(f"sweep: {len(cells)} cells, {reused} done before")
+
+        def started(self, cell: Cell) -> None:
+            say(f"[{self.count + 1}/{self.total}] {cell.key} ...")
+
+        def finished(self, result: CellResult, reused: bool) -> None:
+            self.count += 1
+            say(f"[{self.count}/{self.total}] {result.key}: {_outcome(result, reused)}")
+
+    return Shown()
+
+
+def _outcome(result: CellResult, reused: bool) -> str:
+    if not result.done:
+        return f"failed: {result.error}"
+    score = "n/a" if result.score is None else f"{result.score:.4g}"
+    how = "done before" if reused else f"{result.calls} call(s), {result.cache_hits} from cache"
+    notes = f"; {len(result.notes)} note(s) in sweep.json" if result.notes else ""
+    return f"{result.metric} {score} ({how}){notes}"
+
+
+def _print_run(done: SweepRun, fmt: FormatChoice) -> None:
+    from hyoka.cli._common import say
+
+    say("")
+    text = done.matrix.render(fmt.value).rstrip("\n")
+    echo(text, csv_text=fmt is FormatChoice.CSV, json_text=fmt is FormatChoice.JSON)
+    say("")
+    say(f"{done.ran} cell(s) run, {done.reused} done before, {done.failed} failed")
+    for path in done.files:
+        say(f"written: {path}")

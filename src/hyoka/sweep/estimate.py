@@ -1,0 +1,203 @@
+"""What a sweep will ask before it asks anything (``hyoka sweep PLAN --plan``): per cell the
+calls to the model and to the judge, the tokens, the price at list prices and the time at
+the plan's concurrency, and what the sweep's manifest says is already done.
+
+Calls are counted exactly from the data the cell would read: pfgen-bench's questions times
+its trials; a judged benchmark's turns of each dialogue answered, then each judged turn
+graded once per trial; M-IFEval-Ja's prompts. Tokens are an upper estimate, said so: one
+token per character of every prompt as built (pfgen-bench's few-shot prompts exactly as
+``pfgen.build_prompt`` makes them; a judged benchmark's turns, earlier answers at their
+full budget, the judge prompt and the question's own reference), and every reply at its
+full token budget. A model's answers are made once and judged by each judge, so they are
+counted in the first judge's cell only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hyoka.sweep.prices import AS_OF, price_of, seconds_per_call
+from hyoka.sweep.spec import JUDGED, PFGEN_KIND, Cell, SweepPlan, suite_kind
+
+#: how the figures are made, as the estimate signs them
+METHOD = f"calls:exact|tokens:characters+full-budget|prices:{AS_OF}"
+
+
+@dataclass(frozen=True)
+class Calls:
+    """Calls to one model and their tokens (prompt, completion)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class CellEstimate:
+    """One cell's figures: the model's calls (``generation``) and the judge's (``judging``),
+    their cost (``None``: a price not known) and seconds, and the cell's state."""
+
+    key: str
+    generation: Calls
+    judging: Calls
+    usd: float | None
+    seconds: float
+    price_sources: tuple[str, ...]
+    status: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cell": self.key, "status": self.status,
+            "model_calls": self.generation.calls,
+            "model_prompt_tokens": self.generation.prompt_tokens,
+            "model_completion_tokens": self.generation.completion_tokens,
+            "judge_calls": self.judging.calls,
+            "judge_prompt_tokens": self.judging.prompt_tokens,
+            "judge_completion_tokens": self.judging.completion_tokens,
+            "usd": None if self.usd is None else round(self.usd, 6),
+            "seconds": round(self.seconds, 3), "prices": list(self.price_sources),
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SweepEstimate:
+    """Every cell's figures, and the totals of the cells still to run."""
+
+    plan: Path
+    concurrency: int
+    cells: tuple[CellEstimate, ...]
+
+    @property
+    def to_run(self) -> list[CellEstimate]:
+        return [cell for cell in self.cells if cell.status != "done"]
+
+    @property
+    def usd(self) -> float | None:
+        costs = [cell.usd for cell in self.to_run]
+        return None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+
+    @property
+    def seconds(self) -> float:
+        return sum(cell.seconds for cell in self.to_run)
+
+    def to_json(self) -> dict[str, Any]:
+        usd = self.usd
+        return {
+            "plan": str(self.plan), "concurrency": self.concurrency, "method": METHOD,
+            "cells": [cell.to_json() for cell in self.cells],
+            "done": len(self.cells) - len(self.to_run), "to_run": len(self.to_run),
+            "usd": None if usd is None else round(usd, 6), "seconds": round(self.seconds, 3),
+        }  # fmt: skip
+
+
+def estimate_sweep(
+    plan: SweepPlan, statuses: dict[str, str], data_dir: Path | None = None
+) -> SweepEstimate:
+    """The figures of every cell of ``plan``; ``statuses``: each cell's state in the
+    manifest, by its key (``done`` only where its settings are the plan's)."""
+    answered: set[tuple[str, str]] = set()
+    out = []
+    for cell in plan.cells():
+        pair = (cell.model.name, cell.suite.label)
+        generation = Calls() if pair in answered else _generation(cell, data_dir)
+        answered.add(pair)
+        judging = _judging(cell, data_dir) if suite_kind(cell.suite.bench) == JUDGED else Calls()
+        model = price_of(cell.model.spec, cell.model.base_url, cell.model.price_in,
+                         cell.model.price_out)  # fmt: skip
+        costs = [model.usd(generation.prompt_tokens, generation.completion_tokens)]
+        sources = [f"model {model.source}"]
+        each = seconds_per_call(cell.model.spec, cell.model.seconds_per_call)
+        seconds = _seconds(generation.calls, plan.concurrency, each)
+        if cell.judge is not None:
+            judge = cell.judge
+            price = price_of(judge.spec, judge.base_url, judge.price_in, judge.price_out)
+            costs.append(price.usd(judging.prompt_tokens, judging.completion_tokens))
+            sources.append(f"judge {price.source}")
+            seconds += _seconds(judging.calls, plan.concurrency,
+                                seconds_per_call(judge.spec, judge.seconds_per_call))  # fmt: skip
+        usd = None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+        status = statuses.get(cell.key, "to run")
+        out.append(
+            CellEstimate(cell.key, generation, judging, usd, seconds, tuple(sources), status)
+        )
+    return SweepEstimate(plan.path, plan.concurrency, tuple(out))
+
+
+def _seconds(calls: int, concurrency: int, each: float) -> float:
+    return math.ceil(calls / concurrency) * each
+
+
+def _generation(cell: Cell, data_dir: Path | None) -> Calls:
+    if suite_kind(cell.suite.bench) == PFGEN_KIND:
+        return _pfgen(cell, data_dir)
+    from hyoka.mtbench import Bench
+
+    suite = cell.suite
+    loaded = Bench.load(suite.bench, data_dir, suite.variant, questions_only=True)
+    budget = suite.max_tokens or loaded.generation.max_tokens
+    trials = suite.trials or (loaded.variant.trials if loaded.variant is not None else 1)
+    calls = prompt = 0
+    for question in loaded.questions[: suite.limit or None]:
+        for turn in range(1, len(question.turns) + 1):
+            calls += trials
+            asked = sum(len(text) for text in question.turns[:turn])
+            prompt += trials * (asked + (turn - 1) * budget)
+    return Calls(calls, prompt, calls * budget)
+
+
+def _pfgen(cell: Cell, data_dir: Path | None) -> Calls:
+    from hyoka.pfgen import (
+        PROTOCOL,
+        GenerateSettings,
+        Mode,
+        PfgenBenchmark,
+        build_prompt,
+        plan_generation,
+    )
+
+    suite = cell.suite
+    settings = GenerateSettings(
+        model=cell.model.spec, mode=Mode(suite.mode or Mode.CHAT.value),
+        trials=suite.trials or PROTOCOL.trials, max_tokens=suite.max_tokens or PROTOCOL.max_tokens,
+        num_examples=PROTOCOL.num_examples if suite.num_examples is None else suite.num_examples,
+        limit=suite.limit, name=cell.model.name,
+    )  # fmt: skip
+    planned = plan_generation(settings, PfgenBenchmark.load(data_dir))
+    plan = planned.plan
+    prompt = 0
+    for trial in range(plan.num_trials):
+        for question in planned.questions:
+            built = build_prompt(planned.samples, question, plan.mode, trial,
+                                 num_examples=plan.num_examples, seed=plan.seed,
+                                 prefix=plan.prefix)  # fmt: skip
+            prompt += len(built.text) + len(built.system or "")
+    calls = plan.num_trials * len(planned.questions)
+    return Calls(calls, prompt, calls * settings.max_tokens)
+
+
+def _judging(cell: Cell, data_dir: Path | None) -> Calls:
+    from hyoka.mtbench import Bench
+
+    suite = cell.suite
+    loaded = Bench.load(suite.bench, data_dir, suite.variant)
+    budget = suite.max_tokens or loaded.generation.max_tokens
+    reply = loaded.rating_rules.max_tokens or 2048  # as judge_bench budgets a judge's reply
+    trials = suite.trials or (loaded.variant.trials if loaded.variant is not None else 1)
+    template = max(
+        (len(p.system_prompt) + len(p.prompt_template) for p in loaded.prompts.values()),
+        default=0,
+    )
+    calls = prompt = 0
+    for question in loaded.questions[: suite.limit or None]:
+        reference = sum(len(text) for text in question.reference or ())
+        reference += len(question.eval_aspect or "")
+        for turn in loaded.turns:
+            if turn > len(question.turns):
+                continue
+            calls += trials
+            asked = sum(len(text) for text in question.turns[:turn])
+            prompt += trials * (template + asked + turn * budget + reference)
+    return Calls(calls, prompt, calls * reply)

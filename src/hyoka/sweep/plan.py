@@ -1,0 +1,300 @@
+"""A sweep plan: the TOML file that names the models, the suites and the judges of a sweep,
+read and checked before anything runs.
+
+One file says everything a model team evaluates at once::
+
+    out = "sweep-results"            # relative to the plan file
+    concurrency = 4
+
+    [models.mine]
+    model = "openai/my-model"
+    base_url = "http://127.0.0.1:8000/v1"
+
+    [judges.gpt-4o]
+    judge = "openai/gpt-4o"
+
+    [[suites]]
+    bench = "pfgen-bench"
+    [[suites]]
+    bench = "jmt-bench"
+    variant = "llm-jp"
+
+Every cell of the sweep is one model on one suite, with one judge where the suite is
+judged (``cells``). A key the plan does not know, a value of the wrong type, a benchmark
+the registry lacks or a judged suite without a judge is one ``InputError`` naming the file,
+the line and the key, before any model is asked anything. Paths inside a plan (``out``, a
+``scripted/`` script, a ``llamacpp/`` model file) are relative to the plan file's folder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hyoka.errors import InputError
+from hyoka.store import read_toml
+from hyoka.sweep.spec import (
+    JUDGED,
+    PFGEN,
+    PFGEN_KIND,
+    RULED,
+    Endpoint,
+    Suite,
+    SweepPlan,
+    suite_kind,
+)
+
+#: the providers whose model string names a file, read relative to the plan's folder
+_FILE_PROVIDERS = ("scripted", "llamacpp")
+
+_TOP = {"out", "concurrency", "models", "judges", "suites"}
+_MODEL = {"model", "base_url", "options", "price_in", "price_out", "seconds_per_call"}
+_JUDGE = {"judge", "base_url", "options", "price_in", "price_out", "seconds_per_call"}
+_SUITE = {"bench", "variant", "limit", "max_tokens", "trials", "mode", "num_examples", "judges"}
+#: how a value's expected type is said in an error
+_KIND_NAMES: dict[type, str] = {
+    int: "a whole number",
+    float: "a number",
+    str: "a string",
+    dict: "a table",
+    list: "a list",
+}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]*$")
+
+
+class _Where:
+    """Finds the line of a key in the plan's text, for errors that name it."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+
+    def _header(self, table: str, index: int | None) -> int:
+        """The line (0-based) of ``[table]`` or of the ``index``-th ``[[table]]``; -1: none."""
+        if index is None:
+            pattern = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
+        else:
+            pattern = re.compile(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]")
+        found = [n for n, line in enumerate(self.lines) if pattern.match(line)]
+        chosen = index or 0
+        return found[chosen] if chosen < len(found) else -1
+
+    def __call__(self, table: str | None, key: str | None, index: int | None = None) -> str:
+        """``file:line`` of ``key`` in ``table`` (``None``: the top level), else of the
+        table's header, else the file."""
+        start = -1 if table is None else self._header(table, index)
+        if table is not None and start < 0:
+            return str(self.path)
+        if key is not None:
+            pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
+            for number in range(start + 1, len(self.lines)):
+                if self.lines[number].lstrip().startswith("["):
+                    break
+                if pattern.match(self.lines[number]):
+                    return f"{self.path}:{number + 1}"
+        return f"{self.path}:{start + 1}" if start >= 0 else str(self.path)
+
+
+def _check_keys(
+    where: _Where, table: str | None, values: Mapping[str, Any], known: set[str], index: int | None
+) -> None:
+    shown = table or "the plan"
+    for key in values:
+        if key not in known:
+            raise InputError(
+                f"{where(table, key, index)}: {shown}: unknown key {key!r} (known: "
+                f"{', '.join(sorted(known))})"
+            )
+
+
+def _typed(
+    where: _Where,
+    table: str | None,
+    values: Mapping[str, Any],
+    key: str,
+    kind: type | tuple[type, ...],
+    index: int | None = None,
+    *,
+    minimum: float | None = None,
+) -> Any:
+    """``values[key]`` when it is a ``kind`` (and at least ``minimum``), ``None`` when absent;
+    else one line naming the file, line and key."""
+    if key not in values:
+        return None
+    value = values[key]
+    fits = isinstance(value, kind) and not (isinstance(value, bool) and kind is not bool)
+    if fits and minimum is not None and value < minimum:
+        fits = False
+    if not fits:
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        names = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
+        more = f" of at least {minimum:g}" if minimum is not None else ""
+        raise InputError(
+            f"{where(table, key, index)}: {table or 'the plan'}: {key} must be {names}{more}, "
+            f"got {value!r}"
+        )
+    return value
+
+
+def _spec(where: _Where, table: str, key: str, value: Any, folder: Path) -> str:
+    """A ``provider/model`` string, checked; a relative file of a scripted or llama.cpp model
+    read from the plan's folder."""
+    from hyoka.providers import parse_model_string
+
+    if not isinstance(value, str):
+        raise InputError(f"{where(table, key)}: {table}: {key} must be a string PROVIDER/MODEL")
+    try:
+        provider, model = parse_model_string(value, flag=f"{table}.{key}")
+    except InputError as exc:
+        raise InputError(f"{where(table, key)}: {exc}") from None
+    if provider in _FILE_PROVIDERS and not Path(model).is_absolute():
+        beside = folder / model
+        if beside.exists():
+            return f"{provider}/{beside}"
+    return value
+
+
+def _endpoint(
+    where: _Where, group: str, name: str, values: Any, spec_key: str, folder: Path
+) -> Endpoint:
+    table = f"{group}.{name}"
+    if not isinstance(values, dict):
+        raise InputError(f"{where(None, group)}: {table} must be a table ([{table}])")
+    if not _NAME.match(name):
+        raise InputError(
+            f"{where(table, None)}: {group} name {name!r}: letters, digits, '.', '-', '_' "
+            "and '@' only (it names files)"
+        )
+    _check_keys(where, table, values, _MODEL if spec_key == "model" else _JUDGE, None)
+    if spec_key not in values:
+        raise InputError(f'{where(table, None)}: {table}: needs {spec_key} = "PROVIDER/MODEL"')
+    options = _typed(where, table, values, "options", dict) or {}
+    return Endpoint(
+        name=name,
+        spec=_spec(where, table, spec_key, values[spec_key], folder),
+        base_url=_typed(where, table, values, "base_url", str),
+        options=dict(options),
+        price_in=_typed(where, table, values, "price_in", (int, float), minimum=0),
+        price_out=_typed(where, table, values, "price_out", (int, float), minimum=0),
+        seconds_per_call=_typed(where, table, values, "seconds_per_call", (int, float), minimum=0),
+    )
+
+
+def _suite(where: _Where, index: int, values: Any, judges: Sequence[str]) -> Suite:
+    if not isinstance(values, dict):
+        raise InputError(f"{where(None, 'suites')}: suites must be an array of tables ([[suites]])")
+    table = "suites"
+    _check_keys(where, table, values, _SUITE, index)
+    bench = values.get("bench")
+    if not isinstance(bench, str):
+        raise InputError(f'{where(table, None, index)}: suite {index + 1}: needs bench = "NAME"')
+    chosen = _typed(where, table, values, "judges", list, index)
+    if chosen is not None:
+        for name in chosen:
+            if name not in judges:
+                raise InputError(
+                    f"{where(table, 'judges', index)}: suite {index + 1}: no judge {name!r} "
+                    f"in [judges] (known: {', '.join(judges) or 'none'})"
+                )
+    suite = Suite(
+        bench=bench,
+        variant=_typed(where, table, values, "variant", str, index),
+        limit=_typed(where, table, values, "limit", int, index, minimum=1),
+        max_tokens=_typed(where, table, values, "max_tokens", int, index, minimum=1),
+        trials=_typed(where, table, values, "trials", int, index, minimum=1),
+        mode=_typed(where, table, values, "mode", str, index),
+        num_examples=_typed(where, table, values, "num_examples", int, index, minimum=0),
+        judges=None if chosen is None else tuple(chosen),
+    )
+    problem = check_suite(suite, bool(judges))
+    if problem is not None:
+        key, message = problem
+        raise InputError(f"{where(table, key or 'bench', index)}: suite {index + 1}: {message}")
+    return suite
+
+
+def read_plan(path: Path) -> SweepPlan:
+    """The sweep plan at ``path``, every key checked: one ``InputError`` naming the file,
+    the line and the key at the first problem."""
+    raw, text = read_toml(path)
+    where = _Where(path, text)
+    folder = path.parent
+    _check_keys(where, None, raw, _TOP, None)
+    models, judges = raw.get("models"), raw.get("judges", {})
+    if not isinstance(models, dict) or not models:
+        raise InputError(f"{where(None, 'models')}: the plan needs [models.NAME] tables")
+    if not isinstance(judges, dict):
+        raise InputError(f"{where(None, 'judges')}: judges must be [judges.NAME] tables")
+    suites = raw.get("suites")
+    if not isinstance(suites, list) or not suites:
+        raise InputError(f"{where(None, 'suites')}: the plan needs [[suites]] entries")
+    judged = tuple(
+        _endpoint(where, "judges", name, values, "judge", folder) for name, values in judges.items()
+    )
+    out = _typed(where, None, raw, "out", str) or "sweep-results"
+    concurrency = _typed(where, None, raw, "concurrency", int, minimum=1)
+    from hyoka.providers import CONCURRENCY
+
+    return SweepPlan(
+        path=path,
+        out=folder / out,
+        concurrency=concurrency or CONCURRENCY,
+        models=tuple(
+            _endpoint(where, "models", name, values, "model", folder)
+            for name, values in models.items()
+        ),
+        judges=judged,
+        suites=tuple(
+            _suite(where, index, values, [j.name for j in judged])
+            for index, values in enumerate(suites)
+        ),
+    )
+
+
+def known_suites() -> list[str]:
+    """Every benchmark a sweep takes: pfgen-bench and the registry's graded by a judge turn
+    by turn or decided by rules."""
+    from hyoka.mtbench import definitions
+
+    return [PFGEN, *(name for name in definitions() if suite_kind(name) is not None)]
+
+
+def check_suite(suite: Suite, has_judges: bool) -> tuple[str | None, str] | None:
+    """Why ``suite`` cannot run, as (the key at fault, the message); ``None`` when it can."""
+    from hyoka.mtbench import definitions
+
+    if suite.bench != PFGEN and suite.bench not in definitions():
+        return "bench", f"unknown bench {suite.bench!r} (known: {', '.join(known_suites())})"
+    if suite_kind(suite.bench) is None:
+        judging = definitions()[suite.bench].judging
+        return "bench", (
+            f"{suite.bench} is judged as {judging.name} ({judging.summary}), which a sweep "
+            f"does not run yet; run it with hyoka mtbench (a sweep takes: "
+            f"{', '.join(known_suites())})"
+        )
+    kind = suite_kind(suite.bench)
+    if kind == PFGEN_KIND:
+        from hyoka.pfgen import Mode
+
+        if suite.variant is not None:
+            return "variant", f"{PFGEN} has no variants"
+        if suite.mode is not None and suite.mode not in {m.value for m in Mode}:
+            return "mode", f"mode {suite.mode!r}: one of {', '.join(m.value for m in Mode)}"
+        if suite.num_examples is not None and suite.num_examples > 49:
+            return "num_examples", "num_examples must be between 0 and 49"
+    else:
+        for key in ("mode", "num_examples"):
+            if getattr(suite, key) is not None:
+                return key, f"{key} is for {PFGEN} only"
+        try:
+            definitions()[suite.bench].variant(suite.variant)
+        except InputError as exc:
+            return "variant", str(exc).replace("`", "")
+    if suite.judges is not None and kind != JUDGED:
+        decides = "rules" if kind == RULED else "scorer"
+        return "judges", f"{suite.bench} has no judge: its {decides} decides"
+    if kind == JUDGED and not has_judges:
+        return "bench", f"{suite.bench} is graded by a judge: add a [judges.NAME] table"
+    return None

@@ -1,0 +1,223 @@
+"""A sweep run: every cell of a plan handed to an executor, each result kept in the sweep's
+manifest as it comes, and the results matrix written at the end in every format.
+
+Resumable at two levels. The manifest (``<out>/sweep.json``, replaced atomically after each
+cell) records each finished cell with the digest of its settings: run again, a done cell
+under the same settings is taken from it and asks nothing. A cell stopped half way (the
+process killed) is run again through its entry points, which resume their own files, and
+whatever the model or judge answered before comes back from the response cache: nothing is
+paid twice. A cell that fails is recorded as failed and run again next time; the other
+cells go on.
+
+The executor is the one seam for running cells elsewhere: ``Executor.run`` takes the cells,
+the function that runs one (a picklable top-level function and its context), and a
+callback for each result. ``LocalExecutor`` runs them here, one after the other (each cell
+already sends its requests ``concurrency`` at a time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Protocol
+
+from hyoka.errors import InputError
+from hyoka.store import atomic_write_text, claim_folder, read_json, write_json
+from hyoka.sweep.cells import CellContext, CellResult, run_cell
+from hyoka.sweep.matrix import FORMATS, Column, ResultsMatrix, build_matrix
+from hyoka.sweep.spec import Cell, SweepPlan
+
+#: the kind of output folder a sweep writes (``store.claim_folder``)
+SWEEP_KIND = "sweep"
+#: the sweep's manifest in its output folder, and what its ``kind`` says
+MANIFEST = "sweep.json"
+MANIFEST_KIND = "hyoka-sweep"
+#: the results matrix in its output folder, one file per format
+MATRIX = "results"
+
+
+class SweepWatcher:
+    """What a front end hears as a sweep goes; each method does nothing unless overridden."""
+
+    def planned(self, cells: Sequence[Cell], reused: int) -> None:
+        """The cells are known; ``reused`` of them are done already (from the manifest)."""
+
+    def started(self, cell: Cell) -> None:
+        """A cell is about to run."""
+
+    def finished(self, result: CellResult, reused: bool) -> None:
+        """A cell gave its result (``reused``: taken from the manifest, nothing asked)."""
+
+
+class Executor(Protocol):
+    """Runs cells: each through ``work``, each result handed to ``done`` as it comes."""
+
+    def run(
+        self,
+        cells: Sequence[Cell],
+        work: Callable[[Cell], CellResult],
+        done: Callable[[CellResult], None],
+    ) -> None: ...
+
+
+class LocalExecutor:
+    """The cells one after the other in this process."""
+
+    def run(
+        self,
+        cells: Sequence[Cell],
+        work: Callable[[Cell], CellResult],
+        done: Callable[[CellResult], None],
+    ) -> None:
+        for cell in cells:
+            done(work(cell))
+
+
+@dataclass(frozen=True)
+class SweepRun:
+    """A finished sweep: its matrix, the cells run now, taken from the manifest, and failed,
+    and the files it wrote (the manifest and the matrix in each format)."""
+
+    out: Path
+    matrix: ResultsMatrix
+    ran: int
+    reused: int
+    failed: int
+    files: tuple[Path, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "out": str(self.out), "ran": self.ran, "reused": self.reused, "failed": self.failed,
+            "files": [str(path) for path in self.files], "matrix": self.matrix.to_json(),
+        }  # fmt: skip
+
+
+def columns_of(plan: SweepPlan) -> list[Column]:
+    """The matrix's columns in the plan's order: a suite, once per judge where judged."""
+    seen: dict[tuple[str, str | None], Column] = {}
+    for cell in plan.cells():
+        judge = None if cell.judge is None else cell.judge.name
+        seen.setdefault((cell.suite.label, judge), Column(cell.suite.label, judge))
+    return list(seen.values())
+
+
+def read_manifest_cells(out: Path) -> dict[str, CellResult]:
+    """The cells a sweep's manifest in ``out`` records, by key (none where there is none)."""
+    path = out / MANIFEST
+    if not path.is_file():
+        return {}
+    data = read_json(path)
+    if not isinstance(data, dict) or data.get("kind") != MANIFEST_KIND:
+        raise InputError(f"{path}: not a hyoka sweep manifest")
+    cells = data.get("cells")
+    if not isinstance(cells, list):
+        raise InputError(f"{path}: its cells are not a list")
+    found = {}
+    for entry in cells:
+        if not isinstance(entry, dict) or "key" not in entry:
+            raise InputError(f"{path}: a cell without its key")
+        result = CellResult.from_json(entry)
+        found[result.key] = result
+    return found
+
+
+def statuses(plan: SweepPlan) -> dict[str, str]:
+    """Each cell's state in the manifest: ``done`` (under the plan's settings), ``failed``,
+    or ``changed`` (done under other settings: it runs again)."""
+    recorded = read_manifest_cells(plan.out)
+    out = {}
+    for cell in plan.cells():
+        found = recorded.get(cell.key)
+        if found is None:
+            continue
+        if found.digest != cell.digest:
+            out[cell.key] = "changed"
+        else:
+            out[cell.key] = "done" if found.done else "failed"
+    return out
+
+
+def read_matrix(path: Path) -> ResultsMatrix:
+    """The results matrix a sweep's manifest (``sweep.json``) holds, in its plan's order."""
+    data = read_json(path)
+    if not isinstance(data, dict) or data.get("kind") != MANIFEST_KIND:
+        raise InputError(f"{path}: not a hyoka sweep manifest")
+    cells = read_manifest_cells(path.parent)
+    columns = [
+        Column(str(c["suite"]), None if c.get("judge") is None else str(c["judge"]))
+        for c in data.get("columns") or []
+        if isinstance(c, dict) and "suite" in c
+    ]
+    models = [str(m) for m in data.get("models") or []]
+    return build_matrix(models, columns, list(cells.values()))
+
+
+def run_sweep(
+    plan: SweepPlan,
+    *,
+    data_dir: Path | None = None,
+    executor: Executor | None = None,
+    watcher: SweepWatcher | None = None,
+) -> SweepRun:
+    """Run every cell of ``plan`` not already done (``executor``: here, by default), keeping
+    each result in the manifest as it comes, and write the results matrix in every format
+    (``results.md``, ``.csv``, ``.json``) into the plan's output folder."""
+    watcher = watcher or SweepWatcher()
+    executor = executor or LocalExecutor()
+    claim_folder(plan.out, SWEEP_KIND, flag=f"{plan.path}: out")
+    recorded = read_manifest_cells(plan.out)
+    cells = plan.cells()
+    kept = {
+        cell.key: recorded[cell.key]
+        for cell in cells
+        if cell.key in recorded
+        and recorded[cell.key].done
+        and recorded[cell.key].digest == cell.digest
+    }
+    models = [model.name for model in plan.models]
+    columns = columns_of(plan)
+    results: dict[str, CellResult] = dict(kept)
+    watcher.planned(cells, len(kept))
+    for cell in cells:
+        if cell.key in kept:
+            watcher.finished(kept[cell.key], True)
+    context = CellContext(plan.out, data_dir, plan.concurrency)
+    order = [cell.key for cell in cells]
+
+    def matrix() -> ResultsMatrix:
+        return build_matrix(models, columns, [results[k] for k in order if k in results])
+
+    def done(result: CellResult) -> None:
+        results[result.key] = result
+        _write_manifest(plan, models, columns, matrix())
+        watcher.finished(result, False)
+
+    to_run = [cell for cell in cells if cell.key not in kept]
+    executor.run(to_run, partial(_watched, watcher, context), done)
+    final = matrix()
+    files = [_write_manifest(plan, models, columns, final)]
+    for fmt in FORMATS:
+        target = plan.out / f"{MATRIX}.{fmt}"
+        atomic_write_text(target, final.render(fmt))
+        files.append(target)
+    failed = sum(1 for found in final.cells if not found.done)
+    return SweepRun(plan.out, final, len(to_run), len(kept), failed, tuple(files))
+
+
+def _watched(watcher: SweepWatcher, context: CellContext, cell: Cell) -> CellResult:
+    watcher.started(cell)
+    return run_cell(cell, context)
+
+
+def _write_manifest(
+    plan: SweepPlan, models: list[str], columns: list[Column], matrix: ResultsMatrix
+) -> Path:
+    path = plan.out / MANIFEST
+    write_json(path, {
+        "kind": MANIFEST_KIND, "format": 1, "plan": str(plan.path), "models": models,
+        "columns": [{"suite": c.suite, "judge": c.judge} for c in columns],
+        "cells": [found.to_json() for found in matrix.cells],
+    })  # fmt: skip
+    return path

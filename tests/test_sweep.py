@@ -1,0 +1,308 @@
+"""``hyoka sweep PLAN``: many models on many suites with a judge, from one plan file, ending
+in one results matrix; resumable, a failing cell reported while the others finish, and
+``--plan`` figures counted from the data (issue 33, items 1 and 5).
+
+The models are the embedded SmolLM2 (in process, as a user types ``llamacpp/smollm2``) and
+a seeded OpenAI-compatible server on 127.0.0.1 that counts every request it receives; the
+judge is a script, so every judged number is known in advance (``[[6]]`` for Japanese
+MT-bench, ``4`` for ELYZA-tasks-100).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from _shared import SHARED_DATA, elyza_data, needs_embedded_model
+from hyoka.cli.main import app
+from hyoka.signature import Signature
+from persistent_cache import session_cache_dir
+from wire_servers import OpenAIServer
+
+#: the scripted judge: Japanese MT-bench's prompts ask for "[[rating]]", ELYZA's for a number
+JUDGE_SCRIPT = [{"contains": "[[rating]]", "reply": "評価: [[6]]"}, {"reply": "4"}]
+
+
+@pytest.fixture
+def sweep_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A data folder with the four suites (ELYZA's stand-in judge prompt, as the judged
+    end-to-end tests use), a fresh response cache, and the judge's script."""
+    data = elyza_data(tmp_path / "data")
+    for name in ("jmt-bench", "m-ifeval-ja", "pfgen-bench"):
+        (data / name).symlink_to(SHARED_DATA / name)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(data))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(session_cache_dir(cache, SHARED_DATA)))
+    lines = [json.dumps(rule, ensure_ascii=False) for rule in JUDGE_SCRIPT]
+    (tmp_path / "judge.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return tmp_path
+
+
+def _plan(folder: Path, models: dict[str, str], suites: str, *, concurrency: int = 1) -> Path:
+    text = f'out = "out"\nconcurrency = {concurrency}\n'
+    for name, table in models.items():
+        text += f"[models.{name}]\n{table}\n"
+    text += '[judges.scripted]\njudge = "scripted/judge.jsonl"\n' + suites
+    path = folder / "sweep.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _seeded(server: OpenAIServer) -> str:
+    return f'model = "openai/seeded"\nbase_url = "{server.base_url}"'
+
+
+SMOLLM2 = 'model = "llamacpp/smollm2"\noptions = { n_ctx = 2048, n_threads = 1 }'
+
+ALL_FOUR = """
+[[suites]]
+bench = "pfgen-bench"
+limit = 1
+trials = 1
+num_examples = 0
+max_tokens = 8
+[[suites]]
+bench = "jmt-bench"
+variant = "llm-jp"
+limit = 1
+max_tokens = 8
+[[suites]]
+bench = "elyza-tasks-100"
+limit = 1
+max_tokens = 8
+[[suites]]
+bench = "m-ifeval-ja"
+limit = 1
+max_tokens = 8
+"""
+
+TWO = """
+[[suites]]
+bench = "jmt-bench"
+variant = "llm-jp"
+limit = 2
+max_tokens = 8
+[[suites]]
+bench = "m-ifeval-ja"
+limit = 2
+max_tokens = 8
+"""
+
+
+def _sweep(*args: str | Path, code: int = 0) -> Result:
+    result = CliRunner().invoke(app, ["sweep", *map(str, args)])
+    assert result.exit_code == code, result.output
+    return result
+
+
+def _cells(out: Path) -> dict[str, dict[str, object]]:
+    manifest = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
+    return {cell["key"]: cell for cell in manifest["cells"]}
+
+
+def test_two_models_four_suites_one_table_and_the_report_opens_with_it(
+    sweep_env: Path,
+) -> None:
+    needs_embedded_model()
+    with OpenAIServer() as server:
+        plan = _plan(sweep_env, {"smollm2": SMOLLM2, "seeded": _seeded(server)}, ALL_FOUR)
+        shown = json.loads(_sweep(plan, "--json").stdout)
+        asked = server.served
+    out = sweep_env / "out"
+    assert (shown["ran"], shown["reused"], shown["failed"]) == (8, 0, 0)
+    cells = _cells(out)
+    assert list(cells) == [
+        f"{model} × {suite}"
+        for model in ("smollm2", "seeded")
+        for suite in ("pfgen-bench", "jmt-bench.llm-jp × scripted",
+                      "elyza-tasks-100 × scripted", "m-ifeval-ja")
+    ]  # fmt: skip
+    # the seeded server answered exactly the seeded model's requests: pfgen 1, MT-bench's
+    # two turns, ELYZA 1, M-IFEval 1
+    assert asked == 5 and cells["seeded × pfgen-bench"]["calls"] == 1
+    for model in ("smollm2", "seeded"):
+        jmt = cells[f"{model} × jmt-bench.llm-jp × scripted"]
+        elyza = cells[f"{model} × elyza-tasks-100 × scripted"]
+        assert (jmt["score"], jmt["calls"], jmt["variant"]) == (6, 2 + 2, "llm-jp")
+        assert (elyza["score"], elyza["calls"]) == (4, 1 + 1)
+        for judged in (jmt, elyza):  # every judged number names its judge, a dry run
+            (judge,) = judged["judged_by"]
+            assert judge["judge"] == f"scripted/{sweep_env / 'judge.jsonl'}"
+            assert judge["dry_run"] is True
+        pfgen = cells[f"{model} × pfgen-bench"]
+        result = json.loads(Path(pfgen["files"][0], "result.json").read_text("utf-8"))
+        assert pfgen["score"] == result["score"] and pfgen["complete"] is False
+        ifeval = cells[f"{model} × m-ifeval-ja"]
+        assert ifeval["score"] in (0.0, 100.0) and ifeval["metric"] == "strict prompt accuracy"
+        for cell in (jmt, elyza, pfgen, ifeval):  # every cell signed
+            signature = Signature.from_json(cell["signature"])
+            assert signature is not None and signature.get("kind")
+    # the matrix in every leaderboard format, the same numbers
+    table = (out / "results.md").read_text(encoding="utf-8")
+    assert table.splitlines()[0] == (
+        "| model | pfgen-bench | jmt-bench.llm-jp (scripted) | elyza-tasks-100 (scripted) "
+        "| m-ifeval-ja |"
+    )
+    assert "6.00 [6.00, 6.00] (partial) (dry run)" in table
+    assert json.loads((out / "results.json").read_text("utf-8")) == shown["matrix"]
+    csv_rows = (out / "results.csv").read_text("utf-8").splitlines()
+    assert csv_rows[2].split(",")[4:6] == ["6.0", "6.0"] and csv_rows[2].startswith("seeded,")
+    # the report's index opens with the matrix, each judged column naming its judge
+    site = sweep_env / "site"
+    report = CliRunner().invoke(app, ["report", str(out), "-o", str(site), "--no-public"])
+    assert report.exit_code == 0, report.output
+    index = (site / "index.html").read_text(encoding="utf-8")
+    first = index[index.index("<h2>") :]  # the index's first section: the matrix
+    assert first.startswith("<h2>Results matrix</h2>") and first.index("pfgen-bench")
+    matrix = first[: first.index("</ul>")]
+    assert "jmt-bench.llm-jp (scripted)" in matrix and "6.00 [6.00, 6.00]" in matrix
+    assert f"judged by scripted/{sweep_env / 'judge.jsonl'}, script" in matrix
+
+
+def test_a_killed_sweep_resumes_and_asks_nothing_twice(sweep_env: Path) -> None:
+    """SIGKILL while the fourth request waits at the server, then run again: the answered
+    requests are never sent again, every cell finishes."""
+    with OpenAIServer() as server:
+        plan = _plan(sweep_env, {"seeded": _seeded(server)}, TWO)
+        server.hold_after(3)
+        first = subprocess.Popen(
+            [sys.executable, "-m", "hyoka", "sweep", str(plan)], env=dict(os.environ),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while server.held == 0:
+                assert first.poll() is None, first.stderr.read() if first.stderr else ""
+                assert time.monotonic() < deadline, "the sweep never reached its fourth request"
+                time.sleep(0.02)
+            first.send_signal(signal.SIGKILL)
+            first.wait(timeout=30)
+        finally:
+            if first.poll() is None:
+                first.kill()
+            if first.stderr:
+                first.stderr.close()
+        server.release()
+        answered = [request.raw for request in server.received[:3]]
+        before = server.served
+        again = json.loads(_sweep(plan, "--json").stdout)
+        resent = [request.raw for request in server.received[before:]]
+    assert (again["ran"], again["failed"]) == (2, 0)
+    # MT-bench's last turn (in flight when killed) and M-IFEval's two prompts; nothing answered
+    assert len(resent) == 3 and not set(resent) & set(answered)
+    cells = _cells(sweep_env / "out")
+    assert cells["seeded × jmt-bench.llm-jp × scripted"]["score"] == 6
+    # a third run takes every cell from the manifest and asks nothing
+    with OpenAIServer() as idle:
+        done = json.loads(_sweep(plan, "--json").stdout)
+        assert (done["ran"], done["reused"], idle.served) == (0, 2, 0)
+
+
+def test_a_failing_cell_is_reported_and_the_others_finish(sweep_env: Path) -> None:
+    with OpenAIServer() as server:
+        models = {"broken": 'model = "llamacpp/missing.gguf"', "seeded": _seeded(server)}
+        plan = _plan(sweep_env, models, TWO)
+        result = _sweep(plan, code=1)
+        again = json.loads(_sweep(plan, "--json", code=1).stdout)
+    assert (
+        "[1/4] broken × jmt-bench.llm-jp × scripted: failed: llamacpp: model file" in result.stdout
+    )
+    assert "4 cell(s) run, 0 done before, 2 failed" in result.stdout
+    table = (sweep_env / "out" / "results.md").read_text(encoding="utf-8")
+    assert "| broken | failed | failed |" in table and "| seeded | 6.00" in table
+    assert "failed broken × m-ifeval-ja: llamacpp: model file 'missing.gguf'" in table
+    # run again: the failed cells are tried again, the done ones taken as they were
+    assert (again["ran"], again["reused"], again["failed"]) == (2, 2, 2)
+
+
+def test_plan_counts_calls_tokens_price_and_time_from_the_data(sweep_env: Path) -> None:
+    """``--plan`` for one hosted model on two suites, a hosted judge: the figures follow from
+    the questions as they are in the data and the list prices of its date."""
+    from hyoka.mtbench import Bench
+    from hyoka.sweep import AS_OF
+
+    suites = """
+[[suites]]
+bench = "jmt-bench"
+variant = "llm-jp"
+limit = 1
+max_tokens = 100
+[[suites]]
+bench = "m-ifeval-ja"
+limit = 2
+max_tokens = 50
+"""
+    model = 'model = "openai/gpt-4o-mini"\nseconds_per_call = 3'
+    plan = _plan(sweep_env, {"mini": model}, suites, concurrency=2)
+    text = plan.read_text("utf-8").replace(
+        'judge = "scripted/judge.jsonl"', 'judge = "openai/gpt-4o"\nseconds_per_call = 10'
+    )
+    plan.write_text(text, encoding="utf-8")
+    shown = json.loads(_sweep(plan, "--plan", "--json").stdout)
+    data = Path(os.environ["HYOKA_DATA_DIR"])
+    jmt_file = data / "jmt-bench" / "variants/llm-jp-judge/question/question_full-v3.jsonl"
+    first = json.loads(jmt_file.read_text("utf-8").splitlines()[0])
+    one, two = (len(turn) for turn in first["turns"])
+    ifeval_file = data / "m-ifeval-ja" / "data" / "ja_input_data.jsonl"
+    prompts = [json.loads(line)["prompt"] for line in ifeval_file.read_text("utf-8").splitlines()]
+    jmt_prompt = one + (one + two + 100)  # turn 2 carries turn 1 and its answer
+    bench = Bench.load("jmt-bench", data, "llm-jp")
+    template = max(len(p.system_prompt) + len(p.prompt_template) for p in bench.prompts.values())
+    reference = sum(len(text) for text in bench.questions[0].reference or ())
+    judged = (template + one + 100 + reference) + (template + one + two + 200 + reference)
+    jmt, ifeval = shown["cells"]
+    assert jmt == {
+        "cell": "mini × jmt-bench.llm-jp × scripted", "status": "to run",
+        "model_calls": 2, "model_prompt_tokens": jmt_prompt, "model_completion_tokens": 200,
+        "judge_calls": 2, "judge_prompt_tokens": judged, "judge_completion_tokens": 2 * 2048,
+        "usd": round((jmt_prompt * 0.15 + 200 * 0.60 + judged * 2.5 + 4096 * 10.0) / 1e6, 6),
+        "seconds": 1 * 3 + 1 * 10.0,
+        "prices": [f"model list@{AS_OF}", f"judge list@{AS_OF}"],
+    }  # fmt: skip
+    ifeval_prompt = sum(len(p) for p in prompts[:2])
+    assert (ifeval["model_calls"], ifeval["model_prompt_tokens"]) == (2, ifeval_prompt)
+    assert (ifeval["judge_calls"], ifeval["seconds"]) == (0, 3.0)
+    assert ifeval["usd"] == round((ifeval_prompt * 0.15 + 2 * 50 * 0.60) / 1e6, 6)
+    assert math.isclose(shown["usd"], jmt["usd"] + ifeval["usd"], abs_tol=2e-6)
+    assert (shown["done"], shown["to_run"], shown["seconds"]) == (0, 2, 16.0)
+    terminal = _sweep(plan, "--plan").stdout
+    assert "to run: 2 of 2 cells" in terminal and "at concurrency 2" in terminal
+
+
+@pytest.mark.parametrize(
+    ("line", "key", "error"),
+    [
+        ("modle = 'x'", "models.seeded", "unknown key 'modle'"),
+        ("limit = 0", "suites", "limit must be a whole number of at least 1"),
+        ("variant = 'nope'", "suites", "has no variant 'nope'"),
+        ("bench = 'rakuda'", "bench", "rakuda is judged as drawn-matches"),
+        ("bench = 'nope'", "bench", "unknown bench 'nope' (known: pfgen-bench, "),
+    ],
+)
+def test_a_bad_plan_is_one_line_naming_its_file_and_line(
+    sweep_env: Path, line: str, key: str, error: str
+) -> None:
+    text = '[models.seeded]\nmodel = "openai/x"\n'
+    text += '[judges.j]\njudge = "scripted/judge.jsonl"\n[[suites]]\nbench = "jmt-bench"\n'
+    if key == "models.seeded":
+        text = text.replace('model = "openai/x"\n', f'model = "openai/x"\n{line}\n')
+    elif key == "bench":
+        text = text.replace('bench = "jmt-bench"', line)
+    else:
+        text += f"{line}\n"
+    plan = sweep_env / "bad.toml"
+    plan.write_text(text, encoding="utf-8")
+    number = text.splitlines().index(line) + 1
+    result = _sweep(plan, code=1)
+    (shown,) = result.stderr.splitlines()
+    assert shown.startswith(f"error: {plan}:{number}: ") and error in shown, shown
