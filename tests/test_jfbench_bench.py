@@ -19,6 +19,7 @@ import asyncio
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -27,7 +28,7 @@ from _shared import SHARED_DATA, jfbench_data
 from hyoka.cli.main import app
 from hyoka.jfbench import load_benchmark, plan_judged
 from hyoka.jfbench.judged import EMPTY_RESPONSE, Response, judge_settings
-from hyoka.judge import judge_plan
+from hyoka.judge import Judged, JudgmentRecord, judge_plan
 from hyoka.providers import connect
 from hyoka.signature import Signature
 from hyoka.store import read_manifest
@@ -56,7 +57,7 @@ def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def _script(path: Path, rules: list[dict[str, object]]) -> str:
+def _script(path: Path, rules: list[dict[str, Any]]) -> str:
     path.write_text("".join(json.dumps(r) + "\n" for r in rules), encoding="utf-8")
     return f"scripted/{path}"
 
@@ -66,15 +67,15 @@ def _judge_script(tmp_path: Path) -> str:
     return _script(tmp_path / "judge.jsonl", rules)
 
 
-def _judge(tmp_path: Path, judge: str, answers: Path) -> dict[str, object]:
+def _judge(tmp_path: Path, judge: str, answers: Path) -> dict[str, Any]:
     done = _run("mtbench", "judge", "--bench", "jfbench", "-j", judge, "--judge-name",
                 "scripted", "-a", str(answers), "--limit", str(LIMIT),
                 "--results-dir", str(tmp_path / "results"), "--json")  # fmt: skip
-    shown: dict[str, object] = json.loads(done.stdout)
+    shown: dict[str, Any] = json.loads(done.stdout)
     return shown
 
 
-def _records(results: Path) -> dict[int, dict[str, object]]:
+def _records(results: Path) -> dict[int, dict[str, Any]]:
     lines = results.read_text(encoding="utf-8").splitlines()
     return {row["prompt_index"]: row for row in map(json.loads, lines)}
 
@@ -89,7 +90,7 @@ def test_judged_constraints_vote_three_times_and_a_killed_run_resumes(
     judge = _judge_script(tmp_path)
     first = _judge(tmp_path, judge, answers)
     assert (first["judged"], first["done_before"], first["judge_calls"]) == (2, 0, 6)
-    (output,) = first["outputs"]  # type: ignore[misc]
+    (output,) = first["outputs"]
     log, results = Path(output["judgments"]), Path(output["results"])
     # upstream's name: <benchmark>-<constraint set>-<constraints>-<model>.jsonl
     assert results.name.startswith("ifbench-test-1-") and results.suffix == ".jsonl"
@@ -127,7 +128,9 @@ def test_an_empty_response_fails_englishstyle_without_a_call(data: Path, tmp_pat
     built = load_benchmark(data / "jfbench" / "data" / "ifbench_ja_translated.jsonl",
                            data / "jfbench")  # fmt: skip
     position, entry = next(
-        (p, e) for p, e in built.entries.items() if e.constraint_types == ("EnglishStyleConstraint",)
+        (p, e)
+        for p, e in built.entries.items()
+        if e.constraint_types == ("EnglishStyleConstraint",)
     )
     # answers no request this test makes: a call would be an error naming the script
     judge = _script(tmp_path / "none.jsonl", [{"prompt": "never asked", "reply": "True"}])
@@ -138,13 +141,13 @@ def test_an_empty_response_fails_englishstyle_without_a_call(data: Path, tmp_pat
     (task,) = plan.tasks
     assert task.rules == {"answer": EMPTY_RESPONSE}
 
-    async def judged() -> object:
+    async def judged() -> Judged[JudgmentRecord]:
         async with connect(judge) as client:
             return await judge_plan(client, plan)
 
     done = asyncio.run(judged())
-    (line,) = done.lines  # type: ignore[attr-defined]
-    assert (line.score, line.replies, done.report.ruled) == (0, (), 1)  # type: ignore[attr-defined]
+    (line,) = done.lines
+    assert (line.score, line.replies, done.report.ruled) == (0, (), 1)
 
 
 def _page_text(site: Path, target: str) -> str:
@@ -171,7 +174,8 @@ def test_m_ifeval_ja_report_page_shows_the_leaderboard(tmp_path: Path) -> None:
     strict = first["strict"]["prompt_level"]
     assert f"{first['model']} 72.1 [{100 * strict['low']:.1f}, {100 * strict['high']:.1f}]" in shown
     assert "ja:detectable_format" in shown and "Per instruction group" in shown
-    assert Signature.from_json(recorded["signature"]).line in shown  # type: ignore[union-attr]
+    signature = Signature.from_json(recorded["signature"])
+    assert signature is not None and signature.line in shown
 
 
 @pytest.mark.slow
@@ -180,9 +184,10 @@ def test_generate_judge_rank_report_on_the_embedded_model(
 ) -> None:
     answers = tmp_path / "answers" / "smollm2.jsonl"
     _run("mtbench", "generate", "--bench", "jfbench", "-m", "openai/smollm2", "--base-url",
-         llama_base_url, "--limit", str(LIMIT), "--max-tokens", "8", "--output", str(answers))  # fmt: skip
+         llama_base_url, "--limit", str(LIMIT), "--max-tokens", "8",
+         "--output", str(answers))  # fmt: skip
     done = _judge(tmp_path, _judge_script(tmp_path), answers)
-    (output,) = done["outputs"]  # type: ignore[misc]
+    (output,) = done["outputs"]
     records = _records(Path(output["results"]))
     assert records[5]["results"] == {"AmericanEnglishStyleConstraint": True}
     assert records[7]["results"] == {"NoTypoStyleConstraint": False}
@@ -204,3 +209,4 @@ def test_generate_judge_rank_report_on_the_embedded_model(
     shown = _page_text(site, "rules/board1.html")
     assert "smollm2 ifbench 1" in shown and "Per constraint group" in shown
     assert "kind:jfbench-judged" in shown  # how the verdicts were made, named
+    assert "(dry run: replies read from a script" in shown

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
+from hyoka.judge import token_dry_run
 from hyoka.report.html import cell, esc, page, table
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.store import read_json
@@ -30,6 +31,8 @@ MAX_BYTES = 20_000_000
 IFEVAL_KIND = "m-ifeval"
 JFBENCH_KIND = "jfbench"
 MODES = ("strict", "loose")
+#: a result file hyoka did not write (upstream's own) records no more than its verdicts
+UNSIGNED = "no signature (not written by hyoka: how its verdicts were made is not recorded)"
 LEVELS = (("prompt_level", "prompt"), ("instruction_level", "instruction"))
 SUMMARY_HEADERS = [
     "Rank",
@@ -145,6 +148,22 @@ def ifeval_page(board: Board, target: str) -> str:
     return page(f"{board.title or 'M-IFEval-Ja'}: {board.path.name}", body, path=target)
 
 
+def _made(file: Mapping[str, Any], where: Path) -> str:
+    """One result file and how its verdicts were made (its judge named a dry run where a
+    script gave the replies)."""
+    name = f"<li><code>{esc(Path(str(file.get('results'))).name)}</code>: "
+    signed = Signature.from_json(file.get("verdicts"), where)
+    if signed is None:
+        return name + UNSIGNED + "</li>"
+    judge = str(signed.get("judge") or "")
+    dry = " (dry run: replies read from a script, not a model's judgment)"
+    return (
+        name
+        + f"judged by {esc(judge)}{dry if token_dry_run(judge) else ''}: "
+        + f'<code class="signature">{esc(signed.line)}</code></li>'
+    )
+
+
 def jfbench_page(board: Board, target: str) -> str:
     """JFBench's page (module docstring)."""
     raw = board.raw
@@ -177,17 +196,7 @@ def jfbench_page(board: Board, target: str) -> str:
             else:
                 row.append(cell("–"))
         group_rows.append(row)
-    files = [f for f in raw.get("files") or () if isinstance(f, dict)]
-    made = "".join(
-        f"<li><code>{esc(Path(str(f.get('results'))).name)}</code>: "
-        + (
-            f'<code class="signature">{esc(signed.line)}</code>'
-            if (signed := Signature.from_json(f.get("verdicts"), board.path)) is not None
-            else "no signature (not written by hyoka: how its verdicts were made is not recorded)"
-        )
-        + "</li>"
-        for f in files
-    )
+    made = "".join(_made(f, board.path) for f in raw.get("files") or () if isinstance(f, dict))
     body = (
         "<p>Upstream's <code>analyze.py</code> summary: per prompt source, number of "
         "constraints and model, the entries evaluated, those pending (a constraint not yet "
