@@ -306,3 +306,24 @@ def test_a_bad_plan_is_one_line_naming_its_file_and_line(
     result = _sweep(plan, code=1)
     (shown,) = result.stderr.splitlines()
     assert shown.startswith(f"error: {plan}:{number}: ") and error in shown, shown
+
+
+def test_the_shipped_example_plan_is_valid_and_its_plan_counts(sweep_env: Path) -> None:
+    """The plan the README copies (``hyoka/examples/sweep``): the embedded model on the four
+    suites with the scripted judge; ``--plan`` counts its calls and asks nothing."""
+    import shutil
+
+    import hyoka
+
+    example = sweep_env / "example"
+    shutil.copytree(Path(hyoka.__file__).parent / "examples" / "sweep", example)
+    shown = json.loads(_sweep(example / "sweep.toml", "--plan", "--json").stdout)
+    calls = {c["cell"]: (c["model_calls"], c["judge_calls"], c["usd"]) for c in shown["cells"]}
+    assert calls == {
+        "smollm2 × pfgen-bench": (2, 0, 0.0),
+        "smollm2 × jmt-bench.llm-jp × scripted": (4, 4, 0.0),
+        "smollm2 × elyza-tasks-100 × scripted": (2, 2, 0.0),
+        "smollm2 × m-ifeval-ja": (3, 0, 0.0),
+    }
+    assert (shown["to_run"], shown["done"]) == (4, 0)
+    assert not (example / "sweep-results").exists()  # --plan writes nothing
