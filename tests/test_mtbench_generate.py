@@ -297,12 +297,14 @@ def test_mt_bench_requests_use_fastchats_settings(mt: Bench, tmp_path: Path) -> 
     """Every dialogue against a recording server: per-category temperatures, 1024 tokens,
     FastChat's system message, no repetition penalty, turn 2 after the model's own turn 1
     (the messages themselves, turn by turn: ``test_promises_fastchat``)."""
-    plan = GeneratePlan(answer_file=tmp_path / "m.jsonl", model_id="m", template="chat")
+    plan = GeneratePlan(
+        answer_file=tmp_path / "m.jsonl", model_id="m", template="chat", served_model="gpt-4"
+    )
     assert default_repetition_penalty(mt.spec, "openai") is None
     assert default_repetition_penalty(mt.spec, "llamacpp") is None
     assert default_repetition_penalty(definition("pfmt-fin"), "llamacpp") == 1.1
     with ReplayJudge({}, missing_reply="  An answer. </s>") as server:
-        client = ModelClient(load_provider("openai/m", base_url=server.base_url), cache=None)
+        client = ModelClient(load_provider("openai/gpt-4", base_url=server.base_url), cache=None)
 
         async def go() -> GenerateReport:
             async with client:

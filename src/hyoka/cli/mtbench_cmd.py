@@ -235,7 +235,8 @@ def generate_command(
     template: Annotated[
         TemplateChoice,
         typer.Option(
-            help="chat (the model's chat template), base (the dialogue template) or auto."
+            help="chat (the model's chat template), base (the dialogue template), auto, or "
+            "completions (upstream's legacy-completions protocol: ja-vicuna-qa's hosted models)."
         ),
     ] = TemplateChoice.AUTO,
     max_tokens: Annotated[
@@ -262,8 +263,9 @@ def generate_command(
         str | None,
         typer.Option(
             "--system-message",
-            help="System message of chat requests (default: upstream's; mt-bench: FastChat's "
-            "'You are a helpful assistant.'); named in the signature.",
+            help="System message of chat requests (default: upstream's, for mt-bench and "
+            "jmt-bench's stability and swallow the one their FastChat picks by model name); "
+            "named in the signature.",
         ),
     ] = None,
     no_system_message: Annotated[

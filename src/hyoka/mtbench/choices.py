@@ -24,6 +24,7 @@ class TemplateChoice(StrEnum):
     AUTO = "auto"
     CHAT = "chat"
     BASE = "base"
+    COMPLETIONS = "completions"
 
 
 class InjectionChoice(StrEnum):

@@ -25,6 +25,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from hyoka.mtbench.conversation_templates import (
+    FASTCHAT,
+    STABILITY,
+    SWALLOW,
+    AdapterTable,
+)
 from hyoka.providers import Message
 
 Injection = Literal["strict", "lenient"]
@@ -32,12 +38,57 @@ SEPARATOR = "\n\n### "
 
 
 @dataclass(frozen=True)
+class ConversationTemplates:
+    """Upstream's choice of system message by the model's name: the conversation template
+    its fork of FastChat's adapter table picks (``conversation_templates``), signed
+    ``<prefix>-<template>``; ``api_max_tokens`` is the reply budget of its
+    ``gen_api_answer.py`` for the names that script sends to the API, where its local
+    ``gen_model_answer.py`` has another (Stability's: 1024 against 512)."""
+
+    table: AdapterTable
+    prefix: str
+    api_max_tokens: int | None = None
+
+    def style(self, style: DialogueStyle, model: str) -> DialogueStyle:
+        """``style`` with the system message upstream sends ``model`` (none where its
+        template has an empty one), named after the template."""
+        template = self.table.template_for(model)
+        text = self.table.system_message(template)
+        name = f"{self.prefix}-{template}"
+        return replace(style, system_message=text or None, system_name=name, templates=None)
+
+    def max_tokens(self, model: str, default: int) -> int:
+        api = self.table.api_names
+        if self.api_max_tokens is None or api is None or model not in api:
+            return default
+        return self.api_max_tokens
+
+
+@dataclass(frozen=True)
+class LegacyCompletions:
+    """An upstream that answers hosted models through OpenAI's legacy completions
+    endpoint: each question alone as the prompt, one temperature, ``top_p`` and budget for
+    every question (ja-vicuna-qa-benchmark 128a862's ``gen_gpt3.5_answer.py`` with its
+    ``configs/openai--text-davinci-003.json``: prompt template ``{instruction}``,
+    temperature 0, top_p 1, 2048 tokens; its frequency and presence penalties of 0 are
+    the API's defaults and are not sent)."""
+
+    temperature: float
+    top_p: float
+    max_tokens: int
+    source: str
+
+
+@dataclass(frozen=True)
 class DialogueStyle:
     """How a dialogue is shown to the answering model.
 
     ``system_message`` opens chat requests (``None``: no system message, the model's own
-    default applies); ``system_name`` names it in signatures (where it comes from). Base
-    models get ``system_line`` (if any), then the turns.
+    default applies); ``system_name`` names it in signatures (where it comes from). Where
+    upstream picks the message by the model's name (FastChat's conversation templates),
+    ``templates`` does so at run time (``for_model``). Base models get ``system_line`` (if
+    any), then the turns. ``completions``: the legacy-completions protocol upstream uses
+    for hosted models, where it has one (``--template completions``).
     """
 
     system_message: str | None
@@ -45,11 +96,22 @@ class DialogueStyle:
     user_role: str
     assistant_role: str
     system_name: str = "none"
+    templates: ConversationTemplates | None = None
+    completions: LegacyCompletions | None = None
 
     @property
     def role_markers(self) -> tuple[str, str]:
         """What a model writes when it starts a turn of its own."""
         return (f"### {self.user_role}", f"### {self.assistant_role}")
+
+    def for_model(self, model: str) -> DialogueStyle:
+        """The style ``model``'s requests are made in: upstream's pick for its name where
+        upstream picks by name, else this one."""
+        return self if self.templates is None else self.templates.style(self, model)
+
+    def max_tokens(self, model: str, default: int) -> int:
+        """``model``'s reply budget: upstream's API script's where it has its own."""
+        return default if self.templates is None else self.templates.max_tokens(model, default)
 
 
 #: pfmt-bench-fin-ja's: the Japanese system line and roles, for chat and base models alike.
@@ -62,14 +124,35 @@ JAPANESE_DIALOGUE = DialogueStyle(
 )
 #: the system message of FastChat's ``chatgpt`` conversation template
 FASTCHAT_SYSTEM_MESSAGE = "You are a helpful assistant."
-#: MT-bench's: chat models get FastChat's ``chatgpt`` system message, as
-#: ``gen_api_answer.py`` sends it; base models an English transcript of ours.
+#: MT-bench's: chat models get the system message of the conversation template lm-sys
+#: FastChat's adapter table picks for the model's name, as ``gen_api_answer.py`` sends it
+#: (``chatgpt``'s for ``gpt-4``, the Vicuna preamble for a name it does not know); base
+#: models an English transcript of ours.
 ENGLISH_DIALOGUE = DialogueStyle(
     system_message=FASTCHAT_SYSTEM_MESSAGE,
     system_line="",
     user_role="User",
     assistant_role="Assistant",
     system_name="fastchat-chatgpt",
+    templates=ConversationTemplates(FASTCHAT, "fastchat"),
+)
+#: Stability's Japanese MT-bench (FastChat jp-stable): its ``gen_api_answer.py`` sends
+#: ``gpt-3.5-turbo`` and ``gpt-4`` the ``chatgpt`` message with 1024 tokens; other models
+#: get the template jp-stable's table picks (its ``gen_model_answer.py``, the variant's
+#: 512 tokens); base models the Japanese transcript.
+STABILITY_DIALOGUE = replace(
+    JAPANESE_DIALOGUE,
+    system_message=FASTCHAT_SYSTEM_MESSAGE,
+    system_name="stability-fastchat-chatgpt",
+    templates=ConversationTemplates(STABILITY, "stability-fastchat", api_max_tokens=1024),
+)
+#: swallow-evaluation's Japanese MT-bench: the template its FastChat fork's table picks
+#: (Japanese adapters and templates of its own); base models the Japanese transcript.
+SWALLOW_DIALOGUE = replace(
+    JAPANESE_DIALOGUE,
+    system_message=FASTCHAT_SYSTEM_MESSAGE,
+    system_name="swallow-fastchat-chatgpt",
+    templates=ConversationTemplates(SWALLOW, "swallow-fastchat"),
 )
 #: Shaberi's (ELYZA-tasks-100): the task alone as one user message, no system message
 #: (Lightblue's ``llm_functions.py`` ``get_answer``); base models get the Japanese roles.
@@ -80,6 +163,20 @@ SHABERI_DIALOGUE = DialogueStyle(
     assistant_role="アシスタント",
     system_name="none (shaberi)",
 )
+
+#: Japanese Vicuna QA's (ja-vicuna-qa-benchmark 128a862): no system message (its local
+#: models' configs give a prompt template of their own, none a system message), the
+#: Japanese roles for base models; hosted models were answered through the legacy
+#: completions endpoint, offered as ``--template completions``.
+VICUNA_QA_DIALOGUE = replace(
+    JAPANESE_DIALOGUE,
+    system_message=None,
+    system_name="none (ja-vicuna-qa)",
+    completions=LegacyCompletions(
+        temperature=0.0, top_p=1.0, max_tokens=2048,
+        source="ja-vicuna-qa-benchmark gen_gpt3.5_answer.py, text-davinci-003 config",
+    ),
+)  # fmt: skip
 
 #: Rakuda's (jrank ``gen_api_model_answer.py``): chat models get its Japanese system
 #: message where their conversation template has one; base models the Japanese roles.
@@ -110,9 +207,9 @@ def with_system_message(style: DialogueStyle, text: str | None) -> DialogueStyle
     """``style`` with another system message for chat requests (``None``: none), named
     ``none`` or ``custom@`` and the first 8 hex digits of its SHA-256 in signatures."""
     if text == style.system_message:
-        return style
+        return replace(style, templates=None)
     name = "none" if text is None else f"custom@{hashlib.sha256(text.encode()).hexdigest()[:8]}"
-    return replace(style, system_message=text, system_name=name)
+    return replace(style, system_message=text, system_name=name, templates=None)
 
 
 def chat_messages(

@@ -34,7 +34,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal, cast
 
@@ -42,6 +42,7 @@ from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
 from hyoka.mtbench.bench import Answered, AnswerSet, Asked, Bench
 from hyoka.mtbench.dialogue import (
+    DialogueStyle,
     Injection,
     base_prompt,
     chat_messages,
@@ -67,7 +68,9 @@ from hyoka.providers import (
 from hyoka.signature import Signature, SignatureType, only_when_set
 from hyoka.store import JsonlLog, Manifest
 
-Template = Literal["auto", "chat", "base"]
+#: ``completions``: the question alone as a raw prompt, upstream's legacy-completions
+#: protocol where the benchmark has one (``DialogueStyle.completions``)
+Template = Literal["auto", "chat", "base", "completions"]
 
 #: providers that run the model here, where a benchmark's local repetition penalty applies
 LOCAL_PROVIDERS = frozenset({"hf", "vllm", "llamacpp"})
@@ -140,6 +143,9 @@ class GeneratePlan:
     thinking: ThinkingRule = DEFAULT_THINKING
     #: answers per dialogue (FastChat's ``--num-choices``); ``None``: the variant's, else 1
     trials: int | None = None
+    #: the model's name as its server knows it (the model string's part after the
+    #: provider): where upstream picks the system message by name, it is picked by this
+    served_model: str = ""
 
 
 def plan_trials(plan: GeneratePlan, bench: AnswerSet) -> int:
@@ -175,14 +181,16 @@ class _Run:
         self.plan = plan
         self.bench = bench
         self.client = client
-        self.style = bench.dialogue
-        if plan.no_system_message:
-            self.style = with_system_message(self.style, None)
-        elif plan.system_message is not None:
-            self.style = with_system_message(self.style, plan.system_message)
+        self.style = chosen_style(plan, bench)
+        self.completions = bench.dialogue.completions if plan.template == "completions" else None
         self.temperatures = plan.temperatures or default_temperatures(bench.spec, bench)
-        self.max_tokens = plan.max_tokens or bench.generation.max_tokens
-        self.template: Literal["chat", "base"] = "base" if plan.template == "base" else "chat"
+        budget = bench.dialogue.max_tokens(plan.served_model, bench.generation.max_tokens)
+        if self.completions is not None:  # upstream's one temperature and budget
+            self.temperatures = dict.fromkeys(self.temperatures, self.completions.temperature)
+            budget = self.completions.max_tokens
+        self.max_tokens = plan.max_tokens or budget
+        # ``auto`` starts as chat and falls back to the transcript (``_ask``)
+        self.template: Template = "chat" if plan.template == "auto" else plan.template
         self.probing = plan.template == "auto"
         self.trials = plan_trials(plan, bench)
         self.report = GenerateReport()
@@ -194,11 +202,14 @@ class _Run:
         stop = self.style.role_markers if self.plan.injection == "lenient" else ()
         params = SamplingParams(
             temperature=self.temperatures[question.category],
+            top_p=None if self.completions is None else self.completions.top_p,
             max_tokens=self.max_tokens,
             repetition_penalty=self.plan.repetition_penalty,
             stop=stop,
             seed=None if self.plan.seed is None else self.plan.seed + trial,
         )
+        if self.completions is not None:  # the question alone, as upstream's template
+            return GenerationRequest(prompt=asked[-1], params=params)
         if self.template == "chat":
             messages = chat_messages(asked, answers, self.style)
             return GenerationRequest(messages=messages, params=params)
@@ -252,6 +263,40 @@ class _Run:
                 "tstamp": time.time(),
             }
         )
+
+
+def chosen_style(plan: GeneratePlan, bench: AnswerSet) -> DialogueStyle:
+    """The dialogue style of ``plan``'s requests: the system message it gives (signed
+    ``custom@…``) or none when told, else upstream's for the model's name (a benchmark
+    whose upstream picks it by name: FastChat's conversation templates), else the
+    benchmark's (or its variant's) own. A legacy-completions run sends no system message."""
+    style = bench.dialogue
+    if plan.template == "completions":
+        return replace(with_system_message(style, None), system_name="none (completions)")
+    if plan.no_system_message:
+        return with_system_message(style, None)
+    if plan.system_message is not None:
+        return with_system_message(style, plan.system_message)
+    return style.for_model(plan.served_model)
+
+
+def check_plan(plan: GeneratePlan, bench: AnswerSet, *, temperature_flags: bool) -> None:
+    """Refuse, before any call, what ``plan`` cannot send as it says: ``completions``
+    where the benchmark's upstream has no legacy-completions protocol, or with a
+    temperature or system message of another (the protocol is upstream's as a whole), and a
+    model name whose upstream template's message hyoka does not carry (``chosen_style``)."""
+    if plan.template == "completions":
+        if bench.dialogue.completions is None:
+            raise InputError(
+                f"`template` completions: {bench.spec.title}'s upstream has no "
+                "legacy-completions protocol; use chat, base or auto"
+            )
+        if temperature_flags or plan.system_message is not None or plan.no_system_message:
+            raise InputError(
+                "`template` completions sends upstream's one temperature and no system "
+                "message: `temperature`, `system_message` and `no_system_message` do not apply"
+            )
+    chosen_style(plan, bench)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -53,6 +53,7 @@ from hyoka.mtbench.generate import (
     GenerateReport,
     Template,
     answer_set,
+    check_plan,
     default_repetition_penalty,
     generate_answers,
     parse_temperatures,
@@ -641,7 +642,12 @@ class AnswersGenerated:
         }  # fmt: skip
 
 
-_TEMPLATES: dict[str, Template] = {"auto": "auto", "chat": "chat", "base": "base"}
+_TEMPLATES: dict[str, Template] = {
+    "auto": "auto",
+    "chat": "chat",
+    "base": "base",
+    "completions": "completions",
+}
 _INJECTIONS: dict[str, Injection] = {"strict": "strict", "lenient": "lenient"}
 
 
@@ -680,7 +686,7 @@ def generate_bench(
         raise InputError(f"`template` {template!r} or `injection` {injection!r} is unknown")
     watcher = watcher or JudgeWatcher()
     connection = connection or Connection()
-    provider_name, _model = parse_model_string(model)
+    provider_name, served = parse_model_string(model)
     loaded = answer_set(bench, data_dir, variant)
     model_id = answer_model_id(model, name)
     target = output or answer_file(results_dir, loaded, model_id, parse_layout(layout))
@@ -692,8 +698,9 @@ def generate_bench(
         max_tokens=max_tokens, temperatures=parse_temperatures(list(temperatures), loaded),
         repetition_penalty=penalty, injection=_INJECTIONS[injection], limit=limit, seed=seed,
         system_message=system_message, no_system_message=no_system_message,
-        thinking=thinking, trials=trials,
+        thinking=thinking, trials=trials, served_model=served,
     )  # fmt: skip
+    check_plan(plan, loaded, temperature_flags=bool(temperatures))
     client = connection.connect(model, flag="`model`")
     total = len(loaded.questions[: limit or None])
     watcher.planned(target)

@@ -52,9 +52,9 @@ class Variant:
     judge: str = "gpt-4"
     #: how the judge prompt file is written: FastChat's JSONL, or llm-jp-judge's YAML
     prompt_format: PromptFormat = FASTCHAT_PROMPTS
-    #: how upstream's generation shows the dialogue (its system message), where it fixes
-    #: one for every model; ``None``: the benchmark's (Stability's and Swallow's FastChat
-    #: use each model's own conversation template, which hyoka does not reproduce)
+    #: how upstream's generation shows the dialogue (its system message, fixed or picked
+    #: by the model's name: Stability's and Swallow's FastChat forks pick each model's
+    #: conversation template, ``DialogueStyle.templates``); ``None``: the benchmark's
     dialogue: DialogueStyle | None = None
     #: upstream's generation temperatures by category (others 0.7) and token budget per
     #: turn, where they differ from the benchmark's (``None``: the benchmark's)

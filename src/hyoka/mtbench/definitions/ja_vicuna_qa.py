@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from hyoka.judge import VICUNA_JA
-from hyoka.mtbench.dialogue import JAPANESE_DIALOGUE
+from hyoka.mtbench.dialogue import VICUNA_QA_DIALOGUE
 from hyoka.mtbench.spec import BenchSpec, GenerationDefaults, JudgePromptNames, frozen
 
 #: ja-vicuna-qa-benchmark's ``DEFAULT_TEMPERATURE_MAP`` (``llm_judge/gen_model_answer.py``),
@@ -45,7 +45,7 @@ DEFINITION = BenchSpec(
     prompt_names=JudgePromptNames(
         single="single", single_reference="single-math", pair="pair", pair_reference="pair-math"
     ),
-    dialogue=JAPANESE_DIALOGUE,
+    dialogue=VICUNA_QA_DIALOGUE,
     # upstream's category temperatures; the reply budget is each model's config upstream
     # (text-davinci-003's: max_tokens 2048), taken here as the default; no penalty
     generation=GenerationDefaults(

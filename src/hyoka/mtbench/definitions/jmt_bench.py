@@ -16,12 +16,13 @@ from types import MappingProxyType
 
 from hyoka.judge import LLM_JP
 from hyoka.mtbench.definitions.mt_bench import DEFINITION as MT_BENCH
-from hyoka.mtbench.dialogue import JAPANESE_DIALOGUE
+from hyoka.mtbench.dialogue import JAPANESE_DIALOGUE, STABILITY_DIALOGUE, SWALLOW_DIALOGUE
 from hyoka.mtbench.prompt_formats import LLM_JP_YAML
 from hyoka.mtbench.variant import PinnedFile, Variant
 
 #: Stability's ``temperature_config`` (jp-stable ``common.py:37-46``; aed16da's is the same)
-#: and ``gen_model_answer.py``'s ``--max-new-token`` default, 512
+#: and ``gen_model_answer.py``'s ``--max-new-token`` default, 512 (its ``gen_api_answer.py``
+#: sends 1024 to the two names it takes: ``STABILITY_DIALOGUE``)
 _STABILITY_TEMPERATURES: Mapping[str, float] = MappingProxyType({
     "writing": 0.5, "roleplay": 0.5, "extraction": 0.2, "math": 0.1, "coding": 0.1,
     "reasoning": 0.1, "stem": 0.2, "humanities": 0.2,
@@ -96,6 +97,7 @@ VARIANTS: tuple[Variant, ...] = (
         turns=(1,),
         temperatures=_STABILITY_TEMPERATURES,
         max_tokens=_STABILITY_MAX_TOKENS,
+        dialogue=STABILITY_DIALOGUE,
     ),
     Variant(
         name="stability@aed16da",
@@ -111,6 +113,7 @@ VARIANTS: tuple[Variant, ...] = (
         turns=(1,),
         temperatures=_STABILITY_TEMPERATURES,
         max_tokens=_STABILITY_MAX_TOKENS,
+        dialogue=STABILITY_DIALOGUE,
     ),
     Variant(
         name="stability@aedb44e",
@@ -122,6 +125,7 @@ VARIANTS: tuple[Variant, ...] = (
         turns=(1,),
         temperatures=_STABILITY_TEMPERATURES,
         max_tokens=_STABILITY_MAX_TOKENS,
+        dialogue=STABILITY_DIALOGUE,
     ),
     Variant(
         name="swallow",
@@ -144,6 +148,7 @@ VARIANTS: tuple[Variant, ...] = (
         trials=5,
         judge="gpt-4o-2024-08-06",
         trial_lines=True,
+        dialogue=SWALLOW_DIALOGUE,
     ),
     _llm_jp(
         "llm-jp",

@@ -1,0 +1,605 @@
+"""Which system message FastChat's generation scripts open a model's requests with.
+
+FastChat's ``gen_api_answer.py`` (and ``gen_model_answer.py``) builds every request from the
+conversation template its adapter table picks for the model's name, and sends the
+template's ``to_openai_api_messages()``: the template's system message (none where it is
+empty), then the turns; few-shot turns before the template's offset are not sent. Which
+template a name gets is decided by the first adapter in registration order whose ``match``
+takes the name's last path part, else the first that takes the whole name, else the base
+adapter (``one_shot``, the Vicuna preamble).
+
+hyoka keeps its own account of three such tables, written from reading them (no code
+taken): lm-sys FastChat at 0e6d3e4 (``fastchat/model/model_adapter.py``,
+``fastchat/conversation.py``; MT-bench), swallow-evaluation at 57c4ecd (its
+``fastchat/fastchat/model``; Swallow's Japanese MT-bench, with its own Japanese adapters and
+templates) and Stability-AI FastChat ``jp-stable`` at e37eb28 (Stability's Japanese
+MT-bench). Each table is the adapters' name tests in order and, per template, its system
+message. Where a template's message is not carried here (a long vendor preamble) the
+pick is refused with its name, never replaced by another text: ``--system-message`` says
+what to send instead.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from hyoka.errors import InputError
+
+Matcher = Callable[[str], bool]
+Chooser = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """One row of an adapter table: its name, its test of a model name, and the template
+    it gives (a function of the whole name, as upstream's ``get_default_conv_template``)."""
+
+    label: str
+    matches: Matcher
+    template: Chooser
+
+
+def has(*parts: str) -> Matcher:
+    """The lower-cased name holds every one of ``parts``."""
+    return lambda name: all(p in name.lower() for p in parts)
+
+
+def has_any(*parts: str) -> Matcher:
+    """The lower-cased name holds one of ``parts``."""
+    return lambda name: any(p in name.lower() for p in parts)
+
+
+def is_one_of(*names: str) -> Matcher:
+    """The name is exactly one of ``names``."""
+    return lambda name: name in names
+
+
+def searches(pattern: str) -> Matcher:
+    """``pattern`` is found in the name, ignoring case."""
+    return lambda name: re.search(pattern, name, re.I) is not None
+
+
+def always(template: str) -> Chooser:
+    return lambda _name: template
+
+
+def row(label: str, matches: Matcher, template: str | Chooser) -> Adapter:
+    return Adapter(label, matches, always(template) if isinstance(template, str) else template)
+
+
+#: a template hyoka does not carry the message of (its name says which)
+NOT_CARRIED = object()
+
+
+@dataclass(frozen=True)
+class AdapterTable:
+    """One fork's adapter table and its templates' system messages (``""``: none sent)."""
+
+    source: str
+    adapters: tuple[Adapter, ...]
+    messages: Mapping[str, str]
+    #: the base adapter's template, for a name no adapter takes
+    default: str = "one_shot"
+    #: names that the fork's ``gen_api_answer.py`` sends to the OpenAI API (``None``: any)
+    api_names: frozenset[str] | None = field(default=None)
+
+    def template_for(self, model: str) -> str:
+        """The template upstream's ``get_conversation_template(model)`` returns."""
+        base = posixpath.basename(posixpath.normpath(model)) if model else model
+        for candidate in (base, model):
+            for adapter in self.adapters:
+                if adapter.matches(candidate):
+                    return adapter.template(model)
+        return self.default
+
+    def system_message(self, template: str) -> str:
+        """The template's system message (``""``: none), or an ``InputError`` for a
+        template whose message this table does not carry."""
+        message = self.messages.get(template)
+        if message is None:
+            raise InputError(
+                f"`model`: {self.source} picks the conversation template {template!r} for "
+                "this name; hyoka does not carry its system message: pass --system-message "
+                "(or --no-system-message, or --conv-template NAME) to say what to send"
+            )
+        return message
+
+
+def _vicuna(model: str) -> str:
+    # the version is read off the name's last path part
+    return "one_shot" if "v0" in model.rstrip("/").split("/")[-1] else "vicuna_v1.1"
+
+
+def _airoboros(model: str) -> str:
+    if "-3." in model or "-3p" in model:
+        return "airoboros_v3"
+    if "spicyboros" in model or re.search(r"-(2\.[2-9]+)", model):
+        return "airoboros_v2"
+    return "airoboros_v1"
+
+
+def _chatglm(model: str) -> str:
+    lower = model.lower()
+    return "chatglm2" if "chatglm2" in lower else "chatglm3" if "chatglm3" in lower else "chatglm"
+
+
+#: lm-sys's OpenAI names (``OPENAI_MODEL_LIST``), which its ChatGPT adapter takes
+OPENAI_NAMES = frozenset(
+    {
+        "gpt-3.5-turbo",
+        "gpt-3.5-turbo-0301",
+        "gpt-3.5-turbo-0613",
+        "gpt-3.5-turbo-1106",
+        "gpt-3.5-turbo-0125",
+        "gpt-4",
+        "gpt-4-0314",
+        "gpt-4-0613",
+        "gpt-4-turbo",
+        "gpt-4-1106-preview",
+        "gpt-4-0125-preview",
+        "gpt-4-turbo-browsing",
+        "gpt-4-turbo-2024-04-09",
+        "gpt2-chatbot",
+        "im-also-a-good-gpt2-chatbot",
+        "im-a-good-gpt2-chatbot",
+        "gpt-4o-mini-2024-07-18",
+        "gpt-4o-2024-05-13",
+        "gpt-4o-2024-08-06",
+        "chatgpt-4o-latest-20240903",
+        "chatgpt-4o-latest",
+        "o1-preview",
+        "o1-mini",
+    }
+)
+#: lm-sys's Anthropic names (``ANTHROPIC_MODEL_LIST``)
+ANTHROPIC_NAMES = frozenset(
+    {
+        "claude-1",
+        "claude-2",
+        "claude-2.0",
+        "claude-2.1",
+        "claude-3-haiku-20240307",
+        "claude-3-haiku-20240307-vertex",
+        "claude-3-sonnet-20240229",
+        "claude-3-sonnet-20240229-vertex",
+        "claude-3-5-sonnet-20240620",
+        "claude-3-opus-20240229",
+        "claude-instant-1",
+        "claude-instant-1.2",
+    }
+)
+
+_GPT4_TURBO = "gpt-4-turbo-2024-04-09"
+
+
+def _chatgpt(model: str) -> str:
+    """The ChatGPT adapter's template: by substrings of the name, in its order."""
+    firsts = (
+        ("browsing", "api_based_default"), ("gpt-4-turbo-2024-04-09", _GPT4_TURBO),
+        ("gpt2-chatbot", _GPT4_TURBO), ("gpt-4o-2024-05-13", _GPT4_TURBO),
+        ("gpt-4o-2024-08-06", "gpt-mini"), ("anonymous-chatbot", _GPT4_TURBO),
+        ("chatgpt-4o-latest", _GPT4_TURBO), ("gpt-mini", "gpt-mini"),
+        ("gpt-4o-mini-2024-07-18", "gpt-mini"), ("o1", "api_based_default"),
+    )  # fmt: skip
+    return next((t for part, t in firsts if part in model), "chatgpt")
+
+
+def _claude(model: str) -> str:
+    firsts = (
+        ("claude-3-haiku", "claude-3-haiku-20240307"),
+        ("claude-3-sonnet", "claude-3-sonnet-20240229"),
+        ("claude-3-5-sonnet", "claude-3-5-sonnet-20240620-v2"),
+        ("claude-3-opus", "claude-3-opus-20240229"),
+    )
+    return next((t for part, t in firsts if part in model), "claude")
+
+
+def _mpt(model: str) -> str:
+    lower = model.lower()
+    for name in ("mpt-7b-chat", "mpt-30b-chat", "mpt-30b-instruct"):
+        if name in lower:
+            return name
+    return "zero_shot"
+
+
+def _wizardlm(sizes: tuple[str, ...]) -> Chooser:
+    return lambda m: "vicuna_v1.1" if any(s in m.lower() for s in sizes) else "one_shot"
+
+
+def _baichuan(model: str) -> str:
+    lower = model.lower()
+    if "chat" not in lower:
+        return "zero_shot"
+    return "baichuan2-chat" if "baichuan2" in lower else "baichuan-chat"
+
+
+def _openorca(model: str) -> str:
+    return "mistral-7b-openorca" if "mistral-7b-openorca" in model.lower() else "open-orca"
+
+
+def _aquila(model: str) -> str:
+    lower = model.lower()
+    if "aquilachat2" not in lower:
+        return "aquila-chat"
+    return "aquila" if "16k" in lower else "aquila-legacy" if "34b" in lower else "aquila-v1"
+
+
+def _vigogne(model: str) -> str:
+    lower = model.lower()
+    if "chat" not in lower:
+        return "vigogne_instruct"
+    return "vigogne_chat_v3" if "vigostral" in lower else "vigogne_chat_v2"
+
+
+def _llama31(model: str) -> str:
+    special = ("llama-3.1-8b-instruct", "llama-3.1-70b-instruct", "the-real-chatbot-v2")
+    return "meta-llama-3.1-sp" if model.lower() in special else "meta-llama-3.1"
+
+
+def _gemini(model: str) -> str:
+    return "gemini-1.5-pro" if "gemini-1.5-pro" in model else "gemini"
+
+
+def _oasst_llama(name: str) -> bool:
+    lower = name.lower()
+    return "openassistant-sft-7-llama-30b-hf" in lower or (
+        "oasst" in lower and "pythia" not in lower
+    )
+
+
+# The rows shared by lm-sys FastChat and swallow-evaluation's fork, by their order there.
+_PEFT = row("Peft", has("peft"), "(the PEFT adapter's base model's)")
+_HEAD = (
+    row("StableVicuna", has("stable-vicuna"), "stable-vicuna"),
+    row("Vicuna", has("vicuna"), _vicuna),
+    row("Airoboros", searches(r"airoboros|spicyboros"), _airoboros),
+    row("LongChat", has("longchat"), "vicuna_v1.1"),
+    row("GoogleT5", has_any("flan-", "fastchat-t5", "codet5p"), "one_shot"),
+    row("Koala", has("koala"), "koala_v1"),
+    row("Alpaca", has("alpaca"), "alpaca"),
+    row("ChatGLM", has("chatglm"), _chatglm),
+    row("CodeGeex", has("codegeex"), "codegeex"),
+    row("DollyV2", has("dolly-v2"), "dolly_v2"),
+    row("OasstPythia", has("oasst", "pythia"), "oasst_pythia"),
+    row("OasstLLaMA", _oasst_llama, "oasst_llama"),
+    row("OpenChat35", lambda n: has("openchat", "3.5")(n) or has("starling-lm")(n), "openchat_3.5"),
+    row("TenyxChat", has("tenyxchat"), "tenyxchat"),
+    row("StableLM", has("stablelm"), "stablelm"),
+    row("Baize", has("baize"), "baize"),
+    row("Rwkv", has("rwkv-4"), "rwkv"),
+    row("OpenBuddy", has("openbuddy"), "openbuddy"),
+    row("Phoenix", has("phoenix"), "phoenix"),
+    row("Bard", is_one_of("bard"), "bard"),
+    row("PaLM2", is_one_of("palm-2"), "bard"),
+    row("Gemini", has_any("gemini", "bard"), _gemini),
+    row("Gemma", has("gemma"), "gemma"),
+    row("ChatGPT", lambda n: n in OPENAI_NAMES, _chatgpt),
+    row("AzureOpenAI", is_one_of("azure-gpt-35-turbo", "azure-gpt-4"), "chatgpt"),
+    row("Claude", lambda n: n in ANTHROPIC_NAMES, _claude),
+    row("MPT", lambda n: has("mpt")(n) and not has("airoboros")(n), _mpt),
+    row("BiLLa", has("billa"), "billa"),
+    row("RedPajamaINCITE", has("redpajama-incite"), "redpajama-incite"),
+    row("H2OGPT", has("h2ogpt"), "h2ogpt"),
+    row("Robin", has("robin"), "Robin"),
+    row("Snoozy", has("gpt4all", "snoozy"), "snoozy"),
+    row("WizardLM", has("wizardlm"), _wizardlm(("13b", "30b", "70b"))),
+    row("Manticore", has("manticore"), "manticore"),
+    row("Guanaco", has("guanaco"), "zero_shot"),
+    row("Camel", has("camel"), "vicuna_v1.1"),
+    row("ChangGPT", has("polyglot", "chang"), "polyglot_changgpt"),
+    row("Tulu", has("tulu"), "tulu"),
+    row("FalconChat", has("falcon", "chat"), "falcon-chat"),
+    row("Falcon", lambda n: has("falcon")(n) and not has("chat")(n), "falcon"),
+    row("TigerBot", has("tigerbot"), "tigerbot"),
+    row("Baichuan", has("baichuan"), _baichuan),
+    row("XGen", has("xgen"), "xgen"),
+    row("Pythia", has("pythia"), "one_shot"),
+    row("InternLMChat", has("internlm"), "internlm-chat"),
+    row("StarChat", has("starchat"), "starchat"),
+)
+_LLAMA2 = row("Llama2", has("llama-2"), "llama-2")
+_MIDDLE = (
+    row("CuteGPT", has("cutegpt"), "cutegpt"),
+    row("OpenOrca", has("openorca"), _openorca),
+    row("Dolphin", has("dolphin", "mistral"), "dolphin-2.2.1-mistral-7b"),
+    row("Hermes2", has_any("openhermes-2.5-mistral-7b", "openhermes-2-mistral-7b"),
+        "OpenHermes-2.5-Mistral-7B"),
+    row("NousHermes2Mixtral",
+        has_any("nous-hermes-2-mixtral-8x7b-dpo", "nous-hermes-2-mixtral-8x7b-sft"),
+        "Nous-Hermes-2-Mixtral-8x7B-DPO"),
+    row("NousHermes", has("nous-hermes"), "alpaca"),
+    row("Mistral", has_any("mistral", "mixtral"), "mistral"),
+    row("WizardCoder", has("wizardcoder"), "alpaca"),
+)  # fmt: skip
+_QWEN = row("QwenChat", has("qwen"), "qwen-7b-chat")
+_TAIL = (
+    row("AquilaChat", has("aquila"), _aquila),
+    row("BGE", has("bge"), "one_shot"),
+    row("E5", has("e5-"), "one_shot"),
+    row("Lamma2Chinese", has("llama2-chinese"), "llama2-chinese"),
+    row("Lamma2ChineseAlpaca", has("chinese-alpaca"), "chinese-alpaca2"),
+    row("Vigogne", searches(r"vigogne|vigostral"), _vigogne),
+    row("OpenLLaMaOpenInstruct", has("open-llama", "open-instruct"), "alpaca"),
+    row("ReaLM", lambda n: "ReaLM" in n, "ReaLM-7b-v1"),
+    row("PhindCodeLlama", has("phind-codellama-"), "phind"),
+    row("CodeLlama", has("codellama"), "llama-2"),
+    row("Llama2Chang", has("llama2-ko-chang"), "polyglot_changgpt"),
+    row("Zephyr", has("zephyr"), "zephyr"),
+    row("Notus", has("notus"), "zephyr"),
+    row("CatPPT", has("catppt"), "catppt"),
+    row("TinyLlama", has("tinyllama"), "TinyLlama"),
+    row("XwinLM", has("xwin-lm"), "vicuna_v1.1"),
+    row("Lemur", has("lemur-70b-chat"), "lemur-70b-chat"),
+    row("Pygmalion", searches(r"pygmalion|mythalion|metharme"), "metharme"),
+    row("MicrosoftOrca", has("orca-2"), "orca-2"),
+    row("Xdan", has("xdan", "v1"), "xdan-v1"),
+    row("Yi", has("yi-", "chat"), "Yi-34b-chat"),
+    row("PplxAI", is_one_of("pplx-7b-online", "pplx-70b-online"), "pplxai"),
+    row("DeepseekCoder", has("deepseek-coder"), "deepseek-coder"),
+    row("DeepseekChat", has("deepseek-llm", "chat"), "deepseek-chat"),
+    row("Yuan2", has("yuan2"), "yuan2"),
+    row("MetaMath", has("metamath"), "metamath"),
+    row("Bagel", has("bagel"), "airoboros_v3"),
+    row("Solar", has("solar-", "instruct"), "solar"),
+    row("SteerLM", has("steerlm-chat"), "steerlm"),
+    row("Llava", has("llava"), lambda m: "llava-chatml" if "34b" in m.lower() else "vicuna_v1.1"),
+    row("Yuan", has("yuan"), "yuan"),
+    row("Olmo", has("olmo"), "api_based_default"),
+    row("Cohere", is_one_of("command-r"), "api_based_default"),
+    row("DBRX", is_one_of("dbrx-instruct"), "api_based_default"),
+    row("YandexGPT", has("yandexgpt"), "yandexgpt"),
+    row("Cllm", has("consistency-llm"), "cllm"),
+    row("Reka", has("reka"), "api_based_default"),
+    row("SmaugChat", has("smaug"), "qwen-7b-chat"),
+)
+_GROK = row("Grok", has("grok"), lambda m: "grok-2-mini" if "mini" in m.lower() else "grok-2")
+
+
+def _no_system(*names: str) -> Adapter:
+    return row("NoSystem", lambda n: n.lower() in names, "api_based_default")
+
+
+_HUMAN = (
+    "A chat between a curious human and an artificial intelligence assistant. The assistant "
+    "gives helpful, detailed, and polite answers to the human's questions."
+)
+_USER = (
+    "A chat between a curious user and an artificial intelligence assistant. The assistant "
+    "gives helpful, detailed, and polite answers to the user's questions."
+)
+_INSTRUCTION = (
+    "Below is an instruction that describes a task. Write a response that appropriately "
+    "completes the request."
+)
+_GPT4 = (
+    "You are ChatGPT, a large language model trained by OpenAI, based on the GPT-4 architecture."
+)
+_IMAGES = "Current date: {{currentDateTime}}\n\nImage input capabilities: Enabled\nPersonality: v2"
+_GROK2 = (
+    ", a smart and helpful AI assistant created by xAI. Please think step by step, provide "
+    "detailed and professional response."
+)
+#: templates without a system message, in every table here
+_SILENT = (
+    "api_based_default", "aquila-v1", "baichuan-chat", "baichuan2-chat", "bard", "billa",
+    "catppt", "chatglm", "chatglm2", "chatglm3", "claude", "codegeex", "cutegpt",
+    "deepseek-coder", "falcon", "falcon-chat", "gemini", "gemma", "h2ogpt", "llama-2",
+    "llama2-chinese", "manticore", "mistral", "oasst_llama", "oasst_pythia", "openchat_3.5",
+    "polyglot_changgpt", "redpajama-incite", "rwkv", "solar", "starchat", "steerlm",
+    "tenyxchat", "TinyLlama", "tulu", "Yi-34b-chat", "yandexgpt", "yuan", "yuan2", "zephyr",
+)  # fmt: skip
+#: lm-sys 0e6d3e4's ``conversation.py``: the system messages carried here
+_LMSYS_MESSAGES: dict[str, str] = {
+    **dict.fromkeys(_SILENT, ""),
+    "chatgpt": "You are a helpful assistant.",
+    "qwen-7b-chat": "You are a helpful assistant.",
+    "gpt-mini": f"{_GPT4}\n{_IMAGES}",
+    _GPT4_TURBO: f"{_GPT4}\nKnowledge cutoff: 2023-11\n{_IMAGES}",
+    "one_shot": _HUMAN, "zero_shot": _HUMAN, "Robin": _HUMAN, "aquila": _HUMAN,
+    "aquila-chat": _HUMAN,
+    "phoenix": _HUMAN + "\n\n", "xgen": _HUMAN + "\n\n", "ReaLM-7b-v1": _HUMAN + "\n\n",
+    "aquila-legacy": _HUMAN + "\n\n",
+    "vicuna_v1.1": _USER, "tigerbot": _USER, "cllm": _USER,
+    "alpaca": _INSTRUCTION, "metamath": _INSTRUCTION, "mpt-30b-instruct": _INSTRUCTION,
+    "dolly_v2": _INSTRUCTION + "\n\n",
+    "meta-llama-3.1": "Cutting Knowledge Date: December 2023\nToday Date: {{currentDateTimev2}}",
+    "koala_v1": "BEGINNING OF CONVERSATION:",
+    "airoboros_v2": "A chat.",
+    "airoboros_v3": "You are a helpful, unbiased, uncensored assistant.",
+    "dolphin-2.2.1-mistral-7b": "You are Dolphin, a helpful AI assistant.",
+    "pplxai": "Be precise and concise.",
+    "deepseek-chat": "<｜begin▁of▁sentence｜>",
+    "llava-chatml": "Answer the questions.",
+    "lemur-70b-chat": "You are a helpful, respectful, and honest assistant.",
+    "phind": "### System Prompt\nYou are an intelligent programming assistant.",
+    "grok-2": "You are Grok-2" + _GROK2,
+    "grok-2-mini": "You are Grok-2 mini" + _GROK2,
+}  # fmt: skip
+
+#: lm-sys FastChat (0e6d3e4): MT-bench's ``gen_api_answer.py``
+FASTCHAT = AdapterTable(
+    source="FastChat (lm-sys 0e6d3e4)",
+    adapters=(
+        _PEFT,
+        *_HEAD,
+        _LLAMA2,
+        *_MIDDLE,
+        _QWEN,
+        *_TAIL,
+        row("Llama3", has("llama-3-"), "llama-3"),
+        row("Llama31", has("llama-3.1"), _llama31),
+        _GROK,
+        _no_system("athene-70b", "p2l"),
+    ),
+    messages=MappingProxyType({**_LMSYS_MESSAGES, "llama-3": ""}),
+)
+
+_JA_HONEST = "あなたは誠実で優秀な日本人のアシスタントです。"
+_JA_TASK = "以下は、タスクを説明する指示です。要求を適切に満たす応答を書きなさい。"
+_JA_TASK_INPUT = (
+    "以下は、タスクを説明する指示と、文脈のある入力の組み合わせです。"
+    "要求を適切に満たす応答を書きなさい。"
+)
+
+#: swallow-evaluation (57c4ecd): its FastChat fork's table, Japanese adapters first
+SWALLOW = AdapterTable(
+    source="swallow-evaluation's FastChat (57c4ecd)",
+    adapters=(
+        row("DeepSeekR1", has("deepseek-r1"), "deepseek-r1"),
+        row("JapaneseStableLMBeta", has("japanese-stablelm-instruct-beta"),
+            "japanese-stablelm-instruct-beta"),
+        row("Phi3", has("phi-3"), "phi-3"),
+        row("ELYZAJapaneseLlama2", has("elyza-japanese-llama-2"), "ELYZA-japanese-Llama-2"),
+        row("Calm2", has("calm2"), "calm2"),
+        row("Calm3", has("calm3"), "calm3"),
+        row("RakutenAI", has("rakutenai"), "RakutenAI"),
+        row("Nekomata", has("nekomata"), "nekomata"),
+        row("JapaneseStableLMGamma", has("japanese-stablelm-instruct-gamma"),
+            "japanese-stablelm-instruct-gamma"),
+        _PEFT, *_HEAD,
+        row("Llama3", has("llama-3"), "llama-3"),
+        row("Llama2", has_any("llama-2", "llama-ct"), "llama-2"),
+        row("Swallow", has("swallow"), "swallow"),
+        *_MIDDLE,
+        row("Qwen2Chat", has("qwen2"), "qwen-7b-chat"),
+        _QWEN, *_TAIL, _GROK,
+        row("Karakuri", has("karakuri"), "karakuri-lm-70b-chat"),
+        # its test lower-cases the name, then looks for "Tanuki": it never matches
+        row("Tanuki", lambda _name: False, "tanuki"),
+        row("LLMJp3", has("llm-jp-3"), "llm-jp-3"),
+        _no_system("athene-70b"),
+    ),
+    messages=MappingProxyType({
+        **_LMSYS_MESSAGES,
+        "llama-3": _JA_HONEST, "swallow": _JA_HONEST, "ELYZA-japanese-Llama-2": _JA_HONEST,
+        "deepseek-r1": "<｜begin▁of▁sentence｜>",
+        "japanese-stablelm-instruct-beta": "あなたは役立つアシスタントです。",
+        "japanese-stablelm-instruct-gamma": _JA_TASK_INPUT,
+        "phi-3": "You are a helpful travel assistant.",
+        "calm2": "", "calm3": "あなたは親切なAIアシスタントです。",
+        "RakutenAI": _USER + " ",
+        "tanuki": "<s>" + _JA_TASK, "llm-jp-3": "<s>" + _JA_TASK,
+    }),
+)  # fmt: skip
+
+
+def _chatglm_v2(model: str) -> str:
+    return "chatglm2" if "chatglm2" in model.lower() else "chatglm"
+
+
+def _jslm_alpha(name: str) -> bool:
+    lower = name.lower()
+    base = posixpath.basename(lower)
+    return (
+        lower == "japanese-stablelm-instruct-alpha-7b"
+        or "jslm-alpha-" in lower
+        or ("checkpoint-" in base)
+    )
+
+
+def _jllama2(name: str) -> bool:
+    # takes a full path only (its tokenizer is found from the path's project root)
+    lower = name.lower()
+    return lower != posixpath.basename(lower) and "proj-jp-stablegpt/llama2" in lower
+
+
+def _jllama2_template(model: str) -> str:
+    if "sys-v" in model:
+        return "jllama-2 (sys-v2)" if "sys-v2" in model else "(none: upstream refuses)"
+    return "jllama-2"
+
+
+#: the templates of jp-stable's ``conversation.py`` whose system message is lm-sys's
+_STABILITY_SHARED = frozenset(
+    {
+        "one_shot",
+        "zero_shot",
+        "vicuna_v1.1",
+        "chatgpt",
+        "qwen-7b-chat",
+        "alpaca",
+        "koala_v1",
+        "llama-2",
+        "claude",
+        "bard",
+        "chatglm",
+        "chatglm2",
+        "falcon",
+        "tulu",
+        "starchat",
+    }
+)
+
+#: Stability-AI FastChat ``jp-stable`` (e37eb28): its ``gen_api_answer.py`` sends
+#: ``gpt-3.5-turbo`` and ``gpt-4`` to OpenAI and refuses any other name; other models are
+#: answered by ``gen_model_answer.py`` through this table
+STABILITY = AdapterTable(
+    source="Stability-AI FastChat jp-stable (e37eb28)",
+    adapters=(
+        row("JLlama2", _jllama2, _jllama2_template),
+        row("JSLMAlpha", _jslm_alpha, "jslm_alpha"),
+        _PEFT,
+        row("Vicuna", has("vicuna"), _vicuna),
+        row("Airoboros", has("airoboros"), "airoboros_v1"),
+        row("LongChat", has("longchat"), "vicuna_v1.1"),
+        row("CodeT5p", has("codet5p"), "one_shot"),
+        row("T5", has("t5"), "one_shot"),
+        row("Koala", has("koala"), "koala_v1"),
+        row("Alpaca", has("alpaca"), "alpaca"),
+        row("ChatGLM", has("chatglm"), _chatglm_v2),
+        row("DollyV2", has("dolly-v2"), "dolly_v2"),
+        row("OasstPythia", has("oasst", "pythia"), "oasst_pythia"),
+        row("OasstLLaMA", _oasst_llama, "oasst_llama"),
+        row("StableLM", has("stablelm"), "stablelm"),
+        row("Baize", has("baize"), "baize"),
+        row("Rwkv", has("rwkv-4"), "rwkv"),
+        row("OpenBuddy", has("openbuddy"), "openbuddy"),
+        row("Phoenix", has("phoenix"), "phoenix"),
+        row("Bard", is_one_of("bard"), "bard"),
+        row("PaLM2", is_one_of("palm-2"), "bard"),
+        row("ChatGPT", is_one_of("gpt-3.5-turbo", "gpt-4"), "chatgpt"),
+        row("Claude", is_one_of("claude-2", "claude-instant-1"), "claude"),
+        row("MPT", lambda n: has("mpt")(n) and not has("airoboros")(n), _mpt),
+        row("BiLLa", has("billa"), "billa"),
+        row("RedPajamaINCITE", has("redpajama-incite"), "redpajama-incite"),
+        row("H2OGPT", has("h2ogpt"), "h2ogpt"),
+        row("Robin", has("robin"), "Robin"),
+        row("Snoozy", has("gpt4all", "snoozy"), "snoozy"),
+        row("WizardLM", has("wizardlm"), _wizardlm(("13b", "30b"))),
+        row("Manticore", has("manticore"), "manticore"),
+        row("Guanaco", has("guanaco"), "zero_shot"),
+        row("Camel", has("camel"), "vicuna_v1.1"),
+        row("ChangGPT", has("polyglot", "chang"), "polyglot_changgpt"),
+        row("Tulu", has("tulu"), "tulu"),
+        row("Falcon", has("falcon"), "falcon"),
+        row("TigerBot", has("tigerbot"), "tigerbot"),
+        row("Baichuan", has("baichuan"),
+            lambda m: "baichuan-chat" if "chat" in m.lower() else "zero_shot"),
+        row("XGen", has("xgen"), "xgen"),
+        row("NousHermes", has("nous-hermes"), "alpaca"),
+        row("Pythia", has("pythia"), "one_shot"),
+        row("InternLMChat", has("internlm"), "internlm-chat"),
+        row("StarChat", has("starchat"), "starchat"),
+        _LLAMA2,
+        row("CuteGPT", has("cutegpt"), "cutegpt"),
+        row("OpenOrca", has("openorca"), "open-orca"),
+        row("WizardCoder", has("wizardcoder"), "alpaca"),
+        _QWEN,
+        row("AquilaChat", has("aquila"), "aquila-chat"),
+        row("BGE", has("bge"), "one_shot"),
+    ),
+    messages=MappingProxyType({
+        **{k: v for k, v in _LMSYS_MESSAGES.items() if k in _STABILITY_SHARED},
+        "jslm_alpha": _JA_TASK_INPUT,
+        "jllama-2": "あなたは役立つアシスタントです。",
+        "jllama-2 (sys-v2)": (
+            "あなたは役立つアシスタントです。ユーザーから特別な要求がない限り、"
+            "あなたの回答言語は日本語でなければなりません。"
+        ),
+    }),
+    api_names=frozenset({"gpt-3.5-turbo", "gpt-4"}),
+)  # fmt: skip

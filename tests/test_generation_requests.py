@@ -1,0 +1,245 @@
+"""Exact from the first request (issue 31, items 1 and 4): what ``hyoka mtbench generate``
+sends a model equals what each suite's own generation script sends it, for several names.
+
+Every expected request is written here from reading upstream (no code of theirs run or
+copied): lm-sys FastChat 0e6d3e4's ``gen_api_answer.py`` and ``common.py``
+(``chat_completion_openai``: the conversation template's ``to_openai_api_messages()``, the
+category's temperature, ``--max-tokens`` 1024) with the template its adapter table in
+``model/model_adapter.py`` picks for the name and that template's system message in
+``conversation.py``; swallow-evaluation 57c4ecd's fork of the same (Japanese adapters and
+templates of its own); Stability-AI FastChat jp-stable e37eb28 (``gen_api_answer.py``
+takes ``gpt-3.5-turbo`` and ``gpt-4`` only, 1024 tokens; ``gen_model_answer.py`` answers
+any other model with its table's template and 512 tokens); ja-vicuna-qa-benchmark
+128a862 (``gen_gpt3.5_answer.py`` with ``configs/openai--text-davinci-003.json``: the
+legacy completions endpoint, the question alone, temperature 0, top_p 1, 2048 tokens).
+FastChat's scripts also pass ``n=1``, the API's default, which hyoka leaves out; nothing
+else differs: each request body is compared whole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from _shared import SHARED_DATA
+from hyoka.cli.main import app
+from wire_servers import OpenAIServer
+
+REPLY = "Answer."
+#: the conversation templates' system messages (lm-sys ``conversation.py``)
+CHATGPT = "You are a helpful assistant."
+ONE_SHOT = (
+    "A chat between a curious human and an artificial intelligence assistant. The assistant "
+    "gives helpful, detailed, and polite answers to the human's questions."
+)
+GPT_MINI = (
+    "You are ChatGPT, a large language model trained by OpenAI, based on the GPT-4 "
+    "architecture.\nCurrent date: {{currentDateTime}}\n\nImage input capabilities: Enabled\n"
+    "Personality: v2"
+)
+LLAMA_31 = "Cutting Knowledge Date: December 2023\nToday Date: {{currentDateTimev2}}"
+#: swallow-evaluation's ``llama-3`` and ``swallow`` templates, and its ``calm3``
+SWALLOW_JA = "あなたは誠実で優秀な日本人のアシスタントです。"
+CALM3 = "あなたは親切なAIアシスタントです。"
+#: jp-stable's ``jslm_alpha`` template
+JSLM_ALPHA = (
+    "以下は、タスクを説明する指示と、文脈のある入力の組み合わせです。"
+    "要求を適切に満たす応答を書きなさい。"
+)
+FASTCHAT_TEMPERATURES = {
+    "writing": 0.7, "roleplay": 0.7, "extraction": 0.0, "math": 0.0, "coding": 0.0,
+    "reasoning": 0.0, "stem": 0.1, "humanities": 0.1,
+}  # fmt: skip
+STABILITY_TEMPERATURES = {
+    "writing": 0.5, "roleplay": 0.5, "extraction": 0.2, "math": 0.1, "coding": 0.1,
+    "reasoning": 0.1, "stem": 0.2, "humanities": 0.2,
+}  # fmt: skip
+#: ja-vicuna-qa-benchmark ``gen_model_answer.py``'s ``DEFAULT_TEMPERATURE_MAP``
+VICUNA_TEMPERATURES = {
+    "writing": 0.7, "roleplay": 0.7, "knowledge": 0.001, "math": 0.001, "coding": 0.001,
+    "common-sense": 0.3, "counterfactual": 0.7, "fermi": 0.3, "generic": 0.1,
+}  # fmt: skip
+LIMIT = 2
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[OpenAIServer]:
+    with OpenAIServer() as running:
+        yield running
+
+
+def _questions(path: Path) -> list[dict[str, Any]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()][:LIMIT]
+
+
+def _generate(
+    server: OpenAIServer, tmp_path: Path, bench: str, model: str, *flags: str
+) -> tuple[int, str, list[dict[str, Any]]]:
+    """``hyoka mtbench generate`` of ``model`` on the first questions: its exit code and
+    output, and the bodies the server received with the path each went to."""
+    server.reset()
+    server.reply_to_all = REPLY
+    args = ["mtbench", "generate", "--bench", bench, "-m", f"openai/{model}"]
+    args += ["--base-url", server.base_url, "--limit", str(LIMIT), "--no-cache"]
+    args += ["--output", str(tmp_path / "answers.jsonl"), "--data-dir", str(SHARED_DATA)]
+    env = {"HYOKA_CACHE_DIR": str(tmp_path / "cache")}
+    result = CliRunner().invoke(app, [*args, *flags], env=env)
+    sent = [{"path": r.path, **r.body} for r in server.received]
+    return result.exit_code, result.output, sent
+
+
+def _chat(
+    model: str,
+    system: str | None,
+    questions: list[dict[str, Any]],
+    temperatures: dict[str, float],
+    max_tokens: int,
+) -> list[dict[str, Any]]:
+    """The requests of a FastChat ``get_answer`` for each question: per turn, the
+    template's system message (none if empty), the turns so far with the replies."""
+    requests = []
+    for question in questions:
+        messages = [] if system is None else [{"role": "system", "content": system}]
+        for turn in question["turns"]:
+            messages = [*messages, {"role": "user", "content": turn}]
+            requests.append({
+                "path": "/v1/chat/completions", "model": model, "messages": messages,
+                "temperature": temperatures.get(question["category"], 0.7),
+                "max_tokens": max_tokens,
+            })  # fmt: skip
+            messages = [*messages, {"role": "assistant", "content": REPLY}]
+    return requests
+
+
+def _same(sent: list[dict[str, Any]], expected: list[dict[str, Any]]) -> None:
+    # dialogues run concurrently: compare the requests (every field) as a multiset
+    def key(body: dict[str, Any]) -> str:
+        return json.dumps(body, sort_keys=True, ensure_ascii=False)
+
+    assert sorted(map(key, sent)) == sorted(map(key, expected))
+
+
+def _system(output: str) -> str:
+    line = next(x for x in output.splitlines() if x.startswith("signature: "))
+    return dict(f.split(":", 1) for f in line.removeprefix("signature: ").split("|"))["system"]
+
+
+MT_NAMES = [
+    ("gpt-4", CHATGPT, "chatgpt"),
+    ("gpt-4o-mini", ONE_SHOT, "one_shot"),  # not in its OpenAI list: the base adapter
+    ("gpt-4-0613", CHATGPT, "chatgpt"),
+    ("gpt-4o-2024-08-06", GPT_MINI, "gpt-mini"),
+    ("Qwen/Qwen2.5-7B-Instruct", CHATGPT, "qwen-7b-chat"),
+    ("meta-llama/Meta-Llama-3.1-8B-Instruct", LLAMA_31, "meta-llama-3.1"),
+    ("mistralai/Mistral-7B-Instruct-v0.3", None, "mistral"),  # an empty system message
+    ("my-own-model", ONE_SHOT, "one_shot"),
+]
+
+
+@pytest.mark.parametrize(("model", "system", "template"), MT_NAMES, ids=[n[0] for n in MT_NAMES])
+def test_mt_bench_sends_the_template_fastchat_picks_for_the_name(
+    server: OpenAIServer, tmp_path: Path, model: str, system: str | None, template: str
+) -> None:
+    code, out, sent = _generate(server, tmp_path, "mt-bench", model)
+    assert code == 0, out
+    questions = _questions(SHARED_DATA / "mt-bench/question.jsonl")
+    _same(sent, _chat(model, system, questions, FASTCHAT_TEMPERATURES, 1024))
+    assert _system(out) == f"fastchat-{template}"
+
+
+STABILITY_NAMES = [
+    # gen_api_answer.py: its two API names, 1024 tokens
+    ("gpt-4", CHATGPT, "chatgpt", 1024),
+    ("gpt-3.5-turbo", CHATGPT, "chatgpt", 1024),
+    # any other name: gen_model_answer.py's template for it, 512 new tokens
+    ("gpt-4o-mini", ONE_SHOT, "one_shot", 512),
+    ("japanese-stablelm-instruct-alpha-7b", JSLM_ALPHA, "jslm_alpha", 512),
+]
+
+
+@pytest.mark.parametrize(
+    ("model", "system", "template", "budget"), STABILITY_NAMES, ids=[n[0] for n in STABILITY_NAMES]
+)
+def test_stability_jmt_bench_sends_what_jp_stable_sends(
+    server: OpenAIServer, tmp_path: Path, model: str, system: str, template: str, budget: int
+) -> None:
+    code, out, sent = _generate(server, tmp_path, "jmt-bench", model, "--variant", "stability")
+    assert code == 0, out
+    questions = _questions(SHARED_DATA / "jmt-bench/question.jsonl")
+    _same(sent, _chat(model, system, questions, STABILITY_TEMPERATURES, budget))
+    assert _system(out) == f"stability-fastchat-{template}"
+
+
+SWALLOW_NAMES = [
+    ("gpt-4", CHATGPT, "chatgpt"),
+    ("gpt-4o-mini", ONE_SHOT, "one_shot"),
+    ("Qwen/Qwen2.5-7B-Instruct", CHATGPT, "qwen-7b-chat"),
+    # its table has no Llama 3.1 adapter: "llama-3" takes the name, with its Japanese message
+    ("meta-llama/Meta-Llama-3.1-8B-Instruct", SWALLOW_JA, "llama-3"),
+    ("tokyotech-llm/Llama-3.1-Swallow-8B-Instruct-v0.3", SWALLOW_JA, "llama-3"),
+    ("cyberagent/calm3-22b-chat", CALM3, "calm3"),
+]
+
+
+@pytest.mark.parametrize(
+    ("model", "system", "template"), SWALLOW_NAMES, ids=[n[0] for n in SWALLOW_NAMES]
+)
+def test_swallow_jmt_bench_sends_what_swallow_evaluation_sends(
+    server: OpenAIServer, tmp_path: Path, model: str, system: str, template: str
+) -> None:
+    flags = ("--variant", "swallow", "--trials", "1")  # gen_api_answer.py's one choice
+    code, out, sent = _generate(server, tmp_path, "jmt-bench", model, *flags)
+    assert code == 0, out
+    questions = _questions(SHARED_DATA / "jmt-bench/variants/swallow-evaluation/question.jsonl")
+    _same(sent, _chat(model, system, questions, FASTCHAT_TEMPERATURES, 1024))
+    assert _system(out) == f"swallow-fastchat-{template}"
+
+
+def test_ja_vicuna_qa_offers_upstreams_legacy_completions(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """``--template completions``: the question alone on the completions endpoint at the
+    text-davinci-003 config's settings; by default a chat request without a system
+    message (upstream's local models' configs set none) at its category temperatures."""
+    questions = _questions(SHARED_DATA / "ja-vicuna-qa/question.jsonl")
+    model = "text-davinci-003"
+    code, out, sent = _generate(server, tmp_path / "a", "ja-vicuna-qa", model, "--template",
+                                "completions")  # fmt: skip
+    assert code == 0, out
+    _same(sent, [
+        {"path": "/v1/completions", "model": model, "prompt": q["turns"][0],
+         "temperature": 0.0, "top_p": 1.0, "max_tokens": 2048}
+        for q in questions
+    ])  # fmt: skip
+    assert "template:completions|" in out and _system(out) == "none (completions)"
+    code, out, sent = _generate(server, tmp_path / "b", "ja-vicuna-qa", "m", "--template", "chat")
+    assert code == 0, out
+    _same(sent, _chat("m", None, questions, VICUNA_TEMPERATURES, 2048))
+    assert _system(out) == "none (ja-vicuna-qa)"
+
+
+def test_a_template_whose_message_hyoka_lacks_is_refused_before_any_call(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """FastChat answers ``claude-3-haiku-20240307`` with a long vendor preamble hyoka does
+    not carry: one line naming the template, no request; ``--system-message`` sends that
+    message instead, signed as an override."""
+    code, out, sent = _generate(server, tmp_path / "a", "mt-bench", "claude-3-haiku-20240307")
+    assert code == 1 and sent == []
+    assert "'claude-3-haiku-20240307'" in out and "--system-message" in out
+    assert "Traceback" not in out
+    flags = ("--system-message", "Be brief.")
+    code, out, sent = _generate(server, tmp_path / "b", "mt-bench", "claude-3-haiku-20240307",
+                                *flags)  # fmt: skip
+    assert code == 0, out
+    assert {s["messages"][0]["content"] for s in sent} == {"Be brief."}
+    assert _system(out).startswith("custom@")
+    code, out, sent = _generate(server, tmp_path / "c", "mt-bench", "m", "--template",
+                                "completions")  # fmt: skip
+    assert code == 1 and sent == [] and "no legacy-completions protocol" in out
