@@ -31,7 +31,7 @@ from hyoka.jfbench.judged import EMPTY_RESPONSE, Response, judge_settings
 from hyoka.judge import Judged, JudgmentRecord, judge_plan
 from hyoka.providers import connect
 from hyoka.signature import Signature
-from hyoka.store import read_manifest
+from hyoka.store import manifest_path, read_manifest
 
 LIMIT = 8
 #: upstream's published responses of one model (M-IFEval-Ja's ``get_responses.py`` names)
@@ -122,6 +122,29 @@ def test_judged_constraints_vote_three_times_and_a_killed_run_resumes(
     again = _judge(tmp_path, judge, answers)
     assert (again["judged"], again["done_before"], again["cache_hits"]) == (1, 1, 3)
     assert _records(results) == records
+
+    # verify decides every rule-based verdict again; the judged ones are the judge's
+    verified = _run("mtbench", "verify", "--bench", "jfbench", str(results)).stdout
+    assert "reproduced exactly (8 lines; jfbench rules (jfbench@c8fed01)" in verified
+    assert "2 judged verdict(s) a judge gave (not re-decided)" in verified
+    edited = tmp_path / "edited.jsonl"
+    rows = results.read_text(encoding="utf-8").splitlines()
+    first = json.loads(rows[0])
+    first["results"] = {k: not v for k, v in first["results"].items()}
+    edited.write_text("\n".join([json.dumps(first), *rows[1:]]) + "\n", encoding="utf-8")
+    shown = CliRunner().invoke(app, ["mtbench", "verify", "--bench", "jfbench", str(edited)])
+    assert f"{edited}:1: KeywordIncludedContentConstraint recorded " in shown.output
+    assert "NOT reproduced" in shown.output and shown.exit_code == 1
+
+    # a file of the user's where a result file goes is never replaced
+    results.unlink()
+    results.write_text("mine\n", encoding="utf-8")
+    manifest_path(results).unlink()
+    refused = CliRunner().invoke(app, ["mtbench", "judge", "--bench", "jfbench", "-j", judge,
+                                       "-a", str(answers), "--limit", str(LIMIT),
+                                       "--results-dir", str(tmp_path / "results")])  # fmt: skip
+    assert refused.exit_code == 1 and "not a JFBench result file hyoka wrote" in refused.output
+    assert results.read_text(encoding="utf-8") == "mine\n"
 
 
 def test_an_empty_response_fails_englishstyle_without_a_call(data: Path, tmp_path: Path) -> None:

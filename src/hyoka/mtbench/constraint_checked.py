@@ -40,7 +40,6 @@ from hyoka.store import (
     manifest_path,
     path_under,
     read_manifest,
-    write_output,
 )
 
 if TYPE_CHECKING:
@@ -163,16 +162,29 @@ def judge_constraints(
         target = result_path(folder, model)
         lines, waiting = _result_lines(model, responses, built, verdicts_of(list(judged.lines)))
         pending += waiting
-        write_output(target, "".join(json_text(line) for line in lines), flag="results")
         manifest = Manifest(
             kind=RESULTS_KIND,
             identity={"benchmark": spec.name, "model_id": model, "data": built.data},
             signature=signature.to_json(),
         )
-        atomic_write_text(manifest_path(target), manifest.text())
+        _write_results(target, "".join(json_text(line) for line in lines), manifest)
         outputs.append((model, plan.output, target))
     judges = [run_judge(judged.run) for judged in runs[:1]]
     return ConstraintsJudged(outputs, report, client.stats, judges, signature, pending)
+
+
+def _write_results(target: Path, text: str, manifest: Manifest) -> None:
+    """Write a result file and its manifest, replacing only a result file hyoka wrote (its
+    manifest of ``RESULTS_KIND``) or an empty one: a user's file is never replaced."""
+    if target.exists() and target.stat().st_size:
+        found = read_manifest(target)
+        if found is None or found.kind != RESULTS_KIND:
+            raise InputError(
+                f"{target}: not a JFBench result file hyoka wrote (no manifest of "
+                f"{RESULTS_KIND} beside it); not replaced: move it, or give `output_dir`"
+            )
+    atomic_write_text(target, text)
+    atomic_write_text(manifest_path(target), manifest.text())
 
 
 def _result_lines(
@@ -301,3 +313,79 @@ def constraint_leaderboard(
     return ConstraintBoard(
         spec.title, summary, jfbench_signature(resamples, 0.95, seed), tuple(judged)
     )
+
+
+@dataclass(frozen=True)
+class ConstraintVerification:
+    """A result file's verdicts decided again: records read (with results), the rule
+    verdicts that agree of those re-decided, the judged ones (a judge's: not re-decided
+    here), those by rules hyoka does not decide yet, and the first difference."""
+
+    records: int
+    agreed: int
+    checked: int
+    judged: int
+    undecided: int
+    difference: str | None
+
+    @property
+    def rules(self) -> str:
+        from hyoka.jfbench.signing import RULES
+
+        return (
+            f"jfbench rules ({RULES}), {self.agreed}/{self.checked} rule verdicts agree, "
+            f"{self.judged} judged verdict(s) a judge gave (not re-decided), {self.undecided} "
+            "by rules hyoka does not decide yet"
+        )
+
+
+def verify_constraints(
+    path: Path, spec: BenchSpec, data_dir: Path | str | None = None
+) -> ConstraintVerification:
+    """Each rule-based verdict of the result file ``path`` (hyoka's or upstream's
+    ``eval.py``'s, of the default build) decided again on its response, as upstream's
+    classes decide; a record that is not the build's entry at its ``prompt_index`` is the
+    difference named."""
+    from hyoka.store import read_bytes, read_objects
+
+    bench = Bench.load(spec.name, data_dir, questions_only=True)
+    built = _built(bench)
+    from hyoka.jfbench import decide
+
+    records = agreed = checked = judged = undecided = 0
+    difference = None
+    for number, row in read_objects(path, read_bytes(path)):
+        results = row.get("results")
+        if not isinstance(results, dict):
+            continue
+        records += 1
+        where = f"{path}:{number}"
+        position = row.get("prompt_index")
+        entry = built.entries.get(position) if isinstance(position, int) else None
+        if entry is None or entry.data_id != row.get("data_id"):
+            difference = difference or (
+                f"{where}: prompt_index {position!r} is not entry {row.get('data_id')!r} of "
+                "upstream's default build (the seed-42 single-constraint build of the test set)"
+            )
+            continue
+        response = row.get("response")
+        if not isinstance(response, str):
+            difference = difference or f"{where}: no response to decide"
+            continue
+        again = decide(entry, built.prompts.documents, response, built.source)
+        for constraint in entry.constraints:
+            name = constraint.name
+            if constraint.factory.judged:
+                judged += 1
+            elif again.get(name) is None:
+                undecided += 1
+            else:
+                checked += 1
+                if again[name] == results.get(name):
+                    agreed += 1
+                else:
+                    difference = difference or (
+                        f"{where}: {name} recorded {json_text(results.get(name)).strip()}, "
+                        f"its rule gives {json_text(again[name]).strip()}"
+                    )
+    return ConstraintVerification(records, agreed, checked, judged, undecided, difference)

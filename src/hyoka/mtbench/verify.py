@@ -70,6 +70,7 @@ from hyoka.judge import (
     rule_verdict,
 )
 from hyoka.mtbench.bench import Bench
+from hyoka.mtbench.constraint_checked import verify_constraints
 from hyoka.mtbench.judged_variant import VariantBenches, row_variants
 from hyoka.mtbench.leaderboard import fastchat_lines, fastchat_records, judgment_lines
 from hyoka.mtbench.line_checks import (
@@ -111,7 +112,7 @@ from hyoka.mtbench.registry import (
     names,
 )
 from hyoka.mtbench.rule_checked import rule_verification
-from hyoka.mtbench.spec import DRAWN_MATCHES, RULE_CHECKED, BenchSpec
+from hyoka.mtbench.spec import CONSTRAINT_CHECKED, DRAWN_MATCHES, RULE_CHECKED, BenchSpec
 from hyoka.mtbench.variant import Variant
 from hyoka.providers import KEEP, STRIP_THINK, THINKING_RULES, ThinkingRule, split_thinking
 from hyoka.store import (
@@ -288,6 +289,9 @@ def verify_file(
         return verify_rakuda(path, loaded)
     if spec is not None and spec.judging is RULE_CHECKED:
         return verify_by_rules(path, spec, data_dir)
+    if spec is not None and spec.judging is CONSTRAINT_CHECKED:
+        checked = verify_constraints(path, spec, data_dir)
+        return JudgmentCheck(path, spec, checked.records, checked.difference, checked.rules)
     if bench is None and named is None and _first_fields(path) & {"model1_id", "winner"}:
         return verify_rakuda(path, loaded)  # Rakuda's lines say what they are
     spec = judgment_spec(path, bench, data_dir)
