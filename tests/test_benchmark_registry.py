@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA, jfbench_data
+from _shared import SHARED_DATA, elyza_data, jfbench_data
 from hyoka.cli.main import app
 from hyoka.data import DATA_DIR_ENV, manifest
 from hyoka.errors import DataError, HyokaError
@@ -148,8 +148,10 @@ def test_every_definition_loads_its_shared_data(
     """Each definition has its data manifest (``hyoka data fetch NAME``) and, with the data
     directory from the environment, its questions load (FastChat-judged ones: with their
     judge prompts and references, under every variant). JFBench's prompts are worded by
-    upstream's source, code the shared data does not hold: a stand-in words them here."""
+    upstream's source, code the shared data does not hold: a stand-in words them here, as
+    stand-ins give ELYZA-tasks-100's 2025 judge prompt (``elyza_data``)."""
     data = jfbench_data(tmp_path / "data")
+    elyza_data(data)
     for folder in SHARED_DATA.iterdir():
         if not (data / folder.name).exists():
             (data / folder.name).symlink_to(folder)

@@ -146,7 +146,8 @@ def test_the_same_reply_read_three_ways() -> None:
 
 def test_presets_by_name() -> None:
     assert set(RATING_RULES) == {
-        "hyoka", "pfmt-upstream", "fastchat", "llm-jp", "ja-vicuna-qa", "elyza-v1"
+        "hyoka", "pfmt-upstream", "fastchat", "llm-jp", "ja-vicuna-qa", "elyza-v1",
+        "shaberi-2025",
     }  # fmt: skip
     assert rating_rules("pfmt-upstream") is PFMT_UPSTREAM
     assert (PFMT_UPSTREAM.max_attempts, PFMT_UPSTREAM.max_tokens, PFMT_UPSTREAM.pick) == (

@@ -130,7 +130,9 @@ def test_the_radar_is_drawn_on_the_benchmarks_scale(tmp_path: Path) -> None:
     atomic_write_text(manifest_path(judged), run.manifest().model_dump_json())
     report = _run("report", str(folder), "-o", str(site), "--no-public", "--rounds", "0")
     assert report.exit_code == 0, report.output
-    page = (site / "mtbench" / "elyza-tasks-100" / "index.html").read_text(encoding="utf-8")
+    page = (site / "mtbench" / "elyza-tasks-100.lightblue-2024" / "index.html").read_text(
+        encoding="utf-8"
+    )
     # the rings of 2 and 4 (a 0-10 chart has five: 2, 4, 6, 8, 10)
     assert page.count('fill="none" stroke="#e3e6ea"/>') == 2
 

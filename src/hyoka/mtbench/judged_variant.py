@@ -86,7 +86,10 @@ def row_variants(
     spec: BenchSpec, lines: Iterable[SingleJudgmentLine], load: Load
 ) -> dict[str, tuple[Variant, ...] | None]:
     """Each model's candidates: the variants of ``spec`` that build every judged prompt
-    of its lines, in ``spec``'s order; ``None`` where none of its lines keeps one."""
+    of its lines, in ``spec``'s order; where none of its lines keeps one, the variant its
+    judgments are taken to be when they record none (``BenchSpec.unsigned_variant``: the
+    protocol the benchmark had before it had variants), else ``None``."""
+    unsigned = None if spec.unsigned_variant is None else (spec.variant(spec.unsigned_variant),)
     found: dict[str, tuple[Variant, ...] | None] = {}
     benches = {variant.name: load(variant) for variant in spec.variants}
     for line in lines:
@@ -98,7 +101,7 @@ def row_variants(
         found[line.model] = tuple(
             v for v in left if (bench := benches[v.name]) is not None and builds(bench, line)
         )
-    return found
+    return {model: unsigned if left is None else left for model, left in found.items()}
 
 
 def signed_variant(candidates: tuple[Variant, ...] | None, asked: Variant | None) -> str:
