@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,13 @@ from typer.testing import CliRunner, Result
 
 from _shared import SHARED_DATA, jfbench_data
 from hyoka.cli.main import app
-from hyoka.jfbench import load_benchmark, plan_judged
+from hyoka.jfbench import Benchmark, load_benchmark, plan_judged
 from hyoka.jfbench.judged import EMPTY_RESPONSE, Response, judge_settings
 from hyoka.judge import Judged, JudgmentRecord, judge_plan
 from hyoka.providers import connect
 from hyoka.signature import Signature
 from hyoka.store import manifest_path, read_manifest
+from wire_servers import OpenAIServer
 
 LIMIT = 8
 #: upstream's published responses of one model (M-IFEval-Ja's ``get_responses.py`` names)
@@ -80,13 +82,49 @@ def _records(results: Path) -> dict[int, dict[str, Any]]:
     return {row["prompt_index"]: row for row in map(json.loads, lines)}
 
 
-def test_judged_constraints_vote_three_times_and_a_killed_run_resumes(
+def _built(data: Path) -> Benchmark:
+    """The build the stand-in words (a ``HyokaWarning`` names the stand-in's digest the
+    first time it is built in a process)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        built = load_benchmark(data / "jfbench" / "data" / "ifbench_ja_translated.jsonl",
+                               data / "jfbench")  # fmt: skip
+    assert all("not upstream's source at c8fed01" in str(w.message) for w in caught)
+    return built
+
+
+def test_answered_and_judged_as_upstream_asks_and_a_killed_run_resumes(
     data: Path, tmp_path: Path
 ) -> None:
+    """Against a recording server: each entry's prompt alone as the one user message, at
+    upstream's client defaults (temperature 0.1, 4096 tokens, no system message), and each
+    judged constraint's question to the judge three times (three calls, not one reply
+    cached) at the same settings. Then a scripted judge's votes, their majority, the result
+    file, a killed run resumed, verify, and a user's file never replaced."""
+    built = _built(data)
     answers = tmp_path / "answers" / "m.jsonl"
-    model = _script(tmp_path / "model.jsonl", [{"reply": "  Hello there.  "}])
-    _run("mtbench", "generate", "--bench", "jfbench", "-m", model, "--limit", str(LIMIT),
-         "--output", str(answers))  # fmt: skip
+    with OpenAIServer() as server:
+        server.reply_to_all = "  Hello there.  "
+        _run("mtbench", "generate", "--bench", "jfbench", "-m", "openai/m", "--limit",
+             str(LIMIT), "--base-url", server.base_url, "--template", "chat",
+             "--output", str(answers))  # fmt: skip
+        asked = [r.body for r in server.received]
+    assert sorted(str(b["messages"]) for b in asked) == sorted(
+        str([{"role": "user", "content": built.texts[p]}]) for p in range(LIMIT)
+    )
+    assert {(b["temperature"], b["max_tokens"]) for b in asked} == {(0.1, 4096)}
+    with OpenAIServer() as server:
+        server.reply_to_all = "True"
+        _run("mtbench", "judge", "--bench", "jfbench", "-j", "openai/judge", "--base-url",
+             server.base_url, "-a", str(answers), "--limit", str(LIMIT),
+             "--results-dir", str(tmp_path / "wire"))  # fmt: skip
+        judged = [r.body for r in server.received]
+    questions = [f"(stand-in judge) {name}: Hello there." for name, _v in JUDGED.values()]
+    assert sorted(b["messages"][0]["content"] for b in judged) == sorted(questions * 3)
+    assert {(len(b["messages"]), b["temperature"], b["max_tokens"]) for b in judged} == {
+        (1, 0.1, 4096)
+    }
+
     judge = _judge_script(tmp_path)
     first = _judge(tmp_path, judge, answers)
     assert (first["judged"], first["done_before"], first["judge_calls"]) == (2, 0, 6)
@@ -148,8 +186,7 @@ def test_judged_constraints_vote_three_times_and_a_killed_run_resumes(
 
 
 def test_an_empty_response_fails_englishstyle_without_a_call(data: Path, tmp_path: Path) -> None:
-    built = load_benchmark(data / "jfbench" / "data" / "ifbench_ja_translated.jsonl",
-                           data / "jfbench")  # fmt: skip
+    built = _built(data)
     position, entry = next(
         (p, e)
         for p, e in built.entries.items()

@@ -141,6 +141,10 @@ class IfevalPrompts:
         return False
 
 
+#: JFBench's questions by the build they are of (``hyoka.jfbench.Benchmark.data``)
+_JFBENCH_QUESTIONS: dict[str, tuple[tuple[int, Question], ...]] = {}
+
+
 @dataclass(frozen=True)
 class JfbenchEntries:
     """JFBench's prompts file read as the benchmark upstream's ``eval.py`` answers
@@ -158,11 +162,15 @@ class JfbenchEntries:
         from hyoka.jfbench import load_benchmark
 
         built = load_benchmark(path, path.parent.parent)
-        for position, entry in built.entries.items():
-            yield entry.prompt + 1, Question(
-                question_id=position, category=entry.constraint_groups[0],
-                turns=(built.texts[position],),
+        if built.data not in _JFBENCH_QUESTIONS:  # 51,900 of them: made once a process
+            _JFBENCH_QUESTIONS[built.data] = tuple(
+                (entry.prompt + 1, Question(
+                    question_id=position, category=entry.constraint_groups[0],
+                    turns=(built.texts[position],),
+                ))
+                for position, entry in built.entries.items()
             )  # fmt: skip
+        return iter(_JFBENCH_QUESTIONS[built.data])
 
     def is_judgment_file(self, path: Path) -> bool:
         return False
