@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from hyoka.jfbench.rules import RULES, check_of, missing_rules
     from hyoka.jfbench.scores import Summary, score, summarize
     from hyoka.jfbench.signing import KIND, jfbench_signature
+    from hyoka.jfbench.signing import RULES as SIGNED_RULES
     from hyoka.jfbench.texts import (
         Source,
         build_benchmark,
@@ -94,6 +95,7 @@ _NAMES: dict[str, tuple[str, str]] = {
     **{name: ("hyoka.jfbench.rules", name) for name in ("RULES", "check_of", "missing_rules")},
     **{name: ("hyoka.jfbench.scores", name) for name in ("Summary", "score", "summarize")},
     **{name: ("hyoka.jfbench.signing", name) for name in ("KIND", "jfbench_signature")},
+    "SIGNED_RULES": ("hyoka.jfbench.signing", "RULES"),
     **{
         name: ("hyoka.jfbench.texts", name)
         for name in ("Source", "build_benchmark", "judge_verdict", "majority", "render_prompts")
@@ -110,6 +112,7 @@ __all__ = [
     "PROMPTS_IN_DATA",
     "PROMPT_SOURCE",
     "RULES",
+    "SIGNED_RULES",
     "UPSTREAM_JUDGE",
     "Benchmark",
     "ConstraintSet",

@@ -330,10 +330,10 @@ class ConstraintVerification:
 
     @property
     def rules(self) -> str:
-        from hyoka.jfbench.signing import RULES
+        from hyoka.jfbench import SIGNED_RULES
 
         return (
-            f"jfbench rules ({RULES}), {self.agreed}/{self.checked} rule verdicts agree, "
+            f"jfbench rules ({SIGNED_RULES}), {self.agreed}/{self.checked} rule verdicts agree, "
             f"{self.judged} judged verdict(s) a judge gave (not re-decided), {self.undecided} "
             "by rules hyoka does not decide yet"
         )
