@@ -167,3 +167,26 @@ def test_every_definition_loads_its_shared_data(
             for variant in spec.variants or (None,):
                 full = Bench.load(name, variant=None if variant is None else variant.name)
                 assert full.prompts and full.data_sha256, (name, variant)
+
+
+def test_each_protocol_is_one_object_with_its_commands() -> None:
+    """How a benchmark is judged and ranked is its protocol's object (``mtbench.run``'s
+    ``COMMANDS``, the listing's ``JudgingProtocol.listing``): every protocol a definition
+    has there, and no command, page or library call tests which protocol a definition has,
+    so a new protocol adds one entry, not a branch at each call site."""
+    import re
+
+    import hyoka
+    from hyoka.mtbench.run import COMMANDS
+
+    assert {spec.judging for spec in definitions().values()} <= set(COMMANDS)
+    source = Path(hyoka.__file__).parent
+    files = [*(source / "cli").glob("*.py"), *(source / "report").glob("*.py")]
+    branch = re.compile(r"judging (is|==)|judging\.name ==|bench == \"")
+    branching = [
+        f"{path.relative_to(source)}:{number}"
+        for path in [*files, source / "mtbench" / "run.py"]
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if branch.search(line)
+    ]
+    assert branching == []

@@ -108,14 +108,13 @@ def bench_variant(name: str, parsed: Mapping[str, Any]) -> None:
 
 def bench_help(lead: str, names: Iterable[str] | None = None) -> str:
     """``lead`` then each benchmark's name with its title and protocol, from the registry."""
-    from hyoka.mtbench import FASTCHAT_JUDGING, definitions
+    from hyoka.mtbench import definitions
 
     shown = []
     for name, spec in definitions().items():
         if names is not None and name not in names:
             continue
-        how = "" if spec.judging is FASTCHAT_JUDGING else f"; {spec.judging.summary}"
-        shown.append(f"{name} ({spec.title}{how})")
+        shown.append(f"{name} ({spec.title}{spec.judging.listing()})")
     return f"{lead}: {', '.join(shown)}."
 
 

@@ -21,9 +21,10 @@ from __future__ import annotations
 import asyncio
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, get_args
 
 from hyoka import arguments
@@ -47,6 +48,12 @@ from hyoka.judge import (
 )
 from hyoka.mtbench.answers import answer_file, answer_model_id, load_answers, model_name
 from hyoka.mtbench.bench import Bench
+from hyoka.mtbench.constraint_checked import (
+    ConstraintBoard,
+    ConstraintsJudged,
+    constraint_leaderboard,
+    judge_constraints,
+)
 from hyoka.mtbench.dialogue import Injection
 from hyoka.mtbench.generate import (
     GeneratePlan,
@@ -89,7 +96,14 @@ from hyoka.mtbench.records import INCORRECT_LANGUAGE, NO_ANSWER
 from hyoka.mtbench.registry import definition, definitions
 from hyoka.mtbench.report import Format, board_judges, render
 from hyoka.mtbench.rule_checked import RuleBoard, rule_leaderboard
-from hyoka.mtbench.spec import DRAWN_MATCHES, RULE_CHECKED, parse_layout
+from hyoka.mtbench.spec import (
+    CONSTRAINT_CHECKED,
+    DRAWN_MATCHES,
+    FASTCHAT_JUDGING,
+    RULE_CHECKED,
+    JudgingProtocol,
+    parse_layout,
+)
 from hyoka.mtbench.trials import IntervalSettings
 from hyoka.mtbench.verify import Benches as VerifyBenches
 from hyoka.mtbench.verify import JudgmentCheck, verify_file
@@ -284,57 +298,99 @@ def judge_bench(
     price_in: float = 0.0,
     price_out: float = 0.0,
     watcher: JudgeWatcher | None = None,
-) -> TurnsJudged | PairsJudged | MatchesJudged:
+) -> TurnsJudged | PairsJudged | MatchesJudged | ConstraintsJudged:
     """Judge the answer files of ``bench`` (its ``variant``) with ``judge``: every turn
     graded (``mode`` single), or compared in pairs (pairwise: every pair of files, or each
     against ``baseline``, by ``method``), or, for a benchmark of drawn matches (Rakuda),
     ``matches`` matches drawn with ``seed``. Each answer file is checked, every prompt
     built and every rule applied before the judge is connected; judgment files go under
     ``results_dir`` in ``layout`` (or into ``output_dir``) and are continued only by the
-    same judge with the same settings."""
+    same judge with the same settings. What is done is the benchmark's judging protocol's
+    (``COMMANDS``)."""
     paths("answers", answers)
     at_least_one("limit", limit)
-    connection = connection or Connection()
-    if definition(bench).judging is RULE_CHECKED:
-        raise InputError(
-            f"`bench` {bench} has no judge: its rules decide each answer; score the answer "
-            "files with bench_leaderboard (hyoka mtbench leaderboard), the files as its "
-            "`judgments`"
-        )
-    if definition(bench).judging is DRAWN_MATCHES:
-        return _judge_matches(
-            judge, answers, bench=bench, variant=variant, mode=mode, baseline=baseline,
-            method=method, limit=limit, matches=matches, seed=seed, results_dir=results_dir,
-            output_dir=output_dir, judge_name=judge_name, max_tokens=max_tokens,
-            thinking=thinking, data_dir=data_dir, connection=connection, watcher=watcher,
-        )  # fmt: skip
-    if matches is not None:
+    call = JudgeCall(
+        judge=judge, answers=tuple(answers), bench=bench, variant=variant, mode=mode,
+        judge_name=judge_name, lang_check=lang_check, output_dir=output_dir,
+        results_dir=results_dir, layout=layout, max_tokens=max_tokens, limit=limit,
+        baseline=baseline, method=method,
+        control_features=None if control_features is None else tuple(control_features),
+        matches=matches, seed=seed, thinking=thinking, data_dir=data_dir,
+        connection=connection or Connection(), price_in=price_in, price_out=price_out,
+        watcher=watcher,
+    )  # fmt: skip
+    return commands_of(bench).judge(call)
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeCall:
+    """``judge_bench``'s arguments (checked where every protocol checks them alike), as
+    the commands of the benchmark's judging protocol take them."""
+
+    judge: str
+    answers: tuple[Path, ...]
+    bench: str
+    variant: str | None
+    mode: str
+    judge_name: str | None
+    lang_check: str
+    output_dir: Path | None
+    results_dir: Path
+    layout: str
+    max_tokens: int | None
+    limit: int | None
+    baseline: str | None
+    method: str | None
+    control_features: tuple[str, ...] | None
+    matches: int | None
+    seed: int
+    thinking: ThinkingRule
+    data_dir: Path | None
+    connection: Connection
+    price_in: float
+    price_out: float
+    watcher: JudgeWatcher | None
+
+
+def _refuse_unused(bench: str, given: dict[str, object]) -> None:
+    """One error naming every parameter given (truthy in ``given``) that ``bench``'s
+    protocol does not use: never silently ignored."""
+    unused = [f"`{name}`" for name, value in given.items() if value]
+    if unused:
+        raise InputError(f"`bench` {bench} does not take {', '.join(unused)}")
+
+
+def _judge_fastchat(call: JudgeCall) -> TurnsJudged | PairsJudged:
+    """FastChat's judging: every turn graded, or pairs of answer files compared."""
+    if call.matches is not None:
         raise InputError(f"`matches` is for `bench` {_drawn_names()}")
-    if mode == "single" and (
-        baseline is not None or method is not None or control_features is not None
+    if call.mode == "single" and (
+        call.baseline is not None or call.method is not None or call.control_features is not None
     ):
         raise InputError("`baseline`, `method` and `control_features` are for `mode` pairwise")
-    files = parse_layout(layout)
-    loaded = Bench.load(bench, data_dir, variant)
+    judge, connection, thinking, limit = call.judge, call.connection, call.thinking, call.limit
+    files = parse_layout(call.layout)
+    loaded = Bench.load(call.bench, call.data_dir, call.variant)
     # upstream's judge reply budget (ELYZA's Shaberi: 1024), else 2048 (FastChat's)
-    max_tokens = max_tokens or loaded.rating_rules.max_tokens or 2048
+    max_tokens = call.max_tokens or loaded.rating_rules.max_tokens or 2048
     # every answer file is checked before the first judge call
     given = [
         (path, load_answers(path, loaded, complete=limit is None, thinking=thinking))
-        for path in answers
+        for path in call.answers
     ]
-    how = BenchJudging.of(judge_name or default_judge_name(judge), lang_check, limit)
-    if mode == "pairwise":
-        methods = parse_methods(method or loaded.spec.pair_method)
+    how = BenchJudging.of(call.judge_name or default_judge_name(judge), call.lang_check, limit)
+    results_dir, output_dir = call.results_dir, call.output_dir
+    if call.mode == "pairwise":
+        methods = parse_methods(call.method or loaded.spec.pair_method)
         settings = pairwise_settings(judge, connection.base_url, max_tokens, methods, thinking)
         output = pair_output(results_dir, loaded, how.judge_name, output_dir, files)
-        made = make_matches(given, baseline, loaded.spec.pair_models)
+        made = make_matches(given, call.baseline, loaded.spec.pair_models)
         plan = plan_matches(loaded, made, settings, output, how, methods)
         styles = turn_styles(loaded, made)
-        controls = tuple(control_features or STYLE_CONTROLS)
+        controls = call.control_features or STYLE_CONTROLS
         return _judge_pairs(
-            plan, connection.connect(judge), baseline, styles, controls, price_in, price_out,
-            watcher,
+            plan, connection.connect(judge), call.baseline, styles, controls, call.price_in,
+            call.price_out, call.watcher,
         )  # fmt: skip
     settings = JudgeSettings.for_judge(
         judge, base_url=connection.base_url, max_tokens=max_tokens, thinking=signed_rule(thinking)
@@ -349,13 +405,13 @@ def judge_bench(
         for (path, _by_id), (model, by_id) in zip(given, models, strict=True):
             output = single_output(results_dir, loaded, how.judge_name, model, output_dir, files)
             plans.append((str(path), plan_turns(loaded, by_id, model, settings, output, how)))
-    return _judge_turns(plans, connection.connect(judge), how.lang_check, price_in, price_out,
-                        watcher)  # fmt: skip
+    return _judge_turns(plans, connection.connect(judge), how.lang_check, call.price_in,
+                        call.price_out, call.watcher)  # fmt: skip
 
 
 def _drawn_names() -> str:
-    """The benchmarks judged in drawn matches (rakuda)."""
-    drawn = [name for name, spec in definitions().items() if spec.judging is DRAWN_MATCHES]
+    """The benchmarks whose protocol draws matches (rakuda)."""
+    drawn = [name for name, spec in definitions().items() if COMMANDS[spec.judging].draws]
     return " or ".join(drawn)
 
 
@@ -407,49 +463,51 @@ def _judge_pairs(
     )  # fmt: skip
 
 
-def _judge_matches(
-    judge: str,
-    answers: Sequence[Path],
-    *,
-    bench: str,
-    variant: str | None,
-    mode: str,
-    baseline: str | None,
-    method: str | None,
-    limit: int | None,
-    matches: int | None,
-    seed: int,
-    results_dir: Path,
-    output_dir: Path | None,
-    judge_name: str | None,
-    max_tokens: int | None,
-    thinking: ThinkingRule,
-    data_dir: Path | None,
-    connection: Connection,
-    watcher: JudgeWatcher | None,
-) -> MatchesJudged:
+def _judge_matches(call: JudgeCall) -> MatchesJudged:
     """Rakuda has its own draw and ranking: a parameter it does not use is one error,
     never silently ignored."""
-    given = {"variant": variant, "baseline": baseline, "method": method, "limit": limit}
-    unused = [f"`{name}`" for name, value in given.items() if value]
-    if unused:
-        raise InputError(f"`bench` {bench} does not take {', '.join(unused)}")
-    if mode != "pairwise" or matches is None:
-        raise InputError(f"`bench` {bench} is judged with `mode` pairwise `matches` N")
+    _refuse_unused(call.bench, {"variant": call.variant, "baseline": call.baseline,
+                                "method": call.method, "limit": call.limit})  # fmt: skip
+    if call.mode != "pairwise" or call.matches is None:
+        raise InputError(f"`bench` {call.bench} is judged with `mode` pairwise `matches` N")
     plan = plan_rakuda_judging(
-        judge, answers, matches=matches, seed=seed, results_dir=results_dir,
-        output_dir=output_dir, judge_name=judge_name, base_url=connection.base_url,
-        max_tokens=max_tokens, thinking=thinking, data_dir=data_dir,
+        call.judge, call.answers, matches=call.matches, seed=call.seed,
+        results_dir=call.results_dir, output_dir=call.output_dir, judge_name=call.judge_name,
+        base_url=call.connection.base_url, max_tokens=call.max_tokens, thinking=call.thinking,
+        data_dir=call.data_dir,
     )  # fmt: skip
-    client = connection.connect(judge)
-    if watcher is not None:
-        watcher.planned(plan.output)
-    report, (judged,) = judge_plans(client, [("matches", plan)], watcher=watcher, rate=False)
+    client = call.connection.connect(call.judge)
+    if call.watcher is not None:
+        call.watcher.planned(plan.output)
+    report, (judged,) = judge_plans(client, [("matches", plan)], watcher=call.watcher, rate=False)
     winners = Counter(str(line.winner) for line in judged.lines)
     return MatchesJudged(
         plan.output, winners, report, client.stats, run_judge(judged.run),
         judged.run.signature(),
     )  # fmt: skip
+
+
+def _judge_constraints(call: JudgeCall) -> ConstraintsJudged:
+    """Every constraint of every answered entry decided, by rule or by the judge."""
+    _refuse_unused(call.bench, {"variant": call.variant, "baseline": call.baseline,
+                                "method": call.method, "control_features": call.control_features,
+                                "matches": call.matches})  # fmt: skip
+    return judge_constraints(
+        definition(call.bench), call.judge, call.answers,
+        judge_name=call.judge_name or default_judge_name(call.judge),
+        connection=call.connection, results_dir=call.results_dir, output_dir=call.output_dir,
+        limit=call.limit, max_tokens=call.max_tokens, thinking=call.thinking,
+        data_dir=call.data_dir, watcher=call.watcher,
+    )  # fmt: skip
+
+
+def _judge_by_rules(call: JudgeCall) -> MatchesJudged:
+    """A rule-checked benchmark has no judge to call."""
+    raise InputError(
+        f"`bench` {call.bench} has no judge: its rules decide each answer; score the answer "
+        "files with bench_leaderboard (hyoka mtbench leaderboard), the files as its "
+        "`judgments`"
+    )
 
 
 @dataclass(frozen=True)
@@ -512,7 +570,7 @@ def bench_leaderboard(
     answers: Sequence[Path] | None = None,
     style_control: bool = False,
     data_dir: Path | None = None,
-) -> BenchBoard | RakudaRanking | RuleBoard:
+) -> BenchBoard | RakudaRanking | RuleBoard | ConstraintBoard:
     """Rank the models of ``judgments`` (default: the benchmark's published judgments) by
     category, as upstream ranks them, with intervals (``resamples`` draws, ``seed``), in
     ``fmt`` (md, csv or json), written to ``output`` when given; with ``answers`` a
@@ -520,54 +578,103 @@ def bench_leaderboard(
     ratings, raw and style-controlled). A benchmark of drawn matches (Rakuda) is ranked by
     its own Bradley-Terry fit (``rounds``, ``seed``); a rule-checked one (M-IFEval-Ja) by
     its rules, ``judgments`` being its answer files (default: upstream's published ones).
-    Rows incomplete, unrated, repeated or without answers are named in ``HyokaWarning``s."""
+    Rows incomplete, unrated, repeated or without answers are named in ``HyokaWarning``s.
+    What is done is the benchmark's judging protocol's (``COMMANDS``)."""
     one_of("fmt", fmt, get_args(Format))
     arguments.resamples(resamples)
     for name, listed in {"judgments": judgments, "radar": radar, "answers": answers}.items():
         paths(name, listed)
     paths("judgments", judgments, empty=False)  # None: the published ones; [] is no request
-    if definition(bench).judging is RULE_CHECKED:
-        flags = {"radar": radar, "variant": variant, "mix_variants": mix_variants,
-                 "answers": answers, "style_control": style_control, "output": output}  # fmt: skip
-        taken = [f"`{name}`" for name, value in flags.items() if value]
-        if taken:
-            raise InputError(f"`bench` {bench} does not take {', '.join(taken)}")
-        return rule_leaderboard(
-            definition(bench), judgments, data_dir=data_dir, resamples=resamples, seed=seed
-        )
-    if definition(bench).judging is DRAWN_MATCHES:
-        given = {"radar": radar, "variant": variant, "mix_variants": mix_variants,
-                 "resamples": resamples if resamples != 2000 else None, "output": output,
-                 "answers": answers, "style_control": style_control}  # fmt: skip
-        unused = [f"`{name}`" for name, value in given.items() if value]
-        if unused:
-            raise InputError(f"`bench` {bench} does not take {', '.join(unused)}")
-        if not judgments:
-            raise InputError(
-                f"`bench` {bench}: give `judgments` (upstream's pair judgments are not published)"
-            )
-        ranked = rank_rakuda(
-            judgment_files(list(judgments)), rounds=rounds, seed=seed, data_dir=data_dir
-        )
-        if ranked.errors:
-            _warn(f"{ranked.errors} match(es) without a verdict (error) left out")
-        return ranked
-    for path in radar:
+    call = BoardCall(
+        bench=bench, judgments=None if judgments is None else tuple(judgments), fmt=fmt,
+        output=output, per_turn=per_turn, radar=tuple(radar), rounds=rounds, seed=seed,
+        resamples=resamples, variant=variant, mix_variants=mix_variants,
+        answers=None if answers is None else tuple(answers), style_control=style_control,
+        data_dir=data_dir,
+    )  # fmt: skip
+    return commands_of(bench).leaderboard(call)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoardCall:
+    """``bench_leaderboard``'s arguments (checked where every protocol checks them
+    alike), as the commands of the benchmark's judging protocol take them."""
+
+    bench: str
+    judgments: tuple[Path, ...] | None
+    fmt: str
+    output: Path | None
+    per_turn: bool
+    radar: tuple[Path, ...]
+    rounds: int
+    seed: int
+    resamples: int
+    variant: str | None
+    mix_variants: bool
+    answers: tuple[Path, ...] | None
+    style_control: bool
+    data_dir: Path | None
+
+
+def _board_options(call: BoardCall) -> dict[str, object]:
+    """The options of FastChat's leaderboard alone, which the other protocols refuse."""
+    return {"radar": call.radar, "variant": call.variant, "mix_variants": call.mix_variants,
+            "answers": call.answers, "style_control": call.style_control,
+            "output": call.output}  # fmt: skip
+
+
+def _rule_board(call: BoardCall) -> RuleBoard:
+    """A rule-checked benchmark's answer files scored by its rules."""
+    _refuse_unused(call.bench, _board_options(call))
+    return rule_leaderboard(
+        definition(call.bench), call.judgments, data_dir=call.data_dir,
+        resamples=call.resamples, seed=call.seed,
+    )  # fmt: skip
+
+
+def _match_ranking(call: BoardCall) -> RakudaRanking:
+    """Drawn matches ranked by Rakuda's Bradley-Terry fit with a home advantage."""
+    resamples = call.resamples if call.resamples != 2000 else None
+    _refuse_unused(call.bench, {**_board_options(call), "resamples": resamples})
+    if not call.judgments:
+        unpublished = "upstream's pair judgments are not published"
+        raise InputError(f"`bench` {call.bench}: give `judgments` ({unpublished})")
+    ranked = rank_rakuda(
+        judgment_files(list(call.judgments)), rounds=call.rounds, seed=call.seed,
+        data_dir=call.data_dir,
+    )  # fmt: skip
+    if ranked.errors:
+        _warn(f"{ranked.errors} match(es) without a verdict (error) left out")
+    return ranked
+
+
+def _constraint_board(call: BoardCall) -> ConstraintBoard:
+    """Result files summarised as the benchmark's authors summarise them."""
+    _refuse_unused(call.bench, _board_options(call))
+    return constraint_leaderboard(
+        definition(call.bench), call.judgments, resamples=call.resamples, seed=call.seed
+    )
+
+
+def _fastchat_board(call: BoardCall) -> BenchBoard:
+    """FastChat's leaderboard: each model's mean grade per category, as upstream ranks."""
+    output, answers, resamples, seed = call.output, call.answers, call.resamples, call.seed
+    for path in call.radar:
         if path.suffix.lower() not in RADAR_SUFFIXES:
             raise InputError(f"`radar`: {path} must end in .png or .html")
         check_output(path, flag="`radar`")  # refused before the work, not after
     check_output(output)
-    if style_control and not answers:
+    if call.style_control and not answers:
         raise InputError("`style_control` needs `answers` (the judged answers' style)")
-    loaded = Bench.load(bench, data_dir, variant, questions_only=True)
-    folders = list(judgments or ()) or [loaded.folder / loaded.spec.published_judgments]
+    loaded = Bench.load(call.bench, call.data_dir, call.variant, questions_only=True)
+    folders = list(call.judgments or ()) or [loaded.folder / loaded.spec.published_judgments]
     files = judgment_files(folders, shaberi=loaded.spec.question_format.upstream_judgments)
-    board = build_leaderboard(loaded, files, mix_variants=mix_variants)
+    board = build_leaderboard(loaded, files, mix_variants=call.mix_variants)
     _warn_of_rows(board)
     length = grades = None
     if answers:
         turns = answer_turns(answers, board.bench)  # read once for both columns
-        if style_control:
+        if call.style_control:
             grades = for_answers_flag(
                 lambda: grade_ratings_of(board, turns, rounds=resamples, seed=seed)
             )
@@ -577,13 +684,40 @@ def bench_leaderboard(
         for name, count in length.missing.items():
             _warn(f"{name}: {count} judged turn(s) without an answer in `answers` "
                   "(no length-adj. mean)")  # fmt: skip
+    fmt = call.fmt
     shown: Format = "md" if fmt == "md" else "csv" if fmt == "csv" else "json"
     interval = IntervalSettings(resamples=resamples, seed=seed)
-    rendering = Rendering(per_turn, interval, length, grades)
+    rendering = Rendering(call.per_turn, interval, length, grades)
     text = rendering.text(board, shown)
     if output is not None:
         write_output(output, text)  # refused or failed: the store's one line
-    return BenchBoard(board, shown, text, tuple(radar), rendering)
+    return BenchBoard(board, shown, text, call.radar, rendering)
+
+
+@dataclass(frozen=True)
+class ProtocolCommands:
+    """What ``judge_bench`` and ``bench_leaderboard`` do for the benchmarks of one judging
+    protocol (``spec.JudgingProtocol``): a new protocol adds one of these to ``COMMANDS``,
+    no branch at a call site."""
+
+    judge: Callable[[JudgeCall], TurnsJudged | PairsJudged | MatchesJudged | ConstraintsJudged]
+    leaderboard: Callable[[BoardCall], BenchBoard | RakudaRanking | RuleBoard | ConstraintBoard]
+    #: whether its judging draws ``matches`` (named where another benchmark is given them)
+    draws: bool = False
+
+
+#: each judging protocol's commands
+COMMANDS: Mapping[JudgingProtocol, ProtocolCommands] = MappingProxyType({
+    FASTCHAT_JUDGING: ProtocolCommands(_judge_fastchat, _fastchat_board),
+    DRAWN_MATCHES: ProtocolCommands(_judge_matches, _match_ranking, draws=True),
+    RULE_CHECKED: ProtocolCommands(_judge_by_rules, _rule_board),
+    CONSTRAINT_CHECKED: ProtocolCommands(_judge_constraints, _constraint_board),
+})  # fmt: skip
+
+
+def commands_of(bench: str) -> ProtocolCommands:
+    """The commands of ``bench``'s judging protocol."""
+    return COMMANDS[definition(bench).judging]
 
 
 def _warn(message: str) -> None:

@@ -131,10 +131,20 @@ class JudgingProtocol:
     #: whether its questions are read by ``Bench`` and answered into FastChat's answer
     #: files (``generate``), though judged by other code (M-IFEval's rules)
     bench_answers: bool = False
+    #: whether a benchmark's one-line listing names it (FastChat's, which most benchmarks
+    #: follow, goes unsaid)
+    listed: bool = True
+
+    def listing(self) -> str:
+        """What a benchmark's one-line listing (``--bench`` help) says of its protocol."""
+        return f"; {self.summary}" if self.listed else ""
 
 
 FASTCHAT_JUDGING = JudgingProtocol(
-    "fastchat", ("single", "pairwise"), "single grades or pairs against a baseline, per turn"
+    "fastchat",
+    ("single", "pairwise"),
+    "single grades or pairs against a baseline, per turn",
+    listed=False,
 )
 DRAWN_MATCHES = JudgingProtocol(
     "drawn-matches",
