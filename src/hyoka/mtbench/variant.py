@@ -27,6 +27,14 @@ class PinnedFile:
     path: str
     sha256: str
 
+    @property
+    def shown(self) -> str:
+        """``path@sha256[:8]``; ``none`` for no file (ELYZA's references are in its rows),
+        and the path alone for a file the variant leaves to its data manifest to pin."""
+        if not self.path:
+            return "none"
+        return f"{self.path}@{self.sha256[:8]}" if self.sha256 else f"{self.path} (manifest's)"
+
 
 @dataclass(frozen=True)
 class Variant:
@@ -73,9 +81,9 @@ class Variant:
     def settings(self) -> dict[str, str]:
         """Every setting that changes numbers, by name, for listings and signatures."""
         return {
-            "questions": f"{self.questions.path}@{self.questions.sha256[:8]}",
-            "prompts": f"{self.prompts.path}@{self.prompts.sha256[:8]}",
-            "references": f"{self.references.path}@{self.references.sha256[:8]}",
+            "questions": self.questions.shown,
+            "prompts": self.prompts.shown,
+            "references": self.references.shown,
             "turns": "+".join(str(t) for t in self.turns),
             "trials": str(self.trials),
             "answer_cut": "none" if self.answer_cut is None else str(self.answer_cut),
