@@ -194,6 +194,9 @@ def test_judge_and_leaderboard_end_to_end(
     # a FastChat line keeps the reply its score was read from: the re-ask's, where it decided
     assert [r["judgment"] for r in got[:2]] == [replies[0], reasked[1]]
     assert {tuple(r["judge"]) for r in got} == {("gpt-5.1-2025-11-13", "elyza-v1")}
+    verified = runner.invoke(app, ["mtbench", "verify", str(out)])
+    assert verified.exit_code == 0, verified.output
+    assert "reproduced exactly" in verified.stdout
     board = runner.invoke(
         app,
         ["mtbench", "leaderboard", "--bench", "elyza-tasks-100", "--variant", "shaberi-2025",
