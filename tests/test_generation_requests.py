@@ -18,6 +18,7 @@ else differs: each request body is compared whole.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -243,3 +244,38 @@ def test_a_template_whose_message_hyoka_lacks_is_refused_before_any_call(
     code, out, sent = _generate(server, tmp_path / "c", "mt-bench", "m", "--template",
                                 "completions")  # fmt: skip
     assert code == 1 and sent == [] and "no legacy-completions protocol" in out
+
+
+# -- pfgen-bench: run-openai.py sends no seed -------------------------------------------------
+
+
+def _pfgen(server: OpenAIServer, results: Path, *flags: str) -> tuple[list[Any], dict[str, Any]]:
+    """``hyoka pfgen generate`` of one trial of two questions: the bodies the server
+    received and the run's ``config.json``."""
+    server.reset()
+    server.reply_to_all = "答え。"
+    args = ["pfgen", "generate", "-m", "openai/gpt-4o", "--base-url", server.base_url]
+    args += ["--trials", "1", "--limit", "2", "--num-examples", "2", "--no-cache"]
+    args += ["--results-dir", str(results), "--data-dir", str(SHARED_DATA)]
+    done = CliRunner().invoke(app, [*args, *flags], env={"HYOKA_CACHE_DIR": str(results / "c")})
+    assert done.exit_code == 0, done.output
+    (config,) = results.rglob("config.json")
+    return [r.body for r in server.received], json.loads(config.read_text(encoding="utf-8"))
+
+
+def test_pfgen_asks_a_hosted_model_without_a_seed_unless_told(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """pfgen-bench 03db7c4's ``run-openai.py`` passes model, messages, max_tokens,
+    temperature, top_p and stop, no seed (its ``run-vllm.py`` and ``run-hf.py`` use the
+    trial's): hyoka sends none to a hosted model; ``--send-seed`` sends the trial's seed,
+    ``int(sha1("::1")) % 2**31`` for trial 1, and records it in ``config.json``."""
+    sent, config = _pfgen(server, tmp_path / "a")
+    assert len(sent) == 2
+    assert all(set(body) == {"model", "messages", "max_tokens", "temperature", "top_p", "stop"}
+               for body in sent)  # fmt: skip
+    assert "send_seed" not in config
+    sent, config = _pfgen(server, tmp_path / "b", "--send-seed")
+    seed = int(hashlib.sha1(b"::1").hexdigest(), 16) % 2**31
+    assert [body["seed"] for body in sent] == [seed, seed]
+    assert config["send_seed"] is True

@@ -253,7 +253,8 @@ def test_pfgen_generate_fails_an_empty_answer_at_once_at_temperature_0(
         assert "at temperature 0 (greedy decoding) the same request repeats" in line
         sampled = _pfgen(server.base_url, tmp_path / "sampled", "1")
         assert sampled.exit_code == 1, sampled.output
-        # sampling: each retry has a new seed, so all ten tries are made
-        seeds = [r.body["seed"] for r in server.received[1:]]
-        assert len(seeds) == 10 and len(set(seeds)) == 10
+        # sampling: a retry can differ, so all ten tries are made; a hosted model gets no
+        # seed, as upstream's run-openai.py sends none
+        retries = server.received[1:]
+        assert len(retries) == 10 and all("seed" not in r.body for r in retries)
         assert "after 10 tries" in sampled.stderr

@@ -43,6 +43,14 @@ ModeOption = Annotated[Mode, typer.Option("--mode", help="Prompt style.")]
 PrefixOption = Annotated[
     str | None, typer.Option("--prefix", help="Text put before the prompt.", show_default=False)
 ]
+SendSeedOption = Annotated[
+    bool,
+    typer.Option(
+        "--send-seed",
+        help="Send each trial's sampling seed to a hosted model (upstream's run-openai.py "
+        "sends none; local engines always get it); recorded in config.json.",
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,7 @@ def generation_flags(
     no_cache: NoCacheOption = False,
     data_dir: DataDirOption = None,
     thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
+    send_seed: SendSeedOption = False,
     as_json: JsonOption = False,
 ) -> Generation:
     """The flags of both commands, declared once (``takes_flags_of``), read into what
@@ -87,7 +96,7 @@ def generation_flags(
         top_k=top_k, max_tokens=max_tokens, num_examples=num_examples, seed=seed, prefix=prefix,
         concurrency=concurrency, limit=limit, results_dir=results_dir, name=name,
         base_url=base_url, options=provider_options(option), no_cache=no_cache,
-        thinking=thinking.value,
+        thinking=thinking.value, send_seed=send_seed,
     )  # fmt: skip
     return Generation(settings, data_dir, as_json)
 

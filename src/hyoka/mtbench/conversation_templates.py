@@ -71,10 +71,6 @@ def row(label: str, matches: Matcher, template: str | Chooser) -> Adapter:
     return Adapter(label, matches, always(template) if isinstance(template, str) else template)
 
 
-#: a template hyoka does not carry the message of (its name says which)
-NOT_CARRIED = object()
-
-
 @dataclass(frozen=True)
 class AdapterTable:
     """One fork's adapter table and its templates' system messages (``""``: none sent)."""
@@ -103,8 +99,8 @@ class AdapterTable:
         if message is None:
             raise InputError(
                 f"`model`: {self.source} picks the conversation template {template!r} for "
-                "this name; hyoka does not carry its system message: pass --system-message "
-                "(or --no-system-message, or --conv-template NAME) to say what to send"
+                "this name; hyoka does not carry its system message: give `system_message` "
+                "(or `no_system_message`) to say what to send"
             )
         return message
 

@@ -109,6 +109,18 @@ class DialogueStyle:
         upstream picks by name, else this one."""
         return self if self.templates is None else self.templates.style(self, model)
 
+    @property
+    def described(self) -> str:
+        """The system message as listings show it: its name, or how upstream picks it."""
+        if self.templates is None:
+            return self.system_name
+        picks = self.templates
+        text = f"by model name: {picks.prefix}-<template> ({picks.table.source})"
+        if picks.api_max_tokens is not None and picks.table.api_names:
+            names = ", ".join(sorted(picks.table.api_names))
+            text += f"; {names}: {picks.api_max_tokens} tokens"
+        return text
+
     def max_tokens(self, model: str, default: int) -> int:
         """``model``'s reply budget: upstream's API script's where it has its own."""
         return default if self.templates is None else self.templates.max_tokens(model, default)

@@ -90,7 +90,7 @@ class Variant:
             "rating": self.rating_rules.name,
             "judge": self.judge,
             "prompt_format": self.prompt_format.name,
-            "system": "benchmark's" if self.dialogue is None else self.dialogue.system_name,
+            "system": "benchmark's" if self.dialogue is None else self.dialogue.described,
             "temperatures": "benchmark's"
             if self.temperatures is None
             else ",".join(f"{c}={t:g}" for c, t in self.temperatures.items()),

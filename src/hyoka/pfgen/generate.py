@@ -4,8 +4,9 @@ Crash safety comes from three rules. A trial file appears whole or not at all (w
 temporary name, then renamed), so a finished trial is never generated again. Every answer
 goes through the persistent response cache before it is used, so the answers of a trial
 that was cut short come back from the cache, unchanged, when the run starts again. And the
-requests are deterministic (seeded prompts and sampling), so a restarted run asks exactly
-the same questions. Killed at any moment and restarted, a run ends with the answers it would
+requests are deterministic (seeded prompts; each trial's sampling seed where upstream's
+script for the engine sends one, ``SEEDED_ENGINES``), so a restarted run asks exactly the
+same questions. Killed at any moment and restarted, a run ends with the answers it would
 have had: none lost, none duplicated.
 
 A model that thinks aloud is read by the run's thinking rule (``providers.thinking``),
@@ -105,6 +106,16 @@ class GenerateSettings:
     no_cache: bool = False
     #: how a reply that thinks aloud is read (``providers.thinking``)
     thinking: ThinkingRule = DEFAULT_THINKING
+    #: send each trial's sampling seed to an engine whose upstream script sends none
+    #: (``run-openai.py``, ``run-gemini.py``): recorded in ``config.json``
+    send_seed: bool = False
+
+
+#: the engines whose upstream script samples with each trial's seed (pfgen-bench 03db7c4:
+#: ``run-vllm.py`` passes it to vLLM, ``run-hf.py`` to ``torch.manual_seed``), and hyoka's
+#: llama.cpp, which runs here too; hosted engines get no seed, as ``run-openai.py`` and
+#: ``run-gemini.py`` send none, unless ``send_seed`` asks for it
+SEEDED_ENGINES = frozenset({"vllm", "hf", "llama-cpp"})
 
 
 def sampling_error(exc: ValidationError) -> str:
@@ -126,6 +137,8 @@ class GenerationPlan:
     prefix: str = ""
     params: SamplingParams = field(default_factory=SamplingParams)
     thinking: ThinkingRule = DEFAULT_THINKING
+    #: whether requests carry each trial's sampling seed (``SEEDED_ENGINES``, or asked)
+    seeded: bool = True
 
 
 @dataclass
@@ -178,6 +191,9 @@ def plan_generation(settings: GenerateSettings, benchmark: PfgenBenchmark) -> Pl
     extra = dict(ENGINE_SETTINGS.get(engine, {}))
     if signed_rule(s.thinking) is not None:  # another rule, another run (and folder)
         extra["thinking"] = s.thinking
+    seeded = engine in SEEDED_ENGINES or s.send_seed
+    if seeded and engine not in SEEDED_ENGINES:  # not upstream's request: another run
+        extra["send_seed"] = True
     config = make_config(
         engine=engine, model=s.name or DISPLAY_NAMES.get(s.model, model_id),
         mode=s.mode, num_examples=s.num_examples, max_tokens=s.max_tokens,
@@ -188,7 +204,7 @@ def plan_generation(settings: GenerateSettings, benchmark: PfgenBenchmark) -> Pl
     plan = GenerationPlan(
         folder=folder, config=config, mode=s.mode, num_trials=s.trials,
         num_examples=s.num_examples, seed=s.seed, prefix=s.prefix or "", params=params,
-        thinking=s.thinking,
+        thinking=s.thinking, seeded=seeded,
     )  # fmt: skip
     return PlannedRun(plan, samples, questions)
 
@@ -318,7 +334,10 @@ async def _answer(
 
 def _attempt_params(plan: GenerationPlan, base_seed: int, attempt: int) -> SamplingParams:
     """The sampling parameters of ``attempt`` (0-based): each try has its own seed, so that
-    a sampled retry can give an answer where the last one was empty."""
+    a sampled retry can give an answer where the last one was empty; no seed where the
+    plan sends none (a sampled retry differs by chance, as upstream's does)."""
+    if not plan.seeded:
+        return plan.params
     return plan.params.model_copy(update={"seed": (base_seed + attempt) % 2**31})
 
 
