@@ -301,9 +301,12 @@ def check_plan(plan: GeneratePlan, bench: AnswerSet, *, temperature_flags: bool)
 
 @dataclass(frozen=True, kw_only=True)
 class AnswersSignature(SignatureType):
-    """How the answers were made: the benchmark, the template, the system message chat
-    requests open with (by name: ``fastchat-chatgpt``, ``pfmt-upstream``, ``none`` or
-    ``custom@<sha256>``), the sampling settings and the injection rule; for a benchmark
+    """How the answers were made: the benchmark, the template (``completions``: upstream's
+    legacy-completions protocol), the system message chat requests open with (by name:
+    the conversation template upstream's adapter table picked for the model,
+    ``<table>-<template>`` as ``fastchat-chatgpt``, ``fastchat-one_shot``,
+    ``swallow-fastchat-llama-3``; a fixed one's, ``pfmt-upstream``; ``none``; or an
+    override, ``custom@<sha256>``), the sampling settings and the injection rule; for a benchmark
     with variants, the variant and its question file (what was answered); the thinking
     rule only when it is not the default (``providers.signed_rule``: an answer without
     thinking reads alike under every rule, so answer files written before the rule
