@@ -173,7 +173,8 @@ def test_each_protocol_is_one_object_with_its_commands() -> None:
     """How a benchmark is judged and ranked is its protocol's object (``mtbench.run``'s
     ``COMMANDS``, the listing's ``JudgingProtocol.listing``): every protocol a definition
     has there, and no command, page or library call tests which protocol a definition has,
-    so a new protocol adds one entry, not a branch at each call site."""
+    so a new protocol adds one entry, not a branch at each call site (``verify_file``: one
+    verifier in ``mtbench.verify._VERIFIERS``)."""
     import re
 
     import hyoka
@@ -185,7 +186,7 @@ def test_each_protocol_is_one_object_with_its_commands() -> None:
     branch = re.compile(r"judging (is|==)|judging\.name ==|bench == \"")
     branching = [
         f"{path.relative_to(source)}:{number}"
-        for path in [*files, source / "mtbench" / "run.py"]
+        for path in [*files, source / "mtbench" / "run.py", source / "mtbench" / "verify.py"]
         for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
         if branch.search(line)
     ]

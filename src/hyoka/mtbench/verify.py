@@ -50,9 +50,10 @@ benchmark with variants each model's rows by the variant their judged prompts sh
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
@@ -112,7 +113,13 @@ from hyoka.mtbench.registry import (
     names,
 )
 from hyoka.mtbench.rule_checked import rule_verification
-from hyoka.mtbench.spec import CONSTRAINT_CHECKED, DRAWN_MATCHES, RULE_CHECKED, BenchSpec
+from hyoka.mtbench.spec import (
+    CONSTRAINT_CHECKED,
+    DRAWN_MATCHES,
+    RULE_CHECKED,
+    BenchSpec,
+    JudgingProtocol,
+)
 from hyoka.mtbench.variant import Variant
 from hyoka.providers import KEEP, STRIP_THINK, THINKING_RULES, ThinkingRule, split_thinking
 from hyoka.store import (
@@ -285,17 +292,32 @@ def verify_file(
     named = None if manifest is None else manifest.identity.get("benchmark")
     loaded = benches or Benches(data_dir)
     spec = definition_of(bench, named)
-    if spec is not None and spec.judging is DRAWN_MATCHES:
-        return verify_rakuda(path, loaded)
-    if spec is not None and spec.judging is RULE_CHECKED:
-        return verify_by_rules(path, spec, data_dir)
-    if spec is not None and spec.judging is CONSTRAINT_CHECKED:
-        checked = verify_constraints(path, spec, data_dir)
-        return JudgmentCheck(path, spec, checked.records, checked.difference, checked.rules)
+    verifier = None if spec is None else _VERIFIERS.get(spec.judging)
+    if spec is not None and verifier is not None:
+        return verifier(path, spec, loaded, data_dir)
     if bench is None and named is None and _first_fields(path) & {"model1_id", "winner"}:
         return verify_rakuda(path, loaded)  # Rakuda's lines say what they are
     spec = judgment_spec(path, bench, data_dir)
     return verify_judgments(path, spec, data_dir, loaded)
+
+
+def _by_constraints(
+    path: Path, spec: BenchSpec, _loaded: Benches, data_dir: Path | str | None
+) -> JudgmentCheck:
+    checked = verify_constraints(path, spec, data_dir)
+    return JudgmentCheck(path, spec, checked.records, checked.difference, checked.rules)
+
+
+#: how a file of each judging protocol but FastChat's is checked (FastChat's: by the rules
+#: of the benchmark and variant the file itself names, ``judgment_spec``); a new protocol
+#: adds its verifier here, not a branch in ``verify_file``
+_VERIFIERS: Mapping[
+    JudgingProtocol, Callable[[Path, BenchSpec, Benches, Path | str | None], JudgmentCheck]
+] = MappingProxyType({
+    DRAWN_MATCHES: lambda path, _spec, loaded, _data_dir: verify_rakuda(path, loaded),
+    RULE_CHECKED: lambda path, spec, _loaded, data_dir: verify_by_rules(path, spec, data_dir),
+    CONSTRAINT_CHECKED: _by_constraints,
+})  # fmt: skip
 
 
 def verify_by_rules(path: Path, spec: BenchSpec, data_dir: Path | str | None) -> JudgmentCheck:
