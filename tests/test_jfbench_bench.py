@@ -182,6 +182,9 @@ def test_answered_and_judged_as_upstream_asks_and_a_killed_run_resumes(
                                        "-a", str(answers), "--limit", str(LIMIT),
                                        "--results-dir", str(tmp_path / "results")])  # fmt: skip
     assert refused.exit_code == 1 and "not a JFBench result file hyoka wrote" in refused.output
+    assert (
+        "note: " in refused.output and "upstream's default judge is gpt-oss-120b" in refused.output
+    )
     assert results.read_text(encoding="utf-8") == "mine\n"
 
 

@@ -20,12 +20,13 @@ a bootstrap interval, and each constraint group's share of constraints satisfied
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from hyoka.errors import InputError
+from hyoka.errors import HyokaNote, InputError
 from hyoka.judge import JudgeReport, JudgeWatcher, judge_plans, judges_json, run_judge
 from hyoka.mtbench.answers import load_answers, model_name
 from hyoka.mtbench.bench import Bench
@@ -117,12 +118,21 @@ def judge_constraints(
     and each model's result file beside the logs' folder (``benchmark_results``)."""
     from hyoka.jfbench import (
         JUDGE_MAX_TOKENS,
+        UPSTREAM_JUDGE,
         Response,
         judge_settings,
         plan_judged,
         verdicts_of,
     )
 
+    if UPSTREAM_JUDGE not in judge:
+        warnings.warn(
+            f"{judge} judges the judged constraints; upstream's default judge is "
+            f"{UPSTREAM_JUDGE} (openai/{UPSTREAM_JUDGE} on OpenRouter, reasoning effort "
+            "medium), whose verdicts its published numbers are",
+            HyokaNote,
+            stacklevel=2,
+        )
     bench = Bench.load(spec.name, data_dir, questions_only=True)
     built = _built(bench)
     wanted = [q.question_id for q in bench.questions][:limit] if limit else None
