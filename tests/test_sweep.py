@@ -28,8 +28,13 @@ from hyoka.signature import Signature
 from persistent_cache import session_cache_dir
 from wire_servers import OpenAIServer
 
-#: the scripted judge: Japanese MT-bench's prompts ask for "[[rating]]", ELYZA's for a number
-JUDGE_SCRIPT = [{"contains": "[[rating]]", "reply": "評価: [[6]]"}, {"reply": "4"}]
+#: the scripted judge (as the shipped example's): Japanese MT-bench's prompts ask for
+#: "[[rating]]", ELYZA's for a bare number
+JUDGE_SCRIPT = [
+    {"contains": "[[rating]]", "reply": "評価: [[6]]"},  # turn 1 (the instruction in the user turn)
+    {"contains": "Conversation with User|>", "reply": "評価: [[6]]"},  # turn 2
+    {"reply": "4"},
+]
 
 
 @pytest.fixture
@@ -134,6 +139,7 @@ def test_two_models_four_suites_one_table_and_the_report_opens_with_it(
         jmt = cells[f"{model} × jmt-bench.llm-jp × scripted"]
         elyza = cells[f"{model} × elyza-tasks-100 × scripted"]
         assert (jmt["score"], jmt["calls"], jmt["variant"]) == (6, 2 + 2, "llm-jp")
+        assert not [note for note in jmt["notes"] if "no rating" in note]  # both turns rated
         assert (elyza["score"], elyza["calls"]) == (4, 1 + 1)
         for judged in (jmt, elyza):  # every judged number names its judge, a dry run
             (judge,) = judged["judged_by"]

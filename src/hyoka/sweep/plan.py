@@ -220,7 +220,7 @@ def read_plan(path: Path) -> SweepPlan:
     the line and the key at the first problem."""
     raw, text = read_toml(path)
     where = _Where(path, text)
-    folder = path.parent
+    folder = path.parent.resolve()  # the same files and names from whatever folder it is run
     _check_keys(where, None, raw, _TOP, None)
     models, judges = raw.get("models"), raw.get("judges", {})
     if not isinstance(models, dict) or not models:
