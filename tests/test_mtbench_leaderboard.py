@@ -107,7 +107,9 @@ def test_csv_has_three_tables(bench: Bench) -> None:
     assert len(table) == 3 * (1 + 9)
     notes = lines[len(table) :]
     assert notes[0].startswith("# signature: hyoka:")
-    assert notes[0].endswith("|interval:two-level-bootstrap/0.95/resamples-2000/seed-0")
+    assert notes[0].endswith(
+        "|interval:two-level-bootstrap/0.95/resamples-2000/seed-0|headline:category-mean"
+    )
     # the judge its lines name (no hyoka manifest says which model answered)
     assert notes[1].startswith("# judged by: gpt-4o-mini (the name the judgments give; ")
     assert notes[2].startswith("# 95% CI: percentile bootstrap")
@@ -260,7 +262,8 @@ def test_every_format_carries_the_signature_and_flags_rows_judged_otherwise(
     assert entries["gpt-4"]["signature_differs"] == []
     assert entries["gpt-35-turbo"]["signature_differs"] == ["judge: gpt-4o vs gpt-4o-mini"]
     interval = "|interval:two-level-bootstrap/0.95/resamples-2000/seed-0"  # how the CIs were drawn
-    assert f"# signature: {board.signature.line}{interval}" in render(board, "csv").splitlines()
+    signed = f"# signature: {board.signature.line}{interval}|headline:category-mean"
+    assert signed in render(board, "csv").splitlines()
 
 
 def test_cli_formats_radar_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

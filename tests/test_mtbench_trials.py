@@ -206,6 +206,60 @@ def test_swallow_lines_hold_every_trial_as_upstream_writes_them(tmp_path: Path) 
     assert "swallow-evaluation show_result.py's score ± stdev" in md.stdout
 
 
+def test_swallow_cells_are_the_mean_of_per_trial_means_and_fastchat_pools_on_request(
+    tmp_path: Path,
+) -> None:
+    """``--variant swallow`` computes each category cell as swallow-evaluation's
+    ``show_result.py`` does (``calculate_averages`` over the category's lines: per trial
+    the mean of its rated turns, then the mean over trials), not FastChat's pooled mean:
+    with unrated replies in one trial the two differ. ``--headline turn-mean`` gives
+    FastChat's pooled cells instead, and each table signs its rule."""
+    ids = [q.question_id for q in Bench.load("jmt-bench", SHARED_DATA, "swallow").questions][:2]
+    answers = tmp_path / "m.jsonl"
+    _answers(answers, ids, 5)
+    script = _script(tmp_path / "script.jsonl", ids, 5)
+    # trial 0: one rated turn of each turn (a turn-1 hole holds its turn 2 too: that
+    # prompt shows the turn-1 answer)
+    unrated = {(ids[0], 1, 0), (ids[0], 2, 0)}
+    rules = [json.loads(line) for line in script.read_text(encoding="utf-8").splitlines()]
+    holes = [
+        {"contains": f"{'second' if t == 2 else 'ans'}-{q}-{i}\n", "reply": "no rating here"}
+        for q, t, i in sorted(unrated, key=lambda k: -k[1])  # turn 2 first, as above
+    ]
+    script.write_text("".join(json.dumps(r) + "\n" for r in holes + rules), encoding="utf-8")
+    out = tmp_path / "judged"
+    args = ["mtbench", "judge", "--bench", "jmt-bench", "--variant", "swallow", "-j"]
+    args += [f"scripted/{script}", "-a", str(answers), "--limit", "2", "--output-dir", str(out)]
+    judged = CliRunner().invoke(app, [*args, "--no-cache", "--data-dir", str(SHARED_DATA)])
+    assert judged.exit_code == 0, judged.output
+    lines = _lines(out / "m.jsonl")
+    assert sum(score == -1 for line in lines for score in line["score"]) == 2
+    (category,) = {q.category for q in Bench.load("jmt-bench", SHARED_DATA, "swallow").questions
+                   if q.question_id in ids}  # fmt: skip
+    variant = ["--variant", "swallow"]
+    own = _board(out / "m.jsonl", "jmt-bench", variant)[0]
+    pooled = _board(out / "m.jsonl", "jmt-bench", variant, "--headline", "turn-mean")[0]
+    for turn, key in ((None, None), (1, "turn1"), (2, "turn2")):
+        scores = [line["score"] for line in lines if turn is None or line["turn"] == turn]
+        upstream, _stdev = _calculate_averages(scores)
+        flat = [s for row in scores for s in row if s != -1]
+        cells = own if key is None else own[key]
+        fastchat = pooled if key is None else pooled[key]
+        assert cells["categories"][category] == pytest.approx(upstream)
+        assert fastchat["categories"][category] == pytest.approx(sum(flat) / len(flat))
+        assert upstream != pytest.approx(sum(flat) / len(flat))  # the rules differ here
+    assert own["overall"] == pytest.approx(own["swallow"]["score"])
+    assert (own["headline"], pooled["headline"]) == ("swallow-trials", "turn-mean")
+    md = CliRunner().invoke(
+        app,
+        ["mtbench", "leaderboard", "--bench", "jmt-bench", *variant, "--judgments",
+         str(out / "m.jsonl"), "--data-dir", str(SHARED_DATA)],
+    )  # fmt: skip
+    assert md.exit_code == 0, md.output
+    assert "|headline:swallow-trials" in md.stdout
+    assert "per trial the mean of its rated turns, then the mean over the trials" in md.stdout
+
+
 class StallingJudge(ReplayJudge):
     """Replies at once to the first ``after`` requests, then holds every reply until
     ``release`` is set (at most a minute): a run stops mid-way, a call in flight."""

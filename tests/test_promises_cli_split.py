@@ -39,6 +39,7 @@ from hyoka.judge import (
 from hyoka.judge.records import Aggregate
 from hyoka.mtbench import (
     FormatChoice,
+    HeadlineChoice,
     InjectionChoice,
     LangCheckChoice,
     LayoutChoice,
@@ -46,6 +47,7 @@ from hyoka.mtbench import (
 )
 from hyoka.mtbench import dialogue as mtbench_dialogue
 from hyoka.mtbench import generate as mtbench_generate
+from hyoka.mtbench import headline as mtbench_headline
 from hyoka.mtbench import langcheck as mtbench_langcheck
 from hyoka.mtbench import report as mtbench_report
 from hyoka.mtbench.spec import Layout
@@ -210,6 +212,7 @@ def test_worker_rates_add_up_the_events() -> None:
         (InjectionChoice, get_args(mtbench_dialogue.Injection)),
         (LangCheckChoice, get_args(mtbench_langcheck.Check)),
         (FormatChoice, get_args(mtbench_report.Format)),
+        (HeadlineChoice, tuple(mtbench_headline.RULES)),
         (ThinkingChoice, get_args(ThinkingRule)),
     ],
     ids=lambda v: v.__name__ if isinstance(v, type) else "",

@@ -171,8 +171,13 @@ def _assert_board(html: str, table_id: str, bench: Bench, files: list[Path]) -> 
         assert row[2][1] == f"[{bounds[0]}, {bounds[1]}]"
         assert int(row[-1][1]) == model.unrated
     assert board.signature is not None
-    # the signature names how the intervals (and the separability under them) were drawn
-    signed = board.signature.with_field("interval", IntervalSettings().signed).line
+    # the signature names how the intervals (and the separability under them) were drawn,
+    # and the rule its cells and "Overall" were computed by
+    signed = (
+        board.signature.with_field("interval", IntervalSettings().signed)
+        .with_field("headline", board.headline.name)
+        .line
+    )
     assert f'<code class="signature">{signed}</code>' in html.replace("&#x27;", "'")
     # under the table, its separability where two complete rows make a pair
     section = html.split(f'id="{table_id}"')[1].split("</section>")[0]

@@ -45,6 +45,7 @@ from hyoka.errors import InputError
 from hyoka.judge import MethodChoice
 from hyoka.mtbench import (
     FormatChoice,
+    HeadlineChoice,
     InjectionChoice,
     JudgeModeChoice,
     LangCheckChoice,
@@ -73,6 +74,19 @@ LayoutOption = Annotated[
         help="Files under --results-dir: hyoka (<bench>/model_answer/, <bench>/model_judgment/"
         "<judge>_single/<model>.jsonl) or upstream (where upstream's scripts look with "
         "--results-dir as their data/; mt-bench: mt_bench/..., one <judge>_single.jsonl).",
+    ),
+]
+
+
+HeadlineOption = Annotated[
+    HeadlineChoice | None,
+    typer.Option(
+        "--headline",
+        help="Compute the cells, Avg. and win rates by another script's rule than the "
+        "benchmark's own (signed in the table's signature): turn-mean (lm-sys FastChat's "
+        "show_result.py), category-mean (pfmt-bench-fin-ja), swallow-trials "
+        "(swallow-evaluation: per-trial means, then their mean), every-line "
+        "(ja-vicuna-qa-benchmark: every line and every pair in the denominator).",
     ),
 ]
 
@@ -143,15 +157,20 @@ def leaderboard_command(
             "and Markdown held equal, intervals resampling questions (--resamples, --seed).",
         ),
     ] = False,
+    headline: HeadlineOption = None,
 ) -> None:
     """Rank models by category: the mean of both turns' scores, overall as upstream has it.
 
-    Overall (Avg.): pfmt-fin the mean of the category means (its make_leaderboard.py),
-    mt-bench the mean of every rated turn (FastChat's show_result.py), elyza-tasks-100 the
-    mean of every rated task (Shaberi's; its published files read as it reads them, every
-    row counted, a repeated one too, and marked). Rule-based zeros
-    (no answer, wrong language) count; unrated turns (-1) do not, and rows with any are
-    marked with how many. Means are rounded half-up to two decimals in md and csv, full
+    Overall (Avg.) and each cell as the benchmark's own script computes them: pfmt-fin the
+    mean of the category means (its make_leaderboard.py), mt-bench the mean of every rated
+    turn (FastChat's show_result.py), elyza-tasks-100 the mean of every rated task
+    (Shaberi's; its published files read as it reads them, every row counted, a repeated
+    one too, and marked), jmt-bench --variant swallow per trial the mean of its rated turns,
+    then the mean over trials (swallow-evaluation's), ja-vicuna-qa the mean over every line
+    (its show_result.py; -1 counted). --headline turn-mean gives FastChat's rule instead;
+    the signature names the rule. Rule-based zeros (no answer, wrong language) count;
+    unrated turns (-1) count only in ja-vicuna-qa's mean over every line; rows with any
+    are marked with how many. Means are rounded half-up to two decimals in md and csv, full
     precision in json. Rows not judged on every turn are marked incomplete and ranked
     last; rows judged another way than most are marked; the table ends with its signature.
     Written to stdout, or replaced atomically in --output.
@@ -204,7 +223,7 @@ def leaderboard_command(
         bench, judgments, fmt=shown.value, output=output, per_turn=per_turn,
         radar=radar or (), rounds=rounds, seed=seed, resamples=resamples, variant=variant,
         mix_variants=mix_variants, answers=answers, style_control=style_control,
-        data_dir=data_dir,
+        data_dir=data_dir, headline=None if headline is None else headline.value,
     )  # fmt: skip
     if not isinstance(board, BenchBoard):  # Rakuda's ranking or rules' scores: a table or JSON
         _print_rakuda(board, shown.value)
@@ -477,6 +496,7 @@ def judge_command(
     thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
     control: ControlFeaturesOption = None,
     as_json: JsonOption = False,
+    headline: HeadlineOption = None,
 ) -> None:
     """Grade every turn with the benchmark's judge prompts and rating rules (resumable).
 
@@ -488,7 +508,10 @@ def judge_command(
     Pairwise, every model's Bradley-Terry rating is shown raw and style-controlled
     (arena-hard's length and Markdown features of the two answers, --control-features),
     with the judge's style coefficients; with --baseline also each model's
-    length-controlled win rate against it.
+    length-controlled win rate against it. Win rates count the turns as the benchmark's
+    own script does (ja-vicuna-qa: every pair in the denominator, a pair with a game
+    without a verdict a tie); --headline turn-mean counts them as FastChat does (pairs
+    without a verdict left out). The signature names the rule.
 
     Examples:
 
@@ -513,6 +536,7 @@ def judge_command(
         connection=Connection(base_url, provider_options(option), no_cache, concurrency),
         price_in=price_in, price_out=price_out,
         watcher=ShownJudging(announce="Judgment file: {}"),
+        headline=None if headline is None else headline.value,
     )  # fmt: skip
     if as_json:
         echo_json(done.to_json())
@@ -611,6 +635,7 @@ def _print_pairs(done: PairsJudged, as_json: bool) -> None:
     report, stats, controlled = done.report, done.stats, done.controlled
     if not as_json:
         print_table(win_table(done.counts, done.turns, controlled, [done.judge]))
+        say(f"win rates counted by {done.headline.name}: {done.headline.pair_note}")
         if controlled:
             say(
                 f"length-controlled: a model's win rate against {done.baseline} were their "
@@ -639,7 +664,7 @@ def _print_pairs(done: PairsJudged, as_json: bool) -> None:
             f"cost ${done.cost_usd:.4f}"
         )
         print_judge([done.judge])
-        print_signature(done.signature)
+        print_signature(done.signature.with_field("headline", done.headline.name))
     fail_if_no_verdict(report, done.judge.judge, done.output, "turn(s)")
 
 

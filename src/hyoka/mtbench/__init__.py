@@ -15,12 +15,14 @@ from hyoka.mtbench.answers import (
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.choices import (
     FormatChoice,
+    HeadlineChoice,
     InjectionChoice,
     JudgeModeChoice,
     LangCheckChoice,
     LayoutChoice,
     TemplateChoice,
 )
+from hyoka.mtbench.constraint_checked import ConstraintBoard, ConstraintsJudged
 from hyoka.mtbench.generate import (
     GeneratePlan,
     GenerateReport,
@@ -108,7 +110,6 @@ from hyoka.mtbench.registry import (
     spec_named,
     variant_names,
 )
-from hyoka.mtbench.constraint_checked import ConstraintBoard, ConstraintsJudged
 from hyoka.mtbench.report import board_judges, render
 from hyoka.mtbench.rule_checked import RuleBoard
 from hyoka.mtbench.run import (
@@ -155,6 +156,7 @@ from hyoka.mtbench.verify import (
 )
 
 __all__ = [
+    "CONSTRAINT_CHECKED",
     "DRAWN_MATCHES",
     "FASTCHAT_JUDGING",
     "INCORRECT_LANGUAGE",
@@ -163,20 +165,20 @@ __all__ = [
     "RADAR_SUFFIXES",
     "RESULTS",
     "RULE_CHECKED",
-    "CONSTRAINT_CHECKED",
-    "ConstraintBoard",
-    "ConstraintsJudged",
     "AnswerRecord",
     "AnswersGenerated",
     "Bench",
     "BenchBoard",
     "BenchJudging",
     "BenchSpec",
+    "ConstraintBoard",
+    "ConstraintsJudged",
     "FormatChoice",
     "GeneratePlan",
     "GenerateReport",
     "GenerationDefaults",
     "GradeRatings",
+    "HeadlineChoice",
     "InjectionChoice",
     "IntervalSettings",
     "JudgeModeChoice",

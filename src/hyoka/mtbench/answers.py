@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from hyoka.errors import InputError
+from hyoka.errors import DataError, InputError
 from hyoka.mtbench.bench import AnswerSet, Bench
 from hyoka.mtbench.records import AnswerChoice, AnswerRecord
 from hyoka.mtbench.spec import Layout
@@ -37,10 +37,7 @@ def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
     for number, record in read_records(path, AnswerRecord):
         where = f"{path}:{number}"
         if record.question_id not in known:
-            raise InputError(
-                f"{where}: question_id {record.question_id} is not a {bench.spec.title} "
-                "question (an answer file of another benchmark?)"
-            )
+            raise InputError(f"{where}: {_unknown_question(record, bench)}")
         for choice in record.choices:
             turns = len(choice.turns)
             if turns < needed or turns > bench.spec.turns:
@@ -67,6 +64,40 @@ def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
                 "in the file (one model per answer file)"
             )
         yield number, record
+
+
+def _unknown_question(record: AnswerRecord, bench: Bench) -> str:
+    """Why ``record`` is refused: its question is none of ``bench``'s (its variant's), and
+    the other variants whose questions hold it with the turns it answers, where there are
+    any (``--variant`` reads the file under one of them, never under this one)."""
+    title = bench.spec.title
+    if bench.variant is None:
+        return (
+            f"question_id {record.question_id} is not a {title} question (an answer file of "
+            "another benchmark?)"
+        )
+    turns = {len(choice.turns) for choice in record.choices}
+    found = []
+    for variant in bench.spec.variants:
+        if variant == bench.variant:
+            continue
+        try:
+            other = Bench.load(bench.spec.name, bench.folder.parent, variant.name,
+                               questions_only=True)  # fmt: skip
+        except DataError:  # its files missing or not the pinned ones
+            continue
+        fits = all(max(other.turns) <= count <= bench.spec.turns for count in turns)
+        if record.question_id in other.by_id and fits:
+            found.append(variant.name)
+    shown = f"question_id {record.question_id} is not a question of {title} variant"
+    if not found:
+        return f"{shown} {bench.variant.name} (an answer file of another benchmark?)"
+    several = len(found) > 1
+    return (
+        f"{shown} {bench.variant.name}; variant{'s' if several else ''} {', '.join(found)} "
+        f"ask{'' if several else 's'} it with the turns answered here: `variant` names the "
+        "one these answers were generated under (the file does not say which)"
+    )
 
 
 def answer_model_id(model: str, name: str | None = None) -> str:

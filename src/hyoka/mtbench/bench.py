@@ -25,6 +25,7 @@ from hyoka.data import fetch_hint, resolve_data_dir
 from hyoka.errors import DataError, InputError, MissingDataError
 from hyoka.judge import RatingRules, Reask
 from hyoka.mtbench.dialogue import DialogueStyle
+from hyoka.mtbench.headline import HeadlineRule
 from hyoka.mtbench.prompt_formats import JudgePrompt as JudgePrompt  # rakuda reads it here
 from hyoka.mtbench.prompt_formats import reask_name
 from hyoka.mtbench.question_formats import Question
@@ -197,6 +198,14 @@ class Bench:
         if self.variant is not None and self.variant.dialogue is not None:
             return self.variant.dialogue
         return self.spec.dialogue
+
+    @property
+    def headline(self) -> HeadlineRule:
+        """How upstream's script computes the table (``mtbench.headline``): the variant's
+        rule, else the benchmark's."""
+        if self.variant is not None and self.variant.headline is not None:
+            return self.variant.headline
+        return self.spec.headline
 
     @property
     def rating_rules(self) -> RatingRules:

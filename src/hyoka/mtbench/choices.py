@@ -2,8 +2,8 @@
 ``--help`` and refuses any other value with one line, before any file is read.
 
 Each enum spells exactly the values of the library type it stands for (``Layout``,
-``Template``, ``Injection``, ``Check``, ``Format``), which a test holds them to; the
-library goes on taking those values (a member is the string it spells).
+``Template``, ``Injection``, ``Check``, ``Format``, ``headline.RULES``), which a test holds
+them to; the library goes on taking those values (a member is the string it spells).
 """
 
 from __future__ import annotations
@@ -47,6 +47,16 @@ class FormatChoice(StrEnum):
     MD = "md"
     CSV = "csv"
     JSON = "json"
+
+
+class HeadlineChoice(StrEnum):
+    """Which script's rule computes a table's cells, "Avg." and win rates
+    (``headline.RULES``): FastChat's ``turn-mean`` beside each benchmark's own."""
+
+    TURN_MEAN = "turn-mean"
+    CATEGORY_MEAN = "category-mean"
+    SWALLOW_TRIALS = "swallow-trials"
+    EVERY_LINE = "every-line"
 
 
 class JudgeModeChoice(StrEnum):

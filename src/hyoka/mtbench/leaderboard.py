@@ -1,9 +1,13 @@
 """The per-category leaderboard from single-grading judgment files (the paper's Table 1).
 
-Per model and category: the mean of both turns' scores, rule-based zeros (no answer, wrong
-language) included and -1 (no rating) left out; overall: the headline as the benchmark's
-upstream computes it (``BenchSpec.headline``): pfmt-bench-fin-ja the plain mean of the
-category means, MT-bench (FastChat's ``show_result.py``) the mean over every rated turn.
+Per model and category a cell, and overall the headline ("Avg."), each as the benchmark's
+upstream script computes them (a rule object, ``mtbench.headline``: the variant's, else
+``BenchSpec.headline``; ``--headline`` names another, and the table's signature names the
+rule): rule-based zeros (no answer, wrong language) always count; pfmt-bench-fin-ja's
+headline is the plain mean of the category means, MT-bench's (FastChat's ``show_result.py``)
+the mean over every rated turn, -1 (no rating) left out of both; swallow-evaluation's cells
+are means of per-trial means; ja-vicuna-qa-benchmark's means are over every line read, -1
+included.
 Means are kept as exact fractions and rounded half-up only for display, so a mean of
 exactly 8.125 shows as 8.13 (binary floats and Python's ``round`` would give 8.12).
 
@@ -43,6 +47,7 @@ from typing import ClassVar
 from hyoka.errors import InputError
 from hyoka.judge import JudgedBy, judged_by
 from hyoka.mtbench.bench import Bench
+from hyoka.mtbench.headline import CATEGORY_MEAN, HeadlineRule, Tally
 from hyoka.mtbench.judged_variant import (
     UNKNOWN,
     UNPROVEN,
@@ -59,7 +64,6 @@ from hyoka.mtbench.records import (
     TrialsJudgmentLine,
 )
 from hyoka.mtbench.shaberi import shaberi_judge, shaberi_judgments, shaberi_model
-from hyoka.mtbench.spec import Headline
 from hyoka.signature import Signature, SignatureType, common_signature, only_when_set
 from hyoka.store import (
     MANIFEST_SUFFIX,
@@ -92,18 +96,18 @@ def display_name(model: str, bench: Bench) -> str:
 
 @dataclass
 class ModelScores:
-    """One model's scores, summed exactly, by category and by turn."""
+    """One model's scores, summed exactly, by category, turn and trial; its means are
+    ``headline``'s (``mtbench.headline``: the rule of the benchmark's own script)."""
 
     model: str
     categories: tuple[str, ...]
-    _sums: dict[tuple[str, int], Fraction] = field(default_factory=lambda: defaultdict(Fraction))
-    _counts: dict[tuple[str, int], int] = field(default_factory=lambda: defaultdict(int))
+    _tallies: dict[tuple[str, int, int], Tally] = field(default_factory=lambda: defaultdict(Tally))
     judged: int = 0
     unrated: int = 0
     #: rows of a task already judged in the same file, counted again (Shaberi's files)
     repeated: int = 0
     signature: Signature | None = None
-    headline: Headline = "category-mean"
+    headline: HeadlineRule = CATEGORY_MEAN
     #: every rating by (question, turn, trial), exactly; unrated turns left out
     ratings: dict[tuple[int, int, int], Fraction] = field(default_factory=dict)
     #: the answers judged per dialogue (1 + the highest trial seen)
@@ -129,35 +133,41 @@ class ModelScores:
         else:
             self.judged += 1
         self.trials = max(self.trials, trial + 1)
+        cell = self._tallies[category, turn, trial]
         if score == NO_RATING:
             self.unrated += 1
+            cell.unrated += 1
             return
         # through str: the float 8.1 means the decimal 8.1, not its binary neighbour
         exact = Fraction(Decimal(str(score)))
-        self._sums[category, turn] += exact
-        self._counts[category, turn] += 1
+        cell.total += exact
+        cell.rated += 1
         self.ratings.setdefault((question_id, turn, trial), exact)
 
+    def tally(self, categories: Collection[str], turns: Collection[int]) -> dict[int, Tally]:
+        """Per trial, the judged turns of ``categories`` and ``turns`` summed
+        (``headline.Tallies``)."""
+        found: dict[int, Tally] = {}
+        for (category, turn, trial), cell in sorted(self._tallies.items()):
+            if category in categories and turn in turns:
+                found.setdefault(trial, Tally()).add(cell)
+        return found
+
     def category_mean(self, category: str, turn: int | None = None) -> Fraction | None:
-        turns = (1, 2) if turn is None else (turn,)
-        count = sum(self._counts[category, t] for t in turns)
-        if not count:
-            return None
-        return sum((self._sums[category, t] for t in turns), Fraction()) / count
+        """The category's cell over ``turn`` (both: ``None``) by the headline rule."""
+        return self.headline.cell(self, category, _turns(turn))
 
     def means(self, turn: int | None = None) -> dict[str, Fraction | None]:
         return {c: self.category_mean(c, turn) for c in self.categories}
 
     def overall(self, turn: int | None = None) -> Fraction | None:
-        """The headline over ``turn`` (both: ``None``) by the benchmark's rule: the mean of
-        the category means (categories without any rated turn are skipped), or for
-        ``turn-mean`` the mean of every rated turn; ``None`` without a rated turn."""
-        if self.headline == "turn-mean":
-            keys = [(c, t) for c in self.categories for t in ((1, 2) if turn is None else (turn,))]
-            count = sum(self._counts[key] for key in keys)
-            return sum((self._sums[key] for key in keys), Fraction()) / count if count else None
-        present = [m for m in self.means(turn).values() if m is not None]
-        return sum(present, Fraction()) / len(present) if present else None
+        """The headline over ``turn`` (both: ``None``) by the benchmark's rule
+        (``headline``); ``None`` without a rated turn."""
+        return self.headline.overall(self, self.categories, _turns(turn))
+
+
+def _turns(turn: int | None) -> tuple[int, ...]:
+    return (1, 2) if turn is None else (turn,)
 
 
 @dataclass(frozen=True)
@@ -168,6 +178,8 @@ class Leaderboard:
     #: every judgment the table was built from, each once, in file order (the report's
     #: per-question pages show them without reading the files again)
     lines: tuple[SingleJudgmentLine, ...] = ()
+    #: the rule every row's cells and "Avg." are computed by, signed in the table's signature
+    headline: HeadlineRule = CATEGORY_MEAN
 
     def ranked(self, turn: int | None = None) -> list[ModelScores]:
         """Best overall first (ties by name), as upstream sorts; incomplete rows after all
@@ -380,6 +392,7 @@ def build_leaderboard(
     *,
     mix_variants: bool = False,
     models: Mapping[Path, Collection[str]] | None = None,
+    headline: HeadlineRule | None = None,
 ) -> Leaderboard:
     """Read every judgment; an ``InputError`` at the first line that cannot be right.
 
@@ -391,7 +404,10 @@ def build_leaderboard(
     of the benchmark (or under another than ``bench``'s, or under none that their files
     show: ``row_signatures``) are refused unless ``mix_variants``: then each row keeps its
     variant in its signature, and rows unlike most are marked with it. ``models``: the
-    models whose rows to read from a file (the others' lines are left out); by default all."""
+    models whose rows to read from a file (the others' lines are left out); by default all.
+    ``headline``: the rule its cells and "Avg." are computed by (``mtbench.headline``); by
+    default the benchmark's own (``Bench.headline``: its variant's, else its definition's)."""
+    rule = headline or bench.headline
     questions = bench.by_id
     scores: dict[str, ModelScores] = {}
     seen: dict[tuple[str, int, int, int], Path] = {}
@@ -421,9 +437,7 @@ def build_leaderboard(
                 )
             seen[key] = path
             if line.model not in scores:
-                scores[line.model] = ModelScores(
-                    line.model, bench.spec.categories, headline=bench.spec.headline
-                )
+                scores[line.model] = ModelScores(line.model, bench.spec.categories, headline=rule)
             row = scores[line.model]
             if judge not in row.judges:
                 row.judges.append(judge)
@@ -444,14 +458,14 @@ def build_leaderboard(
         raise InputError(f"nothing to rank: no judgment in {shown}")
     for model, path in unjudged_models(bench, judged, scores, models).items():
         # named but without a line: its row says so (0 of N turns), never left out
-        scores[model] = ModelScores(model, bench.spec.categories, headline=bench.spec.headline)
+        scores[model] = ModelScores(model, bench.spec.categories, headline=rule)
         if read_manifest(path) is not None:
             scores[model].signature = file_signature(path, bench, [])
             scores[model].judges.append(judged_by(path))
     if not mix_variants:
         _refuse_mixed_variants(bench, variants)
     expected = len(bench.turns) * len(questions)
-    return Leaderboard(bench, tuple(scores.values()), expected, tuple(every))
+    return Leaderboard(bench, tuple(scores.values()), expected, tuple(every), rule)
 
 
 def _named_models(path: Path, bench: Bench, judged: Mapping[Path, set[str]]) -> list[str]:

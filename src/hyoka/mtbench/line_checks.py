@@ -31,7 +31,7 @@ from pathlib import Path
 
 from hyoka.errors import DataError, InputError
 from hyoka.mtbench.bench import Bench
-from hyoka.mtbench.judged_variant import prompt_fits
+from hyoka.mtbench.judged_variant import VariantBenches, prompt_fits
 from hyoka.mtbench.question_formats import Question
 from hyoka.mtbench.records import (
     NO_RATING,
@@ -48,10 +48,18 @@ def _of(bench: Bench) -> str:
     return title if bench.variant is None else f"{title} variant {bench.variant.name}"
 
 
-def _elsewhere(bench: Bench) -> str:
-    """Where a line that does not fit ``bench`` may come from, and what to do about it."""
+def _elsewhere(bench: Bench, judged: tuple[int | str, int, str] | None = None) -> str:
+    """Where a line that does not fit ``bench`` may come from, and what to do about it;
+    ``judged`` (question id, turn, judged prompt): the line's, whose variant is then named
+    where another of the benchmark's builds that prompt (``judged_under``)."""
     if bench.variant is None:
         return "a judgment file of another benchmark?"
+    found = judged_under(bench, *judged) if judged is not None else []
+    if found:
+        return (
+            f"judged under variant {' or '.join(found)}: `variant` {found[0]} reads it, "
+            "`mix_variants` ranks rows of several on that one's questions"
+        )
     return (
         "judged under another variant? `variant` reads it as the one it was judged under, "
         "`mix_variants` ranks rows of several on this one's questions; or a judgment file "
@@ -135,14 +143,40 @@ def check_judged_prompt(
         if not prompt_fits(filled[0], filled[1], text):
             raise InputError(
                 f"{where}: the judged prompt ({field}) is not {_of(bench)}'s {name} prompt "
-                f"for question {question.written_id} turn {turn} ({_elsewhere(bench)})"
+                f"for question {question.written_id} turn {turn} "
+                f"({_elsewhere(bench, (question.question_id, turn, text))})"
             )
         return
     if not all(asked in text for asked in question.turns[:turn]):
         raise InputError(
             f"{where}: the judged conversation is not {_of(bench)} question "
-            f"{question.written_id} turn {turn} ({_elsewhere(bench)})"
+            f"{question.written_id} turn {turn} "
+            f"({_elsewhere(bench, (question.question_id, turn, text))})"
         )
+
+
+def judged_under(bench: Bench, question_id: int | str, turn: int, text: str) -> list[str]:
+    """The other variants of ``bench``'s benchmark whose judge prompt for ``turn`` of
+    question ``question_id`` the judged prompt ``text`` is (``prompt_fits``), in the
+    benchmark's order: what a refusal names, so that a number is read under the variant
+    it was judged under and never under another. Read only on the way to an error."""
+    load = VariantBenches(bench.spec, bench.folder.parent)
+    found = []
+    for variant in bench.spec.variants:
+        other = None if variant == bench.variant else load(variant)
+        question = None
+        if other is not None and isinstance(question_id, int):  # FastChat's ids are whole
+            question = other.by_id.get(question_id)
+        if other is None or question is None or turn not in other.turns:
+            continue
+        try:
+            template = other.judge_prompt(question, turn).prompt_template
+            known = other.question_fields(question)
+        except (DataError, InputError):  # no such prompt, or no reference for the question
+            continue
+        if prompt_fits(template, known, text):
+            found.append(variant.name)
+    return found
 
 
 def _template(bench: Bench, name: str, question: Question) -> tuple[str, dict[str, str]] | None:

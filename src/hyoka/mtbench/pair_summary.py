@@ -36,6 +36,7 @@ from hyoka.judge import (
     style_rated_per_method,
     win_counts,
 )
+from hyoka.mtbench.headline import FASTCHAT_RULE, HeadlineRule
 from hyoka.mtbench.pairwise import TurnLengths, TurnStyles
 from hyoka.mtbench.records import PairJudgmentLine
 from hyoka.stats import STYLE_CONTROLS, LengthControlled, RawAndControlled
@@ -46,12 +47,18 @@ Turn = tuple[int, int, str]
 
 
 def method_counts(
-    records: Sequence[PairJudgmentLine], methods: Collection[str]
+    records: Sequence[PairJudgmentLine],
+    methods: Collection[str],
+    rule: HeadlineRule = FASTCHAT_RULE,
 ) -> dict[str, dict[str, WinCounts]]:
-    """Per method, per model (first seen first): wins, losses, ties, invalid verdicts."""
+    """Per method, per model (first seen first): wins, losses, ties, invalid verdicts, each
+    turn counted as ``rule`` counts it (``HeadlineRule.pair_verdict``: FastChat's leaves a
+    turn without a verdict out of the rates, ja-vicuna-qa-benchmark's counts every one)."""
     outcomes = [record.outcome() for record in records]
     return {
-        method: win_counts((o.x, o.y, o.verdicts.get(method)) for o in outcomes)
+        method: win_counts(
+            (o.x, o.y, rule.pair_verdict(o.verdicts.get(method), o.letters)) for o in outcomes
+        )
         for method in methods
     }
 

@@ -106,13 +106,6 @@ SWALLOW_NOTE = (
 )
 
 
-#: how each headline rule reads in the notes under a table
-HEADLINE_NOTES = {
-    "category-mean": "Avg.: mean of the category means (upstream's make_leaderboard.py)",
-    "turn-mean": "Avg.: mean of every rated turn (FastChat's show_result.py)",
-}
-
-
 def board_judges(board: Leaderboard) -> list[JudgedBy]:
     """The judges that answered the table's rows (``judge.judged_by`` of each file), each
     once, best row first."""
@@ -149,7 +142,8 @@ def notes(
     interval = interval or IntervalSettings()
     lines = []
     if board.signature is not None:
-        lines.append(f"signature: {board.signature.with_field('interval', interval.signed).line}")
+        signed = board.signature.with_field("interval", interval.signed)
+        lines.append(f"signature: {signed.with_field('headline', board.headline.name).line}")
     judges = board_judges(board)
     if judges:
         lines.append(f"judged by: {judges_shown(judges)}")
@@ -164,7 +158,7 @@ def notes(
         "Avg.: mean of every rated task, no rating (-1, null) left out (Shaberi's mean "
         "score, its results notebook's pandas mean; a row its files repeat counts again)"
         if shaberi
-        else HEADLINE_NOTES[board.bench.spec.headline]
+        else board.headline.note
     )
     if length is not None:
         lines.append(length.note)
@@ -180,7 +174,7 @@ def notes(
         if model.unrated:
             lines.append(
                 f"{name}: {model.unrated} of {model.judged} judged turns unrated (no rating, "
-                "-1), left out of its means"
+                f"-1), {board.headline.unrated_note}"
             )
         if model.repeated:
             lines.append(
@@ -419,7 +413,7 @@ def to_json(
                 **({"swallow": _swallow_json(model, turn)} if swallow else {}),
                 "categories": {c: _number(model.category_mean(c, turn)) for c in categories},
             }
-        entry["headline"] = board.bench.spec.headline
+        entry["headline"] = board.headline.name
         entry["separability"] = None if separated is None else separated.to_json()
         entry["trials"] = model.trials
         entry["judged_turns"] = model.judged

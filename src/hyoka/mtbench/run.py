@@ -66,6 +66,7 @@ from hyoka.mtbench.generate import (
     parse_temperatures,
 )
 from hyoka.mtbench.grade_battles import GradeRatings, grade_ratings_of
+from hyoka.mtbench.headline import FASTCHAT_RULE, HeadlineRule, headline_rule
 from hyoka.mtbench.judge import (
     BenchJudging,
     default_judge_name,
@@ -218,6 +219,9 @@ class PairsJudged(_Priced):
     signature: Signature
     price_in: float = 0.0
     price_out: float = 0.0
+    #: how ``counts`` count a turn (``mtbench.headline``: the benchmark's own rule, or
+    #: FastChat's, whose denominator leaves a turn without a verdict out)
+    headline: HeadlineRule = FASTCHAT_RULE
 
     @property
     def games_without_logprobs(self) -> int:
@@ -240,7 +244,7 @@ class PairsJudged(_Priced):
             "style_controlled": {method: r.to_json() for method, r in self.rated.items()},
             "no_logprobs": [{"turn": label, "games": games} for label, games in self.lacking],
             "judged_by": self.judge.to_json(), "dry_run": self.judge.dry_run,
-            SIGNATURE_KEY: self.signature.to_json(),
+            "headline": self.headline.name, SIGNATURE_KEY: self.signature.to_json(),
         }  # fmt: skip
 
 
@@ -298,6 +302,7 @@ def judge_bench(
     price_in: float = 0.0,
     price_out: float = 0.0,
     watcher: JudgeWatcher | None = None,
+    headline: str | None = None,
 ) -> TurnsJudged | PairsJudged | MatchesJudged | ConstraintsJudged:
     """Judge the answer files of ``bench`` (its ``variant``) with ``judge``: every turn
     graded (``mode`` single), or compared in pairs (pairwise: every pair of files, or each
@@ -306,8 +311,11 @@ def judge_bench(
     built and every rule applied before the judge is connected; judgment files go under
     ``results_dir`` in ``layout`` (or into ``output_dir``) and are continued only by the
     same judge with the same settings. What is done is the benchmark's judging protocol's
-    (``COMMANDS``)."""
+    (``COMMANDS``). ``headline``: the rule (``mtbench.headline.RULES``) a pairwise run's
+    win rates are counted by, by default the benchmark's own."""
     paths("answers", answers)
+    if headline is not None:
+        headline_rule(headline)  # an unknown name refused before any file is read
     at_least_one("limit", limit)
     call = JudgeCall(
         judge=judge, answers=tuple(answers), bench=bench, variant=variant, mode=mode,
@@ -317,7 +325,7 @@ def judge_bench(
         control_features=None if control_features is None else tuple(control_features),
         matches=matches, seed=seed, thinking=thinking, data_dir=data_dir,
         connection=connection or Connection(), price_in=price_in, price_out=price_out,
-        watcher=watcher,
+        watcher=watcher, headline=headline,
     )  # fmt: skip
     return commands_of(bench).judge(call)
 
@@ -350,6 +358,7 @@ class JudgeCall:
     price_in: float
     price_out: float
     watcher: JudgeWatcher | None
+    headline: str | None = None
 
 
 def _refuse_unused(bench: str, given: dict[str, object]) -> None:
@@ -368,6 +377,8 @@ def _judge_fastchat(call: JudgeCall) -> TurnsJudged | PairsJudged:
         call.baseline is not None or call.method is not None or call.control_features is not None
     ):
         raise InputError("`baseline`, `method` and `control_features` are for `mode` pairwise")
+    if call.mode == "single" and call.headline is not None:
+        raise InputError("`headline` is for `mode` pairwise (the leaderboard takes it for grades)")
     judge, connection, thinking, limit = call.judge, call.connection, call.thinking, call.limit
     files = parse_layout(call.layout)
     loaded = Bench.load(call.bench, call.data_dir, call.variant)
@@ -388,9 +399,10 @@ def _judge_fastchat(call: JudgeCall) -> TurnsJudged | PairsJudged:
         plan = plan_matches(loaded, made, settings, output, how, methods)
         styles = turn_styles(loaded, made)
         controls = call.control_features or STYLE_CONTROLS
+        rule = loaded.headline if call.headline is None else headline_rule(call.headline)
         return _judge_pairs(
             plan, connection.connect(judge), call.baseline, styles, controls, call.price_in,
-            call.price_out, call.watcher,
+            call.price_out, call.watcher, rule,
         )  # fmt: skip
     settings = JudgeSettings.for_judge(
         judge, base_url=connection.base_url, max_tokens=max_tokens, thinking=signed_rule(thinking)
@@ -444,6 +456,7 @@ def _judge_pairs(
     price_in: float,
     price_out: float,
     watcher: JudgeWatcher | None,
+    rule: HeadlineRule,
 ) -> PairsJudged:
     if watcher is not None:
         watcher.planned(plan.output)
@@ -456,10 +469,11 @@ def _judge_pairs(
         controlled = length_controlled(lines, methods, baseline, lengths)
     lacking = no_logprobs(lines) if "prob" in methods else []
     return PairsJudged(
-        plan.output, method_counts(lines, methods), len(lines), baseline, controlled,
+        plan.output, method_counts(lines, methods, rule), len(lines), baseline, controlled,
         style_controlled(lines, methods, styles, controls),
         [(turn_label(line, which), which) for line, which in lacking], tuple(plan.run.rules),
         report, client.stats, run_judge(judged.run), judged.run.signature(), price_in, price_out,
+        rule,
     )  # fmt: skip
 
 
@@ -467,7 +481,8 @@ def _judge_matches(call: JudgeCall) -> MatchesJudged:
     """Rakuda has its own draw and ranking: a parameter it does not use is one error,
     never silently ignored."""
     _refuse_unused(call.bench, {"variant": call.variant, "baseline": call.baseline,
-                                "method": call.method, "limit": call.limit})  # fmt: skip
+                                "method": call.method, "limit": call.limit,
+                                "headline": call.headline})  # fmt: skip
     if call.mode != "pairwise" or call.matches is None:
         raise InputError(f"`bench` {call.bench} is judged with `mode` pairwise `matches` N")
     plan = plan_rakuda_judging(
@@ -491,7 +506,7 @@ def _judge_constraints(call: JudgeCall) -> ConstraintsJudged:
     """Every constraint of every answered entry decided, by rule or by the judge."""
     _refuse_unused(call.bench, {"variant": call.variant, "baseline": call.baseline,
                                 "method": call.method, "control_features": call.control_features,
-                                "matches": call.matches})  # fmt: skip
+                                "matches": call.matches, "headline": call.headline})  # fmt: skip
     return judge_constraints(
         definition(call.bench), call.judge, call.answers,
         judge_name=call.judge_name or default_judge_name(call.judge),
@@ -570,6 +585,7 @@ def bench_leaderboard(
     answers: Sequence[Path] | None = None,
     style_control: bool = False,
     data_dir: Path | None = None,
+    headline: str | None = None,
 ) -> BenchBoard | RakudaRanking | RuleBoard | ConstraintBoard:
     """Rank the models of ``judgments`` (default: the benchmark's published judgments) by
     category, as upstream ranks them, with intervals (``resamples`` draws, ``seed``), in
@@ -579,8 +595,12 @@ def bench_leaderboard(
     its own Bradley-Terry fit (``rounds``, ``seed``); a rule-checked one (M-IFEval-Ja) by
     its rules, ``judgments`` being its answer files (default: upstream's published ones).
     Rows incomplete, unrated, repeated or without answers are named in ``HyokaWarning``s.
-    What is done is the benchmark's judging protocol's (``COMMANDS``)."""
+    What is done is the benchmark's judging protocol's (``COMMANDS``). ``headline``: the
+    rule (``mtbench.headline.RULES``) the cells and "Avg." are computed by, by default the
+    benchmark's own; signed in the table's signature."""
     one_of("fmt", fmt, get_args(Format))
+    if headline is not None:
+        headline_rule(headline)  # an unknown name refused before any file is read
     arguments.resamples(resamples)
     for name, listed in {"judgments": judgments, "radar": radar, "answers": answers}.items():
         paths(name, listed)
@@ -590,7 +610,7 @@ def bench_leaderboard(
         output=output, per_turn=per_turn, radar=tuple(radar), rounds=rounds, seed=seed,
         resamples=resamples, variant=variant, mix_variants=mix_variants,
         answers=None if answers is None else tuple(answers), style_control=style_control,
-        data_dir=data_dir,
+        data_dir=data_dir, headline=headline,
     )  # fmt: skip
     return commands_of(bench).leaderboard(call)
 
@@ -614,13 +634,14 @@ class BoardCall:
     answers: tuple[Path, ...] | None
     style_control: bool
     data_dir: Path | None
+    headline: str | None = None
 
 
 def _board_options(call: BoardCall) -> dict[str, object]:
     """The options of FastChat's leaderboard alone, which the other protocols refuse."""
     return {"radar": call.radar, "variant": call.variant, "mix_variants": call.mix_variants,
             "answers": call.answers, "style_control": call.style_control,
-            "output": call.output}  # fmt: skip
+            "output": call.output, "headline": call.headline}  # fmt: skip
 
 
 def _rule_board(call: BoardCall) -> RuleBoard:
@@ -669,7 +690,8 @@ def _fastchat_board(call: BoardCall) -> BenchBoard:
     loaded = Bench.load(call.bench, call.data_dir, call.variant, questions_only=True)
     folders = list(call.judgments or ()) or [loaded.folder / loaded.spec.published_judgments]
     files = judgment_files(folders, shaberi=loaded.spec.question_format.upstream_judgments)
-    board = build_leaderboard(loaded, files, mix_variants=call.mix_variants)
+    rule = None if call.headline is None else headline_rule(call.headline)
+    board = build_leaderboard(loaded, files, mix_variants=call.mix_variants, headline=rule)
     _warn_of_rows(board)
     length = grades = None
     if answers:
@@ -733,7 +755,7 @@ def _warn_of_rows(board: Leaderboard) -> None:
     for model in board.models:
         if model.unrated:
             _warn(f"{model.model}: {model.unrated} of {model.judged} judged turns have no "
-                  "rating (-1), left out of its means (marked unrated)")  # fmt: skip
+                  f"rating (-1), {board.headline.unrated_note} (marked unrated)")  # fmt: skip
         if model.repeated:
             _warn(f"{model.model}: {model.repeated} turn(s) judged again in its file, each "
                   "judgment counted as upstream's mean counts them (marked repeated)")  # fmt: skip

@@ -22,6 +22,7 @@ from typing import Literal
 from hyoka.errors import InputError
 from hyoka.judge import PFMT_UPSTREAM, Method, RatingRules, VerdictOutput
 from hyoka.mtbench.dialogue import JAPANESE_DIALOGUE, DialogueStyle
+from hyoka.mtbench.headline import CATEGORY_MEAN, HeadlineRule
 from hyoka.mtbench.prompt_formats import FASTCHAT_PROMPTS, PromptFormat
 from hyoka.mtbench.question_formats import FASTCHAT_QUESTIONS, QuestionFormat
 from hyoka.mtbench.variant import Variant
@@ -29,11 +30,6 @@ from hyoka.mtbench.variant import Variant
 #: A rule that scores a turn 0 without calling the judge: an empty answer ("No answer"),
 #: or one fastText says is in the wrong language ("Incorrect language").
 ZeroRule = Literal["no-answer", "language"]
-#: How upstream computes a model's headline score from its rated turns (-1 left out):
-#: ``category-mean``, the mean of the category means (pfmt-bench-fin-ja's
-#: ``make_leaderboard.py``); ``turn-mean``, the mean over every rated turn (FastChat's
-#: ``show_result.py``). The two differ once a category has fewer rated turns than another.
-Headline = Literal["category-mean", "turn-mean"]
 #: how upstream's table counts a turn judged more than once in one file (see ``BenchSpec``)
 RepeatedTurns = Literal["drop-identical", "every"]
 #: Where answers and judgments go under the results folder: ``hyoka``'s tree
@@ -193,8 +189,10 @@ class BenchSpec:
     #: ``show_result.py`` (pfmt-bench-fin-ja uses it as it is) counts two games that
     #: disagree as a tie, which is ``bs2``; its judge calls ask for no log probabilities
     pair_method: Method = "bs2"
-    #: how the leaderboard's headline (its "Avg." column) is computed, as upstream does
-    headline: Headline = "category-mean"
+    #: how upstream's script computes the table from the judgments (an object,
+    #: ``mtbench.headline``: a category's cell, the headline "Avg.", a pair's count in a
+    #: win rate), signed in the table's signature; a variant may carry its own
+    headline: HeadlineRule = CATEGORY_MEAN
     #: the lowest and highest score a judged turn can have (the judge's rating range, and
     #: 0 where a rule scores a turn without the judge); every reader of judgment files
     #: (leaderboard, verify, report, judge meta) refuses or counts a score outside it

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from hyoka.judge import FASTCHAT, RatingRules
 from hyoka.mtbench.dialogue import DialogueStyle
+from hyoka.mtbench.headline import HeadlineRule
 from hyoka.mtbench.prompt_formats import FASTCHAT_PROMPTS, PromptFormat
 
 
@@ -72,6 +73,10 @@ class Variant:
     #: turn, its ``score``/``judgment``/``user_prompt`` lists over the trials (a file
     #: format: it changes no number)
     trial_lines: bool = False
+    #: how upstream's script of this variant computes the table (``mtbench.headline``;
+    #: ``None``: the benchmark's rule), signed in the table's signature, not the variant's:
+    #: it changes no judgment
+    headline: HeadlineRule | None = None
 
     @property
     def label(self) -> str:
@@ -95,6 +100,7 @@ class Variant:
             if self.temperatures is None
             else ",".join(f"{c}={t:g}" for c, t in self.temperatures.items()),
             "max_tokens": "benchmark's" if self.max_tokens is None else str(self.max_tokens),
+            "headline": "benchmark's" if self.headline is None else self.headline.name,
         }
 
     def signed(self) -> str:

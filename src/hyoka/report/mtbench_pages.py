@@ -278,10 +278,9 @@ def question_path(bench: Bench, question_id: int) -> str:
     return f"mtbench/{bench_key(bench)}/q{question_id:04d}.html"
 
 
-def _overall_tip(bench: Bench) -> str:
-    if bench.spec.headline == "turn-mean":
-        return "mean of every rated turn (upstream's headline)"
-    return "mean of the category means (upstream's headline)"
+def _overall_tip(board: Leaderboard) -> str:
+    """What the table's "Overall" is, by the rule it was computed with (signed by name)."""
+    return f"{board.headline.summary} (upstream's headline: {board.headline.name})"
 
 
 #: what a page says where no answers were found beside a judge's files
@@ -343,7 +342,7 @@ def length_html(judge_set: JudgeSet, found: LengthResult) -> str:
         rows.append(shown)
     headers: list[str | tuple[str, str]] = [
         "Model",
-        ("Overall", _overall_tip(judge_set.board.bench)),
+        ("Overall", _overall_tip(judge_set.board)),
         ("length-adj.", "the mean of every rated turn, every answer as long as its question's"),
         ("95% CI", "bootstrap of the length-adjusted mean"),
     ]
@@ -361,7 +360,7 @@ def category_table(judge_set: JudgeSet, length: LengthResult | None = None) -> s
     bench = board.bench
     categories = bench.spec.categories
     turns = bench.turns if len(bench.turns) > 1 else ()
-    headers: list[str | tuple[str, str]] = ["Model", ("Overall", _overall_tip(bench))]
+    headers: list[str | tuple[str, str]] = ["Model", ("Overall", _overall_tip(board))]
     headers += [("95% CI", "bootstrap over questions, then trials (one trial: questions only)")]
     headers += [f"Turn {turn}" for turn in turns]
     headers += [(bench.spec.column(c), c) for c in categories]
@@ -403,16 +402,18 @@ def category_table(judge_set: JudgeSet, length: LengthResult | None = None) -> s
     top = float(bench.spec.scale[1])  # the benchmark's own scale (ELYZA-tasks-100's is 1-5)
     radar = radar_chart([bench.spec.column(c) for c in categories], series, maximum=top)
     interval = IntervalSettings()  # the intervals' (mean_interval's defaults), signed
-    signature = (
-        board.signature.with_field("interval", interval.signed).line if board.signature else "none"
-    )
+    signed = board.signature
+    if signed is not None:
+        signed = signed.with_field("interval", interval.signed)
+    signature = signed.with_field("headline", board.headline.name).line if signed else "none"
     separated = table_separability(board, None, interval)
     told = "; ".join(judge_set.identified) or "–"
     return (
         f'<section id="{esc(judge_set.set_id)}"><h2>{esc(judge_set.label)}</h2>'
         f"<p>{len(judge_set.files)} judgment files, {len(judge_set.lines)} judged turns. "
         "Means of the judged turns per category, rounded half-up; rule zeros count, unrated "
-        f"turns (-1) do not. Benchmark: {esc(told)}.</p>"
+        f"turns (-1) are {esc(board.headline.unrated_note)}. "
+        f"Benchmark: {esc(told)}.</p>"
         f'<p id="{esc(judge_set.set_id)}-judge">Judge: {esc(judges_shown(judge_set.judges))}</p>'
         + table(headers, rows, table_id=f"{judge_set.set_id}-categories")
         + (f"<p>{esc(separated.line)}</p>" if separated else "")

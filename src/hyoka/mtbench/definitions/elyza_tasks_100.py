@@ -27,6 +27,7 @@ from types import MappingProxyType
 
 from hyoka.judge import ELYZA_V1, SHABERI_2025
 from hyoka.mtbench.dialogue import SHABERI_DIALOGUE
+from hyoka.mtbench.headline import TURN_MEAN
 from hyoka.mtbench.prompt_formats import PythonFString
 from hyoka.mtbench.question_formats import SHABERI_ROWS
 from hyoka.mtbench.shaberi import ReaskSource
@@ -111,7 +112,7 @@ DEFINITION = BenchSpec(
     rating_rules=ELYZA_V1,
     zero_rules=(),
     pair_zero_rules=(),
-    headline="turn-mean",
+    headline=TURN_MEAN,
     prompt_names=JudgePromptNames(*([_PROMPT] * 4)),
     dialogue=SHABERI_DIALOGUE,
     # Lightblue's llm_functions.py answers at temperature 0 with 2048 tokens

@@ -8,6 +8,7 @@ from types import MappingProxyType
 
 from hyoka.judge import VICUNA_JA
 from hyoka.mtbench.dialogue import VICUNA_QA_DIALOGUE
+from hyoka.mtbench.headline import EVERY_LINE
 from hyoka.mtbench.spec import BenchSpec, GenerationDefaults, JudgePromptNames, frozen
 
 #: ja-vicuna-qa-benchmark's ``DEFAULT_TEMPERATURE_MAP`` (``llm_judge/gen_model_answer.py``),
@@ -41,7 +42,8 @@ DEFINITION = BenchSpec(
     rating_rules=VICUNA_JA,
     zero_rules=(),
     pair_zero_rules=(),
-    headline="turn-mean",
+    # llm_judge/show_result.py: every line read in the denominator (mtbench.headline)
+    headline=EVERY_LINE,
     prompt_names=JudgePromptNames(
         single="single", single_reference="single-math", pair="pair", pair_reference="pair-math"
     ),

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from hyoka.judge import LLM_JP
 from hyoka.mtbench.definitions.mt_bench import DEFINITION as MT_BENCH
 from hyoka.mtbench.dialogue import JAPANESE_DIALOGUE, STABILITY_DIALOGUE, SWALLOW_DIALOGUE
+from hyoka.mtbench.headline import SWALLOW_TRIALS
 from hyoka.mtbench.prompt_formats import LLM_JP_YAML
 from hyoka.mtbench.variant import PinnedFile, Variant
 
@@ -148,6 +149,7 @@ VARIANTS: tuple[Variant, ...] = (
         trials=5,
         judge="gpt-4o-2024-08-06",
         trial_lines=True,
+        headline=SWALLOW_TRIALS,
         dialogue=SWALLOW_DIALOGUE,
     ),
     _llm_jp(

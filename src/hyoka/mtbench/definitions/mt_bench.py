@@ -7,6 +7,7 @@ from types import MappingProxyType
 
 from hyoka.judge import FASTCHAT
 from hyoka.mtbench.dialogue import ENGLISH_DIALOGUE
+from hyoka.mtbench.headline import TURN_MEAN
 from hyoka.mtbench.spec import BenchSpec, GenerationDefaults, frozen
 
 #: FastChat's ``temperature_config`` (``llm_judge/common.py``)
@@ -41,7 +42,7 @@ DEFINITION = BenchSpec(
     rating_rules=FASTCHAT,
     # FastChat judges every turn, an empty answer included, and checks no language
     zero_rules=(),
-    headline="turn-mean",
+    headline=TURN_MEAN,
     pair_zero_rules=(),
     dialogue=ENGLISH_DIALOGUE,
     # FastChat's temperature_config (0.7 elsewhere) and max_new_token 1024; no penalty
