@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from hyoka.ifeval.evaluate import (
         MODES,
         Mode,
-        PromptVerdict,
         follows,
         judge_all,
         judge_prompt,
@@ -45,17 +44,13 @@ if TYPE_CHECKING:
         read_prompts,
         read_responses,
     )
-    from hyoka.ifeval.language import DEFAULT_SEED as LANGDETECT_SEED
-    from hyoka.ifeval.registry import BUILDERS, LANGUAGE_ID, Instruction, build, group_of
-    from hyoka.ifeval.run import ScoredResponses, score_responses
-    from hyoka.ifeval.scores import Accuracy, Bootstrap, Scores, score, tally
-    from hyoka.ifeval.signing import KIND, RULES, IfevalSignature, ifeval_signature
+    from hyoka.ifeval.registry import BUILDERS, LANGUAGE_ID, Instruction, build
+    from hyoka.ifeval.run import score_responses
+    from hyoka.ifeval.scores import Accuracy, Scores, score, tally
+    from hyoka.ifeval.signing import RULES
     from hyoka.ifeval.verify import (
-        PROMPT_LEVEL,
         SEEDS_COMPARED,
-        Difference,
         Verification,
-        mode_of,
         verify_evaluation,
     )
 
@@ -65,7 +60,6 @@ _NAMES: dict[str, tuple[str, str]] = {
         for name in (
             "MODES",
             "Mode",
-            "PromptVerdict",
             "follows",
             "judge_all",
             "judge_prompt",
@@ -86,28 +80,18 @@ _NAMES: dict[str, tuple[str, str]] = {
             "read_responses",
         )
     },
-    "LANGDETECT_SEED": ("hyoka.ifeval.language", "DEFAULT_SEED"),
     **{
         name: ("hyoka.ifeval.registry", name)
-        for name in ("BUILDERS", "LANGUAGE_ID", "Instruction", "build", "group_of")
+        for name in ("BUILDERS", "LANGUAGE_ID", "Instruction", "build")
     },
-    **{name: ("hyoka.ifeval.run", name) for name in ("ScoredResponses", "score_responses")},
-    **{
-        name: ("hyoka.ifeval.scores", name)
-        for name in ("Accuracy", "Bootstrap", "Scores", "score", "tally")
-    },
-    **{
-        name: ("hyoka.ifeval.signing", name)
-        for name in ("KIND", "RULES", "IfevalSignature", "ifeval_signature")
-    },
+    "score_responses": ("hyoka.ifeval.run", "score_responses"),
+    **{name: ("hyoka.ifeval.scores", name) for name in ("Accuracy", "Scores", "score", "tally")},
+    "RULES": ("hyoka.ifeval.signing", "RULES"),
     **{
         name: ("hyoka.ifeval.verify", name)
         for name in (
-            "PROMPT_LEVEL",
             "SEEDS_COMPARED",
-            "Difference",
             "Verification",
-            "mode_of",
             "verify_evaluation",
         )
     },
@@ -115,37 +99,26 @@ _NAMES: dict[str, tuple[str, str]] = {
 
 __all__ = [
     "BUILDERS",
-    "KIND",
-    "LANGDETECT_SEED",
     "LANGUAGE_ID",
     "MODES",
     "PROMPTS_IN_DATA",
-    "PROMPT_LEVEL",
     "RULES",
     "SEEDS_COMPARED",
     "Accuracy",
-    "Bootstrap",
-    "Difference",
-    "IfevalSignature",
     "Instruction",
     "Mode",
     "Prompt",
     "PromptSet",
-    "PromptVerdict",
     "PublishedVerdicts",
-    "ScoredResponses",
     "Scores",
     "Verification",
     "build",
     "files_given",
     "follows",
-    "group_of",
-    "ifeval_signature",
     "judge_all",
     "judge_prompt",
     "loose_readings",
     "matched",
-    "mode_of",
     "read_evaluation",
     "read_prompts",
     "read_responses",

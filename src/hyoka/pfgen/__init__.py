@@ -27,14 +27,9 @@ from hyoka._faces import lazy_face
 
 if TYPE_CHECKING:
     from hyoka.pfgen._codepoints import CodepointBatch, encode
-    from hyoka.pfgen._measure import measure_answers
     from hyoka.pfgen._pysum import Summation
     from hyoka.pfgen.batch import (
-        FoundRuns,
         RunsWatcher,
-        ScoredRuns,
-        VerifiedRuns,
-        find_paths,
         score_paths,
         verify_paths,
     )
@@ -51,30 +46,25 @@ if TYPE_CHECKING:
     )
     from hyoka.pfgen.generate import (
         GenerateSettings,
-        GenerationReport,
         PlannedRun,
         generate_run,
         plan_generation,
     )
     from hyoka.pfgen.judge import (
-        JUDGMENTS_FILE,
         PfgenJudged,
         answer_reader,
-        collect_items,
         judge_pfgen_run,
         summary_judge,
-        write_summary,
     )
     from hyoka.pfgen.keywords import parse_rules
-    from hyoka.pfgen.leaderboard import Flags, Leaderboard, leaderboard, rank, read_run, run_marks
+    from hyoka.pfgen.leaderboard import Flags, leaderboard, rank, read_run, run_marks
     from hyoka.pfgen.leaderboard import collect as collect_leaderboard
     from hyoka.pfgen.leaderboard import collect_upstream as collect_upstream_leaderboard
     from hyoka.pfgen.leaderboard import render as render_leaderboard
     from hyoka.pfgen.ngram_index import window_keys
-    from hyoka.pfgen.paired_scores import PairedScores, collect_run_scores, read_score_table
+    from hyoka.pfgen.paired_scores import collect_run_scores, read_score_table
     from hyoka.pfgen.pipeline import (
         GeneratedRun,
-        Neighbours,
         PfgenRun,
         RunWatcher,
         make_run,
@@ -92,16 +82,14 @@ if TYPE_CHECKING:
         refset_stability,
         stability_of,
     )
-    from hyoka.pfgen.result import ScoredAnswer, build_result
     from hyoka.pfgen.runs import (
         RunOutcome,
         RunReport,
         iter_score_runs,
         score_answers,
         score_run,
-        summation_by_evidence,
     )
-    from hyoka.pfgen.scorer import AnswerScore, Measurement, QuestionScorer
+    from hyoka.pfgen.scorer import AnswerScore
     from hyoka.pfgen.summary import (
         RunSummary,
         UnusableResultError,
@@ -112,7 +100,6 @@ if TYPE_CHECKING:
     from hyoka.pfgen.verify import Verification, iter_verify_runs, verify_run
     from hyoka.store import pfgen_runs
 
-    TrialsInput = pfgen_runs.TrialsInput
     find_runs = pfgen_runs.find_runs
     read_result = pfgen_runs.read_result
     read_trials = pfgen_runs.read_trials
@@ -124,17 +111,12 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "stability_of": ("hyoka.pfgen.refset_stability", "stability_of"),
     "ScoreCorrelation": ("hyoka.pfgen.correlation", "ScoreCorrelation"),
     "correlate_scores": ("hyoka.pfgen.correlation", "correlate_scores"),
-    "FoundRuns": ("hyoka.pfgen.batch", "FoundRuns"),
     "Verification": ("hyoka.pfgen.verify", "Verification"),
     "RunsWatcher": ("hyoka.pfgen.batch", "RunsWatcher"),
-    "ScoredRuns": ("hyoka.pfgen.batch", "ScoredRuns"),
-    "VerifiedRuns": ("hyoka.pfgen.batch", "VerifiedRuns"),
-    "find_paths": ("hyoka.pfgen.batch", "find_paths"),
     "score_paths": ("hyoka.pfgen.batch", "score_paths"),
     "verify_paths": ("hyoka.pfgen.batch", "verify_paths"),
     "read_run": ("hyoka.pfgen.leaderboard", "read_run"),
     "run_marks": ("hyoka.pfgen.leaderboard", "run_marks"),
-    "write_summary": ("hyoka.pfgen.judge", "write_summary"),
     "summary_judge": ("hyoka.pfgen.judge", "summary_judge"),
     "window_keys": ("hyoka.pfgen.ngram_index", "window_keys"),
     "trial_seed": ("hyoka.pfgen.prompts", "trial_seed"),
@@ -149,7 +131,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "explain": ("hyoka.pfgen.explanation", "explain"),
     "encode": ("hyoka.pfgen._codepoints", "encode"),
     "data_id": ("hyoka.pfgen.provenance", "data_id"),
-    "collect_items": ("hyoka.pfgen.judge", "collect_items"),
     "judge_pfgen_run": ("hyoka.pfgen.judge", "judge_pfgen_run"),
     "PfgenJudged": ("hyoka.pfgen.judge", "PfgenJudged"),
     "clean_answer": ("hyoka.pfgen.prompts", "clean_answer"),
@@ -157,21 +138,16 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "answer_reader": ("hyoka.pfgen.judge", "answer_reader"),
     "ReferencePool": ("hyoka.pfgen.explanation", "ReferencePool"),
     "QuestionFile": ("hyoka.pfgen.questions", "QuestionFile"),
-    "JUDGMENTS_FILE": ("hyoka.pfgen.judge", "JUDGMENTS_FILE"),
     "Flags": ("hyoka.pfgen.leaderboard", "Flags"),
-    "Leaderboard": ("hyoka.pfgen.leaderboard", "Leaderboard"),
     "leaderboard": ("hyoka.pfgen.leaderboard", "leaderboard"),
     "Explanation": ("hyoka.pfgen.explanation", "Explanation"),
     "CodepointBatch": ("hyoka.pfgen._codepoints", "CodepointBatch"),
     "BENCHMARK_FOLDER": ("hyoka.pfgen.benchmark", "BENCHMARK_FOLDER"),
     "AnswerScore": ("hyoka.pfgen.scorer", "AnswerScore"),
     "GenerateSettings": ("hyoka.pfgen.generate", "GenerateSettings"),
-    "GenerationReport": ("hyoka.pfgen.generate", "GenerationReport"),
     "LeaderboardFormat": ("hyoka.pfgen.choices", "LeaderboardFormat"),
-    "Measurement": ("hyoka.pfgen.scorer", "Measurement"),
     "Mode": ("hyoka.pfgen.choices", "Mode"),
     "GeneratedRun": ("hyoka.pfgen.pipeline", "GeneratedRun"),
-    "Neighbours": ("hyoka.pfgen.pipeline", "Neighbours"),
     "PfgenRun": ("hyoka.pfgen.pipeline", "PfgenRun"),
     "RunWatcher": ("hyoka.pfgen.pipeline", "RunWatcher"),
     "make_run": ("hyoka.pfgen.pipeline", "make_run"),
@@ -183,20 +159,15 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "REFSET_PROTOCOL": ("hyoka.pfgen.protocol", "REFSET_PROTOCOL"),
     "PfgenBenchmark": ("hyoka.pfgen.benchmark", "PfgenBenchmark"),
     "PlannedRun": ("hyoka.pfgen.generate", "PlannedRun"),
-    "QuestionScorer": ("hyoka.pfgen.scorer", "QuestionScorer"),
     "RunOutcome": ("hyoka.pfgen.runs", "RunOutcome"),
     "RunReport": ("hyoka.pfgen.runs", "RunReport"),
     "RunSummary": ("hyoka.pfgen.summary", "RunSummary"),
     "SampleAnswer": ("hyoka.pfgen.benchmark", "SampleAnswer"),
-    "ScoredAnswer": ("hyoka.pfgen.result", "ScoredAnswer"),
     "Summation": ("hyoka.pfgen._pysum", "Summation"),
-    "TrialsInput": ("hyoka.store.pfgen_runs", "TrialsInput"),
-    "build_result": ("hyoka.pfgen.result", "build_result"),
     "collect_leaderboard": ("hyoka.pfgen.leaderboard", "collect"),
     "collect_upstream_leaderboard": ("hyoka.pfgen.leaderboard", "collect_upstream"),
     "find_runs": ("hyoka.store.pfgen_runs", "find_runs"),
     "generate_run": ("hyoka.pfgen.generate", "generate_run"),
-    "measure_answers": ("hyoka.pfgen._measure", "measure_answers"),
     "plan_generation": ("hyoka.pfgen.generate", "plan_generation"),
     "rank": ("hyoka.pfgen.leaderboard", "rank"),
     "read_result": ("hyoka.store.pfgen_runs", "read_result"),
@@ -205,13 +176,11 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "scan_runs": ("hyoka.store.pfgen_runs", "scan_runs"),
     "score_answers": ("hyoka.pfgen.runs", "score_answers"),
     "score_run": ("hyoka.pfgen.runs", "score_run"),
-    "summation_by_evidence": ("hyoka.pfgen.runs", "summation_by_evidence"),
     "verify_run": ("hyoka.pfgen.verify", "verify_run"),
     "iter_verify_runs": ("hyoka.pfgen.verify", "iter_verify_runs"),
     "iter_score_runs": ("hyoka.pfgen.runs", "iter_score_runs"),
     "BoardCorrelation": ("hyoka.pfgen.board_pairs", "BoardCorrelation"),
     "correlate_with_leaderboard": ("hyoka.pfgen.board_pairs", "correlate_with_leaderboard"),
-    "PairedScores": ("hyoka.pfgen.paired_scores", "PairedScores"),
     "collect_run_scores": ("hyoka.pfgen.paired_scores", "collect_run_scores"),
     "read_score_table": ("hyoka.pfgen.paired_scores", "read_score_table"),
     "ENSEMBLE": ("hyoka.pfgen.refset_stability", "ENSEMBLE"),
@@ -221,7 +190,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 __all__ = [
     "BENCHMARK_FOLDER",
     "ENSEMBLE",
-    "JUDGMENTS_FILE",
     "PROTOCOL",
     "REFSET_PROTOCOL",
     "AnswerScore",
@@ -229,23 +197,16 @@ __all__ = [
     "CodepointBatch",
     "Explanation",
     "Flags",
-    "FoundRuns",
     "GenerateSettings",
     "GeneratedRun",
-    "GenerationReport",
-    "Leaderboard",
     "LeaderboardFormat",
-    "Measurement",
     "Mode",
-    "Neighbours",
-    "PairedScores",
     "PfgenBenchmark",
     "PfgenJudged",
     "PfgenRun",
     "PlannedRun",
     "Protocol",
     "QuestionFile",
-    "QuestionScorer",
     "ReferencePool",
     "RunOutcome",
     "RunReport",
@@ -254,19 +215,13 @@ __all__ = [
     "RunsWatcher",
     "SampleAnswer",
     "ScoreCorrelation",
-    "ScoredAnswer",
-    "ScoredRuns",
     "StabilityReport",
     "Summation",
-    "TrialsInput",
     "UnusableResultError",
     "Verification",
-    "VerifiedRuns",
     "answer_reader",
     "build_prompt",
-    "build_result",
     "clean_answer",
-    "collect_items",
     "collect_leaderboard",
     "collect_run_scores",
     "collect_upstream_leaderboard",
@@ -276,7 +231,6 @@ __all__ = [
     "encode",
     "explain",
     "explain_many",
-    "find_paths",
     "find_runs",
     "generate_run",
     "iter_score_runs",
@@ -284,7 +238,6 @@ __all__ = [
     "judge_pfgen_run",
     "leaderboard",
     "make_run",
-    "measure_answers",
     "parse_rules",
     "plan_generation",
     "public_neighbours",
@@ -309,12 +262,10 @@ __all__ = [
     "stability_of",
     "stops_for",
     "summary_judge",
-    "summation_by_evidence",
     "trial_seed",
     "verify_paths",
     "verify_run",
     "window_keys",
-    "write_summary",
 ]
 
 
