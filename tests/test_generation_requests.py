@@ -52,6 +52,15 @@ JSLM_ALPHA = (
     "以下は、タスクを説明する指示と、文脈のある入力の組み合わせです。"
     "要求を適切に満たす応答を書きなさい。"
 )
+#: the ``stablelm`` template (every table here), which Japanese StableLM names get
+STABLELM = (
+    "# StableLM Tuned (Alpha version)\n- StableLM is a helpful and harmless open-source AI "
+    "language model developed by StabilityAI.\n- StableLM is excited to be able to help the "
+    "user, but will refuse to do anything that could be considered harmful to the user.\n- "
+    "StableLM is more than just an information source, StableLM is also able to write "
+    "poetry, short stories, and make jokes.\n- StableLM will refuse to participate in "
+    "anything that could harm a human.\n"
+)
 FASTCHAT_TEMPERATURES = {
     "writing": 0.7, "roleplay": 0.7, "extraction": 0.0, "math": 0.0, "coding": 0.0,
     "reasoning": 0.0, "stem": 0.1, "humanities": 0.1,
@@ -161,6 +170,8 @@ STABILITY_NAMES = [
     # any other name: gen_model_answer.py's template for it, 512 new tokens
     ("gpt-4o-mini", ONE_SHOT, "one_shot", 512),
     ("japanese-stablelm-instruct-alpha-7b", JSLM_ALPHA, "jslm_alpha", 512),
+    # its StableLM adapter takes any name with "stablelm", before Qwen's or Llama's
+    ("stabilityai/japanese-stablelm-instruct-beta-70b", STABLELM, "stablelm", 512),
 ]
 
 

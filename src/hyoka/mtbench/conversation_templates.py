@@ -379,6 +379,18 @@ _GROK2 = (
     ", a smart and helpful AI assistant created by xAI. Please think step by step, provide "
     "detailed and professional response."
 )
+#: the ``stablelm`` template's preamble (the same in the three tables): Japanese StableLM
+#: names take the StableLM adapter there
+_STABLELM = (
+    "# StableLM Tuned (Alpha version)\n"
+    "- StableLM is a helpful and harmless open-source AI language model developed by "
+    "StabilityAI.\n"
+    "- StableLM is excited to be able to help the user, but will refuse to do anything that "
+    "could be considered harmful to the user.\n"
+    "- StableLM is more than just an information source, StableLM is also able to write "
+    "poetry, short stories, and make jokes.\n"
+    "- StableLM will refuse to participate in anything that could harm a human.\n"
+)
 #: templates without a system message, in every table here
 _SILENT = (
     "api_based_default", "aquila-v1", "baichuan-chat", "baichuan2-chat", "bard", "billa",
@@ -414,6 +426,7 @@ _LMSYS_MESSAGES: dict[str, str] = {
     "phind": "### System Prompt\nYou are an intelligent programming assistant.",
     "grok-2": "You are Grok-2" + _GROK2,
     "grok-2-mini": "You are Grok-2 mini" + _GROK2,
+    "stablelm": _STABLELM,
 }  # fmt: skip
 
 #: lm-sys FastChat (0e6d3e4): MT-bench's ``gen_api_answer.py``
@@ -440,6 +453,8 @@ _JA_TASK_INPUT = (
     "以下は、タスクを説明する指示と、文脈のある入力の組み合わせです。"
     "要求を適切に満たす応答を書きなさい。"
 )
+
+_NEKOMATA = "\n\n###指示:\n入力文に対して、適切な応答を生成してください。\n\n"
 
 #: swallow-evaluation (57c4ecd): its FastChat fork's table, Japanese adapters first
 SWALLOW = AdapterTable(
@@ -478,6 +493,7 @@ SWALLOW = AdapterTable(
         "phi-3": "You are a helpful travel assistant.",
         "calm2": "", "calm3": "あなたは親切なAIアシスタントです。",
         "RakutenAI": _USER + " ",
+        "nekomata": _JA_TASK_INPUT + _NEKOMATA,
         "tanuki": "<s>" + _JA_TASK, "llm-jp-3": "<s>" + _JA_TASK,
     }),
 )  # fmt: skip
@@ -527,6 +543,7 @@ _STABILITY_SHARED = frozenset(
         "falcon",
         "tulu",
         "starchat",
+        "stablelm",
     }
 )
 
