@@ -10,8 +10,9 @@ A recording may hold several replies for one prompt: the n-th request for that p
 gets the n-th reply (the last one again after that), so a test can script "no rating,
 then a rating" to exercise retries. A prompt without a recording is answered
 ``missing_reply`` (HTTP 200), or HTTP 404 when that is ``None``; a ``gate`` (an event)
-holds every reply until it is set; every request is kept
-(``received``) so a test can assert the temperatures and budgets that were sent.
+holds every reply until it is set (``hold_until``: until that many requests have come, so
+a test sees how many a client keeps in flight at once, ``most_in_flight``); every request
+is kept (``received``) so a test can assert the temperatures and budgets that were sent.
 
 Where the recording keeps replies but not the prompts they answered (ja-vicuna-qa-benchmark's
 pair files), ``find`` maps a prompt to its replies instead: it finds in the prompt's text
@@ -64,6 +65,8 @@ class ReplayJudge(ThreadingHTTPServer):
         gate: threading.Event | None = None,
         find: Callable[[str], Sequence[str] | None] | None = None,
         names_model: bool = True,
+        hold_until: int | None = None,
+        hold_s: float = 60.0,
     ) -> None:
         self.replies = {
             prompt: (reply,) if isinstance(reply, str) else tuple(reply)
@@ -77,6 +80,16 @@ class ReplayJudge(ThreadingHTTPServer):
         #: When given, every reply waits (at most a minute) until it is set: a test holds a
         #: run mid-way, with its requests in flight, for as long as it needs.
         self.gate = gate
+        #: When given, every reply waits until this many requests have come (the gate
+        #: opens by itself then), or ``hold_s`` seconds: a client that keeps fewer in
+        #: flight shows as ``most_in_flight`` below it (and takes ``hold_s``).
+        self.hold_until = hold_until
+        self.hold_s = hold_s
+        if hold_until is not None and gate is None:
+            self.gate = threading.Event()
+        #: the most requests the server held at once (received, not yet answered)
+        self.most_in_flight = 0
+        self._in_flight = 0
         self.received: list[ReplayedRequest] = []
         self._asked: defaultdict[str, int] = defaultdict(int)
         self._lock = threading.Lock()
@@ -150,8 +163,22 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
         reply = self.server.reply_to(body, self.path)
-        if self.server.gate is not None:
-            self.server.gate.wait(60)
+        server = self.server
+        with server._lock:
+            server._in_flight += 1
+            server.most_in_flight = max(server.most_in_flight, server._in_flight)
+            held = server.hold_until
+            if server.gate is not None and held is not None and len(server.received) >= held:
+                server.gate.set()
+        try:
+            if server.gate is not None:
+                server.gate.wait(server.hold_s)
+            self._reply(body, reply)
+        finally:
+            with server._lock:
+                server._in_flight -= 1
+
+    def _reply(self, body: Mapping[str, Any], reply: str | None) -> None:
         if reply is None:
             error = {"message": "no recorded reply for this prompt", "type": "not_found"}
             self._send(404, {"error": error})

@@ -37,6 +37,7 @@ PATH_OPENERS = {"open", "read_bytes", "read_text"}
 ALLOWED: dict[tuple[str, str], str] = {
     ("files.py", "atomic_write_bytes"): "a writer: the new temporary file, created exclusively",
     ("files.py", "append_bytes"): "a writer: appends, never reads",
+    ("files.py", "sync_appended"): "a writer: flushes (or cuts back) its own appends",
     ("locks.py", "try_take"): "the lock file, opened to be locked (its note is read through "
     "read_regular)",
     ("cache_folder.py", "read_file"): "the cache folder's own rule: names opened in the open "

@@ -471,7 +471,7 @@ async def _judge_missing(
             report.served.update(served)
             if served:
                 record = record.model_copy(update={"served_models": tuple(dict.fromkeys(served))})
-        log.append(plan.fmt.write(record, task))
+        await log.append_async(plan.fmt.write(record, task))  # on disk, off the loop
         report.judged += 1
         report.usage = report.usage + record.usage
         plan.protocol.count(report, record)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hyoka._aio import gather_or_cancel
 from hyoka.arguments import at_least_one
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.judge.engine import Judged, JudgePlan, JudgeReport, check_judge, judge_plan, open_log
@@ -60,8 +61,10 @@ from hyoka.providers import (
 from hyoka.stats import STYLE_CONTROLS, StyleCounts
 from hyoka.store import JsonlLog
 
+#: what ``AddTask`` hands back: ``advance(steps)``
+Advance = Callable[[int], None]
 #: ``add(label, total)`` starts counting a stage and hands back ``advance(steps)``
-AddTask = Callable[[str, int], Callable[[int], None]]
+AddTask = Callable[[str, int], Advance]
 
 #: where ``judge_pairwise`` writes its judgments unless told a file
 PAIRWISE_RESULTS = Path("results") / "judge" / "pairwise"
@@ -71,7 +74,7 @@ PAIRWISE_RESULTS = Path("results") / "judge" / "pairwise"
 Prepared = tuple[str, JudgePlan[Any], JsonlLog[Any] | None]
 
 
-def _no_task(label: str, total: int) -> Callable[[int], None]:
+def _no_task(label: str, total: int) -> Advance:
     return lambda steps: None
 
 
@@ -130,14 +133,14 @@ def judge_plans(
     rate: bool = True,
     prepare: Callable[[AddTask], Awaitable[Sequence[Prepared]]] | None = None,
 ) -> tuple[JudgeReport, list[Judged[Any]]]:
-    """Run each ``(label, plan)``, one after the other, and close the client: the reports
-    added up, and each run's lines (``Judged``) to report from. Every plan's log is opened
-    (checked, read and locked) before the first call and held to the end, so each judgment
-    file is read once; two plans writing one file are one error. ``prepare`` makes more
-    plans with the client open first (criteria to generate, say; it is handed the
-    watcher's counters), each with the log its caller opened and holds for it, or
-    ``None`` to open it here. A judge whose name moves (``gpt-4o``) or that served several
-    snapshots is named in a ``HyokaWarning``."""
+    """Run every ``(label, plan)`` at once (the client's concurrency shared among them),
+    and close the client: the reports added up, and each run's lines (``Judged``) to report
+    from, in the plans' order. Every plan's log is opened (checked, read and locked) before
+    the first call and held to the end, so each judgment file is read once; two plans
+    writing one file are one error. ``prepare`` makes more plans with the client open first
+    (criteria to generate, say; it is handed the watcher's counters), each with the log its
+    caller opened and holds for it, or ``None`` to open it here. A judge whose name moves
+    (``gpt-4o``) or that served several snapshots is named in a ``HyokaWarning``."""
     watcher = watcher or JudgeWatcher()
     with contextlib.ExitStack() as held:
         logs: list[JsonlLog[Any]] = []
@@ -153,7 +156,6 @@ def judge_plans(
             logs.append(held.enter_context(open_log(plan)))
 
         async def go() -> tuple[JudgeReport, list[Judged[Any]]]:
-            total, runs = JudgeReport(), []
             async with client:
                 made: Sequence[Prepared] = ()
                 if prepare is not None:
@@ -162,14 +164,24 @@ def judge_plans(
                 later = [((label, plan), log) for label, plan, log in made]
                 chosen = [*zip(plans, logs, strict=True), *later]
                 with watcher.progress(rate=rate) as add:
-                    for (label, plan), log in chosen:
-                        advance = add(label, len(plan.tasks))
-                        one = functools.partial(advance, 1)
-                        judged = await judge_plan(client, plan, one, log=log)
+                    counters = [add(label, len(plan.tasks)) for (label, plan), _log in chosen]
+
+                    async def run(
+                        plan: JudgePlan[Any], log: JsonlLog[Any] | None, advance: Advance
+                    ) -> Judged[Any]:
+                        judged = await judge_plan(
+                            client, plan, functools.partial(advance, 1), log=log
+                        )
                         advance(judged.report.done_before)
-                        total = total + judged.report
-                        runs.append(judged)
-            return total, runs
+                        return judged
+
+                    # every plan at once: the client's limit keeps its requests in flight
+                    # across files, so the last calls of one file do not wait for the next
+                    runs = await gather_or_cancel(
+                        run(plan, log, advance)
+                        for ((_label, plan), log), advance in zip(chosen, counters, strict=True)
+                    )
+            return sum((judged.report for judged in runs), JudgeReport()), runs
 
         total, runs = asyncio.run(go())
     _note_judge_name(client, total)

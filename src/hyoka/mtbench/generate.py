@@ -418,7 +418,7 @@ async def _answer_missing(
         todo = todo[1:]
 
     async def one(question: Asked) -> None:
-        log.append(await run.dialogue(question))
+        await log.append_async(await run.dialogue(question))  # on disk, off the loop
         run.report.generated += 1
         if progress:
             progress()

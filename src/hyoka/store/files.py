@@ -182,14 +182,16 @@ def atomic_write_bytes(path: Path, content: bytes) -> None:
         raise
 
 
-def append_bytes(path: Path, data: bytes) -> None:
-    """Append ``data`` whole and flush it to disk, or leave the file as it was.
+def append_bytes(path: Path, data: bytes, *, sync: bool = True) -> int:
+    """Append ``data`` whole and flush it to disk, or leave the file as it was; the file's
+    size before it (where the data starts).
 
     ``os.write`` may write less than asked (a nearly full disk writes what fits): the rest
     is written in further calls, and when one fails the file is cut back to its size before
     this append and a ``WriteError`` names it. A new file gets the umask's mode. Appends to
     one file come from its one writer (``writer_lock``), so the size read first is the
-    size to go back to.
+    size to go back to. ``sync=False``: written whole but not yet flushed to disk; the
+    caller flushes it (``GroupSync``: one flush for many appends, off the event loop).
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -205,12 +207,33 @@ def append_bytes(path: Path, data: bytes) -> None:
                 if written <= 0:  # pragma: no cover - POSIX reports an error instead
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
                 view = view[written:]
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, start)
                 os.fsync(fd)
             raise write_error(path, exc) from None
+    finally:
+        os.close(fd)
+    return start
+
+
+def sync_appended(path: Path, start: int) -> None:
+    """Flush to disk what was appended to ``path`` (``append_bytes(sync=False)``) from
+    ``start`` on; when that fails, the file is cut back to ``start`` (so no line that
+    may not be on disk stays in it) and a ``WriteError`` names it."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    except OSError as exc:
+        raise write_error(path, exc) from None
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, start)
+            os.fsync(fd)
+        raise write_error(path, exc) from None
     finally:
         os.close(fd)
 

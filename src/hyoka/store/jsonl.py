@@ -350,14 +350,15 @@ def record_line(record: BaseModel) -> str:
     return json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n"
 
 
-def append_line(path: Path, line: str) -> None:
+def append_line(path: Path, line: str, *, sync: bool = True) -> int:
     """One line, written whole and flushed to disk, or not at all (``append_bytes``), so a
-    crash or a full disk never leaves half a record."""
+    crash or a full disk never leaves half a record; where it starts in the file.
+    ``sync=False``: the caller flushes it (``append_bytes``)."""
     try:
         data = line.encode("utf-8")
     except UnicodeEncodeError:
         raise InputError(f"{path}: a record holds a lone surrogate; not written") from None
-    append_bytes(path, data)
+    return append_bytes(path, data, sync=sync)
 
 
 def append_record(path: Path, record: BaseModel) -> None:

@@ -38,6 +38,7 @@ from hyoka.errors import HyokaWarning, InputError
 from hyoka.signature import migrate
 from hyoka.store import kept
 from hyoka.store.files import atomic_write_text
+from hyoka.store.group_sync import GroupSync
 from hyoka.store.jsonl import append_line, read_records, record_line, whole_lines
 from hyoka.store.locks import LOG_LOCK_WAIT_S, writer_lock
 from hyoka.store.regular import SETTINGS_MAX_BYTES, read_regular
@@ -173,6 +174,7 @@ class JsonlLog(Generic[R]):
         self.key = key
         self.records = records
         self._lock = lock or contextlib.ExitStack()
+        self._syncs = GroupSync(path)
 
     @classmethod
     def open(
@@ -242,6 +244,14 @@ class JsonlLog(Generic[R]):
         """Write ``record`` as one whole line now (a crash loses at most this one)."""
         append_line(self.path, record_line(record))
         self.records[self.key(record)] = record
+
+    async def append_async(self, record: R) -> None:
+        """``append`` for the many tasks of one event loop: the line is written whole now
+        and this returns once it is on disk, the lines of every task sharing flushes made
+        off the loop (``GroupSync``), so no request in flight waits for the disk."""
+        start = append_line(self.path, record_line(record), sync=False)
+        self.records[self.key(record)] = record
+        await self._syncs.covered(start)
 
     def rewrite(self, order: Callable[[R], Any], records: Iterable[R] | None = None) -> None:
         """Replace the log, atomically, with its records (or ``records``: the same
