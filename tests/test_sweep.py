@@ -333,3 +333,22 @@ def test_the_shipped_example_plan_is_valid_and_its_plan_counts(sweep_env: Path) 
     }
     assert (shown["to_run"], shown["done"]) == (4, 0)
     assert not (example / "sweep-results").exists()  # --plan writes nothing
+
+
+def test_each_judged_suite_once_per_judge_unless_it_names_its_judges(sweep_env: Path) -> None:
+    plan = sweep_env / "judges.toml"
+    plan.write_text(
+        '[models.m]\nmodel = "openai/x"\nbase_url = "http://127.0.0.1:9"\n'
+        '[judges.a]\njudge = "scripted/judge.jsonl"\n[judges.b]\njudge = "scripted/judge.jsonl"\n'
+        '[[suites]]\nbench = "jmt-bench"\nlimit = 1\n'
+        '[[suites]]\nbench = "elyza-tasks-100"\nlimit = 1\njudges = ["b"]\n',
+        encoding="utf-8",
+    )
+    shown = json.loads(_sweep(plan, "--plan", "--json").stdout)
+    cells = [(c["cell"], c["model_calls"], c["judge_calls"]) for c in shown["cells"]]
+    # the answers are made once and counted in the first judge's cell
+    assert cells == [
+        ("m × jmt-bench × a", 2, 1),  # Stability's default variant judges turn 1 only
+        ("m × jmt-bench × b", 0, 1),
+        ("m × elyza-tasks-100 × b", 1, 1),
+    ]
