@@ -89,7 +89,8 @@ def row_variants(
     of its lines, in ``spec``'s order; where none of its lines keeps one, the variant its
     judgments are taken to be when they record none (``BenchSpec.unsigned_variant``: the
     protocol the benchmark had before it had variants), else ``None``."""
-    unsigned = None if spec.unsigned_variant is None else (spec.variant(spec.unsigned_variant),)
+    taken = None if spec.unsigned_variant is None else spec.variant(spec.unsigned_variant)
+    unsigned = None if taken is None else (taken,)
     found: dict[str, tuple[Variant, ...] | None] = {}
     benches = {variant.name: load(variant) for variant in spec.variants}
     for line in lines:
