@@ -273,3 +273,27 @@ def test_generate_judge_rank_report_on_the_embedded_model(
     assert "smollm2 ifbench 1" in shown and "Per constraint group" in shown
     assert "kind:jfbench-judged" in shown  # how the verdicts were made, named
     assert "(dry run: replies read from a script" in shown
+
+
+@pytest.mark.slow
+def test_m_ifeval_ja_generate_score_report_on_the_embedded_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, llama_base_url: str
+) -> None:
+    """M-IFEval-Ja's three first prompts answered by the embedded model, scored by its rules
+    (``hyoka ifeval score --json``: the leaderboard takes whole files only) and shown."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    answers = tmp_path / "smollm2.jsonl"
+    _run("mtbench", "generate", "--bench", "m-ifeval-ja", "-m", "openai/smollm2",
+         "--base-url", llama_base_url, "--limit", "3", "--max-tokens", "16",
+         "--output", str(answers))  # fmt: skip
+    scored = _run("ifeval", "score", str(answers), "--limit", "3", "--json").stdout
+    (result,) = json.loads(scored)["results"]
+    path = tmp_path / "scored.json"
+    path.write_text(scored, encoding="utf-8")
+    site = tmp_path / "site"
+    _run("report", str(path), "-o", str(site), "--no-public")
+    shown = _page_text(site, "rules/board1.html")
+    strict = result["strict"]["prompt_level"]
+    assert f"smollm2.jsonl {100 * strict['accuracy']:.1f}" in shown
+    assert strict["total"] == 3 and "Per instruction group" in shown

@@ -1,6 +1,8 @@
 """Pages for the benchmarks decided by rules: M-IFEval-Ja and JFBench, each from the JSON
 its leaderboard writes (``hyoka mtbench leaderboard --bench m-ifeval-ja --format json``,
-``... --bench jfbench --judgments RESULTS --format json``), shown as the file records it.
+``... --bench jfbench --judgments RESULTS --format json``; for M-IFEval-Ja also ``hyoka
+ifeval score --json``, whose rows are named by the files scored), shown as the file
+records it.
 Nothing is rescored: the file is the result, and its signature says how it was made.
 
 M-IFEval-Ja's page: per model the strict and loose accuracy at prompt level (every
@@ -76,7 +78,7 @@ def read_board(path: Path) -> Board | None:
     if signature is None:
         return None
     kind = signature.get("kind")
-    if kind == IFEVAL_KIND and isinstance(raw.get("models"), list):
+    if kind == IFEVAL_KIND and isinstance(raw.get("models", raw.get("results")), list):
         return Board(path, kind, raw, signature)
     if kind == JFBENCH_KIND and isinstance(raw.get("groups"), list):
         return Board(path, kind, raw, signature)
@@ -104,9 +106,18 @@ def _signature(board: Board) -> str:
     return f'<p>signature: <code class="signature">{esc(board.signature.line)}</code></p>'
 
 
+def _named(model: dict[str, Any]) -> dict[str, Any]:
+    """A leaderboard row as it is, or a scored file's named by the file it scored."""
+    if "model" in model:
+        return model
+    return {**model, "model": Path(str(model.get("responses", ""))).name}
+
+
 def ifeval_page(board: Board, target: str) -> str:
     """M-IFEval-Ja's page (module docstring)."""
-    models = [m for m in board.raw["models"] if isinstance(m, dict)]
+    # the leaderboard's models, or ``hyoka ifeval score --json``'s results (by file)
+    listed = board.raw.get("models", board.raw.get("results")) or []
+    models = [_named(m) for m in listed if isinstance(m, dict)]
     headers = ["Rank", "Model"] + [
         f"{mode.title()} {level}" for mode in MODES for _k, level in LEVELS
     ]
