@@ -6,11 +6,9 @@ data directory; ``build_leaderboard`` turns judgment files into the per-category
 """
 
 from hyoka.mtbench.answers import (
-    answer_file,
     answer_model_id,
     load_answers,
     model_answer_file,
-    model_name,
 )
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.choices import (
@@ -24,25 +22,14 @@ from hyoka.mtbench.choices import (
 )
 from hyoka.mtbench.constraint_checked import ConstraintBoard, ConstraintsJudged
 from hyoka.mtbench.generate import (
-    GeneratePlan,
-    GenerateReport,
     answer_set,
-    default_repetition_penalty,
-    generate_answers,
-    parse_temperatures,
 )
 from hyoka.mtbench.grade_battles import (
-    GradeRatings,
     grade_battles,
     grade_ratings_of,
 )
 from hyoka.mtbench.judge import (
     BenchJudging,
-    default_judge_name,
-    pair_output,
-    plan_all_turns,
-    plan_turns,
-    single_output,
 )
 from hyoka.mtbench.judged_variant import VariantBenches, row_variants
 from hyoka.mtbench.leaderboard import (
@@ -54,8 +41,6 @@ from hyoka.mtbench.leaderboard import (
 )
 from hyoka.mtbench.length_columns import (
     LengthColumn,
-    answer_turns,
-    for_answers_flag,
     length_column,
     length_column_of,
 )
@@ -63,35 +48,20 @@ from hyoka.mtbench.line_checks import check_line, check_models
 from hyoka.mtbench.pair_summary import (
     length_controlled,
     method_counts,
-    no_logprobs,
     style_controlled,
-    turn_label,
 )
 from hyoka.mtbench.pairwise import (
-    TurnLengths,
-    TurnStyles,
-    make_matches,
-    plan_matches,
-    turn_lengths,
     turn_styles,
 )
-from hyoka.mtbench.question_formats import Question, QuestionFormat
-from hyoka.mtbench.radar import SUFFIXES as RADAR_SUFFIXES
-from hyoka.mtbench.radar import write_radar
+from hyoka.mtbench.question_formats import Question
 from hyoka.mtbench.rakuda import (
     MatchChecks,
     RakudaBench,
     RakudaPairLine,
     RakudaRanking,
-    load_rakuda_answers,
-    plan_rakuda,
     plan_rakuda_judging,
-    rakuda_output,
-    rakuda_settings,
     rank_rakuda,
-    ranking_json,
     ranking_signature,
-    read_matches,
 )
 from hyoka.mtbench.records import (
     INCORRECT_LANGUAGE,
@@ -113,8 +83,6 @@ from hyoka.mtbench.registry import (
 from hyoka.mtbench.report import board_judges, render
 from hyoka.mtbench.rule_checked import RuleBoard
 from hyoka.mtbench.run import (
-    RESULTS,
-    AnswersGenerated,
     BenchBoard,
     MatchesJudged,
     PairsJudged,
@@ -143,7 +111,7 @@ from hyoka.mtbench.trials import (
     score_draws,
     table_separability,
 )
-from hyoka.mtbench.variant import PinnedFile, Variant
+from hyoka.mtbench.variant import Variant
 from hyoka.mtbench.verify import Benches as VerifyBenches
 from hyoka.mtbench.verify import (
     JudgmentCheck,
@@ -151,8 +119,6 @@ from hyoka.mtbench.verify import (
     judgment_spec,
     pair_benches,
     recorded_bench,
-    verify_file,
-    verify_judgments,
 )
 
 __all__ = [
@@ -162,11 +128,8 @@ __all__ = [
     "INCORRECT_LANGUAGE",
     "NO_ANSWER",
     "NO_RATING",
-    "RADAR_SUFFIXES",
-    "RESULTS",
     "RULE_CHECKED",
     "AnswerRecord",
-    "AnswersGenerated",
     "Bench",
     "BenchBoard",
     "BenchJudging",
@@ -174,10 +137,7 @@ __all__ = [
     "ConstraintBoard",
     "ConstraintsJudged",
     "FormatChoice",
-    "GeneratePlan",
-    "GenerateReport",
     "GenerationDefaults",
-    "GradeRatings",
     "HeadlineChoice",
     "InjectionChoice",
     "IntervalSettings",
@@ -192,9 +152,7 @@ __all__ = [
     "MatchesJudged",
     "PairJudgmentLine",
     "PairsJudged",
-    "PinnedFile",
     "Question",
-    "QuestionFormat",
     "RakudaBench",
     "RakudaPairLine",
     "RakudaRanking",
@@ -202,16 +160,12 @@ __all__ = [
     "SingleGradingLine",
     "SingleJudgmentLine",
     "TemplateChoice",
-    "TurnLengths",
-    "TurnStyles",
     "TurnsJudged",
     "Variant",
     "VariantBenches",
     "VerifyBenches",
-    "answer_file",
     "answer_model_id",
     "answer_set",
-    "answer_turns",
     "bench_leaderboard",
     "board_judges",
     "build_leaderboard",
@@ -219,15 +173,11 @@ __all__ = [
     "check_line",
     "check_models",
     "checked_pairs",
-    "default_judge_name",
-    "default_repetition_penalty",
     "definition",
     "definitions",
     "display_name",
     "fastchat_bench",
     "fastchat_benches",
-    "for_answers_flag",
-    "generate_answers",
     "generate_bench",
     "grade_battles",
     "grade_ratings_of",
@@ -239,44 +189,24 @@ __all__ = [
     "length_column_of",
     "length_controlled",
     "load_answers",
-    "load_rakuda_answers",
-    "make_matches",
     "mean_interval",
     "method_counts",
     "model_answer_file",
-    "model_name",
-    "no_logprobs",
     "pair_benches",
-    "pair_output",
     "parse_layout",
-    "parse_temperatures",
-    "plan_all_turns",
-    "plan_matches",
-    "plan_rakuda",
     "plan_rakuda_judging",
-    "plan_turns",
     "question_cells",
-    "rakuda_output",
-    "rakuda_settings",
     "rank_rakuda",
-    "ranking_json",
     "ranking_signature",
-    "read_matches",
     "recorded_bench",
     "render",
     "round_half_up",
     "row_variants",
     "score_draws",
-    "single_output",
     "spec_named",
     "style_controlled",
     "table_separability",
-    "turn_label",
-    "turn_lengths",
     "turn_styles",
     "variant_names",
     "variants_json",
-    "verify_file",
-    "verify_judgments",
-    "write_radar",
 ]
