@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pandas  # type: ignore[import-untyped]
@@ -16,6 +20,18 @@ from hyoka.mtbench.judge import user_prompt
 from replay_judge_server import ReplayJudge
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
+SRC = Path(__file__).resolve().parents[1] / "src"
+#: runs ``hyoka ARGS...`` in this process, then says whether the openai SDK was imported
+_RUN_AND_LIST_SDK = """
+import sys
+from hyoka.cli.main import app
+try:
+    app(sys.argv[1:], prog_name="hyoka")
+except SystemExit as exc:
+    if exc.code:
+        raise
+print("openai loaded:", "openai" in sys.modules)
+"""
 ANSWERS = FIN / "model_answer" / "gpt-4.jsonl"
 
 
@@ -226,3 +242,56 @@ def test_pairwise_with_criteria_from_the_command_line(tmp_path: Path) -> None:
         code, text = _run(*args)
         assert code == 0 and "0 pair(s) judged, 2 already done" in text
         assert len(judge.received) == 6  # criteria read back from the file, nothing asked
+
+
+def test_mtbench_judge_keeps_its_concurrency_in_flight_across_answer_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three answer files, 4 judge calls each, ``--concurrency 12``: all 12 are in flight at
+    once (the server holds every reply until the 12th comes), not a file's 4 at a time: the
+    files are judged together, so the last calls of one never wait for the next file. And
+    the event loop never waits for the disk: each line is flushed to disk by a worker
+    thread, lines finishing together sharing a flush (issue 33: 1,600 calls over 10 files
+    took 2.1 times a bare client's time, a flush per line on the loop)."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    flushed: list[tuple[str, bool]] = []  # (file, on the main thread)
+    fsync = os.fsync
+
+    def spy(fd: int) -> None:
+        on_main = threading.current_thread() is threading.main_thread()
+        flushed.append((str(Path(f"/proc/self/fd/{fd}").readlink()), on_main))
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    names = ("gpt-4", "gpt-4o", "claude-2.1")
+    files = [item for name in names for item in ("-a", str(FIN / "model_answer" / f"{name}.jsonl"))]
+    with ReplayJudge({}, missing_reply="評価: [[7]]", hold_until=12, hold_s=20) as judge:
+        args = [
+            "mtbench", "judge", "-j", "openai/judge", "--base-url", judge.base_url,
+            "--limit", "2", "--lang-check", "script", "--no-cache", "--concurrency", "12",
+            "--results-dir", str(tmp_path), *files,
+        ]  # fmt: skip
+        code, text = _mtbench_judge(*args[2:])
+        assert code == 0, text
+        assert "12 turn(s) judged, 0 already done" in text
+        assert len(judge.received) == 12
+        assert judge.most_in_flight == 12
+        # the identical command again, as its own process: no call, and the judge's SDK
+        # (half a second to import) is not even loaded
+        again = subprocess.run(
+            [sys.executable, "-c", _RUN_AND_LIST_SDK, *args], capture_output=True, text=True,
+            env={**os.environ, "PYTHONPATH": str(SRC)}, timeout=120, check=False,
+        )  # fmt: skip
+        assert again.returncode == 0, again.stderr
+        assert "0 turn(s) judged, 12 already done" in " ".join(again.stdout.split())
+        assert again.stdout.splitlines()[-1] == "openai loaded: False"
+        assert len(judge.received) == 12
+    for name in names:  # each file whole, in the file's order
+        lines = tmp_path / "pfmt-fin" / "model_judgment" / "judge_single" / f"{name}.jsonl"
+        turns = [
+            (row["question_id"], row["turn"])
+            for row in map(json.loads, lines.read_text().splitlines())
+        ]
+        assert turns == sorted(turns) and len(turns) == 4
+        appended = [main for path, main in flushed if path == str(lines.resolve())]
+        assert 1 <= len(appended) <= 4 and not any(appended)

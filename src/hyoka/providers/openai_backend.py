@@ -21,10 +21,8 @@ import contextlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import openai
 
 from hyoka.providers._http import (
     bounded,
@@ -45,6 +43,9 @@ from hyoka.providers.types import (
     token_count,
 )
 from hyoka.redact import REDACTED, KnownSecrets, url_secret_values
+
+if TYPE_CHECKING:  # imported at the first request (``OpenAIProvider._client``)
+    import openai
 
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
 AZURE_KEY_ENV = "AZURE_OPENAI_API_KEY"
@@ -88,27 +89,33 @@ class OpenAIProvider(Provider):
         # the placeholder sent to keyless local servers is no secret
         own = () if self._key == PLACEHOLDER_KEY else (self._key,)
         self._secrets = KnownSecrets.from_environment(*own, *url_secret_values(base_url))
-        self._client: openai.AsyncOpenAI
-        if self.azure:
-            if not self.azure_endpoint or not self.api_version:
-                raise ProviderError(
-                    f"openai/{model}: Azure OpenAI needs both the azure_endpoint and the "
-                    "api_version options"
-                )
-            self._client = openai.AsyncAzureOpenAI(
-                api_key=self._key,
-                azure_endpoint=self.azure_endpoint,
-                api_version=self.api_version,
-                max_retries=0,
-                timeout=timeout,
+        if self.azure and (not self.azure_endpoint or not self.api_version):
+            raise ProviderError(
+                f"openai/{model}: Azure OpenAI needs both the azure_endpoint and the "
+                "api_version options"
             )
-        else:
-            # a query in --base-url is sent with every request, after the endpoint's path
-            url, query = split_query(base_url) if base_url else (None, {})
-            self._client = openai.AsyncOpenAI(
-                api_key=self._key, base_url=url, default_query=query or None, max_retries=0,
-                timeout=timeout,
-            )  # fmt: skip
+        self._sdk: openai.AsyncOpenAI | None = None
+
+    @property
+    def _client(self) -> openai.AsyncOpenAI:
+        """The SDK's client, made at the first request: importing the SDK takes about half
+        a second, which a run with nothing left to ask (an identical rerun) need not pay."""
+        if self._sdk is None:
+            import openai
+
+            if self.azure and self.azure_endpoint:  # both options: checked when made
+                self._sdk = openai.AsyncAzureOpenAI(
+                    api_key=self._key, azure_endpoint=self.azure_endpoint,
+                    api_version=self.api_version, max_retries=0, timeout=self.timeout,
+                )  # fmt: skip
+            else:
+                # a query in --base-url is sent with every request, after the endpoint's path
+                url, query = split_query(self.base_url) if self.base_url else (None, {})
+                self._sdk = openai.AsyncOpenAI(
+                    api_key=self._key, base_url=url, default_query=query or None,
+                    max_retries=0, timeout=self.timeout,
+                )  # fmt: skip
+        return self._sdk
 
     def _api_key(self) -> str:
         env = AZURE_KEY_ENV if self.azure else OPENAI_KEY_ENV
@@ -202,6 +209,8 @@ class OpenAIProvider(Provider):
         return args
 
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
+        import openai  # loaded once, by the first request (``_client``)
+
         try:
             async with bounded(self.timeout, self._spec):
                 if request.is_chat:
@@ -258,6 +267,8 @@ class OpenAIProvider(Provider):
         return server_text(message, self._scrub)
 
     def _map_error(self, exc: openai.APIError) -> ProviderError:
+        import openai  # loaded: ``exc`` is one of its errors
+
         spec = self._spec
         if isinstance(exc, openai.APITimeoutError):
             return TransientError(f"{spec}: no answer within {self.timeout:g} s (timeout)")
@@ -278,7 +289,8 @@ class OpenAIProvider(Provider):
         return ProviderError(f"{spec}: {server_text(exc.message, self._scrub)}")
 
     async def aclose(self) -> None:
-        await self._client.close()
+        if self._sdk is not None:  # never made: no request was sent
+            await self._sdk.close()
 
 
 def _usage(raw: Any) -> Usage:
