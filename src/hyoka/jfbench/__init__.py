@@ -21,25 +21,11 @@ from hyoka._faces import lazy_face
 
 if TYPE_CHECKING:
     from hyoka.jfbench.benchmark import PROMPT_SOURCE, Benchmark, load_benchmark
-    from hyoka.jfbench.build import (
-        DEFAULT_SEED,
-        Entry,
-        single_constraint,
-        stable_seed,
-        summary_of,
-    )
-    from hyoka.jfbench.catalogue import (
-        COLLECTIONS,
-        CONSTRAINT_SETS,
-        ConstraintSet,
-        Factory,
-        classes,
-    )
-    from hyoka.jfbench.evaluate import decide, succeeded
+    from hyoka.jfbench.catalogue import classes
+    from hyoka.jfbench.evaluate import decide
     from hyoka.jfbench.inputs import PROMPTS_IN_DATA, Prompts, read_prompts
     from hyoka.jfbench.judged import (
         JUDGE_MAX_TOKENS,
-        JUDGE_TEMPERATURE,
         UPSTREAM_JUDGE,
         Response,
         judge_settings,
@@ -48,17 +34,10 @@ if TYPE_CHECKING:
         verdicts_of,
     )
     from hyoka.jfbench.results import files_of, read_records
-    from hyoka.jfbench.rules import RULES, check_of, missing_rules
-    from hyoka.jfbench.scores import Summary, score, summarize
-    from hyoka.jfbench.signing import KIND, jfbench_signature
+    from hyoka.jfbench.scores import Summary, score
     from hyoka.jfbench.signing import RULES as SIGNED_RULES
-    from hyoka.jfbench.texts import (
-        Source,
-        build_benchmark,
-        judge_verdict,
-        majority,
-        render_prompts,
-    )
+    from hyoka.jfbench.signing import jfbench_signature
+    from hyoka.jfbench.texts import build_benchmark
 
 _NAMES: dict[str, tuple[str, str]] = {
     **{
@@ -69,7 +48,6 @@ _NAMES: dict[str, tuple[str, str]] = {
         name: ("hyoka.jfbench.judged", name)
         for name in (
             "JUDGE_MAX_TOKENS",
-            "JUDGE_TEMPERATURE",
             "UPSTREAM_JUDGE",
             "Response",
             "judge_settings",
@@ -78,71 +56,40 @@ _NAMES: dict[str, tuple[str, str]] = {
             "verdicts_of",
         )
     },
-    **{
-        name: ("hyoka.jfbench.build", name)
-        for name in ("DEFAULT_SEED", "Entry", "single_constraint", "stable_seed", "summary_of")
-    },
-    **{
-        name: ("hyoka.jfbench.catalogue", name)
-        for name in ("COLLECTIONS", "CONSTRAINT_SETS", "ConstraintSet", "Factory", "classes")
-    },
-    **{name: ("hyoka.jfbench.evaluate", name) for name in ("decide", "succeeded")},
+    "classes": ("hyoka.jfbench.catalogue", "classes"),
+    "decide": ("hyoka.jfbench.evaluate", "decide"),
     **{
         name: ("hyoka.jfbench.inputs", name)
         for name in ("PROMPTS_IN_DATA", "Prompts", "read_prompts")
     },
     **{name: ("hyoka.jfbench.results", name) for name in ("files_of", "read_records")},
-    **{name: ("hyoka.jfbench.rules", name) for name in ("RULES", "check_of", "missing_rules")},
-    **{name: ("hyoka.jfbench.scores", name) for name in ("Summary", "score", "summarize")},
-    **{name: ("hyoka.jfbench.signing", name) for name in ("KIND", "jfbench_signature")},
+    **{name: ("hyoka.jfbench.scores", name) for name in ("Summary", "score")},
+    "jfbench_signature": ("hyoka.jfbench.signing", "jfbench_signature"),
+    "build_benchmark": ("hyoka.jfbench.texts", "build_benchmark"),
     "SIGNED_RULES": ("hyoka.jfbench.signing", "RULES"),
-    **{
-        name: ("hyoka.jfbench.texts", name)
-        for name in ("Source", "build_benchmark", "judge_verdict", "majority", "render_prompts")
-    },
 }
 
 __all__ = [
-    "COLLECTIONS",
-    "CONSTRAINT_SETS",
-    "DEFAULT_SEED",
     "JUDGE_MAX_TOKENS",
-    "JUDGE_TEMPERATURE",
-    "KIND",
     "PROMPTS_IN_DATA",
     "PROMPT_SOURCE",
-    "RULES",
     "SIGNED_RULES",
     "UPSTREAM_JUDGE",
     "Benchmark",
-    "ConstraintSet",
-    "Entry",
-    "Factory",
     "Prompts",
     "Response",
-    "Source",
     "Summary",
     "build_benchmark",
-    "check_of",
     "classes",
     "decide",
     "files_of",
     "jfbench_signature",
     "judge_settings",
-    "judge_verdict",
     "load_benchmark",
-    "majority",
-    "missing_rules",
     "plan_judged",
     "read_prompts",
     "read_records",
-    "render_prompts",
     "score",
-    "single_constraint",
-    "stable_seed",
-    "succeeded",
-    "summarize",
-    "summary_of",
     "task_id",
     "verdicts_of",
 ]
