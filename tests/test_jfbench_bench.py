@@ -188,6 +188,17 @@ def test_answered_and_judged_as_upstream_asks_and_a_killed_run_resumes(
     assert results.read_text(encoding="utf-8") == "mine\n"
 
 
+def test_judge_refuses_what_jfbench_does_not_take(tmp_path: Path) -> None:
+    """Pairwise judging, a baseline or a variant mean nothing to JFBench: one error naming
+    them, before any file is read."""
+    refused = CliRunner().invoke(app, [
+        "mtbench", "judge", "--bench", "jfbench", "-j", "scripted/x.jsonl", "-a",
+        str(tmp_path / "none.jsonl"), "--mode", "pairwise", "--baseline", "b",
+    ])  # fmt: skip
+    assert refused.exit_code == 1
+    assert "--bench jfbench does not take --baseline, --mode" in refused.output
+
+
 def test_an_empty_response_fails_englishstyle_without_a_call(data: Path, tmp_path: Path) -> None:
     built = _built(data)
     position, entry = next(

@@ -506,7 +506,8 @@ def _judge_constraints(call: JudgeCall) -> ConstraintsJudged:
     """Every constraint of every answered entry decided, by rule or by the judge."""
     _refuse_unused(call.bench, {"variant": call.variant, "baseline": call.baseline,
                                 "method": call.method, "control_features": call.control_features,
-                                "matches": call.matches, "headline": call.headline})  # fmt: skip
+                                "matches": call.matches, "headline": call.headline,
+                                "mode": call.mode != "single"})  # fmt: skip
     return judge_constraints(
         definition(call.bench), call.judge, call.answers,
         judge_name=call.judge_name or default_judge_name(call.judge),
