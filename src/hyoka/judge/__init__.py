@@ -86,7 +86,6 @@ from hyoka.judge.rating import (
 from hyoka.judge.records import JudgeSettings, JudgmentRecord, OmitsEmpty
 from hyoka.judge.run import (
     GRADING,
-    PAIRWISE_RESULTS,
     AddTask,
     Connection,
     ExportedVerdicts,
@@ -116,7 +115,6 @@ __all__ = [
     "LLM_JP",
     "METHODS",
     "ONE_ORDER",
-    "PAIRWISE_RESULTS",
     "PFMT_UPSTREAM",
     "RATING_RULES",
     "SHABERI_2025",

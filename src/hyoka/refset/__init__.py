@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hyoka.refset.build_stages import benchmark_source, build
     from hyoka.refset.config import (
-        BuildConfig,
         GenerateFile,
         PlanSection,
         load_build_config,
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
     from hyoka.refset.executor import Executor
     from hyoka.refset.generate import GenerateConfig, read_generated
     from hyoka.refset.generation_run import (
-        GeneratedSets,
         GenerationWatcher,
         generate_sets,
         import_answers,
@@ -46,14 +44,8 @@ if TYPE_CHECKING:
     from hyoka.refset.planning import (
         Calibration,
         Estimate,
-        PaperAssumptions,
         PaperScale,
         Plan,
-        calibrate,
-        estimate,
-        paper_assumptions,
-        paper_scale,
-        plan_record,
         plan_refsets,
     )
     from hyoka.refset.publishing import publish
@@ -69,13 +61,11 @@ _EXPORTS: dict[str, str] = {
     "Plan": "hyoka.refset.planning",
     "stage_outcome": "hyoka.refset.pipeline",
     "generate_sets": "hyoka.refset.generation_run",
-    "GeneratedSets": "hyoka.refset.generation_run",
     "GenerationWatcher": "hyoka.refset.generation_run",
     "PlanSection": "hyoka.refset.config",
     "benchmark_source": "hyoka.refset.build_stages",
     "StageOutcome": "hyoka.refset.pipeline",
     "build": "hyoka.refset.build_stages",
-    "BuildConfig": "hyoka.refset.config",
     "load_build_config": "hyoka.refset.config",
     "Executor": "hyoka.refset.executor",
     "GenerateConfig": "hyoka.refset.generate",
@@ -90,13 +80,7 @@ _EXPORTS: dict[str, str] = {
     "load_generate_file": "hyoka.refset.config",
     "Calibration": "hyoka.refset.planning",
     "Estimate": "hyoka.refset.planning",
-    "PaperAssumptions": "hyoka.refset.planning",
     "PaperScale": "hyoka.refset.planning",
-    "calibrate": "hyoka.refset.planning",
-    "estimate": "hyoka.refset.planning",
-    "paper_assumptions": "hyoka.refset.planning",
-    "paper_scale": "hyoka.refset.planning",
-    "plan_record": "hyoka.refset.planning",
     "WorkerEvent": "hyoka.refset.ray_workers",
     "WorkerRates": "hyoka.refset.ray_workers",
     "WorkerResources": "hyoka.refset.ray_workers",
@@ -110,15 +94,12 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "BenchmarkSource",
-    "BuildConfig",
     "Calibration",
     "Estimate",
     "Executor",
     "GenerateConfig",
     "GenerateFile",
-    "GeneratedSets",
     "GenerationWatcher",
-    "PaperAssumptions",
     "PaperScale",
     "Plan",
     "PlanSection",
@@ -128,8 +109,6 @@ __all__ = [
     "WorkerResources",
     "benchmark_source",
     "build",
-    "calibrate",
-    "estimate",
     "filter_rules",
     "generate_sets",
     "hill_climb",
@@ -138,9 +117,6 @@ __all__ = [
     "load_generate_file",
     "load_rewrites",
     "normalise_pool",
-    "paper_assumptions",
-    "paper_scale",
-    "plan_record",
     "plan_refsets",
     "presence_matrix",
     "publish",

@@ -48,7 +48,6 @@ from typing import TYPE_CHECKING
 from hyoka._faces import lazy_face
 from hyoka.store.cache_folder import CacheFolder, UntrustedCacheError
 from hyoka.store.compressed import (
-    CodecMissingError,
     TooLargeError,
     codec_of,
     decompress_bounded,
@@ -89,7 +88,7 @@ from hyoka.store.locks import (
 )
 from hyoka.store.mapped import map_readonly
 from hyoka.store.output_file import check_output, write_output
-from hyoka.store.owned import OUTPUT_MARKER, claim_folder, owned_folder, replacing_folder
+from hyoka.store.owned import claim_folder, owned_folder, replacing_folder
 from hyoka.store.paths import (
     default_cache_dir,
     path_under,
@@ -131,9 +130,7 @@ __getattr__, __dir__ = lazy_face(__name__, _FROM_LOG)
 
 __all__ = [
     "MANIFEST_SUFFIX",
-    "OUTPUT_MARKER",
     "CacheFolder",
-    "CodecMissingError",
     "FileBusyError",
     "HashedFile",
     "JsonlLog",
