@@ -28,7 +28,8 @@ from _shared import ELYZA_PROMPT_FIXTURE
 from hyoka.cli.main import app
 from hyoka.data.fetch import BASE_URL_ENV, FetchEvent, fetch, file_url, verify
 from hyoka.data.manifest import ALL_GROUPS, ManifestFile, all_manifests, manifest
-from hyoka.errors import DataError, HyokaError
+from hyoka.errors import DataError, HyokaError, MissingDataError
+from hyoka.mtbench import Bench
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -533,8 +534,6 @@ def test_cli_fetch_elyza_tasks_100_pins_upstreams_prompt_file(
     assert {f.path for f in manifest("elyza-tasks-100").select()} == {
         "elyza-tasks-100/judgments/gpt-4-turbo-preview/gpt-4-turbo-preview.json",
         prompt,
-        # variant shaberi-2025's: shisa-ai/shaberi's file at f8cd7a0
-        "elyza-tasks-100/variants/shaberi-2025/evaluation_datasets_config.py",
         "elyza-tasks-100/LICENSE",
     }
     assert fetched.exit_code != 0
@@ -551,6 +550,30 @@ def test_cli_fetch_elyza_tasks_100_pins_upstreams_prompt_file(
         + ("evaluation_datasets_config.py")
         in server.behaviour.requests
     )
+
+
+#: variant shaberi-2025's prompt file (shisa-ai/shaberi f8cd7a0), not in ``../shared/data``
+_SHABERI_2025 = "elyza-tasks-100/variants/shaberi-2025/evaluation_datasets_config.py"
+
+
+def test_a_variants_file_is_fetched_and_required_only_when_asked_for(tmp_path: Path) -> None:
+    """A file only a named variant reads is outside the default fetch and verify (the
+    shared data, without it, verifies), required with ``--with-variants``, and a run of that
+    variant without it names the flag that fetches it."""
+    (pinned,) = [f for f in manifest("elyza-tasks-100").files if f.path == _SHABERI_2025]
+    assert (pinned.group, pinned.repository) == ("variants", "shisa-ai/shaberi")
+    assert _SHABERI_2025 not in {f.path for f in manifest("elyza-tasks-100").select()}
+    data = ["--data-dir", str(SHARED)]
+    plain = CliRunner().invoke(app, ["data", "verify", "elyza-tasks-100", *data])
+    assert plain.exit_code == 0, plain.output
+    asked = CliRunner().invoke(app, ["data", "verify", "elyza-tasks-100", "--with-variants", *data])
+    assert asked.exit_code == 1
+    assert f"missing: {_SHABERI_2025}" in asked.output
+    assert f"run `hyoka data fetch elyza-tasks-100 --with-variants --data-dir {SHARED}`" in (
+        asked.output
+    )
+    with pytest.raises(MissingDataError, match=r"fetch elyza-tasks-100 --with-variants --data"):
+        Bench.load("elyza-tasks-100", SHARED, "shaberi-2025")
 
 
 def test_a_derived_file_is_verified_never_downloaded_and_named_by_fetch(

@@ -45,6 +45,15 @@ WithPublishedOption = Annotated[
     ),
 ]
 
+WithVariantsOption = Annotated[
+    bool,
+    typer.Option(
+        "--with-variants",
+        help="Include the files only a named, non-default variant reads (ELYZA-tasks-100's "
+        "shaberi-2025 prompt file).",
+    ),
+]
+
 
 # The defaults are hyoka.data.fetch's DEFAULT_TIMEOUT_S and DEFAULT_MIN_RATE (kept as
 # numbers here so that --help loads nothing; a test holds them equal).
@@ -73,6 +82,7 @@ def fetch_command(
     benchmark: BenchmarkArgument,
     data_dir: DataDirOption = None,
     with_published: WithPublishedOption = False,
+    with_variants: WithVariantsOption = False,
     timeout: TimeoutOption = 30.0,
     min_rate: MinRateOption = 10.0,
     as_json: JsonOption = False,
@@ -90,10 +100,12 @@ def fetch_command(
       hyoka data fetch pfgen
 
       hyoka data fetch all --with-published --data-dir ./data
-    """
-    from hyoka.data import ALL_GROUPS, CORE, resolve_data_dir
 
-    groups = ALL_GROUPS if with_published else CORE
+      hyoka data fetch elyza-tasks-100 --with-variants
+    """
+    from hyoka.data import resolve_data_dir
+
+    groups = _groups(with_published, with_variants)
     root = resolve_data_dir(data_dir)
     reports = []
     for selected in _select(benchmark):
@@ -110,13 +122,14 @@ def verify_command(
     benchmark: BenchmarkArgument,
     data_dir: DataDirOption = None,
     with_published: WithPublishedOption = False,
+    with_variants: WithVariantsOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Check benchmark data against the pinned sizes and SHA-256s, offline.
 
     Exits non-zero if a file is missing or corrupt, naming the fetch
-    command that repairs it. Published files are checked when present,
-    and required with --with-published.
+    command that repairs it. Published and variant files are checked when
+    present, and required with --with-published and --with-variants.
 
     Examples:
 
@@ -128,10 +141,12 @@ def verify_command(
 
     root = resolve_data_dir(data_dir)
     broken: list[Manifest] = []
-    needs_published, strays, rows = False, False, []
+    wanted = _groups(with_published, with_variants)
+    needed: set[Group] = set()
+    strays, rows = False, []
     for selected in _select(benchmark):
         report = verify(selected, root, ALL_GROUPS)
-        problems = [p for p in report.problems if _counts(p, with_published)]
+        problems = [p for p in report.problems if p.group in wanted or p.kind == "corrupt"]
         checked = report.checked - (len(report.problems) - len(problems))
         rows.append({"benchmark": selected.name, "data_dir": str(root), "checked": checked,
                      "problems": [p.to_json() for p in problems]})  # fmt: skip
@@ -139,22 +154,32 @@ def verify_command(
             _print_problems(selected, root, problems, checked)
         if any(p.kind != "extra" for p in problems):
             broken.append(selected)
-            needs_published |= any(p.group == "published" for p in problems)
+            needed |= {p.group for p in problems}
         strays |= any(p.kind == "extra" for p in problems)
     if as_json:
         _common.echo_json(rows)
-    _verdict(broken, strays, root, data_dir, needs_published)
+    _verdict(broken, strays, root, data_dir, needed)
+
+
+def _groups(with_published: bool, with_variants: bool) -> frozenset[Group]:
+    """The manifest groups a fetch or verify covers: ``core``, and each optional group
+    asked for by its flag (``GROUP_FLAGS``)."""
+    from hyoka.data import CORE
+
+    asked: set[Group] = {"published"} if with_published else set()
+    asked |= {"variants"} if with_variants else set()
+    return CORE | asked
 
 
 def _verdict(
-    broken: list[Manifest], strays: bool, root: Path, data_dir: Path | None, published: bool
+    broken: list[Manifest], strays: bool, root: Path, data_dir: Path | None, needed: set[Group]
 ) -> None:
     """One error line when the data cannot be used as it is: how to repair what a fetch
     can mend, and files the manifest does not pin (which no fetch removes) to move out."""
     move = "move out the files not in the pinned release (named above)"
     if broken:
         titles = " and ".join(m.title for m in broken)
-        repair = _repair_line(broken, data_dir, with_published=published)
+        repair = _repair_line(broken, data_dir, needed)
         also = f", and {move}" if strays else ""
         raise DataError(f"{titles} data is incomplete in {root}; run `{repair}` to repair it{also}")
     if strays:
@@ -235,11 +260,6 @@ def _summary(report: FetchReport) -> str:
     )
 
 
-def _counts(problem: FileProblem, with_published: bool) -> bool:
-    # Published files are optional: absent is fine unless asked for, corrupt never is.
-    return problem.group == "core" or with_published or problem.kind == "corrupt"
-
-
 def _print_problems(
     selected: Manifest, root: Path, problems: list[FileProblem], checked: int
 ) -> None:
@@ -257,10 +277,11 @@ def _print_problems(
         )
 
 
-def _repair_line(broken: list[Manifest], data_dir: Path | None, *, with_published: bool) -> str:
+def _repair_line(broken: list[Manifest], data_dir: Path | None, needed: set[Group]) -> str:
+    from hyoka.data import GROUP_FLAGS
+
     words = ["hyoka", "data", "fetch", broken[0].name if len(broken) == 1 else _ALL]
-    if with_published:
-        words.append("--with-published")
+    words += [flag for group, flag in GROUP_FLAGS.items() if group in needed]
     if data_dir is not None:
         words += ["--data-dir", str(data_dir)]
     return shlex.join(words)

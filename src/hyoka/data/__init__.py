@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from hyoka.data.manifest import (
         ALL_GROUPS,
         CORE,
+        GROUP_FLAGS,
         Group,
         Manifest,
         all_manifests,
@@ -32,6 +33,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ALL_GROUPS": ("hyoka.data.manifest", "ALL_GROUPS"),
     "CORE": ("hyoka.data.manifest", "CORE"),
     "DATA_DIR_ENV": ("hyoka.data.paths", "DATA_DIR_ENV"),
+    "GROUP_FLAGS": ("hyoka.data.manifest", "GROUP_FLAGS"),
     "FetchEvent": ("hyoka.data.fetch", "FetchEvent"),
     "FetchReport": ("hyoka.data.fetch", "FetchReport"),
     "FileProblem": ("hyoka.data.fetch", "FileProblem"),
@@ -52,6 +54,7 @@ __all__: list[str] = [
     "ALL_GROUPS",
     "CORE",
     "DATA_DIR_ENV",
+    "GROUP_FLAGS",
     "FetchEvent",
     "FetchReport",
     "FileProblem",

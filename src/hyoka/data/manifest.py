@@ -24,11 +24,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from hyoka.errors import DataError, HyokaError
 
 #: ``core`` is what scoring needs; ``published`` is optional upstream output (model answers
-#: and judgments) that is large and only needed to reproduce the published leaderboards.
-Group = Literal["core", "published"]
+#: and judgments) that is large and only needed to reproduce the published leaderboards;
+#: ``variants`` are files only a named, non-default variant reads (another project's newer
+#: prompt file), fetched when asked for, so the default path never waits on them.
+Group = Literal["core", "published", "variants"]
 
 CORE: frozenset[Group] = frozenset({"core"})
-ALL_GROUPS: frozenset[Group] = frozenset({"core", "published"})
+ALL_GROUPS: frozenset[Group] = frozenset({"core", "published", "variants"})
+#: the command-line flag that fetches (and requires) each optional group
+GROUP_FLAGS: dict[Group, str] = {"published": "--with-published", "variants": "--with-variants"}
 
 _SUFFIX = ".json"
 _REPOSITORY = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
@@ -130,6 +134,14 @@ def manifest_names() -> tuple[str, ...]:
 
 
 @functools.cache
+def group_of(name: str, path: str) -> Group | None:
+    """The group of the file ``path`` (relative to the data directory) in benchmark
+    ``name``'s manifest; ``None`` where no manifest pins it."""
+    if name not in manifest_names():
+        return None
+    return next((f.group for f in manifest(name).files if f.path == path), None)
+
+
 def manifest(name: str) -> Manifest:
     """The manifest called ``name`` (``pfgen``, ``pfmt-fin``, ``mt-bench``)."""
     known = manifest_names()

@@ -33,9 +33,14 @@ def _folder(path: Path, where: str) -> Path:
     return path
 
 
-def fetch_hint(name: str, explicit: Path | str | None = None) -> str:
-    """How to download benchmark ``name`` into the data directory the user chose."""
-    flag = f" --data-dir {shlex.quote(str(explicit))}" if explicit is not None else ""
+def fetch_hint(name: str, explicit: Path | str | None = None, *, file: str | None = None) -> str:
+    """How to download benchmark ``name`` into the data directory the user chose; for a
+    ``file`` (relative to the data directory) of an optional group, with that group's flag."""
+    from hyoka.data.manifest import GROUP_FLAGS, group_of
+
+    group = group_of(name, file) if file is not None else None
+    flag = f" {GROUP_FLAGS[group]}" if group is not None and group in GROUP_FLAGS else ""
+    flag += f" --data-dir {shlex.quote(str(explicit))}" if explicit is not None else ""
     return f"run `hyoka data fetch {name}{flag}` to download it"
 
 

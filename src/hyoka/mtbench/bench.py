@@ -140,7 +140,8 @@ class Bench:
             return cls(spec, folder, questions, {}, {}, variant=chosen)
         prompt_file = folder / files[1].path
         if not prompt_file.is_file():
-            raise MissingDataError(f"{prompt_file} not found: {hint}")
+            needed = fetch_hint(spec.name, data_dir, file=f"{spec.folder}/{files[1].path}")
+            raise MissingDataError(f"{prompt_file} not found: {needed}")
         prompt_bytes = _read_pinned(prompt_file, files[1], hint)
         prompts = _load_prompts(spec, chosen, prompt_file, prompt_bytes)
         missing = [n for n in _needed_prompts(spec, chosen) if n not in prompts]
