@@ -35,6 +35,7 @@ import importlib
 import json
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,7 +44,13 @@ from hyoka.jfbench.build import identity_lines, multiple_constraints, single_con
 from hyoka.jfbench.catalogue import COLLECTIONS, classes
 from hyoka.jfbench.inputs import PROMPTS_IN_DATA, read_prompts
 from hyoka.jfbench.rules import check_of
-from hyoka.jfbench.texts import SOURCE_SHA256, Source, render_prompts, source_digest
+from hyoka.jfbench.texts import (
+    SOURCE_SHA256,
+    Source,
+    render_prompts,
+    source_digest,
+    source_files,
+)
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -217,6 +224,44 @@ def _judge_prompts(report: _Report, source: Source, prompts: Path) -> None:
     report.line("judge prompts", (258, JUDGE_PROMPTS), (len(asked), _digest(asked)))
 
 
+def _data_folder(report: _Report, upstream: Path, data_dir: Path) -> None:
+    """The checkout laid out as ``hyoka data fetch jfbench`` lays it (its source files the
+    manifest pins, beside the prompts): the benchmark ``mtbench generate --bench jfbench``
+    answers, and the judge question of every judged entry of it."""
+    from hyoka.data import manifest
+    from hyoka.jfbench import Response, judge_settings, load_benchmark, plan_judged
+
+    pinned = {
+        f.upstream: f.sha256 for f in manifest("jfbench").files if f.upstream.startswith("src/")
+    }
+    found = {
+        str(relative): hashlib.sha256((upstream / relative).read_bytes()).hexdigest()
+        for relative in source_files(upstream)
+    }
+    report.line("source files the manifest pins", len(found), len(pinned))
+    report.line("  ... each SHA-256 equal", True, pinned == found)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "jfbench"
+        root.mkdir()
+        (root / "data").symlink_to((data_dir / PROMPTS_IN_DATA).parent.resolve())
+        (root / "src").symlink_to(upstream / "src")
+        built = load_benchmark(root / "data" / PROMPTS_IN_DATA.name, root)
+        judged = [
+            Response(p, e, RESPONSES[0])
+            for p, e in built.entries.items()
+            if any(c.factory.judged for c in e.constraints)
+        ]
+        plan = plan_judged(
+            "m", judged, built.prompts.documents, built.source,
+            judge_settings("openai/m"), Path(folder) / "log.jsonl", data=built.data,
+        )  # fmt: skip
+    # every entry but MarkdownFormatConstraint's 300; 43 judged classes x 300 prompts
+    report.line(
+        "entries answered, source pinned", (51900, True), (len(built.entries), built.source.pinned)
+    )
+    report.line("judge questions of the build", 12900, len(plan.tasks))
+
+
 def _word_lists(report: _Report, source: Source) -> None:
     sys.path.insert(0, str(TESTS))
     rules = importlib.import_module("test_jfbench_rules")
@@ -253,6 +298,7 @@ def main() -> int:
         _build(report, upstream, prompts)
         _multi(report, source, upstream, prompts)
         _judge_prompts(report, source, prompts)
+        _data_folder(report, upstream, args.data_dir)
         _word_lists(report, source)
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
