@@ -199,6 +199,12 @@ def test_a_killed_sweep_resumes_and_asks_nothing_twice(sweep_env: Path) -> None:
             if first.stderr:
                 first.stderr.close()
         server.release()
+        # --plan says what the killed run kept: the first dialogue's two answers
+        planned = json.loads(_sweep(plan, "--plan", "--json").stdout)["cells"]
+        assert [(c["status"], c["model_calls"]) for c in planned] == [
+            ("partial: 2 answer(s), 0 judgment(s) kept", 2),
+            ("to run", 2),
+        ]
         answered = [request.raw for request in server.received[:3]]
         before = server.served
         again = json.loads(_sweep(plan, "--json").stdout)

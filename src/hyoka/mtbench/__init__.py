@@ -6,6 +6,7 @@ data directory; ``build_leaderboard`` turns judgment files into the per-category
 """
 
 from hyoka.mtbench.answers import (
+    answer_file,
     answer_model_id,
     load_answers,
     model_answer_file,
@@ -30,6 +31,7 @@ from hyoka.mtbench.grade_battles import (
 )
 from hyoka.mtbench.judge import (
     BenchJudging,
+    single_output,
 )
 from hyoka.mtbench.judged_variant import VariantBenches, row_variants
 from hyoka.mtbench.leaderboard import (
@@ -164,6 +166,7 @@ __all__ = [
     "Variant",
     "VariantBenches",
     "VerifyBenches",
+    "answer_file",
     "answer_model_id",
     "answer_set",
     "bench_leaderboard",
@@ -203,6 +206,7 @@ __all__ = [
     "round_half_up",
     "row_variants",
     "score_draws",
+    "single_output",
     "spec_named",
     "style_controlled",
     "table_separability",

@@ -9,7 +9,9 @@ token per character of every prompt as built (pfgen-bench's few-shot prompts exa
 ``pfgen.build_prompt`` makes them; a judged benchmark's turns, earlier answers at their
 full budget, the judge prompt and the question's own reference), and every reply at its
 full token budget. A model's answers are made once and judged by each judge, so they are
-counted in the first judge's cell only.
+counted in the first judge's cell only. What the cell's files already hold (pfgen-bench's
+written trials, the answer lines, the judged turns) is counted as kept, not as calls: a run
+resumes from it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hyoka.store import pfgen_runs
+from hyoka.sweep.cells import suite_folder
 from hyoka.sweep.prices import AS_OF, price_of, seconds_per_call
 from hyoka.sweep.spec import JUDGED, PFGEN_KIND, Cell, SweepPlan, suite_kind
 
@@ -28,11 +32,13 @@ METHOD = f"calls:exact|tokens:characters+full-budget|prices:{AS_OF}"
 
 @dataclass(frozen=True)
 class Calls:
-    """Calls to one model and their tokens (prompt, completion)."""
+    """Calls to one model still to make and their tokens (prompt, completion), and the
+    calls a file already holds the reply of (``kept``: never asked again)."""
 
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    kept: int = 0
 
 
 @dataclass(frozen=True)
@@ -102,9 +108,10 @@ def estimate_sweep(
     out = []
     for cell in plan.cells():
         pair = (cell.model.name, cell.suite.label)
-        generation = Calls() if pair in answered else _generation(cell, data_dir)
+        generation = Calls() if pair in answered else _generation(cell, plan.out, data_dir)
         answered.add(pair)
-        judging = _judging(cell, data_dir) if suite_kind(cell.suite.bench) == JUDGED else Calls()
+        judged = suite_kind(cell.suite.bench) == JUDGED
+        judging = _judging(cell, plan.out, data_dir) if judged else Calls()
         model = price_of(cell.model.spec, cell.model.base_url, cell.model.price_in,
                          cell.model.price_out)  # fmt: skip
         costs = [model.usd(generation.prompt_tokens, generation.completion_tokens)]
@@ -120,6 +127,8 @@ def estimate_sweep(
                                 seconds_per_call(judge.spec, judge.seconds_per_call))  # fmt: skip
         usd = None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
         status = statuses.get(cell.key, "to run")
+        if status != "done" and (generation.kept or judging.kept):
+            status = f"partial: {generation.kept} answer(s), {judging.kept} judgment(s) kept"
         out.append(
             CellEstimate(cell.key, generation, judging, usd, seconds, tuple(sources), status)
         )
@@ -130,25 +139,44 @@ def _seconds(calls: int, concurrency: int, each: float) -> float:
     return math.ceil(calls / concurrency) * each
 
 
-def _generation(cell: Cell, data_dir: Path | None) -> Calls:
+def _generation(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
     if suite_kind(cell.suite.bench) == PFGEN_KIND:
-        return _pfgen(cell, data_dir)
-    from hyoka.mtbench import Bench
+        return _pfgen(cell, out, data_dir)
+    from hyoka.mtbench import Bench, answer_file, answer_model_id
 
     suite = cell.suite
     loaded = Bench.load(suite.bench, data_dir, suite.variant, questions_only=True)
     budget = suite.max_tokens or loaded.generation.max_tokens
     trials = suite.trials or (loaded.variant.trials if loaded.variant is not None else 1)
-    calls = prompt = 0
+    model_id = answer_model_id(cell.model.spec, cell.model.name)
+    done = _kept(answer_file(suite_folder(out, cell), loaded, model_id), "question_id")
+    calls = prompt = kept = 0
     for question in loaded.questions[: suite.limit or None]:
         for turn in range(1, len(question.turns) + 1):
+            if (str(question.question_id),) in done:
+                kept += trials
+                continue
             calls += trials
             asked = sum(len(text) for text in question.turns[:turn])
             prompt += trials * (asked + (turn - 1) * budget)
-    return Calls(calls, prompt, calls * budget)
+    return Calls(calls, prompt, calls * budget, kept)
 
 
-def _pfgen(cell: Cell, data_dir: Path | None) -> Calls:
+def _kept(path: Path, *keys: str, model: str | None = None) -> set[tuple[str, ...]]:
+    """The ``keys`` of each line ``path`` holds (of ``model``'s lines, where given): what a
+    run resumes from and never asks again; none where the file is not there yet."""
+    if not path.is_file():
+        return set()
+    from hyoka.store import read_objects
+
+    return {
+        tuple(str(line.get(key)) for key in keys)
+        for _number, line in read_objects(path)
+        if model is None or line.get("model") == model
+    }
+
+
+def _pfgen(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
     from hyoka.pfgen import (
         PROTOCOL,
         GenerateSettings,
@@ -163,23 +191,30 @@ def _pfgen(cell: Cell, data_dir: Path | None) -> Calls:
         model=cell.model.spec, mode=Mode(suite.mode or Mode.CHAT.value),
         trials=suite.trials or PROTOCOL.trials, max_tokens=suite.max_tokens or PROTOCOL.max_tokens,
         num_examples=PROTOCOL.num_examples if suite.num_examples is None else suite.num_examples,
-        limit=suite.limit, name=cell.model.name,
+        limit=suite.limit, name=cell.model.name, results_dir=suite_folder(out, cell),
     )  # fmt: skip
     planned = plan_generation(settings, PfgenBenchmark.load(data_dir))
     plan = planned.plan
     prompt = 0
-    for trial in range(plan.num_trials):
+    written = {path.name for path in plan.folder.glob(pfgen_runs.TRIAL_GLOB)}
+    left = [
+        trial
+        for trial in range(plan.num_trials)
+        if pfgen_runs.trial_file(plan.folder, trial + 1).name not in written
+    ]
+    for trial in left:
         for question in planned.questions:
             built = build_prompt(planned.samples, question, plan.mode, trial,
                                  num_examples=plan.num_examples, seed=plan.seed,
                                  prefix=plan.prefix)  # fmt: skip
             prompt += len(built.text) + len(built.system or "")
-    calls = plan.num_trials * len(planned.questions)
-    return Calls(calls, prompt, calls * settings.max_tokens)
+    calls = len(left) * len(planned.questions)
+    kept = (plan.num_trials - len(left)) * len(planned.questions)
+    return Calls(calls, prompt, calls * settings.max_tokens, kept)
 
 
-def _judging(cell: Cell, data_dir: Path | None) -> Calls:
-    from hyoka.mtbench import Bench
+def _judging(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
+    from hyoka.mtbench import Bench, answer_model_id, single_output
 
     suite = cell.suite
     loaded = Bench.load(suite.bench, data_dir, suite.variant)
@@ -190,14 +225,21 @@ def _judging(cell: Cell, data_dir: Path | None) -> Calls:
         (len(p.system_prompt) + len(p.prompt_template) for p in loaded.prompts.values()),
         default=0,
     )
-    calls = prompt = 0
+    model_id = answer_model_id(cell.model.spec, cell.model.name)
+    judge = cell.judge.name if cell.judge is not None else ""
+    path = single_output(suite_folder(out, cell), loaded, judge, model_id)
+    done = _kept(path, "question_id", "turn", model=model_id)
+    calls = prompt = kept = 0
     for question in loaded.questions[: suite.limit or None]:
         reference = sum(len(text) for text in question.reference or ())
         reference += len(question.eval_aspect or "")
         for turn in loaded.turns:
             if turn > len(question.turns):
                 continue
+            if (str(question.question_id), str(turn)) in done:
+                kept += trials
+                continue
             calls += trials
             asked = sum(len(text) for text in question.turns[:turn])
             prompt += trials * (template + asked + turn * budget + reference)
-    return Calls(calls, prompt, calls * reply)
+    return Calls(calls, prompt, calls * reply, kept)
