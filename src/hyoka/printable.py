@@ -152,6 +152,24 @@ def csv_text(rows: Iterable[Sequence[object]], comments: Iterable[str] = ()) -> 
     return "".join(f"{line}\n" for line in lines)
 
 
+def table_text(
+    header: Sequence[str], rows: Iterable[Sequence[str]], notes: Sequence[str], fmt: str
+) -> str:
+    """A table and the notes under it, as ``--format`` asks: ``csv`` (``csv_text``, the
+    notes as ``#`` comments), ``md`` (a Markdown table, each cell ``markdown_cell``) or
+    plain (cells joined by ``|``, each ``printable``); each note one line. The one writer
+    of the tables the ranked benchmarks print (Rakuda's, M-IFEval-Ja's, JFBench's)."""
+    table = [list(header), *(list(row) for row in rows)]
+    if fmt == "csv":
+        return csv_text(table, notes).removesuffix("\n")
+    if fmt == "md":
+        lines = [f"| {' | '.join(markdown_cell(cell) for cell in row)} |" for row in table]
+        lines.insert(1, "|" + "|".join(["---"] * len(header)) + "|")
+    else:  # a name on one line, as in every table
+        lines = [" | ".join(printable(cell) for cell in row) for row in table]
+    return "\n".join([*lines, *map(one_line, notes)])
+
+
 def _csv_field(value: object) -> str:
     text = "" if value is None else str(value)
     if _CSV_FORMULA.match(text) and not _is_number(text):

@@ -31,7 +31,7 @@ from hyoka.judge import JudgeReport, JudgeWatcher, judge_plans, judges_json, run
 from hyoka.mtbench.answers import load_answers, model_name
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.spec import BenchSpec
-from hyoka.printable import csv_text, markdown_cell, one_line, printable
+from hyoka.printable import table_text
 from hyoka.providers import ClientStats, ThinkingRule, signed_rule
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.store import (
@@ -272,14 +272,7 @@ class ConstraintBoard:
             f"{path}: verdicts: {'no signature' if s is None else s.line}"
             for path, s in self.judged
         ]
-        if fmt == "csv":
-            return csv_text([list(HEADER), *rows], notes).removesuffix("\n")
-        if fmt == "md":
-            lines = [f"| {' | '.join(markdown_cell(c) for c in r)} |" for r in (HEADER, *rows)]
-            lines.insert(1, "|" + "|".join(["---"] * len(HEADER)) + "|")
-        else:
-            lines = [" | ".join(printable(c) for c in r) for r in (HEADER, *rows)]
-        return "\n".join([*lines, *map(one_line, notes)])
+        return table_text(HEADER, rows, notes, fmt)
 
     def to_json(self) -> dict[str, Any]:
         """The summary (``hyoka.jfbench.Summary``: groups, total, constraint groups), the

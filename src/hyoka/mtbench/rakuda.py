@@ -73,7 +73,7 @@ from hyoka.mtbench.pairwise import refuse_trials
 from hyoka.mtbench.records import AnswerChoice
 from hyoka.mtbench.spec import BenchSpec, GenerationDefaults
 from hyoka.mtbench.variant import Variant
-from hyoka.printable import csv_text, markdown_cell, one_line, printable
+from hyoka.printable import table_text
 from hyoka.providers import (
     DEFAULT_THINKING,
     GenerationRequest,
@@ -628,15 +628,7 @@ class RakudaRanking:
             f"home advantage {self.ranking.advantage_text()}; {self.ranking.matches} "
             f"matches; signature: {self.signature.line}",
         ]
-        if fmt == "csv":
-            return csv_text([header, *rows], notes).removesuffix("\n")
-        if fmt == "md":
-            lines = [f"| {' | '.join(markdown_cell(cell) for cell in row)} |"
-                     for row in (header, *rows)]  # fmt: skip
-            lines.insert(1, "|" + "|".join(["---"] * len(header)) + "|")
-        else:  # a name on one line, as in every table
-            lines = [" | ".join(printable(cell) for cell in row) for row in (header, *rows)]
-        return "\n".join([*lines, *map(one_line, notes)])
+        return table_text(header, rows, notes, fmt)
 
 
 def rank_rakuda(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from hyoka.data import data_file, resolve_data_dir
 from hyoka.errors import InputError
 from hyoka.mtbench.spec import BenchSpec
-from hyoka.printable import csv_text, markdown_cell, one_line, printable
+from hyoka.printable import table_text
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.store import read_manifest
 
@@ -109,14 +109,7 @@ class RuleBoard:
             for number, row in enumerate(self.rows, start=1)
         ]
         notes = [f"{self.title}: accuracy in %; signature: {self.signature.line}"]
-        if fmt == "csv":
-            return csv_text([list(HEADER), *rows], notes).removesuffix("\n")
-        if fmt == "md":
-            lines = [f"| {' | '.join(markdown_cell(c) for c in r)} |" for r in (HEADER, *rows)]
-            lines.insert(1, "|" + "|".join(["---"] * len(HEADER)) + "|")
-        else:
-            lines = [" | ".join(printable(c) for c in r) for r in (HEADER, *rows)]
-        return "\n".join([*lines, *map(one_line, notes)])
+        return table_text(HEADER, rows, notes, fmt)
 
     def to_json(self) -> dict[str, Any]:
         """Per model (ranked) its file and both modes' scores, and the signature."""
