@@ -115,7 +115,7 @@ def test_score_json_carries_counts_and_signature() -> None:
     assert shown["total"]["success_rate"] == 800 / 14
 
 
-def _record(data_id: int, verdict: object, **extra: object) -> str:
+def _record(data_id: int | str, verdict: object, **extra: object) -> str:
     row = {
         "model": "org/M", "model_short": "M", "prompt_source": "ifbench", "n_constraints": 1,
         "data_id": data_id, "response": "答え", "results": {"A": verdict}, **extra,
@@ -147,6 +147,22 @@ def test_score_refuses_two_different_records_for_one_item(tmp_path: Path) -> Non
         f"error: {path}:3: a second, different record for model=M prompt_source=ifbench "
         "n_constraints=1 data_id=0 (first at line 1); remove one of them"
     )
+
+
+def test_score_keys_records_by_prompt_index_as_upstream_does(tmp_path: Path) -> None:
+    """Upstream's build gives one prompt two entries of one class (two
+    DoubleNegationLogicConstraint entries wrapping different constraints): one data id, two
+    places; its eval.py keeps a record per place (``prompt_index``), and so does hyoka."""
+    twice = "256-DoubleNegationLogicConstraint"
+    path = _file(tmp_path, _record(twice, True, prompt_index=183),
+                 _record(twice, False, prompt_index=271))  # fmt: skip
+    code, out, _ = _hyoka("jfbench", "score", str(path), "--resamples", "10", "--json")
+    assert code == 0, out
+    total = json.loads(out)["total"]
+    assert (total["records"], total["evaluated"], total["success"]) == (2, 2, 1)
+    again = _file(tmp_path, _record(0, True, prompt_index=5), _record(1, False, prompt_index=5))
+    code, out, err = _hyoka("jfbench", "score", str(again))
+    assert code == 1 and "n_constraints=1 prompt_index=5 (first at line 1)" in err
 
 
 def test_score_refuses_a_verdict_that_is_not_true_or_false(tmp_path: Path) -> None:

@@ -13,11 +13,11 @@ Where upstream's reading would count wrong, hyoka refuses instead: a verdict tha
 ``true`` or ``false`` (upstream's ``bool("false")`` is true), a key twice in one object,
 and a file where no line carries ``results`` (not a result file: upstream reports 0/0 for
 it). A per-constraint ``null`` verdict counts as not satisfied, as upstream counts it.
-An item is (model, source, constraint count, ``data_id`` or else ``prompt_index``), the
-key upstream's ``eval.py`` keeps one record per: a line repeated identically is counted
-once, with a warning, and two different records for one item are an error naming both
-lines (``hyoka.store.unique_records``). A line with neither id is counted as it stands,
-as upstream counts it.
+An item is (model, source, constraint count, ``prompt_index``, else ``data_id``), the
+key upstream's ``eval.py`` keeps one record per (its data ids repeat within a build): a
+line repeated identically is counted once, with a warning, and two different records for
+one item are an error naming both lines (``hyoka.store.unique_records``). A line with
+neither id is counted as it stands, as upstream counts it.
 """
 
 from __future__ import annotations
@@ -106,14 +106,17 @@ def _item(line: _Line) -> Hashable:
     """The item a line is a record of (see the module's docstring); a line with no id is
     its own item, as upstream's summary counts it."""
     row = line.row
-    ident = row.get("data_id", row.get("prompt_index"))
+    # upstream's key is the entry's place (``prompt_index``): its data ids repeat (a prompt
+    # with two DoubleNegationLogicConstraint entries, wrapping different constraints)
+    name = "prompt_index" if "prompt_index" in row else "data_id"
+    ident = row.get(name)
     if ident is None:
         return f"line {line.number}"
     return (
         f"model={_model(row)}",
         f"prompt_source={_text(row.get('prompt_source'), 'unknown')}",
         f"n_constraints={_count(row.get('n_constraints'))}",
-        f"{'data_id' if 'data_id' in row else 'prompt_index'}={json.dumps(ident)}",
+        f"{name}={json.dumps(ident)}",
     )
 
 
