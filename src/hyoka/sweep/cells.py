@@ -13,7 +13,7 @@ calls it made; an error is kept as the cell's result and the sweep goes on.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -121,8 +121,6 @@ class CellContext:
     out: Path
     data_dir: Path | None = None
     concurrency: int = 8
-    #: the warnings a cell heard, kept as its notes
-    notes: list[str] = field(default_factory=list)
 
 
 def suite_folder(out: Path, cell: Cell) -> Path:

@@ -105,7 +105,7 @@ class Cell:
             "model": self.model.identity(), "suite": self.suite.identity(),
             "judge": None if self.judge is None else self.judge.identity(),
         }  # fmt: skip
-        text = json.dumps(identity, sort_keys=True, ensure_ascii=False)
+        text = json.dumps(identity, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
