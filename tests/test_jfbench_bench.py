@@ -161,6 +161,12 @@ def test_answered_and_judged_as_upstream_asks_and_a_killed_run_resumes(
     assert (again["judged"], again["done_before"], again["cache_hits"]) == (1, 1, 3)
     assert _records(results) == records
 
+    # upstream's analyze.py summary: the share of entries whose every verdict is true
+    table = _run("mtbench", "leaderboard", "--bench", "jfbench", "--judgments", str(results))
+    rate = 100 * sum(all(r["results"].values()) for r in records.values()) / LIMIT
+    assert f"| 1 | m | {LIMIT} | 0 | {rate:.1f} | [" in table.stdout
+    assert "m: constraints satisfied by group: " in table.stdout and "Style 1/2" in table.stdout
+
     # verify decides every rule-based verdict again; the judged ones are the judge's
     verified = _run("mtbench", "verify", "--bench", "jfbench", str(results)).stdout
     assert "reproduced exactly (8 lines; jfbench rules (jfbench@c8fed01)" in verified
