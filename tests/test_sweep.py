@@ -358,3 +358,33 @@ def test_each_judged_suite_once_per_judge_unless_it_names_its_judges(sweep_env: 
         ("m × jmt-bench × b", 0, 1),
         ("m × elyza-tasks-100 × b", 1, 1),
     ]
+
+
+def test_another_executor_runs_the_cells_and_the_matrix_keeps_the_plans_order(
+    sweep_env: Path,
+) -> None:
+    """The executor is the seam for running cells elsewhere: one that runs them last first
+    gives the same matrix, in the plan's order."""
+    from collections.abc import Callable, Sequence
+
+    from hyoka.sweep import Cell, CellResult, read_plan, run_sweep
+
+    ran: list[str] = []
+
+    class LastFirst:
+        def run(
+            self,
+            cells: Sequence[Cell],
+            work: Callable[[Cell], CellResult],
+            done: Callable[[CellResult], None],
+        ) -> None:
+            for cell in reversed(cells):
+                ran.append(cell.key)
+                done(work(cell))
+
+    with OpenAIServer() as server:
+        plan = _plan(sweep_env, {"seeded": _seeded(server)}, TWO)
+        swept = run_sweep(read_plan(plan), executor=LastFirst())
+    assert ran == ["seeded × m-ifeval-ja", "seeded × jmt-bench.llm-jp × scripted"]
+    assert [cell.key for cell in swept.matrix.cells] == ran[::-1]
+    assert swept.matrix.cells[0].score == 6.0 and swept.failed == 0

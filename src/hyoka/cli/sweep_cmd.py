@@ -44,9 +44,10 @@ def sweep_command(
 
     Each cell (a model on a suite, by a judge where the suite is judged) runs through the
     same library calls as `hyoka pfgen run`, `hyoka mtbench generate / judge /
-    leaderboard` and `hyoka ifeval score`. Resumable: run it again after a stop and done
-    cells are taken from OUT/sweep.json, a cell stopped half way resumes its files and
-    the response cache, so nothing is paid twice. A cell that fails is reported and the
+    leaderboard` and `hyoka ifeval score`, writing under the plan's `out` folder (OUT).
+    Resumable: run it again after a stop and done cells are taken from OUT/sweep.json, a
+    cell stopped half way resumes its files and the response cache, so nothing is paid
+    twice. A cell that fails is reported and the
     others go on (exit 1 at the end). The matrix (models x suites: score, 95% interval,
     judge, variant, signature) is written as OUT/results.md, .csv and .json; `hyoka report
     OUT` opens with it.
