@@ -210,10 +210,7 @@ def append_bytes(path: Path, data: bytes, *, sync: bool = True) -> int:
             if sync:
                 os.fsync(fd)
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, start)
-                os.fsync(fd)
-            raise write_error(path, exc) from None
+            raise _cut_back(fd, path, start, exc) from None
     finally:
         os.close(fd)
     return start
@@ -230,12 +227,19 @@ def sync_appended(path: Path, start: int) -> None:
     try:
         os.fsync(fd)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, start)
-            os.fsync(fd)
-        raise write_error(path, exc) from None
+        raise _cut_back(fd, path, start, exc) from None
     finally:
         os.close(fd)
+
+
+def _cut_back(fd: int, path: Path, start: int, exc: OSError) -> WriteError:
+    """The file behind ``fd`` cut back to ``start`` (no byte of an append that failed, or
+    may not be on disk, stays in it) and the error that names it: the one undo of
+    ``append_bytes`` and ``sync_appended``."""
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, start)
+        os.fsync(fd)
+    return write_error(path, exc)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
