@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -110,7 +111,7 @@ def _sweep(*args: str | Path, code: int = 0) -> Result:
     return result
 
 
-def _cells(out: Path) -> dict[str, dict[str, object]]:
+def _cells(out: Path) -> dict[str, dict[str, Any]]:
     manifest = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
     return {cell["key"]: cell for cell in manifest["cells"]}
 
