@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from hyoka.printable import csv_text, markdown_cell, one_line
+from hyoka.printable import one_line, table_text
 from hyoka.sweep.cells import CellResult
 
 MatrixFormat = Literal["md", "csv", "json"]
@@ -104,21 +104,18 @@ class ResultsMatrix:
             header = ["model"]
             for column in self.columns:
                 header += [column.label, f"{column.label} low", f"{column.label} high"]
-            rows: list[list[str]] = [header]
-            for model in self.models:
-                row = [model]
-                for column in self.columns:
-                    found = self.cell(model, column)
-                    row += _csv_cells(found)
-                rows.append(row)
-            return csv_text(rows, [one_line(note) for note in self.notes()])
+            rows = [
+                [model, *(field for c in self.columns for field in _csv_cells(self.cell(model, c)))]
+                for model in self.models
+            ]
+            return table_text(header, rows, self.notes(), "csv") + "\n"
         header = ["model", *(column.label for column in self.columns)]
-        lines = [_md_row(header), "|" + "|".join(["---"] * len(header)) + "|"]
-        for model in self.models:
-            lines.append(
-                _md_row([model, *(self.text_of(self.cell(model, c)) for c in self.columns)])
-            )
-        return "\n".join([*lines, "", *(f"- {one_line(note)}" for note in self.notes())]) + "\n"
+        rows = [
+            [model, *(self.text_of(self.cell(model, c)) for c in self.columns)]
+            for model in self.models
+        ]
+        table = table_text(header, rows, [], "md")  # the notes a list below, apart from it
+        return "\n".join([table, "", *(f"- {one_line(note)}" for note in self.notes())]) + "\n"
 
     def to_json(self) -> dict[str, Any]:
         """The models, the columns and every cell (``CellResult.to_json``: number, interval,
@@ -130,10 +127,6 @@ class ResultsMatrix:
             ],
             "cells": [found.to_json() for found in self.cells],
         }
-
-
-def _md_row(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(markdown_cell(cell) for cell in cells) + " |"
 
 
 def _csv_cells(found: CellResult | None) -> list[str]:
