@@ -180,11 +180,12 @@ def test_answered_and_judged_as_upstream_asks_and_a_killed_run_resumes(
     assert f"{edited}:1: KeywordIncludedContentConstraint recorded " in shown.output
     assert "NOT reproduced" in shown.output and shown.exit_code == 1
 
-    # a file of the user's where a result file goes is never replaced
+    # a file of the user's where a result file goes is never replaced (nor a call made)
     results.unlink()
     results.write_text("mine\n", encoding="utf-8")
     manifest_path(results).unlink()
-    refused = CliRunner().invoke(app, ["mtbench", "judge", "--bench", "jfbench", "-j", judge,
+    silent = _script(tmp_path / "silent.jsonl", [{"prompt": "never asked", "reply": "True"}])
+    refused = CliRunner().invoke(app, ["mtbench", "judge", "--bench", "jfbench", "-j", silent,
                                        "-a", str(answers), "--limit", str(LIMIT),
                                        "--results-dir", str(tmp_path / "results")])  # fmt: skip
     assert refused.exit_code == 1 and "not a JFBench result file hyoka wrote" in refused.output

@@ -162,9 +162,11 @@ def judge_constraints(
         ))
         for model, responses in given
     ]  # fmt: skip
+    folder = (output_dir or base) / RESULTS_FOLDER
+    for model, _responses in given:  # refused before the first judge call, not after
+        _check_results(result_path(folder, model))
     client = connection.connect(judge)
     report, runs = judge_plans(client, plans, watcher=watcher)
-    folder = (output_dir or base) / RESULTS_FOLDER
     outputs, pending = [], 0
     signature = None
     for (model, responses), (_model, plan), judged in zip(given, plans, runs, strict=True):
@@ -183,9 +185,9 @@ def judge_constraints(
     return ConstraintsJudged(outputs, report, client.stats, judges, signature, pending)
 
 
-def _write_results(target: Path, text: str, manifest: Manifest) -> None:
-    """Write a result file and its manifest, replacing only a result file hyoka wrote (its
-    manifest of ``RESULTS_KIND``) or an empty one: a user's file is never replaced."""
+def _check_results(target: Path) -> None:
+    """Refuse a result file's place where a file hyoka did not write lies (one without a
+    manifest of ``RESULTS_KIND``, not empty): a user's file is never replaced."""
     if target.exists() and target.stat().st_size:
         found = read_manifest(target)
         if found is None or found.kind != RESULTS_KIND:
@@ -193,6 +195,11 @@ def _write_results(target: Path, text: str, manifest: Manifest) -> None:
                 f"{target}: not a JFBench result file hyoka wrote (no manifest of "
                 f"{RESULTS_KIND} beside it); not replaced: move it, or give `output_dir`"
             )
+
+
+def _write_results(target: Path, text: str, manifest: Manifest) -> None:
+    """Write a result file and its manifest (``_check_results`` again just before)."""
+    _check_results(target)
     atomic_write_text(target, text)
     atomic_write_text(manifest_path(target), manifest.text())
 
