@@ -554,7 +554,7 @@ def _verify_singles(path: Path, spec: BenchSpec, benches: Benches) -> JudgmentCh
         rows: dict[str, _RowRules] = {}
         default = _RowRules(None, rating)
         try:
-            if manifest is None and spec.variants:
+            if manifest is None and spec.variants and not shaberi:
                 rows, told = _rows_by_variant(path, spec, benches)
                 notes += told
                 named = sorted({row.rating.name for row in rows.values()})
@@ -651,8 +651,10 @@ def _manifest_bench(
     path: Path, spec: BenchSpec, manifest: Manifest | None, benches: Benches
 ) -> Bench:
     """The benchmark the lines must fit: under the variant the manifest records (one this
-    hyoka does not know is an error naming the manifest), else the benchmark's own."""
-    variant = None
+    hyoka does not know is an error naming the manifest), else the one a file without a
+    record of its variant was made under (``unsigned_variant``: upstream's own files), else
+    the benchmark's own."""
+    variant = spec.unsigned_variant if manifest is None else None
     if manifest is not None and spec.variants and manifest.identity.get("benchmark") == spec.name:
         signed = manifest.identity.get("variant")
         known = spec.recorded_variant(signed if isinstance(signed, str) else None,
