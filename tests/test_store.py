@@ -3,6 +3,7 @@ a file that is not ours is never touched, and a log is continued only by its own
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -19,6 +20,7 @@ from hyoka.errors import HyokaWarning, InputError
 from hyoka.store import (
     JsonlLog,
     Manifest,
+    WriteError,
     atomic_write_bytes,
     atomic_write_text,
     manifest_path,
@@ -190,6 +192,36 @@ def test_our_log_is_continued_and_its_torn_tail_repaired(tmp_path: Path) -> None
         again.append(Row(id="q2", value=5))
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["q1", "q2"]
+
+
+def test_lines_appended_together_share_a_flush_and_a_failed_flush_stops_the_log(
+    tmp_path: Path,
+) -> None:
+    """``append_async`` from many tasks: every line whole in the file, one flush for the
+    lines written before it ran (issue 33: a flush per line held the event loop). A flush
+    that cannot be made (here: the file gone before it ran) fails its line with one
+    ``WriteError`` naming the file, and the log appends nothing after it."""
+    path = tmp_path / "j.jsonl"
+
+    async def together(log: JsonlLog[Row]) -> None:
+        await asyncio.gather(*(log.append_async(Row(id=f"q{i}", value=i)) for i in range(50)))
+
+    async def flush_fails(log: JsonlLog[Row]) -> None:
+        pending = asyncio.ensure_future(log.append_async(Row(id="late", value=0)))
+        await asyncio.sleep(0)  # the line is written; its flush is the next step
+        path.unlink()
+        with pytest.raises(WriteError, match=f"{path}: cannot write"):
+            await pending
+        with pytest.raises(WriteError):
+            await log.append_async(Row(id="later", value=0))
+        assert not path.exists()  # nothing written after the failure
+
+    with JsonlLog.open(path, _manifest(), Row, key=lambda r: r.id) as log:
+        asyncio.run(together(log))
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        assert [r["id"] for r in rows] == [f"q{i}" for i in range(50)]
+        assert log._syncs.flushes == 1
+        asyncio.run(flush_fails(log))
 
 
 def test_identical_duplicates_are_dropped_with_a_warning(tmp_path: Path) -> None:

@@ -10,8 +10,10 @@ are. A task's append still returns only once its line is on disk, so a crash of 
 machine loses no line that was reported done; the loop never waits for the disk.
 
 A flush that fails cuts the file back to where its first unflushed line started
-(``sync_appended``) and every waiting append (and every later one) raises the same
-``WriteError``: no line that may not be on disk is left in the file, or reported done.
+(``sync_appended``) and every waiting append (and every later one, before it writes)
+raises the same ``WriteError``: no line that may not be on disk is reported done, and a
+line is in the file whole or not at all (one written while the failing flush ran may stay,
+whole).
 """
 
 from __future__ import annotations
@@ -35,10 +37,14 @@ class GroupSync:
         #: flushes made (each covering one or more lines)
         self.flushes = 0
 
-    async def covered(self, start: int) -> None:
-        """Return once the line appended at ``start`` (unflushed) is on disk."""
+    def check(self) -> None:
+        """Raise the ``WriteError`` of a flush that failed: nothing more is appended."""
         if self._failed is not None:
             raise self._failed
+
+    async def covered(self, start: int) -> None:
+        """Return once the line appended at ``start`` (unflushed) is on disk."""
+        self.check()
         if self._start is None:
             self._start = start
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()

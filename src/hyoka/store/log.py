@@ -249,6 +249,7 @@ class JsonlLog(Generic[R]):
         """``append`` for the many tasks of one event loop: the line is written whole now
         and this returns once it is on disk, the lines of every task sharing flushes made
         off the loop (``GroupSync``), so no request in flight waits for the disk."""
+        self._syncs.check()
         start = append_line(self.path, record_line(record), sync=False)
         self.records[self.key(record)] = record
         await self._syncs.covered(start)
