@@ -436,67 +436,69 @@ async def rate(
     attempts = rules.max_attempts if max_attempts is None else max_attempts
     if attempts < 1:
         raise ValueError("max_attempts must be at least 1")
-    replies: list[str] = []
-    thoughts: list[str | None] = []
-    usage = Usage()
+    asking = _Asking(client, thinking, rules.name)
     asked = attempt_params(params, rules, 0)
     for attempt in range(attempts):
-        request = GenerationRequest(messages=tuple(messages), params=asked)
-        response = await client.generate(request, sample_key=f"{sample_key}#try{attempt}")
-        usage = usage + response.usage
-        reply = reply_of(response, thinking)
-        replies.append(reply.answer)
-        thoughts.append(reply.thinking)
-        match = find_rating(reply.answer, rules)
+        match = await asking.ask(messages, asked, f"{sample_key}#try{attempt}", rules)
         if match is not None:
-            return RatingOutcome(
-                score=match.value,
-                parsed=True,
-                reply=reply.answer,
-                replies=tuple(replies),
-                attempts=attempt + 1,
-                usage=usage,
-                written_score=match.written,
-                rules=rules.name,
-                thinking=tuple(thoughts),
-            )
+            return asking.outcome(match, retries_not_made=0)
         if attempt + 1 < attempts:
             retry = attempt_params(params, rules, attempt + 1)
             if not asked.retry_can_change_reply(retry):
                 break  # the same request again: the same reply, without a rating
             asked = retry
-    not_made = attempts - len(replies)
-    if rules.reask is not None and reask is not None and replies[-1].strip():
-        request = GenerationRequest(
-            messages=reask.messages(replies[-1]), params=attempt_params(params, rules.reask, 0)
+    not_made = attempts - len(asking.replies)
+    if rules.reask is not None and reask is not None and asking.replies[-1].strip():
+        match = await asking.ask(
+            reask.messages(asking.replies[-1]),
+            attempt_params(params, rules.reask, 0),
+            f"{sample_key}#reask",
+            rules.reask,
         )
-        response = await client.generate(request, sample_key=f"{sample_key}#reask")
-        usage = usage + response.usage
-        reply = reply_of(response, thinking)
-        replies.append(reply.answer)
-        thoughts.append(reply.thinking)
-        match = find_rating(reply.answer, rules.reask)
-        if match is not None:
-            return RatingOutcome(
-                score=match.value,
-                parsed=True,
-                reply=reply.answer,
-                replies=tuple(replies),
-                attempts=len(replies),
-                usage=usage,
-                written_score=match.written,
-                rules=rules.name,
-                retries_not_made=not_made,
-                thinking=tuple(thoughts),
-            )
-    return RatingOutcome(
-        score=None,
-        parsed=False,
-        reply=replies[-1],
-        replies=tuple(replies),
-        attempts=len(replies),
-        usage=usage,
-        rules=rules.name,
-        retries_not_made=not_made,
-        thinking=tuple(thoughts),
-    )
+        return asking.outcome(match, retries_not_made=not_made)
+    return asking.outcome(None, retries_not_made=not_made)
+
+
+class _Asking:
+    """The judge calls of one rating so far: each reply's answer and thinking, and the
+    usage summed. The first tries and the re-ask are asked and recorded alike; only the
+    rules reading each reply differ."""
+
+    def __init__(self, client: ModelClient, thinking: ThinkingRule, rules_name: str) -> None:
+        self.client = client
+        self.thinking = thinking
+        self.rules_name = rules_name
+        self.replies: list[str] = []
+        self.thoughts: list[str | None] = []
+        self.usage = Usage()
+
+    async def ask(
+        self,
+        messages: Sequence[Message],
+        params: SamplingParams,
+        sample_key: str,
+        reading: RatingRules,
+    ) -> RatingMatch | None:
+        """Send one request, record its reply, and read the rating ``reading`` finds in it."""
+        request = GenerationRequest(messages=tuple(messages), params=params)
+        response = await self.client.generate(request, sample_key=sample_key)
+        self.usage = self.usage + response.usage
+        reply = reply_of(response, self.thinking)
+        self.replies.append(reply.answer)
+        self.thoughts.append(reply.thinking)
+        return find_rating(reply.answer, reading)
+
+    def outcome(self, match: RatingMatch | None, *, retries_not_made: int) -> RatingOutcome:
+        """The rating the last reply held (``match``), or none, with every reply so far."""
+        return RatingOutcome(
+            score=None if match is None else match.value,
+            parsed=match is not None,
+            reply=self.replies[-1],
+            replies=tuple(self.replies),
+            attempts=len(self.replies),
+            usage=self.usage,
+            written_score=NO_RATING if match is None else match.written,
+            rules=self.rules_name,
+            retries_not_made=retries_not_made,
+            thinking=tuple(self.thoughts),
+        )
