@@ -129,7 +129,7 @@ def judge_constraints(
         warnings.warn(
             f"{judge} judges the judged constraints; upstream's default judge is "
             f"{UPSTREAM_JUDGE} (openai/{UPSTREAM_JUDGE} on OpenRouter, reasoning effort "
-            "medium), whose verdicts its published numbers are",
+            "medium): its published numbers are that judge's",
             HyokaNote,
             stacklevel=2,
         )
