@@ -174,19 +174,24 @@ def test_each_protocol_is_one_object_with_its_commands() -> None:
     ``COMMANDS``, the listing's ``JudgingProtocol.listing``): every protocol a definition
     has there, and no command, page or library call tests which protocol a definition has,
     so a new protocol adds one entry, not a branch at each call site (``verify_file``: one
-    verifier in ``mtbench.verify._VERIFIERS``)."""
+    verifier in ``mtbench.verify._VERIFIERS``; ``generate``: one question reader in
+    ``mtbench.generate.ANSWER_SETS``)."""
     import re
 
     import hyoka
+    from hyoka.mtbench.generate import ANSWER_SETS
     from hyoka.mtbench.run import COMMANDS
 
-    assert {spec.judging for spec in definitions().values()} <= set(COMMANDS)
+    protocols = {spec.judging for spec in definitions().values()}
+    assert protocols <= set(COMMANDS)
+    assert protocols <= set(ANSWER_SETS)
     source = Path(hyoka.__file__).parent
     files = [*(source / "cli").glob("*.py"), *(source / "report").glob("*.py")]
+    library = [source / "mtbench" / name for name in ("run.py", "verify.py", "generate.py")]
     branch = re.compile(r"judging (is|==)|judging\.name ==|bench == \"")
     branching = [
         f"{path.relative_to(source)}:{number}"
-        for path in [*files, source / "mtbench" / "run.py", source / "mtbench" / "verify.py"]
+        for path in [*files, *library]
         for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
         if branch.search(line)
     ]

@@ -33,9 +33,10 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal, cast
 
 from hyoka._aio import gather_or_cancel
@@ -52,9 +53,18 @@ from hyoka.mtbench.dialogue import (
 from hyoka.mtbench.rakuda import RakudaBench
 from hyoka.mtbench.records import AnswerChoice
 from hyoka.mtbench.registry import definition
-from hyoka.mtbench.spec import DRAWN_MATCHES, BenchSpec
+from hyoka.mtbench.spec import (
+    CONSTRAINT_CHECKED,
+    DRAWN_MATCHES,
+    FASTCHAT_JUDGING,
+    RULE_CHECKED,
+    BenchSpec,
+    JudgingProtocol,
+)
 from hyoka.providers import (
     DEFAULT_THINKING,
+    BatchClient,
+    Deferred,
     GenerationRequest,
     ModelClient,
     ProviderError,
@@ -62,6 +72,7 @@ from hyoka.providers import (
     SamplingParams,
     ThinkingRule,
     backend_packages,
+    batch_round,
     reply_of,
     signed_rule,
 )
@@ -84,10 +95,30 @@ def answer_set(
     questions alone: answering needs no judge prompt or reference, so a data folder without
     them (ELYZA-tasks-100 without Shaberi's prompt file) still answers."""
     spec = definition(name)
-    if spec.judging is DRAWN_MATCHES:
-        spec.variant(variant)  # Rakuda has none: a name given is refused
-        return RakudaBench.load(data_dir)
-    return Bench.load(name, data_dir, variant, questions_only=True)
+    return ANSWER_SETS[spec.judging](spec, data_dir, variant)
+
+
+def _bench_questions(spec: BenchSpec, data_dir: Path | str | None, variant: str | None) -> Bench:
+    return Bench.load(spec.name, data_dir, variant, questions_only=True)
+
+
+def _rakuda_questions(
+    spec: BenchSpec, data_dir: Path | str | None, variant: str | None
+) -> RakudaBench:
+    spec.variant(variant)  # Rakuda has none: a name given is refused
+    return RakudaBench.load(data_dir)
+
+
+#: how ``generate`` reads the questions of a benchmark of each judging protocol: a new
+#: protocol adds its reader here, not a branch in ``answer_set``
+ANSWER_SETS: Mapping[
+    JudgingProtocol, Callable[[BenchSpec, Path | str | None, str | None], AnswerSet]
+] = MappingProxyType({
+    FASTCHAT_JUDGING: _bench_questions,
+    DRAWN_MATCHES: _rakuda_questions,
+    RULE_CHECKED: _bench_questions,
+    CONSTRAINT_CHECKED: _bench_questions,
+})  # fmt: skip
 
 
 def default_temperatures(spec: BenchSpec, bench: AnswerSet | None = None) -> dict[str, float]:
@@ -172,6 +203,8 @@ class GenerateReport:
     #: turns whose thinking never closed (``max_tokens`` ran out): empty answers
     unclosed_thinking: int = 0
     template: str = ""
+    #: dialogues left undone for the model's batch (``providers.batch``): a later run
+    deferred: int = 0
     #: how the answers were made (``answers_signature``), as stored beside them
     signature: Signature | None = None
 
@@ -331,6 +364,8 @@ class AnswersSignature(SignatureType):
     #: answers per dialogue, where more than one or not the variant's (choice ``i``
     #: sampled with seed + ``i``)
     trials: int | None = only_when_set()
+    #: the batch API that asked (``providers.batch``), where one did
+    batch: str | None = only_when_set()
 
 
 def answers_signature(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Signature:
@@ -343,6 +378,7 @@ def answers_signature(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Signat
         variant=None if bench.variant is None else bench.variant.signed(),
         thinking=signed_rule(plan.thinking),
         trials=signed_trials(run.trials, bench),
+        batch=run.client.api.name if isinstance(run.client, BatchClient) else None,
     ).signature(backend_packages(run.client.provider.name))  # fmt: skip
 
 
@@ -389,7 +425,8 @@ async def generate_answers(
     with JsonlLog.open(
         plan.answer_file, answers_manifest(plan, bench, run), bench.answer_type, key=_answer_key
     ) as log:
-        return await _answer_missing(plan, bench, run, log, progress)
+        async with batch_round(client, log.written.notes, log.note):
+            return await _answer_missing(plan, bench, run, log, progress)
 
 
 async def _answer_missing(
@@ -410,7 +447,8 @@ async def _answer_missing(
     questions = list(bench.questions[: plan.limit or None])
     todo = [q for q in questions if q.question_id not in log]
     run.report.done_before = len(questions) - len(todo)
-    if todo and run.probing:  # settle the template on one dialogue before the rest
+    if todo and run.probing and not isinstance(run.client, BatchClient):
+        # settle the template on one dialogue before the rest (a batch API is chat's)
         log.append(await run.dialogue(todo[0]))
         run.report.generated += 1
         if progress:
@@ -418,7 +456,12 @@ async def _answer_missing(
         todo = todo[1:]
 
     async def one(question: Asked) -> None:
-        await log.append_async(await run.dialogue(question))  # on disk, off the loop
+        try:
+            answered = await run.dialogue(question)
+        except Deferred:  # in the model's batch: a later run writes it
+            run.report.deferred += 1
+            return
+        await log.append_async(answered)  # on disk, off the loop
         run.report.generated += 1
         if progress:
             progress()
