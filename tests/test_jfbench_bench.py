@@ -105,6 +105,7 @@ def test_answered_and_judged_as_upstream_asks_and_a_killed_run_resumes(
     answers = tmp_path / "answers" / "m.jsonl"
     with OpenAIServer() as server:
         server.reply_to_all = "  Hello there.  "
+        server.thinking, server.thinking_apart = "考え中", "reasoning_content"
         _run("mtbench", "generate", "--bench", "jfbench", "-m", "openai/m", "--limit",
              str(LIMIT), "--base-url", server.base_url, "--template", "chat",
              "--output", str(answers))  # fmt: skip
@@ -149,6 +150,7 @@ def test_answered_and_judged_as_upstream_asks_and_a_killed_run_resumes(
     assert records[5]["results"] == {"AmericanEnglishStyleConstraint": True}
     assert records[7]["results"] == {"NoTypoStyleConstraint": False}
     assert records[0]["response"] == "Hello there."  # stripped, as upstream's client strips
+    assert records[0]["reasoning_content"] == "考え中"  # the thinking, set aside
     assert records[0]["data_id"] == "106-KeywordIncludedContentConstraint"
     manifest = read_manifest(results)
     assert manifest is not None

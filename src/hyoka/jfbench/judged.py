@@ -58,11 +58,13 @@ DECISION = f"majority-of-{JUDGE_VOTES}"
 @dataclass(frozen=True)
 class Response:
     """One model's response to one built entry (``position``: the entry's place in the
-    build, upstream's ``prompt_index``)."""
+    build, upstream's ``prompt_index``), and what the model thought before it, where it
+    thought aloud (upstream's ``reasoning_content``)."""
 
     position: int
     entry: Entry
     text: str
+    reasoning: str | None = None
 
 
 class ConstraintVotes(Protocol):

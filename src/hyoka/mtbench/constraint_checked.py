@@ -44,8 +44,9 @@ from hyoka.store import (
 )
 
 if TYPE_CHECKING:
-    from hyoka.jfbench import Benchmark, Summary
+    from hyoka.jfbench import Benchmark, Response, Summary
     from hyoka.judge import Connection, JudgedBy
+    from hyoka.mtbench.records import AnswerRecord
 
 #: the kind of a result file's manifest
 RESULTS_KIND = "results/jfbench"
@@ -119,7 +120,6 @@ def judge_constraints(
     from hyoka.jfbench import (
         JUDGE_MAX_TOKENS,
         UPSTREAM_JUDGE,
-        Response,
         judge_settings,
         plan_judged,
         verdicts_of,
@@ -143,9 +143,7 @@ def judge_constraints(
         if wanted is not None and len(ids) < len(wanted):
             missing = next(i for i in wanted if i not in found)
             raise InputError(f"{path}: no answer to question_id {missing} (`limit` {limit})")
-        responses = [
-            Response(i, built.entries[i], found[i].choices[0].turns[0].strip()) for i in ids
-        ]
+        responses = [_response(i, built, found[i]) for i in ids]
         given.append((model_name(bench, path, found), responses))
     settings = judge_settings(
         judge, base_url=connection.base_url, max_tokens=max_tokens or JUDGE_MAX_TOKENS,
@@ -204,9 +202,19 @@ def _write_results(target: Path, text: str, manifest: Manifest) -> None:
     atomic_write_text(manifest_path(target), manifest.text())
 
 
+def _response(position: int, built: Benchmark, answer: AnswerRecord) -> Response:
+    """The first choice's answer, stripped as upstream's client strips a reply, and the
+    thinking set aside before it (``reasoning_content``)."""
+    from hyoka.jfbench import Response
+
+    choice = answer.choices[0]
+    thought = choice.thinking[0] if choice.thinking else None
+    return Response(position, built.entries[position], choice.turns[0].strip(), thought)
+
+
 def _result_lines(
     model: str,
-    responses: Sequence[Any],
+    responses: Sequence[Response],
     built: Benchmark,
     judged: dict[str, bool],
 ) -> tuple[list[dict[str, Any]], int]:
@@ -225,7 +233,8 @@ def _result_lines(
         pending += decided is None
         lines.append({
             "model": model, "model_short": model, "prompt_index": response.position,
-            "response": response.text, "response_details": None, "reasoning_content": None,
+            "response": response.text, "response_details": None,
+            "reasoning_content": response.reasoning,
             "results": decided, "prompt_source": "ifbench", "data_id": entry.data_id,
             "n_constraints": entry.n_constraints,
             "constraint_types": list(entry.constraint_types),
