@@ -88,6 +88,8 @@ LEGACY_PREFIX = "legacy-"
 #: the template of a grade whose file names none (a table of grades)
 NO_TEMPLATE = "-"
 _FIELDS = ("judge", "suite", "model", "item")
+#: the fields a ``ScoreTable`` holds as names and codes
+_CODED = (*_FIELDS, "template")
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -156,6 +158,31 @@ class ScoreTable:
     def size(self) -> int:
         return len(self.score)
 
+    @classmethod
+    def coded(
+        cls,
+        names: Mapping[str, tuple[str, ...]],
+        codes: Mapping[str, IntArray],
+        score: FloatArray,
+        length: FloatArray,
+        **more: Any,
+    ) -> ScoreTable:
+        """A table from each coded field's names and codes (``_CODED``: ``names["judge"]``
+        the judges, ``codes["judge"]`` each row's), its other fields as keywords."""
+        return cls(
+            judges=names["judge"], suites=names["suite"], models=names["model"],
+            items=names["item"], templates=names["template"],
+            judge=codes["judge"], suite=codes["suite"], model=codes["model"],
+            item=codes["item"], template=codes["template"],
+            score=score, length=length, **more,
+        )  # fmt: skip
+
+    def coding(self, name: str) -> tuple[tuple[str, ...], IntArray]:
+        """The coded field ``name``'s names and each row's code (``_CODED``)."""
+        names = {"judge": self.judges, "suite": self.suites, "model": self.models,
+                 "item": self.items, "template": self.templates}  # fmt: skip
+        return names[name], getattr(self, name)
+
 
 def _check_unique(table: ScoreTable, where: str) -> None:
     """A second grade of one (judge, suite, model, item) is refused: which one counts
@@ -166,11 +193,9 @@ def _check_unique(table: ScoreTable, where: str) -> None:
     repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
     if len(repeated):
         first, second = sorted((int(order[repeated[0]]), int(order[repeated[0] + 1])))
-        names = [table.judges, table.suites, table.models, table.items]
-        columns = [table.judge, table.suite, table.model, table.item]
         what = ", ".join(
             f"{name}={values[codes[first]]!r}"
-            for name, values, codes in zip(_FIELDS, names, columns, strict=True)
+            for name, (values, codes) in zip(_FIELDS, map(table.coding, _FIELDS), strict=True)
         )
         raise InputError(
             f"{where}: a second grade of ({what}), objects {first + 1} and {second + 1}"
@@ -234,17 +259,12 @@ def read_score_table(path: Path) -> ScoreTable:
     if not scores:
         raise InputError(f"{path}: no grades")
     suites = codes["suite"].names
-    table = ScoreTable(
-        judges=codes["judge"].names,
-        suites=suites,
-        models=codes["model"].names,
-        items=codes["item"].names,
-        templates=(NO_TEMPLATE,),
-        judge=np.concatenate(columns["judge"]),
-        suite=np.concatenate(columns["suite"]),
-        model=np.concatenate(columns["model"]),
-        item=np.concatenate(columns["item"]),
-        template=np.zeros(sum(map(len, scores)), dtype=np.int64),
+    table = ScoreTable.coded(
+        {**{name: codes[name].names for name in _FIELDS}, "template": (NO_TEMPLATE,)},
+        {
+            **{name: np.concatenate(columns[name]) for name in _FIELDS},
+            "template": np.zeros(sum(map(len, scores)), dtype=np.int64),
+        },
         score=np.concatenate(scores),
         length=np.full(sum(map(len, scores)), np.nan),
         scales={suite: scale for suite in suites if (scale := shaberi_scale(suite)) is not None},
@@ -293,7 +313,7 @@ def read_single_folders(paths: list[Path], data_dir: Path | None = None) -> Scor
     folder exists. A folder or file holds one judge (the
     one that answered: ``judge.judged_by``); a grade off its benchmark's scale is kept as
     written (``judge_meta`` counts it)."""
-    codes = {name: _Codes() for name in (*_FIELDS, "template")}
+    codes = {name: _Codes() for name in _CODED}
     columns: dict[str, list[int]] = {name: [] for name in codes}
     scores: list[float] = []
     lengths: list[float] = []
@@ -324,26 +344,16 @@ def read_single_folders(paths: list[Path], data_dir: Path | None = None) -> Scor
                 continue
             seen[key] = len(scores)
             item = f"{question}/{turn}" + (f"/{trial}" if trial else "")
-            for name, value in zip(
-                (*_FIELDS, "template"), (judge, bench, model, item, template), strict=True
-            ):
+            for name, value in zip(_CODED, (judge, bench, model, item, template), strict=True):
                 columns[name].append(codes[name](value))
             scores.append(grade)
             answer_file = model_answer_file(answer_dir, model)
             if answer_file not in answers:
                 answers[answer_file] = _answer_lengths(answer_file)
             lengths.append(answers[answer_file].get((question, turn, trial), np.nan))
-    table = ScoreTable(
-        judges=codes["judge"].names,
-        suites=codes["suite"].names,
-        models=codes["model"].names,
-        items=codes["item"].names,
-        templates=codes["template"].names,
-        judge=np.asarray(columns["judge"], dtype=np.int64),
-        suite=np.asarray(columns["suite"], dtype=np.int64),
-        model=np.asarray(columns["model"], dtype=np.int64),
-        item=np.asarray(columns["item"], dtype=np.int64),
-        template=np.asarray(columns["template"], dtype=np.int64),
+    table = ScoreTable.coded(
+        {name: coded.names for name, coded in codes.items()},
+        {name: np.asarray(column, dtype=np.int64) for name, column in columns.items()},
         score=np.asarray(scores, dtype=np.float64),
         length=np.asarray(lengths, dtype=np.float64),
         scales=scales,
@@ -497,9 +507,8 @@ def merge_tables(tables: list[ScoreTable]) -> ScoreTable:
     suites or items: a second grade of one item is refused as in one table)."""
     if len(tables) == 1:
         return tables[0]
-    fields = (*_FIELDS, "template")
-    merged: dict[str, _Codes] = {name: _Codes() for name in fields}
-    columns: dict[str, list[IntArray]] = {name: [] for name in fields}
+    merged: dict[str, _Codes] = {name: _Codes() for name in _CODED}
+    columns: dict[str, list[IntArray]] = {name: [] for name in _CODED}
     scales: dict[str, tuple[int, int]] = {}
     origin: dict[str, str] = {}
     repeat_of: list[IntArray] = []
@@ -507,12 +516,8 @@ def merge_tables(tables: list[ScoreTable]) -> ScoreTable:
     for table in tables:
         repeat_of.append(table.repeat_of + offset)
         offset += table.size
-        for name, names, codes in zip(
-            fields,
-            (table.judges, table.suites, table.models, table.items, table.templates),
-            (table.judge, table.suite, table.model, table.item, table.template),
-            strict=True,
-        ):
+        for name in _CODED:
+            names, codes = table.coding(name)
             recode = np.asarray([merged[name](value) for value in names], dtype=np.int64)
             columns[name].append(recode[codes])
         for suite, scale in table.scales.items():
@@ -520,17 +525,9 @@ def merge_tables(tables: list[ScoreTable]) -> ScoreTable:
                 raise InputError(f"suite {suite!r} has two scales: {scales[suite]} and {scale}")
         for judge, where in table.origin.items():
             origin[judge] = f"{origin[judge]}, {where}" if judge in origin else where
-    result = ScoreTable(
-        judges=merged["judge"].names,
-        suites=merged["suite"].names,
-        models=merged["model"].names,
-        items=merged["item"].names,
-        templates=merged["template"].names,
-        judge=np.concatenate(columns["judge"]),
-        suite=np.concatenate(columns["suite"]),
-        model=np.concatenate(columns["model"]),
-        item=np.concatenate(columns["item"]),
-        template=np.concatenate(columns["template"]),
+    result = ScoreTable.coded(
+        {name: coded.names for name, coded in merged.items()},
+        {name: np.concatenate(column) for name, column in columns.items()},
         score=np.concatenate([t.score for t in tables]),
         length=np.concatenate([t.length for t in tables]),
         scales=scales,
