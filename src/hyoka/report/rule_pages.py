@@ -36,6 +36,7 @@ MODES = ("strict", "loose")
 #: a result file hyoka did not write (upstream's own) records no more than its verdicts
 UNSIGNED = "no signature (not written by hyoka: how its verdicts were made is not recorded)"
 LEVELS = (("prompt_level", "prompt"), ("instruction_level", "instruction"))
+#: the columns of JFBench's summary table (upstream ``analyze.py``'s)
 SUMMARY_HEADERS = [
     "Rank",
     "Model",
@@ -213,20 +214,7 @@ def jfbench_page(board: Board, target: str) -> str:
         "constraints and model, the entries evaluated, those pending (a constraint not yet "
         "decided), those that succeeded (every constraint's verdict true) and the success "
         "rate in percent with its 95% bootstrap interval over evaluated entries.</p>"
-        + table(
-            [
-                "Rank",
-                "Model",
-                "Source",
-                "Constraints",
-                "Evaluated",
-                "Pending",
-                "Succeeded",
-                "Success %",
-            ],
-            rows,
-            table_id="summary",
-        )
+        + table(SUMMARY_HEADERS, rows, table_id="summary")
         + "<h2>Per constraint group</h2>"
         + "<p>The share of each group's constraints satisfied, in percent (satisfied of "
         "evaluated): rule-based groups such as Format or Notation beside the judged ones "
