@@ -24,7 +24,8 @@ exits 1 when one differs:
   and 299, about two responses), against the digest of upstream's ``_prompt``;
 - the six rules that read their word lists from upstream's source decide as upstream's
   classes decided: test_jfbench_rules' hand-written cases for them, and responses made of
-  upstream's own lists (ten allowed names pass, nine fail; the sentence echoed passes).
+  upstream's own lists (ten allowed names pass, nine fail; the sentence echoed passes), and
+  on the embedded model's answers (test_jfbench_rules' fixture, which pins the other rules).
 """
 
 from __future__ import annotations
@@ -283,6 +284,28 @@ def _word_lists(report: _Report, source: Source) -> None:
         )
 
 
+def _embedded_answers(report: _Report, source: Source, prompts: Path) -> None:
+    """The embedded model's answers (test_jfbench_rules' fixture): the six rules that read
+    upstream's lists decide each as upstream's classes did."""
+    documents = read_prompts(prompts).documents
+    factories = COLLECTIONS["test"].rule_based
+    same = total = 0
+    for line in (
+        (TESTS / "fixtures" / "jfbench" / "embedded_verdicts.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    ):
+        answer = json.loads(line)
+        for key, upstream in answer["verdicts"].items():
+            factory = factories[int(key.split(":")[0])]
+            if (factory.positive or factory).name not in SOURCED_NAMES:
+                continue
+            check = check_of(factory, documents[answer["prompt"]], source)
+            total += 1
+            same += check(answer["response"]) is upstream
+    report.line("embedded answers, sourced rules", (total, total), (total, same))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("upstream", type=Path, help="a checkout of pfnet-research/jfbench c8fed01")
@@ -300,6 +323,7 @@ def main() -> int:
         _judge_prompts(report, source, prompts)
         _data_folder(report, upstream, args.data_dir)
         _word_lists(report, source)
+        _embedded_answers(report, source, prompts)
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
