@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -65,6 +65,23 @@ def searches(pattern: str) -> Matcher:
 
 def always(template: str) -> Chooser:
     return lambda _name: template
+
+
+def first_part(pairs: Sequence[tuple[str, str]], otherwise: str, *, fold: bool = True) -> Chooser:
+    """The template of the first of ``pairs`` whose part the name holds (the name
+    lower-cased unless ``fold`` is false), else ``otherwise``: how most adapters choose
+    among their templates."""
+
+    def choose(model: str) -> str:
+        name = model.lower() if fold else model
+        return next((template for part, template in pairs if part in name), otherwise)
+
+    return choose
+
+
+def given(part: str, then: Chooser, otherwise: str) -> Chooser:
+    """``then``'s template where the lower-cased name holds ``part``, else ``otherwise``."""
+    return lambda model: then(model) if part in model.lower() else otherwise
 
 
 def row(label: str, matches: Matcher, template: str | Chooser) -> Adapter:
@@ -118,9 +135,7 @@ def _airoboros(model: str) -> str:
     return "airoboros_v1"
 
 
-def _chatglm(model: str) -> str:
-    lower = model.lower()
-    return "chatglm2" if "chatglm2" in lower else "chatglm3" if "chatglm3" in lower else "chatglm"
+_chatglm = first_part((("chatglm2", "chatglm2"), ("chatglm3", "chatglm3")), "chatglm")
 
 
 #: lm-sys's OpenAI names (``OPENAI_MODEL_LIST``), which its ChatGPT adapter takes
@@ -172,63 +187,49 @@ ANTHROPIC_NAMES = frozenset(
 _GPT4_TURBO = "gpt-4-turbo-2024-04-09"
 
 
-def _chatgpt(model: str) -> str:
-    """The ChatGPT adapter's template: by substrings of the name, in its order."""
-    firsts = (
+#: the ChatGPT adapter's template: by substrings of the name as written, in its order
+_chatgpt = first_part(
+    (
         ("browsing", "api_based_default"), ("gpt-4-turbo-2024-04-09", _GPT4_TURBO),
         ("gpt2-chatbot", _GPT4_TURBO), ("gpt-4o-2024-05-13", _GPT4_TURBO),
         ("gpt-4o-2024-08-06", "gpt-mini"), ("anonymous-chatbot", _GPT4_TURBO),
         ("chatgpt-4o-latest", _GPT4_TURBO), ("gpt-mini", "gpt-mini"),
         ("gpt-4o-mini-2024-07-18", "gpt-mini"), ("o1", "api_based_default"),
-    )  # fmt: skip
-    return next((t for part, t in firsts if part in model), "chatgpt")
-
-
-def _claude(model: str) -> str:
-    firsts = (
+    ),
+    "chatgpt",
+    fold=False,
+)  # fmt: skip
+_claude = first_part(
+    (
         ("claude-3-haiku", "claude-3-haiku-20240307"),
         ("claude-3-sonnet", "claude-3-sonnet-20240229"),
         ("claude-3-5-sonnet", "claude-3-5-sonnet-20240620-v2"),
         ("claude-3-opus", "claude-3-opus-20240229"),
-    )
-    return next((t for part, t in firsts if part in model), "claude")
-
-
-def _mpt(model: str) -> str:
-    lower = model.lower()
-    for name in ("mpt-7b-chat", "mpt-30b-chat", "mpt-30b-instruct"):
-        if name in lower:
-            return name
-    return "zero_shot"
+    ),
+    "claude",
+    fold=False,
+)
+_mpt = first_part(
+    [(name, name) for name in ("mpt-7b-chat", "mpt-30b-chat", "mpt-30b-instruct")], "zero_shot"
+)
 
 
 def _wizardlm(sizes: tuple[str, ...]) -> Chooser:
-    return lambda m: "vicuna_v1.1" if any(s in m.lower() for s in sizes) else "one_shot"
+    return first_part([(size, "vicuna_v1.1") for size in sizes], "one_shot")
 
 
-def _baichuan(model: str) -> str:
-    lower = model.lower()
-    if "chat" not in lower:
-        return "zero_shot"
-    return "baichuan2-chat" if "baichuan2" in lower else "baichuan-chat"
-
-
-def _openorca(model: str) -> str:
-    return "mistral-7b-openorca" if "mistral-7b-openorca" in model.lower() else "open-orca"
-
-
-def _aquila(model: str) -> str:
-    lower = model.lower()
-    if "aquilachat2" not in lower:
-        return "aquila-chat"
-    return "aquila" if "16k" in lower else "aquila-legacy" if "34b" in lower else "aquila-v1"
-
-
-def _vigogne(model: str) -> str:
-    lower = model.lower()
-    if "chat" not in lower:
-        return "vigogne_instruct"
-    return "vigogne_chat_v3" if "vigostral" in lower else "vigogne_chat_v2"
+_baichuan = given(
+    "chat", first_part((("baichuan2", "baichuan2-chat"),), "baichuan-chat"), "zero_shot"
+)
+_openorca = first_part((("mistral-7b-openorca", "mistral-7b-openorca"),), "open-orca")
+_aquila = given(
+    "aquilachat2",
+    first_part((("16k", "aquila"), ("34b", "aquila-legacy")), "aquila-v1"),
+    "aquila-chat",
+)
+_vigogne = given(
+    "chat", first_part((("vigostral", "vigogne_chat_v3"),), "vigogne_chat_v2"), "vigogne_instruct"
+)
 
 
 def _llama31(model: str) -> str:
@@ -236,8 +237,7 @@ def _llama31(model: str) -> str:
     return "meta-llama-3.1-sp" if model.lower() in special else "meta-llama-3.1"
 
 
-def _gemini(model: str) -> str:
-    return "gemini-1.5-pro" if "gemini-1.5-pro" in model else "gemini"
+_gemini = first_part((("gemini-1.5-pro", "gemini-1.5-pro"),), "gemini", fold=False)
 
 
 def _oasst_llama(name: str) -> bool:
@@ -342,7 +342,7 @@ _TAIL = (
     row("Bagel", has("bagel"), "airoboros_v3"),
     row("Solar", has("solar-", "instruct"), "solar"),
     row("SteerLM", has("steerlm-chat"), "steerlm"),
-    row("Llava", has("llava"), lambda m: "llava-chatml" if "34b" in m.lower() else "vicuna_v1.1"),
+    row("Llava", has("llava"), first_part((("34b", "llava-chatml"),), "vicuna_v1.1")),
     row("Yuan", has("yuan"), "yuan"),
     row("Olmo", has("olmo"), "api_based_default"),
     row("Cohere", is_one_of("command-r"), "api_based_default"),
@@ -352,7 +352,7 @@ _TAIL = (
     row("Reka", has("reka"), "api_based_default"),
     row("SmaugChat", has("smaug"), "qwen-7b-chat"),
 )
-_GROK = row("Grok", has("grok"), lambda m: "grok-2-mini" if "mini" in m.lower() else "grok-2")
+_GROK = row("Grok", has("grok"), first_part((("mini", "grok-2-mini"),), "grok-2"))
 
 
 def _no_system(*names: str) -> Adapter:
@@ -499,8 +499,7 @@ SWALLOW = AdapterTable(
 )  # fmt: skip
 
 
-def _chatglm_v2(model: str) -> str:
-    return "chatglm2" if "chatglm2" in model.lower() else "chatglm"
+_chatglm_v2 = first_part((("chatglm2", "chatglm2"),), "chatglm")
 
 
 def _jslm_alpha(name: str) -> bool:
@@ -590,8 +589,7 @@ STABILITY = AdapterTable(
         row("Tulu", has("tulu"), "tulu"),
         row("Falcon", has("falcon"), "falcon"),
         row("TigerBot", has("tigerbot"), "tigerbot"),
-        row("Baichuan", has("baichuan"),
-            lambda m: "baichuan-chat" if "chat" in m.lower() else "zero_shot"),
+        row("Baichuan", has("baichuan"), first_part((("chat", "baichuan-chat"),), "zero_shot")),
         row("XGen", has("xgen"), "xgen"),
         row("NousHermes", has("nous-hermes"), "alpaca"),
         row("Pythia", has("pythia"), "one_shot"),
