@@ -556,23 +556,24 @@ def test_cli_fetch_elyza_tasks_100_pins_upstreams_prompt_file(
 _SHABERI_2025 = "elyza-tasks-100/variants/shaberi-2025/evaluation_datasets_config.py"
 
 
-def test_a_variants_file_is_fetched_and_required_only_when_asked_for(tmp_path: Path) -> None:
-    """A file only a named variant reads is outside the default fetch and verify (the
-    shared data, without it, verifies), required with ``--with-variants``, and a run of that
-    variant without it names the flag that fetches it."""
+def test_a_sources_file_is_fetched_and_required_only_when_asked_for(tmp_path: Path) -> None:
+    """Upstream source files read for the exact texts a protocol sends (here a named
+    variant's prompt file) are outside the default fetch and verify (the shared data,
+    without them, verifies), required with ``--with-sources``, and a run that needs one
+    names the flag that fetches it."""
     (pinned,) = [f for f in manifest("elyza-tasks-100").files if f.path == _SHABERI_2025]
-    assert (pinned.group, pinned.repository) == ("variants", "shisa-ai/shaberi")
+    assert (pinned.group, pinned.repository) == ("sources", "shisa-ai/shaberi")
     assert _SHABERI_2025 not in {f.path for f in manifest("elyza-tasks-100").select()}
     data = ["--data-dir", str(SHARED)]
     plain = CliRunner().invoke(app, ["data", "verify", "elyza-tasks-100", *data])
     assert plain.exit_code == 0, plain.output
-    asked = CliRunner().invoke(app, ["data", "verify", "elyza-tasks-100", "--with-variants", *data])
+    asked = CliRunner().invoke(app, ["data", "verify", "elyza-tasks-100", "--with-sources", *data])
     assert asked.exit_code == 1
     assert f"missing: {_SHABERI_2025}" in asked.output
-    assert f"run `hyoka data fetch elyza-tasks-100 --with-variants --data-dir {SHARED}`" in (
+    assert f"run `hyoka data fetch elyza-tasks-100 --with-sources --data-dir {SHARED}`" in (
         asked.output
     )
-    with pytest.raises(MissingDataError, match=r"fetch elyza-tasks-100 --with-variants --data"):
+    with pytest.raises(MissingDataError, match=r"fetch elyza-tasks-100 --with-sources --data"):
         Bench.load("elyza-tasks-100", SHARED, "shaberi-2025")
 
 

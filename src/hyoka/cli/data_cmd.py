@@ -45,12 +45,12 @@ WithPublishedOption = Annotated[
     ),
 ]
 
-WithVariantsOption = Annotated[
+WithSourcesOption = Annotated[
     bool,
     typer.Option(
-        "--with-variants",
-        help="Include the files only a named, non-default variant reads (ELYZA-tasks-100's "
-        "shaberi-2025 prompt file).",
+        "--with-sources",
+        help="Include upstream's source files hyoka reads for the exact texts it sends "
+        "(JFBench's prompt wording, ELYZA-tasks-100's shaberi-2025 prompt file).",
     ),
 ]
 
@@ -82,7 +82,7 @@ def fetch_command(
     benchmark: BenchmarkArgument,
     data_dir: DataDirOption = None,
     with_published: WithPublishedOption = False,
-    with_variants: WithVariantsOption = False,
+    with_sources: WithSourcesOption = False,
     timeout: TimeoutOption = 30.0,
     min_rate: MinRateOption = 10.0,
     as_json: JsonOption = False,
@@ -101,11 +101,11 @@ def fetch_command(
 
       hyoka data fetch all --with-published --data-dir ./data
 
-      hyoka data fetch elyza-tasks-100 --with-variants
+      hyoka data fetch jfbench --with-sources
     """
     from hyoka.data import resolve_data_dir
 
-    groups = _groups(with_published, with_variants)
+    groups = _groups(with_published, with_sources)
     root = resolve_data_dir(data_dir)
     reports = []
     for selected in _select(benchmark):
@@ -122,14 +122,14 @@ def verify_command(
     benchmark: BenchmarkArgument,
     data_dir: DataDirOption = None,
     with_published: WithPublishedOption = False,
-    with_variants: WithVariantsOption = False,
+    with_sources: WithSourcesOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Check benchmark data against the pinned sizes and SHA-256s, offline.
 
     Exits non-zero if a file is missing or corrupt, naming the fetch
-    command that repairs it. Published and variant files are checked when
-    present, and required with --with-published and --with-variants.
+    command that repairs it. Published and source files are checked when
+    present, and required with --with-published and --with-sources.
 
     Examples:
 
@@ -141,7 +141,7 @@ def verify_command(
 
     root = resolve_data_dir(data_dir)
     broken: list[Manifest] = []
-    wanted = _groups(with_published, with_variants)
+    wanted = _groups(with_published, with_sources)
     needed: set[Group] = set()
     strays, rows = False, []
     for selected in _select(benchmark):
@@ -161,13 +161,13 @@ def verify_command(
     _verdict(broken, strays, root, data_dir, needed)
 
 
-def _groups(with_published: bool, with_variants: bool) -> frozenset[Group]:
+def _groups(with_published: bool, with_sources: bool) -> frozenset[Group]:
     """The manifest groups a fetch or verify covers: ``core``, and each optional group
     asked for by its flag (``GROUP_FLAGS``)."""
     from hyoka.data import CORE
 
     asked: set[Group] = {"published"} if with_published else set()
-    asked |= {"variants"} if with_variants else set()
+    asked |= {"sources"} if with_sources else set()
     return CORE | asked
 
 

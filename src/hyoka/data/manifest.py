@@ -25,14 +25,15 @@ from hyoka.errors import DataError, HyokaError
 
 #: ``core`` is what scoring needs; ``published`` is optional upstream output (model answers
 #: and judgments) that is large and only needed to reproduce the published leaderboards;
-#: ``variants`` are files only a named, non-default variant reads (another project's newer
+#: ``sources`` are upstream's source files hyoka reads (never runs) for the exact texts a
+#: protocol sends beyond the core data (JFBench's prompt wording, Shaberi's 2025 ELYZA
 #: prompt file), fetched when asked for, so the default path never waits on them.
-Group = Literal["core", "published", "variants"]
+Group = Literal["core", "published", "sources"]
 
 CORE: frozenset[Group] = frozenset({"core"})
-ALL_GROUPS: frozenset[Group] = frozenset({"core", "published", "variants"})
+ALL_GROUPS: frozenset[Group] = frozenset({"core", "published", "sources"})
 #: the command-line flag that fetches (and requires) each optional group
-GROUP_FLAGS: dict[Group, str] = {"published": "--with-published", "variants": "--with-variants"}
+GROUP_FLAGS: dict[Group, str] = {"published": "--with-published", "sources": "--with-sources"}
 
 _SUFFIX = ".json"
 _REPOSITORY = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"

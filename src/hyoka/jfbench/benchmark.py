@@ -57,7 +57,7 @@ def load_benchmark(prompts_path: Path, folder: Path) -> Benchmark:
     if not (folder / PROMPT_FILE).is_file():
         raise MissingDataError(
             f"JFBench's prompts are worded by upstream's source, not found in {folder} "
-            f"(no {PROMPT_FILE}): hyoka data fetch jfbench"
+            f"(no {PROMPT_FILE}): hyoka data fetch jfbench --with-sources"
         )
     prompts = read_prompts(prompts_path)
     source = Source.read(folder, check=False)
