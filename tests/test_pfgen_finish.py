@@ -111,6 +111,9 @@ def test_finishing_in_bulk_is_upstreams_formula_answer_by_answer(
     expected = [exact(upstream(m, count, summation)) for m in measured]
     assert [exact(s) for s in scorer.finish_many(measured, summation)] == expected
     assert [exact(scorer.finish(m, summation)) for m in measured] == expected
+    # the averages alone (a run's score under another set, ``pfgen stability``): the same bytes
+    averages = [struct.pack("<d", a) for a in scorer.averages(measured, summation)]
+    assert averages == [e[-1] for e in expected]
     for score, m in zip(scorer.finish_many(measured, summation), measured, strict=True):
         assert score.missed is m.helpfulness.missed
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import combinations
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from hyoka.data import resolve_data_dir
 from hyoka.errors import InputError
@@ -30,7 +30,7 @@ from hyoka.pfgen._measure import measure_answers
 from hyoka.pfgen._pysum import Summation
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.provenance import data_id
-from hyoka.pfgen.result import ScoredAnswer, build_result
+from hyoka.pfgen.result import ScoredAnswer, build_result, trials_score
 from hyoka.pfgen.runs import summation_by_evidence
 from hyoka.pfgen.scorer import Measurement, QuestionScorer
 from hyoka.pfgen.summary import RunSummary
@@ -43,6 +43,7 @@ KIND = "pfgen-stability"
 DEFAULT_SETS = ("P", "S", "T")
 #: The correlations' intervals: 95% percentile intervals over runs drawn with replacement.
 CONFIDENCE = 0.95
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,12 +149,14 @@ def refset_stability(
         aggregate = partial(_aggregate, grouped, scorers, measured)
         # the summation of the run's own result.json, when one of the two reproduces it
         summation = Summation.COMPENSATED
+        scores: dict[str, float] = {}
         if published is not None:
-            summation = summation_by_evidence(published, aggregate)[0]
-        scores = {
-            variant: float(aggregate(summation, only)["score"])
-            for variant, only in variants.items()
-        }
+            summation, _, ensemble = summation_by_evidence(published, aggregate)
+            scores[ENSEMBLE] = float(ensemble["score"])  # the result under ``summation``
+        for variant, only in variants.items():
+            if variant not in scores:  # a variant's score alone, not its whole result
+                averages = _averages(grouped, scorers, measured, summation, only)
+                scores[variant] = float(trials_score(averages, summation)[0])
         label = _label(trials.folder, published)
         results.append(StabilityRun(label, trials.folder, scores, _score(published)))
     names = list(variants)
@@ -204,16 +207,57 @@ def _aggregate(
     only: str | None = None,
 ) -> dict[str, Any]:
     """A run's result under one variant (``only`` one set, or the ensemble) and summation."""
-    by_question: dict[str, list[ScoredAnswer]] = {}
-    for qid, records in grouped.items():
-        scorer, pick = _variant(scorers[qid], only)
-        values = measured[qid]
-        by_question[qid] = [
-            (r, scorer.finish(pick(values[r["answer"]]), summation)) for r in records
-        ]
+    by_question = _scored(grouped, scorers, measured, summation, only)
     return build_result(
         by_question, input_hash="", metadata_hash="", config=None, summation=summation
     )
+
+
+def _scored(
+    grouped: dict[str, list[dict[str, Any]]],
+    scorers: dict[str, QuestionScorer],
+    measured: dict[str, dict[str, Measurement]],
+    summation: Summation,
+    only: str | None,
+) -> dict[str, list[ScoredAnswer]]:
+    """Every answer of a run with its score under one variant and summation."""
+    finish = partial(QuestionScorer.finish_many, summation=summation)
+    scored = _each_answer(grouped, scorers, measured, only, finish)
+    return {q: list(zip(grouped[q], scores, strict=True)) for q, scores in scored.items()}
+
+
+def _averages(
+    grouped: dict[str, list[dict[str, Any]]],
+    scorers: dict[str, QuestionScorer],
+    measured: dict[str, dict[str, Measurement]],
+    summation: Summation,
+    only: str | None,
+) -> dict[str, list[float]]:
+    """Each answer's average under one variant and summation: ``_scored``'s averages,
+    without the scores themselves (all that a variant's score needs)."""
+    averages = partial(QuestionScorer.averages, summation=summation)
+    return _each_answer(grouped, scorers, measured, only, averages)
+
+
+def _each_answer(
+    grouped: dict[str, list[dict[str, Any]]],
+    scorers: dict[str, QuestionScorer],
+    measured: dict[str, dict[str, Measurement]],
+    only: str | None,
+    finish: Callable[[QuestionScorer, list[Measurement]], list[_T]],
+) -> dict[str, list[_T]]:
+    """``finish`` of each question's answers (input order) under one variant: each distinct
+    answer finished once, all of a question's in one call."""
+    by_question: dict[str, list[_T]] = {}
+    for qid, records in grouped.items():
+        scorer, pick = _variant(scorers[qid], only)
+        values = measured[qid]
+        distinct = list(dict.fromkeys(r["answer"] for r in records))
+        finished = dict(
+            zip(distinct, finish(scorer, [pick(values[a]) for a in distinct]), strict=True)
+        )
+        by_question[qid] = [finished[r["answer"]] for r in records]
+    return by_question
 
 
 def _variant(

@@ -41,11 +41,8 @@ def build_result(
     if config is not None:
         result["config"] = config
     result["num_trials"] = min(len(answers) for answers in data.values())
-    per_question = [[s.average for _, s in answers] for answers in data.values()]
-    trial_means = [
-        float_sum(trial, summation) / len(trial) for trial in zip(*per_question, strict=False)
-    ]
-    result["score"], result["score_std"] = mean_std(trial_means, 4, summation)
+    averages = {q: [s.average for _, s in answers] for q, answers in data.items()}
+    result["score"], result["score_std"] = trials_score(averages, summation)
     lengths = [float(len(r["answer"])) for answers in data.values() for r, _ in answers]
     result["length"], result["length_std"] = mean_std(lengths, 1, summation)
 
@@ -71,6 +68,20 @@ def build_result(
     result["scores"] = totals
     result["questions"] = questions
     return result
+
+
+def trials_score(
+    averages: Mapping[str, Sequence[float]], summation: Summation
+) -> tuple[float, float]:
+    """A run's ``score`` and ``score_std`` from each question's answers' averages (input
+    order): ``build_result``'s, the same floats, for callers that need no more of the
+    result (a run scored many ways). Upstream takes each trial's mean over the questions
+    (in sorted order), then their mean and deviation."""
+    per_question = [averages[q] for q in sorted(averages)]
+    trial_means = [
+        float_sum(trial, summation) / len(trial) for trial in zip(*per_question, strict=False)
+    ]
+    return mean_std(trial_means, 4, summation)
 
 
 def _question_means(ranked: list[ScoredAnswer], summation: Summation) -> dict[str, Any]:

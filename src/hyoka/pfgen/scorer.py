@@ -204,22 +204,10 @@ class QuestionScorer:
         Python's own ``round``, ``/``, ``+`` and sums in upstream's order, and no call of a
         Python function per answer; scoring a run spends most of its time after measuring
         here otherwise."""
-        count = len(self._names)
         if not measured:
             return []
         names = self._names
-        fluency = _rounded_shares([m.fluency for m in measured], count)
-        truth = _rounded_shares([m.truthfulness for m in measured], count)
-        helpful = [round(m.helpfulness.score, 5) for m in measured]
-        averages = [
-            round((f + t + h) / 3, 5)  # (fluency sum + truthfulness sum) + Helpfulness
-            for f, t, h in zip(
-                _column_sums(fluency, summation),
-                _column_sums(truth, summation),
-                helpful,
-                strict=True,
-            )
-        ]
+        fluency, truth, helpful, averages = self._finished_columns(measured, summation)
         return [
             _answer_score(
                 dict(zip(names, f, strict=True)),
@@ -237,6 +225,34 @@ class QuestionScorer:
                 strict=True,
             )
         ]
+
+    def averages(self, measured: Sequence[Measurement], summation: Summation) -> list[float]:
+        """``[s.average for s in finish_many(measured, summation)]``, the same floats,
+        without building the scores: all that a run's score needs (``result.trials_score``)
+        when a run is scored many ways and only its score is kept."""
+        if not measured:
+            return []
+        return self._finished_columns(measured, summation)[3]
+
+    def _finished_columns(
+        self, measured: Sequence[Measurement], summation: Summation
+    ) -> tuple[list[list[float]], list[list[float]], list[float], list[float]]:
+        """The rounded Fluency and Truthfulness shares (one row per set), the rounded
+        Helpfulness and the average of every answer, as ``finish`` rounds and sums them."""
+        count = len(self._names)
+        fluency = _rounded_shares([m.fluency for m in measured], count)
+        truth = _rounded_shares([m.truthfulness for m in measured], count)
+        helpful = [round(m.helpfulness.score, 5) for m in measured]
+        averages = [
+            round((f + t + h) / 3, 5)  # (fluency sum + truthfulness sum) + Helpfulness
+            for f, t, h in zip(
+                _column_sums(fluency, summation),
+                _column_sums(truth, summation),
+                helpful,
+                strict=True,
+            )
+        ]
+        return fluency, truth, helpful, averages
 
     def score(
         self, answers: Sequence[str], summation: Summation = Summation.COMPENSATED
