@@ -91,11 +91,35 @@ def browser() -> Iterator[Any]:
             launched.close()
 
 
+#: The window the report must fit: a 1,280-pixel-wide laptop screen.
+WINDOW = {"width": 1280, "height": 800}
+#: What of a page sticks out past the window's right edge: the page's own width, each table
+#: or figure whose right edge is past the window, and each cell whose content spills over it.
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth;
+  const name = e => e.id || e.tagName.toLowerCase() + (e.className.baseVal !== undefined ?
+      '.' + e.className.baseVal : (e.className ? '.' + e.className : ''));
+  const out = Array.from(document.querySelectorAll('main table, main svg, main figure, main pre'))
+      .filter(e => e.getBoundingClientRect().right > width + 0.5).map(name);
+  const spilt = Array.from(document.querySelectorAll('main td, main th'))
+      .filter(c => c.scrollWidth > c.clientWidth + 1)
+      .map(c => c.textContent.trim().slice(0, 40));
+  return {page: document.scrollingElement.scrollWidth, width: width, out: out, spilt: spilt};
+}"""
+
+
+def fits_the_window(page: Any) -> None:
+    """The page needs no sideways scrolling at ``WINDOW``'s width and cuts off no table."""
+    seen = page.evaluate(OVERFLOW)
+    assert seen["width"] <= WINDOW["width"]
+    assert (seen["page"], seen["out"], seen["spilt"]) == (seen["width"], [], []), page.url
+
+
 class Watched:
     """A page with every console error, page error and non-file request recorded."""
 
     def __init__(self, browser: Any) -> None:
-        self.page = browser.new_page(viewport={"width": 1280, "height": 900})
+        self.page = browser.new_page(viewport=WINDOW)
         self.errors: list[str] = []
         self.requests: list[str] = []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
@@ -136,6 +160,7 @@ def test_main_pages_load_offline_without_errors(site: Path, browser: Any) -> Non
     for name, path in _main_pages(site).items():
         page = watched.open(path)
         assert page.title()
+        fits_the_window(page)
         page.screenshot(path=str(ARTEFACTS / f"{name}.png"), full_page=name != "question")
     watched.check()
     assert all(u.startswith("file://") for u in watched.requests if not u.startswith("data:"))
@@ -322,6 +347,7 @@ def test_judges_page_shows_the_library_table_scatter_and_signature(
     assert page.url == (site / "judges.html").as_uri() and page.title() == "Judges"
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTEFACTS / "judges.png"), full_page=True)
+    fits_the_window(page)
     table = "table.sortable:nth-of-type(1)"
     rows = page.eval_on_selector_all(
         f"{table} tbody tr", "rows => rows.map(r => Array.from(r.cells, c => c.textContent))"

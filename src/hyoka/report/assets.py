@@ -21,7 +21,16 @@ h1 { font-size:1.5em; margin:.2em 0 .4em; } h2 { font-size:1.2em; margin-top:1.6
 .subtitle { color:var(--muted); margin-top:0; }
 table { border-collapse:collapse; margin:.6em 0; font-variant-numeric:tabular-nums; }
 th, td { border-bottom:1px solid var(--line); padding:.25em .6em; text-align:right;
-  vertical-align:top; white-space:nowrap; }
+  vertical-align:top; }
+/* Fit a 1,280-pixel window: headers wrap, names wrap (anywhere, a model id has no
+   spaces), numbers never; a table.narrow also wraps its cells between a number and
+   its interval (never inside one). No table scrolls sideways. */
+td { white-space:nowrap; }
+td.name, td:first-child { white-space:normal; overflow-wrap:anywhere; }
+table.narrow td { white-space:normal; overflow-wrap:normal; } .ci { white-space:nowrap; }
+table.narrow td, table.narrow th { padding:.25em .4em; }
+table.names3 td:nth-child(-n+3), table.names3 th:nth-child(-n+3) { text-align:left;
+  min-width:6.5em; }
 th { background:var(--soft); position:sticky; top:0; }
 td:first-child, th:first-child, td.text, th.text, td.name { text-align:left; }
 #questions th:nth-child(2), #differences th:nth-child(2),

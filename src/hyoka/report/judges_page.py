@@ -96,7 +96,7 @@ def judges_page(meta: JudgeMeta) -> str:
             if r.kappa is not None and r.spearman is not None and not r.breakdown
         ]
         body.append("<h2>Agreement with the reference</h2>")
-        body.append(table(AGREEMENT_HEADERS, agreement))
+        body.append(table(AGREEMENT_HEADERS, agreement, classes="narrow names3"))
         body.append(
             scatter_chart(
                 points,
@@ -106,7 +106,7 @@ def judges_page(meta: JudgeMeta) -> str:
         )
     if bias:
         body.append("<h2>Order, position, length and repeats</h2>")
-        body.append(table(BIAS_HEADERS, bias))
+        body.append(table(BIAS_HEADERS, bias, classes="narrow names3"))
     faults = "".join(f"<li>{esc(fault)}</li>" for fault in meta.faults) or "<li>none</li>"
     body.append(f"<h2>Faults</h2><p>Kept out of every number, never clamped.</p><ul>{faults}</ul>")
     if meta.notes:

@@ -30,7 +30,6 @@ def sweep_section(manifests: Sequence[Path]) -> str:
                 row.append(cell(esc(matrix.text_of(found)), score, title))
             rows.append(row)
         notes = "".join(f"<li>{esc(note)}</li>" for note in matrix.notes())
-        parts.append(
-            f"<h2>Results matrix</h2><p>{esc(path)}</p>{table(headers, rows)}<ul>{notes}</ul>"
-        )
+        shown = table(headers, rows, classes="narrow")  # many suites still fit the window
+        parts.append(f"<h2>Results matrix</h2><p>{esc(path)}</p>{shown}<ul>{notes}</ul>")
     return "".join(parts)
