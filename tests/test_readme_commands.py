@@ -302,10 +302,13 @@ QUICK_PATH = (
     Step("hyoka data fetch m-ifeval-ja", shows="already present"),
     Step("hyoka mtbench generate --bench m-ifeval-ja", shows="3 dialogue(s) answered"),
     Step("hyoka ifeval score results/mtbench/m-ifeval-ja", shows="prompt-level 0.0000 (0/3)"),
+    Step("hyoka ifeval score results/mtbench/m-ifeval-ja", shows=""),  # --json > scored.json
+    Step("hyoka report scored.json -o m-ifeval-site", shows="m-ifeval-site"),
     Step("hyoka mtbench leaderboard --bench m-ifeval-ja", slow=True,
          shows="| 1 | claude-3-5-sonnet-20240620 | 72.1 | 77.4 | 81.4 | 85.0 |"),
     Step("hyoka mtbench verify --bench m-ifeval-ja", slow=True, shows="226/226 instruction"),
     Step("hyoka jfbench build --n-benchmark-data 3", shows="3 entries (constraint set test"),
+    Step("hyoka jfbench build --n-constraints 3", shows="100 entries"),
     Step("hyoka report results/jmt results/mtbench/elyza-tasks-100", slow=True),
     Step("hyoka mtbench leaderboard --bench rakuda --judgments", slow=True),
     Step("hyoka report results/mtbench/rakuda rakuda-ranking.json", slow=True),
