@@ -230,6 +230,25 @@ def test_jmt_file_judged_by_hyoka_is_on_its_variants_page(site: Inputs) -> None:
     assert scores == ["8", "4"]
 
 
+def test_judged_numbers_name_the_judge_that_answered(site: Inputs) -> None:
+    """Every list and table of judged numbers names the judge that answered (its file's
+    manifest), not the folder the grades lie in nor ``--judge-name``'s label; a file with no
+    manifest, the name its lines give, said as only that."""
+    scripted = judged_by(site.jmt_llm_jp)
+    assert scripted.dry_run and scripted.judge.startswith("scripted/")
+    named = f"{scripted.judge} (dry run)"
+    bench = Bench.load("jmt-bench", site.data, "llm-jp")
+    question = _page(site, f"mtbench/jmt-bench.llm-jp/q{bench.questions[0].question_id:04d}.html")
+    assert [row[1] for row in _cells(question, "judgments")] == [(named, named)]
+    assert f'title="{escape(scripted.shown, quote=True)}; files: scripted_single' in question
+    published = _page(site, "mtbench/jmt-bench.stability@aed16da/q0001.html")
+    assert {row[1] for row in _cells(published, "judgments")} == {("gpt-4", "gpt-4")}
+    index = _text(_page(site, "mtbench/index.html"))
+    assert f"scripted_single (1 models · best: tiny; judged by {named})" in index
+    assert "gpt-4_single (2 models · best: jslma-7b-ja-orca-6k-3ep; judged by gpt-4)" in index
+    assert f"1 models, 4 turns judged by {named}" in _text(_page(site, "index.html"))
+
+
 def test_elyza_page_is_the_elyza_leaderboard(site: Inputs) -> None:
     html = _page(site, "mtbench/elyza-tasks-100.lightblue-2024/index.html")
     assert 'id="variant">lightblue-2024<' in html  # its default variant, named

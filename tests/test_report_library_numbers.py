@@ -436,3 +436,6 @@ def test_judge_page_is_the_stats_correlation(site: Site) -> None:
         assert float(rows[name][1][0] or "nan") == interval.estimate
         assert float(rows[name][2][0] or "nan") == interval.low
         assert _bounds(rows[name][2][1]) == (round(interval.low, 3), round(interval.high, 3))
+    # the judge that answered (no manifest beside these summaries: the name they give, said so)
+    judge = "llamacpp/smollm2 (the name the judgments give; no hyoka manifest records which"
+    assert f'<p class="judge">Judge: {judge} model answered)</p>' in _html(site, "pfgen/judge.html")

@@ -1,12 +1,15 @@
 """pfgen score against an LLM judge's mean score, per run: the scatter plot and both
 correlations with bootstrap intervals, when the runs given carry ``hyoka pfgen judge``
-summaries (``<run>/judge/<judge>/summary.json``)."""
+summaries (``<run>/judge/<judge>/summary.json``), as ``hyoka pfgen correlate`` computes
+them (``pfgen.correlate_scores``), each section naming the judge that answered (what the
+judgments' manifests record; the summary's name is only what the judge was called)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from hyoka.errors import HyokaError, InputError
+from hyoka.judge import judges_shown
 from hyoka.report.html import cell, esc, page, table
 from hyoka.report.svg import Point, scatter_chart
 from hyoka.store import read_json
@@ -31,8 +34,7 @@ def judges_under(folder: Path) -> list[str]:
 
 def judge_page(folders: list[Path], notes: list[str], seed: int) -> str | None:
     """The page, or None when no folder has judge summaries for at least three runs."""
-    from hyoka.pfgen import collect_run_scores
-    from hyoka.stats import correlate
+    from hyoka.pfgen import collect_run_scores, correlate_scores
 
     sections = []
     for folder in folders:
@@ -42,10 +44,10 @@ def judge_page(folders: list[Path], notes: list[str], seed: int) -> str | None:
             except HyokaError as exc:
                 notes.append(f"{folder}: judge scores skipped: {exc}")
                 continue
-            pairs = paired.pairs
-            if len(pairs) < MIN_RUNS:
+            if len(paired.pairs) < MIN_RUNS:
                 continue
-            result = correlate([p.pfgen for p in pairs], [p.judge for p in pairs], seed=seed)
+            scored = correlate_scores(folder, judge=judge, seed=seed)
+            pairs, result = scored.paired.pairs, scored.correlation
             rows = [
                 [
                     cell(esc(name), name),
@@ -62,6 +64,7 @@ def judge_page(folders: list[Path], notes: list[str], seed: int) -> str | None:
             sections.append(
                 f"<h2>{esc(judge)} over {esc(folder)}</h2><p>{len(pairs)} runs; 95% intervals "
                 "from bootstrap over runs.</p>"
+                f'<p class="judge">Judge: {esc(judges_shown(scored.judges))}</p>'
                 + table(["Correlation", "Estimate", "95% CI"], rows, sortable=False)
                 + chart
             )

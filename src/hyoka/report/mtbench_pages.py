@@ -27,7 +27,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from hyoka.errors import DataError, InputError
-from hyoka.judge import JudgedBy, judged_by, judges_shown
+from hyoka.judge import DRY_RUN, JudgedBy, any_dry_run, judged_by, judges_shown
 from hyoka.mtbench import (
     NO_RATING,
     Bench,
@@ -79,6 +79,14 @@ class JudgeSet:
         """The set's name where its grades are shown, marked where a script made them."""
         dry = any(judge.dry_run for judge in self.judges)
         return f"{self.name} (dry run)" if dry else self.name
+
+    @property
+    def judge_named(self) -> str:
+        """The judge that answered the set's files, short, where a table or a list shows
+        its grades (the set's folder name is not the judge; ``--judge-name`` is a label):
+        the model asked, or the name the lines give, marked where a script graded."""
+        named = "; ".join(dict.fromkeys(judge.judge for judge in self.judges)) or "not recorded"
+        return f"{named} ({DRY_RUN})" if any_dry_run(self.judges) else named
 
 
 @dataclass(frozen=True)
@@ -507,12 +515,20 @@ def question_pages(
     for question in bench.questions:
         entries = by_question.get(question.question_id, [])
         grid: dict[tuple[str, str], dict[int, SingleJudgmentLine]] = defaultdict(dict)
+        by_label = {}
         for judge_set, line in entries:
             grid[judge_set.label, line.model][line.turn] = line
+            by_label[judge_set.label] = judge_set
         rows = []
         payload: dict[str, str] = {}
-        for number, ((judge, model), turns) in enumerate(sorted(grid.items())):
-            cells = [cell(esc(display_name(model, bench)), model), cell(esc(judge), judge)]
+        for number, ((label, model), turns) in enumerate(sorted(grid.items())):
+            judge_set = by_label[label]
+            judge = judge_set.judge_named
+            shown = f"{judges_shown(judge_set.judges)}; files: {label}"
+            cells = [
+                cell(esc(display_name(model, bench)), model),
+                cell(esc(judge), judge, shown, classes="name"),
+            ]
             details = []
             for turn in bench.turns:
                 judged = turns.get(turn)
@@ -591,7 +607,8 @@ def index_page(
                 top = f" · best: {esc(display_name(best[0].model, bench))}" if best else ""
                 judges.append(
                     f'<li><a href="../{esc(set_path(judge_set))}">{esc(judge_set.name)}</a> '
-                    f"({len(judge_set.board.models)} models{top})</li>"
+                    f"({len(judge_set.board.models)} models{top}; judged by "
+                    f"{esc(judge_set.judge_named)})</li>"
                 )
             items.append(
                 f'<li><a href="../{esc(bench_path(bench))}">{esc(bench_label(bench))}</a>'

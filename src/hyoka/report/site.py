@@ -190,7 +190,7 @@ def _mtbench(inputs: Inputs, options: ReportOptions, pages: dict[str, str]) -> s
     for bench, sets in shown:
         links = "".join(
             f'<li><a href="{esc(mt.set_path(s))}">{esc(s.label)}</a>: {len(s.board.models)} '
-            f"models, {len(s.lines)} judged turns</li>"
+            f"models, {len(s.lines)} turns judged by {esc(s.judge_named)}</li>"
             for s in sets
         )
         title = f'<a href="{esc(mt.bench_path(bench))}">{esc(mt.bench_label(bench))}</a>'
