@@ -123,7 +123,16 @@ def test_top_level_help_lists_every_group_and_imports_no_command_module() -> Non
 
 def test_group_help_lists_its_commands_without_importing_them() -> None:
     groups = {name: entry for name, entry in COMMANDS.items() if isinstance(entry, GroupSpec)}
-    assert set(groups) == {"data", "pfgen", "refset", "judge", "mtbench", "ifeval", "jfbench"}
+    assert set(groups) == {
+        "data",
+        "pfgen",
+        "refset",
+        "judge",
+        "mtbench",
+        "ifeval",
+        "jfbench",
+        "batch",
+    }
     shown, modules = _probe(*([name, "--help"] for name in groups))
     for (name, group), text in zip(groups.items(), shown, strict=True):
         assert f"Usage: hyoka {name} [OPTIONS] COMMAND" in text

@@ -10,7 +10,7 @@ Models and connections
     may give it), ``JudgeOption`` (--judge/-j, required),
     ``BaseUrlOption`` (--base-url), ``ProviderOptionsOption`` (--option/-o KEY=VALUE,
     repeatable; read with ``provider_options``), ``ConcurrencyOption`` (--concurrency),
-    ``NoCacheOption`` (--no-cache), ``ModelNameOption`` (--name).
+    ``NoCacheOption`` (--no-cache), ``BatchOption`` (--batch), ``ModelNameOption`` (--name).
 Sampling
     ``TemperatureOption`` (--temperature), ``TopPOption`` (--top-p), ``TopKOption``
     (--top-k), ``MaxTokensOption`` (--max-tokens; ``MaxTokensOrDefaultOption`` where
@@ -119,6 +119,14 @@ ConcurrencyOption = Annotated[
 NoCacheOption = Annotated[
     bool,
     typer.Option("--no-cache", help="Ask the model every time: neither read nor write the cache."),
+]
+BatchOption = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Ask through the provider's batch API (openai, anthropic; about half the "
+        "price, within 24 h): submits, and the same command run again finishes.",
+    ),
 ]
 ModelNameOption = Annotated[
     str | None,

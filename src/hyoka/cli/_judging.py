@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         SingleRun,
         WinCounts,
     )
+    from hyoka.providers import ClientStats
     from hyoka.signature import Signature
     from hyoka.stats import LengthControlled, RawAndControlled
 
@@ -87,6 +88,13 @@ class ShownJudging(JudgeWatcher):
 def print_signature(signature: Signature) -> None:
     """The line that says how the numbers were produced, beside them."""
     _common.say(f"signature: {signature.line}")
+
+
+def print_batch(stats: ClientStats, as_json: bool) -> None:
+    """With ``--batch``: what the batch rounds did and whether to run the command again
+    (on stderr, so the numbers printed stay the same)."""
+    if stats.batch is not None and not as_json:
+        _common.say(stats.batch.line(), err=True)
 
 
 def print_judge(judges: Iterable[JudgedBy]) -> None:

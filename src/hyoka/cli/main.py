@@ -215,6 +215,15 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
         _CLI + "report_cmd:report_command",
         "Write one static, offline site over pfgen runs and judgments: open OUT/index.html.",
     ),
+    "batch": GroupSpec(
+        "Batch APIs (--batch): the batches submitted and not yet read back.",
+        {
+            "status": CommandSpec(
+                _CLI + "batch_cmd:status_command",
+                "List the batches in flight (submitted by --batch) and their state.",
+            ),
+        },
+    ),
     "sweep": CommandSpec(
         _CLI + "sweep_cmd:sweep_command",
         "Run many models on many suites with one or more judges, ending in one results matrix.",

@@ -18,6 +18,7 @@ from hyoka.cli._benches import (
 )
 from hyoka.cli._common import (
     BaseUrlOption,
+    BatchOption,
     ConcurrencyOption,
     DataDirOption,
     JsonOption,
@@ -313,6 +314,7 @@ def generate_command(
     base_url: BaseUrlOption = None,
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
+    batch: BatchOption = False,
     data_dir: DataDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -327,9 +329,11 @@ def generate_command(
       hyoka mtbench generate -m llamacpp/smollm2 --limit 2 --max-tokens 64
 
       hyoka mtbench generate --bench jmt-bench --variant swallow -m openai/gpt-4o-mini
+
+      hyoka mtbench generate -m openai/gpt-4o-mini --batch  (again to finish each turn)
     """
     from hyoka.cli._common import provider_options
-    from hyoka.cli._judging import ShownJudging, print_signature
+    from hyoka.cli._judging import ShownJudging, print_batch, print_signature
     from hyoka.judge import Connection
     from hyoka.mtbench import generate_bench
 
@@ -339,10 +343,10 @@ def generate_command(
         injection=injection.value, system_message=system_message,
         no_system_message=no_system_message, thinking=thinking.value, name=name,
         output=output, results_dir=results_dir, layout=layout.value, seed=seed,
-        trials=trials, limit=limit, data_dir=data_dir,
-        connection=Connection(base_url, provider_options(option), no_cache, concurrency),
-        watcher=ShownJudging(announce="Answer file: {}"),
+        trials=trials, limit=limit, data_dir=data_dir, watcher=ShownJudging("Answer file: {}"),
+        connection=Connection(base_url, provider_options(option), no_cache, concurrency, batch),
     )  # fmt: skip
+    print_batch(done.stats, as_json)
     if as_json:
         echo_json(done.to_json())
         return
@@ -467,6 +471,7 @@ def judge_command(
     base_url: BaseUrlOption = None,
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
+    batch: BatchOption = False,
     data_dir: DataDirOption = None,
     mode: Annotated[
         JudgeModeChoice,
@@ -522,7 +527,7 @@ def judge_command(
       hyoka mtbench judge --mode pairwise -j openai/gpt-4o -a x.jsonl -a y.jsonl --method bs2
     """
     from hyoka.cli._common import provider_options
-    from hyoka.cli._judging import ShownJudging, control_features
+    from hyoka.cli._judging import ShownJudging, control_features, print_batch
     from hyoka.judge import Connection
     from hyoka.mtbench import ConstraintsJudged, MatchesJudged, PairsJudged, judge_bench
 
@@ -533,11 +538,12 @@ def judge_command(
         method=None if method is None else method.value,
         control_features=None if control is None else control_features(control),
         matches=matches, seed=draw_seed, thinking=thinking.value, data_dir=data_dir,
-        connection=Connection(base_url, provider_options(option), no_cache, concurrency),
+        connection=Connection(base_url, provider_options(option), no_cache, concurrency, batch),
         price_in=price_in, price_out=price_out,
         watcher=ShownJudging(announce="Judgment file: {}"),
         headline=None if headline is None else headline.value,
     )  # fmt: skip
+    print_batch(done.stats, as_json)
     if as_json:
         echo_json(done.to_json())
     if isinstance(done, ConstraintsJudged):

@@ -35,7 +35,16 @@ from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
 from hyoka.judge.rating import Reask
 from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
-from hyoka.providers import Message, ModelClient, Usage, backend_packages, served_models
+from hyoka.providers import (
+    BatchClient,
+    Deferred,
+    Message,
+    ModelClient,
+    Usage,
+    backend_packages,
+    batch_round,
+    served_models,
+)
 from hyoka.settings_record import SettingsRecord, counts
 from hyoka.signature import Signature
 from hyoka.store import JsonlLog, Manifest, OtherRunError, read_jsonl, read_records
@@ -93,6 +102,8 @@ class JudgeReport:
     #: calls by the model the provider said answered them, where it named another than
     #: the judge asked for (a moving alias's snapshot); several: the alias moved mid-run
     served: Counter[str] = field(default_factory=Counter)
+    #: tasks left undone for their judge's batch (``providers.batch``): a later run
+    deferred: int = 0
 
     @property
     def asked(self) -> int:
@@ -113,6 +124,7 @@ class JudgeReport:
             no_logprobs=[*self.no_logprobs, *other.no_logprobs],
             usage=self.usage + other.usage,
             served=self.served + other.served,
+            deferred=self.deferred + other.deferred,
         )
 
 
@@ -263,6 +275,16 @@ class JudgeRun(SettingsRecord):
             "them",
         ),
     ] = ()
+    #: the batch API that made the calls (``providers.batch``), where one did
+    batch: Annotated[
+        str | None,
+        counts(
+            identity=False,
+            skip_empty=True,
+            why="a batch's replies are the online calls' replies: the records are the same, "
+            "the signature says how they were asked",
+        ),
+    ] = None
 
     def signature(self) -> Signature:
         packages = backend_packages(self.settings.judge)
@@ -442,8 +464,13 @@ async def judge_plan(
             raise ValueError(f"the log of {log.path} is not the log of {plan.output}")
         else:
             _check_lines(plan, log)
-        report = await _judge_missing(client, plan, log, progress)
-        return Judged(report, plan_lines(plan, log), plan.run.with_served(log))
+        async with batch_round(client, log.written.notes, log.note):
+            report = await _judge_missing(client, plan, log, progress)
+        run = plan.run.with_served(log)
+        if isinstance(client, BatchClient):  # the file's calls were (also) a batch's
+            run = run.model_copy(update={"batch": client.api.name})
+            log.sign(run.signature().to_json())
+        return Judged(report, plan_lines(plan, log), run)
     raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
 
 
@@ -466,7 +493,11 @@ async def _judge_missing(
             report.reasons.update(task.rules.values())
         else:
             with served_models() as names:
-                record = await plan.protocol.ask(client, task)
+                try:
+                    record = await plan.protocol.ask(client, task)
+                except Deferred:  # in the judge's batch: a later run writes it
+                    report.deferred += 1
+                    return
             served = [name for name in names if name != client.provider.model]
             report.served.update(served)
             if served:

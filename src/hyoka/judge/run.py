@@ -115,13 +115,15 @@ class Connection:
     options: Mapping[str, Any] | None = None
     no_cache: bool = False
     concurrency: int = CONCURRENCY
+    #: the judge's batch API instead of online calls (``providers.batch``)
+    batch: bool = False
 
     def connect(self, spec: str, *, flag: str = "`judge`") -> ModelClient:
         """A client for ``spec`` (``provider/model``: the judge, or the parameter ``flag``
         names), ready for ``async with``."""
         return connect(
             spec, base_url=self.base_url, options=self.options, no_cache=self.no_cache,
-            concurrency=self.concurrency, flag=flag,
+            concurrency=self.concurrency, flag=flag, batch=self.batch,
         )  # fmt: skip
 
 

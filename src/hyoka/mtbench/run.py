@@ -134,6 +134,7 @@ def _calls(
         "judge_calls": report.judge_calls, "cache_hits": stats.cache_hits,
         "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
         "cost_usd": round(cost_usd(usage, price_in, price_out), 6),
+        **({} if stats.batch is None else {"batch": stats.batch.to_json()}),
     }  # fmt: skip
 
 
@@ -795,6 +796,7 @@ class AnswersGenerated:
             "requests": stats.requests, "cache_hits": stats.cache_hits,
             "prompt_tokens": stats.usage.prompt_tokens,
             "completion_tokens": stats.usage.completion_tokens,
+            **({} if stats.batch is None else {"batch": stats.batch.to_json()}),
             SIGNATURE_KEY: None if report.signature is None else report.signature.to_json(),
         }  # fmt: skip
 

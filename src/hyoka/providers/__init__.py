@@ -18,6 +18,9 @@ from hyoka._faces import lazy_face
 if TYPE_CHECKING:
     from hyoka.providers.aliases import MOVING_ALIASES, alias_note, moving_alias
     from hyoka.providers.base import Provider
+    from hyoka.providers.batch import BatchClient, Deferred, batch_round
+    from hyoka.providers.batch_progress import BatchProgress
+    from hyoka.providers.batch_status import NotedBatch, batch_status
     from hyoka.providers.client import (
         CacheError,
         ClientStats,
@@ -76,12 +79,15 @@ if TYPE_CHECKING:
 #: public name -> (module, attribute): what the face gives, loaded on first use
 _EXPORTS: dict[str, tuple[str, str]] = {
     "BACKENDS": ("hyoka.providers.registry", "BACKENDS"),
+    "BatchClient": ("hyoka.providers.batch", "BatchClient"),
+    "BatchProgress": ("hyoka.providers.batch_progress", "BatchProgress"),
     "CacheError": ("hyoka.providers.client", "CacheError"),
     "Choice": ("hyoka.providers.types", "Choice"),
     "ClientStats": ("hyoka.providers.client", "ClientStats"),
     "CONCURRENCY": ("hyoka.providers.defaults", "CONCURRENCY"),
     "DEFAULT_THINKING": ("hyoka.providers.thinking", "DEFAULT_THINKING"),
     "EMBEDDED_MODEL": ("hyoka.providers.embedded", "EMBEDDED_MODEL"),
+    "Deferred": ("hyoka.providers.batch", "Deferred"),
     "GaveUpError": ("hyoka.providers.client", "GaveUpError"),
     "GenerationRequest": ("hyoka.providers.types", "GenerationRequest"),
     "MaxTokens": ("hyoka.providers.types", "MaxTokens"),
@@ -93,6 +99,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "MOVING_ALIASES": ("hyoka.providers.aliases", "MOVING_ALIASES"),
     "Message": ("hyoka.providers.types", "Message"),
     "MissingDependencyError": ("hyoka.providers.errors", "MissingDependencyError"),
+    "NotedBatch": ("hyoka.providers.batch_status", "NotedBatch"),
     "ModelClient": ("hyoka.providers.client", "ModelClient"),
     "Provider": ("hyoka.providers.base", "Provider"),
     "ProviderError": ("hyoka.providers.errors", "ProviderError"),
@@ -113,6 +120,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Usage": ("hyoka.providers.types", "Usage"),
     "alias_note": ("hyoka.providers.aliases", "alias_note"),
     "backend_packages": ("hyoka.providers.registry", "backend_packages"),
+    "batch_round": ("hyoka.providers.batch", "batch_round"),
+    "batch_status": ("hyoka.providers.batch_status", "batch_status"),
     "cache_key": ("hyoka.providers.client", "cache_key"),
     "connect": ("hyoka.providers.factory", "connect"),
     "is_scripted": ("hyoka.providers.scripted_backend", "is_scripted"),
@@ -138,9 +147,12 @@ __all__ = [
     "STRIP_THINK",
     "THINKING_RULES",
     "URL_REDACTED",
+    "BatchClient",
+    "BatchProgress",
     "CacheError",
     "Choice",
     "ClientStats",
+    "Deferred",
     "GaveUpError",
     "GenerationRequest",
     "GenerationResponse",
@@ -148,6 +160,7 @@ __all__ = [
     "Message",
     "MissingDependencyError",
     "ModelClient",
+    "NotedBatch",
     "Provider",
     "ProviderError",
     "RateLimitError",
@@ -167,6 +180,8 @@ __all__ = [
     "Usage",
     "alias_note",
     "backend_packages",
+    "batch_round",
+    "batch_status",
     "cache_key",
     "connect",
     "is_scripted",

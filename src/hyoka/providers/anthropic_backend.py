@@ -143,7 +143,9 @@ class AnthropicProvider(Provider):
             self._client_loop = loop
         return self._client
 
-    async def _create(self, request: GenerationRequest) -> AnthropicMessage:
+    def message_params(self, request: GenerationRequest) -> dict[str, Any]:
+        """The Messages API's parameters for ``request`` (one call): what ``_create`` sends
+        and what a Message Batches request carries (``providers.batch``)."""
         params = request.params
         system = "\n\n".join(m.content for m in request.messages or () if m.role == "system")
         turns: list[MessageParam] = [
@@ -153,25 +155,32 @@ class AnthropicProvider(Provider):
             for m in request.messages or ()
             if m.role != "system"
         ]
+        args: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": params.max_tokens or DEFAULT_MAX_TOKENS,
+            "messages": turns,
+        }
+        if system:
+            args["system"] = system
+        if params.stop:
+            args["stop_sequences"] = list(params.stop)
+        for name, value in (
+            ("temperature", params.temperature),
+            ("top_p", params.top_p),
+            ("top_k", params.top_k),
+        ):
+            if value is not None:
+                args[name] = value
+        return args
+
+    async def _create(self, request: GenerationRequest) -> AnthropicMessage:
+        args = self.message_params(request)
         sampling = {
-            name: value
-            for name, value in (
-                ("temperature", params.temperature),
-                ("top_p", params.top_p),
-                ("top_k", params.top_k),
-            )
-            if value is not None
+            name: args.pop(name) for name in ("temperature", "top_p", "top_k") if name in args
         }
         try:
             async with bounded(self._timeout, self._where()):
-                message = await self._sdk().messages.create(
-                    model=self.model,
-                    max_tokens=params.max_tokens or DEFAULT_MAX_TOKENS,
-                    messages=turns,
-                    system=system if system else anthropic.omit,
-                    stop_sequences=list(params.stop) if params.stop else anthropic.omit,
-                    extra_body=sampling or None,
-                )
+                message = await self._sdk().messages.create(**args, extra_body=sampling or None)
         except anthropic.APIStatusError as exc:
             raise self._status_error(exc) from None
         except anthropic.APITimeoutError:

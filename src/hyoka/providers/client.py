@@ -40,6 +40,7 @@ from pydantic import ValidationError
 
 from hyoka.errors import HyokaError, HyokaWarning
 from hyoka.providers.base import Provider
+from hyoka.providers.batch_progress import BatchProgress
 from hyoka.providers.defaults import CONCURRENCY
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse, Usage
@@ -428,7 +429,8 @@ class ClientStats:
     repeats, ``rate_limited`` the rate-limit answers among the failures, ``failures`` the
     requests that failed for good, ``seconds`` the time spent inside provider calls (summed
     over concurrent calls, so it can exceed the wall-clock time), ``redacted`` the responses
-    in which the value of an API key was replaced.
+    in which the value of an API key was replaced; ``batch`` what a batching client's
+    rounds did (``None`` for an online one).
     """
 
     requests: int = 0
@@ -439,6 +441,8 @@ class ClientStats:
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
     redacted: int = 0
+    #: what its batch rounds did, for a client that batches (``providers.batch``)
+    batch: BatchProgress | None = None
 
 
 class _DeadlineError(TransientError):

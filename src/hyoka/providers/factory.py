@@ -14,6 +14,7 @@ from typing import Any
 
 from hyoka.providers.client import ModelClient, ResponseCache, RetryEvent, RetryPolicy
 from hyoka.providers.defaults import CONCURRENCY
+from hyoka.providers.errors import ProviderError
 from hyoka.providers.registry import load_provider
 
 
@@ -29,6 +30,7 @@ def connect(
     on_retry: Callable[[RetryEvent], None] | None = None,
     flag: str = "`spec`",
     options_flag: str = "-o",
+    batch: bool = False,
 ) -> ModelClient:
     """A client for ``spec`` (``"openai/gpt-4o-mini"``), ready for ``async with``.
 
@@ -44,8 +46,24 @@ def connect(
     if base_url:
         settings["base_url"] = base_url
     provider = load_provider(spec, flag=flag, options_flag=options_flag, **settings)
+    if batch:
+        from hyoka.providers.batch import batch_api
+
+        batch_api(provider)  # one line where the provider has none
+        if no_cache:
+            raise ProviderError(
+                "`batch` keeps the replies between runs in the response cache: "
+                "`no_cache` does not go with it"
+            )
     cache = None if no_cache else ResponseCache(cache_dir)
     try:
+        if batch and cache is not None:
+            from hyoka.providers.batch import BatchClient
+
+            return BatchClient(
+                provider, cache=cache, concurrency=concurrency, retry=retry,
+                on_retry=on_retry, owns_cache=True,
+            )  # fmt: skip
         return ModelClient(
             provider,
             cache=cache,

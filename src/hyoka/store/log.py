@@ -197,8 +197,12 @@ class JsonlLog(Generic[R]):
                 records = {key(r): r for r in unique_records(path, numbered, key)}
             written = manifest
             if theirs is None or not existing:
+                if theirs is not None and theirs.notes and not theirs.differences(manifest):
+                    # this run's log, still empty: what its runs learnt stays (batches
+                    # in flight, ``providers.batch``)
+                    written = manifest.model_copy(update={"notes": theirs.notes})
                 path.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write_text(manifest_path(path), manifest.text())
+                atomic_write_text(manifest_path(path), written.text())
             else:
                 written = theirs
             log = cls(path, manifest, record_type, key, records, lock.pop_all(), written)

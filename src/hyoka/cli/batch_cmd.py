@@ -1,0 +1,55 @@
+"""``hyoka batch status``: the batches that ``--batch`` runs submitted and have not
+finished yet, read from the manifests under a results folder (``providers.batch``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hyoka.cli._common import BaseUrlOption, JsonOption, echo_json, reports_errors, say
+
+
+@reports_errors
+def status_command(
+    results: Annotated[
+        Path,
+        typer.Argument(
+            exists=True,
+            help="A results folder (every results file under it) or one results file.",
+            metavar="RESULTS",
+        ),
+    ] = Path("results"),
+    offline: Annotated[
+        bool,
+        typer.Option(
+            "--offline", help="Show each batch's state as the last run saw it; ask no API."
+        ),
+    ] = False,
+    base_url: BaseUrlOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the batches in flight (submitted by --batch) and their state.
+
+    Each results file's manifest keeps the ids of its batches until a run of the same
+    command reads their results; this asks each batch's API for its state now (the key
+    from the environment, as the command that submitted it). Run that command again to
+    finish: ended batches are read back, failed or expired requests submitted again.
+
+    Examples:
+
+      hyoka batch status results/mtbench
+
+      hyoka batch status results/mtbench/mt-bench/model_judgment/gpt-4o_single.jsonl --offline
+    """
+    from hyoka.providers import batch_status
+
+    found = batch_status(results, live=not offline, base_url=base_url)
+    if as_json:
+        echo_json([batch.to_json() for batch in found])
+        return
+    for batch in found:
+        say(batch.line())
+    if not found:
+        say(f"no batches in flight under {results}")

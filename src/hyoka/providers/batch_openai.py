@@ -1,0 +1,124 @@
+"""OpenAI's Batch API: the requests as a JSON Lines file uploaded with ``purpose=batch``,
+one batch of it on ``/v1/chat/completions`` within 24 hours, and the results read from
+its output file (replies) and error file (requests that failed or expired)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Final
+
+from hyoka.providers._http import server_text
+from hyoka.providers.batch_api import BatchApi, BatchResults, BatchState, jsonl_bytes
+from hyoka.providers.errors import TransientError
+from hyoka.providers.openai_backend import OpenAIProvider, _chat_choice, _usage
+from hyoka.providers.types import GenerationRequest, GenerationResponse
+
+if TYPE_CHECKING:
+    import openai
+
+ENDPOINT: Final = "/v1/chat/completions"
+#: the states after which a batch changes no more
+ENDED = frozenset({"completed", "expired", "cancelled", "failed"})
+
+
+class OpenAIBatches(BatchApi):
+    name = "openai"
+
+    def __init__(self, provider: OpenAIProvider) -> None:
+        self.provider = provider
+
+    @property
+    def _sdk(self) -> openai.AsyncOpenAI:
+        return self.provider._client
+
+    def _body(self, request: GenerationRequest) -> dict[str, Any]:
+        args = self.provider._chat_args(request)
+        extra = args.pop("extra_body", None) or {}
+        return {**args, **extra}
+
+    async def submit(self, items: list[tuple[str, GenerationRequest]]) -> str:
+        rows = [
+            {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": self._body(request)}
+            for key, request in items
+        ]
+        return str(await self._call(self._create, rows))
+
+    async def _create(self, rows: list[dict[str, Any]]) -> str:
+        uploaded = await self._sdk.files.create(
+            file=("hyoka-batch.jsonl", jsonl_bytes(rows), "application/jsonl"), purpose="batch"
+        )
+        batch = await self._sdk.batches.create(
+            input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window="24h"
+        )
+        return str(batch.id)
+
+    async def state(self, batch_id: str) -> BatchState:
+        batch = await self._call(self._sdk.batches.retrieve, batch_id)
+        counts = batch.request_counts
+        return BatchState(
+            status=str(batch.status),
+            ended=batch.status in ENDED,
+            counts={}
+            if counts is None
+            else {"completed": counts.completed, "failed": counts.failed, "total": counts.total},
+        )
+
+    async def results(self, batch_id: str) -> BatchResults:
+        batch = await self._call(self._sdk.batches.retrieve, batch_id)
+        replies: dict[str, GenerationResponse] = {}
+        failed: dict[str, str] = {}
+        for file_id in (batch.output_file_id, batch.error_file_id):
+            if not file_id:
+                continue
+            content = await self._call(self._sdk.files.content, file_id)
+            for number, line in enumerate(content.text.splitlines(), 1):
+                if line.strip():
+                    self._read_line(f"{batch_id} file {file_id}:{number}", line, replies, failed)
+        return BatchResults(replies, failed)
+
+    def _read_line(
+        self,
+        where: str,
+        line: str,
+        replies: dict[str, GenerationResponse],
+        failed: dict[str, str],
+    ) -> None:
+        from openai.types.chat import ChatCompletion
+
+        try:
+            row = json.loads(line)
+            key = str(row["custom_id"])
+        except (ValueError, KeyError, TypeError):
+            raise TransientError(f"{self._spec}: batch {where} is not a result line") from None
+        response = row.get("response") or {}
+        body = response.get("body") if isinstance(response, dict) else None
+        if row.get("error") or not isinstance(body, dict) or response.get("status_code") != 200:
+            failed[key] = server_text(json.dumps(row.get("error") or body), str)
+            return
+        try:
+            raw = ChatCompletion.model_validate(body)
+            choices = tuple(_chat_choice(choice) for choice in raw.choices)
+            reply = GenerationResponse(
+                choices=choices,
+                usage=_usage(raw.usage),
+                model=str(raw.model or self.provider.model),
+            )
+        except (ValueError, TypeError, AttributeError):
+            failed[key] = "the reply is not a chat completion"
+            return
+        if choices:
+            replies[key] = reply
+        else:
+            failed[key] = "the reply holds no choices"
+
+    @property
+    def _spec(self) -> str:
+        return f"openai/{self.provider.model}"
+
+    async def _call(self, method: Any, *args: Any) -> Any:
+        import openai
+
+        try:
+            return await method(*args)
+        except openai.APIError as exc:
+            raise self.provider._map_error(exc) from None

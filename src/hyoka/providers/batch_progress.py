@@ -1,0 +1,55 @@
+"""What the batch rounds of one command did (``providers.batch``): kept in the client's
+totals (``ClientStats.batch``), so a command says it beside its calls and tokens."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class BatchProgress:
+    """What the batch rounds of one command did, for its summary line and ``--json``."""
+
+    #: replies read from ended batches into the cache
+    collected: int = 0
+    #: requests of ended batches that failed, expired or were cancelled (asked again)
+    failed: int = 0
+    #: requests left for a later run (submitted now, or in a running batch)
+    deferred: int = 0
+    #: batches submitted now, and those still running, by id
+    submitted: list[str] = field(default_factory=list)
+    running: list[str] = field(default_factory=list)
+
+    @property
+    def pending(self) -> bool:
+        """Whether the command must be run again to finish."""
+        return bool(self.submitted or self.running or self.deferred)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "collected": self.collected,
+            "failed": self.failed,
+            "deferred": self.deferred,
+            "submitted": list(self.submitted),
+            "running": list(self.running),
+            "pending": self.pending,
+        }
+
+    def line(self) -> str:
+        """One line for the user: what happened and what to do next."""
+        parts = [f"batch: {self.collected} reply(ies) collected"]
+        if self.failed:
+            parts.append(f"{self.failed} failed or expired (asked again in a new batch)")
+        if self.running:
+            parts.append(f"still running: {', '.join(self.running)}")
+        if self.submitted:
+            parts.append(f"submitted: {', '.join(self.submitted)}")
+        if self.deferred:
+            parts.append(f"{self.deferred} request(s) left for a later run")
+        tail = (
+            "; run the same command again to finish (`hyoka batch status` lists the batches)"
+            if self.pending
+            else "; nothing left in flight"
+        )
+        return "; ".join(parts) + tail

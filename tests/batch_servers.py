@@ -1,0 +1,327 @@
+"""Local servers that speak OpenAI's Batch API and Anthropic's Message Batches on the wire,
+beside each API's online endpoint, so a test drives the official SDKs through hyoka's
+``--batch`` commands and compares what they write with what the online path writes.
+
+Each server answers a request (online, or as one line of a batch) with the same reply,
+made from the request's messages, so a batch's records can be compared with the online
+calls' records. A batch stays in progress until the test says how it ends
+(``finish``: completed, some requests failed; ``expire``: the window passed after the
+first N): no sleeps, no clocks. Everything received is kept (``received``) to count
+uploads, submissions and online calls.
+
+OpenAI (``/v1``): ``POST /chat/completions``; ``POST /files`` (multipart, ``purpose=batch``)
+and ``GET /files/{id}/content``; ``POST /batches`` and ``GET /batches/{id}`` (``validating``
+until ended, then ``completed`` or ``expired`` with ``output_file_id`` and
+``error_file_id``). Anthropic: ``POST /v1/messages``; ``POST /v1/messages/batches``,
+``GET /v1/messages/batches/{id}`` (``in_progress`` until ``ended``, then ``results_url``)
+and ``GET /v1/messages/batches/{id}/results`` (JSON Lines of ``succeeded``, ``errored``,
+``expired`` results).
+"""
+
+from __future__ import annotations
+
+import email.parser
+import email.policy
+import hashlib
+import json
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+CREATED = 1_760_000_000
+
+
+def reply_text(messages: list[dict[str, Any]], system: str = "") -> str:
+    """The reply both paths give to a conversation: a digest of it, and a rating a
+    judge's rules read (``[[N]]``)."""
+    material = json.dumps([system, messages], ensure_ascii=False, sort_keys=True)
+    digest = hashlib.sha256(material.encode("utf-8")).hexdigest()
+    return f"Answer {digest[:12]}. Rating: [[{1 + int(digest[:4], 16) % 10}]]"
+
+
+@dataclass
+class Batch:
+    id: str
+    requests: list[dict[str, Any]]  # the input's lines (OpenAI) or requests (Anthropic)
+    ended: str | None = None  # None: in progress; "completed", "expired"
+    failed: set[str] = field(default_factory=set)  # custom ids that failed
+    done: int | None = None  # expired: how many were answered first
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
+        self.lock = threading.Lock()
+        self.received: list[tuple[str, str]] = []
+        self.batches: dict[str, Batch] = {}
+        self.files: dict[str, bytes] = {}
+        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def calls(self, method: str, prefix: str) -> int:
+        """How many requests of ``method`` came to a path starting with ``prefix``."""
+        return sum(1 for m, path in self.received if m == method and path.startswith(prefix))
+
+    def finish(self, failed: Iterable[str] = ()) -> None:
+        """Every batch in progress completes; the requests whose custom ids are in
+        ``failed`` fail (a server error)."""
+        with self.lock:
+            for batch in self.batches.values():
+                if batch.ended is None:
+                    batch.ended, batch.failed = "completed", set(failed)
+
+    def expire(self, done: int) -> None:
+        """Every batch in progress expires after answering its first ``done`` requests."""
+        with self.lock:
+            for batch in self.batches.values():
+                if batch.ended is None:
+                    batch.ended, batch.done = "expired", done
+
+    def __enter__(self) -> _Server:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+        pass
+
+    def do_GET(self) -> None:
+        self._handle("GET")
+
+    def do_POST(self) -> None:
+        self._handle("POST")
+
+    def _handle(self, method: str) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        path = self.path.split("?", 1)[0]
+        with self.server.lock:
+            self.server.received.append((method, path))
+            status, body, kind = self.answer(method, path, raw)
+        data = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
+        self.send_response(status)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def answer(self, method: str, path: str, raw: bytes) -> tuple[int, Any, str]:
+        raise NotImplementedError
+
+
+# --------------------------------------------------------------------------- OpenAI
+
+
+def _completion(body: dict[str, Any], serial: str) -> dict[str, Any]:
+    text = reply_text(body["messages"])
+    return {
+        "id": f"chatcmpl-{serial}", "object": "chat.completion", "created": CREATED,
+        "model": body["model"],
+        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                     "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": len(json.dumps(body["messages"])) // 4,
+                  "completion_tokens": len(text) // 4,
+                  "total_tokens": len(json.dumps(body["messages"])) // 4 + len(text) // 4},
+    }  # fmt: skip
+
+
+def _multipart(headers: Any, raw: bytes) -> dict[str, bytes]:
+    head = f"content-type: {headers['content-type']}\r\n\r\n".encode()
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + raw)
+    parts: dict[str, bytes] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True)
+        assert isinstance(payload, bytes)
+        parts[str(name)] = payload
+    return parts
+
+
+class _OpenAIHandler(_Handler):
+    def answer(self, method: str, path: str, raw: bytes) -> tuple[int, Any, str]:
+        server = self.server
+        if method == "POST" and path == "/v1/chat/completions":
+            return 200, _completion(json.loads(raw), str(len(server.received))), "application/json"
+        if method == "POST" and path == "/v1/files":
+            parts = _multipart(self.headers, raw)
+            assert parts["purpose"] == b"batch", parts["purpose"]
+            file_id = f"file-{len(server.files) + 1}"
+            server.files[file_id] = parts["file"]
+            return 200, self._file(file_id, "batch"), "application/json"
+        if method == "GET" and path.startswith("/v1/files/") and path.endswith("/content"):
+            file_id = path.split("/")[3]
+            return 200, server.files[file_id], "application/octet-stream"
+        if method == "POST" and path == "/v1/batches":
+            body = json.loads(raw)
+            assert body["endpoint"] == "/v1/chat/completions"
+            assert body["completion_window"] == "24h"
+            lines = server.files[body["input_file_id"]].decode("utf-8").splitlines()
+            requests = [json.loads(line) for line in lines if line.strip()]
+            assert all(r["method"] == "POST" and r["url"] == body["endpoint"] for r in requests)
+            batch_id = f"batch_{len(server.batches) + 1}"
+            server.batches[batch_id] = Batch(batch_id, requests)
+            return (
+                200,
+                self._batch(server.batches[batch_id], body["input_file_id"]),
+                "application/json",
+            )
+        if method == "GET" and path.startswith("/v1/batches/"):
+            batch = server.batches[path.split("/")[3]]
+            return 200, self._batch(batch, "file-1"), "application/json"
+        return (
+            404,
+            {"error": {"message": f"no route {path}", "type": "invalid_request_error"}},
+            "application/json",
+        )
+
+    def _file(self, file_id: str, purpose: str) -> dict[str, Any]:
+        return {
+            "id": file_id, "object": "file", "bytes": len(self.server.files[file_id]),
+            "created_at": CREATED, "filename": f"{file_id}.jsonl", "purpose": purpose,
+            "status": "processed",
+        }  # fmt: skip
+
+    def _batch(self, batch: Batch, input_file: str) -> dict[str, Any]:
+        total = len(batch.requests)
+        output_id = error_id = None
+        completed = failed = 0
+        if batch.ended is not None:
+            output_id, error_id, completed, failed = self._results(batch)
+        return {
+            "id": batch.id, "object": "batch", "endpoint": "/v1/chat/completions",
+            "input_file_id": input_file, "completion_window": "24h",
+            "status": batch.ended or "validating", "created_at": CREATED,
+            "output_file_id": output_id, "error_file_id": error_id,
+            "request_counts": {"total": total, "completed": completed, "failed": failed},
+        }  # fmt: skip
+
+    def _results(self, batch: Batch) -> tuple[str | None, str | None, int, int]:
+        out: list[str] = []
+        errors: list[str] = []
+        for number, request in enumerate(batch.requests):
+            key = request["custom_id"]
+            if batch.done is not None and number >= batch.done:
+                errors.append(json.dumps({
+                    "id": f"batch_req_{number}", "custom_id": key, "response": None,
+                    "error": {"code": "batch_expired", "message": "This request could not "
+                              "be executed before the completion window expired."},
+                }))  # fmt: skip
+            elif key in batch.failed:
+                errors.append(json.dumps({
+                    "id": f"batch_req_{number}", "custom_id": key,
+                    "response": {"status_code": 500, "request_id": f"req_{number}",
+                                 "body": {"error": {"message": "The server had an error",
+                                                    "type": "server_error"}}},
+                    "error": None,
+                }))  # fmt: skip
+            else:
+                out.append(json.dumps({
+                    "id": f"batch_req_{number}", "custom_id": key,
+                    "response": {"status_code": 200, "request_id": f"req_{number}",
+                                 "body": _completion(request["body"], f"{batch.id}-{number}")},
+                    "error": None,
+                }))  # fmt: skip
+        ids: list[str | None] = []
+        for lines in (out, errors):
+            if not lines:
+                ids.append(None)
+                continue
+            file_id = f"file-{batch.id}-{'out' if lines is out else 'err'}"
+            self.server.files[file_id] = ("\n".join(lines) + "\n").encode("utf-8")
+            ids.append(file_id)
+        return ids[0], ids[1], len(out), len(errors)
+
+
+def openai_server() -> _Server:
+    return _Server(_OpenAIHandler)
+
+
+# --------------------------------------------------------------------------- Anthropic
+
+
+def _message(params: dict[str, Any], serial: str) -> dict[str, Any]:
+    text = reply_text(params["messages"], params.get("system", ""))
+    return {
+        "id": f"msg_{serial}", "type": "message", "role": "assistant", "model": params["model"],
+        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": len(json.dumps(params["messages"])) // 4,
+                  "output_tokens": len(text) // 4},
+    }  # fmt: skip
+
+
+class _AnthropicHandler(_Handler):
+    def answer(self, method: str, path: str, raw: bytes) -> tuple[int, Any, str]:
+        server = self.server
+        key = self.headers.get("x-api-key") or self.headers.get("authorization") or ""
+        assert key.removeprefix("Bearer ") == "sk-ant-test", "the API key is sent"
+        if method == "POST" and path == "/v1/messages":
+            return 200, _message(json.loads(raw), str(len(server.received))), "application/json"
+        if method == "POST" and path == "/v1/messages/batches":
+            requests = json.loads(raw)["requests"]
+            batch_id = f"msgbatch_{len(server.batches) + 1:02d}"
+            server.batches[batch_id] = Batch(batch_id, requests)
+            return 200, self._batch(server.batches[batch_id]), "application/json"
+        parts = path.split("/")
+        if method == "GET" and len(parts) == 5 and parts[3] == "batches":
+            return 200, self._batch(server.batches[parts[4]]), "application/json"
+        if method == "GET" and len(parts) == 6 and parts[5] == "results":
+            batch = server.batches[parts[4]]
+            lines = [json.dumps({"custom_id": r["custom_id"], "result": self._result(batch, n, r)})
+                     for n, r in enumerate(batch.requests)]  # fmt: skip
+            return 200, ("\n".join(lines) + "\n").encode("utf-8"), "application/binary"
+        return (
+            404,
+            {"type": "error", "error": {"type": "not_found_error", "message": path}},
+            "application/json",
+        )
+
+    def _result(self, batch: Batch, number: int, request: dict[str, Any]) -> dict[str, Any]:
+        if batch.done is not None and number >= batch.done:
+            return {"type": "expired"}
+        if request["custom_id"] in batch.failed:
+            return {"type": "errored", "error": {"type": "error", "error": {
+                "type": "api_error", "message": "Internal server error"}}}  # fmt: skip
+        return {"type": "succeeded", "message": _message(request["params"], f"{batch.id}-{number}")}
+
+    def _batch(self, batch: Batch) -> dict[str, Any]:
+        total = len(batch.requests)
+        counts = {"processing": total, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
+        if batch.ended is not None:
+            kinds = [self._result(batch, n, r)["type"] for n, r in enumerate(batch.requests)]
+            counts = {"processing": 0, **{k: kinds.count(k) for k in
+                      ("succeeded", "errored", "canceled", "expired")}}  # fmt: skip
+        return {
+            "id": batch.id, "type": "message_batch",
+            "processing_status": "in_progress" if batch.ended is None else "ended",
+            "request_counts": counts, "created_at": "2026-01-01T00:00:00Z",
+            "expires_at": "2026-01-02T00:00:00Z", "archived_at": None,
+            "cancel_initiated_at": None,
+            "ended_at": None if batch.ended is None else "2026-01-01T01:00:00Z",
+            "results_url": None if batch.ended is None
+            else f"{self.server.url}/v1/messages/batches/{batch.id}/results",
+        }  # fmt: skip
+
+
+def anthropic_server() -> _Server:
+    return _Server(_AnthropicHandler)

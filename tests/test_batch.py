@@ -1,0 +1,210 @@
+"""``--batch``: OpenAI's Batch API and Anthropic's Message Batches, driven by the official
+SDKs through ``hyoka mtbench generate`` and ``hyoka mtbench judge`` against local servers
+that speak each API's wire format (``batch_servers``).
+
+A batch run writes the records the online run writes for the same replies (the
+signature says ``batch``); a rerun before the batch ends submits nothing again; requests
+that failed or expired are asked again in the next batch, never recorded; the batch ids
+live in the file's manifest, so a later process finishes what an earlier one submitted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from _shared import SHARED_DATA
+from batch_servers import anthropic_server, openai_server
+from hyoka.cli.main import app
+
+#: the volatile fields of answer and judgment lines (made now, never compared)
+VOLATILE = ("answer_id", "tstamp")
+
+
+def _hyoka(args: list[str], cache: Path, monkeypatch: pytest.MonkeyPatch) -> Result:
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(cache))
+    return CliRunner().invoke(app, [*args, "--data-dir", str(SHARED_DATA)])
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [{k: v for k, v in row.items() if k not in VOLATILE} for row in rows]
+
+
+def _manifest(path: Path) -> dict[str, Any]:
+    manifest: dict[str, Any] = json.loads(
+        path.with_name(path.name + ".manifest.json").read_text(encoding="utf-8")
+    )
+    return manifest
+
+
+def _generate(model: str, url: str, output: Path, *batch: str) -> list[str]:
+    return ["mtbench", "generate", "--bench", "mt-bench", "-m", model, "--base-url", url,
+            "--limit", "2", "--output", str(output), *batch]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def openai_url() -> Iterator[Any]:
+    with openai_server() as server:
+        yield server
+
+
+def test_openai_batch_writes_the_online_runs_answers(
+    openai_url: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two-turn dialogues in two batches (the second turn needs the first's reply): a rerun
+    before a batch ends says so and submits nothing; the answers are the online run's,
+    the signature says batch=openai."""
+    server, url = openai_url, f"{openai_url.url}/v1"
+    online, batched = tmp_path / "online.jsonl", tmp_path / "batch.jsonl"
+    done = _hyoka(_generate("openai/m1", url, online), tmp_path / "c1", monkeypatch)
+    assert done.exit_code == 0, done.output
+    online_calls = server.calls("POST", "/v1/chat/completions")
+    assert online_calls == 4  # two dialogues, two turns
+
+    args = _generate("openai/m1", url, batched, "--batch")
+    first = _hyoka(args, tmp_path / "c2", monkeypatch)
+    assert first.exit_code == 0, first.output
+    assert "0 dialogue(s) answered" in first.stdout
+    batch_id = _manifest(batched)["notes"]["batches"][0]["id"]
+    assert f"submitted: {batch_id}" in first.stderr and "run the same command again" in (
+        first.stderr
+    )
+    assert _lines(batched) == []
+    uploads = server.calls("POST", "/v1/files")
+    again = _hyoka(args, tmp_path / "c2", monkeypatch)  # the batch is still running
+    assert again.exit_code == 0, again.output
+    assert f"still running: {batch_id}" in again.stderr and "submitted" not in again.stderr
+    assert server.calls("POST", "/v1/files") == uploads  # nothing submitted twice
+    assert server.calls("POST", "/v1/batches") == 1
+    status = CliRunner().invoke(app, ["batch", "status", str(tmp_path), "--base-url", url])
+    assert status.exit_code == 0, status.output
+    assert status.stdout.startswith(f"{batched}: openai/m1 batch {batch_id}, 2 request(s) ")
+    assert status.stdout.rstrip().endswith(": validating (completed 0, failed 0, total 2)")
+    seen = CliRunner().invoke(app, ["batch", "status", str(tmp_path), "--offline", "--json"])
+    assert [(b["id"], b["state"], b["live"]) for b in json.loads(seen.stdout)] == [
+        (batch_id, "validating", False)
+    ]
+
+    server.finish()
+    second = _hyoka(args, tmp_path / "c2", monkeypatch)  # turn 1 read, turn 2 submitted
+    assert "batch: 2 reply(ies) collected" in second.stderr
+    assert server.calls("POST", "/v1/batches") == 2 and _lines(batched) == []
+    server.finish()
+    third = _hyoka(args, tmp_path / "c2", monkeypatch)
+    assert third.exit_code == 0, third.output
+    assert "2 dialogue(s) answered" in third.stdout and "nothing left in flight" in third.stderr
+    assert server.calls("POST", "/v1/chat/completions") == online_calls  # no online call
+    assert _lines(batched) == _lines(online)
+    signature = _manifest(batched)["signature"]
+    assert signature["fields"]["batch"] == "openai"
+    assert "batch" not in _manifest(online)["signature"]["fields"]
+    assert "|batch:openai" in third.stdout
+    assert _manifest(batched)["notes"]["batches"] == []
+    none = CliRunner().invoke(app, ["batch", "status", str(tmp_path), "--offline"])
+    assert none.stdout == f"no batches in flight under {tmp_path}\n"
+
+
+def test_openai_partly_failed_batch_is_asked_again(
+    openai_url: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A judging batch in which one request failed: the three that succeeded are
+    recorded once, the failed one goes into the next batch, and the judgments are the
+    online judge's."""
+    server, url = openai_url, f"{openai_url.url}/v1"
+    answers = tmp_path / "answers.jsonl"
+    made = _hyoka(_generate("openai/m2", url, answers), tmp_path / "c0", monkeypatch)
+    assert made.exit_code == 0, made.output
+
+    def judge(out: Path, *batch: str) -> list[str]:
+        return ["mtbench", "judge", "--bench", "mt-bench", "-j", "openai/judge",
+                "--base-url", url, "-a", str(answers), "--limit", "2",
+                "--output-dir", str(out), *batch]  # fmt: skip
+
+    online = _hyoka(judge(tmp_path / "online"), tmp_path / "c1", monkeypatch)
+    assert online.exit_code == 0, online.output
+    args = judge(tmp_path / "batch", "--batch")
+    first = _hyoka(args, tmp_path / "c2", monkeypatch)
+    assert first.exit_code == 0, first.output
+    judgments = tmp_path / "batch" / "m2.jsonl"
+    (submitted,) = _manifest(judgments)["notes"]["batches"]
+    assert submitted["requests"] == 4  # every turn's grading known up front: one batch
+    server.finish(failed=[submitted["custom_ids"][1]])
+    second = _hyoka(args, tmp_path / "c2", monkeypatch)
+    assert second.exit_code == 0, second.output
+    assert "3 turn(s) judged" in second.stdout
+    assert "1 failed or expired (asked again in a new batch)" in second.stderr
+    (resubmitted,) = _manifest(judgments)["notes"]["batches"]
+    assert resubmitted["custom_ids"] == [submitted["custom_ids"][1]]
+    assert len(_lines(judgments)) == 3
+    server.finish()
+    third = _hyoka(args, tmp_path / "c2", monkeypatch)
+    assert third.exit_code == 0, third.output
+    assert "1 turn(s) judged, 3 already done" in third.stdout
+    assert _lines(judgments) == _lines(tmp_path / "online" / "m2.jsonl")
+    assert "|batch:openai" in third.stdout and "batch:" not in online.stdout
+
+
+def test_anthropic_expired_batch_and_a_later_process_finish_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Message Batches: the process that submitted is gone (each run exits after
+    submitting); the next finds the batch id in the manifest and reads what the batch
+    answered before it expired, and asks the expired requests again, once."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    with anthropic_server() as server:
+        answers = tmp_path / "answers.jsonl"
+        online_out, batch_out = tmp_path / "online", tmp_path / "batch"
+        made = _hyoka(_generate("anthropic/claude-x", server.url, answers), tmp_path / "c0",
+                      monkeypatch)  # fmt: skip
+        assert made.exit_code == 0, made.output
+
+        def judge(out: Path, *batch: str) -> list[str]:
+            return ["mtbench", "judge", "--bench", "mt-bench", "-j", "anthropic/claude-j",
+                    "--base-url", server.url, "-a", str(answers), "--limit", "2",
+                    "--output-dir", str(out), *batch]  # fmt: skip
+
+        online = _hyoka(judge(online_out), tmp_path / "c1", monkeypatch)
+        assert online.exit_code == 0, online.output
+        args = judge(batch_out, "--batch")
+        first = _hyoka(args, tmp_path / "c2", monkeypatch)
+        assert first.exit_code == 0, first.output
+        judgments = batch_out / "claude-x.jsonl"
+        (noted,) = _manifest(judgments)["notes"]["batches"]
+        assert noted["api"] == "anthropic" and noted["id"] == "msgbatch_01"
+        server.expire(done=3)
+        second = _hyoka(args, tmp_path / "c2", monkeypatch)
+        assert second.exit_code == 0, second.output
+        assert "3 turn(s) judged" in second.stdout and "submitted: msgbatch_02" in second.stderr
+        server.finish()
+        third = _hyoka(args, tmp_path / "c2", monkeypatch)
+        assert third.exit_code == 0, third.output
+        assert server.calls("POST", "/v1/messages/batches") == 2
+        assert _lines(judgments) == _lines(online_out / "claude-x.jsonl")
+        assert "|batch:anthropic" in third.stdout
+
+
+def test_batch_is_refused_where_it_cannot_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "model.jsonl"
+    script.write_text('{"reply": "答え"}\n', encoding="utf-8")
+    args = _generate(f"scripted/{script}", "http://127.0.0.1:9", tmp_path / "a.jsonl", "--batch")
+    refused = _hyoka([a for a in args if a not in ("--base-url", "http://127.0.0.1:9")],
+                     tmp_path / "c", monkeypatch)  # fmt: skip
+    assert refused.exit_code == 1
+    assert refused.stderr.startswith("error: --batch: scripted/") and (
+        "has no batch API (batch APIs: anthropic, openai)" in refused.stderr
+    )
+    cacheless = _generate("openai/m", "http://127.0.0.1:9/v1", tmp_path / "b.jsonl", "--batch")
+    no_cache = _hyoka([*cacheless, "--no-cache"], tmp_path / "c", monkeypatch)
+    assert no_cache.exit_code == 1
+    assert "--no-cache does not go with it" in no_cache.stderr
+    assert not (tmp_path / "a.jsonl").exists() and not (tmp_path / "b.jsonl").exists()
