@@ -157,6 +157,28 @@ def test_check_decides_as_upstream(
     assert follows(build(iid, kwargs, "case"), text, "strict") is expected
 
 
+def test_word_checks_decided_by_the_text_alone_run_no_tokenizer() -> None:
+    """A word not in the text is no token's surface, and no more tokens are a word than the
+    text holds it: where that decides, Janome (0.05 s a text) is not run, same verdicts."""
+    from hyoka.ifeval import japanese
+
+    cases = [
+        ("ja:keywords:existence", {"keywords": ["犬", "猫"]}, "猫の本を読む。", False),
+        ("ja:keywords:forbidden_words", {"forbidden_words": ["健康"]}, "元気な暮らし", True),
+        ("ja:keywords:frequency", {"keyword": "アプリ", "frequency": 3, "relation": "以上"},
+         "アプリとアプリの話", False),
+        ("ja:keywords:frequency", {"keyword": "アプリ", "frequency": 3, "relation": "未満"},
+         "アプリとアプリの話", True),
+        ("ja:detectable_format:nominal_ending", {"count": 2}, "美しい花。「雪。」", False),
+    ]  # fmt: skip
+    calls = japanese.tokens.cache_info()
+    for iid, kwargs, text, expected in cases:
+        assert follows(build(iid, kwargs, "case"), text, "strict") is expected, iid
+        assert follows(build(iid, kwargs, "case"), text, "loose") is expected, iid
+    after = japanese.tokens.cache_info()
+    assert after.hits + after.misses == calls.hits + calls.misses
+
+
 def test_a_blank_response_follows_nothing_even_a_ban() -> None:
     no_comma = build("ja:punctuation:no_comma", {}, "case")
     assert follows(no_comma, "", "strict") is False
