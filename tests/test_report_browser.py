@@ -1,14 +1,18 @@
 """The report in a real browser: headless Chromium (Debian's package, driven by Playwright)
 opens every main page from file://, with no console error and no request leaving the
-machine, and reads the numbers and highlights from the DOM.
+machine, each fitting a 1,280-pixel window with no table cut off, the Japanese drawn in
+glyphs (not the boxes a missing CJK font leaves), and reads the numbers and highlights
+from the DOM.
 
-Needs ``scripts/install_browser.sh`` (Chromium at /usr/bin/chromium, Playwright in .venv).
+Needs ``scripts/install_browser.sh`` (Chromium at /usr/bin/chromium, a CJK font,
+Playwright in .venv).
 Screenshots of the main pages are written to build/test-artefacts/report/.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -115,6 +119,45 @@ def fits_the_window(page: Any) -> None:
     assert (seen["page"], seen["out"], seen["spilt"]) == (seen["width"], [], []), page.url
 
 
+#: Each character drawn on a canvas in the font the page gives ``selector`` (the
+#: characters given, else the first 12 kana and kanji of its text): how many different
+#: shapes they make. A font that lacks them draws each as the same .notdef box (tofu), so
+#: distinct characters that make one shape between them were drawn as boxes.
+SHAPES = """([selector, given]) => {
+  const node = document.querySelector(selector);
+  const chars = Array.from(new Set(given ? Array.from(given) : Array.from(node.textContent)
+      .filter(c => /[\u3040-\u30ff\u4e00-\u9fff]/.test(c)))).slice(0, 12);
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 48;
+  const context = canvas.getContext('2d', {willReadFrequently: true});
+  context.font = '32px ' + getComputedStyle(node).fontFamily;
+  const shape = c => {
+    context.clearRect(0, 0, 48, 48);
+    context.fillText(c, 4, 38);
+    return context.getImageData(0, 0, 48, 48).data.filter((_, i) => i % 4 === 3).join(',');
+  };
+  return {chars: chars.join(''), shapes: new Set(chars.map(shape)).size};
+}"""
+#: Code points no font has (unassigned in the Greek block): what tofu looks like here.
+NO_FONT_HAS = "\u0378\u0379\u0380\u0381\u0382\u0383\u038b\u038d\u03a2"
+FONT = "fonts-noto-cjk (scripts/install_browser.sh installs it)"
+
+
+def japanese_shapes(page: Any, selector: str, given: str | None = None) -> tuple[str, int]:
+    seen = page.evaluate(SHAPES, [selector, given])
+    return seen["chars"], seen["shapes"]
+
+
+def renders_japanese(page: Any, selector: str) -> None:
+    """The Japanese text at ``selector`` is drawn in glyphs, not boxes: its first kana and
+    kanji make as many shapes as there are of them (and the check itself tells boxes:
+    characters no font has make one shape)."""
+    chars, shapes = japanese_shapes(page, selector)
+    assert len(chars) >= 8, chars
+    assert shapes == len(chars), f"{chars} drawn as {shapes} shape(s): no CJK font, {FONT}"
+    assert japanese_shapes(page, selector, NO_FONT_HAS)[1] == 1
+
+
 class Watched:
     """A page with every console error, page error and non-file request recorded."""
 
@@ -161,6 +204,8 @@ def test_main_pages_load_offline_without_errors(site: Path, browser: Any) -> Non
         page = watched.open(path)
         assert page.title()
         fits_the_window(page)
+        if name == "question":  # the question's turns, in Japanese
+            renders_japanese(page, ".card .judgment")
         page.screenshot(path=str(ARTEFACTS / f"{name}.png"), full_page=name != "question")
     watched.check()
     assert all(u.startswith("file://") for u in watched.requests if not u.startswith("data:"))
@@ -198,6 +243,35 @@ def _controlled_columns_are_shown(site: Path, watched: Watched) -> None:
     assert len(adjusted) == len(JUDGED_MODELS) and all(a != "–" for a in adjusted)
     assert "partial r = " in page.text_content("#pfmt-fin-1-partial")
     watched.check()
+
+
+@pytest.mark.slow  # a second browser: two seconds
+def test_japanese_drawn_as_boxes_without_a_cjk_font_fails_the_check(
+    site: Path, browser: Any, tmp_path: Path
+) -> None:
+    """The check ``renders_japanese`` makes fails where no CJK font is installed: the same
+    Chromium, shown only DejaVu through fontconfig, draws the question's Japanese as boxes,
+    and its kanji make one shape."""
+    config = tmp_path / "fonts.conf"
+    config.write_text(
+        '<?xml version="1.0"?><fontconfig><dir>/usr/share/fonts/truetype/dejavu</dir>'
+        "<cachedir>/var/cache/fontconfig</cachedir></fontconfig>",
+        encoding="utf-8",
+    )
+    without = browser.browser_type.launch(
+        executable_path=str(CHROMIUM),
+        args=["--no-sandbox", "--disable-gpu"],
+        env={**os.environ, "FONTCONFIG_FILE": str(config)},
+    )
+    try:
+        page = without.new_page(viewport=WINDOW)
+        page.goto(_main_pages(site)["question"].as_uri())
+        chars, shapes = japanese_shapes(page, ".card .judgment")
+        assert len(chars) == 12 and shapes == 1
+        with pytest.raises(AssertionError, match="no CJK font"):
+            renders_japanese(page, ".card .judgment")
+    finally:
+        without.close()
 
 
 def test_leaderboard_dom_matches_the_leaderboard_command(site: Path, browser: Any) -> None:
