@@ -175,20 +175,30 @@ def test_each_protocol_is_one_object_with_its_commands() -> None:
     has there, and no command, page or library call tests which protocol a definition has,
     so a new protocol adds one entry, not a branch at each call site (``verify_file``: one
     verifier in ``mtbench.verify._VERIFIERS``; ``generate``: one question reader in
-    ``mtbench.generate.ANSWER_SETS``)."""
+    ``mtbench.generate.ANSWER_SETS``; ``mtbench judge`` and ``leaderboard``: one printer
+    per result type the protocols' commands return, none chosen by ``isinstance``)."""
     import re
+    from typing import get_args, get_type_hints
 
     import hyoka
+    from hyoka.cli.mtbench_cmd import board_printers, judged_printers
     from hyoka.mtbench.generate import ANSWER_SETS
-    from hyoka.mtbench.run import COMMANDS
+    from hyoka.mtbench.run import COMMANDS, ProtocolCommands
 
     protocols = {spec.judging for spec in definitions().values()}
     assert protocols <= set(COMMANDS)
     assert protocols <= set(ANSWER_SETS)
+    commands = get_type_hints(ProtocolCommands)
+    for command, printers in (("judge", judged_printers()), ("leaderboard", board_printers())):
+        results = set(get_args(get_args(commands[command])[1]))
+        assert len(results) > 1 and results == set(printers), command
     source = Path(hyoka.__file__).parent
     files = [*(source / "cli").glob("*.py"), *(source / "report").glob("*.py")]
     library = [source / "mtbench" / name for name in ("run.py", "verify.py", "generate.py")]
-    branch = re.compile(r"judging (is|==)|judging\.name ==|bench == \"")
+    branch = re.compile(
+        r"judging (is|==)|judging\.name ==|bench == \"|"
+        r"isinstance\(\w+, \(?(\w+Judged|BenchBoard|RakudaRanking|RuleBoard|ConstraintBoard)\b"
+    )
     branching = [
         f"{path.relative_to(source)}:{number}"
         for path in [*files, *library]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -57,6 +58,7 @@ from hyoka.providers import CONCURRENCY, ThinkingChoice
 
 if TYPE_CHECKING:
     from hyoka.mtbench import (
+        BenchBoard,
         ConstraintBoard,
         ConstraintsJudged,
         MatchesJudged,
@@ -217,7 +219,7 @@ def leaderboard_command(
     Rakuda ranks by Bradley-Terry with a fitted first-position advantage and bootstrap
     16/50/84th percentiles, as its make_ranking.py --compute mle fits it.
     """
-    from hyoka.mtbench import BenchBoard, bench_leaderboard
+    from hyoka.mtbench import bench_leaderboard
 
     shown = FormatChoice.JSON if as_json else fmt  # --json: --format json
     board = bench_leaderboard(
@@ -226,9 +228,26 @@ def leaderboard_command(
         mix_variants=mix_variants, answers=answers, style_control=style_control,
         data_dir=data_dir, headline=None if headline is None else headline.value,
     )  # fmt: skip
-    if not isinstance(board, BenchBoard):  # Rakuda's ranking or rules' scores: a table or JSON
-        _print_rakuda(board, shown.value)
-        return
+    board_printers()[type(board)](board, shown.value, output)
+
+
+def board_printers() -> Mapping[type, Callable[[Any, str, Path | None], None]]:
+    """How ``leaderboard`` prints each judging protocol's board (the result types of
+    ``mtbench.run.ProtocolCommands.leaderboard``): a new protocol's board adds its printer
+    here, not a branch in the command."""
+    from hyoka.mtbench import BenchBoard, ConstraintBoard, RakudaRanking, RuleBoard
+
+    return {
+        BenchBoard: _print_board,
+        RakudaRanking: _print_ranked,
+        RuleBoard: _print_ranked,
+        ConstraintBoard: _print_ranked,
+    }
+
+
+def _print_board(board: BenchBoard, _fmt: str, output: Path | None) -> None:
+    """A FastChat-style leaderboard as rendered (or where it was written), and its radar
+    charts."""
     if output is None:
         echo(board.text, nl=False, json_text=board.fmt == "json", csv_text=board.fmt == "csv")
     else:
@@ -237,7 +256,9 @@ def leaderboard_command(
         say(f"radar chart: {path}", err=True)
 
 
-def _print_rakuda(ranked: RakudaRanking | RuleBoard | ConstraintBoard, fmt: str) -> None:
+def _print_ranked(
+    ranked: RakudaRanking | RuleBoard | ConstraintBoard, fmt: str, _output: Path | None
+) -> None:
     """Rakuda's ranking (or a rule-checked benchmark's scores) as a table or JSON."""
     if fmt == "json":
         echo_json(ranked.to_json())
@@ -529,7 +550,7 @@ def judge_command(
     from hyoka.cli._common import provider_options
     from hyoka.cli._judging import ShownJudging, control_features, print_batch
     from hyoka.judge import Connection
-    from hyoka.mtbench import ConstraintsJudged, MatchesJudged, PairsJudged, judge_bench
+    from hyoka.mtbench import judge_bench
 
     done = judge_bench(
         judge, answers, bench=bench, variant=variant, mode=mode.value, judge_name=judge_name,
@@ -546,14 +567,21 @@ def judge_command(
     print_batch(done.stats, as_json)
     if as_json:
         echo_json(done.to_json())
-    if isinstance(done, ConstraintsJudged):
-        _print_constraints(done, as_json)
-    elif isinstance(done, MatchesJudged):
-        _print_matches(done, as_json)
-    elif isinstance(done, PairsJudged):
-        _print_pairs(done, as_json)
-    else:
-        _print_turns(done, judge, as_json)
+    judged_printers()[type(done)](done, judge, as_json)
+
+
+def judged_printers() -> Mapping[type, Callable[[Any, str, bool], None]]:
+    """How ``judge`` prints each judging protocol's result (the result types of
+    ``mtbench.run.ProtocolCommands.judge``): a new protocol's result adds its printer here,
+    not a branch in the command."""
+    from hyoka.mtbench import ConstraintsJudged, MatchesJudged, PairsJudged, TurnsJudged
+
+    return {
+        TurnsJudged: _print_turns,
+        PairsJudged: _print_pairs,
+        MatchesJudged: _print_matches,
+        ConstraintsJudged: _print_constraints,
+    }
 
 
 def _print_turns(done: TurnsJudged, judge: str, as_json: bool) -> None:
@@ -583,7 +611,7 @@ def _print_turns(done: TurnsJudged, judge: str, as_json: bool) -> None:
         say(f"{label} -> {path}", err=True)
 
 
-def _print_constraints(done: ConstraintsJudged, as_json: bool) -> None:
+def _print_constraints(done: ConstraintsJudged, _judge: str, as_json: bool) -> None:
     """JFBench's judged constraints counted, the calls, the entries pending, the
     signature; each model's judgment log and result file on stderr."""
     from hyoka.cli._judging import print_judge, print_signature
@@ -604,7 +632,7 @@ def _print_constraints(done: ConstraintsJudged, as_json: bool) -> None:
         say(f"{model} -> {log}; results: {results}", err=True)
 
 
-def _print_matches(done: MatchesJudged, as_json: bool) -> None:
+def _print_matches(done: MatchesJudged, _judge: str, as_json: bool) -> None:
     """Rakuda's verdicts counted, the calls, and the signature; exit 1 when the judge was
     asked and no reply held a verdict."""
     from hyoka.cli._judging import print_judge, print_signature
@@ -624,7 +652,7 @@ def _print_matches(done: MatchesJudged, as_json: bool) -> None:
         raise InputError(f"the judge gave no verdict on any match (see {done.output})")
 
 
-def _print_pairs(done: PairsJudged, as_json: bool) -> None:
+def _print_pairs(done: PairsJudged, _judge: str, as_json: bool) -> None:
     """The table per method (with each model's length-controlled win rate against the
     baseline, and the ratings raw and style-controlled, where made), the run's calls and
     cost, and the signature; turns whose games came without log probabilities are listed
