@@ -28,7 +28,8 @@ VOLATILE = ("answer_id", "tstamp")
 
 def _hyoka(args: list[str], cache: Path, monkeypatch: pytest.MonkeyPatch) -> Result:
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(cache))
-    return CliRunner().invoke(app, [*args, "--data-dir", str(SHARED_DATA)])
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    return CliRunner().invoke(app, args)
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -208,3 +209,41 @@ def test_batch_is_refused_where_it_cannot_work(
     assert no_cache.exit_code == 1
     assert "--no-cache does not go with it" in no_cache.stderr
     assert not (tmp_path / "a.jsonl").exists() and not (tmp_path / "b.jsonl").exists()
+
+
+def test_judge_single_batch_matches_the_online_grades(
+    openai_url: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hyoka judge single --batch``: nothing graded while the batch runs (exit 0, the
+    table empty), then the online run's records and grades."""
+    answers = tmp_path / "answers.jsonl"
+    rows = [
+        {"id": "q1", "question": "日本の首都は？", "reference": "東京です。", "model": "m"},
+        {"id": "q2", "question": "富士山の高さは？", "reference": "3776メートル。", "model": "m"},
+    ]
+    answers.write_text(
+        "".join(json.dumps({**r, "answer": "東京"}, ensure_ascii=False) + "\n" for r in rows),
+        encoding="utf-8",
+    )
+    url = ["-j", "openai/judge", "--base-url", f"{openai_url.url}/v1", str(answers)]
+    online = _hyoka(["judge", "single", *url, "--output", str(tmp_path / "online.jsonl")],
+                    tmp_path / "c1", monkeypatch)  # fmt: skip
+    assert online.exit_code == 0, online.output
+    args = ["judge", "single", *url, "--output", str(tmp_path / "batch.jsonl"), "--batch"]
+    first = _hyoka(args, tmp_path / "c2", monkeypatch)
+    assert first.exit_code == 0, first.output
+    assert "2 request(s) left for a later run" in first.stderr
+    openai_url.finish()
+    second = _hyoka(args, tmp_path / "c2", monkeypatch)
+    assert second.exit_code == 0, second.output
+    assert "batch: 2 reply(ies) collected" in second.stderr
+    by_id = sorted(_lines(tmp_path / "batch.jsonl"), key=lambda row: str(row["id"]))
+    assert by_id == sorted(_lines(tmp_path / "online.jsonl"), key=lambda row: str(row["id"]))
+    table = second.stdout.split("judged by:")[0].splitlines()
+    online_table = online.stdout.split("judged by:")[0].splitlines()
+    # the same grades; the calls row says the batch's replies came through the cache
+    differ = [(a, b) for a, b in zip(table, online_table, strict=True) if a != b]
+    assert [(a.split("(")[1][:18], b.split("(")[1][:18]) for a, b in differ] == [
+        ("2 from the cache, ", "0 from the cache, ")
+    ]
+    assert "|batch:openai" in second.stdout and "batch:" not in online.stdout

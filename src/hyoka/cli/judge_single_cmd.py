@@ -10,6 +10,7 @@ import typer
 from hyoka.cli._common import (
     AttemptsOption,
     BaseUrlOption,
+    BatchOption,
     ConcurrencyOption,
     JsonOption,
     JudgeOption,
@@ -65,6 +66,7 @@ def single_command(
     base_url: BaseUrlOption = None,
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
+    batch: BatchOption = False,
     price_in: PriceInOption = 0.0,
     price_out: PriceOutOption = 0.0,
     as_json: JsonOption = False,
@@ -87,6 +89,7 @@ def single_command(
     from hyoka.cli._judging import (
         ShownJudging,
         fail_if_nothing_graded,
+        print_batch,
         print_judge,
         print_signature,
         single_table,
@@ -97,10 +100,11 @@ def single_command(
         answers, judge, template=template, references=references, output=output,
         repeats=repeats, aggregate=aggregate.value, temperature=temperature,
         max_tokens=max_tokens, max_attempts=max_attempts, limit=limit, thinking=thinking.value,
-        connection=Connection(base_url, provider_options(option), no_cache, concurrency),
+        connection=Connection(base_url, provider_options(option), no_cache, concurrency, batch),
         price_in=price_in, price_out=price_out, watcher=ShownJudging(),
     )  # fmt: skip
     say(f"judgments: {run.output}", err=True)
+    print_batch(run.stats, as_json)
     if as_json:
         echo_json(run.to_json(), indent=None)
     else:
