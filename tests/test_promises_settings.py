@@ -38,7 +38,7 @@ VARIANTS: dict[type[SettingsRecord], dict[str, Any]] = {
         "judge_name": "other-name", "rating": "fastchat", "rules": ("no-answer",),
         "lang_check": "script", "methods": ("bs1",), "variant": "stability.v1/turns-1",
         "trials": 5, "verdict": "fastchat-tokens", "draw": "pairwise-n:9:seed=1",
-        "served": ("gpt-4o-2024-08-06",),
+        "served": ("gpt-4o-2024-08-06",), "batch": "openai",
     },
 }  # fmt: skip
 BASES: dict[type[SettingsRecord], SettingsRecord] = {
@@ -64,6 +64,7 @@ LEFT_OUT = {
     ("JudgeRun", "judge_name", "signature"),
     ("JudgeRun", "methods", "identity"),
     ("JudgeRun", "served", "identity"),
+    ("JudgeRun", "batch", "identity"),
 }
 
 
@@ -127,7 +128,7 @@ SPELLED_DEFAULTS: dict[type[SettingsRecord], dict[str, Any]] = {
     JudgeRun: {
         "models": (), "judge_name": None, "rating": None, "verdict": None, "draw": None,
         "rules": (), "lang_check": None, "variant": None, "trials": 1, "methods": (),
-        "served": (),
+        "served": (), "batch": None,
     },
 }  # fmt: skip
 #: what each record needs given (no default)
