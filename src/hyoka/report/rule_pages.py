@@ -219,7 +219,7 @@ def jfbench_page(board: Board, target: str) -> str:
         + "<p>The share of each group's constraints satisfied, in percent (satisfied of "
         "evaluated): rule-based groups such as Format or Notation beside the judged ones "
         "(Style, MetaOutput, Structure, and the judged Content and Processing).</p>"
-        + table(["Model", *names], group_rows, table_id="constraint-groups")
+        + table(["Model", *names], group_rows, table_id="constraint-groups", classes="narrow")
         + (f"<h2>How the verdicts were made</h2><ul>{made}</ul>" if made else "")
         + _signature(board)
     )
