@@ -83,9 +83,6 @@ from hyoka.store import JsonlLog, Manifest
 #: protocol where the benchmark has one (``DialogueStyle.completions``)
 Template = Literal["auto", "chat", "base", "completions"]
 
-#: providers that run the model here, where a benchmark's local repetition penalty applies
-LOCAL_PROVIDERS = frozenset({"hf", "vllm", "llamacpp"})
-
 
 def answer_set(
     name: str, data_dir: Path | str | None = None, variant: str | None = None
@@ -130,8 +127,10 @@ def default_temperatures(spec: BenchSpec, bench: AnswerSet | None = None) -> dic
 
 def default_repetition_penalty(spec: BenchSpec, provider_name: str) -> float | None:
     """The benchmark's repetition penalty for a model run by ``provider_name``: its local
-    penalty for locally run models, none for hosted ones (their servers decide)."""
-    return spec.generation.local_repetition_penalty if provider_name in LOCAL_PROVIDERS else None
+    penalty for models run here (a backend whose replies local packages compute,
+    ``providers.backend_packages``), none for hosted ones (their servers decide)."""
+    local = bool(backend_packages(provider_name))
+    return spec.generation.local_repetition_penalty if local else None
 
 
 def parse_temperatures(pairs: list[str], bench: AnswerSet) -> dict[str, float]:
