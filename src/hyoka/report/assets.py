@@ -33,7 +33,7 @@ table.names3 td:nth-child(-n+3), table.names3 th:nth-child(-n+3) { text-align:le
   min-width:6.5em; }
 th { background:var(--soft); position:sticky; top:0; }
 td:first-child, th:first-child, td.text, th.text, td.name { text-align:left; }
-#questions th:nth-child(2), #differences th:nth-child(2),
+#questions th:nth-child(2), #differences th:nth-child(2), #judgments th:nth-child(2),
 #leaderboard th:nth-child(2) { text-align:left; }
 td.text { max-width:48em; white-space:normal; }
 table.sortable th { cursor:pointer; user-select:none; }
