@@ -35,11 +35,12 @@ CREATED = 1_760_000_000
 
 
 def reply_text(messages: list[dict[str, Any]], system: str = "") -> str:
-    """The reply both paths give to a conversation: a digest of it, and a rating a
-    judge's rules read (``[[N]]``)."""
+    """The reply both paths give to a conversation: a digest of it, a rating and a
+    verdict a judge's rules read (``[[N]]``, ``[[A]]``)."""
     material = json.dumps([system, messages], ensure_ascii=False, sort_keys=True)
     digest = hashlib.sha256(material.encode("utf-8")).hexdigest()
-    return f"Answer {digest[:12]}. Rating: [[{1 + int(digest[:4], 16) % 10}]]"
+    verdict = "ABC"[int(digest[4:6], 16) % 3]
+    return f"Answer {digest[:12]}. Rating: [[{1 + int(digest[:4], 16) % 10}]] [[{verdict}]]"
 
 
 @dataclass

@@ -247,3 +247,31 @@ def test_judge_single_batch_matches_the_online_grades(
         ("2 from the cache, ", "0 from the cache, ")
     ]
     assert "|batch:openai" in second.stdout and "batch:" not in online.stdout
+
+
+def test_mtbench_pairwise_batch_asks_both_orders_in_one_batch(
+    openai_url: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pairwise turn is judged in both orders: both go into the same batch (a turn's
+    second order is not left for another day), and the verdicts are the online judge's."""
+    url = f"{openai_url.url}/v1"
+    answers = [tmp_path / "p1.jsonl", tmp_path / "p2.jsonl"]
+    for path in answers:
+        made = _hyoka(_generate(f"openai/{path.stem}", url, path), tmp_path / "c0", monkeypatch)
+        assert made.exit_code == 0, made.output
+    pair = ["mtbench", "judge", "--mode", "pairwise", "--bench", "mt-bench", "-j",
+            "openai/judge", "--base-url", url, "-a", str(answers[0]), "-a", str(answers[1]),
+            "--limit", "2", "--output-dir"]  # fmt: skip
+    online = _hyoka([*pair, str(tmp_path / "online")], tmp_path / "c1", monkeypatch)
+    assert online.exit_code == 0, online.output
+    args = [*pair, str(tmp_path / "batch"), "--batch"]
+    first = _hyoka(args, tmp_path / "c2", monkeypatch)
+    assert first.exit_code == 0, first.output
+    (noted,) = _manifest(tmp_path / "batch" / "judge_pair.jsonl")["notes"]["batches"]
+    assert noted["requests"] == 8  # 2 questions x 2 turns x 2 orders
+    openai_url.finish()
+    second = _hyoka(args, tmp_path / "c2", monkeypatch)
+    assert second.exit_code == 0, second.output
+    assert "4 turn(s) judged" in second.stdout and "nothing left in flight" in second.stderr
+    batch_lines = _lines(tmp_path / "batch" / "judge_pair.jsonl")
+    assert batch_lines == _lines(tmp_path / "online" / "judge_pair.jsonl")
