@@ -32,8 +32,8 @@ LIST_PRICES: dict[str, tuple[float, float]] = {
     "google/gemini-2.5-pro": (1.25, 10.00),
 }
 
-#: backends that run on the user's machine: no price per token
-LOCAL_PROVIDERS = frozenset({"llamacpp", "hf", "vllm", "scripted"})
+#: the backend that replies from a script: no price per token
+SCRIPTED = "scripted"
 
 #: seconds one call takes where the plan does not say (``seconds_per_call``): a guess for
 #: a hosted model's reply of a few hundred tokens; a script answers at once
@@ -50,9 +50,14 @@ class Price:
     source: str
 
     def usd(self, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """What the tokens cost at this price (``judge.cost_usd``), ``None`` where unknown."""
+        from hyoka.judge import cost_usd  # on first use: reading a plan needs no judge
+        from hyoka.providers import Usage
+
         if self.price_in is None or self.price_out is None:
             return None
-        return (prompt_tokens * self.price_in + completion_tokens * self.price_out) / 1e6
+        usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+        return cost_usd(usage, self.price_in, self.price_out)
 
 
 def price_of(
@@ -62,10 +67,15 @@ def price_of(
     price_out: float | None = None,
 ) -> Price:
     """The price of ``spec``'s tokens: the plan's where it gives one, nothing for a model
-    the user serves, else the list price on ``AS_OF``, else unknown."""
+    the user serves (at ``base_url``, on a backend whose replies local packages compute,
+    ``providers.backend_packages``, or a script), else the list price on ``AS_OF``, else
+    unknown."""
+    from hyoka.providers import backend_packages  # on first use: reading a plan needs none
+
     if price_in is not None or price_out is not None:
         return Price(price_in or 0.0, price_out or 0.0, "plan")
-    if spec.partition("/")[0] in LOCAL_PROVIDERS or base_url is not None:
+    provider = spec.partition("/")[0]
+    if backend_packages(provider) or provider == SCRIPTED or base_url is not None:
         return Price(0.0, 0.0, "local")
     listed = LIST_PRICES.get(spec)
     if listed is None:
