@@ -141,7 +141,7 @@ def test_openai_partly_failed_batch_is_asked_again(
     second = _hyoka(args, tmp_path / "c2", monkeypatch)
     assert second.exit_code == 0, second.output
     assert "3 turn(s) judged" in second.stdout
-    assert "1 failed or expired (asked again in a new batch)" in second.stderr
+    assert "1 failed or expired (HTTP 500 1; asked again in a new batch)" in second.stderr
     (resubmitted,) = _manifest(judgments)["notes"]["batches"]
     assert resubmitted["custom_ids"] == [submitted["custom_ids"][1]]
     assert len(_lines(judgments)) == 3
@@ -184,6 +184,7 @@ def test_anthropic_expired_batch_and_a_later_process_finish_it(
         second = _hyoka(args, tmp_path / "c2", monkeypatch)
         assert second.exit_code == 0, second.output
         assert "3 turn(s) judged" in second.stdout and "submitted: msgbatch_02" in second.stderr
+        assert "1 failed or expired (expired 1; asked again" in second.stderr
         server.finish()
         third = _hyoka(args, tmp_path / "c2", monkeypatch)
         assert third.exit_code == 0, third.output

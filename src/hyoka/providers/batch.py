@@ -152,7 +152,9 @@ class BatchClient(ModelClient):
                 self.stats.usage = self.stats.usage + clean.usage
                 self.progress.collected += 1
             asked = {str(key) for key in entry.get("custom_ids", ())}
-            self.progress.failed += len(asked - set(results.replies))
+            lost = asked - set(results.replies)
+            self.progress.failed += len(lost)
+            self.progress.reasons.update(results.failed.get(key, "no result") for key in lost)
         return running, in_flight
 
     async def submit(self, wanted: Mapping[str, GenerationRequest]) -> dict[str, Any] | None:

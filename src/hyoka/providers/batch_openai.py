@@ -93,7 +93,7 @@ class OpenAIBatches(BatchApi):
         response = row.get("response") or {}
         body = response.get("body") if isinstance(response, dict) else None
         if row.get("error") or not isinstance(body, dict) or response.get("status_code") != 200:
-            failed[key] = server_text(json.dumps(row.get("error") or body), str)
+            failed[key] = _why(row.get("error"), response)
             return
         try:
             raw = ChatCompletion.model_validate(body)
@@ -122,3 +122,12 @@ class OpenAIBatches(BatchApi):
             return await method(*args)
         except openai.APIError as exc:
             raise self.provider._map_error(exc) from None
+
+
+def _why(error: Any, response: Any) -> str:
+    """Why a batch's request got no reply, in a word or two: the error's code
+    (``batch_expired``), else the reply's HTTP status."""
+    if isinstance(error, dict) and error.get("code"):
+        return server_text(str(error["code"]), str)
+    status = response.get("status_code") if isinstance(response, dict) else None
+    return f"HTTP {status}" if isinstance(status, int) else "no reply"

@@ -3,6 +3,7 @@ totals (``ClientStats.batch``), so a command says it beside its calls and tokens
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,8 @@ class BatchProgress:
     collected: int = 0
     #: requests of ended batches that failed, expired or were cancelled (asked again)
     failed: int = 0
+    #: why they failed, by the API's word (``expired``, ``errored``, ``HTTP 500``)
+    reasons: Counter[str] = field(default_factory=Counter)
     #: requests left for a later run (submitted now, or in a running batch)
     deferred: int = 0
     #: batches submitted now, and those still running, by id
@@ -30,6 +33,7 @@ class BatchProgress:
         return {
             "collected": self.collected,
             "failed": self.failed,
+            "reasons": dict(sorted(self.reasons.items())),
             "deferred": self.deferred,
             "submitted": list(self.submitted),
             "running": list(self.running),
@@ -40,7 +44,8 @@ class BatchProgress:
         """One line for the user: what happened and what to do next."""
         parts = [f"batch: {self.collected} reply(ies) collected"]
         if self.failed:
-            parts.append(f"{self.failed} failed or expired (asked again in a new batch)")
+            why = ", ".join(f"{reason} {n}" for reason, n in sorted(self.reasons.items()))
+            parts.append(f"{self.failed} failed or expired ({why}; asked again in a new batch)")
         if self.running:
             parts.append(f"still running: {', '.join(self.running)}")
         if self.submitted:
