@@ -29,11 +29,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hyoka.providers._http import server_text
 from hyoka.providers.base import Provider
 from hyoka.providers.batch_api import BatchApi
 from hyoka.providers.batch_progress import BatchProgress
@@ -43,6 +45,8 @@ from hyoka.providers.types import GenerationRequest, GenerationResponse
 
 #: the manifest note that holds a file's batches in flight
 BATCHES_NOTE = "batches"
+#: what a batch id may be (OpenAI's ``batch_…``, Anthropic's ``msgbatch_…``)
+_BATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}")
 #: the providers that have a batch API, by provider name
 BATCH_PROVIDERS = ("anthropic", "openai")
 
@@ -162,6 +166,11 @@ class BatchClient(ModelClient):
         if not wanted:
             return None
         batch_id = await self.api.submit(list(wanted.items()))
+        if not _BATCH_ID.fullmatch(batch_id):  # it is printed and kept: plain text only
+            raise ProviderError(
+                f"`batch`: {self._spec}: the server's batch id is not one "
+                f"({server_text(batch_id, str)!r}); nothing was noted"
+            )
         self.progress.submitted.append(batch_id)
         return {
             "api": self.api.name,
