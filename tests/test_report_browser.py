@@ -11,6 +11,7 @@ Screenshots of the main pages are written to build/test-artefacts/report/.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -66,17 +67,32 @@ def stability(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def write_many_pairs(path: Path, count: int = 16) -> None:
+    """A FastChat pair file of ``count`` models with long ids, each pair judged once: its
+    win matrix is as wide as a report of many models gets."""
+    models = [f"organisation-{n}/a-long-model-name-instruct-v{n}.0" for n in range(count)]
+    winners = ("model_1", "model_2", "tie")
+    lines = [
+        {"question_id": n, "model_1": a, "model_2": b, "g1_winner": winners[n % 3],
+         "g2_winner": winners[n % 3], "judge": ["judge-x", "pair-v2"], "turn": 1}
+        for n, (a, b) in enumerate(itertools.combinations(models, 2))
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, index_cache_dir: Path, stability: Path) -> Path:
     root = tmp_path_factory.mktemp("inputs")
     a, b = crafted_runs(root)
     pairs = root / "judge-x_pair.jsonl"
     write_fastchat_pairs(pairs)
+    many = root / "judge-x_many_pair.jsonl"
+    write_many_pairs(many)
     judgments = [PFMT_JUDGMENTS / f"{m}.jsonl" for m in JUDGED_MODELS]
     out = tmp_path_factory.mktemp("site")
     options = ReportOptions(data_dir=SHARED_DATA, cache_dir=index_cache_dir, rounds=100)
     # the published calm2 pairs carry their answers: pairwise/p2.html has controlled columns
-    build_report([a, b, *judgments, pairs, VICUNA_PAIRS, stability], out, options)
+    build_report([a, b, *judgments, pairs, VICUNA_PAIRS, stability, many], out, options)
     return out
 
 
@@ -193,6 +209,7 @@ def _main_pages(site: Path) -> dict[str, Path]:
         "pairwise-index": site / "pairwise" / "index.html",
         "pairwise": site / "pairwise" / "p1.html",
         "pairwise-controlled": site / "pairwise" / "p2.html",
+        "pairwise-many": site / "pairwise" / "p3.html",  # a win matrix of 16 models
         "stability": site / "pfgen" / "stability.html",
     }
 

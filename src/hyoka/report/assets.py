@@ -68,7 +68,9 @@ table.axes td:nth-child(2), table.axes th:nth-child(2) { text-align:left; }
 figure.scatter figcaption { color:var(--muted); font-size:.9em; }
 svg text { font-family:system-ui, sans-serif; }
 input.filter { padding:.3em .5em; width:22em; margin:.3em 0; }
-.matrix td { text-align:center; min-width:5.5em; }
+.matrix td { text-align:center; min-width:4em; white-space:normal; }
+.matrix th, .matrix td { padding:.25em .4em; } .matrix th { overflow-wrap:anywhere; }
+.matrix td:first-child { min-width:8em; }
 """
 
 JS = """
