@@ -69,11 +69,15 @@ STABILITY_TEMPERATURES = {
     "writing": 0.5, "roleplay": 0.5, "extraction": 0.2, "math": 0.1, "coding": 0.1,
     "reasoning": 0.1, "stem": 0.2, "humanities": 0.2,
 }  # fmt: skip
-#: ja-vicuna-qa-benchmark ``gen_model_answer.py``'s ``DEFAULT_TEMPERATURE_MAP``
-VICUNA_TEMPERATURES = {
-    "writing": 0.7, "roleplay": 0.7, "knowledge": 0.001, "math": 0.001, "coding": 0.001,
-    "common-sense": 0.3, "counterfactual": 0.7, "fermi": 0.3, "generic": 0.1,
-}  # fmt: skip
+#: ja-vicuna-qa-benchmark 128a862 ``gen_model_answer.py``: ``config.get("generation_config",
+#: {})`` is the config's own dict, and the first question (generic) sets its temperature
+#: there, 0.1, which every later question then finds set (every shipped local config has a
+#: ``generation_config`` without one): 0.1 for all 80 questions
+VICUNA_CATEGORIES = (
+    "generic", "knowledge", "roleplay", "common-sense", "fermi", "counterfactual", "coding",
+    "math", "writing",
+)  # fmt: skip
+VICUNA_TEMPERATURES = dict.fromkeys(VICUNA_CATEGORIES, 0.1)
 LIMIT = 2
 
 
@@ -135,9 +139,13 @@ def _same(sent: list[dict[str, Any]], expected: list[dict[str, Any]]) -> None:
     assert sorted(map(key, sent)) == sorted(map(key, expected))
 
 
-def _system(output: str) -> str:
+def _signed(output: str, field: str) -> str:
     line = next(x for x in output.splitlines() if x.startswith("signature: "))
-    return dict(f.split(":", 1) for f in line.removeprefix("signature: ").split("|"))["system"]
+    return dict(f.split(":", 1) for f in line.removeprefix("signature: ").split("|"))[field]
+
+
+def _system(output: str) -> str:
+    return _signed(output, "system")
 
 
 MT_NAMES = [
@@ -218,7 +226,8 @@ def test_ja_vicuna_qa_offers_upstreams_legacy_completions(
 ) -> None:
     """``--template completions``: the question alone on the completions endpoint at the
     text-davinci-003 config's settings; by default a chat request without a system
-    message (upstream's local models' configs set none) at its category temperatures."""
+    message (upstream's local models' configs set none) at 0.1 for every category, as
+    upstream's first question leaves it (``VICUNA_TEMPERATURES``)."""
     questions = _questions(SHARED_DATA / "ja-vicuna-qa/question.jsonl")
     model = "text-davinci-003"
     code, out, sent = _generate(server, tmp_path / "a", "ja-vicuna-qa", model, "--template",
@@ -234,6 +243,8 @@ def test_ja_vicuna_qa_offers_upstreams_legacy_completions(
     assert code == 0, out
     _same(sent, _chat("m", None, questions, VICUNA_TEMPERATURES, 2048))
     assert _system(out) == "none (ja-vicuna-qa)"
+    signed = _signed(out, "temperatures").split(",")
+    assert sorted(signed) == sorted(f"{c}=0.1" for c in VICUNA_CATEGORIES)
 
 
 def test_a_template_whose_message_hyoka_lacks_is_refused_before_any_call(

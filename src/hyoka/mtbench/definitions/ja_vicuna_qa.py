@@ -11,12 +11,14 @@ from hyoka.mtbench.dialogue import VICUNA_QA_DIALOGUE
 from hyoka.mtbench.headline import EVERY_LINE
 from hyoka.mtbench.spec import BenchSpec, GenerationDefaults, JudgePromptNames, frozen
 
-#: ja-vicuna-qa-benchmark's ``DEFAULT_TEMPERATURE_MAP`` (``llm_judge/gen_model_answer.py``),
-#: used where a model's config sets no temperature
-_TEMPERATURES = {
-    "writing": 0.7, "roleplay": 0.7, "knowledge": 0.001, "math": 0.001, "coding": 0.001,
-    "common-sense": 0.3, "counterfactual": 0.7, "fermi": 0.3, "generic": 0.1,
-}  # fmt: skip
+#: The temperature upstream's local generation answers every question at (128a862
+#: ``llm_judge/gen_model_answer.py:157-160``): its ``DEFAULT_TEMPERATURE_MAP`` by category is
+#: meant for a config without a temperature, but ``config.get("generation_config", {})`` is
+#: the config's own dict, so the first question (id 1, ``generic``) writes 0.1 into it and
+#: every later question finds that set. Every shipped local config has a
+#: ``generation_config`` and none a temperature: 0.1 for all 80 questions. (The map's own
+#: values are reachable with ``--temperature CATEGORY=T``.)
+_FIRST_QUESTION_TEMPERATURE = 0.1
 #: ja-vicuna-qa-benchmark's ``NEED_REF_CATS`` (``llm_judge/common.py``)
 _REFERENCE = frozenset({"math", "reasoning", "coding"})
 
@@ -48,11 +50,12 @@ DEFINITION = BenchSpec(
         single="single", single_reference="single-math", pair="pair", pair_reference="pair-math"
     ),
     dialogue=VICUNA_QA_DIALOGUE,
-    # upstream's category temperatures; the reply budget is each model's config upstream
-    # (text-davinci-003's: max_tokens 2048), taken here as the default; no penalty
+    # upstream's effective temperature, one for every category; the reply budget is each
+    # model's config upstream (text-davinci-003's: max_tokens 2048), taken here as the
+    # default; no penalty
     generation=GenerationDefaults(
-        temperatures=frozen(_TEMPERATURES),
-        other_temperature=0.7,
+        temperatures=frozen({}),
+        other_temperature=_FIRST_QUESTION_TEMPERATURE,
         max_tokens=2048,
         local_repetition_penalty=None,
     ),
