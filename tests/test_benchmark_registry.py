@@ -195,14 +195,14 @@ def test_each_protocol_is_one_object_with_its_commands() -> None:
     source = Path(hyoka.__file__).parent
     files = [*(source / "cli").glob("*.py"), *(source / "report").glob("*.py")]
     library = [source / "mtbench" / name for name in ("run.py", "verify.py", "generate.py")]
-    branch = re.compile(
-        r"judging (is|==)|judging\.name ==|bench == \"|"
+    protocol = re.compile(r"judging (is|==)|judging\.name ==|bench == \"")
+    result_type = re.compile(
         r"isinstance\(\w+, \(?(\w+Judged|BenchBoard|RakudaRanking|RuleBoard|ConstraintBoard)\b"
     )
     branching = [
         f"{path.relative_to(source)}:{number}"
-        for path in [*files, *library]
+        for path in [*files, *library, *(source / "sweep").glob("*.py")]
         for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
-        if branch.search(line)
+        if protocol.search(line) or (path.parent.name == "cli" and result_type.search(line))
     ]
     assert branching == []
