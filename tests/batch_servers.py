@@ -137,7 +137,7 @@ def _completion(body: dict[str, Any], serial: str) -> dict[str, Any]:
     text = reply_text(body["messages"])
     return {
         "id": f"chatcmpl-{serial}", "object": "chat.completion", "created": CREATED,
-        "model": body["model"],
+        "model": f"{body['model']}-2026-01-01",  # the snapshot that served a moving name
         "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
                      "message": {"role": "assistant", "content": text}}],
         "usage": {"prompt_tokens": len(json.dumps(body["messages"])) // 4,

@@ -39,7 +39,7 @@ from hyoka.providers._http import server_text
 from hyoka.providers.base import Provider
 from hyoka.providers.batch_api import BatchApi
 from hyoka.providers.batch_progress import BatchProgress
-from hyoka.providers.client import ModelClient, ResponseCache, cache_key
+from hyoka.providers.client import ModelClient, ResponseCache, _note_served, cache_key
 from hyoka.providers.errors import ProviderError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
 
@@ -116,8 +116,9 @@ class BatchClient(ModelClient):
         key = cache_key(self._identity, request, sample_key)
         assert self.cache is not None  # made with one
         hit = self.cache.get(key)
-        if hit is not None:
+        if hit is not None:  # as ``ModelClient.generate`` answers from the cache
             self.stats.cache_hits += 1
+            _note_served(hit)
             return hit.model_copy(update={"cached": True})
         current = _ROUND.get()
         if current is None:
