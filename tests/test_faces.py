@@ -73,6 +73,23 @@ def test_import_hyoka_loads_nothing_heavy() -> None:
     assert done.stdout.strip() == ""
 
 
+def test_judging_faces_load_only_what_a_name_needs() -> None:
+    """``hyoka.stats``, ``hyoka.judge`` and ``hyoka.mtbench`` load a name's module when it
+    is first asked for: importing them loads no numpy or pydantic, a flag's type
+    (``FormatChoice``) none of the other modules, and a face's name wins over its
+    package's submodule of the same name (``definitions``), as an eager face's did."""
+    code = (
+        "import sys, hyoka.stats, hyoka.judge, hyoka.mtbench\n"
+        "heavy = [m for m in ('numpy', 'pydantic') if m in sys.modules]\n"
+        "from hyoka.mtbench import FormatChoice\n"
+        "mods = sorted(m for m in sys.modules if m.startswith('hyoka.mtbench.'))\n"
+        "import hyoka.mtbench.definitions\n"
+        "print(','.join(heavy), ','.join(mods), callable(hyoka.mtbench.definitions))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["hyoka.mtbench.choices", "True"]
+
+
 def _module_files() -> dict[str, Path]:
     """Every module of ``hyoka`` by dotted name (a package by its own name)."""
     modules: dict[str, Path] = {}

@@ -22,11 +22,9 @@ def lazy_face(
     its module when first asked for and kept in the package's namespace after that."""
     face = sys.modules[package]
     namespace = face.__dict__
-    shadowed = frozenset(
-        name for name, (module, _) in exports.items() if module == f"{package}.{name}"
-    )
-    if shadowed:
-        face.__class__ = _keeping(shadowed)
+    # any exported name may also be a submodule's (``hyoka.mtbench`` gives the function
+    # ``definitions`` of its ``registry`` beside its package ``definitions``)
+    face.__class__ = _keeping(frozenset(exports))
 
     def get(name: str) -> Any:
         try:
@@ -45,7 +43,8 @@ def lazy_face(
 
 def _keeping(names: frozenset[str]) -> type[ModuleType]:
     """A module type for a face that exports a name its own submodule also has (``hyoka.data``
-    gives the function ``manifest`` of ``hyoka.data.manifest``): importing that submodule
+    gives the function ``manifest`` of ``hyoka.data.manifest``, ``hyoka.mtbench`` the
+    function ``definitions`` beside the package of that name): importing that submodule
     binds it on the package, and the face's name must win, as an eager ``__init__``
     makes it win by importing the name after the submodule."""
 

@@ -6,106 +6,212 @@ Every judgment goes through one loop (``run_judging``): a ``JudgePlan`` holds th
 (``JudgeRun``: what a resumed file must match, and the signature of its numbers) and the
 file format its lines are written in. ``plan_single`` and ``plan_pairs`` make the generic
 runs; benchmarks (``hyoka.mtbench``) make theirs from the same parts.
+
+Names load on first use (PEP 562, ``hyoka._faces``): a command that takes one flag's type
+(``MethodChoice``) or one protocol loads that module, not the pairwise statistics.
 """
 
-from hyoka.judge.choices import (
-    AggregateChoice,
-    BrierTiesChoice,
-    CriteriaChoice,
-    MethodChoice,
-    StyleControlChoice,
-)
-from hyoka.judge.engine import (
-    FileFormat,
-    Judged,
-    JudgePlan,
-    JudgeReport,
-    JudgeRun,
-    Protocol,
-    Task,
-    inputs_hash,
-    judge_plan,
-    read_judgments,
-    read_lines,
-    run_judging,
-    user_prompt_of,
-)
-from hyoka.judge.judged_by import (
-    DRY_RUN,
-    JudgedBy,
-    any_dry_run,
-    dry_run_title,
-    judged_by,
-    judges_json,
-    judges_shown,
-    judges_token,
-    run_judge,
-    token_dry_run,
-)
-from hyoka.judge.outcome import PairwiseRun, SingleRun, cost_usd
-from hyoka.judge.pair_answers import Answer, read_answers
-from hyoka.judge.pair_outcome import (
-    ONE_ORDER,
-    PairOutcome,
-    battles,
-    length_controlled,
-    length_controlled_per_method,
-    outcome_of,
-    style_controlled,
-    style_rated_per_method,
-)
-from hyoka.judge.pairwise import (
-    METHODS,
-    SIDES,
-    Method,
-    PairwiseJudging,
-    combine,
-    lacks_methods,
-    order_agreement,
-    orders_agree,
-    pairwise_settings,
-    parse_methods,
-    plan_pairs,
-    prob_verdict,
-    rule_verdict,
-)
-from hyoka.judge.pairwise_summary import PairwiseSummary
-from hyoka.judge.pairwise_summary import summarise as summarise_pairwise
-from hyoka.judge.rating import (
-    ELYZA_V1,
-    FASTCHAT,
-    LLM_JP,
-    PFMT_UPSTREAM,
-    RATING_RULES,
-    SHABERI_2025,
-    VICUNA_JA,
-    RatingRules,
-    Reask,
-    find_rating,
-)
-from hyoka.judge.records import JudgeSettings, JudgmentRecord, OmitsEmpty
-from hyoka.judge.run import (
-    GRADING,
-    AddTask,
-    Connection,
-    ExportedVerdicts,
-    JudgeWatcher,
-    PairwiseJudged,
-    judge_pairwise,
-    judge_plans,
-    judge_single,
-)
-from hyoka.judge.single import (
-    SingleGrading,
-    SingleItem,
-    SingleSummary,
-    graded_by,
-    plan_single,
-    summarise,
-)
-from hyoka.judge.templates import JudgeTemplate, load_template
-from hyoka.judge.verdict_probs import VerdictOutput, parse_verdict
-from hyoka.judge.winrate import WinCounts, head_to_head, win_counts, win_share
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hyoka._faces import lazy_face
+
+if TYPE_CHECKING:
+    from hyoka.judge.choices import (
+        AggregateChoice,
+        BrierTiesChoice,
+        CriteriaChoice,
+        MethodChoice,
+        StyleControlChoice,
+    )
+    from hyoka.judge.engine import (
+        FileFormat,
+        Judged,
+        JudgePlan,
+        JudgeReport,
+        JudgeRun,
+        Protocol,
+        Task,
+        inputs_hash,
+        judge_plan,
+        read_judgments,
+        read_lines,
+        run_judging,
+        user_prompt_of,
+    )
+    from hyoka.judge.judged_by import (
+        DRY_RUN,
+        JudgedBy,
+        any_dry_run,
+        dry_run_title,
+        judged_by,
+        judges_json,
+        judges_shown,
+        judges_token,
+        run_judge,
+        token_dry_run,
+    )
+    from hyoka.judge.outcome import PairwiseRun, SingleRun, cost_usd
+    from hyoka.judge.pair_answers import Answer, read_answers
+    from hyoka.judge.pair_outcome import (
+        ONE_ORDER,
+        PairOutcome,
+        battles,
+        length_controlled,
+        length_controlled_per_method,
+        outcome_of,
+        style_controlled,
+        style_rated_per_method,
+    )
+    from hyoka.judge.pairwise import (
+        METHODS,
+        SIDES,
+        Method,
+        PairwiseJudging,
+        combine,
+        lacks_methods,
+        order_agreement,
+        orders_agree,
+        pairwise_settings,
+        parse_methods,
+        plan_pairs,
+        prob_verdict,
+        rule_verdict,
+    )
+    from hyoka.judge.pairwise_summary import PairwiseSummary
+    from hyoka.judge.pairwise_summary import summarise as summarise_pairwise
+    from hyoka.judge.rating import (
+        ELYZA_V1,
+        FASTCHAT,
+        LLM_JP,
+        PFMT_UPSTREAM,
+        RATING_RULES,
+        SHABERI_2025,
+        VICUNA_JA,
+        RatingRules,
+        Reask,
+        find_rating,
+    )
+    from hyoka.judge.records import JudgeSettings, JudgmentRecord, OmitsEmpty
+    from hyoka.judge.run import (
+        GRADING,
+        AddTask,
+        Connection,
+        ExportedVerdicts,
+        JudgeWatcher,
+        PairwiseJudged,
+        judge_pairwise,
+        judge_plans,
+        judge_single,
+    )
+    from hyoka.judge.single import (
+        SingleGrading,
+        SingleItem,
+        SingleSummary,
+        graded_by,
+        plan_single,
+        summarise,
+    )
+    from hyoka.judge.templates import JudgeTemplate, load_template
+    from hyoka.judge.verdict_probs import VerdictOutput, parse_verdict
+    from hyoka.judge.winrate import WinCounts, head_to_head, win_counts, win_share
+
+#: public name -> (module, attribute): what the face gives, loaded on first use
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "AggregateChoice": ("hyoka.judge.choices", "AggregateChoice"),
+    "BrierTiesChoice": ("hyoka.judge.choices", "BrierTiesChoice"),
+    "CriteriaChoice": ("hyoka.judge.choices", "CriteriaChoice"),
+    "MethodChoice": ("hyoka.judge.choices", "MethodChoice"),
+    "StyleControlChoice": ("hyoka.judge.choices", "StyleControlChoice"),
+    "FileFormat": ("hyoka.judge.engine", "FileFormat"),
+    "Judged": ("hyoka.judge.engine", "Judged"),
+    "JudgePlan": ("hyoka.judge.engine", "JudgePlan"),
+    "JudgeReport": ("hyoka.judge.engine", "JudgeReport"),
+    "JudgeRun": ("hyoka.judge.engine", "JudgeRun"),
+    "Protocol": ("hyoka.judge.engine", "Protocol"),
+    "Task": ("hyoka.judge.engine", "Task"),
+    "inputs_hash": ("hyoka.judge.engine", "inputs_hash"),
+    "judge_plan": ("hyoka.judge.engine", "judge_plan"),
+    "read_judgments": ("hyoka.judge.engine", "read_judgments"),
+    "read_lines": ("hyoka.judge.engine", "read_lines"),
+    "run_judging": ("hyoka.judge.engine", "run_judging"),
+    "user_prompt_of": ("hyoka.judge.engine", "user_prompt_of"),
+    "DRY_RUN": ("hyoka.judge.judged_by", "DRY_RUN"),
+    "JudgedBy": ("hyoka.judge.judged_by", "JudgedBy"),
+    "any_dry_run": ("hyoka.judge.judged_by", "any_dry_run"),
+    "dry_run_title": ("hyoka.judge.judged_by", "dry_run_title"),
+    "judged_by": ("hyoka.judge.judged_by", "judged_by"),
+    "judges_json": ("hyoka.judge.judged_by", "judges_json"),
+    "judges_shown": ("hyoka.judge.judged_by", "judges_shown"),
+    "judges_token": ("hyoka.judge.judged_by", "judges_token"),
+    "run_judge": ("hyoka.judge.judged_by", "run_judge"),
+    "token_dry_run": ("hyoka.judge.judged_by", "token_dry_run"),
+    "PairwiseRun": ("hyoka.judge.outcome", "PairwiseRun"),
+    "SingleRun": ("hyoka.judge.outcome", "SingleRun"),
+    "cost_usd": ("hyoka.judge.outcome", "cost_usd"),
+    "Answer": ("hyoka.judge.pair_answers", "Answer"),
+    "read_answers": ("hyoka.judge.pair_answers", "read_answers"),
+    "ONE_ORDER": ("hyoka.judge.pair_outcome", "ONE_ORDER"),
+    "PairOutcome": ("hyoka.judge.pair_outcome", "PairOutcome"),
+    "battles": ("hyoka.judge.pair_outcome", "battles"),
+    "length_controlled": ("hyoka.judge.pair_outcome", "length_controlled"),
+    "length_controlled_per_method": ("hyoka.judge.pair_outcome", "length_controlled_per_method"),
+    "outcome_of": ("hyoka.judge.pair_outcome", "outcome_of"),
+    "style_controlled": ("hyoka.judge.pair_outcome", "style_controlled"),
+    "style_rated_per_method": ("hyoka.judge.pair_outcome", "style_rated_per_method"),
+    "METHODS": ("hyoka.judge.pairwise", "METHODS"),
+    "SIDES": ("hyoka.judge.pairwise", "SIDES"),
+    "Method": ("hyoka.judge.pairwise", "Method"),
+    "PairwiseJudging": ("hyoka.judge.pairwise", "PairwiseJudging"),
+    "combine": ("hyoka.judge.pairwise", "combine"),
+    "lacks_methods": ("hyoka.judge.pairwise", "lacks_methods"),
+    "order_agreement": ("hyoka.judge.pairwise", "order_agreement"),
+    "orders_agree": ("hyoka.judge.pairwise", "orders_agree"),
+    "pairwise_settings": ("hyoka.judge.pairwise", "pairwise_settings"),
+    "parse_methods": ("hyoka.judge.pairwise", "parse_methods"),
+    "plan_pairs": ("hyoka.judge.pairwise", "plan_pairs"),
+    "prob_verdict": ("hyoka.judge.pairwise", "prob_verdict"),
+    "rule_verdict": ("hyoka.judge.pairwise", "rule_verdict"),
+    "PairwiseSummary": ("hyoka.judge.pairwise_summary", "PairwiseSummary"),
+    "summarise_pairwise": ("hyoka.judge.pairwise_summary", "summarise"),
+    "ELYZA_V1": ("hyoka.judge.rating", "ELYZA_V1"),
+    "FASTCHAT": ("hyoka.judge.rating", "FASTCHAT"),
+    "LLM_JP": ("hyoka.judge.rating", "LLM_JP"),
+    "PFMT_UPSTREAM": ("hyoka.judge.rating", "PFMT_UPSTREAM"),
+    "RATING_RULES": ("hyoka.judge.rating", "RATING_RULES"),
+    "SHABERI_2025": ("hyoka.judge.rating", "SHABERI_2025"),
+    "VICUNA_JA": ("hyoka.judge.rating", "VICUNA_JA"),
+    "RatingRules": ("hyoka.judge.rating", "RatingRules"),
+    "Reask": ("hyoka.judge.rating", "Reask"),
+    "find_rating": ("hyoka.judge.rating", "find_rating"),
+    "JudgeSettings": ("hyoka.judge.records", "JudgeSettings"),
+    "JudgmentRecord": ("hyoka.judge.records", "JudgmentRecord"),
+    "OmitsEmpty": ("hyoka.judge.records", "OmitsEmpty"),
+    "GRADING": ("hyoka.judge.run", "GRADING"),
+    "AddTask": ("hyoka.judge.run", "AddTask"),
+    "Connection": ("hyoka.judge.run", "Connection"),
+    "ExportedVerdicts": ("hyoka.judge.run", "ExportedVerdicts"),
+    "JudgeWatcher": ("hyoka.judge.run", "JudgeWatcher"),
+    "PairwiseJudged": ("hyoka.judge.run", "PairwiseJudged"),
+    "judge_pairwise": ("hyoka.judge.run", "judge_pairwise"),
+    "judge_plans": ("hyoka.judge.run", "judge_plans"),
+    "judge_single": ("hyoka.judge.run", "judge_single"),
+    "SingleGrading": ("hyoka.judge.single", "SingleGrading"),
+    "SingleItem": ("hyoka.judge.single", "SingleItem"),
+    "SingleSummary": ("hyoka.judge.single", "SingleSummary"),
+    "graded_by": ("hyoka.judge.single", "graded_by"),
+    "plan_single": ("hyoka.judge.single", "plan_single"),
+    "summarise": ("hyoka.judge.single", "summarise"),
+    "JudgeTemplate": ("hyoka.judge.templates", "JudgeTemplate"),
+    "load_template": ("hyoka.judge.templates", "load_template"),
+    "VerdictOutput": ("hyoka.judge.verdict_probs", "VerdictOutput"),
+    "parse_verdict": ("hyoka.judge.verdict_probs", "parse_verdict"),
+    "WinCounts": ("hyoka.judge.winrate", "WinCounts"),
+    "head_to_head": ("hyoka.judge.winrate", "head_to_head"),
+    "win_counts": ("hyoka.judge.winrate", "win_counts"),
+    "win_share": ("hyoka.judge.winrate", "win_share"),
+}
 
 __all__ = [
     "DRY_RUN",
@@ -201,3 +307,6 @@ __all__ = [
     "win_counts",
     "win_share",
 ]
+
+
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS)
