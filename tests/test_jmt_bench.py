@@ -369,3 +369,43 @@ def test_the_published_80_answer_files_are_refused_by_the_default_variant_naming
     )  # fmt: skip
     assert named.exit_code == 0, named.output
     assert len(json.loads(named.stdout)) == 7
+
+
+def test_the_judge_refuses_answers_made_under_another_variant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Answers made under swallow (question v4, Swallow's system messages) are refused by a
+    judge run under llm-jp (question v3), llm-jp@v4 (v4, llm-jp-judge's system prompt) and
+    the default stability, before any call, in one line naming the file, the variant its
+    manifest records and the one asked; answers made under llm-jp are judged under
+    llm-jp@gpt-4-v1 (the same questions and generation, other references)."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    runner = CliRunner()
+    made = {}
+    with ReplayJudge({}, missing_reply="回答です。") as model:
+        for variant in ("swallow", "llm-jp"):
+            made[variant] = tmp_path / variant / "m.jsonl"
+            args = ["mtbench", "generate", "--bench", "jmt-bench", "--variant", variant]
+            args += ["--trials", "1", "--limit", "1", "--no-cache", "-m", "openai/m"]
+            args += ["--base-url", model.base_url, "--output", str(made[variant])]
+            assert runner.invoke(app, args).exit_code == 0
+    with ReplayJudge({}, missing_reply="評価: [[7]]") as judge:
+        judging = ["mtbench", "judge", "--bench", "jmt-bench", "-j", "openai/gpt-4o"]
+        judging += ["--base-url", judge.base_url, "--limit", "1", "--no-cache"]
+        for asked in ("llm-jp", "llm-jp@v4", None):
+            flags = [] if asked is None else ["--variant", asked]
+            refused = runner.invoke(app, [*judging, *flags, "-a", str(made["swallow"]),
+                                          "--output-dir", str(tmp_path / "o")])  # fmt: skip
+            assert refused.exit_code == 1, refused.output
+            shown = asked or "stability"
+            assert (
+                f"{made['swallow']}: answers made under variant swallow.v1 (its manifest), "
+                f"not {shown}.v1"
+            ) in refused.stderr
+            assert "does not say which" not in refused.stderr
+        assert judge.received == []
+        alike = ["--variant", "llm-jp@gpt-4-v1", "-a", str(made["llm-jp"])]
+        judged = runner.invoke(app, [*judging, *alike, "--output-dir", str(tmp_path / "j")])
+        assert judged.exit_code == 0, judged.output
+        assert len(judge.received) == 2

@@ -21,7 +21,15 @@ from hyoka.providers import (
     parse_model_string,
     split_thinking,
 )
-from hyoka.store import path_under, plain_name, read_records, unique_records
+from hyoka.signature import Signature
+from hyoka.store import (
+    manifest_path,
+    path_under,
+    plain_name,
+    read_manifest,
+    read_records,
+    unique_records,
+)
 
 #: the name answer files give the embedded model: the model it is
 _DISPLAY_NAMES = {EMBEDDED_MODEL: "HuggingFaceTB/SmolLM2-135M-Instruct"}
@@ -66,6 +74,39 @@ def _checked(path: Path, bench: Bench) -> Iterator[tuple[int, AnswerRecord]]:
         yield number, record
 
 
+def check_made_under(path: Path, bench: Bench) -> None:
+    """Refuse answers whose manifest records another variant than ``bench``'s, unless
+    that variant asks the same questions the same way (``Variant.answers_alike``): judged
+    under another one they would be graded on questions or a protocol they were not made
+    by (swallow's question v4 under llm-jp's v3). A file without a hyoka manifest (a
+    published one) says nothing and is checked line by line (``_unknown_question``)."""
+    if bench.variant is None:
+        return
+    manifest = read_manifest(path)
+    if manifest is None or not manifest.kind.startswith("answers/") or not manifest.signature:
+        return
+    signature = Signature.from_json(manifest.signature, manifest_path(path))
+    made = None if signature is None else signature.get("variant")
+    if made is None:
+        return
+    label = made.split("/", 1)[0]
+    known = {variant.label: variant for variant in bench.spec.variants}
+    variant = known.get(label)
+    if variant is not None and variant.answers_alike(bench.variant):
+        return
+    if variant is None:
+        why = "a variant this hyoka does not have"
+    elif variant.questions.sha256 != bench.variant.questions.sha256:
+        why = "other questions"
+    else:
+        why = "the same questions asked another way (system message, temperatures or budget)"
+    advice = "" if variant is None else f"; `variant` {variant.name} judges them as made"
+    raise InputError(
+        f"{path}: answers made under variant {label} (its manifest), not "
+        f"{bench.variant.label} as asked: {why}{advice}"
+    )
+
+
 def _unknown_question(record: AnswerRecord, bench: Bench) -> str:
     """Why ``record`` is refused: its question is none of ``bench``'s (its variant's), and
     the other variants whose questions hold it with the turns it answers, where there are
@@ -96,7 +137,7 @@ def _unknown_question(record: AnswerRecord, bench: Bench) -> str:
     return (
         f"{shown} {bench.variant.name}; variant{'s' if several else ''} {', '.join(found)} "
         f"ask{'' if several else 's'} it with the turns answered here: `variant` names the "
-        "one these answers were generated under (the file does not say which)"
+        "one these answers were generated under (no manifest beside the file names it)"
     )
 
 
@@ -149,6 +190,7 @@ def load_answers(
     requires every dialogue of the benchmark to be answered (for judging: a partial file
     would rank the model on a different set of questions).
     """
+    check_made_under(path, bench)
     records = unique_records(
         path, _checked(path, bench), key=lambda record: ("question_id", record.question_id)
     )

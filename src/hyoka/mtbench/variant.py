@@ -113,6 +113,17 @@ class Variant:
             f"r-{self.references.sha256[:8]}"
         )
 
+    def answers_alike(self, other: Variant) -> bool:
+        """Whether answers made under ``other`` are answers of this variant too: the same
+        questions asked the same way (system message, temperatures, budget). References,
+        prompts and rules are the judge's: llm-jp's answers are llm-jp@gpt-4-v1's."""
+        return (
+            self.questions.sha256 == other.questions.sha256
+            and self.dialogue == other.dialogue
+            and self.temperatures == other.temperatures
+            and self.max_tokens == other.max_tokens
+        )
+
     def cut(self, text: str) -> str:
         """An answer turn as the judge sees it: its first ``answer_cut`` characters."""
         return text if self.answer_cut is None else text[: self.answer_cut]
