@@ -20,6 +20,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from hyoka.data import fetch_hint
 from hyoka.errors import HyokaWarning, MissingDataError
 from hyoka.jfbench.build import DEFAULT_SEED, Entry, single_constraint
 from hyoka.jfbench.catalogue import ConstraintSet
@@ -57,7 +58,7 @@ def load_benchmark(prompts_path: Path, folder: Path) -> Benchmark:
     if not (folder / PROMPT_FILE).is_file():
         raise MissingDataError(
             f"JFBench's prompts are worded by upstream's source, not found in {folder} "
-            f"(no {PROMPT_FILE}): hyoka data fetch jfbench --with-sources"
+            f"(no {PROMPT_FILE}): {fetch_hint('jfbench', file=f'jfbench/{PROMPT_FILE}')}"
         )
     prompts = read_prompts(prompts_path)
     source = Source.read(folder, check=False)

@@ -318,8 +318,8 @@ def constraint_leaderboard(
 
     if not results:
         raise InputError(
-            f"`bench` {spec.name}: give `judgments`, its result files (hyoka mtbench judge "
-            f"--bench {spec.name} writes them; upstream publishes none)"
+            f"`bench` {spec.name}: give `judgments`, its result files (its judging step "
+            "writes them; upstream publishes none)"
         )
     files = [file for path in results for file in files_of(path)]
     records = [record for file in files for record in read_records(file)]
