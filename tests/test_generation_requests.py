@@ -268,6 +268,65 @@ def test_a_template_whose_message_hyoka_lacks_is_refused_before_any_call(
     assert code == 1 and sent == [] and "no legacy-completions protocol" in out
 
 
+def _prompts(sent: list[dict[str, Any]]) -> set[str]:
+    assert {s["path"] for s in sent} == {"/v1/completions"}
+    return {s["prompt"] for s in sent}
+
+
+def test_a_base_transcript_is_signed_by_the_line_it_opens_with(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """``--template base`` sends no chat system message: the signature and the manifest
+    name the transcript's own opening line (none for MT-bench's English one, pfmt's for the
+    Japanese), never the conversation template a chat request would have had;
+    ``--system-message`` opens the transcript with its text (signed ``custom@``) and
+    ``--no-system-message`` with nothing (signed ``none``)."""
+    mt = _questions(SHARED_DATA / "mt-bench/question.jsonl")
+    code, out, sent = _generate(server, tmp_path / "a", "mt-bench", "lmsys/vicuna-7b-v1.5",
+                                "--template", "base")  # fmt: skip
+    assert code == 0, out
+    assert f"### User: {mt[0]['turns'][0]}\n\n### Assistant:" in _prompts(sent)
+    assert _system(out) == "none"
+    manifest = json.loads((tmp_path / "a/answers.jsonl.manifest.json").read_text("utf-8"))
+    assert manifest["identity"]["system_message"] is None
+    swallow = ("--variant", "swallow", "--trials", "1", "--template", "base")
+    code, out, sent = _generate(server, tmp_path / "b", "jmt-bench", "m", *swallow)
+    assert code == 0, out
+    assert all(
+        p.startswith("あなたは優秀なアシスタントです。\n\n### ユーザー: ") for p in _prompts(sent)
+    )
+    assert _system(out) == "pfmt-upstream"
+    code, out, sent = _generate(server, tmp_path / "c", "jmt-bench", "m", *swallow,
+                                "--system-message", "XYZ")  # fmt: skip
+    assert code == 0, out
+    assert all(p.startswith("XYZ\n\n### ユーザー: ") for p in _prompts(sent))
+    assert _system(out) == f"custom@{hashlib.sha256(b'XYZ').hexdigest()[:8]}"
+    code, out, sent = _generate(server, tmp_path / "d", "jmt-bench", "m", *swallow,
+                                "--no-system-message")  # fmt: skip
+    assert code == 0, out
+    assert all(p.startswith("### ユーザー: ") for p in _prompts(sent))
+    assert _system(out) == "none"
+
+
+def test_a_given_system_message_is_signed_as_an_override_and_an_empty_one_is_none(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """``--system-message`` with the very text FastChat's ``chatgpt`` template has is still
+    the user's choice (FastChat picks ``one_shot`` for gpt-4o): signed ``custom@``. An empty
+    one is no system message, as FastChat's ``to_openai_api_messages`` leaves an empty one
+    out: none sent, signed ``none``."""
+    code, out, sent = _generate(server, tmp_path / "a", "mt-bench", "gpt-4o",
+                                "--system-message", CHATGPT)  # fmt: skip
+    assert code == 0, out
+    assert {s["messages"][0]["content"] for s in sent} == {CHATGPT}
+    assert _system(out) == f"custom@{hashlib.sha256(CHATGPT.encode()).hexdigest()[:8]}"
+    code, out, sent = _generate(server, tmp_path / "b", "mt-bench", "gpt-4o",
+                                "--system-message", "")  # fmt: skip
+    assert code == 0, out
+    assert {s["messages"][0]["role"] for s in sent} == {"user"}
+    assert _system(out) == "none"
+
+
 # -- pfgen-bench: run-openai.py sends no seed -------------------------------------------------
 
 

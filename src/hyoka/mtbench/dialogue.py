@@ -87,8 +87,9 @@ class DialogueStyle:
     default applies); ``system_name`` names it in signatures (where it comes from). Where
     upstream picks the message by the model's name (FastChat's conversation templates),
     ``templates`` does so at run time (``for_model``). Base models get ``system_line`` (if
-    any), then the turns. ``completions``: the legacy-completions protocol upstream uses
-    for hosted models, where it has one (``--template completions``).
+    any), then the turns; ``line_name`` names that line in signatures. ``completions``:
+    the legacy-completions protocol upstream uses for hosted models, where it has one
+    (``--template completions``).
     """
 
     system_message: str | None
@@ -98,6 +99,7 @@ class DialogueStyle:
     system_name: str = "none"
     templates: ConversationTemplates | None = None
     completions: LegacyCompletions | None = None
+    line_name: str = "none"
 
     @property
     def role_markers(self) -> tuple[str, str]:
@@ -133,6 +135,7 @@ JAPANESE_DIALOGUE = DialogueStyle(
     user_role="ユーザー",
     assistant_role="アシスタント",
     system_name="pfmt-upstream",
+    line_name="pfmt-upstream",
 )
 #: the system message of FastChat's ``chatgpt`` conversation template
 FASTCHAT_SYSTEM_MESSAGE = "You are a helpful assistant."
@@ -198,6 +201,7 @@ RAKUDA_DIALOGUE = DialogueStyle(
     user_role="ユーザー",
     assistant_role="アシスタント",
     system_name="rakuda-upstream",
+    line_name="rakuda-upstream",
 )
 
 SYSTEM_MESSAGE = JAPANESE_DIALOGUE.system_line
@@ -216,12 +220,33 @@ SPECIAL_TOKENS = (
 
 
 def with_system_message(style: DialogueStyle, text: str | None) -> DialogueStyle:
-    """``style`` with another system message for chat requests (``None``: none), named
-    ``none`` or ``custom@`` and the first 8 hex digits of its SHA-256 in signatures."""
-    if text == style.system_message:
-        return replace(style, templates=None)
-    name = "none" if text is None else f"custom@{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+    """``style`` with the user's system message for chat requests (``None`` or empty:
+    none, as FastChat leaves an empty one out), named ``none`` or ``custom@`` and the first
+    8 hex digits of its SHA-256 in signatures: a message given is the user's choice even
+    where it equals upstream's text, which upstream may not have picked for the model."""
+    if not text:
+        return replace(style, system_message=None, system_name="none", templates=None)
+    name = f"custom@{hashlib.sha256(text.encode()).hexdigest()[:8]}"
     return replace(style, system_message=text, system_name=name, templates=None)
+
+
+def as_transcript(style: DialogueStyle) -> DialogueStyle:
+    """``style`` as a base model's transcript sends it: no chat system message, the line
+    the transcript opens with instead (``system_line``, signed by ``line_name``). The
+    system message and its name become that line's, so what is signed and recorded is
+    what is sent."""
+    line = style.system_line
+    return replace(
+        style, system_message=line or None, system_name=style.line_name if line else "none",
+        templates=None,
+    )  # fmt: skip
+
+
+def with_system_line(style: DialogueStyle, text: str | None) -> DialogueStyle:
+    """``style``'s transcript opened by the user's line (``None`` or empty: none), signed
+    as ``with_system_message`` signs it."""
+    chosen = with_system_message(style, text)
+    return replace(chosen, system_line=chosen.system_message or "", line_name=chosen.system_name)
 
 
 def chat_messages(

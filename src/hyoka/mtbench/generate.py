@@ -45,9 +45,11 @@ from hyoka.mtbench.bench import Answered, AnswerSet, Asked, Bench
 from hyoka.mtbench.dialogue import (
     DialogueStyle,
     Injection,
+    as_transcript,
     base_prompt,
     chat_messages,
     clean_answer,
+    with_system_line,
     with_system_message,
 )
 from hyoka.mtbench.rakuda import RakudaBench
@@ -301,14 +303,19 @@ def chosen_style(plan: GeneratePlan, bench: AnswerSet) -> DialogueStyle:
     """The dialogue style of ``plan``'s requests: the system message it gives (signed
     ``custom@…``) or none when told, else upstream's for the model's name (a benchmark
     whose upstream picks it by name: FastChat's conversation templates), else the
-    benchmark's (or its variant's) own. A legacy-completions run sends no system message."""
+    benchmark's (or its variant's) own. A base transcript sends no chat message: its style
+    is signed and recorded by the line it opens with (the benchmark's, the one given, or
+    none), and a legacy-completions run sends none either."""
     style = bench.dialogue
     if plan.template == "completions":
         return replace(with_system_message(style, None), system_name="none (completions)")
-    if plan.no_system_message:
-        return with_system_message(style, None)
-    if plan.system_message is not None:
-        return with_system_message(style, plan.system_message)
+    given = None if plan.no_system_message else plan.system_message
+    if plan.template == "base":  # the transcript's opening line is what is sent
+        if plan.no_system_message or plan.system_message is not None:
+            return as_transcript(with_system_line(style, given))
+        return as_transcript(style)
+    if plan.no_system_message or plan.system_message is not None:
+        return with_system_message(style, given)
     return style.for_model(plan.served_model)
 
 
