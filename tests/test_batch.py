@@ -210,6 +210,12 @@ def test_batch_is_refused_where_it_cannot_work(
     assert no_cache.exit_code == 1
     assert "--no-cache does not go with it" in no_cache.stderr
     assert not (tmp_path / "a.jsonl").exists() and not (tmp_path / "b.jsonl").exists()
+    # a results path that is not there is one line naming it, not "no batches in flight"
+    missing = _hyoka(["batch", "status", str(tmp_path / "nope")], tmp_path / "c", monkeypatch)
+    assert (
+        missing.exit_code == 1
+        and missing.stderr == f"error: {tmp_path / 'nope'}: no such file or folder\n"
+    )
 
 
 def test_judge_single_batch_matches_the_online_grades(

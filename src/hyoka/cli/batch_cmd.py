@@ -16,7 +16,6 @@ def status_command(
     results: Annotated[
         Path,
         typer.Argument(
-            exists=True,
             help="A results folder (every results file under it) or one results file.",
             metavar="RESULTS",
         ),

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hyoka.errors import InputError
 from hyoka.providers._http import server_text
 from hyoka.providers.batch import batch_api, noted_batches
 from hyoka.providers.registry import load_provider
@@ -47,7 +48,10 @@ class NotedBatch:
 
 def batch_status(root: Path, *, live: bool = True, base_url: str | None = None) -> list[NotedBatch]:
     """Every batch noted under ``root`` (a results folder, or one results file), by file;
-    ``live``: each asked for its state (``base_url``: the server the command used)."""
+    ``live``: each asked for its state (``base_url``: the server the command used); a
+    ``root`` that is not there is an error naming it, not "no batches"."""
+    if not root.exists():
+        raise InputError(f"{root}: no such file or folder")
     sides = (
         [root.with_name(root.name + MANIFEST_SUFFIX)]
         if root.is_file()
