@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from _shared import SHARED_DATA
+from hyoka._gc_pause import RELAXED_YOUNG
 from hyoka.cli.main import app
 from hyoka.mtbench import Bench, load_answers
 from hyoka.mtbench.judge import user_prompt
@@ -252,14 +254,19 @@ def test_mtbench_judge_keeps_its_concurrency_in_flight_across_answer_files(
     files are judged together, so the last calls of one never wait for the next file. And
     the event loop never waits for the disk: each line is flushed to disk by a worker
     thread, lines finishing together sharing a flush (issue 33: 1,600 calls over 10 files
-    took 2.1 times a bare client's time, a flush per line on the loop)."""
+    took 2.1 times a bare client's time, a flush per line on the loop). While the calls are
+    in flight the cyclic collector runs seldom (``gc_relaxed``), and as before after."""
     monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
     flushed: list[tuple[str, bool]] = []  # (file, on the main thread)
+    young: set[int] = set()  # the collector's first threshold at each line's flush
     fsync = os.fsync
+    thresholds = gc.get_threshold()
 
     def spy(fd: int) -> None:
         on_main = threading.current_thread() is threading.main_thread()
         flushed.append((str(Path(f"/proc/self/fd/{fd}").readlink()), on_main))
+        if not on_main:  # a line's, while the calls are in flight
+            young.add(gc.get_threshold()[0])
         fsync(fd)
 
     monkeypatch.setattr(os, "fsync", spy)
@@ -276,6 +283,7 @@ def test_mtbench_judge_keeps_its_concurrency_in_flight_across_answer_files(
         assert "12 turn(s) judged, 0 already done" in text
         assert len(judge.received) == 12
         assert judge.most_in_flight == 12
+        assert young == {RELAXED_YOUNG} and gc.get_threshold() == thresholds
         # the identical command again, as its own process: no call, and the judge's SDK
         # (half a second to import) is not even loaded
         again = subprocess.run(

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka._aio import gather_or_cancel
+from hyoka._gc_pause import gc_relaxed
 from hyoka.arguments import at_least_one
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.judge.engine import Judged, JudgePlan, JudgeReport, check_judge, judge_plan, open_log
@@ -185,7 +186,8 @@ def judge_plans(
                     )
             return sum((judged.report for judged in runs), JudgeReport()), runs
 
-        total, runs = asyncio.run(go())
+        with gc_relaxed():  # many requests in flight: collect seldom (``hyoka._gc_pause``)
+            total, runs = asyncio.run(go())
     _note_judge_name(client, total)
     return total, runs
 
