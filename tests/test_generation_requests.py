@@ -327,6 +327,21 @@ def test_a_given_system_message_is_signed_as_an_override_and_an_empty_one_is_non
     assert _system(out) == "none"
 
 
+def test_one_name_never_resumes_another_models_answers(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """``--name`` names the file, not the model: answers of ``openai/gpt-4`` under
+    ``--name foo`` are not continued by ``openai/gpt-3.5-turbo`` under the same name (one
+    line naming both, no request); the same model continues them."""
+    code, out, _sent = _generate(server, tmp_path, "mt-bench", "gpt-4", "--name", "foo")
+    assert code == 0, out
+    code, out, sent = _generate(server, tmp_path, "mt-bench", "gpt-3.5-turbo", "--name", "foo")
+    assert code == 1 and sent == []
+    assert 'model: "openai/gpt-4" vs "openai/gpt-3.5-turbo"' in out
+    code, out, sent = _generate(server, tmp_path, "mt-bench", "gpt-4", "--name", "foo")
+    assert code == 0 and sent == [], out
+
+
 # -- pfgen-bench: run-openai.py sends no seed -------------------------------------------------
 
 

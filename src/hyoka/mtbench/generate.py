@@ -178,6 +178,9 @@ class GeneratePlan:
     #: the model's name as its server knows it (the model string's part after the
     #: provider): where upstream picks the system message by name, it is picked by this
     served_model: str = ""
+    #: the model string (``PROVIDER/MODEL``) that answers: in the file's identity, since
+    #: ``model_id`` is ``--name``'s where one is given and names the file, not the model
+    model: str = ""
 
 
 def plan_trials(plan: GeneratePlan, bench: AnswerSet) -> int:
@@ -397,6 +400,8 @@ def answers_manifest(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Manifes
         identity={
             "benchmark": bench.spec.name,
             "model_id": plan.model_id,
+            # the model that answers (another under the same `--name` never continues)
+            **({"model": plan.model} if plan.model else {}),
             "template": plan.template,
             "system_message": run.style.system_message,
             "max_tokens": run.max_tokens,

@@ -857,7 +857,7 @@ def generate_bench(
         max_tokens=max_tokens, temperatures=parse_temperatures(list(temperatures), loaded),
         repetition_penalty=penalty, injection=_INJECTIONS[injection], limit=limit, seed=seed,
         system_message=system_message, no_system_message=no_system_message,
-        thinking=thinking, trials=trials, served_model=served,
+        thinking=thinking, trials=trials, served_model=served, model=model,
     )  # fmt: skip
     check_plan(plan, loaded, temperature_flags=bool(temperatures))
     client = connection.connect(model, flag="`model`")
