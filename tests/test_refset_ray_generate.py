@@ -6,11 +6,14 @@ node. The embedded SmolLM2 (llama.cpp, one thread) makes 2 questions x 12 answer
 batches of 3 over 4 shards; the shards must equal, byte for byte, those made in this
 process. Then a node is removed while its worker is making a batch, and the driver is
 killed with SIGKILL and started again: the files must still be the undisturbed ones.
+A sweep (``hyoka sweep --executor ray``) runs on the same cluster, sharing its start: its
+local model on the workers, a node lost mid-sweep, the local executor's numbers.
 Starting the cluster and the model costs seconds, so these tests are marked slow.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -223,3 +226,113 @@ def test_a_hung_worker_is_killed_and_its_batch_bounded(
         server.shutdown()
     assert [e.kind for e in events if e.kind == "lost"] == ["lost", "lost"]
     assert _frames(tmp_path) == 0
+
+
+#: a sweep of the embedded model on three suites (a scripted judge for Japanese MT-bench):
+#: 2 pfgen trials x 2 questions, 2 MT-bench questions x 2 turns, 3 M-IFEval prompts
+SWEEP_PLAN = """out = "out"
+concurrency = 4
+[models.smol]
+model = "llamacpp/smollm2"
+options = { n_ctx = 2048, n_threads = 1 }
+[judges.scripted]
+judge = "scripted/judge.jsonl"
+[[suites]]
+bench = "pfgen-bench"
+limit = 2
+trials = 2
+num_examples = 0
+max_tokens = 8
+[[suites]]
+bench = "jmt-bench"
+variant = "llm-jp"
+limit = 2
+max_tokens = 8
+[[suites]]
+bench = "m-ifeval-ja"
+limit = 3
+max_tokens = 8
+"""
+SWEEP_JUDGE = '{"contains": "[[rating]]", "reply": "[[6]]"}\n{"reply": "[[5]]"}\n'
+
+
+def _sweep_folder(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A plan in its own folder, with its own response cache (nothing shared between runs
+    but the pfgen index)."""
+    from persistent_cache import session_cache_dir
+
+    root.mkdir()
+    (root / "sweep.toml").write_text(SWEEP_PLAN, encoding="utf-8")
+    (root / "judge.jsonl").write_text(SWEEP_JUDGE, encoding="utf-8")
+    (root / "cache").mkdir()
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(session_cache_dir(root / "cache", SHARED_DATA)))
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    return root
+
+
+def _numbers(run: Any, folder: Path) -> list[tuple[Any, ...]]:
+    """Each cell's numbers and signature (the judge script's folder left out)."""
+    return [
+        (c.key, c.score, c.low, c.high, c.signature_line.replace(str(folder), "."),
+         c.complete, c.calls, c.error)
+        for c in run.matrix.cells
+    ]  # fmt: skip
+
+
+def _answers(out: Path) -> dict[str, str]:
+    """Every answer file's texts (the model's replies), by its path under the suites."""
+    found = {}
+    for path in sorted((out / "suites").rglob("*.jsonl")):
+        texts = [
+            json.dumps(row.get("choices") or row.get("response"), ensure_ascii=False)
+            for row in map(json.loads, path.read_text("utf-8").splitlines())
+        ]
+        found[str(path.relative_to(out))] = "\n".join(texts)
+    return found
+
+
+def test_a_sweep_on_ray_equals_the_local_one_when_a_node_is_lost(
+    tmp_path: Path, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hyoka sweep --executor ray``: the embedded model on two workers, one a node, each
+    loading it once for every cell; a node removed while its worker has requests in flight
+    costs only those (sent again to the other worker), and the sweep's numbers and answers
+    are the local executor's."""
+    from hyoka.refset import WorkerResources
+    from hyoka.sweep import RayExecutor, read_plan, run_sweep
+
+    here = _sweep_folder(tmp_path / "local", monkeypatch)
+    local = run_sweep(read_plan(here / "sweep.toml"))
+    assert local.failed == 0
+    there = _sweep_folder(tmp_path / "ray", monkeypatch)
+    nodes = {node.node_id: node for node in cluster.worker_nodes}
+    events: list[WorkerEvent] = []
+    removed: list[str] = []
+    executor: RayExecutor
+
+    def remove_a_busy_node(event: WorkerEvent) -> None:
+        events.append(event)
+        (model,) = executor.models
+        busy = [w for w, n in model.in_flight().items() if n and w != event.worker]
+        ready = {e.worker: e.node for e in events if e.kind == "ready"}
+        if event.kind == "batch" and not removed and len(ready) == 2 and busy:
+            removed.append(busy[0])
+            cluster.remove_node(nodes[ready[busy[0]]])
+
+    executor = RayExecutor(WorkerResources(workers=2, cpus=1), on_event=remove_a_busy_node)
+    swept = run_sweep(read_plan(there / "sweep.toml"), executor=executor)
+    try:
+        assert _numbers(swept, there) == _numbers(local, here) and swept.failed == 0
+        assert _answers(there / "out") == _answers(here / "out")
+        ready = [e for e in events if e.kind == "ready"]
+        assert len(ready) == 2 and sum(e.loads for e in ready) == 2  # one load a worker
+        assert len({e.node for e in ready}) == 2
+        lost = [e for e in events if e.kind == "lost"]
+        assert removed and lost and {e.worker for e in lost} == set(removed)
+        asked = [e for e in events if e.kind == "batch"]
+        calls = sum(c.calls for c in swept.matrix.cells if c.judge is None) + 4
+        assert len(asked) == calls  # every model request answered once on a worker
+        print(f"\nnode removed mid-sweep: {len(lost)} request(s) in flight sent again")
+    finally:
+        cluster.add_node(num_cpus=1)  # back to two worker nodes for the next test
+        cluster.wait_for_nodes()

@@ -117,13 +117,24 @@ def _cells(out: Path) -> dict[str, dict[str, Any]]:
 
 
 def test_two_models_four_suites_one_table_and_the_report_opens_with_it(
-    sweep_env: Path,
+    sweep_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     needs_embedded_model()
+    import llama_cpp
+
+    loads: list[str] = []
+
+    class Counted(llama_cpp.Llama):  # the real model, its loads counted
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            loads.append(str(kwargs.get("model_path")))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(llama_cpp, "Llama", Counted)
     with OpenAIServer() as server:
         plan = _plan(sweep_env, {"smollm2": SMOLLM2, "seeded": _seeded(server)}, ALL_FOUR)
         shown = json.loads(_sweep(plan, "--json").stdout)
         asked = server.served
+    assert len(loads) == 1  # the embedded model loaded once for its four cells, not per cell
     out = sweep_env / "out"
     assert (shown["ran"], shown["reused"], shown["failed"]) == (8, 0, 0)
     cells = _cells(out)
@@ -300,6 +311,8 @@ max_tokens = 50
         ("variant = 'nope'", "suites", "has no variant 'nope'"),
         ("bench = 'rakuda'", "bench", "rakuda is judged as drawn-matches"),
         ("bench = 'nope'", "bench", "unknown bench 'nope' (known: pfgen-bench, "),
+        ("base_url = ['http://a/v1', 'http://a/v1']", "models.seeded", "lists a URL twice"),
+        ("base_url = []", "models.seeded", "base_url must be a URL or a list of URLs"),
     ],
 )
 def test_a_bad_plan_is_one_line_naming_its_file_and_line(
@@ -389,3 +402,29 @@ def test_another_executor_runs_the_cells_and_the_matrix_keeps_the_plans_order(
     assert ran == ["seeded × m-ifeval-ja", "seeded × jmt-bench.llm-jp × scripted"]
     assert [cell.key for cell in swept.matrix.cells] == ran[::-1]
     assert swept.matrix.cells[0].score == 6.0 and swept.failed == 0
+
+
+def test_a_model_on_several_servers_uses_them_together(sweep_env: Path) -> None:
+    """``base_url`` may list the servers of one model: the requests are shared among them
+    (the least busy first) and the numbers are those of one server; the same servers in
+    another order are the same cells, done before."""
+    with OpenAIServer() as one, OpenAIServer() as two:
+        urls = f'["{one.base_url}", "{two.base_url}"]'
+        both = {"seeded": f'model = "openai/seeded"\nbase_url = {urls}'}
+        plan = _plan(sweep_env, both, TWO, concurrency=2)
+        shown = json.loads(_sweep(plan, "--json").stdout)
+        served = (one.served, two.served)
+        assert min(served) >= 1 and sum(served) == 6  # MT-bench 2 x 2 turns, M-IFEval 2
+        urls = f'["{two.base_url}", "{one.base_url}"]'
+        text = plan.read_text("utf-8").replace(f'["{one.base_url}", "{two.base_url}"]', urls)
+        plan.write_text(text, encoding="utf-8")
+        again = json.loads(_sweep(plan, "--json").stdout)
+        assert (one.served, two.served) == served and again["reused"] == 2
+    apart_folder = sweep_env / "single"
+    apart_folder.mkdir()
+    (apart_folder / "judge.jsonl").write_bytes((sweep_env / "judge.jsonl").read_bytes())
+    with OpenAIServer() as alone:
+        single = _plan(apart_folder, {"seeded": _seeded(alone)}, TWO, concurrency=2)
+        apart = json.loads(_sweep(single, "--json").stdout)
+    scores = [[c["score"] for c in run["matrix"]["cells"]] for run in (shown, again, apart)]
+    assert scores[0] == scores[1] == scores[2] and scores[0][0] == 6.0

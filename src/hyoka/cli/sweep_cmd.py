@@ -10,6 +10,7 @@ import typer
 
 from hyoka.cli._common import DataDirOption, JsonOption, echo, echo_json, reports_errors
 from hyoka.mtbench import FormatChoice
+from hyoka.refset.executor import Executor
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -37,6 +38,30 @@ def sweep_command(
     fmt: Annotated[
         FormatChoice, typer.Option("--format", help="How the results matrix is printed.")
     ] = FormatChoice.MD,
+    executor: Annotated[
+        Executor,
+        typer.Option(
+            "--executor",
+            help="local: every model here; ray: models computed locally (llamacpp/, hf/, "
+            "vllm/) on Ray workers, each loading it once (the cluster of RAY_ADDRESS, else "
+            "a Ray started here).",
+        ),
+    ] = Executor.LOCAL,
+    workers: Annotated[
+        int,
+        typer.Option("--workers", min=1, help="With --executor ray: workers a local model."),
+    ] = 2,
+    cpus_per_worker: Annotated[
+        float, typer.Option("--cpus-per-worker", min=0, help="CPUs each Ray worker reserves.")
+    ] = 1.0,
+    gpus_per_worker: Annotated[
+        float,
+        typer.Option(
+            "--gpus-per-worker",
+            min=0,
+            help="GPUs each Ray worker reserves (with vLLM, match its tensor_parallel_size).",
+        ),
+    ] = 0.0,
     data_dir: DataDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -59,6 +84,8 @@ def sweep_command(
       hyoka sweep sweep.toml
 
       hyoka sweep sweep.toml --format csv
+
+      RAY_ADDRESS=auto hyoka sweep sweep.toml --executor ray --workers 4
     """
     from hyoka.sweep import estimate_sweep, read_plan, run_sweep, statuses
 
@@ -67,7 +94,22 @@ def sweep_command(
         found = estimate_sweep(plan, statuses(plan), data_dir)
         echo_json(found.to_json()) if as_json else _print_estimate(found)
         return
-    done = run_sweep(plan, data_dir=data_dir, watcher=None if as_json else _watcher())
+    runner = None
+    rates = None
+    if executor is Executor.RAY:
+        from hyoka.refset import WorkerRates, WorkerResources
+        from hyoka.sweep import RayExecutor
+
+        rates = WorkerRates()
+        resources = WorkerResources(workers, cpus_per_worker, gpus_per_worker)
+        runner = RayExecutor(resources, on_event=rates.add)
+    done = run_sweep(
+        plan, data_dir=data_dir, executor=runner, watcher=None if as_json else _watcher()
+    )
+    if rates is not None and not as_json:
+        from hyoka.cli._common import say
+
+        say(f"ray: {rates.summary()}")
     if as_json:
         echo_json(done.to_json())
     else:

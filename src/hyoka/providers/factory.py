@@ -15,6 +15,7 @@ from typing import Any
 from hyoka.providers.client import ModelClient, ResponseCache, RetryEvent, RetryPolicy
 from hyoka.providers.defaults import CONCURRENCY
 from hyoka.providers.errors import ProviderError
+from hyoka.providers.pooled import lent
 from hyoka.providers.registry import load_provider
 
 
@@ -45,7 +46,10 @@ def connect(
     settings = dict(options or {})
     if base_url:
         settings["base_url"] = base_url
-    provider = load_provider(spec, flag=flag, options_flag=options_flag, **settings)
+    # a longer run's provider, held across its steps (``pooled.lending``), else a new one
+    provider = lent(spec, settings) or load_provider(
+        spec, flag=flag, options_flag=options_flag, **settings
+    )
     if batch:
         from hyoka.providers.batch import batch_api
 

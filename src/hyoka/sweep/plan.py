@@ -8,7 +8,7 @@ One file says everything a model team evaluates at once::
 
     [models.mine]
     model = "openai/my-model"
-    base_url = "http://127.0.0.1:8000/v1"
+    base_url = "http://127.0.0.1:8000/v1"   # or a list of servers, used together
 
     [judges.gpt-4o]
     judge = "openai/gpt-4o"
@@ -174,12 +174,28 @@ def _endpoint(
     return Endpoint(
         name=name,
         spec=_spec(where, table, spec_key, values[spec_key], folder),
-        base_url=_typed(where, table, values, "base_url", str),
+        base_urls=_base_urls(where, table, values),
         options=dict(options),
         price_in=_typed(where, table, values, "price_in", (int, float), minimum=0),
         price_out=_typed(where, table, values, "price_out", (int, float), minimum=0),
         seconds_per_call=_typed(where, table, values, "seconds_per_call", (int, float), minimum=0),
     )
+
+
+def _base_urls(where: _Where, table: str, values: Mapping[str, Any]) -> tuple[str, ...]:
+    """``base_url``: one server, or a list of servers of the same model used together."""
+    value = _typed(where, table, values, "base_url", (str, list))
+    if value is None:
+        return ()
+    urls = [value] if isinstance(value, str) else value
+    if not urls or not all(isinstance(url, str) and url for url in urls):
+        raise InputError(
+            f"{where(table, 'base_url')}: {table}: base_url must be a URL or a list of URLs, "
+            f"got {value!r}"
+        )
+    if len(set(urls)) != len(urls):
+        raise InputError(f"{where(table, 'base_url')}: {table}: base_url lists a URL twice")
+    return tuple(urls)
 
 
 def _suite(where: _Where, index: int, values: Any, judges: Sequence[str]) -> Suite:

@@ -12,7 +12,10 @@ cells go on.
 The executor is the one seam for running cells elsewhere: ``Executor.run`` takes the cells,
 the function that runs one (a picklable top-level function and its context), and a
 callback for each result. ``LocalExecutor`` runs them here, one after the other (each cell
-already sends its requests ``concurrency`` at a time).
+already sends its requests ``concurrency`` at a time). Whatever the executor, a model
+computed in this process is loaded once for all its cells (``models.SweepModels``); an
+executor that is also a ``ModelHost`` (``RayExecutor``) holds such models on its workers
+instead, and the cells, here, send it their requests: the files are written here only.
 """
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from hyoka.errors import InputError
+from hyoka.providers.pooled import lending
 from hyoka.store import atomic_write_text, claim_folder, read_json, write_json
 from hyoka.sweep.cells import CellContext, CellResult, run_cell
 from hyoka.sweep.matrix import FORMATS, Column, ResultsMatrix, build_matrix
+from hyoka.sweep.models import ModelHost, SweepModels
 from hyoka.sweep.spec import Cell, SweepPlan
 
 #: the kind of output folder a sweep writes (``store.claim_folder``)
@@ -195,7 +200,13 @@ def run_sweep(
         watcher.finished(result, False)
 
     to_run = [cell for cell in cells if cell.key not in kept]
-    executor.run(to_run, partial(_watched, watcher, context), done)
+    if to_run:
+        lender = SweepModels(plan, executor if isinstance(executor, ModelHost) else None)
+        try:
+            with lending(lender):
+                executor.run(to_run, partial(_watched, watcher, context), done)
+        finally:
+            lender.close()
     final = matrix()
     files = [_write_manifest(plan, models, columns, final)]
     for fmt in FORMATS:

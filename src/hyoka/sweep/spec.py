@@ -41,20 +41,35 @@ def is_judged(bench: str) -> bool:
 
 @dataclass(frozen=True)
 class Endpoint:
-    """A model or a judge as the plan names it: its ``provider/model`` string, its server
-    and backend options, and its list price and call time where the plan overrides them."""
+    """A model or a judge as the plan names it: its ``provider/model`` string, its servers
+    (``base_urls``: one, or several serving the same model, used together) and backend
+    options, and its list price and call time where the plan overrides them."""
 
     name: str
     spec: str
-    base_url: str | None = None
+    base_urls: tuple[str, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
     price_in: float | None = None
     price_out: float | None = None
     seconds_per_call: float | None = None
 
+    @property
+    def base_url(self) -> str | None:
+        """The first server (what a single command would be given), ``None``: none."""
+        return self.base_urls[0] if self.base_urls else None
+
+    def settings(self, base_url: str | None = None) -> dict[str, Any]:
+        """The backend options with ``base_url`` (default: the first server) among them, as
+        ``providers.connect`` hands them to ``load_provider``."""
+        url = base_url or self.base_url
+        return {**self.options, **({"base_url": url} if url else {})}
+
     def identity(self) -> dict[str, Any]:
         """What decides this endpoint's replies (its cells are redone when it changes)."""
-        return {"spec": self.spec, "base_url": self.base_url, "options": dict(self.options)}
+        urls: str | list[str] | None = (  # several servers: in any order, the same replies
+            sorted(self.base_urls) if len(self.base_urls) > 1 else self.base_url
+        )
+        return {"spec": self.spec, "base_url": urls, "options": dict(self.options)}
 
 
 @dataclass(frozen=True)
