@@ -181,20 +181,25 @@ def test_bad_input_is_one_error_line_naming_the_file_or_flag(tmp_path: Path) -> 
     )
 
 
-def _shaberi_means(judge: str) -> dict[str, float]:
-    """A judge's mean ELYZA grade per model from the raw table: whole grades on 1-5 only."""
-    grades: dict[str, list[float]] = defaultdict(list)
+def _shaberi_means(*judges: str) -> list[dict[str, float]]:
+    """Each judge's mean ELYZA grade per model from the raw table (read once for all):
+    whole grades on 1-5 only."""
+    grades: dict[str, dict[str, list[float]]] = {judge: defaultdict(list) for judge in judges}
     with lzma.open(SHABERI, "rt", encoding="utf-8") as lines:
         for line in lines:
             row = json.loads(line)
             score = row["score"]
             if (
-                (row["judge"], row["suite"]) == (judge, ELYZA)
+                row["judge"] in grades
+                and row["suite"] == ELYZA
                 and score is not None
                 and (score == int(score) and 1 <= score <= 5)
             ):
-                grades[row["model"]].append(float(score))
-    return {model: float(np.mean(values)) for model, values in grades.items()}
+                grades[row["judge"]][row["model"]].append(float(score))
+    return [
+        {model: float(np.mean(values)) for model, values in grades[judge].items()}
+        for judge in judges
+    ]
 
 
 @pytest.mark.slow
@@ -202,7 +207,7 @@ def _shaberi_means(judge: str) -> dict[str, float]:
 def test_two_judges_of_the_shaberi_table_on_one_suite() -> None:
     shown = json.loads(_run("judge", "rankings", "--judge", "athenev2", "--judge", "llama33",
                             "--suite", "ELYZA", "--format", "json", *FEW).stdout)  # fmt: skip
-    own, theirs = _shaberi_means("llmjudge-athenev2"), _shaberi_means("llmjudge-llama33")
+    own, theirs = _shaberi_means("llmjudge-athenev2", "llmjudge-llama33")
     models = sorted(set(own) & set(theirs))
     assert sorted(shown["models"]) == models and len(models) == 379
     x, y = [own[m] for m in models], [theirs[m] for m in models]
