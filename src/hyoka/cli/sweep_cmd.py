@@ -49,7 +49,9 @@ def sweep_command(
     ] = Executor.LOCAL,
     workers: Annotated[
         int,
-        typer.Option("--workers", min=1, help="With --executor ray: workers a local model."),
+        typer.Option(
+            "--workers", min=1, help="With --executor ray: Ray workers for each local model."
+        ),
     ] = 2,
     cpus_per_worker: Annotated[
         float, typer.Option("--cpus-per-worker", min=0, help="CPUs each Ray worker reserves.")
@@ -76,6 +78,11 @@ def sweep_command(
     others go on (exit 1 at the end). The matrix (models x suites: score, 95% interval,
     judge, variant, signature) is written as OUT/results.md, .csv and .json; `hyoka report
     OUT` opens with it.
+
+    A model computed here (llamacpp/, hf/, vllm/) loads once for all its cells; with
+    --executor ray it runs on --workers Ray workers instead, each loading it once, every
+    cell's requests shared among them (a lost node costs only its requests in flight; the
+    files are written here). A model's base_url may list several servers, used together.
 
     Examples:
 
