@@ -114,9 +114,11 @@ def _chat(
     questions: list[dict[str, Any]],
     temperatures: dict[str, float],
     max_tokens: int,
+    **extra: Any,
 ) -> list[dict[str, Any]]:
     """The requests of a FastChat ``get_answer`` for each question: per turn, the
-    template's system message (none if empty), the turns so far with the replies."""
+    template's system message (none if empty), the turns so far with the replies, and
+    ``extra`` fields in every request."""
     requests = []
     for question in questions:
         messages = [] if system is None else [{"role": "system", "content": system}]
@@ -125,7 +127,7 @@ def _chat(
             requests.append({
                 "path": "/v1/chat/completions", "model": model, "messages": messages,
                 "temperature": temperatures.get(question["category"], 0.7),
-                "max_tokens": max_tokens,
+                "max_tokens": max_tokens, **extra,
             })  # fmt: skip
             messages = [*messages, {"role": "assistant", "content": REPLY}]
     return requests
@@ -189,11 +191,18 @@ STABILITY_NAMES = [
 def test_stability_jmt_bench_sends_what_jp_stable_sends(
     server: OpenAIServer, tmp_path: Path, model: str, system: str, template: str, budget: int
 ) -> None:
+    """A name ``gen_model_answer.py`` answers is decoded with its ``--top-p`` 0.9 (sent,
+    and signed); its ``--repetition-penalty`` 1.1 is no standard parameter of this wire
+    (vLLM's extension, refused by the official API): applied to models run here, sent to a
+    server only when asked, and the signature says none was."""
     code, out, sent = _generate(server, tmp_path, "jmt-bench", model, "--variant", "stability")
     assert code == 0, out
     questions = _questions(SHARED_DATA / "jmt-bench/question.jsonl")
-    _same(sent, _chat(model, system, questions, STABILITY_TEMPERATURES, budget))
+    local = {} if budget == 1024 else {"top_p": 0.9}
+    _same(sent, _chat(model, system, questions, STABILITY_TEMPERATURES, budget, **local))
     assert _system(out) == f"stability-fastchat-{template}"
+    assert _signed(out, "repetition-penalty") == "none"
+    assert ("|top-p:0.9" in out) == bool(local)
 
 
 SWALLOW_NAMES = [

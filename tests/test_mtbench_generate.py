@@ -300,9 +300,15 @@ def test_mt_bench_requests_use_fastchats_settings(mt: Bench, tmp_path: Path) -> 
     plan = GeneratePlan(
         answer_file=tmp_path / "m.jsonl", model_id="m", template="chat", served_model="gpt-4"
     )
-    assert default_repetition_penalty(mt.spec, "openai") is None
-    assert default_repetition_penalty(mt.spec, "llamacpp") is None
-    assert default_repetition_penalty(definition("pfmt-fin"), "llamacpp") == 1.1
+    assert default_repetition_penalty(mt, "openai") is None
+    assert default_repetition_penalty(mt, "llamacpp") is None
+    pfmt = Bench.load("pfmt-fin", SHARED_DATA, questions_only=True)
+    assert default_repetition_penalty(pfmt, "llamacpp") == 1.1
+    # jp-stable's gen_model_answer.py decodes every name but its two API ones with 1.1
+    stability = Bench.load("jmt-bench", SHARED_DATA, "stability", questions_only=True)
+    assert default_repetition_penalty(stability, "vllm", "stabilityai/x-7b") == 1.1
+    assert default_repetition_penalty(stability, "hf", "gpt-4") is None
+    assert default_repetition_penalty(stability, "openai", "stabilityai/x-7b") is None
     with ReplayJudge({}, missing_reply="  An answer. </s>") as server:
         client = ModelClient(load_provider("openai/gpt-4", base_url=server.base_url), cache=None)
 

@@ -43,11 +43,16 @@ class ConversationTemplates:
     its fork of FastChat's adapter table picks (``conversation_templates``), signed
     ``<prefix>-<template>``; ``api_max_tokens`` is the reply budget of its
     ``gen_api_answer.py`` for the names that script sends to the API, where its local
-    ``gen_model_answer.py`` has another (Stability's: 1024 against 512)."""
+    ``gen_model_answer.py`` has another (Stability's: 1024 against 512).
+    ``model_top_p`` and ``model_repetition_penalty``: the decoding its
+    ``gen_model_answer.py`` passes to ``generate`` for every other name (jp-stable's
+    ``--top-p`` 0.9 and ``--repetition-penalty`` 1.1 defaults)."""
 
     table: AdapterTable
     prefix: str
     api_max_tokens: int | None = None
+    model_top_p: float | None = None
+    model_repetition_penalty: float | None = None
 
     def style(self, style: DialogueStyle, model: str) -> DialogueStyle:
         """``style`` with the system message upstream sends ``model`` (none where its
@@ -62,6 +67,18 @@ class ConversationTemplates:
         if self.api_max_tokens is None or api is None or model not in api:
             return default
         return self.api_max_tokens
+
+    def through_api(self, model: str) -> bool:
+        """Whether upstream answers ``model`` through its API script (its list of names,
+        where it has one), not its local ``gen_model_answer.py``."""
+        api = self.table.api_names
+        return api is not None and model in api
+
+    def top_p(self, model: str) -> float | None:
+        return None if self.through_api(model) else self.model_top_p
+
+    def repetition_penalty(self, model: str) -> float | None:
+        return None if self.through_api(model) else self.model_repetition_penalty
 
 
 @dataclass(frozen=True)
@@ -121,11 +138,23 @@ class DialogueStyle:
         if picks.api_max_tokens is not None and picks.table.api_names:
             names = ", ".join(sorted(picks.table.api_names))
             text += f"; {names}: {picks.api_max_tokens} tokens"
+        if picks.model_top_p is not None:
+            text += f"; other names: top_p {picks.model_top_p:g}"
+        if picks.model_repetition_penalty is not None:
+            text += f", repetition penalty {picks.model_repetition_penalty:g} (run here)"
         return text
 
     def max_tokens(self, model: str, default: int) -> int:
         """``model``'s reply budget: upstream's API script's where it has its own."""
         return default if self.templates is None else self.templates.max_tokens(model, default)
+
+    def top_p(self, model: str) -> float | None:
+        """``top_p`` upstream decodes ``model`` with (``None``: none sent)."""
+        return None if self.templates is None else self.templates.top_p(model)
+
+    def repetition_penalty(self, model: str) -> float | None:
+        """The repetition penalty upstream decodes ``model`` with (``None``: none)."""
+        return None if self.templates is None else self.templates.repetition_penalty(model)
 
 
 #: pfmt-bench-fin-ja's: the Japanese system line and roles, for chat and base models alike.
@@ -151,16 +180,20 @@ ENGLISH_DIALOGUE = DialogueStyle(
     system_name="fastchat-chatgpt",
     templates=ConversationTemplates(FASTCHAT, "fastchat"),
 )
-#: Stability's Japanese MT-bench (FastChat jp-stable): its ``gen_api_answer.py`` sends
-#: ``gpt-3.5-turbo`` and ``gpt-4`` the ``chatgpt`` message with 1024 tokens; other models
-#: get the template jp-stable's table picks (its ``gen_model_answer.py``, the variant's
-#: 512 tokens); base models the Japanese transcript.
+#: Stability's Japanese MT-bench (FastChat jp-stable e37eb28): its ``gen_api_answer.py``
+#: sends ``gpt-3.5-turbo`` and ``gpt-4`` the ``chatgpt`` message with 1024 tokens; other
+#: models get the template jp-stable's table picks and its ``gen_model_answer.py``'s
+#: decoding (the variant's 512 tokens, ``top_p`` 0.9, repetition penalty 1.1); base models
+#: the Japanese transcript.
 STABILITY_DIALOGUE = replace(
     JAPANESE_DIALOGUE,
     system_message=FASTCHAT_SYSTEM_MESSAGE,
     system_name="stability-fastchat-chatgpt",
-    templates=ConversationTemplates(STABILITY, "stability-fastchat", api_max_tokens=1024),
-)
+    templates=ConversationTemplates(
+        STABILITY, "stability-fastchat", api_max_tokens=1024, model_top_p=0.9,
+        model_repetition_penalty=1.1,
+    ),
+)  # fmt: skip
 #: swallow-evaluation's Japanese MT-bench: the template its FastChat fork's table picks
 #: (Japanese adapters and templates of its own); base models the Japanese transcript.
 SWALLOW_DIALOGUE = replace(

@@ -127,12 +127,20 @@ def default_temperatures(spec: BenchSpec, bench: AnswerSet | None = None) -> dic
     return {c: generation.temperature(c) for c in spec.categories}
 
 
-def default_repetition_penalty(spec: BenchSpec, provider_name: str) -> float | None:
-    """The benchmark's repetition penalty for a model run by ``provider_name``: its local
-    penalty for models run here (a backend whose replies local packages compute,
-    ``providers.backend_packages``), none for hosted ones (their servers decide)."""
-    local = bool(backend_packages(provider_name))
-    return spec.generation.local_repetition_penalty if local else None
+def default_repetition_penalty(
+    bench: AnswerSet, provider_name: str, served_model: str = ""
+) -> float | None:
+    """The benchmark's repetition penalty for ``served_model`` run by ``provider_name``:
+    for models run here (a backend whose replies local packages compute,
+    ``providers.backend_packages``) upstream's for the name where upstream decodes by name
+    (jp-stable's ``gen_model_answer.py``: 1.1), else the benchmark's local penalty; none for
+    models served elsewhere, an OpenAI-compatible server included: the penalty is no
+    standard parameter (vLLM's extension, which the official API refuses), so it is sent
+    only when asked (``--repetition-penalty``) and the signature says which."""
+    if not backend_packages(provider_name):
+        return None
+    by_name = bench.dialogue.repetition_penalty(served_model)
+    return by_name if by_name is not None else bench.spec.generation.local_repetition_penalty
 
 
 def parse_temperatures(pairs: list[str], bench: AnswerSet) -> dict[str, float]:
@@ -226,6 +234,11 @@ class _Run:
             self.temperatures = dict.fromkeys(self.temperatures, self.completions.temperature)
             budget = self.completions.max_tokens
         self.max_tokens = plan.max_tokens or budget
+        # upstream's top_p for the name (jp-stable's local script's 0.9), or the legacy
+        # completions protocol's
+        self.top_p = bench.dialogue.top_p(plan.served_model)
+        if self.completions is not None:
+            self.top_p = self.completions.top_p
         # ``auto`` starts as chat and falls back to the transcript (``_ask``)
         self.template: Template = "chat" if plan.template == "auto" else plan.template
         self.probing = plan.template == "auto"
@@ -239,7 +252,7 @@ class _Run:
         stop = self.style.role_markers if self.plan.injection == "lenient" else ()
         params = SamplingParams(
             temperature=self.temperatures[question.category],
-            top_p=None if self.completions is None else self.completions.top_p,
+            top_p=self.top_p,
             max_tokens=self.max_tokens,
             repetition_penalty=self.plan.repetition_penalty,
             stop=stop,
@@ -375,6 +388,9 @@ class AnswersSignature(SignatureType):
     trials: int | None = only_when_set()
     #: the batch API that asked (``providers.batch``), where one did
     batch: str | None = only_when_set()
+    #: ``top_p`` sent with every request, where upstream sends one (jp-stable's local
+    #: script's 0.9; a completions run's is its template's)
+    top_p: float | None = only_when_set()
 
 
 def answers_signature(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Signature:
@@ -388,6 +404,7 @@ def answers_signature(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Signat
         thinking=signed_rule(plan.thinking),
         trials=signed_trials(run.trials, bench),
         batch=run.client.api.name if isinstance(run.client, BatchClient) else None,
+        top_p=None if run.completions is not None else run.top_p,
     ).signature(backend_packages(run.client.provider.name))  # fmt: skip
 
 
@@ -407,6 +424,8 @@ def answers_manifest(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Manifes
             "max_tokens": run.max_tokens,
             "temperatures": dict(sorted(run.temperatures.items())),
             "repetition_penalty": plan.repetition_penalty,
+            # top_p where one is sent beside the template's (as the signature)
+            **({} if run.completions is not None or run.top_p is None else {"top_p": run.top_p}),
             "injection": plan.injection,
             "seed": plan.seed,
             # the questions answered (a variant's own file); absent for the others

@@ -851,7 +851,7 @@ def generate_bench(
     target = output or answer_file(results_dir, loaded, model_id, parse_layout(layout))
     penalty = repetition_penalty
     if penalty is None:
-        penalty = default_repetition_penalty(loaded.spec, provider_name)
+        penalty = default_repetition_penalty(loaded, provider_name, served)
     plan = GeneratePlan(
         answer_file=target, model_id=model_id, template=_TEMPLATES[template],
         max_tokens=max_tokens, temperatures=parse_temperatures(list(temperatures), loaded),
