@@ -336,3 +336,24 @@ def test_a_sweep_on_ray_equals_the_local_one_when_a_node_is_lost(
     finally:
         cluster.add_node(num_cpus=1)  # back to two worker nodes for the next test
         cluster.wait_for_nodes()
+
+
+def test_a_sweep_whose_model_does_not_load_on_ray_is_one_line_a_cell(
+    tmp_path: Path, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hyoka sweep PLAN --executor ray`` (the Ray this process joined): a model file that
+    is not there fails each of its cells with one line naming it, before any worker starts,
+    and the others' cells (none here) would go on."""
+    from typer.testing import CliRunner
+
+    from hyoka.cli.main import app
+
+    folder = _sweep_folder(tmp_path / "missing", monkeypatch)
+    plan = folder / "sweep.toml"
+    plan.write_text(SWEEP_PLAN.replace("llamacpp/smollm2", "llamacpp/missing.gguf"), "utf-8")
+    result = CliRunner().invoke(app, ["sweep", str(plan), "--executor", "ray", "--workers", "2"])
+    assert result.exit_code == 1, result.output
+    failed = [line for line in result.output.splitlines() if ": failed: " in line]
+    assert len(failed) == 3 and all("model file 'missing.gguf' does not exist" in line
+                                    for line in failed)  # fmt: skip
+    assert "ray: 0 worker(s), 0 model load(s)" in result.output

@@ -118,7 +118,8 @@ class RayModel(Provider):
         self.handles: list[Any] = []
         self.starting: dict[Any, _Worker] = {}
         self.ready: list[_Worker] = []
-        self._changed: asyncio.Event | None = None
+        #: the line of a worker whose model did not load: every later cell's too
+        self.error: str | None = None
 
     def identity(self) -> dict[str, Any]:
         return self.local.identity()
@@ -152,6 +153,8 @@ class RayModel(Provider):
         """Take in the workers that finished loading; wait while none is ready."""
         waited = 0.0
         while True:
+            if self.error is not None:
+                raise ProviderError(self.error)
             if self.starting:
                 done, _ = await asyncio.to_thread(
                     self.ray.wait, list(self.starting), num_returns=len(self.starting), timeout=0
@@ -179,7 +182,8 @@ class RayModel(Provider):
             self._replace()  # its node went away while it loaded
             return
         if "error" in info:
-            raise ProviderError(str(info["error"]))
+            self.error = str(info["error"])
+            raise ProviderError(self.error)
         worker.node = str(info["node"])
         self.ready.append(worker)
         self.on_event(
