@@ -428,3 +428,37 @@ def test_a_model_on_several_servers_uses_them_together(sweep_env: Path) -> None:
         apart = json.loads(_sweep(single, "--json").stdout)
     scores = [[c["score"] for c in run["matrix"]["cells"]] for run in (shown, again, apart)]
     assert scores[0] == scores[1] == scores[2] and scores[0][0] == 6.0
+
+
+def _scripted_plan(folder: Path, name: str, out: str, suites: str) -> Path:
+    """A plan of the scripted model (its replies the judge's script) into ``out``."""
+    path = folder / name
+    path.write_text(
+        f'out = "{out}"\n[models.sm]\nmodel = "scripted/judge.jsonl"\n'
+        f'[judges.scripted]\njudge = "scripted/judge.jsonl"\n{suites}',
+        encoding="utf-8",
+    )
+    return path
+
+
+IFEVAL_ONE = '[[suites]]\nbench = "m-ifeval-ja"\nlimit = 1\nmax_tokens = 8\n'
+
+
+def test_one_sweep_writes_an_output_folder_and_another_plans_is_refused(sweep_env: Path) -> None:
+    """Issue 33 S3: two plans into one ``out`` both exited 0 and the folder held plan B's
+    cells only; now the folder is the first plan's, and a second writer stops at once."""
+    from hyoka.store import writer_lock
+
+    first = _scripted_plan(sweep_env, "a.toml", "shared", IFEVAL_ONE)
+    second = _scripted_plan(sweep_env, "b.toml", "shared", IFEVAL_ONE.replace("1\n", "2\n", 1))
+    _sweep(first)
+    for args in ((second,), (second, "--plan")):
+        (shown,) = _sweep(*args, code=1).stderr.splitlines()
+        assert shown == (
+            f"error: {sweep_env / 'shared' / 'sweep.json'}: this folder holds the sweep of "
+            f"another plan ({first}); give {second} another out, or remove the folder"
+        )
+    assert list(_cells(sweep_env / "shared")) == ["sm × m-ifeval-ja"]
+    with writer_lock(sweep_env / "shared" / "sweep.json"):  # a sweep of plan A still running
+        (shown,) = _sweep(first, code=1).stderr.splitlines()
+    assert "is writing this sweep's output folder" in shown

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from hyoka.errors import InputError
 from hyoka.providers.pooled import lending
-from hyoka.store import atomic_write_text, claim_folder, read_json, write_json
+from hyoka.store import atomic_write_text, claim_folder, read_json, write_json, writer_lock
 from hyoka.sweep.cells import CellContext, CellResult, run_cell
 from hyoka.sweep.matrix import FORMATS, Column, ResultsMatrix, build_matrix
 from hyoka.sweep.models import ModelHost, SweepModels
@@ -128,9 +128,35 @@ def read_manifest_cells(out: Path) -> dict[str, CellResult]:
     return found
 
 
+def check_plan_of(plan: SweepPlan) -> None:
+    """Refuse an output folder whose manifest records another plan's sweep: two plans in one
+    folder would each rewrite the manifest and the matrix with its own cells only."""
+    path = plan.out / MANIFEST
+    if not path.is_file():
+        return
+    data = read_json(path)
+    recorded = data.get("plan") if isinstance(data, dict) else None
+    if not isinstance(recorded, str) or _same_plan(Path(recorded), plan.path):
+        return
+    raise InputError(
+        f"{path}: this folder holds the sweep of another plan ({recorded}); give "
+        f"{plan.path} another out, or remove the folder"
+    )
+
+
+def _same_plan(recorded: Path, plan: Path) -> bool:
+    """Whether the manifest's ``recorded`` plan is ``plan`` (an older manifest's relative
+    path: the end of this plan's path)."""
+    mine = plan.resolve()
+    if recorded.is_absolute():
+        return recorded.resolve() == mine
+    return mine.parts[-len(recorded.parts) :] == recorded.parts or recorded.resolve() == mine
+
+
 def statuses(plan: SweepPlan) -> dict[str, str]:
     """Each cell's state in the manifest: ``done`` (under the plan's settings), ``failed``,
     or ``changed`` (done under other settings: it runs again)."""
+    check_plan_of(plan)
     recorded = read_manifest_cells(plan.out)
     out = {}
     for cell in plan.cells():
@@ -169,9 +195,16 @@ def run_sweep(
     """Run every cell of ``plan`` not already done (``executor``: here, by default), keeping
     each result in the manifest as it comes, and write the results matrix in every format
     (``results.md``, ``.csv``, ``.json``) into the plan's output folder."""
-    watcher = watcher or SweepWatcher()
-    executor = executor or LocalExecutor()
     claim_folder(plan.out, SWEEP_KIND, flag=f"{plan.path}: out")
+    # one sweep writes a folder at a time: a second, of this plan or another, stops at once
+    with writer_lock(plan.out / MANIFEST, what="sweep's output folder", timeout=0):
+        check_plan_of(plan)
+        return _run_sweep(plan, data_dir, executor or LocalExecutor(), watcher or SweepWatcher())
+
+
+def _run_sweep(
+    plan: SweepPlan, data_dir: Path | None, executor: Executor, watcher: SweepWatcher
+) -> SweepRun:
     recorded = read_manifest_cells(plan.out)
     cells = plan.cells()
     kept = {
@@ -227,7 +260,7 @@ def _write_manifest(
 ) -> Path:
     path = plan.out / MANIFEST
     write_json(path, {
-        "kind": MANIFEST_KIND, "format": 1, "plan": str(plan.path), "models": models,
+        "kind": MANIFEST_KIND, "format": 1, "plan": str(plan.path.resolve()), "models": models,
         "columns": [{"suite": c.suite, "judge": c.judge} for c in columns],
         "cells": [found.to_json() for found in matrix.cells],
     })  # fmt: skip
