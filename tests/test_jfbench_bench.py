@@ -317,3 +317,54 @@ def test_m_ifeval_ja_generate_score_report_on_the_embedded_model(
     strict = result["strict"]["prompt_level"]
     assert f"smollm2.jsonl {100 * strict['accuracy']:.1f}" in shown
     assert strict["total"] == 3 and "Per instruction group" in shown
+
+
+def _reworded(tmp_path: Path) -> Path:
+    """Another stand-in: the same prompts, the prompt's wording edited (a source checkout
+    changed after the answers were made)."""
+    other = jfbench_data(tmp_path / "other")
+    wording = other / "jfbench" / "src" / "jfbench" / "prompts" / "ifbench.py"
+    text = wording.read_text(encoding="utf-8")
+    wording.write_text(text.replace("(stand-in) follow", "(edited) follow"), encoding="utf-8")
+    return other
+
+
+def test_answers_are_judged_and_continued_only_in_the_words_they_were_made_from(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The answers' manifest and signature record the build's ``data`` (prompts and source
+    digests); judging them, or continuing them, with a source that words the prompts
+    otherwise is refused in one line naming both, before any judge call."""
+    made = _built(data).data
+    answers = tmp_path / "answers" / "m.jsonl"
+    with OpenAIServer() as server:
+        server.reply_to_all = "Hello there."
+        _run("mtbench", "generate", "--bench", "jfbench", "-m", "openai/m", "--limit", "2",
+             "--base-url", server.base_url, "--template", "chat",
+             "--output", str(answers))  # fmt: skip
+        manifest = read_manifest(answers)
+        assert manifest is not None and manifest.identity["data"] == made
+        signature = Signature.from_json(manifest.signature)
+        assert signature is not None and signature.get("data") == made
+        other = _reworded(tmp_path)
+        monkeypatch.setenv("HYOKA_DATA_DIR", str(other))
+        now = _built(other).data
+        assert now != made
+        silent = _script(tmp_path / "silent.jsonl", [{"prompt": "never asked", "reply": "True"}])
+        refused = CliRunner().invoke(app, [
+            "mtbench", "judge", "--bench", "jfbench", "-j", silent, "-a", str(answers),
+            "--limit", "2", "--results-dir", str(tmp_path / "results"),
+        ])  # fmt: skip
+        assert refused.exit_code == 1
+        assert (
+            f"error: {answers}: answers to questions worded as {made} (its manifest), not "
+            f"as {now} here" in refused.stderr
+        )
+        assert not (tmp_path / "results").exists()
+        resumed = CliRunner().invoke(app, [
+            "mtbench", "generate", "--bench", "jfbench", "-m", "openai/m", "--limit", "3",
+            "--base-url", server.base_url, "--template", "chat", "--output", str(answers),
+        ])  # fmt: skip
+        assert resumed.exit_code == 1
+        assert f'data: "{made}" vs "{now}", file vs this run' in resumed.output
+        assert len(server.received) == 2

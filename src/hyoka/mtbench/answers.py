@@ -7,10 +7,11 @@ a missing turn, two models mixed in one file.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from hyoka.errors import DataError, InputError
+from hyoka.errors import DataError, HyokaWarning, InputError
 from hyoka.mtbench.bench import AnswerSet, Bench
 from hyoka.mtbench.records import AnswerChoice, AnswerRecord
 from hyoka.mtbench.spec import Layout
@@ -79,7 +80,12 @@ def check_made_under(path: Path, bench: Bench) -> None:
     that variant asks the same questions the same way (``Variant.answers_alike``): judged
     under another one they would be graded on questions or a protocol they were not made
     by (swallow's question v4 under llm-jp's v3). A file without a hyoka manifest (a
-    published one) says nothing and is checked line by line (``_unknown_question``)."""
+    published one) says nothing and is checked line by line (``_unknown_question``).
+
+    Answers to questions worded apart from their file (JFBench's build,
+    ``Bench.wording``) are refused when made from other words, and warned of when their
+    file does not say which (``_check_wording``)."""
+    _check_wording(path, bench)
     if bench.variant is None:
         return
     manifest = read_manifest(path)
@@ -105,6 +111,30 @@ def check_made_under(path: Path, bench: Bench) -> None:
         f"{path}: answers made under variant {label} (its manifest), not "
         f"{bench.variant.label} as asked: {why}{advice}"
     )
+
+
+def _check_wording(path: Path, bench: Bench) -> None:
+    """Refuse answers whose manifest records other words than ``bench``'s (``data``: the
+    prompts' and the source's digests), naming both: judged here they would be scored
+    against prompts the model never saw. A file that records none is read with a
+    warning."""
+    if bench.wording is None:
+        return
+    manifest = read_manifest(path)
+    made = None if manifest is None else manifest.identity.get("data")
+    if made is None:
+        warnings.warn(
+            f"{path}: does not record the words its questions were asked in (no `data` in a "
+            f"hyoka manifest); taken as {bench.wording}",
+            HyokaWarning,
+            stacklevel=3,
+        )
+    elif made != bench.wording:
+        raise InputError(
+            f"{path}: answers to questions worded as {made} (its manifest), not as "
+            f"{bench.wording} here: generate them again from this data folder, or judge "
+            "them with the data they were made from"
+        )
 
 
 def _unknown_question(record: AnswerRecord, bench: Bench) -> str:

@@ -80,6 +80,12 @@ class AnswerSet(Protocol):
     def questions(self) -> Sequence[Asked]: ...
 
     @property
+    def wording(self) -> str | None:
+        """What worded the questions where their file alone does not
+        (``QuestionFormat.wording``): in an answer file's identity and signature."""
+        ...
+
+    @property
     def dialogue(self) -> DialogueStyle: ...
 
     @property
@@ -112,6 +118,8 @@ class Bench:
     prompts_sha256: str = ""
     #: the named preset the files and rules come from (benchmarks with variants only)
     variant: Variant | None = None
+    #: what worded the questions where their file alone does not (JFBench's build)
+    wording: str | None = None
 
     @classmethod
     def load(
@@ -136,8 +144,9 @@ class Bench:
             raise MissingDataError(f"{spec.title} data not found in {folder}: {hint}")
         question_bytes = _read_pinned(question_file, files[0], hint)
         questions = _load_questions(spec, question_file, question_bytes)
+        wording = spec.question_format.wording(question_file)
         if questions_only:  # no hashes: a judging run needs all the files
-            return cls(spec, folder, questions, {}, {}, variant=chosen)
+            return cls(spec, folder, questions, {}, {}, variant=chosen, wording=wording)
         prompt_file = folder / files[1].path
         if not prompt_file.is_file():
             needed = fetch_hint(spec.name, data_dir, file=f"{spec.folder}/{files[1].path}")
@@ -163,7 +172,9 @@ class Bench:
             }
         data = hashlib.sha256(question_bytes + prompt_bytes + reference_bytes).hexdigest()
         prompts_sha256 = hashlib.sha256(prompt_bytes).hexdigest()
-        return cls(spec, folder, questions, prompts, references, data, prompts_sha256, chosen)
+        return cls(
+            spec, folder, questions, prompts, references, data, prompts_sha256, chosen, wording
+        )
 
     @property
     def turns(self) -> tuple[int, ...]:

@@ -382,6 +382,9 @@ class AnswersSignature(SignatureType):
     injection: str
     seed: int | None
     variant: str | None = only_when_set()
+    #: what worded the questions where their file alone does not (JFBench's build:
+    #: ``prompts@…+source@…``): answers to other words are other answers
+    data: str | None = only_when_set()
     thinking: str | None = only_when_set()
     #: answers per dialogue, where more than one or not the variant's (choice ``i``
     #: sampled with seed + ``i``)
@@ -401,6 +404,7 @@ def answers_signature(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Signat
         temperatures=tuple(f"{c}={t!r}" for c, t in sorted(run.temperatures.items())),
         repetition_penalty=plan.repetition_penalty, injection=plan.injection, seed=plan.seed,
         variant=None if bench.variant is None else bench.variant.signed(),
+        data=bench.wording,
         thinking=signed_rule(plan.thinking),
         trials=signed_trials(run.trials, bench),
         batch=run.client.api.name if isinstance(run.client, BatchClient) else None,
@@ -430,6 +434,8 @@ def answers_manifest(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Manifes
             "seed": plan.seed,
             # the questions answered (a variant's own file); absent for the others
             **({} if bench.variant is None else {"questions": bench.variant.questions.sha256}),
+            # what worded the questions where their file alone does not (JFBench's build)
+            **({} if bench.wording is None else {"data": bench.wording}),
             # the thinking rule where it is not the default (as the signature)
             **({} if signed_rule(plan.thinking) is None else {"thinking": plan.thinking}),
             # answers per dialogue; absent for one (files made before trials existed)

@@ -72,6 +72,12 @@ class QuestionFormat(Protocol):
         """Whether ``path`` is one of upstream's judgment files in this format."""
         ...
 
+    def wording(self, path: Path) -> str | None:
+        """What worded the questions read from ``path`` where the file alone does not
+        (JFBench's build: its prompts' and source's digests); ``None``: the file's text is
+        what was asked. An answer file records it, and is judged only against the same."""
+        ...
+
 
 @dataclass(frozen=True)
 class FastChatQuestions:
@@ -87,6 +93,9 @@ class FastChatQuestions:
 
     def is_judgment_file(self, path: Path) -> bool:
         return False
+
+    def wording(self, path: Path) -> str | None:
+        return None
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,9 @@ class ShaberiRows:
 
     def is_judgment_file(self, path: Path) -> bool:
         return path.suffix == ".json"
+
+    def wording(self, path: Path) -> str | None:
+        return None
 
 
 @dataclass(frozen=True)
@@ -139,6 +151,9 @@ class IfevalPrompts:
 
     def is_judgment_file(self, path: Path) -> bool:
         return False
+
+    def wording(self, path: Path) -> str | None:
+        return None
 
 
 #: JFBench's questions by the build they are of (``hyoka.jfbench.Benchmark.data``)
@@ -174,6 +189,11 @@ class JfbenchEntries:
 
     def is_judgment_file(self, path: Path) -> bool:
         return False
+
+    def wording(self, path: Path) -> str | None:
+        from hyoka.jfbench import load_benchmark
+
+        return load_benchmark(path, path.parent.parent).data
 
 
 FASTCHAT_QUESTIONS = FastChatQuestions()

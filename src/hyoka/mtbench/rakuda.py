@@ -235,6 +235,11 @@ class RakudaBench:
         return SPEC
 
     @property
+    def wording(self) -> None:
+        """Rakuda's questions are their file's text."""
+        return None
+
+    @property
     def variant(self) -> Variant | None:
         return None
 
