@@ -351,6 +351,49 @@ def test_one_name_never_resumes_another_models_answers(
     assert code == 0 and sent == [], out
 
 
+SHABERI_NAMES = [
+    # llm_functions.py's OpenAI-prefixed names: the API directly, no frequency penalty
+    ("gpt-4o", 0.2, 6000, None),
+    ("gpt-5-mini", 1, 6000, None),  # "GPT-5 models only support temperature=1"
+    ("claude-sonnet-4", 0.2, 6000, None),
+    ("gemini-2.0-flash", 0.2, 6000, None),  # its Gemini branch
+    # any other name: the vLLM/custom branch, generate_answers.py's -fp default 1.0
+    ("Qwen/Qwen3-8B", 0.2, 6000, 1.0),
+    ("deepseek-ai/DeepSeek-R1", 0.2, 30000, 1.0),  # in its thinking_models list
+]
+
+
+@pytest.mark.parametrize(
+    ("model", "temperature", "budget", "penalty"), SHABERI_NAMES, ids=[n[0] for n in SHABERI_NAMES]
+)
+def test_shaberi_2025_sends_what_llm_functions_sends_the_name(
+    server: OpenAIServer,
+    tmp_path: Path,
+    model: str,
+    temperature: float,
+    budget: int,
+    penalty: float | None,
+) -> None:
+    """shisa-ai/shaberi f8cd7a0's ``get_answer``: its system message and the task, then by
+    the model's name its temperature (0.2; 1 for ``gpt-5``), budget (6000; 30000 for its
+    thinking models) and, for a name not routed to a hosted API, ``frequency_penalty`` 1.0
+    (``generate_answers.py``'s ``-fp`` default): sent and signed."""
+    code, out, sent = _generate(server, tmp_path, "elyza-tasks-100", model, "--variant",
+                                "shaberi-2025")  # fmt: skip
+    assert code == 0, out
+    assert len(sent) == LIMIT
+    extra = {} if penalty is None else {"frequency_penalty": penalty}
+    for body in sent:
+        assert body["messages"][0] == {
+            "role": "system", "content": "あなたは公平で、検閲されていない、役立つアシスタントです。"
+        }  # fmt: skip
+        fields = {k: v for k, v in body.items() if k not in ("messages", "path")}
+        assert fields == {"model": model, "temperature": temperature, "max_tokens": budget,
+                          **extra}  # fmt: skip
+    assert _signed(out, "max-tokens") == str(budget)
+    assert ("|frequency-penalty:1.0" in out) == (penalty is not None)
+
+
 # -- pfgen-bench: run-openai.py sends no seed -------------------------------------------------
 
 

@@ -294,5 +294,8 @@ def test_generate_options_mapping() -> None:
         "top_k": 40,
         "repetition_penalty": 1.1,
     }
+    # transformers has no frequency penalty: refused, never dropped
+    with pytest.raises(ProviderError, match="no frequency_penalty"):
+        generate_options(SamplingParams(frequency_penalty=1.0), True, 5)
     assert cut_at_stop("abc。def\n", ["\n", "。"]) == ("abc", True)
     assert cut_at_stop("abc", ["x", ""]) == ("abc", False)

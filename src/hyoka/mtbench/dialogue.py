@@ -82,6 +82,43 @@ class ConversationTemplates:
 
 
 @dataclass(frozen=True)
+class NameDecoding:
+    """Upstream's decoding by the model's name where its script routes names itself
+    (shisa-ai/shaberi f8cd7a0 ``llm_functions.get_answer``): names opening with one of
+    ``hosted_prefixes`` go to a hosted API without a penalty, every other name to a
+    vLLM/custom server with ``frequency_penalty``; names in ``long_names`` get
+    ``long_max_tokens``; names opening with a key of ``fixed_temperatures`` get its
+    temperature for every task. Signed in the answers' signature through what it sets
+    (``frequency-penalty``, ``max-tokens``, ``temperatures``)."""
+
+    source: str
+    hosted_prefixes: tuple[str, ...]
+    frequency_penalty: float
+    long_names: frozenset[str]
+    long_max_tokens: int
+    fixed_temperatures: tuple[tuple[str, float], ...]
+
+    def penalty(self, model: str) -> float | None:
+        return None if model.startswith(self.hosted_prefixes) else self.frequency_penalty
+
+    def max_tokens(self, model: str, default: int) -> int:
+        return self.long_max_tokens if model in self.long_names else default
+
+    def temperature(self, model: str) -> float | None:
+        return next((t for p, t in self.fixed_temperatures if model.startswith(p)), None)
+
+    @property
+    def described(self) -> str:
+        fixed = ", ".join(f"{p}*: temperature {t:g}" for p, t in self.fixed_temperatures)
+        return (
+            f"by model name ({self.source}): frequency_penalty {self.frequency_penalty:g} "
+            f"unless the name opens with {'/'.join(self.hosted_prefixes)}; "
+            f"{len(self.long_names)} thinking models: {self.long_max_tokens} tokens"
+            + (f"; {fixed}" if fixed else "")
+        )
+
+
+@dataclass(frozen=True)
 class LegacyCompletions:
     """An upstream that answers hosted models through OpenAI's legacy completions
     endpoint: each question alone as the prompt, one temperature, ``top_p`` and budget for
@@ -117,6 +154,8 @@ class DialogueStyle:
     templates: ConversationTemplates | None = None
     completions: LegacyCompletions | None = None
     line_name: str = "none"
+    #: upstream's decoding by the model's name, where its script picks it so
+    decoding: NameDecoding | None = None
 
     @property
     def role_markers(self) -> tuple[str, str]:
@@ -132,6 +171,8 @@ class DialogueStyle:
     def described(self) -> str:
         """The system message as listings show it: its name, or how upstream picks it."""
         if self.templates is None:
+            if self.decoding is not None:
+                return f"{self.system_name}; {self.decoding.described}"
             return self.system_name
         picks = self.templates
         text = f"by model name: {picks.prefix}-<template> ({picks.table.source})"
@@ -145,8 +186,20 @@ class DialogueStyle:
         return text
 
     def max_tokens(self, model: str, default: int) -> int:
-        """``model``'s reply budget: upstream's API script's where it has its own."""
+        """``model``'s reply budget: upstream's API script's where it has its own, or
+        upstream's for the name (``decoding``)."""
+        if self.decoding is not None:
+            default = self.decoding.max_tokens(model, default)
         return default if self.templates is None else self.templates.max_tokens(model, default)
+
+    def frequency_penalty(self, model: str) -> float | None:
+        """The frequency penalty upstream sends ``model`` (``None``: none)."""
+        return None if self.decoding is None else self.decoding.penalty(model)
+
+    def temperature(self, model: str) -> float | None:
+        """The one temperature upstream sends ``model`` for every question, where it
+        fixes one by name (``None``: the categories' own)."""
+        return None if self.decoding is None else self.decoding.temperature(model)
 
     def top_p(self, model: str) -> float | None:
         """``top_p`` upstream decodes ``model`` with (``None``: none sent)."""

@@ -120,11 +120,15 @@ ANSWER_SETS: Mapping[
 })  # fmt: skip
 
 
-def default_temperatures(spec: BenchSpec, bench: AnswerSet | None = None) -> dict[str, float]:
+def default_temperatures(
+    spec: BenchSpec, bench: AnswerSet | None = None, model: str = ""
+) -> dict[str, float]:
     """The benchmark's temperature for each of its categories (``bench``'s variant's, when
-    it sets its own)."""
+    it sets its own; upstream's one for ``model``'s name where it fixes one: Shaberi's
+    ``gpt-5`` names, temperature 1)."""
     generation = spec.generation if bench is None else bench.generation
-    return {c: generation.temperature(c) for c in spec.categories}
+    fixed = None if bench is None else bench.dialogue.temperature(model)
+    return {c: generation.temperature(c) if fixed is None else fixed for c in spec.categories}
 
 
 def default_repetition_penalty(
@@ -143,9 +147,10 @@ def default_repetition_penalty(
     return by_name if by_name is not None else bench.spec.generation.local_repetition_penalty
 
 
-def parse_temperatures(pairs: list[str], bench: AnswerSet) -> dict[str, float]:
-    """``CATEGORY=T`` flags over the defaults; an unknown category names the flag."""
-    temperatures = default_temperatures(bench.spec, bench)
+def parse_temperatures(pairs: list[str], bench: AnswerSet, model: str = "") -> dict[str, float]:
+    """``CATEGORY=T`` flags over the defaults (``model``'s); an unknown category names
+    the flag."""
+    temperatures = default_temperatures(bench.spec, bench, model)
     for pair in pairs:
         category, sep, raw = pair.partition("=")
         if not sep or category not in temperatures:
@@ -228,7 +233,9 @@ class _Run:
         self.client = client
         self.style = chosen_style(plan, bench)
         self.completions = bench.dialogue.completions if plan.template == "completions" else None
-        self.temperatures = plan.temperatures or default_temperatures(bench.spec, bench)
+        self.temperatures = plan.temperatures or default_temperatures(
+            bench.spec, bench, plan.served_model
+        )
         budget = bench.dialogue.max_tokens(plan.served_model, bench.generation.max_tokens)
         if self.completions is not None:  # upstream's one temperature and budget
             self.temperatures = dict.fromkeys(self.temperatures, self.completions.temperature)
@@ -239,6 +246,8 @@ class _Run:
         self.top_p = bench.dialogue.top_p(plan.served_model)
         if self.completions is not None:
             self.top_p = self.completions.top_p
+        # upstream's frequency penalty for the name (Shaberi's vLLM branch: 1.0)
+        self.frequency_penalty = bench.dialogue.frequency_penalty(plan.served_model)
         # ``auto`` starts as chat and falls back to the transcript (``_ask``)
         self.template: Template = "chat" if plan.template == "auto" else plan.template
         self.probing = plan.template == "auto"
@@ -255,6 +264,7 @@ class _Run:
             top_p=self.top_p,
             max_tokens=self.max_tokens,
             repetition_penalty=self.plan.repetition_penalty,
+            frequency_penalty=self.frequency_penalty,
             stop=stop,
             seed=None if self.plan.seed is None else self.plan.seed + trial,
         )
@@ -394,6 +404,9 @@ class AnswersSignature(SignatureType):
     #: ``top_p`` sent with every request, where upstream sends one (jp-stable's local
     #: script's 0.9; a completions run's is its template's)
     top_p: float | None = only_when_set()
+    #: ``frequency_penalty`` sent with every request, where upstream sends one for the
+    #: model's name (Shaberi's vLLM/custom branch: 1.0)
+    frequency_penalty: float | None = only_when_set()
 
 
 def answers_signature(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Signature:
@@ -409,6 +422,7 @@ def answers_signature(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Signat
         trials=signed_trials(run.trials, bench),
         batch=run.client.api.name if isinstance(run.client, BatchClient) else None,
         top_p=None if run.completions is not None else run.top_p,
+        frequency_penalty=run.frequency_penalty,
     ).signature(backend_packages(run.client.provider.name))  # fmt: skip
 
 
@@ -430,6 +444,7 @@ def answers_manifest(plan: GeneratePlan, bench: AnswerSet, run: _Run) -> Manifes
             "repetition_penalty": plan.repetition_penalty,
             # top_p where one is sent beside the template's (as the signature)
             **({} if run.completions is not None or run.top_p is None else {"top_p": run.top_p}),
+            **({} if (fp := run.frequency_penalty) is None else {"frequency_penalty": fp}),
             "injection": plan.injection,
             "seed": plan.seed,
             # the questions answered (a variant's own file); absent for the others

@@ -854,7 +854,7 @@ def generate_bench(
         penalty = default_repetition_penalty(loaded, provider_name, served)
     plan = GeneratePlan(
         answer_file=target, model_id=model_id, template=_TEMPLATES[template],
-        max_tokens=max_tokens, temperatures=parse_temperatures(list(temperatures), loaded),
+        max_tokens=max_tokens, temperatures=parse_temperatures(list(temperatures), loaded, served),
         repetition_penalty=penalty, injection=_INJECTIONS[injection], limit=limit, seed=seed,
         system_message=system_message, no_system_message=no_system_message,
         thinking=thinking, trials=trials, served_model=served, model=model,

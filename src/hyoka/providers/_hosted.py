@@ -53,7 +53,8 @@ def timeout_option(provider: str, value: Any) -> float:
 
 def check_chat_request(where: str, request: GenerationRequest, system_name: str) -> None:
     """Refuse what these APIs cannot serve: no turn besides the system's (``system_name``:
-    what the API calls it), and a ``repetition_penalty`` (no such setting)."""
+    what the API calls it), and a ``repetition_penalty`` or ``frequency_penalty`` (hyoka
+    sends neither to these APIs)."""
     messages = request.messages or ()
     if not any(m.role != "system" for m in messages):
         raise ProviderError(
@@ -62,6 +63,9 @@ def check_chat_request(where: str, request: GenerationRequest, system_name: str)
     penalty = request.params.repetition_penalty
     if penalty is not None and penalty != 1.0:
         raise ProviderError(f"{where} has no repetition_penalty (got {penalty}); leave it unset")
+    frequency = request.params.frequency_penalty
+    if frequency is not None and frequency != 0.0:
+        raise ProviderError(f"{where} takes no frequency_penalty (got {frequency}); leave it unset")
 
 
 def status_error(status: int, message: str, retry_after: float | None) -> ProviderError:

@@ -62,6 +62,12 @@ def _transformers_version() -> tuple[int, int]:
 def generate_options(params: SamplingParams, sampling: bool, max_new_tokens: int) -> dict[str, Any]:
     """``GenerationConfig`` fields for one request's parameters (``sampling``: whether it
     samples; the caller decides, since an unset temperature means the model's default)."""
+    if params.frequency_penalty is not None:
+        # transformers' generate has no such setting: refused, never silently dropped
+        raise ProviderError(
+            f"the hf provider has no frequency_penalty (got {params.frequency_penalty}); "
+            "serve the model with vLLM (vllm/ or an OpenAI-compatible server) to send it"
+        )
     options: dict[str, Any] = {"max_new_tokens": max_new_tokens, "do_sample": sampling}
     if sampling:
         options.update(params.given("temperature", "top_p", "top_k"))

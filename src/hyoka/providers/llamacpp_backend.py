@@ -332,7 +332,7 @@ class LlamaCppProvider(Provider):
             "stop": stops,
             "stopping_criteria": llama_cpp.StoppingCriteriaList([limit]),
         }
-        kwargs.update(params.given("temperature", "top_p", "top_k"))
+        kwargs.update(params.given("temperature", "top_p", "top_k", "frequency_penalty"))
         if params.repetition_penalty is not None:
             kwargs["repeat_penalty"] = params.repetition_penalty
         if seed is not None:

@@ -171,7 +171,7 @@ class OpenAIProvider(Provider):
         args: dict[str, Any] = {"model": self.model}
         if request.n != 1:
             args["n"] = request.n
-        args.update(params.given("temperature", "top_p", "stop", "seed"))
+        args.update(params.given("temperature", "top_p", "stop", "seed", "frequency_penalty"))
         extra = params.given("top_k")
         if params.repetition_penalty is not None:
             # vLLM's name, and llama.cpp's; each server ignores the one it does not know

@@ -15,8 +15,10 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     ValidationInfo,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -41,6 +43,8 @@ TopP = Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)]
 TopK = Annotated[int, Field(ge=1)]
 MaxTokens = Annotated[int, Field(ge=1)]
 RepetitionPenalty = Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
+#: OpenAI's additive penalty per earlier occurrence (vLLM's and llama.cpp's alike)
+FrequencyPenalty = Annotated[float, Field(ge=-2.0, le=2.0, allow_inf_nan=False)]
 
 
 class SamplingParams(BaseModel):
@@ -57,6 +61,16 @@ class SamplingParams(BaseModel):
     repetition_penalty: RepetitionPenalty | None = None
     logprobs: bool = False
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
+    #: left out of the dump when unset, so every request made before it existed keeps its
+    #: cache key (``providers.client.cache_key`` hashes the dump)
+    frequency_penalty: FrequencyPenalty | None = None
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("frequency_penalty") is None:
+            data.pop("frequency_penalty", None)
+        return data
 
     @model_validator(mode="after")
     def _top_logprobs_need_logprobs(self) -> SamplingParams:

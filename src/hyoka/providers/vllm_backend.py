@@ -91,8 +91,11 @@ def sampling_kwargs(params: SamplingParams, n: int = 1) -> dict[str, Any]:
     """
     kwargs: dict[str, Any] = {"n": n, "max_tokens": params.max_tokens}
     kwargs.update(
-        params.given("temperature", "top_p", "top_k", "stop", "seed", "repetition_penalty")
-    )
+        params.given(
+            "temperature", "top_p", "top_k", "stop", "seed", "repetition_penalty",
+            "frequency_penalty",
+        )
+    )  # fmt: skip
     if params.logprobs:
         kwargs["logprobs"] = params.top_logprobs or 0
     return kwargs

@@ -26,7 +26,7 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from hyoka.judge import ELYZA_V1, SHABERI_2025
-from hyoka.mtbench.dialogue import SHABERI_DIALOGUE
+from hyoka.mtbench.dialogue import SHABERI_DIALOGUE, NameDecoding
 from hyoka.mtbench.headline import TURN_MEAN
 from hyoka.mtbench.prompt_formats import PythonFString
 from hyoka.mtbench.question_formats import SHABERI_ROWS
@@ -49,11 +49,34 @@ _NO_FILE = PinnedFile("", "")
 _PROMPTS_2024 = PinnedFile("evaluation_datasets_config.py", "")
 _PROMPTS_2025 = PinnedFile("variants/shaberi-2025/evaluation_datasets_config.py", "")
 
+#: ``get_answer``'s choices by the model's name in shisa-ai/shaberi @ f8cd7a0
+#: (``llm_functions.py``): names with an OpenAI prefix (``:236-239``; ``claude`` among
+#: them) or ``gemini`` go to a hosted API; any other name to the vLLM/custom branch with
+#: ``frequency_penalty=fp`` (``:294-295``), which ``generate_answers.py`` sets from its
+#: ``-fp`` flag, default 1.0 (``:263``, ``:272``); its ``thinking_models`` (``:200-215``)
+#: get 30000 tokens; ``gpt-5`` names temperature 1 (``:246-247``)
+SHABERI_2025_DECODING = NameDecoding(
+    source="shaberi f8cd7a0 llm_functions.py",
+    hosted_prefixes=(
+        "gpt-", "text-davinci-", "davinci", "curie", "babbage", "ada", "whisper", "claude",
+        "text-embedding", "openai:", "gemini",
+    ),
+    frequency_penalty=1.0,
+    long_names=frozenset({
+        "deepseek-ai/DeepSeek-R1", "FuseAI/FuseO1-DeepSeekR1-QwQ-SkyT1-32B-Preview",
+        "dahara1/DeepSeek-R1-Distill-Qwen-14B-unsloth-jpn", "RekaAI/reka-flash-3",
+        "abeja/ABEJA-QwQ32b-Reasoning-Japanese-v1.0", "011-qwen3-8b-v2",
+    }),
+    long_max_tokens=30000,
+    fixed_temperatures=(("gpt-5", 1.0),),
+)  # fmt: skip
+
 #: ``get_answer``'s system message in shisa-ai/shaberi @ f8cd7a0 (``llm_functions.py:228-231``)
 SHABERI_2025_DIALOGUE = replace(
     SHABERI_DIALOGUE,
     system_message="あなたは公平で、検閲されていない、役立つアシスタントです。",
     system_name="shaberi-2025",
+    decoding=SHABERI_2025_DECODING,
 )
 
 #: where f8cd7a0's file builds the re-ask prompt: ``_fallback_score_from_analysis`` fills
