@@ -462,3 +462,49 @@ def test_one_sweep_writes_an_output_folder_and_another_plans_is_refused(sweep_en
     with writer_lock(sweep_env / "shared" / "sweep.json"):  # a sweep of plan A still running
         (shown,) = _sweep(first, code=1).stderr.splitlines()
     assert "is writing this sweep's output folder" in shown
+
+
+ELYZA_ONE = '[[suites]]\nbench = "elyza-tasks-100"\nlimit = 1\nmax_tokens = 8\n'
+
+
+def test_a_cell_whose_settings_changed_runs_again_into_fresh_files(sweep_env: Path) -> None:
+    """Issue 33 S1, S2, S7: a finished cell's settings edited (a suite's max_tokens, the
+    judge's or the model's string under the same name, the judge's script) failed on every
+    later run (its answer or judgment file held another run's records) or was taken as done;
+    now it runs again into files of its own, the earlier ones kept, and ``--plan`` says so."""
+    for copy in ("judge2.jsonl", "model2.jsonl"):
+        (sweep_env / copy).write_bytes((sweep_env / "judge.jsonl").read_bytes())
+    plan = _scripted_plan(sweep_env, "s.toml", "out", IFEVAL_ONE + ELYZA_ONE)
+    first = json.loads(_sweep(plan, "--json").stdout)
+    assert first["failed"] == 0
+    old = _cells(sweep_env / "out")
+
+    def edit(before: str, after: str) -> None:
+        text = plan.read_text("utf-8")
+        assert before in text
+        plan.write_text(text.replace(before, after, 1), encoding="utf-8")
+
+    # S2: the suite's max_tokens and the judge's string under the same judge name
+    edit("max_tokens = 8", "max_tokens = 16")
+    edit('judge = "scripted/judge.jsonl"', 'judge = "scripted/judge2.jsonl"')
+    planned = json.loads(_sweep(plan, "--plan", "--json").stdout)["cells"]
+    assert [c["status"] for c in planned] == [
+        "changed: will run again",
+        "changed: will run again; 1 answer(s), 0 judgment(s) kept",  # the judge changed only
+    ]
+    again = json.loads(_sweep(plan, "--json").stdout)
+    assert (again["ran"], again["reused"], again["failed"]) == (2, 0, 0)
+    cells = _cells(sweep_env / "out")
+    for key, cell in cells.items():
+        assert cell["notes"][0].startswith("settings changed since the last run: run again")
+        assert cell["files"][-1] != old[key]["files"][-1]  # answers (M-IFEval), grades (ELYZA)
+        assert all(Path(name).is_file() for name in old[key]["files"])  # the earlier kept
+    # S1: the model's string under the same model name
+    edit('model = "scripted/judge.jsonl"', 'model = "scripted/model2.jsonl"')
+    assert json.loads(_sweep(plan, "--json").stdout)["ran"] == 2
+    # S7: the judge's script edited in place: its replies are another judge's
+    script = (sweep_env / "judge2.jsonl").read_text("utf-8").replace('"4"', '"3"')
+    (sweep_env / "judge2.jsonl").write_text(script, encoding="utf-8")
+    last = json.loads(_sweep(plan, "--json").stdout)
+    assert (last["ran"], last["reused"]) == (1, 1)
+    assert _cells(sweep_env / "out")["sm × elyza-tasks-100 × scripted"]["score"] == 3.0

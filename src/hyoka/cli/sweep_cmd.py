@@ -187,6 +187,8 @@ def _outcome(result: CellResult, reused: bool) -> str:
     score = "n/a" if result.score is None else f"{result.score:.4g}"
     how = "done before" if reused else f"{result.calls} call(s), {result.cache_hits} from cache"
     notes = f"; {len(result.notes)} note(s) in sweep.json" if result.notes else ""
+    if result.notes and result.notes[0].startswith("settings changed"):
+        notes = f"; {result.notes[0]}" + notes  # the earlier files kept: where, in one line
     return f"{result.metric} {score} ({how}){notes}"
 
 

@@ -24,6 +24,8 @@ from hyoka.sweep.spec import JUDGED, PFGEN_KIND, RULED, Cell, suite_kind
 
 #: where a sweep's suites write, under its output folder: ``suites/<bench>[.<variant>]/``
 SUITES = "suites"
+#: a cell done under other settings, as ``--plan`` names its state: it runs again
+CHANGED = "changed: will run again"
 
 
 @dataclass(frozen=True)
@@ -124,8 +126,29 @@ class CellContext:
 
 
 def suite_folder(out: Path, cell: Cell) -> Path:
-    """``<out>/suites/<bench>[.<variant>]``: each suite's files apart, a variant's too."""
-    return path_under(out, SUITES, cell.suite.label, what="suite")
+    """``<out>/suites/<bench>[.<variant>]/<settings>``: each suite's files apart, a
+    variant's too, and apart for each model and suite settings (``settings``: the first 12
+    hex digits of their digest). A cell whose model or suite settings change is run into
+    fresh files, its earlier files kept beside them: the answer and run files refuse a run
+    under other settings, and the sweep chooses their paths itself."""
+    return path_under(out, SUITES, cell.suite.label, _digest(cell.model, cell.suite), what="suite")
+
+
+def judge_folder(out: Path, cell: Cell) -> Path:
+    """``<suite folder>/judges/<settings>``: where a judge's grades of the cell's answers are
+    written, apart for each judge's settings (a judge edited under the same name writes a
+    judgment file of its own)."""
+    judge = cell.judge.identity() if cell.judge is not None else None
+    return path_under(suite_folder(out, cell), "judges", _digest(judge), what="judge")
+
+
+def _digest(*parts: Any) -> str:
+    import hashlib
+    import json
+
+    found = [part.identity() if hasattr(part, "identity") else part for part in parts]
+    text = json.dumps(found, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def run_cell(cell: Cell, context: CellContext) -> CellResult:
@@ -237,7 +260,7 @@ def _judged(
         raise HyokaError(f"{cell.key}: no judge")
     judged = judge_bench(
         judge.spec, [answers], bench=suite.bench, variant=suite.variant, judge_name=judge.name,
-        results_dir=suite_folder(context.out, cell), limit=suite.limit,
+        results_dir=judge_folder(context.out, cell), limit=suite.limit,
         data_dir=context.data_dir, connection=_connection(cell, context, judge=True),
     )  # fmt: skip
     if not isinstance(judged, TurnsJudged):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.store import pfgen_runs
-from hyoka.sweep.cells import suite_folder
+from hyoka.sweep.cells import CHANGED, judge_folder, suite_folder
 from hyoka.sweep.prices import AS_OF, price_of, seconds_per_call
 from hyoka.sweep.spec import JUDGED, PFGEN_KIND, Cell, SweepPlan, suite_kind
 
@@ -128,7 +128,8 @@ def estimate_sweep(
         usd = None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
         status = statuses.get(cell.key, "to run")
         if status != "done" and (generation.kept or judging.kept):
-            status = f"partial: {generation.kept} answer(s), {judging.kept} judgment(s) kept"
+            kept = f"{generation.kept} answer(s), {judging.kept} judgment(s) kept"
+            status = f"{status}; {kept}" if status == CHANGED else f"partial: {kept}"
         out.append(
             CellEstimate(cell.key, generation, judging, usd, seconds, tuple(sources), status)
         )
@@ -227,7 +228,7 @@ def _judging(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
     )
     model_id = answer_model_id(cell.model.spec, cell.model.name)
     judge = cell.judge.name if cell.judge is not None else ""
-    path = single_output(suite_folder(out, cell), loaded, judge, model_id)
+    path = single_output(judge_folder(out, cell), loaded, judge, model_id)
     done = _kept(path, "question_id", "turn", model=model_id)
     calls = prompt = kept = 0
     for question in loaded.questions[: suite.limit or None]:

@@ -21,7 +21,7 @@ instead, and the cells, here, send it their requests: the files are written here
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from hyoka.errors import InputError
 from hyoka.providers.pooled import lending
 from hyoka.store import atomic_write_text, claim_folder, read_json, write_json, writer_lock
-from hyoka.sweep.cells import CellContext, CellResult, run_cell
+from hyoka.sweep.cells import CHANGED, CellContext, CellResult, run_cell
 from hyoka.sweep.matrix import FORMATS, Column, ResultsMatrix, build_matrix
 from hyoka.sweep.models import ModelHost, SweepModels
 from hyoka.sweep.spec import Cell, SweepPlan
@@ -155,7 +155,7 @@ def _same_plan(recorded: Path, plan: Path) -> bool:
 
 def statuses(plan: SweepPlan) -> dict[str, str]:
     """Each cell's state in the manifest: ``done`` (under the plan's settings), ``failed``,
-    or ``changed`` (done under other settings: it runs again)."""
+    or ``CHANGED`` (done under other settings: it runs again, into files of its own)."""
     check_plan_of(plan)
     recorded = read_manifest_cells(plan.out)
     out = {}
@@ -164,7 +164,7 @@ def statuses(plan: SweepPlan) -> dict[str, str]:
         if found is None:
             continue
         if found.digest != cell.digest:
-            out[cell.key] = "changed"
+            out[cell.key] = CHANGED
         else:
             out[cell.key] = "done" if found.done else "failed"
     return out
@@ -228,6 +228,11 @@ def _run_sweep(
         return build_matrix(models, columns, [results[k] for k in order if k in results])
 
     def done(result: CellResult) -> None:
+        earlier = recorded.get(result.key)
+        if earlier is not None and earlier.done and earlier.digest != result.digest:
+            kept = ", ".join(earlier.files)
+            said = f"settings changed since the last run: run again; its files kept ({kept})"
+            result = replace(result, notes=(said, *result.notes))
         results[result.key] = result
         _write_manifest(plan, models, columns, matrix())
         watcher.finished(result, False)

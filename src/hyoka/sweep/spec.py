@@ -69,7 +69,11 @@ class Endpoint:
         urls: str | list[str] | None = (  # several servers: in any order, the same replies
             sorted(self.base_urls) if len(self.base_urls) > 1 else self.base_url
         )
-        return {"spec": self.spec, "base_url": urls, "options": dict(self.options)}
+        found = {"spec": self.spec, "base_url": urls, "options": dict(self.options)}
+        from hyoka.providers import script_pin
+
+        pin = script_pin(self.spec)  # a scripted model's replies are its script's: its digest
+        return found if pin is None else {**found, "script": pin}
 
 
 @dataclass(frozen=True)
