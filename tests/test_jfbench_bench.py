@@ -368,3 +368,31 @@ def test_answers_are_judged_and_continued_only_in_the_words_they_were_made_from(
         assert resumed.exit_code == 1
         assert f'data: "{made}" vs "{now}", file vs this run' in resumed.output
         assert len(server.received) == 2
+
+
+def test_a_source_without_a_rules_word_list_stops_the_run_before_any_judge_call(
+    data: Path, tmp_path: Path
+) -> None:
+    """Entry 10 of the build is ``PronounsCountIfbenchConstraint``, whose pronouns are a
+    list upstream's source assigns; the stand-in assigns none, so the rule cannot be
+    decided: one line naming the class and the list, before the judged entries 5 and 7
+    cost a call or a log line."""
+    answers = tmp_path / "answers" / "m.jsonl"
+    with OpenAIServer() as server:
+        server.reply_to_all = "Hello there."
+        _run("mtbench", "generate", "--bench", "jfbench", "-m", "openai/m", "--limit", "11",
+             "--base-url", server.base_url, "--template", "chat",
+             "--output", str(answers))  # fmt: skip
+    silent = _script(tmp_path / "silent.jsonl", [{"prompt": "never asked", "reply": "True"}])
+    refused = CliRunner().invoke(app, [
+        "mtbench", "judge", "--bench", "jfbench", "-j", silent, "--judge-name", "scripted",
+        "-a", str(answers), "--limit", "11", "--results-dir", str(tmp_path / "results"),
+    ])  # fmt: skip
+    assert refused.exit_code == 1, refused.output
+    source = _built(data).source
+    assert refused.stderr.splitlines()[-1] == (
+        f"error: {source.root}: constraint PronounsCountIfbenchConstraint reads its list "
+        f"_pronouns from upstream's source; this one (digest {source.digest[:12]}) assigns "
+        "none in its __init__"
+    )
+    assert not (tmp_path / "results").exists()  # no judgment log, no result file

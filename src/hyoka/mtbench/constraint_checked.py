@@ -120,6 +120,7 @@ def judge_constraints(
     from hyoka.jfbench import (
         JUDGE_MAX_TOKENS,
         UPSTREAM_JUDGE,
+        decide,
         judge_settings,
         plan_judged,
         verdicts_of,
@@ -163,14 +164,23 @@ def judge_constraints(
     folder = (output_dir or base) / RESULTS_FOLDER
     for model, _responses in given:  # refused before the first judge call, not after
         _check_results(result_path(folder, model))
+    # every rule decided before the first judge call: a source that cannot decide one (a
+    # word list missing) stops the run before it costs a call
+    ruled = [
+        [decide(r.entry, built.prompts.documents, r.text, built.source) for r in responses]
+        for _model, responses in given
+    ]
     client = connection.connect(judge)
     report, runs = judge_plans(client, plans, watcher=watcher)
     outputs, pending = [], 0
     signature = None
-    for (model, responses), (_model, plan), judged in zip(given, plans, runs, strict=True):
+    for (model, responses), (_model, plan), judged, rules in zip(
+        given, plans, runs, ruled, strict=True
+    ):
         signature = judged.run.signature()
         target = result_path(folder, model)
-        lines, waiting = _result_lines(model, responses, built, verdicts_of(list(judged.lines)))
+        verdicts = verdicts_of(list(judged.lines))
+        lines, waiting = _result_lines(model, responses, built, rules, verdicts)
         pending += waiting
         manifest = Manifest(
             kind=RESULTS_KIND,
@@ -216,16 +226,17 @@ def _result_lines(
     model: str,
     responses: Sequence[Response],
     built: Benchmark,
+    ruled: Sequence[dict[str, bool | None]],
     judged: dict[str, bool],
 ) -> tuple[list[dict[str, Any]], int]:
-    """Each response's record as upstream's ``eval.py`` writes it; how many are pending."""
-    from hyoka.jfbench import decide, task_id
+    """Each response's record as upstream's ``eval.py`` writes it (``ruled``: each one's
+    rule verdicts, ``judged``: the judge's by task); how many are pending."""
+    from hyoka.jfbench import task_id
 
     lines, pending = [], 0
-    documents = built.prompts.documents
-    for response in responses:
+    for response, rules in zip(responses, ruled, strict=True):
         entry = response.entry
-        verdicts = decide(entry, documents, response.text, built.source)
+        verdicts = dict(rules)
         for constraint in entry.constraints:
             if constraint.factory.judged:
                 verdicts[constraint.name] = judged[task_id(response.position, constraint.name)]

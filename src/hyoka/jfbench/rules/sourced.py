@@ -27,7 +27,15 @@ Check = Callable[[str], bool]
 
 
 def _listed(source: Source, factory: Factory, name: str) -> Any:
-    return source.instance(factory, None).attributes[name]
+    """The list ``name`` the constraint's ``__init__`` assigns in ``source``; a source
+    without it (not upstream's, edited) cannot decide the constraint: one line naming both."""
+    found = source.instance(factory, None).attributes
+    if name not in found:
+        raise InputError(
+            f"{source.root}: constraint {factory.name} reads its list {name} from upstream's "
+            f"source; this one (digest {source.digest[:12]}) assigns none in its __init__"
+        )
+    return found[name]
 
 
 def names_used(source: Source, factory: Factory, kwargs: Mapping[str, Any]) -> Check:
