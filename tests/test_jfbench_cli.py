@@ -209,3 +209,42 @@ def test_score_refuses_a_file_that_holds_no_result_records(tmp_path: Path) -> No
     assert err.strip() == (
         f"error: {path}: no line has a 'results' field: not a JFBench result file"
     )
+
+
+def _folder(tmp_path: Path, flipped: bool) -> tuple[Path, Path, Path]:
+    """``two/a.jsonl`` and ``two/c.jsonl``: the same three items, the last verdict flipped
+    in ``c`` when ``flipped``."""
+    folder = tmp_path / "two"
+    folder.mkdir()
+    rows = [_record(0, True, prompt_index=0), _record(1, True, prompt_index=1)]
+    a, c = folder / "a.jsonl", folder / "c.jsonl"
+    a.write_text("".join(r + "\n" for r in [*rows, _record(2, True, prompt_index=2)]), "utf-8")
+    last = _record(2, not flipped, prompt_index=2)
+    c.write_text("".join(r + "\n" for r in [*rows, last]), "utf-8")
+    return folder, a, c
+
+
+def test_score_refuses_two_files_with_different_records_for_one_item(tmp_path: Path) -> None:
+    """One item is one record across files too: summed, two judges' (or an edited) file of
+    the same answers would count each item twice."""
+    folder, a, c = _folder(tmp_path, flipped=True)
+    code, out, err = _hyoka("jfbench", "score", str(folder))
+    assert (code, out) == (1, "")
+    assert err.strip().startswith(
+        f"error: {c}:3: a second, different record for model=M prompt_source=ifbench "
+        f"n_constraints=1 prompt_index=2 (first at {a}:3)"
+    )
+    code, out, err = _hyoka("mtbench", "leaderboard", "--bench", "jfbench", "--judgments",
+                            str(a), "--judgments", str(c))  # fmt: skip
+    assert code == 1 and f"(first at {a}:3)" in err
+
+
+def test_score_counts_a_record_repeated_in_another_file_once(tmp_path: Path) -> None:
+    folder, a, c = _folder(tmp_path, flipped=False)
+    code, out, err = _hyoka("jfbench", "score", str(folder), "--resamples", "10", "--json")
+    assert code == 0
+    assert err.strip() == (
+        f"warning: {c}: 3 record(s) already read from another file, counted once: line "
+        f"1 ({a}:1), 2 ({a}:2), 3 ({a}:3)"
+    )
+    assert json.loads(out)["total"]["evaluated"] == 3

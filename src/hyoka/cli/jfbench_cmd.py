@@ -156,7 +156,7 @@ def score_command(
     """
     from hyoka.jfbench import jfbench_signature, read_records, score
 
-    records = [record for path in results for record in read_records(path)]
+    records = read_records(results)  # one record per item across the files
     summary = score(records, resamples=resamples, seed=seed)
     signature = jfbench_signature(resamples, 0.95, seed)
     if as_json:

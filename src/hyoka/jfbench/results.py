@@ -23,12 +23,13 @@ neither id is counted as it stands, as upstream counts it.
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Iterator, Mapping
+import warnings
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import InputError
+from hyoka.errors import HyokaWarning, InputError
 from hyoka.jfbench.scores import Record
 from hyoka.store import read_bytes, read_objects, unique_records
 
@@ -131,11 +132,37 @@ def _lines(file: Path) -> Iterator[tuple[int, _Line]]:
         raise InputError(f"{file}: no line has a 'results' field: not a JFBench result file")
 
 
-def read_records(path: Path) -> list[Record]:
-    """Every record of a result file or folder, each item once."""
+def read_records(paths: Path | Sequence[Path]) -> list[Record]:
+    """Every record of the result files or folders ``paths``, each item once across all
+    of them: a record repeated identically in another file is counted once (a warning
+    names both places), two different records for one item (a verdict changed, another
+    judge's file of the same answers) are an error naming both files and lines; summed,
+    they would count the item twice and narrow its interval."""
     records: list[Record] = []
-    for file in files_of(path):
-        lines = list(_lines(file))
-        for line in unique_records(file, lines, key=_item):
+    first: dict[Hashable, tuple[Path, _Line]] = {}
+    given = [paths] if isinstance(paths, Path) else list(paths)
+    for file in dict.fromkeys(f for path in given for f in files_of(path)):
+        again = []
+        for line in unique_records(file, list(_lines(file)), key=_item):
+            item = _item(line)
+            if isinstance(item, tuple) and item in first:
+                earlier, kept = first[item]
+                if kept != line:
+                    raise InputError(
+                        f"{file}:{line.number}: a second, different record for "
+                        f"{' '.join(item)} (first at {earlier}:{kept.number}); one item is "
+                        "one record across files: give one of them (another judge's "
+                        "verdicts: rank them apart)"
+                    )
+                again.append(f"{line.number} ({earlier}:{kept.number})")
+                continue
+            first[item] = (file, line)
             records.append(record_of(line.row, f"{file}:{line.number}"))
+        if again:
+            warnings.warn(
+                f"{file}: {len(again)} record(s) already read from another file, counted "
+                f"once: line {', '.join(again[:3])}{' …' if len(again) > 3 else ''}",
+                HyokaWarning,
+                stacklevel=2,
+            )
     return records

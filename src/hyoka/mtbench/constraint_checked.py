@@ -333,7 +333,7 @@ def constraint_leaderboard(
             "writes them; upstream publishes none)"
         )
     files = [file for path in results for file in files_of(path)]
-    records = [record for file in files for record in read_records(file)]
+    records = read_records(files)  # one record per item across the files
     summary = score(records, resamples=resamples, seed=seed)
     judged = []
     for file in files:
