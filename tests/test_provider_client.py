@@ -8,7 +8,9 @@ real llama.cpp server in ``test_openai_provider.py`` and ``test_provider_faults.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+import sqlite3
 import threading
 import time
 from collections.abc import Coroutine
@@ -271,6 +273,46 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
         hit = cache.get("3-39")
         assert hit is not None
         assert hit.text == "3-39"
+
+
+def _rows_on_disk(cache_dir: Path) -> int:
+    with contextlib.closing(sqlite3.connect(cache_dir / "responses.sqlite3")) as conn:
+        (count,) = conn.execute("SELECT COUNT(*) FROM responses").fetchone()
+    return int(count)
+
+
+def test_replies_finished_together_are_stored_in_one_transaction(tmp_path: Path) -> None:
+    """Twenty calls in flight that finish in one turn of the event loop are stored in one
+    transaction (a write-ahead-log commit each made the loop wait for the disk, 1,600 of
+    them in a judging run): each is in the file once the loop turns, an identical call
+    before that is served from the reply kept, and a new client (a rerun after a kill)
+    replays every one without a call."""
+    statements: list[str] = []
+
+    async def once(stored: int) -> tuple[ScriptedProvider, list[str]]:
+        provider = ScriptedProvider()
+        with ResponseCache(tmp_path) as cache:
+            assert cache._conn is not None
+            cache._conn.set_trace_callback(statements.append)
+            async with ModelClient(provider, cache=cache, concurrency=20) as client:
+                replies = await gather_or_cancel(client.generate(chat(f"q{i}")) for i in range(20))
+                assert _rows_on_disk(tmp_path) == stored  # as another process sees the file
+                first = await client.generate(chat("q20"))
+                again = await client.generate(chat("q20"))  # the loop has not turned
+                assert again.cached and again.text == first.text
+                assert _rows_on_disk(tmp_path) == stored
+                await asyncio.sleep(0)  # one turn: written
+                assert _rows_on_disk(tmp_path) == 21
+            return provider, [reply.text for reply in replies]
+
+    provider, texts = run(once(20))
+    assert provider.calls == 21
+    inserts = [s for s in statements if s.startswith("INSERT")]
+    begins = [s for s in statements if s.startswith("BEGIN")]
+    assert len(inserts) == 21 and len(begins) == 2
+    statements.clear()
+    rerun, replayed = run(once(21))
+    assert rerun.calls == 0 and replayed == texts
 
 
 # --------------------------------------------------------------------------- retries

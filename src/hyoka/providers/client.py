@@ -253,6 +253,12 @@ def cache_key(
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+_INSERT = (
+    f"INSERT OR REPLACE INTO responses (key, response, created, {DIGEST_COLUMN})"
+    " VALUES (?, ?, ?, ?)"
+)
+
+
 def _row_digest(key: str, value: str) -> str:
     """SHA-256 (hex) of a row's key and stored reply: what ties the reply to its key (a
     few microseconds for a reply of kilobytes)."""
@@ -279,6 +285,10 @@ class ResponseCache:
     another row or edited there is a miss (asked again, and stored again rightly), and
     ``close`` counts them in one ``warning:`` line; a row without a digest (written before
     it, or by an older hyoka) is a miss too.
+
+    The many tasks of one event loop store with ``put_soon``: the replies that finish in
+    one turn of the loop are written in one transaction as it next turns (a commit each
+    made the loop wait for the disk once per call); until then ``get`` finds them here.
     """
 
     def __init__(self, cache_dir: Path | str | None = None, *, busy_timeout: float = 30.0) -> None:
@@ -287,6 +297,10 @@ class ResponseCache:
         self._lock = threading.Lock()
         #: the rows read whose reply was not the one stored under their key
         self.mismatched = 0
+        #: key -> (reply, time, digest) stored by ``put_soon``, not yet written
+        self._pending: dict[str, tuple[str, float, str]] = {}
+        #: why writing them failed, raised by the next use (``_check``)
+        self._failed: CacheError | None = None
         try:
             claimed = CacheFolder(root).claim(CACHE_FILENAME, CACHE_COMPANIONS)
         except OSError as exc:
@@ -342,11 +356,23 @@ class ResponseCache:
             except sqlite3.Error as exc:
                 raise self._broken(exc) from None
 
+    def _check(self) -> None:
+        """Raise the ``CacheError`` of a ``put_soon`` batch that could not be written."""
+        if self._failed is not None:
+            failed, self._failed = self._failed, None
+            raise failed
+
     def get(self, key: str) -> GenerationResponse | None:
+        self._check()
         with self._connection() as conn:
-            row = conn.execute(
-                f"SELECT response, {DIGEST_COLUMN} FROM responses WHERE key = ?", (key,)
-            ).fetchone()
+            held = self._pending.get(key)
+            row = (
+                (held[0], held[2])
+                if held is not None
+                else conn.execute(
+                    f"SELECT response, {DIGEST_COLUMN} FROM responses WHERE key = ?", (key,)
+                ).fetchone()
+            )
         if row is None:
             return None
         value, digest = row
@@ -366,36 +392,85 @@ class ResponseCache:
         ``ModelClient`` redacts keys before it stores anything; this is the last guard for
         other callers.
         """
+        value = self._stored(response)
+        if value is None:
+            return False
+        self._check()
+        with self._connection() as conn:
+            conn.execute(_INSERT, (key, value, time.time(), _row_digest(key, value)))
+        return True
+
+    def put_soon(self, key: str, response: GenerationResponse) -> bool:
+        """``put`` from a task of a running event loop: kept here (``get`` finds it) and
+        written with every reply stored meanwhile in one transaction when the loop next
+        turns, before any task that waits on a timer, a socket or the disk runs again
+        (``commit``; ``close`` and ``ModelClient.aclose`` write what is left)."""
+        value = self._stored(response)
+        if value is None:
+            return False
+        self._check()
+        with self._lock:
+            first = not self._pending
+            self._pending[key] = (value, time.time(), _row_digest(key, value))
+        if first:
+            asyncio.get_running_loop().call_soon(self._commit_soon)
+        return True
+
+    def _commit_soon(self) -> None:
+        try:
+            self.commit()
+        except CacheError as exc:  # no caller here: the next use raises it
+            self._failed = exc
+
+    def commit(self) -> None:
+        """Write the replies ``put_soon`` kept, in one transaction (all or none)."""
+        if not self._pending:
+            return
+        with self._connection() as conn:
+            rows, self._pending = self._pending, {}
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany(_INSERT, [(key, *row) for key, row in rows.items()])
+                conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):  # rolled back already, or not
+                    conn.execute("ROLLBACK")
+                raise
+
+    def _stored(self, response: GenerationResponse) -> str | None:
+        """What is stored for ``response``, or ``None`` (and a warning) where it holds the
+        value of an API key."""
         value = response.model_copy(update={"cached": False}).model_dump_json()
         names = self._secrets.found_in(value)
         if names:
             warnings.warn(
                 f"a response holds the value of {', '.join(names)}; it was not cached",
                 HyokaWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-            return False
-        with self._connection() as conn:
-            conn.execute(
-                f"INSERT OR REPLACE INTO responses (key, response, created, {DIGEST_COLUMN})"
-                " VALUES (?, ?, ?, ?)",
-                (key, value, time.time(), _row_digest(key, value)),
-            )
-        return True
+            return None
+        return value
 
     def __len__(self) -> int:
+        self.commit()
         with self._connection() as conn:
             (count,) = conn.execute("SELECT COUNT(*) FROM responses").fetchone()
         return int(count)
 
     def close(self) -> None:
         """Close the database, saying in one line how many stored replies were not the
-        ones stored under their key (``mismatched``)."""
-        with self._lock:
+        ones stored under their key (``mismatched``), after writing what ``put_soon`` kept
+        (a batch that could not be written is a ``CacheError``, the database closed)."""
+        try:
             if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-            mismatched, self.mismatched = self.mismatched, 0
+                self.commit()
+        finally:
+            with self._lock:
+                if self._conn is not None:
+                    self._conn.close()
+                    self._conn = None
+                mismatched, self.mismatched = self.mismatched, 0
+        self._check()
         if mismatched:
             replies = "reply was" if mismatched == 1 else "replies were"
             warnings.warn(
@@ -525,7 +600,7 @@ class ModelClient:
             self._secrets.scrub_exception(exc)
             raise
         if self.cache is not None and key is not None:
-            self.cache.put(key, response)
+            self.cache.put_soon(key, response)
         _note_served(response)
         return response
 
@@ -656,6 +731,8 @@ class ModelClient:
         finally:
             if self._owns_cache and self.cache is not None:
                 self.cache.close()
+            elif self.cache is not None:  # shared: open still, every reply written
+                self.cache.commit()
 
     async def __aenter__(self) -> Self:
         return self
