@@ -396,3 +396,16 @@ def test_a_source_without_a_rules_word_list_stops_the_run_before_any_judge_call(
         "none in its __init__"
     )
     assert not (tmp_path / "results").exists()  # no judgment log, no result file
+
+
+def test_report_names_the_leaderboards_it_takes_when_a_file_is_none(tmp_path: Path) -> None:
+    """An empty (or hand-edited) leaderboard JSON is refused in one line that names the
+    JFBench and M-IFEval-Ja leaderboards among what ``hyoka report`` takes."""
+    path = tmp_path / "jfbench.json"
+    path.write_text('{"bench": "JFBench"}\n', encoding="utf-8")
+    refused = CliRunner().invoke(app, ["report", str(path), "-o", str(tmp_path / "site")])
+    assert refused.exit_code == 1
+    assert (
+        "a JFBench or M-IFEval-Ja leaderboard (`hyoka mtbench leaderboard --format "
+        "json`, `hyoka ifeval score --json`)" in refused.stderr
+    )

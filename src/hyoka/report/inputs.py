@@ -153,7 +153,9 @@ def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
             else:
                 raise InputError(
                     f"{path}: not a run, a judgment file, a stability report "
-                    "(`hyoka pfgen stability --json`), a Rakuda ranking or a folder of them"
+                    "(`hyoka pfgen stability --json`), a Rakuda ranking, a sweep manifest, "
+                    "a JFBench or M-IFEval-Ja leaderboard (`hyoka mtbench leaderboard --format json`, "
+                    "`hyoka ifeval score --json`) or a folder of them"
                 )
             continue
         inputs.folders.append(path)
