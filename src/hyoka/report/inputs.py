@@ -154,8 +154,8 @@ def discover(paths: list[Path], public_dir: Path | None) -> Inputs:
                 raise InputError(
                     f"{path}: not a run, a judgment file, a stability report "
                     "(`hyoka pfgen stability --json`), a Rakuda ranking, a sweep manifest, "
-                    "a JFBench or M-IFEval-Ja leaderboard (`hyoka mtbench leaderboard --format json`, "
-                    "`hyoka ifeval score --json`) or a folder of them"
+                    "a JFBench or M-IFEval-Ja leaderboard (`hyoka mtbench leaderboard "
+                    "--format json`, `hyoka ifeval score --json`) or a folder of them"
                 )
             continue
         inputs.folders.append(path)
