@@ -181,6 +181,18 @@ def test_answered_and_judged_as_upstream_asks_and_a_killed_run_resumes(
     shown = CliRunner().invoke(app, ["mtbench", "verify", "--bench", "jfbench", str(edited)])
     assert f"{edited}:1: KeywordIncludedContentConstraint recorded " in shown.output
     assert "NOT reproduced" in shown.output and shown.exit_code == 1
+    # a line repeated is one record, said, as score counts it; a changed repeat the difference
+    repeated = tmp_path / "repeated.jsonl"
+    repeated.write_text("\n".join([*rows, rows[0]]) + "\n", encoding="utf-8")
+    verified = _run("mtbench", "verify", "--bench", "jfbench", str(repeated)).stdout
+    assert "reproduced exactly (8 lines; " in verified
+    assert "1 identical duplicate line(s) counted once)" in verified
+    edited.write_text("\n".join([*rows, json.dumps(first)]) + "\n", encoding="utf-8")
+    shown = CliRunner().invoke(app, ["mtbench", "verify", "--bench", "jfbench", str(edited)])
+    assert f"{edited}:9: a second, different record for prompt_index 0 (first at line 1)" in (
+        shown.output
+    )
+    assert shown.exit_code == 1
 
     # a file of the user's where a result file goes is never replaced (nor a call made)
     results.unlink()

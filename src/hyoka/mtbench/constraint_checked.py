@@ -357,15 +357,20 @@ class ConstraintVerification:
     judged: int
     undecided: int
     difference: str | None
+    #: lines that repeat an earlier record identically: counted once, as score counts them
+    repeated: int = 0
 
     @property
     def rules(self) -> str:
         from hyoka.jfbench import SIGNED_RULES
 
+        again = (
+            f", {self.repeated} identical duplicate line(s) counted once" if self.repeated else ""
+        )
         return (
             f"jfbench rules ({SIGNED_RULES}), {self.agreed}/{self.checked} rule verdicts agree, "
             f"{self.judged} judged verdict(s) a judge gave (not re-decided), {self.undecided} "
-            "by rules hyoka does not decide yet"
+            f"by rules hyoka does not decide yet{again}"
         )
 
 
@@ -382,15 +387,28 @@ def verify_constraints(
     built = _built(bench)
     from hyoka.jfbench import decide
 
-    records = agreed = checked = judged = undecided = 0
+    records = agreed = checked = judged = undecided = repeated = 0
     difference = None
+    seen: dict[str, tuple[int, dict[str, Any]]] = {}  # one record per item, as score reads
     for number, row in read_objects(path, read_bytes(path)):
         results = row.get("results")
         if not isinstance(results, dict):
             continue
-        records += 1
         where = f"{path}:{number}"
         position = row.get("prompt_index")
+        item = json_text([row.get("model_short") or row.get("model"), position]).strip()
+        if isinstance(position, int) and item in seen:
+            first, kept = seen[item]
+            if kept == row:
+                repeated += 1
+            else:
+                difference = difference or (
+                    f"{where}: a second, different record for prompt_index {position} (first "
+                    f"at line {first})"
+                )
+            continue
+        seen[item] = (number, row)
+        records += 1
         entry = built.entries.get(position) if isinstance(position, int) else None
         if entry is None or entry.data_id != row.get("data_id"):
             difference = difference or (
@@ -418,4 +436,4 @@ def verify_constraints(
                         f"{where}: {name} recorded {json_text(results.get(name)).strip()}, "
                         f"its rule gives {json_text(again[name]).strip()}"
                     )
-    return ConstraintVerification(records, agreed, checked, judged, undecided, difference)
+    return ConstraintVerification(records, agreed, checked, judged, undecided, difference, repeated)
