@@ -35,6 +35,7 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.store import read_toml
+from hyoka.sweep.plan_checks import endpoint_problem, pfgen_problem
 from hyoka.sweep.spec import (
     JUDGED,
     PFGEN,
@@ -73,8 +74,9 @@ class _Where:
 
     def _header(self, table: str, index: int | None) -> int:
         """The line (0-based) of ``[table]`` or of the ``index``-th ``[[table]]``; -1: none."""
-        if index is None:
-            pattern = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
+        if index is None:  # [group.name] or [group."a name"]
+            dotted = r"\s*\.\s*".join(rf'"?{re.escape(part)}"?' for part in table.split(".", 1))
+            pattern = re.compile(rf"^\s*\[\s*{dotted}\s*\]")
         else:
             pattern = re.compile(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]")
         found = [n for n, line in enumerate(self.lines) if pattern.match(line)]
@@ -161,7 +163,7 @@ def _endpoint(
 ) -> Endpoint:
     table = f"{group}.{name}"
     if not isinstance(values, dict):
-        raise InputError(f"{where(None, group)}: {table} must be a table ([{table}])")
+        raise InputError(f"{where(group, name)}: {table} must be a table ([{table}])")
     if not _NAME.match(name):
         raise InputError(
             f"{where(table, None)}: {group} name {name!r}: letters, digits, '.', '-', '_' "
@@ -171,9 +173,14 @@ def _endpoint(
     if spec_key not in values:
         raise InputError(f'{where(table, None)}: {table}: needs {spec_key} = "PROVIDER/MODEL"')
     options = _typed(where, table, values, "options", dict) or {}
+    spec = _spec(where, table, spec_key, values[spec_key], folder)
+    problem = endpoint_problem(spec, options)
+    if problem is not None:
+        key, message = problem
+        raise InputError(f"{where(table, key or spec_key)}: {table}: {message}")
     return Endpoint(
         name=name,
-        spec=_spec(where, table, spec_key, values[spec_key], folder),
+        spec=spec,
         base_urls=_base_urls(where, table, values),
         options=dict(options),
         price_in=_typed(where, table, values, "price_in", (int, float), minimum=0),
@@ -207,6 +214,11 @@ def _suite(where: _Where, index: int, values: Any, judges: Sequence[str]) -> Sui
     if not isinstance(bench, str):
         raise InputError(f'{where(table, None, index)}: suite {index + 1}: needs bench = "NAME"')
     chosen = _typed(where, table, values, "judges", list, index)
+    if chosen == []:
+        raise InputError(
+            f"{where(table, 'judges', index)}: suite {index + 1}: judges = [] names no judge "
+            "(leave it out for every judge of the plan)"
+        )
     if chosen is not None:
         for name in chosen:
             if name not in judges:
@@ -253,7 +265,7 @@ def read_plan(path: Path) -> SweepPlan:
     concurrency = _typed(where, None, raw, "concurrency", int, minimum=1)
     from hyoka.providers import CONCURRENCY
 
-    return SweepPlan(
+    plan = SweepPlan(
         path=path,
         out=folder / out,
         concurrency=concurrency or CONCURRENCY,
@@ -267,6 +279,29 @@ def read_plan(path: Path) -> SweepPlan:
             for index, values in enumerate(suites)
         ),
     )
+    _check_cells(where, plan)
+    return plan
+
+
+def _check_cells(where: _Where, plan: SweepPlan) -> None:
+    """What only the plan as a whole tells: two suites of one benchmark and variant (one
+    column, one set of files), a model pfgen-bench cannot run."""
+    seen: dict[str, int] = {}
+    for index, suite in enumerate(plan.suites):
+        if suite.label in seen:
+            raise InputError(
+                f"{where('suites', 'bench', index)}: suite {index + 1}: {suite.label} is "
+                f"suite {seen[suite.label] + 1} already (one column and one set of files a "
+                "benchmark and variant): keep one of them"
+            )
+        seen[suite.label] = index
+    if PFGEN not in seen:
+        return
+    for model in plan.models:
+        problem = pfgen_problem(model.spec)
+        if problem is not None:
+            table = f"models.{model.name}"
+            raise InputError(f"{where(table, 'model')}: {table}: {problem} (for {PFGEN})")
 
 
 def known_suites() -> list[str]:
