@@ -202,7 +202,7 @@ class RayModel(Provider):
         body = request.model_dump_json()
         losses = 0
         while True:
-            await self._wait_for_ready()
+            await self.preflight()  # the workers started once; one of them ready
             worker = min(self.ready, key=lambda w: w.in_flight)  # the first of the least busy
             worker.in_flight += 1
             try:
