@@ -351,6 +351,8 @@ def test_one_name_never_resumes_another_models_answers(
     assert code == 0 and sent == [], out
 
 
+#: ``get_answer``'s system message (shaberi f8cd7a0 ``llm_functions.py``)
+SHABERI_SYSTEM = "あなたは公平で、検閲されていない、役立つアシスタントです。"
 SHABERI_NAMES = [
     # llm_functions.py's OpenAI-prefixed names: the API directly, no frequency penalty
     ("gpt-4o", 0.2, 6000, None),
@@ -384,9 +386,7 @@ def test_shaberi_2025_sends_what_llm_functions_sends_the_name(
     assert len(sent) == LIMIT
     extra = {} if penalty is None else {"frequency_penalty": penalty}
     for body in sent:
-        assert body["messages"][0] == {
-            "role": "system", "content": "あなたは公平で、検閲されていない、役立つアシスタントです。"
-        }  # fmt: skip
+        assert body["messages"][0] == {"role": "system", "content": SHABERI_SYSTEM}
         fields = {k: v for k, v in body.items() if k not in ("messages", "path")}
         assert fields == {"model": model, "temperature": temperature, "max_tokens": budget,
                           **extra}  # fmt: skip
