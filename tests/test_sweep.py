@@ -543,3 +543,26 @@ def test_what_would_fail_a_cell_is_a_plan_error_naming_its_line(
         (shown,) = _sweep(*args, code=1).stderr.splitlines()
         assert shown.startswith(f"error: {path}:{line}: ") and error in shown, shown
     assert not (sweep_env / "sweep-results").exists()
+
+
+def test_a_damaged_manifest_is_one_line_naming_it(sweep_env: Path) -> None:
+    """Issue 33 S6: a cell of sweep.json without its model, or calls that are no number,
+    was a KeyError or ValueError traceback in ``hyoka sweep``, ``--plan`` and ``report``."""
+    plan = _scripted_plan(sweep_env, "s.toml", "out", IFEVAL_ONE)
+    _sweep(plan)
+    manifest = sweep_env / "out" / "sweep.json"
+    data = json.loads(manifest.read_text("utf-8"))
+    damaged = [
+        ({**data, "cells": [{"key": "sm × m-ifeval-ja"}]}, "its model is None, not a string"),
+        ({**data, "cells": [{**data["cells"][0], "calls": "many"}]},
+         "its calls is 'many', not a whole number or absent"),
+    ]  # fmt: skip
+    for content, said in damaged:
+        manifest.write_text(json.dumps(content), encoding="utf-8")
+        report = ("report", sweep_env / "out", "-o", sweep_env / "site", "--no-public")
+        for args in (("sweep", plan), ("sweep", plan, "--plan"), report):
+            result = CliRunner().invoke(app, list(map(str, args)))
+            assert result.exit_code == 1, result.output
+            *progress, shown = result.stderr.splitlines()  # report: "results matrix…" first
+            assert len(progress) <= 1 and "Traceback" not in result.output
+            assert shown == f"error: {manifest}: cell 1 ('sm × m-ifeval-ja'): {said}"

@@ -93,11 +93,17 @@ class CellResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CellResult:
-        """A cell as ``to_json`` wrote it into the sweep's manifest."""
+        """A cell as ``to_json`` wrote it into the sweep's manifest; ``ValueError`` saying
+        which field is not what ``to_json`` writes (a damaged manifest)."""
 
         def number(key: str) -> float | None:
             value = data.get(key)
             return float(value) if isinstance(value, int | float) else None
+
+        for key, kinds in _FIELDS.items():
+            value = data.get(key)
+            if not isinstance(value, kinds) or isinstance(value, bool):
+                raise ValueError(f"its {key} is {value!r}, not {_FIELD_KINDS[key]}")
 
         signature = data.get(SIGNATURE_KEY)
         return cls(
@@ -113,6 +119,20 @@ class CellResult:
             files=tuple(map(str, data.get("files") or ())),
             notes=tuple(map(str, data.get("notes") or ())), error=data.get("error"),
         )  # fmt: skip
+
+
+#: the fields of a manifest's cell that must be there, of these types (None: may be absent)
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "key": (str,), "model": (str,), "suite": (str,), "bench": (str,),
+    "variant": (str, type(None)), "judge": (str, type(None)), "digest": (str, type(None)),
+    "calls": (int, type(None)), "cache_hits": (int, type(None)), "error": (str, type(None)),
+    "files": (list, type(None)), "notes": (list, type(None)), "judged_by": (list, type(None)),
+}  # fmt: skip
+_FIELD_KINDS = {
+    key: " or ".join({str: "a string", int: "a whole number", list: "a list",
+                      type(None): "absent"}[kind] for kind in kinds)
+    for key, kinds in _FIELDS.items()
+}  # fmt: skip
 
 
 @dataclass(frozen=True)

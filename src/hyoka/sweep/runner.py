@@ -120,10 +120,13 @@ def read_manifest_cells(out: Path) -> dict[str, CellResult]:
     if not isinstance(cells, list):
         raise InputError(f"{path}: its cells are not a list")
     found = {}
-    for entry in cells:
+    for number, entry in enumerate(cells, 1):
         if not isinstance(entry, dict) or "key" not in entry:
             raise InputError(f"{path}: a cell without its key")
-        result = CellResult.from_json(entry)
+        try:
+            result = CellResult.from_json(entry)
+        except ValueError as exc:  # damaged by hand or another program: one line, no trace
+            raise InputError(f"{path}: cell {number} ({entry['key']!r}): {exc}") from None
         found[result.key] = result
     return found
 
@@ -176,6 +179,9 @@ def read_matrix(path: Path) -> ResultsMatrix:
     if not isinstance(data, dict) or data.get("kind") != MANIFEST_KIND:
         raise InputError(f"{path}: not a hyoka sweep manifest")
     cells = read_manifest_cells(path.parent)
+    for key in ("models", "columns"):
+        if not isinstance(data.get(key), list):
+            raise InputError(f"{path}: its {key} are not a list")
     columns = [
         Column(str(c["suite"]), None if c.get("judge") is None else str(c["judge"]))
         for c in data.get("columns") or []
