@@ -85,7 +85,7 @@ DECLARED = {
     ),
     "mtbench-answers": (
         "bench", "template", "system", "max-tokens", "temperatures", "repetition-penalty",
-        "injection", "seed", "variant", "thinking", "trials", "batch",
+        "injection", "seed", "variant", "data", "thinking", "trials", "batch", "top-p",
     ),
     "fastchat-single": ("bench", "judge", "variant"),
     "shaberi-single": ("bench", "judge"),
