@@ -193,7 +193,8 @@ def test_the_report_names_the_scripted_judge_not_its_label(env: Path) -> None:
     index = _text((site / "index.html").read_text("utf-8"))
     assert "fin (dry run) : 1 models" in index  # the judge set, listed
     question = _text((site / "mtbench" / "pfmt-fin" / "q0000.html").read_text("utf-8"))
-    assert "gpt-4 fin (dry run) 7" in question  # its grades beside each question
+    # its grades beside each question, under the judge that answered (not the folder's name)
+    assert f"gpt-4 {judge} (dry run) 7" in question
 
 
 JMT_ANSWERS = (
