@@ -19,6 +19,10 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 # Debian's chromium and Japanese fonts for the report's browser tests
 bash scripts/install_browser.sh
 export PATH="$PWD/.venv/bin:$PATH"
+# bytecode is cached for the run (a machine that sets PYTHONDONTWRITEBYTECODE would make each
+# test process rewrite every test module and each `hyoka` subprocess compile hyoka again:
+# about 10 CPU-seconds a worker and 0.3 s a subprocess)
+unset PYTHONDONTWRITEBYTECODE
 # mypy --strict runs beside the tests at a lower priority (the tests come first), its cache
 # kept in .mypy_cache; its verdict is printed after theirs and fails the run like a failed test
 mypy_log=$(mktemp)
