@@ -33,7 +33,7 @@ from hyoka.judge import Judged, JudgmentRecord, judge_plan
 from hyoka.providers import connect
 from hyoka.signature import Signature
 from hyoka.store import manifest_path, read_manifest
-from wire_servers import OpenAIServer
+from wire_servers import OpenAIServer, Reply
 
 LIMIT = 8
 #: upstream's published responses of one model (M-IFEval-Ja's ``get_responses.py`` names)
@@ -156,6 +156,7 @@ def test_answered_and_judged_as_upstream_asks_and_a_killed_run_resumes(
     assert manifest is not None
     signature = Signature.from_json(manifest.signature)
     assert signature is not None and signature.get("rating") == "majority-of-3"
+    assert signature.get("aggregate") == "majority"  # the votes' majority, no mean
 
     # a run killed after its first line: the next asks only the other, its votes replayed
     log.write_text(log.read_text(encoding="utf-8").splitlines(keepends=True)[0], "utf-8")
@@ -168,6 +169,10 @@ def test_answered_and_judged_as_upstream_asks_and_a_killed_run_resumes(
     rate = 100 * sum(all(r["results"].values()) for r in records.values()) / LIMIT
     assert f"| 1 | m | {LIMIT} | 0 | {rate:.1f} | [" in table.stdout
     assert "m: constraints satisfied by group: " in table.stdout and "Style 1/2" in table.stdout
+    # the judge named beside the verdicts, a script's said to be a dry run
+    assert f"{results}: verdicts: judged by {judge} (dry run: replies read from a script" in (
+        table.stdout
+    )
 
     # verify decides every rule-based verdict again; the judged ones are the judge's
     verified = _run("mtbench", "verify", "--bench", "jfbench", str(results)).stdout
@@ -421,3 +426,40 @@ def test_report_names_the_leaderboards_it_takes_when_a_file_is_none(tmp_path: Pa
         "a JFBench or M-IFEval-Ja leaderboard (`hyoka mtbench leaderboard --format "
         "json`, `hyoka ifeval score --json`)" in refused.stderr
     )
+
+
+def test_the_judges_reply_is_read_as_upstream_reads_it_and_a_refused_call_fails_one(
+    data: Path, tmp_path: Path
+) -> None:
+    """Upstream reads the judge's ``message.content`` as it is: ``<think>hmm</think>True``
+    does not start with ``True``, so it fails (signed ``thinking:keep``). A call the server
+    refuses (HTTP 400) fails its constraint, as upstream's eval.py records it, and the run
+    goes on to its result file, saying so in a note."""
+    answers = tmp_path / "answers" / "m.jsonl"
+    with OpenAIServer() as server:
+        server.reply_to_all = "Hello there."
+        _run("mtbench", "generate", "--bench", "jfbench", "-m", "openai/m", "--limit",
+             str(LIMIT), "--base-url", server.base_url, "--template", "chat",
+             "--output", str(answers))  # fmt: skip
+    with OpenAIServer() as server:
+        server.reply_to_all, server.thinking, server.thinking_apart = "True", "hmm", False
+        server.script(Reply(400, {"error": {"message": "prompt too long", "type": "x"}}))
+        done = _run("mtbench", "judge", "--bench", "jfbench", "-j", "openai/judge",
+                    "--base-url", server.base_url, "-a", str(answers), "--limit", str(LIMIT),
+                    "--results-dir", str(tmp_path / "results"), "--json")  # fmt: skip
+    assert "note: 1 judged constraint(s) recorded false because a judge call failed" in (
+        done.stderr
+    )
+    assert "prompt too long" in done.stderr
+    shown = json.loads(done.stdout)
+    (output,) = shown["outputs"]
+    records = _records(Path(output["results"]))
+    assert records[5]["results"] == {"AmericanEnglishStyleConstraint": False}
+    assert records[7]["results"] == {"NoTypoStyleConstraint": False}
+    signature = Signature.from_json(shown["signature"])
+    assert signature is not None
+    assert (signature.get("thinking"), signature.get("aggregate")) == ("keep", "majority")
+    table = _run("mtbench", "leaderboard", "--bench", "jfbench", "--judgments",
+                 output["results"]).stdout  # fmt: skip
+    assert f"{output['results']}: verdicts: judged by openai/judge: " in table
+    assert "dry run" not in table

@@ -26,8 +26,10 @@ if TYPE_CHECKING:
     from hyoka.jfbench.inputs import PROMPTS_IN_DATA, Prompts, read_prompts
     from hyoka.jfbench.judged import (
         JUDGE_MAX_TOKENS,
+        JUDGE_THINKING,
         UPSTREAM_JUDGE,
         Response,
+        failed_calls,
         judge_settings,
         plan_judged,
         task_id,
@@ -48,8 +50,10 @@ _NAMES: dict[str, tuple[str, str]] = {
         name: ("hyoka.jfbench.judged", name)
         for name in (
             "JUDGE_MAX_TOKENS",
+            "JUDGE_THINKING",
             "UPSTREAM_JUDGE",
             "Response",
+            "failed_calls",
             "judge_settings",
             "plan_judged",
             "task_id",
@@ -71,6 +75,7 @@ _NAMES: dict[str, tuple[str, str]] = {
 
 __all__ = [
     "JUDGE_MAX_TOKENS",
+    "JUDGE_THINKING",
     "PROMPTS_IN_DATA",
     "PROMPT_SOURCE",
     "SIGNED_RULES",
@@ -82,6 +87,7 @@ __all__ = [
     "build_benchmark",
     "classes",
     "decide",
+    "failed_calls",
     "files_of",
     "jfbench_signature",
     "judge_settings",

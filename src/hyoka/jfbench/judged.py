@@ -38,7 +38,18 @@ from hyoka.judge import (
     Task,
     inputs_hash,
 )
-from hyoka.providers import GenerationRequest, Message, ModelClient, Usage, reply_of
+from hyoka.providers import (
+    KEEP,
+    GaveUpError,
+    GenerationRequest,
+    Message,
+    ModelClient,
+    ProviderError,
+    ThinkingRule,
+    TransientError,
+    Usage,
+    reply_of,
+)
 
 #: upstream's default judge, by the name its result files give it
 UPSTREAM_JUDGE = "gpt-oss-120b"
@@ -53,6 +64,12 @@ EMPTY_RESPONSE = "Empty response"
 KIND = "jfbench-judged"
 #: how a verdict is read from the votes
 DECISION = f"majority-of-{JUDGE_VOTES}"
+#: how the judge's reply is read: as it is (upstream reads ``message.content`` raw, so a
+#: ``<think>`` block before ``True`` fails), whatever rule reads the answers
+JUDGE_THINKING: ThinkingRule = KEEP
+#: how a vote whose call failed for good (HTTP 400) is kept among the replies: upstream's
+#: ``_evaluate_single_constraint`` records the constraint false and goes on
+FAILED_CALL = "(judge call failed) "
 
 
 @dataclass(frozen=True)
@@ -78,13 +95,23 @@ class ConstraintVotes(Protocol):
         replies: list[str] = []
         votes: list[bool] = []
         usage = Usage()
+        failed = False
         for vote in range(JUDGE_VOTES):
-            response = await client.generate(request, sample_key=f"{task.sample_keys[0]}#v{vote}")
+            key = f"{task.sample_keys[0]}#v{vote}"
+            try:
+                response = await client.generate(request, sample_key=key)
+            except (TransientError, GaveUpError):
+                raise  # the server away: the run stops, its log kept for the next
+            except ProviderError as refused:  # this request refused for good (HTTP 400)
+                failed = True
+                replies.append(FAILED_CALL + str(refused))
+                votes.append(False)
+                continue
             usage = usage + response.usage
             reply = reply_of(response, self.settings.thinking_rule).answer
             replies.append(reply)
             votes.append(judge_verdict(reply))
-        passed = majority(votes)
+        passed = majority(votes) and not failed  # upstream: any call failing fails it
         return self.record(
             task, replies=tuple(replies), score=int(passed),
             scores=tuple(float(v) for v in votes), usage=usage,
@@ -133,6 +160,7 @@ def judge_settings(judge: str, **fields: object) -> JudgeSettings:
         "max_tokens": JUDGE_MAX_TOKENS,
         **fields,
         "repeats": JUDGE_VOTES,
+        "aggregate": "majority",  # the votes' majority decides (``DECISION``), no mean
     }
     return JudgeSettings.for_judge(judge, **asked)
 
@@ -176,6 +204,17 @@ def plan_judged(
     )  # fmt: skip
     protocol = ConstraintVotes(settings, "jfbench-constraint", source.digest[:12])
     return JudgePlan(output, run, protocol, JUDGED_LINES, tuple(tasks))
+
+
+def failed_calls(lines: Sequence[JudgmentRecord]) -> list[str]:
+    """Each task recorded false because a judge call failed, as ``id: why`` (the first
+    failed call's)."""
+    found = []
+    for line in lines:
+        why = next((r for r in line.replies if r.startswith(FAILED_CALL)), None)
+        if why is not None:
+            found.append(f"{line.id}: {why.removeprefix(FAILED_CALL)}")
+    return found
 
 
 def verdicts_of(lines: Sequence[JudgmentRecord]) -> dict[str, bool]:

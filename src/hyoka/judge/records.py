@@ -44,7 +44,9 @@ if TYPE_CHECKING:
 JudgmentKind = Literal["single", "pairwise"]
 #: the settings that say which judge answers (read off its provider: ``JudgeSettings.of``)
 JUDGE_IDENTITY = ("judge", "script", "base_url", "base_url_secret")
-Aggregate = Literal["mean", "median"]
+#: how repeated ratings combine; ``majority``: pass/fail votes (1 or 0), the verdict most
+#: of them give (JFBench's three votes; set by its benchmark, no flag offers it)
+Aggregate = Literal["mean", "median", "majority"]
 
 #: The score of a single grading whose reply never held a rating.
 FAILED = -1.0

@@ -78,9 +78,12 @@ class SingleSummary:
 
 
 def aggregate(scores: Sequence[float], how: str) -> float:
-    """The mean or median of the ratings that were given; -1 when none was."""
+    """The mean or median of the ratings that were given (``majority``: of pass/fail
+    votes, 1 where more pass than fail); -1 when none was."""
     if not scores:
         return FAILED
+    if how == "majority":
+        return float(sum(scores) * 2 > len(scores))
     return float(statistics.median(scores) if how == "median" else statistics.fmean(scores))
 
 

@@ -32,7 +32,7 @@ from hyoka.mtbench.answers import load_answers, model_name
 from hyoka.mtbench.bench import Bench
 from hyoka.mtbench.spec import BenchSpec
 from hyoka.printable import table_text
-from hyoka.providers import ClientStats, ThinkingRule, signed_rule
+from hyoka.providers import ClientStats, ThinkingRule
 from hyoka.signature import SIGNATURE_KEY, Signature
 from hyoka.store import (
     Manifest,
@@ -119,8 +119,10 @@ def judge_constraints(
     and each model's result file beside the logs' folder (``benchmark_results``)."""
     from hyoka.jfbench import (
         JUDGE_MAX_TOKENS,
+        JUDGE_THINKING,
         UPSTREAM_JUDGE,
         decide,
+        failed_calls,
         judge_settings,
         plan_judged,
         verdicts_of,
@@ -146,9 +148,11 @@ def judge_constraints(
             raise InputError(f"{path}: no answer to question_id {missing} (`limit` {limit})")
         responses = [_response(i, built, found[i]) for i in ids]
         given.append((model_name(bench, path, found), responses))
+    # the judge's reply read as upstream reads it (``message.content`` as it is: a
+    # ``<think>`` block before ``True`` fails), signed; ``thinking`` reads the answers
     settings = judge_settings(
         judge, base_url=connection.base_url, max_tokens=max_tokens or JUDGE_MAX_TOKENS,
-        thinking=signed_rule(thinking),
+        thinking=JUDGE_THINKING,
     )  # fmt: skip
     base = path_under(results_dir, spec.name, what="`bench`")
     logs = output_dir or path_under(
@@ -189,6 +193,14 @@ def judge_constraints(
         )
         _write_results(target, "".join(json_text(line) for line in lines), manifest)
         outputs.append((model, plan.output, target))
+    failed = [line for judged in runs for line in failed_calls(judged.lines)]
+    if failed:
+        warnings.warn(
+            f"{len(failed)} judged constraint(s) recorded false because a judge call failed, "
+            f"as upstream's eval.py records them (first: {failed[0]})",
+            HyokaNote,
+            stacklevel=2,
+        )
     judges = [run_judge(judged.run) for judged in runs[:1]]
     return ConstraintsJudged(outputs, report, client.stats, judges, signature, pending)
 
@@ -295,10 +307,7 @@ class ConstraintBoard:
         for model, shares in sorted(self.summary.constraint_groups.items()):
             parts = ", ".join(f"{g} {s.satisfied}/{s.total}" for g, s in sorted(shares.items()))
             notes.append(f"{model}: constraints satisfied by group: {parts}")
-        notes += [
-            f"{path}: verdicts: {'no signature' if s is None else s.line}"
-            for path, s in self.judged
-        ]
+        notes += [f"{path}: verdicts: {_made(s)}" for path, s in self.judged]
         return table_text(HEADER, rows, notes, fmt)
 
     def to_json(self) -> dict[str, Any]:
@@ -313,6 +322,18 @@ class ConstraintBoard:
             ],
             SIGNATURE_KEY: self.signature.to_json(),
         }
+
+
+def _made(signed: Signature | None) -> str:
+    """How a file's verdicts were made: the judge named (a dry run said, where a script
+    gave the replies, as the report's page says it) and the signature."""
+    from hyoka.judge import token_dry_run
+
+    if signed is None:
+        return "no signature"
+    judge = str(signed.get("judge") or "")
+    dry = " (dry run: replies read from a script, not a model's judgment)"
+    return f"judged by {judge}{dry if token_dry_run(judge) else ''}: {signed.line}"
 
 
 def constraint_leaderboard(
