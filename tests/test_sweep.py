@@ -174,7 +174,7 @@ def test_two_models_four_suites_one_table_and_the_report_opens_with_it(
     assert "6.00 [6.00, 6.00] (partial) (dry run)" in table
     assert json.loads((out / "results.json").read_text("utf-8")) == shown["matrix"]
     csv_rows = (out / "results.csv").read_text("utf-8").splitlines()
-    assert csv_rows[2].split(",")[4:6] == ["6.0", "6.0"] and csv_rows[2].startswith("seeded,")
+    assert csv_rows[2].split(",")[5:7] == ["6.0", "6.0"] and csv_rows[2].startswith("seeded,")
     # the report's index opens with the matrix, each judged column naming its judge
     site = sweep_env / "site"
     report = CliRunner().invoke(app, ["report", str(out), "-o", str(site), "--no-public"])
@@ -566,3 +566,24 @@ def test_a_damaged_manifest_is_one_line_naming_it(sweep_env: Path) -> None:
             *progress, shown = result.stderr.splitlines()  # report: "results matrix…" first
             assert len(progress) <= 1 and "Traceback" not in result.output
             assert shown == f"error: {manifest}: cell 1 ('sm × m-ifeval-ja'): {said}"
+
+
+def test_the_csv_matrix_says_failed_partial_and_dry_run_in_a_note_column(sweep_env: Path) -> None:
+    """Issue 33 S8: results.csv put ``failed`` in a number column and lost (partial) and
+    (dry run) to its comments, and a scripted model's numbers were never marked a dry run."""
+    plan = _scripted_plan(sweep_env, "s.toml", "out", IFEVAL_ONE)
+    text = plan.read_text("utf-8").replace(
+        "[judges.", '[models.broken]\nmodel = "llamacpp/missing.gguf"\n[judges.'
+    )
+    plan.write_text(text, encoding="utf-8")
+    _sweep(plan, code=1)
+    cell = _cells(sweep_env / "out")["sm × m-ifeval-ja"]
+    assert cell["dry_run"] is True and cell["complete"] is False
+    rows = (sweep_env / "out" / "results.csv").read_text("utf-8").splitlines()
+    assert rows[:3] == [
+        "model,m-ifeval-ja,m-ifeval-ja low,m-ifeval-ja high,m-ifeval-ja note",
+        f"sm,{cell['score']!r},{cell['low']!r},{cell['high']!r},partial; dry run",
+        "broken,,,,failed",
+    ]
+    table = (sweep_env / "out" / "results.md").read_text("utf-8")
+    assert f"| sm | {cell['score']:.2f} [" in table and "] (partial) (dry run) |" in table

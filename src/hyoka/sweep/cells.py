@@ -58,6 +58,8 @@ class CellResult:
     files: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     error: str | None = None
+    #: the model's replies were read from a script (``scripted/``): its numbers a dry run
+    model_dry_run: bool = False
 
     @property
     def done(self) -> bool:
@@ -69,8 +71,9 @@ class CellResult:
 
     @property
     def dry_run(self) -> bool:
-        """Whether a judge's replies were read from a script (its numbers a dry run)."""
-        return any(judge.get("dry_run") for judge in self.judged_by)
+        """Whether the model's or a judge's replies were read from a script (its numbers a
+        dry run)."""
+        return self.model_dry_run or any(judge.get("dry_run") for judge in self.judged_by)
 
     @property
     def judge_shown(self) -> str:
@@ -118,6 +121,7 @@ class CellResult:
             cache_hits=int(data.get("cache_hits") or 0),
             files=tuple(map(str, data.get("files") or ())),
             notes=tuple(map(str, data.get("notes") or ())), error=data.get("error"),
+            model_dry_run=data.get("dry_run") is True,
         )  # fmt: skip
 
 
@@ -177,7 +181,7 @@ def run_cell(cell: Cell, context: CellContext) -> CellResult:
     base = CellResult(
         key=cell.key, model=cell.model.name, suite=cell.suite.label, bench=cell.suite.bench,
         variant=cell.suite.variant, judge=None if cell.judge is None else cell.judge.name,
-        digest=cell.digest,
+        digest=cell.digest, model_dry_run=_scripted(cell.model.spec),
     )  # fmt: skip
     with warnings.catch_warnings(record=True) as heard:
         warnings.simplefilter("always", HyokaWarning)
@@ -192,6 +196,12 @@ def run_cell(cell: Cell, context: CellContext) -> CellResult:
         value = found.get(key)
         found[key] = float(value) if isinstance(value, int | float) else None
     return CellResult(**{**base.__dict__, **found, "notes": notes})
+
+
+def _scripted(spec: str) -> bool:
+    from hyoka.providers import is_scripted
+
+    return is_scripted(spec)
 
 
 def _run(cell: Cell, context: CellContext) -> dict[str, Any]:

@@ -94,8 +94,8 @@ class ResultsMatrix:
         return lines
 
     def render(self, fmt: MatrixFormat) -> str:
-        """The matrix in ``fmt``: a Markdown table with its notes, CSV (each cell's number
-        and interval in three columns; the notes as ``#`` lines), or JSON."""
+        """The matrix in ``fmt``: a Markdown table with its notes, CSV (each cell's number,
+        interval and note in four columns; the notes as ``#`` lines), or JSON."""
         if fmt == "json":
             import json
 
@@ -103,7 +103,8 @@ class ResultsMatrix:
         if fmt == "csv":
             header = ["model"]
             for column in self.columns:
-                header += [column.label, f"{column.label} low", f"{column.label} high"]
+                header += [column.label, f"{column.label} low", f"{column.label} high",
+                           f"{column.label} note"]  # fmt: skip
             rows = [
                 [model, *(field for c in self.columns for field in _csv_cells(self.cell(model, c)))]
                 for model in self.models
@@ -130,11 +131,18 @@ class ResultsMatrix:
 
 
 def _csv_cells(found: CellResult | None) -> list[str]:
+    """A cell's number, interval and note: the number columns hold numbers only, and the
+    note says what the tables say beside them (``failed``, ``n/a``, ``not run``, ``partial``,
+    ``dry run``)."""
     if found is None:
-        return ["", "", ""]
+        return ["", "", "", "not run"]
     if not found.done:
-        return ["failed", "", ""]
-    return [_number(found.score), _number(found.low), _number(found.high)]
+        return ["", "", "", "failed"]
+    marks = ["n/a"] if found.score is None else []
+    marks += [] if found.complete else ["partial"]
+    marks += ["dry run"] if found.dry_run else []
+    numbers = [_number(found.score), _number(found.low), _number(found.high)]
+    return [*numbers, "; ".join(marks)]
 
 
 def _number(value: float | None) -> str:
