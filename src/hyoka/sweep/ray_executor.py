@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -205,6 +206,7 @@ class RayModel(Provider):
             await self.preflight()  # the workers started once; one of them ready
             worker = min(self.ready, key=lambda w: w.in_flight)  # the first of the least busy
             worker.in_flight += 1
+            started = time.monotonic()
             try:
                 result = await worker.handle.generate.remote(body)
             except self.ray.exceptions.RayTaskError as exc:  # a bug in a worker, not a loss
@@ -218,7 +220,10 @@ class RayModel(Provider):
             if "error" in result:
                 raise ProviderError(str(result["error"]))
             reply = GenerationResponse.model_validate_json(result["reply"])
-            self.on_event(WorkerEvent("batch", worker.name, answers=len(reply.choices)))
+            seconds = time.monotonic() - started
+            self.on_event(
+                WorkerEvent("batch", worker.name, answers=len(reply.choices), seconds=seconds)
+            )
             return reply
 
     def _lost(self, worker: _Worker, losses: int) -> None:
