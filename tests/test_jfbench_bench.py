@@ -385,6 +385,16 @@ def test_answers_are_judged_and_continued_only_in_the_words_they_were_made_from(
         assert resumed.exit_code == 1
         assert f'data: "{made}" vs "{now}", file vs this run' in resumed.output
         assert len(server.received) == 2
+    # a file that records no wording (made before answers recorded it) is read with a warning
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(data))
+    manifest.identity.pop("data")
+    manifest_path(answers).write_text(manifest.text(), encoding="utf-8")
+    judged = _run("mtbench", "judge", "--bench", "jfbench", "-j", silent, "-a", str(answers),
+                  "--limit", "2", "--results-dir", str(tmp_path / "results"))  # fmt: skip
+    assert f"warning: {answers}: does not record the words its questions were asked in" in (
+        judged.stderr
+    )
+    assert f"taken as {made}" in judged.stderr
 
 
 def test_a_source_without_a_rules_word_list_stops_the_run_before_any_judge_call(

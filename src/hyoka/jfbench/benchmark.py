@@ -10,8 +10,8 @@ random without a seed, so no build, its own included, can show them as it did.
 
 A folder whose source files are not upstream's at c8fed01 (a stand-in with other wording)
 still builds, with a ``HyokaWarning`` naming its digest: the digest is part of what every
-judged verdict and result file records (``data``), so its numbers are never taken for
-upstream's.
+judged verdict, result file and answer file records (``data``), so its numbers are never
+taken for upstream's, and answers are judged only in the words they were made from.
 """
 
 from __future__ import annotations
