@@ -13,7 +13,9 @@ blocking the others (asyncio: thousands of connections, keep-alive). It counts t
 it answered and the most it held at once. Then, side by side, in one run:
 
 (a) a bare ``openai.AsyncOpenAI`` client with ``--concurrency`` requests in flight makes as
-    many calls as (b) will, each carrying a prompt of the same size;
+    many calls as (b) will, each carrying the messages (b) sends: MT-bench's judge system
+    message and a prompt of the same size (the SDK's per-request work grows with each
+    message, about 0.17 ms of CPU);
 (b) ``hyoka mtbench judge --bench mt-bench --concurrency N`` grades ``--models`` answer files
     (80 questions x 2 turns = 160 calls each: 1,600 for 10), into a fresh results folder,
     response cache in a fresh folder too;
@@ -21,7 +23,11 @@ it answered and the most it held at once. Then, side by side, in one run:
 
 Both (a) and (b) are whole processes (interpreter start-up and imports included), timed
 from start to exit, so the ratio is what a user waits for; the server's own CPU is the same
-for both. Each figure is the median of ``--repeat`` rounds; the machine may be shared, so
+for both. Their modules load from compiled bytecode, as an installed package's do: where
+the environment says not to write it (``PYTHONDONTWRITEBYTECODE``, which left hyoka's own
+source compiled afresh by every process, about 0.3 s), it is written to a folder of the
+run's own (``PYTHONPYCACHEPREFIX``), filled by one untimed warm-up of both commands.
+Each figure is the median of ``--repeat`` rounds; the machine may be shared, so
 the per-round figures are printed too. The answer files are written the way ``hyoka mtbench
 generate`` writes them (one FastChat ``model_answer`` line per question).
 """
@@ -203,7 +209,8 @@ def write_answers(folder: Path, data_dir: Path, models: int) -> list[Path]:
 BARE = """
 import asyncio, sys, openai
 base_url, calls, concurrency = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-prompt = "You are a helpful assistant. Please act as an impartial judge. " + "text " * 400
+system = "You are a helpful assistant."  # MT-bench's single-v1 judge system message
+prompt = "Please act as an impartial judge. " + "text " * 400
 
 async def main():
     sdk = openai.AsyncOpenAI(api_key="not-needed", base_url=base_url, max_retries=0)
@@ -212,7 +219,8 @@ async def main():
     async def one(i):
         async with limit:
             reply = await sdk.chat.completions.create(
-                model="judge", messages=[{"role": "user", "content": f"{i} {prompt}"}],
+                model="judge", messages=[{"role": "system", "content": system},
+                                         {"role": "user", "content": f"{i} {prompt}"}],
                 max_tokens=2048, temperature=0.0)
             assert "[[7]]" in reply.choices[0].message.content
 
@@ -236,6 +244,20 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return elapsed, cpu
 
 
+def warm_up(
+    base_url: str, answers: Path, root: Path, concurrency: int, env: dict[str, str]
+) -> None:
+    """Both commands once, untimed, so every module they load is compiled to bytecode."""
+    env = {**env, "HYOKA_CACHE_DIR": str(root / "cache-warm-up")}
+    subprocess.run([sys.executable, "-c", BARE, base_url, str(concurrency), str(concurrency)],
+                   env=env, capture_output=True, check=True)  # fmt: skip
+    subprocess.run([sys.executable, "-m", "hyoka", "mtbench", "judge", "-j", "openai/judge",
+                    "--base-url", base_url, "--bench", "mt-bench", "--limit", "2",
+                    "--results-dir", str(root / "results-warm-up"), "-a", str(answers)],
+                   env=env, capture_output=True, check=True)  # fmt: skip
+    server_counts(base_url)  # reset
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--models", type=int, default=10)
@@ -257,6 +279,9 @@ def main() -> None:
         env.pop("OPENAI_API_KEY", None)
         if args.src is not None:
             env["PYTHONPATH"] = str(args.src.resolve())
+        if env.pop("PYTHONDONTWRITEBYTECODE", None):
+            env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
+        warm_up(base_url, answers[0], root, args.concurrency, env)
         rounds: list[dict[str, float]] = []
         for r in range(args.repeat):
             env["HYOKA_CACHE_DIR"] = str(root / f"cache-{r}")
