@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -287,7 +288,9 @@ def _answers(out: Path) -> dict[str, str]:
             json.dumps(row.get("choices") or row.get("response"), ensure_ascii=False)
             for row in map(json.loads, path.read_text("utf-8").splitlines())
         ]
-        found[str(path.relative_to(out))] = "\n".join(texts)
+        # a judge's grades lie in a folder named by its settings, the script's path among them
+        name = re.sub(r"judges/[0-9a-f]{12}/", "judges/", str(path.relative_to(out)))
+        found[name] = "\n".join(texts)
     return found
 
 
