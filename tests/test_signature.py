@@ -86,6 +86,7 @@ DECLARED = {
     "mtbench-answers": (
         "bench", "template", "system", "max-tokens", "temperatures", "repetition-penalty",
         "injection", "seed", "variant", "data", "thinking", "trials", "batch", "top-p",
+        "frequency-penalty",
     ),
     "fastchat-single": ("bench", "judge", "variant"),
     "shaberi-single": ("bench", "judge"),
