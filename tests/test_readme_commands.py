@@ -252,6 +252,10 @@ def _answers(answer: str) -> str:
 
 #: the generation example's model, as a user edits it: the stand-in
 EDIT_MODEL = "generate.toml"
+#: the sweep example as a user trims it for a first try: pfgen-bench's prompt without its 20
+#: examples and short answers (the embedded model reads 4,300 tokens a question otherwise:
+#: minutes on two busy cores), every cell still the embedded model's
+EDIT_SWEEP = "my-sweep/sweep.toml"
 
 
 def _copy_example(name: str, to: str) -> str:
@@ -309,6 +313,11 @@ QUICK_PATH = (
     Step("hyoka mtbench verify --bench m-ifeval-ja", slow=True, shows="226/226 instruction"),
     Step("hyoka jfbench build --n-benchmark-data 3", shows="3 entries (constraint set test"),
     Step("hyoka jfbench build --n-constraints 3", shows="100 entries"),
+    Step('cp -r "$(python -c "import hyoka, pathlib; print(pathlib.Path(hyoka.__file__)'),
+    Step(write=((EDIT_SWEEP, ""),)),
+    Step("hyoka sweep my-sweep/sweep.toml --plan", shows="to run: 4 of 4 cells"),
+    Step("hyoka sweep my-sweep/sweep.toml", slow=True, shows="4 cell(s) run, 0 done before"),
+    Step("hyoka report my-sweep/sweep-results", slow=True, shows="my-sweep/report"),
     Step("hyoka report results/jmt results/mtbench/elyza-tasks-100", slow=True),
     Step("hyoka mtbench leaderboard --bench rakuda --judgments", slow=True),
     Step("hyoka report results/mtbench/rakuda rakuda-ranking.json", slow=True),
@@ -328,6 +337,13 @@ def _write(folder: Path, step: Step, model: Path) -> None:
                 'model = "llamacpp/smollm2"', f'model = "scripted/{model}"'
             )
             text = text.replace("[options]\nn_threads = 1\n", "")  # llama.cpp's own option
+        if name == EDIT_SWEEP:
+            text = path.read_text(encoding="utf-8")
+            assert 'bench = "pfgen-bench"\n' in text
+            text = text.replace(
+                'bench = "pfgen-bench"\n',
+                'bench = "pfgen-bench"\nnum_examples = 0\nmax_tokens = 16\n',
+            )
         path.write_text(text, encoding="utf-8")
 
 
