@@ -10,7 +10,7 @@ import typer
 
 from hyoka.cli._common import DataDirOption, JsonOption, echo, echo_json, reports_errors
 from hyoka.mtbench import FormatChoice
-from hyoka.refset.executor import Executor
+from hyoka.refset import Executor
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -82,6 +82,7 @@ if TYPE_CHECKING:
         refset_stability,
         stability_of,
     )
+    from hyoka.pfgen.run_config import ENGINE_NAMES
     from hyoka.pfgen.runs import (
         RunOutcome,
         RunReport,
@@ -107,6 +108,7 @@ if TYPE_CHECKING:
 
 #: Each public name -> (module, name there).
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "ENGINE_NAMES": ("hyoka.pfgen.run_config", "ENGINE_NAMES"),
     "StabilityReport": ("hyoka.pfgen.refset_stability", "StabilityReport"),
     "stability_of": ("hyoka.pfgen.refset_stability", "stability_of"),
     "ScoreCorrelation": ("hyoka.pfgen.correlation", "ScoreCorrelation"),
@@ -189,6 +191,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 
 __all__ = [
     "BENCHMARK_FOLDER",
+    "ENGINE_NAMES",
     "ENSEMBLE",
     "PROTOCOL",
     "REFSET_PROTOCOL",

@@ -39,11 +39,14 @@ if TYPE_CHECKING:
         ProviderError,
         RateLimitError,
         TransientError,
+        UnknownOptionError,
     )
     from hyoka.providers.factory import connect
+    from hyoka.providers.pooled import PooledProvider, kept_open, lending
     from hyoka.providers.registry import (
         BACKENDS,
         backend_packages,
+        check_options,
         load_provider,
         parse_model_string,
     )
@@ -78,6 +81,11 @@ if TYPE_CHECKING:
 
 #: public name -> (module, attribute): what the face gives, loaded on first use
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "PooledProvider": ("hyoka.providers.pooled", "PooledProvider"),
+    "kept_open": ("hyoka.providers.pooled", "kept_open"),
+    "lending": ("hyoka.providers.pooled", "lending"),
+    "UnknownOptionError": ("hyoka.providers.errors", "UnknownOptionError"),
+    "check_options": ("hyoka.providers.registry", "check_options"),
     "BACKENDS": ("hyoka.providers.registry", "BACKENDS"),
     "BatchClient": ("hyoka.providers.batch", "BatchClient"),
     "BatchProgress": ("hyoka.providers.batch_progress", "BatchProgress"),
@@ -161,6 +169,7 @@ __all__ = [
     "MissingDependencyError",
     "ModelClient",
     "NotedBatch",
+    "PooledProvider",
     "Provider",
     "ProviderError",
     "RateLimitError",
@@ -177,14 +186,18 @@ __all__ = [
     "TopLogprob",
     "TopP",
     "TransientError",
+    "UnknownOptionError",
     "Usage",
     "alias_note",
     "backend_packages",
     "batch_round",
     "batch_status",
     "cache_key",
+    "check_options",
     "connect",
     "is_scripted",
+    "kept_open",
+    "lending",
     "load_provider",
     "moving_alias",
     "parse_model_string",

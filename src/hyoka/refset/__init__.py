@@ -29,7 +29,7 @@ if TYPE_CHECKING:
         load_build_config,
         load_generate_file,
     )
-    from hyoka.refset.executor import Executor
+    from hyoka.refset.executor import Executor, connect_ray
     from hyoka.refset.generate import GenerateConfig, read_generated
     from hyoka.refset.generation_run import (
         GenerationWatcher,
@@ -50,12 +50,23 @@ if TYPE_CHECKING:
     )
     from hyoka.refset.publishing import publish
     from hyoka.refset.rare import rare_ngram_filter
-    from hyoka.refset.ray_workers import WorkerEvent, WorkerRates, WorkerResources
+    from hyoka.refset.ray_workers import (
+        MAX_LOSSES_PER_BATCH,
+        WORKER_START_TIMEOUT_S,
+        OnEvent,
+        WorkerEvent,
+        WorkerRates,
+        WorkerResources,
+    )
     from hyoka.refset.representative import hill_climb, presence_matrix
     from hyoka.refset.source import BenchmarkSource
 
 #: public name -> the module that defines it
 _EXPORTS: dict[str, str] = {
+    "connect_ray": "hyoka.refset.executor",
+    "MAX_LOSSES_PER_BATCH": "hyoka.refset.ray_workers",
+    "WORKER_START_TIMEOUT_S": "hyoka.refset.ray_workers",
+    "OnEvent": "hyoka.refset.ray_workers",
     "stage_params": "hyoka.refset.pipeline",
     "plan_refsets": "hyoka.refset.planning",
     "Plan": "hyoka.refset.planning",
@@ -93,6 +104,8 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "MAX_LOSSES_PER_BATCH",
+    "WORKER_START_TIMEOUT_S",
     "BenchmarkSource",
     "Calibration",
     "Estimate",
@@ -100,6 +113,7 @@ __all__ = [
     "GenerateConfig",
     "GenerateFile",
     "GenerationWatcher",
+    "OnEvent",
     "PaperScale",
     "Plan",
     "PlanSection",
@@ -109,6 +123,7 @@ __all__ = [
     "WorkerResources",
     "benchmark_source",
     "build",
+    "connect_ray",
     "filter_rules",
     "generate_sets",
     "hill_climb",

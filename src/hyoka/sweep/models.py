@@ -20,8 +20,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from hyoka.errors import InputError
-from hyoka.providers.base import Provider
-from hyoka.providers.pooled import PooledProvider, kept_open
+from hyoka.providers import PooledProvider, Provider, kept_open
 from hyoka.sweep.spec import Endpoint, SweepPlan
 
 

@@ -16,9 +16,13 @@ def endpoint_problem(spec: str, options: Mapping[str, Any]) -> tuple[str, str] |
     """Why the endpoint ``spec`` with backend ``options`` cannot be built, as (the plan key
     at fault, the message); ``None`` when it can, or when only building it can tell (a
     backend whose package is missing says so when its cell runs)."""
-    from hyoka.providers.errors import UnknownOptionError
-    from hyoka.providers.registry import BACKENDS, check_options, parse_model_string
-    from hyoka.providers.scripted_backend import is_scripted
+    from hyoka.providers import (
+        BACKENDS,
+        UnknownOptionError,
+        check_options,
+        is_scripted,
+        parse_model_string,
+    )
 
     provider, model = parse_model_string(spec)
     if is_scripted(spec) and not Path(model).expanduser().is_file():
@@ -40,7 +44,7 @@ def endpoint_problem(spec: str, options: Mapping[str, Any]) -> tuple[str, str] |
 def pfgen_problem(spec: str) -> str | None:
     """Why pfgen-bench cannot run the model ``spec`` (its run's config names an engine
     upstream knows); ``None`` when it can."""
-    from hyoka.pfgen.run_config import ENGINE_NAMES
+    from hyoka.pfgen import ENGINE_NAMES
 
     provider = spec.partition("/")[0]
     if provider in ENGINE_NAMES:

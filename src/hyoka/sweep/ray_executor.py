@@ -28,10 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hyoka.errors import HyokaError
-from hyoka.providers.base import Provider
-from hyoka.providers.errors import ProviderError
-from hyoka.providers.types import GenerationRequest, GenerationResponse
-from hyoka.refset.ray_workers import (
+from hyoka.providers import GenerationRequest, GenerationResponse, Provider, ProviderError
+from hyoka.refset import (
     MAX_LOSSES_PER_BATCH,
     WORKER_START_TIMEOUT_S,
     OnEvent,
@@ -259,7 +257,7 @@ class RayExecutor:
         self.models: list[RayModel] = []
 
     def hosted(self, spec: str, options: Mapping[str, Any]) -> Provider:
-        from hyoka.refset.executor import connect_ray
+        from hyoka.refset import connect_ray
 
         model = RayModel(connect_ray(), spec, options, self.resources, self.on_event)
         self.models.append(model)

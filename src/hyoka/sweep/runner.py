@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from hyoka.errors import InputError
-from hyoka.providers.pooled import lending
+from hyoka.providers import lending
 from hyoka.store import atomic_write_text, claim_folder, read_json, write_json, writer_lock
 from hyoka.sweep.cells import CHANGED, CellContext, CellResult, run_cell
 from hyoka.sweep.matrix import FORMATS, Column, ResultsMatrix, build_matrix
