@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Headless Chromium for the report's browser tests (tests/test_report_browser.py), a
+# Headless Chromium for the report's browser tests (tests/report/test_report_browser.py), a
 # Japanese font for it to draw the reports' Japanese with (fonts-noto-cjk: without one,
 # kana and kanji are drawn as boxes and the tests say so), and Playwright for Python to
 # drive it. Idempotent and quiet: does nothing when all three are there, installs whichever

@@ -30,9 +30,9 @@ from persistent_cache import session_cache_dir
 
 #: node id -> why CI may skip it (CI machines have no GPU)
 CI_MAY_SKIP = {
-    "tests/test_vllm_provider.py::test_real_engine_on_a_tiny_random_model": "needs a GPU",
+    "tests/providers/test_vllm_provider.py::test_real_engine_on_a_tiny_random_model": "needs a GPU",
     **{
-        f"tests/test_provider_contract.py::{test}[vllm{case}]": "needs a GPU"
+        f"tests/providers/test_provider_contract.py::{test}[vllm{case}]": "needs a GPU"
         for test, case in [
             ("test_the_registry_builds_it_and_its_identity_holds_no_key", ""),
             ("test_a_reply_has_text_finish_reason_and_usage", ""),
@@ -116,7 +116,7 @@ def llama_base_url() -> Iterator[str]:
 
     Tests must not depend on what it served before them: llama.cpp keeps the previous
     request's KV cache, so a seeded draw is repeatable only after the same request (see
-    tests/test_openai_provider.py), and greedy answers are compared with a tolerance.
+    tests/providers/test_openai_provider.py), and greedy answers are compared with a tolerance.
     """
     with llama_server() as base_url:
         yield base_url

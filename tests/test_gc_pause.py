@@ -41,7 +41,7 @@ def test_a_collector_turned_off_by_the_caller_stays_off() -> None:
 def test_relaxed_collects_seldom_sets_aside_what_exists_and_restores_it_all() -> None:
     thresholds = gc.get_threshold()
     gc.unfreeze()  # an earlier test's ``hyoka.cli.main.run`` may have frozen its objects
-    kept = [[] for _ in range(100)]  # made before: set aside inside
+    kept: list[list[object]] = [[] for _ in range(100)]  # made before: set aside inside
     with pytest.raises(KeyError), gc_relaxed():
         assert gc.isenabled() and gc.get_threshold() == (RELAXED_YOUNG, *thresholds[1:])
         assert gc.get_freeze_count() >= len(kept)

@@ -11,7 +11,7 @@ depth, and only the containers around them are walked in Python. Every scalar is
 
 Anything outside plain JSON types (subclasses, non-string keys, objects ``default`` would
 see, a recursion too deep) is handed to ``json.dumps`` itself, which then says what it says.
-``tests/test_pfgen_json_text.py`` compares the two on random values and on every sample
+``tests/pfgen/test_pfgen_json_text.py`` compares the two on random values and on every sample
 result.
 """
 

@@ -78,7 +78,7 @@ def plain_sum_is_compensated(count: int) -> bool:
     ``t + e`` is exactly the real ``a' + b``, so ``fl(t + e) = fl(a' + b) = t``; a zero one is
     not added. So the result is ``t = (0.0 + a) + b``, bit for bit,
     which is also the left-to-right sum. From three values on they differ (``[1e16, 1.0,
-    -1e16]``: 1.0 compensated, 0.0 left to right). ``tests/test_pfgen_pysum.py`` checks the
+    -1e16]``: 1.0 compensated, 0.0 left to right). ``tests/pfgen/test_pfgen_pysum.py`` checks the
     two-value case on every kind of double.
     """
     return count <= 2

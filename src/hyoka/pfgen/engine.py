@@ -3,7 +3,7 @@
 The kernel (``_ngram_kernel.c``, built by ``pip install`` where a C compiler is found) walks
 each question's combined trie (``ngram_trie``); the numpy engine (``ngram_metrics``) walks
 each reference set's sorted keys. Both give the same floats bit for bit (the kernel mirrors
-numpy's every operation, and ``tests/test_pfgen_kernel.py`` compares them on random answers
+numpy's every operation, and ``tests/pfgen/test_pfgen_kernel.py`` compares them on random answers
 and on every public run), so the engine is not part of any result's signature: it changes
 how fast a number is made, never the number.
 

@@ -190,7 +190,7 @@ def helpfulness(rules: Sequence[KeywordRule], answers: Sequence[str]) -> list[He
     """Score many answers: in the compiled kernel where every rule is a literal (the rules of
     all 50 questions are) and the kernel engine runs (``engine.use_kernel``), else
     ``helpfulness_reference``. The same floats and missed rules either way
-    (``tests/test_pfgen_helpfulness_kernel.py``); in C one question's answers of a run take
+    (``tests/pfgen/test_pfgen_helpfulness_kernel.py``); in C one question's answers of a run take
     tens of microseconds, where the numpy path spends most of a millisecond setting up.
     """
     spec = _kernel_spec(rules)

@@ -333,7 +333,8 @@ def _column_sums(rows: list[list[float]], summation: Summation) -> Iterator[floa
 # Built by the hundred thousand (one of each per distinct answer of a run), these frozen
 # dataclasses are made here without their generated ``__init__``, whose ``object.__setattr__``
 # per field costs 0.7 us of the 1 us: the same objects, every field set in their ``__dict__``
-# (``tests/test_pfgen_finish.py`` checks they equal the ones ``__init__`` makes, field for field).
+# (``tests/pfgen/test_pfgen_finish.py`` checks they equal the ones ``__init__`` makes, field
+# for field).
 _new = object.__new__
 
 

@@ -42,7 +42,7 @@ needs("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 QUESTION_DIR = SHARED_DATA / "pfgen-bench" / "data"
 #: A 2024-08 run (scored upstream with left-to-right sums) with answers of 5 to 1340 chars.
 REAL_RUN = SHARED_DATA / "pfgen-bench" / "results" / "Qwen" / "Qwen2-1.5B-Instruct" / "b8f3248"
@@ -52,7 +52,7 @@ REAL_QUESTIONS = ("Q09", "Q10", "Q13")
 needs_data = data_mark(QUESTION_DIR / "Q01.json", REAL_RUN / "trials.jsonl.xz")
 
 #: Modest by default so the file runs in seconds; raise it for a deeper hunt, e.g.
-#: ``PFGEN_EXAMPLES=2000 pytest tests/test_pfgen_metrics.py``.
+#: ``PFGEN_EXAMPLES=2000 pytest tests/pfgen/test_pfgen_metrics.py``.
 EXAMPLES = int(os.environ.get("PFGEN_EXAMPLES", "60"))
 PROPERTY = settings(
     max_examples=EXAMPLES,

@@ -24,7 +24,7 @@ from hyoka.errors import InputError
 from hyoka.jfbench.results import read_records
 from hyoka.jfbench.scores import GroupKey, Tally, score, summarize
 
-RESULTS = Path(__file__).parent / "fixtures" / "jfbench" / "results.jsonl"
+RESULTS = Path(__file__).parents[1] / "fixtures" / "jfbench" / "results.jsonl"
 
 UPSTREAM = {
     GroupKey("ifbench", 1, "A"): (8, 7, 1, 1, 5, 2, "71.4"),

@@ -987,7 +987,7 @@ def test_stop_words_and_verb_endings_are_read_from_the_source(tmp_path: Path) ->
 
 #: the embedded model's answers to the first prompts of the seed-42 test build, each with
 #: the verdict upstream's code gave for every rule-based factory of the test set
-EMBEDDED = Path(__file__).parent / "fixtures" / "jfbench" / "embedded_verdicts.jsonl"
+EMBEDDED = Path(__file__).parents[1] / "fixtures" / "jfbench" / "embedded_verdicts.jsonl"
 
 
 def test_every_rule_decides_the_embedded_models_answers_as_upstream() -> None:

@@ -22,7 +22,7 @@ from hyoka.mtbench.judge import user_prompt
 from replay_judge_server import ReplayJudge
 
 FIN = SHARED_DATA / "pfmt-bench-fin-ja"
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 #: runs ``hyoka ARGS...`` in this process, then says whether the openai SDK was imported
 _RUN_AND_LIST_SDK = """
 import sys

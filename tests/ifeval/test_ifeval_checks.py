@@ -162,7 +162,7 @@ def test_word_checks_decided_by_the_text_alone_run_no_tokenizer() -> None:
     text holds it: where that decides, Janome (0.05 s a text) is not run, same verdicts."""
     from hyoka.ifeval import japanese
 
-    cases = [
+    cases: list[tuple[str, dict[str, object], str, bool]] = [
         ("ja:keywords:existence", {"keywords": ["犬", "猫"]}, "猫の本を読む。", False),
         ("ja:keywords:forbidden_words", {"forbidden_words": ["健康"]}, "元気な暮らし", True),
         ("ja:keywords:frequency", {"keyword": "アプリ", "frequency": 3, "relation": "以上"},

@@ -27,7 +27,7 @@ from _shared import NEEDS, PFGEN_RESULTS, SHARED_DATA, data_mark, needs
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.refset_stability import refset_stability
 from hyoka.report import ReportOptions, build_report
-from test_report_fixtures import (
+from report_fixtures import (
     INVENTED,
     JUDGED_MODELS,
     PFMT_JUDGMENTS,
@@ -38,7 +38,7 @@ from test_report_fixtures import (
 
 CHROMIUM = Path("/usr/bin/chromium")
 VICUNA_PAIRS = next((SHARED_DATA / "ja-vicuna-qa" / "model_judgment").rglob("*calm2*.jsonl"))
-ARTEFACTS = Path(__file__).resolve().parents[1] / "build" / "test-artefacts" / "report"
+ARTEFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artefacts" / "report"
 INSTALL = "run scripts/install_browser.sh (Debian's chromium and Playwright for Python)"
 
 

@@ -28,7 +28,7 @@ import scipy.stats  # type: ignore[import-untyped]  # noqa: E402
 #: the pfgen side defaults to the published sample in the data directory: the shared one
 pytestmark = pytest.mark.usefixtures("hyoka_env")
 
-RELATIVES = Path(__file__).parent / "fixtures" / "pfgen-elyza-relatives.tsv"
+RELATIVES = Path(__file__).parents[1] / "fixtures" / "pfgen-elyza-relatives.tsv"
 
 
 def _invoke(*args: str) -> Result:

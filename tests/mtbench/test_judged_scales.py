@@ -1,6 +1,6 @@
 """Each judged benchmark's scale is its own (``BenchSpec.scale``): ELYZA-tasks-100 grades 1
 to 5, the MT-bench family 0 to 10; the leaderboard and ``judge meta`` read it from the
-definition (``mtbench verify``: tests/test_mtbench_verify.py), and a JSON ``true`` is no
+definition (``mtbench verify``: tests/mtbench/test_mtbench_verify.py), and a JSON ``true`` is no
 score anywhere."""
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ from hyoka.stats import (
     two_level_interval,
 )
 from hyoka.store import read_records
-from test_report_fixtures import (
+from report_fixtures import (
     JUDGED_MODELS,
     PFMT_JUDGMENTS,
     crafted_runs,

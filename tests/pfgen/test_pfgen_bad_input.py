@@ -28,7 +28,7 @@ from hyoka.pfgen.questions import QuestionFile
 from hyoka.pfgen.runs import score_run, score_runs
 from hyoka.store import pfgen_runs
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 QUESTION_DIR = SHARED_DATA / "pfgen-bench" / "data"
 
 pytestmark = data_mark(QUESTION_DIR / "Q01.json")

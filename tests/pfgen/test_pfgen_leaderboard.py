@@ -23,7 +23,7 @@ from hyoka.pfgen import RunSummary, Summation, leaderboard
 from hyoka.pfgen.leaderboard import CSV_COLUMNS, LeaderboardFormat, collect, rank, render
 from hyoka.pfgen.provenance import SumFrom, run_signature
 
-RESULTS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pfgen-bench" / "results"
+RESULTS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "pfgen-bench" / "results"
 
 needs_results = data_mark(RESULTS)
 

@@ -126,7 +126,7 @@ def test_continuing_with_an_edited_template_names_the_template(
     answers, script = tmp_path / "a.jsonl", tmp_path / "s.jsonl"
     answers.write_text('{"id": "q1", "question": "1+1?", "answer": "2", "reference": "2"}\n')
     script.write_text('{"reply": ["Rating: [[7]]"]}\n', "utf-8")
-    packaged = Path(__file__).parents[1] / "src" / "hyoka" / "judge" / "templates"
+    packaged = Path(__file__).parents[2] / "src" / "hyoka" / "judge" / "templates"
     text = (packaged / "single-ref.toml").read_text("utf-8").splitlines(keepends=True)
     edited = tmp_path / "t.toml"
     edited.write_text("".join(

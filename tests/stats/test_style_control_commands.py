@@ -4,7 +4,7 @@ family's pairwise judgments, and the report's pairwise and benchmark pages.
 The numbers shown are the library's (``stats.rate_with_style``,
 ``stats.style_controlled_bradley_terry``, ``stats.length_controlled_winrates``,
 ``mtbench.length_column``) on the same battles, built here from the inputs; the library
-itself is checked against statsmodels in ``tests/test_stats_style_control.py``. A scripted
+itself is checked against statsmodels in ``tests/stats/test_stats_style_control.py``. A scripted
 judge that prefers the longer answer, and GPT-4's published verdicts on Japanese Vicuna
 QA, show a judge that rewards length: γ_length > 0 and controlled ratings that differ from
 the raw ones.

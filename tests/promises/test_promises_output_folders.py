@@ -33,7 +33,7 @@ from _shared import SHARED_DATA
 from _shared import small_disk as shared_small_disk
 from hyoka.cli.main import app
 from hyoka.errors import InputError
-from test_report_fixtures import write_fastchat_pairs
+from report_fixtures import write_fastchat_pairs
 
 QUESTION_DIR = SHARED_DATA / "pfgen-bench" / "data"
 OUTPUT_MARKER = ".hyoka-output.json"  # the store's name for it, spelt out: it is a promise

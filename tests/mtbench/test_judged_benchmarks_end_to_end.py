@@ -7,8 +7,8 @@ The model's wording decides nothing asserted here: the scripted judge gives one 
 (or verdict) to every prompt, so every number is known in advance; what is checked is that
 each step takes the previous step's files as they are written, and that each file says
 which benchmark and variant made it. Rakuda's chain (all 40 questions answered, matches
-judged, ranked, shown) is ``tests/test_rakuda.py`` (answers from a seeded server, and from
-the embedded model) and ``tests/test_report_benchmarks.py`` (its ranking page).
+judged, ranked, shown) is ``tests/mtbench/test_rakuda.py`` (answers from a seeded server, and from
+the embedded model) and ``tests/report/test_report_benchmarks.py`` (its ranking page).
 """
 
 from __future__ import annotations

@@ -90,7 +90,9 @@ def test_the_reask_reply_is_read_as_the_fallback_does(reply: str, expected: int 
 def _compiled(source: Path, *names: str) -> dict[str, Any]:
     """The file's functions ``names``, compiled alone (nothing else of the file is run)."""
     tree = ast.parse(source.read_text(encoding="utf-8"))
-    chosen = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in names]
+    chosen: list[ast.stmt] = [
+        n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in names
+    ]
     namespace: dict[str, Any] = {}
     exec(compile(ast.Module(chosen, []), str(source), "exec"), namespace)
     return namespace

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from _shared import SHARED_DATA
 from hyoka.cli.main import app
 
-RESULTS = Path(__file__).parent / "fixtures" / "jfbench" / "results.jsonl"
+RESULTS = Path(__file__).parents[1] / "fixtures" / "jfbench" / "results.jsonl"
 PROMPTS = SHARED_DATA / "jfbench" / "data" / "ifbench_ja_translated.jsonl"
 FIRST_THREE = "0895a01004b11fcc73021ab54bd0b5a03c37a4544697789f28f872bd216adaed"
 TRAIN_FIRST_FIVE = "00d6a3f71cecf7b021ec2abb8f1e92765d1105c38d808936e593093f09fbb3a5"

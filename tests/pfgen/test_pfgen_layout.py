@@ -20,7 +20,7 @@ from hyoka.data import manifest, manifest_names, upstream_data_hash
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "hyoka"
+SRC = Path(__file__).resolve().parents[2] / "src" / "hyoka"
 #: The file names of a run folder, which only hyoka/store/pfgen_runs.py may spell.
 LAYOUT_NAMES = {"config.json", "result.json", "trials.jsonl", "trials.jsonl.xz", "trial_*.jsonl"}
 PFGEN_COMMANDS = [

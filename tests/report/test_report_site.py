@@ -21,7 +21,7 @@ from hyoka.mtbench import Bench, build_leaderboard, round_half_up
 from hyoka.report import ReportOptions, build_report
 from hyoka.report.pairwise_pages import analyse, read_pairs
 from hyoka.stats.bradley_terry import Battles, bradley_terry
-from test_report_fixtures import (
+from report_fixtures import (
     CRAFTED,
     INVENTED,
     JUDGED_MODELS,

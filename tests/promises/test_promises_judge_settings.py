@@ -11,8 +11,8 @@ wrote (the settings stored the default as ``None``, its signature's spelling).
 
 Now the settings can be read off the provider that answers (``JudgeSettings.of``), and the
 engine refuses, before any call or file, settings naming another judge than the one asked;
-a default spelled out is the default (``tests/test_promises_settings.py`` checks every field
-of every settings record).
+a default spelled out is the default (``tests/promises/test_promises_settings.py`` checks
+every field of every settings record).
 """
 
 from __future__ import annotations

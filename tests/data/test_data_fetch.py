@@ -31,7 +31,7 @@ from hyoka.data.manifest import ALL_GROUPS, ManifestFile, all_manifests, manifes
 from hyoka.errors import DataError, HyokaError, MissingDataError
 from hyoka.mtbench import Bench
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 @dataclass

@@ -33,7 +33,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:
     # a new instance of its own: without address="local", Ray joins a cluster another
-    # test process has running (tests/test_refset_ray_generate.py's, under xdist) and
+    # test process has running (tests/refset/test_refset_ray_generate.py's, under xdist) and
     # refuses num_cpus there
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield

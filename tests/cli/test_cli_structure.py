@@ -32,7 +32,7 @@ from typer.testing import CliRunner
 from hyoka.cli._lazy import CommandSpec, GroupSpec
 from hyoka.cli.main import COMMANDS, app
 
-CLI = Path(__file__).resolve().parents[1] / "src" / "hyoka" / "cli"
+CLI = Path(__file__).resolve().parents[2] / "src" / "hyoka" / "cli"
 COMMAND_MODULES = sorted(CLI.glob("*_cmd.py"))
 
 #: Runs the app in a fresh interpreter with the given argument lists and prints, as JSON,

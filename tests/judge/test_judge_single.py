@@ -270,7 +270,7 @@ def test_resume_with_other_settings_is_refused_before_any_call(
         "max_tokens": (32, r"judge\.max_tokens: 16 vs 32"),
         "repeats": (2, r"judge\.repeats: 1 vs 2"),
         # (another server is another judge: refused before the file is read,
-        # tests/test_promises_judge_settings.py)
+        # tests/promises/test_promises_judge_settings.py)
         "temperature": (0.5, r"judge\.temperature: 0\.0 vs 0\.5"),
     }
     client = ModelClient(provider, cache=None)

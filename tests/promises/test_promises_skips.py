@@ -17,9 +17,9 @@ import pytest
 
 from _shared import INSTALL
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: a quick file whose statsmodels cross-checks gate on the package at module level
-GATED_FILE = "tests/test_stats_kappa.py"
+GATED_FILE = "tests/stats/test_stats_kappa.py"
 HIDDEN = "statsmodels"
 
 HIDE = """
