@@ -4,14 +4,15 @@ its output file (replies) and error file (requests that failed or expired)."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any, Final
 
+from hyoka.errors import InputError
 from hyoka.providers._http import server_text
 from hyoka.providers.batch_api import BatchApi, BatchResults, BatchState, jsonl_bytes
 from hyoka.providers.errors import TransientError
 from hyoka.providers.openai_backend import OpenAIProvider, _chat_choice, _usage
 from hyoka.providers.types import GenerationRequest, GenerationResponse
+from hyoka.store import parse_json
 
 if TYPE_CHECKING:
     import openai
@@ -86,9 +87,9 @@ class OpenAIBatches(BatchApi):
         from openai.types.chat import ChatCompletion
 
         try:
-            row = json.loads(line)
+            row = parse_json(line, where)
             key = str(row["custom_id"])
-        except (ValueError, KeyError, TypeError):
+        except (InputError, KeyError, TypeError):
             raise TransientError(f"{self._spec}: batch {where} is not a result line") from None
         response = row.get("response") or {}
         body = response.get("body") if isinstance(response, dict) else None
