@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,8 +36,7 @@ from hyoka.refset import (
     WorkerEvent,
     WorkerResources,
 )
-from hyoka.sweep.cells import CellResult
-from hyoka.sweep.spec import Cell
+from hyoka.sweep.runner import LocalExecutor
 
 
 class ModelWorker:
@@ -242,10 +241,10 @@ class RayModel(Provider):
         self.handles, self.ready, self.starting = [], [], {}
 
 
-class RayExecutor:
-    """The cells here, one after the other; each local model on Ray workers that load it
-    once (``ModelHost``): ``workers`` of them a model, each reserving ``cpus`` and
-    ``gpus`` on its node."""
+class RayExecutor(LocalExecutor):
+    """The cells here, one after the other (``LocalExecutor.run``); each local model on
+    Ray workers that load it once (``ModelHost``): ``workers`` of them a model, each
+    reserving ``cpus`` and ``gpus`` on its node."""
 
     def __init__(
         self,
@@ -262,12 +261,3 @@ class RayExecutor:
         model = RayModel(connect_ray(), spec, options, self.resources, self.on_event)
         self.models.append(model)
         return model
-
-    def run(
-        self,
-        cells: Sequence[Cell],
-        work: Callable[[Cell], CellResult],
-        done: Callable[[CellResult], None],
-    ) -> None:
-        for cell in cells:
-            done(work(cell))
