@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         WorkerEvent,
         WorkerRates,
         WorkerResources,
+        load_report,
     )
     from hyoka.refset.representative import hill_climb, presence_matrix
     from hyoka.refset.source import BenchmarkSource
@@ -95,6 +96,7 @@ _EXPORTS: dict[str, str] = {
     "WorkerEvent": "hyoka.refset.ray_workers",
     "WorkerRates": "hyoka.refset.ray_workers",
     "WorkerResources": "hyoka.refset.ray_workers",
+    "load_report": "hyoka.refset.ray_workers",
     "rare_ngram_filter": "hyoka.refset.rare",
     "hill_climb": "hyoka.refset.representative",
     "presence_matrix": "hyoka.refset.representative",
@@ -130,6 +132,7 @@ __all__ = [
     "import_answers",
     "load_build_config",
     "load_generate_file",
+    "load_report",
     "load_rewrites",
     "normalise_pool",
     "plan_refsets",

@@ -70,6 +70,14 @@ class WorkerResources:
         if self.cpus < 0 or self.gpus < 0:
             raise HyokaError("`cpus` and `gpus` must not be negative")
 
+    def unplaced(self) -> str:
+        """Why no worker started within ``WORKER_START_TIMEOUT_S``: what each one asks of
+        a node (the refset driver and the sweep's hosted models say it alike)."""
+        return (
+            f"no Ray worker could start in {WORKER_START_TIMEOUT_S:.0f} s: each needs "
+            f"{self.cpus:g} CPU(s) and {self.gpus:g} GPU(s) free on one node (see `ray status`)"
+        )
+
 
 @dataclass(frozen=True)
 class WorkerEvent:
@@ -92,6 +100,17 @@ class WorkerEvent:
 
 
 OnEvent = Callable[[WorkerEvent], None]
+
+
+def load_report(ray: Any, ref: Any) -> dict[str, Any] | None:
+    """What a worker reported when it finished loading (its ``node``, ``pid``, ``loads``,
+    ``seconds``, or the ``error`` that stopped it); None when its node went away while it
+    loaded, and the caller starts another in its place."""
+    try:
+        info: dict[str, Any] = ray.get(ref)
+    except ray.exceptions.RayError:
+        return None
+    return info
 
 
 class WorkerRates:
@@ -321,11 +340,7 @@ class _Driver:
             if self.idle or self.running:
                 last_alive = time.monotonic()
             elif time.monotonic() - last_alive > WORKER_START_TIMEOUT_S:
-                raise HyokaError(
-                    f"no Ray worker could start in {WORKER_START_TIMEOUT_S:.0f} s: each needs "
-                    f"{self.resources.cpus:g} CPU(s) and {self.resources.gpus:g} GPU(s) free "
-                    "on one node (see `ray status`)"
-                )
+                raise HyokaError(self.resources.unplaced())
 
     def _kill_hung(self) -> None:
         """Kill a worker stuck on one batch past ``BATCH_TIMEOUT_S``; its batch's result
@@ -352,10 +367,9 @@ class _Driver:
 
     def _started(self, ref: Any, on_event: OnEvent) -> None:
         name, handle = self.starting.pop(ref)
-        try:
-            info = self.ray.get(ref)
-        except self.ray.exceptions.RayError:
-            self._replace()  # its node went away while it loaded
+        info = load_report(self.ray, ref)
+        if info is None:
+            self._replace()
             return
         if "error" in info:
             raise HyokaError(str(info["error"]))

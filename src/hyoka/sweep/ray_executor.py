@@ -35,6 +35,7 @@ from hyoka.refset import (
     OnEvent,
     WorkerEvent,
     WorkerResources,
+    load_report,
 )
 from hyoka.sweep.runner import LocalExecutor
 
@@ -164,20 +165,15 @@ class RayModel(Provider):
             if not self.starting:
                 raise ProviderError(f"{self.spec}: every Ray worker was lost")
             if waited > WORKER_START_TIMEOUT_S:
-                raise ProviderError(
-                    f"{self.spec}: no Ray worker could start in {WORKER_START_TIMEOUT_S:.0f} s: "
-                    f"each needs {self.resources.cpus:g} CPU(s) and {self.resources.gpus:g} "
-                    "GPU(s) free on one node (see `ray status`)"
-                )
+                raise ProviderError(f"{self.spec}: {self.resources.unplaced()}")
             await asyncio.to_thread(self.ray.wait, list(self.starting), num_returns=1, timeout=1.0)
             waited += 1.0
 
     def _started(self, ref: Any) -> None:
         worker = self.starting.pop(ref)
-        try:
-            info = self.ray.get(ref)
-        except self.ray.exceptions.RayError:
-            self._replace()  # its node went away while it loaded
+        info = load_report(self.ray, ref)
+        if info is None:
+            self._replace()
             return
         if "error" in info:
             self.error = str(info["error"])
