@@ -239,6 +239,18 @@ WorkersOption = Annotated[
         "--workers", min=1, help="Scoring processes (default: one per core).", show_default=False
     ),
 ]
+#: what each Ray worker reserves on its node (refset generate, sweep)
+CpusPerWorkerOption = Annotated[
+    float, typer.Option("--cpus-per-worker", min=0, help="CPUs each Ray worker reserves.")
+]
+GpusPerWorkerOption = Annotated[
+    float,
+    typer.Option(
+        "--gpus-per-worker",
+        min=0,
+        help="GPUs each Ray worker reserves (with vLLM, match its tensor_parallel_size option).",
+    ),
+]
 
 # --- statistics -------------------------------------------------------------------------
 

@@ -17,7 +17,9 @@ import typer
 from hyoka.cli._common import (
     BaseUrlOption,
     ConcurrencyOption,
+    CpusPerWorkerOption,
     DataDirOption,
+    GpusPerWorkerOption,
     JsonOption,
     MaxTokensOption,
     NumExamplesOption,
@@ -174,17 +176,8 @@ def generate_command(
     workers: Annotated[
         int, typer.Option("--workers", min=1, help="Ray workers, each loading the model once.")
     ] = 1,
-    cpus_per_worker: Annotated[
-        float, typer.Option("--cpus-per-worker", min=0, help="CPUs each Ray worker reserves.")
-    ] = 1.0,
-    gpus_per_worker: Annotated[
-        float,
-        typer.Option(
-            "--gpus-per-worker",
-            min=0,
-            help="GPUs each Ray worker reserves (with vLLM, match -o tensor_parallel_size).",
-        ),
-    ] = 0.0,
+    cpus_per_worker: CpusPerWorkerOption = 1.0,
+    gpus_per_worker: GpusPerWorkerOption = 0.0,
     benchmark: Benchmark = None,
     config_file: Annotated[
         Path | None,

@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hyoka.cli._common import DataDirOption, JsonOption, echo, echo_json, reports_errors
+from hyoka.cli._common import (
+    CpusPerWorkerOption,
+    DataDirOption,
+    GpusPerWorkerOption,
+    JsonOption,
+    echo,
+    echo_json,
+    reports_errors,
+)
 from hyoka.mtbench import FormatChoice
 from hyoka.refset import Executor
 
@@ -53,17 +61,8 @@ def sweep_command(
             "--workers", min=1, help="With --executor ray: Ray workers for each local model."
         ),
     ] = 2,
-    cpus_per_worker: Annotated[
-        float, typer.Option("--cpus-per-worker", min=0, help="CPUs each Ray worker reserves.")
-    ] = 1.0,
-    gpus_per_worker: Annotated[
-        float,
-        typer.Option(
-            "--gpus-per-worker",
-            min=0,
-            help="GPUs each Ray worker reserves (with vLLM, match its tensor_parallel_size).",
-        ),
-    ] = 0.0,
+    cpus_per_worker: CpusPerWorkerOption = 1.0,
+    gpus_per_worker: GpusPerWorkerOption = 0.0,
     data_dir: DataDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
