@@ -61,6 +61,12 @@ class _Server(ThreadingHTTPServer):
         self.received: list[tuple[str, str]] = []
         self.batches: dict[str, Batch] = {}
         self.files: dict[str, bytes] = {}
+        #: what the server says a running batch's status is (a misconfigured proxy's text)
+        self.status_text = "validating"
+        #: the error code of a failed request's error-file line (``None``: an HTTP 500 reply)
+        self.error_code: str | None = None
+        #: raw result lines added to every ended batch's output file (foreign, repeated ids)
+        self.extra_lines: list[dict[str, Any]] = []
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     @property
@@ -146,6 +152,14 @@ def _completion(body: dict[str, Any], serial: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def result_line(custom_id: str, text: str) -> dict[str, Any]:
+    """One output-file line answering ``custom_id`` with ``text`` (a line the test adds)."""
+    body = _completion({"model": "m", "messages": [{"role": "user", "content": text}]}, "x")
+    body["choices"][0]["message"]["content"] = text
+    return {"id": "batch_req_x", "custom_id": custom_id, "error": None,
+            "response": {"status_code": 200, "request_id": "req_x", "body": body}}  # fmt: skip
+
+
 def _multipart(headers: Any, raw: bytes) -> dict[str, bytes]:
     head = f"content-type: {headers['content-type']}\r\n\r\n".encode()
     message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + raw)
@@ -211,7 +225,7 @@ class _OpenAIHandler(_Handler):
         return {
             "id": batch.id, "object": "batch", "endpoint": "/v1/chat/completions",
             "input_file_id": input_file, "completion_window": "24h",
-            "status": batch.ended or "validating", "created_at": CREATED,
+            "status": batch.ended or self.server.status_text, "created_at": CREATED,
             "output_file_id": output_id, "error_file_id": error_id,
             "request_counts": {"total": total, "completed": completed, "failed": failed},
         }  # fmt: skip
@@ -226,6 +240,11 @@ class _OpenAIHandler(_Handler):
                     "id": f"batch_req_{number}", "custom_id": key, "response": None,
                     "error": {"code": "batch_expired", "message": "This request could not "
                               "be executed before the completion window expired."},
+                }))  # fmt: skip
+            elif key in batch.failed and self.server.error_code is not None:
+                errors.append(json.dumps({
+                    "id": f"batch_req_{number}", "custom_id": key, "response": None,
+                    "error": {"code": self.server.error_code, "message": "bad request"},
                 }))  # fmt: skip
             elif key in batch.failed:
                 errors.append(json.dumps({
@@ -242,6 +261,7 @@ class _OpenAIHandler(_Handler):
                                  "body": _completion(request["body"], f"{batch.id}-{number}")},
                     "error": None,
                 }))  # fmt: skip
+        out.extend(json.dumps(line) for line in self.server.extra_lines)
         ids: list[str | None] = []
         for lines in (out, errors):
             if not lines:

@@ -282,3 +282,35 @@ def test_mtbench_pairwise_batch_asks_both_orders_in_one_batch(
     assert "4 turn(s) judged" in second.stdout and "nothing left in flight" in second.stderr
     batch_lines = _lines(tmp_path / "batch" / "judge_pair.jsonl")
     assert batch_lines == _lines(tmp_path / "online" / "judge_pair.jsonl")
+
+
+SECRET = "sk-proj-SECRETKEYVALUE"
+
+
+def test_batch_server_text_never_shows_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch status and a failed request's error code that quote the API key are shown
+    and kept with it replaced, as the online path shows a server's error: in the run's
+    line, ``batch status`` (live, ``--json``, ``--offline``) and the manifest on disk."""
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    with openai_server() as server:
+        url, out = f"{server.url}/v1", tmp_path / "a.jsonl"
+        server.status_text = f"held for key {SECRET}"
+        args = _generate("openai/m1", url, out, "--batch")
+        assert _hyoka(args, tmp_path / "c", monkeypatch).exit_code == 0
+        status = CliRunner().invoke(app, ["batch", "status", str(tmp_path), "--base-url", url])
+        assert "held for key [REDACTED]" in status.stdout, status.output
+        again = _hyoka(args, tmp_path / "c", monkeypatch)  # notes the running status
+        assert again.exit_code == 0, again.output
+        monkeypatch.delenv("OPENAI_API_KEY")  # the offline reader may not know the key
+        offline = CliRunner().invoke(app, ["batch", "status", str(tmp_path), "--offline", "--json"])
+        assert "[REDACTED]" in offline.stdout, offline.output
+        monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+        server.error_code = f"bad key {SECRET}"
+        server.finish(failed=_manifest(out)["notes"]["batches"][0]["custom_ids"])
+        failed = _hyoka([*args, "--json"], tmp_path / "c", monkeypatch)
+        assert '"bad key [REDACTED]": 2' in failed.stdout, failed.output
+        shown = [status.output, again.output, offline.output, failed.output]
+        kept = out.with_name(out.name + ".manifest.json").read_text(encoding="utf-8")
+        assert all(SECRET not in text for text in [*shown, kept])

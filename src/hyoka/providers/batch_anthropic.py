@@ -34,7 +34,7 @@ class AnthropicBatches(BatchApi):
         batch = await self._call(self._sdk().messages.batches.retrieve, batch_id)
         counts = batch.request_counts
         return BatchState(
-            status=str(batch.processing_status),
+            status=server_text(str(batch.processing_status), self.provider._redact),
             ended=batch.processing_status == "ended",
             counts={
                 "succeeded": counts.succeeded, "errored": counts.errored,
@@ -57,9 +57,10 @@ class AnthropicBatches(BatchApi):
                         choices=(choice,), usage=usage, model=model
                     )
                 else:
-                    failed[row.custom_id] = server_text(result.type, str)
+                    failed[row.custom_id] = server_text(result.type, self.provider._redact)
         except anthropic.APIError as exc:
-            raise TransientError(f"{self._where}: batch {batch_id}: {exc.message}") from None
+            said = server_text(exc.message, self.provider._redact)
+            raise TransientError(f"{self._where}: batch {batch_id}: {said}") from None
         except ValueError:
             raise TransientError(
                 f"{self._where}: batch {batch_id}'s results are not JSON Lines"

@@ -4,6 +4,7 @@ its output file (replies) and error file (requests that failed or expired)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from hyoka.errors import InputError
@@ -57,7 +58,7 @@ class OpenAIBatches(BatchApi):
         batch = await self._call(self._sdk.batches.retrieve, batch_id)
         counts = batch.request_counts
         return BatchState(
-            status=str(batch.status),
+            status=server_text(str(batch.status), self.provider._scrub),
             ended=batch.status in ENDED,
             counts={}
             if counts is None
@@ -94,7 +95,7 @@ class OpenAIBatches(BatchApi):
         response = row.get("response") or {}
         body = response.get("body") if isinstance(response, dict) else None
         if row.get("error") or not isinstance(body, dict) or response.get("status_code") != 200:
-            failed[key] = _why(row.get("error"), response)
+            failed[key] = _why(row.get("error"), response, self.provider._scrub)
             return
         try:
             raw = ChatCompletion.model_validate(body)
@@ -125,10 +126,11 @@ class OpenAIBatches(BatchApi):
             raise self.provider._map_error(exc) from None
 
 
-def _why(error: Any, response: Any) -> str:
+def _why(error: Any, response: Any, scrub: Callable[[str], str]) -> str:
     """Why a batch's request got no reply, in a word or two: the error's code
-    (``batch_expired``), else the reply's HTTP status."""
+    (``batch_expired``; its secrets ``scrub``bed, as an online error's), else the reply's
+    HTTP status."""
     if isinstance(error, dict) and error.get("code"):
-        return server_text(str(error["code"]), str)
+        return server_text(str(error["code"]), scrub)
     status = response.get("status_code") if isinstance(response, dict) else None
     return f"HTTP {status}" if isinstance(status, int) else "no reply"

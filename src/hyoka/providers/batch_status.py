@@ -13,6 +13,7 @@ from hyoka.errors import InputError
 from hyoka.providers._http import server_text
 from hyoka.providers.batch import batch_api, noted_batches
 from hyoka.providers.registry import load_provider
+from hyoka.redact import KnownSecrets
 from hyoka.store import MANIFEST_SUFFIX, read_manifest
 
 
@@ -58,6 +59,8 @@ def batch_status(root: Path, *, live: bool = True, base_url: str | None = None) 
         else sorted(root.rglob(f"*{MANIFEST_SUFFIX}"))
     )
     found: list[NotedBatch] = []
+    # a manifest written before its text was scrubbed, or with another key set then
+    scrub = KnownSecrets.from_environment().scrub
     for side in sides:
         log = side.with_name(side.name.removesuffix(MANIFEST_SUFFIX))
         manifest = read_manifest(log)
@@ -66,10 +69,10 @@ def batch_status(root: Path, *, live: bool = True, base_url: str | None = None) 
         for entry in noted_batches(manifest.notes):
             found.append(NotedBatch(
                 file=log, api=str(entry.get("api", "")), model=str(entry.get("model", "")),
-                id=server_text(str(entry.get("id", "")), str),
+                id=server_text(str(entry.get("id", "")), scrub),
                 requests=int(entry.get("requests", 0)),
                 submitted=str(entry.get("submitted", "")),
-                state=server_text(str(entry.get("status", "")), str), live=False,
+                state=server_text(str(entry.get("status", "")), scrub), live=False,
             ))  # fmt: skip
     if live and found:
         return asyncio.run(_ask(found, base_url))
