@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from _shared import SHARED_DATA
-from batch_servers import anthropic_server, openai_server
+from batch_servers import anthropic_server, openai_server, result_line
 from hyoka.cli.main import app
 
 #: the volatile fields of answer and judgment lines (made now, never compared)
@@ -314,3 +314,32 @@ def test_batch_server_text_never_shows_the_key(
         shown = [status.output, again.output, offline.output, failed.output]
         kept = out.with_name(out.name + ".manifest.json").read_text(encoding="utf-8")
         assert all(SECRET not in text for text in [*shown, kept])
+
+
+def test_foreign_and_repeated_result_lines_are_faults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An output file with a line for an id hyoka never submitted and a second line for
+    one it did: the foreign line is counted and ignored, neither line of the repeated id
+    is kept (it is asked again), and only the one clean reply is collected."""
+    with openai_server() as server:
+        url, out = f"{server.url}/v1", tmp_path / "a.jsonl"
+        args = _generate("openai/m1", url, out, "--batch")
+        assert _hyoka(args, tmp_path / "c", monkeypatch).exit_code == 0
+        first, second = _manifest(out)["notes"]["batches"][0]["custom_ids"]
+        server.extra_lines = [result_line("not-ours", "forged"), result_line(first, "forged")]
+        server.finish()
+        run = _hyoka(args, tmp_path / "c", monkeypatch)
+        assert run.exit_code == 0, run.output
+        assert "batch: 1 reply(ies) collected; 1 failed or expired (answered twice 1;" in (
+            run.stderr
+        )
+        assert "1 result line(s) for requests hyoka did not submit (ignored)" in run.stderr
+        (again,) = _manifest(out)["notes"]["batches"]
+        # turn 1 asked again beside the other dialogue's turn 2
+        assert first in again["custom_ids"] and second not in again["custom_ids"]
+        assert len(again["custom_ids"]) == 2
+        server.finish()
+        done = _hyoka(args, tmp_path / "c", monkeypatch)
+        assert done.exit_code == 0, done.output
+        assert "forged" not in json.dumps(_lines(out)) and "1 dialogue(s) answered" in done.stdout

@@ -150,16 +150,26 @@ class BatchClient(ModelClient):
                 self.progress.running.append(batch_id)
                 continue
             results = await self.api.results(batch_id)
+            # only the requests this batch was noted with, each answered once: a line for
+            # another id (not ours to store) or a second line for one (which is the
+            # reply?) is a fault, counted and never stored; a repeated one is asked again
+            asked = {str(key) for key in entry.get("custom_ids", ())}
+            answered = set(results.replies) | set(results.failed) | results.repeated
+            self.progress.foreign += len(answered - asked)
             assert self.cache is not None
             for key, response in results.replies.items():
+                if key not in asked or key in results.repeated:
+                    continue
                 clean = self._redacted(response)
                 self.cache.put(key, clean)
                 self.stats.usage = self.stats.usage + clean.usage
                 self.progress.collected += 1
-            asked = {str(key) for key in entry.get("custom_ids", ())}
-            lost = asked - set(results.replies)
+            lost = asked - (set(results.replies) - results.repeated)
             self.progress.failed += len(lost)
-            self.progress.reasons.update(results.failed.get(key, "no result") for key in lost)
+            why = dict.fromkeys(results.repeated, "answered twice")
+            self.progress.reasons.update(
+                why.get(key) or results.failed.get(key, "no result") for key in lost
+            )
         return running, in_flight
 
     async def submit(self, wanted: Mapping[str, GenerationRequest]) -> dict[str, Any] | None:

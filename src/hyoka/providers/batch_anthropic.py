@@ -46,10 +46,13 @@ class AnthropicBatches(BatchApi):
     async def results(self, batch_id: str) -> BatchResults:
         replies: dict[str, GenerationResponse] = {}
         failed: dict[str, str] = {}
+        repeated: set[str] = set()
         stream = await self._call(self._sdk().messages.batches.results, batch_id)
         try:
             async for row in stream:
                 result = row.result
+                if row.custom_id in replies or row.custom_id in failed:
+                    repeated.add(row.custom_id)
                 if result.type == "succeeded" and isinstance(result.message, AnthropicMessage):
                     choice, usage = self.provider._parse(result.message)
                     model = result.message.model or self.provider.model
@@ -65,7 +68,7 @@ class AnthropicBatches(BatchApi):
             raise TransientError(
                 f"{self._where}: batch {batch_id}'s results are not JSON Lines"
             ) from None
-        return BatchResults(replies, failed)
+        return BatchResults(replies, failed, repeated)
 
     @property
     def _where(self) -> str:

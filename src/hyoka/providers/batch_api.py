@@ -24,11 +24,14 @@ class BatchState:
 
 @dataclass(frozen=True)
 class BatchResults:
-    """An ended batch's outcome: the replies that succeeded, by custom id, and why each
-    other request did not (``errored``, ``expired``, ``canceled``, an error message)."""
+    """An ended batch's outcome: the replies that succeeded, by custom id, why each
+    other request did not (``errored``, ``expired``, ``canceled``, an error message), and
+    the custom ids more than one result line answered (``repeated``: which to trust is
+    unknown, so none is)."""
 
     replies: dict[str, GenerationResponse]
     failed: dict[str, str]
+    repeated: set[str] = field(default_factory=set)
 
 
 class BatchApi(ABC):

@@ -69,14 +69,16 @@ class OpenAIBatches(BatchApi):
         batch = await self._call(self._sdk.batches.retrieve, batch_id)
         replies: dict[str, GenerationResponse] = {}
         failed: dict[str, str] = {}
+        repeated: set[str] = set()
         for file_id in (batch.output_file_id, batch.error_file_id):
             if not file_id:
                 continue
             content = await self._call(self._sdk.files.content, file_id)
             for number, line in enumerate(content.text.splitlines(), 1):
                 if line.strip():
-                    self._read_line(f"{batch_id} file {file_id}:{number}", line, replies, failed)
-        return BatchResults(replies, failed)
+                    where = f"{batch_id} file {file_id}:{number}"
+                    self._read_line(where, line, replies, failed, repeated)
+        return BatchResults(replies, failed, repeated)
 
     def _read_line(
         self,
@@ -84,7 +86,10 @@ class OpenAIBatches(BatchApi):
         line: str,
         replies: dict[str, GenerationResponse],
         failed: dict[str, str],
+        repeated: set[str],
     ) -> None:
+        """Read one result line into ``replies`` or ``failed`` (its custom id into
+        ``repeated`` too where an earlier line answered it)."""
         from openai.types.chat import ChatCompletion
 
         try:
@@ -92,6 +97,8 @@ class OpenAIBatches(BatchApi):
             key = str(row["custom_id"])
         except (InputError, KeyError, TypeError):
             raise TransientError(f"{self._spec}: batch {where} is not a result line") from None
+        if key in replies or key in failed:
+            repeated.add(key)
         response = row.get("response") or {}
         body = response.get("body") if isinstance(response, dict) else None
         if row.get("error") or not isinstance(body, dict) or response.get("status_code") != 200:

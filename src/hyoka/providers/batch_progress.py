@@ -18,6 +18,8 @@ class BatchProgress:
     failed: int = 0
     #: why they failed, by the API's word (``expired``, ``errored``, ``HTTP 500``)
     reasons: Counter[str] = field(default_factory=Counter)
+    #: result lines for requests the batch was not noted with (ignored, never stored)
+    foreign: int = 0
     #: requests left for a later run (submitted now, or in a running batch)
     deferred: int = 0
     #: batches submitted now, and those still running, by id
@@ -34,6 +36,7 @@ class BatchProgress:
             "collected": self.collected,
             "failed": self.failed,
             "reasons": dict(sorted(self.reasons.items())),
+            "foreign": self.foreign,
             "deferred": self.deferred,
             "submitted": list(self.submitted),
             "running": list(self.running),
@@ -46,6 +49,10 @@ class BatchProgress:
         if self.failed:
             why = ", ".join(f"{reason} {n}" for reason, n in sorted(self.reasons.items()))
             parts.append(f"{self.failed} failed or expired ({why}; asked again in a new batch)")
+        if self.foreign:
+            parts.append(
+                f"{self.foreign} result line(s) for requests hyoka did not submit (ignored)"
+            )
         if self.running:
             parts.append(f"still running: {', '.join(self.running)}")
         if self.submitted:
