@@ -343,3 +343,36 @@ def test_foreign_and_repeated_result_lines_are_faults(
         done = _hyoka(args, tmp_path / "c", monkeypatch)
         assert done.exit_code == 0, done.output
         assert "forged" not in json.dumps(_lines(out)) and "1 dialogue(s) answered" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("requests", "many", '"requests" is not a count of requests'),
+        ("requests", None, '"requests" is not a count of requests'),
+        ("custom_ids", None, '"custom_ids" is not a list of custom ids'),
+        ("custom_ids", "abc", '"custom_ids" is not a list of custom ids'),
+    ],
+)
+def test_a_damaged_batches_note_is_one_line(
+    openai_url: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    field: str,
+    value: Any,
+    said: str,
+) -> None:
+    """A manifest's batch note with a field of the wrong kind: ``batch status --offline``
+    and the next ``--batch`` run each stop with one line naming the manifest and field."""
+    out = tmp_path / "a.jsonl"
+    args = _generate("openai/m1", f"{openai_url.url}/v1", out, "--batch")
+    assert _hyoka(args, tmp_path / "c", monkeypatch).exit_code == 0
+    side = out.with_name(out.name + ".manifest.json")
+    manifest = _manifest(out)
+    manifest["notes"]["batches"][0][field] = value
+    side.write_text(json.dumps(manifest), encoding="utf-8")
+    expected = f'error: {side}: the note "batches", batch 1: {said}\n'
+    status = _hyoka(["batch", "status", str(tmp_path), "--offline"], tmp_path / "c", monkeypatch)
+    rerun = _hyoka(args, tmp_path / "c", monkeypatch)
+    assert (status.exit_code, status.stderr) == (1, expected), status.output
+    assert (rerun.exit_code, rerun.stderr.splitlines()[-1] + "\n") == (1, expected), rerun.output

@@ -464,7 +464,7 @@ async def judge_plan(
             raise ValueError(f"the log of {log.path} is not the log of {plan.output}")
         else:
             _check_lines(plan, log)
-        async with batch_round(client, log.written.notes, log.note):
+        async with batch_round(client, log):
             report = await _judge_missing(client, plan, log, progress)
         run = plan.run.with_served(log)
         if isinstance(client, BatchClient):  # the file's calls were (also) a batch's

@@ -476,7 +476,7 @@ async def generate_answers(
     with JsonlLog.open(
         plan.answer_file, answers_manifest(plan, bench, run), bench.answer_type, key=_answer_key
     ) as log:
-        async with batch_round(client, log.written.notes, log.note):
+        async with batch_round(client, log):
             return await _answer_missing(plan, bench, run, log, progress)
 
 

@@ -31,10 +31,12 @@ import contextlib
 import contextvars
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from hyoka.errors import InputError
 from hyoka.providers._http import server_text
 from hyoka.providers.base import Provider
 from hyoka.providers.batch_api import BatchApi
@@ -42,6 +44,7 @@ from hyoka.providers.batch_progress import BatchProgress
 from hyoka.providers.client import ModelClient, ResponseCache, _note_served, cache_key
 from hyoka.providers.errors import ProviderError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
+from hyoka.store import JsonlLog, manifest_path
 
 #: the manifest note that holds a file's batches in flight
 BATCHES_NOTE = "batches"
@@ -194,27 +197,48 @@ class BatchClient(ModelClient):
         }
 
 
-def noted_batches(notes: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The batches a manifest's notes hold (none where it holds none, or no list)."""
+def noted_batches(notes: Mapping[str, Any], where: Path) -> list[dict[str, Any]]:
+    """The batches a manifest's notes hold (none where it holds none), each checked as
+    ``submit`` wrote it: a note edited or damaged is one ``InputError`` naming the
+    manifest ``where`` and the field, before any API is asked."""
     noted = notes.get(BATCHES_NOTE)
-    if not isinstance(noted, list):
+    if noted is None:
         return []
-    return [dict(entry) for entry in noted if isinstance(entry, dict)]
+    if not isinstance(noted, list):
+        raise InputError(f'{where}: the note "{BATCHES_NOTE}" is not a list of batches')
+    found: list[dict[str, Any]] = []
+    for number, entry in enumerate(noted, 1):
+        at = f'{where}: the note "{BATCHES_NOTE}", batch {number}'
+        if not isinstance(entry, dict):
+            raise InputError(f"{at}, is not an object")
+        for name in ("api", "model", "id", "status", "submitted"):
+            if not isinstance(entry.get(name), str):
+                raise InputError(f'{at}: "{name}" is not text')
+        if not _BATCH_ID.fullmatch(entry["id"]):
+            raise InputError(f'{at}: "id" is not a batch id')
+        count = entry.get("requests")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise InputError(f'{at}: "requests" is not a count of requests')
+        keys = entry.get("custom_ids")
+        if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+            raise InputError(f'{at}: "custom_ids" is not a list of custom ids')
+        found.append(dict(entry))
+    return found
 
 
 @contextlib.asynccontextmanager
-async def batch_round(
-    client: ModelClient, notes: Mapping[str, Any], note: Callable[[str, Any], None]
-) -> AsyncIterator[None]:
+async def batch_round(client: ModelClient, log: JsonlLog[Any]) -> AsyncIterator[None]:
     """One run of one file in batch mode (nothing for an online client): ended batches
-    collected before, the deferred requests submitted after (``note(name, value)``
-    writes the manifest's note, through the store)."""
+    collected before, the deferred requests submitted after (``log.note`` writes the
+    manifest's note, through the store)."""
+    noted = noted_batches(log.written.notes, manifest_path(log.path))
     if not isinstance(client, BatchClient):
         yield
         return
+    note = log.note
     await client.check_reachable()
-    running, in_flight = await client.collect(noted_batches(notes))
-    if running != noted_batches(notes):
+    running, in_flight = await client.collect(noted)
+    if running != noted:
         note(BATCHES_NOTE, running)
     current = _Round(in_flight=in_flight)
     token = _ROUND.set(current)

@@ -66,11 +66,11 @@ def batch_status(root: Path, *, live: bool = True, base_url: str | None = None) 
         manifest = read_manifest(log)
         if manifest is None:
             continue
-        for entry in noted_batches(manifest.notes):
+        for entry in noted_batches(manifest.notes, side):
             found.append(NotedBatch(
                 file=log, api=str(entry.get("api", "")), model=str(entry.get("model", "")),
                 id=server_text(str(entry.get("id", "")), scrub),
-                requests=int(entry.get("requests", 0)),
+                requests=entry["requests"],
                 submitted=str(entry.get("submitted", "")),
                 state=server_text(str(entry.get("status", "")), scrub), live=False,
             ))  # fmt: skip
