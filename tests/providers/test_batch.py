@@ -376,3 +376,24 @@ def test_a_damaged_batches_note_is_one_line(
     rerun = _hyoka(args, tmp_path / "c", monkeypatch)
     assert (status.exit_code, status.stderr) == (1, expected), status.output
     assert (rerun.exit_code, rerun.stderr.splitlines()[-1] + "\n") == (1, expected), rerun.output
+
+
+def test_a_file_with_batches_in_flight_is_not_restarted_under_other_settings(
+    openai_url: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same command with another --max-tokens while its batch runs: refused in one
+    line naming the file and the batch (the note kept), not started afresh under the new
+    settings with the batch forgotten (and its requests paid for again later)."""
+    out = tmp_path / "a.jsonl"
+    args = _generate("openai/m1", f"{openai_url.url}/v1", out, "--batch")
+    assert _hyoka(args, tmp_path / "c", monkeypatch).exit_code == 0
+    before = _manifest(out)
+    (noted,) = before["notes"]["batches"]
+    changed = _hyoka([*args, "--max-tokens", "100"], tmp_path / "c", monkeypatch)
+    assert changed.exit_code == 1, changed.output
+    (said,) = [line for line in changed.stderr.splitlines() if line.startswith("error:")]
+    assert said.startswith(
+        f"error: {out}: its batch(es) in flight ({noted['id']}) were submitted under other "
+        "settings (max_tokens: 1024 vs 100, file vs this run)"
+    ), changed.stderr
+    assert _manifest(out) == before

@@ -45,9 +45,10 @@ from hyoka.providers.client import ModelClient, ResponseCache, _note_served, cac
 from hyoka.providers.errors import ProviderError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
 from hyoka.store import JsonlLog, manifest_path
+from hyoka.store.log import IN_FLIGHT_NOTE
 
-#: the manifest note that holds a file's batches in flight
-BATCHES_NOTE = "batches"
+#: the manifest note that holds a file's batches in flight (the store keeps it)
+BATCHES_NOTE = IN_FLIGHT_NOTE
 #: what a batch id may be (OpenAI's ``batch_…``, Anthropic's ``msgbatch_…``)
 _BATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}")
 #: the providers that have a batch API, by provider name

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hyoka import __version__
 from hyoka.errors import HyokaWarning, InputError
+from hyoka.printable import printable
 from hyoka.signature import migrate
 from hyoka.store import kept
 from hyoka.store.files import atomic_write_text
@@ -47,6 +48,9 @@ R = TypeVar("R", bound=BaseModel)
 T = TypeVar("T")
 
 MANIFEST_SUFFIX = ".manifest.json"
+#: the note of a log's batches in flight (``providers.batch``): requests paid for whose
+#: replies only this log's own settings may read back
+IN_FLIGHT_NOTE = "batches"
 
 
 class Manifest(BaseModel):
@@ -106,6 +110,26 @@ class OtherRunError(InputError):
         self.path = path
         self.theirs = theirs
         self.differences = differences
+
+
+def _refuse_restart_in_flight(path: Path, theirs: Manifest, manifest: Manifest) -> None:
+    """An empty log is started afresh under other settings, its notes dropped; not while
+    they note batches in flight: their replies would be lost and the same requests, asked
+    again under the old settings later, paid twice. One line naming the file and batches."""
+    noted = theirs.notes.get(IN_FLIGHT_NOTE)
+    differences = theirs.differences(manifest)
+    if not differences or not isinstance(noted, list) or not noted:
+        return
+    ids = ", ".join(
+        printable(str(entry.get("id")), limit=80) if isinstance(entry, dict) else "?"
+        for entry in noted
+    )
+    raise InputError(
+        f"{path}: its batch(es) in flight ({ids}) were submitted under other settings "
+        f"({'; '.join(differences)}, file vs this run); run the command that submitted "
+        "them until they are read back (hyoka batch status lists them), or choose another "
+        "output"
+    )
 
 
 def manifest_path(path: Path) -> Path:
@@ -190,6 +214,8 @@ class JsonlLog(Generic[R]):
         with contextlib.ExitStack() as lock:
             lock.enter_context(writer_lock(path, what="log", timeout=lock_wait))
             existing, theirs = _ownership(path, manifest)
+            if theirs is not None and not existing:
+                _refuse_restart_in_flight(path, theirs, manifest)
             records: dict[Hashable, R] = {}
             if existing:  # read once: its torn tail cut, then parsed from these bytes
                 data = whole_lines(path)
