@@ -397,3 +397,20 @@ def test_a_file_with_batches_in_flight_is_not_restarted_under_other_settings(
         "settings (max_tokens: 1024 vs 100, file vs this run)"
     ), changed.stderr
     assert _manifest(out) == before
+
+
+def test_an_online_run_says_batches_are_in_flight(
+    openai_url: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same command without --batch while its batch runs: it answers online, and
+    says in one line that the file's batch is in flight and --batch collects it."""
+    out = tmp_path / "a.jsonl"
+    args = _generate("openai/m1", f"{openai_url.url}/v1", out, "--batch")
+    assert _hyoka(args, tmp_path / "c", monkeypatch).exit_code == 0
+    (noted,) = _manifest(out)["notes"]["batches"]
+    online = _hyoka(args[:-1], tmp_path / "c", monkeypatch)
+    assert online.exit_code == 0, online.output
+    assert (
+        f"{out}: batch(es) {noted['id']} in flight are noted for this file; this run "
+        "without --batch asks their requests again online (run with --batch to collect them)"
+    ) in online.stderr, online.stderr

@@ -31,12 +31,13 @@ import contextlib
 import contextvars
 import re
 import time
+import warnings
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyoka.errors import InputError
+from hyoka.errors import HyokaWarning, InputError
 from hyoka.providers._http import server_text
 from hyoka.providers.base import Provider
 from hyoka.providers.batch_api import BatchApi
@@ -234,6 +235,15 @@ async def batch_round(client: ModelClient, log: JsonlLog[Any]) -> AsyncIterator[
     manifest's note, through the store)."""
     noted = noted_batches(log.written.notes, manifest_path(log.path))
     if not isinstance(client, BatchClient):
+        if noted:  # an online run asks (and pays) again for what those batches hold
+            ids = ", ".join(entry["id"] for entry in noted)
+            warnings.warn(
+                f"{log.path}: batch(es) {ids} in flight are noted for this file; this run "
+                "without --batch asks their requests again online (run with --batch to "
+                "collect them)",
+                HyokaWarning,
+                stacklevel=2,
+            )
         yield
         return
     note = log.note
