@@ -45,8 +45,7 @@ from hyoka.providers.batch_progress import BatchProgress
 from hyoka.providers.client import ModelClient, ResponseCache, _note_served, cache_key
 from hyoka.providers.errors import ProviderError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
-from hyoka.store import JsonlLog, manifest_path
-from hyoka.store.log import IN_FLIGHT_NOTE
+from hyoka.store import IN_FLIGHT_NOTE, JsonlLog, manifest_path
 
 #: the manifest note that holds a file's batches in flight (the store keeps it)
 BATCHES_NOTE = IN_FLIGHT_NOTE

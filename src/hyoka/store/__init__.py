@@ -101,6 +101,7 @@ from hyoka.store.toml_files import parse_toml, read_toml
 
 if TYPE_CHECKING:
     from hyoka.store.log import (
+        IN_FLIGHT_NOTE,
         MANIFEST_SUFFIX,
         JsonlLog,
         Manifest,
@@ -115,6 +116,7 @@ if TYPE_CHECKING:
 _FROM_LOG = {
     name: ("hyoka.store.log", name)
     for name in (
+        "IN_FLIGHT_NOTE",
         "MANIFEST_SUFFIX",
         "JsonlLog",
         "Manifest",
@@ -129,6 +131,7 @@ _FROM_LOG = {
 __getattr__, __dir__ = lazy_face(__name__, _FROM_LOG)
 
 __all__ = [
+    "IN_FLIGHT_NOTE",
     "MANIFEST_SUFFIX",
     "CacheFolder",
     "FileBusyError",
