@@ -159,7 +159,9 @@ class RayModel(Provider):
                     self.ray.wait, list(self.starting), num_returns=len(self.starting), timeout=0
                 )
                 for ref in done:
-                    self._started(ref)
+                    # several requests wait at once: one of them may have taken it in
+                    if ref in self.starting:
+                        self._started(ref)
             if self.ready:
                 return
             if not self.starting:
