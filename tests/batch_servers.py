@@ -27,9 +27,10 @@ import json
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from wire_servers import ServedInThread
 
 CREATED = 1_760_000_000
 
@@ -52,7 +53,7 @@ class Batch:
     done: int | None = None  # expired: how many were answered first
 
 
-class _Server(ThreadingHTTPServer):
+class _Server(ServedInThread):
     daemon_threads = True
 
     def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
@@ -91,19 +92,6 @@ class _Server(ThreadingHTTPServer):
             for batch in self.batches.values():
                 if batch.ended is None:
                     batch.ended, batch.done = "expired", done
-
-    def __enter__(self) -> _Server:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.shutdown()
-        self.server_close()
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -70,7 +70,28 @@ def closed_port_url() -> str:
     return f"http://127.0.0.1:{_free_port()}"
 
 
-class _WireServer(ThreadingHTTPServer):
+class ServedInThread(ThreadingHTTPServer):
+    """A local HTTP server served on its own thread for the length of a ``with`` block, then
+    shut, closed and its thread joined: the one way every wire server of the tests runs."""
+
+    _thread: threading.Thread
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.shutdown()
+        self.server_close()
+        self._thread.join(timeout=5)
+
+
+class _WireServer(ServedInThread):
     daemon_threads = True
     block_on_close = False
     handler: ClassVar[type[_Handler]]
@@ -110,20 +131,6 @@ class _WireServer(ThreadingHTTPServer):
             self.received.append(received)
             self.served += 1
             return (self._replies.popleft() if self._replies else None), self.served
-
-    def __enter__(self) -> _WireServer:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.shutdown()
-        self.server_close()
-        self._thread.join(timeout=5)
 
 
 class _Handler(BaseHTTPRequestHandler):
