@@ -49,6 +49,8 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from provider_overhead import served_by
+
 REPLY = "The answer is helpful and accurate, with minor omissions.\n\nRating: [[7]]"
 
 
@@ -142,20 +144,8 @@ async def _serve(delay: float) -> None:
 @contextlib.contextmanager
 def judge_server(delay: float) -> Iterator[str]:
     """The slow judge in a second process while the block runs; its base URL."""
-    server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", "--delay", str(delay)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        if not line.startswith("PORT "):
-            raise SystemExit(f"the benchmark server did not start: {line!r}")
-        yield f"http://127.0.0.1:{int(line.split()[1])}/v1"
-    finally:
-        server.terminate()
-        server.wait()
+    with served_by([sys.executable, __file__, "--serve", "--delay", str(delay)]) as url:
+        yield url
 
 
 def server_counts(base_url: str) -> dict[str, int]:

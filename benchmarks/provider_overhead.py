@@ -186,9 +186,15 @@ def main() -> None:
 def instant_server() -> Iterator[str]:
     """The answer-at-once server in a second process, for as long as the block runs; its
     base URL. ``refset_ray.py`` times its scheduling against it too."""
-    server = subprocess.Popen(
-        [sys.executable, __file__, "--serve"], stdout=subprocess.PIPE, text=True
-    )
+    with served_by([sys.executable, __file__, "--serve"]) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def served_by(command: list[str]) -> Iterator[str]:
+    """A benchmark's server run by ``command`` (which prints ``PORT n`` once it listens) in
+    a second process while the block runs; its base URL (``judge_throughput.py``'s too)."""
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
         line = server.stdout.readline()
