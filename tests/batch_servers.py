@@ -25,6 +25,7 @@ import email.policy
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -48,9 +49,12 @@ def reply_text(messages: list[dict[str, Any]], system: str = "") -> str:
 class Batch:
     id: str
     requests: list[dict[str, Any]]  # the input's lines (OpenAI) or requests (Anthropic)
-    ended: str | None = None  # None: in progress; "completed", "expired"
+    ended: str | None = None  # None: in progress; "completed", "expired", "cancelled", "failed"
     failed: set[str] = field(default_factory=set)  # custom ids that failed
-    done: int | None = None  # expired: how many were answered first
+    done: int | None = None  # expired or cancelled: how many were answered first
+    metadata: dict[str, str] | None = None  # what the create call sent (OpenAI)
+    created: float = field(default_factory=time.time)
+    why: str = ""  # a failed batch's error message (OpenAI's ``errors``)
 
 
 class _Server(ServedInThread):
@@ -68,6 +72,18 @@ class _Server(ServedInThread):
         self.error_code: str | None = None
         #: raw result lines added to every ended batch's output file (foreign, repeated ids)
         self.extra_lines: list[dict[str, Any]] = []
+        #: text lines put first in every ended batch's results (unreadable ones)
+        self.raw_lines: list[str] = []
+        #: the id the create call answers with instead of the batch's (a malformed one)
+        self.given_id: Any = None
+        #: batch ids the server no longer knows (deleted: HTTP 404)
+        self.gone: set[str] = set()
+        #: the HTTP statuses of the next answers to a batch's state (transient faults)
+        self.faults: list[int] = []
+        #: set: the create call's answer waits until ``release`` is set (``created`` is set
+        #: once the batch exists), so a test can kill the client between the two
+        self.hold: threading.Event | None = None
+        self.created = threading.Event()
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     @property
@@ -86,12 +102,20 @@ class _Server(ServedInThread):
                 if batch.ended is None:
                     batch.ended, batch.failed = "completed", set(failed)
 
-    def expire(self, done: int) -> None:
-        """Every batch in progress expires after answering its first ``done`` requests."""
+    def expire(self, done: int, how: str = "expired") -> None:
+        """Every batch in progress expires (or is ``cancelled``) after answering its first
+        ``done`` requests."""
         with self.lock:
             for batch in self.batches.values():
                 if batch.ended is None:
-                    batch.ended, batch.done = "expired", done
+                    batch.ended, batch.done = how, done
+
+    def fail(self, why: str) -> None:
+        """Every batch in progress fails as a whole (OpenAI's input validation): ``why``."""
+        with self.lock:
+            for batch in self.batches.values():
+                if batch.ended is None:
+                    batch.ended, batch.why = "failed", why
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -112,13 +136,31 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         with self.server.lock:
             self.server.received.append((method, path))
-            status, body, kind = self.answer(method, path, raw)
+            fault = self._fault(method, path)
+            status, body, kind = fault or self.answer(method, path, raw)
+        hold = self.server.hold
+        if hold is not None and method == "POST" and path.endswith("/batches"):
+            self.server.created.set()  # the batch exists; its id not yet told
+            hold.wait(10)
         data = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
         self.send_response(status)
         self.send_header("content-type", kind)
         self.send_header("content-length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def _fault(self, method: str, path: str) -> tuple[int, Any, str] | None:
+        """A 404 for a batch the server no longer knows, or the next transient fault."""
+        parts = path.split("/")
+        if method != "GET" or "batches" not in parts or parts[-1] == "batches":
+            return None
+        if parts[parts.index("batches") + 1] in self.server.gone:
+            error = {"message": "No batch found", "type": "not_found_error"}
+            return 404, {"type": "error", "error": error}, "application/json"
+        if self.server.faults:
+            error = {"message": "try again", "type": "server_error"}
+            return self.server.faults.pop(0), {"type": "error", "error": error}, "application/json"
+        return None
 
     def answer(self, method: str, path: str, raw: bytes) -> tuple[int, Any, str]:
         raise NotImplementedError
@@ -182,12 +224,15 @@ class _OpenAIHandler(_Handler):
             requests = [json.loads(line) for line in lines if line.strip()]
             assert all(r["method"] == "POST" and r["url"] == body["endpoint"] for r in requests)
             batch_id = f"batch_{len(server.batches) + 1}"
-            server.batches[batch_id] = Batch(batch_id, requests)
+            server.batches[batch_id] = Batch(batch_id, requests, metadata=body.get("metadata"))
             return (
                 200,
                 self._batch(server.batches[batch_id], body["input_file_id"]),
                 "application/json",
             )
+        if method == "GET" and path == "/v1/batches":  # newest first, one page
+            data = [self._batch(b, "file-1") for b in reversed(server.batches.values())]
+            return 200, {"object": "list", "data": data, "has_more": False}, "application/json"
         if method == "GET" and path.startswith("/v1/batches/"):
             batch = server.batches[path.split("/")[3]]
             return 200, self._batch(batch, "file-1"), "application/json"
@@ -210,24 +255,36 @@ class _OpenAIHandler(_Handler):
         completed = failed = 0
         if batch.ended is not None:
             output_id, error_id, completed, failed = self._results(batch)
+        errors = None
+        if batch.why:
+            errors = {
+                "object": "list",
+                "data": [
+                    {"code": "invalid_request", "message": batch.why, "line": 1, "param": None}
+                ],
+            }
         return {
-            "id": batch.id, "object": "batch", "endpoint": "/v1/chat/completions",
+            "id": batch.id if self.server.given_id is None else self.server.given_id,
+            "object": "batch", "endpoint": "/v1/chat/completions",
             "input_file_id": input_file, "completion_window": "24h",
-            "status": batch.ended or self.server.status_text, "created_at": CREATED,
-            "output_file_id": output_id, "error_file_id": error_id,
+            "status": batch.ended or self.server.status_text, "created_at": int(batch.created),
+            "output_file_id": output_id, "error_file_id": error_id, "errors": errors,
+            "metadata": batch.metadata,
             "request_counts": {"total": total, "completed": completed, "failed": failed},
         }  # fmt: skip
 
     def _results(self, batch: Batch) -> tuple[str | None, str | None, int, int]:
         out: list[str] = []
         errors: list[str] = []
+        if batch.why:  # failed as a whole: no results at all
+            return None, None, 0, 0
         for number, request in enumerate(batch.requests):
             key = request["custom_id"]
             if batch.done is not None and number >= batch.done:
+                code = "batch_cancelled" if batch.ended == "cancelled" else "batch_expired"
                 errors.append(json.dumps({
                     "id": f"batch_req_{number}", "custom_id": key, "response": None,
-                    "error": {"code": "batch_expired", "message": "This request could not "
-                              "be executed before the completion window expired."},
+                    "error": {"code": code, "message": "This request was not run."},
                 }))  # fmt: skip
             elif key in batch.failed and self.server.error_code is not None:
                 errors.append(json.dumps({
@@ -250,6 +307,7 @@ class _OpenAIHandler(_Handler):
                     "error": None,
                 }))  # fmt: skip
         out.extend(json.dumps(line) for line in self.server.extra_lines)
+        out[:0] = self.server.raw_lines
         ids: list[str | None] = []
         for lines in (out, errors):
             if not lines:
@@ -291,13 +349,21 @@ class _AnthropicHandler(_Handler):
             batch_id = f"msgbatch_{len(server.batches) + 1:02d}"
             server.batches[batch_id] = Batch(batch_id, requests)
             return 200, self._batch(server.batches[batch_id]), "application/json"
+        if method == "GET" and path == "/v1/messages/batches":  # newest first, one page
+            data = [self._batch(b) for b in reversed(server.batches.values())]
+            return (
+                200,
+                {"data": data, "has_more": False, "first_id": None, "last_id": None},
+                ("application/json"),
+            )
         parts = path.split("/")
         if method == "GET" and len(parts) == 5 and parts[3] == "batches":
             return 200, self._batch(server.batches[parts[4]]), "application/json"
         if method == "GET" and len(parts) == 6 and parts[5] == "results":
             batch = server.batches[parts[4]]
-            lines = [json.dumps({"custom_id": r["custom_id"], "result": self._result(batch, n, r)})
-                     for n, r in enumerate(batch.requests)]  # fmt: skip
+            lines = [*server.raw_lines, *(
+                json.dumps({"custom_id": r["custom_id"], "result": self._result(batch, n, r)})
+                for n, r in enumerate(batch.requests))]  # fmt: skip
             return 200, ("\n".join(lines) + "\n").encode("utf-8"), "application/binary"
         return (
             404,
@@ -307,7 +373,7 @@ class _AnthropicHandler(_Handler):
 
     def _result(self, batch: Batch, number: int, request: dict[str, Any]) -> dict[str, Any]:
         if batch.done is not None and number >= batch.done:
-            return {"type": "expired"}
+            return {"type": "canceled" if batch.ended == "cancelled" else "expired"}
         if request["custom_id"] in batch.failed:
             return {"type": "errored", "error": {"type": "error", "error": {
                 "type": "api_error", "message": "Internal server error"}}}  # fmt: skip
@@ -323,9 +389,10 @@ class _AnthropicHandler(_Handler):
         return {
             "id": batch.id, "type": "message_batch",
             "processing_status": "in_progress" if batch.ended is None else "ended",
-            "request_counts": counts, "created_at": "2026-01-01T00:00:00Z",
+            "request_counts": counts,
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(batch.created)),
             "expires_at": "2026-01-02T00:00:00Z", "archived_at": None,
-            "cancel_initiated_at": None,
+            "cancel_initiated_at": "2026-01-01T00:30:00Z" if batch.ended == "cancelled" else None,
             "ended_at": None if batch.ended is None else "2026-01-01T01:00:00Z",
             "results_url": None if batch.ended is None
             else f"{self.server.url}/v1/messages/batches/{batch.id}/results",

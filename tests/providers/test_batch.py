@@ -11,6 +11,11 @@ live in the file's manifest, so a later process finishes what an earlier one sub
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -414,3 +419,245 @@ def test_an_online_run_says_batches_are_in_flight(
         f"{out}: batch(es) {noted['id']} in flight are noted for this file; this run "
         "without --batch asks their requests again online (run with --batch to collect them)"
     ) in online.stderr, online.stderr
+
+
+def _args(out: Path, url: str, *more: str) -> list[str]:
+    return _generate("openai/m1", url, out, "--batch", *more)
+
+
+def _note(out: Path) -> list[dict[str, Any]]:
+    noted: list[dict[str, Any]] = _manifest(out)["notes"]["batches"]
+    return noted
+
+
+def test_collected_replies_survive_another_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Turn 1's replies collected, then the cache changed (another folder) before turn 2
+    is read: the replies kept beside the file answer turn 1, nothing is paid twice."""
+    with openai_server() as server:
+        out, args = tmp_path / "a.jsonl", _args(tmp_path / "a.jsonl", f"{server.url}/v1")
+        assert _hyoka(args, tmp_path / "c1", monkeypatch).exit_code == 0
+        server.finish()
+        assert _hyoka(args, tmp_path / "c1", monkeypatch).exit_code == 0  # turn 2 submitted
+        server.finish()
+        done = _hyoka(args, tmp_path / "c2", monkeypatch)  # a new, empty cache
+        assert done.exit_code == 0, done.output
+        assert "2 dialogue(s) answered" in done.stdout, done.output
+        assert server.calls("POST", "/v1/batches") == 2
+        assert out.with_name(out.name + ".batch-replies").is_file()
+
+
+def test_a_kill_between_create_and_note_pays_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real process killed (SIGKILL) after the server made its batch, before the id
+    reached the manifest: the next run finds the batch by the mark its note kept and
+    submits nothing again."""
+    with openai_server() as server:
+        out, url = tmp_path / "a.jsonl", f"{server.url}/v1"
+        server.hold = threading.Event()
+        env = {**os.environ, "HYOKA_CACHE_DIR": str(tmp_path / "c"),
+               "HYOKA_DATA_DIR": str(SHARED_DATA)}  # fmt: skip
+        process = subprocess.Popen(
+            [sys.executable, "-m", "hyoka", *_args(out, url)], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            assert server.created.wait(60)
+            os.kill(process.pid, signal.SIGKILL)
+        finally:
+            process.wait()
+            server.hold.set()
+        server.hold = None
+        (pending,) = _note(out)
+        assert (pending["id"], pending["status"]) == ("", "submitting") and pending["tag"]
+        again = _hyoka(_args(out, url), tmp_path / "c", monkeypatch)
+        assert again.exit_code == 0, again.output
+        assert "batch: batch batch_1: found by its mark" in again.stderr, again.stderr
+        assert server.calls("POST", "/v1/batches") == 1
+        assert [(b["id"], b["status"]) for b in _note(out)] == [("batch_1", "validating")]
+        server.finish()
+        collected = _hyoka(_args(out, url), tmp_path / "c", monkeypatch)
+        assert "batch: 2 reply(ies) collected" in collected.stderr, collected.output
+
+
+def test_a_batch_the_api_forgot_is_one_line_and_asked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A noted batch answered 404: ``batch status`` says so in its own line and still
+    shows the other file's batch; the run asks its requests again, saying why."""
+    with openai_server() as server:
+        url = f"{server.url}/v1"
+        first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+        for out in (first, second):
+            assert _hyoka(_args(out, url), tmp_path / "c", monkeypatch).exit_code == 0
+        (lost,), (kept,) = _note(first), _note(second)
+        server.gone.add(lost["id"])
+        status = _hyoka(["batch", "status", str(tmp_path), "--base-url", url], tmp_path / "c",
+                        monkeypatch)  # fmt: skip
+        assert status.exit_code == 1, status.output
+        shown = status.stdout.splitlines()
+        assert len(shown) == 2 and shown[0].startswith(
+            f"{first}: openai/m1 batch {lost['id']}: the API does not know it ("
+        ), shown
+        assert "HTTP 404" in shown[0] and kept["id"] in shown[1] and "validating" in shown[1]
+        rerun = _hyoka(_args(first, url), tmp_path / "c", monkeypatch)
+        assert rerun.exit_code == 0, rerun.output
+        assert f"batch: batch {lost['id']}: the API does not know it (" in rerun.stderr
+        assert "its 2 request(s) asked again" in rerun.stderr
+        (again,) = _note(first)
+        assert again["custom_ids"] == lost["custom_ids"] and again["id"] != lost["id"]
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+def test_an_unreadable_result_line_is_one_fault(
+    api: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Result lines that are not JSON or not a result: each counted as a fault; the
+    batch's other replies are collected."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    with (openai_server if api == "openai" else anthropic_server)() as server:
+        url = f"{server.url}/v1" if api == "openai" else server.url
+        args = _generate(f"{api}/m1", url, tmp_path / "a.jsonl", "--batch")
+        assert _hyoka(args, tmp_path / "c", monkeypatch).exit_code == 0
+        server.raw_lines = ["{not json", '{"custom_id": 5, "result": []}']
+        server.finish()
+        run = _hyoka(args, tmp_path / "c", monkeypatch)
+        assert run.exit_code == 0, run.output
+        assert "batch: 2 reply(ies) collected" in run.stderr, run.stderr
+        assert "2 result line(s) could not be read (a fault each)" in run.stderr
+
+
+def test_trials_go_in_one_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--trials 3``: every trial's first turn is in the first batch, not one a run."""
+    with openai_server() as server:
+        out = tmp_path / "a.jsonl"
+        args = _args(out, f"{server.url}/v1", "--trials", "3")
+        assert _hyoka(args, tmp_path / "c", monkeypatch).exit_code == 0
+        assert _note(out)[0]["requests"] == 6  # 2 dialogues x 3 trials
+
+
+SCRUBBED = "sk-proj-SECRETKEYVALUE"
+
+
+def test_a_cancelled_batch_is_not_undone_and_a_failed_one_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch cancelled after one answer: the run says so and does not submit its other
+    request (the next run does); a batch that failed as a whole says why (the key
+    scrubbed, the text printable) and its requests are asked again."""
+    monkeypatch.setenv("OPENAI_API_KEY", SCRUBBED)
+    with openai_server() as server:
+        out, url = tmp_path / "a.jsonl", f"{server.url}/v1"
+        assert _hyoka(_args(out, url), tmp_path / "c", monkeypatch).exit_code == 0
+        (cancelled,) = _note(out)
+        server.expire(done=1, how="cancelled")
+        run = _hyoka(_args(out, url), tmp_path / "c", monkeypatch)
+        assert run.exit_code == 0, run.output
+        assert (
+            "batch: batch batch_1 was cancelled (cancelled): its 1 unanswered request(s) are "
+            "not asked again by this run; run the same command again to submit them"
+        ) in run.stderr, run.stderr
+        (turn2,) = _note(out)
+        assert cancelled["custom_ids"][1] not in turn2["custom_ids"]
+        server.fail(f"bad model for key {SCRUBBED}\x1b[31m")
+        failed = _hyoka(_args(out, url), tmp_path / "c", monkeypatch)
+        assert failed.exit_code == 0, failed.output
+        assert (
+            "batch: batch batch_2 ended failed: invalid_request bad model for key [REDACTED]"
+        ) in failed.stderr and "\x1b" not in failed.stderr, failed.stderr
+        assert "; its 1 unanswered request(s) asked again in a new batch" in failed.stderr
+        (again,) = _note(out)
+        assert cancelled["custom_ids"][1] in again["custom_ids"] and len(again["custom_ids"]) == 2
+
+
+@pytest.mark.parametrize(("given", "shown"), [("", "''"), ("../b", "'../b'"), (5, "not text: int")])
+def test_a_malformed_batch_id_is_refused_and_its_batch_kept(
+    given: Any, shown: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The create call answers with an id that is not one: one line, the submission kept
+    noted (never submitted again); once the server lists it properly, it is found."""
+    with openai_server() as server:
+        out, url = tmp_path / "a.jsonl", f"{server.url}/v1"
+        server.given_id = given
+        for _ in range(2):
+            refused = _hyoka(_args(out, url), tmp_path / "c", monkeypatch)
+            assert refused.exit_code == 1, refused.output
+            assert f"the server's batch id is not one ({shown}); the submission" in refused.stderr
+            assert server.calls("POST", "/v1/batches") == 1
+            assert _note(out)[0]["status"] == "submitting"
+        server.given_id = None
+        found = _hyoka(_args(out, url), tmp_path / "c", monkeypatch)
+        assert found.exit_code == 0, found.output
+        assert [b["id"] for b in _note(out)] == ["batch_1"]
+
+
+def test_a_transient_fault_on_a_batch_state_is_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One 503 on a batch's state: retried as an online call is, not a failed run."""
+    with openai_server() as server:
+        out, url = tmp_path / "a.jsonl", f"{server.url}/v1"
+        assert _hyoka(_args(out, url), tmp_path / "c", monkeypatch).exit_code == 0
+        server.faults = [503]
+        again = _hyoka(_args(out, url), tmp_path / "c", monkeypatch)
+        assert again.exit_code == 0, again.output
+        assert "still running: batch_1" in again.stderr and server.faults == []
+
+
+def test_batch_status_says_what_a_path_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file hyoka did not write, its manifest, or a folder of none: one line, exit 1."""
+    plain = tmp_path / "notes.txt"
+    plain.write_text("x\n", encoding="utf-8")
+    status = _hyoka(["batch", "status", str(plain), "--offline"], tmp_path / "c", monkeypatch)
+    assert (status.exit_code, status.stderr) == (
+        1,
+        f"error: {plain}: not a results file hyoka wrote (no manifest "
+        "notes.txt.manifest.json beside it)\n",
+    )
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    folder = _hyoka(["batch", "status", str(empty), "--offline"], tmp_path / "c", monkeypatch)
+    assert (folder.exit_code, folder.stderr) == (
+        1,
+        f"error: {empty}: holds no results file hyoka wrote (no *.manifest.json)\n",
+    )
+
+
+def test_the_signature_says_online_and_batch_made_the_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One dialogue answered online, the other by batches: the signature says both."""
+    with openai_server() as server:
+        out, url = tmp_path / "a.jsonl", f"{server.url}/v1"
+        online = _generate("openai/m1", url, out)
+        online[online.index("--limit") + 1] = "1"
+        assert _hyoka(online, tmp_path / "c", monkeypatch).exit_code == 0
+        for _ in range(2):
+            assert _hyoka(_args(out, url), tmp_path / "c", monkeypatch).exit_code == 0
+            server.finish()
+        done = _hyoka(_args(out, url), tmp_path / "c", monkeypatch)
+        assert "1 dialogue(s) answered" in done.stdout, done.output
+        assert _manifest(out)["signature"]["fields"]["batch"] == "openai+online"
+        assert "|batch:openai+online" in done.stdout
+        assert _manifest(out)["notes"]["made_by"] == ["batch:openai", "online"]
+
+
+def test_a_batch_noted_for_another_server_is_not_collected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The note keeps the server (no key); a run pointed at another refuses in one line."""
+    monkeypatch.setenv("OPENAI_API_KEY", SCRUBBED)
+    with openai_server() as server, openai_server() as other:
+        out, url = tmp_path / "a.jsonl", f"{server.url}/v1"
+        assert _hyoka(_args(out, url), tmp_path / "c", monkeypatch).exit_code == 0
+        assert _note(out)[0]["base_url"] == url
+        elsewhere = _hyoka(_args(out, f"{other.url}/v1"), tmp_path / "c", monkeypatch)
+        assert elsewhere.exit_code == 1, elsewhere.output
+        (said,) = [line for line in elsewhere.stderr.splitlines() if line.startswith("error:")]
+        assert f"batch batch_1 was submitted to {url}, not {other.url}/v1" in said, said
+        assert other.calls("GET", "/v1/batches") == 0
+        assert SCRUBBED not in out.with_name(out.name + ".manifest.json").read_text("utf-8")

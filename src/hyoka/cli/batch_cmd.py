@@ -47,8 +47,12 @@ def status_command(
     found = batch_status(results, live=not offline, base_url=base_url)
     if as_json:
         echo_json([batch.to_json() for batch in found])
+        if any(batch.error for batch in found):
+            raise typer.Exit(1)
         return
     for batch in found:
         say(batch.line())
     if not found:
         say(f"no batches in flight under {results}")
+    if any(batch.error for batch in found):  # each said in its line; the others shown
+        raise typer.Exit(1)

@@ -36,7 +36,6 @@ from hyoka.errors import InputError
 from hyoka.judge.rating import Reask
 from hyoka.judge.records import JudgeSettings, JudgmentKind, JudgmentRecord
 from hyoka.providers import (
-    BatchClient,
     Deferred,
     Message,
     ModelClient,
@@ -44,6 +43,7 @@ from hyoka.providers import (
     backend_packages,
     batch_round,
     served_models,
+    signed_batch,
 )
 from hyoka.settings_record import SettingsRecord, counts
 from hyoka.signature import Signature
@@ -467,8 +467,9 @@ async def judge_plan(
         async with batch_round(client, log):
             report = await _judge_missing(client, plan, log, progress)
         run = plan.run.with_served(log)
-        if isinstance(client, BatchClient):  # the file's calls were (also) a batch's
-            run = run.model_copy(update={"batch": client.api.name})
+        signed = signed_batch(log, client)  # what made the records: a batch, online, both
+        if signed is not None:
+            run = run.model_copy(update={"batch": signed})
             log.sign(run.signature().to_json())
         return Judged(report, plan_lines(plan, log), run)
     raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises

@@ -75,7 +75,10 @@ from hyoka.providers import (
     ThinkingRule,
     backend_packages,
     batch_round,
+    gather_deferring,
     reply_of,
+    signed_as,
+    signed_batch,
     signed_rule,
 )
 from hyoka.signature import Signature, SignatureType, only_when_set
@@ -312,8 +315,13 @@ class _Run:
     async def dialogue(self, question: Asked) -> Answered:
         """Every choice of one dialogue (one line: the file is resumed per dialogue, the
         response cache replays a choice already made)."""
-        choices = [await self._choice(question, 0)]  # settles an ``auto`` template first
-        choices += await gather_or_cancel(self._choice(question, i) for i in range(1, self.trials))
+        if isinstance(self.client, BatchClient):  # every trial in this run's one batch
+            choices = await gather_deferring(self._choice(question, i) for i in range(self.trials))
+        else:
+            choices = [await self._choice(question, 0)]  # settles an ``auto`` template first
+            choices += await gather_or_cancel(
+                self._choice(question, i) for i in range(1, self.trials)
+            )
         return self.bench.answer(
             {
                 "question_id": question.written_id,  # as the question file writes it
@@ -477,7 +485,13 @@ async def generate_answers(
         plan.answer_file, answers_manifest(plan, bench, run), bench.answer_type, key=_answer_key
     ) as log:
         async with batch_round(client, log):
-            return await _answer_missing(plan, bench, run, log, progress)
+            report = await _answer_missing(plan, bench, run, log, progress)
+        # what made the file's records, online or a batch's or both (``signed_batch``)
+        signed = report.signature and signed_as(report.signature, signed_batch(log, client))
+        if signed is not None and signed != report.signature:
+            report.signature = signed
+            log.sign(signed.to_json())
+        return report
 
 
 async def _answer_missing(

@@ -18,7 +18,14 @@ from hyoka._faces import lazy_face
 if TYPE_CHECKING:
     from hyoka.providers.aliases import MOVING_ALIASES, alias_note, moving_alias
     from hyoka.providers.base import Provider
-    from hyoka.providers.batch import BatchClient, Deferred, batch_round
+    from hyoka.providers.batch import (
+        BatchClient,
+        Deferred,
+        batch_round,
+        gather_deferring,
+        signed_as,
+        signed_batch,
+    )
     from hyoka.providers.batch_progress import BatchProgress
     from hyoka.providers.batch_status import NotedBatch, batch_status
     from hyoka.providers.client import (
@@ -130,6 +137,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "backend_packages": ("hyoka.providers.registry", "backend_packages"),
     "batch_round": ("hyoka.providers.batch", "batch_round"),
     "batch_status": ("hyoka.providers.batch_status", "batch_status"),
+    "gather_deferring": ("hyoka.providers.batch", "gather_deferring"),
+    "signed_as": ("hyoka.providers.batch", "signed_as"),
+    "signed_batch": ("hyoka.providers.batch", "signed_batch"),
     "cache_key": ("hyoka.providers.client", "cache_key"),
     "connect": ("hyoka.providers.factory", "connect"),
     "is_scripted": ("hyoka.providers.scripted_backend", "is_scripted"),
@@ -195,6 +205,7 @@ __all__ = [
     "cache_key",
     "check_options",
     "connect",
+    "gather_deferring",
     "is_scripted",
     "kept_open",
     "lending",
@@ -205,6 +216,8 @@ __all__ = [
     "reply_of",
     "script_pin",
     "served_models",
+    "signed_as",
+    "signed_batch",
     "signed_rule",
     "smollm2_path",
     "split_thinking",

@@ -3,21 +3,37 @@ half the price of the same calls made one by one, answered within a day.
 
 A run is deterministic and resumable, so the same command run again asks for the same
 requests. ``BatchClient`` is a ``ModelClient`` that does not call the model: a request
-whose reply is in the response cache is answered from it as always; any other is put in
-this run's batch and the run goes on without it (``Deferred``: the item is left undone,
-nothing is written for it). ``batch_round`` wraps one run of one file:
+whose reply is in the response cache, or among the replies the file's batches answered
+(``replies_path``), is answered from it; any other is put in this run's batch and the run
+goes on without it (``Deferred``: the item is left undone, nothing is written for it).
+``batch_round`` wraps one run of one file:
 
 * before the run, every batch the file's manifest notes (``BATCHES_NOTE``: the batch
-  ids, never the replies) is asked for its state; one that has ended has its results
-  downloaded and each reply that succeeded stored in the response cache under the very
-  key an online call would have stored it (the key is the request's ``custom_id``), so
-  the run then writes the same records the online path writes, from the cache;
-  requests that failed, expired or were cancelled are left out, and so asked again: the
-  run puts them in its new batch. A batch still running keeps its requests in flight:
+  ids, never the replies) is asked for its state (transient errors retried under the
+  client's ``RetryPolicy``); one that has ended has its results downloaded and each reply
+  that succeeded kept in the file's batch replies (``replies_path``, beside the manifest,
+  written before the note drops the batch) and in the response cache under the very key
+  an online call would have stored it (the key is the request's ``custom_id``), so the
+  run then writes the same records the online path writes, and a rerun with another cache
+  (or none left) never pays for them twice. Requests that failed or expired, whose result
+  line could not be read, or whose batch the API no longer knows (HTTP 404) are asked
+  again: the run puts them in its new batch, and says why in one line per batch. A batch
+  its owner cancelled is not undone: its unanswered requests wait one run (the line says
+  so; the next run submits them). A batch still running keeps its requests in flight:
   they are not submitted twice;
-* after the run, the requests it deferred and no batch holds are submitted as one batch
-  and its id noted in the manifest before anything else, so a process killed after that
-  finishes the batch on the next run without paying twice.
+* after the run, the requests it deferred and no batch holds are submitted as one batch:
+  its submission is noted first (``submitting``, with a mark and the time), then the
+  create call made, then its id noted, so a process killed between the create call and
+  the note finds on the next run the batch it made (``BatchApi.find``: OpenAI by the mark
+  in its metadata, Anthropic by time and size) and pays nothing twice. An id the server
+  sends that is not one (empty, not text, path characters) is refused in one line, the
+  submission kept noted as pending, never put into a URL.
+
+Each noted batch keeps the server it went to (``base_url``, as shown: no credentials); a
+run pointed at another server refuses to collect it. The manifest's ``made_by`` note says
+which ways of asking made the file's records (``online``, ``batch:openai``), and the
+signature's ``batch`` field says it (``signed_batch``): ``openai``, or ``openai+online``
+where both did.
 
 A request that needs an earlier reply (a dialogue's second turn, a re-ask) is asked in
 the run after that reply arrived: each run of the command moves every item one call on.
@@ -27,32 +43,51 @@ The cache holds the replies between runs, so ``--batch`` needs it (not ``--no-ca
 from __future__ import annotations
 
 import asyncio
+import calendar
 import contextlib
 import contextvars
 import re
 import time
+import uuid
 import warnings
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.providers._http import server_text
 from hyoka.providers.base import Provider
-from hyoka.providers.batch_api import BatchApi
+from hyoka.providers.batch_api import BatchApi, BatchNotFoundError, BatchResults
 from hyoka.providers.batch_progress import BatchProgress
-from hyoka.providers.client import ModelClient, ResponseCache, _note_served, cache_key
-from hyoka.providers.errors import ProviderError
+from hyoka.providers.client import (
+    GaveUpError,
+    ModelClient,
+    ResponseCache,
+    _note_served,
+    cache_key,
+)
+from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
-from hyoka.store import IN_FLIGHT_NOTE, JsonlLog, manifest_path
+from hyoka.signature import Signature
+from hyoka.store import IN_FLIGHT_NOTE, JsonlLog, manifest_path, read_objects, write_jsonl
 
 #: the manifest note that holds a file's batches in flight (the store keeps it)
 BATCHES_NOTE = IN_FLIGHT_NOTE
+#: the manifest note of the ways of asking that made the file's records (``signed_batch``)
+MADE_BY_NOTE = "made_by"
+#: the suffix of the file beside a log that keeps the replies its batches answered
+REPLIES_SUFFIX = ".batch-replies"
+#: a noted batch's status between the note and the create call's answer
+SUBMITTING = "submitting"
 #: what a batch id may be (OpenAI's ``batch_…``, Anthropic's ``msgbatch_…``)
 _BATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}")
+#: how long before its note a batch found by ``BatchApi.find`` may have been made (clocks)
+_SKEW = 3600.0
 #: the providers that have a batch API, by provider name
 BATCH_PROVIDERS = ("anthropic", "openai")
+
+_T = TypeVar("_T")
 
 
 class Deferred(Exception):  # noqa: N818 - not an error: the reply comes on a later run
@@ -79,6 +114,49 @@ def batch_api(provider: Provider) -> BatchApi:
     )
 
 
+def replies_path(path: Path) -> Path:
+    """The file beside the log ``path`` that keeps the replies its batches answered (JSON
+    Lines of ``{"key", "reply"}``): paid for, so kept where the run owns them, not only in
+    a cache the user may change or clear."""
+    return path.with_name(path.name + REPLIES_SUFFIX)
+
+
+def read_replies(path: Path) -> dict[str, GenerationResponse]:
+    """The replies kept beside the log ``path`` (none where no batch answered yet); a
+    damaged line is one ``InputError`` naming the file and line."""
+    kept = replies_path(path)
+    if not kept.exists():
+        return {}
+    found: dict[str, GenerationResponse] = {}
+    for number, row in read_objects(kept):
+        key, reply = row.get("key"), row.get("reply")
+        try:
+            if not isinstance(key, str):
+                raise ValueError("no key")
+            found[key] = GenerationResponse.model_validate(reply)
+        except ValueError:
+            raise InputError(f"{kept}:{number}: not a kept batch reply") from None
+    return found
+
+
+async def gather_deferring(awaitables: Iterable[Awaitable[_T]]) -> list[_T]:
+    """Results in order, every one awaited to its end: requests that do not depend on each
+    other (a dialogue's trials, a pairwise turn's two orders) all join this run's batch
+    before their item is given up (``Deferred``, raised after them all); another error
+    is raised as it is, the rest cancelled."""
+    tasks = [asyncio.ensure_future(awaitable) for awaitable in awaitables]
+    done = await asyncio.gather(*tasks, return_exceptions=True)
+    deferred: Deferred | None = None
+    for outcome in done:
+        if isinstance(outcome, Deferred):
+            deferred = deferred or outcome
+        elif isinstance(outcome, BaseException):
+            raise outcome
+    if deferred is not None:
+        raise deferred
+    return [outcome for outcome in done if not isinstance(outcome, BaseException)]
+
+
 @dataclass
 class _Round:
     """The requests one run of one file deferred, by cache key."""
@@ -87,6 +165,8 @@ class _Round:
     in_flight: set[str] = field(default_factory=set)
     #: keys asked for that a running batch holds
     waiting: set[str] = field(default_factory=set)
+    #: the replies the file's batches answered (``replies_path``)
+    kept: dict[str, GenerationResponse] = field(default_factory=dict)
 
 
 _ROUND: contextvars.ContextVar[_Round | None] = contextvars.ContextVar(
@@ -119,12 +199,14 @@ class BatchClient(ModelClient):
             raise ProviderError(f"`batch`: {self._spec} batches chat requests only")
         key = cache_key(self._identity, request, sample_key)
         assert self.cache is not None  # made with one
+        current = _ROUND.get()
         hit = self.cache.get(key)
+        if hit is None and current is not None:
+            hit = current.kept.get(key)
         if hit is not None:  # as ``ModelClient.generate`` answers from the cache
             self.stats.cache_hits += 1
             _note_served(hit)
             return hit.model_copy(update={"cached": True})
-        current = _ROUND.get()
         if current is None:
             raise ProviderError(f"`batch`: {self._spec} was asked outside a batch round")
         if key in current.in_flight:
@@ -137,65 +219,214 @@ class BatchClient(ModelClient):
             await asyncio.sleep(0)
         raise Deferred(key)
 
-    async def collect(self, noted: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], set[str]]:
+    async def _asked(self, call: Callable[..., Awaitable[_T]], *args: Any) -> _T:
+        """``call(*args)``, a read of a batch's state (never a create), retried on a
+        transient error under this client's ``RetryPolicy`` (its attempts and waits) as
+        an online request is."""
+        policy = self.retry
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await call(*args)
+            except TransientError as error:
+                if isinstance(error, RateLimitError):
+                    self.stats.rate_limited += 1
+                told = str(error) if str(error).startswith(self._spec) else f"{self._spec}: {error}"
+                if attempt >= policy.max_attempts:
+                    self.stats.failures += 1
+                    raise GaveUpError(
+                        f"`batch`: {told} (gave up after {attempt} attempts)", error, attempt
+                    ) from None
+                self.stats.retries += 1
+                await asyncio.sleep(policy.delay(attempt, error.retry_after, self._rng))
+
+    def _checked_id(self, raw: object, entry: Mapping[str, Any]) -> str:
+        """``raw``, a batch id the server sent, where it is one (it is printed, noted and
+        put into URLs: plain text only); one line otherwise, the submission left noted."""
+        if isinstance(raw, str) and _BATCH_ID.fullmatch(raw):
+            return raw
+        shown = (
+            repr(server_text(raw, self._secrets.scrub))
+            if isinstance(raw, str)
+            else f"not text: {type(raw).__name__}"
+        )
+        raise ProviderError(
+            f"`batch`: {self._spec}: the server's batch id is not one ({shown}); the "
+            f"submission of {entry['requests']} request(s) at {entry['submitted']} stays noted "
+            f"as {SUBMITTING} (mark {entry.get('tag', '')}), so its requests are not submitted "
+            "again; `hyoka batch status` shows it"
+        )
+
+    def _check_server(self, entry: Mapping[str, Any], where: Path) -> None:
+        """A batch noted for another server is not asked for (its id means nothing here)."""
+        if "base_url" not in entry:  # noted before servers were: as the command says
+            return
+        here = self.provider.shown_url
+        if entry["base_url"] != here:
+            raise ProviderError(
+                f"`batch`: {where}: batch {entry['id'] or entry.get('tag', '')} was submitted to "
+                f"{entry['base_url'] or 'the API'}, not {here or 'the API'}: run with the "
+                "base_url it was submitted to to collect it"
+            )
+
+    async def _recover(self, entry: dict[str, Any], known: set[str]) -> dict[str, Any] | None:
+        """A submission noted as ``submitting`` (a run killed after the note): the batch
+        its create call made, found by its mark; ``None`` where none was made."""
+        since = _when(entry["submitted"]) - _SKEW
+        found = await self._asked(self.api.find, entry.get("tag", ""), entry["requests"], since)
+        fresh = [raw for raw in found if not (isinstance(raw, str) and raw in known)]
+        if not fresh:
+            self.progress.notices.append(
+                f"the submission of {entry['requests']} request(s) at {entry['submitted']} "
+                "made no batch (the run stopped first): asked again"
+            )
+            return None
+        if len(fresh) > 1:
+            shown = ", ".join(server_text(str(raw), self._secrets.scrub) for raw in fresh)
+            raise ProviderError(
+                f"`batch`: {self._spec}: the submission of {entry['requests']} request(s) at "
+                f"{entry['submitted']} may be any of the batches {shown}: hyoka cannot tell "
+                "which is its own; its note is kept"
+            )
+        batch_id = self._checked_id(fresh[0], entry)
+        self.progress.notices.append(
+            f"batch {batch_id}: found by its mark (the run that submitted it stopped before "
+            "noting it); not submitted again"
+        )
+        return {**entry, "id": batch_id, "status": "submitted"}
+
+    async def collect(
+        self, noted: list[dict[str, Any]], path: Path | None = None
+    ) -> tuple[list[dict[str, Any]], set[str]]:
         """Ask each noted batch for its state; read every ended one's replies into the
-        cache. The batches still running, and their requests' keys."""
+        replies file beside the log ``path`` and the cache. The batches still running,
+        and the keys of requests not to submit now (theirs, and a cancelled batch's)."""
         running: list[dict[str, Any]] = []
         in_flight: set[str] = set()
+        where = Path("?") if path is None else manifest_path(path)
+        kept = {} if path is None else read_replies(path)
+        known = {str(entry["id"]) for entry in noted if entry["id"]}
         for entry in noted:
-            batch_id = str(entry.get("id", ""))
-            if entry.get("api") != self.api.name or not batch_id:
+            if entry.get("api") != self.api.name:
                 running.append(entry)  # another API's (another judge's?): kept as it is
                 continue
-            state = await self.api.state(batch_id)
+            self._check_server(entry, where)
+            if entry["status"] == SUBMITTING:
+                recovered = await self._recover(entry, known)
+                if recovered is None:
+                    continue
+                entry = recovered
+            batch_id = str(entry["id"])
+            asked = [str(key) for key in entry.get("custom_ids", ())]
+            try:
+                state = await self._asked(self.api.state, batch_id)
+            except BatchNotFoundError as exc:
+                said = server_text(str(exc), self._secrets.scrub)
+                self.progress.notices.append(
+                    f"batch {batch_id}: the API does not know it ({said}); its {len(asked)} "
+                    "request(s) asked again"
+                )
+                continue
             if not state.ended:
                 running.append({**entry, "status": state.status})
-                in_flight.update(str(key) for key in entry.get("custom_ids", ()))
+                in_flight.update(asked)
                 self.progress.running.append(batch_id)
                 continue
-            results = await self.api.results(batch_id)
-            # only the requests this batch was noted with, each answered once: a line for
-            # another id (not ours to store) or a second line for one (which is the
-            # reply?) is a fault, counted and never stored; a repeated one is asked again
-            asked = {str(key) for key in entry.get("custom_ids", ())}
-            answered = set(results.replies) | set(results.failed) | results.repeated
-            self.progress.foreign += len(answered - asked)
-            assert self.cache is not None
-            for key, response in results.replies.items():
-                if key not in asked or key in results.repeated:
-                    continue
-                clean = self._redacted(response)
-                self.cache.put(key, clean)
-                self.stats.usage = self.stats.usage + clean.usage
-                self.progress.collected += 1
-            lost = asked - (set(results.replies) - results.repeated)
-            self.progress.failed += len(lost)
-            why = dict.fromkeys(results.repeated, "answered twice")
-            self.progress.reasons.update(
-                why.get(key) or results.failed.get(key, "no result") for key in lost
-            )
+            results = await self._asked(self.api.results, batch_id)
+            fresh = self._read(set(asked), results, kept)
+            if fresh and path is not None:  # kept where the run owns them, before the note
+                write_jsonl(
+                    replies_path(path),
+                    ({"key": k, "reply": r.model_dump(mode="json")} for k, r in kept.items()),
+                )
+            lost = [key for key in asked if key not in fresh and key not in kept]
+            if state.cancelled and lost:  # its owner's choice: not undone without a word
+                in_flight.update(lost)
+                self.progress.notices.append(
+                    f"batch {batch_id} was cancelled ({state.status}): its {len(lost)} "
+                    "unanswered request(s) are not asked again by this run; run the same "
+                    "command again to submit them in a new batch"
+                )
+                continue
+            self._count_lost(lost, results)
+            if state.why or (lost and state.status == "failed"):
+                self.progress.notices.append(
+                    f"batch {batch_id} ended {state.status}"
+                    f"{': ' + state.why if state.why else ''}; its {len(lost)} "
+                    "unanswered request(s) asked again in a new batch"
+                )
         return running, in_flight
 
-    async def submit(self, wanted: Mapping[str, GenerationRequest]) -> dict[str, Any] | None:
-        """Submit ``wanted`` as one batch; its manifest entry (``None``: nothing to ask)."""
+    def _read(
+        self, asked: set[str], results: BatchResults, kept: dict[str, GenerationResponse]
+    ) -> set[str]:
+        """Take an ended batch's ``results`` into ``kept`` and the cache: only the requests
+        it was noted with (``asked``), each answered once: a line for another id (not ours
+        to store) or a second line for one (which is the reply?) is a fault, counted and
+        never stored; a repeated one is asked again. The keys taken."""
+        answered = set(results.replies) | set(results.failed) | results.repeated
+        self.progress.foreign += len(answered - asked)
+        self.progress.unreadable += results.unreadable
+        assert self.cache is not None
+        taken: set[str] = set()
+        for key, response in results.replies.items():
+            if key not in asked or key in results.repeated:
+                continue
+            clean = self._redacted(response)
+            kept[key] = clean
+            self.cache.put(key, clean)
+            self.stats.usage = self.stats.usage + clean.usage
+            self.progress.collected += 1
+            taken.add(key)
+        return taken
+
+    def _count_lost(self, lost: list[str], results: BatchResults) -> None:
+        """Count the requests an ended batch did not answer, each with why."""
+        self.progress.failed += len(lost)
+        why = dict.fromkeys(results.repeated, "answered twice")
+        self.progress.reasons.update(
+            why.get(key)
+            or results.failed.get(key)
+            or ("unreadable result" if results.unreadable else "no result")
+            for key in lost
+        )
+
+    async def submit(
+        self,
+        wanted: Mapping[str, GenerationRequest],
+        keep: Callable[[dict[str, Any]], None] | None = None,
+    ) -> dict[str, Any] | None:
+        """Submit ``wanted`` as one batch; its manifest entry (``None``: nothing to ask).
+        ``keep`` notes the submission (``submitting``, with its mark) before the create
+        call, so a process killed before its id is noted finds the batch (``collect``)."""
         if not wanted:
             return None
-        batch_id = await self.api.submit(list(wanted.items()))
-        if not _BATCH_ID.fullmatch(batch_id):  # it is printed and kept: plain text only
-            raise ProviderError(
-                f"`batch`: {self._spec}: the server's batch id is not one "
-                f"({server_text(batch_id, str)!r}); nothing was noted"
-            )
-        self.progress.submitted.append(batch_id)
-        return {
+        entry: dict[str, Any] = {
             "api": self.api.name,
             "model": self._spec,
-            "id": batch_id,
-            "status": "submitted",
+            "id": "",
+            "status": SUBMITTING,
             "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "requests": len(wanted),
             "custom_ids": list(wanted),
+            "tag": uuid.uuid4().hex,
+            "base_url": self.provider.shown_url,
         }
+        if keep is not None:
+            keep(entry)
+        raw = await self.api.submit(list(wanted.items()), entry["tag"])
+        batch_id = self._checked_id(raw, entry)
+        self.progress.submitted.append(batch_id)
+        return {**entry, "id": batch_id, "status": "submitted"}
+
+
+def _when(stamp: str) -> float:
+    """Seconds since the epoch of a noted ``submitted`` time (0 where unreadable)."""
+    try:
+        return float(calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")))
+    except ValueError:
+        return 0.0
 
 
 def noted_batches(notes: Mapping[str, Any], where: Path) -> list[dict[str, Any]]:
@@ -215,8 +446,13 @@ def noted_batches(notes: Mapping[str, Any], where: Path) -> list[dict[str, Any]]
         for name in ("api", "model", "id", "status", "submitted"):
             if not isinstance(entry.get(name), str):
                 raise InputError(f'{at}: "{name}" is not text')
-        if not _BATCH_ID.fullmatch(entry["id"]):
+        pending = entry["status"] == SUBMITTING
+        if not (pending and entry["id"] == "") and not _BATCH_ID.fullmatch(entry["id"]):
             raise InputError(f'{at}: "id" is not a batch id')
+        if pending and not isinstance(entry.get("tag"), str):
+            raise InputError(f'{at}: "tag" is not text')
+        if not isinstance(entry.get("base_url", ""), (str, type(None))):
+            raise InputError(f'{at}: "base_url" is not text')
         count = entry.get("requests")
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             raise InputError(f'{at}: "requests" is not a count of requests')
@@ -227,15 +463,51 @@ def noted_batches(notes: Mapping[str, Any], where: Path) -> list[dict[str, Any]]
     return found
 
 
+def _made_by(log: JsonlLog[Any]) -> list[str]:
+    """The ways of asking that made ``log``'s records: its ``made_by`` note, else (a file
+    written before the note) what its signature says, for a file that holds records."""
+    noted = log.written.notes.get(MADE_BY_NOTE)
+    if isinstance(noted, list) and all(isinstance(way, str) for way in noted):
+        return list(noted)
+    if not log.records:
+        return []
+    fields = (log.written.signature or {}).get("fields")
+    said = fields.get("batch") if isinstance(fields, dict) else None
+    return [f"batch:{said}"] if isinstance(said, str) and said else ["online"]
+
+
+def signed_batch(log: JsonlLog[Any], client: ModelClient | None = None) -> str | None:
+    """The signature's ``batch`` field for ``log``: the batch APIs that made its records
+    (``openai``), ``+online`` where online calls made some too, ``None`` where only
+    online calls did; a file with no records yet says the ``client``'s way."""
+    ways = _made_by(log)
+    if not ways and isinstance(client, BatchClient):
+        ways = [f"batch:{client.api.name}"]
+    apis = sorted(way.removeprefix("batch:") for way in ways if way.startswith("batch:"))
+    if not apis:
+        return None
+    return "+".join(apis) + ("+online" if "online" in ways else "")
+
+
+def signed_as(signature: Signature, batch: str | None) -> Signature:
+    """``signature`` with its ``batch`` field set to ``batch`` (``signed_batch``), or
+    without one where ``batch`` is ``None``."""
+    if batch is not None:
+        return signature.with_field("batch", batch)
+    return Signature(tuple(pair for pair in signature.fields if pair[0] != "batch"))
+
+
 @contextlib.asynccontextmanager
 async def batch_round(client: ModelClient, log: JsonlLog[Any]) -> AsyncIterator[None]:
-    """One run of one file in batch mode (nothing for an online client): ended batches
-    collected before, the deferred requests submitted after (``log.note`` writes the
-    manifest's note, through the store)."""
+    """One run of one file in batch mode (nothing for an online client but its note of
+    what made the records): ended batches collected before, the deferred requests
+    submitted after (``log.note`` writes the manifest's note, through the store)."""
     noted = noted_batches(log.written.notes, manifest_path(log.path))
+    ways = _made_by(log)
+    before = set(log.records)
     if not isinstance(client, BatchClient):
         if noted:  # an online run asks (and pays) again for what those batches hold
-            ids = ", ".join(entry["id"] for entry in noted)
+            ids = ", ".join(entry["id"] or entry["status"] for entry in noted)
             warnings.warn(
                 f"{log.path}: batch(es) {ids} in flight are noted for this file; this run "
                 "without --batch asks their requests again online (run with --batch to "
@@ -244,19 +516,34 @@ async def batch_round(client: ModelClient, log: JsonlLog[Any]) -> AsyncIterator[
                 stacklevel=2,
             )
         yield
+        _note_made_by(log, ways, before, "online")
         return
     note = log.note
     await client.check_reachable()
-    running, in_flight = await client.collect(noted)
+    running, in_flight = await client.collect(noted, log.path)
     if running != noted:
         note(BATCHES_NOTE, running)
-    current = _Round(in_flight=in_flight)
+    current = _Round(in_flight=in_flight, kept=read_replies(log.path))
     token = _ROUND.set(current)
     try:
         yield
     finally:
         _ROUND.reset(token)
+    _note_made_by(log, ways, before, f"batch:{client.api.name}")
     client.progress.deferred += len(current.wanted) + len(current.waiting)
-    entry = await client.submit(current.wanted)
+    entry = await client.submit(
+        current.wanted, lambda pending: note(BATCHES_NOTE, [*running, pending])
+    )
     if entry is not None:
         note(BATCHES_NOTE, [*running, entry])
+
+
+def _note_made_by(log: JsonlLog[Any], ways: list[str], before: set[Any], way: str) -> None:
+    """Add ``way`` to the file's ``made_by`` note where this run wrote records (a file
+    only online calls made keeps no note, as before there was one)."""
+    if not set(log.records) - before:
+        return
+    made = sorted({*ways, way})
+    noted = log.written.notes.get(MADE_BY_NOTE)
+    if (made != ["online"] or noted is not None) and made != noted:
+        log.note(MADE_BY_NOTE, made)

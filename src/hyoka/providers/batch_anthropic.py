@@ -1,19 +1,29 @@
 """Anthropic's Message Batches: the requests as ``{custom_id, params}`` pairs in one
 batch, its ``processing_status`` polled, and its results read as JSON Lines, each
-``succeeded`` (a message), ``errored``, ``canceled`` or ``expired``."""
+``succeeded`` (a message), ``errored``, ``canceled`` or ``expired``.
+
+A Message Batch carries no mark of its submitter, so a run killed between the create call
+and its note finds the batch it made by listing the batches: those created since the note
+with as many requests (``find``); the custom ids its results hold confirm it when read."""
 
 from __future__ import annotations
 
+import json
+from datetime import datetime
 from typing import Any
 
 import anthropic
 from anthropic.types import Message as AnthropicMessage
+from anthropic.types.messages import MessageBatchIndividualResponse
 
 from hyoka.providers._http import server_text
 from hyoka.providers.anthropic_backend import AnthropicProvider
-from hyoka.providers.batch_api import BatchApi, BatchResults, BatchState
+from hyoka.providers.batch_api import BatchApi, BatchNotFoundError, BatchResults, BatchState
 from hyoka.providers.errors import TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
+
+#: how many of the newest batches ``find`` looks through
+_LISTED = 1000
 
 
 class AnthropicBatches(BatchApi):
@@ -22,53 +32,83 @@ class AnthropicBatches(BatchApi):
     def __init__(self, provider: AnthropicProvider) -> None:
         self.provider = provider
 
-    async def submit(self, items: list[tuple[str, GenerationRequest]]) -> str:
+    async def submit(self, items: list[tuple[str, GenerationRequest]], tag: str) -> object:
         requests: Any = [
             {"custom_id": key, "params": self.provider.message_params(request)}
             for key, request in items
         ]
         batch = await self._call(self._sdk().messages.batches.create, requests=requests)
-        return str(batch.id)
+        return batch.id
+
+    async def find(self, tag: str, requests: int, since: float) -> list[object]:
+        found: list[object] = await self._call(self._find, requests, since)
+        return found
+
+    async def _find(self, requests: int, since: float) -> list[object]:
+        found: list[object] = []
+        seen = 0
+        async for batch in self._sdk().messages.batches.list(limit=100):
+            seen += 1
+            created = batch.created_at
+            made = created.timestamp() if isinstance(created, datetime) else None
+            counts = batch.request_counts
+            total = (
+                counts.processing + counts.succeeded + counts.errored + counts.canceled
+                + counts.expired
+            )  # fmt: skip
+            if made is not None and made >= since and total == requests:
+                found.append(batch.id)
+            if seen >= _LISTED or (made is not None and made < since):
+                break  # newest first: older ones were made before the note
+        return found
 
     async def state(self, batch_id: str) -> BatchState:
         batch = await self._call(self._sdk().messages.batches.retrieve, batch_id)
         counts = batch.request_counts
+        cancelled = batch.cancel_initiated_at is not None
+        status = "canceled" if cancelled and batch.processing_status == "ended" else None
         return BatchState(
-            status=server_text(str(batch.processing_status), self.provider._redact),
+            status=server_text(status or str(batch.processing_status), self.provider._redact),
             ended=batch.processing_status == "ended",
             counts={
                 "succeeded": counts.succeeded, "errored": counts.errored,
                 "expired": counts.expired, "canceled": counts.canceled,
                 "processing": counts.processing,
             },
+            cancelled=cancelled,
         )  # fmt: skip
 
     async def results(self, batch_id: str) -> BatchResults:
         replies: dict[str, GenerationResponse] = {}
         failed: dict[str, str] = {}
         repeated: set[str] = set()
+        unreadable = 0
         stream = await self._call(self._sdk().messages.batches.results, batch_id)
-        try:
-            async for row in stream:
-                result = row.result
-                if row.custom_id in replies or row.custom_id in failed:
-                    repeated.add(row.custom_id)
-                if result.type == "succeeded" and isinstance(result.message, AnthropicMessage):
-                    choice, usage = self.provider._parse(result.message)
-                    model = result.message.model or self.provider.model
-                    replies[row.custom_id] = GenerationResponse(
-                        choices=(choice,), usage=usage, model=model
-                    )
-                else:
-                    failed[row.custom_id] = server_text(result.type, self.provider._redact)
-        except anthropic.APIError as exc:
-            said = server_text(exc.message, self.provider._redact)
+        try:  # read line by line: one unreadable line is a fault of its own, not the batch's
+            raw = b"".join([chunk async for chunk in stream.http_response.aiter_bytes()])
+        except (anthropic.APIError, OSError) as exc:
+            said = server_text(str(exc), self.provider._redact)
             raise TransientError(f"{self._where}: batch {batch_id}: {said}") from None
-        except ValueError:
-            raise TransientError(
-                f"{self._where}: batch {batch_id}'s results are not JSON Lines"
-            ) from None
-        return BatchResults(replies, failed, repeated)
+        for line in raw.splitlines():
+            if not line.strip():
+                continue
+            try:
+                row = MessageBatchIndividualResponse.model_validate(json.loads(line))
+            except ValueError:
+                unreadable += 1
+                continue
+            result = row.result
+            if row.custom_id in replies or row.custom_id in failed:
+                repeated.add(row.custom_id)
+            if result.type == "succeeded" and isinstance(result.message, AnthropicMessage):
+                choice, usage = self.provider._parse(result.message)
+                model = result.message.model or self.provider.model
+                replies[row.custom_id] = GenerationResponse(
+                    choices=(choice,), usage=usage, model=model
+                )
+            else:
+                failed[row.custom_id] = server_text(result.type, self.provider._redact)
+        return BatchResults(replies, failed, repeated, unreadable)
 
     @property
     def _where(self) -> str:
@@ -80,6 +120,8 @@ class AnthropicBatches(BatchApi):
     async def _call(self, method: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return await method(*args, **kwargs)
+        except anthropic.NotFoundError as exc:
+            raise BatchNotFoundError(str(self.provider._status_error(exc))) from None
         except anthropic.APIStatusError as exc:
             raise self.provider._status_error(exc) from None
         except anthropic.APIConnectionError as exc:

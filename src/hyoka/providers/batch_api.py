@@ -9,7 +9,13 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+from hyoka.providers.errors import ProviderError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
+
+
+class BatchNotFoundError(ProviderError):
+    """The API does not know the batch (HTTP 404): deleted, another account's, or another
+    server's; its requests are asked again in a new batch."""
 
 
 @dataclass(frozen=True)
@@ -20,6 +26,12 @@ class BatchState:
     status: str
     ended: bool
     counts: dict[str, int] = field(default_factory=dict)
+    #: why it ended without answering, in the API's words (scrubbed, printable): a failed
+    #: batch's errors; empty where it did not say or the batch answered
+    why: str = ""
+    #: whether it was cancelled (by its owner: its unanswered requests are not asked again
+    #: by the run that finds it so, ``providers.batch``)
+    cancelled: bool = False
 
 
 @dataclass(frozen=True)
@@ -32,6 +44,9 @@ class BatchResults:
     replies: dict[str, GenerationResponse]
     failed: dict[str, str]
     repeated: set[str] = field(default_factory=set)
+    #: result lines that could not be read (not JSON, no custom id, not a result): each a
+    #: fault counted; the requests they answered get no reply and are asked again
+    unreadable: int = 0
 
 
 class BatchApi(ABC):
@@ -40,8 +55,16 @@ class BatchApi(ABC):
     name: str
 
     @abstractmethod
-    async def submit(self, items: list[tuple[str, GenerationRequest]]) -> str:
-        """Submit ``(custom_id, request)`` pairs as one batch; its id."""
+    async def submit(self, items: list[tuple[str, GenerationRequest]], tag: str) -> object:
+        """Submit ``(custom_id, request)`` pairs as one batch marked with ``tag`` where the
+        API keeps a mark (``find`` looks for it); its id as the server sent it (unchecked:
+        ``providers.batch`` checks it)."""
+
+    @abstractmethod
+    async def find(self, tag: str, requests: int, since: float) -> list[object]:
+        """The ids of the batches that may be the one ``submit`` made with ``tag`` (a run
+        killed before it noted the id): marked with ``tag`` where the API keeps marks, else
+        those of ``requests`` requests created since ``since`` (seconds since the epoch)."""
 
     @abstractmethod
     async def state(self, batch_id: str) -> BatchState:

@@ -1,6 +1,8 @@
 """OpenAI's Batch API: the requests as a JSON Lines file uploaded with ``purpose=batch``,
 one batch of it on ``/v1/chat/completions`` within 24 hours, and the results read from
-its output file (replies) and error file (requests that failed or expired)."""
+its output file (replies) and error file (requests that failed or expired). Each batch
+carries hyoka's mark in its ``metadata`` (``hyoka_tag``), so a run killed between the
+create call and its note finds the batch it made by listing the batches."""
 
 from __future__ import annotations
 
@@ -9,8 +11,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hyoka.errors import InputError
 from hyoka.providers._http import server_text
-from hyoka.providers.batch_api import BatchApi, BatchResults, BatchState, jsonl_bytes
-from hyoka.providers.errors import TransientError
+from hyoka.providers.batch_api import (
+    BatchApi,
+    BatchNotFoundError,
+    BatchResults,
+    BatchState,
+    jsonl_bytes,
+)
 from hyoka.providers.openai_backend import OpenAIProvider, _chat_choice, _usage
 from hyoka.providers.types import GenerationRequest, GenerationResponse
 from hyoka.store import parse_json
@@ -21,6 +28,10 @@ if TYPE_CHECKING:
 ENDPOINT: Final = "/v1/chat/completions"
 #: the states after which a batch changes no more
 ENDED = frozenset({"completed", "expired", "cancelled", "failed"})
+#: the metadata key that marks a batch as one hyoka submitted (``find``)
+TAG_KEY: Final = "hyoka_tag"
+#: how many of the newest batches ``find`` looks through for a mark
+_LISTED = 1000
 
 
 class OpenAIBatches(BatchApi):
@@ -38,31 +49,57 @@ class OpenAIBatches(BatchApi):
         extra = args.pop("extra_body", None) or {}
         return {**args, **extra}
 
-    async def submit(self, items: list[tuple[str, GenerationRequest]]) -> str:
+    async def submit(self, items: list[tuple[str, GenerationRequest]], tag: str) -> object:
         rows = [
             {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": self._body(request)}
             for key, request in items
         ]
-        return str(await self._call(self._create, rows))
+        return await self._call(self._create, rows, tag)
 
-    async def _create(self, rows: list[dict[str, Any]]) -> str:
+    async def _create(self, rows: list[dict[str, Any]], tag: str) -> object:
         uploaded = await self._sdk.files.create(
-            file=("hyoka-batch.jsonl", jsonl_bytes(rows), "application/jsonl"), purpose="batch"
+            file=(f"hyoka-batch-{tag}.jsonl", jsonl_bytes(rows), "application/jsonl"),
+            purpose="batch",
         )
         batch = await self._sdk.batches.create(
-            input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window="24h"
-        )
-        return str(batch.id)
+            input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window="24h",
+            metadata={TAG_KEY: tag},
+        )  # fmt: skip
+        return batch.id
+
+    async def find(self, tag: str, requests: int, since: float) -> list[object]:
+        found: list[object] = await self._call(self._find, tag, since)
+        return found
+
+    async def _find(self, tag: str, since: float) -> list[object]:
+        found: list[object] = []
+        seen = 0
+        async for batch in self._sdk.batches.list(limit=100):
+            seen += 1
+            metadata = batch.metadata if isinstance(batch.metadata, dict) else {}
+            if metadata.get(TAG_KEY) == tag:
+                found.append(batch.id)
+            if seen >= _LISTED or (isinstance(batch.created_at, int) and batch.created_at < since):
+                break  # newest first: older ones were made before the note
+        return found
 
     async def state(self, batch_id: str) -> BatchState:
         batch = await self._call(self._sdk.batches.retrieve, batch_id)
         counts = batch.request_counts
+        errors = getattr(getattr(batch, "errors", None), "data", None) or []
+        said = "; ".join(
+            " ".join(str(part) for part in (getattr(e, "code", None), getattr(e, "message", None))
+                     if part)
+            for e in errors
+        )  # fmt: skip
         return BatchState(
             status=server_text(str(batch.status), self.provider._scrub),
             ended=batch.status in ENDED,
             counts={}
             if counts is None
             else {"completed": counts.completed, "failed": counts.failed, "total": counts.total},
+            why=server_text(said, self.provider._scrub) if said else "",
+            cancelled=batch.status == "cancelled",
         )
 
     async def results(self, batch_id: str) -> BatchResults:
@@ -70,6 +107,7 @@ class OpenAIBatches(BatchApi):
         replies: dict[str, GenerationResponse] = {}
         failed: dict[str, str] = {}
         repeated: set[str] = set()
+        unreadable = 0
         for file_id in (batch.output_file_id, batch.error_file_id):
             if not file_id:
                 continue
@@ -77,8 +115,8 @@ class OpenAIBatches(BatchApi):
             for number, line in enumerate(content.text.splitlines(), 1):
                 if line.strip():
                     where = f"{batch_id} file {file_id}:{number}"
-                    self._read_line(where, line, replies, failed, repeated)
-        return BatchResults(replies, failed, repeated)
+                    unreadable += not self._read_line(where, line, replies, failed, repeated)
+        return BatchResults(replies, failed, repeated, unreadable)
 
     def _read_line(
         self,
@@ -87,23 +125,26 @@ class OpenAIBatches(BatchApi):
         replies: dict[str, GenerationResponse],
         failed: dict[str, str],
         repeated: set[str],
-    ) -> None:
+    ) -> bool:
         """Read one result line into ``replies`` or ``failed`` (its custom id into
-        ``repeated`` too where an earlier line answered it)."""
+        ``repeated`` too where an earlier line answered it); ``False`` for a line that is
+        not a result line (a fault for the request it answered, which gets no reply)."""
         from openai.types.chat import ChatCompletion
 
         try:
             row = parse_json(line, where)
-            key = str(row["custom_id"])
+            key = row["custom_id"]
         except (InputError, KeyError, TypeError):
-            raise TransientError(f"{self._spec}: batch {where} is not a result line") from None
+            return False
+        if not isinstance(key, str):
+            return False
         if key in replies or key in failed:
             repeated.add(key)
         response = row.get("response") or {}
         body = response.get("body") if isinstance(response, dict) else None
         if row.get("error") or not isinstance(body, dict) or response.get("status_code") != 200:
             failed[key] = _why(row.get("error"), response, self.provider._scrub)
-            return
+            return True
         try:
             raw = ChatCompletion.model_validate(body)
             choices = tuple(_chat_choice(choice) for choice in raw.choices)
@@ -114,11 +155,12 @@ class OpenAIBatches(BatchApi):
             )
         except (ValueError, TypeError, AttributeError):
             failed[key] = "the reply is not a chat completion"
-            return
+            return True
         if choices:
             replies[key] = reply
         else:
             failed[key] = "the reply holds no choices"
+        return True
 
     @property
     def _spec(self) -> str:
@@ -129,6 +171,8 @@ class OpenAIBatches(BatchApi):
 
         try:
             return await method(*args)
+        except openai.NotFoundError as exc:
+            raise BatchNotFoundError(str(self.provider._map_error(exc))) from None
         except openai.APIError as exc:
             raise self.provider._map_error(exc) from None
 

@@ -20,6 +20,11 @@ class BatchProgress:
     reasons: Counter[str] = field(default_factory=Counter)
     #: result lines for requests the batch was not noted with (ignored, never stored)
     foreign: int = 0
+    #: result lines that could not be read (their requests asked again)
+    unreadable: int = 0
+    #: what happened to a batch that the counts do not say, one line each: a batch the
+    #: API does not know, one cancelled or failed (and why), one found by its mark
+    notices: list[str] = field(default_factory=list)
     #: requests left for a later run (submitted now, or in a running batch)
     deferred: int = 0
     #: batches submitted now, and those still running, by id
@@ -37,6 +42,8 @@ class BatchProgress:
             "failed": self.failed,
             "reasons": dict(sorted(self.reasons.items())),
             "foreign": self.foreign,
+            "unreadable": self.unreadable,
+            "notices": list(self.notices),
             "deferred": self.deferred,
             "submitted": list(self.submitted),
             "running": list(self.running),
@@ -44,7 +51,8 @@ class BatchProgress:
         }
 
     def line(self) -> str:
-        """One line for the user: what happened and what to do next."""
+        """One line for the user: what happened and what to do next (after a line for
+        each of ``notices``)."""
         parts = [f"batch: {self.collected} reply(ies) collected"]
         if self.failed:
             why = ", ".join(f"{reason} {n}" for reason, n in sorted(self.reasons.items()))
@@ -53,6 +61,8 @@ class BatchProgress:
             parts.append(
                 f"{self.foreign} result line(s) for requests hyoka did not submit (ignored)"
             )
+        if self.unreadable:
+            parts.append(f"{self.unreadable} result line(s) could not be read (a fault each)")
         if self.running:
             parts.append(f"still running: {', '.join(self.running)}")
         if self.submitted:
@@ -64,4 +74,4 @@ class BatchProgress:
             if self.pending
             else "; nothing left in flight"
         )
-        return "; ".join(parts) + tail
+        return "".join(f"batch: {notice}\n" for notice in self.notices) + "; ".join(parts) + tail

@@ -11,7 +11,9 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.providers._http import server_text
-from hyoka.providers.batch import batch_api, noted_batches
+from hyoka.providers.batch import SUBMITTING, batch_api, noted_batches
+from hyoka.providers.batch_api import BatchNotFoundError
+from hyoka.providers.errors import ProviderError
 from hyoka.providers.registry import load_provider
 from hyoka.redact import KnownSecrets
 from hyoka.store import MANIFEST_SUFFIX, read_manifest
@@ -31,16 +33,22 @@ class NotedBatch:
     submitted: str
     state: str
     live: bool
+    #: why its state could not be asked (the API does not know it, another server's)
+    error: str = ""
+    #: the server it was submitted to (as shown: no credentials), where noted
+    base_url: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "file": str(self.file), "api": self.api, "model": self.model, "id": self.id,
             "requests": self.requests, "submitted": self.submitted, "state": self.state,
-            "live": self.live,
+            "live": self.live, "error": self.error or None,
         }  # fmt: skip
 
     def line(self) -> str:
         seen = "" if self.live else " (as the last run saw it)"
+        if self.error:
+            return f"{self.file}: {self.model} batch {self.id}: {self.error}"
         return (
             f"{self.file}: {self.model} batch {self.id}, {self.requests} request(s) submitted "
             f"{self.submitted}: {self.state}{seen}"
@@ -58,6 +66,12 @@ def batch_status(root: Path, *, live: bool = True, base_url: str | None = None) 
         if root.is_file()
         else sorted(root.rglob(f"*{MANIFEST_SUFFIX}"))
     )
+    if root.is_file() and (root.name.endswith(MANIFEST_SUFFIX) or not sides[0].is_file()):
+        raise InputError(
+            f"{root}: not a results file hyoka wrote (no manifest {sides[0].name} beside it)"
+        )
+    if not sides:
+        raise InputError(f"{root}: holds no results file hyoka wrote (no *{MANIFEST_SUFFIX})")
     found: list[NotedBatch] = []
     # a manifest written before its text was scrubbed, or with another key set then
     scrub = KnownSecrets.from_environment().scrub
@@ -67,12 +81,14 @@ def batch_status(root: Path, *, live: bool = True, base_url: str | None = None) 
         if manifest is None:
             continue
         for entry in noted_batches(manifest.notes, side):
+            url = entry.get("base_url")
             found.append(NotedBatch(
                 file=log, api=str(entry.get("api", "")), model=str(entry.get("model", "")),
-                id=server_text(str(entry.get("id", "")), scrub),
+                id=server_text(str(entry.get("id") or f"(mark {entry.get('tag')})"), scrub),
                 requests=entry["requests"],
                 submitted=str(entry.get("submitted", "")),
                 state=server_text(str(entry.get("status", "")), scrub), live=False,
+                base_url=None if url is None else server_text(str(url), scrub),
             ))  # fmt: skip
     if live and found:
         return asyncio.run(_ask(found, base_url))
@@ -80,15 +96,41 @@ def batch_status(root: Path, *, live: bool = True, base_url: str | None = None) 
 
 
 async def _ask(found: list[NotedBatch], base_url: str | None) -> list[NotedBatch]:
+    """Each batch's state as its API says now; one that cannot be asked (the API does not
+    know it, it went to another server, it was never noted with an id) says why in its
+    own line, and the others are still asked."""
     asked: list[NotedBatch] = []
     for batch in found:
         settings = {} if base_url is None else {"base_url": base_url}
         provider = load_provider(batch.model, flag="the noted model", **settings)
         try:
-            state = await batch_api(provider).state(batch.id)
+            state = await _state(batch, provider)
+        except ProviderError as exc:
+            said = server_text(str(exc), str)
+            asked.append(NotedBatch(**{**batch.__dict__, "error": said, "live": True}))
+            continue
         finally:
             await provider.aclose()
-        counts = ", ".join(f"{name} {count}" for name, count in state.counts.items())
-        shown = server_text(state.status, str) + (f" ({counts})" if counts else "")
-        asked.append(NotedBatch(**{**batch.__dict__, "state": shown, "live": True}))
+        asked.append(NotedBatch(**{**batch.__dict__, "state": state, "live": True}))
     return asked
+
+
+async def _state(batch: NotedBatch, provider: Any) -> str:
+    """``batch``'s state as its API says it (counts after), or the ``ProviderError`` that
+    says why it cannot be asked."""
+    if batch.state == SUBMITTING:
+        raise ProviderError(
+            f"{SUBMITTING}: no id noted yet (the run that submitted it stopped first; the "
+            "next run of its command finds it)"
+        )
+    if batch.base_url is not None and batch.base_url != provider.shown_url:
+        raise ProviderError(
+            f"submitted to {batch.base_url}, not {provider.shown_url or 'the API'}: "
+            f"ask with --base-url {batch.base_url}"
+        )
+    try:
+        state = await batch_api(provider).state(batch.id)
+    except BatchNotFoundError as exc:
+        raise ProviderError(f"the API does not know it ({exc})") from None
+    counts = ", ".join(f"{name} {count}" for name, count in state.counts.items())
+    return server_text(state.status, str) + (f" ({counts})" if counts else "")
