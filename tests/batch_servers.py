@@ -20,6 +20,7 @@ and ``GET /v1/messages/batches/{id}/results`` (JSON Lines of ``succeeded``, ``er
 
 from __future__ import annotations
 
+import contextlib
 import email.parser
 import email.policy
 import hashlib
@@ -84,7 +85,7 @@ class _Server(ServedInThread):
         #: once the batch exists), so a test can kill the client between the two
         self.hold: threading.Event | None = None
         self.created = threading.Event()
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self.serve_forever, args=(0.01,), daemon=True)
 
     @property
     def url(self) -> str:
@@ -147,7 +148,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", kind)
         self.send_header("content-length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # a killed client
+            self.wfile.write(data)
 
     def _fault(self, method: str, path: str) -> tuple[int, Any, str] | None:
         """A 404 for a batch the server no longer knows, or the next transient fault."""

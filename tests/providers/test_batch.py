@@ -451,35 +451,50 @@ def test_collected_replies_survive_another_cache(
 def test_a_kill_between_create_and_note_pays_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A real process killed (SIGKILL) after the server made its batch, before the id
-    reached the manifest: the next run finds the batch by the mark its note kept and
-    submits nothing again."""
-    with openai_server() as server:
-        out, url = tmp_path / "a.jsonl", f"{server.url}/v1"
-        server.hold = threading.Event()
+    """Real processes killed (SIGKILL) after the server made their batch, before its id
+    reached the manifest: the next run finds the batch (OpenAI by the mark in its
+    metadata, Anthropic by its time and size) and submits nothing again."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    with openai_server() as oai, anthropic_server() as ant:
+        runs = {
+            "openai": (oai, "batch_1", "validating", f"{oai.url}/v1"),
+            "anthropic": (ant, "msgbatch_01", "in_progress", ant.url),
+        }
+        argv = {
+            api: _generate(f"{api}/m1", url, tmp_path / f"{api}.jsonl", "--batch")
+            for api, (_, _, _, url) in runs.items()
+        }
         env = {**os.environ, "HYOKA_CACHE_DIR": str(tmp_path / "c"),
                "HYOKA_DATA_DIR": str(SHARED_DATA)}  # fmt: skip
-        process = subprocess.Popen(
-            [sys.executable, "-m", "hyoka", *_args(out, url)], env=env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        processes = []
+        for api, (server, *_) in runs.items():  # both at once: one process start's wait
+            server.hold = threading.Event()
+            processes.append(subprocess.Popen(
+                [sys.executable, "-m", "hyoka", *argv[api]], env=env,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            ))  # fmt: skip
         try:
-            assert server.created.wait(60)
-            os.kill(process.pid, signal.SIGKILL)
+            for (server, *_), process in zip(runs.values(), processes, strict=True):
+                assert server.created.wait(60)
+                os.kill(process.pid, signal.SIGKILL)
         finally:
-            process.wait()
-            server.hold.set()
-        server.hold = None
-        (pending,) = _note(out)
-        assert (pending["id"], pending["status"]) == ("", "submitting") and pending["tag"]
-        again = _hyoka(_args(out, url), tmp_path / "c", monkeypatch)
-        assert again.exit_code == 0, again.output
-        assert "batch: batch batch_1: found by its mark" in again.stderr, again.stderr
-        assert server.calls("POST", "/v1/batches") == 1
-        assert [(b["id"], b["status"]) for b in _note(out)] == [("batch_1", "validating")]
-        server.finish()
-        collected = _hyoka(_args(out, url), tmp_path / "c", monkeypatch)
-        assert "batch: 2 reply(ies) collected" in collected.stderr, collected.output
+            for (server, *_), process in zip(runs.values(), processes, strict=True):
+                process.wait()
+                assert server.hold is not None
+                server.hold.set()
+                server.hold = None
+        for api, (server, batch_id, running, _) in runs.items():
+            out = tmp_path / f"{api}.jsonl"
+            (pending,) = _note(out)
+            assert (pending["id"], pending["status"]) == ("", "submitting") and pending["tag"]
+            again = _hyoka(argv[api], tmp_path / "c", monkeypatch)
+            assert again.exit_code == 0, again.output
+            assert f"batch: batch {batch_id}: found by its mark" in again.stderr, again.stderr
+            assert len(server.batches) == 1
+            assert [(b["id"], b["status"]) for b in _note(out)] == [(batch_id, running)]
+            server.finish()
+            collected = _hyoka(argv[api], tmp_path / "c", monkeypatch)
+            assert "batch: 2 reply(ies) collected" in collected.stderr, collected.output
 
 
 def test_a_batch_the_api_forgot_is_one_line_and_asked_again(

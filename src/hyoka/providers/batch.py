@@ -96,18 +96,22 @@ class Deferred(Exception):  # noqa: N818 - not an error: the reply comes on a la
 
 
 def batch_api(provider: Provider) -> BatchApi:
-    """The batch API of ``provider``; one line naming the providers that have one else."""
-    from hyoka.providers.anthropic_backend import AnthropicProvider
-    from hyoka.providers.openai_backend import OpenAIProvider
+    """The batch API of ``provider``; one line naming the providers that have one else.
+    Only the provider's own SDK is imported (the other's costs a second at start)."""
+    if provider.name == "openai":
+        from hyoka.providers.openai_backend import OpenAIProvider
 
-    if isinstance(provider, OpenAIProvider) and not provider.azure:
-        from hyoka.providers.batch_openai import OpenAIBatches
+        if isinstance(provider, OpenAIProvider) and not provider.azure:
+            from hyoka.providers.batch_openai import OpenAIBatches
 
-        return OpenAIBatches(provider)
-    if isinstance(provider, AnthropicProvider):
-        from hyoka.providers.batch_anthropic import AnthropicBatches
+            return OpenAIBatches(provider)
+    if provider.name == "anthropic":
+        from hyoka.providers.anthropic_backend import AnthropicProvider
 
-        return AnthropicBatches(provider)
+        if isinstance(provider, AnthropicProvider):
+            from hyoka.providers.batch_anthropic import AnthropicBatches
+
+            return AnthropicBatches(provider)
     raise ProviderError(
         f"`batch`: {provider.name}/{provider.model} has no batch API "
         f"(batch APIs: {', '.join(BATCH_PROVIDERS)}); run without it"
