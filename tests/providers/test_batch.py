@@ -551,6 +551,12 @@ def test_trials_go_in_one_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         args = _args(out, f"{server.url}/v1", "--trials", "3")
         assert _hyoka(args, tmp_path / "c", monkeypatch).exit_code == 0
         assert _note(out)[0]["requests"] == 6  # 2 dialogues x 3 trials
+        for _ in range(2):  # turn 1, then turn 2 of every trial
+            server.finish()
+            done = _hyoka(args, tmp_path / "c", monkeypatch)
+        assert "2 dialogue(s) answered" in done.stdout, done.output
+        assert [len(row["choices"]) for row in _lines(out)] == [3, 3]
+        assert server.calls("POST", "/v1/batches") == 2
 
 
 SCRUBBED = "sk-proj-SECRETKEYVALUE"

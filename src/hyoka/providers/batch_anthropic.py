@@ -84,12 +84,12 @@ class AnthropicBatches(BatchApi):
         repeated: set[str] = set()
         unreadable = 0
         stream = await self._call(self._sdk().messages.batches.results, batch_id)
-        try:  # read line by line: one unreadable line is a fault of its own, not the batch's
-            raw = b"".join([chunk async for chunk in stream.http_response.aiter_bytes()])
-        except (anthropic.APIError, OSError) as exc:
+        try:  # line by line: one unreadable line is a fault of its own, not the batch's
+            lines = [line async for line in stream.http_response.aiter_lines()]
+        except Exception as exc:  # the SDK HTTP client's own errors: the read failed
             said = server_text(str(exc), self.provider._redact)
             raise TransientError(f"{self._where}: batch {batch_id}: {said}") from None
-        for line in raw.splitlines():
+        for line in lines:
             if not line.strip():
                 continue
             try:
