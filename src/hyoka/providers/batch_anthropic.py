@@ -84,31 +84,43 @@ class AnthropicBatches(BatchApi):
         repeated: set[str] = set()
         unreadable = 0
         stream = await self._call(self._sdk().messages.batches.results, batch_id)
-        try:  # line by line: one unreadable line is a fault of its own, not the batch's
-            lines = [line async for line in stream.http_response.aiter_lines()]
-        except Exception as exc:  # the SDK HTTP client's own errors: the read failed
-            said = server_text(str(exc), self.provider._redact)
-            raise TransientError(f"{self._where}: batch {batch_id}: {said}") from None
-        for line in lines:
-            if not line.strip():
-                continue
+        lines = aiter(stream.http_response.aiter_lines())
+        while True:  # line by line as it streams: an unreadable line is its own fault
             try:
-                row = MessageBatchIndividualResponse.model_validate(json.loads(line))
-            except ValueError:
-                unreadable += 1
-                continue
-            result = row.result
-            if row.custom_id in replies or row.custom_id in failed:
-                repeated.add(row.custom_id)
-            if result.type == "succeeded" and isinstance(result.message, AnthropicMessage):
-                choice, usage = self.provider._parse(result.message)
-                model = result.message.model or self.provider.model
-                replies[row.custom_id] = GenerationResponse(
-                    choices=(choice,), usage=usage, model=model
-                )
-            else:
-                failed[row.custom_id] = server_text(result.type, self.provider._redact)
+                line = await anext(lines)
+            except StopAsyncIteration:
+                break
+            except Exception as exc:  # the SDK HTTP client's own errors: the read failed
+                said = server_text(str(exc), self.provider._redact)
+                raise TransientError(f"{self._where}: batch {batch_id}: {said}") from None
+            if line.strip():
+                unreadable += not self._read_line(line, replies, failed, repeated)
         return BatchResults(replies, failed, repeated, unreadable)
+
+    def _read_line(
+        self,
+        line: str,
+        replies: dict[str, GenerationResponse],
+        failed: dict[str, str],
+        repeated: set[str],
+    ) -> bool:
+        """Read one result line into ``replies`` or ``failed`` (its custom id into
+        ``repeated`` too where an earlier line answered it); ``False`` for a line that is
+        not a result line (a fault for the request it answered, which gets no reply)."""
+        try:
+            row = MessageBatchIndividualResponse.model_validate(json.loads(line))
+        except ValueError:
+            return False
+        result = row.result
+        if row.custom_id in replies or row.custom_id in failed:
+            repeated.add(row.custom_id)
+        if result.type == "succeeded" and isinstance(result.message, AnthropicMessage):
+            choice, usage = self.provider._parse(result.message)
+            model = result.message.model or self.provider.model
+            replies[row.custom_id] = GenerationResponse(choices=(choice,), usage=usage, model=model)
+        else:
+            failed[row.custom_id] = server_text(result.type, self.provider._redact)
+        return True
 
     @property
     def _where(self) -> str:
