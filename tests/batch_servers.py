@@ -12,7 +12,9 @@ uploads, submissions and online calls.
 OpenAI (``/v1``): ``POST /chat/completions``; ``POST /files`` (multipart, ``purpose=batch``)
 and ``GET /files/{id}/content``; ``POST /batches`` and ``GET /batches/{id}`` (``validating``
 until ended, then ``completed`` or ``expired`` with ``output_file_id`` and
-``error_file_id``). Anthropic: ``POST /v1/messages``; ``POST /v1/messages/batches``,
+``error_file_id``); a request that asks for ``logprobs`` gets them, online and in a batch
+alike (``_logprobs``), and the online bodies are kept (``bodies``).
+Anthropic: ``POST /v1/messages``; ``POST /v1/messages/batches``,
 ``GET /v1/messages/batches/{id}`` (``in_progress`` until ``ended``, then ``results_url``)
 and ``GET /v1/messages/batches/{id}/results`` (JSON Lines of ``succeeded``, ``errored``,
 ``expired`` results).
@@ -25,6 +27,7 @@ import email.parser
 import email.policy
 import hashlib
 import json
+import re
 import threading
 import time
 from collections.abc import Iterable
@@ -65,6 +68,8 @@ class _Server(ServedInThread):
         super().__init__(("127.0.0.1", 0), handler)
         self.lock = threading.Lock()
         self.received: list[tuple[str, str]] = []
+        #: the bodies of the online calls (OpenAI's chat completions), in order
+        self.bodies: list[dict[str, Any]] = []
         self.batches: dict[str, Batch] = {}
         self.files: dict[str, bytes] = {}
         #: what the server says a running batch's status is (a misconfigured proxy's text)
@@ -171,12 +176,31 @@ class _Handler(BaseHTTPRequestHandler):
 # --------------------------------------------------------------------------- OpenAI
 
 
+def _logprobs(text: str, top: int) -> dict[str, Any]:
+    """The reply's tokens (words and the spaces between them) with log probabilities made
+    from the text, and ``top`` alternatives each (the token, then the three verdict
+    letters): what a chat completion asked for ``logprobs`` carries."""
+    tokens = re.findall(r"\s+|\S+", text)
+    content = []
+    for number, token in enumerate(tokens):
+        spread = int(hashlib.sha256(f"{number}{token}".encode()).hexdigest()[:4], 16) / 65536
+        alternatives = [(token, -spread), *((letter, -1.0 - spread * rank)
+                        for rank, letter in enumerate("ABC", 1) if letter != token)]  # fmt: skip
+        content.append({
+            "token": token, "logprob": -spread, "bytes": list(token.encode("utf-8")),
+            "top_logprobs": [{"token": alt, "logprob": value, "bytes": list(alt.encode("utf-8"))}
+                             for alt, value in alternatives[:top]],
+        })  # fmt: skip
+    return {"content": content, "refusal": None}
+
+
 def _completion(body: dict[str, Any], serial: str) -> dict[str, Any]:
     text = reply_text(body["messages"])
+    logprobs = _logprobs(text, body.get("top_logprobs") or 0) if body.get("logprobs") else None
     return {
         "id": f"chatcmpl-{serial}", "object": "chat.completion", "created": CREATED,
         "model": f"{body['model']}-2026-01-01",  # the snapshot that served a moving name
-        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": logprobs,
                      "message": {"role": "assistant", "content": text}}],
         "usage": {"prompt_tokens": len(json.dumps(body["messages"])) // 4,
                   "completion_tokens": len(text) // 4,
@@ -208,6 +232,7 @@ class _OpenAIHandler(_Handler):
     def answer(self, method: str, path: str, raw: bytes) -> tuple[int, Any, str]:
         server = self.server
         if method == "POST" and path == "/v1/chat/completions":
+            server.bodies.append(json.loads(raw))
             return 200, _completion(json.loads(raw), str(len(server.received))), "application/json"
         if method == "POST" and path == "/v1/files":
             parts = _multipart(self.headers, raw)

@@ -9,6 +9,7 @@ import typer
 
 from hyoka.cli._common import (
     BaseUrlOption,
+    BatchOption,
     ConcurrencyOption,
     DataDirOption,
     JsonOption,
@@ -125,6 +126,7 @@ def pairwise_command(
     base_url: BaseUrlOption = None,
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
+    batch: BatchOption = False,
     as_json: JsonOption = False,
     thinking: ThinkingOption = ThinkingChoice.STRIP_THINK,
     control: ControlFeaturesOption = None,
@@ -149,11 +151,13 @@ def pairwise_command(
 
       hyoka judge pairwise a.jsonl b.jsonl -j llamacpp/smollm2 --export-verdicts prob.jsonl
 
+      hyoka judge pairwise a.jsonl b.jsonl -j openai/gpt-4o --batch  (again to finish)
+
       hyoka judge pairwise results/org/a/1234abc results/org/b/5678def -j openai/gpt-4o \
           --per-question 3
     """
     from hyoka.cli._common import provider_options
-    from hyoka.cli._judging import ShownJudging, control_features
+    from hyoka.cli._judging import ShownJudging, control_features, print_batch
     from hyoka.judge import Connection, judge_pairwise
     from hyoka.pfgen import answer_reader
 
@@ -166,9 +170,10 @@ def pairwise_command(
         criteria_max_tokens=criteria_max_tokens, limit=limit,
         answers_of=answer_reader(per_question, data_dir), thinking=thinking.value,
         control=control_features(control),
-        connection=Connection(base_url, provider_options(option), no_cache, concurrency),
+        connection=Connection(base_url, provider_options(option), no_cache, concurrency, batch),
         watcher=ShownJudging(announce="Judgment file: {}"),
     )  # fmt: skip
+    print_batch(done.run.stats, as_json)
     _print_run(done, as_json)
 
 

@@ -10,6 +10,7 @@ import typer
 from hyoka.cli._common import (
     AttemptsOption,
     BaseUrlOption,
+    BatchOption,
     ConcurrencyOption,
     DataDirOption,
     JsonOption,
@@ -58,6 +59,7 @@ def judge_command(
     base_url: BaseUrlOption = None,
     option: ProviderOptionsOption = None,
     no_cache: NoCacheOption = False,
+    batch: BatchOption = False,
     price_in: PriceInOption = 0.0,
     price_out: PriceOutOption = 0.0,
     as_json: JsonOption = False,
@@ -74,12 +76,15 @@ def judge_command(
 
       hyoka pfgen judge results/my-org/my-model/abc1234 -j openai/gpt-4o --per-question 1
 
+      hyoka pfgen judge results/x/y/abc1234 -j openai/gpt-4o --batch  (again to finish)
+
       hyoka pfgen judge results/x/y/abc1234 -j openai/local --base-url http://127.0.0.1:8000/v1
     """
     from hyoka.cli._common import provider_options
     from hyoka.cli._judging import (
         ShownJudging,
         fail_if_nothing_graded,
+        print_batch,
         print_judge,
         print_signature,
         single_table,
@@ -92,12 +97,13 @@ def judge_command(
         repeats=repeats, aggregate=aggregate.value, temperature=temperature,
         max_tokens=max_tokens, max_attempts=max_attempts, thinking=thinking.value,
         data_dir=data_dir,
-        connection=Connection(base_url, provider_options(option), no_cache, concurrency),
+        connection=Connection(base_url, provider_options(option), no_cache, concurrency, batch),
         price_in=price_in, price_out=price_out, watcher=ShownJudging(),
     )  # fmt: skip
     run = done.run
     say(f"judgments: {run.output}", err=True)
     say(f"summary: {done.summary}", err=True)
+    print_batch(run.stats, as_json)
     if as_json:
         echo_json(done.to_json(), indent=None)
     else:

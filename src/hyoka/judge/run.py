@@ -23,7 +23,7 @@ import contextlib
 import functools
 import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +54,12 @@ from hyoka.judge.templates import load_template
 from hyoka.providers import (
     CONCURRENCY,
     DEFAULT_THINKING,
+    BatchClient,
+    Deferred,
     ModelClient,
     ThinkingRule,
     alias_note,
+    batch_round,
     connect,
 )
 from hyoka.stats import STYLE_CONTROLS, StyleCounts
@@ -297,7 +300,9 @@ def judge_pairwise(
     auto generates each question's criteria first (kept in ``criteria_file``, default
     criteria.json beside the judgments). The run summed up over the file: win rates,
     length-controlled and style-controlled (the features of ``control``); with
-    ``export_verdicts_to`` one method's verdicts (``export_method``) written there."""
+    ``export_verdicts_to`` one method's verdicts (``export_method``) written there. With a
+    batch connection (``Connection.batch``) each run moves every pair one call on: the
+    criteria's batch first (noted in the judgments' manifest), then both orders' batch."""
     at_least_one("limit", limit)
     watcher = watcher or JudgeWatcher()
     connection = connection or Connection()
@@ -320,6 +325,8 @@ def judge_pairwise(
     watcher.planned(out)
     store = criteria_file or out.parent / "criteria.json"
 
+    waiting = [0]  # pairs whose criteria a batch still holds: judged on a later run
+
     async def with_criteria(add: AddTask) -> list[Prepared]:
         nonlocal items
         if "criteria" in chosen.placeholders:
@@ -329,15 +336,25 @@ def judge_pairwise(
                 done[0] += 1
                 advance(1)
 
-            items = await fill_criteria(
-                client, items, judge=judge, store=store, max_tokens=criteria_max_tokens,
-                thinking=settings.thinking_rule, on_done=one,
-            )  # fmt: skip
+            # with --batch the criteria are a batch of their own, noted in the pairs' file:
+            # the pairs are asked on the run after their criteria came back
+            asking = batch_round(client, log) if isinstance(client, BatchClient) else None
+            async with asking or contextlib.nullcontext():
+                try:
+                    items = await fill_criteria(
+                        client, items, judge=judge, store=store,
+                        max_tokens=criteria_max_tokens, thinking=settings.thinking_rule,
+                        on_done=one,
+                    )  # fmt: skip
+                except Deferred:
+                    waiting[0] = len(items)
+                    return [("pairs", replace(pending, tasks=()), log)]
             advance(len(items) - done[0])
         return [("pairs", plan_pairs(items, chosen, settings, out, methods=methods), log)]
 
     with log:
         report, (judged,) = judge_plans(client, [], watcher=watcher, prepare=with_criteria)
+    report.deferred += waiting[0]
     records = list(judged.lines)  # the file's records of these pairs, as the run left them
     lengths = {item.id: (len(item.answer_x), len(item.answer_y)) for item in items}
     styles = {item.id: (StyleCounts.of(item.answer_x), StyleCounts.of(item.answer_y))
