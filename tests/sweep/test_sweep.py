@@ -313,6 +313,21 @@ max_tokens = 50
         ("bench = 'nope'", "bench", "unknown bench 'nope' (known: pfgen-bench, "),
         ("base_url = ['http://a/v1', 'http://a/v1']", "models.seeded", "lists a URL twice"),
         ("base_url = []", "models.seeded", "base_url must be a URL or a list of URLs"),
+        # a server URL no request could reach: the plan's line, not the cell's run
+        (
+            "base_url = ['http://a/v1', 'ftp://b/v1']",
+            "models.seeded",
+            "base_url 'ftp://b/v1' is not an http:// or https:// URL",
+        ),
+        ("base_url = ['http://a/v1', 'http:///v1']", "models.seeded", "'http:///v1' names no host"),
+        ("base_url = ['http://a b/v1']", "models.seeded", "holds white space or a control"),
+        ("base_url = 'localhost:8000/v1'", "models.seeded", "is not an http:// or https://"),
+        ("base_url = ['http://a:80800/v1']", "models.seeded", "port that is not a number"),
+        (
+            "base_url = ['http://u:hunter2@a b/v1']",
+            "models.seeded",
+            "base_url 'http://REDACTED@a b/v1' holds",
+        ),
         # issue 33 S5, S9: found when the plan is read, not when the cell runs
         (
             "options = { temperature = 'hot', bogus_option = [1, 2] }",

@@ -35,7 +35,7 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.store import read_toml
-from hyoka.sweep.plan_checks import endpoint_problem, pfgen_problem
+from hyoka.sweep.plan_checks import endpoint_problem, pfgen_problem, url_problem
 from hyoka.sweep.spec import (
     JUDGED,
     PFGEN,
@@ -202,6 +202,10 @@ def _base_urls(where: _Where, table: str, values: Mapping[str, Any]) -> tuple[st
         )
     if len(set(urls)) != len(urls):
         raise InputError(f"{where(table, 'base_url')}: {table}: base_url lists a URL twice")
+    for url in urls:
+        problem = url_problem(url)
+        if problem is not None:
+            raise InputError(f"{where(table, 'base_url')}: {table}: {problem}")
     return tuple(urls)
 
 
