@@ -10,6 +10,7 @@ MT-bench, ``4`` for ELYZA-tasks-100).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -27,7 +28,7 @@ from _shared import SHARED_DATA, elyza_data, needs_embedded_model
 from hyoka.cli.main import app
 from hyoka.signature import Signature
 from persistent_cache import session_cache_dir
-from wire_servers import OpenAIServer
+from wire_servers import OpenAIServer, closed_port_url
 
 #: the scripted judge (as the shipped example's): Japanese MT-bench's prompts ask for
 #: "[[rating]]", ELYZA's for a bare number
@@ -602,3 +603,28 @@ def test_the_csv_matrix_says_failed_partial_and_dry_run_in_a_note_column(sweep_e
     ]
     table = (sweep_env / "out" / "results.md").read_text("utf-8")
     assert f"| sm | {cell['score']:.2f} [" in table and "] (partial) (dry run) |" in table
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs ray")
+def test_a_ray_address_where_no_cluster_answers_stops_the_sweep_before_its_cells(
+    sweep_env: Path,
+) -> None:
+    """``--executor ray`` with a ``RAY_ADDRESS`` where nothing answers waited out the
+    connect bound in every cell of a local model, each failing alike; now it is tried once,
+    before any cell, and the sweep stops in one line. (A process of its own: a Ray this
+    test process joined would be used as it is.)"""
+    models = {"a": 'model = "llamacpp/a.gguf"', "b": 'model = "llamacpp/b.gguf"'}
+    plan = _plan(sweep_env, models, IFEVAL_ONE)
+    address = closed_port_url().removeprefix("http://")
+    env = {**os.environ, "RAY_ADDRESS": address, "HYOKA_RAY_CONNECT_TIMEOUT": "0.5"}
+    hyoka = Path(sys.executable).with_name("hyoka")
+    done = subprocess.run(
+        [str(hyoka), "sweep", str(plan), "--executor", "ray"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"error: no Ray cluster answered at RAY_ADDRESS={address} within 0.5 s "
+        "(HYOKA_RAY_CONNECT_TIMEOUT): is it running? (`ray status`)"
+    ]
+    assert "[1/2]" not in done.stdout and not (sweep_env / "out" / "sweep.json").exists()

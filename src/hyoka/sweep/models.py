@@ -29,6 +29,10 @@ class ModelHost(Protocol):
     """An executor that holds models computed locally elsewhere (Ray workers): the provider
     a sweep's cells send such a model's requests to."""
 
+    def reach(self) -> None:
+        """Make sure the models can be placed at all (Ray: the cluster answers), once,
+        before any cell; a ``HyokaError`` stops the sweep."""
+
     def hosted(self, spec: str, options: Mapping[str, Any]) -> Provider: ...
 
 
@@ -61,6 +65,8 @@ class SweepModels:
                 )
             self.endpoints[key] = endpoint
         self.shared: dict[str, Provider] = {}
+        if host is not None and any(computed_here(e.spec) for e in self.endpoints.values()):
+            host.reach()  # a host that cannot take them fails the sweep once, up front
 
     def lend(self, spec: str, settings: Mapping[str, Any]) -> Provider | None:
         key = _key(spec, settings)

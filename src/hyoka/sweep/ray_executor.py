@@ -253,6 +253,14 @@ class RayExecutor(LocalExecutor):
         self.on_event: OnEvent = on_event or (lambda event: None)
         self.models: list[RayModel] = []
 
+    def reach(self) -> None:
+        """Connect to the cluster now, once for the sweep (``connect_ray``: at most its
+        bound, then one line), so a ``RAY_ADDRESS`` where none answers stops the sweep
+        before its first cell, not each cell after the wait."""
+        from hyoka.refset import connect_ray
+
+        connect_ray()
+
     def hosted(self, spec: str, options: Mapping[str, Any]) -> Provider:
         from hyoka.refset import connect_ray
 
