@@ -61,13 +61,12 @@ from hyoka.providers.base import Provider
 from hyoka.providers.batch_api import BatchApi, BatchNotFoundError, BatchResults
 from hyoka.providers.batch_progress import BatchProgress
 from hyoka.providers.client import (
-    GaveUpError,
     ModelClient,
     ResponseCache,
     _note_served,
     cache_key,
 )
-from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
+from hyoka.providers.errors import ProviderError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
 from hyoka.signature import Signature
 from hyoka.store import IN_FLIGHT_NOTE, JsonlLog, manifest_path, read_objects, write_jsonl
@@ -225,25 +224,14 @@ class BatchClient(ModelClient):
 
     async def _asked(self, call: Callable[..., Awaitable[_T]], *args: Any) -> _T:
         """``call(*args)``, a read of a batch's state (never a create), retried on a
-        transient error under this client's ``RetryPolicy`` (its attempts and waits) as
-        an online request is."""
-        policy = self.retry
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return await call(*args)
-            except TransientError as error:
-                if isinstance(error, RateLimitError):
-                    self.stats.rate_limited += 1
-                told = str(error) if str(error).startswith(self._spec) else f"{self._spec}: {error}"
-                if attempt >= policy.max_attempts:
-                    self.stats.failures += 1
-                    raise GaveUpError(
-                        f"`batch`: {told} (gave up after {attempt} attempts)", error, attempt
-                    ) from None
-                self.stats.retries += 1
-                await asyncio.sleep(policy.delay(attempt, error.retry_after, self._rng))
+        transient error as an online request is (``ModelClient._retried``: this client's
+        ``RetryPolicy``)."""
+
+        async def once(deadline: Any) -> _T:
+            deadline.start()
+            return await call(*args)
+
+        return await self._retried(once)
 
     def _checked_id(self, raw: object, entry: Mapping[str, Any]) -> str:
         """``raw``, a batch id the server sent, where it is one (it is printed, noted and

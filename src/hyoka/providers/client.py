@@ -30,11 +30,11 @@ import threading
 import time
 import warnings
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from pydantic import ValidationError
 
@@ -46,6 +46,8 @@ from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse, Usage
 from hyoka.redact import REDACTED, KnownSecrets
 from hyoka.store import CacheFolder, default_cache_dir
+
+_T = TypeVar("_T")
 
 #: Bump when the key material or the stored layout changes: old entries are then misses.
 CACHE_FORMAT = 1
@@ -647,13 +649,24 @@ class ModelClient:
 
     async def _call_with_retries(self, request: GenerationRequest) -> GenerationResponse:
         await self.check_reachable()
+        return await self._retried(lambda deadline: self._attempt(request, deadline), request)
+
+    async def _retried(
+        self,
+        once: Callable[[_Deadline], Awaitable[_T]],
+        request: GenerationRequest | None = None,
+    ) -> _T:
+        """``once(deadline)`` until it succeeds, retried on a transient error under this
+        client's ``RetryPolicy`` (attempts, backoff, deadline); ``once`` starts the
+        deadline when it starts its work. ``on_retry`` is told of a ``request``'s
+        retries (a batch API's reads, ``providers.batch``, have none)."""
         policy = self.retry
         deadline = _Deadline(policy.deadline)
         attempt = 0
         while True:
             attempt += 1
             try:
-                return await self._attempt(request, deadline)
+                return await once(deadline)
             except _DeadlineError as exc:
                 self.stats.failures += 1
                 raise GaveUpError(
@@ -686,7 +699,7 @@ class ModelClient:
                     error,
                     attempt,
                 ) from error
-            if self.on_retry is not None:
+            if self.on_retry is not None and request is not None:
                 self.on_retry(RetryEvent(attempt, policy.max_attempts, error, delay, request))
             self.stats.retries += 1
             await asyncio.sleep(delay)
