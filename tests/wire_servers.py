@@ -57,6 +57,10 @@ class Reply:
     content_type: str = "application/json"
 
 
+#: what a handler answers to drop the connection unanswered (a server that died)
+DROPPED = Reply(status=0)
+
+
 def _free_port() -> int:
     """A port that nothing listens on (bound, then released at once)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -170,6 +174,9 @@ class _Handler(BaseHTTPRequestHandler):
         raise NotImplementedError
 
     def _send(self, reply: Reply) -> None:
+        if reply is DROPPED:  # no answer: the connection is closed as the handler ends
+            self.close_connection = True
+            return
         if reply.delay_s:
             time.sleep(reply.delay_s)
         if isinstance(reply.body, bytes):
@@ -454,6 +461,10 @@ class _OpenAIHandler(_Handler):
     server: OpenAIServer
 
     def answer(self, received: Received, serial: int, scripted: Reply | None) -> Reply:
+        if received.method == "GET" and received.path == "/v1/models" and self.server.lists:
+            data = [{"id": name, "object": "model", "created": 0, "owned_by": "me"}
+                    for name in self.server.lists]  # fmt: skip
+            return Reply(200, {"object": "list", "data": data})
         chat = received.path == "/v1/chat/completions"
         if received.method != "POST" or received.path not in (
             "/v1/chat/completions",
@@ -464,6 +475,8 @@ class _OpenAIHandler(_Handler):
         if key and received.headers.get("authorization") != f"Bearer {key}":
             return Reply(401, _openai_error("Incorrect API key provided", "invalid_api_key"))
         self.server.hold()
+        if self.server.dies(serial):
+            return DROPPED
         if scripted is not None:
             return scripted
         body = received.body
@@ -533,6 +546,11 @@ class OpenAIServer(_WireServer):
     names the model each answer says served it (by the request's number from 1), as
     OpenAI answers ``gpt-4o`` with ``gpt-4o-2024-08-06``; unset, the model asked for.
     ``reply_to_all``, when set, answers every request ``replies`` does not name.
+    ``lists``, when set, are the model ids ``GET /v1/models`` answers (unset: 404); such a
+    request is not counted in ``served`` and takes no scripted reply.
+    ``die_after(n)`` answers the first ``n`` requests; the next stops the server (its
+    socket closed: connections are refused) and every request then in flight is dropped
+    unanswered, as a server killed mid-run.
     """
 
     handler = _OpenAIHandler
@@ -544,9 +562,29 @@ class OpenAIServer(_WireServer):
         self.replies: dict[str, str] = {}
         self.thinking: str | None = None
         self.thinking_apart: str | Literal[False] = False
+        self.lists: list[str] | None = None
         self.held = 0
         self._hold_after: int | None = None
+        self._die_after: int | None = None
         self._released = threading.Event()
+
+    def record(self, received: Received) -> tuple[Reply | None, int]:
+        if received.method == "GET" and received.path == "/v1/models":
+            with self._lock:
+                self.received.append(received)
+                return None, self.served
+        return super().record(received)
+
+    def die_after(self, answered: int) -> None:
+        self._die_after = answered
+
+    def dies(self, serial: int) -> bool:
+        """Whether request ``serial`` finds the server dead: it stops serving, at once."""
+        if self._die_after is None or serial <= self._die_after:
+            return False
+        self.shutdown()  # from a handler's thread: the serving loop ends, this one goes on
+        self.server_close()
+        return True
 
     def hold_after(self, answered: int) -> None:
         self._hold_after = answered
@@ -573,7 +611,9 @@ class OpenAIServer(_WireServer):
         self.reply_to_all = None
         self.replies.clear()
         self.thinking, self.thinking_apart = None, False
+        self.lists = None
         self._hold_after = None
+        self._die_after = None
         self._released.clear()
 
     @property

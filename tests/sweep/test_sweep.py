@@ -605,6 +605,70 @@ def test_the_csv_matrix_says_failed_partial_and_dry_run_in_a_note_column(sweep_e
     assert f"| sm | {cell['score']:.2f} [" in table and "] (partial) (dry run) |" in table
 
 
+#: M-IFEval-Ja's first four prompts, one request each, asked one at a time
+IFEVAL_FOUR = '[[suites]]\nbench = "m-ifeval-ja"\nlimit = 4\nmax_tokens = 8\n'
+
+
+def _pooled(sweep_env: Path, *urls: str) -> Path:
+    listed = ", ".join(f'"{url}"' for url in urls)
+    models = {"seeded": f'model = "openai/seeded"\nbase_url = [{listed}]'}
+    return _plan(sweep_env, models, IFEVAL_FOUR)
+
+
+def test_a_dead_server_is_taken_out_of_its_pool_and_the_cell_goes_on(sweep_env: Path) -> None:
+    """A server of a ``base_url`` list that refuses connections failed the whole cell; now
+    it is taken out (said once, naming it) and the others answer. All dead: one line."""
+    dead = closed_port_url() + "/v1"
+    with OpenAIServer() as live:
+        done = json.loads(_sweep(_pooled(sweep_env, dead, live.base_url), "--json").stdout)
+        assert (done["failed"], live.served) == (0, 4)
+    (cell,) = _cells(sweep_env / "out").values()
+    (note,) = [n for n in cell["notes"] if "taken out of the pool" in n]
+    assert note.startswith(f"openai/seeded: server {dead} taken out of the pool, 1 of 2 go on")
+    other = closed_port_url() + "/v1"
+    result = _sweep(_pooled(sweep_env, dead, other), code=1)
+    assert f"failed: openai/seeded: no server of the pool can be reached ({dead}, {other})" in (
+        result.stdout
+    )
+
+
+def test_a_server_that_dies_mid_run_leaves_its_requests_to_the_others(sweep_env: Path) -> None:
+    """The first server answers one request, then dies with the next in flight: that request
+    is asked again (the client's retry) of the server still up, which answers the rest."""
+    with OpenAIServer() as dying, OpenAIServer() as live:
+        dying.die_after(1)
+        done = json.loads(
+            _sweep(_pooled(sweep_env, dying.base_url, live.base_url), "--json").stdout
+        )
+        assert (dying.served, live.served) == (2, 3)  # one answered, one dropped; 3 here
+    assert done["failed"] == 0
+    (cell,) = _cells(sweep_env / "out").values()
+    (note,) = [n for n in cell["notes"] if "taken out of the pool" in n]
+    assert f"server {dying.base_url} taken out of the pool" in note
+
+
+@pytest.mark.parametrize("how", ["listed", "answered"])
+def test_servers_of_one_pool_serving_other_models_are_refused(sweep_env: Path, how: str) -> None:
+    """Two servers of one ``base_url`` list serving different models were mixed silently;
+    now the pool refuses in one line naming both: up front where ``GET /models`` lists
+    them, else at the first reply that names another model than the others'."""
+    with OpenAIServer() as one, OpenAIServer() as two:
+        if how == "listed":
+            one.lists, two.lists = ["seeded"], ["llama-3-8b"]
+        else:
+            two.serves = lambda serial: "llama-3-8b"
+        result = _sweep(_pooled(sweep_env, one.base_url, two.base_url), code=1)
+        asked = (one.served, two.served)
+    if how == "listed":
+        said = (f"the pool's servers serve different models: {one.base_url} lists 'seeded', "
+                f"{two.base_url} lists 'llama-3-8b'; give each model its own entry")  # fmt: skip
+        assert asked == (0, 0)  # refused before any question
+    else:
+        said = (f"the pool's servers answer as different models: {one.base_url} as 'seeded', "
+                f"{two.base_url} as 'llama-3-8b'; give each model its own entry")  # fmt: skip
+    assert f"[1/1] seeded × m-ifeval-ja: failed: openai/seeded: {said}" in result.stdout
+
+
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs ray")
 def test_a_ray_address_where_no_cluster_answers_stops_the_sweep_before_its_cells(
     sweep_env: Path,

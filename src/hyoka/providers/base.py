@@ -86,5 +86,11 @@ class Provider(ABC):
         from here is final: retrying a refused connection only hides a wrong URL.
         """
 
+    async def listed_models(self) -> tuple[str, ...] | None:
+        """The model names the server lists (an OpenAI-compatible ``GET /models``), for a
+        pool to check that its servers serve one model; ``None``: it cannot tell (no such
+        list, or no answer)."""
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most backends hold nothing
         """Release connections or memory; the client calls it once at the end."""

@@ -164,6 +164,20 @@ class OpenAIProvider(Provider):
         with contextlib.suppress(OSError):
             await writer.wait_closed()
 
+    async def listed_models(self) -> tuple[str, ...] | None:
+        """The ids of the user's own server's ``GET /models`` (vLLM, llama.cpp and SGLang
+        list what they serve); ``None`` for the OpenAI API and Azure, or a server that
+        gives no list within ``PREFLIGHT_TIMEOUT``."""
+        if self.base_url is None or self.azure:
+            return None
+        import openai
+
+        try:
+            page = await asyncio.wait_for(self._client.models.list(), PREFLIGHT_TIMEOUT)
+            return tuple(str(model.id) for model in page.data)
+        except (openai.APIError, TimeoutError, ValueError, AttributeError, TypeError):
+            return None
+
     # ------------------------------------------------------------------ requests
 
     def _common_args(self, request: GenerationRequest) -> dict[str, Any]:

@@ -6,6 +6,14 @@ fewest requests in flight, ties taken in turn, so a slow server gets less. Its r
 cached under the first member's identity with every server's URL in it, so the same
 servers in another order, or one server dropped, read each other's replies.
 
+A pool goes on without a server it cannot reach: one whose preflight fails is taken out
+(said once, in a ``HyokaWarning`` naming its URL), and so is one that fails a request and
+then its preflight (it died mid-run): the failed request's ``TransientError`` goes on to
+the client, whose retry policy sends it again, to a server still in the pool. Only a pool
+with no server left fails. The servers must serve one model: where they list their models
+(``Provider.listed_models``) the lists must agree, and every reply must name the model
+the others' replies name; otherwise the pool refuses in one line naming both servers.
+
 A run of many steps (a sweep's cells) may hold providers across its steps: a model that
 loads into this process (llama.cpp, transformers, vLLM) loads once, not once a step, and a
 model on a Ray cluster keeps its workers. ``lending(lender)`` makes ``connect`` ask the
@@ -15,14 +23,18 @@ closing it leaves it open for the next, and the lender closes it at the end.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, Protocol, cast
 
+from hyoka.errors import HyokaWarning
+from hyoka.printable import printable
 from hyoka.providers.base import Provider
-from hyoka.providers.errors import ProviderError
+from hyoka.providers.errors import ProviderError, TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
 
 
@@ -68,6 +80,10 @@ class _Delegating(Provider):
         self.keep_open = keep_open
         self.in_flight = [0] * len(members)
         self._turn = 0
+        #: the members still in the pool (a server found unreachable is taken out)
+        self.live = list(range(len(members)))
+        #: the model each member's replies said served them (``_check_served``)
+        self.answered_as: dict[int, str] = {}
 
     def identity(self) -> dict[str, Any]:
         identity = self.members[0].identity()
@@ -83,25 +99,107 @@ class _Delegating(Provider):
     def check_request(self, request: GenerationRequest) -> None:
         self.members[0].check_request(request)
 
+    @property
+    def _spec(self) -> str:
+        return f"{self.name}/{self.model}"
+
     def _pick(self) -> int:
-        """The member with the fewest requests in flight; among equals, the next in turn."""
+        """The live member with the fewest requests in flight; among equals, the next in
+        turn. None left: one line naming every server."""
+        if not self.live:
+            shown = ", ".join(str(member.shown_url) for member in self.members)
+            raise ProviderError(f"{self._spec}: no server of the pool can be reached ({shown})")
         count = len(self.members)
         order = [(self._turn + step) % count for step in range(count)]
-        chosen = min(order, key=lambda index: self.in_flight[index])
+        chosen = min((i for i in order if i in self.live), key=lambda i: self.in_flight[i])
         self._turn = (chosen + 1) % count
         return chosen
 
     async def preflight(self) -> None:
-        for member in self.members:
-            await member.preflight()
+        """Each member's preflight; one that fails is taken out of a pool of several (said
+        once), and the pool fails only when none is left. Then the servers must agree on
+        the model they serve (``_check_listed``)."""
+        if len(self.members) == 1:
+            await self.members[0].preflight()
+            return
+        found = await asyncio.gather(
+            *(self.members[i].preflight() for i in self.live), return_exceptions=True
+        )
+        for index, outcome in zip(list(self.live), found, strict=True):
+            if isinstance(outcome, ProviderError):
+                self._take_out(index, outcome)
+            elif isinstance(outcome, BaseException):
+                raise outcome
+        if not self.live:
+            self._pick()  # raises: none left
+        await self._check_listed()
+
+    def _take_out(self, index: int, error: ProviderError) -> None:
+        if index not in self.live:
+            return  # another request of the same server said so already
+        self.live.remove(index)
+        if not self.live:
+            return
+        warnings.warn(
+            f"{self._spec}: server {self.members[index].shown_url} taken out of the pool, "
+            f"{len(self.live)} of {len(self.members)} go on ({error})",
+            HyokaWarning,
+            stacklevel=2,
+        )
+
+    async def _check_listed(self) -> None:
+        """Refuse servers that list different models (where they list them): the model asked
+        for listed by one and not by another, or, listed by neither, other lists."""
+        listed = await asyncio.gather(*(self.members[i].listed_models() for i in self.live))
+        served: list[tuple[int, tuple[str, ...]]] = []
+        for index, ids in zip(self.live, listed, strict=True):
+            if ids is not None:
+                served.append((index, (self.model,) if self.model in ids else tuple(sorted(ids))))
+        for index, ids in served[1:]:
+            first, first_ids = served[0]
+            if ids != first_ids:
+                raise ProviderError(
+                    f"{self._spec}: the pool's servers serve different models: "
+                    f"{self.members[first].shown_url} lists {_shown(first_ids)}, "
+                    f"{self.members[index].shown_url} lists {_shown(ids)}; give each model "
+                    "its own entry"
+                )
+
+    def _check_served(self, index: int, model: str) -> None:
+        """Refuse a reply that names another model than the other servers' replies name."""
+        if not model:
+            return
+        for other, named in self.answered_as.items():
+            if other != index and named != model:
+                raise ProviderError(
+                    f"{self._spec}: the pool's servers answer as different models: "
+                    f"{self.members[other].shown_url} as {_shown((named,))}, "
+                    f"{self.members[index].shown_url} as {_shown((model,))}; give each "
+                    "model its own entry"
+                )
+        self.answered_as.setdefault(index, model)
 
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
+        if len(self.members) == 1:
+            return await self.members[0].generate(request)
         index = self._pick()
         self.in_flight[index] += 1
         try:
-            return await self.members[index].generate(request)
+            response = await self.members[index].generate(request)
+        except TransientError:
+            await self._probe(index)
+            raise  # the client's retry policy sends it again, to a server still in the pool
         finally:
             self.in_flight[index] -= 1
+        self._check_served(index, response.model)
+        return response
+
+    async def _probe(self, index: int) -> None:
+        """After a failed request: take the member out if it cannot be reached now."""
+        try:
+            await self.members[index].preflight()
+        except ProviderError as exc:
+            self._take_out(index, exc)
 
     async def aclose(self) -> None:
         if not self.keep_open:
@@ -134,6 +232,11 @@ def PooledProvider(members: Sequence[Provider], *, keep_open: bool = False) -> _
         raise ProviderError("a pool's providers must be of one backend")
     (backend,) = backends
     return _class_of(backend)(members, keep_open=keep_open)
+
+
+def _shown(ids: Sequence[str]) -> str:
+    """Model names a server gave, fit for one line (a server's text made printable)."""
+    return ", ".join(repr(printable(name, limit=80)) for name in ids) or "no model"
 
 
 def kept_open(provider: Provider) -> _Delegating:
