@@ -639,6 +639,13 @@ def test_batch_status_says_what_a_path_is_not(
         f"error: {plain}: not a results file hyoka wrote (no manifest "
         "notes.txt.manifest.json beside it)\n",
     )
+    side = tmp_path / "a.jsonl.manifest.json"
+    side.write_text("{}", encoding="utf-8")
+    manifest = _hyoka(["batch", "status", str(side), "--offline"], tmp_path / "c", monkeypatch)
+    assert (manifest.exit_code, manifest.stderr) == (
+        1,
+        f"error: {side}: a manifest, not a results file (its results file: a.jsonl)\n",
+    )
     empty = tmp_path / "empty"
     empty.mkdir()
     folder = _hyoka(["batch", "status", str(empty), "--offline"], tmp_path / "c", monkeypatch)

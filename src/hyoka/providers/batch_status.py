@@ -66,7 +66,10 @@ def batch_status(root: Path, *, live: bool = True, base_url: str | None = None) 
         if root.is_file()
         else sorted(root.rglob(f"*{MANIFEST_SUFFIX}"))
     )
-    if root.is_file() and (root.name.endswith(MANIFEST_SUFFIX) or not sides[0].is_file()):
+    if root.is_file() and root.name.endswith(MANIFEST_SUFFIX):
+        results = root.name.removesuffix(MANIFEST_SUFFIX)
+        raise InputError(f"{root}: a manifest, not a results file (its results file: {results})")
+    if root.is_file() and not sides[0].is_file():
         raise InputError(
             f"{root}: not a results file hyoka wrote (no manifest {sides[0].name} beside it)"
         )
