@@ -8,15 +8,20 @@ conftest.py's summary gathers into one line, and which fails the run in CI (``CI
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import json
 import os
+import runpy
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -184,6 +189,68 @@ def elyza_data(root: Path) -> Path:
         folder / "variants" / "shaberi-2025" / "evaluation_datasets_config.py",
     )
     return root
+
+
+#: hyoka's own stand-ins for a FastChat fork's ``conversation.py`` and jp-stable's
+#: ``model/model_adapter.py`` (same shape, our wording; they run): the suites' ``sources``
+#: group, which ``../shared/data`` does not hold
+FASTCHAT_SOURCES = Path(__file__).resolve().parent / "fixtures" / "fastchat-sources"
+#: where each suite's ``sources`` group puts them in the data directory
+FASTCHAT_SOURCE_PATHS = {
+    "mt-bench/sources/fastchat/conversation.py": "conversation.py",
+    "jmt-bench/sources/fastchat/conversation.py": "conversation.py",
+    "jmt-bench/sources/fastchat/model/model_adapter.py": "model/model_adapter.py",
+    "jmt-bench/variants/swallow-evaluation/sources/fastchat/conversation.py": "conversation.py",
+}
+
+
+def stand_in_message(template: str) -> str:
+    """The system message the stand-in ``conversation.py`` registers for ``template``,
+    learnt by running it (it is hyoka's file, as upstream's would be run by FastChat):
+    what hyoka, which reads it with ``ast``, must send."""
+    return str(_stand_in_templates()[template].system_message)
+
+
+@functools.cache
+def _stand_in_templates() -> dict[str, Any]:
+    return dict(runpy.run_path(str(FASTCHAT_SOURCES / "conversation.py"))["conv_templates"])
+
+
+def _mirrored(shared: Path, target: Path, added: dict[Path, Path]) -> None:
+    """``target`` as ``shared`` with the files ``added`` (relative path -> file) put in:
+    every entry off their way is a link to ``shared``'s (read-only), the folders on it
+    are made."""
+    target.mkdir(parents=True, exist_ok=True)
+    firsts = {rel.parts[0] for rel in added}
+    for entry in shared.iterdir() if shared.is_dir() else ():
+        if entry.name not in firsts:
+            (target / entry.name).symlink_to(entry)
+    for first in firsts:
+        inner = {Path(*rel.parts[1:]): src for rel, src in added.items() if rel.parts[0] == first}
+        if Path() in inner:
+            shutil.copyfile(inner[Path()], target / first)
+        else:
+            _mirrored(shared / first, target / first, inner)
+
+
+def fastchat_data(root: Path) -> Path:
+    """A data directory under ``root`` holding ``mt-bench`` and ``jmt-bench`` as
+    ``hyoka data fetch <suite> --with-sources`` lays them out: ``../shared/data``'s files
+    (linked) and, as upstream's sources, the stand-ins ``FASTCHAT_SOURCES``."""
+    added = {Path(rel): FASTCHAT_SOURCES / name for rel, name in FASTCHAT_SOURCE_PATHS.items()}
+    _mirrored(SHARED_DATA, root, added)
+    return root
+
+
+@functools.cache
+def data_with_sources() -> Path:
+    """``../shared/data`` with the FastChat suites' ``sources`` (the stand-ins) fetched:
+    what ``mtbench generate`` of mt-bench or jmt-bench reads a template's system message
+    from. Built once per test process in a temporary folder (links and three copies),
+    removed when the process ends."""
+    root = Path(tempfile.mkdtemp(prefix="hyoka-data-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return fastchat_data(root / "data")
 
 
 #: Shaberi's 24 published gpt-4-turbo-preview judgment files of ELYZA-tasks-100

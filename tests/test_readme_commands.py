@@ -30,7 +30,7 @@ from typer.core import TyperGroup
 from typer.exceptions import Exit
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import data_with_sources
 from hyoka.cli.main import app
 from hyoka.mtbench import answer_model_id
 from hyoka.mtbench.judge import default_judge_name
@@ -352,7 +352,7 @@ def _walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, slow: bool) -> Non
     folder = tmp_path / "work"
     folder.mkdir()
     env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-           "HYOKA_DATA_DIR": str(SHARED_DATA),
+           "HYOKA_DATA_DIR": str(data_with_sources()),
            "HYOKA_CACHE_DIR": str(tmp_path / "cache")}  # fmt: skip
     for key in ("HYOKA_DATA_DIR", "HYOKA_CACHE_DIR"):
         monkeypatch.setenv(key, env[key])

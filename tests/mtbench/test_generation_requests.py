@@ -27,40 +27,20 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, fastchat_data, stand_in_message
 from hyoka.cli.main import app
 from wire_servers import OpenAIServer
 
 REPLY = "Answer."
-#: the conversation templates' system messages (lm-sys ``conversation.py``)
-CHATGPT = "You are a helpful assistant."
-ONE_SHOT = (
-    "A chat between a curious human and an artificial intelligence assistant. The assistant "
-    "gives helpful, detailed, and polite answers to the human's questions."
-)
-GPT_MINI = (
-    "You are ChatGPT, a large language model trained by OpenAI, based on the GPT-4 "
-    "architecture.\nCurrent date: {{currentDateTime}}\n\nImage input capabilities: Enabled\n"
-    "Personality: v2"
-)
-LLAMA_31 = "Cutting Knowledge Date: December 2023\nToday Date: {{currentDateTimev2}}"
-#: swallow-evaluation's ``llama-3`` and ``swallow`` templates, and its ``calm3``
-SWALLOW_JA = "あなたは誠実で優秀な日本人のアシスタントです。"
-CALM3 = "あなたは親切なAIアシスタントです。"
-#: jp-stable's ``jslm_alpha`` template
-JSLM_ALPHA = (
-    "以下は、タスクを説明する指示と、文脈のある入力の組み合わせです。"
-    "要求を適切に満たす応答を書きなさい。"
-)
-#: the ``stablelm`` template (every table here), which Japanese StableLM names get
-STABLELM = (
-    "# StableLM Tuned (Alpha version)\n- StableLM is a helpful and harmless open-source AI "
-    "language model developed by StabilityAI.\n- StableLM is excited to be able to help the "
-    "user, but will refuse to do anything that could be considered harmful to the user.\n- "
-    "StableLM is more than just an information source, StableLM is also able to write "
-    "poetry, short stories, and make jokes.\n- StableLM will refuse to participate in "
-    "anything that could harm a human.\n"
-)
+
+
+def _message(template: str) -> str | None:
+    """The system message FastChat sends for ``template`` as the stand-in for upstream's
+    ``conversation.py`` registers it (``_shared.stand_in_message``): none where empty."""
+    return stand_in_message(template) or None
+
+
+CHATGPT = stand_in_message("chatgpt")
 FASTCHAT_TEMPERATURES = {
     "writing": 0.7, "roleplay": 0.7, "extraction": 0.0, "math": 0.0, "coding": 0.0,
     "reasoning": 0.0, "stem": 0.1, "humanities": 0.1,
@@ -87,21 +67,32 @@ def server() -> Iterator[OpenAIServer]:
         yield running
 
 
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``../shared/data`` with the suites' ``sources`` (the stand-ins) fetched."""
+    return fastchat_data(tmp_path_factory.mktemp("data"))
+
+
 def _questions(path: Path) -> list[dict[str, Any]]:
     lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()][:LIMIT]
 
 
 def _generate(
-    server: OpenAIServer, tmp_path: Path, bench: str, model: str, *flags: str
+    server: OpenAIServer,
+    tmp_path: Path,
+    bench: str,
+    model: str,
+    *flags: str,
+    data: Path = SHARED_DATA,
 ) -> tuple[int, str, list[dict[str, Any]]]:
-    """``hyoka mtbench generate`` of ``model`` on the first questions: its exit code and
-    output, and the bodies the server received with the path each went to."""
+    """``hyoka mtbench generate`` of ``model`` on the first questions (from ``data``): its
+    exit code and output, and the bodies the server received with the path each went to."""
     server.reset()
     server.reply_to_all = REPLY
     args = ["mtbench", "generate", "--bench", bench, "-m", f"openai/{model}"]
     args += ["--base-url", server.base_url, "--limit", str(LIMIT), "--no-cache"]
-    args += ["--output", str(tmp_path / "answers.jsonl"), "--data-dir", str(SHARED_DATA)]
+    args += ["--output", str(tmp_path / "answers.jsonl"), "--data-dir", str(data)]
     env = {"HYOKA_CACHE_DIR": str(tmp_path / "cache")}
     result = CliRunner().invoke(app, [*args, *flags], env=env)
     sent = [{"path": r.path, **r.body} for r in server.received]
@@ -151,54 +142,56 @@ def _system(output: str) -> str:
 
 
 MT_NAMES = [
-    ("gpt-4", CHATGPT, "chatgpt"),
-    ("gpt-4o-mini", ONE_SHOT, "one_shot"),  # not in its OpenAI list: the base adapter
-    ("gpt-4-0613", CHATGPT, "chatgpt"),
-    ("gpt-4o-2024-08-06", GPT_MINI, "gpt-mini"),
-    ("Qwen/Qwen2.5-7B-Instruct", CHATGPT, "qwen-7b-chat"),
-    ("meta-llama/Meta-Llama-3.1-8B-Instruct", LLAMA_31, "meta-llama-3.1"),
-    ("mistralai/Mistral-7B-Instruct-v0.3", None, "mistral"),  # an empty system message
-    ("my-own-model", ONE_SHOT, "one_shot"),
+    ("gpt-4", "chatgpt"),
+    ("gpt-4o-mini", "one_shot"),  # not in its OpenAI list: the base adapter
+    ("gpt-4-0613", "chatgpt"),
+    ("gpt-4o-2024-08-06", "gpt-mini"),
+    ("Qwen/Qwen2.5-7B-Instruct", "qwen-7b-chat"),
+    ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama-3.1"),
+    ("mistralai/Mistral-7B-Instruct-v0.3", "mistral"),  # an empty system message
+    ("my-own-model", "one_shot"),
 ]
 
 
-@pytest.mark.parametrize(("model", "system", "template"), MT_NAMES, ids=[n[0] for n in MT_NAMES])
+@pytest.mark.parametrize(("model", "template"), MT_NAMES, ids=[n[0] for n in MT_NAMES])
 def test_mt_bench_sends_the_template_fastchat_picks_for_the_name(
-    server: OpenAIServer, tmp_path: Path, model: str, system: str | None, template: str
+    server: OpenAIServer, data_dir: Path, tmp_path: Path, model: str, template: str
 ) -> None:
-    code, out, sent = _generate(server, tmp_path, "mt-bench", model)
+    code, out, sent = _generate(server, tmp_path, "mt-bench", model, data=data_dir)
     assert code == 0, out
     questions = _questions(SHARED_DATA / "mt-bench/question.jsonl")
-    _same(sent, _chat(model, system, questions, FASTCHAT_TEMPERATURES, 1024))
+    _same(sent, _chat(model, _message(template), questions, FASTCHAT_TEMPERATURES, 1024))
     assert _system(out) == f"fastchat-{template}"
 
 
 STABILITY_NAMES = [
     # gen_api_answer.py: its two API names, 1024 tokens
-    ("gpt-4", CHATGPT, "chatgpt", 1024),
-    ("gpt-3.5-turbo", CHATGPT, "chatgpt", 1024),
+    ("gpt-4", "chatgpt", 1024),
+    ("gpt-3.5-turbo", "chatgpt", 1024),
     # any other name: gen_model_answer.py's template for it, 512 new tokens
-    ("gpt-4o-mini", ONE_SHOT, "one_shot", 512),
-    ("japanese-stablelm-instruct-alpha-7b", JSLM_ALPHA, "jslm_alpha", 512),
+    ("gpt-4o-mini", "one_shot", 512),
+    ("japanese-stablelm-instruct-alpha-7b", "jslm_alpha", 512),
     # its StableLM adapter takes any name with "stablelm", before Qwen's or Llama's
-    ("stabilityai/japanese-stablelm-instruct-beta-70b", STABLELM, "stablelm", 512),
+    ("stabilityai/japanese-stablelm-instruct-beta-70b", "stablelm", 512),
 ]
 
 
 @pytest.mark.parametrize(
-    ("model", "system", "template", "budget"), STABILITY_NAMES, ids=[n[0] for n in STABILITY_NAMES]
+    ("model", "template", "budget"), STABILITY_NAMES, ids=[n[0] for n in STABILITY_NAMES]
 )
 def test_stability_jmt_bench_sends_what_jp_stable_sends(
-    server: OpenAIServer, tmp_path: Path, model: str, system: str, template: str, budget: int
+    server: OpenAIServer, data_dir: Path, tmp_path: Path, model: str, template: str, budget: int
 ) -> None:
     """A name ``gen_model_answer.py`` answers is decoded with its ``--top-p`` 0.9 (sent,
     and signed); its ``--repetition-penalty`` 1.1 is no standard parameter of this wire
     (vLLM's extension, refused by the official API): applied to models run here, sent to a
     server only when asked, and the signature says none was."""
-    code, out, sent = _generate(server, tmp_path, "jmt-bench", model, "--variant", "stability")
+    code, out, sent = _generate(server, tmp_path, "jmt-bench", model, "--variant", "stability",
+                                data=data_dir)  # fmt: skip
     assert code == 0, out
     questions = _questions(SHARED_DATA / "jmt-bench/question.jsonl")
     local = {} if budget == 1024 else {"top_p": 0.9}
+    system = _message(template)
     _same(sent, _chat(model, system, questions, STABILITY_TEMPERATURES, budget, **local))
     assert _system(out) == f"stability-fastchat-{template}"
     assert _signed(out, "repetition-penalty") == "none"
@@ -206,27 +199,25 @@ def test_stability_jmt_bench_sends_what_jp_stable_sends(
 
 
 SWALLOW_NAMES = [
-    ("gpt-4", CHATGPT, "chatgpt"),
-    ("gpt-4o-mini", ONE_SHOT, "one_shot"),
-    ("Qwen/Qwen2.5-7B-Instruct", CHATGPT, "qwen-7b-chat"),
+    ("gpt-4", "chatgpt"),
+    ("gpt-4o-mini", "one_shot"),
+    ("Qwen/Qwen2.5-7B-Instruct", "qwen-7b-chat"),
     # its table has no Llama 3.1 adapter: "llama-3" takes the name, with its Japanese message
-    ("meta-llama/Meta-Llama-3.1-8B-Instruct", SWALLOW_JA, "llama-3"),
-    ("tokyotech-llm/Llama-3.1-Swallow-8B-Instruct-v0.3", SWALLOW_JA, "llama-3"),
-    ("cyberagent/calm3-22b-chat", CALM3, "calm3"),
+    ("meta-llama/Meta-Llama-3.1-8B-Instruct", "llama-3"),
+    ("tokyotech-llm/Llama-3.1-Swallow-8B-Instruct-v0.3", "llama-3"),
+    ("cyberagent/calm3-22b-chat", "calm3"),
 ]
 
 
-@pytest.mark.parametrize(
-    ("model", "system", "template"), SWALLOW_NAMES, ids=[n[0] for n in SWALLOW_NAMES]
-)
+@pytest.mark.parametrize(("model", "template"), SWALLOW_NAMES, ids=[n[0] for n in SWALLOW_NAMES])
 def test_swallow_jmt_bench_sends_what_swallow_evaluation_sends(
-    server: OpenAIServer, tmp_path: Path, model: str, system: str, template: str
+    server: OpenAIServer, data_dir: Path, tmp_path: Path, model: str, template: str
 ) -> None:
     flags = ("--variant", "swallow", "--trials", "1")  # gen_api_answer.py's one choice
-    code, out, sent = _generate(server, tmp_path, "jmt-bench", model, *flags)
+    code, out, sent = _generate(server, tmp_path, "jmt-bench", model, *flags, data=data_dir)
     assert code == 0, out
     questions = _questions(SHARED_DATA / "jmt-bench/variants/swallow-evaluation/question.jsonl")
-    _same(sent, _chat(model, system, questions, FASTCHAT_TEMPERATURES, 1024))
+    _same(sent, _chat(model, _message(template), questions, FASTCHAT_TEMPERATURES, 1024))
     assert _system(out) == f"swallow-fastchat-{template}"
 
 
@@ -257,12 +248,13 @@ def test_ja_vicuna_qa_offers_upstreams_legacy_completions(
 
 
 def test_a_template_whose_message_hyoka_lacks_is_refused_before_any_call(
-    server: OpenAIServer, tmp_path: Path
+    server: OpenAIServer, data_dir: Path, tmp_path: Path
 ) -> None:
-    """FastChat answers ``claude-3-haiku-20240307`` with a long vendor preamble hyoka does
-    not carry: one line naming the template, no request; ``--system-message`` sends that
-    message instead, signed as an override."""
-    code, out, sent = _generate(server, tmp_path / "a", "mt-bench", "claude-3-haiku-20240307")
+    """FastChat picks ``claude-3-haiku-20240307`` for that name, a template the
+    ``conversation.py`` at hand does not register: one line naming the template, no
+    request; ``--system-message`` sends that message instead, signed as an override."""
+    code, out, sent = _generate(server, tmp_path / "a", "mt-bench", "claude-3-haiku-20240307",
+                                data=data_dir)  # fmt: skip
     assert code == 1 and sent == []
     assert "'claude-3-haiku-20240307'" in out and "--system-message" in out
     assert "Traceback" not in out
@@ -337,18 +329,47 @@ def test_a_given_system_message_is_signed_as_an_override_and_an_empty_one_is_non
 
 
 def test_one_name_never_resumes_another_models_answers(
-    server: OpenAIServer, tmp_path: Path
+    server: OpenAIServer, data_dir: Path, tmp_path: Path
 ) -> None:
     """``--name`` names the file, not the model: answers of ``openai/gpt-4`` under
     ``--name foo`` are not continued by ``openai/gpt-3.5-turbo`` under the same name (one
     line naming both, no request); the same model continues them."""
-    code, out, _sent = _generate(server, tmp_path, "mt-bench", "gpt-4", "--name", "foo")
+    named = ("--name", "foo")
+    code, out, _sent = _generate(server, tmp_path, "mt-bench", "gpt-4", *named, data=data_dir)
     assert code == 0, out
-    code, out, sent = _generate(server, tmp_path, "mt-bench", "gpt-3.5-turbo", "--name", "foo")
+    code, out, sent = _generate(server, tmp_path, "mt-bench", "gpt-3.5-turbo", *named,
+                                data=data_dir)  # fmt: skip
     assert code == 1 and sent == []
     assert 'model: "openai/gpt-4" vs "openai/gpt-3.5-turbo"' in out
-    code, out, sent = _generate(server, tmp_path, "mt-bench", "gpt-4", "--name", "foo")
+    code, out, sent = _generate(server, tmp_path, "mt-bench", "gpt-4", *named, data=data_dir)
     assert code == 0 and sent == [], out
+
+
+SOURCES_NEEDED = [
+    ("mt-bench", "gpt-4", ()),
+    ("jmt-bench", "gpt-4", ("--variant", "stability")),
+    ("jmt-bench", "cyberagent/calm3-22b-chat", ("--variant", "swallow", "--trials", "1")),
+]
+
+
+@pytest.mark.parametrize(("bench", "model", "flags"), SOURCES_NEEDED,
+                         ids=[f"{b}-{m}" for b, m, _ in SOURCES_NEEDED])  # fmt: skip
+def test_a_system_message_without_the_sources_stops_before_any_request(
+    server: OpenAIServer, tmp_path: Path, bench: str, model: str, flags: tuple[str, ...]
+) -> None:
+    """The templates' messages are read from upstream's ``conversation.py``, fetched with
+    the suite's ``sources`` group: where it is not there, a name whose template has a
+    message stops in one line naming the suite and the command that fetches it, before any
+    request; a name whose template has none (``mistral``) needs no file."""
+    code, out, sent = _generate(server, tmp_path / "a", bench, model, *flags)
+    assert code != 0 and sent == [], out
+    (line,) = out.strip().splitlines()
+    assert line.startswith(f"error: {bench}: ")
+    assert f"`hyoka data fetch {bench} --with-sources --data-dir {SHARED_DATA}`" in line
+    if bench == "mt-bench":
+        code, out, sent = _generate(server, tmp_path / "b", bench, "mistralai/Mistral-7B-v0.3")
+        assert code == 0 and sent, out
+        assert _system(out) == "fastchat-mistral"
 
 
 #: ``get_answer``'s system message (shaberi f8cd7a0 ``llm_functions.py``)

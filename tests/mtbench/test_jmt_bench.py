@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA, needs
+from _shared import SHARED_DATA, data_with_sources, needs
 from hyoka.cli.main import app
 from hyoka.errors import DataError, InputError
 from hyoka.judge import LLM_JP
@@ -379,7 +379,7 @@ def test_the_judge_refuses_answers_made_under_another_variant(
     the default stability, before any call, in one line naming the file, the variant its
     manifest records and the one asked; answers made under llm-jp are judged under
     llm-jp@gpt-4-v1 (the same questions and generation, other references)."""
-    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(data_with_sources()))
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
     runner = CliRunner()
     made = {}

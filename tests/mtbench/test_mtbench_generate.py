@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA, needs
+from _shared import SHARED_DATA, data_with_sources, needs, stand_in_message
 from hyoka.cli.main import app
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.mtbench import Bench, definition, load_answers
@@ -260,12 +260,12 @@ def test_a_partial_run_is_judged_with_the_limit_it_was_made_with(tmp_path: Path)
     answers = tmp_path / "m.jsonl"
     made = CliRunner().invoke(app, [
         "mtbench", "generate", "--bench", "mt-bench", "-m", f"scripted/{model}", "--limit", "2",
-        "--no-cache", "--output", str(answers), "--data-dir", str(SHARED_DATA),
+        "--no-cache", "--output", str(answers), "--data-dir", str(data_with_sources()),
     ])  # fmt: skip
     assert made.exit_code == 0, made.output
     args = ["mtbench", "judge", "--bench", "mt-bench", "-j", f"scripted/{judge}", "-a"]
     args += [str(answers), "--no-cache", "--output-dir", str(tmp_path / "judged")]
-    args += ["--data-dir", str(SHARED_DATA)]
+    args += ["--data-dir", str(data_with_sources())]
     refused = CliRunner().invoke(app, args)
     assert refused.exit_code == 1
     assert refused.stderr == (
@@ -290,7 +290,7 @@ def test_a_partial_run_is_judged_with_the_limit_it_was_made_with(tmp_path: Path)
 
 @pytest.fixture(scope="module")
 def mt() -> Bench:
-    return Bench.load("mt-bench", SHARED_DATA)
+    return Bench.load("mt-bench", data_with_sources())
 
 
 def test_mt_bench_requests_use_fastchats_settings(mt: Bench, tmp_path: Path) -> None:
@@ -325,7 +325,7 @@ def test_mt_bench_requests_use_fastchats_settings(mt: Bench, tmp_path: Path) -> 
     for question in mt.questions:
         first = sent[(question.turns[0], 2)].body
         second = sent[(question.turns[0], 4)].body
-        system = {"role": "system", "content": "You are a helpful assistant."}
+        system = {"role": "system", "content": stand_in_message("chatgpt")}
         assert first["messages"] == [system, {"role": "user", "content": question.turns[0]}]
         assert [m["content"] for m in second["messages"]] == [
             system["content"],
@@ -347,7 +347,7 @@ def test_mt_bench_end_to_end_on_smollm2_and_a_fake_judge(
     """``hyoka mtbench generate|judge|leaderboard --bench mt-bench``: answers from the
     embedded model, graded by a local judge that writes two ratings (FastChat reads the
     first), ranked from FastChat-format judgment files."""
-    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(data_with_sources()))
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
     runner = CliRunner()
     path = tmp_path / "smollm2.jsonl"
@@ -365,7 +365,7 @@ def test_mt_bench_end_to_end_on_smollm2_and_a_fake_judge(
         assert [c["index"] for c in record["choices"]] == [0]
         turns = record["choices"][0]["turns"]
         assert len(turns) == 2 and all(isinstance(t, str) and t for t in turns)
-    mt = Bench.load("mt-bench", SHARED_DATA)
+    mt = Bench.load("mt-bench", data_with_sources())
     assert sorted(load_answers(path, mt)) == [81, 82]
     again = runner.invoke(app, args)
     assert again.exit_code == 0 and "0 dialogue(s) answered, 2 already done" in again.stdout
@@ -414,8 +414,9 @@ def test_mt_bench_base_transcript_is_english() -> None:
     assert base_prompt(["Q1", "Q2"], ["A1"], style) == (
         "### User: Q1\n\n### Assistant: A1\n\n### User: Q2\n\n### Assistant:"
     )
-    assert chat_messages(["Q1"], [], style) == (
-        Message(role="system", content="You are a helpful assistant."),
+    chat = style.for_model("gpt-4", data_with_sources() / "mt-bench")
+    assert chat_messages(["Q1"], [], chat) == (
+        Message(role="system", content=stand_in_message("chatgpt")),
         Message(role="user", content="Q1"),
     )
     assert clean_answer("Sure.\n### User: more", "lenient", style.role_markers) == ("Sure.", True)

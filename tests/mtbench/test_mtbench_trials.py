@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, data_with_sources
 from hyoka.cli.main import app
 from hyoka.errors import InputError
 from hyoka.metaeval import read_single_grades
@@ -361,20 +361,17 @@ def test_generate_trials_with_seeds_and_cache_keys_per_choice(tmp_path: Path) ->
     with ReplayJudge({}, missing_reply="An answer.") as model:
         args = ["mtbench", "generate", "--bench", "mt-bench", "-m", "openai/m", "--base-url"]
         args += [model.base_url, "--limit", "2", "--trials", "2", "--seed", "5", "--no-cache"]
-        made = runner.invoke(app, [*args, "--output", str(answers), "--data-dir", str(SHARED_DATA)])
+        args += ["--data-dir", str(data_with_sources())]
+        made = runner.invoke(app, [*args, "--output", str(answers)])
         assert made.exit_code == 0, made.output
         assert "|trials:2" in made.output
         assert len(model.received) == 2 * 2 * 2
         seeds = sorted(r.body["seed"] for r in model.received)
         assert seeds == [5, 5, 5, 5, 6, 6, 6, 6]
-        again = runner.invoke(
-            app, [*args, "--output", str(answers), "--data-dir", str(SHARED_DATA)]
-        )
+        again = runner.invoke(app, [*args, "--output", str(answers)])
         assert again.exit_code == 0 and "0 dialogue(s) answered, 2 already done" in again.output
         other = [("3" if a == "2" and args[i - 1] == "--trials" else a) for i, a in enumerate(args)]
-        refused = runner.invoke(
-            app, [*other, "--output", str(answers), "--data-dir", str(SHARED_DATA)]
-        )
+        refused = runner.invoke(app, [*other, "--output", str(answers)])
     assert refused.exit_code == 1 and "trials: 2 vs 3" in refused.stderr
     records = _lines(answers)
     assert [len(r["choices"]) for r in records] == [2, 2]
@@ -390,7 +387,7 @@ def test_generate_trials_on_the_embedded_model(tmp_path: Path, llama_base_url: s
     args = ["mtbench", "generate", "--bench", "mt-bench", "-m", "openai/smollm2", "--limit", "1"]
     args += ["--base-url", llama_base_url]
     args += ["--trials", "2", "--max-tokens", "8", "--seed", "1", "--output", str(answers)]
-    args += ["--data-dir", str(SHARED_DATA)]
+    args += ["--data-dir", str(data_with_sources())]
     env = {"HYOKA_CACHE_DIR": str(tmp_path / "cache")}
     made = CliRunner().invoke(app, args, env=env)
     assert made.exit_code == 0, made.output
@@ -408,7 +405,8 @@ def test_swallow_generates_its_five_trials_by_default_and_signs_any_other_count(
     answer under it is signed ``trials:1`` (the variant's label alone would read as 5)."""
     runner = CliRunner()
     common = ["mtbench", "generate", "--bench", "jmt-bench", "--variant", "swallow"]
-    common += ["-m", "openai/m", "--limit", "1", "--no-cache", "--data-dir", str(SHARED_DATA)]
+    common += ["-m", "openai/m", "--limit", "1", "--no-cache"]
+    common += ["--data-dir", str(data_with_sources())]
     with ReplayJudge({}, missing_reply="回答です。") as model:
         five = runner.invoke(
             app, [*common, "--base-url", model.base_url, "--output", str(tmp_path / "a.jsonl")]

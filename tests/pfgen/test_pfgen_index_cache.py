@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from _shared import PFGEN_RESULTS, SHARED_DATA, put_other_than_a_file
+from _shared import PFGEN_RESULTS, SHARED_DATA, data_with_sources, put_other_than_a_file
 from hyoka.cli.main import app
 from hyoka.pfgen import engine
 from hyoka.pfgen.benchmark import PfgenBenchmark
@@ -524,7 +524,7 @@ def test_a_link_in_the_response_cache_is_never_written_through(
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(cache))
     made = CliRunner().invoke(app, [
         "mtbench", "generate", "--bench", "mt-bench", "-m", f"scripted/{script}", "--limit", "1",
-        "--output", str(tmp_path / "answers.jsonl"), "--data-dir", str(SHARED_DATA),
+        "--output", str(tmp_path / "answers.jsonl"), "--data-dir", str(data_with_sources()),
     ])  # fmt: skip
     assert made.exit_code == 0, made.output
     assert {p: p.read_bytes() for p in snapshot} == snapshot
@@ -546,7 +546,7 @@ def _generate_one(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(cache))
     made = CliRunner().invoke(app, [
         "mtbench", "generate", "--bench", "mt-bench", "-m", f"scripted/{script}", "--limit", "1",
-        "--output", str(tmp_path / "answers.jsonl"), "--data-dir", str(SHARED_DATA),
+        "--output", str(tmp_path / "answers.jsonl"), "--data-dir", str(data_with_sources()),
     ])  # fmt: skip
     assert made.exit_code == 0, made.output
     return made

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, data_with_sources, stand_in_message
 from hyoka.cli.main import app
 from hyoka.mtbench import definition
 from replay_judge_server import ReplayJudge
@@ -35,7 +35,9 @@ FASTCHAT_TEMPERATURES = {
     "reasoning": 0.0, "stem": 0.1, "humanities": 0.1,
 }  # fmt: skip
 #: the system message of FastChat's ``chatgpt`` conversation template (``conversation.py``)
-CHATGPT_SYSTEM = "You are a helpful assistant."
+#: the ``chatgpt`` template's system message, as the stand-in for FastChat's
+#: ``conversation.py`` registers it (the sources group of ``data_with_sources``)
+CHATGPT_SYSTEM = stand_in_message("chatgpt")
 #: what ``play_a_match_single`` writes per line (FastChat ``llm_judge/common.py``)
 FASTCHAT_SINGLE_FIELDS = {
     "question_id", "model", "judge", "user_prompt", "judgment", "score", "turn", "tstamp"
@@ -44,7 +46,7 @@ FASTCHAT_SINGLE_FIELDS = {
 
 @pytest.fixture(autouse=True)
 def _environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(data_with_sources()))
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
 
 

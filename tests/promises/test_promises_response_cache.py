@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA, put_other_than_a_file
+from _shared import data_with_sources, put_other_than_a_file
 from hyoka.cli.main import app
 
 REPLIES = ["first", "second", "third", "fourth"]
@@ -30,7 +30,7 @@ def _generate(tmp_path: Path, output: str) -> Any:
     script.write_text(json.dumps({"reply": REPLIES}) + "\n", encoding="utf-8")
     return CliRunner().invoke(app, [
         "mtbench", "generate", "--bench", "mt-bench", "-m", f"scripted/{script}", "--limit", "2",
-        "--output", str(tmp_path / output), "--data-dir", str(SHARED_DATA),
+        "--output", str(tmp_path / output), "--data-dir", str(data_with_sources()),
     ])  # fmt: skip
 
 

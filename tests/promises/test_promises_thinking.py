@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, data_with_sources
 from hyoka.cli.main import app
 from hyoka.judge import JudgeSettings, JudgmentRecord
 from hyoka.judge.criteria import CriteriaQuestion, CriteriaStore, criteria_key, generate_criteria
@@ -97,7 +97,7 @@ def test_answers_keep_the_thinking_beside_the_turn_and_out_of_the_history(
     """Inline or in a separate field, the thinking never reaches the turn, the second
     request's history (which carries the answer, as Qwen3's and DeepSeek-R1's chat templates
     do) or the judge; the answer file keeps it beside each turn."""
-    bench = Bench.load("mt-bench", SHARED_DATA)
+    bench = Bench.load("mt-bench", data_with_sources())
     plan = GeneratePlan(answer_file=tmp_path / "m.jsonl", model_id="m", template="chat", limit=1)
     with OpenAIServer() as bare:
         bare_report = _generate(
@@ -123,7 +123,7 @@ def test_answers_keep_the_thinking_beside_the_turn_and_out_of_the_history(
 
 
 def test_an_answer_whose_thinking_never_closed_is_empty_and_counted(tmp_path: Path) -> None:
-    bench = Bench.load("mt-bench", SHARED_DATA)
+    bench = Bench.load("mt-bench", data_with_sources())
     question = bench.questions[0]
     plan = GeneratePlan(answer_file=tmp_path / "m.jsonl", model_id="m", template="chat", limit=1)
     with OpenAIServer() as server:
@@ -136,7 +136,7 @@ def test_an_answer_whose_thinking_never_closed_is_empty_and_counted(tmp_path: Pa
 
 
 def test_the_answers_signature_names_the_rule_when_it_is_not_the_default(tmp_path: Path) -> None:
-    bench = Bench.load("mt-bench", SHARED_DATA)
+    bench = Bench.load("mt-bench", data_with_sources())
     plan = GeneratePlan(tmp_path / "m.jsonl", "m", "chat", limit=1, thinking="keep")
     with OpenAIServer() as server:
         server.thinking = "考え"

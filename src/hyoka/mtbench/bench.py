@@ -74,6 +74,12 @@ class AnswerSet(Protocol):
     def spec(self) -> BenchSpec: ...
 
     @property
+    def folder(self) -> Path:
+        """The benchmark's folder in the data directory (where upstream's sources are
+        read from, where a dialogue style reads them)."""
+        ...
+
+    @property
     def variant(self) -> Variant | None: ...
 
     @property

@@ -13,10 +13,14 @@ taken): lm-sys FastChat at 0e6d3e4 (``fastchat/model/model_adapter.py``,
 ``fastchat/conversation.py``; MT-bench), swallow-evaluation at 57c4ecd (its
 ``fastchat/fastchat/model``; Swallow's Japanese MT-bench, with its own Japanese adapters and
 templates) and Stability-AI FastChat ``jp-stable`` at e37eb28 (Stability's Japanese
-MT-bench). Each table is the adapters' name tests in order and, per template, its system
-message. Where a template's message is not carried here (a long vendor preamble) the
-pick is refused with its name, never replaced by another text: ``--system-message`` says
-what to send instead.
+MT-bench). Each table is the adapters' name tests in order (names and which template each
+gets: facts, not prose). The templates' system messages are upstream's prose and are not
+carried here: each is read at run time from the fork's pinned ``conversation.py`` (the
+suite's ``sources`` data group, ``hyoka data fetch <suite> --with-sources``), parsed by
+``fastchat_source``, never run. Only which templates have an empty message is kept, so
+those names are answered without the file. A pick the file does not register (a PEFT
+model's base) is refused with its name, never replaced by another text:
+``--system-message`` says what to send instead.
 """
 
 from __future__ import annotations
@@ -25,9 +29,13 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 
-from hyoka.errors import InputError
+from hyoka.data import fetch_hint
+from hyoka.errors import InputError, MissingDataError
+from hyoka.mtbench.fastchat_source import adapter_message, conversation_messages
+from hyoka.store import read_bytes
 
 Matcher = Callable[[str], bool]
 Chooser = Callable[[str], str]
@@ -89,12 +97,30 @@ def row(label: str, matches: Matcher, template: str | Chooser) -> Adapter:
 
 
 @dataclass(frozen=True)
+class TemplateTexts:
+    """Where a table's system messages are read at run time: upstream's
+    ``conversation.py`` (``conversations``, relative to the suite's data folder), pinned in
+    the ``sources`` group of ``suite``'s manifest and read by ``fastchat_source``; hyoka
+    carries none of their prose. ``silent``: the templates whose message is empty there
+    (names only), sent without reading the file, so a model that gets one needs no
+    ``--with-sources``. ``set_by_adapters``: a template label whose message an adapter sets
+    instead (jp-stable's ``sys-v2``), by the file and class that set it."""
+
+    suite: str
+    conversations: str
+    silent: frozenset[str]
+    set_by_adapters: Mapping[str, tuple[str, str]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+
+
+@dataclass(frozen=True)
 class AdapterTable:
-    """One fork's adapter table and its templates' system messages (``""``: none sent)."""
+    """One fork's adapter table, and where its templates' system messages are read."""
 
     source: str
     adapters: tuple[Adapter, ...]
-    messages: Mapping[str, str]
+    texts: TemplateTexts
     #: the base adapter's template, for a name no adapter takes
     default: str = "one_shot"
     #: names that the fork's ``gen_api_answer.py`` sends to the OpenAI API (``None``: any)
@@ -109,14 +135,31 @@ class AdapterTable:
                     return adapter.template(model)
         return self.default
 
-    def system_message(self, template: str) -> str:
-        """The template's system message (``""``: none), or an ``InputError`` for a
-        template whose message this table does not carry."""
-        message = self.messages.get(template)
+    def system_message(self, template: str, folder: Path) -> str:
+        """The template's system message (``""``: none) as upstream's file under the
+        suite's data ``folder`` has it; a ``MissingDataError`` saying how to fetch that
+        file where it is not there (an empty message needs none), an ``InputError`` for a
+        template the file does not register."""
+        if template in self.texts.silent:
+            return ""
+        adapter = self.texts.set_by_adapters.get(template)
+        relative = self.texts.conversations if adapter is None else adapter[0]
+        path = folder / relative
+        if not path.is_file():
+            hint = fetch_hint(self.texts.suite, folder.parent, file=f"{folder.name}/{relative}")
+            raise MissingDataError(
+                f"{self.texts.suite}: {self.source} picks the conversation template "
+                f"{template!r} for this name, whose system message is read from upstream's "
+                f"source, not found: {path}: {hint}"
+            )
+        data = read_bytes(path)
+        if adapter is not None:
+            return adapter_message(path, data, adapter[1])
+        message = conversation_messages(path, data).get(template)
         if message is None:
             raise InputError(
                 f"`model`: {self.source} picks the conversation template {template!r} for "
-                "this name; hyoka does not carry its system message: give `system_message` "
+                f"this name; {path} registers no such template: give `system_message` "
                 "(or `no_system_message`) to say what to send"
             )
         return message
@@ -359,75 +402,16 @@ def _no_system(*names: str) -> Adapter:
     return row("NoSystem", lambda n: n.lower() in names, "api_based_default")
 
 
-_HUMAN = (
-    "A chat between a curious human and an artificial intelligence assistant. The assistant "
-    "gives helpful, detailed, and polite answers to the human's questions."
-)
-_USER = (
-    "A chat between a curious user and an artificial intelligence assistant. The assistant "
-    "gives helpful, detailed, and polite answers to the user's questions."
-)
-_INSTRUCTION = (
-    "Below is an instruction that describes a task. Write a response that appropriately "
-    "completes the request."
-)
-_GPT4 = (
-    "You are ChatGPT, a large language model trained by OpenAI, based on the GPT-4 architecture."
-)
-_IMAGES = "Current date: {{currentDateTime}}\n\nImage input capabilities: Enabled\nPersonality: v2"
-_GROK2 = (
-    ", a smart and helpful AI assistant created by xAI. Please think step by step, provide "
-    "detailed and professional response."
-)
-#: the ``stablelm`` template's preamble (the same in the three tables): Japanese StableLM
-#: names take the StableLM adapter there
-_STABLELM = (
-    "# StableLM Tuned (Alpha version)\n"
-    "- StableLM is a helpful and harmless open-source AI language model developed by "
-    "StabilityAI.\n"
-    "- StableLM is excited to be able to help the user, but will refuse to do anything that "
-    "could be considered harmful to the user.\n"
-    "- StableLM is more than just an information source, StableLM is also able to write "
-    "poetry, short stories, and make jokes.\n"
-    "- StableLM will refuse to participate in anything that could harm a human.\n"
-)
-#: templates without a system message, in every table here
-_SILENT = (
+#: templates with no system message in lm-sys's ``conversation.py`` (names only: their
+#: picks need no file), the other tables' sets being written from this one
+_SILENT = frozenset((
     "api_based_default", "aquila-v1", "baichuan-chat", "baichuan2-chat", "bard", "billa",
     "catppt", "chatglm", "chatglm2", "chatglm3", "claude", "codegeex", "cutegpt",
     "deepseek-coder", "falcon", "falcon-chat", "gemini", "gemma", "h2ogpt", "llama-2",
     "llama2-chinese", "manticore", "mistral", "oasst_llama", "oasst_pythia", "openchat_3.5",
-    "polyglot_changgpt", "redpajama-incite", "rwkv", "solar", "starchat", "steerlm",
+    "polyglot_changgpt", "raw", "redpajama-incite", "rwkv", "solar", "starchat", "steerlm",
     "tenyxchat", "TinyLlama", "tulu", "Yi-34b-chat", "yandexgpt", "yuan", "yuan2", "zephyr",
-)  # fmt: skip
-#: lm-sys 0e6d3e4's ``conversation.py``: the system messages carried here
-_LMSYS_MESSAGES: dict[str, str] = {
-    **dict.fromkeys(_SILENT, ""),
-    "chatgpt": "You are a helpful assistant.",
-    "qwen-7b-chat": "You are a helpful assistant.",
-    "gpt-mini": f"{_GPT4}\n{_IMAGES}",
-    _GPT4_TURBO: f"{_GPT4}\nKnowledge cutoff: 2023-11\n{_IMAGES}",
-    "one_shot": _HUMAN, "zero_shot": _HUMAN, "Robin": _HUMAN, "aquila": _HUMAN,
-    "aquila-chat": _HUMAN,
-    "phoenix": _HUMAN + "\n\n", "xgen": _HUMAN + "\n\n", "ReaLM-7b-v1": _HUMAN + "\n\n",
-    "aquila-legacy": _HUMAN + "\n\n",
-    "vicuna_v1.1": _USER, "tigerbot": _USER, "cllm": _USER,
-    "alpaca": _INSTRUCTION, "metamath": _INSTRUCTION, "mpt-30b-instruct": _INSTRUCTION,
-    "dolly_v2": _INSTRUCTION + "\n\n",
-    "meta-llama-3.1": "Cutting Knowledge Date: December 2023\nToday Date: {{currentDateTimev2}}",
-    "koala_v1": "BEGINNING OF CONVERSATION:",
-    "airoboros_v2": "A chat.",
-    "airoboros_v3": "You are a helpful, unbiased, uncensored assistant.",
-    "dolphin-2.2.1-mistral-7b": "You are Dolphin, a helpful AI assistant.",
-    "pplxai": "Be precise and concise.",
-    "deepseek-chat": "<｜begin▁of▁sentence｜>",
-    "llava-chatml": "Answer the questions.",
-    "lemur-70b-chat": "You are a helpful, respectful, and honest assistant.",
-    "phind": "### System Prompt\nYou are an intelligent programming assistant.",
-    "grok-2": "You are Grok-2" + _GROK2,
-    "grok-2-mini": "You are Grok-2 mini" + _GROK2,
-    "stablelm": _STABLELM,
-}  # fmt: skip
+))  # fmt: skip
 
 #: lm-sys FastChat (0e6d3e4): MT-bench's ``gen_api_answer.py``
 FASTCHAT = AdapterTable(
@@ -444,17 +428,12 @@ FASTCHAT = AdapterTable(
         _GROK,
         _no_system("athene-70b", "p2l"),
     ),
-    messages=MappingProxyType({**_LMSYS_MESSAGES, "llama-3": ""}),
+    texts=TemplateTexts(
+        suite="mt-bench",
+        conversations="sources/fastchat/conversation.py",
+        silent=_SILENT | {"llama-3"},
+    ),
 )
-
-_JA_HONEST = "あなたは誠実で優秀な日本人のアシスタントです。"
-_JA_TASK = "以下は、タスクを説明する指示です。要求を適切に満たす応答を書きなさい。"
-_JA_TASK_INPUT = (
-    "以下は、タスクを説明する指示と、文脈のある入力の組み合わせです。"
-    "要求を適切に満たす応答を書きなさい。"
-)
-
-_NEKOMATA = "\n\n###指示:\n入力文に対して、適切な応答を生成してください。\n\n"
 
 #: swallow-evaluation (57c4ecd): its FastChat fork's table, Japanese adapters first
 SWALLOW = AdapterTable(
@@ -484,18 +463,11 @@ SWALLOW = AdapterTable(
         row("LLMJp3", has("llm-jp-3"), "llm-jp-3"),
         _no_system("athene-70b"),
     ),
-    messages=MappingProxyType({
-        **_LMSYS_MESSAGES,
-        "llama-3": _JA_HONEST, "swallow": _JA_HONEST, "ELYZA-japanese-Llama-2": _JA_HONEST,
-        "deepseek-r1": "<｜begin▁of▁sentence｜>",
-        "japanese-stablelm-instruct-beta": "あなたは役立つアシスタントです。",
-        "japanese-stablelm-instruct-gamma": _JA_TASK_INPUT,
-        "phi-3": "You are a helpful travel assistant.",
-        "calm2": "", "calm3": "あなたは親切なAIアシスタントです。",
-        "RakutenAI": _USER + " ",
-        "nekomata": _JA_TASK_INPUT + _NEKOMATA,
-        "tanuki": "<s>" + _JA_TASK, "llm-jp-3": "<s>" + _JA_TASK,
-    }),
+    texts=TemplateTexts(
+        suite="jmt-bench",
+        conversations="variants/swallow-evaluation/sources/fastchat/conversation.py",
+        silent=_SILENT | {"calm2"},
+    ),
 )  # fmt: skip
 
 
@@ -518,33 +490,23 @@ def _jllama2(name: str) -> bool:
     return lower != posixpath.basename(lower) and "proj-jp-stablegpt/llama2" in lower
 
 
+#: the template jp-stable's ``JLlama2Adapter`` gives a name holding ``sys-v2``: ``jllama-2``
+#: with the system message the adapter sets (read from its ``model_adapter.py``)
+_JLLAMA2_SYS_V2 = "jllama-2 (sys-v2)"
+
+
 def _jllama2_template(model: str) -> str:
     if "sys-v" in model:
-        return "jllama-2 (sys-v2)" if "sys-v2" in model else "(none: upstream refuses)"
+        return _JLLAMA2_SYS_V2 if "sys-v2" in model else "(none: upstream refuses)"
     return "jllama-2"
 
 
-#: the templates of jp-stable's ``conversation.py`` whose system message is lm-sys's
-_STABILITY_SHARED = frozenset(
-    {
-        "one_shot",
-        "zero_shot",
-        "vicuna_v1.1",
-        "chatgpt",
-        "qwen-7b-chat",
-        "alpaca",
-        "koala_v1",
-        "llama-2",
-        "claude",
-        "bard",
-        "chatglm",
-        "chatglm2",
-        "falcon",
-        "tulu",
-        "starchat",
-        "stablelm",
-    }
-)
+#: the templates of jp-stable's ``conversation.py`` with no system message
+_STABILITY_SILENT = frozenset((
+    "baichuan-chat", "bard", "billa", "chatglm", "chatglm2", "claude", "cutegpt", "falcon",
+    "h2ogpt", "llama-2", "manticore", "oasst_llama", "oasst_pythia", "polyglot_changgpt",
+    "redpajama-incite", "rwkv", "starchat", "tulu",
+))  # fmt: skip
 
 #: Stability-AI FastChat ``jp-stable`` (e37eb28): its ``gen_api_answer.py`` sends
 #: ``gpt-3.5-turbo`` and ``gpt-4`` to OpenAI and refuses any other name; other models are
@@ -603,14 +565,13 @@ STABILITY = AdapterTable(
         row("AquilaChat", has("aquila"), "aquila-chat"),
         row("BGE", has("bge"), "one_shot"),
     ),
-    messages=MappingProxyType({
-        **{k: v for k, v in _LMSYS_MESSAGES.items() if k in _STABILITY_SHARED},
-        "jslm_alpha": _JA_TASK_INPUT,
-        "jllama-2": "あなたは役立つアシスタントです。",
-        "jllama-2 (sys-v2)": (
-            "あなたは役立つアシスタントです。ユーザーから特別な要求がない限り、"
-            "あなたの回答言語は日本語でなければなりません。"
-        ),
-    }),
+    texts=TemplateTexts(
+        suite="jmt-bench",
+        conversations="sources/fastchat/conversation.py",
+        silent=_STABILITY_SILENT,
+        set_by_adapters=MappingProxyType({
+            _JLLAMA2_SYS_V2: ("sources/fastchat/model/model_adapter.py", "JLlama2Adapter"),
+        }),
+    ),
     api_names=frozenset({"gpt-3.5-turbo", "gpt-4"}),
 )  # fmt: skip

@@ -3,10 +3,11 @@
 Each benchmark has a ``DialogueStyle``. Chat models get their own chat template (the
 provider applies it to ``Message`` lists), opened by the system message upstream's
 generation script sends: pfmt-bench-fin-ja's 「あなたは優秀なアシスタントです。」 (its
-``utils/common.py`` registers it in every conversation template it uses), MT-bench's "You
-are a helpful assistant." (FastChat's ``gen_api_answer.py`` builds each request from the
+``utils/common.py`` registers it in every conversation template it uses), MT-bench's
+(FastChat's ``gen_api_answer.py`` builds each request from the
 model's conversation template, for OpenAI's models the ``chatgpt`` one, and sends
-``to_openai_api_messages()``: that system message, then the turns). Base models get a
+``to_openai_api_messages()``: that system message, then the turns; its text is read from
+upstream's pinned file, ``conversation_templates``). Base models get a
 plain-text transcript: pfmt-bench-fin-ja's Japanese one (the system line
 「あなたは優秀なアシスタントです。」, each turn introduced by ``### ユーザー:`` or
 ``### アシスタント:``), or for MT-bench the same layout in English; turns are separated by
@@ -23,6 +24,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Literal
 
 from hyoka.mtbench.conversation_templates import (
@@ -54,11 +56,12 @@ class ConversationTemplates:
     model_top_p: float | None = None
     model_repetition_penalty: float | None = None
 
-    def style(self, style: DialogueStyle, model: str) -> DialogueStyle:
+    def style(self, style: DialogueStyle, model: str, folder: Path) -> DialogueStyle:
         """``style`` with the system message upstream sends ``model`` (none where its
-        template has an empty one), named after the template."""
+        template has an empty one), named after the template; read from upstream's file in
+        the suite's data ``folder``."""
         template = self.table.template_for(model)
-        text = self.table.system_message(template)
+        text = self.table.system_message(template, folder)
         name = f"{self.prefix}-{template}"
         return replace(style, system_message=text or None, system_name=name, templates=None)
 
@@ -162,10 +165,11 @@ class DialogueStyle:
         """What a model writes when it starts a turn of its own."""
         return (f"### {self.user_role}", f"### {self.assistant_role}")
 
-    def for_model(self, model: str) -> DialogueStyle:
+    def for_model(self, model: str, folder: Path) -> DialogueStyle:
         """The style ``model``'s requests are made in: upstream's pick for its name where
-        upstream picks by name, else this one."""
-        return self if self.templates is None else self.templates.style(self, model)
+        upstream picks by name (its text read from the suite's data ``folder``), else this
+        one."""
+        return self if self.templates is None else self.templates.style(self, model, folder)
 
     @property
     def described(self) -> str:
@@ -219,18 +223,17 @@ JAPANESE_DIALOGUE = DialogueStyle(
     system_name="pfmt-upstream",
     line_name="pfmt-upstream",
 )
-#: the system message of FastChat's ``chatgpt`` conversation template
-FASTCHAT_SYSTEM_MESSAGE = "You are a helpful assistant."
 #: MT-bench's: chat models get the system message of the conversation template lm-sys
 #: FastChat's adapter table picks for the model's name, as ``gen_api_answer.py`` sends it
-#: (``chatgpt``'s for ``gpt-4``, the Vicuna preamble for a name it does not know); base
-#: models an English transcript of ours.
+#: (``chatgpt``'s for ``gpt-4``, the Vicuna preamble for a name it does not know), read
+#: from upstream's pinned ``conversation.py`` when the run starts (``for_model``: no text
+#: until then); base models an English transcript of ours.
 ENGLISH_DIALOGUE = DialogueStyle(
-    system_message=FASTCHAT_SYSTEM_MESSAGE,
+    system_message=None,
     system_line="",
     user_role="User",
     assistant_role="Assistant",
-    system_name="fastchat-chatgpt",
+    system_name="fastchat-<template>",
     templates=ConversationTemplates(FASTCHAT, "fastchat"),
 )
 #: Stability's Japanese MT-bench (FastChat jp-stable e37eb28): its ``gen_api_answer.py``
@@ -240,8 +243,8 @@ ENGLISH_DIALOGUE = DialogueStyle(
 #: the Japanese transcript.
 STABILITY_DIALOGUE = replace(
     JAPANESE_DIALOGUE,
-    system_message=FASTCHAT_SYSTEM_MESSAGE,
-    system_name="stability-fastchat-chatgpt",
+    system_message=None,
+    system_name="stability-fastchat-<template>",
     templates=ConversationTemplates(
         STABILITY, "stability-fastchat", api_max_tokens=1024, model_top_p=0.9,
         model_repetition_penalty=1.1,
@@ -251,8 +254,8 @@ STABILITY_DIALOGUE = replace(
 #: (Japanese adapters and templates of its own); base models the Japanese transcript.
 SWALLOW_DIALOGUE = replace(
     JAPANESE_DIALOGUE,
-    system_message=FASTCHAT_SYSTEM_MESSAGE,
-    system_name="swallow-fastchat-chatgpt",
+    system_message=None,
+    system_name="swallow-fastchat-<template>",
     templates=ConversationTemplates(SWALLOW, "swallow-fastchat"),
 )
 #: Shaberi's (ELYZA-tasks-100): the task alone as one user message, no system message

@@ -350,7 +350,7 @@ def chosen_style(plan: GeneratePlan, bench: AnswerSet) -> DialogueStyle:
         return as_transcript(style)
     if plan.no_system_message or plan.system_message is not None:
         return with_system_message(style, given)
-    return style.for_model(plan.served_model)
+    return style.for_model(plan.served_model, bench.folder)
 
 
 def check_plan(plan: GeneratePlan, bench: AnswerSet, *, temperature_flags: bool) -> None:
