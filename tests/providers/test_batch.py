@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from _shared import SHARED_DATA
+from _shared import data_with_sources
 from batch_servers import anthropic_server, openai_server, result_line
 from hyoka.cli.main import app
 
@@ -33,7 +33,7 @@ VOLATILE = ("answer_id", "tstamp")
 
 def _hyoka(args: list[str], cache: Path, monkeypatch: pytest.MonkeyPatch) -> Result:
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(cache))
-    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(data_with_sources()))
     return CliRunner().invoke(app, args)
 
 
@@ -465,7 +465,7 @@ def test_a_kill_between_create_and_note_pays_once(
             for api, (_, _, _, url) in runs.items()
         }
         env = {**os.environ, "HYOKA_CACHE_DIR": str(tmp_path / "c"),
-               "HYOKA_DATA_DIR": str(SHARED_DATA)}  # fmt: skip
+               "HYOKA_DATA_DIR": str(data_with_sources())}  # fmt: skip
         processes = []
         for api, (server, *_) in runs.items():  # both at once: one process start's wait
             server.hold = threading.Event()
