@@ -620,11 +620,14 @@ def test_a_dead_server_is_taken_out_of_its_pool_and_the_cell_goes_on(sweep_env: 
     it is taken out (said once, naming it) and the others answer. All dead: one line."""
     dead = closed_port_url() + "/v1"
     with OpenAIServer() as live:
-        done = json.loads(_sweep(_pooled(sweep_env, dead, live.base_url), "--json").stdout)
+        keyed = f"{dead}?api-key=hunter2"  # its key never shown
+        done = json.loads(_sweep(_pooled(sweep_env, keyed, live.base_url), "--json").stdout)
         assert (done["failed"], live.served) == (0, 4)
     (cell,) = _cells(sweep_env / "out").values()
     (note,) = [n for n in cell["notes"] if "taken out of the pool" in n]
-    assert note.startswith(f"openai/seeded: server {dead} taken out of the pool, 1 of 2 go on")
+    shown = f"{dead}?api-key=REDACTED"
+    assert note.startswith(f"openai/seeded: server {shown} taken out of the pool, 1 of 2 go on")
+    assert "hunter2" not in json.dumps(done) + (sweep_env / "out" / "sweep.json").read_text()
     other = closed_port_url() + "/v1"
     result = _sweep(_pooled(sweep_env, dead, other), code=1)
     assert f"failed: openai/seeded: no server of the pool can be reached ({dead}, {other})" in (
