@@ -184,10 +184,11 @@ def _logprobs(text: str, top: int) -> dict[str, Any]:
     content = []
     for number, token in enumerate(tokens):
         spread = int(hashlib.sha256(f"{number}{token}".encode()).hexdigest()[:4], 16) / 65536
-        alternatives = [(token, -spread), *((letter, -1.0 - spread * rank)
-                        for rank, letter in enumerate("ABC", 1) if letter != token)]  # fmt: skip
+        chosen = -0.2 - spread  # the alternatives' probabilities sum to less than 1
+        letters = [letter for letter in "ABC" if letter != token.strip("[]")]
+        alternatives = [(token, chosen), *((v, chosen - 3.0 - n) for n, v in enumerate(letters))]
         content.append({
-            "token": token, "logprob": -spread, "bytes": list(token.encode("utf-8")),
+            "token": token, "logprob": chosen, "bytes": list(token.encode("utf-8")),
             "top_logprobs": [{"token": alt, "logprob": value, "bytes": list(alt.encode("utf-8"))}
                              for alt, value in alternatives[:top]],
         })  # fmt: skip

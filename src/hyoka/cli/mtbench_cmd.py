@@ -623,7 +623,7 @@ def _print_constraints(done: ConstraintsJudged, _judge: str, as_json: bool) -> N
             f"{report.ruled} by rule (an empty response); {report.judge_calls} judge call(s), "
             f"{stats.cache_hits} from cache; tokens: {stats.usage.prompt_tokens} in, "
             f"{stats.usage.completion_tokens} out; {done.pending} entr(ies) pending (a rule "
-            "hyoka does not decide yet)"
+            "hyoka does not decide yet, or votes in a batch still running)"
         )
         if done.signature is not None:
             print_judge(done.judges)

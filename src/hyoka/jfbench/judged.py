@@ -40,14 +40,17 @@ from hyoka.judge import (
 )
 from hyoka.providers import (
     KEEP,
+    BatchClient,
     GaveUpError,
     GenerationRequest,
+    GenerationResponse,
     Message,
     ModelClient,
     ProviderError,
     ThinkingRule,
     TransientError,
     Usage,
+    gather_deferring,
     reply_of,
 )
 
@@ -92,19 +95,28 @@ class ConstraintVotes(Protocol):
     async def ask(self, client: ModelClient, task: Task) -> JudgmentRecord:
         params = self.settings.params()
         request = GenerationRequest(messages=task.prompts[0], params=params)
+
+        async def vote(number: int) -> GenerationResponse | ProviderError:
+            key = f"{task.sample_keys[0]}#v{number}"
+            try:
+                return await client.generate(request, sample_key=key)
+            except (TransientError, GaveUpError):
+                raise  # the server away: the run stops, its log kept for the next
+            except ProviderError as refused:  # this request refused for good (HTTP 400)
+                return refused
+
+        if isinstance(client, BatchClient):  # the three votes in this run's one batch
+            outcomes = await gather_deferring(vote(number) for number in range(JUDGE_VOTES))
+        else:
+            outcomes = [await vote(number) for number in range(JUDGE_VOTES)]
         replies: list[str] = []
         votes: list[bool] = []
         usage = Usage()
         failed = False
-        for vote in range(JUDGE_VOTES):
-            key = f"{task.sample_keys[0]}#v{vote}"
-            try:
-                response = await client.generate(request, sample_key=key)
-            except (TransientError, GaveUpError):
-                raise  # the server away: the run stops, its log kept for the next
-            except ProviderError as refused:  # this request refused for good (HTTP 400)
+        for response in outcomes:
+            if isinstance(response, ProviderError):
                 failed = True
-                replies.append(FAILED_CALL + str(refused))
+                replies.append(FAILED_CALL + str(response))
                 votes.append(False)
                 continue
             usage = usage + response.usage

@@ -71,7 +71,8 @@ class ConstraintsJudged:
     stats: ClientStats
     judges: list[JudgedBy]
     signature: Signature | None
-    #: entries left pending: a rule-based constraint hyoka does not decide yet
+    #: entries left pending: a rule-based constraint hyoka does not decide yet, or a
+    #: judged one whose votes a batch still holds (``--batch``)
     pending: int
 
     def to_json(self) -> dict[str, Any]:
@@ -242,7 +243,8 @@ def _result_lines(
     judged: dict[str, bool],
 ) -> tuple[list[dict[str, Any]], int]:
     """Each response's record as upstream's ``eval.py`` writes it (``ruled``: each one's
-    rule verdicts, ``judged``: the judge's by task); how many are pending."""
+    rule verdicts, ``judged``: the judge's by task, a task not yet judged (its votes in a
+    batch still running: ``--batch``) pending); how many are pending."""
     from hyoka.jfbench import task_id
 
     lines, pending = [], 0
@@ -251,7 +253,7 @@ def _result_lines(
         verdicts = dict(rules)
         for constraint in entry.constraints:
             if constraint.factory.judged:
-                verdicts[constraint.name] = judged[task_id(response.position, constraint.name)]
+                verdicts[constraint.name] = judged.get(task_id(response.position, constraint.name))
         decided = None if any(v is None for v in verdicts.values()) else verdicts
         pending += decided is None
         lines.append({
