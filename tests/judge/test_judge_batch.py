@@ -152,9 +152,11 @@ def test_pfgen_judge_batch_writes_the_online_grades(
     assert online.exit_code == 0, online.output
     calls = len(server.bodies)
     args = judge(batch_run, "--batch")
-    first = _hyoka(args, tmp_path / "c2", monkeypatch)
+    first = _hyoka([*args, "--json"], tmp_path / "c2", monkeypatch)
     assert first.exit_code == 0, first.output
-    assert "submitted: batch_" in first.stderr and "run the same command again" in first.stderr
+    said = json.loads(first.stdout)
+    assert (said["judged_now"], said["batch"]["deferred"]) == (0, 2)
+    assert said["batch"]["submitted"] == [f"batch_{len(server.batches)}"]
     server.finish()
     done = _hyoka(args, tmp_path / "c2", monkeypatch)
     assert done.exit_code == 0, done.output

@@ -55,8 +55,9 @@ class SingleRun:
         ``judged_now``, ``done_before``, ``failed_repeats_now``, ``judge_calls`` (cached
         ones too), ``provider_calls``, ``cache_hits`` and tokens; the signature; the
         judgment file as ``output``; ``cost_usd`` (rounded to 6 places) when priced;
-        ``served_models`` (calls by snapshot) where the provider named one; the judge that
-        answered (``judged_by``) and whether its grades are a ``dry_run`` (a script's)."""
+        ``served_models`` (calls by snapshot) where the provider named one; ``batch`` (what
+        the batch rounds did) where the judge was asked through its batch API; the judge
+        that answered (``judged_by``) and whether its grades are a ``dry_run`` (a script's)."""
         usage = self.stats.usage
         data: dict[str, Any] = {
             "mean": self.summary.mean,
@@ -78,6 +79,7 @@ class SingleRun:
         if cost is not None:
             data["cost_usd"] = round(cost, 6)
         data.update(_served(self.report))
+        data.update(_batch(self.stats))
         data["output"] = str(self.output)
         return data
 
@@ -103,8 +105,9 @@ class PairwiseRun:
         that answered (``judged_by``) and whether its verdicts are a ``dry_run``, the two
         models, ``judged`` now, ``done_before``, ``judge_calls`` to the provider,
         ``cache_hits``, ``run_usage``, ``served_models`` where the provider named
-        snapshots, the signature), then the summary's fields (``pairs``, per-method counts
-        and rates, robustness, orders that agree or not, ``usage`` of the file)."""
+        snapshots, ``batch`` where its batch API was asked, the signature), then the
+        summary's fields (``pairs``, per-method counts and rates, robustness, orders that
+        agree or not, ``usage`` of the file)."""
         run = {
             "output": str(self.output), "template": self.template.name,
             "template_version": self.template.version, "judge": self.judge.judge,
@@ -112,9 +115,15 @@ class PairwiseRun:
             "model_x": self.model_x, "model_y": self.model_y, "judged": self.report.judged,
             "done_before": self.report.done_before, "judge_calls": self.stats.requests,
             "cache_hits": self.stats.cache_hits, "run_usage": self.stats.usage.model_dump(),
-            **_served(self.report), SIGNATURE_KEY: self.signature.to_json(),
+            **_served(self.report), **_batch(self.stats), SIGNATURE_KEY: self.signature.to_json(),
         }  # fmt: skip
         return {**run, **self.summary.to_json()}
+
+
+def _batch(stats: ClientStats) -> dict[str, Any]:
+    """``batch``: what this run's batch rounds did (``--batch``: collected, submitted,
+    deferred, still running), as ``mtbench judge --json`` says it; absent online."""
+    return {} if stats.batch is None else {"batch": stats.batch.to_json()}
 
 
 def _served(report: JudgeReport) -> dict[str, Any]:
