@@ -108,6 +108,10 @@ def test_pairwise_batch_asks_the_online_requests_and_writes_the_online_records(
     )
     (noted,) = _manifest(batch_out)["notes"]["batches"]
     assert noted["requests"] == 2  # the criteria first: the pairs' prompts hold them
+    assert f"submitted: {noted['id']}" in criteria.stderr and "still running" not in (
+        criteria.stderr
+    )  # one round: the batch just submitted is not asked for its state again
+    assert "|batch:openai" in criteria.stdout
     server.finish()
     pairs = _hyoka(args, tmp_path / "c2", monkeypatch)
     assert pairs.exit_code == 0, pairs.output

@@ -23,7 +23,7 @@ import contextlib
 import functools
 import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,15 @@ from hyoka._aio import gather_or_cancel
 from hyoka._gc_pause import gc_relaxed
 from hyoka.arguments import at_least_one
 from hyoka.errors import HyokaWarning, InputError
-from hyoka.judge.engine import Judged, JudgePlan, JudgeReport, check_judge, judge_plan, open_log
+from hyoka.judge.engine import (
+    Judged,
+    JudgePlan,
+    JudgeReport,
+    check_judge,
+    judge_plan,
+    open_log,
+    plan_lines,
+)
 from hyoka.judge.judged_by import run_judge
 from hyoka.judge.outcome import PairwiseRun, SingleRun
 from hyoka.judge.pair_answers import Answer, load_pairs, read_answers
@@ -61,6 +69,7 @@ from hyoka.providers import (
     alias_note,
     batch_round,
     connect,
+    signed_batch,
 )
 from hyoka.stats import STYLE_CONTROLS, StyleCounts
 from hyoka.store import JsonlLog
@@ -348,12 +357,18 @@ def judge_pairwise(
                     )  # fmt: skip
                 except Deferred:
                     waiting[0] = len(items)
-                    return [("pairs", replace(pending, tasks=()), log)]
+                    return []
             advance(len(items) - done[0])
         return [("pairs", plan_pairs(items, chosen, settings, out, methods=methods), log)]
 
     with log:
-        report, (judged,) = judge_plans(client, [], watcher=watcher, prepare=with_criteria)
+        report, runs = judge_plans(client, [], watcher=watcher, prepare=with_criteria)
+        if runs:
+            (judged,) = runs
+        else:  # the criteria in their batch: no pair asked, the file's lines as they are
+            asked = pending.run.with_served(log)
+            asked = asked.model_copy(update={"batch": signed_batch(log, client)})
+            judged = Judged(report, plan_lines(pending, log), asked)
     report.deferred += waiting[0]
     records = list(judged.lines)  # the file's records of these pairs, as the run left them
     lengths = {item.id: (len(item.answer_x), len(item.answer_y)) for item in items}
