@@ -145,6 +145,11 @@ class Signature:
             pairs.append((key, _text(value)))
         return Signature(tuple(pairs))
 
+    def without_field(self, key: str) -> Signature:
+        """This signature without ``key`` (as it was, where it has none): a reader's note
+        taken back, as a file made only online again drops the ``batch`` field."""
+        return Signature(tuple(pair for pair in self.fields if pair[0] != key))
+
     def to_json(self) -> dict[str, Any]:
         """What files store under ``SIGNATURE_KEY``, in the current ``FORMAT``."""
         return {"format": FORMAT, "line": self.line, "fields": self.as_dict()}

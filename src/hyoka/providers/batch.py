@@ -486,7 +486,7 @@ def signed_as(signature: Signature, batch: str | None) -> Signature:
     without one where ``batch`` is ``None``."""
     if batch is not None:
         return signature.with_field("batch", batch)
-    return Signature(tuple(pair for pair in signature.fields if pair[0] != "batch"))
+    return signature.without_field("batch")
 
 
 @contextlib.asynccontextmanager
