@@ -94,9 +94,8 @@ def judge_command(
 
     done = judge_pfgen_run(
         result_dir, judge, per_question=per_question, limit=limit, template=template,
-        repeats=repeats, aggregate=aggregate.value, temperature=temperature,
+        repeats=repeats, aggregate=aggregate.value, temperature=temperature, data_dir=data_dir,
         max_tokens=max_tokens, max_attempts=max_attempts, thinking=thinking.value,
-        data_dir=data_dir,
         connection=Connection(base_url, provider_options(option), no_cache, concurrency, batch),
         price_in=price_in, price_out=price_out, watcher=ShownJudging(),
     )  # fmt: skip
