@@ -1,7 +1,15 @@
 """One cell of a sweep run through the same library entry points as the single commands:
 ``pfgen.make_run`` and ``score_new_run`` (``hyoka pfgen run``), ``mtbench.generate_bench``,
 ``judge_bench`` and ``bench_leaderboard`` (``hyoka mtbench generate / judge /
-leaderboard``), and ``ifeval.score_responses`` (``hyoka ifeval score``).
+leaderboard``; a constraint-checked suite's and one ranked from matches alike, with
+``mode`` pairwise or ``matches`` as the command takes them), and
+``ifeval.score_responses`` (``hyoka ifeval score``).
+
+A suite ranked from matches (``spec.RANKED_TOGETHER``) judges every model of the plan at
+once: each of its cells makes (or resumes) every peer's answers in that peer's own folder,
+judges them into the one file the suite and judge share (``ranked_folder``), ranks them as
+the single command ranks that file, and keeps its own model's row. The first such cell
+asks; the others find every answer and every verdict in the files and ask nothing.
 
 Each entry point resumes what its files hold (trials, answer lines, judgment lines) and
 answers a request it was answered before from the response cache, so a cell stopped half
@@ -20,7 +28,16 @@ from typing import Any
 from hyoka.errors import HyokaError, HyokaWarning
 from hyoka.signature import SIGNATURE_KEY
 from hyoka.store import path_under
-from hyoka.sweep.spec import JUDGED, PFGEN_KIND, RULED, Cell, suite_kind
+from hyoka.sweep.spec import (
+    CONSTRAINTS,
+    JUDGED,
+    MATCHES,
+    PAIRS,
+    PFGEN_KIND,
+    RULED,
+    Cell,
+    Endpoint,
+)
 
 #: where a sweep's suites write, under its output folder: ``suites/<bench>[.<variant>]/``
 SUITES = "suites"
@@ -155,7 +172,26 @@ def suite_folder(out: Path, cell: Cell) -> Path:
     hex digits of their digest). A cell whose model or suite settings change is run into
     fresh files, its earlier files kept beside them: the answer and run files refuse a run
     under other settings, and the sweep chooses their paths itself."""
-    return path_under(out, SUITES, cell.suite.label, _digest(cell.model, cell.suite), what="suite")
+    return answers_folder(out, cell, cell.model)
+
+
+def answers_folder(out: Path, cell: Cell, model: Endpoint) -> Path:
+    """``model``'s folder of ``cell``'s suite (``suite_folder``; a peer's, where the suite
+    ranks models together): the same for every cell of the model and suite, whatever the
+    ranking's settings, so that answers are made once."""
+    digest = _digest(model, cell.suite.answers_identity())
+    return path_under(out, SUITES, cell.suite.label, digest, what="suite")
+
+
+def ranked_folder(out: Path, cell: Cell) -> Path:
+    """``<out>/suites/<bench>[.<variant>]/ranked/<settings>``: where a suite ranked from
+    matches writes its judge's verdicts on every peer's answers, one folder for every cell
+    of the suite and judge (``settings``: the digest of the suite, the peers and the
+    judge)."""
+    judge = cell.judge.identity() if cell.judge is not None else None
+    peers = [peer.identity() for peer in cell.peers]
+    digest = _digest(cell.suite, peers, judge)
+    return path_under(out, SUITES, cell.suite.label, "ranked", digest, what="suite")
 
 
 def judge_folder(out: Path, cell: Cell) -> Path:
@@ -205,21 +241,29 @@ def _scripted(spec: str) -> bool:
 
 
 def _run(cell: Cell, context: CellContext) -> dict[str, Any]:
-    kind = suite_kind(cell.suite.bench)
+    kind = cell.suite.kind
     if kind == PFGEN_KIND:
         return _pfgen(cell, context)
+    if kind in (MATCHES, PAIRS):
+        return _ranked(cell, context)
     answers, calls, hits = _answers(cell, context)
     if kind == JUDGED:
         return _judged(cell, context, answers, calls, hits)
     if kind == RULED:
         return _ruled(cell, context, answers, calls, hits)
+    if kind == CONSTRAINTS:
+        return _constraints(cell, context, answers, calls, hits)
     raise HyokaError(f"{cell.suite.bench}: a sweep does not run this benchmark yet")
 
 
 def _connection(cell: Cell, context: CellContext, judge: bool = False) -> Any:
+    endpoint = cell.judge if judge and cell.judge is not None else cell.model
+    return _connect(endpoint, context)
+
+
+def _connect(endpoint: Endpoint, context: CellContext) -> Any:
     from hyoka.judge import Connection
 
-    endpoint = cell.judge if judge and cell.judge is not None else cell.model
     return Connection(
         base_url=endpoint.base_url, options=dict(endpoint.options) or None,
         concurrency=context.concurrency,
@@ -266,16 +310,20 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _answers(cell: Cell, context: CellContext) -> tuple[Path, int, int]:
-    """The model's answers to the suite (``generate_bench``, resumed): the file, the calls
-    made now and those the cache answered."""
+def _answers(
+    cell: Cell, context: CellContext, model: Endpoint | None = None
+) -> tuple[Path, int, int]:
+    """The answers of the cell's model (or of ``model``, a peer) to the suite
+    (``generate_bench``, resumed): the file, the calls made now and those the cache
+    answered."""
     from hyoka.mtbench import generate_bench
 
-    suite = cell.suite
+    suite, model = cell.suite, model or cell.model
     made = generate_bench(
-        cell.model.spec, bench=suite.bench, variant=suite.variant, max_tokens=suite.max_tokens,
-        name=cell.model.name, results_dir=suite_folder(context.out, cell), trials=suite.trials,
-        limit=suite.limit, data_dir=context.data_dir, connection=_connection(cell, context),
+        model.spec, bench=suite.bench, variant=suite.variant, max_tokens=suite.max_tokens,
+        name=model.name, results_dir=answers_folder(context.out, cell, model),
+        trials=suite.trials, limit=suite.limit, data_dir=context.data_dir,
+        connection=_connect(model, context),
     )  # fmt: skip
     return made.answer_file, made.stats.requests, made.stats.cache_hits
 
@@ -335,4 +383,138 @@ def _ruled(
         "high": None if interval is None else _finite(100 * interval.high),
         "signature": scored.signature.to_json(), "complete": asked == len(prompts.prompts),
         "calls": calls, "cache_hits": hits, "files": (str(answers),),
+    }  # fmt: skip
+
+
+def _constraints(
+    cell: Cell, context: CellContext, answers: Path, calls: int, hits: int
+) -> dict[str, Any]:
+    """JFBench: the rules and the judge's votes decide each constraint (``judge_bench``),
+    the result file summarised as ``hyoka mtbench leaderboard`` does; the model's success
+    rate in percent with its interval."""
+    from hyoka.mtbench import ConstraintBoard, ConstraintsJudged, bench_leaderboard, judge_bench
+
+    suite, judge = cell.suite, _judge_of(cell)
+    judged = judge_bench(
+        judge.spec, [answers], bench=suite.bench, judge_name=judge.name,
+        results_dir=judge_folder(context.out, cell), limit=suite.limit,
+        max_tokens=None, data_dir=context.data_dir,
+        connection=_connection(cell, context, judge=True),
+    )  # fmt: skip
+    if not isinstance(judged, ConstraintsJudged):
+        raise HyokaError(f"{suite.bench}: not a constraint-checked benchmark")
+    ((_model, log, results),) = judged.outputs
+    board = bench_leaderboard(suite.bench, [results], fmt="json", data_dir=context.data_dir)
+    if not isinstance(board, ConstraintBoard):
+        raise HyokaError(f"{suite.bench}: not a constraint-checked benchmark")
+    found = board.to_json()
+    (row,) = found["groups"]
+    return {
+        "metric": "success rate", "scale": "%", "score": row.get("success_rate"),
+        "low": row.get("low"), "high": row.get("high"),
+        "judged_by": tuple(j.to_json() for j in judged.judges),
+        "signature": found.get(SIGNATURE_KEY),
+        # every entry decided, none left out by ``limit`` (JFBench's build is not read again
+        # here for its size: a limit is taken as leaving entries out)
+        "complete": judged.pending == 0 and suite.limit is None,
+        "calls": calls + judged.stats.requests, "cache_hits": hits + judged.stats.cache_hits,
+        "files": (str(answers), str(log), str(results)),
+    }  # fmt: skip
+
+
+def _all_asked(cell: Cell, context: CellContext) -> bool:
+    """Whether the suite's ``limit`` leaves no question out."""
+    from hyoka.mtbench import Bench
+
+    if cell.suite.limit is None:
+        return True
+    loaded = Bench.load(cell.suite.bench, context.data_dir, cell.suite.variant,
+                        questions_only=True)  # fmt: skip
+    return cell.suite.limit >= len(loaded.questions)
+
+
+def _judge_of(cell: Cell) -> Endpoint:
+    if cell.judge is None:  # a judged suite's cells always name one (``SweepPlan.cells``)
+        raise HyokaError(f"{cell.key}: no judge")
+    return cell.judge
+
+
+def _ranked(cell: Cell, context: CellContext) -> dict[str, Any]:
+    """A suite ranked from matches between the plan's models: every peer's answers (made or
+    resumed, each in its own folder), judged into the suite and judge's one file
+    (``judge_bench`` with ``matches`` drawn, or ``mode`` pairwise), ranked as ``hyoka
+    mtbench leaderboard`` (drawn matches) or ``hyoka mtbench judge`` (pairs) ranks them;
+    the cell's number is its model's row."""
+    from hyoka.mtbench import answer_model_id, judge_bench
+
+    suite, judge = cell.suite, _judge_of(cell)
+    files, calls, hits = [], 0, 0
+    for peer in cell.peers:
+        try:
+            path, made, cached = _answers(cell, context, peer)
+        except HyokaError as exc:  # the ranking needs every peer: said which one failed
+            said = f"{peer.name}'s answers (ranked with {cell.model.name}): {exc}"
+            raise HyokaError(said) from None
+        files.append(path)
+        calls, hits = calls + made, hits + cached
+    seed = suite.seed or 0
+    pairwise = suite.kind == PAIRS
+    judged = judge_bench(
+        judge.spec, files, bench=suite.bench, variant=suite.variant, mode="pairwise",
+        judge_name=judge.name, results_dir=ranked_folder(context.out, cell),
+        limit=suite.limit if pairwise else None, matches=suite.matches, seed=seed,
+        data_dir=context.data_dir, connection=_connection(cell, context, judge=True),
+    )  # fmt: skip
+    model_id = answer_model_id(cell.model.spec, cell.model.name)
+    if pairwise:
+        found = {**_pairs_row(judged, model_id), "complete": _all_asked(cell, context)}
+    else:
+        found = _match_row(cell, context, judged, model_id)
+    return {
+        **found, "calls": calls + judged.stats.requests,
+        "cache_hits": hits + judged.stats.cache_hits, "files": (*map(str, files), found["files"]),
+    }  # fmt: skip
+
+
+def _match_row(cell: Cell, context: CellContext, judged: Any, model_id: str) -> dict[str, Any]:
+    """Drawn matches ranked by Rakuda's fit (``bench_leaderboard``, ``rounds`` bootstrap
+    refits): the model's bootstrap median rating with its percentile interval."""
+    from hyoka.mtbench import MatchesJudged, RakudaRanking, bench_leaderboard
+
+    suite = cell.suite
+    if not isinstance(judged, MatchesJudged):
+        raise HyokaError(f"{suite.bench}: not judged by drawn matches")
+    ranking = bench_leaderboard(
+        suite.bench, [judged.output], fmt="json", rounds=suite.rounds or 500,
+        seed=suite.seed or 0, data_dir=context.data_dir,
+    )  # fmt: skip
+    if not isinstance(ranking, RakudaRanking):
+        raise HyokaError(f"{suite.bench}: not ranked from drawn matches")
+    shown = ranking.to_json()
+    (row,) = [r for r in shown["ranking"] if r["model_id"] == model_id]
+    return {
+        "metric": "Bradley-Terry rating (bootstrap median)", "scale": "rating",
+        "score": row["median"], "low": row["lower"], "high": row["upper"],
+        "judged_by": tuple(shown["judged_by"]), "signature": shown[SIGNATURE_KEY],
+        "complete": True, "files": str(judged.output),
+    }  # fmt: skip
+
+
+def _pairs_row(judged: Any, model_id: str) -> dict[str, Any]:
+    """Every pair of answer files compared (FastChat's pairwise judging): the model's raw
+    Bradley-Terry rating by the first method, with its bootstrap interval, as ``hyoka
+    mtbench judge --mode pairwise`` prints it."""
+    from hyoka.mtbench import PairsJudged
+
+    if not isinstance(judged, PairsJudged):
+        raise HyokaError("not judged in pairs")
+    shown = judged.to_json()
+    method = next(iter(judged.rated))
+    rated = shown["style_controlled"][method]["raw"]
+    (row,) = [r for r in rated if r["model"] == model_id]
+    return {
+        "metric": f"Bradley-Terry rating ({method}, raw)", "scale": "rating",
+        "score": row["rating"], "low": row["low"], "high": row["high"],
+        "judged_by": (shown["judged_by"],), "signature": shown[SIGNATURE_KEY],
+        "files": str(judged.output),
     }  # fmt: skip

@@ -9,23 +9,39 @@ token per character of every prompt as built (pfgen-bench's few-shot prompts exa
 ``pfgen.build_prompt`` makes them; a judged benchmark's turns, earlier answers at their
 full budget, the judge prompt and the question's own reference), and every reply at its
 full token budget. A model's answers are made once and judged by each judge, so they are
-counted in the first judge's cell only. What the cell's files already hold (pfgen-bench's
-written trials, the answer lines, the judged turns) is counted as kept, not as calls: a run
-resumes from it.
+counted in the first judge's cell only. JFBench: each judged constraint of the entries
+asked, its votes each a call (an empty answer, which a rule fails without a call, is not
+known before it is made: counted as asked). A suite ranked from matches asks everything in
+its first cell of each judge, in the plan's order: every peer's answers not yet counted,
+then Rakuda's drawn matches (drawn here as the run draws them) or, in pairs, every pair of
+models on every judged turn, both orders; the suite's later cells read the same files and
+ask nothing. What the cell's files already hold (pfgen-bench's written trials, the answer
+lines, the judged turns, matches and votes) is counted as kept, not as calls: a run resumes
+from it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hyoka.store import pfgen_runs
-from hyoka.sweep.cells import CHANGED, judge_folder, suite_folder
+from hyoka.sweep.cells import CHANGED, judge_folder, ranked_folder, suite_folder
 from hyoka.sweep.prices import AS_OF, price_of, seconds_per_call
-from hyoka.sweep.spec import JUDGED, PFGEN_KIND, Cell, SweepPlan, suite_kind
+from hyoka.sweep.spec import (
+    CONSTRAINTS,
+    JUDGED,
+    MATCHES,
+    PFGEN_KIND,
+    RANKED_TOGETHER,
+    Cell,
+    SweepPlan,
+)
 
+_T = TypeVar("_T")
 #: how the figures are made, as the estimate signs them
 METHOD = f"calls:exact|tokens:characters+full-budget|prices:{AS_OF}"
 
@@ -104,14 +120,48 @@ def estimate_sweep(
 ) -> SweepEstimate:
     """The figures of every cell of ``plan``; ``statuses``: each cell's state in the
     manifest, by its key (``done`` only where its settings are the plan's)."""
+    _READ.clear()  # read afresh by each estimate, once for all its cells
+    try:
+        return _estimate(plan, statuses, data_dir)
+    finally:
+        _READ.clear()
+
+
+#: the data one estimate has read, by what and where (a suite's questions are read once for
+#: all its cells, not once per cell)
+_READ: dict[tuple[str, str, Path | None, str | None], Any] = {}
+
+
+def _read(key: tuple[str, str, Path | None, str | None], read: Callable[[], _T]) -> _T:
+    if key not in _READ:
+        _READ[key] = read()
+    found: _T = _READ[key]
+    return found
+
+
+def _estimate(
+    plan: SweepPlan, statuses: dict[str, str], data_dir: Path | None = None
+) -> SweepEstimate:
     answered: set[tuple[str, str]] = set()
+    ranked: set[tuple[str, str]] = set()
     out = []
     for cell in plan.cells():
-        pair = (cell.model.name, cell.suite.label)
-        generation = Calls() if pair in answered else _generation(cell, plan.out, data_dir)
-        answered.add(pair)
-        judged = suite_kind(cell.suite.bench) == JUDGED
-        judging = _judging(cell, plan.out, data_dir) if judged else Calls()
+        generation = Calls()
+        for peer in cell.peers or (cell.model,):  # a ranked suite's first cell: every peer's
+            pair = (peer.name, cell.suite.label)
+            if pair not in answered:
+                generation = _sum(generation, _generation(replace(cell, model=peer), plan.out,
+                                                          data_dir))  # fmt: skip
+            answered.add(pair)
+        kind = cell.suite.kind
+        judging = Calls()
+        if kind in RANKED_TOGETHER and cell.judge is not None:
+            together = (cell.suite.label, cell.judge.name)
+            if together not in ranked:
+                judging = _ranked_judging(cell, plan.out, data_dir)
+            ranked.add(together)
+        elif kind in _JUDGING:
+            judging = _JUDGING[kind](cell, plan.out, data_dir)
         model = price_of(cell.model.spec, cell.model.base_url, cell.model.price_in,
                          cell.model.price_out)  # fmt: skip
         costs = [model.usd(generation.prompt_tokens, generation.completion_tokens)]
@@ -136,17 +186,27 @@ def estimate_sweep(
     return SweepEstimate(plan.path, plan.concurrency, tuple(out))
 
 
+def _sum(one: Calls, other: Calls) -> Calls:
+    return Calls(
+        one.calls + other.calls, one.prompt_tokens + other.prompt_tokens,
+        one.completion_tokens + other.completion_tokens, one.kept + other.kept,
+    )  # fmt: skip
+
+
 def _seconds(calls: int, concurrency: int, each: float) -> float:
     return math.ceil(calls / concurrency) * each
 
 
 def _generation(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
-    if suite_kind(cell.suite.bench) == PFGEN_KIND:
+    if cell.suite.kind == PFGEN_KIND:
         return _pfgen(cell, out, data_dir)
-    from hyoka.mtbench import Bench, answer_file, answer_model_id
+    from hyoka.mtbench import answer_file, answer_model_id
+    from hyoka.mtbench.generate import answer_set
 
     suite = cell.suite
-    loaded = Bench.load(suite.bench, data_dir, suite.variant, questions_only=True)
+    # as generate_bench reads it
+    loaded = _read(("answers", suite.bench, data_dir, suite.variant),
+                   lambda: answer_set(suite.bench, data_dir, suite.variant))  # fmt: skip
     budget = suite.max_tokens or loaded.generation.max_tokens
     trials = suite.trials or (loaded.variant.trials if loaded.variant is not None else 1)
     model_id = answer_model_id(cell.model.spec, cell.model.name)
@@ -244,3 +304,114 @@ def _judging(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
             asked = sum(len(text) for text in question.turns[:turn])
             prompt += trials * (template + asked + turn * budget + reference)
     return Calls(calls, prompt, calls * reply, kept)
+
+
+def _constraints(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
+    """JFBench: every judged constraint of the entries asked, ``JUDGE_VOTES`` calls each;
+    the prompt the judge is asked about an empty answer, and the answer at its budget."""
+    from hyoka.jfbench import JUDGE_MAX_TOKENS, task_id
+    from hyoka.jfbench.texts import JUDGE_VOTES
+    from hyoka.mtbench import Bench, answer_model_id
+    from hyoka.mtbench.constraint_checked import _built
+
+    suite = cell.suite
+    loaded = _read(("questions", suite.bench, data_dir, None),
+                   lambda: Bench.load(suite.bench, data_dir, questions_only=True))  # fmt: skip
+    budget = suite.max_tokens or loaded.generation.max_tokens
+    built = _read(("built", suite.bench, data_dir, None), lambda: _built(loaded))
+    model_id = answer_model_id(cell.model.spec, cell.model.name)
+    judge = cell.judge.name if cell.judge is not None else ""
+    logs = judge_folder(out, cell) / suite.bench / "model_judgment" / f"{judge}_constraints"
+    done = _kept(logs / f"{model_id}.jsonl", "id")
+    calls = prompt = kept = 0
+    for question in loaded.questions[: suite.limit or None]:
+        position = int(question.question_id)
+        entry = built.entries[position]
+        document = built.prompts.documents[entry.prompt]
+        for constraint in entry.constraints:
+            factory = constraint.factory
+            if not factory.judged:
+                continue
+            if (task_id(position, factory.name),) in done:
+                kept += JUDGE_VOTES
+                continue
+            asked = built.source.judge_prompt(factory, constraint.seed, document, "")
+            calls += JUDGE_VOTES
+            prompt += JUDGE_VOTES * (len(asked) + budget)
+    return Calls(calls, prompt, calls * JUDGE_MAX_TOKENS, kept)
+
+
+def _ranked_judging(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
+    """Everything a suite ranked from matches asks its judge, counted in its first cell."""
+    if cell.suite.kind == MATCHES:
+        return _matches(cell, out, data_dir)
+    return _pairs(cell, out, data_dir)
+
+
+def _matches(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
+    """Rakuda: the matches drawn as ``plan_rakuda`` draws them (the peers in the plan's
+    order, the questions', the suite's seed), one call each: its prompt the template, the
+    question and both answers at their budget."""
+    from hyoka.mtbench import answer_model_id
+    from hyoka.mtbench.rakuda import RakudaBench, draw_matches, rakuda_output, rakuda_settings
+
+    suite = cell.suite
+    bench = RakudaBench.load(data_dir)
+    budget = suite.max_tokens or bench.generation.max_tokens
+    judge = cell.judge.spec if cell.judge is not None else ""
+    reply = rakuda_settings(judge, None, None).max_tokens or 0
+    models = [answer_model_id(peer.spec, peer.name) for peer in cell.peers]
+    drawn = draw_matches(models, list(bench.by_id), suite.matches or 0, suite.seed or 0)
+    name = cell.judge.name if cell.judge is not None else ""
+    done = _kept(rakuda_output(ranked_folder(out, cell), name), "model1_id", "model2_id",
+                 "question_id")  # fmt: skip
+    template = len(bench.prompt.system_prompt) + len(bench.prompt.prompt_template)
+    calls = prompt = kept = 0
+    for first, second, qid in drawn:
+        if (first, second, str(qid)) in done:
+            kept += 1
+            continue
+        calls += 1
+        prompt += template + len(bench.by_id[qid].turns[0]) + 2 * budget
+    return Calls(calls, prompt, calls * reply, kept)
+
+
+def _pairs(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
+    """A FastChat suite in pairs: every pair of the peers (``make_matches``: all pairs) on
+    every judged turn of the questions asked, each in both orders (two calls); a prompt the
+    longest pairwise template, the turns, both answers at their budget and the reference."""
+    from hyoka.mtbench import Bench, answer_model_id
+    from hyoka.mtbench.judge import pair_output
+
+    suite = cell.suite
+    loaded = Bench.load(suite.bench, data_dir, suite.variant)
+    budget = suite.max_tokens or loaded.generation.max_tokens
+    reply = loaded.rating_rules.max_tokens or 2048  # as judge_bench budgets a judge's reply
+    template = max(
+        (len(p.system_prompt) + len(p.prompt_template) for p in loaded.prompts.values()
+         if p.type == "pairwise"),
+        default=0,
+    )  # fmt: skip
+    models = [answer_model_id(peer.spec, peer.name) for peer in cell.peers]
+    pairs = [(a, b) for n, a in enumerate(models) for b in models[n + 1 :]]
+    if loaded.spec.pair_models == "sorted":
+        pairs = [(a, b) if a < b else (b, a) for a, b in pairs]
+    name = cell.judge.name if cell.judge is not None else ""
+    done = _kept(pair_output(ranked_folder(out, cell), loaded, name), "question_id", "model_1",
+                 "model_2", "turn")  # fmt: skip
+    calls = prompt = kept = 0
+    for first, second in pairs:
+        for question in loaded.questions[: suite.limit or None]:
+            reference = sum(len(text) for text in question.reference or ())
+            for turn in loaded.turns:
+                if (str(question.question_id), first, second, str(turn)) in done:
+                    kept += 2
+                    continue
+                calls += 2
+                asked = sum(len(text) for text in question.turns[:turn])
+                prompt += 2 * (template + asked + 2 * turn * budget + reference)
+    return Calls(calls, prompt, calls * reply, kept)
+
+
+#: how a judge's calls are counted, by the kind of cell (those ranked together apart)
+_JUDGING = {JUDGED: _judging, CONSTRAINTS: _constraints}

@@ -18,6 +18,15 @@ One file says everything a model team evaluates at once::
     [[suites]]
     bench = "jmt-bench"
     variant = "llm-jp"
+    [[suites]]                       # every model against the others: Rakuda's draw
+    bench = "rakuda"
+    matches = 200                    # and rounds, seed (the command's --rounds, --seed)
+    [[suites]]                       # a FastChat suite's pairs of models, judged
+    bench = "ja-vicuna-qa"
+    mode = "pairwise"
+    [[suites]]                       # JFBench: rules and the judge's votes
+    bench = "jfbench"
+    limit = 20
 
 Every cell of the sweep is one model on one suite, with one judge where the suite is
 judged (``cells``). A key the plan does not know, a value of the wrong type, a benchmark
@@ -37,9 +46,13 @@ from hyoka.errors import InputError
 from hyoka.store import read_toml
 from hyoka.sweep.plan_checks import endpoint_problem, pfgen_problem, url_problem
 from hyoka.sweep.spec import (
-    JUDGED,
+    JUDGED_KINDS,
+    MATCHES,
+    PAIRS,
+    PAIRWISE,
     PFGEN,
     PFGEN_KIND,
+    RANKED_TOGETHER,
     RULED,
     Endpoint,
     Suite,
@@ -53,7 +66,8 @@ _FILE_PROVIDERS = ("scripted", "llamacpp")
 _TOP = {"out", "concurrency", "models", "judges", "suites"}
 _MODEL = {"model", "base_url", "options", "price_in", "price_out", "seconds_per_call"}
 _JUDGE = {"judge", "base_url", "options", "price_in", "price_out", "seconds_per_call"}
-_SUITE = {"bench", "variant", "limit", "max_tokens", "trials", "mode", "num_examples", "judges"}
+_SUITE = {"bench", "variant", "limit", "max_tokens", "trials", "mode", "num_examples", "judges",
+          "matches", "rounds", "seed"}  # fmt: skip
 #: how a value's expected type is said in an error
 _KIND_NAMES: dict[type, str] = {
     int: "a whole number",
@@ -239,6 +253,9 @@ def _suite(where: _Where, index: int, values: Any, judges: Sequence[str]) -> Sui
         mode=_typed(where, table, values, "mode", str, index),
         num_examples=_typed(where, table, values, "num_examples", int, index, minimum=0),
         judges=None if chosen is None else tuple(chosen),
+        matches=_typed(where, table, values, "matches", int, index, minimum=1),
+        rounds=_typed(where, table, values, "rounds", int, index, minimum=1),
+        seed=_typed(where, table, values, "seed", int, index, minimum=0),
     )
     problem = check_suite(suite, bool(judges))
     if problem is not None:
@@ -299,6 +316,11 @@ def _check_cells(where: _Where, plan: SweepPlan) -> None:
                 "benchmark and variant): keep one of them"
             )
         seen[suite.label] = index
+        if suite.kind in RANKED_TOGETHER and len(plan.models) < 2:
+            raise InputError(
+                f"{where('suites', 'bench', index)}: suite {index + 1}: {suite.label} ranks "
+                "the plan's models against each other: name two [models.NAME] or more"
+            )
     if PFGEN not in seen:
         return
     for model in plan.models:
@@ -309,8 +331,8 @@ def _check_cells(where: _Where, plan: SweepPlan) -> None:
 
 
 def known_suites() -> list[str]:
-    """Every benchmark a sweep takes: pfgen-bench and the registry's graded by a judge turn
-    by turn or decided by rules."""
+    """Every benchmark a sweep takes: pfgen-bench and the registry's benchmarks of every
+    judging protocol a sweep knows (``suite_kind``)."""
     from hyoka.mtbench import definitions
 
     return [PFGEN, *(name for name in definitions() if suite_kind(name) is not None)]
@@ -329,7 +351,10 @@ def check_suite(suite: Suite, has_judges: bool) -> tuple[str | None, str] | None
             f"does not run yet; run it with hyoka mtbench (a sweep takes: "
             f"{', '.join(known_suites())})"
         )
-    kind = suite_kind(suite.bench)
+    kind = suite.kind
+    problem = _ranking_problem(suite)
+    if problem is not None:
+        return problem
     if kind == PFGEN_KIND:
         from hyoka.pfgen import Mode
 
@@ -340,16 +365,37 @@ def check_suite(suite: Suite, has_judges: bool) -> tuple[str | None, str] | None
         if suite.num_examples is not None and suite.num_examples > 49:
             return "num_examples", "num_examples must be between 0 and 49"
     else:
-        for key in ("mode", "num_examples"):
-            if getattr(suite, key) is not None:
-                return key, f"{key} is for {PFGEN} only"
+        if suite.mode is not None and kind != PAIRS:
+            judged = "; a FastChat suite takes mode = 'pairwise'" if kind != MATCHES else ""
+            return "mode", f"mode is for {PFGEN}{judged}"
+        if suite.num_examples is not None:
+            return "num_examples", f"num_examples is for {PFGEN} only"
         try:
             definitions()[suite.bench].variant(suite.variant)
         except InputError as exc:
             return "variant", str(exc).replace("`", "")
-    if suite.judges is not None and kind != JUDGED:
+    if suite.judges is not None and kind not in JUDGED_KINDS:
         decides = "rules" if kind == RULED else "scorer"
         return "judges", f"{suite.bench} has no judge: its {decides} decides"
-    if kind == JUDGED and not has_judges:
+    if kind in JUDGED_KINDS and not has_judges:
         return "bench", f"{suite.bench} is graded by a judge: add a [judges.NAME] table"
+    return None
+
+
+def _ranking_problem(suite: Suite) -> tuple[str | None, str] | None:
+    """What a suite ranked from matches needs and refuses: drawn matches their number and
+    every question answered once; ``matches``, ``rounds`` and ``seed`` for them only."""
+    kind = suite.kind
+    if kind == MATCHES:
+        if suite.matches is None:
+            return "bench", f"{suite.bench} draws its matches: give matches = N"
+        for key in ("limit", "trials", "variant"):
+            if getattr(suite, key) is not None:
+                return key, f"{key}: {suite.bench}'s draw takes every question, answered once"
+        return None
+    given = [key for key in ("matches", "rounds", "seed") if getattr(suite, key) is not None]
+    if given:
+        return given[0], f"{given[0]} is for a suite of drawn matches (rakuda)"
+    if kind == PAIRS and suite.trials is not None:
+        return "trials", f"trials: mode = '{PAIRWISE}' compares answers made once"
     return None
