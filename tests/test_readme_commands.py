@@ -30,7 +30,7 @@ from typer.core import TyperGroup
 from typer.exceptions import Exit
 from typer.testing import CliRunner
 
-from _shared import data_with_sources
+from _shared import SHARED_DATA, data_with_sources
 from hyoka.cli.main import app
 from hyoka.mtbench import answer_model_id
 from hyoka.mtbench.judge import default_judge_name
@@ -235,13 +235,17 @@ class Step:
     """One README line run (``line``: how it starts), with what the stand-in judge replies
     (texts in turn, for a list) and a text its output shows; or files written first, as
     the README says to (``write``: name and text). ``slow``: run by the whole path only
-    (seconds of bootstrap each)."""
+    (seconds of bootstrap each). ``fetches_sources``: the line downloads a suite's
+    ``sources`` (upstream's files, which ``../shared/data`` lacks), the one step the
+    offline walk cannot run: from it on the walk reads the shared data with the tests'
+    stand-ins of those files in its place (``_shared.data_with_sources``)."""
 
     line: str = ""
     judge: str | list[str] = "[[5]]"
     shows: str = ""
     write: tuple[tuple[str, str], ...] = ()
     slow: bool = False
+    fetches_sources: bool = False
 
 
 def _answers(answer: str) -> str:
@@ -284,6 +288,7 @@ QUICK_PATH = (
     Step("hyoka mtbench judge --bench jmt-bench --variant stability@aed16da"),
     Step("hyoka mtbench leaderboard --bench jmt-bench --variant stability@aed16da",
          shows="japanese-stablelm-instruct-alpha-7b"),
+    Step("hyoka data fetch jmt-bench --with-sources", slow=True, fetches_sources=True),
     Step("hyoka mtbench generate --bench jmt-bench --variant swallow", slow=True),
     Step("hyoka mtbench judge --bench jmt-bench --variant swallow", slow=True),
     Step("hyoka mtbench leaderboard --bench jmt-bench --variant swallow", slow=True,
@@ -352,7 +357,7 @@ def _walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, slow: bool) -> Non
     folder = tmp_path / "work"
     folder.mkdir()
     env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-           "HYOKA_DATA_DIR": str(data_with_sources()),
+           "HYOKA_DATA_DIR": str(SHARED_DATA),
            "HYOKA_CACHE_DIR": str(tmp_path / "cache")}  # fmt: skip
     for key in ("HYOKA_DATA_DIR", "HYOKA_CACHE_DIR"):
         monkeypatch.setenv(key, env[key])
@@ -366,6 +371,10 @@ def _walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, slow: bool) -> Non
             continue
         after, where, line = _readme_line(step.line, after)
         if step.slow and not slow:
+            continue
+        if step.fetches_sources:
+            env["HYOKA_DATA_DIR"] = str(data_with_sources())
+            monkeypatch.setenv("HYOKA_DATA_DIR", env["HYOKA_DATA_DIR"])
             continue
         judge = tmp_path / f"judge-{number}.jsonl"
         judge.write_text(json.dumps({"reply": step.judge}) + "\n", encoding="utf-8")
