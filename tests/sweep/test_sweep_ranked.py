@@ -80,7 +80,15 @@ def _planned(plan: Path) -> dict[str, tuple[int, int]]:
     return {c["cell"]: (c["model_calls"], c["judge_calls"]) for c in shown["cells"]}
 
 
-RAKUDA = '[[suites]]\nbench = "rakuda"\nmatches = 12\nrounds = 20\nmax_tokens = 8\n'
+def _kept_after_a_kill(plan: Path) -> list[tuple[str, int, int]]:
+    """Each cell's state and calls in ``--plan`` once the manifest is gone (a sweep killed
+    after its files were written, before it recorded its cells)."""
+    (plan.parent / "out" / "sweep.json").unlink()
+    shown = json.loads(_hyoka("sweep", plan, "--plan", "--json").stdout)
+    return [(c["status"], c["model_calls"], c["judge_calls"]) for c in shown["cells"]]
+
+
+RAKUDA = '[[suites]]\nbench = "rakuda"\nmatches = 12\nrounds = 5\nmax_tokens = 8\n'
 
 
 def test_rakuda_ranks_every_model_of_the_plan_as_the_single_commands_do(
@@ -106,7 +114,7 @@ def test_rakuda_ranks_every_model_of_the_plan_as_the_single_commands_do(
            "-j", f"scripted/{ranked_env / 'rakuda.jsonl'}", "--judge-name", "scripted",
            "--output-dir", judged, "-a", answers[0], "-a", answers[1])  # fmt: skip
     board = _hyoka("mtbench", "leaderboard", "--bench", "rakuda", "--judgments", judged,
-                   "--format", "json", "--rounds", "20")  # fmt: skip
+                   "--format", "json", "--rounds", "5")  # fmt: skip
     ranking = {row["model_id"]: row for row in json.loads(board.stdout)["ranking"]}
     for model, cell in (("a", first), ("b", second)):
         row = ranking[model]
@@ -131,6 +139,10 @@ def test_rakuda_ranks_every_model_of_the_plan_as_the_single_commands_do(
     index = (site / "index.html").read_text(encoding="utf-8")
     matrix = index[index.index("<h2>Results matrix</h2>") :]
     assert "rakuda (scripted)" in matrix and "Bradley-Terry rating" in matrix
+    # what the files hold is resumed, never asked again
+    assert _kept_after_a_kill(plan) == [
+        ("partial: 80 answer(s), 12 judgment(s) kept", 0, 0), ("to run", 0, 0)
+    ]  # fmt: skip
 
 
 JFBENCH = '[[suites]]\nbench = "jfbench"\nlimit = 8\nmax_tokens = 8\n'
@@ -166,6 +178,8 @@ def test_jfbench_cells_give_the_single_commands_numbers_and_a_broken_model_fails
     assert cell["metric"] == "success rate" and cell["complete"] is False
     table = (ranked_env / "out" / "results.md").read_text(encoding="utf-8")
     assert "| broken | failed |" in table and f"| m | {cell['score']:.2f}" in table
+    kept = f"partial: {model_calls} answer(s), {judge_calls} judgment(s) kept"
+    assert _kept_after_a_kill(plan)[1] == (kept, 0, 0)
 
 
 PAIRS = '[[suites]]\nbench = "ja-vicuna-qa"\nmode = "pairwise"\nlimit = 2\nmax_tokens = 8\n'
@@ -201,3 +215,6 @@ def test_a_fastchat_suite_in_pairs_rates_the_models_as_the_single_command_does(
         )  # fmt: skip
         assert cell["score"] is not None and cell["low"] <= cell["score"] <= cell["high"]
         assert cell["metric"] == f"Bradley-Terry rating ({method}, raw)"
+    assert _kept_after_a_kill(plan) == [
+        ("partial: 4 answer(s), 4 judgment(s) kept", 0, 0), ("to run", 0, 0)
+    ]  # fmt: skip

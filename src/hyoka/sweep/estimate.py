@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from hyoka.errors import HyokaError
 from hyoka.store import pfgen_runs
 from hyoka.sweep.cells import CHANGED, judge_folder, ranked_folder, suite_folder
 from hyoka.sweep.prices import AS_OF, price_of, seconds_per_call
@@ -313,10 +314,14 @@ def _constraints(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
     from hyoka.jfbench.texts import JUDGE_VOTES
     from hyoka.mtbench import Bench, answer_model_id
     from hyoka.mtbench.constraint_checked import _built
+    from hyoka.mtbench.generate import answer_set
 
     suite = cell.suite
-    loaded = _read(("questions", suite.bench, data_dir, None),
-                   lambda: Bench.load(suite.bench, data_dir, questions_only=True))  # fmt: skip
+    # the questions as generate_bench read them (``answer_set``: once for both)
+    loaded = _read(("answers", suite.bench, data_dir, suite.variant),
+                   lambda: answer_set(suite.bench, data_dir, suite.variant))  # fmt: skip
+    if not isinstance(loaded, Bench):
+        raise HyokaError(f"{suite.bench}: not a benchmark of constraints")
     budget = suite.max_tokens or loaded.generation.max_tokens
     built = _read(("built", suite.bench, data_dir, None), lambda: _built(loaded))
     model_id = answer_model_id(cell.model.spec, cell.model.name)
