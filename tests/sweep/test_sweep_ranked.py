@@ -123,7 +123,9 @@ def test_rakuda_ranks_every_model_of_the_plan_as_the_single_commands_do(
         )  # fmt: skip
         assert cell["score"] is not None and cell["low"] <= cell["score"] <= cell["high"]
         assert cell["judged_by"][0]["dry_run"] is True
-        assert cell["metric"] == "Bradley-Terry rating (bootstrap median)"
+        assert cell["metric"] == (
+            "Bradley-Terry rating (bootstrap median; 16th-84th percentiles, ±1σ)"
+        )
     table = (ranked_env / "out" / "results.md").read_text(encoding="utf-8")
     assert table.splitlines()[0] == "| model | rakuda (scripted) |"
     assert f"| a | {first['score']:.2f} [{first['low']:.2f}, {first['high']:.2f}] (dry run) |" in (

@@ -478,7 +478,8 @@ def _ranked(cell: Cell, context: CellContext) -> dict[str, Any]:
 
 def _match_row(cell: Cell, context: CellContext, judged: Any, model_id: str) -> dict[str, Any]:
     """Drawn matches ranked by Rakuda's fit (``bench_leaderboard``, ``rounds`` bootstrap
-    refits): the model's bootstrap median rating with its percentile interval."""
+    refits): the model's bootstrap median rating with the band upstream saves (the 16th and
+    84th percentiles: ±1σ, said in the metric)."""
     from hyoka.mtbench import MatchesJudged, RakudaRanking, bench_leaderboard
 
     suite = cell.suite
@@ -493,7 +494,9 @@ def _match_row(cell: Cell, context: CellContext, judged: Any, model_id: str) -> 
     shown = ranking.to_json()
     (row,) = [r for r in shown["ranking"] if r["model_id"] == model_id]
     return {
-        "metric": "Bradley-Terry rating (bootstrap median)", "scale": "rating",
+        # upstream's band: the 16th and 84th percentiles of the draws (±1σ), not 95%
+        "metric": "Bradley-Terry rating (bootstrap median; 16th-84th percentiles, ±1σ)",
+        "scale": "rating",
         "score": row["median"], "low": row["lower"], "high": row["upper"],
         "judged_by": tuple(shown["judged_by"]), "signature": shown[SIGNATURE_KEY],
         "complete": True, "files": str(judged.output),

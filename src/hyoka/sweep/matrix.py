@@ -1,12 +1,15 @@
 """The results matrix a sweep ends with: models down, suites across (a judged suite once per
-judge), each cell its headline number with its 95% interval, in every leaderboard format
+judge), each cell its headline number with its interval, in every leaderboard format
 (``md``, ``csv``, ``json``), and every cell signed.
 
 A cell's number is the one its suite's own leaderboard shows (pfgen-bench's score,
 a judged benchmark's overall mean on its scale, M-IFEval-Ja's strict prompt-level accuracy
-in percent), and a judged number names the judge that produced it: the column says which
-judge, and the notes under the table give each column's variant, judge and signature (a
-scripted judge's numbers are marked a dry run). A cell that failed shows ``failed`` and its
+in percent, JFBench's success rate in percent, a ranked suite's Bradley-Terry rating of the
+model among the plan's models: Rakuda's bootstrap median with its 16th-84th percentile
+band, a pairwise suite's raw rating with its 95% interval), and a judged number names the
+judge that produced it: the column says which judge, and the notes under the table give
+each column's variant, judge and signature (a scripted judge's numbers are marked a dry
+run). A cell that failed shows ``failed`` and its
 error; one not yet run shows ``-``.
 """
 
@@ -84,7 +87,10 @@ class ResultsMatrix:
             if first is not None and first.judge is not None:
                 what += f", judged by {first.judge_shown}"
             lines.append(what)
-        lines.append("95% bootstrap intervals in brackets; (partial): not every question asked")
+        lines.append(
+            "95% bootstrap intervals in brackets unless a column says otherwise; (partial): "
+            "not every question asked"
+        )
         for found in self.cells:
             if found.done:
                 lines.append(f"signature {found.key}: {found.signature_line or '(none)'}")
