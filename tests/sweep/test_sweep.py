@@ -536,6 +536,12 @@ def test_a_cell_whose_settings_changed_runs_again_into_fresh_files(sweep_env: Pa
             8,
             "suite 2: m-ifeval-ja is suite 1 already",
         ),
+        (  # a suite ranking the plan's models against each other, of one model
+            '[judges.j]\njudge = "scripted/judge.jsonl"\n[[suites]]\nbench = "rakuda"\n'
+            "matches = 2\n",
+            6,
+            "suite 1: rakuda ranks the plan's models against each other: name two",
+        ),
         (  # S5: the scripted model on pfgen-bench: --plan refused it, the run failed the cell
             '[[suites]]\nbench = "pfgen-bench"\n',
             2,

@@ -153,14 +153,21 @@ JFBENCH = '[[suites]]\nbench = "jfbench"\nlimit = 8\nmax_tokens = 8\n'
 def test_jfbench_cells_give_the_single_commands_numbers_and_a_broken_model_fails_alone(
     ranked_env: Path,
 ) -> None:
+    """A model that cannot answer fails its own JFBench cell, and every cell of a suite that
+    ranks it with the others (its error naming it), while the other model's JFBench cell
+    finishes."""
     with OpenAIServer() as server:
         models = {"broken": 'model = "llamacpp/missing.gguf"', "m": _seeded("m", server)}
-        plan = _plan(ranked_env, models, "jfbench", JFBENCH)
+        plan = _plan(ranked_env, models, "jfbench", JFBENCH + RAKUDA)
         planned = _planned(plan)
-        _hyoka("sweep", plan, code=1)
+        swept = _hyoka("sweep", plan, code=1)
         asked = server.served
     cells = _cells(ranked_env / "out")
+    assert "4 cell(s) run, 0 done before, 3 failed" in swept.stdout
     assert cells["broken × jfbench × scripted"]["status"] == "failed"
+    for model in ("broken", "m"):
+        error = cells[f"{model} × rakuda × scripted"]["error"]
+        assert error.startswith(f"broken's answers (ranked with {model}): llamacpp: model file")
     cell = cells["m × jfbench × scripted"]
     model_calls, judge_calls = planned["m × jfbench × scripted"]
     assert (asked, cell["calls"]) == (model_calls, model_calls + judge_calls) and judge_calls > 0
@@ -181,7 +188,7 @@ def test_jfbench_cells_give_the_single_commands_numbers_and_a_broken_model_fails
     table = (ranked_env / "out" / "results.md").read_text(encoding="utf-8")
     assert "| broken | failed |" in table and f"| m | {cell['score']:.2f}" in table
     kept = f"partial: {model_calls} answer(s), {judge_calls} judgment(s) kept"
-    assert _kept_after_a_kill(plan)[1] == (kept, 0, 0)
+    assert _kept_after_a_kill(plan)[2] == (kept, 0, 0)
 
 
 PAIRS = '[[suites]]\nbench = "ja-vicuna-qa"\nmode = "pairwise"\nlimit = 2\nmax_tokens = 8\n'
