@@ -227,3 +227,36 @@ def test_a_fastchat_suite_in_pairs_rates_the_models_as_the_single_command_does(
     assert _kept_after_a_kill(plan) == [
         ("partial: 4 answer(s), 4 judgment(s) kept", 0, 0), ("to run", 0, 0)
     ]  # fmt: skip
+
+
+def test_the_cells_of_a_ranked_suite_run_side_by_side_ask_everything_once(
+    ranked_env: Path,
+) -> None:
+    """An executor that runs every cell at once on threads of this process: the cells of a
+    suite ranked together take turns on its shared files, the later one asking nothing."""
+    import threading
+
+    from hyoka.sweep import Cell, CellResult, read_plan, run_sweep
+
+    class Threads:
+        def run(self, cells: Any, work: Any, done: Any) -> None:
+            results: list[CellResult] = []
+
+            def one(cell: Cell) -> None:
+                results.append(work(cell))
+
+            threads = [threading.Thread(target=one, args=(cell,)) for cell in cells]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            for result in results:
+                done(result)
+
+    with OpenAIServer() as one, OpenAIServer() as two:
+        models = {"a": _seeded("a", one), "b": _seeded("b", two)}
+        plan = _plan(ranked_env, models, "pairs", PAIRS)
+        swept = run_sweep(read_plan(plan), executor=Threads())
+        assert (one.served, two.served) == (2, 2)
+    assert sorted(cell.calls for cell in swept.matrix.cells) == [0, 4 + 4]
+    assert [cell.error for cell in swept.matrix.cells] == [None, None]

@@ -20,6 +20,7 @@ calls it made; an error is kept as the cell's result and the sweep goes on.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -445,6 +446,26 @@ def _ranked(cell: Cell, context: CellContext) -> dict[str, Any]:
     (``judge_bench`` with ``matches`` drawn, or ``mode`` pairwise), ranked as ``hyoka
     mtbench leaderboard`` (drawn matches) or ``hyoka mtbench judge`` (pairs) ranks them;
     the cell's number is its model's row."""
+    with _suite_lock(context.out, cell):  # its cells share files: one at a time
+        return _ranked_here(cell, context)
+
+
+#: a lock per ranked suite of a sweep, held while one of its cells runs
+_SUITE_LOCKS: dict[tuple[str, str], threading.Lock] = {}
+_LOCKS_LOCK = threading.Lock()
+
+
+def _suite_lock(out: Path, cell: Cell) -> threading.Lock:
+    """The lock of ``cell``'s suite in the sweep writing ``out``: the cells of a suite
+    ranked from matches make the same peers' answers and (per judge) the same verdicts,
+    so where an executor runs cells side by side in this process they take turns, the
+    later one finding the files done (never two writers waiting out a file's lock)."""
+    key = (str(out.resolve()), cell.suite.label)
+    with _LOCKS_LOCK:
+        return _SUITE_LOCKS.setdefault(key, threading.Lock())
+
+
+def _ranked_here(cell: Cell, context: CellContext) -> dict[str, Any]:
     from hyoka.mtbench import answer_model_id, judge_bench
 
     suite, judge = cell.suite, _judge_of(cell)
