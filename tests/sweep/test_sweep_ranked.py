@@ -260,3 +260,24 @@ def test_the_cells_of_a_ranked_suite_run_side_by_side_ask_everything_once(
         assert (one.served, two.served) == (2, 2)
     assert sorted(cell.calls for cell in swept.matrix.cells) == [0, 4 + 4]
     assert [cell.error for cell in swept.matrix.cells] == [None, None]
+
+
+def test_plan_prices_each_peers_answers_at_its_own_list_price(ranked_env: Path) -> None:
+    """The first cell of a ranked suite makes every model's answers: each is priced at its
+    own model's list price, not at the cell's model's."""
+    from hyoka.sweep import AS_OF
+
+    models = {"mini": 'model = "openai/gpt-4o-mini"', "big": 'model = "openai/gpt-4o"'}
+    plan = _plan(ranked_env, models, "pairs", PAIRS.replace("limit = 2", "limit = 1"))
+    plan.write_text(
+        plan.read_text("utf-8").replace('"scripted/pairs.jsonl"', '"openai/gpt-4o"'), "utf-8"
+    )
+    first, second = json.loads(_hyoka("sweep", plan, "--plan", "--json").stdout)["cells"]
+    assert first["prices"] == [f"model list@{AS_OF}", f"model big list@{AS_OF}",
+                               f"judge list@{AS_OF}"]  # fmt: skip
+    # both models answer the same question at the same budget: half the tokens each
+    prompt, completion = first["model_prompt_tokens"] / 2, first["model_completion_tokens"] / 2
+    usd = prompt * (0.15 + 2.5) + completion * (0.60 + 10.0)
+    usd += first["judge_prompt_tokens"] * 2.5 + first["judge_completion_tokens"] * 10.0
+    assert first["usd"] == round(usd / 1e6, 6) and first["model_calls"] == 2
+    assert (second["model_calls"], second["judge_calls"], second["usd"]) == (0, 0, 0.0)

@@ -148,12 +148,25 @@ def _estimate(
     out = []
     for cell in plan.cells():
         generation = Calls()
+        costs: list[float | None] = []
+        sources: list[str] = []
+        seconds = 0.0
         for peer in cell.peers or (cell.model,):  # a ranked suite's first cell: every peer's
             pair = (peer.name, cell.suite.label)
+            if pair in answered and peer is not cell.model:
+                continue
+            made = Calls()
             if pair not in answered:
-                generation = _sum(generation, _generation(replace(cell, model=peer), plan.out,
-                                                          data_dir))  # fmt: skip
+                made = _generation(replace(cell, model=peer), plan.out, data_dir)
             answered.add(pair)
+            generation = _sum(generation, made)
+            # each model's answers at its own price and pace
+            price = price_of(peer.spec, peer.base_url, peer.price_in, peer.price_out)
+            costs.append(price.usd(made.prompt_tokens, made.completion_tokens))
+            sources.append(f"model {price.source}" if peer is cell.model else
+                           f"model {peer.name} {price.source}")  # fmt: skip
+            each = seconds_per_call(peer.spec, peer.seconds_per_call)
+            seconds += _seconds(made.calls, plan.concurrency, each)
         kind = cell.suite.kind
         judging = Calls()
         if kind in RANKED_TOGETHER and cell.judge is not None:
@@ -163,12 +176,6 @@ def _estimate(
             ranked.add(together)
         elif kind in _JUDGING:
             judging = _JUDGING[kind](cell, plan.out, data_dir)
-        model = price_of(cell.model.spec, cell.model.base_url, cell.model.price_in,
-                         cell.model.price_out)  # fmt: skip
-        costs = [model.usd(generation.prompt_tokens, generation.completion_tokens)]
-        sources = [f"model {model.source}"]
-        each = seconds_per_call(cell.model.spec, cell.model.seconds_per_call)
-        seconds = _seconds(generation.calls, plan.concurrency, each)
         if cell.judge is not None:
             judge = cell.judge
             price = price_of(judge.spec, judge.base_url, judge.price_in, judge.price_out)
