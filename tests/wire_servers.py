@@ -100,8 +100,8 @@ class _WireServer(ServedInThread):
     block_on_close = False
     handler: ClassVar[type[_Handler]]
 
-    def __init__(self, api_key: str) -> None:
-        super().__init__(("127.0.0.1", 0), self.handler)
+    def __init__(self, api_key: str, *, port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), self.handler)
         self.api_key = api_key
         self.received: list[Received] = []
         self.served = 0
@@ -555,8 +555,8 @@ class OpenAIServer(_WireServer):
 
     handler = _OpenAIHandler
 
-    def __init__(self, api_key: str = "") -> None:
-        super().__init__(api_key)
+    def __init__(self, api_key: str = "", *, port: int = 0) -> None:
+        super().__init__(api_key, port=port)  # a port: a server restarted where one died
         self.serves: Callable[[int], str] | None = None
         self.reply_to_all: str | None = None
         self.replies: dict[str, str] = {}

@@ -214,6 +214,16 @@ def _hash_secrets(parts: tuple[str, ...]) -> str:
     return digest.hex()[:16]
 
 
+def url_identity(url: str) -> str:
+    """``url`` as an identity keeps it (a digest, a cache key, a folder's name): as it is
+    when it holds no credentials (so such identities stay what they were), else as shown
+    with the slow hash of its secret parts (``redact_url``) after it, so a fast digest of
+    the identity cannot be searched for a short password. Every identity holding a server's
+    URL takes it from here."""
+    redacted = redact_url(url)
+    return url if redacted.secret is None else f"{redacted.shown} (secret {redacted.secret})"
+
+
 def url_secret_values(url: str | None) -> tuple[str, ...]:
     """The values ``redact_url`` hides in ``url`` (userinfo, its password, query values,
     fragment), for scrubbing them from text that may quote the URL (an SDK's error)."""

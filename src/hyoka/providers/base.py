@@ -55,9 +55,11 @@ class Provider(ABC):
         """What, besides the request, decides the output: part of every cache key.
 
         Never secrets: API keys are read from the environment by the backend and are not
-        options, so they cannot leak into caches or configs from here.
+        options, so they cannot leak into caches or configs from here; a URL's own
+        credentials are kept only as ``redact.url_identity`` keeps them.
         """
-        return {"provider": self.name, "model": self.model, "base_url": self.base_url}
+        url = None if self.base_url is None else redact.url_identity(self.base_url)
+        return {"provider": self.name, "model": self.model, "base_url": url}
 
     @property
     def replies_pin(self) -> str | None:

@@ -8,11 +8,19 @@ servers in another order, or one server dropped, read each other's replies.
 
 A pool goes on without a server it cannot reach: one whose preflight fails is taken out
 (said once, in a ``HyokaWarning`` naming its URL), and so is one that fails a request and
-then its preflight (it died mid-run): the failed request's ``TransientError`` goes on to
-the client, whose retry policy sends it again, to a server still in the pool. Only a pool
-with no server left fails. The servers must serve one model: where they list their models
+then its preflight (it died mid-run), or that still accepts connections but fails
+``STRIKES`` requests in a row (hung past its timeout, a proxy answering 503): the failed
+request's ``TransientError`` goes on to the client, whose retry policy sends it again, to a
+server still in the pool. Before a pool with no server left gives up, it tries the servers
+it took out once more and takes back those that accept connections again (a rolling
+restart); only then does it fail.
+
+The servers must serve one model: where they list their models
 (``Provider.listed_models``) the lists must agree, and every reply must name the model
-the others' replies name; otherwise the pool refuses in one line naming both servers.
+the others' replies name; otherwise the pool refuses in one line naming both servers. No
+reply is trusted (returned, so cached and written) before the pool knows its servers
+agree: where they do not all list their models, the first reply is asked again of a
+second server, and returned only when both name one model.
 
 A run of many steps (a sweep's cells) may hold providers across its steps: a model that
 loads into this process (llama.cpp, transformers, vLLM) loads once, not once a step, and a
@@ -34,7 +42,7 @@ from typing import Any, Protocol, cast
 from hyoka.errors import HyokaWarning
 from hyoka.printable import printable
 from hyoka.providers.base import Provider
-from hyoka.providers.errors import ProviderError, TransientError
+from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
 
 
@@ -44,6 +52,12 @@ class Lender(Protocol):
 
     def lend(self, spec: str, settings: Mapping[str, Any]) -> Provider | None: ...
 
+
+#: requests in a row a server may fail (timed out, a 5xx) while it accepts connections
+#: before it is taken out of its pool (a rate limit is no failure: the server is up)
+STRIKES = 3
+#: model ids a message names of a server's list before "and N more"
+SHOWN_IDS = 5
 
 _LENDER: ContextVar[Lender | None] = ContextVar("hyoka_provider_lender", default=None)
 
@@ -84,12 +98,17 @@ class _Delegating(Provider):
         self.live = list(range(len(members)))
         #: the model each member's replies said served them (``_check_served``)
         self.answered_as: dict[int, str] = {}
+        #: each member's requests failed in a row (``STRIKES`` take it out)
+        self.strikes = [0] * len(members)
+        #: whether every live server listed the one model (``_check_listed``): their
+        #: replies are then trusted without asking a second server
+        self.listed_alike = False
 
     def identity(self) -> dict[str, Any]:
         identity = self.members[0].identity()
-        urls = [member.base_url for member in self.members]
-        if len(set(urls)) > 1:
-            identity["base_url"] = sorted(url or "" for url in set(urls))
+        urls = {member.identity().get("base_url") for member in self.members}
+        if len(urls) > 1:
+            identity["base_url"] = sorted(url or "" for url in urls)
         return identity
 
     @property
@@ -155,6 +174,7 @@ class _Delegating(Provider):
         for index, ids in zip(self.live, listed, strict=True):
             if ids is not None:
                 served.append((index, (self.model,) if self.model in ids else tuple(sorted(ids))))
+        self.listed_alike = len(served) == len(self.live) and len({ids for _, ids in served}) == 1
         for index, ids in served[1:]:
             first, first_ids = served[0]
             if ids != first_ids:
@@ -182,24 +202,69 @@ class _Delegating(Provider):
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
         if len(self.members) == 1:
             return await self.members[0].generate(request)
+        if not self.live:
+            await self._take_back()
         index = self._pick()
+        response = await self._ask(index, request)
+        if response.model and not self.listed_alike:
+            others = [i for i in self.live if i != index]
+            if others and not any(other != index for other in self.answered_as):
+                # nothing yet says the servers agree: a second server answers it too, and
+                # the reply is trusted only when both name one model (``_check_served``)
+                second = min(others, key=lambda i: self.in_flight[i])
+                await self._ask(second, request)
+        return response
+
+    async def _ask(self, index: int, request: GenerationRequest) -> GenerationResponse:
+        """``request`` of member ``index``; a failure counts against it (``_strike``)."""
         self.in_flight[index] += 1
         try:
             response = await self.members[index].generate(request)
-        except TransientError:
-            await self._probe(index)
+        except TransientError as exc:
+            await self._strike(index, exc)
             raise  # the client's retry policy sends it again, to a server still in the pool
         finally:
             self.in_flight[index] -= 1
+        self.strikes[index] = 0
         self._check_served(index, response.model)
         return response
 
-    async def _probe(self, index: int) -> None:
-        """After a failed request: take the member out if it cannot be reached now."""
+    async def _strike(self, index: int, error: TransientError) -> None:
+        """After a failed request: take the member out if it cannot be reached now, or if
+        its requests failed ``STRIKES`` times in a row (a rate limit does not count)."""
         try:
             await self.members[index].preflight()
         except ProviderError as exc:
             self._take_out(index, exc)
+            return
+        if isinstance(error, RateLimitError):
+            return
+        self.strikes[index] += 1
+        if self.strikes[index] >= STRIKES:
+            said = printable(str(error), limit=200)
+            failed = ProviderError(f"{STRIKES} requests in a row failed, the last: {said}")
+            self._take_out(index, failed)
+
+    async def _take_back(self) -> None:
+        """Before the pool gives up: each server taken out that accepts connections again
+        is taken back (said once each time)."""
+        out = [i for i in range(len(self.members)) if i not in self.live]
+        found = await asyncio.gather(
+            *(self.members[i].preflight() for i in out), return_exceptions=True
+        )
+        for index, outcome in zip(out, found, strict=True):
+            if isinstance(outcome, BaseException) and not isinstance(outcome, ProviderError):
+                raise outcome
+            if outcome is None and index not in self.live:
+                self.live.append(index)
+                self.strikes[index] = 0
+                warnings.warn(
+                    f"{self._spec}: server {self.members[index].shown_url} taken back into "
+                    "the pool (it accepts connections again)",
+                    HyokaWarning,
+                    stacklevel=2,
+                )
+        self.live.sort()
 
     async def aclose(self) -> None:
         if not self.keep_open:
@@ -235,8 +300,11 @@ def PooledProvider(members: Sequence[Provider], *, keep_open: bool = False) -> _
 
 
 def _shown(ids: Sequence[str]) -> str:
-    """Model names a server gave, fit for one line (a server's text made printable)."""
-    return ", ".join(repr(printable(name, limit=80)) for name in ids) or "no model"
+    """Model names a server gave, fit for one line: each made printable once and quoted,
+    the first ``SHOWN_IDS`` of a long list and how many more."""
+    shown = ", ".join(f"'{printable(name, limit=80)}'" for name in ids[:SHOWN_IDS])
+    more = len(ids) - SHOWN_IDS
+    return (f"{shown} and {more} more" if more > 0 else shown) or "no model"
 
 
 def kept_open(provider: Provider) -> _Delegating:

@@ -91,8 +91,11 @@ class Endpoint:
 
     def identity(self) -> dict[str, Any]:
         """What decides this endpoint's replies (its cells are redone when it changes)."""
+        from hyoka.redact import url_identity  # credentials: only their slow hash
+
+        kept = [url_identity(url) for url in self.base_urls]
         urls: str | list[str] | None = (  # several servers: in any order, the same replies
-            sorted(self.base_urls) if len(self.base_urls) > 1 else self.base_url
+            sorted(kept) if len(kept) > 1 else kept[0] if kept else None
         )
         found = {"spec": self.spec, "base_url": urls, "options": dict(self.options)}
         from hyoka.providers import script_pin
