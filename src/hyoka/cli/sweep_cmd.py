@@ -63,6 +63,14 @@ def sweep_command(
     ] = 2,
     cpus_per_worker: CpusPerWorkerOption = 1.0,
     gpus_per_worker: GpusPerWorkerOption = 0.0,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Ask every model and judge whose provider has a batch API (openai/, "
+            "anthropic/) through it, as batch = true on each; the others online.",
+        ),
+    ] = False,
     data_dir: DataDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -77,6 +85,12 @@ def sweep_command(
     others go on (exit 1 at the end). The matrix (models x suites: score, 95% interval,
     judge, variant, signature) is written as OUT/results.md, .csv and .json; `hyoka report
     OUT` opens with it.
+
+    A model or judge with batch = true in the plan (or every one whose provider has a
+    batch API, with --batch) is asked through its batch API at about half price: a cell
+    whose requests went into a batch waits (exit 0); run the same command again to collect
+    the ended batches and move its cells on (a dialogue's next turn, the judge after the
+    answers), until every cell is done.
 
     A model computed here (llamacpp/, hf/, vllm/) loads once for all its cells; with
     --executor ray it runs on --workers Ray workers instead, each loading it once, every
@@ -93,9 +107,11 @@ def sweep_command(
 
       RAY_ADDRESS=auto hyoka sweep sweep.toml --executor ray --workers 4
     """
-    from hyoka.sweep import estimate_sweep, read_plan, run_sweep, statuses
+    from hyoka.sweep import batched, estimate_sweep, read_plan, run_sweep, statuses
 
     plan = read_plan(plan_file)
+    if batch:
+        plan = batched(plan)
     if estimate:
         found = estimate_sweep(plan, statuses(plan), data_dir)
         echo_json(found.to_json()) if as_json else _print_estimate(found)
@@ -120,6 +136,11 @@ def sweep_command(
         echo_json(done.to_json())
     else:
         _print_run(done, fmt)
+    if done.waiting and not as_json:
+        from hyoka.cli._common import say
+
+        say(f"batch: {done.waiting} cell(s) wait on batches: run the same command again to "
+            f"collect them and go on (`hyoka batch status {done.out}` lists them)")  # fmt: skip
     if done.failed:
         raise typer.Exit(1)
 
@@ -181,6 +202,8 @@ def _watcher() -> SweepWatcher:
 
 
 def _outcome(result: CellResult, reused: bool) -> str:
+    if result.waiting is not None:
+        return f"{result.waiting_line} ({result.calls} call(s), {result.cache_hits} from cache)"
     if not result.done:
         return f"failed: {result.error}"
     score = "n/a" if result.score is None else f"{result.score:.4g}"
@@ -198,6 +221,7 @@ def _print_run(done: SweepRun, fmt: FormatChoice) -> None:
     text = done.matrix.render(fmt.value).rstrip("\n")
     echo(text, csv_text=fmt is FormatChoice.CSV, json_text=fmt is FormatChoice.JSON)
     say("")
-    say(f"{done.ran} cell(s) run, {done.reused} done before, {done.failed} failed")
+    waiting = f", {done.waiting} waiting on batches" if done.waiting else ""
+    say(f"{done.ran} cell(s) run, {done.reused} done before, {done.failed} failed{waiting}")
     for path in done.files:
         say(f"written: {path}")

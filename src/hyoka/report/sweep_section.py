@@ -24,7 +24,9 @@ def sweep_section(manifests: Sequence[Path]) -> str:
             for column in matrix.columns:
                 found = matrix.cell(model, column)
                 title = None
-                if found is not None:
+                if found is not None and found.waiting is not None:
+                    title = found.waiting_line  # its batches, named
+                elif found is not None:
                     title = found.error if not found.done else found.signature_line or None
                 score = None if found is None or found.score is None else found.score
                 row.append(cell(esc(matrix.text_of(found)), score, title))

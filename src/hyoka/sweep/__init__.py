@@ -20,7 +20,7 @@ from hyoka.sweep.cells import CellContext, CellResult, run_cell
 from hyoka.sweep.estimate import METHOD, CellEstimate, SweepEstimate, estimate_sweep
 from hyoka.sweep.matrix import FORMATS, Column, MatrixFormat, ResultsMatrix
 from hyoka.sweep.models import ModelHost, SweepModels
-from hyoka.sweep.plan import known_suites, read_plan
+from hyoka.sweep.plan import batched, known_suites, read_plan
 from hyoka.sweep.prices import AS_OF, LIST_PRICES, price_of
 from hyoka.sweep.runner import (
     MANIFEST,
@@ -74,6 +74,7 @@ __all__ = [
     "SweepPlan",
     "SweepRun",
     "SweepWatcher",
+    "batched",
     "estimate_sweep",
     "known_suites",
     "price_of",

@@ -44,6 +44,28 @@ from hyoka.sweep.spec import (
 SUITES = "suites"
 #: a cell done under other settings, as ``--plan`` names its state: it runs again
 CHANGED = "changed: will run again"
+#: a cell whose requests are in batches (``batch = true``): neither done nor failed
+WAITING = "waiting"
+
+
+class BatchWaiting(Exception):  # noqa: N818 - not an error: the replies come on a later run
+    """A cell's requests went to batch APIs (or wait for the next run's batch): the cell
+    stops here, with the batches it waits on and the calls made so far, and the sweep's
+    next run collects them and goes on from its files."""
+
+    def __init__(self, batches: list[str], calls: int = 0, hits: int = 0) -> None:
+        super().__init__(", ".join(batches))
+        self.batches, self.calls, self.hits = batches, calls, hits
+
+
+def waiting_on(stats: Any) -> list[str] | None:
+    """The batches a command's run left in flight (``ClientStats.batch``: submitted now or
+    still running), ``[]`` where requests wait for the next run's batch; ``None`` where
+    nothing is left in flight (or it asked online)."""
+    progress = stats.batch
+    if progress is None or not progress.pending:
+        return None
+    return list(dict.fromkeys([*progress.running, *progress.submitted]))
 
 
 @dataclass(frozen=True)
@@ -78,10 +100,27 @@ class CellResult:
     error: str | None = None
     #: the model's replies were read from a script (``scripted/``): its numbers a dry run
     model_dry_run: bool = False
+    #: the batches it waits on (``batch = true``: requests submitted, their replies not
+    #: yet there; empty: requests left for the next run's batch); ``None``: not waiting
+    waiting: tuple[str, ...] | None = None
 
     @property
     def done(self) -> bool:
-        return self.error is None
+        return self.error is None and self.waiting is None
+
+    @property
+    def status(self) -> str:
+        """``done``, ``failed``, or ``waiting`` (on batches: the next run goes on)."""
+        if self.error is not None:
+            return "failed"
+        return "done" if self.waiting is None else WAITING
+
+    @property
+    def waiting_line(self) -> str:
+        """``waiting on batch ID, ID`` (or on the next run's batch) for a waiting cell."""
+        if not self.waiting:
+            return "waiting: its requests go in the next run's batch"
+        return f"waiting on batch {', '.join(self.waiting)}"
 
     @property
     def signature_line(self) -> str:
@@ -104,12 +143,13 @@ class CellResult:
         return {
             "key": self.key, "model": self.model, "suite": self.suite, "bench": self.bench,
             "variant": self.variant, "judge": self.judge, "digest": self.digest,
-            "status": "done" if self.done else "failed", "metric": self.metric,
+            "status": self.status, "metric": self.metric,
             "scale": self.scale, "score": self.score, "low": self.low, "high": self.high,
             "judged_by": list(self.judged_by), "dry_run": self.dry_run,
             SIGNATURE_KEY: self.signature, "complete": self.complete, "calls": self.calls,
             "cache_hits": self.cache_hits, "files": list(self.files), "notes": list(self.notes),
             "error": self.error,
+            **({} if self.waiting is None else {"batches": list(self.waiting)}),
         }  # fmt: skip
 
     @classmethod
@@ -140,6 +180,8 @@ class CellResult:
             files=tuple(map(str, data.get("files") or ())),
             notes=tuple(map(str, data.get("notes") or ())), error=data.get("error"),
             model_dry_run=data.get("dry_run") is True,
+            waiting=(tuple(map(str, data.get("batches") or ()))
+                     if data.get("status") == WAITING else None),
         )  # fmt: skip
 
 
@@ -226,6 +268,9 @@ def run_cell(cell: Cell, context: CellContext) -> CellResult:
             found = _run(cell, context)
         except HyokaError as exc:
             found = {"error": str(exc)}
+        except BatchWaiting as waits:
+            found = {"waiting": tuple(waits.batches), "calls": waits.calls,
+                     "cache_hits": waits.hits}  # fmt: skip
     notes = tuple(
         dict.fromkeys(str(w.message) for w in heard if issubclass(w.category, HyokaWarning))
     )
@@ -267,7 +312,7 @@ def _connect(endpoint: Endpoint, context: CellContext) -> Any:
 
     return Connection(
         base_url=endpoint.base_url, options=dict(endpoint.options) or None,
-        concurrency=context.concurrency,
+        concurrency=context.concurrency, batch=endpoint.batch,
     )  # fmt: skip
 
 
@@ -291,6 +336,11 @@ def _pfgen(cell: Cell, context: CellContext) -> dict[str, Any]:
         limit=suite.limit, results_dir=suite_folder(context.out, cell), name=model.name,
         base_url=model.base_url, options=dict(model.options), concurrency=context.concurrency,
     )  # fmt: skip
+    if model.batch:  # ``hyoka pfgen run`` has no batch path: said, never silent
+        warnings.warn(
+            f"{model.name}: batch = true, but pfgen-bench runs ask online (at list price)",
+            HyokaWarning, stacklevel=1,
+        )  # fmt: skip
     benchmark = PfgenBenchmark.load(context.data_dir)
     generated = make_run(settings, benchmark)
     summary = score_new_run(generated.folder, benchmark)
@@ -326,6 +376,9 @@ def _answers(
         trials=suite.trials, limit=suite.limit, data_dir=context.data_dir,
         connection=_connect(model, context),
     )  # fmt: skip
+    batches = waiting_on(made.stats)
+    if batches is not None:  # the judge waits for every answer: the next run goes on
+        raise BatchWaiting(batches, made.stats.requests, made.stats.cache_hits)
     return made.answer_file, made.stats.requests, made.stats.cache_hits
 
 
@@ -344,6 +397,7 @@ def _judged(
     )  # fmt: skip
     if not isinstance(judged, TurnsJudged):
         raise HyokaError(f"{suite.bench}: a sweep grades single turns only")
+    _judge_waits(judged.stats, calls, hits)
     files = [path for _label, path in judged.outputs]
     board = bench_leaderboard(
         suite.bench, files, fmt="json", variant=suite.variant, data_dir=context.data_dir
@@ -404,6 +458,7 @@ def _constraints(
     )  # fmt: skip
     if not isinstance(judged, ConstraintsJudged):
         raise HyokaError(f"{suite.bench}: not a constraint-checked benchmark")
+    _judge_waits(judged.stats, calls, hits)
     ((_model, log, results),) = judged.outputs
     board = bench_leaderboard(suite.bench, [results], fmt="json", data_dir=context.data_dir)
     if not isinstance(board, ConstraintBoard):
@@ -421,6 +476,13 @@ def _constraints(
         "calls": calls + judged.stats.requests, "cache_hits": hits + judged.stats.cache_hits,
         "files": (str(answers), str(log), str(results)),
     }  # fmt: skip
+
+
+def _judge_waits(stats: Any, calls: int, hits: int) -> None:
+    """Stop the cell where its judge's batches are still in flight (``BatchWaiting``)."""
+    batches = waiting_on(stats)
+    if batches is not None:
+        raise BatchWaiting(batches, calls + stats.requests, hits + stats.cache_hits)
 
 
 def _all_asked(cell: Cell, context: CellContext) -> bool:
@@ -470,14 +532,21 @@ def _ranked_here(cell: Cell, context: CellContext) -> dict[str, Any]:
 
     suite, judge = cell.suite, _judge_of(cell)
     files, calls, hits = [], 0, 0
+    waits: list[str] | None = None  # every peer's batches submitted before the cell waits
     for peer in cell.peers:
         try:
             path, made, cached = _answers(cell, context, peer)
         except HyokaError as exc:  # the ranking needs every peer: said which one failed
             said = f"{peer.name}'s answers (ranked with {cell.model.name}): {exc}"
             raise HyokaError(said) from None
+        except BatchWaiting as waiting:
+            waits = [*(waits or []), *waiting.batches]
+            calls, hits = calls + waiting.calls, hits + waiting.hits
+            continue
         files.append(path)
         calls, hits = calls + made, hits + cached
+    if waits is not None:
+        raise BatchWaiting(list(dict.fromkeys(waits)), calls, hits)
     seed = suite.seed or 0
     pairwise = suite.kind == PAIRS
     judged = judge_bench(
@@ -486,6 +555,7 @@ def _ranked_here(cell: Cell, context: CellContext) -> dict[str, Any]:
         limit=suite.limit if pairwise else None, matches=suite.matches, seed=seed,
         data_dir=context.data_dir, connection=_connection(cell, context, judge=True),
     )  # fmt: skip
+    _judge_waits(judged.stats, calls, hits)
     model_id = answer_model_id(cell.model.spec, cell.model.name)
     if pairwise:
         found = {**_pairs_row(judged, model_id), "complete": _all_asked(cell, context)}

@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 from hyoka.errors import HyokaError
 from hyoka.store import pfgen_runs
-from hyoka.sweep.cells import CHANGED, judge_folder, ranked_folder, suite_folder
+from hyoka.sweep.cells import CHANGED, WAITING, judge_folder, ranked_folder, suite_folder
 from hyoka.sweep.prices import AS_OF, price_of, seconds_per_call
 from hyoka.sweep.spec import (
     CONSTRAINTS,
@@ -161,7 +161,8 @@ def _estimate(
             answered.add(pair)
             generation = _sum(generation, made)
             # each model's answers at its own price and pace
-            price = price_of(peer.spec, peer.base_url, peer.price_in, peer.price_out)
+            price = price_of(peer.spec, peer.base_url, peer.price_in, peer.price_out,
+                             batch=peer.batch and cell.suite.kind != PFGEN_KIND)  # fmt: skip
             costs.append(price.usd(made.prompt_tokens, made.completion_tokens))
             sources.append(f"model {price.source}" if peer is cell.model else
                            f"model {peer.name} {price.source}")  # fmt: skip
@@ -178,7 +179,8 @@ def _estimate(
             judging = _JUDGING[kind](cell, plan.out, data_dir)
         if cell.judge is not None:
             judge = cell.judge
-            price = price_of(judge.spec, judge.base_url, judge.price_in, judge.price_out)
+            price = price_of(judge.spec, judge.base_url, judge.price_in, judge.price_out,
+                             batch=judge.batch)  # fmt: skip
             costs.append(price.usd(judging.prompt_tokens, judging.completion_tokens))
             sources.append(f"judge {price.source}")
             seconds += _seconds(judging.calls, plan.concurrency,
@@ -187,7 +189,8 @@ def _estimate(
         status = statuses.get(cell.key, "to run")
         if status != "done" and (generation.kept or judging.kept):
             kept = f"{generation.kept} answer(s), {judging.kept} judgment(s) kept"
-            status = f"{status}; {kept}" if status == CHANGED else f"partial: {kept}"
+            said = status == CHANGED or status.startswith(WAITING)
+            status = f"{status}; {kept}" if said else f"partial: {kept}"
         out.append(
             CellEstimate(cell.key, generation, judging, usd, seconds, tuple(sources), status)
         )

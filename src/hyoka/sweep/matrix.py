@@ -10,7 +10,8 @@ band, a pairwise suite's raw rating with its 95% interval), and a judged number 
 judge that produced it: the column says which judge, and the notes under the table give
 each column's variant, judge and signature (a scripted judge's numbers are marked a dry
 run). A cell that failed shows ``failed`` and its
-error; one not yet run shows ``-``.
+error; one waiting on batches (``batch = true``) ``waiting (batch)`` and their ids; one
+not yet run shows ``-``.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class ResultsMatrix:
         ``-`` not run yet."""
         if found is None:
             return "-"
+        if found.waiting is not None:
+            return "waiting (batch)"
         if not found.done:
             return "failed"
         if found.score is None:
@@ -95,7 +98,9 @@ class ResultsMatrix:
             if found.done:
                 lines.append(f"signature {found.key}: {found.signature_line or '(none)'}")
         for found in self.cells:
-            if not found.done:
+            if found.waiting is not None:
+                lines.append(f"batch {found.key}: {found.waiting_line}")
+            elif not found.done:
                 lines.append(f"failed {found.key}: {found.error}")
         return lines
 
@@ -142,6 +147,8 @@ def _csv_cells(found: CellResult | None) -> list[str]:
     ``dry run``)."""
     if found is None:
         return ["", "", "", "not run"]
+    if found.waiting is not None:
+        return ["", "", "", "batch: waiting"]
     if not found.done:
         return ["", "", "", "failed"]
     marks = ["n/a"] if found.score is None else []

@@ -44,7 +44,7 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.store import read_toml
-from hyoka.sweep.plan_checks import endpoint_problem, pfgen_problem, url_problem
+from hyoka.sweep.plan_checks import batch_problem, endpoint_problem, pfgen_problem, url_problem
 from hyoka.sweep.spec import (
     JUDGED_KINDS,
     MATCHES,
@@ -64,12 +64,13 @@ from hyoka.sweep.spec import (
 _FILE_PROVIDERS = ("scripted", "llamacpp")
 
 _TOP = {"out", "concurrency", "models", "judges", "suites"}
-_MODEL = {"model", "base_url", "options", "price_in", "price_out", "seconds_per_call"}
-_JUDGE = {"judge", "base_url", "options", "price_in", "price_out", "seconds_per_call"}
+_MODEL = {"model", "base_url", "options", "price_in", "price_out", "seconds_per_call", "batch"}
+_JUDGE = {"judge", "base_url", "options", "price_in", "price_out", "seconds_per_call", "batch"}
 _SUITE = {"bench", "variant", "limit", "max_tokens", "trials", "mode", "num_examples", "judges",
           "matches", "rounds", "seed"}  # fmt: skip
 #: how a value's expected type is said in an error
 _KIND_NAMES: dict[type, str] = {
+    bool: "true or false",
     int: "a whole number",
     float: "a number",
     str: "a string",
@@ -192,14 +193,20 @@ def _endpoint(
     if problem is not None:
         key, message = problem
         raise InputError(f"{where(table, key or spec_key)}: {table}: {message}")
+    base_urls = _base_urls(where, table, values)
+    batch = _typed(where, table, values, "batch", bool) or False
+    refused = batch_problem(spec, options, len(base_urls)) if batch else None
+    if refused is not None:
+        raise InputError(f"{where(table, 'batch')}: {table}: {refused}")
     return Endpoint(
         name=name,
         spec=spec,
-        base_urls=_base_urls(where, table, values),
+        base_urls=base_urls,
         options=dict(options),
         price_in=_typed(where, table, values, "price_in", (int, float), minimum=0),
         price_out=_typed(where, table, values, "price_out", (int, float), minimum=0),
         seconds_per_call=_typed(where, table, values, "seconds_per_call", (int, float), minimum=0),
+        batch=batch,
     )
 
 
@@ -262,6 +269,26 @@ def _suite(where: _Where, index: int, values: Any, judges: Sequence[str]) -> Sui
         key, message = problem
         raise InputError(f"{where(table, key or 'bench', index)}: suite {index + 1}: {message}")
     return suite
+
+
+def batched(plan: SweepPlan) -> SweepPlan:
+    """``plan`` with every model and judge whose provider has a batch API asked through it
+    (``hyoka sweep --batch``: ``batch = true`` on each), the others online; one line where
+    none has one."""
+    from dataclasses import replace
+
+    def batch(endpoint: Endpoint) -> Endpoint:
+        able = batch_problem(endpoint.spec, endpoint.options, len(endpoint.base_urls)) is None
+        return replace(endpoint, batch=True) if able else endpoint
+
+    found = replace(
+        plan, models=tuple(map(batch, plan.models)), judges=tuple(map(batch, plan.judges))
+    )
+    if not any(e.batch for e in (*found.models, *found.judges)):
+        raise InputError(
+            f"--batch: no model or judge of {plan.path} has a batch API (openai/, anthropic/)"
+        )
+    return found
 
 
 def read_plan(path: Path) -> SweepPlan:

@@ -77,3 +77,22 @@ def url_problem(url: str) -> str | None:
     except ValueError:
         return f"base_url {shown!r} has a port that is not a number from 0 to 65535"
     return None
+
+
+def batch_problem(spec: str, options: Mapping[str, Any], servers: int = 1) -> str | None:
+    """Why ``batch = true`` cannot ask ``spec`` through a batch API (its provider has none:
+    a model computed here, a script, Azure OpenAI; or ``servers``, several, share its
+    requests), as ``providers.batch_api`` would refuse it when the cell runs; ``None`` when
+    it can."""
+    from hyoka.providers import parse_model_string
+    from hyoka.providers.batch import BATCH_PROVIDERS
+
+    provider, _model = parse_model_string(spec)
+    azure = provider == "openai" and any(k in options for k in ("azure_endpoint", "api_version"))
+    if provider in BATCH_PROVIDERS and not azure:
+        if servers > 1:
+            return "batch = true: a batch goes to one server; give base_url one URL"
+        return None
+    which = "Azure OpenAI" if azure else f"the {provider}/ provider"
+    shown = ", ".join(f"{name}/" for name in BATCH_PROVIDERS)
+    return f"batch = true: {which} has no batch API (batch APIs: {shown}); leave batch out"

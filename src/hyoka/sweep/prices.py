@@ -32,6 +32,11 @@ LIST_PRICES: dict[str, tuple[float, float]] = {
     "google/gemini-2.5-pro": (1.25, 10.00),
 }
 
+#: what a batch API's tokens cost of the list price (OpenAI's Batch API and Anthropic's
+#: Message Batches: half, on ``AS_OF``, for every model listed above); a plan's own
+#: ``price_in`` / ``price_out`` are taken as they are
+BATCH_DISCOUNT = 0.5
+
 #: the backend that replies from a script: no price per token
 SCRIPTED = "scripted"
 
@@ -65,11 +70,13 @@ def price_of(
     base_url: str | None = None,
     price_in: float | None = None,
     price_out: float | None = None,
+    *,
+    batch: bool = False,
 ) -> Price:
     """The price of ``spec``'s tokens: the plan's where it gives one, nothing for a model
     the user serves (at ``base_url``, on a backend whose replies local packages compute,
-    ``providers.backend_packages``, or a script), else the list price on ``AS_OF``, else
-    unknown."""
+    ``providers.backend_packages``, or a script), else the list price on ``AS_OF`` (asked
+    through its batch API, ``batch``: half of it, ``BATCH_DISCOUNT``), else unknown."""
     from hyoka.providers import backend_packages  # on first use: reading a plan needs none
 
     if price_in is not None or price_out is not None:
@@ -80,6 +87,9 @@ def price_of(
     listed = LIST_PRICES.get(spec)
     if listed is None:
         return Price(None, None, "unknown")
+    if batch:
+        cut = BATCH_DISCOUNT
+        return Price(listed[0] * cut, listed[1] * cut, f"list@{AS_OF}×{cut:g} batch")
     return Price(listed[0], listed[1], f"list@{AS_OF}")
 
 

@@ -91,10 +91,13 @@ class SweepRun:
     reused: int
     failed: int
     files: tuple[Path, ...]
+    #: cells waiting on batches (``batch = true``): the same command run again goes on
+    waiting: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
             "out": str(self.out), "ran": self.ran, "reused": self.reused, "failed": self.failed,
+            "waiting": self.waiting,
             "files": [str(path) for path in self.files], "matrix": self.matrix.to_json(),
         }  # fmt: skip
 
@@ -158,7 +161,8 @@ def _same_plan(recorded: Path, plan: Path) -> bool:
 
 def statuses(plan: SweepPlan) -> dict[str, str]:
     """Each cell's state in the manifest: ``done`` (under the plan's settings), ``failed``,
-    or ``CHANGED`` (done under other settings: it runs again, into files of its own)."""
+    ``waiting on batch ID`` (its batches collected by the next run), or ``CHANGED`` (done
+    under other settings: it runs again, into files of its own)."""
     check_plan_of(plan)
     recorded = read_manifest_cells(plan.out)
     out = {}
@@ -169,7 +173,7 @@ def statuses(plan: SweepPlan) -> dict[str, str]:
         if found.digest != cell.digest:
             out[cell.key] = CHANGED
         else:
-            out[cell.key] = "done" if found.done else "failed"
+            out[cell.key] = found.waiting_line if found.waiting is not None else found.status
     return out
 
 
@@ -257,8 +261,9 @@ def _run_sweep(
         target = plan.out / f"{MATRIX}.{fmt}"
         atomic_write_text(target, final.render(fmt))
         files.append(target)
-    failed = sum(1 for found in final.cells if not found.done)
-    return SweepRun(plan.out, final, len(to_run), len(kept), failed, tuple(files))
+    waiting = sum(1 for found in final.cells if found.waiting is not None)
+    failed = sum(1 for found in final.cells if not found.done) - waiting
+    return SweepRun(plan.out, final, len(to_run), len(kept), failed, tuple(files), waiting)
 
 
 def _watched(watcher: SweepWatcher, context: CellContext, cell: Cell) -> CellResult:

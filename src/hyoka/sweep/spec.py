@@ -77,6 +77,10 @@ class Endpoint:
     price_in: float | None = None
     price_out: float | None = None
     seconds_per_call: float | None = None
+    #: asked through its provider's batch API (``batch = true``: about half price, replies
+    #: within a day, each run of the sweep moving its cells one round on); not part of
+    #: ``identity``: a batch's replies are the online calls' replies
+    batch: bool = False
 
     @property
     def base_url(self) -> str | None:

@@ -1,0 +1,138 @@
+"""``hyoka sweep PLAN`` with ``batch = true`` on a model and a judge: the official OpenAI SDK
+against a local server speaking the Batch API's wire format (``batch_servers``). A cell
+whose requests went into a batch waits (neither done nor failed: ``waiting on batch ID``
+in the progress line, sweep.json, ``--plan`` and the matrix), the sweep exits 0 saying to
+run it again, and each rerun collects the ended batches and moves the cell one round on
+(the dialogue's first turn, its second, the judge) until its number is the online
+sweep's, signed ``batch:openai``. A provider without a batch API is refused in one line
+naming the plan's file, line and key; ``--plan`` prices a batch at half the list price.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from _shared import SHARED_DATA
+from batch_servers import openai_server
+from hyoka.cli.main import app
+
+SUITE = '[[suites]]\nbench = "jmt-bench"\nvariant = "llm-jp"\nlimit = 1\nmax_tokens = 8\n'
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Any]:
+    with openai_server() as served:
+        yield served
+
+
+def _plan(folder: Path, name: str, url: str, batch: str) -> Path:
+    text = (
+        f'out = "{name}"\n[models.mine]\nmodel = "openai/seeded"\nbase_url = "{url}"\n{batch}'
+        f'[judges.gpt]\njudge = "openai/judge"\nbase_url = "{url}"\n{batch}{SUITE}'
+    )
+    path = folder / f"{name}.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _hyoka(args: list[str | Path], cache: Path, mp: pytest.MonkeyPatch) -> Result:
+    mp.setenv("HYOKA_CACHE_DIR", str(cache))  # each sweep its own cache: nothing shared
+    return CliRunner().invoke(app, list(map(str, args)))
+
+
+def _cell(out: Path) -> dict[str, Any]:
+    (cell,) = json.loads((out / "sweep.json").read_text(encoding="utf-8"))["cells"]
+    return dict(cell)
+
+
+def test_a_batch_sweep_waits_then_each_rerun_moves_it_on_to_the_online_number(
+    server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    url = f"{server.url}/v1"
+    online = _hyoka(["sweep", _plan(tmp_path, "online", url, ""), "--json"], tmp_path / "c1",
+                    monkeypatch)  # fmt: skip
+    assert online.exit_code == 0, online.output
+    expected = _cell(tmp_path / "online")
+    assert expected["status"] == "done" and expected["score"] is not None
+    first = len(server.batches)
+
+    plan = _plan(tmp_path, "batch", url, "batch = true\n")
+    out, runs = tmp_path / "batch", []
+    for _ in range(6):
+        run = _hyoka(["sweep", plan], tmp_path / "c2", monkeypatch)
+        assert run.exit_code == 0, run.output
+        runs.append(run)
+        cell = _cell(out)
+        if cell["status"] == "done":
+            break
+        # neither done nor failed: waiting on the batch just submitted, said everywhere
+        assert cell["status"] == "waiting" and cell["error"] is None
+        (batch,) = cell["batches"]
+        assert batch == list(server.batches)[-1]
+        assert f"waiting on batch {batch}" in run.output
+        assert "1 cell(s) wait on batches: run the same command again" in run.output
+        assert "waiting (batch)" in (out / "results.md").read_text(encoding="utf-8")
+        assert "batch: waiting" in (out / "results.csv").read_text(encoding="utf-8")
+        if len(runs) == 1:  # --plan and `hyoka batch status` name it too
+            planned = _hyoka(["sweep", plan, "--plan", "--json"], tmp_path / "c2", monkeypatch)
+            (estimate,) = json.loads(planned.stdout)["cells"]
+            assert estimate["status"].startswith(f"waiting on batch {batch}")
+            listed = _hyoka(["batch", "status", out, "--offline"], tmp_path / "c2", monkeypatch)
+            assert listed.exit_code == 0 and f"batch {batch}" in listed.stdout
+        server.finish()
+    # turn 1, turn 2 (it needs turn 1's reply), the judge's two turns, then read back
+    assert len(runs) == 4 and len(server.batches) - first == 3
+    assert [len(b.requests) for b in list(server.batches.values())[first:]] == [1, 1, 2]
+    cell = _cell(out)
+    assert (cell["score"], cell["low"], cell["high"]) == (
+        expected["score"], expected["low"], expected["high"])  # fmt: skip
+    assert "batch:openai" in cell["signature"]["line"]
+    assert "waiting" not in (out / "results.md").read_text(encoding="utf-8")
+
+
+def test_batch_on_a_provider_without_a_batch_api_is_refused_at_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "judge.jsonl").write_text('{"reply": "[[6]]"}\n', encoding="utf-8")
+    plan = tmp_path / "sweep.toml"
+    plan.write_text(
+        '[models.mine]\nmodel = "openai/gpt-4o"\nbatch = true\n'
+        '[judges.s]\njudge = "scripted/judge.jsonl"\nbatch = true\n' + SUITE,
+        encoding="utf-8",
+    )
+    refused = _hyoka(["sweep", plan, "--plan"], tmp_path / "c", monkeypatch)
+    assert refused.exit_code == 1
+    assert f"{plan}:6: judges.s: batch = true: the scripted/ provider has no batch API" in (
+        refused.output
+    )
+    assert "Traceback" not in refused.output
+
+
+def test_plan_prices_a_batch_at_half_the_list_price(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    (tmp_path / "judge.jsonl").write_text('{"reply": "[[6]]"}\n', encoding="utf-8")
+
+    def usd(batch: str, *flag: str) -> tuple[float, list[str]]:
+        plan = tmp_path / "sweep.toml"
+        plan.write_text(f'[models.mine]\nmodel = "openai/gpt-4o"\n{batch}'
+                        f'[judges.s]\njudge = "scripted/judge.jsonl"\n{SUITE}',
+                        encoding="utf-8")  # fmt: skip
+        shown = _hyoka(["sweep", plan, "--plan", "--json", *flag], tmp_path / "c", monkeypatch)
+        assert shown.exit_code == 0, shown.output
+        (cell,) = json.loads(shown.stdout)["cells"]
+        return float(cell["usd"]), list(cell["prices"])
+
+    listed, sources = usd("")
+    assert listed > 0 and sources[0] == "model list@2025-10-01"
+    for halved, said in (usd("batch = true\n"), usd("", "--batch")):
+        assert halved == pytest.approx(listed / 2)
+        assert said[0] == "model list@2025-10-01×0.5 batch"
