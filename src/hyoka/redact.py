@@ -26,6 +26,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 #: What a key's value is replaced by.
@@ -212,6 +213,18 @@ def _hash_secrets(parts: tuple[str, ...]) -> str:
     material = json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogatepass")
     digest = hashlib.pbkdf2_hmac("sha256", material, _URL_HASH_SALT, _URL_HASH_ROUNDS)
     return digest.hex()[:16]
+
+
+def shown_value(value: Any) -> str:
+    """A value given in a setting, as an error may show it: a number or a truth value as it
+    is, any other only by its kind (text, a list or a table may hold a key given in the
+    wrong place, or a URL with a password)."""
+    if isinstance(value, (bool, int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return "a string" if value else "an empty string"
+    kinds = {list: "a list", dict: "a table"}
+    return next((said for kind, said in kinds.items() if isinstance(value, kind)), "a value")
 
 
 def url_identity(url: str) -> str:

@@ -314,7 +314,22 @@ max_tokens = 50
         ("matches = 3", "suites", "matches is for a suite of drawn matches (rakuda)"),
         ("mode = 'pairs'", "suites", "mode is for pfgen-bench; a FastChat suite takes mode"),
         ("bench = 'nope'", "bench", "unknown bench 'nope' (known: pfgen-bench, "),
-        ("base_url = ['http://a/v1', 'http://a/v1']", "models.seeded", "lists a URL twice"),
+        ("base_url = ['http://a/v1', 'http://a/v1']", "models.seeded", "lists a server twice"),
+        # the same server however written: a trailing slash, the scheme's or host's case
+        ("base_url = ['http://a/v1', 'HTTP://A:80/v1/']", "models.seeded", "a server twice"),
+        ("base_url = ['http://[::1/v1', 'http://a/v1']", "models.seeded", "is not a URL ("),
+        ("base_url = ['http://a:0/v1']", "models.seeded", "port that is not a number from 1"),
+        ("base_url = ['http://a/v1#x']", "models.seeded", "'http://a/v1#REDACTED' has a #frag"),
+        # a value that may hold a key or a password is named by its kind, never shown
+        ("base_url = ['http://u:hunter2@a/v1', 5]", "models.seeded", "URLs, got 5 in the list"),
+        ("options = 'sk-hunter2hunter2'", "models.seeded", "options must be a table, got a st"),
+        # an option's value, checked by its backend as it is built
+        (
+            "options = { timeout = 'hunter2' }",
+            "models.seeded",
+            "models.seeded: the openai provider's timeout is seconds above 0, got a string",
+        ),
+        ("options = { timeout = 0 }", "models.seeded", "timeout is seconds above 0, got 0"),
         ("base_url = []", "models.seeded", "base_url must be a URL or a list of URLs"),
         # a server URL no request could reach: the plan's line, not the cell's run
         (
@@ -358,6 +373,7 @@ def test_a_bad_plan_is_one_line_naming_its_file_and_line(
     result = _sweep(plan, code=1)
     (shown,) = result.stderr.splitlines()
     assert shown.startswith(f"error: {plan}:{number}: ") and error in shown, shown
+    assert "hunter2" not in result.output and "Traceback" not in result.output
 
 
 def test_the_shipped_example_plan_is_valid_and_its_plan_counts(sweep_env: Path) -> None:

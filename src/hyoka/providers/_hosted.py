@@ -11,6 +11,7 @@ from typing import Any
 from hyoka.providers._http import read_api_key
 from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import GenerationRequest
+from hyoka.redact import shown_value
 
 #: Statuses worth retrying besides 5xx (408: request timeout).
 TRANSIENT_STATUS = frozenset({408})
@@ -43,12 +44,23 @@ def api_key(provider: str, key_envs: Sequence[str]) -> str:
 def timeout_option(provider: str, value: Any) -> float:
     """The ``timeout`` option: seconds above 0."""
     try:
-        seconds = float(value)
+        seconds = float(value) if not isinstance(value, bool) else float("nan")
     except (TypeError, ValueError):
         seconds = float("nan")
     if not seconds > 0:
-        raise ProviderError(f"the {provider} provider's timeout is seconds above 0, got {value!r}")
+        raise ProviderError(
+            f"the {provider} provider's timeout is seconds above 0, got {shown_value(value)}"
+        )
     return seconds
+
+
+def text_option(provider: str, name: str, value: Any) -> str:
+    """An option that is text (``api_version``, ``azure_endpoint``)."""
+    if not isinstance(value, str) or not value:
+        raise ProviderError(
+            f"the {provider} provider's {name} is a non-empty string, got {shown_value(value)}"
+        )
+    return value
 
 
 def check_chat_request(where: str, request: GenerationRequest, system_name: str) -> None:

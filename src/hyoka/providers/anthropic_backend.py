@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import anthropic
@@ -82,6 +83,7 @@ class AnthropicProvider(Provider):
 
     def __init__(self, model: str, *, base_url: str | None = None, **options: Any) -> None:
         check_options("anthropic", options, _OPTIONS, [API_KEY_ENV])
+        self.check_option_values(options)
         super().__init__(model, base_url=base_url)
         self._api_key = api_key("anthropic", [API_KEY_ENV])
         self._secrets = KnownSecrets.from_environment(self._api_key, *url_secret_values(base_url))
@@ -89,6 +91,12 @@ class AnthropicProvider(Provider):
         self._client: anthropic.AsyncAnthropic | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._ssl_context: ssl.SSLContext | None = None
+
+    @classmethod
+    def check_option_values(cls, options: Mapping[str, Any]) -> None:
+        """``timeout``: seconds above 0."""
+        if "timeout" in options:
+            timeout_option("anthropic", options["timeout"])
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(model={self.model!r}, base_url={self.shown_url!r})"

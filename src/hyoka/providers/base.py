@@ -10,6 +10,7 @@ in flight together, so callers need no batching API.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from hyoka import redact
@@ -41,6 +42,14 @@ class Provider(ABC):
     def __init__(self, model: str, *, base_url: str | None = None) -> None:
         self.model = model
         self.base_url = base_url
+
+    @classmethod
+    def check_option_values(cls, options: Mapping[str, Any]) -> None:
+        """Refuse an option value this backend cannot take (a ``ProviderError`` naming the
+        option), before it is built: a sweep's plan check asks it, and the constructor of a
+        backend that declares its options' values here calls it too, so both refuse alike.
+        The default takes any."""
+        del options  # any value: the backend checks its own, or declares none here
 
     @property
     def shown_url(self) -> str | None:

@@ -56,6 +56,7 @@ from hyoka.providers._hosted import (
     check_chat_request,
     check_options,
     status_error,
+    text_option,
     timeout_option,
 )
 from hyoka.providers._http import bounded, retry_after, server_text
@@ -129,12 +130,21 @@ class GoogleProvider(Provider):
 
     def __init__(self, model: str, *, base_url: str | None = None, **options: Any) -> None:
         check_options("google", options, _OPTIONS, API_KEY_ENVS)
+        self.check_option_values(options)
         super().__init__(model, base_url=base_url)
         self._api_key = api_key("google", API_KEY_ENVS)
         self._secrets = KnownSecrets.from_environment(self._api_key, *url_secret_values(base_url))
         self._api_version = str(options.get("api_version", DEFAULT_API_VERSION))
         self._timeout = timeout_option("google", options.get("timeout", DEFAULT_TIMEOUT_S))
         self._client: genai.Client | None = None
+
+    @classmethod
+    def check_option_values(cls, options: Mapping[str, Any]) -> None:
+        """``timeout``: seconds above 0; ``api_version``: text."""
+        if "timeout" in options:
+            timeout_option("google", options["timeout"])
+        if "api_version" in options:
+            text_option("google", "api_version", options["api_version"])
 
     def __repr__(self) -> str:
         return f"GoogleProvider(model={self.model!r}, base_url={self.shown_url!r})"

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from hyoka.providers._hosted import text_option, timeout_option
 from hyoka.providers._http import (
     bounded,
     read_api_key,
@@ -78,10 +79,11 @@ class OpenAIProvider(Provider):
                 f"known: {', '.join(sorted(_OPTIONS))}{hint}"
             )
         super().__init__(model, base_url=base_url)
-        timeout = float(options.get("timeout", DEFAULT_TIMEOUT))
-        if not timeout > 0:
-            raise ProviderError(f"openai/{model}: timeout must be positive, got {timeout}")
-        self.timeout = timeout
+        try:
+            self.check_option_values(options)
+        except ProviderError as exc:
+            raise ProviderError(f"openai/{model}: {exc}") from None
+        self.timeout = timeout_option("openai", options.get("timeout", DEFAULT_TIMEOUT))
         self.azure_endpoint: str | None = options.get("azure_endpoint")
         self.api_version: str | None = options.get("api_version")
         self.azure = self.azure_endpoint is not None or self.api_version is not None
@@ -116,6 +118,15 @@ class OpenAIProvider(Provider):
                     max_retries=0, timeout=self.timeout,
                 )  # fmt: skip
         return self._sdk
+
+    @classmethod
+    def check_option_values(cls, options: Mapping[str, Any]) -> None:
+        """``timeout``: seconds above 0; ``azure_endpoint``, ``api_version``: text."""
+        if "timeout" in options:
+            timeout_option("openai", options["timeout"])
+        for name in ("azure_endpoint", "api_version"):
+            if name in options:
+                text_option("openai", name, options[name])
 
     def _api_key(self) -> str:
         env = AZURE_KEY_ENV if self.azure else OPENAI_KEY_ENV

@@ -43,8 +43,15 @@ from pathlib import Path
 from typing import Any
 
 from hyoka.errors import InputError
+from hyoka.redact import shown_value
 from hyoka.store import read_toml
-from hyoka.sweep.plan_checks import batch_problem, endpoint_problem, pfgen_problem, url_problem
+from hyoka.sweep.plan_checks import (
+    batch_problem,
+    endpoint_problem,
+    pfgen_problem,
+    same_server,
+    url_problem,
+)
 from hyoka.sweep.spec import (
     JUDGED_KINDS,
     MATCHES,
@@ -150,7 +157,7 @@ def _typed(
         more = f" of at least {minimum:g}" if minimum is not None else ""
         raise InputError(
             f"{where(table, key, index)}: {table or 'the plan'}: {key} must be {names}{more}, "
-            f"got {value!r}"
+            f"got {shown_value(value)}"
         )
     return value
 
@@ -217,16 +224,17 @@ def _base_urls(where: _Where, table: str, values: Mapping[str, Any]) -> tuple[st
         return ()
     urls = [value] if isinstance(value, str) else value
     if not urls or not all(isinstance(url, str) and url for url in urls):
+        wrong = next((url for url in urls if not isinstance(url, str) or not url), urls)
         raise InputError(
             f"{where(table, 'base_url')}: {table}: base_url must be a URL or a list of URLs, "
-            f"got {value!r}"
+            f"got {shown_value(wrong)}{'' if wrong is urls else ' in the list'}"
         )
-    if len(set(urls)) != len(urls):
-        raise InputError(f"{where(table, 'base_url')}: {table}: base_url lists a URL twice")
     for url in urls:
         problem = url_problem(url)
         if problem is not None:
             raise InputError(f"{where(table, 'base_url')}: {table}: {problem}")
+    if len({same_server(url) for url in urls}) != len(urls):
+        raise InputError(f"{where(table, 'base_url')}: {table}: base_url lists a server twice")
     return tuple(urls)
 
 

@@ -20,6 +20,7 @@ def endpoint_problem(spec: str, options: Mapping[str, Any]) -> tuple[str, str] |
     backend whose package is missing says so when its cell runs)."""
     from hyoka.providers import (
         BACKENDS,
+        ProviderError,
         UnknownOptionError,
         check_options,
         is_scripted,
@@ -38,7 +39,10 @@ def endpoint_problem(spec: str, options: Mapping[str, Any]) -> tuple[str, str] |
         return None
     try:
         check_options(backend, spec, options)
+        backend.check_option_values(options)  # the backend's own: as its constructor checks
     except UnknownOptionError as exc:
+        return "options", str(exc)
+    except ProviderError as exc:
         return "options", str(exc)
     return None
 
@@ -58,8 +62,9 @@ def pfgen_problem(spec: str) -> str | None:
 
 
 def url_problem(url: str) -> str | None:
-    """Why ``url`` cannot be a server's base URL (not http or https, no host, a port that is
-    no number, white space or a control character in it); ``None`` when it can. The URL is
+    """Why ``url`` cannot be a server's base URL (it does not parse, not http or https, no
+    host, a port that is no number from 1 to 65535, a ``#fragment``, which no request
+    sends, white space or a control character in it); ``None`` when it can. The URL is
     named as messages show it (``redact.shown_url``: credentials never shown)."""
     from hyoka.printable import printable
     from hyoka.redact import shown_url
@@ -67,16 +72,31 @@ def url_problem(url: str) -> str | None:
     shown = printable(shown_url(url), limit=200)
     if any(char.isspace() or not char.isprintable() for char in url):
         return f"base_url {shown!r} holds white space or a control character"
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:  # an unclosed IPv6 bracket, a port that is no number
+        if "port" in str(exc).lower():
+            return f"base_url {shown!r} has a port that is not a number from 1 to 65535"
+        return f"base_url {shown!r} is not a URL ({printable(str(exc), limit=80)})"
     if parts.scheme not in ("http", "https"):
         return f"base_url {shown!r} is not an http:// or https:// URL"
     if not parts.hostname:
         return f"base_url {shown!r} names no host"
-    try:
-        parts.port  # noqa: B018 - parsing it is the check
-    except ValueError:
-        return f"base_url {shown!r} has a port that is not a number from 0 to 65535"
+    if port == 0:
+        return f"base_url {shown!r} has a port that is not a number from 1 to 65535"
+    if parts.fragment or url.endswith("#"):
+        return f"base_url {shown!r} has a #fragment, which no request sends: leave it out"
     return None
+
+
+def same_server(url: str) -> tuple[str, str, int | None, str, str]:
+    """What tells ``url``'s server apart (a URL ``url_problem`` takes): scheme and host in
+    any case, the scheme's own port or none, the path with or without a trailing slash."""
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    port = None if parts.port == default else parts.port
+    return parts.scheme, parts.hostname or "", port, parts.path.rstrip("/"), parts.query
 
 
 def batch_problem(spec: str, options: Mapping[str, Any], servers: int = 1) -> str | None:
