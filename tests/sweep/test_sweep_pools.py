@@ -160,3 +160,35 @@ def test_a_server_taken_out_is_taken_back_once_it_answers_again(pool_env: Path) 
     assert f"openai/seeded: server {first.base_url} taken back into the pool" in " ".join(
         cell["notes"]
     )
+
+
+@pytest.mark.parametrize("listed", ["long", "controls"])
+def test_a_refused_pools_model_lists_are_shown_short_and_printable_once(
+    pool_env: Path, listed: str
+) -> None:
+    """The refusal of servers listing other models named every id of a list (a 1 MB line
+    for a server of many models), and a control character in one came out escaped twice
+    (``\\\\x1b``). Now a list shows its first five ids and how many more, each made
+    printable once."""
+    with OpenAIServer() as one, OpenAIServer() as two:
+        one.lists = ["seeded"]
+        if listed == "long":
+            two.lists = [f"org/model-{i:02d}" for i in range(30)]
+            said = "'org/model-00', 'org/model-01', 'org/model-02', 'org/model-03', "
+            said += "'org/model-04' and 25 more; give each model its own entry"
+        else:
+            two.lists = ["\x1b[31mred\nsecond"]
+            said = "lists '\\x1b[31mred\\nsecond'; give each model its own entry"
+        result = _sweep(_plan(pool_env, one.base_url, two.base_url), code=1)
+    (line,) = [line for line in result.stdout.splitlines() if ": failed: " in line]
+    assert line.endswith(f"{two.base_url} {'lists ' if listed == 'long' else ''}{said}"), line
+
+
+def test_a_model_list_too_long_to_be_one_is_read_no_further(pool_env: Path) -> None:
+    """``GET /models`` was read whole, whatever its size. Now past 256 KiB it is taken as no
+    list: the servers' replies are compared instead, and here they agree."""
+    with OpenAIServer() as one, OpenAIServer() as two:
+        one.lists = ["seeded"]
+        two.lists = [f"org/a-model-with-a-rather-long-name-{i:06d}" for i in range(8000)]
+        _sweep(_plan(pool_env, one.base_url, two.base_url, limit=2))
+    assert _cell(pool_env / "out")["error"] is None

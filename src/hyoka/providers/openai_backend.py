@@ -54,6 +54,8 @@ AZURE_KEY_ENV = "AZURE_OPENAI_API_KEY"
 PLACEHOLDER_KEY = "not-needed"
 DEFAULT_TIMEOUT = 600.0
 PREFLIGHT_TIMEOUT = 10.0
+#: the most of a ``GET /models`` answer read: a longer one is no list of what is served
+LISTING_BYTES = 256 * 1024
 #: Status codes that may succeed on a later try besides 429 and 5xx.
 _TRANSIENT_STATUS = frozenset({408, 409, 425})
 _OPTIONS = frozenset({"timeout", "azure_endpoint", "api_version"})
@@ -178,16 +180,28 @@ class OpenAIProvider(Provider):
     async def listed_models(self) -> tuple[str, ...] | None:
         """The ids of the user's own server's ``GET /models`` (vLLM, llama.cpp and SGLang
         list what they serve); ``None`` for the OpenAI API and Azure, or a server that
-        gives no list within ``PREFLIGHT_TIMEOUT``."""
+        gives no list within ``PREFLIGHT_TIMEOUT`` and ``LISTING_BYTES``."""
         if self.base_url is None or self.azure:
             return None
         import openai
 
         try:
-            page = await asyncio.wait_for(self._client.models.list(), PREFLIGHT_TIMEOUT)
-            return tuple(str(model.id) for model in page.data)
-        except (openai.APIError, TimeoutError, ValueError, AttributeError, TypeError):
+            body = await asyncio.wait_for(self._listing(), PREFLIGHT_TIMEOUT)
+            if body is None:
+                return None
+            return tuple(str(model["id"]) for model in json.loads(body)["data"])
+        except (openai.APIError, TimeoutError, ValueError, KeyError, TypeError):
             return None
+
+    async def _listing(self) -> bytes | None:
+        """``GET /models``'s body, ``None`` past ``LISTING_BYTES`` (read no further)."""
+        async with self._client.models.with_streaming_response.list() as response:
+            chunks: list[bytes] = []
+            async for chunk in response.iter_bytes():
+                chunks.append(chunk)
+                if sum(map(len, chunks)) > LISTING_BYTES:
+                    return None
+        return b"".join(chunks)
 
     # ------------------------------------------------------------------ requests
 
