@@ -224,10 +224,11 @@ def _base_urls(where: _Where, table: str, values: Mapping[str, Any]) -> tuple[st
         return ()
     urls = [value] if isinstance(value, str) else value
     if not urls or not all(isinstance(url, str) and url for url in urls):
-        wrong = next((url for url in urls if not isinstance(url, str) or not url), urls)
+        wrong = next((url for url in urls if not isinstance(url, str) or not url), value)
+        listed = " in the list" if isinstance(value, list) and wrong is not value else ""
         raise InputError(
             f"{where(table, 'base_url')}: {table}: base_url must be a URL or a list of URLs, "
-            f"got {shown_value(wrong)}{'' if wrong is urls else ' in the list'}"
+            f"got {shown_value(wrong)}{listed}"
         )
     for url in urls:
         problem = url_problem(url)
