@@ -29,6 +29,7 @@ from typing import Any
 from hyoka.errors import HyokaError, HyokaWarning
 from hyoka.signature import SIGNATURE_KEY
 from hyoka.store import path_under
+from hyoka.sweep.heard import heard_warnings
 from hyoka.sweep.spec import (
     CONSTRAINTS,
     JUDGED,
@@ -262,8 +263,7 @@ def run_cell(cell: Cell, context: CellContext) -> CellResult:
         variant=cell.suite.variant, judge=None if cell.judge is None else cell.judge.name,
         digest=cell.digest, model_dry_run=_scripted(cell.model.spec),
     )  # fmt: skip
-    with warnings.catch_warnings(record=True) as heard:
-        warnings.simplefilter("always", HyokaWarning)
+    with heard_warnings() as heard:  # this cell's alone, where others run beside it
         try:
             found = _run(cell, context)
         except HyokaError as exc:
