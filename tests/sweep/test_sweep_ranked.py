@@ -147,6 +147,48 @@ def test_rakuda_ranks_every_model_of_the_plan_as_the_single_commands_do(
     ]  # fmt: skip
 
 
+def test_models_swapping_names_are_ranked_on_verdicts_between_the_new_names_alone(
+    ranked_env: Path,
+) -> None:
+    """Two names swapped over the same endpoints (each name's answers now another's): the
+    ranking is another, its verdicts judged afresh into a folder of their own: the very
+    verdicts the single command gives on the cells' answer files, none of the old names'
+    fitted with them."""
+    with OpenAIServer() as one, OpenAIServer() as two:
+        models = {"a": _seeded("a", one), "b": _seeded("b", two)}
+        _hyoka("sweep", _plan(ranked_env, models, "rakuda", RAKUDA))
+        swapped = {"b": _seeded("a", one), "a": _seeded("b", two)}
+        plan = _plan(ranked_env, swapped, "rakuda", RAKUDA)
+        assert _planned(plan)["b × rakuda × scripted"][1] == 12  # none of the old kept
+        _hyoka("sweep", plan)
+    cells = _cells(ranked_env / "out")
+    first = cells["b × rakuda × scripted"]
+    answers = [Path(path) for path in first["files"][:2]]
+    judged = ranked_env / "single"
+    _hyoka("mtbench", "judge", "--bench", "rakuda", "--mode", "pairwise", "--matches", "12",
+           "-j", f"scripted/{ranked_env / 'rakuda.jsonl'}", "--judge-name", "scripted",
+           "--output-dir", judged, "-a", answers[0], "-a", answers[1])  # fmt: skip
+
+    def verdicts(path: Path) -> list[tuple[str, str, str, int]]:
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        return sorted((r["question_id"], r["model1_id"], r["model2_id"], r["winner"]) for r in rows)
+
+    # the very verdicts the single command gives (their order in the file is the judge's)
+    (single,) = judged.rglob("*.jsonl")
+    assert verdicts(Path(first["files"][-1])) == verdicts(single)
+    # a verdict on a model not of the plan, in the file: never fitted with the plan's
+    verdict_file = Path(first["files"][-1])
+    row = json.loads(verdict_file.read_text(encoding="utf-8").splitlines()[0])
+    with verdict_file.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({**row, "model2_id": "ghost"}) + "\n")
+    (ranked_env / "out" / "sweep.json").unlink()
+    _hyoka("sweep", plan, code=1)
+    assert _cells(ranked_env / "out")["a × rakuda × scripted"]["error"] == (
+        f"{verdict_file}: holds verdicts on ghost, not among the plan's models: not fitted "
+        "with them (remove the file to judge again)"
+    )
+
+
 JFBENCH = '[[suites]]\nbench = "jfbench"\nlimit = 8\nmax_tokens = 8\n'
 
 

@@ -230,11 +230,10 @@ def answers_folder(out: Path, cell: Cell, model: Endpoint) -> Path:
 def ranked_folder(out: Path, cell: Cell) -> Path:
     """``<out>/suites/<bench>[.<variant>]/ranked/<settings>``: where a suite ranked from
     matches writes its judge's verdicts on every peer's answers, one folder for every cell
-    of the suite and judge (``settings``: the digest of the suite, the peers and the
-    judge)."""
+    of the suite and judge (``settings``: the digest of the suite, the peers by name and
+    identity, and the judge: verdicts between other names are never fitted with these)."""
     judge = cell.judge.identity() if cell.judge is not None else None
-    peers = [peer.identity() for peer in cell.peers]
-    digest = _digest(cell.suite, peers, judge)
+    digest = _digest(cell.suite, cell.peers_identity(), judge)
     return path_under(out, SUITES, cell.suite.label, "ranked", digest, what="suite")
 
 
@@ -583,6 +582,7 @@ def _match_row(cell: Cell, context: CellContext, judged: Any, model_id: str) -> 
     if not isinstance(ranking, RakudaRanking):
         raise HyokaError(f"{suite.bench}: not ranked from drawn matches")
     shown = ranking.to_json()
+    _only_peers(cell, judged.output, [r["model_id"] for r in shown["ranking"]])
     (row,) = [r for r in shown["ranking"] if r["model_id"] == model_id]
     return {
         # upstream's band: the 16th and 84th percentiles of the draws (±1σ), not 95%
@@ -592,6 +592,21 @@ def _match_row(cell: Cell, context: CellContext, judged: Any, model_id: str) -> 
         "judged_by": tuple(shown["judged_by"]), "signature": shown[SIGNATURE_KEY],
         "complete": True, "files": str(judged.output),
     }  # fmt: skip
+
+
+def _only_peers(cell: Cell, verdicts: Path, ranked: list[str]) -> None:
+    """Refuse a fit over other models than the plan's: the verdict file is the suite's, the
+    judge's and these peers' alone (``ranked_folder``), so a model in it that is not one of
+    them is a file not of this plan's making, whose verdicts would move every rating."""
+    from hyoka.mtbench import answer_model_id
+
+    peers = {answer_model_id(peer.spec, peer.name) for peer in cell.peers}
+    strangers = sorted(set(ranked) - peers)
+    if strangers:
+        raise HyokaError(
+            f"{verdicts}: holds verdicts on {', '.join(strangers)}, not among the plan's "
+            "models: not fitted with them (remove the file to judge again)"
+        )
 
 
 def _pairs_row(judged: Any, model_id: str) -> dict[str, Any]:

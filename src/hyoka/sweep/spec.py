@@ -176,6 +176,12 @@ class Cell:
         parts = [self.model.name, self.suite.label]
         return " × ".join(parts + ([self.judge.name] if self.judge is not None else []))
 
+    def peers_identity(self) -> list[dict[str, Any]]:
+        """The models ranked together, each by its name and what decides its replies: a
+        verdict names the models it compares, so a peer renamed, or two names swapped, is
+        another ranking (its own verdicts, its cells run again)."""
+        return [{"name": peer.name, **peer.identity()} for peer in self.peers]
+
     @property
     def digest(self) -> str:
         """SHA-256 of every setting that decides the cell's numbers: a cell done under other
@@ -185,7 +191,7 @@ class Cell:
             "judge": None if self.judge is None else self.judge.identity(),
         }  # fmt: skip
         if self.peers:  # its number ranks them all: any of them changed, it is redone
-            identity["peers"] = [peer.identity() for peer in self.peers]
+            identity["peers"] = self.peers_identity()
         text = json.dumps(identity, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
