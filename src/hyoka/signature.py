@@ -80,7 +80,7 @@ def _redacted(text: str) -> str:
         return text
     from hyoka.redact import shown_url  # only for a URL: no import cost otherwise
 
-    return shown_url(text)
+    return " ".join(shown_url(part) for part in text.split(" "))  # a pool's: each
 
 
 @functools.cache

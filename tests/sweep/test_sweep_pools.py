@@ -26,10 +26,11 @@ IFEVAL = '[[suites]]\nbench = "m-ifeval-ja"\nlimit = {limit}\nmax_tokens = 8\n'
 
 @pytest.fixture
 def pool_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A data folder with M-IFEval-Ja and a fresh response cache."""
+    """A data folder with M-IFEval-Ja and Japanese MT-bench, and a fresh response cache."""
     data = tmp_path / "data"
     data.mkdir()
-    (data / "m-ifeval-ja").symlink_to(SHARED_DATA / "m-ifeval-ja")
+    for name in ("m-ifeval-ja", "jmt-bench"):
+        (data / name).symlink_to(SHARED_DATA / name)
     cache = tmp_path / "cache"
     cache.mkdir()
     monkeypatch.setenv("HYOKA_DATA_DIR", str(data))
@@ -192,3 +193,21 @@ def test_a_model_list_too_long_to_be_one_is_read_no_further(pool_env: Path) -> N
         two.lists = [f"org/a-model-with-a-rather-long-name-{i:06d}" for i in range(8000)]
         _sweep(_plan(pool_env, one.base_url, two.base_url, limit=2))
     assert _cell(pool_env / "out")["error"] is None
+
+
+def test_a_pooled_judges_signature_names_every_server(pool_env: Path) -> None:
+    """A judge on a pool of servers signed its judgments with its first server only
+    (``judge-url``); now with every server, sorted, each as it may be shown."""
+    with OpenAIServer() as model, OpenAIServer() as one, OpenAIServer() as two:
+        one.reply_to_all = two.reply_to_all = "評価: [[6]]"
+        keyed = two.base_url.replace("http://", "http://u:hunter2@")
+        (pool_env / "sweep.toml").write_text(
+            f'out = "out"\n[models.m]\nmodel = "openai/seeded"\nbase_url = "{model.base_url}"\n'
+            f'[judges.j]\njudge = "openai/judge"\nbase_url = ["{keyed}", "{one.base_url}"]\n'
+            '[[suites]]\nbench = "jmt-bench"\nvariant = "llm-jp"\nlimit = 1\nmax_tokens = 8\n',
+            encoding="utf-8",
+        )
+        _sweep(pool_env / "sweep.toml")
+    shown = sorted([one.base_url, two.base_url.replace("http://", "http://REDACTED@")])
+    written = _written(pool_env / "out")
+    assert f"|judge-url:{' '.join(shown)}|" in written and "hunter2" not in written

@@ -127,9 +127,12 @@ class JudgeSettings(SettingsRecord):
     def _redacted_url(cls, data: Any) -> Any:
         """Only the shown form of ``base_url`` is ever kept (see the class docstring)."""
         if isinstance(data, dict) and isinstance(data.get("base_url"), str):
-            redacted = redact_url(data["base_url"])
-            if redacted.secret is not None:
-                data = {**data, "base_url": redacted.shown, "base_url_secret": redacted.secret}
+            # a pool's servers, apart by spaces (``pooled.signed_servers``): each redacted
+            redacted = [redact_url(url) for url in data["base_url"].split(" ")]
+            secrets = [part.secret for part in redacted if part.secret is not None]
+            if secrets:
+                shown = " ".join(part.shown for part in redacted)
+                data = {**data, "base_url": shown, "base_url_secret": "+".join(secrets)}
         return data
 
     @classmethod
@@ -139,6 +142,10 @@ class JudgeSettings(SettingsRecord):
         a builder that has only the judge's name gets it, so none can sign a run by a
         script it did not read. The engine checks them against the judge asked
         (``answered_by``)."""
+        if isinstance(fields.get("base_url"), str):  # a pool's first: all its servers
+            from hyoka.providers.pooled import pool_servers, signed_servers
+
+            fields["base_url"] = signed_servers(pool_servers(judge, fields["base_url"]))
         return cls(judge=judge, script=script_pin(judge), **fields)
 
     @classmethod
@@ -147,10 +154,12 @@ class JudgeSettings(SettingsRecord):
         what decides its replies beyond that name (``Provider.replies_pin``: a script's
         digest) and the server it asks; ``fields`` say how it is asked. Settings made so
         cannot name a judge other than the one that answers."""
+        from hyoka.providers.pooled import signed_servers
+
         return cls(
             judge=f"{provider.name}/{provider.model}",
             script=provider.replies_pin,
-            base_url=provider.base_url or None,
+            base_url=signed_servers(provider.servers) or None,
             **fields,
         )
 

@@ -52,6 +52,11 @@ class Provider(ABC):
         del options  # any value: the backend checks its own, or declares none here
 
     @property
+    def servers(self) -> tuple[str, ...]:
+        """The servers it asks (``base_url``; a pool's: each of them)."""
+        return () if self.base_url is None else (self.base_url,)
+
+    @property
     def shown_url(self) -> str | None:
         """``base_url`` as it may be shown in a message (credentials redacted)."""
         return None if self.base_url is None else redact.shown_url(self.base_url)

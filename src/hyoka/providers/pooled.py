@@ -52,6 +52,11 @@ class Lender(Protocol):
 
     def lend(self, spec: str, settings: Mapping[str, Any]) -> Provider | None: ...
 
+    def servers(self, spec: str, base_url: str) -> tuple[str, ...]:
+        """Every server of the pool it lends for ``spec`` whose first is ``base_url``
+        (``(base_url,)``: no pool)."""
+        ...
+
 
 #: requests in a row a server may fail (timed out, a 5xx) while it accepts connections
 #: before it is taken out of its pool (a rate limit is no failure: the server is up)
@@ -77,6 +82,19 @@ def lent(spec: str, settings: Mapping[str, Any]) -> Provider | None:
     one that lends nothing for them."""
     lender = _LENDER.get()
     return None if lender is None else lender.lend(spec, settings)
+
+
+def pool_servers(spec: str, base_url: str) -> tuple[str, ...]:
+    """The servers ``spec`` at ``base_url`` is asked through: every server of the pool the
+    active lender lends for them, else ``base_url`` alone."""
+    lender = _LENDER.get()
+    return (base_url,) if lender is None else lender.servers(spec, base_url)
+
+
+def signed_servers(urls: Sequence[str]) -> str:
+    """Servers as one value (a judge's ``base_url`` in its settings and signature): each
+    once, sorted, apart by a space (no URL a plan takes holds one)."""
+    return " ".join(sorted(set(urls)))
 
 
 class _Delegating(Provider):
@@ -110,6 +128,10 @@ class _Delegating(Provider):
         if len(urls) > 1:
             identity["base_url"] = sorted(url or "" for url in urls)
         return identity
+
+    @property
+    def servers(self) -> tuple[str, ...]:
+        return tuple(member.base_url for member in self.members if member.base_url)
 
     @property
     def replies_pin(self) -> str | None:

@@ -85,6 +85,14 @@ class SweepModels:
             )
         return None
 
+    def servers(self, spec: str, base_url: str) -> tuple[str, ...]:
+        """Every server of the plan's endpoint ``spec`` whose first is ``base_url`` (two
+        endpoints of one model and first server with other lists are refused above)."""
+        for endpoint in self.endpoints.values():
+            if endpoint.spec == spec and endpoint.base_url == base_url:
+                return endpoint.base_urls
+        return (base_url,)
+
     def _build(self, endpoint: Endpoint) -> Provider:
         from hyoka.providers import load_provider
 
