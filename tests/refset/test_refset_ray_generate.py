@@ -209,7 +209,8 @@ def test_a_hung_worker_is_killed_and_its_batch_bounded(
     server = ThreadingHTTPServer(("127.0.0.1", 0), Silent)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setattr(ray_workers, "BATCH_TIMEOUT_S", 2.0)
+    # the server never answers: any bound is a hang; a short one keeps the three losses cheap
+    monkeypatch.setattr(ray_workers, "BATCH_TIMEOUT_S", 1.0)
     config = CONFIG.model_copy(
         update={
             "model": "openai/silent",
@@ -229,8 +230,9 @@ def test_a_hung_worker_is_killed_and_its_batch_bounded(
     assert _frames(tmp_path) == 0
 
 
-#: a sweep of the embedded model on three suites (a scripted judge for Japanese MT-bench):
-#: 2 pfgen trials x 2 questions, 2 MT-bench questions x 2 turns, 3 M-IFEval prompts
+#: a sweep of the embedded model on three suites (a scripted judge for Japanese MT-bench),
+#: small so that the cluster's time goes to what is tested: 2 pfgen trials of 1 question,
+#: 1 MT-bench question of 2 turns, 2 M-IFEval prompts
 SWEEP_PLAN = """out = "out"
 concurrency = 4
 [models.smol]
@@ -240,20 +242,23 @@ options = { n_ctx = 2048, n_threads = 1 }
 judge = "scripted/judge.jsonl"
 [[suites]]
 bench = "pfgen-bench"
-limit = 2
+limit = 1
 trials = 2
 num_examples = 0
 max_tokens = 8
 [[suites]]
 bench = "jmt-bench"
 variant = "llm-jp"
-limit = 2
+limit = 1
 max_tokens = 8
 [[suites]]
 bench = "m-ifeval-ja"
-limit = 3
+limit = 2
 max_tokens = 8
 """
+#: the MT-bench cell's requests to the model (1 question x 2 turns): its ``calls`` are the
+#: judge's too
+JMT_MODEL_CALLS = 2
 SWEEP_JUDGE = '{"contains": "[[rating]]", "reply": "[[6]]"}\n{"reply": "[[5]]"}\n'
 
 
@@ -294,53 +299,6 @@ def _answers(out: Path) -> dict[str, str]:
     return found
 
 
-def test_a_sweep_on_ray_equals_the_local_one_when_a_node_is_lost(
-    tmp_path: Path, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``hyoka sweep --executor ray``: the embedded model on two workers, one a node, each
-    loading it once for every cell; a node removed while its worker has requests in flight
-    costs only those (sent again to the other worker), and the sweep's numbers and answers
-    are the local executor's."""
-    from hyoka.refset import WorkerResources
-    from hyoka.sweep import RayExecutor, read_plan, run_sweep
-
-    here = _sweep_folder(tmp_path / "local", monkeypatch)
-    local = run_sweep(read_plan(here / "sweep.toml"))
-    assert local.failed == 0
-    there = _sweep_folder(tmp_path / "ray", monkeypatch)
-    nodes = {node.node_id: node for node in cluster.worker_nodes}
-    events: list[WorkerEvent] = []
-    removed: list[str] = []
-    executor: RayExecutor
-
-    def remove_a_busy_node(event: WorkerEvent) -> None:
-        events.append(event)
-        (model,) = executor.models
-        busy = [w for w, n in model.in_flight().items() if n and w != event.worker]
-        ready = {e.worker: e.node for e in events if e.kind == "ready"}
-        if event.kind == "batch" and not removed and len(ready) == 2 and busy:
-            removed.append(busy[0])
-            cluster.remove_node(nodes[ready[busy[0]]])
-
-    executor = RayExecutor(WorkerResources(workers=2, cpus=1), on_event=remove_a_busy_node)
-    swept = run_sweep(read_plan(there / "sweep.toml"), executor=executor)
-    try:
-        assert _numbers(swept, there) == _numbers(local, here) and swept.failed == 0
-        assert _answers(there / "out") == _answers(here / "out")
-        ready = [e for e in events if e.kind == "ready"]
-        assert len(ready) == 2 and sum(e.loads for e in ready) == 2  # one load a worker
-        assert len({e.node for e in ready}) == 2
-        lost = [e for e in events if e.kind == "lost"]
-        assert removed and lost and {e.worker for e in lost} == set(removed)
-        asked = [e for e in events if e.kind == "batch"]
-        calls = sum(c.calls for c in swept.matrix.cells if c.judge is None) + 4
-        assert len(asked) == calls  # every model request answered once on a worker
-        print(f"\nnode removed mid-sweep: {len(lost)} request(s) in flight sent again")
-    finally:
-        cluster.add_node(num_cpus=1)  # back to two worker nodes for the next test
-        cluster.wait_for_nodes()
-
-
 def test_a_sweep_whose_model_does_not_load_on_ray_is_one_line_a_cell(
     tmp_path: Path, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -360,3 +318,70 @@ def test_a_sweep_whose_model_does_not_load_on_ray_is_one_line_a_cell(
     assert len(failed) == 3 and all("model file 'missing.gguf' does not exist" in line
                                     for line in failed)  # fmt: skip
     assert "ray: 0 worker(s), 0 model load(s)" in result.output
+
+
+def test_a_sweep_on_ray_equals_the_local_one_when_a_node_is_lost(
+    tmp_path: Path, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hyoka sweep --executor ray``: the embedded model on two workers, one a node, each
+    loading it once for every cell; two cells in flight at once, sharing them; a node
+    removed while its worker has requests in flight costs only those (sent again to the
+    other worker), and the sweep's numbers and answers are the local executor's.
+
+    Last in this file: the node it removes is not added back (a node start saved)."""
+    import asyncio
+    import threading
+
+    from hyoka.refset import WorkerResources
+    from hyoka.sweep import RayExecutor, SweepWatcher, read_plan, run_sweep
+    from hyoka.sweep.spec import Cell
+
+    here = _sweep_folder(tmp_path / "local", monkeypatch)
+    local = run_sweep(read_plan(here / "sweep.toml"))
+    assert local.failed == 0, _numbers(local, here)
+    there = _sweep_folder(tmp_path / "ray", monkeypatch)
+    plan = read_plan(there / "sweep.toml")
+    nodes = {node.node_id: node for node in cluster.worker_nodes}
+    events: list[WorkerEvent] = []
+    removed: list[str] = []
+    heard = threading.Lock()
+
+    def remove_a_busy_node(event: WorkerEvent) -> None:
+        # the first reply heard while the other worker still has requests in flight: the
+        # cells send theirs to both workers at once, so the first reply is that one
+        with heard:
+            events.append(event)
+            busy = [w for w, n in model.in_flight().items() if n and w != event.worker]
+            if event.kind == "batch" and not removed and busy:
+                removed.append(busy[0])
+                (node,) = [e.node for e in events if e.kind == "ready" and e.worker == busy[0]]
+                cluster.remove_node(nodes[node])
+
+    together = threading.Barrier(2, timeout=120)  # broken if the cells ran one at a time
+
+    class Together(SweepWatcher):
+        def started(self, cell: Cell) -> None:
+            if cell.suite.bench != "m-ifeval-ja":  # the first two cells, side by side
+                together.wait()
+
+    executor = RayExecutor(WorkerResources(workers=2, cpus=1), on_event=remove_a_busy_node)
+    assert executor.cells == 2  # one cell a worker
+    (smol,) = plan.models
+    model = executor.hosted(smol.spec, smol.settings())  # the one the sweep's cells get
+    asyncio.run(model.preflight())  # both workers loaded before the first request
+    while len(model.in_flight()) < 2:
+        assert model.starting, "a worker did not load the model"
+        ray.wait(list(model.starting), num_returns=1, timeout=300)
+        asyncio.run(model.preflight())
+    swept = run_sweep(plan, executor=executor, watcher=Together())
+    assert _numbers(swept, there) == _numbers(local, here) and swept.failed == 0
+    assert _answers(there / "out") == _answers(here / "out")
+    ready = [e for e in events if e.kind == "ready"]
+    assert len(ready) == 2 and sum(e.loads for e in ready) == 2  # one load a worker
+    assert len({e.node for e in ready}) == 2
+    lost = [e for e in events if e.kind == "lost"]
+    assert removed and lost and {e.worker for e in lost} == set(removed)
+    asked = [e for e in events if e.kind == "batch"]
+    calls = sum(c.calls for c in swept.matrix.cells if c.judge is None) + JMT_MODEL_CALLS
+    assert len(asked) == calls  # every model request answered once on a worker
+    print(f"\nnode removed mid-sweep: {len(lost)} request(s) in flight sent again")

@@ -186,13 +186,15 @@ def _watcher() -> SweepWatcher:
 
         total = 0
         count = 0
+        begun = 0  # cells started (several at once on Ray), each its own number
 
         def planned(self, cells: Sequence[Cell], reused: int) -> None:
             self.total = len(cells)
             say(f"sweep: {len(cells)} cells, {reused} done before")
 
         def started(self, cell: Cell) -> None:
-            say(f"[{self.count + 1}/{self.total}] {cell.key} ...")
+            self.begun = max(self.begun, self.count) + 1
+            say(f"[{self.begun}/{self.total}] {cell.key} ...")
 
         def finished(self, result: CellResult, reused: bool) -> None:
             self.count += 1

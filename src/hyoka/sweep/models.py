@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -65,6 +66,7 @@ class SweepModels:
                 )
             self.endpoints[key] = endpoint
         self.shared: dict[str, Provider] = {}
+        self.lock = threading.Lock()  # cells side by side ask at once: one build a model
         if host is not None and any(computed_here(e.spec) for e in self.endpoints.values()):
             host.reach()  # a host that cannot take them fails the sweep once, up front
 
@@ -74,9 +76,10 @@ class SweepModels:
         if endpoint is None:
             return None
         if computed_here(spec):
-            if key not in self.shared:
-                self.shared[key] = self._build(endpoint)
-            return kept_open(self.shared[key])
+            with self.lock:
+                if key not in self.shared:
+                    self.shared[key] = self._build(endpoint)
+                return kept_open(self.shared[key])
         if len(endpoint.base_urls) > 1:  # clients are bound to a cell's loop: new each time
             from hyoka.providers import load_provider
 

@@ -1,14 +1,17 @@
 """A sweep whose local models run on a Ray cluster (``hyoka sweep PLAN --executor ray``).
 
-The cells still run here, one after the other, through the same entry points as with the
-``LocalExecutor``: every file of the run is written by this process alone, and every
-request passes this process's response cache, so a sweep stopped and run again resumes
-its files and pays for nothing twice. What moves is the model: a model computed locally
-(``llamacpp/``, ``hf/``, ``vllm/``: ``models.computed_here``) is loaded once by each of the
-executor's Ray workers (actors; llama.cpp on a CPU node, vLLM with ``gpus`` per worker on a
-GPU node, as the plan's model string says), and the requests of every cell (its questions,
-its trials) go to the worker with the fewest in flight. Models on servers are asked from
-here as they would be without Ray (several servers of one model: ``pooled``).
+The cells still run here, through the same entry points as with the ``LocalExecutor``, but
+several at once (``RayExecutor.cells``, threads of this process sharing the workers, so a
+sweep of many small cells keeps every worker busy); each result is handed back on the
+calling thread, which alone writes the manifest. Every file of the run is written by this
+process alone, and every request passes this process's response cache, so a sweep stopped
+and run again resumes its files and pays for nothing twice. What moves is the model: a
+model computed locally (``llamacpp/``, ``hf/``, ``vllm/``: ``models.computed_here``) is
+loaded once by each of the executor's Ray workers (actors; llama.cpp on a CPU node, vLLM
+with ``gpus`` per worker on a GPU node, as the plan's model string says), and the requests
+of every cell (its questions, its trials) go to the worker with the fewest in flight.
+Models on servers are asked from here as they would be without Ray (several servers of one
+model: ``pooled``).
 
 A worker lost with its node costs only the requests it had in flight: each is sent again
 to another worker (the same request, seed included, so the same reply), and a worker is
@@ -21,11 +24,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hyoka.errors import HyokaError
 from hyoka.providers import GenerationRequest, GenerationResponse, Provider, ProviderError
@@ -38,6 +44,10 @@ from hyoka.refset import (
     load_report,
 )
 from hyoka.sweep.runner import LocalExecutor
+from hyoka.sweep.spec import Cell
+
+if TYPE_CHECKING:
+    from hyoka.sweep.cells import CellResult
 
 
 class ModelWorker:
@@ -88,7 +98,9 @@ class _Worker:
 class RayModel(Provider):
     """One local model on Ray workers, as a provider: its identity and checks are the
     backend's own (built here, never loaded here), so the replies are cached, and read
-    back, exactly as a model loaded here would be."""
+    back, exactly as a model loaded here would be. Cells running side by side each send
+    requests from their own thread and event loop: the workers' bookkeeping is taken under
+    one lock."""
 
     name = "ray"
     in_process = True  # a request waits its turn on a worker: work, not a hung server
@@ -119,6 +131,7 @@ class RayModel(Provider):
         self.ready: list[_Worker] = []
         #: the line of a worker whose model did not load: every later cell's too
         self.error: str | None = None
+        self.lock = threading.RLock()
 
     def identity(self) -> dict[str, Any]:
         return self.local.identity()
@@ -143,9 +156,10 @@ class RayModel(Provider):
 
     async def preflight(self) -> None:
         """Start the workers (once for the sweep) and wait for one to have the model."""
-        if self.started == 0:
-            for _ in range(self.resources.workers):
-                self._start_worker()
+        with self.lock:
+            if self.started == 0:
+                for _ in range(self.resources.workers):
+                    self._start_worker()
         await self._wait_for_ready()
 
     async def _wait_for_ready(self) -> None:
@@ -154,21 +168,25 @@ class RayModel(Provider):
         while True:
             if self.error is not None:
                 raise ProviderError(self.error)
-            if self.starting:
+            starting = list(self.starting)
+            if starting:
                 done, _ = await asyncio.to_thread(
-                    self.ray.wait, list(self.starting), num_returns=len(self.starting), timeout=0
+                    self.ray.wait, starting, num_returns=len(starting), timeout=0
                 )
-                for ref in done:
-                    # several requests wait at once: one of them may have taken it in
-                    if ref in self.starting:
-                        self._started(ref)
-            if self.ready:
-                return
-            if not self.starting:
+                with self.lock:
+                    for ref in done:
+                        # several requests wait at once: one of them may have taken it in
+                        if ref in self.starting:
+                            self._started(ref)
+            with self.lock:
+                if self.ready:
+                    return
+                starting = list(self.starting)
+            if not starting:
                 raise ProviderError(f"{self.spec}: every Ray worker was lost")
             if waited > WORKER_START_TIMEOUT_S:
                 raise ProviderError(f"{self.spec}: {self.resources.unplaced()}")
-            await asyncio.to_thread(self.ray.wait, list(self.starting), num_returns=1, timeout=1.0)
+            await asyncio.to_thread(self.ray.wait, starting, num_returns=1, timeout=1.0)
             waited += 1.0
 
     def _started(self, ref: Any) -> None:
@@ -199,8 +217,11 @@ class RayModel(Provider):
         losses = 0
         while True:
             await self.preflight()  # the workers started once; one of them ready
-            worker = min(self.ready, key=lambda w: w.in_flight)  # the first of the least busy
-            worker.in_flight += 1
+            with self.lock:
+                if not self.ready:  # lost since: wait for another
+                    continue
+                worker = min(self.ready, key=lambda w: w.in_flight)  # first of the least busy
+                worker.in_flight += 1
             started = time.monotonic()
             try:
                 result = await worker.handle.generate.remote(body)
@@ -211,7 +232,8 @@ class RayModel(Provider):
                 self._lost(worker, losses)
                 continue
             finally:
-                worker.in_flight -= 1
+                with self.lock:
+                    worker.in_flight -= 1
             if "error" in result:
                 raise ProviderError(str(result["error"]))
             reply = GenerationResponse.model_validate_json(result["reply"])
@@ -227,31 +249,64 @@ class RayModel(Provider):
                 f"{self.spec}: a request was in flight on {MAX_LOSSES_PER_BATCH} Ray workers "
                 "that died; the request itself may kill them (out of memory?)"
             )
-        if worker in self.ready:  # the first of its requests to hear of the loss
-            self.ready.remove(worker)
-            self._replace()
+        with self.lock:
+            if worker in self.ready:  # the first of its requests to hear of the loss
+                self.ready.remove(worker)
+                self._replace()
         self.on_event(WorkerEvent("lost", worker.name, node=worker.node, redone=1))
 
     async def aclose(self) -> None:
         for handle in self.handles:
             with contextlib.suppress(Exception):  # an actor already gone needs no killing
                 self.ray.kill(handle, no_restart=True)
-        self.handles, self.ready, self.starting = [], [], {}
+        with self.lock:
+            self.handles, self.ready, self.starting = [], [], {}
+            self.started = 0  # asked again (another sweep): workers started afresh
 
 
 class RayExecutor(LocalExecutor):
-    """The cells here, one after the other (``LocalExecutor.run``); each local model on
-    Ray workers that load it once (``ModelHost``): ``workers`` of them a model, each
-    reserving ``cpus`` and ``gpus`` on its node."""
+    """The cells here, ``cells`` at a time (by default one a worker, so that a sweep of
+    small cells keeps them all busy); each local model on Ray workers that load it once
+    (``ModelHost``): ``workers`` of them a model, each reserving ``cpus`` and ``gpus`` on
+    its node. Each cell runs on a thread of its own and fails alone (``run_cell``); every
+    result comes back to the caller's thread, the sweep's one writer."""
 
     def __init__(
         self,
         resources: WorkerResources | None = None,
         on_event: OnEvent | None = None,
+        cells: int | None = None,
     ) -> None:
         self.resources = resources or WorkerResources()
         self.on_event: OnEvent = on_event or (lambda event: None)
+        self.cells = cells or self.resources.workers
         self.models: list[RayModel] = []
+        self.lock = threading.Lock()
+
+    def run(
+        self,
+        cells: Sequence[Cell],
+        work: Callable[[Cell], CellResult],
+        done: Callable[[CellResult], None],
+    ) -> None:
+        """Run ``cells`` at most ``self.cells`` at once, handing each result to ``done`` here
+        as it comes. Each cell runs in a copy of this thread's context (the sweep's lent
+        models); an error that is not a cell's (a bug) stops the cells not yet started and
+        is raised once the running ones end."""
+        if self.cells <= 1 or len(cells) <= 1:
+            super().run(cells, work, done)
+            return
+        pool = ThreadPoolExecutor(self.cells, thread_name_prefix="hyoka-cell")
+        try:
+            running: set[Future[CellResult]] = {
+                pool.submit(contextvars.copy_context().run, work, cell) for cell in cells
+            }
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    done(future.result())
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def reach(self) -> None:
         """Connect to the cluster now, once for the sweep (``connect_ray``: at most its
@@ -262,8 +317,14 @@ class RayExecutor(LocalExecutor):
         connect_ray()
 
     def hosted(self, spec: str, options: Mapping[str, Any]) -> Provider:
+        """``spec`` on this executor's workers: one set of them per model and settings,
+        however often it is asked for."""
         from hyoka.refset import connect_ray
 
-        model = RayModel(connect_ray(), spec, options, self.resources, self.on_event)
-        self.models.append(model)
-        return model
+        with self.lock:
+            for model in self.models:
+                if model.spec == spec and model.options == dict(options):
+                    return model
+            model = RayModel(connect_ray(), spec, options, self.resources, self.on_event)
+            self.models.append(model)
+            return model
