@@ -86,6 +86,12 @@ class _Server(ServedInThread):
         self.gone: set[str] = set()
         #: the HTTP statuses of the next answers to a batch's state (transient faults)
         self.faults: list[int] = []
+        #: the HTTP statuses of the next create calls, answered without making a batch
+        self.create_faults: list[int] = []
+        #: a batch's state answered with this body instead (a proxy's page, wrong kinds)
+        self.garbled: bytes | dict[str, Any] | None = None
+        #: file ids the server no longer has (an output file deleted: HTTP 404)
+        self.gone_files: set[str] = set()
         #: set: the create call's answer waits until ``release`` is set (``created`` is set
         #: once the batch exists), so a test can kill the client between the two
         self.hold: threading.Event | None = None
@@ -159,6 +165,16 @@ class _Handler(BaseHTTPRequestHandler):
     def _fault(self, method: str, path: str) -> tuple[int, Any, str] | None:
         """A 404 for a batch the server no longer knows, or the next transient fault."""
         parts = path.split("/")
+        error: dict[str, Any]
+        if method == "POST" and parts[-1] == "batches" and self.server.create_faults:
+            error = {"message": "internal error", "type": "api_error"}
+            status = self.server.create_faults.pop(0)
+            return status, {"type": "error", "error": error}, "application/json"
+        if method == "GET" and len(parts) > 3 and parts[-3] == "files":
+            if parts[-2] in self.server.gone_files:
+                error = {"message": "No such File object", "type": "invalid_request_error"}
+                return 404, {"error": error}, "application/json"
+            return None
         if method != "GET" or "batches" not in parts or parts[-1] == "batches":
             return None
         if parts[parts.index("batches") + 1] in self.server.gone:
@@ -167,6 +183,10 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.faults:
             error = {"message": "try again", "type": "server_error"}
             return self.server.faults.pop(0), {"type": "error", "error": error}, "application/json"
+        garbled = self.server.garbled
+        if garbled is not None and parts[-1] != "results":
+            kind = "text/html" if isinstance(garbled, bytes) else "application/json"
+            return 200, garbled, kind
         return None
 
     def answer(self, method: str, path: str, raw: bytes) -> tuple[int, Any, str]:

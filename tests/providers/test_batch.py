@@ -452,8 +452,9 @@ def test_a_kill_between_create_and_note_pays_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Real processes killed (SIGKILL) after the server made their batch, before its id
-    reached the manifest: the next run finds the batch (OpenAI by the mark in its
-    metadata, Anthropic by its time and size) and submits nothing again."""
+    reached the manifest: the next run finds the batch and submits nothing again (OpenAI
+    by the mark in its metadata; Anthropic's, running, may be it by its time and size:
+    kept noted until it ends and its results' custom ids confirm it)."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     with openai_server() as oai, anthropic_server() as ant:
         runs = {
@@ -489,6 +490,25 @@ def test_a_kill_between_create_and_note_pays_once(
             assert (pending["id"], pending["status"]) == ("", "submitting") and pending["tag"]
             again = _hyoka(argv[api], tmp_path / "c", monkeypatch)
             assert again.exit_code == 0, again.output
+            if api == "anthropic":  # no mark: waits for the candidate to end
+                assert (
+                    f"batch: the submission of 2 request(s) at {pending['submitted']} (mark "
+                    f"{pending['tag']}) may be batch(es) {batch_id} (made since, of its size, "
+                    "still running): kept noted and not asked again until they end and their "
+                    f"custom ids tell; `hyoka batch release {out} {pending['tag']}` asks them "
+                    "again now"
+                ) in again.stderr.splitlines(), again.stderr
+                assert _note(out) == [pending] and len(server.batches) == 1
+                server.finish()
+                collected = _hyoka(argv[api], tmp_path / "c", monkeypatch)
+                said = collected.stderr.splitlines()
+                assert (
+                    f"batch: batch {batch_id}: found by its requests' custom ids (the run "
+                    "that submitted it stopped before noting it); not submitted again" in said
+                )
+                assert said[-1].startswith("batch: 2 reply(ies) collected"), said
+                assert len(server.batches) == 2  # turn 2's: none paid twice
+                continue
             assert f"batch: batch {batch_id}: found by its mark" in again.stderr, again.stderr
             assert len(server.batches) == 1
             assert [(b["id"], b["status"]) for b in _note(out)] == [(batch_id, running)]
@@ -497,20 +517,30 @@ def test_a_kill_between_create_and_note_pays_once(
             assert "batch: 2 reply(ies) collected" in collected.stderr, collected.output
 
 
-def test_a_batch_the_api_forgot_is_one_line_and_asked_again(
+def test_a_batch_the_api_forgot_is_kept_until_released(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A noted batch answered 404: ``batch status`` says so in its own line and still
-    shows the other file's batch; the run asks its requests again, saying why."""
+    """A noted batch answered 404 (deleted, or another key's, organization's or
+    project's): ``batch status`` says so in its own line and still shows the other file's
+    batch; the run keeps its note and asks nothing again (paid for once), saying how to
+    release it; ``hyoka batch release`` drops it and the next run asks its requests again.
+    ``batch status`` of a file whose records are all in flight lists its batches."""
     with openai_server() as server:
         url = f"{server.url}/v1"
         first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
         for out in (first, second):
             assert _hyoka(_args(out, url), tmp_path / "c", monkeypatch).exit_code == 0
         (lost,), (kept,) = _note(first), _note(second)
+        assert not first.exists()  # only its manifest: every request in flight
+        one = CliRunner().invoke(app, ["batch", "status", str(first), "--offline"])
+        assert one.exit_code == 0 and one.stdout.splitlines() == [
+            f"{first}: openai/m1 batch {lost['id']}, 2 request(s) submitted "
+            f"{lost['submitted']}: submitted (as the last run saw it)"
+        ], one.output
         server.gone.add(lost["id"])
-        status = _hyoka(["batch", "status", str(tmp_path), "--base-url", url], tmp_path / "c",
-                        monkeypatch)  # fmt: skip
+        status = _hyoka(
+            ["batch", "status", str(tmp_path)], tmp_path / "c", monkeypatch
+        )  # fmt: skip  (the noted base_url is asked)
         assert status.exit_code == 1, status.output
         shown = status.stdout.splitlines()
         assert len(shown) == 2 and shown[0].startswith(
@@ -519,10 +549,30 @@ def test_a_batch_the_api_forgot_is_one_line_and_asked_again(
         assert "HTTP 404" in shown[0] and kept["id"] in shown[1] and "validating" in shown[1]
         rerun = _hyoka(_args(first, url), tmp_path / "c", monkeypatch)
         assert rerun.exit_code == 0, rerun.output
-        assert f"batch: batch {lost['id']}: the API does not know it (" in rerun.stderr
-        assert "its 2 request(s) asked again" in rerun.stderr
-        (again,) = _note(first)
-        assert again["custom_ids"] == lost["custom_ids"] and again["id"] != lost["id"]
+        said = [line for line in rerun.stderr.splitlines() if "does not know" in line]
+        assert len(said) == 1 and said[0].startswith(
+            f"batch: batch {lost['id']}: the API does not know it ("
+        ), rerun.stderr
+        assert said[0].endswith(
+            "; kept noted, its 2 request(s) not asked again (submitted with another key, "
+            "organization or project?): run with the account that submitted it, or "
+            f"`hyoka batch release {first} {lost['id']}` to ask them again"
+        ), said
+        assert _note(first) == [lost] and server.calls("POST", "/v1/batches") == 2
+        wrong = CliRunner().invoke(app, ["batch", "release", str(first), "batch_9"])
+        assert wrong.exit_code == 1 and wrong.stderr.splitlines() == [
+            f"error: {first}.manifest.json: notes no batch batch_9 (its batches: {lost['id']})"
+        ], wrong.output
+        released = CliRunner().invoke(app, ["batch", "release", str(first), lost["id"]])
+        assert released.exit_code == 0, released.output
+        assert released.stdout.splitlines() == [
+            f"{first}: batch {lost['id']} released: its 2 request(s) are asked again by the "
+            "next run of its command"
+        ]
+        again = _hyoka(_args(first, url), tmp_path / "c", monkeypatch)
+        assert again.exit_code == 0, again.output
+        (fresh,) = _note(first)
+        assert fresh["custom_ids"] == lost["custom_ids"] and fresh["id"] != lost["id"]
 
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
@@ -689,3 +739,99 @@ def test_a_batch_noted_for_another_server_is_not_collected(
         assert f"batch batch_1 was submitted to {url}, not {other.url}/v1" in said, said
         assert other.calls("GET", "/v1/batches") == 0
         assert SCRUBBED not in out.with_name(out.name + ".manifest.json").read_text("utf-8")
+
+
+def test_a_lost_anthropic_submission_is_never_another_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anthropic's batches carry no mark: a submission whose create call failed (HTTP 500,
+    no batch made) is neither the file's own collected batch of the same size nor
+    another file's running one; it waits for that one to end, whose custom ids are not
+    its own, and is then asked again: never locked, never adopted."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    with anthropic_server() as server:
+        mine, theirs = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+        args = _generate("anthropic/m1", server.url, mine, "--batch")
+        assert _hyoka(args, tmp_path / "c", monkeypatch).exit_code == 0  # msgbatch_01
+        server.finish()
+        other = _generate("anthropic/m2", server.url, theirs, "--batch")
+        assert _hyoka(other, tmp_path / "c", monkeypatch).exit_code == 0  # msgbatch_02
+        server.create_faults = [500]
+        failed = _hyoka(args, tmp_path / "c", monkeypatch)  # turn 1 read; turn 2's create
+        assert failed.exit_code == 1 and len(server.batches) == 2, failed.output
+        (pending,) = _note(mine)
+        assert pending["status"] == "submitting"
+        waits = _hyoka(args, tmp_path / "c", monkeypatch)
+        assert waits.exit_code == 0, waits.output
+        assert (
+            f"batch: the submission of 2 request(s) at {pending['submitted']} (mark "
+            f"{pending['tag']}) may be batch(es) msgbatch_02 (made since, of its size, still "
+            "running): kept noted and not asked again until they end and their custom ids "
+            f"tell; `hyoka batch release {mine} {pending['tag']}` asks them again now"
+        ) in waits.stderr.splitlines(), waits.stderr
+        assert _note(mine) == [pending] and len(server.batches) == 2
+        server.finish()
+        asked = _hyoka(args, tmp_path / "c", monkeypatch)
+        assert asked.exit_code == 0, asked.output
+        assert (
+            f"batch: the submission of 2 request(s) at {pending['submitted']} made no batch "
+            "(the run stopped first, or the create call failed): asked again"
+        ) in asked.stderr.splitlines(), asked.stderr
+        assert [(b["id"], b["custom_ids"]) for b in _note(mine)] == [
+            ("msgbatch_03", pending["custom_ids"])
+        ]
+        assert "found by" not in asked.stderr
+        done = _hyoka(other, tmp_path / "c", monkeypatch)  # theirs still collects its own
+        assert "batch: 2 reply(ies) collected" in done.stderr, done.output
+
+
+@pytest.mark.parametrize(
+    ("api", "garbled"),
+    [("openai", b"<html>proxy login</html>"), ("anthropic", {"id": 5, "request_counts": []})],
+)
+def test_a_garbled_batch_state_is_one_line(
+    api: str, garbled: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch's state answered with a proxy's page or fields of the wrong kinds: one line
+    naming the batch in the run and in ``batch status``, never a traceback."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    with (openai_server if api == "openai" else anthropic_server)() as server:
+        url = f"{server.url}/v1" if api == "openai" else server.url
+        out = tmp_path / "a.jsonl"
+        args = _generate(f"{api}/m1", url, out, "--batch")
+        assert _hyoka(args, tmp_path / "c", monkeypatch).exit_code == 0
+        (noted,) = _note(out)
+        server.garbled = garbled
+        said = (
+            f"{api}: batch {noted['id']}: the server's answer is not a batch's state (a "
+            "proxy's page? fields of the wrong kinds); run again once the server answers as "
+            "the API does"
+        )
+        run = _hyoka(args, tmp_path / "c", monkeypatch)
+        assert run.exit_code == 1 and "Traceback" not in run.output, run.output
+        assert run.stderr.splitlines()[-1].endswith(said), run.stderr
+        status = _hyoka(["batch", "status", str(out)], tmp_path / "c", monkeypatch)
+        assert status.exit_code == 1, status.output
+        assert status.stdout.splitlines() == [f"{out}: {api}/m1 batch {noted['id']}: {said}"]
+
+
+def test_an_ended_batch_whose_results_are_gone_is_asked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ended batch whose output file the API no longer has (HTTP 404): one line naming
+    the batch, its requests asked again in a new batch; never a file locked for good."""
+    with openai_server() as server:
+        out, url = tmp_path / "a.jsonl", f"{server.url}/v1"
+        assert _hyoka(_args(out, url), tmp_path / "c", monkeypatch).exit_code == 0
+        (gone,) = _note(out)
+        server.finish()
+        server.gone_files.add(f"file-{gone['id']}-out")
+        run = _hyoka(_args(out, url), tmp_path / "c", monkeypatch)
+        assert run.exit_code == 0, run.output
+        said = [line for line in run.stderr.splitlines() if "results are gone" in line]
+        assert len(said) == 1 and said[0].startswith(
+            f"batch: batch {gone['id']} ended completed but its results are gone ("
+        ), run.stderr
+        assert said[0].endswith("; its 2 request(s) asked again"), said
+        (again,) = _note(out)
+        assert again["custom_ids"] == gone["custom_ids"] and again["id"] != gone["id"]

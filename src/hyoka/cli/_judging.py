@@ -94,7 +94,8 @@ def print_batch(stats: ClientStats, as_json: bool) -> None:
     """With ``--batch``: what the batch rounds did and whether to run the command again
     (on stderr, so the numbers printed stay the same)."""
     if stats.batch is not None and not as_json:
-        _common.say(stats.batch.line(), err=True)
+        for line in stats.batch.line().splitlines():  # a notice each, then the summary
+            _common.say(line, err=True)
 
 
 def print_judge(judges: Iterable[JudgedBy]) -> None:

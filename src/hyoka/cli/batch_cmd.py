@@ -56,3 +56,40 @@ def status_command(
         say(f"no batches in flight under {results}")
     if any(batch.error for batch in found):  # each said in its line; the others shown
         raise typer.Exit(1)
+
+
+@reports_errors
+def release_command(
+    results: Annotated[
+        Path, typer.Argument(help="The results file whose batch to release.", metavar="RESULTS")
+    ],
+    batches: Annotated[
+        list[str],
+        typer.Argument(
+            help="Each batch's id, or a submission's mark (as a run or `batch status` says).",
+            metavar="BATCH...",
+        ),
+    ],
+    as_json: JsonOption = False,
+) -> None:
+    """Drop batches from a results file's note: the next run asks their requests again.
+
+    For a batch the API does not know (deleted, or submitted with another key you no
+    longer have) or a lost submission waiting for batches that are not its own: what the
+    released batch answers is never read, and its requests are paid for again.
+
+    Example:
+
+      hyoka batch release results/a.jsonl msgbatch_01
+    """
+    from hyoka.providers.batch_status import release_batches
+
+    dropped = release_batches(results, batches)
+    if as_json:
+        echo_json(dropped)
+        return
+    for entry in dropped:
+        say(
+            f"{results}: batch {entry['id'] or 'mark ' + str(entry.get('tag'))} released: its "
+            f"{entry['requests']} request(s) are asked again by the next run of its command"
+        )

@@ -222,6 +222,10 @@ COMMANDS: dict[str, CommandSpec | GroupSpec] = {
                 _CLI + "batch_cmd:status_command",
                 "List the batches in flight (submitted by --batch) and their state.",
             ),
+            "release": CommandSpec(
+                _CLI + "batch_cmd:release_command",
+                "Drop batches from a results file's note: the next run asks their requests again.",
+            ),
         },
     ),
     "sweep": CommandSpec(

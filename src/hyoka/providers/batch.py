@@ -75,6 +75,10 @@ from hyoka.store import IN_FLIGHT_NOTE, JsonlLog, manifest_path, read_objects, w
 BATCHES_NOTE = IN_FLIGHT_NOTE
 #: the manifest note of the ways of asking that made the file's records (``signed_batch``)
 MADE_BY_NOTE = "made_by"
+#: the manifest note of the ids of the batches whose results the file's runs have read
+READ_NOTE = "batches_read"
+#: how many of those ids the note keeps (the newest)
+_READ_KEPT = 1000
 #: the suffix of the file beside a log that keeps the replies its batches answered
 REPLIES_SUFFIX = ".batch-replies"
 #: a noted batch's status between the note and the create call's answer
@@ -262,12 +266,19 @@ class BatchClient(ModelClient):
                 "base_url it was submitted to to collect it"
             )
 
-    async def _recover(self, entry: dict[str, Any], known: set[str]) -> dict[str, Any] | None:
-        """A submission noted as ``submitting`` (a run killed after the note): the batch
-        its create call made, found by its mark; ``None`` where none was made."""
+    async def _recover(
+        self, entry: dict[str, Any], known: set[str]
+    ) -> dict[str, Any] | list[str] | None:
+        """A submission noted as ``submitting`` (a run killed after the note, or a create
+        call that failed): the batch its create call made (found by its mark where the
+        API keeps one; else among the batches of its size made since, none this file
+        ``known``, by the custom ids of an ended one's results); ``None`` where none was
+        made; the candidates still running where none is confirmed yet (they may be it)."""
         since = _when(entry["submitted"]) - _SKEW
         found = await self._asked(self.api.find, entry.get("tag", ""), entry["requests"], since)
         fresh = [raw for raw in found if not (isinstance(raw, str) and raw in known)]
+        if not self.api.marked:
+            return await self._confirm(entry, fresh)
         if not fresh:
             self.progress.notices.append(
                 f"the submission of {entry['requests']} request(s) at {entry['submitted']} "
@@ -288,36 +299,98 @@ class BatchClient(ModelClient):
         )
         return {**entry, "id": batch_id, "status": "submitted"}
 
+    async def _confirm(
+        self, entry: dict[str, Any], candidates: list[object]
+    ) -> dict[str, Any] | list[str] | None:
+        """``_recover`` for an API whose batches carry no mark (Anthropic): a candidate is
+        the submission's batch only where its results answer exactly the submission's
+        custom ids (a cache key each: any batch that answers them answers these requests);
+        one still running cannot tell yet, so the submission waits for it."""
+        wanted = {str(key) for key in entry.get("custom_ids", ())}
+        running: list[str] = []
+        for raw in candidates:
+            if not (isinstance(raw, str) and _BATCH_ID.fullmatch(raw)):
+                continue  # not an id hyoka could ask for: not one it noted either
+            try:
+                state = await self._asked(self.api.read_state, raw)
+                if not state.ended:
+                    running.append(raw)
+                    continue
+                results = await self._asked(self.api.results, raw)
+            except BatchNotFoundError:
+                continue
+            answered = set(results.replies) | set(results.failed) | results.repeated
+            if answered == wanted:
+                self.progress.notices.append(
+                    f"batch {raw}: found by its requests' custom ids (the run that submitted "
+                    "it stopped before noting it); not submitted again"
+                )
+                return {**entry, "id": raw, "status": "submitted"}
+        if running:
+            return running
+        self.progress.notices.append(
+            f"the submission of {entry['requests']} request(s) at {entry['submitted']} "
+            "made no batch (the run stopped first, or the create call failed): asked again"
+        )
+        return None
+
     async def collect(
-        self, noted: list[dict[str, Any]], path: Path | None = None
+        self,
+        noted: list[dict[str, Any]],
+        path: Path | None = None,
+        *,
+        read: list[str] | None = None,
     ) -> tuple[list[dict[str, Any]], set[str]]:
         """Ask each noted batch for its state; read every ended one's replies into the
-        replies file beside the log ``path`` and the cache. The batches still running,
-        and the keys of requests not to submit now (theirs, and a cancelled batch's)."""
+        replies file beside the log ``path`` and the cache (its id added to ``read``, the
+        batches this file has read: never taken for a lost submission's). The batches
+        still running or held, and the keys of requests not to submit now (theirs, and a
+        cancelled batch's)."""
         running: list[dict[str, Any]] = []
         in_flight: set[str] = set()
+        read = [] if read is None else read
         where = Path("?") if path is None else manifest_path(path)
+        shown = "the results file" if path is None else str(path)
         kept = {} if path is None else read_replies(path)
-        known = {str(entry["id"]) for entry in noted if entry["id"]}
+        known = {str(entry["id"]) for entry in noted if entry["id"]} | set(read)
         for entry in noted:
             if entry.get("api") != self.api.name:
                 running.append(entry)  # another API's (another judge's?): kept as it is
                 continue
             self._check_server(entry, where)
+            asked = [str(key) for key in entry.get("custom_ids", ())]
             if entry["status"] == SUBMITTING:
                 recovered = await self._recover(entry, known)
                 if recovered is None:
                     continue
+                if isinstance(recovered, list):  # candidates still running: wait for them
+                    running.append(entry)
+                    in_flight.update(asked)
+                    mark = entry.get("tag", "")
+                    self.progress.held.append(f"mark {mark}")
+                    self.progress.notices.append(
+                        f"the submission of {entry['requests']} request(s) at "
+                        f"{entry['submitted']} (mark {mark}) may be batch(es) "
+                        f"{', '.join(recovered)} (made since, of its size, still running): "
+                        "kept noted and not asked again until they end and their custom ids "
+                        f"tell; `hyoka batch release {shown} {mark}` asks them again now"
+                    )
+                    continue
                 entry = recovered
+                known.add(str(entry["id"]))
             batch_id = str(entry["id"])
-            asked = [str(key) for key in entry.get("custom_ids", ())]
             try:
-                state = await self._asked(self.api.state, batch_id)
-            except BatchNotFoundError as exc:
+                state = await self._asked(self.api.read_state, batch_id)
+            except BatchNotFoundError as exc:  # another account's? paid for: not dropped
                 said = server_text(str(exc), self._secrets.scrub)
+                running.append(entry)
+                in_flight.update(asked)
+                self.progress.held.append(batch_id)
                 self.progress.notices.append(
-                    f"batch {batch_id}: the API does not know it ({said}); its {len(asked)} "
-                    "request(s) asked again"
+                    f"batch {batch_id}: the API does not know it ({said}); kept noted, its "
+                    f"{len(asked)} request(s) not asked again (submitted with another key, "
+                    "organization or project?): run with the account that submitted it, or "
+                    f"`hyoka batch release {shown} {batch_id}` to ask them again"
                 )
                 continue
             if not state.ended:
@@ -325,7 +398,17 @@ class BatchClient(ModelClient):
                 in_flight.update(asked)
                 self.progress.running.append(batch_id)
                 continue
-            results = await self._asked(self.api.results, batch_id)
+            try:
+                results = await self._asked(self.api.results, batch_id)
+            except BatchNotFoundError as exc:  # its results file deleted or expired
+                said = server_text(str(exc), self._secrets.scrub)
+                self.progress.notices.append(
+                    f"batch {batch_id} ended {state.status} but its results are gone "
+                    f"({said}); its {len(asked)} request(s) asked again"
+                )
+                read.append(batch_id)
+                continue
+            read.append(batch_id)
             fresh = self._read(set(asked), results, kept)
             if fresh and path is not None:  # kept where the run owns them, before the note
                 write_jsonl(
@@ -455,6 +538,15 @@ def noted_batches(notes: Mapping[str, Any], where: Path) -> list[dict[str, Any]]
     return found
 
 
+def noted_read(notes: Mapping[str, Any]) -> list[str]:
+    """The ids of the batches whose results the file's runs have read (``READ_NOTE``;
+    none where the note is missing or not a list of ids)."""
+    noted = notes.get(READ_NOTE)
+    if not isinstance(noted, list):
+        return []
+    return [str(one) for one in noted if isinstance(one, str) and _BATCH_ID.fullmatch(one)]
+
+
 def _made_by(log: JsonlLog[Any]) -> list[str]:
     """The ways of asking that made ``log``'s records: its ``made_by`` note, else (a file
     written before the note) what its signature says, for a file that holds records."""
@@ -512,7 +604,11 @@ async def batch_round(client: ModelClient, log: JsonlLog[Any]) -> AsyncIterator[
         return
     note = log.note
     await client.check_reachable()
-    running, in_flight = await client.collect(noted, log.path)
+    read = noted_read(log.written.notes)
+    before_read = list(read)
+    running, in_flight = await client.collect(noted, log.path, read=read)
+    if read != before_read:  # before the note drops them: never taken for a lost one
+        note(READ_NOTE, read[-_READ_KEPT:])
     if running != noted:
         note(BATCHES_NOTE, running)
     current = _Round(in_flight=in_flight, kept=read_replies(log.path))

@@ -53,6 +53,22 @@ class BatchApi(ABC):
     """One provider's batch API: submit requests, read a batch's state and its results."""
 
     name: str
+    #: whether a batch carries the mark ``submit`` gave it, so ``find`` names only hyoka's
+    #: own (OpenAI's metadata); else ``find`` names batches of the same size and time,
+    #: which their results' custom ids must confirm (``providers.batch``)
+    marked: bool = False
+
+    async def read_state(self, batch_id: str) -> BatchState:
+        """``state``, or one ``ProviderError`` naming the batch where the server's answer
+        is not a batch's state (a proxy's HTML page, fields of the wrong kinds)."""
+        try:
+            return await self.state(batch_id)
+        except (AttributeError, TypeError, ValueError, KeyError):
+            raise ProviderError(
+                f"{self.name}: batch {batch_id}: the server's answer is not a batch's state "
+                "(a proxy's page? fields of the wrong kinds); run again once the server "
+                "answers as the API does"
+            ) from None
 
     @abstractmethod
     async def submit(self, items: list[tuple[str, GenerationRequest]], tag: str) -> object:

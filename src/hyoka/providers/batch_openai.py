@@ -36,6 +36,7 @@ _LISTED = 1000
 
 class OpenAIBatches(BatchApi):
     name = "openai"
+    marked = True
 
     def __init__(self, provider: OpenAIProvider) -> None:
         self.provider = provider

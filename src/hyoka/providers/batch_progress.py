@@ -30,11 +30,14 @@ class BatchProgress:
     #: batches submitted now, and those still running, by id
     submitted: list[str] = field(default_factory=list)
     running: list[str] = field(default_factory=list)
+    #: batches kept noted that could not be read (the API does not know them; a lost
+    #: submission waiting for its candidates): by id, or ``mark …``
+    held: list[str] = field(default_factory=list)
 
     @property
     def pending(self) -> bool:
         """Whether the command must be run again to finish."""
-        return bool(self.submitted or self.running or self.deferred)
+        return bool(self.submitted or self.running or self.held or self.deferred)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,6 +50,7 @@ class BatchProgress:
             "deferred": self.deferred,
             "submitted": list(self.submitted),
             "running": list(self.running),
+            "held": list(self.held),
             "pending": self.pending,
         }
 
@@ -65,6 +69,8 @@ class BatchProgress:
             parts.append(f"{self.unreadable} result line(s) could not be read (a fault each)")
         if self.running:
             parts.append(f"still running: {', '.join(self.running)}")
+        if self.held:
+            parts.append(f"kept noted: {', '.join(self.held)}")
         if self.submitted:
             parts.append(f"submitted: {', '.join(self.submitted)}")
         if self.deferred:

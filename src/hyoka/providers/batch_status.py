@@ -11,12 +11,12 @@ from typing import Any
 
 from hyoka.errors import InputError
 from hyoka.providers._http import server_text
-from hyoka.providers.batch import SUBMITTING, batch_api, noted_batches
+from hyoka.providers.batch import BATCHES_NOTE, SUBMITTING, batch_api, noted_batches
 from hyoka.providers.batch_api import BatchNotFoundError
 from hyoka.providers.errors import ProviderError
 from hyoka.providers.registry import load_provider
 from hyoka.redact import KnownSecrets
-from hyoka.store import MANIFEST_SUFFIX, read_manifest
+from hyoka.store import MANIFEST_SUFFIX, atomic_write_text, manifest_path, read_manifest
 
 
 @dataclass(frozen=True)
@@ -59,11 +59,11 @@ def batch_status(root: Path, *, live: bool = True, base_url: str | None = None) 
     """Every batch noted under ``root`` (a results folder, or one results file), by file;
     ``live``: each asked for its state (``base_url``: the server the command used); a
     ``root`` that is not there is an error naming it, not "no batches"."""
-    if not root.exists():
+    if not root.exists() and not manifest_path(root).is_file():
         raise InputError(f"{root}: no such file or folder")
-    sides = (
-        [root.with_name(root.name + MANIFEST_SUFFIX)]
-        if root.is_file()
+    sides = (  # a file whose batches are all in flight has only its manifest yet
+        [manifest_path(root)]
+        if root.is_file() or not root.exists()
         else sorted(root.rglob(f"*{MANIFEST_SUFFIX}"))
     )
     if root.is_file() and root.name.endswith(MANIFEST_SUFFIX):
@@ -104,8 +104,15 @@ async def _ask(found: list[NotedBatch], base_url: str | None) -> list[NotedBatch
     own line, and the others are still asked."""
     asked: list[NotedBatch] = []
     for batch in found:
-        settings = {} if base_url is None else {"base_url": base_url}
-        provider = load_provider(batch.model, flag="the noted model", **settings)
+        url = base_url if base_url is not None else batch.base_url  # the noted server
+        settings = {} if not url else {"base_url": url}
+        try:
+            provider = load_provider(batch.model, flag="the noted model", **settings)
+        except (ProviderError, InputError) as exc:  # no key for its API; an edited model
+            said = server_text(str(exc), str)
+            error = f"{manifest_path(batch.file)}: its model cannot be asked ({said})"
+            asked.append(NotedBatch(**{**batch.__dict__, "error": error, "live": True}))
+            continue
         try:
             state = await _state(batch, provider)
         except ProviderError as exc:
@@ -132,8 +139,30 @@ async def _state(batch: NotedBatch, provider: Any) -> str:
             f"ask with --base-url {batch.base_url}"
         )
     try:
-        state = await batch_api(provider).state(batch.id)
+        state = await batch_api(provider).read_state(batch.id)
     except BatchNotFoundError as exc:
         raise ProviderError(f"the API does not know it ({exc})") from None
     counts = ", ".join(f"{name} {count}" for name, count in state.counts.items())
     return server_text(state.status, str) + (f" ({counts})" if counts else "")
+
+
+def release_batches(results: Path, batches: list[str]) -> list[dict[str, Any]]:
+    """Drop the batches ``batches`` (ids, or a pending submission's mark) from the note of
+    the results file ``results`` (its manifest replaced atomically, all else as it was):
+    the next run asks their requests again. The entries dropped; a name the note does not
+    hold is one ``InputError`` naming the manifest, nothing dropped."""
+    side = manifest_path(results)
+    manifest = read_manifest(results) if side.is_file() else None
+    if manifest is None:
+        raise InputError(f"{results}: not a results file hyoka wrote (no manifest {side.name})")
+    noted = noted_batches(manifest.notes, side)
+    names = {name: [e for e in noted if name in (e["id"], e.get("tag"))] for name in batches}
+    missing = [name for name, entries in names.items() if not entries]
+    if missing:
+        held = ", ".join(e["id"] or f"mark {e.get('tag')}" for e in noted) or "none"
+        raise InputError(f"{side}: notes no batch {', '.join(missing)} (its batches: {held})")
+    dropped = [e for e in noted if any(e in entries for entries in names.values())]
+    kept = [e for e in noted if e not in dropped]
+    notes = {**manifest.notes, BATCHES_NOTE: kept}
+    atomic_write_text(side, manifest.model_copy(update={"notes": notes}).text())
+    return dropped
