@@ -7,7 +7,8 @@ batches of 3 over 4 shards; the shards must equal, byte for byte, those made in 
 process. Then a node is removed while its worker is making a batch, and the driver is
 killed with SIGKILL and started again: the files must still be the undisturbed ones.
 A sweep (``hyoka sweep --executor ray``) runs on the same cluster, sharing its start: its
-local model on the workers, a node lost mid-sweep, the local executor's numbers.
+local model on the workers, two cells at once, a node lost mid-sweep, the local executor's
+numbers.
 Starting the cluster and the model costs seconds, so these tests are marked slow.
 """
 
