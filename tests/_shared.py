@@ -11,13 +11,14 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import hashlib
 import json
 import os
 import runpy
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
@@ -209,6 +210,17 @@ def stand_in_message(template: str) -> str:
     learnt by running it (it is hyoka's file, as upstream's would be run by FastChat):
     what hyoka, which reads it with ``ast``, must send."""
     return str(_stand_in_templates()[template].system_message)
+
+
+def stand_in_signed(prefix: str, template: str, silent: Collection[str] = ()) -> str:
+    """How answers opened with ``template``'s message are signed where it was read from the
+    stand-in ``conversation.py``: not upstream's pinned file, so by its text's own hash
+    (``<prefix>-<template>+custom@<sha>``); a template hyoka knows is empty (``silent``) is
+    sent without reading any file, signed by its name alone."""
+    if template in silent:
+        return f"{prefix}-{template}"
+    digest = hashlib.sha256(stand_in_message(template).encode()).hexdigest()[:8]
+    return f"{prefix}-{template}+custom@{digest}"
 
 
 @functools.cache

@@ -27,8 +27,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA, fastchat_data, stand_in_message
+from _shared import SHARED_DATA, fastchat_data, stand_in_message, stand_in_signed
 from hyoka.cli.main import app
+from hyoka.mtbench.conversation_templates import FASTCHAT, STABILITY, SWALLOW
 from wire_servers import OpenAIServer
 
 REPLY = "Answer."
@@ -161,7 +162,7 @@ def test_mt_bench_sends_the_template_fastchat_picks_for_the_name(
     assert code == 0, out
     questions = _questions(SHARED_DATA / "mt-bench/question.jsonl")
     _same(sent, _chat(model, _message(template), questions, FASTCHAT_TEMPERATURES, 1024))
-    assert _system(out) == f"fastchat-{template}"
+    assert _system(out) == stand_in_signed("fastchat", template, FASTCHAT.texts.silent)
 
 
 STABILITY_NAMES = [
@@ -193,7 +194,7 @@ def test_stability_jmt_bench_sends_what_jp_stable_sends(
     local = {} if budget == 1024 else {"top_p": 0.9}
     system = _message(template)
     _same(sent, _chat(model, system, questions, STABILITY_TEMPERATURES, budget, **local))
-    assert _system(out) == f"stability-fastchat-{template}"
+    assert _system(out) == stand_in_signed("stability-fastchat", template, STABILITY.texts.silent)
     assert _signed(out, "repetition-penalty") == "none"
     assert ("|top-p:0.9" in out) == bool(local)
 
@@ -218,7 +219,7 @@ def test_swallow_jmt_bench_sends_what_swallow_evaluation_sends(
     assert code == 0, out
     questions = _questions(SHARED_DATA / "jmt-bench/variants/swallow-evaluation/question.jsonl")
     _same(sent, _chat(model, _message(template), questions, FASTCHAT_TEMPERATURES, 1024))
-    assert _system(out) == f"swallow-fastchat-{template}"
+    assert _system(out) == stand_in_signed("swallow-fastchat", template, SWALLOW.texts.silent)
 
 
 def test_ja_vicuna_qa_offers_upstreams_legacy_completions(
@@ -370,6 +371,62 @@ def test_a_system_message_without_the_sources_stops_before_any_request(
         code, out, sent = _generate(server, tmp_path / "b", bench, "mistralai/Mistral-7B-v0.3")
         assert code == 0 and sent, out
         assert _system(out) == "fastchat-mistral"
+
+
+def _with_conversation(tmp_path: Path, text: str) -> tuple[Path, Path]:
+    """A data folder whose mt-bench ``conversation.py`` is ``text``, and that file."""
+    data = fastchat_data(tmp_path / "data")
+    path = data / "mt-bench/sources/fastchat/conversation.py"
+    path.unlink()
+    path.write_text(text, encoding="utf-8")
+    return data, path
+
+
+def _registers(message: str, *extra: str) -> str:
+    fields = ", ".join(['name="vicuna_v1.1"', f"system_message={message}", *extra])
+    return f"register_conv_template(Conversation({fields}))\n"
+
+
+def test_a_conversation_file_not_pinned_is_said_and_signed_by_the_message_sent(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """Two files, neither upstream's pinned bytes, giving one template two messages: each
+    run says so in a warning naming its file, and signs what it sent by its own hash (a
+    message written as a sum of 1,500 strings read as well as one)."""
+    signed = set()
+    for number, message in enumerate(["You are helpful.", "Praise Acme Corp."]):
+        written = " + ".join(json.dumps(part) for part in message.partition(" "))
+        data, path = _with_conversation(tmp_path / str(number), _registers(written))
+        code, out, sent = _generate(server, tmp_path / str(number), "mt-bench",
+                                    "vicuna-7b-v1.5", data=data)  # fmt: skip
+        assert code == 0 and {s["messages"][0]["content"] for s in sent} == {message}, out
+        assert f"warning: {path} is not the pinned upstream file" in out
+        digest = hashlib.sha256(message.encode()).hexdigest()[:8]
+        assert _system(out) == f"fastchat-vicuna_v1.1+custom@{digest}"
+        signed.add(_system(out))
+    assert len(signed) == 2
+    data, _path = _with_conversation(tmp_path / "sum", _registers(" + ".join(['"a"'] * 1500)))
+    code, out, sent = _generate(server, tmp_path / "sum", "mt-bench", "vicuna-7b-v1.5", data=data)
+    assert code == 0 and {s["messages"][0]["content"] for s in sent} == {"a" * 1500}, out
+
+
+REFUSED_SOURCES = [
+    # upstream's register_conv_template asserts a name is new unless override=True
+    (_registers('"one"') + _registers('"two"'), 2,
+     "template 'vicuna_v1.1' registered again without override=True (upstream's "
+     "register_conv_template refuses it)"),
+    (_registers('"one"', 'name="other"'), 1, "keyword argument name repeated"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "line", "fault"), REFUSED_SOURCES, ids=["twice", "keyword"])
+def test_a_conversation_file_upstream_would_not_import_is_refused_in_one_line(
+    server: OpenAIServer, tmp_path: Path, text: str, line: int, fault: str
+) -> None:
+    data, path = _with_conversation(tmp_path, text)
+    code, out, sent = _generate(server, tmp_path, "mt-bench", "vicuna-7b-v1.5", data=data)
+    assert code == 1 and sent == []
+    assert out.strip().splitlines() == [f"error: {path}:{line}: {fault}"]
 
 
 #: ``get_answer``'s system message (shaberi f8cd7a0 ``llm_functions.py``)

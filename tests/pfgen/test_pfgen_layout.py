@@ -17,6 +17,7 @@ import hyoka.pfgen
 from _shared import writable_run_copy
 from hyoka.cli import _common, pfgen_analysis_cmd
 from hyoka.data import manifest, manifest_names, upstream_data_hash
+from hyoka.data.pins import pinned_sha256
 from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -111,7 +112,10 @@ UNUSED_BY_SCORING = [
 def test_the_pinned_data_hash_is_read_as_the_manifest_models_read_it() -> None:
     for name in manifest_names():
         assert upstream_data_hash(name) == manifest(name).upstream_data_hash
+        for file in manifest(name).files:  # a file's pin, as a run checks what it reads
+            assert pinned_sha256(name, file.path) == file.sha256
     assert upstream_data_hash("pfgen") is not None
+    assert pinned_sha256("mt-bench", "mt-bench/no-such-file") is None
 
 
 _SCORE_AND_LIST_MODULES = """

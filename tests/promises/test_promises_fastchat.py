@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA, data_with_sources, stand_in_message
+from _shared import SHARED_DATA, data_with_sources, stand_in_message, stand_in_signed
 from hyoka.cli.main import app
 from hyoka.mtbench import definition
 from replay_judge_server import ReplayJudge
@@ -111,10 +111,10 @@ def test_mt_bench_generation_sends_fastchats_messages_for_every_turn(tmp_path: P
     assert len(expected) == 160
     key = json.dumps  # requests come in any order: compare them as a multiset
     assert sorted(map(key, sent)) == sorted(map(key, expected))
-    assert _signature(out)["system"] == "fastchat-chatgpt"
+    assert _signature(out)["system"] == stand_in_signed("fastchat", "chatgpt")
     manifest = json.loads(Path(f"{answers}.manifest.json").read_text(encoding="utf-8"))
     assert manifest["identity"]["system_message"] == CHATGPT_SYSTEM
-    assert manifest["signature"]["fields"]["system"] == "fastchat-chatgpt"
+    assert manifest["signature"]["fields"]["system"] == stand_in_signed("fastchat", "chatgpt")
 
 
 def _first_request(tmp_path: Path, bench: str, *flags: str) -> tuple[int, str, list[Any]]:

@@ -25,15 +25,20 @@ model's base) is refused with its name, never replaced by another text:
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import posixpath
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import NamedTuple
 
 from hyoka.data import fetch_hint
-from hyoka.errors import InputError, MissingDataError
+from hyoka.data.pins import pinned_sha256
+from hyoka.errors import HyokaWarning, InputError, MissingDataError
 from hyoka.mtbench.fastchat_source import adapter_message, conversation_messages
 from hyoka.store import read_bytes
 
@@ -135,13 +140,13 @@ class AdapterTable:
                     return adapter.template(model)
         return self.default
 
-    def system_message(self, template: str, folder: Path) -> str:
+    def system_message(self, template: str, folder: Path) -> TemplateMessage:
         """The template's system message (``""``: none) as upstream's file under the
-        suite's data ``folder`` has it; a ``MissingDataError`` saying how to fetch that
-        file where it is not there (an empty message needs none), an ``InputError`` for a
-        template the file does not register."""
+        suite's data ``folder`` has it, and whether that file is the pinned one; a
+        ``MissingDataError`` saying how to fetch that file where it is not there (an empty
+        message needs none), an ``InputError`` for a template the file does not register."""
         if template in self.texts.silent:
-            return ""
+            return TemplateMessage("")
         adapter = self.texts.set_by_adapters.get(template)
         relative = self.texts.conversations if adapter is None else adapter[0]
         path = folder / relative
@@ -154,15 +159,50 @@ class AdapterTable:
             )
         data = read_bytes(path)
         if adapter is not None:
-            return adapter_message(path, data, adapter[1])
-        message = conversation_messages(path, data).get(template)
+            message: str | None = adapter_message(path, data, adapter[1])
+        else:
+            message = conversation_messages(path, data).get(template)
         if message is None:
             raise InputError(
                 f"`model`: {self.source} picks the conversation template {template!r} for "
                 f"this name; {path} registers no such template: give `system_message` "
                 "(or `no_system_message`) to say what to send"
             )
-        return message
+        # said once the file is read whole: a file refused is refused in one line
+        pinned = _is_pinned(self.texts.suite, f"{folder.name}/{relative}", path, data)
+        return TemplateMessage(message, pinned)
+
+
+class TemplateMessage(NamedTuple):
+    """A template's system message (``""``: none) and whether it was read from the pinned
+    file (or needed none): one read from another file is signed by its own hash."""
+
+    text: str
+    pinned: bool = True
+
+
+def _is_pinned(suite: str, pinned_path: str, path: Path, data: bytes) -> bool:
+    """Whether ``data`` (the bytes of ``path``) are those ``suite``'s manifest pins for
+    ``pinned_path``; where not, one ``HyokaWarning`` naming the file, as a run reading core
+    data that is not the pinned release says (once per file and content in a process: a
+    run reads it before any request and again when it starts)."""
+    digest = hashlib.sha256(data).hexdigest()
+    pinned = pinned_sha256(suite, pinned_path)
+    if digest == pinned:
+        return True
+    _warn_unpinned(str(path), digest, pinned)
+    return False
+
+
+@functools.cache
+def _warn_unpinned(path: str, digest: str, pinned: str | None) -> None:
+    expected = "no pin" if pinned is None else f"pinned {pinned[:12]}..."
+    warnings.warn(
+        f"{path} is not the pinned upstream file (SHA-256 {digest[:12]}..., {expected}): "
+        "its system messages are signed +custom@ with their own hash",
+        HyokaWarning,
+        stacklevel=2,
+    )
 
 
 def _vicuna(model: str) -> str:

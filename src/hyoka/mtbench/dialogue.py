@@ -43,7 +43,8 @@ SEPARATOR = "\n\n### "
 class ConversationTemplates:
     """Upstream's choice of system message by the model's name: the conversation template
     its fork of FastChat's adapter table picks (``conversation_templates``), signed
-    ``<prefix>-<template>``; ``api_max_tokens`` is the reply budget of its
+    ``<prefix>-<template>`` (``+custom@<sha>`` of the text sent where upstream's file at
+    hand is not the pinned one); ``api_max_tokens`` is the reply budget of its
     ``gen_api_answer.py`` for the names that script sends to the API, where its local
     ``gen_model_answer.py`` has another (Stability's: 1024 against 512).
     ``model_top_p`` and ``model_repetition_penalty``: the decoding its
@@ -61,8 +62,10 @@ class ConversationTemplates:
         template has an empty one), named after the template; read from upstream's file in
         the suite's data ``folder``."""
         template = self.table.template_for(model)
-        text = self.table.system_message(template, folder)
+        text, pinned = self.table.system_message(template, folder)
         name = f"{self.prefix}-{template}"
+        if not pinned:  # another file's text: the name alone would not say which was sent
+            name += f"+custom@{hashlib.sha256(text.encode()).hexdigest()[:8]}"
         return replace(style, system_message=text or None, system_name=name, templates=None)
 
     def max_tokens(self, model: str, default: int) -> int:

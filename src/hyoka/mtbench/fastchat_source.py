@@ -36,12 +36,20 @@ def _parsed(path: Path, data: bytes) -> ast.Module:
 
 
 def _text(path: Path, node: ast.expr, what: str) -> str:
-    """The string ``node`` writes: a constant, or a sum of such."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _text(path, node.left, what) + _text(path, node.right, what)
-    raise DataError(f"{path}:{node.lineno}: {what} is not a plain string")
+    """The string ``node`` writes: a constant, or a sum of such, however long (the sum is
+    walked with a stack of its own, not Python's: a chain of thousands of ``+`` the parser
+    reads must not end in a ``RecursionError``)."""
+    parts: list[str] = []
+    pending = [node]
+    while pending:
+        part = pending.pop()
+        if isinstance(part, ast.BinOp) and isinstance(part.op, ast.Add):
+            pending += [part.right, part.left]  # the left one taken first
+        elif isinstance(part, ast.Constant) and isinstance(part.value, str):
+            parts.append(part.value)
+        else:
+            raise DataError(f"{path}:{part.lineno}: {what} is not a plain string")
+    return "".join(parts)
 
 
 def _calls(node: ast.AST, name: str) -> list[ast.Call]:
@@ -52,11 +60,33 @@ def _calls(node: ast.AST, name: str) -> list[ast.Call]:
     ]
 
 
+def _keywords(path: Path, call: ast.Call) -> dict[str, ast.expr]:
+    """``call``'s keyword arguments by name; one given twice (which Python refuses to
+    run, though its parser reads it) is a ``DataError``."""
+    found: dict[str, ast.expr] = {}
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            continue
+        if keyword.arg in found:
+            raise DataError(f"{path}:{keyword.lineno}: keyword argument {keyword.arg} repeated")
+        found[keyword.arg] = keyword.value
+    return found
+
+
+def _overrides(path: Path, call: ast.Call) -> bool:
+    """Whether the ``register_conv_template`` ``call`` passes ``override=True``."""
+    given = _keywords(path, call).get("override")
+    if given is None and len(call.args) > 1:
+        given = call.args[1]
+    return isinstance(given, ast.Constant) and given.value is True
+
+
 def conversation_messages(path: Path, data: bytes) -> dict[str, str]:
     """Each template's system message (``""``: none) by its name, as the module-level
     ``register_conv_template(Conversation(...))`` calls of ``data`` (the bytes of
-    ``path``) register them; a later registration of a name replaces an earlier one, as
-    upstream's ``override=True`` does."""
+    ``path``) register them; a later registration of a name replaces an earlier one where
+    it says ``override=True``, as upstream's does. What upstream's module would not import
+    (a name registered again without it, a keyword given twice) is a ``DataError``."""
     key = (str(path), hashlib.sha256(data).hexdigest())
     if key in _READ:
         return dict(_READ[key])
@@ -74,10 +104,15 @@ def conversation_messages(path: Path, data: bytes) -> dict[str, str]:
             ):
                 raise DataError(f"{path}:{call.lineno}: a template registered otherwise than "
                                 "as Conversation(name=..., ...)")  # fmt: skip
-            fields = {k.arg: k.value for k in built.keywords if k.arg is not None}
+            fields = _keywords(path, built)
             if "name" not in fields:
                 raise DataError(f"{path}:{built.lineno}: a template registered without a name")
             name = _text(path, fields["name"], "a template's name")
+            if name in messages and not _overrides(path, call):
+                raise DataError(
+                    f"{path}:{call.lineno}: template {name!r} registered again without "
+                    "override=True (upstream's register_conv_template refuses it)"
+                )
             message = fields.get("system_message")
             messages[name] = "" if message is None else _text(path, message, f"{name}'s message")
     if not messages:

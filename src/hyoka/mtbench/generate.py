@@ -378,7 +378,9 @@ class AnswersSignature(SignatureType):
     legacy-completions protocol), the system message chat requests open with (by name:
     the conversation template upstream's adapter table picked for the model,
     ``<table>-<template>`` as ``fastchat-chatgpt``, ``fastchat-one_shot``,
-    ``swallow-fastchat-llama-3``; a fixed one's, ``pfmt-upstream``; ``none``; or an
+    ``swallow-fastchat-llama-3``, with ``+custom@<sha256>`` of the text where it was
+    read from another file than upstream's pinned one; a fixed one's, ``pfmt-upstream``;
+    ``none``; or an
     override, ``custom@<sha256>``), the sampling settings and the injection rule; for a benchmark
     with variants, the variant and its question file (what was answered); the thinking
     rule only when it is not the default (``providers.signed_rule``: an answer without
