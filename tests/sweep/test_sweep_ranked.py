@@ -153,7 +153,7 @@ def test_models_swapping_names_are_ranked_on_verdicts_between_the_new_names_alon
     """Two names swapped over the same endpoints (each name's answers now another's): the
     ranking is another, its verdicts judged afresh into a folder of their own: the very
     verdicts the single command gives on the cells' answer files, none of the old names'
-    fitted with them."""
+    fitted with them. Other bootstrap rounds are fitted on the same verdicts."""
     with OpenAIServer() as one, OpenAIServer() as two:
         models = {"a": _seeded("a", one), "b": _seeded("b", two)}
         _hyoka("sweep", _plan(ranked_env, models, "rakuda", RAKUDA))
@@ -176,6 +176,11 @@ def test_models_swapping_names_are_ranked_on_verdicts_between_the_new_names_alon
     # the very verdicts the single command gives (their order in the file is the judge's)
     (single,) = judged.rglob("*.jsonl")
     assert verdicts(Path(first["files"][-1])) == verdicts(single)
+    # other bootstrap rounds refit the same verdicts: the cells run again, asking nothing
+    plan = _plan(ranked_env, swapped, "rakuda", RAKUDA.replace("rounds = 5", "rounds = 7"))
+    assert set(_planned(plan).values()) == {(0, 0)}
+    shown = json.loads(_hyoka("sweep", plan, "--json").stdout)  # its servers are gone
+    assert (shown["ran"], shown["failed"]) == (2, 0)
     # a verdict on a model not of the plan, in the file: never fitted with the plan's
     verdict_file = Path(first["files"][-1])
     row = json.loads(verdict_file.read_text(encoding="utf-8").splitlines()[0])

@@ -230,10 +230,11 @@ def answers_folder(out: Path, cell: Cell, model: Endpoint) -> Path:
 def ranked_folder(out: Path, cell: Cell) -> Path:
     """``<out>/suites/<bench>[.<variant>]/ranked/<settings>``: where a suite ranked from
     matches writes its judge's verdicts on every peer's answers, one folder for every cell
-    of the suite and judge (``settings``: the digest of the suite, the peers by name and
-    identity, and the judge: verdicts between other names are never fitted with these)."""
+    of the suite and judge (``settings``: the digest of the suite's settings that decide
+    verdicts, not its bootstrap rounds; the peers by name and identity, and the judge:
+    verdicts between other names are never fitted with these)."""
     judge = cell.judge.identity() if cell.judge is not None else None
-    digest = _digest(cell.suite, cell.peers_identity(), judge)
+    digest = _digest(cell.suite.verdicts_identity(), cell.peers_identity(), judge)
     return path_under(out, SUITES, cell.suite.label, "ranked", digest, what="suite")
 
 

@@ -149,6 +149,14 @@ class Suite:
         # known stays what it was
         return {**found, **{key: value for key, value in ranked.items() if value is not None}}
 
+    def verdicts_identity(self) -> dict[str, Any]:
+        """What decides a judge's verdicts on the suite's answers: all but the ranking's
+        bootstrap rounds, which refit the same verdicts (the seed stays: it draws the
+        matches)."""
+        found = self.identity()
+        found.pop("rounds", None)
+        return found
+
     def answers_identity(self) -> dict[str, Any]:
         """What decides a model's answers to the suite (not how they are ranked)."""
         found = self.identity()
