@@ -314,8 +314,10 @@ def test_batch_server_text_never_shows_the_key(
         monkeypatch.setenv("OPENAI_API_KEY", SECRET)
         server.error_code = f"bad key {SECRET}"
         server.finish(failed=_manifest(out)["notes"]["batches"][0]["custom_ids"])
-        failed = _hyoka([*args, "--json"], tmp_path / "c", monkeypatch)
-        assert '"bad key [REDACTED]": 2' in failed.stdout, failed.output
+        failed = _hyoka([*args, "--json"], tmp_path / "c", monkeypatch)  # refused for good
+        assert failed.stderr.splitlines()[-1] == (
+            "error: openai/m1: batch batch_1: HTTP 400: bad key [REDACTED]"
+        ), failed.output
         shown = [status.output, again.output, offline.output, failed.output]
         kept = out.with_name(out.name + ".manifest.json").read_text(encoding="utf-8")
         assert all(SECRET not in text for text in [*shown, kept])
@@ -835,3 +837,29 @@ def test_an_ended_batch_whose_results_are_gone_is_asked_again(
         assert said[0].endswith("; its 2 request(s) asked again"), said
         (again,) = _note(out)
         assert again["custom_ids"] == gone["custom_ids"] and again["id"] != gone["id"]
+
+
+def test_a_request_the_api_refuses_for_good_fails_as_online(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request the batch's error file says the API refuses (``context_length_exceeded``,
+    a 4xx kind by the online calls' own classification): never submitted again; the run
+    fails on it in one line, as the online run fails on the same refusal, every rerun."""
+    with openai_server() as server:
+        url, out, answers = f"{server.url}/v1", tmp_path / "j.jsonl", tmp_path / "a.jsonl"
+        answers.write_text(
+            '{"id": "q1", "question": "Q?", "answer": "A", "reference": "R", "model": "m"}\n',
+            encoding="utf-8",
+        )
+        args = ["judge", "single", "-j", "openai/judge", "--base-url", url, str(answers),
+                "--output", str(out), "--batch"]  # fmt: skip
+        assert _hyoka(args, tmp_path / "c", monkeypatch).exit_code == 0
+        server.error_code = "context_length_exceeded"
+        server.finish(failed=_note(out)[0]["custom_ids"])
+        for _ in range(2):
+            run = _hyoka(args, tmp_path / "c", monkeypatch)
+            assert run.exit_code == 1, run.output
+            assert run.stderr.splitlines()[-1] == (
+                "error: openai/judge: batch batch_1: HTTP 400: context_length_exceeded"
+            ), run.stderr
+            assert server.calls("POST", "/v1/batches") == 1

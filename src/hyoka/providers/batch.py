@@ -137,6 +137,8 @@ def read_replies(path: Path) -> dict[str, GenerationResponse]:
     found: dict[str, GenerationResponse] = {}
     for number, row in read_objects(kept):
         key, reply = row.get("key"), row.get("reply")
+        if "refused" in row and "reply" not in row:  # ``read_refusals``'
+            continue
         try:
             if not isinstance(key, str):
                 raise ValueError("no key")
@@ -144,6 +146,37 @@ def read_replies(path: Path) -> dict[str, GenerationResponse]:
         except ValueError:
             raise InputError(f"{kept}:{number}: not a kept batch reply") from None
     return found
+
+
+def read_refusals(path: Path) -> dict[str, str]:
+    """The requests the API refused for good (``BatchResults.refused``), kept beside the
+    log ``path`` with the replies, by key: each the line the run fails with, as an online
+    call refused so fails; a damaged line is one ``InputError`` naming the file and line."""
+    kept = replies_path(path)
+    if not kept.exists():
+        return {}
+    found: dict[str, str] = {}
+    for number, row in read_objects(kept):
+        if "reply" in row:
+            continue
+        key, said = row.get("key"), row.get("refused")
+        if not (isinstance(key, str) and isinstance(said, str)):
+            raise InputError(f"{kept}:{number}: not a kept batch reply")
+        found[key] = said
+    return found
+
+
+def _write_kept(
+    path: Path, kept: Mapping[str, GenerationResponse], refused: Mapping[str, str]
+) -> None:
+    """The replies and refusals the file's batches answered, beside the log ``path``."""
+    write_jsonl(
+        replies_path(path),
+        [
+            *({"key": k, "reply": r.model_dump(mode="json")} for k, r in kept.items()),
+            *({"key": k, "refused": said} for k, said in refused.items()),
+        ],
+    )
 
 
 async def gather_deferring(awaitables: Iterable[Awaitable[_T]]) -> list[_T]:
@@ -174,6 +207,8 @@ class _Round:
     waiting: set[str] = field(default_factory=set)
     #: the replies the file's batches answered (``replies_path``)
     kept: dict[str, GenerationResponse] = field(default_factory=dict)
+    #: the requests the API refused for good, each with its line (``read_refusals``)
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 _ROUND: contextvars.ContextVar[_Round | None] = contextvars.ContextVar(
@@ -216,6 +251,8 @@ class BatchClient(ModelClient):
             return hit.model_copy(update={"cached": True})
         if current is None:
             raise ProviderError(f"`batch`: {self._spec} was asked outside a batch round")
+        if key in current.refused:  # as an online call the API refuses fails
+            raise ProviderError(current.refused[key])
         if key in current.in_flight:
             current.waiting.add(key)
         else:
@@ -352,6 +389,7 @@ class BatchClient(ModelClient):
         where = Path("?") if path is None else manifest_path(path)
         shown = "the results file" if path is None else str(path)
         kept = {} if path is None else read_replies(path)
+        refused = {} if path is None else read_refusals(path)
         known = {str(entry["id"]) for entry in noted if entry["id"]} | set(read)
         for entry in noted:
             if entry.get("api") != self.api.name:
@@ -410,12 +448,13 @@ class BatchClient(ModelClient):
                 continue
             read.append(batch_id)
             fresh = self._read(set(asked), results, kept)
-            if fresh and path is not None:  # kept where the run owns them, before the note
-                write_jsonl(
-                    replies_path(path),
-                    ({"key": k, "reply": r.model_dump(mode="json")} for k, r in kept.items()),
-                )
+            refusals = {k: v for k, v in results.refused.items() if k in asked and k not in fresh}
+            refused.update(refusals)
+            self.progress.refused += len(refusals)
+            if (fresh or refusals) and path is not None:  # where the run owns them, first
+                _write_kept(path, kept, refused)
             lost = [key for key in asked if key not in fresh and key not in kept]
+            lost = [key for key in lost if key not in refused]
             if state.cancelled and lost:  # its owner's choice: not undone without a word
                 in_flight.update(lost)
                 self.progress.notices.append(
@@ -440,7 +479,8 @@ class BatchClient(ModelClient):
         it was noted with (``asked``), each answered once: a line for another id (not ours
         to store) or a second line for one (which is the reply?) is a fault, counted and
         never stored; a repeated one is asked again. The keys taken."""
-        answered = set(results.replies) | set(results.failed) | results.repeated
+        answered = set(results.replies) | set(results.failed) | set(results.refused)
+        answered |= results.repeated
         self.progress.foreign += len(answered - asked)
         self.progress.unreadable += results.unreadable
         assert self.cache is not None
@@ -611,7 +651,9 @@ async def batch_round(client: ModelClient, log: JsonlLog[Any]) -> AsyncIterator[
         note(READ_NOTE, read[-_READ_KEPT:])
     if running != noted:
         note(BATCHES_NOTE, running)
-    current = _Round(in_flight=in_flight, kept=read_replies(log.path))
+    current = _Round(
+        in_flight=in_flight, kept=read_replies(log.path), refused=read_refusals(log.path)
+    )
     token = _ROUND.set(current)
     try:
         yield

@@ -18,12 +18,24 @@ from anthropic.types.messages import MessageBatchIndividualResponse
 
 from hyoka.providers._http import server_text
 from hyoka.providers.anthropic_backend import AnthropicProvider
-from hyoka.providers.batch_api import BatchApi, BatchNotFoundError, BatchResults, BatchState
+from hyoka.providers.batch_api import (
+    BatchApi,
+    BatchNotFoundError,
+    BatchResults,
+    BatchState,
+    refusal,
+)
 from hyoka.providers.errors import TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
 
 #: how many of the newest batches ``find`` looks through
 _LISTED = 1000
+#: the HTTP status of each error type an ``errored`` result names (``refusal``); another
+#: type is taken as the server's fault (asked again)
+_TYPE_STATUS = {"invalid_request_error": 400, "authentication_error": 401,
+                "billing_error": 402, "permission_error": 403, "not_found_error": 404,
+                "request_too_large": 413, "rate_limit_error": 429, "api_error": 500,
+                "timeout_error": 504, "overloaded_error": 529}  # fmt: skip
 
 
 class AnthropicBatches(BatchApi):
@@ -31,6 +43,7 @@ class AnthropicBatches(BatchApi):
 
     def __init__(self, provider: AnthropicProvider) -> None:
         self.provider = provider
+        self._batch_id = ""  # the batch whose results are being read (its refusals name it)
 
     async def submit(self, items: list[tuple[str, GenerationRequest]], tag: str) -> object:
         requests: Any = [
@@ -82,7 +95,9 @@ class AnthropicBatches(BatchApi):
         replies: dict[str, GenerationResponse] = {}
         failed: dict[str, str] = {}
         repeated: set[str] = set()
+        refused: dict[str, str] = {}
         unreadable = 0
+        self._batch_id = batch_id
         stream = await self._call(self._sdk().messages.batches.results, batch_id)
         lines = aiter(stream.http_response.aiter_lines())
         while True:  # line by line as it streams: an unreadable line is its own fault
@@ -94,8 +109,8 @@ class AnthropicBatches(BatchApi):
                 said = server_text(str(exc), self.provider._redact)
                 raise TransientError(f"{self._where}: batch {batch_id}: {said}") from None
             if line.strip():
-                unreadable += not self._read_line(line, replies, failed, repeated)
-        return BatchResults(replies, failed, repeated, unreadable)
+                unreadable += not self._read_line(line, replies, failed, repeated, refused)
+        return BatchResults(replies, failed, repeated, unreadable, refused)
 
     def _read_line(
         self,
@@ -103,6 +118,7 @@ class AnthropicBatches(BatchApi):
         replies: dict[str, GenerationResponse],
         failed: dict[str, str],
         repeated: set[str],
+        refused: dict[str, str],
     ) -> bool:
         """Read one result line into ``replies`` or ``failed`` (its custom id into
         ``repeated`` too where an earlier line answered it); ``False`` for a line that is
@@ -112,12 +128,24 @@ class AnthropicBatches(BatchApi):
         except ValueError:
             return False
         result = row.result
-        if row.custom_id in replies or row.custom_id in failed:
+        if row.custom_id in replies or row.custom_id in failed or row.custom_id in refused:
             repeated.add(row.custom_id)
         if result.type == "succeeded" and isinstance(result.message, AnthropicMessage):
             choice, usage = self.provider._parse(result.message)
             model = result.message.model or self.provider.model
             replies[row.custom_id] = GenerationResponse(choices=(choice,), usage=usage, model=model)
+        elif result.type == "errored":
+            kind = str(result.error.error.type)
+            said = refusal(
+                _TYPE_STATUS.get(kind, 500),
+                f"{self._where}: batch {self._batch_id}: HTTP {_TYPE_STATUS.get(kind, 500)} "
+                f"{server_text(kind, self.provider._redact)}: "
+                f"{server_text(str(result.error.error.message), self.provider._redact)}",
+            )
+            if said is None:
+                failed[row.custom_id] = "errored"
+            else:
+                refused[row.custom_id] = said
         else:
             failed[row.custom_id] = server_text(result.type, self.provider._redact)
         return True

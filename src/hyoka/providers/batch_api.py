@@ -47,6 +47,20 @@ class BatchResults:
     #: result lines that could not be read (not JSON, no custom id, not a result): each a
     #: fault counted; the requests they answered get no reply and are asked again
     unreadable: int = 0
+    #: the requests the API refused for good (HTTP 4xx kinds: too long, invalid), by custom
+    #: id, each with the line an online call refused so would fail with (``refusal``):
+    #: never asked again, the run fails on them as the online run does
+    refused: dict[str, str] = field(default_factory=dict)
+
+
+def refusal(status: int, message: str) -> str | None:
+    """``message`` where a request answered with HTTP ``status`` is refused for good, by
+    the classification online calls use (``_hosted.status_error``: 429, 408 and 5xx are
+    transient); ``None`` where it is worth asking again."""
+    from hyoka.providers._hosted import status_error
+    from hyoka.providers.errors import TransientError
+
+    return None if isinstance(status_error(status, message, None), TransientError) else message
 
 
 class BatchApi(ABC):

@@ -17,6 +17,7 @@ from hyoka.providers.batch_api import (
     BatchResults,
     BatchState,
     jsonl_bytes,
+    refusal,
 )
 from hyoka.providers.openai_backend import OpenAIProvider, _chat_choice, _usage
 from hyoka.providers.types import GenerationRequest, GenerationResponse
@@ -32,6 +33,16 @@ ENDED = frozenset({"completed", "expired", "cancelled", "failed"})
 TAG_KEY: Final = "hyoka_tag"
 #: how many of the newest batches ``find`` looks through for a mark
 _LISTED = 1000
+#: the ``_why`` of a line whose reply hyoka could not read: asked again, never a refusal
+_READ_FAULTS: Final = (
+    "no reply",
+    "the reply is not a chat completion",
+    "the reply holds no choices",
+)
+#: the HTTP status an error-file line's code stands for where it gives none (``refusal``):
+#: a batch's expiry or cancellation is asked again; another code is the API's refusal
+_CODE_STATUS: Final = {"batch_expired": 503, "batch_cancelled": 503, "server_error": 500,
+                       "rate_limit_exceeded": 429, "timeout": 408}  # fmt: skip
 
 
 class OpenAIBatches(BatchApi):
@@ -117,7 +128,24 @@ class OpenAIBatches(BatchApi):
                 if line.strip():
                     where = f"{batch_id} file {file_id}:{number}"
                     unreadable += not self._read_line(where, line, replies, failed, repeated)
-        return BatchResults(replies, failed, repeated, unreadable)
+        refused = {}
+        for key, why in failed.items():
+            said = self._refusal(batch_id, why)
+            if said is not None:
+                refused[key] = said
+        for key in refused:
+            del failed[key]
+        return BatchResults(replies, failed, repeated, unreadable, refused)
+
+    def _refusal(self, batch_id: str, why: str) -> str | None:
+        """The line an online call would fail with where ``why`` (``_why``: an error code,
+        or ``HTTP <status>``) is the API's refusal for good; ``None`` else."""
+        status = _CODE_STATUS.get(why, 400)
+        if why.startswith("HTTP ") and why[5:].isdigit():
+            status = int(why[5:])
+        elif why in _READ_FAULTS:
+            return None
+        return refusal(status, f"{self._spec}: batch {batch_id}: HTTP {status}: {why}")
 
     def _read_line(
         self,

@@ -18,6 +18,9 @@ class BatchProgress:
     failed: int = 0
     #: why they failed, by the API's word (``expired``, ``errored``, ``HTTP 500``)
     reasons: Counter[str] = field(default_factory=Counter)
+    #: requests the API refused for good (too long, invalid): never asked again; the run
+    #: fails on them as an online run does
+    refused: int = 0
     #: result lines for requests the batch was not noted with (ignored, never stored)
     foreign: int = 0
     #: result lines that could not be read (their requests asked again)
@@ -44,6 +47,7 @@ class BatchProgress:
             "collected": self.collected,
             "failed": self.failed,
             "reasons": dict(sorted(self.reasons.items())),
+            "refused": self.refused,
             "foreign": self.foreign,
             "unreadable": self.unreadable,
             "notices": list(self.notices),
@@ -61,6 +65,11 @@ class BatchProgress:
         if self.failed:
             why = ", ".join(f"{reason} {n}" for reason, n in sorted(self.reasons.items()))
             parts.append(f"{self.failed} failed or expired ({why}; asked again in a new batch)")
+        if self.refused:
+            parts.append(
+                f"{self.refused} refused by the API for good (not asked again: the run fails "
+                "on them, as online)"
+            )
         if self.foreign:
             parts.append(
                 f"{self.foreign} result line(s) for requests hyoka did not submit (ignored)"
