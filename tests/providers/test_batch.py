@@ -863,3 +863,20 @@ def test_a_request_the_api_refuses_for_good_fails_as_online(
                 "error: openai/judge: batch batch_1: HTTP 400: context_length_exceeded"
             ), run.stderr
             assert server.calls("POST", "/v1/batches") == 1
+
+
+def test_an_online_run_answers_from_the_kept_batch_replies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Turn 1 collected by a batch, then the command finished online with another cache:
+    the replies kept beside the file answer turn 1 (paid for once); only turn 2 is asked."""
+    with openai_server() as server:
+        out, url = tmp_path / "a.jsonl", f"{server.url}/v1"
+        args = _args(out, url)
+        assert _hyoka(args, tmp_path / "c1", monkeypatch).exit_code == 0
+        server.finish()
+        assert _hyoka(args, tmp_path / "c1", monkeypatch).exit_code == 0  # turn 1 read
+        online = _hyoka(args[:-1], tmp_path / "c2", monkeypatch)  # without --batch
+        assert online.exit_code == 0, online.output
+        assert "2 dialogue(s) answered" in online.stdout, online.output
+        assert server.calls("POST", "/v1/chat/completions") == 2  # turn 2 only

@@ -639,6 +639,7 @@ async def batch_round(client: ModelClient, log: JsonlLog[Any]) -> AsyncIterator[
                 HyokaWarning,
                 stacklevel=2,
             )
+        _seed_kept(client, log.path)
         yield
         _note_made_by(log, ways, before, "online")
         return
@@ -666,6 +667,28 @@ async def batch_round(client: ModelClient, log: JsonlLog[Any]) -> AsyncIterator[
     )
     if entry is not None:
         note(BATCHES_NOTE, [*running, entry])
+
+
+def _seed_kept(client: ModelClient, path: Path) -> None:
+    """An online run answers from the replies the file's batches answered (paid for: kept
+    beside it, ``replies_path``) as from its cache: each is put in the client's cache under
+    the key it was collected with (the key an online call stores it under), so a run
+    finished online with another cache never pays for them twice. Without a cache
+    (``--no-cache``) a warning says they are asked again."""
+    kept = read_replies(path)
+    if not kept:
+        return
+    if client.cache is None:
+        warnings.warn(
+            f"{replies_path(path)}: {len(kept)} reply(ies) its batches answered are asked "
+            "again online (--no-cache: no cache to answer them from)",
+            HyokaWarning,
+            stacklevel=3,
+        )
+        return
+    for key, reply in kept.items():
+        if client.cache.get(key) is None:
+            client.cache.put(key, reply)
 
 
 def _note_made_by(log: JsonlLog[Any], ways: list[str], before: set[Any], way: str) -> None:
