@@ -880,3 +880,25 @@ def test_an_online_run_answers_from_the_kept_batch_replies(
         assert online.exit_code == 0, online.output
         assert "2 dialogue(s) answered" in online.stdout, online.output
         assert server.calls("POST", "/v1/chat/completions") == 2  # turn 2 only
+
+
+def test_a_link_in_place_of_the_batch_replies_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch replies beside a file are hyoka's own: a link there is one line naming it,
+    never read, never written through (the file it points to stays as it was)."""
+    with openai_server() as server:
+        out, url = tmp_path / "a.jsonl", f"{server.url}/v1"
+        assert _hyoka(_args(out, url), tmp_path / "c", monkeypatch).exit_code == 0
+        elsewhere = tmp_path / "elsewhere.jsonl"
+        elsewhere.write_text("", encoding="utf-8")
+        kept = out.with_name(out.name + ".batch-replies")
+        kept.symlink_to(elsewhere)
+        server.finish()
+        run = _hyoka(_args(out, url), tmp_path / "c", monkeypatch)
+        assert run.exit_code == 1, run.output
+        assert run.stderr.splitlines()[-1] == (
+            f"error: {kept}: a link; the batch replies are hyoka's own file, never read or "
+            "written through a link (replace it with the file it points to, or remove it)"
+        ), run.stderr
+        assert elsewhere.read_text(encoding="utf-8") == "" and len(_note(out)) == 1

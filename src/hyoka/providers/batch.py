@@ -69,7 +69,14 @@ from hyoka.providers.client import (
 from hyoka.providers.errors import ProviderError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
 from hyoka.signature import Signature
-from hyoka.store import IN_FLIGHT_NOTE, JsonlLog, manifest_path, read_objects, write_jsonl
+from hyoka.store import (
+    IN_FLIGHT_NOTE,
+    JsonlLog,
+    manifest_path,
+    read_objects,
+    write_jsonl,
+)
+from hyoka.store.regular import read_regular
 
 #: the manifest note that holds a file's batches in flight (the store keeps it)
 BATCHES_NOTE = IN_FLIGHT_NOTE
@@ -132,10 +139,11 @@ def read_replies(path: Path) -> dict[str, GenerationResponse]:
     """The replies kept beside the log ``path`` (none where no batch answered yet); a
     damaged line is one ``InputError`` naming the file and line."""
     kept = replies_path(path)
-    if not kept.exists():
+    data = _kept_bytes(kept)
+    if data is None:
         return {}
     found: dict[str, GenerationResponse] = {}
-    for number, row in read_objects(kept):
+    for number, row in read_objects(kept, data):
         key, reply = row.get("key"), row.get("reply")
         if "refused" in row and "reply" not in row:  # ``read_refusals``'
             continue
@@ -153,10 +161,11 @@ def read_refusals(path: Path) -> dict[str, str]:
     log ``path`` with the replies, by key: each the line the run fails with, as an online
     call refused so fails; a damaged line is one ``InputError`` naming the file and line."""
     kept = replies_path(path)
-    if not kept.exists():
+    data = _kept_bytes(kept)
+    if data is None:
         return {}
     found: dict[str, str] = {}
-    for number, row in read_objects(kept):
+    for number, row in read_objects(kept, data):
         if "reply" in row:
             continue
         key, said = row.get("key"), row.get("refused")
@@ -166,10 +175,24 @@ def read_refusals(path: Path) -> dict[str, str]:
     return found
 
 
+def _kept_bytes(kept: Path) -> bytes | None:
+    """The bytes of the replies file ``kept`` (``None`` where there is none yet): hyoka's
+    own file, so a link there is refused in one line, never read or written through."""
+    if kept.is_symlink():
+        raise InputError(
+            f"{kept}: a link; the batch replies are hyoka's own file, never read or written "
+            "through a link (replace it with the file it points to, or remove it)"
+        )
+    if not kept.exists():
+        return None
+    return read_regular(kept, what="a batch replies file", follow_links=False)
+
+
 def _write_kept(
     path: Path, kept: Mapping[str, GenerationResponse], refused: Mapping[str, str]
 ) -> None:
     """The replies and refusals the file's batches answered, beside the log ``path``."""
+    _kept_bytes(replies_path(path))  # a link put there since it was read: refused
     write_jsonl(
         replies_path(path),
         [
