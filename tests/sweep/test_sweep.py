@@ -399,8 +399,8 @@ def test_the_shipped_example_plan_is_valid_and_its_plan_counts(sweep_env: Path) 
 
 def test_each_judged_suite_once_per_judge_unless_it_names_its_judges(sweep_env: Path) -> None:
     plan = sweep_env / "judges.toml"
-    plan.write_text(
-        '[models.m]\nmodel = "openai/x"\nbase_url = "http://127.0.0.1:9"\n'
+    plan.write_text(  # jp-stable sends claude-2 no system message: no source file needed
+        '[models.m]\nmodel = "openai/claude-2"\nbase_url = "http://127.0.0.1:9"\n'
         '[judges.a]\njudge = "scripted/judge.jsonl"\n[judges.b]\njudge = "scripted/judge.jsonl"\n'
         '[[suites]]\nbench = "jmt-bench"\nlimit = 1\n'
         '[[suites]]\nbench = "elyza-tasks-100"\nlimit = 1\njudges = ["b"]\n',
@@ -585,6 +585,20 @@ def test_what_would_fail_a_cell_is_a_plan_error_naming_its_line(
         (shown,) = _sweep(*args, code=1).stderr.splitlines()
         assert shown.startswith(f"error: {path}:{line}: ") and error in shown, shown
     assert not (sweep_env / "sweep-results").exists()
+
+
+def test_a_plan_needing_an_upstream_source_not_fetched_is_refused_up_front(
+    sweep_env: Path,
+) -> None:
+    """jp-stable picks ``one_shot`` for a name it does not know, whose message is read from
+    upstream's ``conversation.py``, not fetched here: ``--plan`` says so in one line naming
+    the model, the suite and the command that fetches it, as each such cell would fail."""
+    data = sweep_env / "data"
+    plan = _plan(sweep_env, {"m": 'model = "openai/x"'}, '[[suites]]\nbench = "jmt-bench"\n')
+    (shown,) = _sweep(plan, "--plan", code=1).stderr.splitlines()
+    assert shown.startswith("error: models.m: jmt-bench: ") and shown.endswith(
+        f"run `hyoka data fetch jmt-bench --with-sources --data-dir {data}` to download it"
+    )
 
 
 def test_a_damaged_manifest_is_one_line_naming_it(sweep_env: Path) -> None:

@@ -140,13 +140,12 @@ class AdapterTable:
                     return adapter.template(model)
         return self.default
 
-    def system_message(self, template: str, folder: Path) -> TemplateMessage:
-        """The template's system message (``""``: none) as upstream's file under the
-        suite's data ``folder`` has it, and whether that file is the pinned one; a
-        ``MissingDataError`` saying how to fetch that file where it is not there (an empty
-        message needs none), an ``InputError`` for a template the file does not register."""
+    def source_of(self, template: str, folder: Path) -> Path | None:
+        """The file under the suite's data ``folder`` the template's message is read from
+        (``None``: an empty one, read from none), without reading it; a
+        ``MissingDataError`` saying how to fetch it where it is not there."""
         if template in self.texts.silent:
-            return TemplateMessage("")
+            return None
         adapter = self.texts.set_by_adapters.get(template)
         relative = self.texts.conversations if adapter is None else adapter[0]
         path = folder / relative
@@ -157,6 +156,18 @@ class AdapterTable:
                 f"{template!r} for this name, whose system message is read from upstream's "
                 f"source, not found: {path}: {hint}"
             )
+        return path
+
+    def system_message(self, template: str, folder: Path) -> TemplateMessage:
+        """The template's system message (``""``: none) as upstream's file under the
+        suite's data ``folder`` has it, and whether that file is the pinned one; a
+        ``MissingDataError`` saying how to fetch that file where it is not there (an empty
+        message needs none), an ``InputError`` for a template the file does not register."""
+        path = self.source_of(template, folder)
+        if path is None:
+            return TemplateMessage("")
+        adapter = self.texts.set_by_adapters.get(template)
+        relative = self.texts.conversations if adapter is None else adapter[0]
         data = read_bytes(path)
         if adapter is not None:
             message: str | None = adapter_message(path, data, adapter[1])

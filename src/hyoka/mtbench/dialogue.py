@@ -68,6 +68,11 @@ class ConversationTemplates:
             name += f"+custom@{hashlib.sha256(text.encode()).hexdigest()[:8]}"
         return replace(style, system_message=text or None, system_name=name, templates=None)
 
+    def check_source(self, model: str, folder: Path) -> None:
+        """Refuse, without reading it, a run of ``model`` whose system message is read from
+        an upstream file the suite's data ``folder`` lacks (``AdapterTable.source_of``)."""
+        self.table.source_of(self.table.template_for(model), folder)
+
     def max_tokens(self, model: str, default: int) -> int:
         api = self.table.api_names
         if self.api_max_tokens is None or api is None or model not in api:

@@ -231,7 +231,27 @@ def _generation(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
             calls += trials
             asked = sum(len(text) for text in question.turns[:turn])
             prompt += trials * (asked + (turn - 1) * budget)
+    if calls:
+        _check_sources(cell, loaded)
     return Calls(calls, prompt, calls * budget, kept)
+
+
+def _check_sources(cell: Cell, loaded: Any) -> None:
+    """Refuse up front a model whose answers are still to make with the system message
+    upstream's source file gives its name, where that file was not fetched (the run checks
+    the same before asking, then fails each such cell): the file's presence alone is
+    looked at, not its text."""
+    from hyoka.errors import MissingDataError
+    from hyoka.providers import parse_model_string
+
+    templates = loaded.dialogue.templates
+    if templates is None:
+        return
+    _provider, served = parse_model_string(cell.model.spec)
+    try:
+        templates.check_source(served, loaded.folder)
+    except MissingDataError as exc:
+        raise MissingDataError(f"models.{cell.model.name}: {exc}") from None
 
 
 def _kept(path: Path, *keys: str, model: str | None = None) -> set[tuple[str, ...]]:
