@@ -161,11 +161,13 @@ def test_pfgen_judge_batch_writes_the_online_grades(
     said = json.loads(first.stdout)
     assert (said["judged_now"], said["batch"]["deferred"]) == (0, 2)
     assert said["batch"]["submitted"] == [f"batch_{len(server.batches)}"]
+    folder = Path("judge") / "openai_judge"
+    waiting = json.loads((batch_run / folder / "summary.json").read_text(encoding="utf-8"))
+    assert (waiting["pending"], waiting["n"], said["pending"]) == (2, 0, 2)  # partial
     server.finish()
     done = _hyoka(args, tmp_path / "c2", monkeypatch)
     assert done.exit_code == 0, done.output
     assert "nothing left in flight" in done.stderr and len(server.bodies) == calls
-    folder = Path("judge") / "openai_judge"
     assert _text(batch_run / folder / "judgments.jsonl") == _text(
         online_run / folder / "judgments.jsonl"
     )
@@ -174,7 +176,7 @@ def test_pfgen_judge_batch_writes_the_online_grades(
         for run in (online_run, batch_run)
     ]
     signatures = [summary.pop("signature") for summary in summaries]
-    assert summaries[0] == summaries[1] and summaries[1]["n"] == 2
+    assert summaries[0] == summaries[1] and (summaries[1]["n"], summaries[1]["pending"]) == (2, 0)
     assert signatures[1]["fields"].pop("batch") == "openai"
     signatures[1]["line"] = signatures[1]["line"].replace("|batch:openai", "")
     assert signatures[0] == signatures[1]

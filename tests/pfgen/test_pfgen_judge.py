@@ -39,7 +39,8 @@ JUDGE_OPTIONS = [
 ]  # fmt: skip
 SMOLLM2 = ["-j", EMBEDDED_MODEL, "-o", "n_ctx=2048", "-o", "n_threads=1", *JUDGE_OPTIONS]
 SUMMARY_KEYS = {
-    "judge", "template", "template_version", "mean", "n", "failures", "per_question", "signature",
+    "judge", "template", "template_version", "mean", "n", "failures", "per_question", "pending",
+    "signature",
 }  # fmt: skip
 
 

@@ -181,6 +181,9 @@ def summary_json(
         "n": overall.n,
         "failures": overall.failures,
         "per_question": {q: statistics.fmean(s) for q, s in sorted(by_question.items())},
+        # items with no judgment yet (``--batch``: their requests wait in a batch): a
+        # summary with any is partial, its mean not the run's (read as such by correlate)
+        "pending": sum(item.id not in overall.per_item for item in chosen.items),
         SIGNATURE_KEY: None if signature is None else signature.to_json(),
     }
 

@@ -90,6 +90,9 @@ def collect_run_scores(results: Path, judge: str | None) -> PairedScores:
             out.without_judge.append(label)
             continue
         data = _summary(chosen[0])
+        pending = data.get("pending")
+        if isinstance(pending, int) and pending > 0:  # a judging run not finished (--batch)
+            label += f" [judge partial: {pending} item(s) pending]"
         out.pairs.append(ScorePair(label, summary.score, data["mean"], str(chosen[0])))
         out.judge_failures += int(data.get("failures", 0))
     _check_unique(out.pairs)
