@@ -902,3 +902,30 @@ def test_a_link_in_place_of_the_batch_replies_is_refused(
             "written through a link (replace it with the file it points to, or remove it)"
         ), run.stderr
         assert elsewhere.read_text(encoding="utf-8") == "" and len(_note(out)) == 1
+
+
+def test_batch_status_asks_each_batch_on_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``batch status`` with no key for one API: that batch's own line says so (naming the
+    manifest); the other API's batch is still asked, at the server it was noted with."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    with openai_server() as oai, anthropic_server() as ant:
+        first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+        made = [
+            _hyoka(_generate("openai/m1", f"{oai.url}/v1", first, "--batch"), tmp_path / "c",
+                   monkeypatch),
+            _hyoka(_generate("anthropic/m1", ant.url, second, "--batch"), tmp_path / "c",
+                   monkeypatch),
+        ]  # fmt: skip
+        assert [run.exit_code for run in made] == [0, 0], [run.output for run in made]
+        monkeypatch.delenv("ANTHROPIC_API_KEY")
+        status = _hyoka(["batch", "status", str(tmp_path)], tmp_path / "c", monkeypatch)
+        assert status.exit_code == 1, status.output
+        shown = status.stdout.splitlines()
+        assert shown[0].endswith(": validating (completed 0, failed 0, total 2)"), shown
+        assert shown[1].startswith(
+            f"{second}: anthropic/m1 batch msgbatch_01: {second}.manifest.json: its model "
+            "cannot be asked ("
+        ), shown
+        assert "ANTHROPIC_API_KEY" in shown[1] and len(shown) == 2
