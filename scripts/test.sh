@@ -29,8 +29,10 @@ mypy_log=$(mktemp)
 nice -n 10 .venv/bin/python -m mypy >"$mypy_log" 2>&1 &
 mypy_pid=$!
 status=0
-# one test process per core (pytest-xdist): every test keeps to its own folders and ports
-.venv/bin/python -m pytest -m "slow or not slow" -n auto "$@" || status=$?
+# one test process per core (pytest-xdist): every test keeps to its own folders and ports;
+# a module whose tests share one costly fixture (the two-node Ray cluster) is kept on one
+# process by its xdist_group mark
+.venv/bin/python -m pytest -m "slow or not slow" -n auto --dist loadgroup "$@" || status=$?
 if wait "$mypy_pid"; then
     echo "mypy --strict: $(tail -n 1 "$mypy_log")"
 else

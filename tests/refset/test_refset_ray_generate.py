@@ -37,7 +37,9 @@ ray = needs("ray")
 needs("llama_cpp")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# one test process runs them all (scripts/test.sh's --dist loadgroup): split over two, each
+# would start its own cluster and make its own local shards, which the module fixtures share
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray-cluster")]
 
 DATA = SHARED_DATA / "pfgen-bench" / "data"
 QUESTIONS = ["Q01", "Q13"]
