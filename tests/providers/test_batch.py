@@ -929,3 +929,25 @@ def test_batch_status_asks_each_batch_on_its_own(
             "cannot be asked ("
         ), shown
         assert "ANTHROPIC_API_KEY" in shown[1] and len(shown) == 2
+
+
+def test_an_edited_batch_reply_is_not_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kept batch reply edited by hand (its text changed): the run refuses it in one line
+    naming the file and line, before any reply from it is recorded."""
+    with openai_server() as server:
+        out, url = tmp_path / "a.jsonl", f"{server.url}/v1"
+        assert _hyoka(_args(out, url), tmp_path / "c", monkeypatch).exit_code == 0
+        server.finish()
+        assert _hyoka(_args(out, url), tmp_path / "c", monkeypatch).exit_code == 0
+        kept = out.with_name(out.name + ".batch-replies")
+        text = kept.read_text(encoding="utf-8")
+        assert text.count('"sha256": "') == 2
+        kept.write_text(text.replace("Answer ", "Edited ", 1), encoding="utf-8")
+        run = _hyoka(_args(out, url), tmp_path / "c2", monkeypatch)
+        assert run.exit_code == 1 and not out.exists(), run.output
+        assert run.stderr.splitlines()[-1] == (
+            f"error: {kept}:1: edited or damaged (its sha256 does not match what it holds); "
+            "remove the line to ask its request again"
+        ), run.stderr

@@ -46,11 +46,13 @@ import asyncio
 import calendar
 import contextlib
 import contextvars
+import hashlib
+import json
 import re
 import time
 import uuid
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -137,42 +139,58 @@ def replies_path(path: Path) -> Path:
 
 def read_replies(path: Path) -> dict[str, GenerationResponse]:
     """The replies kept beside the log ``path`` (none where no batch answered yet); a
-    damaged line is one ``InputError`` naming the file and line."""
-    kept = replies_path(path)
-    data = _kept_bytes(kept)
-    if data is None:
-        return {}
+    damaged or edited line is one ``InputError`` naming the file and line."""
     found: dict[str, GenerationResponse] = {}
-    for number, row in read_objects(kept, data):
-        key, reply = row.get("key"), row.get("reply")
-        if "refused" in row and "reply" not in row:  # ``read_refusals``'
+    for where, row in _kept_rows(path):
+        if "reply" not in row:  # a refusal (``read_refusals``)
             continue
         try:
-            if not isinstance(key, str):
-                raise ValueError("no key")
-            found[key] = GenerationResponse.model_validate(reply)
+            found[row["key"]] = GenerationResponse.model_validate(row["reply"])
         except ValueError:
-            raise InputError(f"{kept}:{number}: not a kept batch reply") from None
+            raise InputError(f"{where}: not a kept batch reply") from None
     return found
 
 
 def read_refusals(path: Path) -> dict[str, str]:
     """The requests the API refused for good (``BatchResults.refused``), kept beside the
     log ``path`` with the replies, by key: each the line the run fails with, as an online
-    call refused so fails; a damaged line is one ``InputError`` naming the file and line."""
+    call refused so fails; a damaged or edited line is one ``InputError``."""
+    found: dict[str, str] = {}
+    for where, row in _kept_rows(path):
+        if "reply" in row:
+            continue
+        if not isinstance(row.get("refused"), str):
+            raise InputError(f"{where}: not a kept batch reply")
+        found[row["key"]] = row["refused"]
+    return found
+
+
+def _digest(row: Mapping[str, Any]) -> str:
+    """The SHA-256 of a kept row's ``key`` and ``reply`` or ``refused`` (canonical JSON):
+    written beside them, checked before a row is trusted (a cache verified first)."""
+    body = {name: row[name] for name in ("key", "reply", "refused") if name in row}
+    text = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _kept_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(file:line, row)`` of each row of the replies kept beside the log ``path``, its
+    key text and its digest checked: an edited or damaged row is one ``InputError``
+    naming the file and line (remove the line to ask its request again)."""
     kept = replies_path(path)
     data = _kept_bytes(kept)
     if data is None:
-        return {}
-    found: dict[str, str] = {}
+        return
     for number, row in read_objects(kept, data):
-        if "reply" in row:
-            continue
-        key, said = row.get("key"), row.get("refused")
-        if not (isinstance(key, str) and isinstance(said, str)):
-            raise InputError(f"{kept}:{number}: not a kept batch reply")
-        found[key] = said
-    return found
+        where = f"{kept}:{number}"
+        if not isinstance(row.get("key"), str):
+            raise InputError(f"{where}: not a kept batch reply")
+        if row.get("sha256") != _digest(row):
+            raise InputError(
+                f"{where}: edited or damaged (its sha256 does not match what it holds); "
+                "remove the line to ask its request again"
+            )
+        yield where, row
 
 
 def _kept_bytes(kept: Path) -> bytes | None:
@@ -193,13 +211,11 @@ def _write_kept(
 ) -> None:
     """The replies and refusals the file's batches answered, beside the log ``path``."""
     _kept_bytes(replies_path(path))  # a link put there since it was read: refused
-    write_jsonl(
-        replies_path(path),
-        [
-            *({"key": k, "reply": r.model_dump(mode="json")} for k, r in kept.items()),
-            *({"key": k, "refused": said} for k, said in refused.items()),
-        ],
-    )
+    rows: list[dict[str, Any]] = [
+        *({"key": k, "reply": r.model_dump(mode="json")} for k, r in kept.items()),
+        *({"key": k, "refused": said} for k, said in refused.items()),
+    ]
+    write_jsonl(replies_path(path), ({**row, "sha256": _digest(row)} for row in rows))
 
 
 async def gather_deferring(awaitables: Iterable[Awaitable[_T]]) -> list[_T]:
