@@ -805,13 +805,12 @@ def test_a_garbled_batch_state_is_one_line(
         (noted,) = _note(out)
         server.garbled = garbled
         said = (
-            f"{api}: batch {noted['id']}: the server's answer is not a batch's state (a "
-            "proxy's page? fields of the wrong kinds); run again once the server answers as "
-            "the API does"
+            "the server's answer is not a batch's state (a proxy's page? fields of the wrong "
+            "kinds); run again once the server answers as the API does"
         )
         run = _hyoka(args, tmp_path / "c", monkeypatch)
         assert run.exit_code == 1 and "Traceback" not in run.output, run.output
-        assert run.stderr.splitlines()[-1].endswith(said), run.stderr
+        assert run.stderr.splitlines()[-1] == f"error: {api}: batch {noted['id']}: {said}"
         status = _hyoka(["batch", "status", str(out)], tmp_path / "c", monkeypatch)
         assert status.exit_code == 1, status.output
         assert status.stdout.splitlines() == [f"{out}: {api}/m1 batch {noted['id']}: {said}"]

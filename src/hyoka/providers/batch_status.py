@@ -142,6 +142,8 @@ async def _state(batch: NotedBatch, provider: Any) -> str:
         state = await batch_api(provider).read_state(batch.id)
     except BatchNotFoundError as exc:
         raise ProviderError(f"the API does not know it ({exc})") from None
+    except ProviderError as exc:  # its line names the batch already
+        raise ProviderError(str(exc).removeprefix(f"{batch.api}: batch {batch.id}: ")) from None
     counts = ", ".join(f"{name} {count}" for name, count in state.counts.items())
     return server_text(state.status, str) + (f" ({counts})" if counts else "")
 
