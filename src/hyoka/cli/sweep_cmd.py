@@ -23,7 +23,8 @@ from hyoka.refset import Executor
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from hyoka.sweep import Cell, CellResult, SweepEstimate, SweepRun, SweepWatcher
+    from hyoka.refset import WorkerRates
+    from hyoka.sweep import Cell, CellResult, RayExecutor, SweepEstimate, SweepRun, SweepWatcher
 
 
 @reports_errors
@@ -116,33 +117,37 @@ def sweep_command(
         found = estimate_sweep(plan, statuses(plan), data_dir)
         echo_json(found.to_json()) if as_json else _print_estimate(found)
         return
-    runner = None
-    rates = None
-    if executor is Executor.RAY:
-        from hyoka.refset import WorkerRates, WorkerResources
-        from hyoka.sweep import RayExecutor
-
-        rates = WorkerRates()
-        resources = WorkerResources(workers, cpus_per_worker, gpus_per_worker)
-        runner = RayExecutor(resources, on_event=rates.add)
+    ray = executor is Executor.RAY
+    runner, rates = _ray(workers, cpus_per_worker, gpus_per_worker) if ray else (None, None)
     done = run_sweep(
         plan, data_dir=data_dir, executor=runner, watcher=None if as_json else _watcher()
     )
-    if rates is not None and not as_json:
-        from hyoka.cli._common import say
-
-        say(f"ray: {rates.summary()}")
     if as_json:
         echo_json(done.to_json())
     else:
-        _print_run(done, fmt)
-    if done.waiting and not as_json:
-        from hyoka.cli._common import say
-
-        say(f"batch: {done.waiting} cell(s) wait on batches: run the same command again to "
-            f"collect them and go on (`hyoka batch status {done.out}` lists them)")  # fmt: skip
+        _print_done(done, fmt, rates)
     if done.failed:
         raise typer.Exit(1)
+
+
+def _ray(workers: int, cpus: float, gpus: float) -> tuple[RayExecutor, WorkerRates]:
+    """The Ray executor of ``--executor ray`` and the rates its workers report."""
+    from hyoka.refset import WorkerRates, WorkerResources
+    from hyoka.sweep import RayExecutor
+
+    rates = WorkerRates()
+    return RayExecutor(WorkerResources(workers, cpus, gpus), on_event=rates.add), rates
+
+
+def _print_done(done: SweepRun, fmt: FormatChoice, rates: WorkerRates | None) -> None:
+    from hyoka.cli._common import say
+
+    if rates is not None:
+        say(f"ray: {rates.summary()}")
+    _print_run(done, fmt)
+    if done.waiting:
+        say(f"batch: {done.waiting} cell(s) wait on batches: run the same command again to "
+            f"collect them and go on (`hyoka batch status {done.out}` lists them)")  # fmt: skip
 
 
 def _print_estimate(found: SweepEstimate) -> None:
