@@ -21,6 +21,8 @@ from typer.testing import CliRunner, Result
 from _shared import SHARED_DATA
 from batch_servers import openai_server
 from hyoka.cli.main import app
+from hyoka.errors import InputError
+from hyoka.sweep import batched, read_plan
 
 SUITE = '[[suites]]\nbench = "jmt-bench"\nvariant = "llm-jp"\nlimit = 1\nmax_tokens = 8\n'
 
@@ -115,6 +117,27 @@ def test_batch_on_a_provider_without_a_batch_api_is_refused_at_its_line(
     assert "Traceback" not in refused.output
 
 
+def test_batch_flag_on_a_plan_with_no_batch_api_names_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--batch`` where no model or judge has a batch API: one line naming the flag (the
+    library names its parameter, ``batch``; the command line shows it as its flag)."""
+    (tmp_path / "judge.jsonl").write_text('{"reply": "[[6]]"}\n', encoding="utf-8")
+    plan = tmp_path / "sweep.toml"
+    plan.write_text(
+        '[models.mine]\nmodel = "scripted/judge.jsonl"\n'
+        '[judges.s]\njudge = "scripted/judge.jsonl"\n' + SUITE,
+        encoding="utf-8",
+    )
+    refused = _hyoka(["sweep", plan, "--plan", "--batch"], tmp_path / "c", monkeypatch)
+    assert refused.exit_code == 1, refused.output
+    assert refused.stderr.splitlines() == [
+        f"error: --batch: no model or judge of {plan} has a batch API (openai/, anthropic/)"
+    ]
+    with pytest.raises(InputError, match=r"^`batch`: no model or judge of "):
+        batched(read_plan(plan))  # a Python caller reads the parameter
+
+
 def test_plan_prices_a_batch_at_half_the_list_price(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -136,3 +159,13 @@ def test_plan_prices_a_batch_at_half_the_list_price(
     for halved, said in (usd("batch = true\n"), usd("", "--batch")):
         assert halved == pytest.approx(listed / 2)
         assert said[0] == "model list@2025-10-01×0.5 batch"
+
+
+def test_a_cell_waits_on_a_batch_kept_noted_until_released() -> None:
+    # a batch the API says it does not know (404: perhaps another key) is kept noted, not
+    # resubmitted: the cell waits on it, named, as on one still running
+    from hyoka.providers import BatchProgress, ClientStats
+    from hyoka.sweep.cells import waiting_on
+
+    assert waiting_on(ClientStats(batch=BatchProgress(held=["batch_9"]))) == ["batch_9"]
+    assert waiting_on(ClientStats(batch=BatchProgress())) is None

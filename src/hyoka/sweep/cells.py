@@ -60,13 +60,13 @@ class BatchWaiting(Exception):  # noqa: N818 - not an error: the replies come on
 
 
 def waiting_on(stats: Any) -> list[str] | None:
-    """The batches a command's run left in flight (``ClientStats.batch``: submitted now or
-    still running), ``[]`` where requests wait for the next run's batch; ``None`` where
-    nothing is left in flight (or it asked online)."""
+    """The batches a command's run left in flight (``ClientStats.batch``: submitted now,
+    still running, or kept noted until released), ``[]`` where requests wait for the next
+    run's batch; ``None`` where nothing is left in flight (or it asked online)."""
     progress = stats.batch
     if progress is None or not progress.pending:
         return None
-    return list(dict.fromkeys([*progress.running, *progress.submitted]))
+    return list(dict.fromkeys([*progress.running, *progress.submitted, *progress.held]))
 
 
 @dataclass(frozen=True)
