@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         manifest_names,
     )
     from hyoka.data.paths import DATA_DIR_ENV, data_file, fetch_hint, resolve_data_dir
-    from hyoka.data.pins import upstream_data_hash
+    from hyoka.data.pins import pinned_sha256, upstream_data_hash
 
 #: Each public name -> (module, name there).
 _EXPORTS: dict[str, tuple[str, str]] = {
@@ -45,6 +45,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "fetch_hint": ("hyoka.data.paths", "fetch_hint"),
     "manifest": ("hyoka.data.manifest", "manifest"),
     "manifest_names": ("hyoka.data.manifest", "manifest_names"),
+    "pinned_sha256": ("hyoka.data.pins", "pinned_sha256"),
     "resolve_data_dir": ("hyoka.data.paths", "resolve_data_dir"),
     "upstream_data_hash": ("hyoka.data.pins", "upstream_data_hash"),
     "verify": ("hyoka.data.fetch", "verify"),
@@ -66,6 +67,7 @@ __all__: list[str] = [
     "fetch_hint",
     "manifest",
     "manifest_names",
+    "pinned_sha256",
     "resolve_data_dir",
     "upstream_data_hash",
     "verify",

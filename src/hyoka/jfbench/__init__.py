@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from hyoka.jfbench.scores import Summary, score
     from hyoka.jfbench.signing import RULES as SIGNED_RULES
     from hyoka.jfbench.signing import jfbench_signature
-    from hyoka.jfbench.texts import build_benchmark
+    from hyoka.jfbench.texts import JUDGE_VOTES, build_benchmark
 
 _NAMES: dict[str, tuple[str, str]] = {
     **{
@@ -69,13 +69,14 @@ _NAMES: dict[str, tuple[str, str]] = {
     **{name: ("hyoka.jfbench.results", name) for name in ("files_of", "read_records")},
     **{name: ("hyoka.jfbench.scores", name) for name in ("Summary", "score")},
     "jfbench_signature": ("hyoka.jfbench.signing", "jfbench_signature"),
-    "build_benchmark": ("hyoka.jfbench.texts", "build_benchmark"),
+    **{name: ("hyoka.jfbench.texts", name) for name in ("JUDGE_VOTES", "build_benchmark")},
     "SIGNED_RULES": ("hyoka.jfbench.signing", "RULES"),
 }
 
 __all__ = [
     "JUDGE_MAX_TOKENS",
     "JUDGE_THINKING",
+    "JUDGE_VOTES",
     "PROMPTS_IN_DATA",
     "PROMPT_SOURCE",
     "SIGNED_RULES",

@@ -143,7 +143,7 @@ class JudgeSettings(SettingsRecord):
         script it did not read. The engine checks them against the judge asked
         (``answered_by``)."""
         if isinstance(fields.get("base_url"), str):  # a pool's first: all its servers
-            from hyoka.providers.pooled import pool_servers, signed_servers
+            from hyoka.providers import pool_servers, signed_servers
 
             fields["base_url"] = signed_servers(pool_servers(judge, fields["base_url"]))
         return cls(judge=judge, script=script_pin(judge), **fields)
@@ -154,7 +154,7 @@ class JudgeSettings(SettingsRecord):
         what decides its replies beyond that name (``Provider.replies_pin``: a script's
         digest) and the server it asks; ``fields`` say how it is asked. Settings made so
         cannot name a judge other than the one that answers."""
-        from hyoka.providers.pooled import signed_servers
+        from hyoka.providers import signed_servers
 
         return cls(
             judge=f"{provider.name}/{provider.model}",

@@ -31,7 +31,11 @@ if TYPE_CHECKING:
         LayoutChoice,
         TemplateChoice,
     )
-    from hyoka.mtbench.constraint_checked import ConstraintBoard, ConstraintsJudged
+    from hyoka.mtbench.constraint_checked import (
+        ConstraintBoard,
+        ConstraintsJudged,
+        constraint_benchmark,
+    )
     from hyoka.mtbench.generate import (
         answer_set,
     )
@@ -41,6 +45,7 @@ if TYPE_CHECKING:
     )
     from hyoka.mtbench.judge import (
         BenchJudging,
+        pair_output,
         single_output,
     )
     from hyoka.mtbench.judged_variant import VariantBenches, row_variants
@@ -71,7 +76,10 @@ if TYPE_CHECKING:
         RakudaBench,
         RakudaPairLine,
         RakudaRanking,
+        draw_matches,
         plan_rakuda_judging,
+        rakuda_output,
+        rakuda_settings,
         rank_rakuda,
         ranking_signature,
     )
@@ -149,10 +157,12 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "TemplateChoice": ("hyoka.mtbench.choices", "TemplateChoice"),
     "ConstraintBoard": ("hyoka.mtbench.constraint_checked", "ConstraintBoard"),
     "ConstraintsJudged": ("hyoka.mtbench.constraint_checked", "ConstraintsJudged"),
+    "constraint_benchmark": ("hyoka.mtbench.constraint_checked", "constraint_benchmark"),
     "answer_set": ("hyoka.mtbench.generate", "answer_set"),
     "grade_battles": ("hyoka.mtbench.grade_battles", "grade_battles"),
     "grade_ratings_of": ("hyoka.mtbench.grade_battles", "grade_ratings_of"),
     "BenchJudging": ("hyoka.mtbench.judge", "BenchJudging"),
+    "pair_output": ("hyoka.mtbench.judge", "pair_output"),
     "single_output": ("hyoka.mtbench.judge", "single_output"),
     "VariantBenches": ("hyoka.mtbench.judged_variant", "VariantBenches"),
     "row_variants": ("hyoka.mtbench.judged_variant", "row_variants"),
@@ -175,7 +185,10 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "RakudaBench": ("hyoka.mtbench.rakuda", "RakudaBench"),
     "RakudaPairLine": ("hyoka.mtbench.rakuda", "RakudaPairLine"),
     "RakudaRanking": ("hyoka.mtbench.rakuda", "RakudaRanking"),
+    "draw_matches": ("hyoka.mtbench.rakuda", "draw_matches"),
     "plan_rakuda_judging": ("hyoka.mtbench.rakuda", "plan_rakuda_judging"),
+    "rakuda_output": ("hyoka.mtbench.rakuda", "rakuda_output"),
+    "rakuda_settings": ("hyoka.mtbench.rakuda", "rakuda_settings"),
     "rank_rakuda": ("hyoka.mtbench.rakuda", "rank_rakuda"),
     "ranking_signature": ("hyoka.mtbench.rakuda", "ranking_signature"),
     "INCORRECT_LANGUAGE": ("hyoka.mtbench.records", "INCORRECT_LANGUAGE"),
@@ -279,9 +292,11 @@ __all__ = [
     "check_line",
     "check_models",
     "checked_pairs",
+    "constraint_benchmark",
     "definition",
     "definitions",
     "display_name",
+    "draw_matches",
     "fastchat_bench",
     "fastchat_benches",
     "generate_bench",
@@ -299,9 +314,12 @@ __all__ = [
     "method_counts",
     "model_answer_file",
     "pair_benches",
+    "pair_output",
     "parse_layout",
     "plan_rakuda_judging",
     "question_cells",
+    "rakuda_output",
+    "rakuda_settings",
     "rank_rakuda",
     "ranking_signature",
     "recorded_bench",

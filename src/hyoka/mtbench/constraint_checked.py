@@ -55,7 +55,9 @@ RESULTS_FOLDER = "benchmark_results"
 HEADER = ("Rank", "Model", "Evaluated", "Pending", "Success %", "95% CI")
 
 
-def _built(bench: Bench) -> Benchmark:
+def constraint_benchmark(bench: Bench) -> Benchmark:
+    """JFBench's entries, prompts and constraints behind ``bench``'s questions, built as
+    judging them builds them (the sweep's estimate counts its calls from the same)."""
     from hyoka.jfbench import load_benchmark
 
     return load_benchmark(bench.folder / bench.spec.question_file, bench.folder)
@@ -138,7 +140,7 @@ def judge_constraints(
             stacklevel=2,
         )
     bench = Bench.load(spec.name, data_dir, questions_only=True)
-    built = _built(bench)
+    built = constraint_benchmark(bench)
     wanted = [q.question_id for q in bench.questions][:limit] if limit else None
     given = []
     for path in answers:  # every answer file is checked before the first judge call
@@ -407,7 +409,7 @@ def verify_constraints(
     from hyoka.store import read_bytes, read_objects
 
     bench = Bench.load(spec.name, data_dir, questions_only=True)
-    built = _built(bench)
+    built = constraint_benchmark(bench)
     from hyoka.jfbench import decide
 
     records = agreed = checked = judged = undecided = repeated = 0

@@ -36,8 +36,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import NamedTuple
 
-from hyoka.data import fetch_hint
-from hyoka.data.pins import pinned_sha256
+from hyoka.data import fetch_hint, pinned_sha256
 from hyoka.errors import HyokaWarning, InputError, MissingDataError
 from hyoka.mtbench.fastchat_source import adapter_message, conversation_messages
 from hyoka.store import read_bytes

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from hyoka.providers.aliases import MOVING_ALIASES, alias_note, moving_alias
     from hyoka.providers.base import Provider
     from hyoka.providers.batch import (
+        BATCH_PROVIDERS,
         BatchClient,
         Deferred,
         batch_round,
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
         signed_batch,
     )
     from hyoka.providers.batch_progress import BatchProgress
-    from hyoka.providers.batch_status import NotedBatch, batch_status
+    from hyoka.providers.batch_status import NotedBatch, batch_status, release_batches
     from hyoka.providers.client import (
         CacheError,
         ClientStats,
@@ -49,7 +50,13 @@ if TYPE_CHECKING:
         UnknownOptionError,
     )
     from hyoka.providers.factory import connect
-    from hyoka.providers.pooled import PooledProvider, kept_open, lending
+    from hyoka.providers.pooled import (
+        PooledProvider,
+        kept_open,
+        lending,
+        pool_servers,
+        signed_servers,
+    )
     from hyoka.providers.registry import (
         BACKENDS,
         backend_packages,
@@ -91,9 +98,12 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "PooledProvider": ("hyoka.providers.pooled", "PooledProvider"),
     "kept_open": ("hyoka.providers.pooled", "kept_open"),
     "lending": ("hyoka.providers.pooled", "lending"),
+    "pool_servers": ("hyoka.providers.pooled", "pool_servers"),
+    "signed_servers": ("hyoka.providers.pooled", "signed_servers"),
     "UnknownOptionError": ("hyoka.providers.errors", "UnknownOptionError"),
     "check_options": ("hyoka.providers.registry", "check_options"),
     "BACKENDS": ("hyoka.providers.registry", "BACKENDS"),
+    "BATCH_PROVIDERS": ("hyoka.providers.batch", "BATCH_PROVIDERS"),
     "BatchClient": ("hyoka.providers.batch", "BatchClient"),
     "BatchProgress": ("hyoka.providers.batch_progress", "BatchProgress"),
     "CacheError": ("hyoka.providers.client", "CacheError"),
@@ -137,6 +147,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "backend_packages": ("hyoka.providers.registry", "backend_packages"),
     "batch_round": ("hyoka.providers.batch", "batch_round"),
     "batch_status": ("hyoka.providers.batch_status", "batch_status"),
+    "release_batches": ("hyoka.providers.batch_status", "release_batches"),
     "gather_deferring": ("hyoka.providers.batch", "gather_deferring"),
     "signed_as": ("hyoka.providers.batch", "signed_as"),
     "signed_batch": ("hyoka.providers.batch", "signed_batch"),
@@ -157,6 +168,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 
 __all__ = [
     "BACKENDS",
+    "BATCH_PROVIDERS",
     "CONCURRENCY",
     "DEFAULT_THINKING",
     "EMBEDDED_MODEL",
@@ -212,13 +224,16 @@ __all__ = [
     "load_provider",
     "moving_alias",
     "parse_model_string",
+    "pool_servers",
     "redact_url",
+    "release_batches",
     "reply_of",
     "script_pin",
     "served_models",
     "signed_as",
     "signed_batch",
     "signed_rule",
+    "signed_servers",
     "smollm2_path",
     "split_thinking",
 ]

@@ -76,9 +76,9 @@ from hyoka.store import (
     JsonlLog,
     manifest_path,
     read_objects,
+    read_regular,
     write_jsonl,
 )
-from hyoka.store.regular import read_regular
 
 #: the manifest note that holds a file's batches in flight (the store keeps it)
 BATCHES_NOTE = IN_FLIGHT_NOTE

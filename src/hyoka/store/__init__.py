@@ -96,7 +96,7 @@ from hyoka.store.paths import (
     safe_name,
     user_cache_root,
 )
-from hyoka.store.regular import NotReadError, open_regular
+from hyoka.store.regular import NotReadError, open_regular, read_regular
 from hyoka.store.toml_files import parse_toml, read_toml
 
 if TYPE_CHECKING:
@@ -175,6 +175,7 @@ __all__ = [
     "read_manifest",
     "read_objects",
     "read_records",
+    "read_regular",
     "read_rows",
     "read_toml",
     "record_line",

@@ -211,8 +211,7 @@ def _seconds(calls: int, concurrency: int, each: float) -> float:
 def _generation(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
     if cell.suite.kind == PFGEN_KIND:
         return _pfgen(cell, out, data_dir)
-    from hyoka.mtbench import answer_file, answer_model_id
-    from hyoka.mtbench.generate import answer_set
+    from hyoka.mtbench import answer_file, answer_model_id, answer_set
 
     suite = cell.suite
     # as generate_bench reads it
@@ -340,11 +339,8 @@ def _judging(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
 def _constraints(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
     """JFBench: every judged constraint of the entries asked, ``JUDGE_VOTES`` calls each;
     the prompt the judge is asked about an empty answer, and the answer at its budget."""
-    from hyoka.jfbench import JUDGE_MAX_TOKENS, task_id
-    from hyoka.jfbench.texts import JUDGE_VOTES
-    from hyoka.mtbench import Bench, answer_model_id
-    from hyoka.mtbench.constraint_checked import _built
-    from hyoka.mtbench.generate import answer_set
+    from hyoka.jfbench import JUDGE_MAX_TOKENS, JUDGE_VOTES, task_id
+    from hyoka.mtbench import Bench, answer_model_id, answer_set, constraint_benchmark
 
     suite = cell.suite
     # the questions as generate_bench read them (``answer_set``: once for both)
@@ -353,7 +349,7 @@ def _constraints(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
     if not isinstance(loaded, Bench):
         raise HyokaError(f"{suite.bench}: not a benchmark of constraints")
     budget = suite.max_tokens or loaded.generation.max_tokens
-    built = _read(("built", suite.bench, data_dir, None), lambda: _built(loaded))
+    built = _read(("built", suite.bench, data_dir, None), lambda: constraint_benchmark(loaded))
     model_id = answer_model_id(cell.model.spec, cell.model.name)
     judge = cell.judge.name if cell.judge is not None else ""
     logs = judge_folder(out, cell) / suite.bench / "model_judgment" / f"{judge}_constraints"
@@ -387,8 +383,13 @@ def _matches(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
     """Rakuda: the matches drawn as ``plan_rakuda`` draws them (the peers in the plan's
     order, the questions', the suite's seed), one call each: its prompt the template, the
     question and both answers at their budget."""
-    from hyoka.mtbench import answer_model_id
-    from hyoka.mtbench.rakuda import RakudaBench, draw_matches, rakuda_output, rakuda_settings
+    from hyoka.mtbench import (
+        RakudaBench,
+        answer_model_id,
+        draw_matches,
+        rakuda_output,
+        rakuda_settings,
+    )
 
     suite = cell.suite
     bench = RakudaBench.load(data_dir)
@@ -415,8 +416,7 @@ def _pairs(cell: Cell, out: Path, data_dir: Path | None) -> Calls:
     """A FastChat suite in pairs: every pair of the peers (``make_matches``: all pairs) on
     every judged turn of the questions asked, each in both orders (two calls); a prompt the
     longest pairwise template, the turns, both answers at their budget and the reference."""
-    from hyoka.mtbench import Bench, answer_model_id
-    from hyoka.mtbench.judge import pair_output
+    from hyoka.mtbench import Bench, answer_model_id, pair_output
 
     suite = cell.suite
     loaded = Bench.load(suite.bench, data_dir, suite.variant)

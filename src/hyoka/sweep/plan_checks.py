@@ -104,8 +104,7 @@ def batch_problem(spec: str, options: Mapping[str, Any], servers: int = 1) -> st
     a model computed here, a script, Azure OpenAI; or ``servers``, several, share its
     requests), as ``providers.batch_api`` would refuse it when the cell runs; ``None`` when
     it can."""
-    from hyoka.providers import parse_model_string
-    from hyoka.providers.batch import BATCH_PROVIDERS
+    from hyoka.providers import BATCH_PROVIDERS, parse_model_string
 
     provider, _model = parse_model_string(spec)
     azure = provider == "openai" and any(k in options for k in ("azure_endpoint", "api_version"))
