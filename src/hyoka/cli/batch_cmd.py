@@ -82,7 +82,7 @@ def release_command(
 
       hyoka batch release results/a.jsonl msgbatch_01
     """
-    from hyoka.providers.batch_status import release_batches
+    from hyoka.providers import release_batches
 
     dropped = release_batches(results, batches)
     if as_json:
