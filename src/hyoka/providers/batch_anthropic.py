@@ -8,7 +8,6 @@ with as many requests (``find``); the custom ids its results hold confirm it whe
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +15,7 @@ import anthropic
 from anthropic.types import Message as AnthropicMessage
 from anthropic.types.messages import MessageBatchIndividualResponse
 
+from hyoka.errors import InputError
 from hyoka.providers._http import server_text
 from hyoka.providers.anthropic_backend import AnthropicProvider
 from hyoka.providers.batch_api import (
@@ -27,6 +27,7 @@ from hyoka.providers.batch_api import (
 )
 from hyoka.providers.errors import TransientError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
+from hyoka.store import parse_json
 
 #: how many of the newest batches ``find`` looks through
 _LISTED = 1000
@@ -124,8 +125,10 @@ class AnthropicBatches(BatchApi):
         ``repeated`` too where an earlier line answered it); ``False`` for a line that is
         not a result line (a fault for the request it answered, which gets no reply)."""
         try:
-            row = MessageBatchIndividualResponse.model_validate(json.loads(line))
-        except ValueError:
+            row = MessageBatchIndividualResponse.model_validate(
+                parse_json(line, self._where, strict=False)
+            )
+        except (InputError, ValueError):
             return False
         result = row.result
         if row.custom_id in replies or row.custom_id in failed or row.custom_id in refused:

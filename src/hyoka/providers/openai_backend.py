@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from hyoka.errors import InputError
 from hyoka.providers._hosted import text_option, timeout_option
 from hyoka.providers._http import (
     bounded,
@@ -185,12 +186,15 @@ class OpenAIProvider(Provider):
             return None
         import openai
 
+        from hyoka.store import parse_json
+
         try:
             body = await asyncio.wait_for(self._listing(), PREFLIGHT_TIMEOUT)
             if body is None:
                 return None
-            return tuple(str(model["id"]) for model in json.loads(body)["data"])
-        except (openai.APIError, TimeoutError, ValueError, KeyError, TypeError):
+            listed = parse_json(body, "GET /models", strict=False)["data"]
+            return tuple(str(model["id"]) for model in listed)
+        except (openai.APIError, TimeoutError, InputError, ValueError, KeyError, TypeError):
             return None
 
     async def _listing(self) -> bytes | None:
