@@ -739,6 +739,12 @@ def test_a_batch_noted_for_another_server_is_not_collected(
         assert elsewhere.exit_code == 1, elsewhere.output
         (said,) = [line for line in elsewhere.stderr.splitlines() if line.startswith("error:")]
         assert f"batch batch_1 was submitted to {url}, not {other.url}/v1" in said, said
+        asked = ["batch", "status", str(out), "--base-url", f"{other.url}/v1"]
+        status = _hyoka(asked, tmp_path / "c", monkeypatch)
+        assert status.exit_code == 1, status.output
+        assert status.stdout.rstrip().endswith(f"ask with --base-url {url}"), status.output
+        shown = _hyoka([*asked, "--json"], tmp_path / "c", monkeypatch)
+        assert json.loads(shown.stdout)[0]["error"].endswith(f"ask with --base-url {url}")
         assert other.calls("GET", "/v1/batches") == 0
         assert SCRUBBED not in out.with_name(out.name + ".manifest.json").read_text("utf-8")
 

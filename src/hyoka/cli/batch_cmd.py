@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from hyoka.cli._common import BaseUrlOption, JsonOption, echo_json, reports_errors, say
+from hyoka.cli._common import BaseUrlOption, JsonOption, echo_json, flagged, reports_errors, say
 
 
 @reports_errors
@@ -42,9 +42,14 @@ def status_command(
 
       hyoka batch status results/mtbench/mt-bench/model_judgment/gpt-4o_single.jsonl --offline
     """
+    from dataclasses import replace
+
     from hyoka.providers import batch_status
 
-    found = batch_status(results, live=not offline, base_url=base_url)
+    found = [  # a line naming a parameter (`base_url`) shows its flag
+        replace(batch, error=flagged(batch.error))
+        for batch in batch_status(results, live=not offline, base_url=base_url)
+    ]
     if as_json:
         echo_json([batch.to_json() for batch in found])
         if any(batch.error for batch in found):

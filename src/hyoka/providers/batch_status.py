@@ -136,7 +136,7 @@ async def _state(batch: NotedBatch, provider: Any) -> str:
     if batch.base_url is not None and batch.base_url != provider.shown_url:
         raise ProviderError(
             f"submitted to {batch.base_url}, not {provider.shown_url or 'the API'}: "
-            f"ask with --base-url {batch.base_url}"
+            f"ask with `base_url` {batch.base_url}"
         )
     try:
         state = await batch_api(provider).read_state(batch.id)

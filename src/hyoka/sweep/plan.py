@@ -295,7 +295,7 @@ def batched(plan: SweepPlan) -> SweepPlan:
     )
     if not any(e.batch for e in (*found.models, *found.judges)):
         raise InputError(
-            f"--batch: no model or judge of {plan.path} has a batch API (openai/, anthropic/)"
+            f"`batch`: no model or judge of {plan.path} has a batch API (openai/, anthropic/)"
         )
     return found
 
