@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     )
     from hyoka.data.paths import DATA_DIR_ENV, data_file, fetch_hint, resolve_data_dir
     from hyoka.data.pins import pinned_sha256, upstream_data_hash
+    from hyoka.data.python_source import parsed_source
 
 #: Each public name -> (module, name there).
 _EXPORTS: dict[str, tuple[str, str]] = {
@@ -45,6 +46,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "fetch_hint": ("hyoka.data.paths", "fetch_hint"),
     "manifest": ("hyoka.data.manifest", "manifest"),
     "manifest_names": ("hyoka.data.manifest", "manifest_names"),
+    "parsed_source": ("hyoka.data.python_source", "parsed_source"),
     "pinned_sha256": ("hyoka.data.pins", "pinned_sha256"),
     "resolve_data_dir": ("hyoka.data.paths", "resolve_data_dir"),
     "upstream_data_hash": ("hyoka.data.pins", "upstream_data_hash"),
@@ -67,6 +69,7 @@ __all__: list[str] = [
     "fetch_hint",
     "manifest",
     "manifest_names",
+    "parsed_source",
     "pinned_sha256",
     "resolve_data_dir",
     "upstream_data_hash",

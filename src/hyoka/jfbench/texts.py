@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hyoka.data import parsed_source
 from hyoka.errors import InputError
 from hyoka.jfbench.build import (
     DEFAULT_SEED,
@@ -122,7 +123,7 @@ class Source:
             )
         source = cls(root, digest=found)
         for relative in source_files(root):
-            tree = ast.parse(read_bytes(root / relative).decode("utf-8"))
+            tree = parsed_source(root / relative, read_bytes(root / relative))
             for node in tree.body:
                 if isinstance(node, ast.ClassDef):
                     source.classes.setdefault(node.name, node)

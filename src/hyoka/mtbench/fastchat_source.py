@@ -19,20 +19,12 @@ import ast
 import hashlib
 from pathlib import Path
 
+from hyoka.data import parsed_source
 from hyoka.errors import DataError
 
 #: parsed files by the SHA-256 of their bytes: a run asks for one file's messages twice
 #: (the check before any request, then the run), a sweep once per model
 _READ: dict[tuple[str, str], dict[str, str]] = {}
-
-
-def _parsed(path: Path, data: bytes) -> ast.Module:
-    try:
-        return ast.parse(data.decode("utf-8"), filename=str(path))
-    except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
-        raise DataError(f"{path}: not readable Python ({exc})") from None
-    except (RecursionError, MemoryError):  # what CPython's parser raises when nesting runs deep
-        raise DataError(f"{path}: not readable Python (nested too deeply to parse)") from None
 
 
 def _text(path: Path, node: ast.expr, what: str) -> str:
@@ -91,7 +83,7 @@ def conversation_messages(path: Path, data: bytes) -> dict[str, str]:
     if key in _READ:
         return dict(_READ[key])
     messages: dict[str, str] = {}
-    for statement in _parsed(path, data).body:
+    for statement in parsed_source(path, data).body:
         if not isinstance(statement, ast.Expr):
             continue
         for call in _calls(statement, "register_conv_template"):
@@ -126,7 +118,7 @@ def adapter_message(path: Path, data: bytes, adapter: str) -> str:
     ``set_system_message``, where it does so once; a ``DataError`` otherwise."""
     classes = [
         node
-        for node in _parsed(path, data).body
+        for node in parsed_source(path, data).body
         if isinstance(node, ast.ClassDef) and node.name == adapter
     ]
     calls = [

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt
 
+from hyoka.data import parsed_source
 from hyoka.errors import DataError
 from hyoka.store import read_records
 
@@ -106,15 +107,6 @@ class ReaskSource:
     fields: tuple[tuple[str, str], ...]
 
 
-def _parsed(path: Path, data: bytes) -> ast.Module:
-    try:
-        return ast.parse(data.decode("utf-8"), filename=str(path))
-    except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
-        raise DataError(f"{path}: not readable Python ({exc})") from None
-    except (RecursionError, MemoryError):  # what CPython's parser raises when nesting runs deep
-        raise DataError(f"{path}: not readable Python (nested too deeply to parse)") from None
-
-
 def _function(tree: ast.Module, path: Path, name: str, holding: str) -> ast.FunctionDef:
     defined = [
         node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name
@@ -178,7 +170,7 @@ def fstring_template(path: Path, data: bytes, function: str, fields: Mapping[str
     """The f-string ``function`` in the Python file ``path`` returns, as a ``str.format``
     template over ``fields``' names; a ``DataError`` naming the file when it is not one
     plain f-string over row fields (a changed upstream file must not be half-read)."""
-    defined = _function(_parsed(path, data), path, function, "the judge prompt")
+    defined = _function(parsed_source(path, data), path, function, "the judge prompt")
     names = {
         local: fields[field] for local, field in _row_fields(defined).items() if field in fields
     }
@@ -192,7 +184,7 @@ def reask_template(path: Path, data: bytes, source: ReaskSource) -> str:
     """The re-ask prompt ``source`` names, as a ``str.format`` template over its fields,
     the caller's constant arguments written in; a ``DataError`` naming the file when the
     file does not build it so (one f-string assigned once, one call passing constants)."""
-    tree = _parsed(path, data)
+    tree = parsed_source(path, data)
     defined = _function(tree, path, source.function, "the re-ask prompt")
     assigned = [
         node.value

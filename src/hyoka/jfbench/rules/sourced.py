@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from hyoka.data import parsed_source
 from hyoka.errors import InputError
 from hyoka.jfbench.catalogue import Factory
 from hyoka.jfbench.rules.words import _tokenizer, split_words
@@ -85,7 +86,7 @@ def _assigned(source: Source, where: tuple[Path, str, str | None]) -> Any:
     """The literal assigned to ``name`` in a file of upstream's source (at module level,
     or inside the function ``within``)."""
     relative, name, within = where
-    tree = ast.parse(read_bytes(source.root / relative).decode("utf-8"))
+    tree = parsed_source(source.root / relative, read_bytes(source.root / relative))
     scope: list[ast.stmt] = tree.body
     if within is not None:
         functions = (
