@@ -294,3 +294,54 @@ def test_an_answer_file_of_several_trials_is_refused_in_one_line(tmp_path: Path)
         "Rakuda has no single grading: answer it without --trials\n"
     )
     assert not (tmp_path / "o").exists()
+
+
+def test_the_file_and_ranking_are_the_drawn_matches_whatever_the_cache_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same answers judged with a cold response cache and with one holding the first
+    matches' replies (those come back first) make the same file, line for line in the
+    order the matches were drawn (upstream plays them in that order), and so the same
+    ranking to the last digit: its bootstrap draws rows by their place in the file."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    script = tmp_path / "judge.jsonl"
+    _script(script)
+    runner = CliRunner()
+    answers = [
+        arg for model in MODELS for arg in ("-a", str(RAKUDA / "answers" / f"{model}.jsonl"))
+    ]
+
+    def judged(cache: str, out: str, matches: int, seed: int = 0) -> Path:
+        monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / cache))
+        args = ["mtbench", "judge", "--bench", "rakuda", "--mode", "pairwise", "--matches"]
+        args += [str(matches), "--seed", str(seed), "-j", f"scripted/{script}"]
+        args += ["--judge-name", "gpt-4"]
+        result = runner.invoke(app, [*args, "--output-dir", str(tmp_path / out), *answers])
+        assert result.exit_code == 0, result.output
+        return tmp_path / out
+
+    def board(folder: Path) -> str:
+        args = ["mtbench", "leaderboard", "--bench", "rakuda", "--judgments", str(folder)]
+        shown = runner.invoke(app, [*args, "--format", "json", "--rounds", "20"])
+        assert shown.exit_code == 0, shown.output
+        return json.dumps(json.loads(shown.stdout)["ranking"])
+
+    def drawn(folder: Path) -> list[tuple[str, str, str]]:
+        rows = [json.loads(line) for line in (folder / "gpt-4_pair.jsonl").open()]
+        return [(r["model1_id"], r["model2_id"], r["question_id"]) for r in rows]
+
+    cold = judged("cold", "cold", 12)
+    other = drawn(judged("warm", "other", 12, seed=5))  # their replies now cached
+    warm = judged("warm", "warm", 12)
+    questions = [q.question_id for q in RakudaBench.load(SHARED_DATA).questions]
+    order = draw_matches(list(MODELS), questions, 12, seed=0)
+    cached = [match in other for match in order]
+    assert any(cached) and not all(cached) and cached != sorted(cached, reverse=True)
+    assert drawn(cold) == drawn(warm) == order
+    assert board(cold) == board(warm)
+    # a run killed after its last line, before the file was put in order: the next run,
+    # judging nothing, puts it in order
+    path = warm / "gpt-4_pair.jsonl"
+    path.write_text("".join(reversed(path.read_text("utf-8").splitlines(True))), "utf-8")
+    assert drawn(judged("warm", "warm", 12)) == order
+    assert board(warm) == board(cold)

@@ -171,11 +171,21 @@ def test_models_swapping_names_are_ranked_on_verdicts_between_the_new_names_alon
 
     def verdicts(path: Path) -> list[tuple[str, str, str, int]]:
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-        return sorted((r["question_id"], r["model1_id"], r["model2_id"], r["winner"]) for r in rows)
+        return [(r["question_id"], r["model1_id"], r["model2_id"], r["winner"]) for r in rows]
 
-    # the very verdicts the single command gives (their order in the file is the judge's)
+    # the very verdicts the single command gives, in the order drawn (the cell found some
+    # replies in the response cache, from before the swap: they came back first), and so
+    # the very ratings
     (single,) = judged.rglob("*.jsonl")
     assert verdicts(Path(first["files"][-1])) == verdicts(single)
+    board = _hyoka("mtbench", "leaderboard", "--bench", "rakuda", "--judgments", judged,
+                   "--format", "json", "--rounds", "5")  # fmt: skip
+    ranking = {row["model_id"]: row for row in json.loads(board.stdout)["ranking"]}
+    for model in ("a", "b"):
+        cell, row = cells[f"{model} × rakuda × scripted"], ranking[model]
+        assert (cell["score"], cell["low"], cell["high"]) == (
+            row["median"], row["lower"], row["upper"]
+        )  # fmt: skip
     # other bootstrap rounds refit the same verdicts: the cells run again, asking nothing
     plan = _plan(ranked_env, swapped, "rakuda", RAKUDA.replace("rounds = 5", "rounds = 7"))
     assert set(_planned(plan).values()) == {(0, 0)}

@@ -515,7 +515,8 @@ async def _judge_missing(
     merged = lines if plan.fmt.merge is None else plan.fmt.merge(lines)
     if merged != lines:  # also the merge a run killed after its last line did not make
         log.rewrite(plan.fmt.order or plan.fmt.key, merged)
-    elif report.judged and plan.fmt.order is not None:
+    elif plan.fmt.order is not None and not _in_order(lines, plan.fmt.order):
+        # also a file a run killed after its last line left in the order replies came
         log.rewrite(plan.fmt.order)
     if report.served:  # the file's calls by served snapshot, this run's added
         earlier = log.written.notes.get(SERVED_NOTE)
@@ -529,11 +530,25 @@ async def _judge_missing(
     return report
 
 
+def _in_order(lines: Sequence[R], order: Callable[[R], Any]) -> bool:
+    """Whether ``lines`` are already as ``order`` sorts them (a stable sort keeps them)."""
+    keys = [order(line) for line in lines]
+    return keys == sorted(keys)
+
+
 def hyoka_lines(
-    differs: Callable[[JudgmentRecord, Task], str | None],
+    differs: Callable[[JudgmentRecord, Task], str | None], tasks: Sequence[Task] = ()
 ) -> FileFormat[JudgmentRecord]:
-    """hyoka's own judgment files: one ``JudgmentRecord`` per line, keyed by its id."""
-    return FileFormat(JudgmentRecord, key=_record_id, write=_as_is, differs=differs)
+    """hyoka's own judgment files: one ``JudgmentRecord`` per line, keyed by its id, left
+    in the order of ``tasks`` (a line of none of them after those, as it was), not the
+    order replies came in (a cached one first): the same judgments make the same file,
+    and every number read from it in file order (a bootstrap's draws) the same number."""
+    place = {task.id: number for number, task in enumerate(tasks)}
+
+    def order(record: JudgmentRecord) -> int:
+        return place.get(record.id, len(place))
+
+    return FileFormat(JudgmentRecord, key=_record_id, write=_as_is, differs=differs, order=order)
 
 
 def _record_id(record: JudgmentRecord) -> str:

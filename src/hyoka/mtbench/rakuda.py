@@ -372,7 +372,15 @@ class MatchInfo:
     question_id: str
 
 
-def _format(judge_name: str, infos: Mapping[str, MatchInfo]) -> FileFormat[RakudaPairLine]:
+def _format(
+    judge_name: str, infos: Mapping[str, MatchInfo], drawn: Mapping[tuple[str, str, str], int]
+) -> FileFormat[RakudaPairLine]:
+    """Upstream's line, left in the order the matches were drawn (``drawn``: each match's
+    place in the draw; a line of no drawn match after them, as it was): upstream plays its
+    matches one by one in that order and appends each verdict, and its ranking refits
+    rows drawn from the file by their place in it, so an order set by which judge reply
+    came first (a cached one before an asked one) would move the numbers."""
+
     def write(record: JudgmentRecord, task: Task) -> RakudaPairLine:
         verdict = record.verdicts[VERDICT_RULE]
         winner: Winner = "error" if verdict in (None, "error") else int(verdict)
@@ -389,7 +397,10 @@ def _format(judge_name: str, infos: Mapping[str, MatchInfo]) -> FileFormat[Rakud
             return "was judged on other answers or another question"
         return None
 
-    return FileFormat(RakudaPairLine, key=_line_key, write=write, differs=differs)
+    def order(line: RakudaPairLine) -> int:
+        return drawn.get(_line_key(line), len(drawn))
+
+    return FileFormat(RakudaPairLine, key=_line_key, write=write, differs=differs, order=order)
 
 
 def _line_key(line: RakudaPairLine) -> tuple[str, str, str]:
@@ -415,6 +426,7 @@ def plan_rakuda(
     claude = is_claude(settings.judge)
     questions = bench.by_id
     infos: dict[str, MatchInfo] = {}
+    drawn: dict[tuple[str, str, str], int] = {}
     tasks: list[Task] = []
     for first, second, qid in draw_matches(list(by_model), list(questions), matches, seed):
         messages = judge_messages(
@@ -429,13 +441,14 @@ def plan_rakuda(
         )  # fmt: skip
         tasks.append(task)
         infos[task.id] = MatchInfo(qid)
+        drawn.setdefault((first, second, qid), len(drawn))
     run = JudgeRun(
         kind="rakuda-pair", benchmark=NAME, data=bench.data_sha256[:8], settings=settings,
         template=bench.template, judge_name=judge_name, rating=f"verdict:{VERDICT_RULE}",
         draw=f"pairwise-n:{matches}:seed={seed}",
     )  # fmt: skip
     protocol = OneOrderGame(settings, PROMPT_NAME, bench.prompts_sha256[:8])
-    return JudgePlan(output, run, protocol, _format(judge_name, infos), tuple(tasks))
+    return JudgePlan(output, run, protocol, _format(judge_name, infos, drawn), tuple(tasks))
 
 
 def plan_rakuda_judging(
