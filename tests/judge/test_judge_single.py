@@ -248,6 +248,26 @@ def test_resume_skips_done_items_and_drops_a_torn_line(
     assert (nothing.done_before, nothing.judged, nothing.judge_calls) == (3, 0, 0)
 
 
+def test_a_resumed_file_is_in_the_order_of_its_ids_whatever_came_back_first(
+    first_run: tuple[Path, Path, JudgeReport, ModelClient],
+    provider: Provider,
+    items: list[SingleItem],
+    template: JudgeTemplate,
+    judge_settings: JudgeSettings,
+    tmp_path: Path,
+) -> None:
+    """The first item's line lost (a run killed before it was written): the resumed run
+    judges it last, from the cache, yet the file is in the items' order, as the first
+    run's."""
+    output, cache, _report, _client = first_run
+    lines = output.read_text(encoding="utf-8").splitlines(keepends=True)
+    resumed = _copy(output, tmp_path / "resumed.jsonl")
+    resumed.write_text("".join(lines[1:]), encoding="utf-8")
+    _judge(provider, items, template, resumed, cache, judge_settings)
+    assert [r.id for r in read_judgments(resumed)] == [r.id for r in read_judgments(output)]
+    assert [r.id for r in read_judgments(output)] == [item.id for item in items]
+
+
 def _copy(output: Path, target: Path) -> Path:
     """A judgment file and its manifest, copied: the same run's file elsewhere."""
     target.write_bytes(output.read_bytes())

@@ -122,6 +122,12 @@ def test_judge_pairwise_shows_raw_and_style_controlled_ratings_of_the_library(
     raw_x, controlled_x = prob["raw"][0], prob["style_controlled"]["ratings"][0]
     assert raw_x["model"] == controlled_x["model"] == "x"
     assert controlled_x["rating"] < raw_x["rating"] - 10
+    # a file whose lines came in another order (a cached reply first, a resumed run) is
+    # put in the items' order: its bootstrap draws the same battles, to the last digit
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(reversed(pairs.read_text("utf-8").splitlines(True))), "utf-8")
+    resumed = CliRunner().invoke(app, [*args, "--json"])
+    assert json.loads(resumed.stdout)["methods"] == printed["methods"]
     # the table as typed: the raw rating beside the controlled one, γ, the signature
     again = CliRunner().invoke(app, [*args, "--control-features", "length"])
     assert again.exit_code == 0, again.output

@@ -402,7 +402,8 @@ def plan_pairs(
     protocol = PairwiseJudging(
         settings, template.name, template.version, methods=methods, output=output_format
     )
-    return JudgePlan(output, run, protocol, hyoka_lines(_pair_differs(methods)), tuple(tasks))
+    lines = hyoka_lines(_pair_differs(methods), tasks)
+    return JudgePlan(output, run, protocol, lines, tuple(tasks))
 
 
 #: default reply budgets: a bare letter, or reasons then [[X]]

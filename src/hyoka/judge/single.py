@@ -193,10 +193,6 @@ def graded_by(
     return settings.model_copy(update={"max_attempts": attempts})
 
 
-#: hyoka's single-grading files: one record per item id
-SINGLE_LINES = hyoka_lines(_graded_elsewhere)
-
-
 def plan_single(
     items: Sequence[SingleItem],
     template: JudgeTemplate,
@@ -228,7 +224,8 @@ def plan_single(
         template=f"{template.name}@{template.version}", rating=rules.name,
     )  # fmt: skip
     protocol = SingleGrading(settings, template.name, template.version, rules=rules)
-    return JudgePlan(output, run, protocol, SINGLE_LINES, tuple(tasks))
+    lines = hyoka_lines(_graded_elsewhere, tasks)
+    return JudgePlan(output, run, protocol, lines, tuple(tasks))
 
 
 def summarise(records: Iterable[JudgmentRecord], ids: Iterable[str] | None = None) -> SingleSummary:
