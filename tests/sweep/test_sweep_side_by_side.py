@@ -9,11 +9,20 @@ warning to the second's list and leaves the second deaf after the first ends.
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 import warnings
+from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
+
+from _shared import SHARED_DATA
+from hyoka.cli.main import app
 from hyoka.errors import HyokaWarning
 from hyoka.sweep.heard import heard_warnings
+from wire_servers import OpenAIServer
 
 
 def test_two_cells_side_by_side_each_hear_their_own_warnings() -> None:
@@ -50,3 +59,52 @@ def test_two_cells_side_by_side_each_hear_their_own_warnings() -> None:
         warnings.simplefilter("always")
         warnings.warn("after", HyokaWarning, stacklevel=1)
     assert [str(w.message) for w in after] == ["after"]
+
+
+def test_two_judges_cells_side_by_side_take_turns_on_the_models_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--executor ray --workers 2`` (server models only: two cells on threads, no Ray):
+    two judges' cells of one judged suite make the same model's answers into one file. The
+    first holds the file while the server holds its request; the second waits its turn
+    (an in-process lock on the answer folder) and finds the answers made, where it failed
+    on the file's own lock after its wait ("process N is writing this log"). The file's
+    wait is cut short here, so the old race fails at once rather than after 3 s."""
+    from hyoka.store.log import JsonlLog
+
+    monkeypatch.setitem(JsonlLog.open.__func__.__kwdefaults__, "lock_wait", 0.02)  # type: ignore[attr-defined]
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    with OpenAIServer() as server:
+        url = server.base_url
+        (tmp_path / "plan.toml").write_text(
+            f'out = "out"\n[models.mine]\nmodel = "openai/seeded"\nbase_url = "{url}"\n'
+            f'[judges.ja]\njudge = "openai/judge-a"\nbase_url = "{url}"\n'
+            f'[judges.jb]\njudge = "openai/judge-b"\nbase_url = "{url}"\n'
+            '[[suites]]\nbench = "jmt-bench"\nvariant = "llm-jp"\nlimit = 1\nmax_tokens = 8\n',
+            encoding="utf-8",
+        )
+        server.hold_after(0)
+        releaser = threading.Thread(target=_release_when_held, args=(server,))
+        releaser.start()
+        swept = CliRunner().invoke(
+            app, ["sweep", str(tmp_path / "plan.toml"), "--executor", "ray", "--workers", "2"]
+        )
+        releaser.join()
+    assert swept.exit_code == 0, swept.output
+    cells = json.loads((tmp_path / "out" / "sweep.json").read_text("utf-8"))["cells"]
+    assert [(c["judge"], c["status"], c["error"]) for c in cells] == [
+        ("ja", "done", None), ("jb", "done", None)
+    ]  # fmt: skip
+    # the answers made once: two turns asked by one cell, none by the other
+    assert sorted(c["calls"] - 2 for c in cells) == [0, 2]
+
+
+def _release_when_held(server: OpenAIServer) -> None:
+    """Let the held request go a while after it came: long past the file's shortened wait
+    (where the other cell, racing, failed), while the other cell waits its turn."""
+    deadline = time.monotonic() + 30
+    while server.held == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)
+    server.release()

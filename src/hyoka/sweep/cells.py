@@ -370,12 +370,13 @@ def _answers(
     from hyoka.mtbench import generate_bench
 
     suite, model = cell.suite, model or cell.model
-    made = generate_bench(
-        model.spec, bench=suite.bench, variant=suite.variant, max_tokens=suite.max_tokens,
-        name=model.name, results_dir=answers_folder(context.out, cell, model),
-        trials=suite.trials, limit=suite.limit, data_dir=context.data_dir,
-        connection=_connect(model, context),
-    )  # fmt: skip
+    folder = answers_folder(context.out, cell, model)
+    with _folder_lock(folder):  # every judge's cell of the model and suite writes it
+        made = generate_bench(
+            model.spec, bench=suite.bench, variant=suite.variant, max_tokens=suite.max_tokens,
+            name=model.name, results_dir=folder, trials=suite.trials, limit=suite.limit,
+            data_dir=context.data_dir, connection=_connect(model, context),
+        )  # fmt: skip
     batches = waiting_on(made.stats)
     if batches is not None:  # the judge waits for every answer: the next run goes on
         raise BatchWaiting(batches, made.stats.requests, made.stats.cache_hits)
@@ -525,6 +526,21 @@ def _suite_lock(out: Path, cell: Cell) -> threading.Lock:
     key = (str(out.resolve()), cell.suite.label)
     with _LOCKS_LOCK:
         return _SUITE_LOCKS.setdefault(key, threading.Lock())
+
+
+#: a lock per answer folder of a sweep, held while a cell makes (or resumes) its answers
+_FOLDER_LOCKS: dict[str, threading.Lock] = {}
+
+
+def _folder_lock(folder: Path) -> threading.Lock:
+    """The lock of one model's answer folder (``answers_folder``): the cells of a model and
+    suite share it, whichever judge grades them, so where an executor runs cells side by
+    side in this process they take turns making the answers, the later one finding them
+    made (never two writers in one process, the second failing on the file's lock after
+    its wait). The file's own lock still keeps another process out."""
+    key = str(folder.resolve())
+    with _LOCKS_LOCK:
+        return _FOLDER_LOCKS.setdefault(key, threading.Lock())
 
 
 def _ranked_here(cell: Cell, context: CellContext) -> dict[str, Any]:
