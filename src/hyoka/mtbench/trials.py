@@ -30,9 +30,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from hyoka.mtbench.leaderboard import Leaderboard, ModelScores
 from hyoka.stats import (
@@ -44,6 +42,11 @@ from hyoka.stats import (
     two_level_draws,
     two_level_interval,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from hyoka._lazy_numpy import numpy as np
 
 
 @dataclass(frozen=True)

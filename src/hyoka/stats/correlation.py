@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from hyoka.errors import InputError
 from hyoka.stats.bootstrap import (
@@ -28,6 +27,11 @@ from hyoka.stats.bootstrap import (
     bootstrap,
     draw_weights,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from hyoka._lazy_numpy import numpy as np
 
 MIN_PAIRS = 3
 

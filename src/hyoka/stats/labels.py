@@ -8,11 +8,15 @@ that is the code ``INVALID``, which never equals a human label and so counts as 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from hyoka.errors import InputError
 from hyoka.stats.bootstrap import IntArray
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from hyoka._lazy_numpy import numpy as np
 
 LETTERS = ("A", "B", "C")
 INVALID = 3
