@@ -108,3 +108,49 @@ def _release_when_held(server: OpenAIServer) -> None:
         time.sleep(0.01)
     time.sleep(0.3)
     server.release()
+
+
+def test_ctrl_c_stops_cells_running_side_by_side_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while two cells wait on their model's replies (``--executor ray --workers
+    2``, server models: cells on threads): both are cancelled at once, as on the local
+    executor, and the sweep exits 130 with its ``interrupted:`` line. Before, the sweep
+    waited for both to run to their end (the answers, then the judge: asked and paid
+    for), then threw their results away. The server lets the held requests go only after
+    a while, as a stand-in for the old wait: a cell still running then asks again."""
+    import signal
+
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
+    with OpenAIServer() as server:
+        url = server.base_url
+        (tmp_path / "plan.toml").write_text(
+            f'out = "out"\n[models.m1]\nmodel = "openai/seeded"\nbase_url = "{url}"\n'
+            f'[models.m2]\nmodel = "openai/other"\nbase_url = "{url}"\n'
+            f'[judges.ja]\njudge = "openai/judge-a"\nbase_url = "{url}"\n'
+            '[[suites]]\nbench = "jmt-bench"\nvariant = "llm-jp"\nlimit = 1\nmax_tokens = 8\n',
+            encoding="utf-8",
+        )
+        server.hold_after(0)
+        main = threading.main_thread().ident
+        assert main is not None
+
+        def interrupt() -> None:
+            deadline = time.monotonic() + 30
+            while server.held < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            signal.pthread_kill(main, signal.SIGINT)  # Ctrl-C, to the sweep's thread
+            time.sleep(3)  # only a sweep that goes on reaches the server again
+            server.release()
+
+        stopper = threading.Thread(target=interrupt, daemon=True)
+        stopper.start()
+        swept = CliRunner().invoke(
+            app, ["sweep", str(tmp_path / "plan.toml"), "--executor", "ray", "--workers", "2"]
+        )
+        asked = len(server.received)
+        server.release()
+    assert swept.exit_code == 130, swept.output
+    assert "interrupted:" in swept.output and "Traceback" not in swept.output
+    assert asked == 2  # the two held first turns; no second turn, no judge

@@ -291,22 +291,41 @@ class RayExecutor(LocalExecutor):
     ) -> None:
         """Run ``cells`` at most ``self.cells`` at once, handing each result to ``done`` here
         as it comes. Each cell runs in a copy of this thread's context (the sweep's lent
-        models); an error that is not a cell's (a bug) stops the cells not yet started and
-        is raised once the running ones end."""
+        models). Ctrl-C here, or an error that is not a cell's (a bug), cancels the running
+        cells at once (``stopping``: their entry points clean up as on Ctrl-C) and the
+        cells not yet started; every cell that ended with its result before is handed to
+        ``done``, then the interrupt (or the bug) is raised."""
         if self.cells <= 1 or len(cells) <= 1:
             super().run(cells, work, done)
             return
-        pool = ThreadPoolExecutor(self.cells, thread_name_prefix="hyoka-cell")
-        try:
-            running: set[Future[CellResult]] = {
-                pool.submit(contextvars.copy_context().run, work, cell) for cell in cells
-            }
-            while running:
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    done(future.result())
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        from hyoka.sweep.stopping import cell_loops
+
+        with cell_loops() as loops:
+
+            def one(cell: Cell) -> CellResult:
+                with loops.cell():
+                    return work(cell)
+
+            pool = ThreadPoolExecutor(self.cells, thread_name_prefix="hyoka-cell")
+            running: set[Future[CellResult]] = set()
+            try:
+                running = {pool.submit(contextvars.copy_context().run, one, c) for c in cells}
+                while running:
+                    finished, running = wait(running, return_when=FIRST_COMPLETED)
+                    for future in finished:  # every result first, then a bug raised
+                        if future.exception() is None:
+                            done(future.result())
+                    for future in finished:
+                        future.result()
+            except BaseException:
+                loops.stop()
+                pool.shutdown(wait=True, cancel_futures=True)
+                for future in running:  # ended with a result before the stop took them
+                    if not future.cancelled() and future.exception() is None:
+                        done(future.result())
+                raise
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
 
     def reach(self) -> None:
         """Connect to the cluster now, once for the sweep (``connect_ray``: at most its
