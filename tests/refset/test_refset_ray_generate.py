@@ -337,6 +337,7 @@ def test_a_sweep_on_ray_equals_the_local_one_when_a_node_is_lost(
 
     from hyoka.refset import WorkerResources
     from hyoka.sweep import RayExecutor, SweepWatcher, read_plan, run_sweep
+    from hyoka.sweep.ray_executor import RayModel
     from hyoka.sweep.spec import Cell
 
     here = _sweep_folder(tmp_path / "local", monkeypatch)
@@ -370,7 +371,9 @@ def test_a_sweep_on_ray_equals_the_local_one_when_a_node_is_lost(
     executor = RayExecutor(WorkerResources(workers=2, cpus=1), on_event=remove_a_busy_node)
     assert executor.cells == 2  # one cell a worker
     (smol,) = plan.models
-    model = executor.hosted(smol.spec, smol.settings())  # the one the sweep's cells get
+    hosted = executor.hosted(smol.spec, smol.settings())  # the one the sweep's cells get
+    assert isinstance(hosted, RayModel)
+    model = hosted
     asyncio.run(model.preflight())  # both workers loaded before the first request
     while len(model.in_flight()) < 2:
         assert model.starting, "a worker did not load the model"
