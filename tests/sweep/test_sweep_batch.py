@@ -169,3 +169,29 @@ def test_a_cell_waits_on_a_batch_kept_noted_until_released() -> None:
 
     assert waiting_on(ClientStats(batch=BatchProgress(held=["batch_9"]))) == ["batch_9"]
     assert waiting_on(ClientStats(batch=BatchProgress())) is None
+
+
+def test_a_failed_batch_or_request_is_said_in_the_cells_notes_not_only_waited_on(
+    server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch that ended failed (its reason quoted, made printable), then a request that
+    failed in its batch: each rerun says so in the cell's notes (sweep.json), the matrix's
+    note and the progress line, as ``hyoka mtbench generate --batch`` prints it; before,
+    the cell was only "waiting" on the new batch, its notes empty."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    plan = _plan(tmp_path, "failing", f"{server.url}/v1", "batch = true\n")
+    out, cache = tmp_path / "failing", tmp_path / "c"
+    assert _hyoka(["sweep", plan], cache, monkeypatch).exit_code == 0
+    assert _cell(out)["notes"] == []
+    server.fail("bad input \x1b[2Jline 1")
+    run = _hyoka(["sweep", plan], cache, monkeypatch)
+    cell = _cell(out)
+    (failed,) = [b for b in cell["notes"] if "ended failed" in b]
+    assert "bad input \\x1b[2Jline 1" in failed and "asked again in a new batch" in failed
+    assert cell["status"] == "waiting" and failed in run.output and "\x1b" not in run.output
+    assert failed.removeprefix("batch: ") in (out / "results.md").read_text(encoding="utf-8")
+    (again,) = [b.requests for b in server.batches.values()][-1:]
+    server.finish(failed=[request["custom_id"] for request in again])
+    _hyoka(["sweep", plan], cache, monkeypatch)
+    (said,) = _cell(out)["notes"]
+    assert "1 failed or expired (HTTP 500 1; asked again in a new batch)" in said

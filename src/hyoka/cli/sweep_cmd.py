@@ -210,7 +210,10 @@ def _watcher() -> SweepWatcher:
 
 def _outcome(result: CellResult, reused: bool) -> str:
     if result.waiting is not None:
-        return f"{result.waiting_line} ({result.calls} call(s), {result.cache_hits} from cache)"
+        said = [note for note in result.notes if note.startswith("batch: ")]  # what it did
+        notes = f"; {said[0]}; {len(result.notes)} note(s) in sweep.json" if said else ""
+        calls = f"{result.calls} call(s), {result.cache_hits} from cache"
+        return f"{result.waiting_line} ({calls}){notes}"
     if not result.done:
         return f"failed: {result.error}"
     score = "n/a" if result.score is None else f"{result.score:.4g}"

@@ -59,14 +59,40 @@ class BatchWaiting(Exception):  # noqa: N818 - not an error: the replies come on
         self.batches, self.calls, self.hits = batches, calls, hits
 
 
+#: the most characters of one batch note a cell keeps (a notice may quote the API)
+BATCH_NOTE_CHARS = 400
+#: the most batch notes one entry point adds to a cell's notes
+BATCH_NOTES = 8
+
+
 def waiting_on(stats: Any) -> list[str] | None:
     """The batches a command's run left in flight (``ClientStats.batch``: submitted now,
     still running, or kept noted until released), ``[]`` where requests wait for the next
-    run's batch; ``None`` where nothing is left in flight (or it asked online)."""
+    run's batch; ``None`` where nothing is left in flight (or it asked online). What the
+    batch rounds did beyond that (``batch_said``) is said in the cell's notes."""
     progress = stats.batch
+    batch_said(progress)
     if progress is None or not progress.pending:
         return None
     return list(dict.fromkeys([*progress.running, *progress.submitted, *progress.held]))
+
+
+def batch_said(progress: Any) -> None:
+    """What a single command prints after its batch rounds (``BatchProgress.line``: a
+    batch that ended failed, expired or cancelled and why, requests failed and asked
+    again, refused, unreadable), warned so that it is in the cell's notes (sweep.json, the
+    matrix's note): a sweep that only said "waiting" resubmitted them without a word. Only
+    where there is more to say than the waiting line does; each line printable and
+    bounded."""
+    if progress is None or not (
+        progress.notices or progress.failed or progress.refused or progress.foreign
+        or progress.unreadable
+    ):  # fmt: skip
+        return
+    from hyoka.printable import printable
+
+    for line in progress.line().splitlines()[-BATCH_NOTES:]:
+        warnings.warn(printable(line, limit=BATCH_NOTE_CHARS), HyokaWarning, stacklevel=2)
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,9 @@ class ResultsMatrix:
         for found in self.cells:
             if found.waiting is not None:
                 lines.append(f"batch {found.key}: {found.waiting_line}")
+                # what its batch rounds did that the waiting line does not say (``cells``)
+                said = [note for note in found.notes if note.startswith("batch: ")]
+                lines.extend(f"batch {found.key}: {note.removeprefix('batch: ')}" for note in said)
             elif not found.done:
                 lines.append(f"failed {found.key}: {found.error}")
         return lines
