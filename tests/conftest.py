@@ -85,6 +85,25 @@ def _skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
     return str(report.longrepr)
 
 
+#: a test -> the test that runs every step of it, in the same order from the same start, and
+#: more: where both are selected (the whole suite), the first is left out, as its steps run
+#: anyway; a quick run (``-m "not slow"``) keeps it
+SUBSUMED = {
+    "tests/test_readme_commands.py::test_the_quick_path_runs_as_typed": (
+        "tests/test_readme_commands.py::test_the_whole_path_runs_as_typed"
+    ),
+}
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected theirs
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    selected = {item.nodeid for item in items}
+    covered = [item for item in items if SUBSUMED.get(item.nodeid) in selected]
+    if covered:
+        config.hook.pytest_deselected(items=covered)
+        items[:] = [item for item in items if item not in covered]
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """One line: what is missing here (optional packages, data), and how many tests skipped."""
     missing: Counter[str] = Counter()
