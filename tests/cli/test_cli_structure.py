@@ -145,16 +145,6 @@ def test_group_help_lists_its_commands_without_importing_them() -> None:
     assert "pydantic" not in modules
 
 
-def test_judging_commands_load_no_numpy_until_a_fit_needs_it() -> None:
-    """The statistics modules the MT-bench commands import name numpy's types but load it on
-    first use: grading with a judge never fits anything, and numpy cost each such process
-    about 0.1 s of CPU (``benchmarks/judge_throughput.py``)."""
-    (shown,), modules = _probe(["mtbench", "judge", "--help"])
-    assert "Usage: hyoka mtbench judge" in shown
-    assert "hyoka.stats.bootstrap" in modules  # the statistics are imported, numpy is not
-    assert "numpy" not in modules
-
-
 def test_a_command_imports_its_own_module_only() -> None:
     (shown,), modules = _probe(["pfgen", "score", "--help"])
     assert "Usage: hyoka pfgen score" in shown

@@ -30,7 +30,9 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
 
 from hyoka.mtbench.leaderboard import Leaderboard, ModelScores
 from hyoka.stats import (
@@ -42,11 +44,6 @@ from hyoka.stats import (
     two_level_draws,
     two_level_interval,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    from hyoka._lazy_numpy import numpy as np
 
 
 @dataclass(frozen=True)

@@ -11,21 +11,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
 
 from hyoka import arguments
 from hyoka.errors import InputError
 
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-else:
-    from hyoka._lazy_numpy import numpy as np
-
-#: Quoted, as numpy itself is imported on first use (``hyoka._lazy_numpy``): a command that
-#: loads these modules without fitting anything (``hyoka mtbench judge``) never loads it.
-IntArray: TypeAlias = "npt.NDArray[np.int64]"
-FloatArray: TypeAlias = "npt.NDArray[np.float64]"
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 #: Maps a (resamples, n) index matrix to one statistic per row.
 BatchStatistic = Callable[[IntArray], FloatArray]
 

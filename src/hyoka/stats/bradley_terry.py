@@ -36,7 +36,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+
+import numpy as np
 
 from hyoka.errors import InputError
 from hyoka.stats.bootstrap import (
@@ -66,11 +67,6 @@ from hyoka.stats.separation import (
     not_finite,
     pair_losses,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    from hyoka._lazy_numpy import numpy as np
 
 ELO_SCALE = 400.0
 ELO_BASE = 10.0

@@ -30,16 +30,12 @@ interval) and leaves out of a median.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+
+import numpy as np
 
 from hyoka.stats.bootstrap import FloatArray, IntArray
 from hyoka.stats.logistic import BoolArray
 from hyoka.stats.separation import EITHER, draws_line, draws_without_maximum, names_of
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    from hyoka._lazy_numpy import numpy as np
 
 #: what a rating the groups leave unplaced is shown as, before its reason
 NOT_COMPARABLE = "not comparable"

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+import numpy as np
 
 from hyoka.errors import InputError
 from hyoka.stats.bootstrap import (
@@ -27,11 +28,6 @@ from hyoka.stats.bootstrap import (
     bootstrap,
     draw_weights,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    from hyoka._lazy_numpy import numpy as np
 
 MIN_PAIRS = 3
 

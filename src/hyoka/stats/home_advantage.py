@@ -45,7 +45,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
 
 from hyoka.errors import InputError
 from hyoka.stats.bootstrap import FloatArray, IntArray, finite_or_none
@@ -69,11 +71,6 @@ from hyoka.stats.separation import (
     not_finite,
     number_or_na,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    from hyoka._lazy_numpy import numpy as np
 
 #: Rakuda's defaults (``make_ranking.py`` --scale, --base, --init-rating, --bootstrap-n)
 SCALE, BASE, INIT_RATING, ROUNDS = 400.0, 10.0, 1000.0, 500

@@ -8,15 +8,11 @@ that is the code ``INVALID``, which never equals a human label and so counts as 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+
+import numpy as np
 
 from hyoka.errors import InputError
 from hyoka.stats.bootstrap import IntArray
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    from hyoka._lazy_numpy import numpy as np
 
 LETTERS = ("A", "B", "C")
 INVALID = 3

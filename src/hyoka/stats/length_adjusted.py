@@ -33,7 +33,9 @@ import math
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
+
+import numpy as np
 
 from hyoka.errors import InputError
 from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType
@@ -46,11 +48,6 @@ from hyoka.stats.bootstrap import (
     resampled,
 )
 from hyoka.stats.length_control import LENGTH_UNIT
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    from hyoka._lazy_numpy import numpy as np
 
 MODEL = "two-way-fixed-effects"
 FEATURE = "log1p-characters"

@@ -43,7 +43,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
+
+import numpy as np
 
 from hyoka.errors import InputError
 from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType, only_when_set
@@ -58,11 +60,6 @@ from hyoka.stats.bootstrap import (
     resampled,
 )
 from hyoka.stats.logistic import fit_logistic, sigmoid
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    from hyoka._lazy_numpy import numpy as np
 
 LENGTH_UNIT = "characters"
 #: what a grouped bootstrap draws (the signature's ``resample``)

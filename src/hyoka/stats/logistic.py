@@ -16,18 +16,13 @@ coefficients by far less than a shown digit.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeAlias
+import numpy as np
+import numpy.typing as npt
 
 from hyoka.errors import InputError
 from hyoka.stats.bootstrap import FloatArray
 
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-else:
-    from hyoka._lazy_numpy import numpy as np
-
-BoolArray: TypeAlias = "npt.NDArray[np.bool_]"
+BoolArray = npt.NDArray[np.bool_]
 
 #: Ridge on every coefficient: a finite optimum where the data separate.
 RIDGE = 1e-6

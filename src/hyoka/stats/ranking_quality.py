@@ -65,7 +65,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, get_args
+from typing import Any, ClassVar, Literal, get_args
+
+import numpy as np
+import numpy.typing as npt
 
 from hyoka.errors import InputError
 from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType
@@ -82,13 +85,7 @@ from hyoka.stats.bootstrap import (
 )
 from hyoka.stats.correlation import rank_correlations
 
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-else:
-    from hyoka._lazy_numpy import numpy as np
-
-BoolArray: TypeAlias = "npt.NDArray[np.bool_]"
+BoolArray = npt.NDArray[np.bool_]
 
 #: the pairs agreement with confidence is taken over
 PAIRS = "reference-separated"

@@ -34,15 +34,11 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+
+import numpy as np
 
 from hyoka.stats.bootstrap import FloatArray, IntArray
 from hyoka.stats.logistic import BoolArray, moved, separating_move
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    from hyoka._lazy_numpy import numpy as np
 
 #: what a number without a maximum is shown as, before its reason
 NO_MAXIMUM = "no finite maximum"

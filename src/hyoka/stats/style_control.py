@@ -58,7 +58,9 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
+
+import numpy as np
 
 from hyoka.errors import InputError
 from hyoka.signature import SIGNATURE_KEY, Signature, SignatureType, only_when_set
@@ -100,11 +102,6 @@ from hyoka.stats.separation import (
     never_lose,
     not_finite,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
-else:
-    from hyoka._lazy_numpy import numpy as np
 
 #: the feature groups one may control for (arena-hard's ``--control-features``)
 LENGTH, MARKDOWN = "length", "markdown"
