@@ -38,6 +38,13 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+def _hears_ctrl_c() -> None:
+    """In the child before it runs: Ctrl-C delivered as a terminal would, even where the
+    suite was started with SIGINT ignored (a script's background job inherits that, and
+    a Python started so never turns Ctrl-C into KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_says_what_was_kept_and_the_same_command_continues(tmp_path: Path) -> None:
     answers = tmp_path / "answers.jsonl"
     rows = [
@@ -58,7 +65,10 @@ def test_ctrl_c_says_what_was_kept_and_the_same_command_continues(tmp_path: Path
             "-j", "openai/slow-judge", "--base-url", judge.base_url, "-t", "single-ref",
             "--concurrency", "2", "--output", str(output),
         ]  # fmt: skip
-        run = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        run = subprocess.Popen(
+            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            preexec_fn=_hears_ctrl_c,
+        )  # fmt: skip
         deadline = time.monotonic() + 60
         while len(_lines(output)) < 4:
             assert run.poll() is None, run.communicate()
@@ -92,7 +102,7 @@ def test_ctrl_c_of_a_download_says_nothing_was_half_written(tmp_path: Path) -> N
         env[BASE_URL_ENV] = server.url
         run = subprocess.Popen(
             [sys.executable, "-m", "hyoka", "data", "fetch", "pfgen"],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_hears_ctrl_c,
         )  # fmt: skip
         deadline = time.monotonic() + 60
         while server.requests < 1 or not list((tmp_path / "data").rglob("*.tmp")):
