@@ -1,17 +1,22 @@
 """Ctrl-C says what was kept and how to go on (issue 17, #14).
 
-A real ``hyoka judge single`` process, judging against a slow judge on 127.0.0.1, is sent
-SIGINT mid-run: it exits 130 with one ``interrupted:`` line naming how many judgments its
-file keeps, and the same command run again judges only the rest.
+A real ``hyoka judge single`` process, judging against a judge on 127.0.0.1 that answers
+four calls and holds the rest, is sent SIGINT mid-run: it exits 130 with one ``interrupted:``
+line naming how many judgments its file keeps, and the same command run again judges only
+the rest. The judge holds its replies, so the run cannot end before the signal comes,
+however slowly the test's process runs (a run that could finish meanwhile would exit 0: a
+timing-luck failure, not a lost Ctrl-C).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,12 +29,23 @@ from test_promises_waits import TrickleServer
 ITEMS = 40
 
 
-class SlowJudge(ReplayJudge):
-    """Rates every answer 7, after a pause: a run takes seconds, time to interrupt it."""
+ANSWERED = 4
+
+
+class HeldJudge(ReplayJudge):
+    """Rates every answer 7; the calls after the first ``ANSWERED`` wait for ``released``
+    (at most a minute): a run is held mid-way until the test has interrupted it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.released = threading.Event()
+        self._count = itertools.count()
 
     def reply_to(self, body: Mapping[str, Any], path: str = "") -> str | None:
-        time.sleep(0.2)
-        return super().reply_to(body, path)
+        reply = super().reply_to(body, path)  # received: counted before it waits
+        if next(self._count) >= ANSWERED:  # one number per call, whichever thread asks
+            self.released.wait(60)
+        return reply
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -59,7 +75,8 @@ def test_ctrl_c_says_what_was_kept_and_the_same_command_continues(tmp_path: Path
         "HYOKA_CACHE_DIR": str(tmp_path / "cache"),
         "COLUMNS": "200",
     }
-    with SlowJudge({}, missing_reply="よい回答です。\nRating: [[7]]") as judge:
+    judge = HeldJudge({}, missing_reply="よい回答です。\nRating: [[7]]")
+    with judge:
         command = [
             sys.executable, "-m", "hyoka", "judge", "single", str(answers),
             "-j", "openai/slow-judge", "--base-url", judge.base_url, "-t", "single-ref",
@@ -70,11 +87,12 @@ def test_ctrl_c_says_what_was_kept_and_the_same_command_continues(tmp_path: Path
             preexec_fn=_hears_ctrl_c,
         )  # fmt: skip
         deadline = time.monotonic() + 60
-        while len(_lines(output)) < 4:
+        while len(_lines(output)) < ANSWERED:
             assert run.poll() is None, run.communicate()
             assert time.monotonic() < deadline, "no judgment written in 60 s"
-            time.sleep(0.05)
+            time.sleep(0.01)
         run.send_signal(signal.SIGINT)
+        judge.released.set()  # the held calls answer a client that has gone, or none
         _, stderr_bytes = run.communicate(timeout=30)
         stderr = stderr_bytes.decode()
         kept = _lines(output)
@@ -85,13 +103,13 @@ def test_ctrl_c_says_what_was_kept_and_the_same_command_continues(tmp_path: Path
             f"interrupted: {len(kept)} judgments kept in {output}; run the same command "
             "again to continue"
         ]
-        assert 4 <= len(kept) < ITEMS
+        assert len(kept) == ANSWERED
         again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
         assert again.returncode == 0, again.stderr
     ids = [line["id"] for line in _lines(output)]
     assert sorted(ids) == [r["id"] for r in rows]  # every item once, the kept ones not redone
-    asked_again = len(judge.received) - len(kept)
-    assert asked_again <= ITEMS - len(kept) + 2  # at most the calls in flight were lost
+    # the two calls held in flight were lost, nothing else was asked twice
+    assert len(judge.received) == ITEMS + 2
 
 
 def test_ctrl_c_of_a_download_says_nothing_was_half_written(tmp_path: Path) -> None:
@@ -116,3 +134,44 @@ def test_ctrl_c_of_a_download_says_nothing_was_half_written(tmp_path: Path) -> N
         "interrupted: nothing was half-written; run the same command again to continue\n"
     )
     assert [p for p in (tmp_path / "data").rglob("*") if p.is_file()] == []
+
+
+#: ``hyoka`` as the console script runs it, Ctrl-C arriving as the command's own code loads
+#: (``argv[1]``, imported only once typer has chosen the command): a real SIGINT, sent by
+#: the process to itself at that moment, every time
+CTRL_C_AS_THE_COMMAND_LOADS = """
+import importlib.abc, os, signal, sys
+
+_, loading, *arguments = sys.argv
+
+class CtrlC(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == loading:
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlC())
+from hyoka.cli.main import run
+sys.argv = ["hyoka", *arguments]
+run()
+"""
+
+
+def test_ctrl_c_before_the_command_starts_says_so_too(tmp_path: Path) -> None:
+    """Ctrl-C in the half second a command's code takes to load (before it runs) also gets
+    the one line and 130: it exited 130 saying nothing (typer's own handling)."""
+    env = {
+        **os.environ,
+        "HYOKA_DATA_DIR": str(tmp_path / "data"),
+        BASE_URL_ENV: "http://127.0.0.1:9",
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", CTRL_C_AS_THE_COMMAND_LOADS, "hyoka.cli.data_cmd",
+         "data", "fetch", "pfgen"],
+        env=env, capture_output=True, text=True, timeout=60, preexec_fn=_hears_ctrl_c,
+    )  # fmt: skip
+    assert (run.returncode, run.stderr) == (
+        130,
+        "interrupted: nothing was half-written; run the same command again to continue\n",
+    )
+    assert not (tmp_path / "data").exists()

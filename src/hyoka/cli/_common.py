@@ -56,6 +56,7 @@ import functools
 import json
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -468,6 +469,10 @@ def _forget_kept() -> None:
         tally.forget()
 
 
+#: set once this process has said its ``interrupted:`` line (``print_interrupted``)
+_SAID_INTERRUPTED = threading.Event()
+
+
 def print_interrupted() -> None:
     """The one line a command stopped by Ctrl-C prints: what it kept, how to go on."""
     from rich.markup import escape
@@ -479,6 +484,15 @@ def print_interrupted() -> None:
         highlight=False,
         soft_wrap=True,
     )
+    _SAID_INTERRUPTED.set()
+
+
+def say_interrupted_once() -> None:
+    """``print_interrupted`` unless this process said it already: for an exit by Ctrl-C
+    that came before the command ran (its code loading, its flags read), which typer ends
+    with 130 and nothing said."""
+    if not _SAID_INTERRUPTED.is_set():
+        print_interrupted()
 
 
 def provider_options(pairs: list[str] | None) -> dict[str, Any]:

@@ -13,6 +13,7 @@ here with that same first paragraph.
 from __future__ import annotations
 
 import gc
+import signal
 
 import typer
 
@@ -268,9 +269,18 @@ def run() -> None:
     it made frozen (``gc.freeze``) before the interpreter exits, so that Python's last full
     collection does not walk them all again: about 15 ms after scoring one run, a twentieth
     of its time. Nothing is left unwritten by it: every file hyoka writes is closed (and
-    renamed into place) before its writer returns, and exit handlers still run."""
+    renamed into place) before its writer returns, and exit handlers still run.
+
+    Ctrl-C ends every command with 130 and one ``interrupted:`` line, also one that came
+    before the command ran (``say_interrupted_once``)."""
     try:
         app(prog_name="hyoka")
+    except SystemExit as stop:
+        if stop.code == 128 + signal.SIGINT:  # _common.INTERRUPTED, not imported for --help
+            from hyoka.cli._common import say_interrupted_once
+
+            say_interrupted_once()
+        raise
     finally:
         gc.freeze()
 
