@@ -30,7 +30,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from hyoka._aio import gather_or_cancel
 from hyoka.errors import InputError
 from hyoka.judge.criteria import DEFAULT_TEMPLATE as CRITERIA_TEMPLATE
 from hyoka.judge.criteria import CriteriaQuestion, CriteriaStore, generate_criteria
@@ -61,6 +60,7 @@ from hyoka.providers import (
     Reply,
     ThinkingRule,
     Usage,
+    gather_deferring,
     split_thinking,
 )
 from hyoka.stats import MIRROR
@@ -228,7 +228,7 @@ class PairwiseJudging(Protocol):
 
     async def ask(self, client: ModelClient, task: Task) -> JudgmentRecord:
         params = self.settings.params()
-        responses = await gather_or_cancel(
+        responses = await gather_deferring(  # both orders in one batch, where batched
             client.generate(GenerationRequest(messages=messages, params=params), sample_key=key)
             for messages, key in zip(task.prompts, task.sample_keys, strict=True)
         )

@@ -219,21 +219,29 @@ def _write_kept(
 
 
 async def gather_deferring(awaitables: Iterable[Awaitable[_T]]) -> list[_T]:
-    """Results in order, every one awaited to its end: requests that do not depend on each
-    other (a dialogue's trials, a pairwise turn's two orders) all join this run's batch
-    before their item is given up (``Deferred``, raised after them all); another error
-    is raised as it is, the rest cancelled."""
+    """Results in order. Requests that do not depend on each other (a dialogue's trials,
+    a pairwise turn's two orders) all join this run's batch before their item is given up:
+    a ``Deferred`` lets its siblings run on and is raised after them all. Any other error
+    cancels the rest (their finished work stays in the cache) and is raised as it is, as
+    ``_aio.gather_or_cancel`` does online."""
     tasks = [asyncio.ensure_future(awaitable) for awaitable in awaitables]
-    done = await asyncio.gather(*tasks, return_exceptions=True)
-    deferred: Deferred | None = None
-    for outcome in done:
-        if isinstance(outcome, Deferred):
-            deferred = deferred or outcome
-        elif isinstance(outcome, BaseException):
-            raise outcome
-    if deferred is not None:
-        raise deferred
-    return [outcome for outcome in done if not isinstance(outcome, BaseException)]
+    pending: set[asyncio.Future[_T]] = set(tasks)
+    try:
+        while pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                error = None if task.cancelled() else task.exception()
+                if task.cancelled() or (error is not None and not isinstance(error, Deferred)):
+                    task.result()  # raises it (a cancellation too)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    for task in tasks:
+        if isinstance(task.exception(), Deferred):
+            task.result()
+    return [task.result() for task in tasks]
 
 
 @dataclass
@@ -296,11 +304,7 @@ class BatchClient(ModelClient):
             current.waiting.add(key)
         else:
             current.wanted.setdefault(key, request)
-        # let the sibling requests of one item (pairwise's two orders) join too before
-        # this one's item is given up
-        for _ in range(2):
-            await asyncio.sleep(0)
-        raise Deferred(key)
+        raise Deferred(key)  # its siblings join too: ``gather_deferring``
 
     async def _asked(self, call: Callable[..., Awaitable[_T]], *args: Any) -> _T:
         """``call(*args)``, a read of a batch's state (never a create), retried on a
