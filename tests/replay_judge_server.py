@@ -33,10 +33,11 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
+
+from wire_servers import ServedInThread
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class ReplayedRequest:
     path: str = ""  # as sent: path and query
 
 
-class ReplayJudge(ThreadingHTTPServer):
+class ReplayJudge(ServedInThread):
     daemon_threads = True
     request_queue_size = 256
 
@@ -93,8 +94,8 @@ class ReplayJudge(ThreadingHTTPServer):
         self.received: list[ReplayedRequest] = []
         self._asked: defaultdict[str, int] = defaultdict(int)
         self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
         super().__init__(("127.0.0.1", 0), _Handler)
+        self._thread = threading.Thread(target=self.serve_forever, args=(0.01,), daemon=True)
 
     @property
     def base_url(self) -> str:
@@ -129,22 +130,6 @@ class ReplayJudge(ThreadingHTTPServer):
         if recorded is None:
             return self.missing_reply
         return recorded[min(asked, len(recorded) - 1)]
-
-    def __enter__(self) -> ReplayJudge:
-        self._thread = threading.Thread(target=self.serve_forever, args=(0.01,), daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.shutdown()
-        self.server_close()
-        if self._thread is not None:
-            self._thread.join()
 
 
 class _Handler(BaseHTTPRequestHandler):
