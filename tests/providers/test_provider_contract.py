@@ -27,9 +27,11 @@ Each backend's own wire format (field mapping, error shapes, headers) stays in i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import importlib.util
 import json
+import threading
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -332,22 +334,51 @@ def test_an_option_it_does_not_take_is_refused_before_it_is_built(backend: Harne
     assert backend.asked() in (0, -1)
 
 
+@contextlib.contextmanager
+def _computing_held(backend: Harness) -> Iterator[tuple[threading.Event, threading.Event]]:
+    """An in-process model's computation made to wait for ``release`` once it has begun
+    (``begun``), so that a cancel lands while it computes however fast the model is (a
+    tiny model's answer had come back before the cancel, failing the test by timing)."""
+    begun, release = threading.Event(), threading.Event()
+    provider: Any = backend.provider
+    owner, name = (
+        (provider._worker, "_run_batch")
+        if hasattr(provider, "_worker")
+        else (provider, "_generate")
+    )
+
+    def held(*args: Any) -> Any:
+        begun.set()
+        assert release.wait(30), "the test never released the model"
+        return computing(*args)
+
+    computing = getattr(owner, name)
+    setattr(owner, name, held)
+    try:
+        yield begun, release
+    finally:
+        release.set()
+        setattr(owner, name, computing)
+
+
 def test_a_cancelled_call_leaves_nothing_and_the_next_is_answered(
     backend: Harness, tmp_path: Path
 ) -> None:
     """Cancelled while the model works on it (a hosted server holding its reply; an
-    in-process model computing), or, for a backend that answers without waiting (scripted),
-    at the client's first wait."""
+    in-process model computing, held there until the cancel), or, for a backend that
+    answers without waiting (scripted), at the client's first wait."""
     if backend.hosted is not None:  # a reply the server holds until after the test
         backend.hosted.server.script(Reply(503, backend.hosted.error(503, "late"), delay_s=30))
     scripted = backend.name == "scripted"
+    holding = (contextlib.nullcontext((threading.Event(), threading.Event()))
+               if backend.hosted is not None or scripted else _computing_held(backend))  # fmt: skip
 
-    async def go() -> tuple[int, str, int]:
+    async def go(begun: threading.Event, release: threading.Event) -> tuple[int, str, int]:
         with ResponseCache(tmp_path) as cache:
             asking = client(backend, cache=cache)
             task = asyncio.create_task(asking.generate(chat()))
             for _ in range(2000):  # a bound, not a wait for a moment
-                working = backend.asked() > 0 if backend.hosted else asking.stats.requests > 0
+                working = backend.asked() > 0 if backend.hosted else begun.is_set()
                 if working or scripted:
                     break
                 assert not task.done()
@@ -355,11 +386,13 @@ def test_a_cancelled_call_leaves_nothing_and_the_next_is_answered(
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
+            release.set()
             left = len(cache)
             answer = await asking.generate(chat())
             return left, answer.text, len(cache)
 
-    left, text, kept = run(go())
+    with holding as (begun, release):
+        left, text, kept = run(go(begun, release))
     assert left == 0
     assert text.strip() and kept == 1
     assert backend.asked() in (2, -1)
