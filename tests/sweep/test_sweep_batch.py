@@ -195,3 +195,29 @@ def test_a_failed_batch_or_request_is_said_in_the_cells_notes_not_only_waited_on
     _hyoka(["sweep", plan], cache, monkeypatch)
     (said,) = _cell(out)["notes"]
     assert "1 failed or expired (HTTP 500 1; asked again in a new batch)" in said
+
+
+def test_settings_changed_while_a_cell_waits_name_the_batch_left_in_flight(
+    server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan edited while its cell waits on a batch: the cell runs again under the new
+    settings, and ``--plan``, the rerun's progress line and the cell's note name the batch
+    the old settings left running (paid for, collected by no run of these) and how to see
+    or let it go; before, they said only "changed: will run again"."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    plan = _plan(tmp_path, "edited", f"{server.url}/v1", "batch = true\n")
+    out, cache = tmp_path / "edited", tmp_path / "c"
+    assert _hyoka(["sweep", plan], cache, monkeypatch).exit_code == 0
+    (old,) = _cell(out)["batches"]
+    text = plan.read_text(encoding="utf-8")
+    plan.write_text(text.replace("max_tokens = 8", "max_tokens = 9"), encoding="utf-8")
+    planned = _hyoka(["sweep", plan, "--plan", "--json"], cache, monkeypatch)
+    (estimate,) = json.loads(planned.stdout)["cells"]
+    assert estimate["status"].startswith(f"changed: will run again (batch {old} left in flight)")
+    run = _hyoka(["sweep", plan], cache, monkeypatch)
+    said = _cell(out)["notes"][0]
+    assert said.startswith("settings changed since the last run")
+    assert f"batch {old} it waited on left in flight" in said
+    assert f"`hyoka batch status {out}`" in said and "`hyoka batch release" in said
+    assert said in run.output
+    server.finish()

@@ -210,7 +210,7 @@ def _watcher() -> SweepWatcher:
 
 def _outcome(result: CellResult, reused: bool) -> str:
     if result.waiting is not None:
-        said = [note for note in result.notes if note.startswith("batch: ")]  # what it did
+        said = [n for n in result.notes if n.startswith(("settings changed", "batch: "))]
         notes = f"; {said[0]}; {len(result.notes)} note(s) in sweep.json" if said else ""
         calls = f"{result.calls} call(s), {result.cache_hits} from cache"
         return f"{result.waiting_line} ({calls}){notes}"

@@ -189,7 +189,7 @@ def _estimate(
         status = statuses.get(cell.key, "to run")
         if status != "done" and (generation.kept or judging.kept):
             kept = f"{generation.kept} answer(s), {judging.kept} judgment(s) kept"
-            said = status == CHANGED or status.startswith(WAITING)
+            said = status.startswith((CHANGED, WAITING))
             status = f"{status}; {kept}" if said else f"partial: {kept}"
         out.append(
             CellEstimate(cell.key, generation, judging, usd, seconds, tuple(sources), status)

@@ -162,7 +162,8 @@ def _same_plan(recorded: Path, plan: Path) -> bool:
 def statuses(plan: SweepPlan) -> dict[str, str]:
     """Each cell's state in the manifest: ``done`` (under the plan's settings), ``failed``,
     ``waiting on batch ID`` (its batches collected by the next run), or ``CHANGED`` (done
-    under other settings: it runs again, into files of its own)."""
+    under other settings: it runs again, into files of its own; naming the batches left in
+    flight where it waited on them)."""
     check_plan_of(plan)
     recorded = read_manifest_cells(plan.out)
     out = {}
@@ -171,7 +172,8 @@ def statuses(plan: SweepPlan) -> dict[str, str]:
         if found is None:
             continue
         if found.digest != cell.digest:
-            out[cell.key] = CHANGED
+            left = f" (batch {', '.join(found.waiting)} left in flight)" if found.waiting else ""
+            out[cell.key] = CHANGED + left
         else:
             out[cell.key] = found.waiting_line if found.waiting is not None else found.status
     return out
@@ -243,6 +245,8 @@ def _run_sweep(
             kept = ", ".join(earlier.files)
             said = f"settings changed since the last run: run again; its files kept ({kept})"
             result = replace(result, notes=(said, *result.notes))
+        elif earlier is not None and earlier.waiting and earlier.digest != result.digest:
+            result = replace(result, notes=(_left_in_flight(plan, earlier), *result.notes))
         results[result.key] = result
         _write_manifest(plan, models, columns, matrix())
         watcher.finished(result, False)
@@ -264,6 +268,18 @@ def _run_sweep(
     waiting = sum(1 for found in final.cells if found.waiting is not None)
     failed = sum(1 for found in final.cells if not found.done) - waiting
     return SweepRun(plan.out, final, len(to_run), len(kept), failed, tuple(files), waiting)
+
+
+def _left_in_flight(plan: SweepPlan, earlier: CellResult) -> str:
+    """The note of a cell whose settings changed while it waited on batches: they are
+    left running (paid for, their replies kept by the API a while), collected by no run of
+    these settings, so it says which and how to see or let them go."""
+    ids = ", ".join(earlier.waiting or ())
+    return (
+        f"settings changed since the last run: run again; batch {ids} it waited on left in "
+        f"flight, not collected (`hyoka batch status {plan.out}` lists them; `hyoka batch "
+        "release RESULTS ID` lets one go)"
+    )
 
 
 def _watched(watcher: SweepWatcher, context: CellContext, cell: Cell) -> CellResult:
