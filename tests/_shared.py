@@ -16,6 +16,7 @@ import json
 import os
 import runpy
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Collection, Iterator
@@ -33,6 +34,27 @@ from hyoka.providers.registry import load_provider
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PFGEN_RESULTS = SHARED_DATA / "pfgen-bench" / "results"
+
+
+def hears_ctrl_c() -> None:
+    """A child's ``preexec_fn``: Ctrl-C delivered to it as a terminal would, even where the
+    suite was started with SIGINT ignored (a script's background job or ``nohup`` inherits
+    that, and a Python started so never turns Ctrl-C into KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def hearing_ctrl_c() -> Iterator[None]:
+    """Within the block, SIGINT to this process raises KeyboardInterrupt, as in a Python
+    started from a terminal, for a test that sends Ctrl-C to a command it runs in-process,
+    even where the suite was started with SIGINT ignored (see ``hears_ctrl_c``); the
+    suite's own handling put back after."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if before is None else before)
+
 
 #: What a skip reason starts with when something the test needs is missing here; conftest.py's
 #: summary collects these reasons into one line.

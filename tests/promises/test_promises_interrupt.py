@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from _shared import hears_ctrl_c
 from hyoka.data.fetch import BASE_URL_ENV
 from replay_judge_server import ReplayJudge
 from test_promises_waits import TrickleServer
@@ -54,13 +55,6 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def _hears_ctrl_c() -> None:
-    """In the child before it runs: Ctrl-C delivered as a terminal would, even where the
-    suite was started with SIGINT ignored (a script's background job inherits that, and
-    a Python started so never turns Ctrl-C into KeyboardInterrupt)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_ctrl_c_says_what_was_kept_and_the_same_command_continues(tmp_path: Path) -> None:
     answers = tmp_path / "answers.jsonl"
     rows = [
@@ -84,7 +78,7 @@ def test_ctrl_c_says_what_was_kept_and_the_same_command_continues(tmp_path: Path
         ]  # fmt: skip
         run = subprocess.Popen(
             command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            preexec_fn=_hears_ctrl_c,
+            preexec_fn=hears_ctrl_c,
         )  # fmt: skip
         deadline = time.monotonic() + 60
         while len(_lines(output)) < ANSWERED:
@@ -120,7 +114,7 @@ def test_ctrl_c_of_a_download_says_nothing_was_half_written(tmp_path: Path) -> N
         env[BASE_URL_ENV] = server.url
         run = subprocess.Popen(
             [sys.executable, "-m", "hyoka", "data", "fetch", "pfgen"],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_hears_ctrl_c,
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=hears_ctrl_c,
         )  # fmt: skip
         deadline = time.monotonic() + 60
         while server.requests < 1 or not list((tmp_path / "data").rglob("*.tmp")):
@@ -168,7 +162,7 @@ def test_ctrl_c_before_the_command_starts_says_so_too(tmp_path: Path) -> None:
     run = subprocess.run(
         [sys.executable, "-c", CTRL_C_AS_THE_COMMAND_LOADS, "hyoka.cli.data_cmd",
          "data", "fetch", "pfgen"],
-        env=env, capture_output=True, text=True, timeout=60, preexec_fn=_hears_ctrl_c,
+        env=env, capture_output=True, text=True, timeout=60, preexec_fn=hears_ctrl_c,
     )  # fmt: skip
     assert (run.returncode, run.stderr) == (
         130,

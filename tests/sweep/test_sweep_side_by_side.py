@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, hearing_ctrl_c
 from hyoka.cli.main import app
 from hyoka.errors import HyokaWarning
 from hyoka.sweep.heard import heard_warnings
@@ -146,9 +146,10 @@ def test_ctrl_c_stops_cells_running_side_by_side_at_once(
 
         stopper = threading.Thread(target=interrupt, daemon=True)
         stopper.start()
-        swept = CliRunner().invoke(
-            app, ["sweep", str(tmp_path / "plan.toml"), "--executor", "ray", "--workers", "2"]
-        )
+        with hearing_ctrl_c():  # as from a terminal, however the suite was started
+            swept = CliRunner().invoke(
+                app, ["sweep", str(tmp_path / "plan.toml"), "--executor", "ray", "--workers", "2"]
+            )
         asked = len(server.received)
         server.release()
     assert swept.exit_code == 130, swept.output
