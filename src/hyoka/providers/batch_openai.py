@@ -56,14 +56,14 @@ class OpenAIBatches(BatchApi):
     def _sdk(self) -> openai.AsyncOpenAI:
         return self.provider._client
 
-    def _body(self, request: GenerationRequest) -> dict[str, Any]:
-        args = self.provider._chat_args(request)
-        extra = args.pop("extra_body", None) or {}
-        return {**args, **extra}
-
     async def submit(self, items: list[tuple[str, GenerationRequest]], tag: str) -> object:
         rows = [
-            {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": self._body(request)}
+            {
+                "custom_id": key,
+                "method": "POST",
+                "url": ENDPOINT,
+                "body": self.provider.request_body(request),
+            }
             for key, request in items
         ]
         return await self._call(self._create, rows, tag)

@@ -251,17 +251,32 @@ class OpenAIProvider(Provider):
             args["logprobs"] = params.top_logprobs or 0
         return args
 
+    def request_body(self, request: GenerationRequest) -> dict[str, Any]:
+        """The JSON body sent for ``request``, online or in a batch: the arguments of the
+        SDK's ``create`` with ``extra_body`` merged over them, as ``create`` merges it.
+
+        ``generate`` posts it through the SDK's client (``post``: the same request, headers,
+        auth, errors and parsed answer as ``create``) without ``create``'s parameter
+        transform, which renames aliased keys and encodes dates and files: none is in what
+        hyoka sends (text, numbers and lists of them), and it cost about 0.3 ms of CPU a
+        call, as much as all of hyoka's own work on a judge call at 128 in flight."""
+        args = self._chat_args(request) if request.is_chat else self._completion_args(request)
+        extra = args.pop("extra_body", None) or {}
+        return {**args, **extra}
+
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
         import openai  # loaded once, by the first request (``_client``)
+        from openai.types import Completion
+        from openai.types.chat import ChatCompletion
 
         try:
             async with bounded(self.timeout, self._spec):
-                if request.is_chat:
-                    raw: Any = await self._client.chat.completions.create(
-                        **self._chat_args(request)
-                    )
-                else:
-                    raw = await self._client.completions.create(**self._completion_args(request))
+                raw: Any = await self._client.post(
+                    "/chat/completions" if request.is_chat else "/completions",
+                    body=self.request_body(request),
+                    cast_to=ChatCompletion if request.is_chat else Completion,
+                    options={"security": {"bearer_auth": True}},  # as ``create`` sends it
+                )
         except openai.APIError as exc:
             raise self._map_error(exc) from None
         except UnicodeError as exc:  # our side: a header or URL that cannot be encoded
