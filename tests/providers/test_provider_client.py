@@ -275,6 +275,42 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
         assert hit.text == "3-39"
 
 
+def test_cells_opening_a_brand_new_cache_at_once_each_open_it(tmp_path: Path) -> None:
+    """Sweep cells side by side (threads, as on Ray) open one brand-new cache at once, while
+    another opener is mid-way through its own first open (the new file's write lock held,
+    the file not yet WAL): each waits its turn and opens it. Before, a cell's switch to WAL
+    failed at once with "database is locked" whatever ``busy_timeout`` said (SQLite does
+    not wait to take the exclusive lock from a read lock: two doing so would deadlock), and
+    the cell failed. Each wait is bounded: a lock held past ``busy_timeout`` is said."""
+    other = sqlite3.connect(tmp_path / "responses.sqlite3", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # the other opener's first open, its write lock held
+    started = time.monotonic()
+    with pytest.raises(CacheError, match=r"responses\.sqlite3 cannot be used: database is locked"):
+        ResponseCache(tmp_path, busy_timeout=0.05)  # held too long: said, in bounded time
+    assert time.monotonic() - started < 5
+    together = threading.Barrier(4, timeout=30)
+    failed: list[str] = []
+
+    def cell() -> None:
+        together.wait()
+        try:
+            ResponseCache(tmp_path).close()
+        except CacheError as exc:
+            failed.append(str(exc))
+
+    threads = [threading.Thread(target=cell) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    threads[0].join(timeout=0.1)  # they meet the held lock (before: each failed at once)
+    other.execute("COMMIT")
+    other.close()
+    for thread in threads:
+        thread.join()
+    assert failed == []
+    with ResponseCache(tmp_path) as cache, cache._connection() as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
 def _rows_on_disk(cache_dir: Path) -> int:
     with contextlib.closing(sqlite3.connect(cache_dir / "responses.sqlite3")) as conn:
         (count,) = conn.execute("SELECT COUNT(*) FROM responses").fetchone()

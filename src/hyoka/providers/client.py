@@ -267,6 +267,48 @@ def _row_digest(key: str, value: str) -> str:
     return hashlib.sha256(f"{key}\0{value}".encode()).hexdigest()
 
 
+#: the first pause before a cache's set-up is tried again (seconds), doubled up to the last
+_SET_UP_PAUSES_S = (0.001, 0.05)
+
+
+def _set_up(conn: sqlite3.Connection, timeout: float) -> None:
+    """Make the cache's database WAL and its table, tried again for at most ``timeout``
+    seconds while another connection holds a lock it needs.
+
+    Switching a new database to WAL takes its exclusive lock from the read lock the
+    statement already holds; where another connection opening it at the same moment holds
+    its write lock (several sweep cells, or processes, opening a new cache at once), SQLite
+    says "database is locked" at once, not waiting out ``busy_timeout`` (two connections
+    each waiting for the other's read lock to go would deadlock). Each statement here may
+    run again, and once one opener has made the file WAL the switch needs no lock, so the
+    rest open it on a next try. The other statements a cache runs begin from no lock (one
+    write, or ``BEGIN IMMEDIATE``), where SQLite does wait out ``busy_timeout``."""
+    deadline = time.monotonic() + timeout
+    pause, longest = _SET_UP_PAUSES_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS responses ("
+                " key TEXT PRIMARY KEY,"
+                " response TEXT NOT NULL,"
+                " created REAL NOT NULL,"
+                f" {DIGEST_COLUMN} TEXT)"
+            )
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
+            if DIGEST_COLUMN not in columns:
+                with contextlib.suppress(sqlite3.OperationalError):  # added by another process
+                    conn.execute(f"ALTER TABLE responses ADD COLUMN {DIGEST_COLUMN} TEXT")
+            return
+        except sqlite3.OperationalError as exc:
+            busy = exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            if not busy or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, longest)
+
+
 class ResponseCache:
     """Responses by key in ``<cache_dir>/responses.sqlite3`` (SQLite, WAL mode).
 
@@ -322,19 +364,7 @@ class ResponseCache:
         except sqlite3.Error as exc:
             raise CacheError(f"cannot open the response cache {self.path}: {exc}") from None
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS responses ("
-                " key TEXT PRIMARY KEY,"
-                " response TEXT NOT NULL,"
-                " created REAL NOT NULL,"
-                f" {DIGEST_COLUMN} TEXT)"
-            )
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
-            if DIGEST_COLUMN not in columns:
-                with contextlib.suppress(sqlite3.OperationalError):  # added by another process
-                    conn.execute(f"ALTER TABLE responses ADD COLUMN {DIGEST_COLUMN} TEXT")
+            _set_up(conn, busy_timeout)
         except sqlite3.Error as exc:
             conn.close()
             raise self._broken(exc) from None
