@@ -259,7 +259,7 @@ def test_the_body_posted_is_the_one_the_sdks_create_sends(kind: str) -> None:
 
     from wire_servers import OpenAIServer
 
-    params = {
+    params: dict[str, Any] = {
         "temperature": 0.7, "top_p": 0.9, "top_k": 40, "max_tokens": 16, "stop": ("\n\n",),
         "seed": 7, "repetition_penalty": 1.1, "logprobs": True, "top_logprobs": 2,
         "frequency_penalty": 0.5,
