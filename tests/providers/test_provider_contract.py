@@ -419,23 +419,26 @@ def test_a_judge_is_read_off_the_provider(backend: Harness) -> None:
 
 @pytest.mark.parametrize("built", sorted(HOSTED), indirect=True)
 def test_429_and_5xx_are_retried_and_4xx_is_final(backend: Harness) -> None:
+    """Every API alike: 429, 5xx and the other statuses a later try may pass (408 request
+    timeout, 409 conflict, 425 too early) are retried; any other 4xx is final."""
     hosted = backend.hosted
     assert hosted is not None
     hosted.server.script(
         Reply(429, hosted.error(429, "slow down"), headers={"retry-after": "0"}),
         Reply(503, hosted.error(503, "overloaded")),
         Reply(500, hosted.error(500, "internal")),
+        *(Reply(status, hosted.error(status, "try again")) for status in (408, 409, 425)),
     )
-    asking = client(backend, retry=RetryPolicy(max_attempts=4, base_delay=0.0))
+    asking = client(backend, retry=RetryPolicy(max_attempts=7, base_delay=0.0))
     response = run(asking.generate(chat()))
     assert response.text.strip()
-    assert (asking.stats.requests, asking.stats.retries, asking.stats.rate_limited) == (4, 3, 1)
-    assert backend.asked() == 4
+    assert (asking.stats.requests, asking.stats.retries, asking.stats.rate_limited) == (7, 6, 1)
+    assert backend.asked() == 7
     hosted.server.script(Reply(400, hosted.error(400, "no such parameter")))
     with pytest.raises(ProviderError, match="no such parameter") as caught:
         run(asking.generate(chat()))
     assert type(caught.value) is ProviderError  # not transient: never retried
-    assert asking.stats.requests == 5 and asking.stats.failures == 1 and backend.asked() == 5
+    assert asking.stats.requests == 8 and asking.stats.failures == 1 and backend.asked() == 8
 
 
 @pytest.mark.parametrize("built", sorted(HOSTED), indirect=True)

@@ -1,6 +1,6 @@
-"""What the hosted chat APIs reached through their own SDKs (Anthropic, Gemini) share: the
+"""What the chat APIs reached through their own SDKs (OpenAI, Anthropic, Gemini) share: the
 options check, the API key from the environment, the timeout option, the checks of a
-request they cannot serve, and the error kind of an HTTP status. One home, so that both
+request they cannot serve, and the error kind of an HTTP status. One home, so that all
 refuse, time out and retry alike."""
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import GenerationRequest
 from hyoka.redact import shown_value
 
-#: Statuses worth retrying besides 5xx (408: request timeout).
-TRANSIENT_STATUS = frozenset({408})
+#: Statuses worth retrying besides 429 and 5xx, for every API alike (408: request timeout;
+#: 409: a conflict such as a lock timeout, which the OpenAI and Anthropic SDKs retry too;
+#: 425: too early, to be sent again)
+TRANSIENT_STATUS = frozenset({408, 409, 425})
 
 
 def check_options(
@@ -81,8 +83,8 @@ def check_chat_request(where: str, request: GenerationRequest, system_name: str)
 
 
 def status_error(status: int, message: str, retry_after: float | None) -> ProviderError:
-    """The error kind of an HTTP status: 429 is a rate limit, 408 and 5xx are transient
-    (retried), anything else is final."""
+    """The error kind of an HTTP status: 429 is a rate limit, ``TRANSIENT_STATUS`` and 5xx
+    are transient (retried), anything else is final."""
     if status == 429:
         return RateLimitError(message, retry_after=retry_after)
     if status >= 500 or status in TRANSIENT_STATUS:

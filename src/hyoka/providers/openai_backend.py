@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from hyoka.errors import InputError
-from hyoka.providers._hosted import text_option, timeout_option
+from hyoka.providers._hosted import status_error, text_option, timeout_option
 from hyoka.providers._http import (
     bounded,
     read_api_key,
@@ -34,7 +34,7 @@ from hyoka.providers._http import (
     split_query,
 )
 from hyoka.providers.base import Provider
-from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
+from hyoka.providers.errors import ProviderError, TransientError
 from hyoka.providers.types import (
     Choice,
     GenerationRequest,
@@ -57,8 +57,6 @@ DEFAULT_TIMEOUT = 600.0
 PREFLIGHT_TIMEOUT = 10.0
 #: the most of a ``GET /models`` answer read: a longer one is no list of what is served
 LISTING_BYTES = 256 * 1024
-#: Status codes that may succeed on a later try besides 429 and 5xx.
-_TRANSIENT_STATUS = frozenset({408, 409, 425})
 _OPTIONS = frozenset({"timeout", "azure_endpoint", "api_version"})
 _KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-*.]{3,})")
 
@@ -339,11 +337,7 @@ class OpenAIProvider(Provider):
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
             message = f"{spec}: HTTP {status}: {self._server_message(exc)}"
-            if status == 429:
-                return RateLimitError(message, retry_after=retry_after(exc.response.headers))
-            if status >= 500 or status in _TRANSIENT_STATUS:
-                return TransientError(message, retry_after=retry_after(exc.response.headers))
-            return ProviderError(message)
+            return status_error(status, message, retry_after(exc.response.headers))
         return ProviderError(f"{spec}: {server_text(exc.message, self._scrub)}")
 
     async def aclose(self) -> None:
