@@ -135,6 +135,9 @@ class ReplayJudge(ServedInThread):
 class _Handler(BaseHTTPRequestHandler):
     # keep-alive: thousands of requests over a few pooled connections
     protocol_version = "HTTP/1.1"
+    # a reply's head and body are two writes: with Nagle on, the body waits for the
+    # client's delayed ACK of the head (40 ms a reply on Linux), on every request
+    disable_nagle_algorithm = True
     server: ReplayJudge
 
     def do_POST(self) -> None:
