@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -66,12 +67,23 @@ def _shards(work: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.fixture(scope="module")
-def local_shards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
-    """The shards made in this process, with no Ray: what every Ray run must equal."""
-    work = tmp_path_factory.mktemp("local")
+def _generate_here(work: Path) -> dict[str, bytes]:
     run_generation(work, CONFIG, BenchmarkSource.load(DATA), QUESTIONS)
-    shards = _shards(work)
+    return _shards(work)
+
+
+@pytest.fixture(scope="module")
+def local_started(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[dict[str, bytes]]]:
+    """The local shards being made on a thread of this process, while the cluster starts
+    (llama.cpp leaves the GIL while it computes; the cluster's start is mostly waiting)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield pool.submit(_generate_here, tmp_path_factory.mktemp("local"))
+
+
+@pytest.fixture(scope="module")
+def local_shards(local_started: Future[dict[str, bytes]], cluster: Cluster) -> dict[str, bytes]:
+    """The shards made in this process, with no Ray: what every Ray run must equal."""
+    shards = local_started.result()
     assert len(shards) == 4
     return shards
 
