@@ -59,6 +59,7 @@ class Batch:
     metadata: dict[str, str] | None = None  # what the create call sent (OpenAI)
     created: float = field(default_factory=time.time)
     why: str = ""  # a failed batch's error message (OpenAI's ``errors``)
+    input_file: str = ""  # the uploaded file the create call named (OpenAI)
 
 
 class _Server(ServedInThread):
@@ -86,7 +87,8 @@ class _Server(ServedInThread):
         self.gone: set[str] = set()
         #: the HTTP statuses of the next answers to a batch's state (transient faults)
         self.faults: list[int] = []
-        #: the HTTP statuses of the next create calls, answered without making a batch
+        #: the HTTP statuses of the next create calls, answered without making a batch (0:
+        #: that call makes its batch, as the API does)
         self.create_faults: list[int] = []
         #: a batch's state answered with this body instead (a proxy's page, wrong kinds)
         self.garbled: bytes | dict[str, Any] | None = None
@@ -167,9 +169,11 @@ class _Handler(BaseHTTPRequestHandler):
         parts = path.split("/")
         error: dict[str, Any]
         if method == "POST" and parts[-1] == "batches" and self.server.create_faults:
-            error = {"message": "internal error", "type": "api_error"}
             status = self.server.create_faults.pop(0)
-            return status, {"type": "error", "error": error}, "application/json"
+            if status:  # 0: this create call answered as the API does
+                error = {"message": "internal error", "type": "api_error"}
+                return status, {"type": "error", "error": error}, "application/json"
+            return None
         if method == "GET" and len(parts) > 3 and parts[-3] == "files":
             if parts[-2] in self.server.gone_files:
                 error = {"message": "No such File object", "type": "invalid_request_error"}
@@ -272,7 +276,9 @@ class _OpenAIHandler(_Handler):
             requests = [json.loads(line) for line in lines if line.strip()]
             assert all(r["method"] == "POST" and r["url"] == body["endpoint"] for r in requests)
             batch_id = f"batch_{len(server.batches) + 1}"
-            server.batches[batch_id] = Batch(batch_id, requests, metadata=body.get("metadata"))
+            server.batches[batch_id] = Batch(
+                batch_id, requests, metadata=body.get("metadata"), input_file=body["input_file_id"]
+            )
             return (
                 200,
                 self._batch(server.batches[batch_id], body["input_file_id"]),

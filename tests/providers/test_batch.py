@@ -956,3 +956,129 @@ def test_an_edited_batch_reply_is_not_trusted(
             f"error: {kept}:1: edited or damaged (its sha256 does not match what it holds); "
             "remove the line to ask its request again"
         ), run.stderr
+
+
+def _judge_args(api: str, server: Any, out: Path) -> list[str]:
+    """``judge single`` of the answers beside ``out`` by ``{api}/judge`` at ``server``."""
+    url = f"{server.url}/v1" if api == "openai" else server.url
+    return ["judge", "single", "-j", f"{api}/judge", "--base-url", url,
+            str(out.parent / "answers.jsonl"), "--output", str(out)]  # fmt: skip
+
+
+def _sent(api: str, server: Any, batch_id: str) -> tuple[list[int], int]:
+    """The bytes each of a batch's requests took as the server received it (its JSON and
+    a separator: JSONL's newline, the JSON array's comma), and the whole input's (the
+    uploaded file; the create call's body: the list of requests in its envelope)."""
+    batch = server.batches[batch_id]
+    sizes = [
+        len(json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode("utf-8")) + 1
+        for r in batch.requests
+    ]
+    if api == "openai":
+        return sizes, len(server.files[batch.input_file])
+    return sizes, sum(sizes) - 1 + len('{"requests":[]}')
+
+
+def _by_id(path: Path) -> list[dict[str, Any]]:
+    return sorted(_lines(path), key=lambda row: str(row["id"]))
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+def test_a_run_past_one_batchs_limits_goes_in_several_batches(
+    api: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What one run defers is submitted as as many batches as the API's limits of one
+    batch need (``max_requests``, ``max_bytes``: lowered here), in order, each noted before
+    its create call (a create refused midway leaves the batch made noted and the rest
+    asked again by the next run, none twice); the next run collects them all and the
+    records are the online run's. A request larger than one batch may hold is refused in
+    one line naming it, nothing uploaded."""
+    from hyoka.providers.batch_anthropic import AnthropicBatches
+    from hyoka.providers.batch_openai import OpenAIBatches
+
+    kind = OpenAIBatches if api == "openai" else AnthropicBatches
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    (tmp_path / "answers.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"q{n}", "question": f"問{n}？", "answer": "答え" * (40 * n + 1),
+                        "reference": "参考", "model": "m"}, ensure_ascii=False) + "\n"
+            for n in range(5)
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    with (openai_server if api == "openai" else anthropic_server)() as server:
+        online = _hyoka(_judge_args(api, server, tmp_path / "online.jsonl"), tmp_path / "c0",
+                        monkeypatch)  # fmt: skip
+        assert online.exit_code == 0, online.output
+        creates = "/v1/batches" if api == "openai" else "/v1/messages/batches"
+
+        # at most 3 requests a batch; the second create refused: the first batch noted
+        monkeypatch.setattr(kind, "max_requests", 3)
+        server.create_faults = [0, 400]
+        out = tmp_path / "count.jsonl"
+        args = [*_judge_args(api, server, out), "--batch"]
+        first = _hyoka(args, tmp_path / "c1", monkeypatch)
+        assert first.exit_code == 1, first.output
+        made, pending = _note(out)
+        assert (made["id"], made["requests"]) == (min(server.batches), 3)
+        assert (pending["requests"], pending["status"], pending["id"]) == (2, "submitting", "")
+        assert not set(made["custom_ids"]) & set(pending["custom_ids"])
+        assert server.calls("POST", creates) == 2 and len(server.batches) == 1
+        again = _hyoka(args, tmp_path / "c1", monkeypatch)
+        assert again.exit_code == 0, again.output
+        assert "made no batch" in again.stderr and len(server.batches) == 2, again.stderr
+        noted = _note(out)
+        assert [(b["id"], b["requests"]) for b in noted] == [
+            (made["id"], 3), (max(server.batches), 2)
+        ]  # fmt: skip
+        assert noted[1]["custom_ids"] == pending["custom_ids"]
+        status = _hyoka(["batch", "status", str(out), "--offline"], tmp_path / "c1", monkeypatch)
+        assert [line.split(" batch ")[1].split(",")[0] for line in status.stdout.splitlines()] == [
+            b["id"] for b in noted
+        ], status.output
+        server.finish()
+        done = _hyoka(args, tmp_path / "c1", monkeypatch)
+        assert done.exit_code == 0, done.output
+        assert "batch: 5 reply(ies) collected" in done.stderr, done.stderr
+        assert "nothing left in flight" in done.stderr and _note(out) == []
+        assert _by_id(out) == _by_id(tmp_path / "online.jsonl")
+
+        # about two requests' bytes a batch: each batch filled in order, never past it
+        monkeypatch.setattr(kind, "max_requests", 50_000)
+        biggest = max(max(_sent(api, server, b)[0]) for b in server.batches)
+        monkeypatch.setattr(kind, "max_bytes", int((2.2 * biggest + 16) / kind.fill))
+        room = kind.room()
+        assert 2 * biggest < room < 3 * biggest
+        out, before = tmp_path / "bytes.jsonl", set(server.batches)
+        args = [*_judge_args(api, server, out), "--batch"]
+        first = _hyoka(args, tmp_path / "c2", monkeypatch)
+        assert first.exit_code == 0, first.output
+        noted = _note(out)
+        assert len(noted) >= 2 and [b["id"] for b in noted] == sorted(set(server.batches) - before)
+        asked = [key for b in noted for key in b["custom_ids"]]
+        assert asked == [r["custom_id"] for b in noted for r in server.batches[b["id"]].requests]
+        assert sorted(asked) == sorted([*made["custom_ids"], *pending["custom_ids"]])
+        for this, following in zip(noted, [*noted[1:], None], strict=True):
+            sizes, whole = _sent(api, server, this["id"])
+            assert whole == sum(sizes) + (0 if api == "openai" else 14)
+            assert sum(sizes) <= room and whole <= kind.max_bytes * kind.fill
+            if following is not None:  # the next batch's first request did not fit
+                assert sum(sizes) + _sent(api, server, following["id"])[0][0] > room
+        server.finish()
+        done = _hyoka(args, tmp_path / "c2", monkeypatch)
+        assert done.exit_code == 0, done.output
+        assert _by_id(out) == _by_id(tmp_path / "online.jsonl")
+
+        # a request larger than one batch may hold: one line naming it, nothing sent
+        monkeypatch.setattr(kind, "max_bytes", 200)
+        sent = server.calls("POST", "/v1/")
+        out = tmp_path / "too-big.jsonl"
+        refused = _hyoka([*_judge_args(api, server, out), "--batch"], tmp_path / "c3",
+                         monkeypatch)  # fmt: skip
+        assert refused.exit_code == 1, refused.output
+        said = refused.stderr.splitlines()[-1]
+        assert said.startswith(f"error: --batch: {api}/judge: request "), said
+        assert f" bytes as a batch sends it, more than one batch may hold ({kind.room()} " in said
+        assert server.calls("POST", "/v1/") == sent
+        side = out.with_name(out.name + ".manifest.json")
+        assert not side.exists() or not _manifest(out).get("notes", {}).get("batches")

@@ -21,13 +21,19 @@ goes on without it (``Deferred``: the item is left undone, nothing is written fo
   its owner cancelled is not undone: its unanswered requests wait one run (the line says
   so; the next run submits them). A batch still running keeps its requests in flight:
   they are not submitted twice;
-* after the run, the requests it deferred and no batch holds are submitted as one batch:
-  its submission is noted first (``submitting``, with a mark and the time), then the
-  create call made, then its id noted, so a process killed between the create call and
-  the note finds on the next run the batch it made (``BatchApi.find``: OpenAI by the mark
-  in its metadata, Anthropic by time and size) and pays nothing twice. An id the server
-  sends that is not one (empty, not text, path characters) is refused in one line, the
-  submission kept noted as pending, never put into a URL.
+* after the run, the requests it deferred and no batch holds are submitted, in the
+  order they were asked, as as many batches as the API's limits of one batch need
+  (``BatchApi.max_requests``, ``max_bytes``: ``BatchApi.split``, each batch filled in
+  turn); a request larger than one batch may hold is refused when it is asked, in one
+  line naming it, and never sent (``BatchApi.room``). Each batch's submission is noted
+  first (``submitting``, with a mark and the time, beside the batches this run submitted
+  before it), then its create call made, then its id noted, so a process killed between
+  a create call and its note finds on the next run the batch it made
+  (``BatchApi.find``: OpenAI by the mark in its metadata, Anthropic by time and size)
+  and pays nothing twice; a create call that fails leaves the batches made before it
+  noted and the rest asked again by the next run. An id the server sends that is not
+  one (empty, not text, path characters) is refused in one line, the submission kept
+  noted as pending, never put into a URL.
 
 Each noted batch keeps the server it went to (``base_url``, as shown: no credentials); a
 run pointed at another server refuses to collect it. The manifest's ``made_by`` note says
@@ -60,7 +66,7 @@ from typing import Any, TypeVar
 from hyoka.errors import HyokaWarning, InputError
 from hyoka.providers._http import server_text
 from hyoka.providers.base import Provider
-from hyoka.providers.batch_api import BatchApi, BatchNotFoundError, BatchResults
+from hyoka.providers.batch_api import BatchApi, BatchNotFoundError, BatchResults, BatchRow
 from hyoka.providers.batch_progress import BatchProgress
 from hyoka.providers.client import (
     ModelClient,
@@ -248,7 +254,8 @@ async def gather_deferring(awaitables: Iterable[Awaitable[_T]]) -> list[_T]:
 class _Round:
     """The requests one run of one file deferred, by cache key."""
 
-    wanted: dict[str, GenerationRequest] = field(default_factory=dict)
+    #: each as its batch will send it (``BatchApi.row``), in the order asked
+    wanted: dict[str, BatchRow] = field(default_factory=dict)
     in_flight: set[str] = field(default_factory=set)
     #: keys asked for that a running batch holds
     waiting: set[str] = field(default_factory=set)
@@ -302,9 +309,25 @@ class BatchClient(ModelClient):
             raise ProviderError(current.refused[key])
         if key in current.in_flight:
             current.waiting.add(key)
-        else:
-            current.wanted.setdefault(key, request)
+        elif key not in current.wanted:
+            current.wanted[key] = self._row(key, request, sample_key)
         raise Deferred(key)  # its siblings join too: ``gather_deferring``
+
+    def _row(self, key: str, request: GenerationRequest, sample_key: str) -> BatchRow:
+        """``request`` as its batch will send it, measured; one line naming it where it is
+        larger than one batch may hold (the API would refuse the whole batch after its
+        upload): never sent, it fails as an online call the API refuses does."""
+        row = self.api.row(key, request)
+        size = self.api.row_size(row)
+        room = self.api.room()
+        if size > room:
+            named = f" ({sample_key})" if sample_key else ""
+            raise ProviderError(
+                f"`batch`: {self._spec}: request {key}{named} is {size} bytes as a batch "
+                f"sends it, more than one batch may hold ({room} bytes: {self.api.name}'s "
+                f"limit of {self.api.max_bytes} bytes a batch, less a margin); not sent"
+            )
+        return BatchRow(key, row, size)
 
     async def _asked(self, call: Callable[..., Awaitable[_T]], *args: Any) -> _T:
         """``call(*args)``, a read of a batch's state (never a create), retried on a
@@ -552,31 +575,36 @@ class BatchClient(ModelClient):
 
     async def submit(
         self,
-        wanted: Mapping[str, GenerationRequest],
-        keep: Callable[[dict[str, Any]], None] | None = None,
-    ) -> dict[str, Any] | None:
-        """Submit ``wanted`` as one batch; its manifest entry (``None``: nothing to ask).
-        ``keep`` notes the submission (``submitting``, with its mark) before the create
-        call, so a process killed before its id is noted finds the batch (``collect``)."""
-        if not wanted:
-            return None
-        entry: dict[str, Any] = {
-            "api": self.api.name,
-            "model": self._spec,
-            "id": "",
-            "status": SUBMITTING,
-            "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "requests": len(wanted),
-            "custom_ids": list(wanted),
-            "tag": uuid.uuid4().hex,
-            "base_url": self.provider.shown_url,
-        }
-        if keep is not None:
-            keep(entry)
-        raw = await self.api.submit(list(wanted.items()), entry["tag"])
-        batch_id = self._checked_id(raw, entry)
-        self.progress.submitted.append(batch_id)
-        return {**entry, "id": batch_id, "status": "submitted"}
+        wanted: Iterable[BatchRow],
+        keep: Callable[[list[dict[str, Any]]], None] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Submit ``wanted`` in order as the batches the API's limits need
+        (``BatchApi.split``); their manifest entries (none: nothing to ask). Before each
+        create call ``keep`` notes the batches submitted so far and this one's submission
+        (``submitting``, with its mark), so a process killed before its id is noted finds
+        the batch (``collect``); after the last, all of them with their ids."""
+        entries: list[dict[str, Any]] = []
+        for rows in self.api.split(list(wanted)):
+            entry: dict[str, Any] = {
+                "api": self.api.name,
+                "model": self._spec,
+                "id": "",
+                "status": SUBMITTING,
+                "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "requests": len(rows),
+                "custom_ids": [row.key for row in rows],
+                "tag": uuid.uuid4().hex,
+                "base_url": self.provider.shown_url,
+            }
+            if keep is not None:
+                keep([*entries, entry])
+            raw = await self.api.submit([row.row for row in rows], entry["tag"])
+            batch_id = self._checked_id(raw, entry)
+            self.progress.submitted.append(batch_id)
+            entries.append({**entry, "id": batch_id, "status": "submitted"})
+        if entries and keep is not None:
+            keep(entries)
+        return entries
 
 
 def _when(stamp: str) -> float:
@@ -705,11 +733,9 @@ async def batch_round(client: ModelClient, log: JsonlLog[Any]) -> AsyncIterator[
         _ROUND.reset(token)
     _note_made_by(log, ways, before, f"batch:{client.api.name}")
     client.progress.deferred += len(current.wanted) + len(current.waiting)
-    entry = await client.submit(
-        current.wanted, lambda pending: note(BATCHES_NOTE, [*running, pending])
+    await client.submit(
+        current.wanted.values(), lambda entries: note(BATCHES_NOTE, [*running, *entries])
     )
-    if entry is not None:
-        note(BATCHES_NOTE, [*running, entry])
 
 
 def _seed_kept(client: ModelClient, path: Path) -> None:

@@ -41,16 +41,24 @@ _TYPE_STATUS = {"invalid_request_error": 400, "authentication_error": 401,
 
 class AnthropicBatches(BatchApi):
     name = "anthropic"
+    #: Anthropic's limits of one Message Batch: 100,000 requests or 256 MB, whichever is
+    #: reached first (the Message Batches guide, "batch limitations"; the create
+    #: reference's ``requests`` says at most 100,000 items)
+    max_requests = 100_000
+    max_bytes = 256_000_000
+    #: the create call's body holds the rows as ``{"requests":[…]}``, a comma between
+    #: each two (``row_size`` counts one a row)
+    envelope = len('{"requests":[]}')
 
     def __init__(self, provider: AnthropicProvider) -> None:
         self.provider = provider
         self._batch_id = ""  # the batch whose results are being read (its refusals name it)
 
-    async def submit(self, items: list[tuple[str, GenerationRequest]], tag: str) -> object:
-        requests: Any = [
-            {"custom_id": key, "params": self.provider.message_params(request)}
-            for key, request in items
-        ]
+    def row(self, key: str, request: GenerationRequest) -> dict[str, Any]:
+        return {"custom_id": key, "params": self.provider.message_params(request)}
+
+    async def submit(self, rows: list[dict[str, Any]], tag: str) -> object:
+        requests: Any = rows
         batch = await self._call(self._sdk().messages.batches.create, requests=requests)
         return batch.id
 

@@ -1,13 +1,16 @@
 """What every provider's batch API does for ``providers.batch``: submit requests under
-custom ids, tell a batch's state, and hand back an ended batch's replies and failures."""
+custom ids, tell a batch's state, and hand back an ended batch's replies and failures;
+and how much one batch may hold (``BatchApi.max_requests``, ``max_bytes``), so what one
+run defers goes in as many batches as those limits need (``BatchApi.split``)."""
 
 from __future__ import annotations
 
 import io
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from hyoka.providers.errors import ProviderError
 from hyoka.providers.types import GenerationRequest, GenerationResponse
@@ -63,6 +66,16 @@ def refusal(status: int, message: str) -> str | None:
     return None if isinstance(status_error(status, message, None), TransientError) else message
 
 
+@dataclass(frozen=True)
+class BatchRow:
+    """One request as a batch's input carries it: its custom id (``key``), the ``row``
+    the API is sent for it, and the bytes it takes there (``BatchApi.row_size``)."""
+
+    key: str
+    row: dict[str, Any]
+    size: int
+
+
 class BatchApi(ABC):
     """One provider's batch API: submit requests, read a batch's state and its results."""
 
@@ -71,6 +84,50 @@ class BatchApi(ABC):
     #: own (OpenAI's metadata); else ``find`` names batches of the same size and time,
     #: which their results' custom ids must confirm (``providers.batch``)
     marked: bool = False
+    #: the most requests one batch may hold, as the API documents it (each API's own)
+    max_requests: ClassVar[int]
+    #: the most bytes one batch's input may take, as the API documents it (each API's
+    #: own; "MB" read as 10**6 bytes, the smaller reading)
+    max_bytes: ClassVar[int]
+    #: the bytes one batch's input takes beyond its rows' own (``row_size``): the JSON
+    #: that holds them where the API takes them as one JSON document
+    envelope: ClassVar[int] = 0
+    #: the share of ``max_bytes`` a batch is filled to at most (``room``): the documents
+    #: do not say how they count a megabyte or what else the server counts, and a batch
+    #: refused for its size is refused after its whole upload, so a twentieth is kept
+    fill: ClassVar[float] = 0.95
+
+    @classmethod
+    def room(cls) -> int:
+        """The bytes the rows of one batch may take together (``row_size`` each)."""
+        return int(cls.max_bytes * cls.fill) - cls.envelope
+
+    @staticmethod
+    def row_size(row: dict[str, Any]) -> int:
+        """The bytes ``row`` takes in a batch's input as it is sent: its JSON (UTF-8,
+        ``jsonl_bytes``'s encoding, which the Anthropic SDK's body encoder shares) and one
+        separator (JSON Lines' newline; a JSON list's comma)."""
+        return len(jsonl_bytes([row]))
+
+    def split(self, rows: Sequence[BatchRow]) -> list[list[BatchRow]]:
+        """``rows`` in order as the fewest batches that keep it and the API's limits, each
+        filled in turn (``max_requests`` rows, ``room`` bytes): the same rows split the
+        same way on every run. A row larger than ``room`` alone is the caller's to refuse
+        (``providers.batch`` refuses it before it joins a batch); here it goes alone."""
+        batches: list[list[BatchRow]] = []
+        size, room = 0, self.room()
+        for row in rows:
+            if not batches or len(batches[-1]) >= self.max_requests or size + row.size > room:
+                batches.append([])
+                size = 0
+            batches[-1].append(row)
+            size += row.size
+        return batches
+
+    @abstractmethod
+    def row(self, key: str, request: GenerationRequest) -> dict[str, Any]:
+        """``request`` under the custom id ``key`` as one row of a batch's input, exactly
+        as ``submit`` sends it."""
 
     async def read_state(self, batch_id: str) -> BatchState:
         """``state``, or one ``ProviderError`` naming the batch where the server's answer
@@ -85,10 +142,10 @@ class BatchApi(ABC):
             ) from None
 
     @abstractmethod
-    async def submit(self, items: list[tuple[str, GenerationRequest]], tag: str) -> object:
-        """Submit ``(custom_id, request)`` pairs as one batch marked with ``tag`` where the
-        API keeps a mark (``find`` looks for it); its id as the server sent it (unchecked:
-        ``providers.batch`` checks it)."""
+    async def submit(self, rows: list[dict[str, Any]], tag: str) -> object:
+        """Submit ``rows`` (``row``'s, within the limits: ``split``) as one batch marked
+        with ``tag`` where the API keeps a mark (``find`` looks for it); its id as the
+        server sent it (unchecked: ``providers.batch`` checks it)."""
 
     @abstractmethod
     async def find(self, tag: str, requests: int, since: float) -> list[object]:

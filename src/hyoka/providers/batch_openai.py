@@ -48,6 +48,11 @@ _CODE_STATUS: Final = {"batch_expired": 503, "batch_cancelled": 503, "server_err
 class OpenAIBatches(BatchApi):
     name = "openai"
     marked = True
+    #: OpenAI's limits of one batch: an input file of at most 50,000 requests and 200 MB
+    #: (the Batch API's create reference, ``input_file_id``, as the openai SDK 2.x
+    #: docstring of ``batches.create`` repeats it; earlier documents said 100 MB)
+    max_requests = 50_000
+    max_bytes = 200_000_000
 
     def __init__(self, provider: OpenAIProvider) -> None:
         self.provider = provider
@@ -56,16 +61,15 @@ class OpenAIBatches(BatchApi):
     def _sdk(self) -> openai.AsyncOpenAI:
         return self.provider._client
 
-    async def submit(self, items: list[tuple[str, GenerationRequest]], tag: str) -> object:
-        rows = [
-            {
-                "custom_id": key,
-                "method": "POST",
-                "url": ENDPOINT,
-                "body": self.provider.request_body(request),
-            }
-            for key, request in items
-        ]
+    def row(self, key: str, request: GenerationRequest) -> dict[str, Any]:
+        return {
+            "custom_id": key,
+            "method": "POST",
+            "url": ENDPOINT,
+            "body": self.provider.request_body(request),
+        }
+
+    async def submit(self, rows: list[dict[str, Any]], tag: str) -> object:
         return await self._call(self._create, rows, tag)
 
     async def _create(self, rows: list[dict[str, Any]], tag: str) -> object:
