@@ -22,6 +22,7 @@ from _shared import SHARED_DATA
 from batch_servers import openai_server
 from hyoka.cli.main import app
 from hyoka.errors import InputError
+from hyoka.providers.batch_openai import OpenAIBatches
 from hyoka.sweep import batched, read_plan
 
 SUITE = '[[suites]]\nbench = "jmt-bench"\nvariant = "llm-jp"\nlimit = 1\nmax_tokens = 8\n'
@@ -65,6 +66,8 @@ def test_a_batch_sweep_waits_then_each_rerun_moves_it_on_to_the_online_number(
     assert expected["status"] == "done" and expected["score"] is not None
     first = len(server.batches)
 
+    # one request a batch (the API's limit lowered): the judge's two turns wait on two
+    monkeypatch.setattr(OpenAIBatches, "max_requests", 1)
     plan = _plan(tmp_path, "batch", url, "batch = true\n")
     out, runs = tmp_path / "batch", []
     for _ in range(6):
@@ -76,9 +79,11 @@ def test_a_batch_sweep_waits_then_each_rerun_moves_it_on_to_the_online_number(
             break
         # neither done nor failed: waiting on the batch just submitted, said everywhere
         assert cell["status"] == "waiting" and cell["error"] is None
-        (batch,) = cell["batches"]
-        assert batch == list(server.batches)[-1]
-        assert f"waiting on batch {batch}" in run.output
+        waits = cell["batches"]
+        assert waits == list(server.batches)[-len(waits) :]
+        assert len(waits) == (2 if len(runs) == 3 else 1)  # the judge's round: two batches
+        batch = waits[0]
+        assert f"waiting on batch {', '.join(waits)}" in run.output
         assert "1 cell(s) wait on batches: run the same command again" in run.output
         assert "waiting (batch)" in (out / "results.md").read_text(encoding="utf-8")
         assert "batch: waiting" in (out / "results.csv").read_text(encoding="utf-8")
@@ -90,8 +95,8 @@ def test_a_batch_sweep_waits_then_each_rerun_moves_it_on_to_the_online_number(
             assert listed.exit_code == 0 and f"batch {batch}" in listed.stdout
         server.finish()
     # turn 1, turn 2 (it needs turn 1's reply), the judge's two turns, then read back
-    assert len(runs) == 4 and len(server.batches) - first == 3
-    assert [len(b.requests) for b in list(server.batches.values())[first:]] == [1, 1, 2]
+    assert len(runs) == 4 and len(server.batches) - first == 4
+    assert [len(b.requests) for b in list(server.batches.values())[first:]] == [1, 1, 1, 1]
     cell = _cell(out)
     assert (cell["score"], cell["low"], cell["high"]) == (
         expected["score"], expected["low"], expected["high"])  # fmt: skip
