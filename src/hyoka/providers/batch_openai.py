@@ -49,8 +49,8 @@ class OpenAIBatches(BatchApi):
     name = "openai"
     marked = True
     #: OpenAI's limits of one batch: an input file of at most 50,000 requests and 200 MB
-    #: (the Batch API's create reference, ``input_file_id``, as the openai SDK 2.x
-    #: docstring of ``batches.create`` repeats it; earlier documents said 100 MB)
+    #: (the Batch API's create reference on ``input_file_id``, which the openai SDK's
+    #: ``batches.create`` docstring repeats; documents before 2025 said 100 MB)
     max_requests = 50_000
     max_bytes = 200_000_000
 
