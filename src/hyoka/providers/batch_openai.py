@@ -50,7 +50,7 @@ class OpenAIBatches(BatchApi):
     marked = True
     #: OpenAI's limits of one batch: an input file of at most 50,000 requests and 200 MB
     #: (the Batch API's create reference on ``input_file_id``, which the openai SDK's
-    #: ``batches.create`` docstring repeats; documents before 2025 said 100 MB)
+    #: ``batches.create`` docstring repeats; older documents said 100 MB)
     max_requests = 50_000
     max_bytes = 200_000_000
 
