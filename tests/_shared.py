@@ -85,6 +85,7 @@ INSTALL = {
     "ray": "hyoka[ray]",
     "playwright": "hyoka[dev]",
     "scipy": "hyoka[dev]",
+    "threadpoolctl": "hyoka[rakuda]",
     "statsmodels": "hyoka[dev]",
     "sklearn": "hyoka[dev]",
     "hypothesis": "hyoka[dev]",

@@ -13,11 +13,12 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from _shared import SHARED_DATA
+from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 from hyoka.mtbench.rakuda import RakudaBench, draw_matches, judge_messages, read_verdict
 from hyoka.stats import HomeMatch as Match
@@ -345,3 +346,33 @@ def test_the_file_and_ranking_are_the_drawn_matches_whatever_the_cache_held(
     path.write_text("".join(reversed(path.read_text("utf-8").splitlines(True))), "utf-8")
     assert drawn(judged("warm", "warm", 12)) == order
     assert board(warm) == board(cold)
+
+
+def test_a_fit_runs_scipys_blas_on_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """L-BFGS-B's few-parameter steps call BLAS: where it runs them on several threads,
+    its threads wait on each other longer than the work takes (500 bootstrap refits 4x
+    slower on two cores). The fit holds scipy's BLAS to one thread, and only while it runs."""
+    threadpoolctl = needs("threadpoolctl")
+    needs("scipy.optimize")  # its BLAS loaded: the threads before are its own
+    import hyoka.stats.home_advantage as home
+
+    def blas_threads() -> set[int]:
+        return {
+            int(pool["num_threads"])
+            for pool in threadpoolctl.threadpool_info()
+            if pool["user_api"] == "blas" and "scipy" in pool["filepath"]
+        }
+
+    during: list[set[int]] = []
+    likelihood = home._log_likelihood
+
+    def watched(*args: Any) -> float:
+        if not during:
+            during.append(blas_threads())
+        return likelihood(*args)
+
+    monkeypatch.setattr(home, "_log_likelihood", watched)
+    before = blas_threads()
+    fit([Match("a", "b", 1.0), Match("b", "a", 0.5), Match("a", "b", 0.0)])
+    assert during == [{1}]
+    assert blas_threads() == before  # set back after the fit

@@ -42,6 +42,8 @@ ratings (a median leaves it out), and how many such draws there were is said.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -132,12 +134,37 @@ def fit_home_advantage(
         x[1] = -np.sum(x[2:])  # upstream sets it in place, inside the objective
         return -_log_likelihood(x, score, first, second)
 
-    found = minimize(objective, np.zeros(len(models) + 1), method="L-BFGS-B")
+    with _one_blas_thread():
+        found = minimize(objective, np.zeros(len(models) + 1), method="L-BFGS-B")
     x = np.asarray(found.x, dtype=np.float64)
     x[1] = -np.sum(x[2:])
     factor = scale / math.log(base)
     ratings = {model: float(factor * x[1 + i] + init) for i, model in enumerate(models)}
     return HomeFit(ratings=ratings, advantage=float(factor * x[0]))
+
+
+def _one_blas_thread() -> contextlib.AbstractContextManager[object]:
+    """scipy's BLAS held to one thread while a fit runs (scipy imported: its library loaded).
+
+    L-BFGS-B's steps on a few parameters call BLAS on tiny matrices; OpenBLAS spreads each
+    call over every core, and its threads then wait on each other longer than the work
+    takes: a bootstrap of 500 refits ran 4x slower on two cores. One thread gives the same
+    numbers. Without threadpoolctl (the ``rakuda`` extra) the fit runs as BLAS is set."""
+    controller = _blas_controller()
+    if controller is None:
+        return contextlib.nullcontext()
+    limited: contextlib.AbstractContextManager[object] = controller.limit(limits=1, user_api="blas")
+    return limited
+
+
+@functools.cache
+def _blas_controller() -> Any:
+    """threadpoolctl's view of the BLAS libraries loaded (once: finding them takes ms)."""
+    try:
+        from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    return ThreadpoolController()
 
 
 @dataclass(frozen=True)
