@@ -214,7 +214,8 @@ def test_a_hung_worker_is_killed_and_its_batch_bounded(
 ) -> None:
     """A server that never answers: each worker holding the batch is killed after the
     batch timeout and replaced, and after three such losses the run stops with one line
-    instead of waiting for ever."""
+    instead of waiting for ever. The kill comes at the batch's bound, not at the driver's
+    next wake-up to report progress (a tick made longer than the whole test here)."""
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -231,23 +232,29 @@ def test_a_hung_worker_is_killed_and_its_batch_bounded(
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     # the server never answers: any bound is a hang; a short one keeps the three losses cheap
-    monkeypatch.setattr(ray_workers, "BATCH_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(ray_workers, "BATCH_TIMEOUT_S", 0.25)
+    tick = 30.0
+    monkeypatch.setattr(ray_workers, "_TICK_S", tick)
     config = CONFIG.model_copy(
         update={
             "model": "openai/silent",
             "options": {"base_url": f"http://127.0.0.1:{server.server_port}/v1"},
         }
     )
-    events: list[WorkerEvent] = []
+    heard: list[tuple[float, WorkerEvent]] = []
     try:
         with pytest.raises(HyokaError, match="was in flight on 3 workers that died"):
             run_generation(
                 tmp_path, config, BenchmarkSource.load(DATA), ["Q01"], executor=Executor.RAY,
-                workers=1, on_event=events.append,
+                workers=1, on_event=lambda event: heard.append((time.monotonic(), event)),
             )  # fmt: skip
     finally:
         server.shutdown()
+    events = [event for _, event in heard]
     assert [e.kind for e in events if e.kind == "lost"] == ["lost", "lost"]
+    ready = {event.worker: at for at, event in heard if event.kind == "ready"}
+    held = [at - ready[event.worker] for at, event in heard if event.kind == "lost"]
+    assert max(held) < tick, held  # killed at its bound, not when the driver woke anyway
     assert _frames(tmp_path) == 0
 
 

@@ -47,7 +47,8 @@ from hyoka.refset.source import BenchmarkSource
 
 #: How long the driver waits for at least one worker to be alive before giving up.
 WORKER_START_TIMEOUT_S = 600.0
-#: How often the driver wakes to report progress while batches run.
+#: How often the driver wakes while batches run, at the latest (sooner for a batch's
+#: deadline: ``_Driver._wait_s``).
 _TICK_S = 1.0
 #: A batch in flight on this many workers that all died is not tried again.
 MAX_LOSSES_PER_BATCH = 3
@@ -330,7 +331,7 @@ class _Driver:
             waiting = [*self.starting, *self.running]
             if not waiting:
                 raise HyokaError(f"every Ray worker was lost ({self.started} started)")
-            done, _ = ray.wait(waiting, num_returns=1, timeout=_TICK_S)
+            done, _ = ray.wait(waiting, num_returns=1, timeout=self._wait_s())
             for ref in done:
                 if ref in self.starting:
                     self._started(ref, on_event)
@@ -342,12 +343,20 @@ class _Driver:
             elif time.monotonic() - last_alive > WORKER_START_TIMEOUT_S:
                 raise HyokaError(self.resources.unplaced())
 
+    def _wait_s(self) -> float:
+        """How long to wait for a result: until the next tick, or until the first batch in
+        flight reaches ``BATCH_TIMEOUT_S`` if sooner, so that a hung worker is killed at its
+        bound and not up to a tick after it."""
+        now = time.monotonic()
+        deadlines = [r.started + BATCH_TIMEOUT_S - now for r in self.running.values()]
+        return max(0.0, min([_TICK_S, *deadlines]))
+
     def _kill_hung(self) -> None:
-        """Kill a worker stuck on one batch past ``BATCH_TIMEOUT_S``; its batch's result
+        """Kill a worker stuck on one batch for ``BATCH_TIMEOUT_S``; its batch's result
         then arrives as a lost worker's, and the batch is made elsewhere."""
         now = time.monotonic()
         for running in self.running.values():
-            if now - running.started > BATCH_TIMEOUT_S:
+            if now - running.started >= BATCH_TIMEOUT_S:
                 self.ray.kill(running.handle, no_restart=True)
                 running.started = math.inf  # killed once
 
