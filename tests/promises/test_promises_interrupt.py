@@ -3,9 +3,10 @@
 A real ``hyoka judge single`` process, judging against a judge on 127.0.0.1 that answers
 four calls and holds the rest, is sent SIGINT mid-run: it exits 130 with one ``interrupted:``
 line naming how many judgments its file keeps, and the same command run again judges only
-the rest. The judge holds its replies, so the run cannot end before the signal comes,
-however slowly the test's process runs (a run that could finish meanwhile would exit 0: a
-timing-luck failure, not a lost Ctrl-C).
+the rest. The signal is sent once both held calls have reached the judge, which holds
+them until the run has exited, so the run cannot end before the signal comes nor a reply
+race it into the file, however slowly either process runs (a run that could finish
+meanwhile would exit 0: a timing-luck failure, not a lost Ctrl-C).
 """
 
 from __future__ import annotations
@@ -32,10 +33,14 @@ ITEMS = 40
 
 ANSWERED = 4
 
+#: the calls in flight (``--concurrency 2``) held when the signal comes: lost, asked again
+HELD = 2
+
 
 class HeldJudge(ReplayJudge):
     """Rates every answer 7; the calls after the first ``ANSWERED`` wait for ``released``
-    (at most a minute): a run is held mid-way until the test has interrupted it."""
+    (at most a minute): a run is held mid-way until the test has interrupted it and it
+    has exited."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -80,14 +85,22 @@ def test_ctrl_c_says_what_was_kept_and_the_same_command_continues(tmp_path: Path
             command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             preexec_fn=hears_ctrl_c,
         )  # fmt: skip
+        # interrupted once the answered four are written and both workers wait on the judge
+        # (--concurrency 2), whichever came first: a signal sent with only one held call
+        # asked would lose one call, not two (timing luck, not a Ctrl-C that lost work)
         deadline = time.monotonic() + 60
-        while len(_lines(output)) < ANSWERED:
+        while len(_lines(output)) < ANSWERED or len(judge.received) < ANSWERED + HELD:
             assert run.poll() is None, run.communicate()
-            assert time.monotonic() < deadline, "no judgment written in 60 s"
+            assert time.monotonic() < deadline, (
+                f"in 60 s: {len(_lines(output))} judgments written, "
+                f"{len(judge.received)} calls asked"
+            )
             time.sleep(0.01)
         run.send_signal(signal.SIGINT)
-        judge.released.set()  # the held calls answer a client that has gone, or none
-        _, stderr_bytes = run.communicate(timeout=30)
+        try:  # held until the run has gone: no reply can race the signal into the file
+            _, stderr_bytes = run.communicate(timeout=30)
+        finally:
+            judge.released.set()  # the held calls answer a client that has gone
         stderr = stderr_bytes.decode()
         kept = _lines(output)
         assert run.returncode == 130, stderr
@@ -98,12 +111,13 @@ def test_ctrl_c_says_what_was_kept_and_the_same_command_continues(tmp_path: Path
             "again to continue"
         ]
         assert len(kept) == ANSWERED
+        assert len(judge.received) == ANSWERED + HELD  # nothing asked after the Ctrl-C
         again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
         assert again.returncode == 0, again.stderr
     ids = [line["id"] for line in _lines(output)]
     assert sorted(ids) == [r["id"] for r in rows]  # every item once, the kept ones not redone
     # the two calls held in flight were lost, nothing else was asked twice
-    assert len(judge.received) == ITEMS + 2
+    assert len(judge.received) == ITEMS + HELD
 
 
 def test_ctrl_c_of_a_download_says_nothing_was_half_written(tmp_path: Path) -> None:
