@@ -1,7 +1,8 @@
 """Generating pfgen-bench runs: the real embedded model once, the seeded server for resume.
 
-The wiring test runs the real embedded model (SmolLM2 through llama.cpp) with prompts of 2
-examples and answers of at most 24 tokens, so that each answer takes seconds on two cores;
+The wiring test runs the real embedded model (SmolLM2 through llama.cpp) with prompts of one
+example and answers of at most 24 tokens, so that each answer takes seconds on two cores
+(the model reads about 150 prompt tokens a second there, an example about 200 tokens);
 everything else (prompts, seeds, files, resume, scoring) is the real path. Kill-and-resume is
 a property of the trial files, the response cache and the seeded requests, not of the
 model: it is tested on the real ``hyoka pfgen generate`` process, killed with SIGKILL,
@@ -26,7 +27,7 @@ from _shared import SHARED_DATA, needs
 from hyoka.cli.main import app
 from wire_servers import OpenAIServer
 
-FLAGS = ["-m", "llamacpp/smollm2", "--num-examples", "2", "--max-tokens", "24", "--limit", "2"]
+FLAGS = ["-m", "llamacpp/smollm2", "--num-examples", "1", "--max-tokens", "24", "--limit", "2"]
 
 
 def _env(cache: Path) -> dict[str, str]:
@@ -83,7 +84,7 @@ def test_run_writes_the_upstream_layout_and_scores_it(
     assert folder.parent == results / "HuggingFaceTB" / "SmolLM2-135M-Instruct"
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     assert config["engine"] == "llama-cpp" and config["mode"] == "chat"
-    assert config["stop"] == ["Q:"] and config["num_examples"] == 2
+    assert config["stop"] == ["Q:"] and config["num_examples"] == 1
     trials = _answers(folder)
     assert sorted(trials) == ["trial_001.jsonl", "trial_002.jsonl"]
     assert all(len(pairs) == 2 and all(a for _, a in pairs) for pairs in trials.values())
