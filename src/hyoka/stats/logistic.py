@@ -39,11 +39,10 @@ def _log_likelihood(
 ) -> FloatArray:
     """The penalised log-likelihood of each row of ``coefficients`` (rows × p)."""
     linear = coefficients @ design.T  # rows × n
-    # log σ(x) = −log(1 + e^{−x}), stable for both signs
-    value = weights * (
-        outcome * -np.logaddexp(0.0, -linear) + (1.0 - outcome) * -np.logaddexp(0.0, linear)
-    )
-    penalised: FloatArray = value.sum(axis=1) - ridge / 2 * np.sum(coefficients**2, axis=1)
+    # y log σ(x) + (1 − y) log σ(−x) = −(log(1 + e^{−x}) + (1 − y) x): one logarithm a
+    # cell, not two (most of a fit's time), stable for both signs
+    value = weights * (np.logaddexp(0.0, -linear) + (1.0 - outcome) * linear)
+    penalised: FloatArray = -value.sum(axis=1) - ridge / 2 * np.sum(coefficients**2, axis=1)
     return penalised
 
 
