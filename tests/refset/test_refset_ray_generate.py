@@ -260,7 +260,8 @@ def test_a_hung_worker_is_killed_and_its_batch_bounded(
 
 #: a sweep of the embedded model on three suites (a scripted judge for Japanese MT-bench),
 #: small so that the cluster's time goes to what is tested: 2 pfgen trials of 1 question,
-#: 1 MT-bench question of 2 turns, 2 M-IFEval prompts
+#: 1 MT-bench question of 2 turns (the first two cells, side by side), 1 M-IFEval prompt (a
+#: third cell, which waits for one of them to finish)
 SWEEP_PLAN = """out = "out"
 concurrency = 4
 [models.smol]
@@ -281,7 +282,7 @@ limit = 1
 max_tokens = 8
 [[suites]]
 bench = "m-ifeval-ja"
-limit = 2
+limit = 1
 max_tokens = 8
 """
 #: the MT-bench cell's requests to the model (1 question x 2 turns): its ``calls`` are the
