@@ -256,11 +256,6 @@ def _answers(answer: str) -> str:
 
 #: the generation example's model, as a user edits it: the stand-in
 EDIT_MODEL = "generate.toml"
-#: the sweep example as a user trims it for a first try: pfgen-bench's prompt without its 20
-#: examples and every suite's answers short (the embedded model reads 4,300 tokens a
-#: question otherwise, and writes each token in about 30 ms on two busy cores: minutes),
-#: every cell still the embedded model's
-EDIT_SWEEP = "my-sweep/sweep.toml"
 
 
 def _copy_example(name: str, to: str) -> str:
@@ -320,7 +315,6 @@ QUICK_PATH = (
     Step("hyoka jfbench build --n-benchmark-data 3", shows="3 entries (constraint set test"),
     Step("hyoka jfbench build --n-constraints 3", shows="100 entries"),
     Step('cp -r "$(python -c "import hyoka, pathlib; print(pathlib.Path(hyoka.__file__)'),
-    Step(write=((EDIT_SWEEP, ""),)),
     Step("hyoka sweep my-sweep/sweep.toml --plan", shows="to run: 4 of 4 cells"),
     Step("hyoka sweep my-sweep/sweep.toml", slow=True, shows="4 cell(s) run, 0 done before"),
     Step("hyoka report my-sweep/sweep-results", slow=True, shows="my-sweep/report"),
@@ -343,13 +337,6 @@ def _write(folder: Path, step: Step, model: Path) -> None:
                 'model = "llamacpp/smollm2"', f'model = "scripted/{model}"'
             )
             text = text.replace("[options]\nn_threads = 1\n", "")  # llama.cpp's own option
-        if name == EDIT_SWEEP:
-            text = path.read_text(encoding="utf-8")
-            assert 'bench = "pfgen-bench"\n' in text and "max_tokens = 64\n" in text
-            text = text.replace(
-                'bench = "pfgen-bench"\n',
-                'bench = "pfgen-bench"\nnum_examples = 0\nmax_tokens = 16\n',
-            ).replace("max_tokens = 64\n", "max_tokens = 16\n")
         path.write_text(text, encoding="utf-8")
 
 
