@@ -28,6 +28,9 @@ from hyoka.pfgen.benchmark import PfgenBenchmark
 from hyoka.pfgen.runs import RunOutcome, score_run
 from persistent_cache import session_cache_dir
 
+#: ``--dist loadgroup`` kept working under pytest 9.2 (see xdist_groups)
+pytest_plugins = ["xdist_groups"]
+
 #: node id -> why CI may skip it (CI machines have no GPU)
 CI_MAY_SKIP = {
     "tests/providers/test_vllm_provider.py::test_real_engine_on_a_tiny_random_model": "needs a GPU",
