@@ -31,7 +31,8 @@ mypy_pid=$!
 status=0
 # one test process per core (pytest-xdist): every test keeps to its own folders and ports;
 # a module whose tests share one costly fixture (the two-node Ray cluster) is kept on one
-# process by its xdist_group mark
+# process by its xdist_group mark (through tests/xdist_groups.py while pytest 9.2 and
+# xdist 3.8 disagree on where a test's id is kept)
 .venv/bin/python -m pytest -m "slow or not slow" -n auto --dist loadgroup "$@" || status=$?
 if wait "$mypy_pid"; then
     echo "mypy --strict: $(tail -n 1 "$mypy_log")"
