@@ -372,7 +372,18 @@ def test_a_fit_runs_scipys_blas_on_one_thread(monkeypatch: pytest.MonkeyPatch) -
         return likelihood(*args)
 
     monkeypatch.setattr(home, "_log_likelihood", watched)
-    before = blas_threads()
-    fit([Match("a", "b", 1.0), Match("b", "a", 0.5), Match("a", "b", 0.0)])
-    assert during == [{1}]
-    assert blas_threads() == before  # set back after the fit
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):  # on any machine
+        before = blas_threads()
+        assert before == {2}
+        fit([Match("a", "b", 1.0), Match("b", "a", 0.5), Match("a", "b", 0.0)])
+        assert during == [{1}]
+        assert blas_threads() == before  # set back after the fit
+        # fits on two threads at once, the first ending first: the second had found one
+        # thread and put it back for good when it ended
+        first, second = home._one_blas_thread(), home._one_blas_thread()
+        first.__enter__()
+        second.__enter__()
+        first.__exit__(None, None, None)
+        assert blas_threads() == {1}  # the second still runs
+        second.__exit__(None, None, None)
+        assert blas_threads() == before

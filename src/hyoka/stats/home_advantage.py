@@ -45,7 +45,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,18 +144,44 @@ def fit_home_advantage(
     return HomeFit(ratings=ratings, advantage=float(factor * x[0]))
 
 
-def _one_blas_thread() -> contextlib.AbstractContextManager[object]:
-    """scipy's BLAS held to one thread while a fit runs (scipy imported: its library loaded).
+class _OneBlasThread:
+    """scipy's BLAS held to one thread while any fit runs (scipy imported: its library
+    loaded), and given back its threads when the last one ends.
 
     L-BFGS-B's steps on a few parameters call BLAS on tiny matrices; OpenBLAS spreads each
     call over every core, and its threads then wait on each other longer than the work
     takes: a bootstrap of 500 refits ran 4x slower on two cores. One thread gives the same
-    numbers. Without threadpoolctl (the ``rakuda`` extra) the fit runs as BLAS is set."""
-    controller = _blas_controller()
-    if controller is None:
-        return contextlib.nullcontext()
-    limited: contextlib.AbstractContextManager[object] = controller.limit(limits=1, user_api="blas")
-    return limited
+    numbers. Fits on several threads at once (sweep cells) share one limit, counted under
+    a lock: each taking its own would save the one thread another had set and put it back
+    for good when it ended last. Without threadpoolctl (the ``rakuda`` extra) the fit runs
+    as BLAS is set."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._limit: Any = None
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        controller = _blas_controller()
+        if controller is None:
+            yield
+            return
+        with self._lock:
+            if self._running == 0:
+                self._limit = controller.limit(limits=1, user_api="blas")
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running -= 1
+                if self._running == 0:
+                    self._limit.restore_original_limits()
+                    self._limit = None
+
+
+_one_blas_thread = _OneBlasThread().held
 
 
 @functools.cache
