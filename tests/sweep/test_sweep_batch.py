@@ -226,3 +226,32 @@ def test_settings_changed_while_a_cell_waits_name_the_batch_left_in_flight(
     assert f"`hyoka batch status {out}`" in said and "`hyoka batch release" in said
     assert said in run.output
     server.finish()
+
+
+def test_a_judge_edited_while_the_cell_waits_on_its_answers_batch_still_collects_it(
+    server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the judge edited while the cell waits on the batch of its model's answers: the
+    answers file is the same under the new settings (``answers_folder``: model and answer
+    settings only), so the rerun goes on collecting that batch, and neither ``--plan`` nor
+    the cell's note calls it left in flight (a user who released it would pay again);
+    before, both said it was left in flight, not collected."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    plan = _plan(tmp_path, "judged", f"{server.url}/v1", "batch = true\n")
+    out, cache = tmp_path / "judged", tmp_path / "c"
+    assert _hyoka(["sweep", plan], cache, monkeypatch).exit_code == 0
+    (old,) = _cell(out)["batches"]
+    text = plan.read_text(encoding="utf-8")
+    plan.write_text(text.replace('"openai/judge"', '"openai/judge-edited"'), encoding="utf-8")
+    planned = _hyoka(["sweep", plan, "--plan", "--json"], cache, monkeypatch)
+    (estimate,) = json.loads(planned.stdout)["cells"]
+    assert estimate["status"].startswith("changed: will run again")
+    assert "left in flight" not in estimate["status"]
+    run = _hyoka(["sweep", plan], cache, monkeypatch)
+    cell = _cell(out)
+    assert cell["status"] == "waiting" and cell["batches"] == [old]  # the same batch
+    said = cell["notes"][0]
+    assert said.startswith("settings changed since the last run")
+    assert f"batch {old} it waited on still collected" in said and said in run.output
+    assert "left in flight" not in run.output + "".join(cell["notes"])
+    server.finish()

@@ -36,6 +36,7 @@ from hyoka.sweep.spec import (
     MATCHES,
     PAIRS,
     PFGEN_KIND,
+    RANKED_TOGETHER,
     RULED,
     Cell,
     Endpoint,
@@ -47,6 +48,8 @@ SUITES = "suites"
 CHANGED = "changed: will run again"
 #: a cell whose requests are in batches (``batch = true``): neither done nor failed
 WAITING = "waiting"
+#: where a judge's grades lie under the answers folder it grades (``judge_folder``)
+JUDGES = "judges"
 
 
 class BatchWaiting(Exception):  # noqa: N818 - not an error: the replies come on a later run
@@ -269,7 +272,48 @@ def judge_folder(out: Path, cell: Cell) -> Path:
     written, apart for each judge's settings (a judge edited under the same name writes a
     judgment file of its own)."""
     judge = cell.judge.identity() if cell.judge is not None else None
-    return path_under(suite_folder(out, cell), "judges", _digest(judge), what="judge")
+    return path_under(suite_folder(out, cell), JUDGES, _digest(judge), what="judge")
+
+
+def cell_folders(out: Path, cell: Cell) -> tuple[Path, ...]:
+    """The folders of the files a run of ``cell`` reads and writes (``run_cell``): each
+    answering model's answers folder (the cell's own, or every peer's where the suite
+    ranks them together), and its judge's grades or the suite's verdicts. Another cell
+    whose folders are among these shares those files, and the batches they wait on."""
+    if cell.suite.kind in RANKED_TOGETHER:
+        peers = (answers_folder(out, cell, peer) for peer in cell.peers)
+        return (*peers, ranked_folder(out, cell))
+    if cell.suite.kind in (JUDGED, CONSTRAINTS):
+        return (suite_folder(out, cell), judge_folder(out, cell))
+    return (suite_folder(out, cell),)
+
+
+def batches_collected(out: Path, cell: Cell) -> set[str]:
+    """The ids of the batches a run of ``cell`` collects, or has collected: those the
+    manifests of its files note in flight or have read (``providers.batch``), its folders
+    as ``cell_folders`` names them (an answers folder without the judges' folders under
+    it: other judges' files). A manifest that cannot be read adds none."""
+    from hyoka.errors import InputError
+    from hyoka.providers.batch import noted_batches, noted_read
+    from hyoka.store import MANIFEST_SUFFIX, read_manifest
+
+    found: set[str] = set()
+    for folder in cell_folders(out, cell):
+        if not folder.is_dir():
+            continue
+        for side in folder.rglob(f"*{MANIFEST_SUFFIX}"):
+            if side.is_relative_to(folder / JUDGES) or not side.is_file():
+                continue
+            try:
+                manifest = read_manifest(side.with_name(side.name.removesuffix(MANIFEST_SUFFIX)))
+                if manifest is None:
+                    continue
+                noted = [entry["id"] for entry in noted_batches(manifest.notes, side)]
+            except InputError:  # damaged: the run that reads it says so in one line
+                continue
+            found.update(one for one in noted if one)
+            found.update(noted_read(manifest.notes))
+    return found
 
 
 def _digest(*parts: Any) -> str:

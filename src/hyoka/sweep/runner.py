@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from hyoka.errors import InputError
 from hyoka.providers import lending
 from hyoka.store import atomic_write_text, claim_folder, read_json, write_json, writer_lock
-from hyoka.sweep.cells import CHANGED, CellContext, CellResult, run_cell
+from hyoka.sweep.cells import CHANGED, CellContext, CellResult, batches_collected, run_cell
 from hyoka.sweep.matrix import FORMATS, Column, ResultsMatrix, build_matrix
 from hyoka.sweep.models import ModelHost, SweepModels
 from hyoka.sweep.spec import Cell, SweepPlan
@@ -162,8 +162,8 @@ def _same_plan(recorded: Path, plan: Path) -> bool:
 def statuses(plan: SweepPlan) -> dict[str, str]:
     """Each cell's state in the manifest: ``done`` (under the plan's settings), ``failed``,
     ``waiting on batch ID`` (its batches collected by the next run), or ``CHANGED`` (done
-    under other settings: it runs again, into files of its own; naming the batches left in
-    flight where it waited on them)."""
+    under other settings: it runs again, into files of its own; naming the batches it
+    waited on that no file of the new settings collects, left in flight)."""
     check_plan_of(plan)
     recorded = read_manifest_cells(plan.out)
     out = {}
@@ -172,8 +172,8 @@ def statuses(plan: SweepPlan) -> dict[str, str]:
         if found is None:
             continue
         if found.digest != cell.digest:
-            left = f" (batch {', '.join(found.waiting)} left in flight)" if found.waiting else ""
-            out[cell.key] = CHANGED + left
+            left = _uncollected(plan, cell, found, ())
+            out[cell.key] = CHANGED + (f" (batch {', '.join(left)} left in flight)" if left else "")
         else:
             out[cell.key] = found.waiting_line if found.waiting is not None else found.status
     return out
@@ -235,6 +235,7 @@ def _run_sweep(
             watcher.finished(kept[cell.key], True)
     context = CellContext(plan.out, data_dir, plan.concurrency)
     order = [cell.key for cell in cells]
+    by_key = {cell.key: cell for cell in cells}
 
     def matrix() -> ResultsMatrix:
         return build_matrix(models, columns, [results[k] for k in order if k in results])
@@ -246,7 +247,9 @@ def _run_sweep(
             said = f"settings changed since the last run: run again; its files kept ({kept})"
             result = replace(result, notes=(said, *result.notes))
         elif earlier is not None and earlier.waiting and earlier.digest != result.digest:
-            result = replace(result, notes=(_left_in_flight(plan, earlier), *result.notes))
+            left = _uncollected(plan, by_key[result.key], earlier, result.waiting or ())
+            said = _left_in_flight(plan, left) if left else _still_collected(earlier)
+            result = replace(result, notes=(said, *result.notes))
         results[result.key] = result
         _write_manifest(plan, models, columns, matrix())
         watcher.finished(result, False)
@@ -270,11 +273,34 @@ def _run_sweep(
     return SweepRun(plan.out, final, len(to_run), len(kept), failed, tuple(files), waiting)
 
 
-def _left_in_flight(plan: SweepPlan, earlier: CellResult) -> str:
-    """The note of a cell whose settings changed while it waited on batches: they are
-    left running (paid for, their replies kept by the API a while), collected by no run of
-    these settings, so it says which and how to see or let them go."""
+def _uncollected(
+    plan: SweepPlan, cell: Cell, earlier: CellResult, waiting: Sequence[str]
+) -> list[str]:
+    """The batches ``earlier`` (the cell under its old settings) waited on that no run of
+    ``cell``'s settings collects: not ``waiting`` (what the new run waits on), nor noted
+    or read by the files it shares with the old settings (``cells.batches_collected``: a
+    judge edited while the cell waited on its answers' batch still collects it)."""
+    if not earlier.waiting:
+        return []
+    kept = {*waiting, *batches_collected(plan.out, cell)}
+    return [one for one in earlier.waiting if one not in kept]
+
+
+def _still_collected(earlier: CellResult) -> str:
+    """The note of a cell whose settings changed while it waited on batches that the new
+    settings' files still collect (the files both share)."""
     ids = ", ".join(earlier.waiting or ())
+    return (
+        f"settings changed since the last run: run again; batch {ids} it waited on still "
+        "collected (the new settings share the file it answers)"
+    )
+
+
+def _left_in_flight(plan: SweepPlan, left: Sequence[str]) -> str:
+    """The note of a cell whose settings changed while it waited on batches that no run of
+    these settings collects (``_uncollected``): they are left running (paid for, their
+    replies kept by the API a while), so it says which and how to see or let them go."""
+    ids = ", ".join(left)
     return (
         f"settings changed since the last run: run again; batch {ids} it waited on left in "
         f"flight, not collected (`hyoka batch status {plan.out}` lists them; `hyoka batch "
