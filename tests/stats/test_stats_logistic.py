@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -36,3 +37,31 @@ def test_no_iteration_lowers_the_likelihood_on_an_ill_conditioned_design(
         values.append(float(logistic._log_likelihood(beta, design, outcome, weights)[0]))
     for before, after in itertools.pairwise(values):
         assert after >= before - 1e-12 * abs(before)
+
+
+def test_the_log_likelihood_is_its_definition_to_rounding_where_the_data_separate() -> None:
+    """One exponential and one logarithm a cell, not two of each, and no term cancelling
+    another: the log-likelihood equals Σ w (y log σ(x) + (1 − y) log σ(−x)) to a relative
+    1e-15, for wins, ties and losses, at |x| up to 800, and cell by cell where a model lost
+    far on the losing side (the shorter log(1 + e^{−x}) + (1 − y) x lost |x|·1e-16 a cell
+    there to cancellation)."""
+    rng = np.random.default_rng(7)
+    linear = np.concatenate([rng.normal(0, 8, 4000), [-800.0, -60.0, -1e-9, 0.0, 1e-9, 60.0]])
+    outcome = rng.choice([0.0, 0.5, 1.0], size=linear.size)
+    weights = rng.uniform(0.5, 2.0, size=linear.size)
+    cells = weights * (
+        outcome * -np.logaddexp(0.0, -linear) + (1.0 - outcome) * -np.logaddexp(0.0, linear)
+    )
+
+    def likelihood(rows: slice) -> float:  # x = 1 · design: the design column is x itself
+        design = linear[rows, None]
+        return float(logistic._log_likelihood(
+            np.ones((1, 1)), design, outcome[rows], weights[rows], ridge=0.0)[0])  # fmt: skip
+
+    expected = math.fsum(cells.tolist())
+    assert abs(likelihood(slice(None)) - expected) <= 1e-15 * abs(expected)
+    for at, x in ((4000, -800.0), (4001, -60.0), (0, -7.5)):  # a loss far on the losing side
+        linear[at], outcome[at] = x, 0.0
+        cells[at] = weights[at] * -np.logaddexp(0.0, x)
+        alone = likelihood(slice(at, at + 1))
+        assert abs(alone - cells[at]) <= 1e-15 * abs(cells[at]), (x, alone, cells[at])

@@ -39,9 +39,15 @@ def _log_likelihood(
 ) -> FloatArray:
     """The penalised log-likelihood of each row of ``coefficients`` (rows × p)."""
     linear = coefficients @ design.T  # rows × n
-    # y log σ(x) + (1 − y) log σ(−x) = −(log(1 + e^{−x}) + (1 − y) x): one logarithm a
-    # cell, not two (most of a fit's time), stable for both signs
-    value = weights * (np.logaddexp(0.0, -linear) + (1.0 - outcome) * linear)
+    # −(y log σ(x) + (1 − y) log σ(−x)) = log(1 + e^{−|x|}) + (1 − y) max(x, 0) − y min(x, 0):
+    # one exponential and one logarithm a cell, not two of each (most of a fit's time), and
+    # every term at least 0, so nothing cancels (log(1 + e^{−x}) + (1 − y) x lost |x|·1e-16
+    # a cell to cancellation where a model lost every game)
+    value = weights * (
+        np.log1p(np.exp(-np.abs(linear)))
+        + (1.0 - outcome) * np.maximum(linear, 0.0)
+        - outcome * np.minimum(linear, 0.0)
+    )
     penalised: FloatArray = -value.sum(axis=1) - ridge / 2 * np.sum(coefficients**2, axis=1)
     return penalised
 
