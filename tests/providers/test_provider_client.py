@@ -680,3 +680,22 @@ def test_client_backs_off_on_429_and_grows_back() -> None:
         await client.aclose()
 
     run(go())
+
+
+def test_a_cache_whose_schema_cannot_be_read_is_one_cache_error(tmp_path: Path) -> None:
+    """An error of the sqlite3 module's own (a column name that is not UTF-8) has no SQLite
+    error code: the set-up's retry on a busy database read one and failed with an
+    AttributeError traceback instead of the cache's one line."""
+    path = tmp_path / "responses.sqlite3"
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, response TEXT NOT NULL,"
+                     " created REAL NOT NULL, digest TEXT)")  # fmt: skip
+        conn.execute("PRAGMA writable_schema=ON")
+        broken = (b"CREATE TABLE responses (key TEXT PRIMARY KEY, response TEXT NOT NULL,"
+                  b" created REAL NOT NULL, \xffx TEXT)")  # fmt: skip
+        conn.execute("UPDATE sqlite_master SET sql = CAST(? AS TEXT) WHERE name = 'responses'",
+                     (broken,))  # fmt: skip
+        conn.commit()
+    path.chmod(0o600)
+    with pytest.raises(CacheError, match=r"responses\.sqlite3 cannot be used: Could not decode"):
+        ResponseCache(tmp_path)

@@ -13,9 +13,9 @@ from hyoka.providers.errors import ProviderError, RateLimitError, TransientError
 from hyoka.providers.types import GenerationRequest
 from hyoka.redact import shown_value
 
-#: Statuses worth retrying besides 429 and 5xx, for every API alike (408: request timeout;
-#: 409: a conflict such as a lock timeout, which the OpenAI and Anthropic SDKs retry too;
-#: 425: too early, to be sent again)
+#: Statuses worth retrying besides 429 and 5xx, for every API alike (408: request timeout
+#: and 409: a conflict such as a lock timeout, both of which the OpenAI and Anthropic SDKs
+#: retry too; 425: too early, a request the server asks to be sent again)
 TRANSIENT_STATUS = frozenset({408, 409, 425})
 
 

@@ -58,8 +58,8 @@ class BatchResults:
 
 def refusal(status: int, message: str) -> str | None:
     """``message`` where a request answered with HTTP ``status`` is refused for good, by
-    the classification online calls use (``_hosted.status_error``: 429, 408 and 5xx are
-    transient); ``None`` where it is worth asking again."""
+    the classification online calls use (``_hosted.status_error``: 429, 5xx and
+    ``TRANSIENT_STATUS`` are transient); ``None`` where it is worth asking again."""
     from hyoka.providers._hosted import status_error
     from hyoka.providers.errors import TransientError
 

@@ -302,7 +302,8 @@ def _set_up(conn: sqlite3.Connection, timeout: float) -> None:
                     conn.execute(f"ALTER TABLE responses ADD COLUMN {DIGEST_COLUMN} TEXT")
             return
         except sqlite3.OperationalError as exc:
-            busy = exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            code = getattr(exc, "sqlite_errorcode", None)  # none: the sqlite3 module's own
+            busy = code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
             if not busy or time.monotonic() + pause > deadline:
                 raise
         time.sleep(pause)
