@@ -60,6 +60,7 @@ class Batch:
     created: float = field(default_factory=time.time)
     why: str = ""  # a failed batch's error message (OpenAI's ``errors``)
     input_file: str = ""  # the uploaded file the create call named (OpenAI)
+    body_bytes: int = 0  # the create call's body as the server received it (Anthropic)
 
 
 class _Server(ServedInThread):
@@ -401,7 +402,7 @@ class _AnthropicHandler(_Handler):
         if method == "POST" and path == "/v1/messages/batches":
             requests = json.loads(raw)["requests"]
             batch_id = f"msgbatch_{len(server.batches) + 1:02d}"
-            server.batches[batch_id] = Batch(batch_id, requests)
+            server.batches[batch_id] = Batch(batch_id, requests, body_bytes=len(raw))
             return 200, self._batch(server.batches[batch_id]), "application/json"
         if method == "GET" and path == "/v1/messages/batches":  # newest first, one page
             data = [self._batch(b) for b in reversed(server.batches.values())]
