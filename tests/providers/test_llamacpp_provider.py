@@ -12,6 +12,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
+import llama_cpp
 import pytest
 
 from _shared import needs, needs_embedded_model
@@ -227,6 +228,35 @@ def test_seeded_text_does_not_depend_on_earlier_requests(provider: LlamaCppProvi
         choices.append(run(provider.generate(request)).choices[0])
         assert llm.n_tokens > llm.n_batch  # the state is kept between requests
     assert choices[0] == choices[1] == choices[3]
+
+
+def test_a_prompt_asked_again_is_not_evaluated_again_and_replies_the_same(
+    provider: LlamaCppProvider,
+) -> None:
+    """Every seed or sample of a prompt shorter than a batch evaluated it again in full;
+    its evaluated state is now kept and resumed, and the reply is bit for bit that of a
+    fresh start whatever came before: the same seeded request (a) in a new provider, (b)
+    after the same prompt with another seed, (c) after a different prompt."""
+    params = SamplingParams(temperature=1.0, max_tokens=6, seed=7, logprobs=True, top_logprobs=3)
+    asked = _chat("Name three rivers of Japan.", **params.model_dump())
+    other_seed = _chat("Name three rivers of Japan.", **{**params.model_dump(), "seed": 8})
+    other_prompt = _chat("Name three mountains of Japan.", **params.model_dump())
+    llm = provider._load()
+
+    def prompt_tokens_evaluated(request: GenerationRequest) -> tuple[int, Any]:
+        before = llama_cpp.llama_perf_context(llm.ctx).n_p_eval
+        choice = run(provider.generate(request)).choices[0]
+        return llama_cpp.llama_perf_context(llm.ctx).n_p_eval - before, choice
+
+    fresh = load_provider(EMBEDDED_MODEL, n_ctx=2048)
+    expected = run(fresh.generate(asked)).choices[0]  # (a)
+    run(fresh.aclose())
+    assert expected.logprobs is not None and len(expected.logprobs) == 6
+    evaluated, _ = prompt_tokens_evaluated(other_seed)
+    assert evaluated > 20  # the chat template's system prompt, the question, the markers
+    assert prompt_tokens_evaluated(asked) == (0, expected)  # (b): resumed, and the same
+    assert prompt_tokens_evaluated(other_prompt)[0] > 20
+    assert prompt_tokens_evaluated(asked) == (0, expected)  # (c)
 
 
 def test_broken_gguf_fails_at_load(tmp_path: Path) -> None:
