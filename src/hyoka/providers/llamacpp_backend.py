@@ -352,9 +352,9 @@ class LlamaCppProvider(Provider):
         state = self._prompt_states.get(key)
         if state is None:
             self._reuse_aligned_prefix(llm, tokens)
-        else:
+        self._evaluated_prompt = []  # until this call ends well
+        if state is not None:
             state.load(llm)  # the prompt's cache and last logits, as first computed
-        self._evaluated_prompt = []
         try:
             with (
                 _from_saved_prompt(llm, resumed=state is not None),
@@ -447,11 +447,11 @@ class _PromptState:
 
 
 class _PromptStates:
-    """The evaluated state of the last few prompts, keyed by their tokens: the most recent
-    first, at most ``count`` of them and ``max_bytes`` in all. A state holds the cache of
-    the prompt's tokens only, whatever ``n_ctx``: 24 kB a token for SmolLM2 (5.1 MB at 211
-    tokens, 65 MB at 2,801, saved in 3.5 and 45 ms), 128 kB for an 8B model with
-    grouped-query attention.
+    """The evaluated state of the last few prompts, keyed by their tokens: at most ``count``
+    of them and ``max_bytes`` in all, the least recently used dropped first. A state holds
+    the cache of the prompt's tokens only, whatever ``n_ctx``: 24 kB a token for SmolLM2
+    (5.1 MB at 211 tokens, 65 MB at 2,801, saved in 3.5 and 45 ms), 128 kB for an 8B model
+    with grouped-query attention.
 
     Block reuse (``_reuse_aligned_prefix``) cannot help a prompt shorter than ``n_batch``,
     and every seed, sample or trial of the same prompt evaluated it again in full. A state
