@@ -658,6 +658,13 @@ def noted_read(notes: Mapping[str, Any]) -> list[str]:
     return [str(one) for one in noted if isinstance(one, str) and _BATCH_ID.fullmatch(one)]
 
 
+def batch_ids_noted(notes: Mapping[str, Any], where: Path) -> set[str]:
+    """The ids of the batches a manifest's notes hold in flight or have read: those a run
+    of its file collects, or has collected (``noted_batches``' errors for a damaged note)."""
+    noted = {entry["id"] for entry in noted_batches(notes, where) if entry["id"]}
+    return noted | set(noted_read(notes))
+
+
 def _made_by(log: JsonlLog[Any]) -> list[str]:
     """The ways of asking that made ``log``'s records: its ``made_by`` note, else (a file
     written before the note) what its signature says, for a file that holds records."""

@@ -294,7 +294,7 @@ def batches_collected(out: Path, cell: Cell) -> set[str]:
     as ``cell_folders`` names them (an answers folder without the judges' folders under
     it: other judges' files). A manifest that cannot be read adds none."""
     from hyoka.errors import InputError
-    from hyoka.providers.batch import noted_batches, noted_read
+    from hyoka.providers import batch_ids_noted
     from hyoka.store import MANIFEST_SUFFIX, read_manifest
 
     found: set[str] = set()
@@ -308,11 +308,9 @@ def batches_collected(out: Path, cell: Cell) -> set[str]:
                 manifest = read_manifest(side.with_name(side.name.removesuffix(MANIFEST_SUFFIX)))
                 if manifest is None:
                     continue
-                noted = [entry["id"] for entry in noted_batches(manifest.notes, side)]
+                found |= batch_ids_noted(manifest.notes, side)
             except InputError:  # damaged: the run that reads it says so in one line
                 continue
-            found.update(one for one in noted if one)
-            found.update(noted_read(manifest.notes))
     return found
 
 
