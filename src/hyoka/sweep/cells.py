@@ -581,34 +581,30 @@ def _ranked(cell: Cell, context: CellContext) -> dict[str, Any]:
         return _ranked_here(cell, context)
 
 
-#: a lock per ranked suite of a sweep, held while one of its cells runs
-_SUITE_LOCKS: dict[tuple[str, str], threading.Lock] = {}
+#: the in-process locks of a sweep's shared files, by what they guard (``_shared_lock``)
+_LOCKS: dict[tuple[str, ...], threading.Lock] = {}
 _LOCKS_LOCK = threading.Lock()
+
+
+def _shared_lock(*key: str) -> threading.Lock:
+    """The one lock of ``key`` in this process: cells that an executor runs side by side
+    and that write the same files take turns on it, the later one finding the files done
+    (never two writers in one process, the second failing on the file's own lock after
+    its wait; that lock still keeps another process out)."""
+    with _LOCKS_LOCK:
+        return _LOCKS.setdefault(key, threading.Lock())
 
 
 def _suite_lock(out: Path, cell: Cell) -> threading.Lock:
     """The lock of ``cell``'s suite in the sweep writing ``out``: the cells of a suite
-    ranked from matches make the same peers' answers and (per judge) the same verdicts,
-    so where an executor runs cells side by side in this process they take turns, the
-    later one finding the files done (never two writers waiting out a file's lock)."""
-    key = (str(out.resolve()), cell.suite.label)
-    with _LOCKS_LOCK:
-        return _SUITE_LOCKS.setdefault(key, threading.Lock())
-
-
-#: a lock per answer folder of a sweep, held while a cell makes (or resumes) its answers
-_FOLDER_LOCKS: dict[str, threading.Lock] = {}
+    ranked from matches make the same peers' answers and (per judge) the same verdicts."""
+    return _shared_lock("suite", str(out.resolve()), cell.suite.label)
 
 
 def _folder_lock(folder: Path) -> threading.Lock:
     """The lock of one model's answer folder (``answers_folder``): the cells of a model and
-    suite share it, whichever judge grades them, so where an executor runs cells side by
-    side in this process they take turns making the answers, the later one finding them
-    made (never two writers in one process, the second failing on the file's lock after
-    its wait). The file's own lock still keeps another process out."""
-    key = str(folder.resolve())
-    with _LOCKS_LOCK:
-        return _FOLDER_LOCKS.setdefault(key, threading.Lock())
+    suite share it, whichever judge grades them."""
+    return _shared_lock("answers", str(folder.resolve()))
 
 
 def _ranked_here(cell: Cell, context: CellContext) -> dict[str, Any]:
