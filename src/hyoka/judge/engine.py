@@ -50,6 +50,7 @@ from hyoka.signature import Signature
 from hyoka.store import JsonlLog, Manifest, OtherRunError, read_jsonl, read_records
 
 R = TypeVar("R", bound=BaseModel)
+K = TypeVar("K")
 #: the manifest note of a judgment file's calls by the snapshot the provider said served
 #: them, where it named another model than the judge's (``JudgmentRecord.served_models``)
 SERVED_NOTE = "served_models"
@@ -543,12 +544,21 @@ def hyoka_lines(
     in the order of ``tasks`` (a line of none of them after those, as it was), not the
     order replies came in (a cached one first): the same judgments make the same file,
     and every number read from it in file order (a bootstrap's draws) the same number."""
-    place = {task.id: number for number, task in enumerate(tasks)}
-
-    def order(record: JudgmentRecord) -> int:
-        return place.get(record.id, len(place))
-
+    order = planned_order((task.id for task in tasks), _record_id)
     return FileFormat(JudgmentRecord, key=_record_id, write=_as_is, differs=differs, order=order)
+
+
+def planned_order(planned: Iterable[K], key: Callable[[R], K]) -> Callable[[R], int]:
+    """A ``FileFormat.order`` that leaves lines in the order their keys were planned (the
+    tasks', a draw's), a line of no planned key after them, as it was."""
+    place: dict[K, int] = {}
+    for one in planned:
+        place.setdefault(one, len(place))
+
+    def order(line: R) -> int:
+        return place.get(key(line), len(place))
+
+    return order
 
 
 def _record_id(record: JudgmentRecord) -> str:

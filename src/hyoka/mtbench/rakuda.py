@@ -63,6 +63,7 @@ from hyoka.judge import (
     judges_json,
     judges_shown,
     judges_token,
+    planned_order,
 )
 from hyoka.mtbench.bench import JudgePrompt
 from hyoka.mtbench.definitions.rakuda import DEFINITION
@@ -373,10 +374,10 @@ class MatchInfo:
 
 
 def _format(
-    judge_name: str, infos: Mapping[str, MatchInfo], drawn: Mapping[tuple[str, str, str], int]
+    judge_name: str, infos: Mapping[str, MatchInfo], drawn: Sequence[tuple[str, str, str]]
 ) -> FileFormat[RakudaPairLine]:
-    """Upstream's line, left in the order the matches were drawn (``drawn``: each match's
-    place in the draw; a line of no drawn match after them, as it was): upstream plays its
+    """Upstream's line, left in the order the matches were drawn (``drawn``, a match again
+    at its first place; a line of no drawn match after them, as it was): upstream plays its
     matches one by one in that order and appends each verdict, and its ranking refits
     rows drawn from the file by their place in it, so an order set by which judge reply
     came first (a cached one before an asked one) would move the numbers."""
@@ -397,9 +398,7 @@ def _format(
             return "was judged on other answers or another question"
         return None
 
-    def order(line: RakudaPairLine) -> int:
-        return drawn.get(_line_key(line), len(drawn))
-
+    order = planned_order(drawn, _line_key)
     return FileFormat(RakudaPairLine, key=_line_key, write=write, differs=differs, order=order)
 
 
@@ -426,7 +425,7 @@ def plan_rakuda(
     claude = is_claude(settings.judge)
     questions = bench.by_id
     infos: dict[str, MatchInfo] = {}
-    drawn: dict[tuple[str, str, str], int] = {}
+    drawn: list[tuple[str, str, str]] = []
     tasks: list[Task] = []
     for first, second, qid in draw_matches(list(by_model), list(questions), matches, seed):
         messages = judge_messages(
@@ -441,7 +440,7 @@ def plan_rakuda(
         )  # fmt: skip
         tasks.append(task)
         infos[task.id] = MatchInfo(qid)
-        drawn.setdefault((first, second, qid), len(drawn))
+        drawn.append((first, second, qid))
     run = JudgeRun(
         kind="rakuda-pair", benchmark=NAME, data=bench.data_sha256[:8], settings=settings,
         template=bench.template, judge_name=judge_name, rating=f"verdict:{VERDICT_RULE}",
