@@ -268,12 +268,12 @@ def judged(
 ) -> tuple[list[PairItem], dict[str, JudgmentRecord], Path]:
     items = _with_swapped(load_pairs(*answer_files))
     output = tmp_path_factory.mktemp("judged") / "pairwise.jsonl"
-    before = judge_client.stats.requests
+    before = judge_client.stats.requests + judge_client.stats.cache_hits  # earlier tests'
     plan = _plan(judge_client, output, templates["result"])
     report = asyncio.run(judge_pairs(judge_client, plan, items))
     assert report.judged == len(items) == 4
     # two orders per pair; a swapped pair's orders are its pair's, served from the cache
-    assert judge_client.stats.requests - before + judge_client.stats.cache_hits == 8
+    assert judge_client.stats.requests + judge_client.stats.cache_hits - before == 8
     return items, {r.id: r for r in read_judgments(output)}, output
 
 
