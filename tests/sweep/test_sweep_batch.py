@@ -202,6 +202,25 @@ def test_a_failed_batch_or_request_is_said_in_the_cells_notes_not_only_waited_on
     assert "1 failed or expired (HTTP 500 1; asked again in a new batch)" in said
 
 
+def _edited_while_waiting(
+    server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, before: str, after: str
+) -> tuple[Path, str, str, Any]:
+    """A batch sweep run until its cell waits on one batch, its plan then edited (``before``
+    replaced by ``after``): the output folder, that batch's id, the cell's ``--plan``
+    status, and the rerun's result."""
+    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
+    plan = _plan(tmp_path, "edited", f"{server.url}/v1", "batch = true\n")
+    out, cache = tmp_path / "edited", tmp_path / "c"
+    assert _hyoka(["sweep", plan], cache, monkeypatch).exit_code == 0
+    (old,) = _cell(out)["batches"]
+    text = plan.read_text(encoding="utf-8")
+    assert before in text
+    plan.write_text(text.replace(before, after), encoding="utf-8")
+    planned = _hyoka(["sweep", plan, "--plan", "--json"], cache, monkeypatch)
+    (estimate,) = json.loads(planned.stdout)["cells"]
+    return out, old, estimate["status"], _hyoka(["sweep", plan], cache, monkeypatch)
+
+
 def test_settings_changed_while_a_cell_waits_name_the_batch_left_in_flight(
     server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -209,17 +228,10 @@ def test_settings_changed_while_a_cell_waits_name_the_batch_left_in_flight(
     settings, and ``--plan``, the rerun's progress line and the cell's note name the batch
     the old settings left running (paid for, collected by no run of these) and how to see
     or let it go; before, they said only "changed: will run again"."""
-    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
-    plan = _plan(tmp_path, "edited", f"{server.url}/v1", "batch = true\n")
-    out, cache = tmp_path / "edited", tmp_path / "c"
-    assert _hyoka(["sweep", plan], cache, monkeypatch).exit_code == 0
-    (old,) = _cell(out)["batches"]
-    text = plan.read_text(encoding="utf-8")
-    plan.write_text(text.replace("max_tokens = 8", "max_tokens = 9"), encoding="utf-8")
-    planned = _hyoka(["sweep", plan, "--plan", "--json"], cache, monkeypatch)
-    (estimate,) = json.loads(planned.stdout)["cells"]
-    assert estimate["status"].startswith(f"changed: will run again (batch {old} left in flight)")
-    run = _hyoka(["sweep", plan], cache, monkeypatch)
+    out, old, status, run = _edited_while_waiting(
+        server, tmp_path, monkeypatch, "max_tokens = 8", "max_tokens = 9"
+    )
+    assert status.startswith(f"changed: will run again (batch {old} left in flight)")
     said = _cell(out)["notes"][0]
     assert said.startswith("settings changed since the last run")
     assert f"batch {old} it waited on left in flight" in said
@@ -236,18 +248,10 @@ def test_a_judge_edited_while_the_cell_waits_on_its_answers_batch_still_collects
     settings only), so the rerun goes on collecting that batch, and neither ``--plan`` nor
     the cell's note calls it left in flight (a user who released it would pay again);
     before, both said it was left in flight, not collected."""
-    monkeypatch.setenv("HYOKA_DATA_DIR", str(SHARED_DATA))
-    plan = _plan(tmp_path, "judged", f"{server.url}/v1", "batch = true\n")
-    out, cache = tmp_path / "judged", tmp_path / "c"
-    assert _hyoka(["sweep", plan], cache, monkeypatch).exit_code == 0
-    (old,) = _cell(out)["batches"]
-    text = plan.read_text(encoding="utf-8")
-    plan.write_text(text.replace('"openai/judge"', '"openai/judge-edited"'), encoding="utf-8")
-    planned = _hyoka(["sweep", plan, "--plan", "--json"], cache, monkeypatch)
-    (estimate,) = json.loads(planned.stdout)["cells"]
-    assert estimate["status"].startswith("changed: will run again")
-    assert "left in flight" not in estimate["status"]
-    run = _hyoka(["sweep", plan], cache, monkeypatch)
+    out, old, status, run = _edited_while_waiting(
+        server, tmp_path, monkeypatch, '"openai/judge"', '"openai/judge-edited"'
+    )
+    assert status.startswith("changed: will run again") and "left in flight" not in status
     cell = _cell(out)
     assert cell["status"] == "waiting" and cell["batches"] == [old]  # the same batch
     said = cell["notes"][0]
