@@ -61,6 +61,26 @@ def test_two_cells_side_by_side_each_hear_their_own_warnings() -> None:
     assert [str(w.message) for w in after] == ["after"]
 
 
+def _two_at_once(
+    tmp_path: Path, url: str, models: dict[str, str], judges: dict[str, str]
+) -> list[str]:
+    """The sweep command of a plan whose ``models`` (name: model) and ``judges`` (name:
+    judge-LETTER) are all served at ``url``, on one question of jmt-bench (llm-jp) in 8
+    tokens, its cells run two at once on threads (``--executor ray --workers 2``: server
+    models only, so no Ray)."""
+    plan = tmp_path / "plan.toml"
+    plan.write_text(
+        'out = "out"\n'
+        + "".join(f'[models.{name}]\nmodel = "openai/{model}"\nbase_url = "{url}"\n'
+                  for name, model in models.items())
+        + "".join(f'[judges.{name}]\njudge = "openai/judge-{letter}"\nbase_url = "{url}"\n'
+                  for name, letter in judges.items())
+        + '[[suites]]\nbench = "jmt-bench"\nvariant = "llm-jp"\nlimit = 1\nmax_tokens = 8\n',
+        encoding="utf-8",
+    )  # fmt: skip
+    return ["sweep", str(plan), "--executor", "ray", "--workers", "2"]
+
+
 def test_two_judges_cells_side_by_side_take_turns_on_the_models_answers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -77,19 +97,11 @@ def test_two_judges_cells_side_by_side_take_turns_on_the_models_answers(
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
     with OpenAIServer() as server:
         url = server.base_url
-        (tmp_path / "plan.toml").write_text(
-            f'out = "out"\n[models.mine]\nmodel = "openai/seeded"\nbase_url = "{url}"\n'
-            f'[judges.ja]\njudge = "openai/judge-a"\nbase_url = "{url}"\n'
-            f'[judges.jb]\njudge = "openai/judge-b"\nbase_url = "{url}"\n'
-            '[[suites]]\nbench = "jmt-bench"\nvariant = "llm-jp"\nlimit = 1\nmax_tokens = 8\n',
-            encoding="utf-8",
-        )
+        command = _two_at_once(tmp_path, url, {"mine": "seeded"}, {"ja": "a", "jb": "b"})
         server.hold_after(0)
         releaser = threading.Thread(target=_release_when_held, args=(server,))
         releaser.start()
-        swept = CliRunner().invoke(
-            app, ["sweep", str(tmp_path / "plan.toml"), "--executor", "ray", "--workers", "2"]
-        )
+        swept = CliRunner().invoke(app, command)
         releaser.join()
     assert swept.exit_code == 0, swept.output
     cells = json.loads((tmp_path / "out" / "sweep.json").read_text("utf-8"))["cells"]
@@ -125,13 +137,7 @@ def test_ctrl_c_stops_cells_running_side_by_side_at_once(
     monkeypatch.setenv("HYOKA_CACHE_DIR", str(tmp_path / "cache"))
     with OpenAIServer() as server:
         url = server.base_url
-        (tmp_path / "plan.toml").write_text(
-            f'out = "out"\n[models.m1]\nmodel = "openai/seeded"\nbase_url = "{url}"\n'
-            f'[models.m2]\nmodel = "openai/other"\nbase_url = "{url}"\n'
-            f'[judges.ja]\njudge = "openai/judge-a"\nbase_url = "{url}"\n'
-            '[[suites]]\nbench = "jmt-bench"\nvariant = "llm-jp"\nlimit = 1\nmax_tokens = 8\n',
-            encoding="utf-8",
-        )
+        command = _two_at_once(tmp_path, url, {"m1": "seeded", "m2": "other"}, {"ja": "a"})
         server.hold_after(0)
         main = threading.main_thread().ident
         assert main is not None
@@ -147,9 +153,7 @@ def test_ctrl_c_stops_cells_running_side_by_side_at_once(
         stopper = threading.Thread(target=interrupt, daemon=True)
         stopper.start()
         with hearing_ctrl_c():  # as from a terminal, however the suite was started
-            swept = CliRunner().invoke(
-                app, ["sweep", str(tmp_path / "plan.toml"), "--executor", "ray", "--workers", "2"]
-            )
+            swept = CliRunner().invoke(app, command)
         asked = len(server.received)
         server.release()
     assert swept.exit_code == 130, swept.output
