@@ -133,3 +133,14 @@ def test_jfbench_votes_in_one_batch_and_pending_until_read(
     batched, published = _files(tmp_path / "batch"), _files(tmp_path / "online")
     assert batched == published and len(batched["m.jsonl"]) == 2
     assert "|batch:openai" in runs[-1].stdout and "batch:" not in online.stdout
+    # the judgment log in the build's order, whatever order replies came in: its first
+    # line lost (a run killed before writing it), the resumed run judges it last, from the
+    # cache, and the file is as before (it had been left last, and in arrival order online)
+    (log,) = (tmp_path / "online").rglob("m.jsonl")
+    ids = [line["id"] for line in published["m.jsonl"]]
+    assert ids == sorted(ids, key=lambda one: int(one.split(":")[0]))
+    kept = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    log.write_text("".join(kept[1:]), encoding="utf-8")
+    resumed = _hyoka(judge(tmp_path / "online"), tmp_path / "c1", monkeypatch)
+    assert resumed.exit_code == 0, resumed.output
+    assert _files(tmp_path / "online")["m.jsonl"] == published["m.jsonl"]

@@ -28,7 +28,6 @@ from pathlib import Path
 from hyoka.jfbench.build import Entry
 from hyoka.jfbench.texts import JUDGE_VOTES, Source, judge_verdict, majority
 from hyoka.judge import (
-    FileFormat,
     JudgePlan,
     JudgeReport,
     JudgeRun,
@@ -36,6 +35,7 @@ from hyoka.judge import (
     JudgmentRecord,
     Protocol,
     Task,
+    hyoka_lines,
     inputs_hash,
 )
 from hyoka.providers import (
@@ -143,21 +143,6 @@ def _judged_elsewhere(stored: JudgmentRecord, task: Task) -> str | None:
     return "was judged on another response or judge question"
 
 
-def _record_id(record: JudgmentRecord) -> str:
-    return record.id
-
-
-def _as_is(record: JudgmentRecord, task: Task) -> JudgmentRecord:
-    del task
-    return record
-
-
-#: hyoka's judgment lines, one per (response, constraint), in the build's order
-JUDGED_LINES: FileFormat[JudgmentRecord] = FileFormat(
-    JudgmentRecord, key=_record_id, write=_as_is, differs=_judged_elsewhere
-)
-
-
 def task_id(position: int, name: str) -> str:
     """The id of one response's verdict on one constraint: the entry's place in the build
     and the constraint's class (upstream keys its results by class name)."""
@@ -215,7 +200,10 @@ def plan_judged(
         rating=DECISION, rules=("empty-response",),
     )  # fmt: skip
     protocol = ConstraintVotes(settings, "jfbench-constraint", source.digest[:12])
-    return JudgePlan(output, run, protocol, JUDGED_LINES, tuple(tasks))
+    # hyoka's judgment lines, one per (response, constraint), in the build's order (not
+    # the order the judge's replies came in: an online run and a batch's give one file)
+    lines = hyoka_lines(_judged_elsewhere, tasks)
+    return JudgePlan(output, run, protocol, lines, tuple(tasks))
 
 
 def failed_calls(lines: Sequence[JudgmentRecord]) -> list[str]:
